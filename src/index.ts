@@ -1,0 +1,2 @@
+// Programmatic entry points of the package.
+export * from './telegram/index.js'

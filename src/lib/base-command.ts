@@ -1,0 +1,153 @@
+import {Command, Flags, Interfaces} from '@oclif/core'
+
+import {BotApiError} from '../telegram/errors.js'
+import {DEFAULT_API_ROOT} from '../telegram/client.js'
+import {redact} from '../telegram/redact.js'
+import {loadDotenv, sourceOf, type ValueSource} from './config.js'
+import {FixableError, UsageError} from './errors.js'
+import {explainApiError} from './explain.js'
+
+export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
+export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
+
+/** Flags for commands that talk to the Bot API. Spread into a command's `flags`. */
+export const apiFlags = {
+  token: Flags.string({
+    description: 'bot token from @BotFather (never printed)',
+    env: 'BOT_TOKEN',
+    helpGroup: 'BOT API',
+  }),
+  'api-root': Flags.string({
+    description: 'Bot API server [default: https://api.telegram.org]',
+    env: 'BOT_API_ROOT',
+    helpGroup: 'BOT API',
+  }),
+}
+
+export interface ResolvedApi {
+  token: string
+  tokenSource: ValueSource
+  apiRoot: string
+  apiRootSource: ValueSource
+}
+
+/**
+ * The base of every command: loads .env before flags are parsed (flags > env > .env),
+ * owns --json, redacts the token from everything it prints, and turns errors into one
+ * clear line plus a fix.
+ */
+export abstract class BaseCommand<T extends typeof Command> extends Command {
+  static enableJsonFlag = true
+  static baseFlags = {}
+
+  protected flags!: BaseFlags<T>
+  protected args!: BaseArgs<T>
+  #secrets: string[] = []
+
+  public async init(): Promise<void> {
+    loadDotenv()
+    if (process.env.BOT_TOKEN) this.#secrets.push(process.env.BOT_TOKEN)
+    await super.init()
+    const {args, flags} = await this.parse({
+      flags: this.ctor.flags,
+      baseFlags: (super.ctor as typeof BaseCommand).baseFlags,
+      enableJsonFlag: this.ctor.enableJsonFlag,
+      args: this.ctor.args,
+      strict: this.ctor.strict,
+    })
+    this.flags = flags as BaseFlags<T>
+    this.args = args as BaseArgs<T>
+    const token = (flags as {token?: string}).token
+    if (token) this.#secrets.push(token)
+  }
+
+  /** Token and api root from flags/env/.env; fails with a fix when no token is set. */
+  protected resolveApi(): ResolvedApi {
+    const flags = this.flags as {token?: string; 'api-root'?: string}
+    const token = flags.token
+    if (!token)
+      throw new UsageError(
+        'No bot token: pass --token or set BOT_TOKEN (in the environment or in .env).',
+        'Get a token from @BotFather (/newbot) and put BOT_TOKEN=… in .env; `bot dev --offline` needs none.',
+      )
+    const apiRoot = (flags['api-root'] ?? DEFAULT_API_ROOT).replace(/\/+$/, '')
+    try {
+      const u = new URL(apiRoot)
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme')
+    } catch {
+      throw new UsageError(`--api-root "${apiRoot}" is not an http(s) URL.`, 'Use e.g. https://api.telegram.org or http://127.0.0.1:8081.')
+    }
+    return {
+      token,
+      tokenSource: sourceOf('BOT_TOKEN', this.argv, 'token'),
+      apiRoot,
+      apiRootSource: flags['api-root'] ? sourceOf('BOT_API_ROOT', this.argv, 'api-root') : 'default',
+    }
+  }
+
+  /** Register another secret to redact from output (e.g. a webhook secret token). */
+  protected addSecret(secret: string | undefined): void {
+    if (secret) this.#secrets.push(secret)
+  }
+
+  protected redact(text: string): string {
+    return redact(text, ...this.#secrets)
+  }
+
+  public log(message = '', ...args: unknown[]): void {
+    super.log(this.redact(message), ...args)
+  }
+
+  public logToStderr(message = '', ...args: unknown[]): void {
+    super.logToStderr(this.redact(message), ...args)
+  }
+
+  public logJson(json: unknown): void {
+    process.stdout.write(this.redact(JSON.stringify(json, null, 2)) + '\n')
+  }
+
+  /** Whether decorations (colours, spinners) belong on stderr. */
+  protected get interactive(): boolean {
+    return Boolean(process.stderr.isTTY) && !this.jsonEnabled() && !process.env.CI
+  }
+
+  protected async catch(err: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<unknown> {
+    // oclif's own exits (this.exit, --help, --version) pass through untouched.
+    if (err.name === 'ExitError' || err.message?.startsWith('EEXIT')) throw err
+    let message: string
+    let fix: string | undefined
+    let exit = 1
+    let code = 'error'
+    if (err instanceof BotApiError) {
+      const flags = this.flags as {'api-root'?: string} | undefined
+      const e = explainApiError(err, (flags?.['api-root'] ?? DEFAULT_API_ROOT).replace(/\/+$/, ''))
+      message = e.message
+      fix = e.fix
+      code = err.kind === 'api' ? `api_${err.code}` : err.kind
+    } else if (err instanceof FixableError) {
+      message = err.message
+      fix = err.fix
+      exit = err.exitCode
+      code = err.code
+    } else if (err.oclif?.exit === 2 || /Unexpected argument|Nonexistent flag|Missing required|Expected .* to be one of|Parsing --/.test(err.message ?? '')) {
+      // oclif parse errors: bad input, exit 2.
+      message = err.message.split('\n')[0]
+      fix = 'See --help for usage.'
+      exit = 2
+      code = 'usage'
+    } else {
+      message = err.message ?? String(err)
+    }
+    message = this.redact(message)
+    fix = fix && this.redact(fix)
+    if (this.jsonEnabled?.()) {
+      this.logJson({ok: false, error: {code, message, ...(fix ? {fix} : {})}})
+    } else {
+      this.logToStderr(`✗ ${message}`)
+      if (fix) this.logToStderr(`  ${fix}`)
+      if (process.env.BOT_DEBUG && err.stack) this.logToStderr(this.redact(err.stack))
+    }
+    process.exitCode = exit
+    return this.exit(exit)
+  }
+}

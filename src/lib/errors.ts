@@ -1,0 +1,25 @@
+/**
+ * Errors a command turns into one clear line plus a fix.
+ * UsageError: the user's input is wrong; exit code 2 and nothing was done.
+ * FixableError: something is wrong outside the tool; exit code 1 (or the given one).
+ */
+export class FixableError extends Error {
+  readonly fix?: string
+  readonly exitCode: number
+  readonly code: string
+
+  constructor(message: string, options: {fix?: string; exitCode?: number; code?: string} = {}) {
+    super(message)
+    this.name = 'FixableError'
+    this.fix = options.fix
+    this.exitCode = options.exitCode ?? 1
+    this.code = options.code ?? 'error'
+  }
+}
+
+export class UsageError extends FixableError {
+  constructor(message: string, fix?: string) {
+    super(message, {fix, exitCode: 2, code: 'usage'})
+    this.name = 'UsageError'
+  }
+}

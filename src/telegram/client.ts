@@ -1,0 +1,201 @@
+import {readFile} from 'node:fs/promises'
+import {basename} from 'node:path'
+
+import {BotApiError} from './errors.js'
+import {redact} from './redact.js'
+import type {DeleteWebhookParams, GetUpdatesParams, SetWebhookParams, Update, User, WebhookInfo} from './types.js'
+
+export const DEFAULT_API_ROOT = 'https://api.telegram.org'
+
+export interface BotApiOptions {
+  token: string
+  /** Base URL of the Bot API server, without a trailing slash. Default https://api.telegram.org. */
+  apiRoot?: string
+  /** Deadline for one HTTP request, in ms (getUpdates adds its long-poll timeout). Default 15000. */
+  timeoutMs?: number
+  /** 429 answers asking to wait at most this many seconds are retried after the wait. Default 5. */
+  maxRetryAfter?: number
+  /** How many 429 waits one call may do. Default 2. */
+  maxRetries?: number
+  /** Receives one redacted line per request and answer. */
+  debug?: (line: string) => void
+}
+
+export interface CallOptions {
+  signal?: AbortSignal
+  timeoutMs?: number
+}
+
+interface Envelope {
+  ok: boolean
+  result?: unknown
+  description?: string
+  error_code?: number
+  parameters?: {retry_after?: number; migrate_to_chat_id?: number}
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason)
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal?.reason)
+    }
+    signal?.addEventListener('abort', onAbort, {once: true})
+  })
+}
+
+function hasFile(params: Record<string, unknown>): boolean {
+  return Object.values(params).some((v) => v instanceof Blob || (typeof v === 'object' && v !== null && 'path' in v))
+}
+
+/**
+ * A small Bot API client: one `call` plus typed wrappers for the methods this tool uses.
+ * Every error is a BotApiError whose message has the token redacted.
+ */
+export class BotApi {
+  readonly apiRoot: string
+  readonly #token: string
+  readonly #timeoutMs: number
+  readonly #maxRetryAfter: number
+  readonly #maxRetries: number
+  readonly #debug?: (line: string) => void
+
+  constructor(options: BotApiOptions) {
+    this.#token = options.token
+    this.apiRoot = (options.apiRoot ?? DEFAULT_API_ROOT).replace(/\/+$/, '')
+    this.#timeoutMs = options.timeoutMs ?? 15_000
+    this.#maxRetryAfter = options.maxRetryAfter ?? 5
+    this.#maxRetries = options.maxRetries ?? 2
+    this.#debug = options.debug
+  }
+
+  /** Replace the token (and its secret part) in any text with a placeholder. */
+  redact(text: string): string {
+    return redact(text, this.#token)
+  }
+
+  async call<T = unknown>(method: string, params: Record<string, unknown> = {}, options: CallOptions = {}): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.#once<T>(method, params, options)
+      } catch (error) {
+        if (
+          error instanceof BotApiError &&
+          error.kind === 'api' &&
+          error.code === 429 &&
+          error.retryAfter !== undefined &&
+          error.retryAfter <= this.#maxRetryAfter &&
+          attempt < this.#maxRetries
+        ) {
+          this.#log(`${method}: 429, waiting ${error.retryAfter}s as asked`)
+          await sleep(error.retryAfter * 1000, options.signal).catch(() => {
+            throw new BotApiError({kind: 'aborted', method, description: 'request aborted'})
+          })
+          continue
+        }
+        throw error
+      }
+    }
+  }
+
+  async #body(params: Record<string, unknown>): Promise<{body: string | FormData; headers: Record<string, string>}> {
+    const defined = Object.entries(params).filter(([, v]) => v !== undefined)
+    if (!hasFile(params)) return {body: JSON.stringify(Object.fromEntries(defined)), headers: {'content-type': 'application/json'}}
+    const form = new FormData()
+    for (const [key, value] of defined) {
+      if (value instanceof Blob) form.append(key, value, key)
+      else if (typeof value === 'object' && value !== null && 'path' in value) {
+        const path = String((value as {path: string}).path)
+        form.append(key, new Blob([await readFile(path)]), basename(path))
+      } else form.append(key, typeof value === 'string' ? value : JSON.stringify(value))
+    }
+    return {body: form, headers: {}}
+  }
+
+  async #once<T>(method: string, params: Record<string, unknown>, options: CallOptions): Promise<T> {
+    const url = `${this.apiRoot}/bot${this.#token}/${method}`
+    const pollSeconds = method === 'getUpdates' && typeof params.timeout === 'number' ? params.timeout : 0
+    const timeoutMs = (options.timeoutMs ?? this.#timeoutMs) + pollSeconds * 1000
+    const timeout = AbortSignal.timeout(timeoutMs)
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout
+    const {body, headers} = await this.#body(params)
+    const started = performance.now()
+    this.#log(`→ ${method} ${this.redact(typeof body === 'string' ? body : '<multipart>')}`)
+
+    let response: Response
+    let text: string
+    try {
+      response = await fetch(url, {method: 'POST', body, headers, signal})
+      text = await response.text()
+    } catch (error) {
+      if (options.signal?.aborted) throw new BotApiError({kind: 'aborted', method, description: 'request aborted'})
+      if (timeout.aborted)
+        throw new BotApiError({kind: 'timeout', method, description: `no answer from ${this.apiRoot} within ${Math.round(timeoutMs / 1000)}s`})
+      const cause = (error as {cause?: {code?: string; message?: string}}).cause
+      const code = cause?.code
+      const detail = this.redact(cause?.message ?? (error as Error).message ?? String(error))
+      throw new BotApiError({kind: 'network', method, causeCode: code, description: `cannot reach ${this.apiRoot}: ${detail}`})
+    }
+    const ms = Math.round(performance.now() - started)
+    this.#log(`← ${method} ${response.status} in ${ms}ms ${this.redact(text.slice(0, 300))}`)
+
+    let envelope: Envelope | undefined
+    try {
+      const parsed = JSON.parse(text) as unknown
+      if (parsed && typeof parsed === 'object' && 'ok' in parsed) envelope = parsed as Envelope
+    } catch {
+      envelope = undefined
+    }
+    if (!envelope) {
+      const what = /^\s*</.test(text) ? 'an HTML page' : text.trim() === '' ? 'an empty body' : 'a body that is not Bot API JSON'
+      const reason = response.statusText ? ` ${response.statusText}` : ''
+      throw new BotApiError({
+        kind: 'http',
+        method,
+        code: response.status,
+        description: `${this.apiRoot} answered HTTP ${response.status}${reason} with ${what}, not the Bot API's JSON`,
+      })
+    }
+    if (!envelope.ok) {
+      const retryAfter = envelope.parameters?.retry_after
+      throw new BotApiError({
+        kind: 'api',
+        method,
+        code: envelope.error_code ?? response.status,
+        description: this.redact(envelope.description ?? `HTTP ${response.status}`),
+        retryAfter: typeof retryAfter === 'number' ? retryAfter : undefined,
+        migrateToChatId: envelope.parameters?.migrate_to_chat_id,
+      })
+    }
+    return envelope.result as T
+  }
+
+  #log(line: string): void {
+    this.#debug?.(this.redact(line))
+  }
+
+  getMe(options?: CallOptions): Promise<User> {
+    return this.call<User>('getMe', {}, options)
+  }
+
+  getUpdates(params: GetUpdatesParams = {}, options?: CallOptions): Promise<Update[]> {
+    return this.call<Update[]>('getUpdates', {...params}, options)
+  }
+
+  setWebhook(params: SetWebhookParams, options?: CallOptions): Promise<true> {
+    return this.call<true>('setWebhook', {...params}, options)
+  }
+
+  deleteWebhook(params: DeleteWebhookParams = {}, options?: CallOptions): Promise<true> {
+    return this.call<true>('deleteWebhook', {...params}, options)
+  }
+
+  getWebhookInfo(options?: CallOptions): Promise<WebhookInfo> {
+    return this.call<WebhookInfo>('getWebhookInfo', {}, options)
+  }
+}

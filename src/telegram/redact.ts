@@ -1,0 +1,38 @@
+/**
+ * Token redaction. A bot token is `<bot id>:<secret>`; the secret part alone is
+ * enough to steal a bot, so both the whole token and the secret are replaced,
+ * in plain and URL-encoded form.
+ */
+export const REDACTED = '<token>'
+
+function variants(token: string): string[] {
+  const out = new Set<string>()
+  const add = (s: string) => {
+    if (s.length >= 8) out.add(s)
+  }
+  add(token)
+  add(encodeURIComponent(token))
+  const colon = token.indexOf(':')
+  if (colon > 0) {
+    const secret = token.slice(colon + 1)
+    add(secret)
+    add(encodeURIComponent(secret))
+  }
+  // Longest first so the whole token is replaced before its secret part.
+  return [...out].sort((a, b) => b.length - a.length)
+}
+
+/** Replace every occurrence of any of the tokens (and their secret parts) in `text`. */
+export function redact(text: string, ...tokens: Array<string | undefined>): string {
+  let result = text
+  for (const token of tokens) {
+    if (!token) continue
+    for (const v of variants(token)) result = result.split(v).join(REDACTED)
+  }
+  return result
+}
+
+/** A redactor bound to a set of tokens, for passing around to loggers. */
+export function redactor(...tokens: Array<string | undefined>): (text: string) => string {
+  return (text) => redact(text, ...tokens)
+}

@@ -1,0 +1,3 @@
+import {settings} from '@oclif/core'
+
+settings.enableAutoTranspile = false
