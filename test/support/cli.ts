@@ -1,0 +1,181 @@
+/**
+ * Run the built CLI (`node bin/run.js …`) as a real child process, the way a user runs it.
+ *
+ *   const r = await runCli(['webhook', 'info'], {env: {BOT_TOKEN: token, BOT_API_ROOT: emu.apiRoot}})
+ *   r.code, r.stdout, r.stderr
+ *
+ *   const p = startCli(['dev', '--', 'node', 'bot.js'], {env})   // long-running commands
+ *   await p.waitForOutput(/listening/)                            // bounded by a deadline
+ *   p.kill('SIGINT'); const r = await p.exited
+ *
+ * Needs a build (`npm run build`): it runs dist/ through bin/run.js.
+ *
+ * Environment: the child gets this process's environment WITHOUT the variables the CLI reads
+ * (BOT_*, WEBHOOK_*, PORT, HTTP(S)_PROXY…), so a developer's shell or .env cannot leak into a
+ * test, plus NO_COLOR=1, plus `env`. Pass `inheritBotEnv: true` to keep them.
+ * Working directory: a fresh empty temporary directory unless `cwd` is given, so no stray
+ * `.env` is picked up.
+ */
+import {spawn, type ChildProcess} from 'node:child_process'
+import {mkdtempSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {dirname, join, resolve} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
+export const BIN = join(PROJECT_ROOT, 'bin', 'run.js')
+
+export interface CliOptions {
+  /** Extra environment variables (undefined values remove a variable). */
+  env?: Record<string, string | undefined>
+  /** Working directory; default: a fresh empty temp directory. */
+  cwd?: string
+  /** Written to the child's stdin, which is then closed. Without it stdin is empty (closed at once). */
+  input?: string
+  /** Kill the child (SIGKILL) after this many ms; the result then has timedOut: true. Default 20000. */
+  timeoutMs?: number
+  /** Keep BOT_* and related variables of the test process. Default false. */
+  inheritBotEnv?: boolean
+  /** Extra node flags before bin/run.js, e.g. ['--inspect']. */
+  nodeArgs?: string[]
+}
+
+export interface CliResult {
+  code: number | null
+  signal: NodeJS.Signals | null
+  stdout: string
+  stderr: string
+  timedOut: boolean
+  /** Wall time in ms. */
+  ms: number
+}
+
+const SCRUBBED = /^(BOT_|WEBHOOK_|TELEGRAM_|NODE_OPTIONS$|PORT$|HTTPS?_PROXY$|ALL_PROXY$|NO_PROXY$|FORCE_COLOR$)/i
+
+let defaultCwd: string | undefined
+function emptyDir(): string {
+  defaultCwd ??= mkdtempSync(join(tmpdir(), 'bot-cli-test-'))
+  return defaultCwd
+}
+
+export function cliEnv(options: Pick<CliOptions, 'env' | 'inheritBotEnv'> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {}
+  for (const [k, v] of Object.entries(process.env)) if (options.inheritBotEnv || !SCRUBBED.test(k)) env[k] = v
+  env.NO_COLOR = '1'
+  for (const [k, v] of Object.entries(options.env ?? {})) {
+    if (v === undefined) delete env[k]
+    else env[k] = v
+  }
+  return env
+}
+
+export interface RunningCli {
+  readonly child: ChildProcess
+  /** Everything written so far. */
+  readonly stdout: () => string
+  readonly stderr: () => string
+  /** Resolves once stdout or stderr (combined) matches, or rejects after timeoutMs (default 10000). */
+  waitForOutput(pattern: RegExp | string, options?: {timeoutMs?: number; stream?: 'stdout' | 'stderr' | 'both'}): Promise<string>
+  /** Settles when the process exits (never rejects). */
+  readonly exited: Promise<CliResult>
+  kill(signal?: NodeJS.Signals): void
+}
+
+/** Start the CLI and return at once; see RunningCli. */
+export function startCli(args: string[], options: CliOptions = {}): RunningCli {
+  const started = performance.now()
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], {
+    cwd: options.cwd ?? emptyDir(),
+    env: cliEnv(options),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
+  let stdout = ''
+  let stderr = ''
+  let timedOut = false
+  const listeners = new Set<() => void>()
+  const notify = () => {
+    for (const l of [...listeners]) l()
+  }
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d
+    notify()
+  })
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d
+    notify()
+  })
+  child.stdin!.on('error', () => {}) // the child may exit before reading its stdin
+  if (options.input !== undefined) child.stdin!.end(options.input)
+  else child.stdin!.end()
+
+  const killTimer = setTimeout(() => {
+    timedOut = true
+    child.kill('SIGKILL')
+  }, options.timeoutMs ?? 20_000)
+
+  const exited = new Promise<CliResult>((resolveExit) => {
+    child.on('close', (code, signal) => {
+      clearTimeout(killTimer)
+      notify()
+      resolveExit({code, signal, stdout, stderr, timedOut, ms: Math.round(performance.now() - started)})
+    })
+    child.on('error', (error) => {
+      clearTimeout(killTimer)
+      resolveExit({code: null, signal: null, stdout, stderr: stderr + String(error), timedOut, ms: Math.round(performance.now() - started)})
+    })
+  })
+  let done = false
+  void exited.then(() => {
+    done = true
+  })
+
+  return {
+    child,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    exited,
+    kill: (signal = 'SIGTERM') => {
+      child.kill(signal)
+    },
+    waitForOutput(pattern, {timeoutMs = 10_000, stream = 'both'} = {}) {
+      const text = () => (stream === 'stdout' ? stdout : stream === 'stderr' ? stderr : stdout + '\n' + stderr)
+      const matches = () => (typeof pattern === 'string' ? text().includes(pattern) : pattern.test(text()))
+      return new Promise<string>((resolveWait, rejectWait) => {
+        const check = () => {
+          if (matches()) {
+            cleanup()
+            resolveWait(text())
+          } else if (done) {
+            cleanup()
+            rejectWait(new Error(`CLI exited before printing ${String(pattern)}.\nstdout: ${stdout}\nstderr: ${stderr}`))
+          }
+        }
+        const timer = setTimeout(() => {
+          cleanup()
+          rejectWait(new Error(`No ${String(pattern)} within ${timeoutMs}ms.\nstdout: ${stdout}\nstderr: ${stderr}`))
+        }, timeoutMs)
+        const cleanup = () => {
+          clearTimeout(timer)
+          listeners.delete(check)
+        }
+        listeners.add(check)
+        void exited.then(check)
+        check()
+      })
+    },
+  }
+}
+
+/** Run the CLI to completion: {code, stdout, stderr, …}. */
+export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  return startCli(args, options).exited
+}
+
+/** Parse stdout as JSON, with the output in the error when it is not JSON. */
+export function parseJsonOutput<T = unknown>(result: Pick<CliResult, 'stdout' | 'stderr'>): T {
+  try {
+    return JSON.parse(result.stdout) as T
+  } catch {
+    throw new Error(`stdout is not JSON.\nstdout: ${result.stdout}\nstderr: ${result.stderr}`)
+  }
+}
