@@ -49,6 +49,51 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   })
 }
 
+/** Debug lines must not carry a webhook secret either. */
+function hideSecrets(text: string): string {
+  return text.replace(/("secret_token"\s*:\s*")[^"]*"/g, '$1<secret>"')
+}
+
+/** Turn a low-level fetch failure into words a user can act on. */
+function describeNetworkError(code: string | undefined, message: string, apiRoot: string): string {
+  let host = apiRoot
+  try {
+    host = new URL(apiRoot).host
+  } catch {}
+  switch (code) {
+    case 'ECONNREFUSED':
+      return `connection refused by ${host} (nothing listens there)`
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `cannot resolve the host name ${host.replace(/:\d+$/, '')} (${code})`
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+    case 'EPIPE':
+      return `the connection to ${host} was closed before an answer arrived (${code})`
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+    case 'ETIMEDOUT':
+      return `the connection to ${host} timed out (${code})`
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return `no route to ${host} (${code})`
+    default:
+      if (/certificate|SSL|TLS/i.test(message)) return `TLS failure talking to ${host}: ${message}`
+      return `cannot reach ${host}: ${message}${code ? ` (${code})` : ''}`
+  }
+}
+
+/** The token goes in the path as is (its ':' included); anything else unsafe is escaped. */
+function pathToken(token: string): string {
+  return encodeURIComponent(token).replace(/%3A/gi, ':')
+}
+
+/** Seconds from a Retry-After header holding an integer (HTTP dates are ignored, like the Bot API server). */
+function retryAfterHeader(value: string | null): number | undefined {
+  if (!value || !/^\s*\d+\s*$/.test(value)) return undefined
+  return Number(value)
+}
+
 function hasFile(params: Record<string, unknown>): boolean {
   return Object.values(params).some((v) => v instanceof Blob || (typeof v === 'object' && v !== null && 'path' in v))
 }
@@ -118,14 +163,14 @@ export class BotApi {
   }
 
   async #once<T>(method: string, params: Record<string, unknown>, options: CallOptions): Promise<T> {
-    const url = `${this.apiRoot}/bot${this.#token}/${method}`
+    const url = `${this.apiRoot}/bot${pathToken(this.#token)}/${method}`
     const pollSeconds = method === 'getUpdates' && typeof params.timeout === 'number' ? params.timeout : 0
     const timeoutMs = (options.timeoutMs ?? this.#timeoutMs) + pollSeconds * 1000
     const timeout = AbortSignal.timeout(timeoutMs)
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout
     const {body, headers} = await this.#body(params)
     const started = performance.now()
-    this.#log(`→ ${method} ${this.redact(typeof body === 'string' ? body : '<multipart>')}`)
+    this.#log(`→ ${method} ${typeof body === 'string' ? body : '<multipart>'}`)
 
     let response: Response
     let text: string
@@ -135,14 +180,19 @@ export class BotApi {
     } catch (error) {
       if (options.signal?.aborted) throw new BotApiError({kind: 'aborted', method, description: 'request aborted'})
       if (timeout.aborted)
-        throw new BotApiError({kind: 'timeout', method, description: `no answer from ${this.apiRoot} within ${Math.round(timeoutMs / 1000)}s`})
+        throw new BotApiError({
+          kind: 'timeout',
+          method,
+          description: this.redact(`no answer from ${this.apiRoot} within ${+(timeoutMs / 1000).toFixed(1)}s`),
+        })
       const cause = (error as {cause?: {code?: string; message?: string}}).cause
-      const code = cause?.code
+      const code = cause?.code ?? (error as {code?: string}).code
       const detail = this.redact(cause?.message ?? (error as Error).message ?? String(error))
-      throw new BotApiError({kind: 'network', method, causeCode: code, description: `cannot reach ${this.apiRoot}: ${detail}`})
+      this.#log(`✗ ${method} ${detail}`)
+      throw new BotApiError({kind: 'network', method, causeCode: code, description: this.redact(describeNetworkError(code, detail, this.apiRoot))})
     }
     const ms = Math.round(performance.now() - started)
-    this.#log(`← ${method} ${response.status} in ${ms}ms ${this.redact(text.slice(0, 300))}`)
+    this.#log(`← ${method} ${response.status} in ${ms}ms ${text.slice(0, 300)}`)
 
     let envelope: Envelope | undefined
     try {
@@ -158,11 +208,11 @@ export class BotApi {
         kind: 'http',
         method,
         code: response.status,
-        description: `${this.apiRoot} answered HTTP ${response.status}${reason} with ${what}, not the Bot API's JSON`,
+        description: this.redact(`${this.apiRoot} answered HTTP ${response.status}${reason} with ${what}, not the Bot API's JSON`),
       })
     }
     if (!envelope.ok) {
-      const retryAfter = envelope.parameters?.retry_after
+      const retryAfter = envelope.parameters?.retry_after ?? retryAfterHeader(response.headers.get('retry-after'))
       throw new BotApiError({
         kind: 'api',
         method,
@@ -176,7 +226,7 @@ export class BotApi {
   }
 
   #log(line: string): void {
-    this.#debug?.(this.redact(line))
+    this.#debug?.(this.redact(hideSecrets(line)))
   }
 
   getMe(options?: CallOptions): Promise<User> {
