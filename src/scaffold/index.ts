@@ -1,0 +1,151 @@
+/**
+ * `bot init`: turn a template folder into a new project. No oclif here: the command parses
+ * flags and renders; this module validates, writes, installs and initialises git.
+ */
+import {readdir, stat} from 'node:fs/promises'
+import {basename, relative, resolve} from 'node:path'
+
+import {FixableError, UsageError} from '../lib/errors.js'
+import {inspectToken} from '../telegram/token.js'
+import {planCopy, writePlan, type CopyPlan} from './copy.js'
+import {packageNameProblem, suggestPackageName} from './package-name.js'
+import {pmCommands, type PackageManager} from './package-manager.js'
+import {listTemplates, templateDir, templateInfo, templatesRoot, TEMPLATE_NAMES, type TemplateInfo} from './templates.js'
+
+export * from './templates.js'
+export * from './package-name.js'
+export * from './package-manager.js'
+export {installDependencies, type InstallResult} from './install.js'
+export {initGit, type GitResult} from './git.js'
+export {substitute} from './copy.js'
+
+export interface InitOptions {
+  /** The project folder as the user gave it (relative to cwd, or absolute). */
+  dir: string
+  cwd?: string
+  template: string
+  pm: PackageManager
+  /** Package name; default: the folder's name. */
+  name?: string
+  /** Written to .env (mode 0600) when given. */
+  token?: string
+  /** Allow a non-empty folder (files are still never overwritten). */
+  force?: boolean
+  /** Where the template folders are (tests); default: the package's templates/. */
+  templatesRoot?: string
+}
+
+export interface ProjectPlan {
+  /** Absolute path of the project folder. */
+  dir: string
+  /** The folder as shown to the user (relative to cwd when inside it). */
+  displayDir: string
+  name: string
+  template: TemplateInfo
+  pm: PackageManager
+  hasToken: boolean
+  copy: CopyPlan
+}
+
+/** Entries that do not make a folder "non-empty". */
+const HARMLESS = new Set(['.git', '.DS_Store', 'Thumbs.db', '.idea', '.vscode'])
+
+async function entriesOf(dir: string): Promise<string[] | undefined> {
+  let info
+  try {
+    info = await stat(dir)
+  } catch {
+    return undefined // does not exist yet: fine
+  }
+  if (!info.isDirectory()) throw new UsageError(`"${dir}" exists and is not a folder.`, 'Pass the path of a new or empty folder.')
+  return (await readdir(dir)).filter((e) => !HARMLESS.has(e))
+}
+
+function showList(items: string[], max = 8): string {
+  return items.length > max ? `${items.slice(0, max).join(', ')} and ${items.length - max} more` : items.join(', ')
+}
+
+/**
+ * Validate everything and read the template into memory. Writes nothing: every refusal
+ * (bad name, bad token, non-empty folder, a file that would be overwritten) happens here.
+ */
+export async function planProject(options: InitOptions): Promise<ProjectPlan> {
+  const cwd = options.cwd ?? process.cwd()
+  const root = options.templatesRoot ?? templatesRoot()
+  const template = templateInfo(options.template)
+  if (!template)
+    throw new UsageError(`Unknown template "${options.template}".`, `Choose one of: ${TEMPLATE_NAMES.join(', ')}.`)
+  if (!listTemplates(root).some((t) => t.name === template.name))
+    throw new FixableError(`The ${template.name} template is missing from ${root}.`, {
+      fix: 'Reinstall bot-cli (its templates/ folder is incomplete).',
+    })
+
+  const dir = resolve(cwd, options.dir)
+  const rel = relative(cwd, dir)
+  const displayDir = rel === '' ? '.' : rel.startsWith('..') ? dir : rel
+
+  const name = options.name ?? basename(dir)
+  const problem = packageNameProblem(name)
+  if (problem) {
+    const suggestion = suggestPackageName(name)
+    throw new UsageError(
+      `"${name}" is not a valid package name${options.name ? '' : ' (it comes from the folder name)'}: ${problem}.`,
+      options.name
+        ? `Pass a name like --name ${suggestion}.`
+        : `Use a folder named like "${suggestion}", or keep the folder and pass --name ${suggestion}.`,
+    )
+  }
+
+  if (options.token !== undefined) {
+    const shape = inspectToken(options.token)
+    if (!shape.valid)
+      throw new UsageError(`--token does not look like a bot token: ${shape.problem}.`, 'Copy the token exactly as @BotFather shows it (123456789:AA…).')
+  }
+
+  const entries = await entriesOf(dir)
+  if (entries && entries.length > 0 && !options.force)
+    throw new FixableError(`${displayDir} is not empty (${showList(entries)}).`, {
+      code: 'dir_not_empty',
+      fix: 'Choose a new folder, or pass --force to add the template next to the files there (nothing is ever overwritten).',
+    })
+
+  const extra = options.token ? [{path: '.env', content: Buffer.from(`BOT_TOKEN=${options.token}\n`), mode: 0o600}] : []
+  const vars = {
+    name,
+    framework: template.framework,
+    template: template.name,
+    pm: options.pm,
+    run: pmCommands(options.pm).run,
+    install: pmCommands(options.pm).install.join(' '),
+  }
+  const copy = await planCopy(templateDir(template.name, root), dir, vars, extra)
+  if (copy.conflicts.length > 0)
+    throw new FixableError(`${copy.conflicts.length} file(s) of the template already exist in ${displayDir}: ${showList(copy.conflicts)}.`, {
+      code: 'file_exists',
+      fix: 'bot init never overwrites a file: move those away, or choose another folder.',
+    })
+
+  return {dir, displayDir, name, template, pm: options.pm, hasToken: Boolean(options.token), copy}
+}
+
+/** Write the planned files; all or nothing (a failed write removes what was written). */
+export async function writeProject(plan: ProjectPlan): Promise<string[]> {
+  return writePlan(plan.copy)
+}
+
+export interface NextStep {
+  command: string
+  note?: string
+}
+
+/** What to run after `bot init`, in order. */
+export function nextSteps(plan: Pick<ProjectPlan, 'displayDir' | 'pm' | 'hasToken'>, installed: boolean): NextStep[] {
+  const steps: NextStep[] = []
+  const quote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`)
+  if (plan.displayDir !== '.') steps.push({command: `cd ${quote(plan.displayDir)}`})
+  if (!installed) steps.push({command: pmCommands(plan.pm).install.join(' '), note: 'install the dependencies'})
+  if (!plan.hasToken) steps.push({command: 'cp .env.example .env', note: 'then put the token from @BotFather (https://t.me/BotFather) in BOT_TOKEN'})
+  steps.push({command: 'bot dev', note: 'run it against Telegram in webhook mode, behind a tunnel'})
+  steps.push({command: 'bot dev --offline', note: 'or try it with no token and no network: type messages in the terminal'})
+  return steps
+}

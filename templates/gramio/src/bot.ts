@@ -1,0 +1,51 @@
+import {Bot} from 'gramio'
+
+import {describeRoll, roll} from './dice.js'
+
+/**
+ * What the bot does. Nothing here knows how updates arrive (webhook or long polling):
+ * main.ts decides that, so the same handlers run under `bot dev`, in tests and in production.
+ */
+export interface BotOptions {
+  token: string
+  /** Bot API server, e.g. a local Bot API server or the `bot` emulator. Default: Telegram's. */
+  apiRoot?: string
+  /** Where handler errors go. Default: console.error. */
+  onError?: (err: unknown) => void
+}
+
+export const HELP = [
+  'I repeat what you send me.',
+  '',
+  '/start – say hello',
+  '/help – this message',
+  '/roll 2d6 – roll dice (also d20, 3d8+2)',
+].join('\n')
+
+export function createBot({token, apiRoot, onError = console.error}: BotOptions) {
+  // GramIO builds request URLs as `${baseURL}${token}/${method}`.
+  const bot = new Bot(token, apiRoot ? {api: {baseURL: `${apiRoot}/bot`}} : {})
+
+  bot.command('start', (ctx) => ctx.send(`Hello, ${ctx.from?.firstName ?? 'there'}! Send me a message and I will echo it. /help lists the commands.`))
+
+  bot.command('help', (ctx) => ctx.send(HELP))
+
+  bot.command('roll', (ctx) => {
+    const result = roll(ctx.args ?? '')
+    return ctx.send('error' in result ? result.error : describeRoll(result))
+  })
+
+  bot.on('message', (ctx) => {
+    const text = ctx.text
+    // Any other command: say so instead of echoing it.
+    if (ctx.hasEntities('bot_command') && text?.startsWith('/'))
+      return ctx.send('I do not know that command. /help lists the ones I do.')
+    return ctx.send(text ?? 'I can only echo text for now.')
+  })
+
+  // A handler that throws is logged and the update counts as handled: the bot keeps running,
+  // and Telegram does not redeliver an update that would fail the same way again.
+  bot.onError(({error}) => onError(error))
+
+  return bot
+}

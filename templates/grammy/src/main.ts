@@ -1,0 +1,69 @@
+/**
+ * How updates reach the bot. `bot dev` and production hosts set BOT_MODE:
+ *   webhook  an HTTP server on PORT serves POST WEBHOOK_PATH (Telegram's secret header checked);
+ *            whoever runs the bot registers the URL (`bot dev` does it; in production `bot webhook set`)
+ *   polling  (default) long polling with getUpdates
+ */
+import {webhookCallback} from 'grammy'
+
+import {createBot} from './bot.js'
+import {ConfigError, readConfig, redact, type Config} from './config.js'
+import {close, createWebhookServer, listen} from './http.js'
+
+let config: Config
+try {
+  config = readConfig()
+} catch (err) {
+  if (!(err instanceof ConfigError)) throw err
+  console.error(`✗ ${err.message}`)
+  process.exit(1)
+}
+
+const {token} = config
+const logError = (err: unknown) => console.error(redact(err instanceof Error ? (err.stack ?? err.message) : String(err), token))
+const bot = createBot({token, apiRoot: config.apiRoot, onError: logError})
+
+function fail(what: string, err: unknown, fix: string): never {
+  console.error(`✗ ${what}: ${redact(err instanceof Error ? err.message : String(err), token)}`)
+  console.error(`  ${fix}`)
+  process.exit(1)
+}
+
+/** Run `stop` once on SIGINT/SIGTERM, then exit; a second signal exits at once. */
+function onShutdown(stop: () => Promise<void>): void {
+  let stopping = false
+  const handler = (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(130)
+    stopping = true
+    console.log(`${signal}: stopping…`)
+    stop().then(
+      () => process.exit(0),
+      (err) => {
+        logError(err)
+        process.exit(1)
+      },
+    )
+  }
+  process.on('SIGINT', handler).on('SIGTERM', handler)
+}
+
+try {
+  // Checks the token (getMe) before anything listens, so a wrong token fails at once.
+  await bot.init()
+} catch (err) {
+  fail('The bot could not start', err, 'Check BOT_TOKEN (from @BotFather) and BOT_API_ROOT; `bot doctor` tells what is wrong.')
+}
+
+if (config.webhook) {
+  const {webhook} = config
+  const server = createWebhookServer(webhook, webhookCallback(bot, 'http', {secretToken: webhook.secret}), logError)
+  const port = await listen(server, webhook.port)
+  console.log(`@${bot.botInfo.username} is running (webhook: POST ${webhook.path} on port ${port})`)
+  onShutdown(() => close(server))
+} else {
+  onShutdown(() => bot.stop())
+  // Resolves when bot.stop() has been called and the last updates are confirmed.
+  await bot
+    .start({onStart: (me) => console.log(`@${me.username} is running (long polling)`)})
+    .catch((err: unknown) => fail('Long polling stopped', err, 'A 409 Conflict means another process polls with this token: `bot doctor` finds it.'))
+}

@@ -1,0 +1,63 @@
+/**
+ * Settings from the environment, as `bot dev` passes them and as a host sets them in production:
+ *
+ *   BOT_TOKEN       the token from @BotFather (required)
+ *   BOT_API_ROOT    Bot API server (default https://api.telegram.org; a local server or the emulator)
+ *   BOT_MODE        "webhook" serves updates over HTTP; anything else (or unset) uses long polling
+ *   PORT            webhook mode: the port of the HTTP server (default 3000)
+ *   WEBHOOK_PATH    webhook mode: the path of the POST route (default /webhook)
+ *   WEBHOOK_SECRET  webhook mode: the value Telegram sends in X-Telegram-Bot-Api-Secret-Token (required)
+ */
+export type Mode = 'webhook' | 'polling'
+
+export interface WebhookConfig {
+  port: number
+  path: string
+  secret: string
+}
+
+export interface Config {
+  token: string
+  apiRoot?: string
+  mode: Mode
+  webhook?: WebhookConfig
+}
+
+/** A setting that is missing or wrong: main.ts prints the message and exits with code 1. */
+export class ConfigError extends Error {}
+
+const SECRET = /^[A-Za-z0-9_-]{1,256}$/
+
+export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const token = env.BOT_TOKEN?.trim()
+  if (!token)
+    throw new ConfigError(
+      'BOT_TOKEN is not set. Run the bot with `bot dev` (it reads BOT_TOKEN from .env), or set BOT_TOKEN yourself.\n' +
+        'Get a token from @BotFather (https://t.me/BotFather), or try the bot without one: `bot dev --offline`.',
+    )
+  const apiRoot = env.BOT_API_ROOT?.trim().replace(/\/+$/, '') || undefined
+  const mode: Mode = env.BOT_MODE === 'webhook' ? 'webhook' : 'polling'
+  if (mode === 'polling') return {token, apiRoot, mode}
+
+  const port = Number(env.PORT ?? 3000)
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new ConfigError(`PORT "${env.PORT}" is not a port number (0-65535).`)
+  const path = env.WEBHOOK_PATH?.trim() || '/webhook'
+  if (!path.startsWith('/')) throw new ConfigError(`WEBHOOK_PATH "${path}" must start with "/".`)
+  const secret = env.WEBHOOK_SECRET ?? ''
+  if (!SECRET.test(secret))
+    throw new ConfigError(
+      'WEBHOOK_SECRET is not set (or is not 1-256 of A-Z a-z 0-9 _ -): in webhook mode the bot must check it on every request.\n' +
+        '`bot dev` sets it for you; in production generate one (openssl rand -hex 32), give the same value to ' +
+        '`bot webhook set URL --secret-token …`, and set WEBHOOK_SECRET on the host.',
+    )
+  return {token, apiRoot, mode, webhook: {port, path, secret}}
+}
+
+/** Replace the token (and its secret part) wherever it appears, e.g. in an error that quotes a URL. */
+export function redact(text: string, token: string): string {
+  const secret = token.slice(token.indexOf(':') + 1)
+  let out = text.split(token).join('<token>')
+  if (secret.length >= 8) out = out.split(secret).join('<token>')
+  return out
+}

@@ -1,0 +1,72 @@
+import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
+import {timingSafeEqual} from 'node:crypto'
+
+import type {WebhookConfig} from './config.js'
+
+export type WebhookHandler = (req: IncomingMessage, res: ServerResponse) => unknown
+
+const SECRET_HEADER = 'x-telegram-bot-api-secret-token'
+
+/** Constant-time comparison of the secret header with the expected value. */
+export function hasSecret(req: IncomingMessage, secret: string): boolean {
+  const got = Buffer.from(String(req.headers[SECRET_HEADER] ?? ''))
+  const want = Buffer.from(secret)
+  return got.length === want.length && timingSafeEqual(got, want)
+}
+
+/**
+ * The HTTP server of webhook mode: POST <path> goes to the framework's webhook handler,
+ * GET /health answers 200 (for load balancers and `bot dev`), anything else 404.
+ * The server knows nothing about the bot, so any host (a container, a VM, a PaaS) can run it.
+ */
+export function createWebhookServer(config: WebhookConfig, handler: WebhookHandler, onError: (err: unknown) => void): Server {
+  return createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0]
+    if (req.method === 'GET' && (path === '/health' || path === '/')) {
+      res.writeHead(200, {'content-type': 'application/json'}).end('{"ok":true}')
+      return
+    }
+    if (path !== config.path) {
+      res.writeHead(404).end()
+      return
+    }
+    if (req.method !== 'POST') {
+      res.writeHead(405, {allow: 'POST'}).end()
+      return
+    }
+    Promise.resolve()
+      .then(() => handler(req, res))
+      .catch((err: unknown) => {
+        // The update failed: answer 500 so Telegram delivers it again later.
+        onError(err)
+        if (!res.headersSent) res.writeHead(500)
+        res.end()
+      })
+  })
+}
+
+export function listen(server: Server, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, () => {
+      server.off('error', reject)
+      const address = server.address()
+      resolve(typeof address === 'object' && address ? address.port : port)
+    })
+  })
+}
+
+/** Stop accepting connections and wait for the requests in flight (at most `ms`). */
+export function close(server: Server, ms = 5000): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      server.closeAllConnections()
+      resolve()
+    }, ms)
+    server.close(() => {
+      clearTimeout(timer)
+      resolve()
+    })
+    server.closeIdleConnections()
+  })
+}
