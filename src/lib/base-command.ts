@@ -1,8 +1,8 @@
 import {Command, Flags, Interfaces} from '@oclif/core'
 
 import {BotApiError} from '../telegram/errors.js'
-import {DEFAULT_API_ROOT} from '../telegram/client.js'
-import {redact} from '../telegram/redact.js'
+import {BotApi, DEFAULT_API_ROOT, isCloudApiRoot, type BotApiOptions} from '../telegram/client.js'
+import {redact, REDACTED} from '../telegram/redact.js'
 import {loadDotenv, sourceOf, type ValueSource} from './config.js'
 import {FixableError, UsageError} from './errors.js'
 import {explainApiError} from './explain.js'
@@ -29,6 +29,21 @@ export interface ResolvedApi {
   tokenSource: ValueSource
   apiRoot: string
   apiRootSource: ValueSource
+  /** True for api.telegram.org (cloud rules), false for a local Bot API server or the emulator. */
+  cloud: boolean
+}
+
+/** Anything shaped like a bot token, so even a token we were not told about is never printed. */
+const TOKEN_SHAPE = /\b\d{5,16}:[A-Za-z0-9_-]{30,}/g
+
+/** Values of --token in raw argv (`--token X` or `--token=X`), known before oclif parses anything. */
+function tokensInArgv(argv: string[]): string[] {
+  const out: string[] = []
+  argv.forEach((arg, i) => {
+    if (arg === '--token' && argv[i + 1]) out.push(argv[i + 1])
+    else if (arg.startsWith('--token=')) out.push(arg.slice('--token='.length))
+  })
+  return out
 }
 
 /**
@@ -47,6 +62,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   public async init(): Promise<void> {
     loadDotenv()
     if (process.env.BOT_TOKEN) this.#secrets.push(process.env.BOT_TOKEN)
+    this.#secrets.push(...tokensInArgv(this.argv))
     await super.init()
     const {args, flags} = await this.parse({
       flags: this.ctor.flags,
@@ -82,7 +98,19 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       tokenSource: sourceOf('BOT_TOKEN', this.argv, 'token'),
       apiRoot,
       apiRootSource: flags['api-root'] ? sourceOf('BOT_API_ROOT', this.argv, 'api-root') : 'default',
+      cloud: isCloudApiRoot(apiRoot),
     }
+  }
+
+  /**
+   * A Bot API client for the resolved token and api root. With BOT_DEBUG set, one redacted
+   * line per request and answer goes to stderr.
+   */
+  protected createApi(resolved: ResolvedApi = this.resolveApi(), options: Partial<BotApiOptions> = {}): BotApi {
+    this.addSecret(resolved.token)
+    // Debug lines go to stderr even with --json (stdout stays clean), always redacted.
+    const debug = process.env.BOT_DEBUG ? (line: string) => process.stderr.write(this.redact(`[debug] ${line}`) + '\n') : undefined
+    return new BotApi({token: resolved.token, apiRoot: resolved.apiRoot, debug, ...options})
   }
 
   /** Register another secret to redact from output (e.g. a webhook secret token). */
@@ -91,7 +119,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   protected redact(text: string): string {
-    return redact(text, ...this.#secrets)
+    return redact(text, ...this.#secrets).replace(TOKEN_SHAPE, REDACTED)
   }
 
   public log(message = '', ...args: unknown[]): void {

@@ -1,3 +1,4 @@
+import {isCloudApiRoot} from '../telegram/client.js'
 import {BotApiError} from '../telegram/errors.js'
 
 export interface Explanation {
@@ -7,11 +8,11 @@ export interface Explanation {
 
 /** One clear line and a fix for a Bot API failure. Never includes the token. */
 export function explainApiError(error: BotApiError, apiRoot: string): Explanation {
-  const isDefaultRoot = /^https:\/\/api\.telegram\.org\/?$/.test(apiRoot)
+  const isDefaultRoot = isCloudApiRoot(apiRoot)
   switch (error.kind) {
     case 'network':
       return {
-        message: `Cannot reach the Bot API at ${apiRoot} (${error.causeCode ?? 'network error'}).`,
+        message: `Cannot reach the Bot API at ${apiRoot}: ${error.description}.`,
         fix: isDefaultRoot
           ? 'Check your internet connection, proxy (HTTPS_PROXY) and firewall; `bot doctor` checks reachability.'
           : `Check that a Bot API server is running at ${apiRoot}, or unset BOT_API_ROOT to use api.telegram.org.`,
@@ -56,7 +57,26 @@ export function explainApiError(error: BotApiError, apiRoot: string): Explanatio
         message: `Telegram asks to slow down (429${error.retryAfter ? `, retry after ${error.retryAfter}s` : ''}).`,
         fix: error.retryAfter ? `Wait ${error.retryAfter} seconds and try again.` : 'Wait a little and try again.',
       }
+    case 400:
+      return {message: `${error.method} failed: 400 ${d}.`, fix: badRequestFix(d)}
     default:
+      if (error.code >= 500)
+        return {
+          message: `${error.method} failed: the Bot API server answered ${error.code} ${d}.`,
+          fix: isDefaultRoot ? 'Telegram is having trouble; try again in a minute.' : `Check the Bot API server at ${apiRoot}.`,
+        }
       return {message: `${error.method} failed: ${error.code} ${d}.`}
   }
+}
+
+/** Fixes for the 400 answers this tool can provoke (mostly setWebhook's "bad webhook: …"). */
+function badRequestFix(description: string): string | undefined {
+  if (/HTTPS URL must be provided/i.test(description)) return 'Use an https:// URL; plain http works only with a local Bot API server.'
+  if (/ports 80, 88, 443 or 8443/i.test(description)) return 'Serve the webhook on port 443, 80, 88 or 8443.'
+  if (/is reserved|IPv6-only/i.test(description)) return 'Use a host that resolves to a public IPv4 address (a tunnel or your server).'
+  if (/Failed to resolve host/i.test(description)) return "Check the host name's DNS A record, or pass --ip-address."
+  if (/SSL|certificate/i.test(description)) return 'Check the certificate file (PEM, public part only) and that it matches the host.'
+  if (/secret token/i.test(description)) return 'Use 1-256 characters of A-Z, a-z, 0-9, _ and -.'
+  if (/invalid webhook URL/i.test(description)) return 'Pass a full URL such as https://example.com/webhook.'
+  return undefined
 }

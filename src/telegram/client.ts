@@ -7,6 +7,18 @@ import type {DeleteWebhookParams, GetUpdatesParams, SetWebhookParams, Update, Us
 
 export const DEFAULT_API_ROOT = 'https://api.telegram.org'
 
+/**
+ * True when `apiRoot` is Telegram's cloud Bot API (cloud webhook rules: https, ports
+ * 443/80/88/8443, max_connections ≤ 100); false for a local Bot API server or the emulator.
+ */
+export function isCloudApiRoot(apiRoot: string): boolean {
+  try {
+    return new URL(apiRoot).hostname.toLowerCase() === 'api.telegram.org'
+  } catch {
+    return false
+  }
+}
+
 export interface BotApiOptions {
   token: string
   /** Base URL of the Bot API server, without a trailing slash. Default https://api.telegram.org. */
@@ -125,6 +137,18 @@ export class BotApi {
   }
 
   async call<T = unknown>(method: string, params: Record<string, unknown> = {}, options: CallOptions = {}): Promise<T> {
+    return (await this.callEnvelope<T>(method, params, options)).result
+  }
+
+  /**
+   * Like `call`, but also returns the envelope's `description`, which setWebhook and
+   * deleteWebhook use to say whether anything changed ("Webhook is already set").
+   */
+  async callEnvelope<T = unknown>(
+    method: string,
+    params: Record<string, unknown> = {},
+    options: CallOptions = {},
+  ): Promise<{result: T; description?: string}> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.#once<T>(method, params, options)
@@ -162,7 +186,7 @@ export class BotApi {
     return {body: form, headers: {}}
   }
 
-  async #once<T>(method: string, params: Record<string, unknown>, options: CallOptions): Promise<T> {
+  async #once<T>(method: string, params: Record<string, unknown>, options: CallOptions): Promise<{result: T; description?: string}> {
     const url = `${this.apiRoot}/bot${pathToken(this.#token)}/${method}`
     const pollSeconds = method === 'getUpdates' && typeof params.timeout === 'number' ? params.timeout : 0
     const timeoutMs = (options.timeoutMs ?? this.#timeoutMs) + pollSeconds * 1000
@@ -222,7 +246,7 @@ export class BotApi {
         migrateToChatId: envelope.parameters?.migrate_to_chat_id,
       })
     }
-    return envelope.result as T
+    return {result: envelope.result as T, description: typeof envelope.description === 'string' ? envelope.description : undefined}
   }
 
   #log(line: string): void {

@@ -1,4 +1,4 @@
-export {BotApi, DEFAULT_API_ROOT, type BotApiOptions, type CallOptions} from './client.js'
+export {BotApi, DEFAULT_API_ROOT, isCloudApiRoot, type BotApiOptions, type CallOptions} from './client.js'
 export {BotApiError, isBotApiError, type BotApiErrorKind} from './errors.js'
 export {redact, redactor, REDACTED} from './redact.js'
 export {inspectToken, botIdOf, type TokenShape} from './token.js'

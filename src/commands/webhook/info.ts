@@ -1,0 +1,61 @@
+import {apiFlags, BaseCommand} from '../../lib/base-command.js'
+import {mark, paint, rows} from '../../lib/output.js'
+import {NOT_DEFAULT_UPDATE_TYPES, readWebhook} from '../../webhook/service.js'
+
+export default class WebhookInfo extends BaseCommand<typeof WebhookInfo> {
+  static summary = 'Show the webhook state and explain the last delivery error.'
+
+  static description = `Shows the delivery mode (long polling or webhook), the webhook URL, how many updates wait for delivery, max connections, allowed update types, the IP address Telegram uses and whether a custom certificate was uploaded.
+
+When Telegram failed to deliver an update, it shows the error, how long ago it happened, what it means and how to fix it (for example "Wrong response from the webhook: 401 Unauthorized" usually means the bot checks a different secret token).
+
+--json prints the data and nothing else on stdout.`
+
+  static examples = [
+    {description: 'Show the webhook state', command: '<%= config.bin %> <%= command.id %>'},
+    {description: 'Against a local Bot API server', command: '<%= config.bin %> <%= command.id %> --api-root http://127.0.0.1:8081'},
+    {description: 'Just the pending update count, with jq', command: "<%= config.bin %> <%= command.id %> --json | jq .pendingUpdateCount"},
+  ]
+
+  static flags = {...apiFlags}
+
+  async run() {
+    const client = this.createApi()
+    const {info, summary} = await readWebhook(client)
+
+    const allowed =
+      summary.allowedUpdates === null
+        ? `default (all but ${NOT_DEFAULT_UPDATE_TYPES.join(', ')})`
+        : summary.allowedUpdates.join(', ')
+    const lines = rows(
+      [
+        ['Mode', summary.mode === 'polling' ? 'long polling (no webhook set: the bot calls getUpdates)' : 'webhook'],
+        ['URL', summary.url ?? undefined],
+        ['Pending updates', String(summary.pendingUpdateCount)],
+        ['Max connections', summary.maxConnections === null ? undefined : String(summary.maxConnections)],
+        ['Allowed updates', allowed],
+        ['IP address', summary.ipAddress ?? undefined],
+        ['Certificate', summary.mode === 'webhook' ? (summary.hasCustomCertificate ? 'custom (uploaded)' : 'none (public CA)') : undefined],
+      ],
+      '',
+    )
+    for (const line of lines) this.log(line)
+
+    if (summary.lastError) {
+      const e = summary.lastError
+      this.log('')
+      this.log(`${mark.fail()} Last delivery error${e.age ? ` (${e.age})` : ''}: ${e.message}`)
+      this.log(`  ${e.explanation.meaning}`)
+      this.log(`  ${paint('bold', 'Fix:')} ${e.explanation.fix}`)
+    } else if (summary.mode === 'webhook') {
+      this.log('')
+      this.log(`${mark.ok()} No delivery error reported.`)
+    }
+    if (summary.lastSynchronizationError)
+      this.log(`${mark.warn()} Telegram reported a synchronization problem on its side ${summary.lastSynchronizationError.age}; it usually clears by itself.`)
+    if (summary.mode === 'webhook' && summary.allowedUpdates && summary.allowedUpdates.length > 0 && !summary.allowedUpdates.includes('message'))
+      this.log(`${mark.warn()} allowed updates exclude "message": the bot gets no ordinary messages.`)
+
+    return {...summary, webhookInfo: info}
+  }
+}
