@@ -1,0 +1,151 @@
+/** The state of one bot: identity, its single update queue, known chats and messages, webhook settings. */
+import type {RecordedCall, TgObject, Update, WebhookState} from './types.js'
+import {DEFAULT_ALLOWED, chatsIn, updateTypeOf, webhookQueueOf} from './updates.js'
+
+/** One queued update. */
+export interface QueueEntry {
+  update: Update
+  /** Webhook queue (one in flight per queue). */
+  queue: string
+  /** Webhook delivery bookkeeping. */
+  failures: number
+  nextAttemptAt: number
+  inFlight: boolean
+}
+
+/** The waiting long poll (one slot per bot). */
+export interface WaitingPoll {
+  /** Answer it with the updates available now. */
+  wake(): void
+  /** Fail it with a 409 (already rate-limited by the caller). */
+  fail(description: string): void
+}
+
+export interface WebhookSettings extends WebhookState {
+  certificate?: Buffer
+  /** Resolved address (or the fixed ip_address). */
+  resolvedIp?: string
+  /** Fixed-IP mode: ip_address was given. */
+  fixedIp: boolean
+}
+
+const INT32_MAX = 2147483647
+
+export class BotState {
+  readonly id: number
+  readonly user: TgObject
+  revoked = false
+  loggedOut = false
+  readonly createdAt = Date.now()
+  /** Every call, in order. */
+  readonly calls: RecordedCall[] = []
+  /** Calls already handed out by waitForBotMessage. */
+  readonly consumed = new WeakSet<RecordedCall>()
+
+  /** Queue in update_id order (a Map keeps insertion order and deletes in O(1)). */
+  readonly queue = new Map<number, QueueEntry>()
+  /** The next update_id to assign (the queue's tail). */
+  nextUpdateId: number
+  allowed: Set<string> = new Set(DEFAULT_ALLOWED)
+
+  webhook?: WebhookSettings
+  lastErrorDate?: number
+  lastErrorMessage?: string
+  lastSetWebhookAt = -Infinity
+
+  poll?: WaitingPoll
+  lastConflictAt = -Infinity
+  lastPoll?: {offset: number; at: number}
+
+  /** Chats the bot may write to, by id (and by '@username'). */
+  readonly chats = new Map<string, TgObject>()
+  /** Last message_id used per chat (user and bot messages share the counter, as in private chats). */
+  readonly lastMessageId = new Map<string, number>()
+  /** Messages by `${chatId}:${messageId}`. */
+  readonly messages = new Map<string, TgObject>()
+  /** callback_query ids not yet answered. */
+  readonly openCallbackQueries = new Set<string>()
+  commands: unknown = []
+
+  /** Listeners woken when an update is queued (webhook worker). */
+  onQueued?: () => void
+
+  constructor(
+    readonly token: string,
+    info: {id: number; firstName: string; lastName?: string; username: string; canJoinGroups: boolean;
+      canReadAllGroupMessages: boolean; supportsInlineQueries: boolean},
+    firstUpdateId: number,
+  ) {
+    this.id = info.id
+    this.nextUpdateId = firstUpdateId
+    this.user = {
+      id: info.id, is_bot: true, first_name: info.firstName,
+      ...(info.lastName ? {last_name: info.lastName} : {}), username: info.username,
+      can_join_groups: info.canJoinGroups, can_read_all_group_messages: info.canReadAllGroupMessages,
+      supports_inline_queries: info.supportsInlineQueries, supports_guest_queries: false,
+      can_connect_to_business: false, has_main_web_app: false, has_topics_enabled: false,
+      allows_users_to_create_topics: false, can_manage_bots: false,
+    }
+  }
+
+  /** The bot as `from` of its own messages. */
+  get from(): TgObject {
+    return {id: this.id, is_bot: true, first_name: this.user.first_name, username: this.user.username}
+  }
+
+  /**
+   * Queue an update: filtered by allowed_updates at creation (§2.6), then given the next update_id.
+   * Returns undefined when the filter drops it.
+   */
+  push(body: TgObject): Update | undefined {
+    const type = updateTypeOf(body)
+    if (!type || !this.allowed.has(type)) return undefined
+    for (const chat of chatsIn(body)) this.rememberChat(chat)
+    const {update_id: _ignored, ...rest} = body
+    const ordered = {update_id: this.nextUpdateId, ...rest} as Update
+    this.nextUpdateId = this.nextUpdateId >= INT32_MAX ? 1 : this.nextUpdateId + 1
+    this.queue.set(ordered.update_id, {update: ordered, queue: webhookQueueOf(ordered), failures: 0, nextAttemptAt: 0, inFlight: false})
+    this.poll?.wake()
+    this.onQueued?.()
+    return ordered
+  }
+
+  /** Drop every pending update. */
+  clearQueue(): void {
+    this.queue.clear()
+  }
+
+  rememberChat(chat: TgObject): void {
+    const key = String(chat.id)
+    const known = this.chats.get(key)
+    this.chats.set(key, known ? {...known, ...chat} : chat)
+    if (typeof chat.username === 'string') this.chats.set(`@${chat.username.toLowerCase()}`, this.chats.get(key)!)
+  }
+
+  /** The chat a `chat_id` parameter names, if the bot has seen it. */
+  findChat(chatId: string): TgObject | undefined {
+    const key = chatId.startsWith('@') ? chatId.toLowerCase() : String(Number(chatId))
+    return this.chats.get(key)
+  }
+
+  nextMessageId(chatId: number): number {
+    const key = String(chatId)
+    const next = (this.lastMessageId.get(key) ?? 0) + 1
+    this.lastMessageId.set(key, next)
+    return next
+  }
+
+  noteMessageId(chatId: number, messageId: number): void {
+    const key = String(chatId)
+    if ((this.lastMessageId.get(key) ?? 0) < messageId) this.lastMessageId.set(key, messageId)
+  }
+
+  storeMessage(message: TgObject): void {
+    const chat = message.chat as TgObject
+    this.messages.set(`${String(chat.id)}:${String(message.message_id)}`, message)
+  }
+
+  message(chatId: number, messageId: number): TgObject | undefined {
+    return this.messages.get(`${chatId}:${messageId}`)
+  }
+}

@@ -1,0 +1,42 @@
+/** What method handlers need from the emulator (implemented by BotApiEmulator). */
+import type {BotState} from './bot.js'
+import type {ApiError} from './errors.js'
+import type {Params} from './params.js'
+import type {DeliveryEvent} from './types.js'
+
+/** A successful answer: `{"ok":true,"result":…}` plus `description` when set. */
+export interface Answer {
+  result: unknown
+  description?: string
+}
+
+export interface CallContext {
+  /** Lower-cased method name. */
+  method: string
+  source: 'http' | 'webhook-reply'
+  /** Aborted when the caller goes away (its connection closed) or the emulator stops. */
+  signal: AbortSignal
+}
+
+export type Handler = (bot: BotState, params: Params, core: Core, ctx: CallContext) => Answer | Promise<Answer>
+
+export interface Core {
+  /** --local behaviour (http webhooks, any port and IP, max_connections up to 100000). */
+  readonly local: boolean
+  /** Epoch ms when the emulator started. */
+  readonly startedAt: number
+  /** Webhook read (inactivity) timeout in ms, already scaled. */
+  readonly readTimeoutMs: number
+  /** A delay of the real server, multiplied by timeScale. */
+  scale(ms: number): number
+  /** A timer that stop() clears; returns a function cancelling it. */
+  later(fn: () => void, ms: number): () => void
+  /** The 409 to send, after the 3-second hold when another 409 went out within the last 3 seconds. */
+  conflict(bot: BotState, description: string): Promise<ApiError>
+  /** Start / stop the delivery worker of the bot's current webhook. */
+  openWebhook(bot: BotState): void
+  closeWebhook(bot: BotState): void
+  /** Run a method returned in a webhook response (result discarded, call recorded). */
+  executeReply(bot: BotState, params: Params): Promise<void>
+  delivered(event: DeliveryEvent): void
+}

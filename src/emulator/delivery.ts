@@ -1,0 +1,198 @@
+/**
+ * Webhook delivery for one bot (bot-api-facts §6): POST each update as JSON with the secret header; 2xx
+ * acknowledges it; anything else is recorded in last_error_* and retried (at once, then 2, 4, 8… s capped at
+ * 60–120 s, or after Retry-After). One update in flight per queue (chat or user), up to max_connections at once.
+ */
+import http from 'node:http'
+import https from 'node:https'
+import {Readable} from 'node:stream'
+import type {BotState, QueueEntry, WebhookSettings} from './bot.js'
+import type {Core} from './core.js'
+import {readParams} from './params.js'
+
+export class WebhookWorker {
+  private readonly agent: http.Agent
+  private readonly target: URL
+  private readonly requests = new Set<http.ClientRequest>()
+  private inFlight = 0
+  private stopped = false
+  private pumpQueued = false
+  private cancelTimer?: () => void
+  private timerAt = Infinity
+
+  constructor(
+    private readonly bot: BotState,
+    private readonly settings: WebhookSettings,
+    private readonly core: Core,
+  ) {
+    this.target = new URL(/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(settings.url) ? settings.url : `https://${settings.url}`)
+    const agentOptions = {keepAlive: true, maxSockets: settings.maxConnections}
+    this.agent = this.target.protocol === 'https:'
+      ? new https.Agent({...agentOptions, ...(settings.certificate ? {ca: settings.certificate} : {})})
+      : new http.Agent(agentOptions)
+    bot.onQueued = () => this.schedule()
+    this.schedule()
+  }
+
+  /** Stop delivering: requests in flight are abandoned and their updates stay in the queue. */
+  stop(): void {
+    if (this.stopped) return
+    this.stopped = true
+    if (this.bot.onQueued) this.bot.onQueued = undefined
+    this.cancelTimer?.()
+    for (const req of this.requests) req.destroy()
+    this.requests.clear()
+    for (const entry of this.bot.queue.values()) entry.inFlight = false
+    this.agent.destroy()
+  }
+
+  /** Run pump() once after the current burst of pushes. */
+  schedule(): void {
+    if (this.pumpQueued || this.stopped) return
+    this.pumpQueued = true
+    queueMicrotask(() => {
+      this.pumpQueued = false
+      this.pump()
+    })
+  }
+
+  private pump(): void {
+    if (this.stopped) return
+    const now = Date.now()
+    const heads = new Set<string>()
+    let earliest = Infinity
+    for (const entry of this.bot.queue.values()) {
+      if (heads.has(entry.queue)) continue // only the oldest update of a queue may be in flight
+      heads.add(entry.queue)
+      if (entry.inFlight) continue
+      if (entry.nextAttemptAt > now) {
+        earliest = Math.min(earliest, entry.nextAttemptAt)
+        continue
+      }
+      if (this.inFlight >= this.settings.maxConnections) break
+      this.send(entry)
+    }
+    if (earliest !== Infinity && earliest < this.timerAt) {
+      this.cancelTimer?.()
+      this.timerAt = earliest
+      this.cancelTimer = this.core.later(() => {
+        this.timerAt = Infinity
+        this.cancelTimer = undefined
+        this.pump()
+      }, earliest - now)
+    }
+  }
+
+  private send(entry: QueueEntry): void {
+    entry.inFlight = true
+    this.inFlight += 1
+    const started = performance.now()
+    const body = Buffer.from(JSON.stringify(entry.update))
+    const https_ = this.target.protocol === 'https:'
+    const headers: Record<string, string | number> = {
+      Host: this.target.host,
+      'Content-Type': 'application/json',
+      'Content-Length': body.length,
+      'Accept-Encoding': 'gzip, deflate',
+    }
+    if (this.settings.secretToken) headers['X-Telegram-Bot-Api-Secret-Token'] = this.settings.secretToken
+    if (this.target.username) {
+      const userinfo = `${decodeURIComponent(this.target.username)}:${decodeURIComponent(this.target.password)}`
+      headers.Authorization = `Basic ${Buffer.from(userinfo).toString('base64')}`
+    }
+    const ip = this.settings.resolvedIp ?? this.target.hostname
+    const options: https.RequestOptions = {
+      method: 'POST',
+      host: ip,
+      family: ip.includes(':') ? 6 : 4,
+      port: this.target.port || (https_ ? 443 : 80),
+      path: `${this.target.pathname}${this.target.search}`,
+      headers,
+      agent: this.agent,
+      ...(https_ ? {servername: this.target.hostname.replace(/^\[(.*)\]$/, '$1')} : {}),
+    }
+    let settled = false
+    const settle = (ok: boolean, status: number | undefined, error: string | undefined, retryAfter?: number): void => {
+      if (settled) return
+      settled = true
+      this.requests.delete(req)
+      if (this.stopped) return
+      this.inFlight -= 1
+      entry.inFlight = false
+      this.finish(entry, ok, status, error, retryAfter, performance.now() - started)
+    }
+    const req = (https_ ? https : http).request(options, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (c: Buffer) => chunks.push(c))
+      res.on('error', (err) => settle(false, undefined, describeError(err)))
+      res.on('end', () => {
+        const status = res.statusCode ?? 0
+        if (status >= 200 && status < 300) {
+          settle(true, status, undefined)
+          void this.runReply(res.headers, Buffer.concat(chunks))
+          return
+        }
+        const reason = res.statusMessage || http.STATUS_CODES[status] || ''
+        settle(false, status, `Wrong response from the webhook: ${status} ${reason}`.trimEnd(), retryAfterOf(res.headers['retry-after']))
+      })
+    })
+    this.requests.add(req)
+    req.setTimeout(this.core.readTimeoutMs, () => {
+      settle(false, undefined, 'Read timeout expired')
+      req.destroy()
+    })
+    req.on('error', (err) => settle(false, undefined, describeError(err)))
+    req.end(body)
+  }
+
+  private finish(entry: QueueEntry, ok: boolean, status: number | undefined, error: string | undefined,
+    retryAfter: number | undefined, ms: number): void {
+    const updateId = entry.update.update_id
+    if (ok) {
+      this.bot.queue.delete(updateId)
+    } else if (this.bot.queue.get(updateId) === entry) {
+      entry.failures += 1
+      const seconds = retryAfter ?? (entry.failures === 1 ? 0 : Math.min(2 ** (entry.failures - 1), 60 + Math.random() * 60))
+      entry.nextAttemptAt = Date.now() + this.core.scale(seconds * 1000)
+      this.bot.lastErrorDate = Math.floor(Date.now() / 1000)
+      this.bot.lastErrorMessage = error
+    }
+    this.core.delivered({token: this.bot.token, updateId, ok, ...(status !== undefined ? {status} : {}),
+      ...(error !== undefined ? {error} : {}), ms})
+    this.schedule()
+  }
+
+  /** A 2xx answer may carry a method to execute (§6.5). */
+  private async runReply(headers: http.IncomingHttpHeaders, body: Buffer): Promise<void> {
+    if (body.length === 0) return
+    try {
+      const params = await readParams('', headers, Readable.from([body]))
+      await this.core.executeReply(this.bot, params)
+    } catch {
+      // the result of a webhook reply is never reported
+    }
+  }
+}
+
+/** Retry-After as an integer number of seconds clamped to 0..3600; HTTP dates are ignored. */
+function retryAfterOf(value: string | undefined): number | undefined {
+  if (value === undefined || !/^\s*\d+\s*$/.test(value)) return undefined
+  return Math.min(3600, Number(value))
+}
+
+/** The text the server records for a connection-level failure. */
+export function describeError(err: Error): string {
+  const code = (err as NodeJS.ErrnoException).code ?? ''
+  switch (code) {
+    case 'ECONNREFUSED': return 'Connection refused'
+    case 'ECONNRESET': return 'Connection reset by peer'
+    case 'ETIMEDOUT': return 'Connection timed out'
+    case 'EHOSTUNREACH': return 'No route to host'
+    case 'ENETUNREACH': return 'Network is unreachable'
+    case 'ENOTFOUND': return 'Failed to resolve host: Name or service not known'
+    case 'EAI_AGAIN': return 'Failed to resolve host: Temporary failure in name resolution'
+  }
+  if (/CERT|TLS|SSL|SELF_SIGNED/i.test(code)) return `SSL error {${err.message}}`
+  if (err.message === 'socket hang up') return 'Connection closed'
+  return err.message
+}

@@ -1,0 +1,411 @@
+/** BotApiEmulator: a faithful local Bot API server for tests and offline development. */
+import {randomBytes, randomInt} from 'node:crypto'
+import {EventEmitter} from 'node:events'
+import http from 'node:http'
+import type {AddressInfo} from 'node:net'
+import {BotState} from './bot.js'
+import type {Answer, Core} from './core.js'
+import {WebhookWorker} from './delivery.js'
+import {ApiError, notFound, unauthorized} from './errors.js'
+import {handlerFor, isOutgoing, methodNotFound, runnableAsReply} from './methods.js'
+import type {Params} from './params.js'
+import {createHandler} from './server.js'
+import type {
+  BotInfo, CallbackQueryOptions, CreateBotOptions, DeliveryEvent, EmulatorOptions, RecordedCall, TgObject, Update,
+  UserMessageOptions, WaitOptions, WebhookState,
+} from './types.js'
+import {DEFAULT_ALLOWED, allowedUpdatesList, commandEntities} from './updates.js'
+import {webhookInfo} from './webhook-config.js'
+
+/** A token the official front-end would route: `<bot id>:<24+ base64url characters>`, at most 80 characters. */
+const WELL_FORMED = /^[1-9]\d{0,15}:[A-Za-z0-9_-]{24,}$/
+
+export interface EmulatorEvents {
+  /** Every recorded API call (HTTP or webhook reply). */
+  call: [call: RecordedCall, token: string]
+  /** Every update queued for a bot. */
+  update: [update: Update, token: string]
+  /** Every webhook POST attempt. */
+  delivery: [event: DeliveryEvent]
+}
+
+export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
+  /** Start an emulator listening on loopback (by default a free port on 127.0.0.1). */
+  static async start(options: EmulatorOptions = {}): Promise<BotApiEmulator> {
+    const emulator = new BotApiEmulator(options)
+    await emulator.listen(options.port ?? 0, options.host ?? '127.0.0.1')
+    return emulator
+  }
+
+  /** `http://HOST:PORT`: pass it as BOT_API_ROOT / `--api-root` / the framework's api root. */
+  apiRoot = ''
+  /** The port the emulator listens on. */
+  port = 0
+
+  private readonly local: boolean
+  private readonly timeScale: number
+  private readonly server: http.Server
+  private readonly lifetime = new AbortController()
+  private readonly bots = new Map<string, BotState>()
+  private readonly workers = new Map<BotState, WebhookWorker>()
+  private readonly timers = new Set<NodeJS.Timeout>()
+  private readonly core: Core
+  private botCount = 0
+  private stopped = false
+
+  private constructor(private readonly options: EmulatorOptions) {
+    super()
+    this.local = options.local ?? true
+    this.timeScale = options.timeScale ?? 1
+    if (!(this.timeScale >= 0)) throw new Error(`timeScale ${String(options.timeScale)} must be a number ≥ 0`)
+    const scale = (ms: number): number => ms * this.timeScale
+    const startedAt = Date.now()
+    this.core = {
+      local: this.local,
+      startedAt,
+      readTimeoutMs: Math.max(1, scale(options.webhookReadTimeoutMs ?? 60_000)),
+      scale,
+      later: (fn, ms) => this.later(fn, ms),
+      conflict: async (bot, description) => {
+        if (Date.now() - bot.lastConflictAt < scale(3000)) await new Promise<void>((r) => this.later(r, scale(3000)))
+        bot.lastConflictAt = Date.now()
+        return new ApiError(409, description)
+      },
+      openWebhook: (bot) => {
+        this.workers.get(bot)?.stop()
+        if (bot.webhook) this.workers.set(bot, new WebhookWorker(bot, bot.webhook, this.core))
+      },
+      closeWebhook: (bot) => {
+        this.workers.get(bot)?.stop()
+        this.workers.delete(bot)
+      },
+      executeReply: async (bot, params) => {
+        const method = (params.get('method') ?? '').toLowerCase()
+        if (!runnableAsReply(method)) return
+        await this.invoke(bot, params.get('method') ?? '', params, this.lifetime.signal, 'webhook-reply').catch(() => undefined)
+      },
+      delivered: (event) => this.emit('delivery', event),
+    }
+    this.server = http.createServer({keepAlive: true, keepAliveTimeout: 500_000}, createHandler({
+      botFor: (token) => this.botForRequest(token),
+      invoke: (bot, method, params, signal) => this.invoke(bot, method, params, signal, 'http'),
+    }, this.lifetime.signal))
+    this.server.headersTimeout = 0
+    this.server.requestTimeout = 0
+  }
+
+  private listen(port: number, host: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject)
+      this.server.listen(port, host, () => {
+        this.server.off('error', reject)
+        const address = this.server.address() as AddressInfo
+        this.port = address.port
+        const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address
+        this.apiRoot = `http://${shownHost}:${address.port}`
+        resolve()
+      })
+    })
+  }
+
+  /** Close every connection, webhook worker and timer. Idempotent. */
+  async stop(): Promise<void> {
+    if (this.stopped) return
+    this.stopped = true
+    this.lifetime.abort()
+    for (const worker of this.workers.values()) worker.stop()
+    this.workers.clear()
+    for (const timer of this.timers) clearTimeout(timer)
+    this.timers.clear()
+    await new Promise<void>((resolve) => {
+      this.server.close(() => resolve())
+      this.server.closeAllConnections()
+    })
+  }
+
+  // ---------------------------------------------------------------- bots
+
+  /** Register a bot. Without `token`, a random well-formed token is made. */
+  createBot(options: CreateBotOptions = {}): BotInfo {
+    const token = options.token ?? randomToken()
+    if (!WELL_FORMED.test(token) || token.length > 80) {
+      throw new Error('createBot: the token must look like "<bot id>:<24+ characters of A-Z a-z 0-9 _ ->"')
+    }
+    if (this.bots.has(token) && !this.bots.get(token)!.revoked) throw new Error('createBot: this token is already registered')
+    const id = Number(token.slice(0, token.indexOf(':')))
+    this.botCount += 1
+    const username = options.username ?? `test${this.botCount}_bot`
+    const bot = new BotState(token, {
+      id, username, firstName: options.firstName ?? 'Test Bot', lastName: options.lastName,
+      canJoinGroups: options.canJoinGroups ?? true, canReadAllGroupMessages: options.canReadAllGroupMessages ?? false,
+      supportsInlineQueries: options.supportsInlineQueries ?? false,
+    }, this.options.firstUpdateId ?? randomInt(100_000_000, 1_000_000_000))
+    this.bots.set(token, bot)
+    return {token, id, username}
+  }
+
+  /**
+   * Revoke a token: later calls with it get 401 Unauthorized, its webhook stops and a waiting poll is answered.
+   * Returns a new token for the same bot (id and username), as @BotFather does.
+   */
+  revokeToken(token: string): string {
+    const bot = this.mustBot(token)
+    bot.revoked = true
+    this.core.closeWebhook(bot)
+    bot.poll?.wake()
+    let fresh = randomToken(bot.id)
+    while (this.bots.has(fresh)) fresh = randomToken(bot.id)
+    this.createBot({token: fresh, username: bot.user.username as string, firstName: bot.user.first_name as string})
+    return fresh
+  }
+
+  /** Forget every update, webhook, call, chat and message of every bot (tokens stay registered). */
+  reset(): void {
+    for (const bot of this.bots.values()) {
+      this.core.closeWebhook(bot)
+      bot.webhook = undefined
+      bot.lastErrorDate = bot.lastErrorMessage = undefined
+      bot.poll?.wake()
+      bot.clearQueue()
+      bot.calls.length = 0
+      bot.chats.clear()
+      bot.messages.clear()
+      bot.lastMessageId.clear()
+      bot.openCallbackQueries.clear()
+      bot.loggedOut = false
+      bot.lastSetWebhookAt = -Infinity
+      bot.lastConflictAt = -Infinity
+      bot.lastPoll = undefined
+      bot.allowed = new Set(DEFAULT_ALLOWED)
+    }
+  }
+
+  // ---------------------------------------------------------------- updates in
+
+  /**
+   * Queue an update for the bot (delivered by its webhook, or answered to getUpdates). `body` is the update
+   * without `update_id`, e.g. `{message: {...}}`. Chats it mentions become known to the bot. Returns the Update
+   * with its new update_id; when the bot's allowed_updates exclude its type it is dropped (as Telegram does) and
+   * the returned update_id is 0.
+   */
+  injectUpdate(token: string, body: TgObject): Update {
+    const bot = this.mustBot(token)
+    for (const key of ['message', 'edited_message', 'channel_post', 'edited_channel_post', 'business_message']) {
+      const message = body[key] as TgObject | undefined
+      const chat = message?.chat as TgObject | undefined
+      if (message && chat && typeof chat.id === 'number' && typeof message.message_id === 'number') {
+        bot.noteMessageId(chat.id, message.message_id)
+        bot.storeMessage(message)
+      }
+    }
+    const query = body.callback_query as TgObject | undefined
+    if (query && typeof query.id === 'string') bot.openCallbackQueries.add(query.id)
+    const update = bot.push(body)
+    if (!update) return {update_id: 0, ...body}
+    this.emit('update', update, token)
+    return update
+  }
+
+  /** A text message from a user in a private chat (or a group when chatId < 0); `/commands` get bot_command entities. */
+  sendUserMessage(token: string, options: UserMessageOptions): Update {
+    const bot = this.mustBot(token)
+    const from = userOf(options)
+    const chatId = options.chatId ?? (from.id as number)
+    const chat: TgObject = chatId < 0
+      ? {id: chatId, title: options.chatTitle ?? 'Test Group', type: 'group'}
+      : {id: chatId, first_name: from.first_name, ...(from.last_name ? {last_name: from.last_name} : {}),
+          ...(from.username ? {username: from.username} : {}), type: 'private'}
+    const entities = commandEntities(options.text)
+    const replied = options.replyToMessageId !== undefined ? bot.message(chatId, options.replyToMessageId) : undefined
+    const message: TgObject = {
+      message_id: bot.nextMessageId(chatId), from, chat, date: Math.floor(Date.now() / 1000),
+      ...(replied ? {reply_to_message: replied} : {}),
+      text: options.text, ...(entities.length > 0 ? {entities} : {}),
+    }
+    return this.injectUpdate(token, {message})
+  }
+
+  /**
+   * A press on an inline button: a callback_query on the bot's message `messageId` (default: the bot's latest
+   * message in the chat). The bot answers it with answerCallbackQuery.
+   */
+  sendCallbackQuery(token: string, options: CallbackQueryOptions): Update {
+    const bot = this.mustBot(token)
+    const from = userOf(options)
+    const chatId = options.chatId ?? (from.id as number)
+    const messageId = options.messageId ?? latestBotMessageId(bot, chatId)
+    const message = messageId !== undefined ? bot.message(chatId, messageId) : undefined
+    const id = String(randomInt(1, 2 ** 47)) + String(randomInt(10, 99))
+    const query: TgObject = {
+      id, from, ...(message ? {message} : {}), chat_instance: String(-randomInt(1, 2 ** 47)), data: options.data,
+    }
+    return this.injectUpdate(token, {callback_query: query})
+  }
+
+  /** Make a chat known to the bot (so sendMessage to it works without a prior update from it). */
+  addChat(token: string, chat: TgObject & {id: number; type: string}): void {
+    this.mustBot(token).rememberChat(chat)
+  }
+
+  // ---------------------------------------------------------------- what happened
+
+  /** Every recorded API call of the bot, oldest first. */
+  calls(token: string): RecordedCall[] {
+    return [...this.mustBot(token).calls]
+  }
+
+  /** Outgoing calls only (send*, edit*, deleteMessage, answer*, copy*, forward*…), with their results or errors. */
+  sentMessages(token: string, options: {chatId?: number | string} = {}): RecordedCall[] {
+    return this.mustBot(token).calls.filter((c) => isOutgoing(c.method) && chatMatches(c, options.chatId))
+  }
+
+  /**
+   * The next successful outgoing call (optionally in `chatId` and matching `predicate`) not yet returned by an
+   * earlier waitForBotMessage: already recorded ones first, else the next to come. Rejects after `timeoutMs`
+   * (default 5000).
+   */
+  waitForBotMessage(token: string, options: WaitOptions = {}): Promise<RecordedCall> {
+    const bot = this.mustBot(token)
+    const matches = (c: RecordedCall): boolean => c.error === undefined && isOutgoing(c.method) && !bot.consumed.has(c) &&
+      chatMatches(c, options.chatId) && (options.predicate?.(c) ?? true)
+    const found = bot.calls.find(matches)
+    if (found) {
+      bot.consumed.add(found)
+      return Promise.resolve(found)
+    }
+    const timeoutMs = options.timeoutMs ?? 5000
+    return new Promise((resolve, reject) => {
+      const onCall = (call: RecordedCall, callToken: string): void => {
+        if (callToken !== token || !matches(call)) return
+        bot.consumed.add(call)
+        cleanup()
+        resolve(call)
+      }
+      const timer = setTimeout(() => {
+        cleanup()
+        const where = options.chatId !== undefined ? ` in chat ${options.chatId}` : ''
+        reject(new Error(`waitForBotMessage: no message from the bot${where} within ${timeoutMs} ms`))
+      }, timeoutMs)
+      const cleanup = (): void => {
+        clearTimeout(timer)
+        this.off('call', onCall)
+      }
+      this.on('call', onCall)
+    })
+  }
+
+  /** Updates still in the bot's queue (unconfirmed by getUpdates / unacknowledged by the webhook). */
+  pendingUpdates(token: string): Update[] {
+    return [...this.mustBot(token).queue.values()].map((e) => e.update)
+  }
+
+  /** The webhook as set (including its secret), or undefined in long-polling mode. */
+  webhook(token: string): WebhookState | undefined {
+    const bot = this.mustBot(token)
+    const w = bot.webhook
+    if (!w) return undefined
+    const allowedUpdates = allowedUpdatesList(bot.allowed)
+    return {
+      url: w.url, maxConnections: w.maxConnections, hasCustomCertificate: w.hasCustomCertificate,
+      ...(w.secretToken ? {secretToken: w.secretToken} : {}), ...(allowedUpdates ? {allowedUpdates} : {}),
+      ...(w.ipAddress ? {ipAddress: w.ipAddress} : {}),
+    }
+  }
+
+  /** The WebhookInfo object getWebhookInfo would answer now. */
+  getWebhookInfo(token: string): Record<string, unknown> {
+    return webhookInfo(this.mustBot(token))
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  private later(fn: () => void, ms: number): () => void {
+    if (this.stopped) return () => undefined
+    const timer = setTimeout(() => {
+      this.timers.delete(timer)
+      fn()
+    }, Math.max(0, ms))
+    this.timers.add(timer)
+    return () => {
+      clearTimeout(timer)
+      this.timers.delete(timer)
+    }
+  }
+
+  private mustBot(token: string): BotState {
+    const bot = this.bots.get(token)
+    if (bot) return bot
+    if (this.options.acceptAnyToken && WELL_FORMED.test(token) && token.length <= 80) {
+      this.createBot({token})
+      return this.bots.get(token)!
+    }
+    throw new Error('BotApiEmulator: unknown token (create the bot with createBot first)')
+  }
+
+  private botForRequest(token: string): BotState {
+    if (!WELL_FORMED.test(token) || token.length > 80) throw notFound()
+    const bot = this.bots.get(token)
+    if (bot) {
+      if (bot.revoked) throw unauthorized()
+      return bot
+    }
+    if (this.options.acceptAnyToken) return this.mustBot(token)
+    throw unauthorized()
+  }
+
+  private async invoke(bot: BotState, method: string, params: Params, signal: AbortSignal,
+    source: RecordedCall['source']): Promise<Answer> {
+    const record: RecordedCall = {method, params: params.toRecord(), at: Date.now(), source}
+    try {
+      const lower = method.toLowerCase()
+      if (bot.loggedOut) throw new ApiError(400, 'Logged out')
+      const handler = handlerFor(lower)
+      if (!handler) throw methodNotFound()
+      const answer = await handler(bot, params, this.core, {method: lower, source, signal})
+      record.result = answer.result
+      return answer
+    } catch (err) {
+      const error = err instanceof ApiError ? err : new ApiError(500, `Internal Server Error: ${String(err)}`)
+      record.error = {code: error.code, description: error.description}
+      throw error
+    } finally {
+      if (!(record.error?.code === 499)) {
+        bot.calls.push(record)
+        this.emit('call', record, bot.token)
+      }
+    }
+  }
+}
+
+function randomToken(id?: number): string {
+  const botId = id ?? randomInt(1_000_000_000, 8_000_000_000)
+  return `${botId}:${randomBytes(27).toString('base64url').slice(0, 35)}`
+}
+
+function userOf(options: {userId?: number; firstName?: string; lastName?: string; username?: string; languageCode?: string}): TgObject {
+  return {
+    id: options.userId ?? 1111, is_bot: false, first_name: options.firstName ?? 'Test',
+    ...(options.lastName ? {last_name: options.lastName} : {}),
+    ...(options.username !== undefined ? {username: options.username} : {username: 'tester'}),
+    ...(options.languageCode ? {language_code: options.languageCode} : {}),
+  }
+}
+
+function latestBotMessageId(bot: BotState, chatId: number): number | undefined {
+  for (let i = bot.calls.length - 1; i >= 0; i--) {
+    const result = bot.calls[i].result as TgObject | undefined
+    const chat = result?.chat as TgObject | undefined
+    if (chat?.id === chatId && typeof result?.message_id === 'number' && bot.message(chatId, result.message_id)) {
+      return result.message_id
+    }
+  }
+  return undefined
+}
+
+function chatMatches(call: RecordedCall, chatId: number | string | undefined): boolean {
+  if (chatId === undefined) return true
+  const param = call.params.chat_id
+  if (param !== undefined && String(param) === String(chatId)) return true
+  const chat = (call.result as {chat?: {id?: unknown}} | undefined)?.chat
+  return chat?.id !== undefined && String(chat.id) === String(chatId)
+}

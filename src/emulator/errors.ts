@@ -1,0 +1,27 @@
+/** An error answered to the caller in the Bot API envelope: `{"ok":false,"error_code":…,"description":…}`. */
+export class ApiError extends Error {
+  constructor(
+    readonly code: number,
+    readonly description: string,
+    readonly parameters?: {retry_after?: number; migrate_to_chat_id?: number},
+  ) {
+    super(description)
+    this.name = 'ApiError'
+  }
+}
+
+/** `400 Bad Request: <detail>` */
+export const badRequest = (detail: string): ApiError => new ApiError(400, `Bad Request: ${detail}`)
+
+/** `429 Too Many Requests: retry after N` with `parameters.retry_after` (and a `Retry-After` header). */
+export const tooManyRequests = (seconds: number): ApiError =>
+  new ApiError(429, `Too Many Requests: retry after ${seconds}`, {retry_after: seconds})
+
+export const CONFLICT_OTHER_POLL =
+  'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running'
+export const CONFLICT_WEBHOOK_ACTIVE =
+  "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first"
+export const CONFLICT_SET_WEBHOOK = 'Conflict: terminated by setWebhook request'
+
+export const notFound = (detail?: string): ApiError => new ApiError(404, detail ? `Not Found: ${detail}` : 'Not Found')
+export const unauthorized = (): ApiError => new ApiError(401, 'Unauthorized')

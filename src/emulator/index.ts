@@ -1,0 +1,19 @@
+/**
+ * The Bot API emulator: a local, offline Bot API server for tests and `bot dev --offline`.
+ *
+ * ```ts
+ * import {BotApiEmulator} from 'bot-cli/emulator'
+ * const emu = await BotApiEmulator.start()
+ * const {token} = emu.createBot({username: 'test_bot'})
+ * // run the bot with apiRoot = emu.apiRoot, then:
+ * emu.sendUserMessage(token, {text: '/start'})
+ * const reply = await emu.waitForBotMessage(token)
+ * await emu.stop()
+ * ```
+ */
+export {BotApiEmulator, type EmulatorEvents} from './emulator.js'
+export type {
+  BotInfo, CallbackQueryOptions, CreateBotOptions, DeliveryEvent, EmulatorOptions, RecordedCall, TgObject, Update,
+  UserMessageOptions, WaitOptions, WebhookState,
+} from './types.js'
+export {UPDATE_TYPES} from './updates.js'

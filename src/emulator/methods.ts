@@ -1,0 +1,69 @@
+/** The method table: lower-cased name → handler, with the generic fallbacks for send*, edit*, answer*, set*, delete*. */
+import type {Handler} from './core.js'
+import {ApiError, tooManyRequests} from './errors.js'
+import * as out from './outgoing.js'
+import {getUpdates} from './polling.js'
+import {getWebhookInfo, setWebhook} from './webhook-config.js'
+
+const logOut: Handler = (bot, _params, core) => {
+  bot.clearQueue()
+  core.closeWebhook(bot)
+  bot.webhook = undefined
+  bot.loggedOut = true
+  return {result: true}
+}
+
+/** close: 429 during the first 10 minutes of an instance launched more than 10 minutes after the server (§7.2). */
+const close: Handler = (bot, _params, core) => {
+  const age = Date.now() - bot.createdAt
+  if (bot.createdAt - core.startedAt > 600_000 && age < 600_000) throw tooManyRequests(Math.ceil((600_000 - age) / 1000))
+  return {result: true}
+}
+
+const TABLE: Record<string, Handler> = {
+  getme: (bot) => ({result: bot.user}),
+  getupdates: getUpdates,
+  setwebhook: setWebhook,
+  deletewebhook: setWebhook,
+  getwebhookinfo: getWebhookInfo,
+  logout: logOut,
+  close,
+  sendmessage: out.sendMessage,
+  sendphoto: out.sendPhoto,
+  senddocument: out.sendDocument,
+  sendchataction: out.sendChatAction,
+  editmessagetext: out.editMessageText,
+  editmessagereplymarkup: out.editMessageReplyMarkup,
+  editmessagecaption: out.editMessageCaption,
+  deletemessage: out.deleteMessage,
+  answercallbackquery: out.answerCallbackQuery,
+  setmycommands: out.setMyCommands,
+  getmycommands: out.getMyCommands,
+  deletemycommands: out.deleteMyCommands,
+  getchat: out.getChat,
+}
+
+/** The handler of a lower-cased method name, or undefined (→ 404 `Not Found: method not found`). */
+export function handlerFor(method: string): Handler | undefined {
+  const known = TABLE[method]
+  if (known) return known
+  if (method.startsWith('send') && method.length > 4) return out.sendOther
+  if (method.startsWith('edit') && method.length > 4) return out.editOther
+  if (/^(answer|set|delete)[a-z]/.test(method)) return out.acceptTrue
+  return undefined
+}
+
+/** Methods a webhook reply may not run (§6.5). */
+export function runnableAsReply(method: string): boolean {
+  return method !== '' && !method.startsWith('get') &&
+    !['deletewebhook', 'setwebhook', 'close', 'logout'].includes(method)
+}
+
+/** Outgoing actions: what `sentMessages` lists. */
+export function isOutgoing(method: string): boolean {
+  const m = method.toLowerCase()
+  if (m === 'deletewebhook' || m.startsWith('deletemy') || m === 'deletestickerset' || m === 'deletechatphoto') return false
+  return /^(send|edit|answer|copy|forward|stopmessage|stoppoll|deletemessage|pinchatmessage|unpinchatmessage|setmessagereaction)/.test(m)
+}
+
+export const methodNotFound = (): ApiError => new ApiError(404, 'Not Found: method not found')

@@ -1,0 +1,181 @@
+/**
+ * Request parameters as the Bot API server reads them (bot-api-facts §1.2): query string first, then the body
+ * (form, JSON or multipart). A lookup takes the first match, so the query string wins on a duplicate key.
+ * Every value is text: non-string JSON values keep their raw JSON text.
+ */
+import type {IncomingHttpHeaders} from 'node:http'
+import type {Readable} from 'node:stream'
+import {createGunzip, createInflate} from 'node:zlib'
+import busboy from 'busboy'
+import {ApiError} from './errors.js'
+
+/** A file received in a multipart body. */
+export interface UploadedFile {
+  filename: string
+  mimeType: string
+  size: number
+  data: Buffer
+}
+
+export class Params {
+  private readonly values: Array<[string, string]> = []
+  readonly files = new Map<string, UploadedFile>()
+
+  add(name: string, value: string): void {
+    this.values.push([name, value])
+  }
+
+  /** The first value of `name` (query before body), or undefined. */
+  get(name: string): string | undefined {
+    for (const [k, v] of this.values) if (k === name) return v
+    return undefined
+  }
+
+  has(name: string): boolean {
+    return this.get(name) !== undefined || this.files.has(name)
+  }
+
+  /** An InputFile: a multipart file field, or `attach://<name>` pointing at one. */
+  file(name: string): UploadedFile | undefined {
+    const direct = this.files.get(name)
+    if (direct) return direct
+    const text = this.get(name)
+    if (text?.startsWith('attach://')) return this.files.get(text.slice('attach://'.length))
+    return undefined
+  }
+
+  /**
+   * A plain object for records: first value per key; values holding a JSON object or array are decoded,
+   * files become `{filename, mimeType, size}`.
+   */
+  toRecord(): Record<string, unknown> {
+    const out: Record<string, unknown> = {}
+    for (const [k, v] of this.values) {
+      if (k in out) continue
+      out[k] = decodeJsonish(v)
+    }
+    for (const [k, f] of this.files) if (!(k in out)) out[k] = {filename: f.filename, mimeType: f.mimeType, size: f.size}
+    return out
+  }
+}
+
+function decodeJsonish(value: string): unknown {
+  const c = value.trimStart()[0]
+  if (c !== '{' && c !== '[') return value
+  try {
+    return JSON.parse(value)
+  } catch {
+    return value
+  }
+}
+
+/** `true`, `yes` or `1` after trimming and lower-casing (the server's to_bool). */
+export function toBool(value: string | undefined): boolean {
+  if (value === undefined) return false
+  const v = value.trim().toLowerCase()
+  return v === 'true' || v === 'yes' || v === '1'
+}
+
+/** An int32 parameter: empty → default; otherwise read as an integer and clamped to [min, max] (never rejected). */
+export function toInt(value: string | undefined, def: number, min: number, max: number): number {
+  if (value === undefined || value === '') return def
+  const n = parseLeadingInt(value)
+  return Math.min(max, Math.max(min, n))
+}
+
+/** td::to_integer: optional sign then digits; stops at the first non-digit; saturates at the int32 range. */
+function parseLeadingInt(text: string): number {
+  const m = /^\s*([+-]?)(\d*)/.exec(text)
+  if (!m || m[2] === '') return 0
+  const n = Number(m[2].slice(0, 12)) * (m[1] === '-' ? -1 : 1)
+  return Math.max(-2147483648, Math.min(2147483647, n))
+}
+
+const MAX_BODY = 50 * 1024 * 1024
+
+/** Read the query string of `search` and the body of `req` into Params. Malformed JSON is ignored, as the server does. */
+export async function readParams(search: string, headers: IncomingHttpHeaders, body: Readable): Promise<Params> {
+  const params = new Params()
+  for (const [k, v] of new URLSearchParams(search)) params.add(k, v)
+  const type = String(headers['content-type'] ?? '').toLowerCase()
+  const stream = decoded(headers, body)
+  if (type.includes('multipart/form-data')) {
+    if (!type.includes('boundary=')) {
+      stream.resume()
+      return params
+    }
+    await readMultipart(headers, stream, params)
+    return params
+  }
+  const parseForm = type.includes('application/x-www-form-urlencoded')
+  const parseJson = !parseForm && type.includes('application/json')
+  const raw = await readAll(stream)
+  if (parseForm) {
+    for (const [k, v] of new URLSearchParams(raw.toString('utf8'))) params.add(k, v)
+  } else if (parseJson) {
+    addJson(raw.toString('utf8'), params)
+  }
+  return params
+}
+
+function decoded(headers: IncomingHttpHeaders, body: Readable): Readable {
+  const encoding = String(headers['content-encoding'] ?? '').trim().toLowerCase()
+  if (encoding === '' || encoding === 'identity') return body
+  if (encoding === 'gzip') return body.pipe(createGunzip())
+  if (encoding === 'deflate') return body.pipe(createInflate())
+  body.resume()
+  throw new ApiError(415, 'Unsupported Media Type: unsupported content-encoding')
+}
+
+async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of stream) {
+    size += (chunk as Buffer).length
+    if (size > MAX_BODY) throw new ApiError(413, 'Request Entity Too Large: request body is too big')
+    chunks.push(chunk as Buffer)
+  }
+  return Buffer.concat(chunks)
+}
+
+function addJson(text: string, params: Params): void {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return // the server logs the parse error and goes on with what it has
+  }
+  if (typeof value === 'string') {
+    params.add('content', value)
+    return
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    params.add(k, typeof v === 'string' ? v : JSON.stringify(v))
+  }
+}
+
+function readMultipart(headers: IncomingHttpHeaders, stream: Readable, params: Params): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let bb: busboy.Busboy
+    try {
+      bb = busboy({headers, limits: {fileSize: MAX_BODY}})
+    } catch {
+      stream.resume()
+      resolve()
+      return
+    }
+    bb.on('field', (name, value) => params.add(name, value))
+    bb.on('file', (name, file, info) => {
+      const chunks: Buffer[] = []
+      file.on('data', (c: Buffer) => chunks.push(c))
+      file.on('end', () => {
+        const data = Buffer.concat(chunks)
+        params.files.set(name, {filename: info.filename ?? name, mimeType: info.mimeType, size: data.length, data})
+      })
+    })
+    bb.on('close', () => resolve())
+    bb.on('error', (err) => reject(new ApiError(400, `Bad Request: ${String((err as Error).message).toLowerCase()}`)))
+    stream.pipe(bb)
+  })
+}

@@ -1,0 +1,105 @@
+/** getUpdates: offset/limit/timeout semantics, the single waiting long poll, 409s (bot-api-facts §2). */
+import type {BotState} from './bot.js'
+import type {Answer, CallContext, Core} from './core.js'
+import {ApiError, CONFLICT_OTHER_POLL, CONFLICT_WEBHOOK_ACTIVE} from './errors.js'
+import {toInt, type Params} from './params.js'
+import type {Update} from './types.js'
+import {parseAllowedUpdates} from './updates.js'
+
+const INT32_MIN = -2147483648
+const INT32_MAX = 2147483647
+/** Updates that arrive together are answered together: wait 1 ms after the first, at most 2 ms in all. */
+const BATCH_MS = 1
+
+export async function getUpdates(bot: BotState, params: Params, core: Core, ctx: CallContext): Promise<Answer> {
+  if (bot.webhook) throw await core.conflict(bot, CONFLICT_WEBHOOK_ACTIVE)
+
+  const offset = toInt(params.get('offset'), 0, INT32_MIN, INT32_MAX)
+  let limit = toInt(params.get('limit'), 100, 1, 100)
+  let timeoutMs = toInt(params.get('timeout'), 0, 0, 50) * 1000
+  const allowed = parseAllowedUpdates(params.get('allowed_updates'))
+  if (allowed) bot.allowed = allowed
+
+  // Server-side throttle of repeated calls with the same offset (§2.3).
+  const now = Date.now()
+  const previous = bot.lastPoll
+  if (previous && previous.offset === offset) {
+    const since = now - previous.at
+    if (timeoutMs < 3000 && since < core.scale(3000)) timeoutMs = Math.max(timeoutMs, core.scale(3000))
+    if (since < core.scale(500)) limit = 1
+  }
+  bot.lastPoll = {offset, at: now}
+
+  const from = applyOffset(bot, offset)
+  const available = collect(bot, from, limit)
+  if (available.length > 0 || timeoutMs === 0) return {result: available}
+  return waitForUpdates(bot, core, ctx, from, limit, timeoutMs)
+}
+
+/** Confirm / trim the queue as the offset says; returns the smallest update_id to answer. */
+function applyOffset(bot: BotState, offset: number): number {
+  if (offset < 0) {
+    let excess = bot.queue.size + offset
+    for (const id of bot.queue.keys()) {
+      if (excess-- <= 0) break
+      bot.queue.delete(id)
+    }
+    return INT32_MIN
+  }
+  if (offset === 0 || offset > bot.nextUpdateId + 10) return INT32_MIN // head; a far-future offset falls back to it
+  for (const id of bot.queue.keys()) {
+    if (id >= offset) break
+    bot.queue.delete(id)
+  }
+  return offset
+}
+
+function collect(bot: BotState, from: number, limit: number): Update[] {
+  const out: Update[] = []
+  for (const entry of bot.queue.values()) {
+    if (entry.update.update_id < from) continue
+    out.push(entry.update)
+    if (out.length >= limit) break
+  }
+  return out
+}
+
+function waitForUpdates(bot: BotState, core: Core, ctx: CallContext, from: number, limit: number,
+  timeoutMs: number): Promise<Answer> {
+  return new Promise<Answer>((resolve, reject) => {
+    let done = false
+    let batching = false
+    const cancels: Array<() => void> = []
+    const finish = (): boolean => {
+      if (done) return false
+      done = true
+      for (const cancel of cancels) cancel()
+      if (bot.poll === me) bot.poll = undefined
+      ctx.signal.removeEventListener('abort', onAbort)
+      return true
+    }
+    const answer = (): void => {
+      if (finish()) resolve({result: collect(bot, from, limit)})
+    }
+    const me = {
+      wake(): void {
+        if (done || batching) return
+        batching = true
+        cancels.push(core.later(answer, BATCH_MS))
+      },
+      fail(description: string): void {
+        if (!finish()) return
+        core.conflict(bot, description).then(reject, reject)
+      },
+    }
+    const onAbort = (): void => {
+      if (finish()) reject(new ApiError(499, 'Client Closed Request'))
+    }
+    const older = bot.poll
+    bot.poll = me
+    older?.fail(CONFLICT_OTHER_POLL)
+    cancels.push(core.later(answer, timeoutMs))
+    ctx.signal.addEventListener('abort', onAbort)
+    if (ctx.signal.aborted) onAbort()
+  })
+}

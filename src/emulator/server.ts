@@ -1,0 +1,102 @@
+/**
+ * The HTTP front: `/bot<token>/METHOD` routing, GET/POST only, the JSON envelope with the server's key order,
+ * HTTP status = error_code, `Retry-After` on 429 (bot-api-facts §1).
+ */
+import http from 'node:http'
+import type {BotState} from './bot.js'
+import type {Answer} from './core.js'
+import {ApiError, notFound} from './errors.js'
+import {readParams, type Params} from './params.js'
+
+export interface Router {
+  /** The bot of a token, or an ApiError (401 unknown/revoked, 404 malformed). */
+  botFor(token: string): BotState
+  /** Run a method for the bot; records the call. */
+  invoke(bot: BotState, method: string, params: Params, signal: AbortSignal): Promise<Answer>
+}
+
+export function okBody(answer: Answer): string {
+  const body: Record<string, unknown> = {ok: true, result: answer.result}
+  if (answer.description !== undefined) body.description = answer.description
+  return JSON.stringify(body)
+}
+
+export function errorBody(error: ApiError): string {
+  const body: Record<string, unknown> = {ok: false, error_code: error.code, description: error.description}
+  if (error.parameters) body.parameters = error.parameters
+  return JSON.stringify(body)
+}
+
+function send(res: http.ServerResponse, status: number, body: string, retryAfter?: number): void {
+  if (res.headersSent || res.destroyed) return
+  const headers: http.OutgoingHttpHeaders = {
+    Connection: 'keep-alive',
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(body),
+  }
+  if (retryAfter && retryAfter > 0) headers['Retry-After'] = String(retryAfter)
+  res.writeHead(status, headers)
+  res.end(body)
+}
+
+const sendError = (res: http.ServerResponse, error: ApiError): void =>
+  send(res, error.code, errorBody(error), error.parameters?.retry_after)
+
+/** The request handler of the emulator's HTTP server. */
+export function createHandler(router: Router, lifetime: AbortSignal): http.RequestListener {
+  return (req, res) => {
+    void handle(router, lifetime, req, res).catch((err: unknown) => {
+      sendError(res, err instanceof ApiError ? err : new ApiError(500, `Internal Server Error: ${String(err)}`))
+    })
+  }
+}
+
+async function handle(router: Router, lifetime: AbortSignal, req: http.IncomingMessage,
+  res: http.ServerResponse): Promise<void> {
+  if (req.method !== 'GET' && req.method !== 'POST') {
+    // The server's HTTP parser fails with 501 and a bare status line, then closes the connection.
+    req.resume()
+    res.writeHead(501, {'Content-Length': 0, Connection: 'close'})
+    res.end()
+    return
+  }
+  const url = req.url ?? ''
+  if (!url.startsWith('/')) throw notFound('absolute URI is specified in the Request-Line')
+  const q = url.indexOf('?')
+  const path = q < 0 ? url : url.slice(0, q)
+  const search = q < 0 ? '' : url.slice(q + 1)
+  if (!path.startsWith('/bot')) throw notFound()
+  const rest = path.slice(4)
+  const slash = rest.indexOf('/')
+  if (slash < 0) throw notFound()
+  const token = safeDecode(rest.slice(0, slash))
+  let method = safeDecode(rest.slice(slash + 1))
+  if (method.startsWith('test/')) method = method.slice(5) // the test data centre: same emulated bots
+
+  const bot = router.botFor(token)
+  const params = await readParams(search, req.headers, req)
+  if (method === '') method = params.get('method') ?? ''
+
+  const controller = new AbortController()
+  const onLifetimeEnd = (): void => controller.abort()
+  lifetime.addEventListener('abort', onLifetimeEnd)
+  res.on('close', () => {
+    lifetime.removeEventListener('abort', onLifetimeEnd)
+    if (!res.writableFinished) controller.abort()
+  })
+  try {
+    const answer = await router.invoke(bot, method, params, controller.signal)
+    send(res, 200, okBody(answer))
+  } catch (err) {
+    if (controller.signal.aborted && !(err instanceof ApiError)) return
+    throw err
+  }
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return text
+  }
+}

@@ -1,0 +1,115 @@
+/** Public types of the Bot API emulator. Telegram objects are loosely typed on purpose: tests build them freely. */
+
+/** A Telegram object (Update, Message, User, Chat…). */
+export type TgObject = Record<string, unknown>
+
+/** An Update as the Bot API sends it: `update_id` then one field named after its type. */
+export interface Update {
+  update_id: number
+  [type: string]: unknown
+}
+
+export interface EmulatorOptions {
+  /** Port to listen on; 0 (default) picks a free port. */
+  port?: number
+  /** Interface to listen on (default 127.0.0.1). */
+  host?: string
+  /**
+   * Like the official server's `--local` (default true): http webhooks, any port, any IP, max_connections up to
+   * 100000 (default 100). `false` applies the cloud rules: https only, ports 443/80/88/8443, no reserved IPs,
+   * max_connections 1..100 (default 40).
+   */
+  local?: boolean
+  /** Multiplies every delay: webhook retry backoff, Retry-After, rate limits, 409 hold, read timeout. Default 1. */
+  timeScale?: number
+  /** Any well-formed token is accepted and gets a bot on first use (default false: unknown tokens → 401). */
+  acceptAnyToken?: boolean
+  /** First update_id of every new bot (default: a random 9-digit number, as Telegram does). */
+  firstUpdateId?: number
+  /** Webhook read timeout in ms before `timeScale` (default 60000, as the server's idle timeout). */
+  webhookReadTimeoutMs?: number
+}
+
+export interface CreateBotOptions {
+  /** Use this token (the bot id is the part before ':'); default: a random well-formed token. */
+  token?: string
+  username?: string
+  firstName?: string
+  lastName?: string
+  canJoinGroups?: boolean
+  canReadAllGroupMessages?: boolean
+  supportsInlineQueries?: boolean
+}
+
+export interface BotInfo {
+  token: string
+  id: number
+  username: string
+}
+
+/** One API call as the emulator recorded it. */
+export interface RecordedCall {
+  /** The method as called (original case). */
+  method: string
+  /** The first value of each parameter; JSON objects/arrays decoded; files as `{filename, mimeType, size}`. */
+  params: Record<string, unknown>
+  /** Epoch milliseconds when the call arrived. */
+  at: number
+  /** 'http' for a request to the API, 'webhook-reply' for a method answered in a webhook response. */
+  source: 'http' | 'webhook-reply'
+  /** The result on success. */
+  result?: unknown
+  /** The error on failure. */
+  error?: {code: number; description: string}
+}
+
+/** The webhook as the bot set it (what `getWebhookInfo` partly shows; the secret is included for tests). */
+export interface WebhookState {
+  url: string
+  secretToken?: string
+  maxConnections: number
+  allowedUpdates?: string[]
+  ipAddress?: string
+  hasCustomCertificate: boolean
+}
+
+/** One webhook POST attempt. */
+export interface DeliveryEvent {
+  token: string
+  updateId: number
+  ok: boolean
+  status?: number
+  error?: string
+  ms: number
+}
+
+export interface UserMessageOptions {
+  text: string
+  /** Private chat id (default: the user id). A negative id makes a group chat. */
+  chatId?: number
+  userId?: number
+  firstName?: string
+  lastName?: string
+  username?: string
+  languageCode?: string
+  /** Title of the group when chatId is negative (default 'Test Group'). */
+  chatTitle?: string
+  /** message_id of the message this one replies to. */
+  replyToMessageId?: number
+}
+
+export interface CallbackQueryOptions {
+  data: string
+  /** The bot message whose inline button was pressed (its chat is used). */
+  messageId?: number
+  chatId?: number
+  userId?: number
+  firstName?: string
+  username?: string
+}
+
+export interface WaitOptions {
+  chatId?: number | string
+  timeoutMs?: number
+  predicate?: (call: RecordedCall) => boolean
+}

@@ -1,0 +1,118 @@
+/** Update types, the allowed_updates filter (bot-api-facts §2.6) and the webhook queue of an update (§6.4). */
+import type {TgObject} from './types.js'
+
+/** Names recognized in allowed_updates, in the server's order. */
+export const UPDATE_TYPES = [
+  'message', 'edited_message', 'channel_post', 'edited_channel_post', 'inline_query', 'chosen_inline_result',
+  'callback_query', 'shipping_query', 'pre_checkout_query', 'poll', 'poll_answer', 'my_chat_member', 'chat_member',
+  'chat_join_request', 'chat_boost', 'removed_chat_boost', 'message_reaction', 'message_reaction_count',
+  'business_connection', 'business_message', 'edited_business_message', 'deleted_business_messages',
+  'purchased_paid_media', 'managed_bot', 'guest_message',
+] as const
+
+const NOT_BY_DEFAULT = new Set(['chat_member', 'message_reaction', 'message_reaction_count'])
+
+/** The default filter: every type except chat_member, message_reaction and message_reaction_count. */
+export const DEFAULT_ALLOWED: ReadonlySet<string> = new Set(UPDATE_TYPES.filter((t) => !NOT_BY_DEFAULT.has(t)))
+
+/**
+ * The new setting for an allowed_updates parameter, or undefined when the setting stays unchanged
+ * (missing, invalid JSON, not an array, a non-string element). `[]` or no known name → the default.
+ */
+export function parseAllowedUpdates(raw: string | undefined): Set<string> | undefined {
+  if (raw === undefined) return undefined
+  let value: unknown
+  try {
+    value = JSON.parse(raw)
+  } catch {
+    return undefined
+  }
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) return undefined
+  const known = new Set<string>(UPDATE_TYPES)
+  const chosen = new Set((value as string[]).map((v) => v.toLowerCase()).filter((v) => known.has(v)))
+  return chosen.size === 0 ? new Set(DEFAULT_ALLOWED) : chosen
+}
+
+/** The names of a setting in the server's order, or undefined when it is the default. */
+export function allowedUpdatesList(allowed: ReadonlySet<string>): string[] | undefined {
+  const same = allowed.size === DEFAULT_ALLOWED.size && [...allowed].every((t) => DEFAULT_ALLOWED.has(t))
+  return same ? undefined : UPDATE_TYPES.filter((t) => allowed.has(t))
+}
+
+/** The type of an update: its first key other than update_id. */
+export function updateTypeOf(update: TgObject): string | undefined {
+  for (const key of Object.keys(update)) if (key !== 'update_id') return key
+  return undefined
+}
+
+const chatIdOf = (o: unknown): number | undefined => {
+  const chat = (o as {chat?: {id?: unknown}} | undefined)?.chat
+  return typeof chat?.id === 'number' ? chat.id : undefined
+}
+const userIdOf = (o: unknown): number | undefined => {
+  const from = (o as {from?: {id?: unknown}} | undefined)?.from
+  return typeof from?.id === 'number' ? from.id : undefined
+}
+
+let uniqueQueue = 0
+
+/**
+ * The webhook queue an update belongs to: one update in flight per queue. Messages by chat, callback and inline
+ * queries by sender user, polls by poll id; anything else gets its own queue.
+ */
+export function webhookQueueOf(update: TgObject): string {
+  const type = updateTypeOf(update) ?? ''
+  const body = update[type]
+  switch (type) {
+    case 'message': case 'edited_message': case 'channel_post': case 'edited_channel_post':
+    case 'business_message': case 'edited_business_message': case 'my_chat_member': case 'chat_member':
+    case 'chat_join_request': case 'chat_boost': case 'removed_chat_boost': case 'message_reaction':
+    case 'message_reaction_count': {
+      const chat = chatIdOf(body)
+      if (chat !== undefined) return `chat:${chat}`
+      break
+    }
+    case 'inline_query': case 'chosen_inline_result': case 'callback_query':
+    case 'shipping_query': case 'pre_checkout_query': case 'poll_answer': {
+      const user = userIdOf(body) ?? (body as {user?: {id?: number}} | undefined)?.user?.id
+      if (user !== undefined) return `user:${user}`
+      break
+    }
+    case 'poll': {
+      const id = (body as {id?: unknown} | undefined)?.id
+      if (id !== undefined) return `poll:${String(id)}`
+      break
+    }
+  }
+  uniqueQueue += 1
+  return `unique:${uniqueQueue}`
+}
+
+/** Every chat an update mentions (so the bot may write to it later). */
+export function chatsIn(update: TgObject): TgObject[] {
+  const out: TgObject[] = []
+  const visit = (o: unknown, depth: number): void => {
+    if (!o || typeof o !== 'object' || depth > 4) return
+    const rec = o as TgObject
+    if (rec.chat && typeof rec.chat === 'object' && typeof (rec.chat as TgObject).id === 'number') out.push(rec.chat as TgObject)
+    for (const key of ['message', 'reply_to_message', 'pinned_message', 'edited_message', 'channel_post']) {
+      if (rec[key] && typeof rec[key] === 'object') visit(rec[key], depth + 1)
+    }
+    const from = rec.from as TgObject | undefined
+    if (from && typeof from.id === 'number' && from.is_bot !== true) {
+      out.push({id: from.id, first_name: from.first_name, ...(from.username ? {username: from.username} : {}), type: 'private'})
+    }
+  }
+  for (const [key, body] of Object.entries(update)) if (key !== 'update_id') visit(body, 0)
+  return out
+}
+
+/** bot_command entities for every `/command` (optionally `@bot`) starting the text or following whitespace. */
+export function commandEntities(text: string): TgObject[] {
+  const entities: TgObject[] = []
+  const re = /(^|\s)(\/[A-Za-z0-9_]{1,64}(?:@[A-Za-z0-9_]{3,32})?)(?=$|\s|[^A-Za-z0-9_@])/g
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    entities.push({offset: m.index + m[1].length, length: m[2].length, type: 'bot_command'})
+  }
+  return entities
+}
