@@ -1,0 +1,344 @@
+/**
+ * The real @n8n/localtunnel client (through localtunnelProvider) against the loopback localtunnel
+ * server in test/support, forwarding to a real local HTTP server. Everything on 127.0.0.1.
+ */
+import http from 'node:http'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+
+import {localtunnelProvider, TunnelError, type LocaltunnelTunnel} from '../../src/tunnel/index.js'
+import {startLocaltunnelServer, type LocaltunnelServer} from '../support/lt-server.js'
+import {activeResources, closedPort, startEchoServer, startFakeControl, startSilentServer, until, type EchoServer} from './helpers.js'
+
+let lt: LocaltunnelServer
+let echo: EchoServer
+const tunnels: LocaltunnelTunnel[] = []
+
+beforeEach(async () => {
+  lt = await startLocaltunnelServer()
+  echo = await startEchoServer()
+})
+
+afterEach(async () => {
+  await Promise.all(tunnels.splice(0).map((t) => t.close()))
+  await lt.close()
+  await echo.close()
+})
+
+async function open(options: {subdomain?: string; downAfterMs?: number} = {}): Promise<LocaltunnelTunnel> {
+  const tunnel = await localtunnelProvider({host: lt.url, ...options}).open({port: echo.port, timeoutMs: 5000})
+  tunnels.push(tunnel)
+  return tunnel
+}
+
+async function getJson(url: string, init?: RequestInit): Promise<{status: number; body: {method: string; url: string; body: string}; headers: Headers}> {
+  const res = await fetch(url, init)
+  return {status: res.status, body: (await res.json()) as {method: string; url: string; body: string}, headers: res.headers}
+}
+
+describe('localtunnel provider against the loopback localtunnel server', () => {
+  it('opens a tunnel whose public URL reaches the local server (GET and POST with a body)', async () => {
+    const tunnel = await open()
+    expect(tunnel.provider).toBe('localtunnel')
+    expect(tunnel.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    expect(lt.tunnels.map((t) => t.url)).toEqual([tunnel.url])
+    expect(tunnel.sockets).toBeGreaterThan(0)
+
+    const get = await getJson(`${tunnel.url}/hello?x=1`)
+    expect(get.status).toBe(200)
+    expect(get.headers.get('x-echo')).toBe('yes')
+    expect(get.body).toEqual({method: 'GET', url: '/hello?x=1', body: ''})
+
+    const update = JSON.stringify({update_id: 7, message: {text: 'привет 👋', chat: {id: 1}}})
+    const post = await getJson(`${tunnel.url}/webhook/abc`, {
+      method: 'POST',
+      headers: {'content-type': 'application/json', 'x-telegram-bot-api-secret-token': 's3cret'},
+      body: update,
+    })
+    expect(post.body).toEqual({method: 'POST', url: '/webhook/abc', body: update})
+    const seen = echo.seen.find((r) => r.method === 'POST')
+    expect(seen?.headers['x-telegram-bot-api-secret-token']).toBe('s3cret')
+
+    const notFound = await getJson(`${tunnel.url}/missing?status=404`)
+    expect(notFound.status).toBe(404)
+  })
+
+  it('carries a 1 MB body of multi-byte text intact both ways', async () => {
+    const tunnel = await open()
+    const big = 'ж€😀a'.repeat(100_000)
+    const post = await getJson(`${tunnel.url}/big`, {method: 'POST', body: big})
+    expect(post.body.body.length).toBe(big.length)
+    expect(post.body.body === big).toBe(true)
+  })
+
+  it('serves 50 concurrent requests, more than the 10 client sockets, each getting its own answer', async () => {
+    const tunnel = await open()
+    await lt.waitFor((s) => s.tunnels[0]?.sockets === 10)
+    const results = await Promise.all(
+      Array.from({length: 50}, (_, i) =>
+        getJson(`${tunnel.url}/n/${i}?delay=${i % 5 * 10}`, {method: 'POST', body: `body-${i}`}),
+      ),
+    )
+    results.forEach((r, i) => {
+      expect(r.status).toBe(200)
+      expect(r.body).toEqual({method: 'POST', url: `/n/${i}?delay=${i % 5 * 10}`, body: `body-${i}`})
+    })
+    expect(echo.seen.length).toBe(50)
+    expect(lt.tunnels[0].requests).toBe(50)
+  })
+
+  it('keeps a public keep-alive connection open across requests', async () => {
+    const tunnel = await open()
+    const agent = new http.Agent({keepAlive: true, maxSockets: 1})
+    const reused: boolean[] = []
+    try {
+      for (let i = 0; i < 20; i++) {
+        const body = await new Promise<string>((resolve, reject) => {
+          const req = http.request(`${tunnel.url}/ka/${i}`, {agent, method: i % 2 ? 'POST' : 'GET'}, (res) => {
+            let text = ''
+            res.setEncoding('utf8')
+            res.on('data', (c: string) => (text += c))
+            res.on('end', () => resolve(text))
+          })
+          req.on('error', reject)
+          reused.push(req.reusedSocket)
+          req.end(i % 2 ? `k${i}` : undefined)
+        })
+        expect(JSON.parse(body)).toMatchObject({url: `/ka/${i}`, body: i % 2 ? `k${i}` : ''})
+      }
+    } finally {
+      agent.destroy()
+    }
+    // Only the first request opened a connection; the other 19 went over it.
+    expect(reused[0]).toBe(false)
+    expect(reused.slice(1).every(Boolean)).toBe(true)
+    // And the local side was not reconnected per request either: at most one local connection per client socket.
+    expect(echo.connections).toBeLessThanOrEqual(10)
+  })
+
+  it('honours a requested subdomain', async () => {
+    const tunnel = await open({subdomain: 'mybot-dev'})
+    expect(tunnel.id).toBe('mybot-dev')
+    expect(lt.tunnels[0].id).toBe('mybot-dev')
+    expect((await getJson(`${tunnel.url}/sub`)).body.url).toBe('/sub')
+  })
+
+  it('reconnects after the server drops every socket, and requests work again', async () => {
+    const tunnel = await open({downAfterMs: 3000})
+    let down = 0
+    tunnel.on('down', () => down++)
+    await lt.waitFor((s) => s.tunnels[0]?.sockets === 10)
+    const before = echo.connections
+
+    lt.dropAll()
+    // Requests sent right away wait in the server's queue until a socket is back.
+    const during = await getJson(`${tunnel.url}/during-drop`, {signal: AbortSignal.timeout(5000)})
+    expect(during.body.url).toBe('/during-drop')
+    await lt.waitFor((s) => s.tunnels[0]?.sockets === 10)
+    expect(echo.connections).toBeGreaterThan(before)
+    const after = await until(async () => {
+      const r = await getJson(`${tunnel.url}/after-drop`)
+      return r.status === 200 ? r : undefined
+    }, 'a request through the tunnel after the drop')
+    expect(after.body.url).toBe('/after-drop')
+
+    // Twice more, for good measure.
+    for (let i = 0; i < 2; i++) {
+      lt.dropAll()
+      await lt.waitFor((s) => s.tunnels[0]?.sockets === 10)
+      expect((await getJson(`${tunnel.url}/again-${i}`)).body.url).toBe(`/again-${i}`)
+    }
+    expect(down).toBe(0)
+  })
+
+  it("emits 'down' within the window when the server dies (kill)", async () => {
+    const tunnel = await open({downAfterMs: 1500})
+    await lt.waitFor((s) => s.tunnels[0]?.sockets === 10)
+    const down = new Promise<{err?: Error; ms: number}>((resolve) => {
+      const t0 = Date.now()
+      tunnel.on('down', (err) => resolve({err, ms: Date.now() - t0}))
+    })
+    await lt.kill()
+    const result = await Promise.race([
+      down,
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error("no 'down' within 3 s")), 3000)),
+    ])
+    expect(result.ms).toBeLessThan(1500 + 500)
+    expect(result.err?.message).toMatch(/localtunnel server/)
+    expect(tunnel.sockets).toBe(0)
+    // A listener added afterwards still hears about it.
+    const late = await new Promise<Error | undefined>((resolve) => tunnel.on('down', resolve))
+    expect(late).toBe(result.err)
+    // close() after 'down' is fine, and idempotent.
+    await tunnel.close()
+    await tunnel.close()
+
+    // The server comes back: a new tunnel opens on the same control URL.
+    await lt.revive()
+    const again = await open()
+    expect((await getJson(`${again.url}/revived`)).body.url).toBe('/revived')
+  })
+
+  it("emits 'down' when the server goes away entirely", async () => {
+    const tunnel = await open({downAfterMs: 5000})
+    await lt.waitFor((s) => s.tunnels[0]?.sockets === 10)
+    const down = new Promise<Error | undefined>((resolve) => tunnel.on('down', resolve))
+    await lt.close()
+    const err = await down
+    expect(err?.message).toMatch(/stopped accepting/)
+  })
+
+  it('close() releases every socket and timer, is idempotent, and emits no down', async () => {
+    await lt.close()
+    await echo.close()
+    const baseline = activeResources()
+    lt = await startLocaltunnelServer()
+    echo = await startEchoServer()
+    const tunnel = await localtunnelProvider({host: lt.url, downAfterMs: 200}).open({port: echo.port, timeoutMs: 5000})
+    let down = 0
+    tunnel.on('down', () => down++)
+    await lt.waitFor((s) => s.tunnels[0]?.sockets === 10)
+    expect((await getJson(`${tunnel.url}/x`)).status).toBe(200)
+
+    await Promise.all([tunnel.close(), tunnel.close()])
+    expect(tunnel.sockets).toBe(0)
+    await lt.waitFor((s) => s.tunnels[0]?.sockets === 0, 2000)
+    await lt.close()
+    await echo.close()
+    // Every TCP handle and timer the tunnel made is gone (the client's 1 s local retry is the longest).
+    const leftover = await until(() => {
+      const now = activeResources()
+      const extra = Object.entries(now).filter(([kind, n]) => /TCP|Timeout/.test(kind) && n > (baseline[kind] ?? 0))
+      return extra.length === 0 ? 'clean' : undefined
+    }, 'the tunnel to release its handles', 2500)
+    expect(leftover).toBe('clean')
+    expect(down).toBe(0)
+  })
+})
+
+describe('localtunnel start-up deadline', () => {
+  const FIX = /--tunnel-host.*--public-url.*--mode polling/
+
+  it('fails within the deadline with the fix when nothing listens on the server port', async () => {
+    const port = await closedPort()
+    const t0 = Date.now()
+    const err = await localtunnelProvider({host: `http://127.0.0.1:${port}`, retryDelayMs: 200})
+      .open({port: echo.port, timeoutMs: 1200})
+      .catch((e: unknown) => e)
+    const ms = Date.now() - t0
+    expect(err).toBeInstanceOf(TunnelError)
+    const te = err as TunnelError
+    expect(te.reason).toBe('tunnel_unreachable')
+    expect(te.message).toContain(`http://127.0.0.1:${port}`)
+    expect(te.message).toMatch(/did not answer within 1\.2 s \(last: ECONNREFUSED\)/)
+    expect(te.fix).toMatch(FIX)
+    expect(te.exitCode).toBe(1)
+    expect(ms).toBeGreaterThanOrEqual(1100)
+    expect(ms).toBeLessThan(2200)
+  })
+
+  it('fails within the deadline when the server accepts but never answers', async () => {
+    const silent = await startSilentServer()
+    try {
+      const t0 = Date.now()
+      const err = await localtunnelProvider({host: `http://127.0.0.1:${silent.port}`})
+        .open({port: echo.port, timeoutMs: 800})
+        .catch((e: unknown) => e)
+      expect(Date.now() - t0).toBeLessThan(1800)
+      expect((err as TunnelError).reason).toBe('tunnel_unreachable')
+      expect((err as TunnelError).fix).toMatch(FIX)
+    } finally {
+      await silent.close()
+    }
+  })
+
+  it('stops at once when the caller aborts', async () => {
+    const port = await closedPort()
+    const controller = new AbortController()
+    const pending = localtunnelProvider({host: `http://127.0.0.1:${port}`}).open({port: echo.port, timeoutMs: 10_000, signal: controller.signal})
+    const t0 = Date.now()
+    setTimeout(() => controller.abort(), 100)
+    const err = await pending.catch((e: unknown) => e)
+    expect((err as TunnelError).reason).toBe('tunnel_aborted')
+    expect(Date.now() - t0).toBeLessThan(1000)
+  })
+
+  it('keeps retrying while the server answers 5xx, and succeeds when it recovers within the deadline', async () => {
+    let hits = 0
+    const flaky = http.createServer((_req, res) => {
+      hits++
+      if (hits <= 2) {
+        res.writeHead(503, {'content-type': 'application/json'})
+        res.end(JSON.stringify({message: 'busy'}))
+        return
+      }
+      // Third time: answer what the real (loopback) server answers.
+      fetch(`${lt.url}/?new`).then(async (r) => {
+        res.writeHead(r.status, {'content-type': 'application/json'})
+        res.end(await r.text())
+      }, () => res.destroy())
+    })
+    await new Promise<void>((resolve) => flaky.listen(0, '127.0.0.1', resolve))
+    try {
+      const host = `http://127.0.0.1:${(flaky.address() as {port: number}).port}`
+      const tunnel = await localtunnelProvider({host, retryDelayMs: 100}).open({port: echo.port, timeoutMs: 5000})
+      tunnels.push(tunnel)
+      expect(hits).toBe(3)
+      expect((await getJson(`${tunnel.url}/late`)).body.url).toBe('/late')
+    } finally {
+      flaky.closeAllConnections()
+      await new Promise<void>((resolve) => flaky.close(() => resolve()))
+    }
+  })
+
+  it('reports the last 5xx when the server never recovers', async () => {
+    const fake = await startFakeControl(502, JSON.stringify({message: 'bad gateway'}))
+    try {
+      const err = await localtunnelProvider({host: fake.url, retryDelayMs: 100}).open({port: echo.port, timeoutMs: 600}).catch((e: unknown) => e)
+      expect((err as TunnelError).reason).toBe('tunnel_unreachable')
+      expect((err as TunnelError).message).toContain('last: HTTP 502 (bad gateway)')
+      expect(fake.hits).toBeGreaterThan(1)
+    } finally {
+      await fake.close()
+    }
+  })
+
+  it('reports a refusal from the server (4xx) at once, with its message', async () => {
+    const fake = await startFakeControl(403, JSON.stringify({message: 'Subdomain reserved.'}))
+    try {
+      const err = await localtunnelProvider({host: fake.url, subdomain: 'taken-name'})
+        .open({port: echo.port, timeoutMs: 5000})
+        .catch((e: unknown) => e)
+      expect((err as TunnelError).reason).toBe('tunnel_refused')
+      expect((err as TunnelError).message).toContain('HTTP 403: Subdomain reserved.')
+      expect((err as TunnelError).fix).toMatch(/--subdomain/)
+      expect(fake.hits).toBe(1)
+    } finally {
+      await fake.close()
+    }
+  })
+
+  it('says so when the host is not a localtunnel server', async () => {
+    const fake = await startFakeControl(200, '<html>hello</html>', 'text/html')
+    try {
+      const err = await localtunnelProvider({host: fake.url}).open({port: echo.port, timeoutMs: 5000}).catch((e: unknown) => e)
+      expect((err as TunnelError).reason).toBe('tunnel_protocol')
+      expect((err as TunnelError).message).toMatch(/not like a localtunnel server/)
+    } finally {
+      await fake.close()
+    }
+  })
+
+  it("fails fast when the server's tunnel port refuses connections", async () => {
+    const port = await closedPort()
+    const fake = await startFakeControl(200, JSON.stringify({id: 'abcd', port, max_conn_count: 3, url: 'http://127.0.0.1:1'}))
+    try {
+      const t0 = Date.now()
+      const err = await localtunnelProvider({host: fake.url}).open({port: echo.port, timeoutMs: 5000}).catch((e: unknown) => e)
+      expect((err as TunnelError).reason).toBe('tunnel_connect')
+      expect((err as TunnelError).message).toContain(`127.0.0.1:${port} refused`)
+      expect(Date.now() - t0).toBeLessThan(2000)
+    } finally {
+      await fake.close()
+    }
+  })
+})
