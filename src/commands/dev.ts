@@ -1,0 +1,183 @@
+import {Flags} from '@oclif/core'
+
+import {apiFlags, BaseCommand} from '../lib/base-command.js'
+import {UsageError} from '../lib/errors.js'
+import {paint} from '../lib/output.js'
+
+type Spinner = {text: string; start(): Spinner; succeed(t?: string): Spinner; fail(t?: string): Spinner; stop(): Spinner; clear(): Spinner; render(): Spinner; isSpinning: boolean}
+
+export default class Dev extends BaseCommand<typeof Dev> {
+  static summary = 'Run your bot locally in webhook mode behind a tunnel, and put it back on long polling on exit.'
+
+  static description = `Opens a tunnel (localtunnel by default), starts a relay that checks Telegram's secret header, calls setWebhook with the tunnel URL and a secret token, starts your bot with the env contract below, restarts it when files change, and on exit deletes the webhook (pending updates are kept) so the bot is back on long polling.
+
+The bot command is what follows \`--\`; without one: package.json scripts["dev:bot"], else \`tsx <main>\` / \`node <main>\` where main is package.json "main", else the first of src/main.ts, src/index.ts, index.js.
+
+The bot gets BOT_TOKEN, BOT_API_ROOT (when not the default), BOT_MODE (webhook|polling) and, in webhook mode, PORT (listen there), WEBHOOK_PATH (serve POST there), WEBHOOK_SECRET (check X-Telegram-Bot-Api-Secret-Token) and WEBHOOK_URL.
+
+A webhook that \`bot dev\` did not set (production) is refused unless --force; with --force it is restored on exit. A session killed with SIGKILL is repaired by the next \`bot dev\`.`
+
+  static examples = [
+    {description: 'Run the bot from package.json in webhook mode', command: '<%= config.bin %> <%= command.id %>'},
+    {description: 'Any command', command: '<%= config.bin %> <%= command.id %> -- node bot.js'},
+    {description: 'Your own public URL (a reverse proxy, cloudflared, ngrok) instead of localtunnel', command: '<%= config.bin %> <%= command.id %> --public-url https://dev.example.com -- npx tsx src/main.ts'},
+    {description: 'Long polling instead of a webhook', command: '<%= config.bin %> <%= command.id %> --mode polling'},
+    {description: 'Take over a production webhook for a while and put it back on exit', command: '<%= config.bin %> <%= command.id %> --force --restore-secret "$PROD_SECRET"'},
+  ]
+
+  static strict = false
+
+  static flags = {
+    ...apiFlags,
+    mode: Flags.string({description: 'how the bot gets updates', options: ['webhook', 'polling'], default: 'webhook'}),
+    'tunnel-host': Flags.string({description: 'localtunnel server to use [default: https://localtunnel.me]', env: 'BOT_TUNNEL_HOST', helpGroup: 'TUNNEL'}),
+    subdomain: Flags.string({description: 'ask localtunnel for this subdomain', env: 'BOT_TUNNEL_SUBDOMAIN', helpGroup: 'TUNNEL'}),
+    'public-url': Flags.string({
+      description: 'a public URL that already reaches this machine (no tunnel is opened); it must forward to the relay port given by --relay-port',
+      env: 'BOT_PUBLIC_URL',
+      helpGroup: 'TUNNEL',
+      exclusive: ['tunnel-host', 'subdomain'],
+    }),
+    'relay-port': Flags.integer({description: 'local port of the relay (what the tunnel or --public-url forwards to) [default: a free port]', helpGroup: 'TUNNEL', min: 1, max: 65535}),
+    port: Flags.integer({description: "the bot's PORT [default: a free port]", min: 1, max: 65535}),
+    watch: Flags.boolean({description: 'restart the bot when files change (node_modules, dist and .git are ignored)', default: true, allowNo: true}),
+    force: Flags.boolean({description: 'take over a webhook that bot dev did not set (restored on exit)', default: false}),
+    'restore-secret': Flags.string({description: 'secret_token of the webhook replaced with --force, set again when it is restored', env: 'BOT_RESTORE_SECRET'}),
+    'allowed-updates': Flags.string({description: 'comma-separated update types for setWebhook, e.g. message,callback_query'}),
+    'max-connections': Flags.integer({description: 'max_connections for setWebhook'}),
+    'drop-pending-updates': Flags.boolean({description: 'drop the updates waiting in the queue (they are kept by default)', default: false}),
+    'hold-timeout': Flags.integer({description: 'seconds to hold an update while the bot (re)starts before answering 503 so Telegram retries', default: 30, min: 1}),
+    // Tuning knobs for tests and odd networks.
+    'tunnel-retries': Flags.integer({hidden: true, default: 5, min: 1}),
+    'tunnel-timeout': Flags.integer({hidden: true, description: 'ms', default: 15_000}),
+    'tunnel-backoff': Flags.integer({hidden: true, description: 'ms', default: 500}),
+    'probe-interval': Flags.integer({hidden: true, description: 'ms', default: 10_000}),
+    'tunnel-down-after': Flags.integer({hidden: true, description: 'ms', default: 10_000}),
+    'stop-grace': Flags.integer({hidden: true, description: 'ms', default: 3000}),
+    debounce: Flags.integer({hidden: true, description: 'ms', default: 150}),
+  }
+
+  #spinner: Spinner | undefined
+  #ora: ((options: object) => Spinner) | undefined
+
+  async run(): Promise<void> {
+    const flags = this.flags
+    const dashdash = this.argv.indexOf('--')
+    const argvCommand = dashdash >= 0 ? this.argv.slice(dashdash + 1) : []
+    const {argv: positional} = await this.parse(Dev)
+    if (positional.length > argvCommand.length)
+      throw new UsageError(`Unexpected argument ${JSON.stringify(positional[0])}: the bot command must follow \`--\`.`, 'Run e.g. `bot dev -- node bot.js`.')
+    if (this.interactive) this.#ora = (await import('ora')).default as unknown as (o: object) => Spinner
+
+    const resolved = this.resolveApi()
+    const cloud = resolved.apiRoot === 'https://api.telegram.org'
+    const {validateAllowedUpdates, validateMaxConnections, validateSecretToken} = await import('../webhook/validate.js')
+    const allowedUpdates = flags['allowed-updates'] !== undefined ? validateAllowedUpdates(flags['allowed-updates']) : undefined
+    const maxConnections = flags['max-connections'] !== undefined ? validateMaxConnections(flags['max-connections'], {cloud}) : undefined
+    const restoreSecret = flags['restore-secret'] !== undefined ? validateSecretToken(flags['restore-secret']) : undefined
+    this.addSecret(restoreSecret)
+
+    const [{runDevSession, resolveBotCommand}, tunnel] = await Promise.all([import('../dev/index.js'), import('../tunnel/index.js')])
+    const command = resolveBotCommand(argvCommand, process.cwd())
+    const mode = flags.mode as 'webhook' | 'polling'
+    let provider
+    if (mode === 'webhook') {
+      if (flags['public-url']) provider = tunnel.publicUrlProvider(tunnel.validatePublicUrl(flags['public-url']))
+      else
+        provider = tunnel.localtunnelProvider({
+          host: flags['tunnel-host'] ? tunnel.validateTunnelHost(flags['tunnel-host']) : undefined,
+          subdomain: flags.subdomain ? tunnel.validateSubdomain(flags.subdomain) : undefined,
+          downAfterMs: flags['tunnel-down-after'],
+        })
+    }
+
+    const api = this.createApi(resolved)
+    const json = this.jsonEnabled()
+    const summary = await runDevSession({
+      api,
+      token: resolved.token,
+      apiRoot: resolved.apiRoot,
+      passApiRoot: !cloud,
+      mode,
+      tunnel: provider,
+      relayPort: flags['relay-port'],
+      command,
+      cwd: process.cwd(),
+      port: flags.port,
+      watch: flags.watch,
+      debounceMs: flags.debounce,
+      force: flags.force,
+      restoreSecret,
+      allowedUpdates,
+      maxConnections,
+      dropPendingUpdates: flags['drop-pending-updates'],
+      holdTimeoutMs: flags['hold-timeout'] * 1000,
+      stopGraceMs: flags['stop-grace'],
+      tunnelRetries: flags['tunnel-retries'],
+      tunnelOpenTimeoutMs: flags['tunnel-timeout'],
+      tunnelBackoffMs: flags['tunnel-backoff'],
+      probeIntervalMs: flags['probe-interval'],
+      handleSignals: true,
+      onEvent: json ? (e) => this.#json(e) : (e) => this.#render(e),
+    }).finally(() => {
+      if (this.#spinner?.isSpinning) this.#spinner.stop()
+      this.#spinner = undefined
+    })
+    process.exitCode = summary.exitCode
+    // Anything still open (a stuck socket, an emergency exit) must not keep us alive.
+    setTimeout(() => process.exit(summary.exitCode), 300).unref()
+  }
+
+  #json(event: import('../dev/index.js').DevEvent): void {
+    process.stdout.write(this.redact(JSON.stringify(event)) + '\n')
+  }
+
+  #write(stream: NodeJS.WriteStream, line: string): void {
+    const spinning = this.#spinner?.isSpinning
+    if (spinning) this.#spinner!.clear()
+    stream.write(this.redact(line) + '\n')
+    if (spinning) this.#spinner!.render()
+  }
+
+  #render(event: import('../dev/index.js').DevEvent): void {
+    const err = process.stderr
+    const out = process.stdout
+    switch (event.type) {
+      case 'step': {
+        if (this.interactive) {
+          if (event.status === 'start' && this.#ora) {
+            if (this.#spinner?.isSpinning) this.#spinner.stop()
+            this.#spinner = this.#ora({text: this.redact(event.text), stream: process.stderr}).start()
+            return
+          }
+          const spinner = this.#spinner
+          this.#spinner = undefined
+          if (spinner) {
+            if (event.status === 'ok') spinner.succeed(this.redact(event.text))
+            else spinner.fail(this.redact(event.text))
+            return
+          }
+        }
+        if (event.status === 'ok') this.#write(err, `${paint('green', '✓', err)} ${event.text}`)
+        else if (event.status === 'fail') this.#write(err, `${paint('red', '✗', err)} ${event.text}`)
+        return
+      }
+      case 'bot-output':
+        this.#write(event.stream === 'stdout' ? out : err, `${paint('dim', 'bot │', event.stream === 'stdout' ? out : err)} ${event.line}`)
+        return
+      case 'update':
+      case 'rejected':
+        this.#write(out, event.text)
+        return
+      case 'warn':
+        this.#write(err, `${paint('yellow', '!', err)} ${event.text}`)
+        if (event.fix) this.#write(err, `  ${event.fix}`)
+        return
+      case 'ready':
+        this.#write(err, `${paint('green', '●', err)} ${event.text}`)
+        return
+      default:
+        this.#write(err, event.text)
+    }
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * Everything a dev session reports, as plain JSON-serialisable events. Each carries a `text`
+ * a person can read; `bot dev` prints it (or the whole event with --json). The service never
+ * prints by itself.
+ */
+import type {RelayRejectedEvent, RelayUpdateEvent} from './relay.js'
+
+export type StepId = 'token' | 'session' | 'webhook-check' | 'relay' | 'tunnel' | 'webhook' | 'bot' | 'watch'
+
+export type DevEvent =
+  | {type: 'step'; step: StepId; status: 'start' | 'ok' | 'fail' | 'skip'; text: string}
+  | {type: 'repaired'; pid: number; text: string}
+  | {type: 'ready'; mode: 'webhook' | 'polling'; url?: string; port?: number; command: string; text: string}
+  | ({type: 'update'; text: string} & RelayUpdateEvent)
+  | ({type: 'rejected'; text: string} & RelayRejectedEvent)
+  | {type: 'bot-start'; pid: number; mode: 'webhook' | 'polling'; command: string; text: string}
+  | {type: 'bot-listening'; port: number; host: string; ms: number; text: string}
+  | {type: 'bot-output'; stream: 'stdout' | 'stderr'; line: string; text: string}
+  | {type: 'bot-exit'; code: number | null; signal: string | null; crashed: boolean; text: string}
+  | {type: 'restart'; files: string[]; text: string}
+  | {type: 'tunnel-down'; error?: string; text: string}
+  | {type: 'tunnel-retry'; attempt: number; of: number; delayMs: number; error?: string; text: string}
+  | {type: 'tunnel-reconnected'; url: string; text: string}
+  | {type: 'fallback'; mode: 'polling'; text: string}
+  | {type: 'warn'; text: string; fix?: string}
+  | {type: 'info'; text: string}
+  | {type: 'teardown'; step: string; ok: boolean; text: string}
+  | {type: 'summary'; relayed: number; failures: number; rejected: number; restarts: number; durationMs: number; exitCode: number; reason: string; text: string}
+
+export type DevEventSink = (event: DevEvent) => void
