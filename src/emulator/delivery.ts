@@ -153,7 +153,9 @@ export class WebhookWorker {
     } else if (this.bot.queue.get(updateId) === entry) {
       entry.failures += 1
       const seconds = retryAfter ?? (entry.failures === 1 ? 0 : Math.min(2 ** (entry.failures - 1), 60 + Math.random() * 60))
-      entry.nextAttemptAt = Date.now() + this.core.scale(seconds * 1000)
+      // A floor of 10 ms after the first retry keeps a tiny timeScale from turning retries into a busy loop.
+      const delay = this.core.scale(seconds * 1000)
+      entry.nextAttemptAt = Date.now() + (entry.failures > 1 ? Math.max(10, delay) : delay)
       this.bot.lastErrorDate = Math.floor(Date.now() / 1000)
       this.bot.lastErrorMessage = error
     }

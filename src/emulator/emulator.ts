@@ -299,6 +299,11 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     return [...this.mustBot(token).queue.values()].map((e) => e.update)
   }
 
+  /** True while a getUpdates request of the bot is waiting (a long poll in progress). */
+  isLongPolling(token: string): boolean {
+    return this.mustBot(token).poll !== undefined
+  }
+
   /** The webhook as set (including its secret), or undefined in long-polling mode. */
   webhook(token: string): WebhookState | undefined {
     const bot = this.mustBot(token)

@@ -1,0 +1,112 @@
+/** Shared helpers for the emulator tests: a started emulator, a raw API caller, loopback webhook receivers. */
+import http from 'node:http'
+import type {AddressInfo} from 'node:net'
+import {afterEach} from 'vitest'
+import {BotApiEmulator, type EmulatorOptions} from '../../src/emulator/index.js'
+
+const running: Array<{stop(): Promise<void>}> = []
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((r) => r.stop()))
+})
+
+export interface Raw {
+  status: number
+  headers: Headers
+  text: string
+  json: any
+}
+
+/** A started emulator (stopped after the test) with one bot, and `api()` to call it over real HTTP. */
+export async function setup(options: EmulatorOptions = {}) {
+  const emu = await BotApiEmulator.start({timeScale: 0.01, ...options})
+  running.push(emu)
+  const bot = emu.createBot({username: 'test_bot', firstName: 'Test Bot'})
+  const base = `${emu.apiRoot}/bot${bot.token}`
+  /** Call a method with a JSON body (or GET without params). */
+  const api = async (method: string, params?: Record<string, unknown>, init: RequestInit = {}): Promise<Raw> => {
+    const res = await fetch(`${base}/${method}`, params
+      ? {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify(params), ...init}
+      : init)
+    const text = await res.text()
+    let json: any
+    try {
+      json = JSON.parse(text)
+    } catch {
+      json = undefined
+    }
+    return {status: res.status, headers: res.headers, text, json}
+  }
+  return {emu, bot, token: bot.token, base, api}
+}
+
+export interface Received {
+  headers: http.IncomingHttpHeaders
+  body: any
+  at: number
+}
+
+export type Reply = {status: number; body?: string; headers?: Record<string, string>; delayMs?: number}
+
+/**
+ * A webhook receiver on loopback. `respond` decides each answer (default 200 with an empty body).
+ * Everything received is kept in `received`.
+ */
+export async function receiver(respond: (req: Received, index: number) => Reply | Promise<Reply> = () => ({status: 200})) {
+  const received: Received[] = []
+  const sockets = new Set<import('node:net').Socket>()
+  let active = 0
+  let maxActive = 0
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', async () => {
+      active += 1
+      maxActive = Math.max(maxActive, active)
+      const item: Received = {headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')), at: Date.now()}
+      received.push(item)
+      const reply = await respond(item, received.length - 1)
+      if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs))
+      active -= 1
+      if (res.destroyed) return
+      res.writeHead(reply.status, reply.headers ?? {})
+      res.end(reply.body ?? '')
+    })
+  })
+  server.on('connection', (s) => {
+    sockets.add(s)
+    s.on('close', () => sockets.delete(s))
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  const port = (server.address() as AddressInfo).port
+  const handle = {
+    url: `http://127.0.0.1:${port}/hook`,
+    port,
+    received,
+    get maxActive() {
+      return maxActive
+    },
+    stop: () => new Promise<void>((r) => {
+      for (const s of sockets) s.destroy()
+      server.close(() => r())
+    }),
+  }
+  running.push(handle)
+  return handle
+}
+
+/** Poll `check` until it returns a truthy value or the deadline passes. */
+export async function until<T>(check: () => T | Promise<T>, what: string, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await check()
+    if (value) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 5))
+  }
+}
+
+/** A private text message body for injectUpdate. */
+export const textMessage = (chatId: number, text: string, messageId = 1) => ({
+  message: {message_id: messageId, from: {id: chatId, is_bot: false, first_name: 'U'}, chat: {id: chatId, first_name: 'U', type: 'private'},
+    date: Math.floor(Date.now() / 1000), text},
+})
