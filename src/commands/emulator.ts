@@ -1,0 +1,91 @@
+import {Flags} from '@oclif/core'
+
+import {BaseCommand} from '../lib/base-command.js'
+import {UsageError} from '../lib/errors.js'
+
+export default class Emulator extends BaseCommand<typeof Emulator> {
+  static summary = 'Run the built-in Bot API emulator on its own (no token, no network).'
+
+  static description = `Starts a local Bot API server that behaves like api.telegram.org (long polling with offsets and 409, webhooks with the secret header and retries, getWebhookInfo, the exact error envelope) with one fake bot, and prints the api root and the token to use. Point any bot at it with BOT_API_ROOT. Runs until Ctrl-C.
+
+With --chat, each line typed (or piped) on stdin is sent to the bot as a message from a user and the bot's replies are printed; the emulator stops when stdin ends.`
+
+  static examples = [
+    {description: 'Start it on the local Bot API server port', command: '<%= config.bin %> <%= command.id %>'},
+    {description: 'Machine-readable start-up line, any free port', command: '<%= config.bin %> <%= command.id %> --port 0 --json'},
+    {description: 'Chat with a bot you run against it', command: '<%= config.bin %> <%= command.id %> --chat'},
+  ]
+
+  static flags = {
+    port: Flags.integer({description: 'port to listen on (0 = any free port)', default: 8081, min: 0, max: 65535, env: 'BOT_EMULATOR_PORT'}),
+    host: Flags.string({description: 'interface to listen on', default: '127.0.0.1', env: 'BOT_EMULATOR_HOST'}),
+    token: Flags.string({description: 'accept this token instead of the built-in fake one (never printed)'}),
+    username: Flags.string({description: 'username of the emulated bot', default: 'offline_dev_bot'}),
+    cloud: Flags.boolean({description: "apply the cloud's webhook rules (https, ports 443/80/88/8443) instead of the local server's"}),
+    'any-token': Flags.boolean({description: 'also accept any other well-formed token (each gets its own bot)'}),
+    chat: Flags.boolean({description: 'send stdin lines to the bot as user messages and print its replies'}),
+    'chat-id': Flags.integer({description: 'chat id of the --chat user (default: the user id; negative = a group)'}),
+    'user-id': Flags.integer({description: 'user id of the --chat user', default: 1111, min: 1}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = this
+    if (flags.chat && this.jsonEnabled()) throw new UsageError('--chat and --json cannot be combined.', 'Use --json alone for the start-up line, or --chat for a terminal chat.')
+    if (flags['chat-id'] === 0) throw new UsageError('--chat-id 0 is not a chat id.', 'Use a positive id (private chat) or a negative one (group).')
+    if (flags.token !== undefined) {
+      const {inspectToken} = await import('../telegram/token.js')
+      const shape = inspectToken(flags.token)
+      if (!shape.valid)
+        throw new UsageError(`--token is not a well-formed bot token: ${shape.problem}.`, 'Pass a token shaped like 123456:ABC… (digits, ":", 30+ of A-Z a-z 0-9 _ -), or omit --token to use the fake one.')
+    }
+    const {describeStandalone, standaloneJson, startStandaloneEmulator} = await import('../offline/standalone.js')
+    let running
+    try {
+      running = await startStandaloneEmulator({
+        port: flags.port,
+        host: flags.host,
+        cloud: flags.cloud,
+        token: flags.token,
+        username: flags.username,
+        acceptAnyToken: flags['any-token'],
+      })
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code === 'EADDRINUSE')
+        throw new UsageError(`Port ${flags.port} on ${flags.host} is already in use.`, 'Pick another with --port (0 = any free port), or stop what listens there.')
+      if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+        throw new UsageError(`Cannot listen on --host ${flags.host}: not an address of this machine.`, 'Use 127.0.0.1 (the default) or ::1.')
+      throw error
+    }
+
+    const signalled = new Promise<NodeJS.Signals>((resolve) => {
+      for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(s, () => resolve(s))
+    })
+
+    if (this.jsonEnabled()) {
+      process.stdout.write(JSON.stringify(standaloneJson(running)) + '\n')
+    } else {
+      for (const line of describeStandalone(running, {chat: flags.chat})) this.log(line)
+    }
+
+    let chat
+    if (flags.chat) {
+      const {startChat} = await import('../offline/chat.js')
+      const userId = flags['user-id']
+      chat = startChat({
+        emulator: running.emulator,
+        token: running.bot.token,
+        input: process.stdin,
+        output: process.stdout,
+        userId,
+        chatId: flags['chat-id'] ?? userId,
+        color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
+      })
+    }
+
+    const ended = await Promise.race([signalled, chat ? chat.done.then(() => 'input-ended' as const) : new Promise<never>(() => {})])
+    chat?.close()
+    await running.stop()
+    if (!this.jsonEnabled() && ended !== 'input-ended') this.logToStderr('Emulator stopped.')
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * Offline mode: what `bot dev --offline` calls.
+ *
+ *   const backend = await startOfflineBackend({chatId, userId})      // emulator + the fake bot
+ *   // run the dev session with token = backend.token, apiRoot = backend.apiRoot,
+ *   // the BotApi client new BotApi({token: backend.token, apiRoot: backend.apiRoot}),
+ *   // tunnel provider loopbackProvider() (webhook mode) — no real tunnel, no network.
+ *   const chat = startOfflineChat(backend, {input: process.stdin, output: process.stdout, color})
+ *   await Promise.race([chat.done, session.done])   // stdin ended (and the replies are in), or the bot exited
+ *   chat.close(); await session.stop(); await backend.stop()
+ */
+import {startChat, type Chat, type ChatOptions} from './chat.js'
+import type {OfflineBackend} from './offline-env.js'
+
+export {
+  OFFLINE_BOT_NAME,
+  OFFLINE_BOT_USERNAME,
+  OFFLINE_TOKEN,
+  OFFLINE_USER,
+  startOfflineBackend,
+  type OfflineBackend,
+  type OfflineBackendOptions,
+  type OfflineBot,
+  type OfflineUser,
+} from './offline-env.js'
+export {CHAT_HELP, startChat, type Chat, type ChatEmulator, type ChatEvent, type ChatOptions, type ChatSummary} from './chat.js'
+export {formatRendered, keyboardLines, renderCall, type CallLike, type KeyboardView, type RenderedCall} from './render.js'
+
+export type OfflineChatOptions = Omit<ChatOptions, 'emulator' | 'token' | 'chatId' | 'userId' | 'firstName' | 'username'>
+
+/** The terminal chat, speaking as the backend's user to the backend's bot. */
+export function startOfflineChat(backend: OfflineBackend, options: OfflineChatOptions): Chat {
+  return startChat({
+    ...options,
+    emulator: backend.emulator,
+    token: backend.token,
+    chatId: backend.user.chatId,
+    userId: backend.user.userId,
+    firstName: backend.user.firstName,
+    username: backend.user.username,
+  })
+}
+
+/** The lines `bot dev --offline` shows first: what runs where, and that nothing leaves the machine. */
+export function offlineBanner(backend: OfflineBackend, mode: 'webhook' | 'polling'): string[] {
+  return [
+    `Offline: Bot API emulator on ${backend.apiRoot}, bot @${backend.bot.username} (fake token), ${mode === 'webhook' ? 'webhook over loopback (no tunnel)' : 'long polling'}.`,
+    `You are ${backend.user.firstName} (user ${backend.user.userId}, chat ${backend.user.chatId}). Type a message; :help for chat commands.`,
+  ]
+}

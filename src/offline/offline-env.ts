@@ -1,0 +1,106 @@
+/**
+ * The offline back end: the Bot API emulator started in-process (local mode) with one fixed fake bot,
+ * so a bot runs with no token and no network.
+ */
+import {BotApiEmulator} from '../emulator/index.js'
+
+/**
+ * The token of the offline bot. Well-formed (a bot id, ':', 35 characters of [A-Za-z0-9_-]) so every
+ * library accepts it, and plainly fake: it is no secret and Telegram would reject it.
+ */
+export const OFFLINE_TOKEN = '1234567890:OFFLINE-DEV-TOKEN-NOT-A-REAL-SECRET'
+export const OFFLINE_BOT_USERNAME = 'offline_dev_bot'
+export const OFFLINE_BOT_NAME = 'Offline Dev Bot'
+
+/** The fake user who types in the terminal chat. */
+export const OFFLINE_USER = {userId: 1111, firstName: 'You', username: 'offline_user'} as const
+
+export interface OfflineBackendOptions {
+  /** Emulator port (default 0: a free port). */
+  port?: number
+  /** Emulator interface (default 127.0.0.1). */
+  host?: string
+  /** Bot token to create (default OFFLINE_TOKEN). */
+  token?: string
+  /** Bot username (default offline_dev_bot). */
+  botUsername?: string
+  /** The terminal user's private chat (default: the user id). */
+  chatId?: number
+  userId?: number
+  firstName?: string
+  username?: string
+  /** Emulator time scale (default 1). */
+  timeScale?: number
+}
+
+export interface OfflineBot {
+  token: string
+  id: number
+  username: string
+}
+
+export interface OfflineUser {
+  chatId: number
+  userId: number
+  firstName: string
+  username: string
+}
+
+export interface OfflineBackend {
+  emulator: BotApiEmulator
+  /** http://127.0.0.1:PORT: the bot's BOT_API_ROOT. */
+  apiRoot: string
+  /** The fake bot's token (OFFLINE_TOKEN unless another was asked for). */
+  token: string
+  bot: OfflineBot
+  /** Who the terminal chat speaks as. */
+  user: OfflineUser
+  /** Stop the emulator (idempotent). */
+  stop(): Promise<void>
+}
+
+function checkId(name: string, value: number | undefined): void {
+  if (value === undefined) return
+  if (!Number.isSafeInteger(value) || value === 0)
+    throw new RangeError(`${name} ${value} is not a non-zero integer id`)
+}
+
+/** Start the emulator in local mode with the fixed fake bot; see OfflineBackend. */
+export async function startOfflineBackend(options: OfflineBackendOptions = {}): Promise<OfflineBackend> {
+  checkId('chat id', options.chatId)
+  checkId('user id', options.userId)
+  if (options.userId !== undefined && options.userId < 0) throw new RangeError(`user id ${options.userId} must be positive`)
+  const userId = options.userId ?? OFFLINE_USER.userId
+  const user: OfflineUser = {
+    userId,
+    chatId: options.chatId ?? userId,
+    firstName: options.firstName ?? OFFLINE_USER.firstName,
+    username: options.username ?? OFFLINE_USER.username,
+  }
+  const emulator = await BotApiEmulator.start({
+    port: options.port ?? 0,
+    host: options.host ?? '127.0.0.1',
+    local: true,
+    ...(options.timeScale !== undefined ? {timeScale: options.timeScale} : {}),
+  })
+  let info
+  try {
+    info = emulator.createBot({
+      token: options.token ?? OFFLINE_TOKEN,
+      username: options.botUsername ?? OFFLINE_BOT_USERNAME,
+      firstName: OFFLINE_BOT_NAME,
+    })
+  } catch (error) {
+    await emulator.stop()
+    throw error
+  }
+  let stopped: Promise<void> | undefined
+  return {
+    emulator,
+    apiRoot: emulator.apiRoot,
+    token: info.token,
+    bot: {token: info.token, id: info.id, username: info.username},
+    user,
+    stop: () => (stopped ??= emulator.stop()),
+  }
+}

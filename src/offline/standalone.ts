@@ -1,0 +1,98 @@
+/**
+ * `bot emulator`: the emulator on its own, for a bot started by hand or by another tool.
+ * Starts it, creates the bot, and says (as text lines, printed by the command) how to use it.
+ */
+import {BotApiEmulator} from '../emulator/index.js'
+import {OFFLINE_BOT_NAME, OFFLINE_BOT_USERNAME, OFFLINE_TOKEN} from './offline-env.js'
+
+export interface StandaloneOptions {
+  /** Default 8081 (the official local server's port); 0 = a free port. */
+  port?: number
+  host?: string
+  /** Cloud rules (https webhooks, ports 443/80/88/8443) instead of the local server's. Default false. */
+  cloud?: boolean
+  /** A token of the user's to accept instead of the fake one. */
+  token?: string
+  /** Username of the bot (default offline_dev_bot). */
+  username?: string
+  /** Accept every well-formed token (each gets a bot on first use). */
+  acceptAnyToken?: boolean
+}
+
+export interface StandaloneEmulator {
+  emulator: BotApiEmulator
+  apiRoot: string
+  bot: {token: string; id: number; username: string}
+  /** 'fake': the built-in offline token (no secret, printable); 'user': the one passed in (never printed). */
+  tokenSource: 'fake' | 'user'
+  local: boolean
+  acceptAnyToken: boolean
+  stop(): Promise<void>
+}
+
+export async function startStandaloneEmulator(options: StandaloneOptions = {}): Promise<StandaloneEmulator> {
+  const local = !options.cloud
+  const acceptAnyToken = Boolean(options.acceptAnyToken)
+  const emulator = await BotApiEmulator.start({
+    port: options.port ?? 8081,
+    host: options.host ?? '127.0.0.1',
+    local,
+    acceptAnyToken,
+  })
+  let bot
+  try {
+    bot = emulator.createBot({
+      token: options.token ?? OFFLINE_TOKEN,
+      username: options.username ?? OFFLINE_BOT_USERNAME,
+      firstName: OFFLINE_BOT_NAME,
+    })
+  } catch (error) {
+    await emulator.stop()
+    throw error
+  }
+  let stopped: Promise<void> | undefined
+  return {
+    emulator,
+    apiRoot: emulator.apiRoot,
+    bot: {token: bot.token, id: bot.id, username: bot.username},
+    tokenSource: options.token ? 'user' : 'fake',
+    local,
+    acceptAnyToken,
+    stop: () => (stopped ??= emulator.stop()),
+  }
+}
+
+/** The one JSON object `bot emulator --json` prints. A token the user passed is not echoed back. */
+export function standaloneJson(s: StandaloneEmulator): {apiRoot: string; token?: string; tokenSource: 'fake' | 'user'; botId: number; username: string; local: boolean} {
+  return {
+    apiRoot: s.apiRoot,
+    ...(s.tokenSource === 'fake' ? {token: s.bot.token} : {}),
+    tokenSource: s.tokenSource,
+    botId: s.bot.id,
+    username: s.bot.username,
+    local: s.local,
+  }
+}
+
+/** What `bot emulator` prints: where it listens, which token to use, and how to run a bot against it. */
+export function describeStandalone(s: StandaloneEmulator, options: {chat?: boolean} = {}): string[] {
+  const tokenShown = s.tokenSource === 'fake' ? s.bot.token : '$BOT_TOKEN'
+  const lines = [
+    `✓ Bot API emulator on ${s.apiRoot} (${s.local ? 'local mode: http webhooks on any port' : 'cloud rules: https webhooks on 443/80/88/8443'})`,
+    `  bot     @${s.bot.username} (id ${s.bot.id})`,
+    s.tokenSource === 'fake'
+      ? `  token   ${s.bot.token}  (fake, not a secret)`
+      : '  token   the token you passed (--token)',
+  ]
+  if (s.acceptAnyToken) lines.push('  any well-formed token is accepted too (each gets its own bot)')
+  lines.push(
+    '',
+    'Run your bot against it:',
+    `  BOT_API_ROOT=${s.apiRoot} BOT_TOKEN=${tokenShown} node your-bot.js`,
+    '  (grammY: new Bot(token, {client: {apiRoot}}); Telegraf: {telegram: {apiRoot}}; GramIO: {api: {baseURL: `${apiRoot}/bot`}})',
+  )
+  if (options.chat) lines.push('', 'Type a message and press Enter to send it to the bot as a user (:help for more).')
+  else lines.push('', 'Talk to the bot from the terminal with `bot emulator --chat`, or from tests: see docs/emulator.md.')
+  lines.push('Ctrl-C stops the emulator.')
+  return lines
+}
