@@ -1,0 +1,99 @@
+import {Flags} from '@oclif/core'
+
+import {apiFlags, BaseCommand} from '../lib/base-command.js'
+import {loadDotenv, sourceOf} from '../lib/config.js'
+import {UsageError} from '../lib/errors.js'
+
+export default class Doctor extends BaseCommand<typeof Doctor> {
+  static summary = 'Find what keeps the bot from getting its updates.'
+
+  static description = `Checks, in parallel where they can: the configuration (token source and format, .env kept out of git, Node.js, api root), that the Bot API answers, that the token works (getMe), how updates are delivered (getWebhookInfo: long polling or a webhook, its last error explained, TLS of the webhook host), a \`bot dev\` that died and left its webhook set, other local processes holding the token, and — unless --no-probe, and only without a webhook — another poller somewhere, found through 409 Conflict.
+
+The probe sends getUpdates with limit 1 and no offset for --probe-seconds: nothing is confirmed and no update is lost, but it interrupts another poller's pending request (grammY and Telegraf stop polling on 409).
+
+Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 for bad flags.`
+
+  static examples = [
+    '<%= config.bin %> doctor',
+    '<%= config.bin %> doctor --no-probe',
+    '<%= config.bin %> doctor --only token,delivery --json',
+    '<%= config.bin %> doctor --skip poller-probe --api-root http://127.0.0.1:8081',
+    '<%= config.bin %> doctor --list-checks',
+  ]
+
+  static flags = {
+    ...apiFlags,
+    only: Flags.string({description: 'run only these checks (ids, comma-separated or repeated)', multiple: true, delimiter: ','}),
+    skip: Flags.string({description: 'do not run these checks', multiple: true, delimiter: ','}),
+    'list-checks': Flags.boolean({description: 'list the checks (id and title) and exit'}),
+    probe: Flags.boolean({
+      description: 'probe for another poller with getUpdates (interrupts its pending request); --no-probe skips it',
+      default: true,
+      allowNo: true,
+    }),
+    'probe-seconds': Flags.integer({description: 'how long the poller probe listens', default: 5, min: 3, max: 60}),
+  }
+
+  public async run(): Promise<unknown> {
+    const {CHECKS, runDoctor} = await import('../doctor/index.js')
+    const flags = this.flags
+
+    if (flags['list-checks']) {
+      const list = CHECKS.map((c) => ({id: c.id, title: c.title, needs: [...(c.needs ?? [])]}))
+      if (this.jsonEnabled()) return {checks: list}
+      const width = Math.max(...list.map((c) => c.id.length))
+      for (const c of list) this.log(`${c.id.padEnd(width)}  ${c.title}${c.needs.length ? ` (after ${c.needs.join(', ')})` : ''}`)
+      return undefined
+    }
+
+    const {DEFAULT_API_ROOT} = await import('../telegram/index.js')
+    const token = flags.token || undefined
+    const rawRoot = (flags['api-root'] || DEFAULT_API_ROOT).replace(/\/+$/, '')
+    try {
+      const u = new URL(rawRoot)
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme')
+    } catch {
+      throw new UsageError(`--api-root "${rawRoot}" is not an http(s) URL.`, 'Use e.g. https://api.telegram.org or http://127.0.0.1:8081.')
+    }
+
+    const interactive = this.interactive
+    const {default: ora} = interactive ? await import('ora') : {default: undefined}
+    const spinner = ora?.({text: 'Checking…', stream: process.stderr}).start()
+    const done: string[] = []
+    const started = performance.now()
+    let report
+    try {
+      report = await runDoctor(
+        {
+          token,
+          tokenSource: token ? sourceOf('BOT_TOKEN', this.argv, 'token') : 'none',
+          apiRoot: rawRoot,
+          apiRootSource: flags['api-root'] ? sourceOf('BOT_API_ROOT', this.argv, 'api-root') : 'default',
+          dotenvPath: loadDotenv().path,
+          cwd: process.cwd(),
+          env: process.env,
+          probe: flags.probe,
+          probeSeconds: flags['probe-seconds'],
+        },
+        {
+          only: flags.only,
+          skip: flags.skip,
+          onResult: (r) => {
+            done.push(r.id)
+            if (spinner) spinner.text = `Checking… (${done.length} done${done.includes('poller-probe') || !flags.probe ? '' : `; the poller probe listens ${flags['probe-seconds']} s`})`
+          },
+        },
+      )
+    } finally {
+      spinner?.stop()
+    }
+    if (!report.ok) process.exitCode = 1
+    const result = {checks: report.checks, ok: report.ok}
+    if (this.jsonEnabled()) return result
+
+    const {renderReport} = await import('../doctor/render.js')
+    const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR
+    this.log(renderReport(result.checks, {color, ms: performance.now() - started}))
+    return undefined
+  }
+}

@@ -1,0 +1,75 @@
+/** poller-probe: another process long-polling this token, found through 409 (see ../probe.ts). */
+import {explainApiError} from '../../lib/explain.js'
+import {probePollers} from '../probe.js'
+import type {TokenHolder} from '../processes.js'
+import type {Check, CheckResult, DoctorContext} from '../types.js'
+import {describeHolder} from './local-pollers.js'
+
+const INTERRUPTS =
+  "Note: the probe interrupts the other poller's pending getUpdates with a 409; grammY and Telegraf stop polling on 409, so restart that copy if you meant to keep it."
+
+const ELSEWHERE_FIX =
+  'Find the other copy where this bot is deployed: a server (`ps aux | grep -i bot`, `pm2 list`, `systemctl list-units`), a container (`docker ps`), a hosting dashboard or a CI job, and stop it. If it cannot be found, revoke the token in @BotFather (/revoke): the other copy then gets 401 and stops; put the new token in .env.'
+
+export const pollerProbeCheck: Check = {
+  id: 'poller-probe',
+  title: 'Concurrent pollers (409 probe)',
+  needs: ['token'],
+  prefetch: (ctx) => {
+    if (ctx.token && ctx.probe) void ctx.webhookInfo()
+  },
+  timeoutMs: (ctx) => ctx.probeSeconds * 1000 + 20_000,
+  async run(ctx: DoctorContext): Promise<CheckResult> {
+    if (!ctx.probe) return {status: 'skipped', detail: 'Skipped (--no-probe).'}
+    if (!ctx.api) return {status: 'skipped', detail: 'No token (see Configuration).'}
+    let url: string
+    try {
+      url = (await ctx.webhookInfo()).url
+    } catch {
+      return {status: 'skipped', detail: 'Not run: the webhook state could not be read (see Delivery mode).'}
+    }
+    if (url)
+      return {
+        status: 'skipped',
+        detail: 'Not run: a webhook is set, so every getUpdates is refused with 409 "webhook is active" (a delivery finding, not a second poller: see Delivery mode).',
+      }
+
+    const outcome = await probePollers(ctx.api, {seconds: ctx.probeSeconds, signal: ctx.signal})
+    const polls = `${outcome.polls} getUpdates with limit 1 and no offset: nothing confirmed, no update consumed`
+    switch (outcome.kind) {
+      case 'webhook':
+        return {status: 'skipped', detail: 'Stopped: a webhook was set while probing (getUpdates got 409 "webhook is active"); see Delivery mode.'}
+      case 'error': {
+        const e = explainApiError(outcome.error, ctx.apiRoot)
+        return {status: 'warn', detail: ctx.redact(`The probe could not finish: ${e.message}`), fix: e.fix && ctx.redact(e.fix)}
+      }
+      case 'clear':
+        if (outcome.updatesPending)
+          return {
+            status: 'warn',
+            detail: `No other poller within ${ctx.probeSeconds} s, and updates are waiting that nobody takes (${polls}): no poller is running for this bot.\n${INTERRUPTS}`,
+            fix: 'Start your bot (`bot dev`, or your own start command); if it runs, check that it polls this token and this api root.',
+          }
+        return {status: 'ok', detail: `No other poller within ${ctx.probeSeconds} s (${polls}).\n${INTERRUPTS}`}
+      case 'conflict': {
+        const evidence =
+          outcome.evidence === 'direct'
+            ? `Another process is long-polling this token: the probe's waiting getUpdates was answered 409 "Conflict: terminated by other getUpdates request" after ${(outcome.afterMs / 1000).toFixed(1)} s.`
+            : `Another process was waiting in getUpdates with this token: the probe's first poll displaced it (the Bot API then held our next 409 back ${(outcome.heldMs! / 1000).toFixed(1)} s, which it does only right after sending a 409 to someone else).`
+        const holders = ((await ctx.outcome('local-pollers'))?.data as TokenHolder[] | undefined) ?? []
+        const where =
+          holders.length > 0
+            ? ['It is probably one of these local processes:', ...holders.map((h) => `  ${describeHolder(h)}`)].join('\n')
+            : 'No other process on this machine holds the token, so it runs elsewhere: a server, a container, another machine (or a CI job).'
+        return {
+          status: 'fail',
+          detail: ctx.redact(`${evidence}\n${where}\n${INTERRUPTS}`),
+          fix:
+            holders.length > 0
+              ? `Stop the extra copy (kill ${holders.map((h) => h.pid).join(' ')}) so that only one process polls this token.`
+              : ELSEWHERE_FIX,
+        }
+      }
+    }
+  },
+}

@@ -1,0 +1,5 @@
+/**
+ * The doctor's one door to `bot dev`'s session state (src/dev/state.ts, owned by the dev
+ * session). Kept behind this module so the doctor depends on four names only.
+ */
+export {isPidAlive, listStates, readState, stateDir, type SessionState} from '../dev/state.js'

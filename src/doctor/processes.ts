@@ -1,0 +1,187 @@
+/**
+ * Other processes of this user that hold a bot token in their environment or command line:
+ * on Linux from /proc/<pid>/environ and /proc/<pid>/cmdline, on macOS from `ps eww`. The token
+ * is never returned: commands come back with it replaced.
+ */
+import {execFile} from 'node:child_process'
+import {readdir, readFile, stat} from 'node:fs/promises'
+
+import {redact} from '../telegram/index.js'
+
+export interface TokenHolder {
+  pid: number
+  /** ISO time the process started, when known. */
+  startedAt?: string
+  /** Its command line, token replaced, shortened. */
+  command: string
+  /** Where the token was found: environment variable names, and/or 'command line'. */
+  where: string[]
+}
+
+export interface ScanResult {
+  /** False when this platform cannot be scanned. */
+  supported: boolean
+  holders: TokenHolder[]
+  /** Processes that could not be read (permissions), counted. */
+  unreadable: number
+}
+
+const MAX_COMMAND = 160
+
+function needles(token: string): string[] {
+  const out = [token]
+  const secret = token.slice(token.indexOf(':') + 1)
+  if (secret.length >= 20 && secret !== token) out.push(secret)
+  return out
+}
+
+function shorten(command: string, token: string): string {
+  const clean = redact(command, token).replace(/\s+/g, ' ').trim()
+  return clean.length > MAX_COMMAND ? `${clean.slice(0, MAX_COMMAND - 1)}…` : clean
+}
+
+/** pid → parent pid, for excluding our own ancestors (the shell that ran us has the token too). */
+async function parentOf(pid: number): Promise<number | undefined> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return Number(fields[1])
+  } catch {
+    return undefined
+  }
+}
+
+async function linuxAncestors(): Promise<Set<number>> {
+  const out = new Set<number>([process.pid])
+  let pid: number | undefined = process.ppid
+  for (let i = 0; i < 64 && pid && pid > 1 && !out.has(pid); i++) {
+    out.add(pid)
+    pid = await parentOf(pid)
+  }
+  return out
+}
+
+let bootTimeMs: number | undefined
+async function bootTime(): Promise<number | undefined> {
+  if (bootTimeMs !== undefined) return bootTimeMs
+  try {
+    const m = /^btime (\d+)$/m.exec(await readFile('/proc/stat', 'utf8'))
+    if (m) bootTimeMs = Number(m[1]) * 1000
+  } catch {
+    // not available
+  }
+  return bootTimeMs
+}
+
+/** Clock ticks per second of /proc/<pid>/stat's starttime: 100 on every Linux in practice (USER_HZ). */
+const USER_HZ = 100
+
+async function linuxStart(pid: number): Promise<string | undefined> {
+  const boot = await bootTime()
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    const ticks = Number(fields[19])
+    if (boot === undefined || !Number.isFinite(ticks)) return undefined
+    return new Date(boot + (ticks / USER_HZ) * 1000).toISOString()
+  } catch {
+    return undefined
+  }
+}
+
+async function scanLinux(token: string, exclude: Set<number>): Promise<ScanResult> {
+  const uid = process.getuid?.()
+  const find = needles(token)
+  const holders: TokenHolder[] = []
+  let unreadable = 0
+  const names = await readdir('/proc')
+  await Promise.all(
+    names.map(async (name) => {
+      if (!/^\d+$/.test(name)) return
+      const pid = Number(name)
+      if (exclude.has(pid)) return
+      try {
+        // This user's own processes only (root too: other users' bots are not ours to report).
+        if (uid !== undefined && (await stat(`/proc/${pid}`)).uid !== uid) return
+        let denied = false
+        const [environ, cmdline] = await Promise.all([
+          readFile(`/proc/${pid}/environ`, 'latin1').catch((error: NodeJS.ErrnoException) => {
+            denied = error.code === 'EACCES' || error.code === 'EPERM'
+            return '' // kernel threads (ESRCH) have none
+          }),
+          readFile(`/proc/${pid}/cmdline`, 'latin1').catch(() => ''),
+        ])
+        if (denied) unreadable++
+        const where: string[] = []
+        for (const entry of environ.split('\0')) {
+          const eq = entry.indexOf('=')
+          if (eq > 0 && find.some((n) => entry.includes(n, eq + 1))) where.push(entry.slice(0, eq))
+        }
+        const command = cmdline.split('\0').filter(Boolean).join(' ')
+        if (find.some((n) => command.includes(n))) where.push('command line')
+        if (where.length === 0) return
+        holders.push({pid, startedAt: await linuxStart(pid), command: shorten(command || `[pid ${pid}]`, token), where})
+      } catch {
+        // the process exited while we looked
+      }
+    }),
+  )
+  holders.sort((a, b) => a.pid - b.pid)
+  return {supported: true, holders, unreadable}
+}
+
+function run(cmd: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(cmd, args, {maxBuffer: 64 * 1024 * 1024, timeout: 10_000}, (error, stdout) => (error ? reject(error) : resolve(stdout)))
+  })
+}
+
+/** macOS/BSD: `ps eww` appends the environment to the command; a second `ps` without it tells the two apart. */
+async function scanPs(token: string, exclude: Set<number>): Promise<ScanResult> {
+  const uid = String(process.getuid?.() ?? '')
+  const find = needles(token)
+  const [withEnv, plain] = await Promise.all([
+    run('ps', ['eww', '-U', uid, '-o', 'pid=,ppid=,lstart=,command=']),
+    run('ps', ['-ww', '-U', uid, '-o', 'pid=,ppid=,lstart=,command=']),
+  ])
+  const parse = (text: string) => {
+    const rows = new Map<number, {ppid: number; start: string; rest: string}>()
+    for (const line of text.split('\n')) {
+      const m = /^\s*(\d+)\s+(\d+)\s+(\w{3}\s+\w{3}\s+\d+\s+[\d:]+\s+\d{4})\s+(.*)$/.exec(line)
+      if (m) rows.set(Number(m[1]), {ppid: Number(m[2]), start: m[3], rest: m[4]})
+    }
+    return rows
+  }
+  const envRows = parse(withEnv)
+  const plainRows = parse(plain)
+  // Our ancestors, from the ps table itself.
+  const skip = new Set(exclude)
+  let pid: number | undefined = process.ppid
+  for (let i = 0; i < 64 && pid && pid > 1 && !skip.has(pid); i++) {
+    skip.add(pid)
+    pid = plainRows.get(pid)?.ppid
+  }
+  const holders: TokenHolder[] = []
+  for (const [p, row] of envRows) {
+    if (skip.has(p) || !find.some((n) => row.rest.includes(n))) continue
+    const command = plainRows.get(p)?.rest ?? ''
+    const inCommand = find.some((n) => command.includes(n))
+    const start = new Date(row.start)
+    holders.push({
+      pid: p,
+      startedAt: Number.isNaN(start.getTime()) ? undefined : start.toISOString(),
+      command: shorten(command || `[pid ${p}]`, token),
+      where: inCommand ? ['command line'] : ['environment'],
+    })
+  }
+  holders.sort((a, b) => a.pid - b.pid)
+  return {supported: true, holders, unreadable: 0}
+}
+
+/** Every process of this user, except this one and its ancestors, whose environment or command line holds `token`. */
+export async function findTokenHolders(token: string): Promise<ScanResult> {
+  if (process.platform === 'linux') return scanLinux(token, await linuxAncestors())
+  if (process.platform === 'darwin' || process.platform === 'freebsd' || process.platform === 'openbsd')
+    return scanPs(token, new Set([process.pid]))
+  return {supported: false, holders: [], unreadable: 0}
+}
