@@ -30,6 +30,11 @@ export class WebhookWorker {
     this.agent = this.target.protocol === 'https:'
       ? new https.Agent({...agentOptions, ...(settings.certificate ? {ca: settings.certificate} : {})})
       : new http.Agent(agentOptions)
+    for (const entry of bot.queue.values()) {
+      // retry state belongs to a webhook: a new one starts afresh
+      entry.failures = 0
+      entry.nextAttemptAt = 0
+    }
     bot.onQueued = () => this.schedule()
     this.schedule()
   }
