@@ -17,7 +17,7 @@
  */
 import {EventEmitter} from 'node:events'
 import {createRequire} from 'node:module'
-import type {Socket} from 'node:net'
+import {Socket} from 'node:net'
 import {DEFAULT_TUNNEL_TIMEOUT_MS, type Tunnel, type TunnelOpenOptions, type TunnelProvider} from './types.js'
 import {TUNNEL_FIX, TunnelError} from './errors.js'
 
@@ -230,6 +230,8 @@ export class LocaltunnelTunnel implements Tunnel {
   readonly provider = 'localtunnel'
   private readonly events = new EventEmitter()
   private readonly remotes = new Set<Socket>()
+  /** The client's connections to the local port (found through the 'pipe' event of their remote). */
+  private readonly locals = new Set<Socket>()
   private downTimer?: NodeJS.Timeout
   private downError?: Error
   private isDown = false
@@ -269,6 +271,12 @@ export class LocaltunnelTunnel implements Tunnel {
         this.remotes.delete(remote)
         this.checkDown()
       })
+      // The client pipes its local connection into the remote socket: that is how we learn of it.
+      remote.on('pipe', (src) => {
+        if (!(src instanceof Socket) || this.locals.has(src)) return
+        this.locals.add(src)
+        src.once('close', () => this.locals.delete(src))
+      })
     })
     this.client.on('error', (err: Error) => {
       this.lastError = err
@@ -300,8 +308,18 @@ export class LocaltunnelTunnel implements Tunnel {
     clearTimeout(this.downTimer)
     this.downTimer = undefined
     // The client would not recover on its own: release it now; close() stays callable.
+    this.releaseLocals()
     this.client.close()
     this.events.emit('down', err)
+  }
+
+  /**
+   * Close the client's local connections before it sees its remote sockets close: otherwise a local
+   * server that resets them makes the client schedule a 1 s reconnect timer after it was closed.
+   */
+  private releaseLocals(): void {
+    for (const local of this.locals) local.destroy()
+    this.locals.clear()
   }
 
   close(): Promise<void> {
@@ -313,15 +331,17 @@ export class LocaltunnelTunnel implements Tunnel {
     this.closed = true
     clearTimeout(this.downTimer)
     this.downTimer = undefined
+    const pending = [...this.locals, ...this.remotes].filter((s) => !s.closed)
+    this.releaseLocals()
+    // The client destroys its sockets to the server; wait (bounded) until everything is really closed.
     this.client.close()
-    // The client destroys its sockets; wait (bounded) until they are really closed.
-    const pending = [...this.remotes].filter((s) => !s.closed)
     for (const s of pending) s.destroy()
     await Promise.race([
       Promise.all(pending.map((s) => new Promise<void>((resolve) => (s.closed ? resolve() : s.once('close', () => resolve()))))),
       new Promise<void>((resolve) => setTimeout(resolve, 2000).unref()),
     ])
     this.remotes.clear()
+    this.locals.clear()
     this.events.removeAllListeners()
   }
 }

@@ -47,6 +47,8 @@ export interface LtTunnelInfo {
   sockets: number
   /** Public requests answered so far (any status). */
   requests: number
+  /** Public requests waiting for a free client socket now. */
+  waiting: number
 }
 
 export interface LocaltunnelServer {
@@ -143,7 +145,7 @@ class LtTunnel {
   }
 
   info(): LtTunnelInfo {
-    return {id: this.id, url: this.url, port: this.tcpPort, sockets: this.clientSockets.size, requests: this.requests}
+    return {id: this.id, url: this.url, port: this.tcpPort, sockets: this.clientSockets.size, requests: this.requests, waiting: this.waiting.length}
   }
 
   private armGrace(): void {
@@ -198,8 +200,12 @@ class LtTunnel {
       return
     }
     const waiter = this.waiting.shift()
-    if (waiter) waiter.grant(cs.socket)
-    else this.idle.push(cs)
+    if (waiter) {
+      waiter.grant(cs.socket)
+      this.changed()
+    } else {
+      this.idle.push(cs)
+    }
   }
 
   private reusable(cs: ClientSocket): boolean {
@@ -219,6 +225,7 @@ class LtTunnel {
       done = true
       clearTimeout(timer)
       out?.destroy()
+      this.waiting = this.waiting.filter((w) => w !== waiter)
       if (!res.headersSent) {
         res.writeHead(status, {'content-type': 'text/plain', connection: 'close'})
         res.end(message + '\n')
@@ -236,6 +243,7 @@ class LtTunnel {
         clearTimeout(timer)
         out?.destroy()
         this.waiting = this.waiting.filter((w) => w !== waiter)
+        this.changed()
       }
     })
 
@@ -292,6 +300,7 @@ class LtTunnel {
       fail(503, 'localtunnel (test server): too many requests waiting for a tunnel socket')
     } else {
       this.waiting.push(waiter)
+      this.changed()
     }
   }
 
