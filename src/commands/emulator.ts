@@ -1,3 +1,5 @@
+import {Writable} from 'node:stream'
+
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../lib/base-command.js'
@@ -62,11 +64,11 @@ With --chat, each line typed (or piped) on stdin is sent to the bot as a message
       for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(s, () => resolve(s))
     })
 
-    if (this.jsonEnabled()) {
-      process.stdout.write(JSON.stringify(standaloneJson(running)) + '\n')
-    } else {
-      for (const line of describeStandalone(running, {chat: flags.chat})) this.log(line)
-    }
+    // The built-in fake token is no secret and must be shown; everything else stays redacted.
+    const fake = running.tokenSource === 'fake' ? running.bot.token : undefined
+    const print = (line: string) => process.stdout.write(this.redactExcept(line, fake) + '\n')
+    if (this.jsonEnabled()) print(JSON.stringify(standaloneJson(running)))
+    else for (const line of describeStandalone(running, {chat: flags.chat})) print(line)
 
     let chat
     if (flags.chat) {
@@ -76,7 +78,7 @@ With --chat, each line typed (or piped) on stdin is sent to the bot as a message
         emulator: running.emulator,
         token: running.bot.token,
         input: process.stdin,
-        output: process.stdout,
+        output: redactingStdout((text) => this.redactExcept(text, fake)),
         userId,
         chatId: flags['chat-id'] ?? userId,
         color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
@@ -88,4 +90,22 @@ With --chat, each line typed (or piped) on stdin is sent to the bot as a message
     await running.stop()
     if (!this.jsonEnabled() && ended !== 'input-ended') this.logToStderr('Emulator stopped.')
   }
+
+  /** Redact tokens from a line, but keep `publicToken` (the built-in fake one) readable. */
+  private redactExcept(line: string, publicToken: string | undefined): string {
+    if (!publicToken) return this.redact(line)
+    const hole = '\u0000offline-token\u0000'
+    return this.redact(line.split(publicToken).join(hole)).split(hole).join(publicToken)
+  }
+}
+
+/** stdout behind a redactor (the chat writes whole lines per write); keeps isTTY/columns for readline. */
+function redactingStdout(redact: (text: string) => string): NodeJS.WritableStream {
+  const out = new Writable({
+    write(chunk: Buffer | string, _encoding, callback) {
+      process.stdout.write(redact(chunk.toString()), callback)
+    },
+  })
+  Object.assign(out, {isTTY: process.stdout.isTTY, columns: process.stdout.columns, rows: process.stdout.rows})
+  return out
 }

@@ -201,6 +201,7 @@ export function startChat(options: ChatOptions): Chat {
     const deadline = started + limit
     const handled = await until(() => updateId === undefined || !isPending(updateId), deadline)
     if (!handled) {
+      if (closed) return
       summary.unanswered++
       const waitedMs = Date.now() - started
       emit({type: 'no-reply', text: label, waitedMs})

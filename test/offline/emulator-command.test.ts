@@ -1,0 +1,124 @@
+/**
+ * `bot emulator` as a real process (needs `npm run build`): the start-up line, a Bot API that answers
+ * on it, a clean exit on SIGINT, the terminal chat on stdin, and no user token ever printed.
+ */
+import {afterEach, describe, expect, it} from 'vitest'
+
+import {startCli, type RunningCli} from '../support/cli.js'
+
+const running: RunningCli[] = []
+afterEach(async () => {
+  for (const p of running.splice(0)) {
+    p.kill('SIGKILL')
+    await p.exited
+  }
+})
+
+function start(args: string[], options: Parameters<typeof startCli>[1] = {}): RunningCli {
+  const p = startCli(args, {timeoutMs: 25_000, ...options})
+  running.push(p)
+  return p
+}
+
+async function api(apiRoot: string, token: string, method: string, body: Record<string, unknown> = {}): Promise<{status: number; json: any}> {
+  const res = await fetch(`${apiRoot}/bot${token}/${method}`, {
+    method: 'POST',
+    headers: {'content-type': 'application/json'},
+    body: JSON.stringify(body),
+  })
+  return {status: res.status, json: await res.json()}
+}
+
+describe('bot emulator', () => {
+  it('--json prints one line {apiRoot, token, botId, username}; the API answers there; SIGINT exits 0 promptly', async () => {
+    const p = start(['emulator', '--port', '0', '--json'])
+    await p.waitForOutput(/\n/, {stream: 'stdout', timeoutMs: 15_000})
+    const first = p.stdout().split('\n')[0]
+    const info = JSON.parse(first) as {apiRoot: string; token: string; botId: number; username: string}
+    expect(info.apiRoot).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    expect(info.token).toBe('1234567890:OFFLINE-DEV-TOKEN-NOT-A-REAL-SECRET')
+    expect(info).toMatchObject({botId: 1234567890, username: 'offline_dev_bot'})
+
+    const me = await api(info.apiRoot, info.token, 'getMe')
+    expect(me.status).toBe(200)
+    expect(me.json).toMatchObject({ok: true, result: {id: 1234567890, is_bot: true, username: 'offline_dev_bot'}})
+    // Another token is unknown to it, as to Telegram.
+    const other = await api(info.apiRoot, '999:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'getMe')
+    expect(other).toEqual({status: 401, json: {ok: false, error_code: 401, description: 'Unauthorized'}})
+
+    const killedAt = performance.now()
+    p.kill('SIGINT')
+    const result = await p.exited
+    expect(result.code).toBe(0)
+    expect(performance.now() - killedAt).toBeLessThan(3000)
+    expect(result.stdout.trim().split('\n')).toHaveLength(1) // nothing but the JSON line on stdout
+    await expect(fetch(`${info.apiRoot}/bot${info.token}/getMe`)).rejects.toThrow() // really stopped
+  })
+
+  it('prints the api root, the fake token and how to run a bot; never echoes a token the user passed', async () => {
+    const userToken = '7777777:AAH9sEcReTpArTthAtMuStNeVeRbEsHoWn1'
+    const p = start(['emulator', '--port', '0', '--token', userToken])
+    const out = await p.waitForOutput(/Ctrl-C stops the emulator/, {stream: 'stdout', timeoutMs: 15_000})
+    const apiRoot = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1]
+    expect(out).toContain('token   the token you passed (--token)')
+    expect(out).toContain(`BOT_API_ROOT=${apiRoot} BOT_TOKEN=$BOT_TOKEN node your-bot.js`)
+    const me = await api(apiRoot, userToken, 'getMe')
+    expect(me.json.result.id).toBe(7777777)
+    p.kill('SIGTERM')
+    const result = await p.exited
+    expect(result.code).toBe(0)
+    expect(result.stdout + result.stderr).not.toContain('AAH9sEcReTpArTthAtMuStNeVeRbEsHoWn1')
+
+    const q = start(['emulator', '--port', '0'])
+    const out2 = await q.waitForOutput(/Ctrl-C/, {stream: 'stdout', timeoutMs: 15_000})
+    expect(out2).toContain('token   1234567890:OFFLINE-DEV-TOKEN-NOT-A-REAL-SECRET  (fake, not a secret)')
+    expect(out2).toMatch(/BOT_API_ROOT=http:\/\/127\.0\.0\.1:\d+ BOT_TOKEN=1234567890:OFFLINE-DEV-TOKEN-NOT-A-REAL-SECRET node your-bot.js/)
+  })
+
+  it('--chat sends stdin lines to a bot polling it and prints the replies', async () => {
+    // The lines are all piped at once; the chat sends the next only after the bot handled the previous one.
+    const p = start(['emulator', '--port', '0', '--chat', '--user-id', '42'], {input: 'hi there\nbye\n'})
+    const out = await p.waitForOutput(/Ctrl-C/, {stream: 'stdout', timeoutMs: 15_000})
+    const apiRoot = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1]
+    const token = '1234567890:OFFLINE-DEV-TOKEN-NOT-A-REAL-SECRET'
+    // A minimal long-polling bot, driven by hand: answers each text with its upper case.
+    let offset = 0
+    const polling = (async () => {
+      for (let i = 0; i < 50; i++) {
+        const {json} = await api(apiRoot, token, 'getUpdates', {offset, timeout: 5})
+        if (!json.ok) return
+        for (const u of json.result as Array<{update_id: number; message: {chat: {id: number}; from: {id: number}; text: string}}>) {
+          offset = u.update_id + 1
+          expect(u.message.from.id).toBe(42)
+          await api(apiRoot, token, 'sendMessage', {chat_id: u.message.chat.id, text: u.message.text.toUpperCase()})
+          if (u.message.text === 'bye') {
+            await api(apiRoot, token, 'getUpdates', {offset, timeout: 0})
+            return
+          }
+        }
+      }
+    })()
+    const result = await p.exited
+    await polling
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('you › hi there\nbot › HI THERE\nyou › bye\nbot › BYE\n')
+  }, 30_000)
+
+  it('refuses a malformed --token with exit 2 and a fix, without echoing it', async () => {
+    const p = start(['emulator', '--port', '0', '--token', 'not-a-token-secret-value'])
+    const result = await p.exited
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain("--token is not a well-formed bot token: it has no \":\"")
+    expect(result.stderr).not.toContain('not-a-token-secret-value')
+  })
+
+  it('says which port is taken', async () => {
+    const p = start(['emulator', '--port', '0', '--json'])
+    await p.waitForOutput(/\n/, {stream: 'stdout', timeoutMs: 15_000})
+    const port = new URL(JSON.parse(p.stdout().split('\n')[0]).apiRoot).port
+    const q = start(['emulator', '--port', port])
+    const result = await q.exited
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain(`✗ Port ${port} on 127.0.0.1 is already in use.`)
+  })
+})
