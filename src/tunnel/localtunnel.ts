@@ -229,10 +229,12 @@ export async function requestTunnel(ctx: StartContext): Promise<LocaltunnelInfo>
 export class LocaltunnelTunnel implements Tunnel {
   readonly provider = 'localtunnel'
   private readonly events = new EventEmitter()
-  private readonly remotes = new Set<Socket>()
+  /** Connected sockets to the server, with the time each connected. */
+  private readonly remotes = new Map<Socket, number>()
   /** The client's connections to the local port (found through the 'pipe' event of their remote). */
   private readonly locals = new Set<Socket>()
   private downTimer?: NodeJS.Timeout
+  private stableTimer?: NodeJS.Timeout
   private downError?: Error
   private isDown = false
   private closed = false
@@ -264,9 +266,8 @@ export class LocaltunnelTunnel implements Tunnel {
     const cluster = this.client.tunnelCluster
     cluster?.on('open', (remote: Socket) => {
       if (this.closed || this.isDown) return
-      this.remotes.add(remote)
-      clearTimeout(this.downTimer)
-      this.downTimer = undefined
+      this.remotes.set(remote, Date.now())
+      this.armStableCheck()
       remote.once('close', () => {
         this.remotes.delete(remote)
         this.checkDown()
@@ -287,6 +288,17 @@ export class LocaltunnelTunnel implements Tunnel {
     this.checkDown()
   }
 
+  /** A socket that has stayed connected this long means the tunnel works (a server that accepts and drops at once does not). */
+  private get stableMs(): number {
+    return Math.min(1000, this.downAfterMs / 2)
+  }
+
+  private hasStableSocket(now = Date.now()): boolean {
+    for (const openedAt of this.remotes.values()) if (now - openedAt >= this.stableMs) return true
+    return false
+  }
+
+  /** No socket left: start the down window (or go down now if the client will never reconnect). */
   private checkDown(): void {
     if (this.closed || this.isDown || this.remotes.size > 0) return
     if (this.refused >= this.maxConn) {
@@ -295,18 +307,35 @@ export class LocaltunnelTunnel implements Tunnel {
     }
     this.downTimer ??= setTimeout(() => {
       this.downTimer = undefined
-      if (this.remotes.size === 0) {
-        const why = this.lastError ? `: ${this.lastError.message}` : ''
-        this.goDown(new Error(`no connection to the localtunnel server for ${this.downAfterMs / 1000} s${why}`))
-      }
+      if (this.hasStableSocket()) return this.clearDownWindow()
+      const why = this.lastError ? `: ${this.lastError.message}` : ''
+      this.goDown(new Error(`no lasting connection to the localtunnel server for ${this.downAfterMs / 1000} s${why}`))
     }, this.downAfterMs)
+    this.armStableCheck()
+  }
+
+  /** While the down window runs, end it once some socket has stayed connected for stableMs. */
+  private armStableCheck(): void {
+    if (this.stableTimer || !this.downTimer || this.remotes.size === 0) return
+    const oldest = Math.min(...this.remotes.values())
+    this.stableTimer = setTimeout(() => {
+      this.stableTimer = undefined
+      if (this.hasStableSocket()) this.clearDownWindow()
+      else this.armStableCheck()
+    }, Math.max(0, oldest + this.stableMs - Date.now()))
+  }
+
+  private clearDownWindow(): void {
+    clearTimeout(this.downTimer)
+    clearTimeout(this.stableTimer)
+    this.downTimer = undefined
+    this.stableTimer = undefined
   }
 
   private goDown(err: Error): void {
     this.isDown = true
     this.downError = err
-    clearTimeout(this.downTimer)
-    this.downTimer = undefined
+    this.clearDownWindow()
     // The client would not recover on its own: release it now; close() stays callable.
     this.releaseLocals()
     this.client.close()
@@ -329,9 +358,8 @@ export class LocaltunnelTunnel implements Tunnel {
 
   private async doClose(): Promise<void> {
     this.closed = true
-    clearTimeout(this.downTimer)
-    this.downTimer = undefined
-    const pending = [...this.locals, ...this.remotes].filter((s) => !s.closed)
+    this.clearDownWindow()
+    const pending = [...this.locals, ...this.remotes.keys()].filter((s) => !s.closed)
     this.releaseLocals()
     // The client destroys its sockets to the server; wait (bounded) until everything is really closed.
     this.client.close()

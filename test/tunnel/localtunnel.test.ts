@@ -3,6 +3,7 @@
  * server in test/support, forwarding to a real local HTTP server. Everything on 127.0.0.1.
  */
 import http from 'node:http'
+import net from 'node:net'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {localtunnelProvider, TunnelError, type LocaltunnelTunnel} from '../../src/tunnel/index.js'
@@ -185,6 +186,31 @@ describe('localtunnel provider against the loopback localtunnel server', () => {
     await lt.close()
     const err = await down
     expect(err?.message).toMatch(/stopped accepting/)
+  })
+
+  it("emits 'down' after the window when the server accepts the tunnel's sockets but drops each at once", async () => {
+    // A tunnel port that accepts and immediately closes: the client reconnects in a loop, nothing lasts.
+    let accepted = 0
+    const dropper = net.createServer((s) => {
+      accepted++
+      s.destroy()
+    })
+    await new Promise<void>((resolve) => dropper.listen(0, '127.0.0.1', resolve))
+    const port = (dropper.address() as net.AddressInfo).port
+    const fake = await startFakeControl(200, JSON.stringify({id: 'thrash', port, max_conn_count: 2, url: 'http://127.0.0.1:9'}))
+    try {
+      const tunnel = await localtunnelProvider({host: fake.url, downAfterMs: 800}).open({port: echo.port, timeoutMs: 5000})
+      tunnels.push(tunnel)
+      const t0 = Date.now()
+      const err = await new Promise<Error | undefined>((resolve) => tunnel.on('down', resolve))
+      const ms = Date.now() - t0
+      expect(err?.message).toMatch(/no lasting connection to the localtunnel server for 0\.8 s/)
+      expect(ms).toBeLessThan(800 + 700)
+      expect(accepted).toBeGreaterThan(2)
+    } finally {
+      await fake.close()
+      dropper.close()
+    }
   })
 
   it('close() releases every socket and timer, is idempotent, and emits no down', async () => {
