@@ -1,4 +1,24 @@
 #!/usr/bin/env node
-import {execute} from '@oclif/core'
+// `bot --version` and the root help are answered from package.json and the oclif manifest
+// without loading oclif (src/lib/fast-start.ts prints the same bytes as oclif, or declines).
+// Everything else runs through oclif, from the compiled dist/ only (never TypeScript
+// sources, whatever NODE_ENV says).
+const argv = process.argv.slice(2)
+let done = false
+if (argv[0] === '--version' || argv.length === 0 || (argv.length === 1 && argv[0] === '--help')) {
+  try {
+    const [{fastStart}, {fileURLToPath}] = await Promise.all([import('../dist/lib/fast-start.js'), import('node:url')])
+    done = fastStart(argv, fileURLToPath(new URL('..', import.meta.url)))
+  } catch {
+    done = false
+  }
+}
 
-await execute({dir: import.meta.url})
+if (!done) {
+  // Node 22.1+ can cache compiled modules on disk; Node 20 has no such API.
+  const {default: module} = await import('node:module')
+  if (typeof module.enableCompileCache === 'function') module.enableCompileCache()
+  const {execute, settings} = await import('@oclif/core')
+  settings.enableAutoTranspile = false
+  await execute({dir: import.meta.url})
+}

@@ -50,7 +50,9 @@ export interface CliResult {
   ms: number
 }
 
-const SCRUBBED = /^(BOT_|WEBHOOK_|TELEGRAM_|NODE_OPTIONS$|PORT$|HTTPS?_PROXY$|ALL_PROXY$|NO_PROXY$|FORCE_COLOR$)/i
+// NODE_CHANNEL_*: vitest runs tests in forked workers; a child that inherits them thinks it has an IPC channel.
+// NODE_ENV=test (set by vitest) makes oclif look for TypeScript sources and load tsx.
+const SCRUBBED = /^(BOT_|WEBHOOK_|TELEGRAM_|NODE_CHANNEL_|VITEST|NODE_ENV$|NODE_OPTIONS$|PORT$|HTTPS?_PROXY$|ALL_PROXY$|NO_PROXY$|FORCE_COLOR$)/i
 
 let defaultCwd: string | undefined
 function emptyDir(): string {

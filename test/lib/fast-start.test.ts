@@ -1,0 +1,85 @@
+/**
+ * The start-up fast path must print exactly what oclif prints. Each case runs the real
+ * CLI twice, with and without the fast path (BOT_NO_FAST_START=1), and compares bytes.
+ */
+import {createRequire} from 'node:module'
+
+import {describe, expect, it} from 'vitest'
+
+import {wrapPlain} from '../../src/lib/fast-start.js'
+import {runCli} from '../support/cli.js'
+
+async function both(args: string[], env: Record<string, string> = {}) {
+  const [fast, oclif] = await Promise.all([runCli(args, {env}), runCli(args, {env: {...env, BOT_NO_FAST_START: '1'}})])
+  return {fast, oclif}
+}
+
+describe('bin/run.js fast path', () => {
+  it('prints the same --version as oclif', async () => {
+    const {fast, oclif} = await both(['--version'])
+    expect(oclif.code).toBe(0)
+    expect(fast.code).toBe(0)
+    expect(fast.stdout).toBe(oclif.stdout)
+    expect(fast.stdout).toMatch(/^bot-cli\/\d+\.\d+\.\d+\S* \S+-\S+ node-v\d+/)
+    expect(fast.stderr).toBe(oclif.stderr)
+  })
+
+  it.each(['40', '57', '80', '100', '160'])('prints the same root help as oclif at %s columns', async (columns) => {
+    for (const args of [['--help'], []]) {
+      const {fast, oclif} = await both(args, {OCLIF_COLUMNS: columns})
+      expect(oclif.code).toBe(0)
+      expect(fast.code).toBe(0)
+      expect(fast.stdout).toBe(oclif.stdout)
+      expect(fast.stdout).toContain('USAGE\n  $ bot [COMMAND]')
+      expect(fast.stdout).toMatch(/TOPICS\n {2}webhook/)
+    }
+  })
+
+  it('is actually taken: oclif is never loaded for --version and root help', async () => {
+    // A preload that reports every CommonJS load of @oclif/core (an ESM import of a CJS
+    // package goes through Module._load too).
+    const probe = [
+      `import {createRequire} from 'node:module'`,
+      `const M = createRequire(import.meta.url)('node:module')`,
+      `const load = M._load`,
+      `M._load = function (request, ...rest) { if (/@oclif[\\/]core/.test(String(request))) process.stderr.write('OCLIF-LOADED\\n'); return load.call(this, request, ...rest) }`,
+    ].join(';')
+    const nodeArgs = ['--import', `data:text/javascript,${encodeURIComponent(probe)}`]
+    for (const args of [['--version'], ['--help'], []]) {
+      const r = await runCli(args, {nodeArgs})
+      expect(r.code).toBe(0)
+      expect(r.stderr).not.toContain('OCLIF-LOADED')
+    }
+    // Control: the probe does see oclif when the fast path is off.
+    const control = await runCli(['--help'], {nodeArgs, env: {BOT_NO_FAST_START: '1'}})
+    expect(control.stderr).toContain('OCLIF-LOADED')
+  })
+
+  it('leaves everything else to oclif', async () => {
+    const r = await runCli(['webhook', '--help'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain('webhook set')
+    const bad = await runCli(['--help', 'webhook'])
+    expect(bad.stdout).toContain('webhook info')
+  })
+})
+
+describe('wrapPlain', () => {
+  // oclif's own wrap-ansi, resolved the way @oclif/core resolves it.
+  const requireFromOclif = createRequire(createRequire(import.meta.url).resolve('@oclif/core'))
+  const wrapAnsi = requireFromOclif('wrap-ansi') as (s: string, cols: number, o: {hard: boolean}) => string
+
+  it('matches wrap-ansi {hard: true} on random text', () => {
+    let seed = 42
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31
+      return seed % n
+    }
+    for (let i = 0; i < 2000; i++) {
+      const words = Array.from({length: 1 + rand(25)}, () => 'abcdefghijklmnopqrstuvwxyz'.slice(0, rand(4) === 0 ? rand(26) : 1 + rand(9)).repeat(1 + rand(3)))
+      const text = words.join(rand(5) === 0 ? '  ' : ' ') + (rand(4) === 0 ? '\nsecond line' : '')
+      const cols = 5 + rand(60)
+      expect(wrapPlain(text, cols), JSON.stringify({text, cols})).toBe(wrapAnsi(text, cols, {hard: true}))
+    }
+  })
+})
