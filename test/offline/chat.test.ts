@@ -42,7 +42,7 @@ afterEach(async () => {
 })
 
 async function backendWithBot(mode: 'polling' | 'webhook'): Promise<{backend: OfflineBackend; bot: Bot}> {
-  const backend = await startOfflineBackend({port: 0})
+  const backend = await startOfflineBackend({port: 0, timeScale: 0.05})
   cleanups.push(() => backend.stop())
   const bot = tinyBot(backend)
   if (mode === 'polling') {
@@ -131,7 +131,7 @@ describe('terminal chat edge cases', () => {
   })
 
   it('says so and moves on when the bot does not handle a line in time; the update stays queued', async () => {
-    const backend = await startOfflineBackend({port: 0})
+    const backend = await startOfflineBackend({port: 0, timeScale: 0.05})
     cleanups.push(() => backend.stop())
     const input = new PassThrough()
     const output = new PassThrough()
@@ -145,7 +145,7 @@ describe('terminal chat edge cases', () => {
   })
 
   it('uses the chosen chat and user ids', async () => {
-    const backend = await startOfflineBackend({port: 0, chatId: 4242, userId: 77, firstName: 'Ann'})
+    const backend = await startOfflineBackend({port: 0, timeScale: 0.05, chatId: 4242, userId: 77, firstName: 'Ann'})
     cleanups.push(() => backend.stop())
     const bot = tinyBot(backend)
     void bot.start()
@@ -179,7 +179,7 @@ describe('terminal chat edge cases', () => {
   })
 
   it('close() ends the chat and stops listening', async () => {
-    const backend = await startOfflineBackend({port: 0})
+    const backend = await startOfflineBackend({port: 0, timeScale: 0.05})
     cleanups.push(() => backend.stop())
     const input = new PassThrough()
     const chat = startOfflineChat(backend, {input})
