@@ -1,0 +1,179 @@
+/**
+ * `bot dev --offline`: the same dev session as online (relay, bot process, restart on change,
+ * teardown), but against the in-process emulator with the fixed fake bot, webhooks delivered over
+ * loopback (no tunnel), and the terminal chat as the user.
+ *
+ * Order: emulator → dev session (its events stream out) → once the session is ready, the chat
+ * starts reading input. When the input ends (and the last replies are in) the session is stopped;
+ * when the session ends first (the bot exited, a signal), the chat is closed. Then the emulator stops.
+ */
+import {mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {dirname, join, resolve} from 'node:path'
+
+import {runDevSession, type DevEvent, type DevSessionOptions, type DevSummary} from '../dev/index.js'
+import {BotApi} from '../telegram/index.js'
+import {loopbackProvider} from '../tunnel/index.js'
+import {startChat, type Chat, type ChatEvent, type ChatSummary} from './chat.js'
+import {startOfflineBackend, type OfflineBackend} from './offline-env.js'
+
+export type OfflineDevEvent =
+  | DevEvent
+  | {type: 'offline'; apiRoot: string; botUsername: string; botId: number; userId: number; chatId: number; mode: 'webhook' | 'polling'; text: string}
+  | {type: 'chat'; event: ChatEvent; text: string}
+
+/** Prints a line without breaking the chat prompt (through the chat once it runs, else to logOutput). */
+export type OfflinePrint = (line: string) => void
+
+export interface OfflineDevOptions
+  extends Omit<DevSessionOptions, 'api' | 'token' | 'apiRoot' | 'passApiRoot' | 'tunnel' | 'onEvent' | 'force' | 'restoreSecret' | 'stateDir'> {
+  /** The terminal user: private chat id (default: the user id; negative = a group), user id (default 1111), name. */
+  chatId?: number
+  userId?: number
+  firstName?: string
+  username?: string
+  /** Chat input (process.stdin). */
+  input: NodeJS.ReadableStream
+  /** Chat transcript (process.stdout); without it only events. */
+  output?: NodeJS.WritableStream
+  /** Where `print` writes before the chat runs, or always when the chat is not interactive (default: output). */
+  logOutput?: NodeJS.WritableStream
+  /** TTY chat with a prompt (default: input.isTTY). */
+  interactive?: boolean
+  color?: boolean
+  showChatActions?: boolean
+  /** Per-line wait for the bot in the chat (default 5000 ms); the first line waits up to startupTimeoutMs (30000). */
+  replyTimeoutMs?: number
+  startupTimeoutMs?: number
+  /** Emulator port (default: a free one). */
+  emulatorPort?: number
+  /** Session state directory; default a fresh temporary one (an offline session shares nothing with others). */
+  stateDir?: string
+  /** Every event (session, offline banner, chat), with a prompt-safe printer for the ones to show. */
+  onEvent: (event: OfflineDevEvent, print: OfflinePrint) => void
+}
+
+export interface OfflineDevSummary extends DevSummary {
+  chat?: ChatSummary
+  /** Why it ended from the offline side: the chat input ended/quit, or the session ended by itself. */
+  endedBy: 'chat' | 'session'
+}
+
+/** Every `node_modules/.bin` from `cwd` up to the root, nearest first (what `npm run` puts on PATH). */
+export function binDirsUpFrom(cwd: string): string[] {
+  const dirs: string[] = []
+  let dir = resolve(cwd)
+  for (;;) {
+    dirs.push(join(dir, 'node_modules', '.bin'))
+    const parent = dirname(dir)
+    if (parent === dir) return dirs
+    dir = parent
+  }
+}
+
+export async function runOfflineDev(options: OfflineDevOptions): Promise<OfflineDevSummary> {
+  const {
+    chatId, userId, firstName, username, input, output, logOutput, interactive: interactiveOption, color, showChatActions,
+    replyTimeoutMs, startupTimeoutMs, emulatorPort, stateDir: givenStateDir, onEvent, signal: externalSignal, ...session
+  } = options
+  const interactive = interactiveOption ?? Boolean((input as {isTTY?: boolean}).isTTY)
+  const backend: OfflineBackend = await startOfflineBackend({port: emulatorPort ?? 0, chatId, userId, firstName, username})
+  const stateDir = givenStateDir ?? mkdtempSync(join(tmpdir(), 'bot-offline-state-'))
+  const controller = new AbortController()
+  const onExternalAbort = () => controller.abort(externalSignal?.reason)
+  if (externalSignal?.aborted) controller.abort(externalSignal.reason)
+  else externalSignal?.addEventListener('abort', onExternalAbort, {once: true})
+
+  let chat: Chat | undefined
+  let endedBy: OfflineDevSummary['endedBy'] = 'session'
+  let sessionOver = false
+  const fallbackOut = logOutput ?? output
+  const print: OfflinePrint = (line) => {
+    if (chat && interactive) chat.print(line)
+    else fallbackOut?.write(line + '\n')
+  }
+  const emit = (event: OfflineDevEvent) => onEvent(event, print)
+
+  const startTheChat = () => {
+    if (chat || controller.signal.aborted) return
+    chat = startChat({
+      emulator: backend.emulator,
+      token: backend.token,
+      chatId: backend.user.chatId,
+      userId: backend.user.userId,
+      firstName: backend.user.firstName,
+      username: backend.user.username,
+      input,
+      output,
+      interactive,
+      color,
+      showChatActions,
+      replyTimeoutMs,
+      startupTimeoutMs,
+      onEvent: (event) => emit({type: 'chat', event, text: chatEventText(event)}),
+      // Ctrl-C at the prompt: the same as a SIGINT from outside when the session handles signals.
+      onInterrupt: () => (session.handleSignals ? process.kill(process.pid, 'SIGINT') : controller.abort(new Error('interrupted'))),
+    })
+    void chat.done.then(() => {
+      if (sessionOver || controller.signal.aborted) return
+      endedBy = 'chat'
+      controller.abort(new Error('the chat ended'))
+    })
+  }
+
+  emit({
+    type: 'offline',
+    apiRoot: backend.apiRoot,
+    botUsername: backend.bot.username,
+    botId: backend.bot.id,
+    userId: backend.user.userId,
+    chatId: backend.user.chatId,
+    mode: session.mode,
+    text: `Offline: Bot API emulator on ${backend.apiRoot}, bot @${backend.bot.username} (fake token), ${
+      session.mode === 'webhook' ? 'webhook over loopback (no tunnel)' : 'long polling'
+    }; you are ${backend.user.firstName} (user ${backend.user.userId}, chat ${backend.user.chatId}).`,
+  })
+
+  let summary: DevSummary
+  try {
+    summary = await runDevSession({
+      ...session,
+      command: {...session.command, pathPrepend: [...new Set([...session.command.pathPrepend, ...binDirsUpFrom(session.cwd)])]},
+      api: new BotApi({token: backend.token, apiRoot: backend.apiRoot}),
+      token: backend.token,
+      apiRoot: backend.apiRoot,
+      passApiRoot: true,
+      ...(session.mode === 'webhook' ? {tunnel: loopbackProvider()} : {}),
+      stateDir,
+      signal: controller.signal,
+      onEvent: (event) => {
+        emit(event)
+        if (event.type === 'ready') startTheChat()
+      },
+    })
+  } finally {
+    sessionOver = true
+    externalSignal?.removeEventListener('abort', onExternalAbort)
+    chat?.close()
+    await backend.stop()
+    if (!givenStateDir) rmSync(stateDir, {recursive: true, force: true})
+  }
+  const chatSummary = chat ? await chat.done : undefined
+  return {...summary, ...(chatSummary ? {chat: chatSummary} : {}), endedBy}
+}
+
+function chatEventText(event: ChatEvent): string {
+  switch (event.type) {
+    case 'user':
+      return `you › ${event.text}`
+    case 'press':
+      return `you › [${event.button.text}]`
+    case 'bot':
+      return event.lines.join('\n')
+    case 'no-reply':
+    case 'note':
+      return event.text
+    case 'end':
+      return `chat ended (${event.reason})`
+  }
+}
