@@ -1,5 +1,6 @@
 /** poller-probe: another process long-polling this token, found through 409 (see ../probe.ts). */
 import {explainApiError} from '../../lib/explain.js'
+import {isPidAlive} from '../dev-state.js'
 import {probePollers} from '../probe.js'
 import type {TokenHolder} from '../processes.js'
 import type {Check, CheckResult, DoctorContext} from '../types.js'
@@ -34,6 +35,8 @@ export const pollerProbeCheck: Check = {
         detail: 'Not run: a webhook is set, so every getUpdates is refused with 409 "webhook is active" (a delivery finding, not a second poller: see Delivery mode).',
       }
 
+    // List the local token holders BEFORE probing: a poller that stops on 409 may exit at our first poll.
+    const holders = ((await ctx.outcome('local-pollers'))?.data as TokenHolder[] | undefined) ?? []
     const outcome = await probePollers(ctx.api, {seconds: ctx.probeSeconds, signal: ctx.signal})
     const polls = `${outcome.polls} getUpdates with limit 1 and no offset: nothing confirmed, no update consumed`
     switch (outcome.kind) {
@@ -56,18 +59,24 @@ export const pollerProbeCheck: Check = {
           outcome.evidence === 'direct'
             ? `Another process is long-polling this token: the probe's waiting getUpdates was answered 409 "Conflict: terminated by other getUpdates request" after ${(outcome.afterMs / 1000).toFixed(1)} s.`
             : `Another process was waiting in getUpdates with this token: the probe's first poll displaced it (the Bot API then held our next 409 back ${(outcome.heldMs! / 1000).toFixed(1)} s, which it does only right after sending a 409 to someone else).`
-        const holders = ((await ctx.outcome('local-pollers'))?.data as TokenHolder[] | undefined) ?? []
+        const exited = holders.filter((h) => !isPidAlive(h.pid))
+        const stopped =
+          exited.length > 0
+            ? `\n${exited.map((h) => `pid ${h.pid}`).join(', ')} exited during the probe: a poller that stops on 409.`
+            : ''
         const where =
           holders.length > 0
             ? ['It is probably one of these local processes:', ...holders.map((h) => `  ${describeHolder(h)}`)].join('\n')
             : 'No other process on this machine holds the token, so it runs elsewhere: a server, a container, another machine (or a CI job).'
         return {
           status: 'fail',
-          detail: ctx.redact(`${evidence}\n${where}\n${INTERRUPTS}`),
+          detail: ctx.redact(`${evidence}\n${where}${stopped}\n${INTERRUPTS}`),
           fix:
-            holders.length > 0
-              ? `Stop the extra copy (kill ${holders.map((h) => h.pid).join(' ')}) so that only one process polls this token.`
-              : ELSEWHERE_FIX,
+            holders.length === 0
+              ? ELSEWHERE_FIX
+              : exited.length < holders.length
+                ? `Stop the extra copy (kill ${holders.filter((h) => !exited.includes(h)).map((h) => h.pid).join(' ')}) so that only one process polls this token.`
+                : 'The other copy stopped on the probe\'s 409; make sure it does not start again next to your bot (one poller per token), or move one of them to a webhook.',
         }
       }
     }

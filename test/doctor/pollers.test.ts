@@ -1,0 +1,119 @@
+/**
+ * Other pollers and token holders, as real processes: a poller that retries on 409, one that
+ * stops on 409 like grammY, and an idle process holding the token. `bot doctor` runs as a real
+ * process against the emulator (timeScale 1: the real 3-second hold between two 409s).
+ */
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+
+import {doctorWorld, expectNoToken, report, startFixture, waitFor, type DoctorWorld, type Fixture} from './helpers.js'
+
+let world: DoctorWorld
+const fixtures: Fixture[] = []
+
+beforeAll(async () => {
+  world = await doctorWorld()
+})
+afterEach(() => {
+  for (const f of fixtures.splice(0)) f.kill()
+})
+afterAll(async () => {
+  await world.close()
+})
+
+async function poller(name: string, token: string): Promise<Fixture> {
+  const f = await startFixture(name, {BOT_TOKEN: token, BOT_API_ROOT: world.emu.apiRoot})
+  fixtures.push(f)
+  // Its getUpdates is the waiting long poll now.
+  await waitFor(() => world.emu.isLongPolling(token), `${name} to wait in getUpdates`)
+  return f
+}
+
+describe('bot doctor finds a second poller', () => {
+  it('one that retries on 409: the probe gets a 409 itself and names the local process', async () => {
+    const bot = world.emu.createBot({username: 'retry_poller_bot'})
+    const other = await poller('retry-poller.mjs', bot.token)
+    const result = await world.doctor(['--json', '--probe-seconds', '3'], {BOT_TOKEN: bot.token})
+    expect(result.code).toBe(1)
+    const r = report(result)
+    const probe = r.byId['poller-probe']
+    expect(probe.status).toBe('fail')
+    expect(probe.detail).toMatch(/terminated by other getUpdates request|held our next 409 back/)
+    expect(probe.detail).toContain(`pid ${other.pid}`)
+    expect(probe.detail).toMatch(/interrupts the other poller's pending getUpdates/)
+    expect(probe.fix).toContain(`kill ${other.pid}`)
+    // local-pollers lists it too: the token is in its environment.
+    expect(r.byId['local-pollers'].status).toBe('warn')
+    expect(r.byId['local-pollers'].detail).toContain(`pid ${other.pid}`)
+    expect(r.byId['local-pollers'].detail).toContain('token in BOT_TOKEN')
+    // It saw our polls as conflicts and kept going.
+    expect(other.output()).toMatch(/409 conflict #1: Conflict: terminated by other getUpdates request; polling again/)
+    expect(other.child.exitCode).toBeNull()
+    expectNoToken(result, bot.token)
+  })
+
+  it('one that stops on 409 (like grammY): caught by the held-back 409, and it has stopped', async () => {
+    const bot = world.emu.createBot({username: 'stop_poller_bot'})
+    const other = await poller('stop-poller.mjs', bot.token)
+    const result = await world.doctor(['--json', '--probe-seconds', '3'], {BOT_TOKEN: bot.token})
+    expect(result.code).toBe(1)
+    const probe = report(result).byId['poller-probe']
+    expect(probe.status).toBe('fail')
+    expect(probe.detail).toMatch(/was waiting in getUpdates with this token: the probe's first poll displaced it/)
+    expect(probe.detail).toMatch(/grammY and Telegraf stop polling on 409/)
+    // Listed before the probe started, so it is named although it is gone now.
+    expect(probe.detail).toContain(`pid ${other.pid}`)
+    expect(probe.detail).toContain(`pid ${other.pid} exited during the probe: a poller that stops on 409`)
+    expect(probe.fix).toMatch(/stopped on the probe's 409/)
+    // The probe's first poll displaced it: it got the 409 and stopped, as the output warns.
+    expect(await other.exited).toBe(3)
+    expect(other.output()).toContain('stopped on 409: Conflict: terminated by other getUpdates request')
+    expectNoToken(result, bot.token)
+  })
+
+  it('a poller elsewhere (no local process holds the token) is reported as running elsewhere', async () => {
+    const bot = world.emu.createBot({username: 'remote_poller_bot'})
+    // In-process here, so no other process has the token: it looks like a server somewhere else.
+    const controller = new AbortController()
+    const loop = (async () => {
+      while (!controller.signal.aborted) {
+        await fetch(`${world.emu.apiRoot}/bot${bot.token}/getUpdates`, {
+          method: 'POST',
+          headers: {'content-type': 'application/json'},
+          body: JSON.stringify({timeout: 30}),
+          signal: controller.signal,
+        }).then((r) => r.arrayBuffer()).catch(() => undefined)
+      }
+    })()
+    try {
+      await waitFor(() => world.emu.isLongPolling(bot.token), 'the in-process poller to wait')
+      const result = await world.doctor(['--json', '--probe-seconds', '3'], {BOT_TOKEN: bot.token})
+      expect(result.code).toBe(1)
+      const probe = report(result).byId['poller-probe']
+      expect(probe.status).toBe('fail')
+      expect(probe.detail).toContain('elsewhere: a server, a container, another machine')
+      expect(probe.fix).toMatch(/docker ps/)
+      expect(probe.fix).toMatch(/revoke the token/)
+      expectNoToken(result, bot.token)
+    } finally {
+      controller.abort()
+      await loop
+    }
+  })
+
+  it('an idle process holding the token (environment and command line) is listed with the token hidden; no poller → exit 0', async () => {
+    const bot = world.emu.createBot({username: 'holder_bot'})
+    const inEnv = await startFixture('token-holder.mjs', {BOT_TOKEN: bot.token})
+    fixtures.push(inEnv)
+    const inArgs = await startFixture('token-holder.mjs', {}, ['--token', bot.token])
+    fixtures.push(inArgs)
+    const result = await world.doctor(['--probe-seconds', '3'], {BOT_TOKEN: bot.token})
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/^! Other local processes with this token$/m)
+    expect(result.stdout).toContain('2 other processes of yours hold this token')
+    expect(result.stdout).toMatch(new RegExp(`pid ${inEnv.pid}, started \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ: \\S*node \\S*token-holder\\.mjs \\(token in BOT_TOKEN\\)`))
+    expect(result.stdout).toMatch(new RegExp(`pid ${inArgs.pid}, .*token-holder\\.mjs --token <token> \\(token in command line\\)`))
+    expect(result.stdout).toContain(`kill ${inEnv.pid} ${inArgs.pid}`)
+    expect(result.stdout).toMatch(/^✓ Concurrent pollers \(409 probe\)$/m)
+    expectNoToken(result, bot.token)
+  })
+})
