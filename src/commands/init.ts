@@ -11,13 +11,11 @@ const DEFAULT_DIR = 'my-bot'
 export default class Init extends BaseCommand<typeof Init> {
   static summary = 'Create a new bot project from a template (grammY, GramIO or Telegraf).'
 
-  static description = `Copies a TypeScript template into DIR, installs its dependencies and creates a git repository.
-The bot runs under \`bot dev\` in webhook and polling mode, offline with \`bot dev --offline\`, and in production
-behind any host that serves HTTP (BOT_MODE=webhook) or as a long-polling process.
+  static description = `Copies a TypeScript template (src/bot.ts for the handlers, src/main.ts for webhook or long polling) into DIR, installs its dependencies and creates a git repository with a first commit. The project runs under \`bot dev\` in webhook and polling mode, offline with \`bot dev --offline\`, and in production behind any HTTPS host or serverless platform (see its README).
 
-DIR must be new or empty; with --force it may hold other files, but bot init never overwrites one.
-The package name is DIR's name unless --name is given. Questions are asked only on a terminal and never
-with --yes; the token goes to .env (mode 0600, git-ignored) and is never printed.`
+DIR must be new or empty. With --force it may hold other files, but bot init never overwrites a file: when any template file exists already it lists them and writes nothing. The package name is DIR's name unless --name is given.
+
+On a terminal, bot init asks for what is missing (folder, framework, token); with --yes, --json or when stdin is not a terminal it asks nothing and uses the defaults. The token goes to .env only (mode 0600, git-ignored) and is never printed; the prompt keeps it out of your shell history, which --token does not.`
 
   static examples = [
     {description: 'Create my-bot with grammY (asks for what is missing on a terminal)', command: '<%= config.bin %> <%= command.id %> my-bot'},
