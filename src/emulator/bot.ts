@@ -49,6 +49,8 @@ export class BotState {
   allowed: Set<string> = new Set(DEFAULT_ALLOWED)
 
   webhook?: WebhookSettings
+  /** A setWebhook still checking its address (getUpdates gets 409 meanwhile). */
+  pendingSetWebhook?: object
   lastErrorDate?: number
   lastErrorMessage?: string
   lastSetWebhookAt = -Infinity

@@ -52,6 +52,8 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
   private readonly core: Core
   private botCount = 0
   private stopped = false
+  /** Pending waitForBotMessage calls, rejected by stop(). */
+  private readonly waits = new Set<(err: Error) => void>()
 
   private constructor(private readonly options: EmulatorOptions) {
     super()
@@ -113,6 +115,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     if (this.stopped) return
     this.stopped = true
     this.lifetime.abort()
+    for (const fail of this.waits) fail(new Error('waitForBotMessage: the emulator was stopped'))
     for (const worker of this.workers.values()) worker.stop()
     this.workers.clear()
     for (const timer of this.timers) clearTimeout(timer)
@@ -177,6 +180,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
       bot.lastConflictAt = -Infinity
       bot.lastPoll = undefined
       bot.allowed = new Set(DEFAULT_ALLOWED)
+      bot.commands = []
     }
   }
 
@@ -286,10 +290,16 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
         const where = options.chatId !== undefined ? ` in chat ${options.chatId}` : ''
         reject(new Error(`waitForBotMessage: no message from the bot${where} within ${timeoutMs} ms`))
       }, timeoutMs)
+      const fail = (err: Error): void => {
+        cleanup()
+        reject(err)
+      }
       const cleanup = (): void => {
         clearTimeout(timer)
         this.off('call', onCall)
+        this.waits.delete(fail)
       }
+      this.waits.add(fail)
       this.on('call', onCall)
     })
   }

@@ -22,6 +22,7 @@ export const CONFLICT_OTHER_POLL =
 export const CONFLICT_WEBHOOK_ACTIVE =
   "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first"
 export const CONFLICT_SET_WEBHOOK = 'Conflict: terminated by setWebhook request'
+export const CONFLICT_OTHER_SET_WEBHOOK = 'Conflict: terminated by other setWebhook'
 
 export const notFound = (detail?: string): ApiError => new ApiError(404, detail ? `Not Found: ${detail}` : 'Not Found')
 export const unauthorized = (): ApiError => new ApiError(401, 'Unauthorized')

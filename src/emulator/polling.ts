@@ -12,7 +12,7 @@ const INT32_MAX = 2147483647
 const BATCH_MS = 1
 
 export async function getUpdates(bot: BotState, params: Params, core: Core, ctx: CallContext): Promise<Answer> {
-  if (bot.webhook) throw await core.conflict(bot, CONFLICT_WEBHOOK_ACTIVE)
+  if (bot.webhook || bot.pendingSetWebhook) throw await core.conflict(bot, CONFLICT_WEBHOOK_ACTIVE)
 
   const offset = toInt(params.get('offset'), 0, INT32_MIN, INT32_MAX)
   let limit = toInt(params.get('limit'), 100, 1, 100)

@@ -3,7 +3,7 @@ import {lookup} from 'node:dns/promises'
 import {isIP} from 'node:net'
 import type {BotState, WebhookSettings} from './bot.js'
 import type {Answer, CallContext, Core} from './core.js'
-import {ApiError, CONFLICT_SET_WEBHOOK, badRequest, tooManyRequests} from './errors.js'
+import {ApiError, CONFLICT_OTHER_SET_WEBHOOK, CONFLICT_SET_WEBHOOK, badRequest, tooManyRequests} from './errors.js'
 import {toBool, toInt, type Params} from './params.js'
 import {allowedUpdatesList, parseAllowedUpdates} from './updates.js'
 
@@ -54,7 +54,16 @@ export async function setWebhook(bot: BotState, params: Params, core: Core, ctx:
   if (!/^[A-Za-z0-9_-]*$/.test(secret)) throw badRequest('secret token contains unallowed characters')
   if (certificate && certificate.size > MAX_CERTIFICATE) throw badRequest(`certificate size is too big (${certificate.size} bytes)`)
 
-  const resolvedIp = await checkTarget(parsed, ipAddress, core.local)
+  // While the address is checked, a newer setWebhook replaces this one (which then gets a 409).
+  const attempt = {}
+  bot.pendingSetWebhook = attempt
+  let resolvedIp: string
+  try {
+    resolvedIp = await checkTarget(parsed, ipAddress, core.local)
+  } finally {
+    if (bot.pendingSetWebhook === attempt) bot.pendingSetWebhook = undefined
+  }
+  if (bot.pendingSetWebhook !== undefined || bot.webhook !== undefined) throw await core.conflict(bot, CONFLICT_OTHER_SET_WEBHOOK)
   const settings: WebhookSettings = {
     url, maxConnections, hasCustomCertificate: certificate !== undefined, fixedIp: ipAddress !== '', resolvedIp,
     ...(secret ? {secretToken: secret} : {}), ...(ipAddress ? {ipAddress} : {}),
