@@ -40,8 +40,8 @@ export interface RunningProcess {
 }
 
 /** Start a process with piped output; everything it prints is collected. */
-export function startProcess(command: string, args: string[], options: {cwd: string; env: NodeJS.ProcessEnv}): RunningProcess {
-  const child = spawn(command, args, {cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe']})
+export function startProcess(command: string, args: string[], options: {cwd: string; env: NodeJS.ProcessEnv; stdin?: 'pipe'}): RunningProcess {
+  const child = spawn(command, args, {cwd: options.cwd, env: options.env, stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe']})
   let output = ''
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (output += d))
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (output += d))

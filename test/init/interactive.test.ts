@@ -1,0 +1,65 @@
+/**
+ * `bot init` on a terminal: a real pseudo-terminal from util-linux `script`, answering the
+ * prompts (folder, framework, token) as a user would type them.
+ */
+import {spawnSync} from 'node:child_process'
+import {readFileSync, statSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {describe, expect, it} from 'vitest'
+
+import {BIN} from '../support/cli.js'
+import {cleanEnv, init, startProcess, tempDir} from './support.js'
+
+const hasScript = spawnSync('script', ['--version']).status === 0
+const TOKEN = '7000000002:AAGk2_interactive-Secret_part_987654321'
+
+describe.skipIf(!hasScript)('bot init on a terminal', () => {
+  it('asks for the folder, the framework and the token (masked), then writes .env', async () => {
+    const cwd = tempDir()
+    const cmd = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} init --no-install --no-git`
+    const p = startProcess('script', ['-qefc', cmd, '/dev/null'], {cwd, env: cleanEnv({TERM: 'xterm', NO_COLOR: '1'}), stdin: 'pipe'})
+    try {
+      await p.waitForOutput(/Project folder/)
+      p.child.stdin!.write('tty-bot\r')
+      await p.waitForOutput(/Framework/)
+      p.child.stdin!.write('\x1b[B') // arrow down: GramIO
+      await p.waitForOutput(/❯ GramIO/)
+      p.child.stdin!.write('\r')
+      await p.waitForOutput(/Bot token.*BotFather/)
+      p.child.stdin!.write(`${TOKEN}\r`)
+      await p.waitForOutput(/Next steps/)
+    } finally {
+      p.child.stdin!.end()
+    }
+    const exit = await p.exited
+    expect(exit.code, p.output()).toBe(0)
+    const dir = join(cwd, 'tty-bot')
+    expect(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).dependencies.gramio).toBe('0.10.0')
+    expect(readFileSync(join(dir, '.env'), 'utf8')).toBe(`BOT_TOKEN=${TOKEN}\n`)
+    expect(statSync(join(dir, '.env')).mode & 0o777).toBe(0o600)
+    // The terminal showed only the mask.
+    expect(p.output()).not.toContain(TOKEN.split(':')[1])
+    expect(p.output()).toContain('•••')
+  })
+
+  it('asks nothing with --yes', async () => {
+    const cwd = tempDir()
+    const cmd = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} init --no-install --no-git --yes`
+    const p = startProcess('script', ['-qefc', cmd, '/dev/null'], {cwd, env: cleanEnv({TERM: 'xterm', NO_COLOR: '1'})})
+    const exit = await p.exited
+    expect(exit.code, p.output()).toBe(0)
+    expect(p.output()).not.toMatch(/Project folder|Framework|Bot token/)
+    expect(JSON.parse(readFileSync(join(cwd, 'my-bot', 'package.json'), 'utf8')).dependencies.grammy).toBe('1.46.0')
+  })
+})
+
+describe('bot init without a terminal', () => {
+  it('asks nothing when stdin is not a TTY, even without --yes', async () => {
+    const cwd = tempDir()
+    const r = await init(['--no-install', '--no-git'], {}, cwd)
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout + r.stderr).not.toMatch(/Project folder|Framework|Bot token/)
+    expect(JSON.parse(readFileSync(join(cwd, 'my-bot', 'package.json'), 'utf8')).name).toBe('my-bot')
+  })
+})
