@@ -160,6 +160,7 @@ export class Relay {
 
   /** Where to forward; undefined holds requests until a target is set again. */
   setTarget(target: RelayTarget | undefined): void {
+    if (target !== this.#target) this.#retireAgent()
     this.#target = target
     if (target) {
       const waiters = [...this.#waiters]
@@ -182,6 +183,17 @@ export class Relay {
       setTimeout(() => this.#server.closeAllConnections(), 500).unref()
     })
     this.#agent.destroy()
+  }
+
+  /**
+   * New connections for the next target. The old agent's idle keep-alive sockets are closed now and
+   * busy ones once their answer is in, so a bot that is stopping can close its server at once.
+   */
+  #retireAgent(): void {
+    const old = this.#agent
+    this.#agent = new http.Agent({keepAlive: true, maxSockets: Infinity, keepAliveMsecs: 1000})
+    ;(old as unknown as {keepAlive: boolean}).keepAlive = false // busy sockets are destroyed when freed
+    for (const sockets of Object.values(old.freeSockets)) for (const socket of sockets ?? []) socket.destroy()
   }
 
   #waitTarget(deadline: number): Promise<RelayTarget | undefined> {

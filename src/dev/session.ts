@@ -151,6 +151,7 @@ export class DevSession {
   #marker = randomBytes(8).toString('hex')
   #signalHandlers: Array<[NodeJS.Signals, () => void]> = []
   #readyEmitted = false
+  #startedUp = false
 
   constructor(options: DevSessionOptions) {
     this.#o = options
@@ -251,16 +252,24 @@ export class DevSession {
     this.#check()
 
     if (o.watch) {
-      const watcher = watchProject({
-        cwd: o.cwd,
-        debounceMs: o.debounceMs,
-        onChange: (files) => void this.#restart(files),
-        onError: (error) => this.#emit({type: 'warn', text: `File watching failed: ${error.message}`}),
-      })
-      this.#register('watch', () => watcher.close())
-      await watcher.ready
-      this.#watching = true
+      await this.#step(
+        'watch',
+        'Starting the file watcher…',
+        async () => {
+          const watcher = watchProject({
+            cwd: o.cwd,
+            debounceMs: o.debounceMs,
+            onChange: (files) => void this.#restart(files),
+            onError: (error) => this.#emit({type: 'warn', text: `File watching failed: ${error.message}`}),
+          })
+          this.#register('watch', () => watcher.close())
+          await watcher.ready
+          this.#watching = true
+        },
+        () => `Watching ${o.cwd} for changes (node_modules, dist and .git ignored)`,
+      )
     }
+    this.#startedUp = true
     this.#maybeReady()
   }
 
@@ -438,6 +447,7 @@ export class DevSession {
     this.#register('webhook', () => this.#cleanWebhook(), 3000)
     await this.#step('webhook', 'Setting the webhook…', () => this.#setWebhook(url), () => `Webhook set to ${tunnel.url}/webhook/… with a secret token${o.dropPendingUpdates ? ' (pending updates dropped, as asked)' : ''}`)
     this.#register('tunnel-keeper', async () => keeper.stop())
+    this.#maybeReady()
   }
 
   async #setWebhook(url: string): Promise<void> {
@@ -535,7 +545,7 @@ export class DevSession {
     this.#crashed = crashed
     this.#emit({type: 'bot-exit', code: exit.code, signal: exit.signal, crashed, text: `${crashed ? '✗' : '■'} The bot ${how}${exit.code === 127 ? ' (command not found?)' : ''}.`})
     if (this.#stopReason) return
-    if (this.#watching) this.#emit({type: 'info', text: 'Waiting for a file change to restart it (updates are held, then answered 503 so Telegram retries).'})
+    if (this.#o.watch) this.#emit({type: 'info', text: 'Waiting for a file change to restart it (updates are held, then answered 503 so Telegram retries).'})
     else this.stop('bot-exit')
   }
 
@@ -572,8 +582,8 @@ export class DevSession {
   }
 
   #maybeReady(): void {
-    if (this.#readyEmitted || this.#stopReason) return
-    if (this.#mode === 'webhook' && (!this.#webhookSet || !this.#relay?.target)) return
+    if (this.#readyEmitted || this.#stopReason || !this.#startedUp) return
+    if (this.#mode === 'webhook' && (!this.#webhookUrl || !this.#relay?.target)) return
     if (!this.#bot) return
     this.#readyEmitted = true
     const o = this.#o

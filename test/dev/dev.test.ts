@@ -1,0 +1,284 @@
+/**
+ * `bot dev` as a real process: the emulator on loopback, the real localtunnel client against the
+ * loopback localtunnel server, fixture bots that follow the env contract.
+ */
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+
+import {readState} from '../../src/dev/state.js'
+import {assertNoToken, devWorld, startDev, until, type DevWorld} from './helpers.js'
+
+let world: DevWorld
+beforeEach(async () => {
+  world = await devWorld()
+})
+afterEach(async () => {
+  await world.close()
+})
+
+async function postRaw(url: string, body: string, headers: Record<string, string> = {}): Promise<number> {
+  const res = await fetch(url, {method: 'POST', body, headers: {'content-type': 'application/json', ...headers}})
+  await res.arrayBuffer()
+  return res.status
+}
+
+describe('bot dev (webhook mode)', () => {
+  it('delivers an update to the bot and its webhook reply to the emulator; Ctrl-C deletes the webhook', async () => {
+    const {emu, token} = world
+    const dev = startDev(world)
+    await dev.waitForOutput(/Ready: updates reach the bot/)
+    const hook = emu.webhook(token)
+    expect(hook?.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/webhook\/[\w-]{16}$/)
+    expect(hook?.secretToken).toMatch(/^[\w-]{20,}$/)
+
+    const update = emu.sendUserMessage(token, {text: '/start', chatId: 4242})
+    const reply = await emu.waitForBotMessage(token, {chatId: 4242, timeoutMs: 5000})
+    expect(reply.source).toBe('webhook-reply')
+    expect(reply.params.text).toBe('Hello from the fixture bot')
+    await dev.waitForOutput(new RegExp(`#${update.update_id} message chat 4242 "/start" → 200`))
+    expect(world.recorded()).toEqual([update.update_id])
+
+    dev.kill('SIGINT')
+    const result = await dev.exited
+    expect(result.code).toBe(0)
+    expect(emu.webhook(token)).toBeUndefined()
+    expect(result.stderr).toMatch(/Webhook deleted \(pending updates kept\)/)
+    expect(result.stderr).toMatch(/1 update relayed, 0 failures/)
+    expect(readState(world.botId, world.stateDir)).toBeUndefined()
+    assertNoToken(result, token)
+  })
+
+  it('a reply sent with sendMessage to BOT_API_ROOT reaches the emulator', async () => {
+    const {emu, token} = world
+    const dev = startDev(world, {env: {FIXTURE_REPLY: 'api'}})
+    await dev.waitForOutput(/Ready/)
+    emu.sendUserMessage(token, {text: 'hi there', chatId: 7})
+    const reply = await emu.waitForBotMessage(token, {chatId: 7, timeoutMs: 5000})
+    expect(reply.source).toBe('http')
+    expect(reply.params.text).toBe('echo: hi there')
+    dev.kill('SIGTERM')
+    const result = await dev.exited
+    expect(result.code).toBe(0)
+    expect(emu.webhook(token)).toBeUndefined()
+    assertNoToken(result, token)
+  })
+
+  it('refuses a request without the right secret and does not forward it', async () => {
+    const {emu, token} = world
+    const dev = startDev(world)
+    await dev.waitForOutput(/Ready/)
+    const url = emu.webhook(token)!.url
+    const fake = JSON.stringify({update_id: 1, message: {message_id: 1, date: 0, chat: {id: 1, type: 'private'}, text: 'forged'}})
+    expect(await postRaw(url, fake)).toBe(401)
+    expect(await postRaw(url, fake, {'X-Telegram-Bot-Api-Secret-Token': 'wrong-secret'})).toBe(401)
+    expect(await postRaw(url.replace(/\/webhook\/.*/, '/webhook/guess'), fake, {'X-Telegram-Bot-Api-Secret-Token': emu.webhook(token)!.secretToken!})).toBe(404)
+    await dev.waitForOutput(/refused POST \(webhook path\) → 401 \(wrong or missing secret token; not forwarded\)/)
+    // A real update still gets through, and only it was processed.
+    const update = emu.sendUserMessage(token, {text: 'real'})
+    await until(() => world.recorded().length === 1, 'the real update')
+    expect(world.recorded()).toEqual([update.update_id])
+    dev.kill('SIGINT')
+    const result = await dev.exited
+    expect(result.stderr).toMatch(/1 update relayed, 0 failures, 3 rejected/)
+    assertNoToken(result, token)
+  })
+
+  it('keeps the secret_token stable across runs', async () => {
+    const {emu, token} = world
+    const first = startDev(world)
+    await first.waitForOutput(/Ready/)
+    const one = emu.webhook(token)!
+    first.kill('SIGINT')
+    await first.exited
+    const second = startDev(world)
+    await second.waitForOutput(/Ready/)
+    const two = emu.webhook(token)!
+    expect(two.secretToken).toBe(one.secretToken)
+    expect(two.url).not.toBe(one.url) // the path is random per run
+    second.kill('SIGINT')
+    await second.exited
+  })
+
+  it('SIGINT and SIGTERM leave the webhook deleted and pending updates kept', async () => {
+    const {emu, token} = world
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      // The bot answers 500: the update stays pending at Telegram (it is retried, never acknowledged).
+      const dev = startDev(world, {bot: 'error-bot.mjs'})
+      await dev.waitForOutput(/Ready/)
+      // A chat of its own: the previous round's update (still pending, still failing) blocks its chat.
+      const update = emu.sendUserMessage(token, {text: `pending ${signal}`, chatId: signal === 'SIGINT' ? 801 : 802})
+      await dev.waitForOutput(new RegExp(`#${update.update_id} .* → 500`))
+      dev.kill(signal)
+      const result = await dev.exited
+      expect(result.code).toBe(0)
+      expect(emu.webhook(token)).toBeUndefined()
+      expect(emu.pendingUpdates(token).map((u) => u.update_id)).toContain(update.update_id)
+      expect(result.stdout + result.stderr).toMatch(/failure/)
+      assertNoToken(result, token)
+    }
+  })
+
+  it('passes a 5xx from the bot back so Telegram retries', async () => {
+    const {emu, token} = world
+    const statuses: number[] = []
+    emu.on('delivery', (d) => {
+      if (d.token === token && d.status !== undefined) statuses.push(d.status)
+    })
+    const dev = startDev(world, {bot: 'error-bot.mjs'})
+    await dev.waitForOutput(/Ready/)
+    const update = emu.sendUserMessage(token, {text: 'x'})
+    await until(() => statuses.filter((s) => s === 500).length >= 2, 'two 500 deliveries (a retry)')
+    expect(world.recorded().filter((id) => id === update.update_id).length).toBeGreaterThanOrEqual(2)
+    dev.kill('SIGINT')
+    await dev.exited
+  })
+
+  it('holds updates while a slow bot starts: no failed delivery', async () => {
+    // Telegram waits 60 s for an answer; keep the emulator's read timeout above the bot's start-up.
+    await world.close()
+    world = await devWorld({webhookReadTimeoutMs: 1_000_000})
+    const {emu, token} = world
+    const failures: number[] = []
+    emu.on('delivery', (d) => {
+      if (d.token === token && !d.ok) failures.push(d.updateId)
+    })
+    const dev = startDev(world, {bot: 'slow-start-bot.mjs', env: {FIXTURE_START_DELAY_MS: '1500'}})
+    // The webhook is set while the bot still sleeps; the update waits in the relay.
+    await until(() => emu.webhook(token) !== undefined, 'the webhook')
+    const update = emu.sendUserMessage(token, {text: '/start'})
+    await emu.waitForBotMessage(token, {timeoutMs: 8000})
+    expect(world.recorded()).toEqual([update.update_id])
+    expect(failures).toEqual([])
+    await dev.waitForOutput(/held \d+ ms/)
+    dev.kill('SIGINT')
+    await dev.exited
+  })
+
+  it("exits with the bot's code when the bot exits (no watch), webhook deleted", async () => {
+    const {emu, token} = world
+    const dev = startDev(world, {bot: 'crash-bot.mjs', env: {FIXTURE_CRASH_AFTER_MS: '300'}})
+    const result = await dev.exited
+    expect(result.code).toBe(3)
+    expect(result.stdout + result.stderr).toMatch(/Error: boom/)
+    expect(result.stderr).toMatch(/The bot exited with code 3/)
+    expect(emu.webhook(token)).toBeUndefined()
+    assertNoToken(result, token)
+  })
+
+  it('refuses a second bot dev on the same bot, naming the pid', async () => {
+    const {emu, token} = world
+    const first = startDev(world)
+    await first.waitForOutput(/Ready/)
+    const hook = emu.webhook(token)
+    const second = await startDev(world).exited
+    expect(second.code).toBe(1)
+    expect(second.stderr).toContain(`Another \`bot dev\` is already running for @dev_test_bot: pid ${first.child.pid}`)
+    // The first one is untouched.
+    expect(emu.webhook(token)).toEqual(hook)
+    expect(readState(world.botId, world.stateDir)?.pid).toBe(first.child.pid)
+    first.kill('SIGINT')
+    expect((await first.exited).code).toBe(0)
+    expect(emu.webhook(token)).toBeUndefined()
+    assertNoToken(second, token)
+  })
+
+  it('after SIGKILL, the next bot dev repairs the webhook left behind and says so', async () => {
+    const {emu, token} = world
+    const first = startDev(world)
+    await first.waitForOutput(/Ready/)
+    const left = emu.webhook(token)!
+    const orphan = readState(world.botId, world.stateDir)?.bot?.pid
+    expect(orphan).toBeGreaterThan(0)
+    first.kill('SIGKILL')
+    await first.exited
+    expect(emu.webhook(token)?.url).toBe(left.url) // nothing cleaned up
+    expect(readState(world.botId, world.stateDir)?.webhook?.url).toBe(left.url)
+
+    const second = startDev(world)
+    await second.waitForOutput(/Ready/)
+    const out = second.stdout() + second.stderr()
+    expect(out).toMatch(new RegExp(`Repaired: the previous \`bot dev\` \\(pid ${first.child.pid}.*deleted its webhook \\(pending updates kept\\)`))
+    expect(out).toMatch(new RegExp(`Stopped the bot process \\(pid ${orphan}\\) left running`))
+    expect(emu.webhook(token)?.url).not.toBe(left.url)
+    // The repaired session works normally.
+    emu.sendUserMessage(token, {text: '/start'})
+    await emu.waitForBotMessage(token, {timeoutMs: 5000})
+    second.kill('SIGINT')
+    const result = await second.exited
+    expect(result.code).toBe(0)
+    expect(emu.webhook(token)).toBeUndefined()
+    expect(readState(world.botId, world.stateDir)).toBeUndefined()
+    await until(() => {
+      try {
+        process.kill(orphan!, 0)
+        return false
+      } catch {
+        return true
+      }
+    }, 'the orphaned bot to be gone')
+  })
+
+  it('refuses a foreign (production) webhook, and with --force restores it on exit', async () => {
+    const {emu, token} = world
+    const api = (method: string, params: object) =>
+      fetch(`${emu.apiRoot}/bot${token}/${method}`, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify(params)}).then((r) => r.json())
+    const prod = {url: 'http://127.0.0.1:9/prod-hook', max_connections: 7, allowed_updates: ['message', 'callback_query'], secret_token: 'prod_secret_1'}
+    expect((await api('setWebhook', prod)).ok).toBe(true)
+
+    const refused = await startDev(world).exited
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(/A webhook that `bot dev` did not set is active: http:\/\/127\.0\.0\.1:9\/prod-hook/)
+    expect(refused.stderr).toMatch(/--force/)
+    expect(emu.webhook(token)?.url).toBe(prod.url)
+    assertNoToken(refused, token)
+
+    const forced = startDev(world, {args: ['--no-watch', '--force', '--restore-secret', 'prod_secret_1']})
+    await forced.waitForOutput(/Ready/)
+    expect(emu.webhook(token)?.url).not.toBe(prod.url)
+    emu.sendUserMessage(token, {text: '/start'})
+    await emu.waitForBotMessage(token, {timeoutMs: 5000})
+    forced.kill('SIGINT')
+    const result = await forced.exited
+    expect(result.code).toBe(0)
+    expect(result.stderr).toMatch(/Restored the previous webhook http:\/\/127\.0\.0\.1:9\/prod-hook with its secret/)
+    expect(emu.webhook(token)).toMatchObject({url: prod.url, maxConnections: 7, allowedUpdates: ['message', 'callback_query'], secretToken: 'prod_secret_1'})
+    expect(result.stdout + result.stderr).not.toContain('prod_secret_1')
+    assertNoToken(result, token)
+  })
+})
+
+describe('bot dev --mode polling', () => {
+  it('runs the bot on long polling (no webhook) and processes updates', async () => {
+    const {emu, token} = world
+    const dev = startDev(world, {args: ['--no-watch', '--mode', 'polling'], tunnel: false})
+    await dev.waitForOutput(/Ready: the bot runs on long polling/)
+    expect(emu.webhook(token)).toBeUndefined()
+    const update = emu.sendUserMessage(token, {text: '/start', chatId: 55})
+    await emu.waitForBotMessage(token, {chatId: 55, timeoutMs: 5000})
+    expect(world.recordedLines()[0]).toMatch(new RegExp(`^${update.update_id} 55 polling `))
+    dev.kill('SIGINT')
+    const result = await dev.exited
+    expect(result.code).toBe(0)
+    assertNoToken(result, token)
+  })
+
+  it('deletes a webhook left by a dead session, and refuses a foreign one', async () => {
+    const {emu, token} = world
+    const first = startDev(world)
+    await first.waitForOutput(/Ready/)
+    first.kill('SIGKILL')
+    await first.exited
+    expect(emu.webhook(token)).toBeDefined()
+    const polling = startDev(world, {args: ['--no-watch', '--mode', 'polling'], tunnel: false})
+    await polling.waitForOutput(/Ready/)
+    expect(polling.stdout() + polling.stderr()).toMatch(/Repaired/)
+    expect(emu.webhook(token)).toBeUndefined()
+    polling.kill('SIGINT')
+    await polling.exited
+
+    await fetch(`${emu.apiRoot}/bot${token}/setWebhook?url=${encodeURIComponent('http://127.0.0.1:9/prod')}`)
+    const refused = await startDev(world, {args: ['--no-watch', '--mode', 'polling'], tunnel: false}).exited
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(/did not set is active/)
+    expect(emu.webhook(token)?.url).toBe('http://127.0.0.1:9/prod')
+  })
+})

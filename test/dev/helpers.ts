@@ -1,0 +1,97 @@
+/** Shared set-up for the `bot dev` integration tests: emulator, loopback localtunnel server, a CLI run. */
+import {mkdtempSync, readFileSync, existsSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join, resolve} from 'node:path'
+
+import {BotApiEmulator, type EmulatorOptions} from '../../src/emulator/index.js'
+import {startCli, PROJECT_ROOT, type RunningCli, type CliResult} from '../support/cli.js'
+import {startLocaltunnelServer, type LocaltunnelServer} from '../support/lt-server.js'
+
+export const FIXTURES = resolve(PROJECT_ROOT, 'test', 'fixtures', 'bots')
+export const fixture = (name: string) => join(FIXTURES, name)
+
+export interface DevWorld {
+  emu: BotApiEmulator
+  lt: LocaltunnelServer
+  token: string
+  botId: number
+  dir: string
+  stateDir: string
+  record: string
+  /** update_ids the fixture bot recorded (in order). */
+  recorded(): number[]
+  recordedLines(): string[]
+  close(): Promise<void>
+}
+
+export async function devWorld(emulator: EmulatorOptions = {}): Promise<DevWorld> {
+  const emu = await BotApiEmulator.start({timeScale: 0.01, ...emulator})
+  const lt = await startLocaltunnelServer()
+  const bot = emu.createBot({username: 'dev_test_bot'})
+  const dir = mkdtempSync(join(tmpdir(), 'bot-dev-test-'))
+  const record = join(dir, 'record.txt')
+  const lines = () => (existsSync(record) ? readFileSync(record, 'utf8').split('\n').filter(Boolean) : [])
+  return {
+    emu,
+    lt,
+    token: bot.token,
+    botId: bot.id,
+    dir,
+    stateDir: join(dir, 'state'),
+    record,
+    recordedLines: lines,
+    recorded: () => lines().map((l) => Number(l.split(' ')[0])),
+    async close() {
+      await lt.close().catch(() => {})
+      await emu.stop().catch(() => {})
+    },
+  }
+}
+
+export interface DevRunOptions {
+  bot?: string | string[]
+  args?: string[]
+  env?: Record<string, string | undefined>
+  cwd?: string
+  timeoutMs?: number
+  tunnel?: boolean
+}
+
+/** `bot dev --api-root … --tunnel-host … --no-watch [args] -- node <fixture>` as a real process. */
+export function startDev(world: DevWorld, options: DevRunOptions = {}): RunningCli {
+  const botArgv = Array.isArray(options.bot) ? options.bot : ['node', fixture(options.bot ?? 'echo-bot.mjs')]
+  const args = [
+    'dev',
+    '--api-root',
+    world.emu.apiRoot,
+    ...(options.tunnel === false ? [] : ['--tunnel-host', world.lt.url]),
+    ...(options.args ?? ['--no-watch']),
+    '--',
+    ...botArgv,
+  ]
+  return startCli(args, {
+    cwd: options.cwd ?? world.dir,
+    timeoutMs: options.timeoutMs ?? 25_000,
+    env: {BOT_TOKEN: world.token, BOT_STATE_DIR: world.stateDir, FIXTURE_RECORD: world.record, ...options.env},
+  })
+}
+
+/** Poll `check` until it returns true, or fail after timeoutMs with `what` in the message. */
+export async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000, everyMs = 20): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    if (await check()) return
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, everyMs))
+  }
+}
+
+/** The token (and its secret part) must appear nowhere in what the CLI printed. */
+export function assertNoToken(result: Pick<CliResult, 'stdout' | 'stderr'>, token: string): void {
+  const secret = token.split(':')[1]
+  for (const [name, text] of [['stdout', result.stdout], ['stderr', result.stderr]] as const) {
+    if (text.includes(token) || text.includes(secret)) throw new Error(`the token appears in ${name}:\n${text}`)
+  }
+}
+
+export type {RunningCli, CliResult}
