@@ -41,7 +41,18 @@ const TABLE: Record<string, Handler> = {
   getmycommands: out.getMyCommands,
   deletemycommands: out.deleteMyCommands,
   getchat: out.getChat,
+  forwardmessage: out.forwardMessage,
+  copymessage: out.copyMessage,
+  getchatmember: out.getChatMember,
+  getfile: out.getFile,
+  getchatmembercount: () => ({result: 2}),
+  getchatadministrators: () => ({result: []}),
+  stoppoll: out.stopPoll,
+  stopmessagelivelocation: out.editOther,
 }
+
+/** Chat-management actions answered with `true` (ban, pin, approve…). */
+const ACCEPTED_ACTIONS = /^(ban|unban|restrict|promote|approve|decline|pin|unpin|leave|hide|unhide|reopen|closeforum|closegeneral|verify|remove|read|refund|gift|transfer|convert|upgrade|post|repost|upload)[a-z]/
 
 /** The handler of a lower-cased method name, or undefined (→ 404 `Not Found: method not found`). */
 export function handlerFor(method: string): Handler | undefined {
@@ -49,7 +60,7 @@ export function handlerFor(method: string): Handler | undefined {
   if (known) return known
   if (method.startsWith('send') && method.length > 4) return out.sendOther
   if (method.startsWith('edit') && method.length > 4) return out.editOther
-  if (/^(answer|set|delete)[a-z]/.test(method)) return out.acceptTrue
+  if (/^(answer|set|delete)[a-z]/.test(method) || ACCEPTED_ACTIONS.test(method)) return out.acceptTrue
   return undefined
 }
 

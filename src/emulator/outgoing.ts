@@ -259,3 +259,51 @@ export const getChat: Handler = (bot, params) => {
 
 /** answer*, set*, delete* methods the emulator does not model: accepted with `true`. */
 export const acceptTrue: Handler = () => ({result: true})
+
+/** forwardMessage: a copy of the original in the target chat, with forward_origin. */
+export const forwardMessage: Handler = (bot, params) => {
+  const chat = chatOf(bot, params)
+  const from = bot.findChat(params.get('from_chat_id') ?? '')
+  if (!from) throw badRequest('chat not found')
+  const original = bot.message(from.id as number, Number(params.get('message_id')))
+  if (!original) throw badRequest('message to forward not found')
+  const {message_id: _id, from: _from, chat: _chat, date, reply_markup: _markup, edit_date: _edit, ...content} = original
+  const sender = original.from as TgObject | undefined
+  const origin = sender ? {type: 'user', sender_user: sender, date} : {type: 'chat', sender_chat: from, date}
+  return {result: newMessage(bot, chat, params, {forward_origin: origin, ...content})}
+}
+
+/** copyMessage: the copy is sent; the answer is only its MessageId. */
+export const copyMessage: Handler = (bot, params, core, ctx) => {
+  const copied = forwardMessage(bot, params, core, ctx) as Answer
+  const message = copied.result as TgObject
+  delete message.forward_origin
+  bot.storeMessage(message)
+  return {result: {message_id: message.message_id}}
+}
+
+export const getChatMember: Handler = (bot, params) => {
+  const chat = chatOf(bot, params)
+  const userId = Number(params.get('user_id'))
+  if (!Number.isInteger(userId) || userId <= 0) throw badRequest('invalid user_id specified')
+  if (userId === bot.id) return {result: {user: bot.from, status: chat.type === 'private' ? 'member' : 'administrator'}}
+  const user = bot.findChat(String(userId))
+  if (!user) throw badRequest('user not found')
+  return {result: {user: {id: userId, is_bot: false, first_name: user.first_name ?? 'User',
+    ...(user.username ? {username: user.username} : {})}, status: chat.type === 'private' ? 'member' : 'member'}}
+}
+
+export const getFile: Handler = (_bot, params) => {
+  const id = params.get('file_id') ?? ''
+  if (id === '') throw badRequest('file_id not specified')
+  return {result: {file_id: id, file_unique_id: randomBytes(8).toString('base64url'), file_size: 1024, file_path: `documents/file_${id.slice(0, 8)}`}}
+}
+
+/** stopPoll: the poll of the message, closed. */
+export const stopPoll: Handler = (bot, params) => {
+  const target = editTarget(bot, params)
+  if (target === 'inline' || !target.poll) throw badRequest('message with poll to stop not found')
+  const poll = {...(target.poll as TgObject), is_closed: true}
+  bot.storeMessage({...target, poll})
+  return {result: poll}
+}

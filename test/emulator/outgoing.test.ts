@@ -136,3 +136,22 @@ describe('programmatic API', () => {
     expect(() => emu.pendingUpdates('1:unknownunknownunknownunknown')).toThrow('unknown token')
   })
 })
+
+describe('more methods', () => {
+  it('forwards and copies messages, closes polls, answers chat members and files', async () => {
+    const {api, emu, token, bot} = await setup()
+    emu.sendUserMessage(token, {text: 'original', userId: 1})
+    emu.sendUserMessage(token, {text: 'hi', userId: 2})
+    const fwd = (await api('forwardMessage', {chat_id: 2, from_chat_id: 1, message_id: 1})).json.result
+    expect(fwd).toMatchObject({chat: {id: 2}, text: 'original', forward_origin: {type: 'user', sender_user: {id: 1}}})
+    expect((await api('copyMessage', {chat_id: 2, from_chat_id: 1, message_id: 1})).text).toBe(`{"ok":true,"result":{"message_id":${fwd.message_id + 1}}}`)
+    expect((await api('forwardMessage', {chat_id: 2, from_chat_id: 1, message_id: 99})).json.description).toBe('Bad Request: message to forward not found')
+    const poll = (await api('sendPoll', {chat_id: 2, question: 'Q?', options: ['a', 'b']})).json.result
+    expect((await api('stopPoll', {chat_id: 2, message_id: poll.message_id})).json.result).toMatchObject({question: 'Q?', is_closed: true})
+    expect((await api('getChatMember', {chat_id: 2, user_id: 2})).json.result).toMatchObject({status: 'member', user: {id: 2}})
+    expect((await api('getChatMember', {chat_id: 2, user_id: bot.id})).json.result.user.is_bot).toBe(true)
+    expect((await api('getFile', {file_id: 'abc'})).json.result.file_path).toContain('file_abc')
+    expect((await api('pinChatMessage', {chat_id: 2, message_id: 1})).json.result).toBe(true)
+    expect((await api('banChatMember', {chat_id: 2, user_id: 2})).json.result).toBe(true)
+  })
+})
