@@ -64,7 +64,9 @@ if (config.webhook) {
     },
     logError,
   )
-  const port = await listen(server, webhook.port)
+  const port = await listen(server, webhook.port).catch((err: unknown) =>
+    fail(`Could not listen on port ${webhook.port}`, err, 'Another process uses that port: stop it, or set PORT to a free one.'),
+  )
   console.log(`@${me.username} is running (webhook: POST ${webhook.path} on port ${port})`)
   onShutdown(async () => {
     await close(server)

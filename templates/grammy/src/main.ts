@@ -57,7 +57,9 @@ try {
 if (config.webhook) {
   const {webhook} = config
   const server = createWebhookServer(webhook, webhookCallback(bot, 'http', {secretToken: webhook.secret}), logError)
-  const port = await listen(server, webhook.port)
+  const port = await listen(server, webhook.port).catch((err: unknown) =>
+    fail(`Could not listen on port ${webhook.port}`, err, 'Another process uses that port: stop it, or set PORT to a free one.'),
+  )
   console.log(`@${bot.botInfo.username} is running (webhook: POST ${webhook.path} on port ${port})`)
   onShutdown(() => close(server))
 } else {

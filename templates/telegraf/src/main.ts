@@ -58,7 +58,9 @@ if (config.webhook) {
   const {webhook} = config
   // Telegraf's adapter answers 403 when the path or the secret header is wrong.
   const server = createWebhookServer(webhook, bot.webhookCallback(webhook.path, {secretToken: webhook.secret}), logError)
-  const port = await listen(server, webhook.port)
+  const port = await listen(server, webhook.port).catch((err: unknown) =>
+    fail(`Could not listen on port ${webhook.port}`, err, 'Another process uses that port: stop it, or set PORT to a free one.'),
+  )
   console.log(`@${bot.botInfo.username} is running (webhook: POST ${webhook.path} on port ${port})`)
   onShutdown(() => close(server))
 } else {
