@@ -1,0 +1,53 @@
+import {chmodSync, mkdirSync, mkdtempSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import {describe, expect, it} from 'vitest'
+
+import {resolveBotCommand} from '../../src/dev/command.js'
+import {UsageError} from '../../src/lib/errors.js'
+
+function project(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'bot-dev-cmd-'))
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(join(dir, name, '..'), {recursive: true})
+    writeFileSync(join(dir, name), text)
+  }
+  return dir
+}
+
+describe('resolveBotCommand', () => {
+  it('uses the words after -- as they are, without a shell', () => {
+    const cmd = resolveBotCommand(['node', 'my bot.js', '--flag'], project({'package.json': '{"scripts":{"dev:bot":"tsx x.ts"}}'}))
+    expect(cmd).toMatchObject({file: 'node', args: ['my bot.js', '--flag'], shell: false, source: 'argv'})
+    expect(cmd.display).toBe("node 'my bot.js' --flag")
+  })
+
+  it('prefers the dev:bot script, run through the shell with node_modules/.bin on PATH', () => {
+    const dir = project({'package.json': JSON.stringify({main: 'index.js', scripts: {'dev:bot': 'tsx watch-free src/main.ts'}}), 'index.js': ''})
+    const cmd = resolveBotCommand([], dir)
+    expect(cmd).toMatchObject({file: 'tsx watch-free src/main.ts', shell: true, source: 'dev:bot script'})
+    expect(cmd.pathPrepend).toEqual([join(dir, 'node_modules', '.bin')])
+  })
+
+  it('runs package.json "main" with node', () => {
+    const dir = project({'package.json': '{"main":"lib/bot.mjs"}', 'lib/bot.mjs': ''})
+    expect(resolveBotCommand([], dir, '/usr/bin/node')).toMatchObject({file: '/usr/bin/node', args: ['lib/bot.mjs'], shell: false, source: 'main'})
+  })
+
+  it('falls back to src/main.ts, src/index.ts, index.js in that order; TypeScript runs with the local tsx', () => {
+    const dir = project({'src/index.ts': '', 'index.js': '', 'src/main.ts': '', 'node_modules/.bin/tsx': '#!/bin/sh\n'})
+    chmodSync(join(dir, 'node_modules/.bin/tsx'), 0o755)
+    expect(resolveBotCommand([], dir)).toMatchObject({file: join(dir, 'node_modules/.bin/tsx'), args: ['src/main.ts'], display: 'tsx src/main.ts'})
+    const js = project({'index.js': ''})
+    expect(resolveBotCommand([], js, 'node')).toMatchObject({file: 'node', args: ['index.js']})
+  })
+
+  it('explains what is missing', () => {
+    expect(() => resolveBotCommand([], project({}))).toThrow(UsageError)
+    expect(() => resolveBotCommand([], project({}))).toThrow(/No bot command: nothing after `--`, no "dev:bot" script/)
+    expect(() => resolveBotCommand([], project({'src/main.ts': ''}))).toThrow(/src\/main.ts is TypeScript and tsx is not installed/)
+    expect(() => resolveBotCommand([], project({'package.json': '{"main":"dist/main.js"}'}))).toThrow(/"main" is dist\/main.js, which does not exist/)
+    expect(() => resolveBotCommand([], project({'package.json': '{oops'}))).toThrow(/is not valid JSON/)
+  })
+})

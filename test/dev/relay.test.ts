@@ -1,0 +1,166 @@
+import http from 'node:http'
+import type {AddressInfo} from 'node:net'
+
+import {afterEach, describe, expect, it} from 'vitest'
+
+import {describeUpdate, Relay, type RelayUpdateEvent} from '../../src/dev/relay.js'
+
+const SECRET = 'relay_test_secret'
+const PATH = '/webhook/abc'
+
+interface LoopbackBot {
+  port: number
+  seen: Array<{path: string; secret?: string; body: string}>
+  close(): Promise<void>
+}
+
+/** A bot on loopback: answers with `answer(body)`. */
+async function startBot(answer: (body: string) => {status: number; body?: string; type?: string} = () => ({status: 200}), port = 0): Promise<LoopbackBot> {
+  const seen: LoopbackBot['seen'] = []
+  const server = http.createServer((req, res) => {
+    let body = ''
+    req.on('data', (c) => (body += c))
+    req.on('end', () => {
+      seen.push({path: req.url ?? '', secret: req.headers['x-telegram-bot-api-secret-token'] as string | undefined, body})
+      const a = answer(body)
+      res.writeHead(a.status, a.type ? {'content-type': a.type} : {})
+      res.end(a.body ?? '')
+    })
+  })
+  await new Promise<void>((r) => server.listen(port, '127.0.0.1', r))
+  return {
+    port: (server.address() as AddressInfo).port,
+    seen,
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r())
+        server.closeAllConnections()
+      }),
+  }
+}
+
+const opened: Array<{close(): Promise<void>}> = []
+afterEach(async () => {
+  for (const o of opened.splice(0)) await o.close()
+})
+
+async function relayFor(options: {holdTimeoutMs?: number} = {}) {
+  const events: RelayUpdateEvent[] = []
+  const relay = new Relay({secret: SECRET, path: PATH, holdTimeoutMs: options.holdTimeoutMs ?? 5000, onUpdate: (e) => events.push(e)})
+  await relay.listen()
+  opened.push(relay)
+  return {relay, events, url: `http://127.0.0.1:${relay.port}`}
+}
+
+const update = (id: number, text = 'hello') => JSON.stringify({update_id: id, message: {message_id: 1, date: 0, chat: {id: 77, type: 'private'}, text}})
+
+async function post(url: string, body: string, secret: string | null = SECRET) {
+  const res = await fetch(url, {method: 'POST', body, headers: {'content-type': 'application/json', ...(secret ? {'x-telegram-bot-api-secret-token': secret} : {})}})
+  return {status: res.status, type: res.headers.get('content-type'), body: await res.text(), retryAfter: res.headers.get('retry-after')}
+}
+
+describe('Relay', () => {
+  it('forwards an update with the secret to PORT+WEBHOOK_PATH and passes the webhook reply back', async () => {
+    const reply = JSON.stringify({method: 'sendMessage', chat_id: 77, text: 'hi'})
+    const bot = await startBot(() => ({status: 200, body: reply, type: 'application/json'}))
+    opened.push(bot)
+    const {relay, events, url} = await relayFor()
+    relay.setTarget({host: '127.0.0.1', port: bot.port, path: '/hook'})
+    const res = await post(url + PATH, update(10, '/start now'))
+    expect(res).toMatchObject({status: 200, type: 'application/json', body: reply})
+    expect(bot.seen).toEqual([{path: '/hook', secret: SECRET, body: update(10, '/start now')}])
+    expect(events).toHaveLength(1)
+    expect(events[0]).toMatchObject({updateId: 10, updateType: 'message', chatId: 77, preview: '/start now', status: 200, heldMs: 0})
+    expect(relay.stats).toEqual({relayed: 1, failures: 0, rejected: 0})
+  })
+
+  it('refuses a missing or wrong secret with 401 and never forwards it', async () => {
+    const bot = await startBot()
+    opened.push(bot)
+    const {relay, url} = await relayFor()
+    relay.setTarget({host: '127.0.0.1', port: bot.port, path: '/hook'})
+    expect((await post(url + PATH, update(1), null)).status).toBe(401)
+    expect((await post(url + PATH, update(1), 'x' + SECRET.slice(1))).status).toBe(401)
+    expect((await post(url + PATH, update(1), SECRET + 'x')).status).toBe(401)
+    expect((await post(url + '/other', update(1))).status).toBe(404)
+    expect(bot.seen).toEqual([])
+    expect(relay.stats.rejected).toBe(4)
+  })
+
+  it('answers the health path with its nonce', async () => {
+    const {relay, url} = await relayFor()
+    const res = await fetch(url + relay.healthPath)
+    expect(res.status).toBe(200)
+    expect(await res.text()).toContain(relay.nonce)
+  })
+
+  it('passes a 5xx from the bot back as it is', async () => {
+    const bot = await startBot(() => ({status: 500, body: 'boom'}))
+    opened.push(bot)
+    const {relay, events, url} = await relayFor()
+    relay.setTarget({host: '127.0.0.1', port: bot.port, path: '/hook'})
+    expect(await post(url + PATH, update(2))).toMatchObject({status: 500, body: 'boom'})
+    expect(events[0].status).toBe(500)
+    expect(relay.stats).toEqual({relayed: 0, failures: 1, rejected: 0})
+  })
+
+  it('holds requests until the bot listens', async () => {
+    const {relay, events, url} = await relayFor()
+    const pending = post(url + PATH, update(3))
+    let settled = false
+    void pending.then(() => (settled = true))
+    // Nothing is sent while there is no target.
+    await new Promise((r) => setImmediate(r))
+    expect(settled).toBe(false)
+    const bot = await startBot(() => ({status: 200, body: 'ok'}))
+    opened.push(bot)
+    relay.setTarget({host: '127.0.0.1', port: bot.port, path: '/hook'})
+    expect(await pending).toMatchObject({status: 200, body: 'ok'})
+    expect(bot.seen).toHaveLength(1)
+    expect(events[0].heldMs).toBeGreaterThanOrEqual(0)
+  })
+
+  it('retries while the target refuses connections (bot restarting), within the hold time', async () => {
+    const probe = await startBot()
+    const port = probe.port
+    await probe.close() // a port where nothing listens (for now)
+    const {relay, url} = await relayFor()
+    relay.setTarget({host: '127.0.0.1', port, path: '/hook'})
+    const pending = post(url + PATH, update(4))
+    const bot = await startBot(() => ({status: 200, body: 'late'}), port)
+    opened.push(bot)
+    expect(await pending).toMatchObject({status: 200, body: 'late'})
+  })
+
+  it('answers 503 with Retry-After once the hold time is over, so Telegram retries', async () => {
+    const {relay, events, url} = await relayFor({holdTimeoutMs: 150})
+    const started = performance.now()
+    const res = await post(url + PATH, update(5))
+    expect(res.status).toBe(503)
+    expect(res.retryAfter).toBe('1')
+    expect(performance.now() - started).toBeGreaterThanOrEqual(140)
+    expect(events[0]).toMatchObject({updateId: 5, status: 503})
+    expect(events[0].error).toMatch(/not listening within/)
+    expect(relay.stats.failures).toBe(1)
+  })
+
+  it('answers held requests with 503 at once when it closes', async () => {
+    const {relay, url} = await relayFor({holdTimeoutMs: 60_000})
+    const pending = post(url + PATH, update(6))
+    await new Promise((r) => setTimeout(r, 50))
+    const closing = relay.close()
+    expect((await pending).status).toBe(503)
+    await closing
+  })
+})
+
+describe('describeUpdate', () => {
+  it('reads id, type, chat and a short preview', () => {
+    expect(describeUpdate(update(9, 'line one\nline two'))).toEqual({updateId: 9, updateType: 'message', chatId: 77, preview: 'line one line two'})
+    const long = describeUpdate(update(9, 'x'.repeat(100)))
+    expect(long.preview).toHaveLength(40)
+    expect(long.preview!.endsWith('…')).toBe(true)
+    expect(describeUpdate(JSON.stringify({update_id: 3, callback_query: {id: 'q', from: {id: 5}, data: 'btn:1'}}))).toEqual({updateId: 3, updateType: 'callback_query', chatId: 5, preview: 'btn:1'})
+    expect(describeUpdate('not json')).toEqual({})
+  })
+})
