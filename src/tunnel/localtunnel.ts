@@ -45,16 +45,46 @@ export interface LocaltunnelInfo {
   message?: string
 }
 
+/**
+ * With `local_host` set, the client connects its local sockets to that host (wanted) and also pipes
+ * each socket through a Host-header rewriter that decodes the first chunk as UTF-8 text: a multi-byte
+ * character split at the chunk's end is corrupted (seen with large bodies). The rewriter is only used
+ * when `local_host` is set at the moment a local connection completes, while the address is read when
+ * a socket is opened. So: keep `local_host` set only while the cluster opens a socket.
+ * The local server then sees the public Host header, unchanged, and every byte as sent.
+ */
+function keepHostHeader(client: Client, info: ClientInfo, localHost: string): void {
+  const cluster = client.tunnelCluster
+  if (!cluster || cluster.opts !== info) return // not the client this was written for: leave it as it is
+  info.local_host = undefined
+  const open = cluster.open
+  cluster.open = function openWithLocalHost(this: ClientCluster) {
+    info.local_host = localHost
+    try {
+      open.call(this)
+    } finally {
+      info.local_host = undefined
+    }
+  }
+}
+
 /** The parts of the client's Tunnel class this provider relies on. */
 interface ClientCluster extends EventEmitter {
+  opts?: unknown
   open(): void
+}
+/** What `_getInfo` returns; TunnelCluster keeps this very object as its options. */
+interface ClientInfo {
+  max_conn: number
+  local_host?: string
+  [key: string]: unknown
 }
 interface Client extends EventEmitter {
   closed: boolean
   url?: string
   clientId?: string
   tunnelCluster?: ClientCluster
-  _getInfo(body: LocaltunnelInfo): {max_conn: number}
+  _getInfo(body: LocaltunnelInfo): ClientInfo
   _init(cb: (err: Error | null, info?: unknown) => void): void
   open(cb: (err?: Error) => void): void
   close(): void
@@ -416,19 +446,20 @@ export class LocaltunnelProvider implements TunnelProvider {
       override _init(cb: (err: Error | null, info?: unknown) => void): void {
         requestTunnel(ctx).then(
           (body) => {
-            this.info = body
-            cb(null, this._getInfo(body))
+            this.body = body
+            this.info = this._getInfo(body)
+            if (options.localHost) this.info.local_host = options.localHost
+            cb(null, this.info)
           },
           (err: Error) => cb(err),
         )
       }
-      info?: LocaltunnelInfo
+      body?: LocaltunnelInfo
+      info?: ClientInfo
     }
 
     const clientOptions: Record<string, unknown> = {host: this.host, port: options.port, local_port: options.port}
     if (this.subdomain) clientOptions.subdomain = this.subdomain
-    // Only when asked: with local_host set the client also rewrites the Host header of the first request on each socket.
-    if (options.localHost) clientOptions.local_host = options.localHost
     const client = new Client(clientOptions)
     // The client emits 'error' for every refused socket; without a listener that would throw.
     client.on('error', () => {})
@@ -437,9 +468,16 @@ export class LocaltunnelProvider implements TunnelProvider {
     client.on('error', onStartError)
 
     try {
-      await new Promise<void>((resolve, reject) => client.open((err?: Error) => (err ? reject(err) : resolve())))
-      const info = client.info as LocaltunnelInfo
-      const maxConn = client._getInfo(info).max_conn
+      await new Promise<void>((resolve, reject) =>
+        client.open((err?: Error) => {
+          if (err) return reject(err)
+          // Synchronously, before any local connection can complete.
+          if (options.localHost) keepHostHeader(client, client.info as ClientInfo, options.localHost)
+          resolve()
+        }),
+      )
+      const info = client.body as LocaltunnelInfo
+      const maxConn = (client.info as ClientInfo).max_conn
       const tunnel = new LocaltunnelTunnel(info.url.replace(/\/+$/, ''), info.id, client, maxConn, this.downAfterMs)
       tunnel.watch()
       await this.firstSocket(tunnel, client, info, maxConn, ctx, startErrors)

@@ -20,7 +20,7 @@ export interface EchoServer {
  * A local HTTP server standing in for the relay: answers JSON {method, url, body} (status from
  * `?status=NNN`, delayed by `?delay=MS`), records every request.
  */
-export async function startEchoServer(): Promise<EchoServer> {
+export async function startEchoServer(host = '127.0.0.1'): Promise<EchoServer> {
   const seen: SeenRequest[] = []
   let connections = 0
   const server = http.createServer((req, res) => {
@@ -42,7 +42,7 @@ export async function startEchoServer(): Promise<EchoServer> {
     })
   })
   server.on('connection', () => connections++)
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => server.listen(0, host, resolve))
   const port = (server.address() as net.AddressInfo).port
   return {
     port,

@@ -71,6 +71,29 @@ describe('localtunnel provider against the loopback localtunnel server', () => {
     expect(post.body.body === big).toBe(true)
   })
 
+  it('with localHost: forwards there, byte for byte, and leaves the Host header alone', async () => {
+    // 127.0.0.2 is loopback too, but not what "localhost" resolves to: only an honoured localHost reaches it.
+    const other = await startEchoServer('127.0.0.2')
+    try {
+      const tunnel = await localtunnelProvider({host: lt.url}).open({port: other.port, localHost: '127.0.0.2', timeoutMs: 5000})
+      tunnels.push(tunnel)
+      await lt.waitFor((s) => s.tunnels[0]?.sockets === 10)
+      // The first request on each of the 10 sockets is where the client's Host rewriter would decode text.
+      const bodies = Array.from({length: 20}, (_, i) => 'ж€😀a'.repeat(20_000 + i * 7))
+      const answers = await Promise.all(bodies.map((b) => getJson(`${tunnel.url}/big`, {method: 'POST', body: b})))
+      answers.forEach((a, i) => expect(a.body.body === bodies[i]).toBe(true))
+      expect(new Set(other.seen.map((r) => r.headers.host))).toEqual(new Set([new URL(tunnel.url).host]))
+      // Sockets the client opens again after a drop keep both properties.
+      lt.dropAll()
+      await lt.waitFor((s) => s.tunnels[0]?.sockets === 10)
+      const again = await Promise.all(bodies.slice(0, 10).map((b) => getJson(`${tunnel.url}/again`, {method: 'POST', body: b})))
+      again.forEach((a, i) => expect(a.body.body === bodies[i]).toBe(true))
+      expect(other.seen.at(-1)?.headers.host).toBe(new URL(tunnel.url).host)
+    } finally {
+      await other.close()
+    }
+  })
+
   it('serves 50 concurrent requests, more than the 10 client sockets, each getting its own answer', async () => {
     const tunnel = await open()
     await lt.waitFor((s) => s.tunnels[0]?.sockets === 10)
