@@ -15,8 +15,10 @@ export interface QueueEntry {
 
 /** The waiting long poll (one slot per bot). */
 export interface WaitingPoll {
-  /** Answer it with the updates available now. */
+  /** New updates were queued: answer (after the batching delay) if any is for this poll. */
   wake(): void
+  /** Answer now with whatever is available (possibly []). */
+  end(): void
   /** Fail it with a 409 (already rate-limited by the caller). */
   fail(description: string): void
 }

@@ -155,7 +155,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     const bot = this.mustBot(token)
     bot.revoked = true
     this.core.closeWebhook(bot)
-    bot.poll?.wake()
+    bot.poll?.end()
     let fresh = randomToken(bot.id)
     while (this.bots.has(fresh)) fresh = randomToken(bot.id)
     this.createBot({token: fresh, username: bot.user.username as string, firstName: bot.user.first_name as string})
@@ -168,7 +168,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
       this.core.closeWebhook(bot)
       bot.webhook = undefined
       bot.lastErrorDate = bot.lastErrorMessage = undefined
-      bot.poll?.wake()
+      bot.poll?.end()
       bot.clearQueue()
       bot.calls.length = 0
       bot.chats.clear()

@@ -81,12 +81,18 @@ function waitForUpdates(bot: BotState, core: Core, ctx: CallContext, from: numbe
     const answer = (): void => {
       if (finish()) resolve({result: collect(bot, from, limit)})
     }
+    /** After a wake-up: answer if something is there for this poll's offset, else keep waiting. */
+    const answerIfAny = (): void => {
+      batching = false
+      if (collect(bot, from, 1).length > 0) answer()
+    }
     const me = {
       wake(): void {
         if (done || batching) return
         batching = true
-        cancels.push(core.later(answer, BATCH_MS))
+        cancels.push(core.later(answerIfAny, BATCH_MS))
       },
+      end: answer,
       fail(description: string): void {
         if (!finish()) return
         core.conflict(bot, description).then(reject, reject)

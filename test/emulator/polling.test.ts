@@ -180,3 +180,23 @@ describe('throttle and allowed_updates (§2.3, §2.6)', () => {
     expect(Date.now() - t0).toBeLessThan(500)
   })
 })
+
+describe('waiting polls and offsets ahead of the queue', () => {
+  it('a poll with an offset in (tail, tail+10] keeps waiting for an update it may return', async () => {
+    const {emu, token, api} = await setup({firstUpdateId: 100})
+    const waiting = api('getUpdates', {offset: 102, timeout: 20})
+    await until(() => emu.isLongPolling(token), 'the poll to wait')
+    emu.injectUpdate(token, textMessage(1, 'a')) // id 100: below the offset
+    emu.injectUpdate(token, textMessage(1, 'b')) // id 101
+    const c = emu.injectUpdate(token, textMessage(1, 'c')) // id 102
+    expect((await waiting).json.result).toEqual([c])
+  })
+
+  it('revokeToken and reset() answer a waiting poll at once', async () => {
+    const {emu, token, api} = await setup()
+    const waiting = api('getUpdates', {timeout: 20})
+    await until(() => emu.isLongPolling(token), 'the poll to wait')
+    emu.reset()
+    expect((await waiting).text).toBe('{"ok":true,"result":[]}')
+  })
+})
