@@ -289,7 +289,8 @@ export class Relay {
       const headers: http.OutgoingHttpHeaders = {'content-length': answer.body.length}
       if (answer.contentType) headers['content-type'] = answer.contentType
       res.writeHead(status, headers)
-      res.end(answer.body)
+      // A latin1 string is written together with the head in one write (a Buffer takes a writev).
+      res.end(answer.body.toString('latin1'), 'latin1')
     } else {
       status = 503
       res.writeHead(503, {'content-type': 'text/plain', 'retry-after': '1'})
@@ -330,7 +331,7 @@ export class Relay {
         },
       )
       req.on('error', reject)
-      req.end(body)
+      req.end(body.toString('latin1'), 'latin1')
     })
   }
 }
