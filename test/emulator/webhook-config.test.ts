@@ -83,16 +83,16 @@ describe('setWebhook / deleteWebhook (§3, §4)', () => {
     expect([await mc(local), await mc(local, -3), await mc(local, 500), await mc(local, 10 ** 7)]).toEqual([100, 1, 500, 100000])
   })
 
-  it('rate-limits a second non-empty setWebhook within 1 s (scaled)', async () => {
-    const {api} = await setup({timeScale: 0.1})
+  it('rate-limits a second non-empty setWebhook within 1 s', async () => {
+    const {api} = await setup({timeScale: 1})
+    const t0 = Date.now()
     await api('setWebhook', {url: 'http://127.0.0.1:9/a'})
     expect((await api('setWebhook', {url: 'http://127.0.0.1:9/b'})).status).toBe(429)
     expect((await api('deleteWebhook')).status).toBe(200) // an empty url is not limited
-    const t0 = Date.now()
     let status = 429
-    while (status === 429 && Date.now() - t0 < 2000) status = (await api('setWebhook', {url: 'http://127.0.0.1:9/c'})).status
+    while (status === 429 && Date.now() - t0 < 3000) status = (await api('setWebhook', {url: 'http://127.0.0.1:9/c'})).status
     expect(status).toBe(200)
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(50)
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1000)
   })
 
   it('accepts a certificate upload (multipart) and reports has_custom_certificate', async () => {
