@@ -18,6 +18,11 @@ if (!done) {
   // Node 22.1+ can cache compiled modules on disk; Node 20 has no such API.
   const {default: module} = await import('node:module')
   if (typeof module.enableCompileCache === 'function') module.enableCompileCache()
+  // Nothing this process writes may carry the bot token, whoever writes it (oclif included).
+  // .env is loaded first (as every command does) so a token that lives only there is known too.
+  const [{installOutputRedaction}, {loadDotenv}] = await Promise.all([import('../dist/lib/secrets.js'), import('../dist/lib/config.js')])
+  loadDotenv()
+  installOutputRedaction(argv)
   const {execute, settings} = await import('@oclif/core')
   settings.enableAutoTranspile = false
   await execute({dir: import.meta.url})

@@ -2,8 +2,8 @@ import {Command, Flags, Interfaces} from '@oclif/core'
 
 import {BotApiError} from '../telegram/errors.js'
 import {BotApi, DEFAULT_API_ROOT, isCloudApiRoot, type BotApiOptions} from '../telegram/client.js'
-import {redact, REDACTED} from '../telegram/redact.js'
 import {loadDotenv, sourceOf, type ValueSource} from './config.js'
+import {redactSecrets, tokensInArgv} from './secrets.js'
 import {FixableError, UsageError} from './errors.js'
 import {explainApiError} from './explain.js'
 
@@ -31,19 +31,6 @@ export interface ResolvedApi {
   apiRootSource: ValueSource
   /** True for api.telegram.org (cloud rules), false for a local Bot API server or the emulator. */
   cloud: boolean
-}
-
-/** Anything shaped like a bot token, so even a token we were not told about is never printed. */
-const TOKEN_SHAPE = /\b\d{5,16}:[A-Za-z0-9_-]{30,}/g
-
-/** Values of --token in raw argv (`--token X` or `--token=X`), known before oclif parses anything. */
-function tokensInArgv(argv: string[]): string[] {
-  const out: string[] = []
-  argv.forEach((arg, i) => {
-    if (arg === '--token' && argv[i + 1]) out.push(argv[i + 1])
-    else if (arg.startsWith('--token=')) out.push(arg.slice('--token='.length))
-  })
-  return out
 }
 
 /**
@@ -119,7 +106,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   protected redact(text: string): string {
-    return redact(text, ...this.#secrets).replace(TOKEN_SHAPE, REDACTED)
+    return redactSecrets(text, this.#secrets)
   }
 
   public log(message = '', ...args: unknown[]): void {

@@ -1,0 +1,46 @@
+/**
+ * Last line of defence against printing a bot token: helpers shared by the base command and
+ * bin/run.js. Keep this module light (it is loaded at start-up).
+ */
+import {redact, REDACTED} from '../telegram/redact.js'
+
+/** Anything shaped like a bot token (`<id>:<30+ base64url chars>`). */
+export const TOKEN_SHAPE = /\b\d{5,16}:[A-Za-z0-9_-]{30,}/g
+
+/** Values of --token in raw argv (`--token X` or `--token=X`), known before anything is parsed. */
+export function tokensInArgv(argv: string[]): string[] {
+  const out: string[] = []
+  argv.forEach((arg, i) => {
+    if (arg === '--token' && argv[i + 1]) out.push(argv[i + 1])
+    else if (arg.startsWith('--token=')) out.push(arg.slice('--token='.length))
+  })
+  return out
+}
+
+/** Redact the given tokens (whole, secret part, URL-encoded) and anything token-shaped. */
+export function redactSecrets(text: string, secrets: Array<string | undefined>): string {
+  return redact(text, ...secrets).replace(TOKEN_SHAPE, REDACTED)
+}
+
+/**
+ * Wrap process.stdout/stderr so that nothing this process writes can carry the token:
+ * BOT_TOKEN (read at write time, so a token loaded from .env later is covered), --token
+ * values from argv, and any token-shaped string. Covers output that never passes through a
+ * command's own redaction (oclif's "command … not found", warnings, stack traces).
+ */
+export function installOutputRedaction(argv: string[]): void {
+  const fromArgv = tokensInArgv(argv)
+  for (const stream of [process.stdout, process.stderr]) {
+    const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean
+    const redacting = (chunk: unknown, ...rest: unknown[]): boolean => {
+      if (typeof chunk === 'string') return write(redactSecrets(chunk, [process.env.BOT_TOKEN, ...fromArgv]), ...rest)
+      if (chunk instanceof Uint8Array) {
+        const text = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('utf8')
+        const clean = redactSecrets(text, [process.env.BOT_TOKEN, ...fromArgv])
+        if (clean !== text) return write(clean, ...rest)
+      }
+      return write(chunk, ...rest)
+    }
+    stream.write = redacting as typeof stream.write
+  }
+}
