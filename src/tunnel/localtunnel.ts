@@ -394,10 +394,12 @@ export class LocaltunnelTunnel implements Tunnel {
     // The client destroys its sockets to the server; wait (bounded) until everything is really closed.
     this.client.close()
     for (const s of pending) s.destroy()
+    let bound: NodeJS.Timeout | undefined
     await Promise.race([
       Promise.all(pending.map((s) => new Promise<void>((resolve) => (s.closed ? resolve() : s.once('close', () => resolve()))))),
-      new Promise<void>((resolve) => setTimeout(resolve, 2000).unref()),
+      new Promise<void>((resolve) => (bound = setTimeout(resolve, 2000))),
     ])
+    clearTimeout(bound)
     this.remotes.clear()
     this.locals.clear()
     this.events.removeAllListeners()
