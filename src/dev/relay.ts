@@ -196,7 +196,12 @@ export class Relay {
     for (const sockets of Object.values(old.freeSockets)) for (const socket of sockets ?? []) socket.destroy()
   }
 
-  #waitTarget(deadline: number): Promise<RelayTarget | undefined> {
+  /** Requests waiting for the bot right now. */
+  get held(): number {
+    return this.#waiters.size
+  }
+
+  #waitTarget(deadline: number, hold: {cancel?: () => void}): Promise<RelayTarget | undefined> {
     if (this.#closed) return Promise.resolve(undefined)
     const left = deadline - performance.now()
     if (left <= 0) return Promise.resolve(undefined)
@@ -204,10 +209,12 @@ export class Relay {
       const done = (t: RelayTarget | undefined) => {
         clearTimeout(timer)
         this.#waiters.delete(done)
+        hold.cancel = undefined
         resolve(t)
       }
       const timer = setTimeout(() => done(undefined), left)
       this.#waiters.add(done)
+      hold.cancel = () => done(undefined)
     })
   }
 
@@ -250,6 +257,15 @@ export class Relay {
 
   async #relay(req: http.IncomingMessage, res: http.ServerResponse, body: Buffer, started: number): Promise<void> {
     const deadline = started + this.#holdTimeoutMs
+    // Telegram gave up on this request (read timeout, dropped tunnel): it will send the update
+    // again, so a request still held is not forwarded (that would process the update twice).
+    let gone = false
+    const hold: {cancel?: () => void} = {}
+    res.once('close', () => {
+      if (res.writableFinished) return
+      gone = true
+      hold.cancel?.()
+    })
     let heldMs = 0
     let answer: BotAnswer | undefined
     let error: string | undefined
@@ -258,12 +274,20 @@ export class Relay {
       let target = this.#target
       if (!target) {
         const holdStart = performance.now()
-        target = await this.#waitTarget(deadline)
+        target = await this.#waitTarget(deadline, hold)
         heldMs += performance.now() - holdStart
+        if (gone) {
+          error = 'Telegram closed the connection while the update was held; it will retry'
+          break
+        }
         if (!target) {
           error = this.#closed ? 'dev session is stopping' : `the bot was not listening within ${Math.round(this.#holdTimeoutMs / 1000)}s`
           break
         }
+      }
+      if (gone) {
+        error = 'Telegram closed the connection while the update was held; it will retry'
+        break
       }
       try {
         answer = await this.#send(target, body, req.headers['content-type'])
@@ -284,7 +308,10 @@ export class Relay {
     }
 
     let status: number
-    if (answer) {
+    if (gone && !answer) {
+      status = 499 // nginx's "client closed request": nothing was sent back
+      res.destroy()
+    } else if (answer) {
       status = answer.status
       const headers: http.OutgoingHttpHeaders = {'content-length': answer.body.length}
       if (answer.contentType) headers['content-type'] = answer.contentType

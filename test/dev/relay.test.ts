@@ -39,6 +39,14 @@ async function startBot(answer: (body: string) => {status: number; body?: string
   }
 }
 
+async function until(check: () => boolean, what: string, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 5))
+  }
+}
+
 const opened: Array<{close(): Promise<void>}> = []
 afterEach(async () => {
   for (const o of opened.splice(0)) await o.close()
@@ -110,7 +118,7 @@ describe('Relay', () => {
     let settled = false
     void pending.then(() => (settled = true))
     // Nothing is sent while there is no target.
-    await new Promise((r) => setImmediate(r))
+    await until(() => relay.held === 1, 'the relay to hold the update')
     expect(settled).toBe(false)
     const bot = await startBot(() => ({status: 200, body: 'ok'}))
     opened.push(bot)
@@ -144,10 +152,29 @@ describe('Relay', () => {
     expect(relay.stats.failures).toBe(1)
   })
 
+  it('does not forward a held update whose sender gave up (it will be sent again)', async () => {
+    const {relay, events, url} = await relayFor()
+    const body = update(7)
+    const req = http.request(url + PATH, {method: 'POST', headers: {'content-type': 'application/json', 'content-length': body.length, 'x-telegram-bot-api-secret-token': SECRET}})
+    req.on('error', () => {})
+    req.end(body)
+    await until(() => relay.held === 1, 'the relay to hold the update')
+    req.destroy()
+    await until(() => events.length === 1, 'the relay to notice')
+    expect(events[0]).toMatchObject({updateId: 7, status: 499})
+    expect(relay.held).toBe(0)
+    const bot = await startBot()
+    opened.push(bot)
+    relay.setTarget({host: '127.0.0.1', port: bot.port, path: '/hook'})
+    // A later update goes through; the abandoned one was never sent.
+    expect((await post(url + PATH, update(8))).status).toBe(200)
+    expect(bot.seen.map((s) => JSON.parse(s.body).update_id)).toEqual([8])
+  })
+
   it('answers held requests with 503 at once when it closes', async () => {
     const {relay, url} = await relayFor({holdTimeoutMs: 60_000})
     const pending = post(url + PATH, update(6))
-    await new Promise((r) => setTimeout(r, 50))
+    await until(() => relay.held === 1, 'the relay to hold the update')
     const closing = relay.close()
     expect((await pending).status).toBe(503)
     await closing
