@@ -66,7 +66,7 @@ With --chat, each line typed (or piped) on stdin is sent to the bot as a message
 
     // The built-in fake token is no secret and must be shown; everything else stays redacted.
     const fake = running.tokenSource === 'fake' ? running.bot.token : undefined
-    const print = (line: string) => process.stdout.write(this.redactExcept(line, fake) + '\n')
+    const print = (line: string) => writeUnfiltered(this.redactExcept(line, fake) + '\n')
     if (this.jsonEnabled()) print(JSON.stringify(standaloneJson(running)))
     else for (const line of describeStandalone(running, {chat: flags.chat})) print(line)
 
@@ -108,4 +108,14 @@ function redactingStdout(redact: (text: string) => string): NodeJS.WritableStrea
   })
   Object.assign(out, {isTTY: process.stdout.isTTY, columns: process.stdout.columns, rows: process.stdout.rows})
   return out
+}
+
+/**
+ * Write to stdout past the process-wide token filter (bin/run.js wraps process.stdout.write and
+ * blanks anything token-shaped). Used only for lines that already went through redactExcept: the
+ * one token they may still carry is the built-in fake one, which users must be able to copy.
+ */
+function writeUnfiltered(text: string): void {
+  const write = Writable.prototype.write as (this: NodeJS.WritableStream, chunk: string) => boolean
+  write.call(process.stdout, text)
 }

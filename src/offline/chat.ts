@@ -307,6 +307,8 @@ export function startChat(options: ChatOptions): Chat {
     resolveDone({...summary, reason})
   }
   const cleanup = () => {
+    // Take the prompt off the screen: what prints next is not chat.
+    if (interactive && output && rl && !closed) output.write('\r\u001B[K')
     closed = true
     const off = (emulator.off ?? emulator.removeListener)?.bind(emulator)
     off?.('call', onCall as (...args: never[]) => void)
@@ -348,10 +350,6 @@ export function startChat(options: ChatOptions): Chat {
   return {
     done,
     print: (line: string) => write(line.split('\n')),
-    close: () => {
-      if (finished) return
-      closed = true
-      finish('closed')
-    },
+    close: () => finish('closed'),
   }
 }

@@ -11,7 +11,7 @@ import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
 
-import {runDevSession, type DevEvent, type DevSessionOptions, type DevSummary} from '../dev/index.js'
+import {DevSession, type DevEvent, type DevSessionOptions, type DevSummary} from '../dev/index.js'
 import {BotApi} from '../telegram/index.js'
 import {loopbackProvider} from '../tunnel/index.js'
 import {startChat, type Chat, type ChatEvent, type ChatSummary} from './chat.js'
@@ -134,25 +134,35 @@ export async function runOfflineDev(options: OfflineDevOptions): Promise<Offline
     }; you are ${backend.user.firstName} (user ${backend.user.userId}, chat ${backend.user.chatId}).`,
   })
 
+  const dev = new DevSession({
+    ...session,
+    command: {...session.command, pathPrepend: [...new Set([...session.command.pathPrepend, ...binDirsUpFrom(session.cwd)])]},
+    api: new BotApi({token: backend.token, apiRoot: backend.apiRoot}),
+    token: backend.token,
+    apiRoot: backend.apiRoot,
+    passApiRoot: true,
+    ...(session.mode === 'webhook' ? {tunnel: loopbackProvider()} : {}),
+    stateDir,
+    signal: controller.signal,
+    onEvent: (event) => {
+      emit(event)
+      if (event.type === 'ready') startTheChat()
+    },
+  })
+  // Once the session stops (end of input, a signal, the bot's exit), the chat stops reading and
+  // its prompt goes away, so teardown lines print plainly.
+  const onStopping = () => {
+    sessionOver = true
+    chat?.close()
+  }
+  dev.signal.addEventListener('abort', onStopping, {once: true})
+
   let summary: DevSummary
   try {
-    summary = await runDevSession({
-      ...session,
-      command: {...session.command, pathPrepend: [...new Set([...session.command.pathPrepend, ...binDirsUpFrom(session.cwd)])]},
-      api: new BotApi({token: backend.token, apiRoot: backend.apiRoot}),
-      token: backend.token,
-      apiRoot: backend.apiRoot,
-      passApiRoot: true,
-      ...(session.mode === 'webhook' ? {tunnel: loopbackProvider()} : {}),
-      stateDir,
-      signal: controller.signal,
-      onEvent: (event) => {
-        emit(event)
-        if (event.type === 'ready') startTheChat()
-      },
-    })
+    summary = await dev.run()
   } finally {
-    sessionOver = true
+    onStopping()
+    dev.signal.removeEventListener('abort', onStopping)
     externalSignal?.removeEventListener('abort', onExternalAbort)
     chat?.close()
     await backend.stop()
