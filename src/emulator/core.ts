@@ -14,9 +14,15 @@ export interface CallContext {
   /** Lower-cased method name. */
   method: string
   source: 'http' | 'webhook-reply'
-  /** Aborted when the caller goes away (its connection closed) or the emulator stops. */
-  signal: AbortSignal
+  /**
+   * Run `fn` if the caller goes away (its connection closes, e.g. when the emulator stops) before the answer is
+   * sent; returns a function that unregisters it.
+   */
+  onAbort(fn: () => void): () => void
 }
+
+/** A caller that never goes away (webhook replies). */
+export const NEVER_ABORTED = (): (() => void) => () => undefined
 
 export type Handler = (bot: BotState, params: Params, core: Core, ctx: CallContext) => Answer | Promise<Answer>
 

@@ -4,7 +4,7 @@ import {EventEmitter} from 'node:events'
 import http from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {BotState} from './bot.js'
-import type {Answer, Core} from './core.js'
+import {NEVER_ABORTED, type Answer, type Core} from './core.js'
 import {WebhookWorker} from './delivery.js'
 import {ApiError, notFound, unauthorized} from './errors.js'
 import {handlerFor, isOutgoing, methodNotFound, runnableAsReply} from './methods.js'
@@ -45,7 +45,6 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
   private readonly local: boolean
   private readonly timeScale: number
   private readonly server: http.Server
-  private readonly lifetime = new AbortController()
   private readonly bots = new Map<string, BotState>()
   private readonly workers = new Map<BotState, WebhookWorker>()
   private readonly timers = new Set<NodeJS.Timeout>()
@@ -84,14 +83,14 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
       executeReply: async (bot, params) => {
         const method = (params.get('method') ?? '').toLowerCase()
         if (!runnableAsReply(method)) return
-        await this.invoke(bot, params.get('method') ?? '', params, this.lifetime.signal, 'webhook-reply').catch(() => undefined)
+        await this.invoke(bot, params.get('method') ?? '', params, NEVER_ABORTED, 'webhook-reply').catch(() => undefined)
       },
       delivered: (event) => this.emit('delivery', event),
     }
     this.server = http.createServer({keepAlive: true, keepAliveTimeout: 500_000}, createHandler({
       botFor: (token) => this.botForRequest(token),
-      invoke: (bot, method, params, signal) => this.invoke(bot, method, params, signal, 'http'),
-    }, this.lifetime.signal))
+      invoke: (bot, method, params, onAbort) => this.invoke(bot, method, params, onAbort, 'http'),
+    }))
     this.server.headersTimeout = 0
     this.server.requestTimeout = 0
   }
@@ -114,7 +113,6 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
   async stop(): Promise<void> {
     if (this.stopped) return
     this.stopped = true
-    this.lifetime.abort()
     for (const fail of this.waits) fail(new Error('waitForBotMessage: the emulator was stopped'))
     for (const worker of this.workers.values()) worker.stop()
     this.workers.clear()
@@ -368,7 +366,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     throw unauthorized()
   }
 
-  private async invoke(bot: BotState, method: string, params: Params, signal: AbortSignal,
+  private async invoke(bot: BotState, method: string, params: Params, onAbort: (fn: () => void) => () => void,
     source: RecordedCall['source']): Promise<Answer> {
     const record: RecordedCall = {method, params: params.toRecord(), at: Date.now(), source}
     try {
@@ -376,7 +374,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
       if (bot.loggedOut) throw new ApiError(400, 'Logged out')
       const handler = handlerFor(lower)
       if (!handler) throw methodNotFound()
-      const answer = await handler(bot, params, this.core, {method: lower, source, signal})
+      const answer = await handler(bot, params, this.core, {method: lower, source, onAbort})
       record.result = answer.result
       return answer
     } catch (err) {

@@ -69,13 +69,14 @@ function waitForUpdates(bot: BotState, core: Core, ctx: CallContext, from: numbe
   return new Promise<Answer>((resolve, reject) => {
     let done = false
     let batching = false
+    let unregister = (): void => undefined
     const cancels: Array<() => void> = []
     const finish = (): boolean => {
       if (done) return false
       done = true
       for (const cancel of cancels) cancel()
       if (bot.poll === me) bot.poll = undefined
-      ctx.signal.removeEventListener('abort', onAbort)
+      unregister()
       return true
     }
     const answer = (): void => {
@@ -105,7 +106,6 @@ function waitForUpdates(bot: BotState, core: Core, ctx: CallContext, from: numbe
     bot.poll = me
     older?.fail(CONFLICT_OTHER_POLL)
     cancels.push(core.later(answer, timeoutMs))
-    ctx.signal.addEventListener('abort', onAbort)
-    if (ctx.signal.aborted) onAbort()
+    unregister = ctx.onAbort(onAbort)
   })
 }

@@ -12,7 +12,7 @@ export interface Router {
   /** The bot of a token, or an ApiError (401 unknown/revoked, 404 malformed). */
   botFor(token: string): BotState
   /** Run a method for the bot; records the call. */
-  invoke(bot: BotState, method: string, params: Params, signal: AbortSignal): Promise<Answer>
+  invoke(bot: BotState, method: string, params: Params, onAbort: (fn: () => void) => () => void): Promise<Answer>
 }
 
 export function okBody(answer: Answer): string {
@@ -43,16 +43,15 @@ const sendError = (res: http.ServerResponse, error: ApiError): void =>
   send(res, error.code, errorBody(error), error.parameters?.retry_after)
 
 /** The request handler of the emulator's HTTP server. */
-export function createHandler(router: Router, lifetime: AbortSignal): http.RequestListener {
+export function createHandler(router: Router): http.RequestListener {
   return (req, res) => {
-    void handle(router, lifetime, req, res).catch((err: unknown) => {
+    void handle(router, req, res).catch((err: unknown) => {
       sendError(res, err instanceof ApiError ? err : new ApiError(500, `Internal Server Error: ${String(err)}`))
     })
   }
 }
 
-async function handle(router: Router, lifetime: AbortSignal, req: http.IncomingMessage,
-  res: http.ServerResponse): Promise<void> {
+async function handle(router: Router, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
   if (req.method !== 'GET' && req.method !== 'POST') {
     // The server's HTTP parser fails with 501 and a bare status line, then closes the connection.
     req.resume()
@@ -77,20 +76,16 @@ async function handle(router: Router, lifetime: AbortSignal, req: http.IncomingM
   const params = await readParams(search, req.headers, req)
   if (method === '') method = params.get('method') ?? ''
 
-  const controller = new AbortController()
-  const onLifetimeEnd = (): void => controller.abort()
-  lifetime.addEventListener('abort', onLifetimeEnd)
-  res.on('close', () => {
-    lifetime.removeEventListener('abort', onLifetimeEnd)
-    if (!res.writableFinished) controller.abort()
-  })
-  try {
-    const answer = await router.invoke(bot, method, params, controller.signal)
-    send(res, 200, okBody(answer))
-  } catch (err) {
-    if (controller.signal.aborted && !(err instanceof ApiError)) return
-    throw err
+  // The caller is gone when the response closes before it was sent (client disconnect, or stop() closing it).
+  const onAbort = (fn: () => void): (() => void) => {
+    const listener = (): void => {
+      if (!res.writableFinished) fn()
+    }
+    res.once('close', listener)
+    return () => res.off('close', listener)
   }
+  const answer = await router.invoke(bot, method, params, onAbort)
+  send(res, 200, okBody(answer))
 }
 
 function safeDecode(text: string): string {
