@@ -1,4 +1,5 @@
 /** The pure parts of src/scaffold: names, package managers, substitution, the all-or-nothing write. */
+import {execFileSync} from 'node:child_process'
 import {existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
@@ -112,4 +113,21 @@ describe('planProject and the copy', () => {
     expect(nextSteps({displayDir: '.', pm: 'yarn', hasToken: true}, false).map((s) => s.command)).toEqual(['yarn install', 'bot dev', 'bot dev --offline'])
     expect(nextSteps({displayDir: 'a b', pm: 'npm', hasToken: false}, true).map((s) => s.command)).toEqual(["cd 'a b'", 'cp .env.example .env', 'bot dev', 'bot dev --offline'])
   })
+})
+
+describe('the templates as shipped', () => {
+  it('keep their shared files identical (one fix reaches all three)', () => {
+    const shared = ['src/config.ts', 'src/dice.ts', 'src/http.ts', 'tsconfig.json', 'gitignore', '.env.example']
+    for (const file of shared) {
+      const [first, ...rest] = TEMPLATE_NAMES.map((t) => readFileSync(join(process.cwd(), 'templates', t, file), 'utf8'))
+      for (const other of rest) expect(other, file).toBe(first)
+    }
+  })
+
+  it('are packed by npm with gitignore and .env.example (no file lost to npm ignore rules)', () => {
+    const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {cwd: process.cwd(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore']})
+    const packed = new Set((JSON.parse(out) as Array<{files: Array<{path: string}>}>)[0].files.map((f) => f.path))
+    for (const t of TEMPLATE_NAMES)
+      for (const f of ['gitignore', '.env.example', 'package.json', 'README.md', 'src/bot.ts', 'src/main.ts']) expect(packed.has(`templates/${t}/${f}`), `${t}/${f}`).toBe(true)
+  }, 60_000)
 })
