@@ -4,6 +4,7 @@
  * 60–120 s, or after Retry-After). One update in flight per queue (chat or user), up to max_connections at once.
  */
 import http from 'node:http'
+import {isIP} from 'node:net'
 import https from 'node:https'
 import {Readable} from 'node:stream'
 import type {BotState, QueueEntry, WebhookSettings} from './bot.js'
@@ -114,7 +115,8 @@ export class WebhookWorker {
       path: `${this.target.pathname}${this.target.search}`,
       headers,
       agent: this.agent,
-      ...(https_ ? {servername: this.target.hostname.replace(/^\[(.*)\]$/, '$1')} : {}),
+      // SNI carries a host name only (an IP literal is not allowed there)
+      ...(https_ && isIP(this.target.hostname.replace(/^\[(.*)\]$/, '$1')) === 0 ? {servername: this.target.hostname} : {}),
     }
     let settled = false
     const settle = (ok: boolean, status: number | undefined, error: string | undefined, retryAfter?: number): void => {
