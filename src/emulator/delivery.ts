@@ -93,7 +93,8 @@ export class WebhookWorker {
     entry.inFlight = true
     this.inFlight += 1
     const started = performance.now()
-    const body = Buffer.from(JSON.stringify(entry.update))
+    // The server writes `"update_id":N` then a raw ",\n" before the update's type field.
+    const body = Buffer.from(JSON.stringify(entry.update).replace(/^\{"update_id":(-?\d+),/, '{"update_id":$1,\n'))
     const https_ = this.target.protocol === 'https:'
     const headers: Record<string, string | number> = {
       Host: this.target.host,

@@ -11,6 +11,7 @@ describe('webhook delivery (§6)', () => {
     await until(() => hook.received.length === 1 && emu.pendingUpdates(token).length === 0, 'the delivery')
     const got = hook.received[0]
     expect(got.body).toEqual(u)
+    expect(got.raw.startsWith(`{"update_id":${u.update_id},\n"message":{`)).toBe(true)
     expect(got.headers['x-telegram-bot-api-secret-token']).toBe('S3cret_-x')
     expect(got.headers['content-type']).toBe('application/json')
     expect(got.headers.host).toBe(`127.0.0.1:${hook.port}`)

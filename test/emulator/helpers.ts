@@ -41,6 +41,7 @@ export async function setup(options: EmulatorOptions = {}) {
 
 export interface Received {
   headers: http.IncomingHttpHeaders
+  raw: string
   body: any
   at: number
 }
@@ -62,7 +63,8 @@ export async function receiver(respond: (req: Received, index: number) => Reply 
     req.on('end', async () => {
       active += 1
       maxActive = Math.max(maxActive, active)
-      const item: Received = {headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')), at: Date.now()}
+      const raw = Buffer.concat(chunks).toString('utf8')
+      const item: Received = {headers: req.headers, raw, body: JSON.parse(raw), at: Date.now()}
       received.push(item)
       const reply = await respond(item, received.length - 1)
       if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs))
