@@ -95,6 +95,17 @@ describe('bot init: files and substitutions', () => {
     expect(readFileSync(join(root, 'my-bot', 'README.md'), 'utf8')).toContain('pnpm install')
   })
 
+  it('bot init . uses the current folder and its name', async () => {
+    const cwd = join(tempDir(), 'here-bot')
+    mkdirSync(cwd)
+    const r = await init(['.', '--no-install', '--no-git', '--yes', '--json'], {}, cwd)
+    expect(r.code, r.stderr).toBe(0)
+    const out = parseJsonOutput<{dir: string; name: string; next: string[]}>(r)
+    expect(out).toMatchObject({dir: cwd, name: 'here-bot'})
+    expect(out.next[0]).toBe('npm install') // no `cd` step
+    expect(filesUnder(cwd)).toEqual(EXPECTED_FILES)
+  })
+
   it('--json prints {dir, template, installed, git, next} and nothing else', async () => {
     const root = tempDir()
     const r = await init([join(root, 'jbot'), '-t', 'telegraf', '--no-install', '--no-git', '--json'])

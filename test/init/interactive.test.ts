@@ -3,7 +3,7 @@
  * prompts (folder, framework, token) as a user would type them.
  */
 import {spawnSync} from 'node:child_process'
-import {readFileSync, statSync} from 'node:fs'
+import {readdirSync, readFileSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
@@ -41,6 +41,23 @@ describe.skipIf(!hasScript)('bot init on a terminal', () => {
     // The terminal showed only the mask.
     expect(p.output()).not.toContain(TOKEN.split(':')[1])
     expect(p.output()).toContain('•••')
+  })
+
+  it('Ctrl-C at a prompt exits 130 with nothing written', async () => {
+    const cwd = tempDir()
+    const cmd = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} init --no-install --no-git`
+    const p = startProcess('script', ['-qefc', cmd, '/dev/null'], {cwd, env: cleanEnv({TERM: 'xterm', NO_COLOR: '1'}), stdin: 'pipe'})
+    try {
+      await p.waitForOutput(/Project folder/)
+      p.child.stdin!.write('half\r')
+      await p.waitForOutput(/Framework/)
+      p.child.stdin!.write('\x03')
+      await p.waitForOutput(/Cancelled: nothing was written/)
+    } finally {
+      p.child.stdin!.end()
+    }
+    expect((await p.exited).code).toBe(130)
+    expect(readdirSync(cwd)).toEqual([])
   })
 
   it('asks nothing with --yes', async () => {
