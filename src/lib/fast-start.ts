@@ -196,7 +196,10 @@ function termWidth(): number {
  */
 function boldHeaders(): boolean | undefined {
   const env = process.env
-  if (env.FORCE_COLOR !== undefined || env.NO_COLOR !== undefined) return undefined
+  if (env.FORCE_COLOR !== undefined) return undefined
+  // ansis (oclif's colouring) turns colour off for any non-empty NO_COLOR.
+  if (env.NO_COLOR) return false
+  if (env.NO_COLOR !== undefined) return undefined
   if (!process.stdout.isTTY || !process.stderr.isTTY) return false
   if (env.CI !== undefined || env.TF_BUILD || env.TERM === 'dumb' || platform() === 'win32') return undefined
   if (env.COLORTERM !== undefined) return true

@@ -2,12 +2,15 @@
  * The start-up fast path must print exactly what oclif prints. Each case runs the real
  * CLI twice, with and without the fast path (BOT_NO_FAST_START=1), and compares bytes.
  */
+import {spawnSync} from 'node:child_process'
 import {createRequire} from 'node:module'
 
 import {describe, expect, it} from 'vitest'
 
 import {wrapPlain} from '../../src/lib/fast-start.js'
-import {runCli} from '../support/cli.js'
+import {BIN, cliEnv, runCli} from '../support/cli.js'
+
+const hasScript = spawnSync('script', ['--version']).status === 0
 
 async function both(args: string[], env: Record<string, string> = {}) {
   const [fast, oclif] = await Promise.all([runCli(args, {env}), runCli(args, {env: {...env, BOT_NO_FAST_START: '1'}})])
@@ -39,8 +42,7 @@ describe('bin/run.js fast path', () => {
     // A preload that reports every CommonJS load of @oclif/core (an ESM import of a CJS
     // package goes through Module._load too).
     const probe = [
-      `import {createRequire} from 'node:module'`,
-      `const M = createRequire(import.meta.url)('node:module')`,
+      `import M from 'node:module'`,
       `const load = M._load`,
       `M._load = function (request, ...rest) { if (/@oclif[\\/]core/.test(String(request))) process.stderr.write('OCLIF-LOADED\\n'); return load.call(this, request, ...rest) }`,
     ].join(';')
@@ -53,6 +55,29 @@ describe('bin/run.js fast path', () => {
     // Control: the probe does see oclif when the fast path is off.
     const control = await runCli(['--help'], {nodeArgs, env: {BOT_NO_FAST_START: '1'}})
     expect(control.stderr).toContain('OCLIF-LOADED')
+  })
+
+  // On a terminal oclif prints bold headers depending on TERM/COLORTERM/NO_COLOR; util-linux
+  // `script` gives the CLI a real pseudo-terminal.
+  it.runIf(hasScript).each([
+    {TERM: 'xterm-256color'},
+    {TERM: 'xterm-256color', NO_COLOR: '1'},
+    {TERM: 'dumb'},
+    {TERM: 'unknown-terminal'},
+    {TERM: 'unknown-terminal', COLORTERM: 'truecolor'},
+  ])('prints the same root help as oclif on a terminal with %o', (vars) => {
+    const onTty = (extra: Record<string, string>) => {
+      const env = cliEnv({env: {...vars, ...extra}})
+      delete env.NO_COLOR
+      if (vars.NO_COLOR) env.NO_COLOR = vars.NO_COLOR
+      const r = spawnSync('script', ['-qec', `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} --help`, '/dev/null'], {env, encoding: 'utf8', timeout: 20_000})
+      expect(r.status).toBe(0)
+      return r.stdout
+    }
+    const fast = onTty({})
+    expect(fast).toContain('USAGE')
+    if (vars.TERM === 'xterm-256color' && !vars.NO_COLOR) expect(fast).toContain('\u001B[1mUSAGE\u001B[22m')
+    expect(fast).toBe(onTty({BOT_NO_FAST_START: '1'}))
   })
 
   it('leaves everything else to oclif', async () => {
