@@ -1,13 +1,18 @@
 /**
- * Offline mode: what `bot dev --offline` calls.
+ * Offline mode: what `bot dev --offline` and `bot emulator` call.
  *
- *   const backend = await startOfflineBackend({chatId, userId})      // emulator + the fake bot
- *   // run the dev session with token = backend.token, apiRoot = backend.apiRoot,
- *   // the BotApi client new BotApi({token: backend.token, apiRoot: backend.apiRoot}),
- *   // tunnel provider loopbackProvider() (webhook mode) — no real tunnel, no network.
- *   const chat = startOfflineChat(backend, {input: process.stdin, output: process.stdout, color})
- *   await Promise.race([chat.done, session.done])   // stdin ended (and the replies are in), or the bot exited
- *   chat.close(); await session.stop(); await backend.stop()
+ * `bot dev --offline` needs one call (see runOfflineDev): it starts the emulator with the fixed fake
+ * bot, runs the usual dev session against it (BotApi on the emulator, loopbackProvider() in webhook
+ * mode, a temporary state dir), starts the terminal chat once the session is ready, stops the session
+ * when the chat input ends, and stops the emulator:
+ *
+ *   const summary = await runOfflineDev({mode, command, cwd, watch, …dev session options,
+ *     chatId, userId, input: process.stdin, output: process.stdout, logOutput: process.stderr,
+ *     handleSignals: true, onEvent: (event, print) => print(text of event)})
+ *   process.exitCode = summary.exitCode
+ *
+ * The pieces are exported too: startOfflineBackend (emulator + fake bot), startChat /
+ * startOfflineChat (the terminal chat), renderCall / formatRendered (what a bot call looks like in a chat).
  */
 import {startChat, type Chat, type ChatOptions} from './chat.js'
 import type {OfflineBackend} from './offline-env.js'

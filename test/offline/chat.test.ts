@@ -26,6 +26,7 @@ function tinyBot(backend: OfflineBackend): Bot {
     await ctx.editMessageText(`Coffee: ${ctx.match[1]}`)
   })
   bot.command('photo', (ctx) => ctx.replyWithPhoto('https://example.org/cat.jpg', {caption: 'a cat'}))
+  bot.command('menu', (ctx) => ctx.reply('Pick a size', {reply_markup: {keyboard: [[{text: 'Small'}, {text: 'Large'}]], one_time_keyboard: true}}))
   bot.on('message:text', (ctx) => ctx.reply(`echo: ${ctx.message.text}`))
   return bot
 }
@@ -128,6 +129,21 @@ describe('terminal chat edge cases', () => {
     input.end('/photo\n')
     await chat.done
     expect(transcript()).toContain('bot › [photo: cat.jpg] a cat\n')
+  })
+
+  it('pressing a reply-keyboard button sends its label as a message; :help lists the chat commands', async () => {
+    const {backend} = await backendWithBot('polling')
+    const input = new PassThrough()
+    const output = new PassThrough()
+    const transcript = collect(output)
+    const chat = startOfflineChat(backend, {input, output})
+    input.end('/menu\n:p large\n:help\n:press 7\n')
+    await chat.done
+    const text = transcript()
+    expect(text).toContain(['you › /menu', 'bot › Pick a size', '      ‹ Small › ‹ Large ›', 'you › [Large]', 'bot › echo: Large', ''].join('\n'))
+    expect(text).toContain(':press N | :press LABEL')
+    expect(text).toContain('(no button number 7; the last keyboard has: 1 Small, 2 Large)')
+    expect(backend.emulator.pendingUpdates(backend.token)).toEqual([])
   })
 
   it('says so and moves on when the bot does not handle a line in time; the update stays queued', async () => {
