@@ -56,7 +56,8 @@ Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 fo
       throw new UsageError(`--api-root "${rawRoot}" is not an http(s) URL.`, 'Use e.g. https://api.telegram.org or http://127.0.0.1:8081.')
     }
 
-    const interactive = this.interactive
+    // A spinner needs a real terminal width (ora misbehaves with 0 columns, as under `script`).
+    const interactive = this.interactive && (process.stderr.columns ?? 0) >= 20
     const {default: ora} = interactive ? await import('ora') : {default: undefined}
     const spinner = ora?.({text: 'Checking…', stream: process.stderr}).start()
     const done: string[] = []

@@ -2,7 +2,7 @@
  * `bot doctor` as a real process against the emulator on loopback: each failing condition
  * reproduced for real, the healthy case, exit codes, --json, and no token in any output.
  */
-import {spawn} from 'node:child_process'
+import {execFileSync, spawn} from 'node:child_process'
 import {createServer, type Server} from 'node:http'
 import {createServer as createNetServer, type AddressInfo} from 'node:net'
 
@@ -10,7 +10,17 @@ import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
 import {writeState} from '../../src/dev/state.js'
 import {BotApi} from '../../src/telegram/index.js'
+import {BIN, cliEnv} from '../support/cli.js'
 import {doctorWorld, expectNoToken, report, waitFor, type DoctorWorld} from './helpers.js'
+
+function hasScript(): boolean {
+  try {
+    execFileSync('script', ['--version'], {stdio: 'pipe'})
+    return true
+  } catch {
+    return false
+  }
+}
 
 let world: DoctorWorld
 const cleanups: Array<() => Promise<void> | void> = []
@@ -246,5 +256,39 @@ describe('bot doctor', () => {
       expectNoToken(result, bot.token)
     }
     expect(world.emu.calls(bot.token)).toEqual([])
+  })
+
+  it.skipIf(!hasScript())('colours only on a TTY (under `script`), and not with NO_COLOR', async () => {
+    const bot = freshBot('tty_bot')
+    // Async: the emulator runs in this process and must keep answering.
+    const onTty = (env: Record<string, string | undefined>) =>
+      new Promise<string>((resolve, reject) => {
+        const child = spawn('script', ['-qec', `${process.execPath} ${BIN} doctor --only config,token`, '/dev/null'], {
+          env: cliEnv({env: {BOT_TOKEN: bot.token, BOT_API_ROOT: world.emu.apiRoot, BOT_STATE_DIR: world.stateDir, ...env}}),
+          stdio: ['ignore', 'pipe', 'pipe'],
+        })
+        let out = ''
+        child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d))
+        const timer = setTimeout(() => child.kill('SIGKILL'), 20_000)
+        child.on('error', reject)
+        child.on('close', () => {
+          clearTimeout(timer)
+          resolve(out)
+        })
+      })
+    const coloured = await onTty({NO_COLOR: undefined})
+    expect(coloured).toContain('\u001B[32m✓\u001B[0m \u001B[1mToken accepted (getMe)')
+    expect(coloured).not.toContain(bot.token.slice(bot.token.indexOf(':') + 1))
+    const plain = await onTty({NO_COLOR: '1'})
+    expect(plain).toMatch(/✓ Token accepted/)
+    expect(plain).not.toContain('\u001B[')
+  })
+
+  it('back-to-back probes on an idle bot both find nothing (the probe\'s own 409 does not look like another poller)', async () => {
+    const bot = freshBot('twice_bot')
+    for (let i = 0; i < 2; i++) {
+      const result = await doctorFor(bot.token, ['--json', '--only', 'token,poller-probe', '--probe-seconds', '3'])
+      expect(report(result).byId['poller-probe'].status, `run ${i + 1}`).toBe('ok')
+    }
   })
 })

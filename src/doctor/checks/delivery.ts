@@ -3,7 +3,7 @@
  * valid for the server in use, the last delivery error explained with a fix, the backlog,
  * allowed_updates that leave out messages, and a TLS handshake with the webhook host.
  */
-import {explainApiError} from '../../lib/explain.js'
+import {explainForDoctor} from '../api-error.js'
 import {BotApiError, DEFAULT_API_ROOT, type WebhookInfo} from '../../telegram/index.js'
 import {explainDeliveryError, formatAge} from '../../webhook/explain-error.js'
 import {WEBHOOK_PORTS} from '../../webhook/validate.js'
@@ -80,7 +80,7 @@ export const deliveryCheck: Check = {
       info = await ctx.webhookInfo()
     } catch (error) {
       if (!(error instanceof BotApiError)) throw error
-      const e = explainApiError(error, ctx.apiRoot)
+      const e = explainForDoctor(error, ctx.apiRoot)
       return {status: 'fail', detail: ctx.redact(e.message), fix: e.fix && ctx.redact(e.fix)}
     }
     const pending = info.pending_update_count

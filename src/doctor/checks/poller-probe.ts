@@ -1,5 +1,5 @@
 /** poller-probe: another process long-polling this token, found through 409 (see ../probe.ts). */
-import {explainApiError} from '../../lib/explain.js'
+import {explainForDoctor} from '../api-error.js'
 import {isPidAlive} from '../dev-state.js'
 import {probePollers} from '../probe.js'
 import type {TokenHolder} from '../processes.js'
@@ -43,7 +43,7 @@ export const pollerProbeCheck: Check = {
       case 'webhook':
         return {status: 'skipped', detail: 'Stopped: a webhook was set while probing (getUpdates got 409 "webhook is active"); see Delivery mode.'}
       case 'error': {
-        const e = explainApiError(outcome.error, ctx.apiRoot)
+        const e = explainForDoctor(outcome.error, ctx.apiRoot)
         return {status: 'warn', detail: ctx.redact(`The probe could not finish: ${e.message}`), fix: e.fix && ctx.redact(e.fix)}
       }
       case 'clear':

@@ -1,5 +1,5 @@
 /** token: getMe works; 401 → wrong or revoked, 404 → malformed token or not a Bot API server. */
-import {explainApiError} from '../../lib/explain.js'
+import {explainForDoctor} from '../api-error.js'
 import {BotApiError, botIdOf} from '../../telegram/index.js'
 import type {Check, CheckResult, DoctorContext} from '../types.js'
 
@@ -19,7 +19,7 @@ export const tokenCheck: Check = {
       return {status: 'ok', detail: `${name} (id ${me.id}, "${me.first_name}")${idNote}`, data: me}
     } catch (error) {
       if (!(error instanceof BotApiError)) throw error
-      const e = explainApiError(error, ctx.apiRoot)
+      const e = explainForDoctor(error, ctx.apiRoot)
       let fix = e.fix
       if (error.kind === 'api' && error.code === 401)
         fix = 'The token is wrong or was revoked. Open @BotFather → /mybots → your bot → API Token, copy the current token, and put it in .env as BOT_TOKEN (then restart every copy of the bot).'
