@@ -97,7 +97,7 @@ Pending updates are kept unless you pass --drop-pending-updates, which asks firs
     const lines = rows([
       ['replaces', previousUrl && previousUrl !== webhook.url ? previousUrl : undefined],
       ['secret token', webhook.secretToken === undefined ? 'none (anyone who knows the URL can post fake updates)' : `set (${webhook.secretToken.length} characters, not shown)`],
-      ['max connections', webhook.maxConnections === undefined ? 'Telegram default (40)' : String(webhook.maxConnections)],
+      ['max connections', webhook.maxConnections === undefined ? (api.cloud ? 'Telegram default (40)' : 'server default') : String(webhook.maxConnections)],
       [
         'allowed updates',
         webhook.allowedUpdates === undefined
