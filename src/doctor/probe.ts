@@ -58,7 +58,7 @@ const isWebhookConflict = (a: PollAnswer) => a.error instanceof BotApiError && a
 
 export async function probePollers(api: BotApi, options: ProbeOptions): Promise<ProbeOutcome> {
   const settleMs = options.settleMs ?? 300
-  const heldThresholdMs = options.heldThresholdMs ?? 1500
+  const heldThresholdMs = options.heldThresholdMs ?? 2000
   const started = performance.now()
   const now = () => performance.now()
   const deadline = started + options.seconds * 1000

@@ -215,6 +215,37 @@ describe('bot doctor', () => {
     expect(after.code).toBe(0)
   })
 
+  it('a working webhook whose allowed_updates leave out messages: delivery warns (exit 0) and says how to fix it', async () => {
+    const bot = freshBot('allowed_bot')
+    const receiver: Server = createServer((req, res) => {
+      req.resume()
+      res.writeHead(200).end()
+    })
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
+    cleanups.push(() => new Promise<void>((r) => receiver.close(() => r())))
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/ok`
+    await new BotApi({token: bot.token, apiRoot: world.emu.apiRoot}).setWebhook({url, allowed_updates: ['callback_query']})
+    const result = await doctorFor(bot.token, ['--json', '--only', 'token,delivery'])
+    const d = report(result).byId.delivery
+    expect(d.status).toBe('warn')
+    expect(d.detail).toContain('allowed_updates: callback_query: messages are NOT delivered')
+    expect(d.detail).toContain('pending updates: 0')
+    expect(d.fix).toContain('--allowed-updates message')
+    expect(result.code).toBe(0)
+  })
+
+  it('a running dev session is reported as running, not stale', async () => {
+    const bot = freshBot('live_session_bot')
+    writeState(
+      {version: 1, botId: bot.id, pid: process.pid, startedAt: new Date().toISOString(), cwd: '/tmp/live', mode: 'polling', apiRoot: world.emu.apiRoot},
+      world.stateDir,
+    )
+    const s = report(await doctorFor(bot.token, ['--json', '--only', 'token,sessions'])).byId.sessions
+    expect(s.status).toBe('ok')
+    expect(s.detail).toContain(`\`bot dev\` (pid ${process.pid}`)
+    expect(s.detail).toContain('is running')
+  })
+
   it('the probe confirms no update: pending updates are the same before and after', async () => {
     const bot = freshBot('pending_bot')
     world.emu.sendUserMessage(bot.token, {text: 'one'})

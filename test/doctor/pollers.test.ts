@@ -5,6 +5,7 @@
  */
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
+import {startCli} from '../support/cli.js'
 import {doctorWorld, expectNoToken, report, startFixture, waitFor, type DoctorWorld, type Fixture} from './helpers.js'
 
 let world: DoctorWorld
@@ -67,6 +68,26 @@ describe('bot doctor finds a second poller', () => {
     // The probe's first poll displaced it: it got the 409 and stopped, as the output warns.
     expect(await other.exited).toBe(3)
     expect(other.output()).toContain('stopped on 409: Conflict: terminated by other getUpdates request')
+    expectNoToken(result, bot.token)
+  })
+
+  it('a poller that starts while the probe waits (a restart by a process manager): its poll displaces ours, a direct 409', async () => {
+    const bot = world.emu.createBot({username: 'late_poller_bot'})
+    const doctor = startCli(['doctor', '--json', '--probe-seconds', '5'], {
+      env: {BOT_TOKEN: bot.token, BOT_API_ROOT: world.emu.apiRoot, BOT_STATE_DIR: world.stateDir},
+    })
+    // The probe's own poll is the waiting one (no other poller exists yet)…
+    await waitFor(() => world.emu.isLongPolling(bot.token), 'the probe to wait in getUpdates', 15_000)
+    // …then a poller starts and polls: being the newer poll, it wins; the probe gets the 409.
+    const late = await startFixture('stop-poller.mjs', {BOT_TOKEN: bot.token, BOT_API_ROOT: world.emu.apiRoot})
+    fixtures.push(late)
+    const result = await doctor.exited
+    expect(result.code).toBe(1)
+    const probe = report(result).byId['poller-probe']
+    expect(probe.status).toBe('fail')
+    expect(probe.detail).toMatch(/was answered 409 "Conflict: terminated by other getUpdates request"|held our next 409 back/)
+    // The probe stops at the first evidence, so the newcomer keeps its poll.
+    expect(late.child.exitCode).toBeNull()
     expectNoToken(result, bot.token)
   })
 
