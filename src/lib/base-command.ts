@@ -34,6 +34,21 @@ export interface ResolvedApi {
 }
 
 /**
+ * oclif's parse errors span several lines ("Missing 1 required arg:\nurl  description\nSee more
+ * help with --help"): one line, "Missing 1 required arg: url — description".
+ */
+function oneLine(message: string): string {
+  const lines = message
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !/^See more help with/i.test(l))
+    .map((l) => l.replace(/\s{2,}/g, ' — '))
+  if (lines.length <= 1) return lines[0] ?? message
+  const [first, ...rest] = lines
+  return `${first} ${rest.join('; ')}`
+}
+
+/**
  * The base of every command: loads .env before flags are parsed (flags > env > .env),
  * owns --json, redacts the token from everything it prints, and turns errors into one
  * clear line plus a fix.
@@ -146,8 +161,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       code = err.code
     } else if (err.oclif?.exit === 2 || /Unexpected argument|Nonexistent flag|Missing required|Expected .* to be one of|Parsing --/.test(err.message ?? '')) {
       // oclif parse errors: bad input, exit 2.
-      message = err.message.split('\n')[0]
-      fix = 'See --help for usage.'
+      message = oneLine(err.message)
+      fix = `See \`${this.config.bin} ${(this.id ?? '').replaceAll(':', ' ')} --help\` for usage.`.replace('  ', ' ')
       exit = 2
       code = 'usage'
     } else {
