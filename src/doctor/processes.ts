@@ -4,7 +4,10 @@
  * is never returned: commands come back with it replaced.
  */
 import {execFile} from 'node:child_process'
-import {readdir, readFile, stat} from 'node:fs/promises'
+import {readdir, readFile, readlink, stat} from 'node:fs/promises'
+import {basename, join} from 'node:path'
+
+import {parse as parseDotenv} from 'dotenv'
 
 import {redact} from '../telegram/index.js'
 
@@ -14,7 +17,7 @@ export interface TokenHolder {
   startedAt?: string
   /** Its command line, token replaced, shortened. */
   command: string
-  /** Where the token was found: environment variable names, and/or 'command line'. */
+  /** Where the token was found: environment variable names, 'command line', or '.env in its working directory'. */
   where: string[]
 }
 
@@ -89,9 +92,29 @@ async function linuxStart(pid: number): Promise<string | undefined> {
   }
 }
 
+/** Runtimes a bot runs in: a process of these whose working directory has a .env with the token probably loaded it (dotenv). */
+const RUNTIME = /^(node|nodejs|bun|deno|tsx|ts-node|python[\d.]*|ruby|php|java)$/
+
+/** Whether `<dir>/.env` holds the token, cached per directory. */
+function dotenvHolder(find: string[]): (dir: string) => Promise<boolean> {
+  const cache = new Map<string, Promise<boolean>>()
+  return (dir) => {
+    let hit = cache.get(dir)
+    if (!hit) {
+      hit = readFile(join(dir, '.env'), 'utf8').then(
+        (text) => Object.values(parseDotenv(text)).some((v) => find.some((n) => v.includes(n))),
+        () => false,
+      )
+      cache.set(dir, hit)
+    }
+    return hit
+  }
+}
+
 async function scanLinux(token: string, exclude: Set<number>): Promise<ScanResult> {
   const uid = process.getuid?.()
   const find = needles(token)
+  const inDotenv = dotenvHolder(find)
   const holders: TokenHolder[] = []
   let unreadable = 0
   const names = await readdir('/proc')
@@ -117,8 +140,14 @@ async function scanLinux(token: string, exclude: Set<number>): Promise<ScanResul
           const eq = entry.indexOf('=')
           if (eq > 0 && find.some((n) => entry.includes(n, eq + 1))) where.push(entry.slice(0, eq))
         }
-        const command = cmdline.split('\0').filter(Boolean).join(' ')
+        const argv = cmdline.split('\0').filter(Boolean)
+        const command = argv.join(' ')
         if (find.some((n) => command.includes(n))) where.push('command line')
+        // A bot that loads .env itself (dotenv) has the token in neither: look at its working directory.
+        if (where.length === 0 && argv[0] && RUNTIME.test(basename(argv[0]))) {
+          const cwd = await readlink(`/proc/${pid}/cwd`).catch(() => undefined)
+          if (cwd && (await inDotenv(cwd))) where.push(`${join(cwd, '.env')} (its working directory)`)
+        }
         if (where.length === 0) return
         holders.push({pid, startedAt: await linuxStart(pid), command: shorten(command || `[pid ${pid}]`, token), where})
       } catch {

@@ -3,6 +3,10 @@
  * stops on 409 like grammY, and an idle process holding the token. `bot doctor` runs as a real
  * process against the emulator (timeScale 1: the real 3-second hold between two 409s).
  */
+import {mkdtempSync, realpathSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
 import {startCli} from '../support/cli.js'
@@ -121,19 +125,26 @@ describe('bot doctor finds a second poller', () => {
     }
   })
 
-  it('an idle process holding the token (environment and command line) is listed with the token hidden; no poller → exit 0', async () => {
+  it('idle processes holding the token (environment, command line, working directory's .env) are listed with the token hidden; no poller → exit 0', async () => {
     const bot = world.emu.createBot({username: 'holder_bot'})
     const inEnv = await startFixture('token-holder.mjs', {BOT_TOKEN: bot.token})
     fixtures.push(inEnv)
     const inArgs = await startFixture('token-holder.mjs', {}, ['--token', bot.token])
     fixtures.push(inArgs)
+    // A bot that loads .env itself (dotenv): the token is only in the .env of its working directory.
+    const project = mkdtempSync(join(tmpdir(), 'bot-doctor-project-'))
+    writeFileSync(join(project, '.env'), `BOT_TOKEN=${bot.token}\n`)
+    const viaDotenv = await startFixture('token-holder.mjs', {}, [], project)
+    fixtures.push(viaDotenv)
     const result = await world.doctor(['--probe-seconds', '3'], {BOT_TOKEN: bot.token})
     expect(result.code).toBe(0)
     expect(result.stdout).toMatch(/^! Other local processes with this token$/m)
-    expect(result.stdout).toContain('2 other processes of yours hold this token')
+    expect(result.stdout).toContain('3 other processes of yours hold this token')
+    expect(result.stdout).toContain(`pid ${viaDotenv.pid}, `)
+    expect(result.stdout).toContain(`(token in ${join(realpathSync(project), '.env')} (its working directory))`)
     expect(result.stdout).toMatch(new RegExp(`pid ${inEnv.pid}, started \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ: \\S*node \\S*token-holder\\.mjs \\(token in BOT_TOKEN\\)`))
     expect(result.stdout).toMatch(new RegExp(`pid ${inArgs.pid}, .*token-holder\\.mjs --token <token> \\(token in command line\\)`))
-    expect(result.stdout).toContain(`kill ${inEnv.pid} ${inArgs.pid}`)
+    expect(result.stdout).toContain(`kill ${[inEnv.pid, inArgs.pid, viaDotenv.pid].sort((a, b) => a - b).join(' ')}`)
     expect(result.stdout).toMatch(/^✓ Concurrent pollers \(409 probe\)$/m)
     expectNoToken(result, bot.token)
   })

@@ -24,6 +24,11 @@ export const sessionsCheck: Check = {
     const state = readState(botId)
     if (!state) return {status: 'ok', detail: `No \`bot dev\` session recorded for this bot (${stateDir()}).`}
 
+    if (state.apiRoot.replace(/\/+$/, '') !== ctx.apiRoot)
+      return {
+        status: 'ok',
+        detail: `${describe(state)} is recorded against another Bot API server (${state.apiRoot}); not checked here.`,
+      }
     const alive = isPidAlive(state.pid)
     let currentUrl: string | undefined
     try {
