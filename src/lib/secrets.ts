@@ -22,6 +22,25 @@ export function redactSecrets(text: string, secrets: Array<string | undefined>):
   return redact(text, ...secrets).replace(TOKEN_SHAPE, REDACTED)
 }
 
+const allowed = new Set<string>()
+
+/**
+ * Let a value that is token-shaped but no secret (the emulator's built-in fake token, which
+ * users must be able to copy) through the output filter installed by installOutputRedaction.
+ */
+export function allowInOutput(value: string): void {
+  allowed.add(value)
+}
+
+function filter(text: string, secrets: Array<string | undefined>): string {
+  if (allowed.size === 0) return redactSecrets(text, secrets)
+  const kept: string[] = []
+  let masked = text
+  for (const value of allowed)
+    masked = masked.split(value).join(`\u0000${kept.push(value) - 1}\u0000`)
+  return redactSecrets(masked, secrets).replace(/\u0000(\d+)\u0000/g, (_m, i: string) => kept[Number(i)])
+}
+
 /**
  * Wrap process.stdout/stderr so that nothing this process writes can carry the token:
  * BOT_TOKEN (read at write time, so a token loaded from .env later is covered), --token
@@ -33,10 +52,10 @@ export function installOutputRedaction(argv: string[]): void {
   for (const stream of [process.stdout, process.stderr]) {
     const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean
     const redacting = (chunk: unknown, ...rest: unknown[]): boolean => {
-      if (typeof chunk === 'string') return write(redactSecrets(chunk, [process.env.BOT_TOKEN, ...fromArgv]), ...rest)
+      if (typeof chunk === 'string') return write(filter(chunk, [process.env.BOT_TOKEN, ...fromArgv]), ...rest)
       if (chunk instanceof Uint8Array) {
         const text = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('utf8')
-        const clean = redactSecrets(text, [process.env.BOT_TOKEN, ...fromArgv])
+        const clean = filter(text, [process.env.BOT_TOKEN, ...fromArgv])
         if (clean !== text) return write(clean, ...rest)
       }
       return write(chunk, ...rest)
