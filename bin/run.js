@@ -20,9 +20,12 @@ if (!done) {
   if (typeof module.enableCompileCache === 'function') module.enableCompileCache()
   // Nothing this process writes may carry the bot token, whoever writes it (oclif included).
   // .env is loaded first (as every command does) so a token that lives only there is known too.
-  const [{installOutputRedaction}, {loadDotenv}] = await Promise.all([import('../dist/lib/secrets.js'), import('../dist/lib/config.js')])
-  loadDotenv()
-  installOutputRedaction(argv)
+  // (Without a build there is no dist/ and no command to run: oclif then says so itself.)
+  const lib = await Promise.all([import('../dist/lib/secrets.js'), import('../dist/lib/config.js')]).catch(() => undefined)
+  if (lib) {
+    lib[1].loadDotenv()
+    lib[0].installOutputRedaction(argv)
+  }
   const {execute, settings} = await import('@oclif/core')
   settings.enableAutoTranspile = false
   await execute({dir: import.meta.url})
