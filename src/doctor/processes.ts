@@ -111,6 +111,19 @@ function dotenvHolder(find: string[]): (dir: string) => Promise<boolean> {
   }
 }
 
+/**
+ * Run `fn` over `items` with at most `limit` at a time. The file reads go through libuv's small
+ * thread pool, which DNS lookups share: an unbounded burst would delay the API checks running
+ * alongside.
+ */
+async function eachLimited<T>(items: readonly T[], fn: (item: T) => Promise<void>, limit = 8): Promise<void> {
+  let next = 0
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++])
+  }
+  await Promise.all(Array.from({length: Math.min(limit, items.length)}, worker))
+}
+
 async function scanLinux(token: string, exclude: Set<number>): Promise<ScanResult> {
   const uid = process.getuid?.()
   const find = needles(token)
@@ -118,8 +131,9 @@ async function scanLinux(token: string, exclude: Set<number>): Promise<ScanResul
   const holders: TokenHolder[] = []
   let unreadable = 0
   const names = await readdir('/proc')
-  await Promise.all(
-    names.map(async (name) => {
+  await eachLimited(
+    names,
+    async (name) => {
       if (!/^\d+$/.test(name)) return
       const pid = Number(name)
       if (exclude.has(pid)) return
@@ -153,7 +167,7 @@ async function scanLinux(token: string, exclude: Set<number>): Promise<ScanResul
       } catch {
         // the process exited while we looked
       }
-    }),
+    },
   )
   holders.sort((a, b) => a.pid - b.pid)
   return {supported: true, holders, unreadable}

@@ -80,14 +80,39 @@ describe('bot doctor', () => {
     expectNoToken(text, bot.token)
   })
 
-  it('without the probe it takes about one round trip: getMe and getWebhookInfo go out together', async () => {
+  it('without the probe it takes about one round trip: the API requests go out together, not one after another', async () => {
     const bot = freshBot('timing_bot')
-    const result = await doctorFor(bot.token, ['--no-probe', '--json'])
+    // A loopback proxy in front of the emulator that answers every request 500 ms late.
+    const DELAY = 500
+    const arrivals: Array<{path: string; at: number}> = []
+    const proxy: Server = createServer(async (req, res) => {
+      arrivals.push({path: (req.url ?? '').replace(/\/bot[^/]+\//, '/bot<token>/'), at: performance.now()})
+      const chunks: Buffer[] = []
+      for await (const c of req) chunks.push(c as Buffer)
+      const upstream = await fetch(`${world.emu.apiRoot}${req.url}`, {
+        method: req.method,
+        headers: {'content-type': req.headers['content-type'] ?? 'application/json'},
+        body: req.method === 'GET' ? undefined : Buffer.concat(chunks),
+      })
+      const body = Buffer.from(await upstream.arrayBuffer())
+      await new Promise((r) => setTimeout(r, DELAY))
+      res.writeHead(upstream.status, {'content-type': upstream.headers.get('content-type') ?? 'text/plain'}).end(body)
+    })
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r))
+    cleanups.push(() => new Promise<void>((r) => proxy.close(() => r())))
+    const root = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
+
+    const result = await doctorFor(bot.token, ['--no-probe'], {BOT_API_ROOT: root})
     expect(result.code).toBe(0)
-    const calls = world.emu.calls(bot.token)
-    expect(calls.map((c) => c.method).sort()).toEqual(['getMe', 'getWebhookInfo'])
-    // Prefetched at start: both requests arrive before either check could have waited for the other's answer.
-    expect(Math.abs(calls[0].at - calls[1].at)).toBeLessThan(100)
+    expect(arrivals.map((a) => a.path).sort()).toEqual(['/', '/bot<token>/getMe', '/bot<token>/getWebhookInfo'])
+    // All three arrived within one delay of each other: nobody waited for another's answer…
+    const spread = Math.max(...arrivals.map((a) => a.at)) - Math.min(...arrivals.map((a) => a.at))
+    expect(spread).toBeLessThan(DELAY)
+    // …so the checks took about one delayed round trip, where one after another would take three (1.5 s).
+    const took = Number(/in (\d+\.\d) s\.$/m.exec(result.stdout)?.[1])
+    expect(took).toBeGreaterThanOrEqual(DELAY / 1000)
+    expect(took).toBeLessThan((2.5 * DELAY) / 1000)
+    expectNoToken(result, bot.token)
   })
 
   it('revoked token (401): the token check fails with the @BotFather fix; API checks after it are skipped; exit 1', async () => {
