@@ -31,7 +31,7 @@ Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 fo
       default: true,
       allowNo: true,
     }),
-    'probe-seconds': Flags.integer({description: 'how long the poller probe listens', default: 5, min: 3, max: 60}),
+    'probe-seconds': Flags.integer({description: 'how long the poller probe listens (3-60: the Bot API holds a second 409 for 3 s)', default: 5, min: 3, max: 60}),
   }
 
   public async run(): Promise<unknown> {

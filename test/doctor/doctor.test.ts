@@ -115,6 +115,17 @@ describe('bot doctor', () => {
     expectNoToken(result, bot.token)
   })
 
+  it('reachability shows the latency and notes proxy variables without their credentials', async () => {
+    const bot = freshBot('proxy_bot')
+    const result = await doctorFor(bot.token, ['--json', '--only', 'reachability'], {HTTPS_PROXY: 'http://alice:s3cret@proxy.internal:3128', NO_PROXY: 'localhost'})
+    const r = report(result).byId.reachability
+    expect(r.status).toBe('ok')
+    expect(r.detail).toMatch(new RegExp(`^HTTP: 127\\.0\\.0\\.1:\\d+ answered \\d{3} in \\d+ ms$`, 'm'))
+    expect(r.detail).toContain('proxy variables set: HTTPS_PROXY=http://proxy.internal:3128, NO_PROXY=localhost')
+    expect(r.detail).not.toContain('s3cret')
+    expect(r.detail).not.toContain('alice')
+  })
+
   it('revoked token (401): the token check fails with the @BotFather fix; API checks after it are skipped; exit 1', async () => {
     const bot = freshBot('revoked_bot')
     world.emu.revokeToken(bot.token)
