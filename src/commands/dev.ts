@@ -67,7 +67,8 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     const {argv: positional} = await this.parse(Dev)
     if (positional.length > argvCommand.length)
       throw new UsageError(`Unexpected argument ${JSON.stringify(positional[0])}: the bot command must follow \`--\`.`, 'Run e.g. `bot dev -- node bot.js`.')
-    if (this.interactive) this.#ora = (await import('ora')).default as unknown as (o: object) => Spinner
+    // ora loops forever clearing lines when the terminal reports 0 columns (a pty with no size).
+    if (this.interactive && (process.stderr.columns ?? 0) > 0) this.#ora = (await import('ora')).default as unknown as (o: object) => Spinner
 
     const resolved = this.resolveApi()
     const cloud = resolved.apiRoot === 'https://api.telegram.org'
@@ -144,8 +145,8 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     const out = process.stdout
     switch (event.type) {
       case 'step': {
-        if (this.interactive) {
-          if (event.status === 'start' && this.#ora) {
+        if (this.#ora) {
+          if (event.status === 'start') {
             if (this.#spinner?.isSpinning) this.#spinner.stop()
             this.#spinner = this.#ora({text: this.redact(event.text), stream: process.stderr}).start()
             return
