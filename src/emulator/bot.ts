@@ -114,6 +114,25 @@ export class BotState {
     return ordered
   }
 
+  /** Back to a fresh bot (same token and identity): no updates, webhook, calls, chats or settings. */
+  reset(): void {
+    this.poll?.end()
+    this.webhook = undefined
+    this.lastErrorDate = this.lastErrorMessage = undefined
+    this.clearQueue()
+    this.calls.length = 0
+    this.chats.clear()
+    this.messages.clear()
+    this.lastMessageId.clear()
+    this.openCallbackQueries.clear()
+    this.loggedOut = false
+    this.lastSetWebhookAt = -Infinity
+    this.lastConflictAt = -Infinity
+    this.lastPoll = undefined
+    this.allowed = new Set(DEFAULT_ALLOWED)
+    this.commands = []
+  }
+
   /** Drop every pending update. */
   clearQueue(): void {
     this.queue.clear()

@@ -14,7 +14,7 @@ import type {
   BotInfo, CallbackQueryOptions, CreateBotOptions, DeliveryEvent, EmulatorOptions, RecordedCall, TgObject, Update,
   UserMessageOptions, WaitOptions, WebhookState,
 } from './types.js'
-import {DEFAULT_ALLOWED, allowedUpdatesList, commandEntities} from './updates.js'
+import {allowedUpdatesList, commandEntities} from './updates.js'
 import {webhookInfo} from './webhook-config.js'
 
 /** A token the official front-end would route: `<bot id>:<24+ base64url characters>`, at most 80 characters. */
@@ -164,21 +164,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
   reset(): void {
     for (const bot of this.bots.values()) {
       this.core.closeWebhook(bot)
-      bot.webhook = undefined
-      bot.lastErrorDate = bot.lastErrorMessage = undefined
-      bot.poll?.end()
-      bot.clearQueue()
-      bot.calls.length = 0
-      bot.chats.clear()
-      bot.messages.clear()
-      bot.lastMessageId.clear()
-      bot.openCallbackQueries.clear()
-      bot.loggedOut = false
-      bot.lastSetWebhookAt = -Infinity
-      bot.lastConflictAt = -Infinity
-      bot.lastPoll = undefined
-      bot.allowed = new Set(DEFAULT_ALLOWED)
-      bot.commands = []
+      bot.reset()
     }
   }
 
