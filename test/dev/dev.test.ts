@@ -98,14 +98,14 @@ describe('bot dev (webhook mode)', () => {
     await second.exited
   })
 
-  it('SIGINT and SIGTERM leave the webhook deleted and pending updates kept', async () => {
+  it('SIGINT, SIGTERM and SIGHUP leave the webhook deleted and pending updates kept', async () => {
     const {emu, token} = world
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
       // The bot answers 500: the update stays pending at Telegram (it is retried, never acknowledged).
       const dev = startDev(world, {bot: 'error-bot.mjs'})
       await dev.waitForOutput(/Ready/)
       // A chat of its own: the previous round's update (still pending, still failing) blocks its chat.
-      const update = emu.sendUserMessage(token, {text: `pending ${signal}`, chatId: signal === 'SIGINT' ? 801 : 802})
+      const update = emu.sendUserMessage(token, {text: `pending ${signal}`, chatId: 800 + signal.length + signal.charCodeAt(3)})
       await dev.waitForOutput(new RegExp(`#${update.update_id} .* → 500`))
       dev.kill(signal)
       const result = await dev.exited
@@ -115,6 +115,46 @@ describe('bot dev (webhook mode)', () => {
       expect(result.stdout + result.stderr).toMatch(/failure/)
       assertNoToken(result, token)
     }
+  })
+
+  it('a second Ctrl-C exits at once, still with the webhook deleted and the bot killed', async () => {
+    const {emu, token} = world
+    const dev = startDev(world, {bot: 'stubborn-bot.mjs', args: ['--no-watch', '--stop-grace', '20000']})
+    await dev.waitForOutput(/Ready/)
+    const botPid = readState(world.botId, world.stateDir)!.bot!.pid
+    dev.kill('SIGINT')
+    await dev.waitForOutput(/stubborn bot: ignoring SIGTERM/)
+    const second = performance.now()
+    dev.kill('SIGINT')
+    const result = await dev.exited
+    expect(performance.now() - second).toBeLessThan(2000)
+    expect(result.code).toBe(130)
+    expect(result.stderr).toMatch(/SIGINT again: exiting now/)
+    expect(emu.webhook(token)).toBeUndefined()
+    await until(() => {
+      try {
+        process.kill(botPid, 0)
+        return false
+      } catch {
+        return true
+      }
+    }, 'the bot to be killed')
+  })
+
+  it('--json prints one JSON event per line and nothing else on stdout', async () => {
+    const {emu, token} = world
+    const dev = startDev(world, {args: ['--no-watch', '--json']})
+    await dev.waitForOutput(/"type":"ready"/, {stream: 'stdout'})
+    const update = emu.sendUserMessage(token, {text: '/start'})
+    await dev.waitForOutput(/"type":"update"/, {stream: 'stdout'})
+    dev.kill('SIGINT')
+    const result = await dev.exited
+    const events = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as {type: string; [k: string]: unknown})
+    const types = events.map((e) => e.type)
+    expect(types).toEqual(expect.arrayContaining(['step', 'bot-start', 'ready', 'update', 'teardown', 'summary']))
+    expect(events.find((e) => e.type === 'update')).toMatchObject({updateId: update.update_id, updateType: 'message', status: 200})
+    expect(events.at(-1)).toMatchObject({type: 'summary', relayed: 1, failures: 0, exitCode: 0})
+    assertNoToken(result, token)
   })
 
   it('passes a 5xx from the bot back so Telegram retries', async () => {
