@@ -204,6 +204,29 @@ describe('bot dev (webhook mode)', () => {
     assertNoToken(result, token)
   })
 
+  it('fails with a clear error when the tunnel server does not answer, and cleans up', async () => {
+    const {emu, token, lt} = world
+    await lt.kill()
+    const result = await startDev(world, {args: ['--no-watch', '--tunnel-timeout', '1500']}).exited
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(/✗ .*tunnel/i)
+    expect(result.stderr.split('\n').find((l) => l.startsWith('✗ '))).toBeDefined()
+    expect(emu.webhook(token)).toBeUndefined()
+    expect(readState(world.botId, world.stateDir)).toBeUndefined()
+    // The bot had been started in parallel with the tunnel: it must be gone too.
+    const pid = Number(/\(pid (\d+), webhook mode/.exec(result.stderr)?.[1])
+    expect(pid).toBeGreaterThan(0)
+    await until(() => {
+      try {
+        process.kill(pid, 0)
+        return false
+      } catch {
+        return true
+      }
+    }, 'the bot to be stopped')
+    assertNoToken(result, token)
+  })
+
   it('refuses a second bot dev on the same bot, naming the pid', async () => {
     const {emu, token} = world
     const first = startDev(world)
