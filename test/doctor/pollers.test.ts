@@ -81,7 +81,10 @@ describe('bot doctor finds a second poller', () => {
       env: {BOT_TOKEN: bot.token, BOT_API_ROOT: world.emu.apiRoot, BOT_STATE_DIR: world.stateDir},
     })
     // The probe's own poll is the waiting one (no other poller exists yet)…
-    await waitFor(() => world.emu.isLongPolling(bot.token), 'the probe to wait in getUpdates', 15_000)
+    let exited = false
+    void doctor.exited.then(() => (exited = true))
+    await waitFor(() => world.emu.isLongPolling(bot.token) || exited, 'the probe to wait in getUpdates', 15_000)
+    if (exited) throw new Error(`bot doctor exited before probing:\n${doctor.stdout()}${doctor.stderr()}`)
     // …then a poller starts and polls: being the newer poll, it wins; the probe gets the 409.
     const late = await startFixture('stop-poller.mjs', {BOT_TOKEN: bot.token, BOT_API_ROOT: world.emu.apiRoot})
     fixtures.push(late)
@@ -125,7 +128,7 @@ describe('bot doctor finds a second poller', () => {
     }
   })
 
-  it('idle processes holding the token (environment, command line, working directory's .env) are listed with the token hidden; no poller → exit 0', async () => {
+  it("idle processes holding the token (environment, command line, working directory's .env) are listed with the token hidden; no poller → exit 0", async () => {
     const bot = world.emu.createBot({username: 'holder_bot'})
     const inEnv = await startFixture('token-holder.mjs', {BOT_TOKEN: bot.token})
     fixtures.push(inEnv)
