@@ -75,6 +75,32 @@ describe('bot doctor finds a second poller', () => {
     expectNoToken(result, bot.token)
   })
 
+  it('a real grammY bot polling with bot.start(): caught, and it stops on the probe\'s 409 as the output warns', async () => {
+    const bot = world.emu.createBot({username: 'grammy_poller_bot'})
+    const grammy = await poller('grammy-poller.mjs', bot.token)
+    const result = await world.doctor(['--json', '--probe-seconds', '3'], {BOT_TOKEN: bot.token})
+    expect(result.code).toBe(1)
+    const probe = report(result).byId['poller-probe']
+    expect(probe.status).toBe('fail')
+    expect(probe.detail).toContain(`pid ${grammy.pid}`)
+    expect(await grammy.exited).toBe(3)
+    expect(grammy.output()).toContain('stopped on 409: Conflict: terminated by other getUpdates request')
+    expectNoToken(result, bot.token)
+  })
+
+  it('a real Telegraf bot polling with bot.launch(): caught, and it stops on the probe\'s 409 too', async () => {
+    const bot = world.emu.createBot({username: 'telegraf_poller_bot'})
+    const telegraf = await poller('telegraf-poller.mjs', bot.token)
+    const result = await world.doctor(['--json', '--probe-seconds', '3'], {BOT_TOKEN: bot.token})
+    expect(result.code).toBe(1)
+    const probe = report(result).byId['poller-probe']
+    expect(probe.status).toBe('fail')
+    expect(probe.detail).toContain(`pid ${telegraf.pid}`)
+    expect(await telegraf.exited).toBe(3)
+    expect(telegraf.output()).toContain('stopped on 409: Conflict: terminated by other getUpdates request')
+    expectNoToken(result, bot.token)
+  })
+
   it('a poller that starts while the probe waits (a restart by a process manager): its poll displaces ours, a direct 409', async () => {
     const bot = world.emu.createBot({username: 'late_poller_bot'})
     const doctor = startCli(['doctor', '--json', '--probe-seconds', '5'], {
