@@ -58,7 +58,7 @@ describe('bot init: files and substitutions', () => {
       expect(pkg.type).toBe('module')
       expect(pkg.scripts).toMatchObject({
         dev: 'bot dev',
-        'dev:bot': 'tsx src/main.ts',
+        'dev:bot': 'node --import tsx src/main.ts',
         start: 'node dist/main.js',
         build: 'tsc',
         typecheck: 'tsc --noEmit',
