@@ -4,7 +4,10 @@
  * variant alike. Also shows the oclif path without the fast path (BOT_NO_FAST_START=1) and a
  * command that loads oclif (`bot webhook --help`) for context.
  *
- *   npm run build && npx tsx bench/startup.ts [--runs 15] [--warmup 3]
+ *   npm run build && npx tsx bench/startup.ts [--runs 15] [--warmup 3] [--instructions]
+ *
+ * --instructions also counts instructions with valgrind's callgrind (one run per variant,
+ * slow): unlike wall time, the count does not depend on what else the machine is doing.
  *
  * Target: bot --version and bot --help at most 1.9x bare node.
  */
@@ -82,3 +85,27 @@ for (const v of variants) {
 }
 console.log('')
 console.log(ok ? 'Target met: --version and --help within 1.9x of bare node.' : 'Target missed: see the ✗ rows.')
+
+if (process.argv.includes('--instructions')) {
+  const hasValgrind = spawnSync('valgrind', ['--version']).status === 0
+  if (!hasValgrind) console.log('\n--instructions: valgrind is not installed; skipped.')
+  else {
+    console.log('\nInstructions (valgrind --tool=callgrind, all threads, one run each; repeatable under load):')
+    const counts = new Map<Variant, number>()
+    for (const v of variants) {
+      const r = spawnSync('valgrind', ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, ...v.args], {
+        env: {...baseEnv, ...v.env},
+        cwd: root,
+        encoding: 'utf8',
+      })
+      const m = /Collected : (\d+)/.exec(r.stderr)
+      if (!m) throw new Error(`callgrind gave no count for ${v.name}: ${r.stderr.slice(-500)}`)
+      counts.set(v, Number(m[1]))
+    }
+    const baseCount = counts.get(variants[0])!
+    for (const v of variants) {
+      const n = counts.get(v)!
+      console.log(`${v.name.padEnd(width)}  ${(n / 1e6).toFixed(0).padStart(7)} M  ${(n / baseCount).toFixed(2).padStart(5)}x`)
+    }
+  }
+}
