@@ -319,7 +319,7 @@ describe('bot webhook delete', () => {
     const prompt = /Delete the webhook and drop 2 pending updates\? They are lost for good/
     const no = await onTerminal(['webhook', 'delete', '--drop-pending-updates'], env, prompt, 'n')
     expect(no.code).toBe(1)
-    expect(no.output).toContain('Nothing changed.')
+    expect(no.output).toContain('✗ Cancelled: nothing changed.')
     expect(methods(token)).not.toContain('deleteWebhook')
     expect(emu.pendingUpdates(token)).toHaveLength(2)
 

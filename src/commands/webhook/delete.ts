@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {apiFlags, BaseCommand} from '../../lib/base-command.js'
 import {confirmOrRefuse} from '../../lib/confirm.js'
+import {FixableError} from '../../lib/errors.js'
 import {mark, plural} from '../../lib/output.js'
 import {readWebhook, removeWebhook} from '../../webhook/service.js'
 
@@ -37,10 +38,7 @@ export default class WebhookDelete extends BaseCommand<typeof WebhookDelete> {
         yes: flags.yes,
         action: `drop ${plural(pending, 'pending update')}`,
       })
-      if (!ok) {
-        this.logToStderr('Nothing changed.')
-        return this.exit(1)
-      }
+      if (!ok) throw new FixableError('Cancelled: nothing changed.', {code: 'cancelled'})
     }
 
     const result = await removeWebhook(client, drop)

@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {apiFlags, BaseCommand} from '../../lib/base-command.js'
 import {confirmOrRefuse} from '../../lib/confirm.js'
+import {FixableError} from '../../lib/errors.js'
 import {mark, plural, rows} from '../../lib/output.js'
 import {applyWebhook, readWebhook} from '../../webhook/service.js'
 import {validateWebhook} from '../../webhook/validate.js'
@@ -68,10 +69,7 @@ Pending updates are kept unless you pass --drop-pending-updates, which asks firs
         yes: flags.yes,
         action: `drop ${plural(n, 'pending update')}`,
       })
-      if (!ok) {
-        this.logToStderr('Nothing changed.')
-        return this.exit(1)
-      }
+      if (!ok) throw new FixableError('Cancelled: nothing changed.', {code: 'cancelled'})
     }
 
     const result = await applyWebhook(client, webhook)
