@@ -6,11 +6,13 @@
  * 2. else package.json `scripts["dev:bot"]`, run through the shell like `npm run` does
  *    (with ./node_modules/.bin on PATH);
  * 3. else the entry file: package.json "main", else the first of src/main.ts, src/index.ts,
- *    index.js that exists; a .ts/.mts/.cts/.tsx file runs with `tsx` (./node_modules/.bin/tsx),
- *    anything else with `node` (the Node that runs `bot`).
+ *    index.js that exists; a .ts/.mts/.cts/.tsx file runs with `node --import tsx <main>` (tsx must
+ *    be installed in the project; one process, so signals reach the bot directly), anything else
+ *    with `node <main>` (the Node that runs `bot`).
+ * Every node_modules/.bin from the project folder up to the root goes first on PATH, as with `npm run`.
  */
 import {existsSync, readFileSync} from 'node:fs'
-import {delimiter, join, resolve} from 'node:path'
+import {delimiter, dirname, join, resolve} from 'node:path'
 
 import {UsageError} from '../lib/errors.js'
 
@@ -49,16 +51,30 @@ function quote(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`
 }
 
+/** Every `node_modules/.bin` from `cwd` up to the root, nearest first (what `npm run` puts on PATH). */
+export function binDirs(cwd: string): string[] {
+  const dirs: string[] = []
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    dirs.push(join(dir, 'node_modules', '.bin'))
+    if (dirname(dir) === dir) return dirs
+  }
+}
+
+/** Whether the tsx package can be imported from `cwd` (node_modules/tsx here or in a parent folder). */
+function hasTsx(cwd: string): boolean {
+  return binDirs(cwd).some((bin) => existsSync(join(bin, '..', 'tsx', 'package.json')))
+}
+
 export function resolveBotCommand(argv: string[], cwd: string, nodePath = process.execPath): BotCommand {
-  const bin = join(cwd, 'node_modules', '.bin')
+  const bin = binDirs(cwd)
   if (argv.length > 0) {
     const [file, ...args] = argv
-    return {file, args, shell: false, display: argv.map(quote).join(' '), source: 'argv', pathPrepend: [bin]}
+    return {file, args, shell: false, display: argv.map(quote).join(' '), source: 'argv', pathPrepend: bin}
   }
   const pkg = readPackageJson(cwd)
   const script = pkg?.scripts?.['dev:bot']
   if (typeof script === 'string' && script.trim() !== '')
-    return {file: script, args: [], shell: true, display: script, source: 'dev:bot script', pathPrepend: [bin]}
+    return {file: script, args: [], shell: true, display: script, source: 'dev:bot script', pathPrepend: bin}
 
   const main = typeof pkg?.main === 'string' && pkg.main.trim() !== '' ? pkg.main : DEFAULT_ENTRY_FILES.find((f) => existsSync(join(cwd, f)))
   if (!main)
@@ -69,12 +85,11 @@ export function resolveBotCommand(argv: string[], cwd: string, nodePath = proces
   if (!existsSync(resolve(cwd, main)))
     throw new UsageError(`package.json "main" is ${main}, which does not exist in ${cwd}.`, 'Build the project first, fix "main", or give the command after `--`.')
   if (TS_RE.test(main)) {
-    const tsx = join(bin, process.platform === 'win32' ? 'tsx.cmd' : 'tsx')
-    if (!existsSync(tsx))
+    if (!hasTsx(cwd))
       throw new UsageError(`${main} is TypeScript and tsx is not installed in ${cwd}.`, 'Run `npm install -D tsx`, or give the command after `--`.')
-    return {file: tsx, args: [main], shell: false, display: `tsx ${quote(main)}`, source: 'main', pathPrepend: [bin]}
+    return {file: nodePath, args: ['--import', 'tsx', main], shell: false, display: `node --import tsx ${quote(main)}`, source: 'main', pathPrepend: bin}
   }
-  return {file: nodePath, args: [main], shell: false, display: `node ${quote(main)}`, source: 'main', pathPrepend: [bin]}
+  return {file: nodePath, args: [main], shell: false, display: `node ${quote(main)}`, source: 'main', pathPrepend: bin}
 }
 
 /** PATH with the given folders first. */
