@@ -557,7 +557,7 @@ export class DevSession {
     if (bot === this.#bot) this.#lastExit = this.#lastExit && !bot.alive && !exit.expected ? this.#lastExit : exit
   }
 
-  async #restart(files: string[]): Promise<void> {
+  async #restart(files: string[], why?: string): Promise<void> {
     if (this.#stopReason) return
     if (this.#restarting) {
       this.#restartQueued = [...(this.#restartQueued ?? []), ...files]
@@ -565,7 +565,7 @@ export class DevSession {
     }
     this.#restarting = (async () => {
       const shown = files.slice(0, 3).join(', ') + (files.length > 3 ? ` and ${files.length - 3} more` : '')
-      this.#emit({type: 'restart', files, text: `↻ ${shown} changed; restarting the bot (updates are held meanwhile)`})
+      this.#emit({type: 'restart', files, text: why ?? `↻ ${shown} changed; restarting the bot (updates are held meanwhile)`})
       this.#restarts++
       await this.#stopBot()
       if (this.#stopReason) return
@@ -626,7 +626,7 @@ export class DevSession {
       this.stop('error')
       return
     }
-    await this.#restart(['(tunnel lost)'])
+    await this.#restart([], '↻ Restarting the bot with BOT_MODE=polling')
   }
 
   // ── teardown ─────────────────────────────────────────────────────────────
