@@ -10,6 +10,7 @@
  * Needs a build (`npm run build`) and the npm registry (or a warm npm cache).
  */
 import {execFile} from 'node:child_process'
+import {rmSync} from 'node:fs'
 import {join} from 'node:path'
 import {promisify} from 'node:util'
 
@@ -35,6 +36,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await lt?.close().catch(() => {})
   await emu?.stop().catch(() => {})
+  if (root) rmSync(root, {recursive: true, force: true})
 })
 
 function assertNoToken(result: Pick<CliResult, 'stdout' | 'stderr'>, token: string): void {
@@ -74,6 +76,8 @@ describe.each(TEMPLATES)('template %s under bot dev', (template) => {
     const result = await dev.exited
     expect(result.timedOut, result.stderr).toBe(false)
     expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0)
+    // The bot itself stopped gracefully (its signal handler ran), not killed.
+    expect(result.stdout + result.stderr).toMatch(/SIG(INT|TERM): stopping/)
     return result
   }
 

@@ -6,7 +6,7 @@
  * `bot dev`; this one checks the templates themselves in seconds.
  */
 import {execFile} from 'node:child_process'
-import {symlinkSync} from 'node:fs'
+import {rmSync, symlinkSync} from 'node:fs'
 import {join} from 'node:path'
 import {promisify} from 'node:util'
 
@@ -33,13 +33,15 @@ const freePort = () => getPort({host: '127.0.0.1'})
 for (const template of TEMPLATES) {
   describe(`template ${template}`, () => {
     let dir: string
+    let root: string
     beforeAll(async () => {
-      const root = tempDir()
+      root = tempDir()
       dir = join(root, `${template}-bot`)
       const r = await init([dir, '--template', template, '--no-install', '--no-git', '--yes'])
       expect(r.code, r.stderr).toBe(0)
       symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir')
     }, 60_000)
+    afterAll(() => rmSync(root, {recursive: true, force: true}))
 
     it('typechecks', async () => {
       await run(process.execPath, [TSC, '--noEmit', '-p', 'tsconfig.json'], {cwd: dir})
