@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../lib/base-command.js'
 import {FixableError, UsageError} from '../lib/errors.js'
+import {mark, paint} from '../lib/output.js'
 import type {GitResult, InstallResult, PackageManager, ProjectPlan, TemplateName} from '../scaffold/index.js'
 
 const TEMPLATE_NAMES = ['grammy', 'gramio', 'telegraf'] as const
@@ -68,7 +69,7 @@ On a terminal, bot init asks for what is missing (folder, framework, token); wit
     }
 
     const files = await scaffold.writeProject(plan)
-    this.say(`✓ Created ${plan.displayDir} from the ${plan.template.framework} template (${files.length} files${plan.hasToken ? ', token in .env' : ''})`)
+    this.say(`${mark.ok()} Created ${plan.displayDir} from the ${plan.template.framework} template (${files.length} files${plan.hasToken ? ', token in .env' : ''})`)
 
     let install: InstallResult | undefined
     if (flags.install) install = await this.install(scaffold, plan)
@@ -76,8 +77,8 @@ On a terminal, bot init asks for what is missing (folder, framework, token); wit
     let git: GitResult | undefined
     if (flags.git) {
       git = await scaffold.initGit(plan.dir)
-      if (git.initialized) this.say(`✓ Created a git repository${git.committed ? ' with an initial commit' : ''}`)
-      if (git.note) this.say(`! git: ${git.note}`)
+      if (git.initialized) this.say(`${mark.ok()} Created a git repository${git.committed ? ' with an initial commit' : ''}`)
+      if (git.note) this.say(`${mark.warn()} git: ${git.note}`)
     }
 
     const installed = install?.ok ?? false
@@ -100,8 +101,8 @@ On a terminal, bot init asks for what is missing (folder, framework, token); wit
 
     const width = Math.max(...next.map((s) => s.command.length))
     this.log('')
-    this.log('Next steps:')
-    for (const step of next) this.log(step.note ? `  ${step.command.padEnd(width)}   # ${step.note}` : `  ${step.command}`)
+    this.log(paint('bold', 'Next steps:'))
+    for (const step of next) this.log(step.note ? `  ${paint('cyan', step.command.padEnd(width))}   ${paint('dim', `# ${step.note}`)}` : `  ${paint('cyan', step.command)}`)
     this.log('')
     this.log(`The project's README covers development, webhook mode in production, scaling and serverless hosting.`)
     return undefined
@@ -124,12 +125,12 @@ On a terminal, bot init asks for what is missing (folder, framework, token); wit
     const seconds = (result.ms / 1000).toFixed(1)
     if (result.ok) {
       spinner?.succeed(`Installed dependencies with ${plan.pm} (${seconds} s)`)
-      if (!spinner) this.say(`✓ Installed dependencies with ${plan.pm} (${seconds} s)`)
+      if (!spinner) this.say(`${mark.ok()} Installed dependencies with ${plan.pm} (${seconds} s)`)
       return result
     }
     spinner?.fail(`Could not install dependencies: ${result.error}`)
     if (!this.jsonEnabled()) {
-      if (!spinner) this.logToStderr(`✗ Could not install dependencies: ${result.error}`)
+      if (!spinner) this.logToStderr(`${mark.fail(process.stderr)} Could not install dependencies: ${result.error}`)
       if (result.outputTail) this.logToStderr(result.outputTail.replace(/^/gm, '  │ '))
       this.logToStderr(`  The files are in place. Retry with: cd ${plan.displayDir} && ${result.command}`)
     }
