@@ -32,7 +32,8 @@ const CONTRACT_VARS = ['BOT_TOKEN', 'BOT_API_ROOT', 'BOT_MODE', 'PORT', 'WEBHOOK
 /** The environment a bot gets from `bot dev` (design.md "The contract"). */
 export function botEnv(options: BotEnvOptions, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {...base}
-  for (const name of CONTRACT_VARS) delete env[name]
+  // Stale contract values from the shell or .env must not leak in (a PORT of the user's own is kept in polling mode).
+  for (const name of CONTRACT_VARS) if (!(name === 'PORT' && options.mode === 'polling')) delete env[name]
   env.BOT_TOKEN = options.token
   if (options.apiRoot) env.BOT_API_ROOT = options.apiRoot
   env.BOT_MODE = options.mode

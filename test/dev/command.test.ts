@@ -52,3 +52,16 @@ describe('resolveBotCommand', () => {
     expect(() => resolveBotCommand([], project({'package.json': '{oops'}))).toThrow(/is not valid JSON/)
   })
 })
+
+describe('botEnv', () => {
+  it('sets the contract for webhook mode and replaces stale values', async () => {
+    const {botEnv} = await import('../../src/dev/bot-process.js')
+    const base = {PATH: '/bin', PORT: '1', WEBHOOK_SECRET: 'stale', BOT_API_ROOT: 'http://old', OTHER: 'kept'}
+    expect(botEnv({token: 't', mode: 'webhook', port: 5000, webhookPath: '/webhook/x', webhookSecret: 's', webhookUrl: 'https://u/webhook/x'}, base)).toEqual({
+      PATH: '/bin', OTHER: 'kept', BOT_TOKEN: 't', BOT_MODE: 'webhook', PORT: '5000', WEBHOOK_PATH: '/webhook/x', WEBHOOK_SECRET: 's', WEBHOOK_URL: 'https://u/webhook/x',
+    })
+    expect(botEnv({token: 't', apiRoot: 'http://127.0.0.1:1', mode: 'polling', port: 5000, webhookSecret: 's'}, base)).toEqual({
+      PATH: '/bin', OTHER: 'kept', PORT: '1', BOT_TOKEN: 't', BOT_API_ROOT: 'http://127.0.0.1:1', BOT_MODE: 'polling',
+    })
+  })
+})
