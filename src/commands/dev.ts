@@ -133,6 +133,11 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     process.stdout.write(this.redact(JSON.stringify(event)) + '\n')
   }
 
+  /** --json output is a stream of one-line events; an error ({ok:false,error}) is one line too. */
+  public logJson(json: unknown): void {
+    process.stdout.write(this.redact(JSON.stringify(json)) + '\n')
+  }
+
   #write(stream: NodeJS.WriteStream, line: string): void {
     const spinning = this.#spinner?.isSpinning
     if (spinning) this.#spinner!.clear()

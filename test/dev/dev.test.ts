@@ -287,6 +287,12 @@ describe('bot dev (webhook mode)', () => {
     const prod = {url: 'http://127.0.0.1:9/prod-hook', max_connections: 7, allowed_updates: ['message', 'callback_query'], secret_token: 'prod_secret_1'}
     expect((await api('setWebhook', prod)).ok).toBe(true)
 
+    const refusedJson = await startDev(world, {args: ['--no-watch', '--json']}).exited
+    expect(refusedJson.code).toBe(1)
+    const last = JSON.parse(refusedJson.stdout.trim().split('\n').at(-1)!)
+    expect(last).toMatchObject({ok: false, error: {code: 'foreign_webhook'}})
+    expect(last.error.fix).toMatch(/--force/)
+
     const refused = await startDev(world).exited
     expect(refused.code).toBe(1)
     expect(refused.stderr).toMatch(/A webhook that `bot dev` did not set is active: http:\/\/127\.0\.0\.1:9\/prod-hook/)
