@@ -9,6 +9,7 @@
  * this one. Targets: p50 added ≤ 0.5 ms; throughput at 40 ≥ 80 % of direct.
  */
 import {spawn, type ChildProcess} from 'node:child_process'
+import {readFileSync} from 'node:fs'
 import http from 'node:http'
 import os from 'node:os'
 import {createInterface} from 'node:readline'
@@ -59,6 +60,18 @@ interface Result {
   rps: number
   n: number
   errors: number
+}
+
+/** CPU time (user + system) a process has used so far, in ms (Linux /proc; undefined elsewhere). */
+function cpuMs(pid: number | undefined): number | undefined {
+  if (!pid || process.platform !== 'linux') return undefined
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 // utime + stime, at USER_HZ = 100
+  } catch {
+    return undefined
+  }
 }
 
 function percentile(sorted: Float64Array, p: number): number {
@@ -119,9 +132,18 @@ async function main(): Promise<void> {
     console.log('')
     console.log('concurrency  path     p50 ms   p99 ms      req/s       n')
     const rows: Array<{c: number; direct: Result; relayed: Result}> = []
+    const cpu: string[] = []
     for (const c of [1, 40]) {
       const direct = await load(bot.port, c, seconds)
+      const before = {bot: cpuMs(bot.child.pid), relay: cpuMs(relay.child.pid)}
       const relayed = await load(relay.port, c, seconds)
+      const after = {bot: cpuMs(bot.child.pid), relay: cpuMs(relay.child.pid)}
+      if (before.bot !== undefined && after.bot !== undefined && before.relay !== undefined && after.relay !== undefined && relayed.n > 0) {
+        // Includes the 0.5 s warm-up, so divide by all requests served in that window (≈ n · (seconds+0.5)/seconds).
+        const served = relayed.n * ((seconds + 0.5) / seconds)
+        const us = (ms: number) => ((ms * 1000) / served).toFixed(0)
+        cpu.push(`concurrency ${c}: CPU per update ≈ ${us(after.relay - before.relay)} µs in the relay vs ${us(after.bot - before.bot)} µs in the bot`)
+      }
       rows.push({c, direct, relayed})
       for (const [name, r] of [['direct', direct], ['relay', relayed]] as const)
         console.log(`${String(c).padStart(11)}  ${name.padEnd(7)} ${r.p50.toFixed(3).padStart(7)}  ${r.p99.toFixed(3).padStart(7)}  ${r.rps.toFixed(0).padStart(9)}  ${String(r.n).padStart(6)}${r.errors ? `  (${r.errors} errors)` : ''}`)
@@ -134,6 +156,7 @@ async function main(): Promise<void> {
     console.log(`p50 added by the relay at concurrency 1: ${added.toFixed(3)} ms (target ≤ 0.5 ms) ${added <= 0.5 ? 'OK' : 'MISSED'}`)
     console.log(`p99 added at concurrency 1: ${(c1.relayed.p99 - c1.direct.p99).toFixed(3)} ms; p50 added at 40: ${(c40.relayed.p50 - c40.direct.p50).toFixed(3)} ms`)
     console.log(`throughput at concurrency 40 through the relay: ${(ratio * 100).toFixed(1)} % of direct (target ≥ 80 %) ${ratio >= 0.8 ? 'OK' : 'MISSED'}`)
+    for (const line of cpu) console.log(line)
   } finally {
     bot.child.kill()
     relay.child.kill()
