@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../lib/base-command.js'
 import {FixableError, UsageError} from '../lib/errors.js'
-import {mark, paint} from '../lib/output.js'
+import {mark, paint, useColor} from '../lib/output.js'
 import type {GitResult, InstallResult, PackageManager, ProjectPlan, TemplateName} from '../scaffold/index.js'
 
 const TEMPLATE_NAMES = ['grammy', 'gramio', 'telegraf'] as const
@@ -116,9 +116,10 @@ On a terminal, bot init asks for what is missing (folder, framework, token); wit
   private async install(scaffold: typeof import('../scaffold/index.js'), plan: ProjectPlan): Promise<InstallResult> {
     const command = scaffold.pmCommands(plan.pm).install.join(' ')
     let spinner: {succeed(t: string): void; fail(t: string): void} | undefined
-    if (this.interactive) {
+    // A spinner needs a terminal with a width: in a pty without one (columns 0) ora redraws endlessly.
+    if (this.interactive && (process.stderr.columns ?? 0) > 0) {
       const {default: ora} = await import('ora')
-      spinner = ora({text: `Installing dependencies (${command})…`, stream: process.stderr}).start()
+      spinner = ora({text: `Installing dependencies (${command})…`, stream: process.stderr, color: useColor(process.stderr) ? 'cyan' : false}).start()
     } else if (!this.jsonEnabled()) this.logToStderr(`Installing dependencies (${command})…`)
 
     const result = await scaffold.installDependencies(plan.dir, plan.pm, {env: process.env})

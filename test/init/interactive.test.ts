@@ -71,6 +71,27 @@ describe.skipIf(!hasScript)('bot init on a terminal', () => {
   })
 })
 
+describe.skipIf(!hasScript)('bot init install on a terminal', () => {
+  it.each([
+    ['with a width: a spinner', 'stty cols 100 rows 30; '],
+    ['without a width (columns 0): plain lines, no spinner', ''],
+  ])('%s for the install; a failed install keeps the files and says how to retry', async (_what, sttyPrefix) => {
+    const cwd = tempDir()
+    const cmd = `${sttyPrefix}${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} init spin-bot --no-git --yes`
+    // A real npm that can reach nothing: offline with an empty cache.
+    const env = cleanEnv({TERM: 'xterm', NO_COLOR: '1', CI: undefined, npm_config_offline: 'true', npm_config_cache: join(cwd, 'empty-cache'), npm_config_registry: 'http://127.0.0.1:9/'})
+    const p = startProcess('script', ['-qefc', cmd, '/dev/null'], {cwd, env})
+    const exit = await p.exited
+    expect(exit.code, p.output()).toBe(1)
+    expect(p.output()).toContain('Installing dependencies (npm install)…')
+    if (sttyPrefix) expect(p.output()).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏-] Installing dependencies/)
+    else expect(p.output()).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/)
+    expect(p.output()).toContain('Could not install dependencies')
+    expect(p.output()).toContain('Retry with: cd spin-bot && npm install')
+    expect(readFileSync(join(cwd, 'spin-bot', 'package.json'), 'utf8')).toContain('"name": "spin-bot"')
+  })
+})
+
 describe('bot init without a terminal', () => {
   it('asks nothing when stdin is not a TTY, even without --yes', async () => {
     const cwd = tempDir()
