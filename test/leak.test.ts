@@ -15,7 +15,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {BotApiEmulator} from '../src/emulator/index.js'
-import {runCli, type CliResult} from './support/cli.js'
+import {runCli, startCli, type CliResult} from './support/cli.js'
 
 const TOKEN = '7000000001:AAE-leak_Test_SecretPart_0123456789ab'
 const SECRET_PART = TOKEN.slice(TOKEN.indexOf(':') + 1)
@@ -160,6 +160,15 @@ describe('the token never appears in any output', () => {
       expectNoSecrets(r, `${id} --help`)
     },
   )
+
+  it.each([[[]], [['--json']]])('bot emulator --token %j (a long-running command) never echoes the token', async (extra) => {
+    const p = startCli(['emulator', '--port', '0', '--token', TOKEN, ...extra], {env: {BOT_DEBUG: '1'}})
+    await p.waitForOutput(/127\.0\.0\.1:\d+/, {timeoutMs: 15_000})
+    p.kill('SIGINT')
+    const r = await p.exited
+    expectNoSecrets(r, `emulator ${extra.join(' ')}`)
+    expect(r.timedOut).toBe(false)
+  })
 
   it('bot init --token writes the token only to .env, never to the output', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'bot-leak-init-'))
