@@ -12,7 +12,9 @@ import {join} from 'node:path'
 
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
+import {writeState} from '../../src/dev/state.js'
 import {BotApiEmulator} from '../../src/emulator/index.js'
+import {botIdOf} from '../../src/telegram/index.js'
 import {BIN, cliEnv, parseJsonOutput, runCli} from '../support/cli.js'
 
 const hasScript = spawnSync('script', ['--version']).status === 0
@@ -95,8 +97,11 @@ function newBot() {
   return emu.createBot({username: 'hook_test_bot'}).token
 }
 
+/** No dev session state unless a test writes one (never the user's ~/.local/state/bot). */
+const emptyStateDir = mkdtempSync(join(tmpdir(), 'bot-state-empty-'))
+
 function webhook(token: string, args: string[], env: Record<string, string> = {}) {
-  return runCli(['webhook', ...args], {env: {BOT_TOKEN: token, BOT_API_ROOT: emu.apiRoot, ...env}})
+  return runCli(['webhook', ...args], {env: {BOT_TOKEN: token, BOT_API_ROOT: emu.apiRoot, BOT_STATE_DIR: emptyStateDir, ...env}})
 }
 
 const methods = (token: string) => emu.calls(token).map((c) => c.method)
@@ -415,6 +420,60 @@ describe('bot webhook info', () => {
     const out = parseJsonOutput<{lastError: {message: string; explanation: {id: string; fix: string}}}>(r)
     expect(out.lastError.message).toBe('Connection refused')
     expect(out.lastError.explanation.id).toBe('connection-refused')
+  })
+})
+
+describe('a webhook managed by `bot dev`', () => {
+  /** A dev session state file for `token`, as `bot dev` writes it (no token in it). */
+  function devState(token: string, pid: number, url: string): string {
+    const dir = mkdtempSync(join(tmpdir(), 'bot-state-'))
+    writeState(
+      {version: 1, botId: botIdOf(token)!, pid, startedAt: new Date().toISOString(), cwd: dir, mode: 'webhook', apiRoot: emu.apiRoot, webhook: {url}},
+      dir,
+    )
+    return dir
+  }
+
+  it('info names the running session; set and delete warn before touching its webhook', async () => {
+    const token = newBot()
+    const {url} = await receiver()
+    await webhook(token, ['set', url])
+    const env = {BOT_STATE_DIR: devState(token, process.pid, url)}
+    const info = await webhook(token, ['info'], env)
+    expect(info.code).toBe(0)
+    expect(info.stdout).toMatch(new RegExp(`^Set by\\s+\`bot dev\` \\(pid ${process.pid}, running\\)$`, 'm'))
+    const json = parseJsonOutput<{devSession: unknown}>(await webhook(token, ['info', '--json'], env))
+    expect(json.devSession).toMatchObject({pid: process.pid, running: true})
+
+    const other = await receiver()
+    const set = await webhook(token, ['set', other.url], env)
+    expect(set.code).toBe(0)
+    expect(set.stderr).toContain(`! \`bot dev\` (pid ${process.pid}) runs for this bot and manages its webhook`)
+    await webhook(token, ['set', url])
+    const del = await webhook(token, ['delete'], env)
+    expect(del.code).toBe(0)
+    expect(del.stderr).toContain(`! \`bot dev\` (pid ${process.pid}) set this webhook and is still running`)
+  })
+
+  it('info flags a webhook left by a session that is gone', async () => {
+    const token = newBot()
+    const {url} = await receiver()
+    await webhook(token, ['set', url])
+    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {encoding: 'utf8'})
+    const deadPid = Number(gone.stdout)
+    const r = await webhook(token, ['info'], {BOT_STATE_DIR: devState(token, deadPid, url)})
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/no longer running/)
+    expect(r.stdout).toContain(`✗ This webhook was left by a \`bot dev\` session that is gone (pid ${deadPid})`)
+    expect(r.stdout).toMatch(/Fix: run `bot dev` again \(it repairs this\) or `bot webhook delete`/)
+  })
+
+  it('says nothing about a session for another webhook', async () => {
+    const token = newBot()
+    const {url} = await receiver()
+    await webhook(token, ['set', url])
+    const r = await webhook(token, ['info'], {BOT_STATE_DIR: devState(token, process.pid, 'https://elsewhere.example/hook')})
+    expect(r.stdout).not.toMatch(/Set by/)
   })
 })
 

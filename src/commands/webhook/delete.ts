@@ -28,8 +28,13 @@ export default class WebhookDelete extends BaseCommand<typeof WebhookDelete> {
   async run() {
     const {flags} = this
     const drop = flags['drop-pending-updates']
-    const client = this.createApi()
+    const api = this.resolveApi()
+    const client = this.createApi(api)
     const before = await readWebhook(client)
+    const {devSessionFor} = await import('../../webhook/dev-session.js')
+    const dev = devSessionFor(api.token, api.apiRoot)
+    if (dev?.alive && dev.sameApiRoot && dev.webhookUrl && dev.webhookUrl === before.summary.url)
+      this.logToStderr(`! \`${this.config.bin} dev\` (pid ${dev.pid}) set this webhook and is still running: without it, updates stop reaching that session.`)
     const pending = before.summary.pendingUpdateCount
 
     if (drop) {

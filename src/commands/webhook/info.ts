@@ -20,8 +20,12 @@ When Telegram failed to deliver an update, it shows the error, how long ago it h
   static flags = {...apiFlags}
 
   async run() {
-    const client = this.createApi()
+    const api = this.resolveApi()
+    const client = this.createApi(api)
     const {info, summary} = await readWebhook(client)
+    const {devSessionFor} = await import('../../webhook/dev-session.js')
+    const dev = devSessionFor(api.token, api.apiRoot)
+    const devOwned = dev && dev.sameApiRoot && dev.webhookUrl !== undefined && dev.webhookUrl === summary.url ? dev : undefined
 
     const allowed =
       summary.allowedUpdates === null
@@ -36,6 +40,7 @@ When Telegram failed to deliver an update, it shows the error, how long ago it h
         ['Allowed updates', allowed],
         ['IP address', summary.ipAddress ?? undefined],
         ['Certificate', summary.mode === 'webhook' ? (summary.hasCustomCertificate ? 'custom (uploaded)' : 'none (public CA)') : undefined],
+        ['Set by', devOwned ? `\`${this.config.bin} dev\` (pid ${devOwned.pid}, ${devOwned.alive ? 'running' : 'no longer running'})` : undefined],
       ],
       '',
     )
@@ -51,11 +56,19 @@ When Telegram failed to deliver an update, it shows the error, how long ago it h
       this.log('')
       this.log(`${mark.ok()} No delivery error reported.`)
     }
+    if (devOwned && !devOwned.alive)
+      this.log(
+        `${mark.fail()} This webhook was left by a \`${this.config.bin} dev\` session that is gone (pid ${devOwned.pid}): updates go nowhere.\n  Fix: run \`${this.config.bin} dev\` again (it repairs this) or \`${this.config.bin} webhook delete\` (pending updates are kept).`,
+      )
     if (summary.lastSynchronizationError)
       this.log(`${mark.warn()} Telegram reported a synchronization problem on its side ${summary.lastSynchronizationError.age}; it usually clears by itself.`)
     if (summary.mode === 'webhook' && summary.allowedUpdates && summary.allowedUpdates.length > 0 && !summary.allowedUpdates.includes('message'))
       this.log(`${mark.warn()} allowed updates exclude "message": the bot gets no ordinary messages.`)
 
-    return {...summary, webhookInfo: info}
+    return {
+      ...summary,
+      devSession: devOwned ? {pid: devOwned.pid, running: devOwned.alive, startedAt: devOwned.startedAt} : null,
+      webhookInfo: info,
+    }
   }
 }

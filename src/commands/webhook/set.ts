@@ -61,6 +61,10 @@ Pending updates are kept unless you pass --drop-pending-updates, which asks firs
     )
     const client = this.createApi(api)
     const before = await readWebhook(client)
+    const {devSessionFor} = await import('../../webhook/dev-session.js')
+    const dev = devSessionFor(api.token, api.apiRoot)
+    if (dev?.alive && dev.sameApiRoot)
+      this.logToStderr(`! \`${this.config.bin} dev\` (pid ${dev.pid}) runs for this bot and manages its webhook: it sets its own again when its tunnel reconnects and deletes the webhook when it stops.`)
 
     if (webhook.dropPendingUpdates) {
       const n = before.summary.pendingUpdateCount
