@@ -14,7 +14,9 @@ export default class WebhookSet extends BaseCommand<typeof WebhookSet> {
 
 With a local Bot API server or the emulator (--api-root), http URLs, any port and up to 100000 connections are allowed, as such a server does.
 
-Pending updates are kept unless you pass --drop-pending-updates, which asks first (--yes to skip the question; required when there is no terminal).`
+Pending updates are kept unless you pass --drop-pending-updates, which asks first (--yes to skip the question; required when there is no terminal).
+
+The secret token can come from WEBHOOK_SECRET (in the environment or .env) instead of the flag: a flag's value is visible to other users of the machine in \`ps\`.`
 
   static examples = [
     {description: 'Production webhook with a secret the bot checks', command: '<%= config.bin %> <%= command.id %> https://bot.example.com/webhook --secret-token "$WEBHOOK_SECRET"'},
