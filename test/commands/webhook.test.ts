@@ -2,7 +2,7 @@
  * `bot webhook set|info|delete` as real processes (`node bin/run.js …`, needs `npm run build`)
  * against the Bot API emulator on loopback: exit codes, output, and what the emulator recorded.
  */
-import {spawn, spawnSync} from 'node:child_process'
+import {spawnSync} from 'node:child_process'
 import {once} from 'node:events'
 import {mkdtempSync, writeFileSync} from 'node:fs'
 import {createServer, type Server} from 'node:http'
@@ -15,30 +15,7 @@ import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {writeState} from '../../src/dev/state.js'
 import {BotApiEmulator} from '../../src/emulator/index.js'
 import {botIdOf} from '../../src/telegram/index.js'
-import {BIN, cliEnv, parseJsonOutput, runCli} from '../support/cli.js'
-
-const hasScript = spawnSync('script', ['--version']).status === 0
-
-/** Run the CLI on a pseudo-terminal (util-linux `script`), typing `answer` at the first prompt matching `prompt`. */
-async function onTerminal(args: string[], env: Record<string, string>, prompt: RegExp, answer: string): Promise<{code: number | null; output: string}> {
-  const command = [process.execPath, BIN, ...args].map((a) => JSON.stringify(a)).join(' ')
-  const child = spawn('script', ['-qec', command, '/dev/null'], {env: cliEnv({env: {TERM: 'xterm', ...env}}), stdio: ['pipe', 'pipe', 'pipe']})
-  let output = ''
-  let answered = false
-  const onData = (d: Buffer) => {
-    output += d.toString('utf8')
-    if (!answered && prompt.test(output)) {
-      answered = true
-      child.stdin.write(answer + '\r')
-    }
-  }
-  child.stdout.on('data', onData)
-  child.stderr.on('data', onData)
-  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000)
-  const [code] = (await once(child, 'close')) as [number | null]
-  clearTimeout(timer)
-  return {code, output}
-}
+import {hasScript, parseJsonOutput, runCli, runCliOnTerminal} from '../support/cli.js'
 
 let emu: BotApiEmulator
 const servers: Server[] = []
@@ -320,15 +297,15 @@ describe('bot webhook delete', () => {
     const {url} = await receiver(500)
     await webhook(token, ['set', url])
     inject(token, 2)
-    const env = {BOT_TOKEN: token, BOT_API_ROOT: emu.apiRoot}
+    const env = {BOT_TOKEN: token, BOT_API_ROOT: emu.apiRoot, BOT_STATE_DIR: emptyStateDir}
     const prompt = /Delete the webhook and drop 2 pending updates\? They are lost for good/
-    const no = await onTerminal(['webhook', 'delete', '--drop-pending-updates'], env, prompt, 'n')
+    const no = await runCliOnTerminal(['webhook', 'delete', '--drop-pending-updates'], {env, answers: [{prompt, input: 'n'}]})
     expect(no.code).toBe(1)
     expect(no.output).toContain('✗ Cancelled: nothing changed.')
     expect(methods(token)).not.toContain('deleteWebhook')
     expect(emu.pendingUpdates(token)).toHaveLength(2)
 
-    const yes = await onTerminal(['webhook', 'delete', '--drop-pending-updates'], env, prompt, 'y')
+    const yes = await runCliOnTerminal(['webhook', 'delete', '--drop-pending-updates'], {env, answers: [{prompt, input: 'y'}]})
     expect(yes.code).toBe(0)
     expect(yes.output).toContain(`Webhook deleted (was ${url})`)
     expect(yes.output).toContain('2 pending updates dropped.')

@@ -16,7 +16,7 @@
  * Working directory: a fresh empty temporary directory unless `cwd` is given, so no stray
  * `.env` is picked up.
  */
-import {spawn, type ChildProcess} from 'node:child_process'
+import {spawn, spawnSync, type ChildProcess} from 'node:child_process'
 import {mkdtempSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
@@ -180,4 +180,43 @@ export function parseJsonOutput<T = unknown>(result: Pick<CliResult, 'stdout' | 
   } catch {
     throw new Error(`stdout is not JSON.\nstdout: ${result.stdout}\nstderr: ${result.stderr}`)
   }
+}
+
+/** util-linux `script` is there: the CLI can be run on a real pseudo-terminal. */
+export const hasScript = spawnSync('script', ['--version']).status === 0
+
+export interface TerminalOptions extends Pick<CliOptions, 'env' | 'cwd' | 'timeoutMs'> {
+  /** Typed in order, each once its prompt has appeared in the output ('\r' is appended). */
+  answers?: Array<{prompt: RegExp; input: string}>
+}
+
+/**
+ * Run the CLI on a pseudo-terminal (via util-linux `script`), so stdin/stdout/stderr are TTYs:
+ * prompts, colours and spinners behave as for a person. stdout and stderr arrive merged in
+ * `output`, with the terminal's \r\n line ends. Check `hasScript` first.
+ */
+export async function runCliOnTerminal(args: string[], options: TerminalOptions = {}): Promise<{code: number | null; output: string}> {
+  const command = [process.execPath, BIN, ...args].map((a) => JSON.stringify(a)).join(' ')
+  const child = spawn('script', ['-qec', command, '/dev/null'], {
+    cwd: options.cwd ?? emptyDir(),
+    env: cliEnv({env: {TERM: 'xterm', ...options.env}}),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
+  const answers = [...(options.answers ?? [])]
+  let output = ''
+  let from = 0
+  const onData = (d: Buffer) => {
+    output += d.toString('utf8')
+    while (answers.length > 0 && answers[0].prompt.test(output.slice(from))) {
+      from = output.length
+      child.stdin!.write(answers.shift()!.input + '\r')
+    }
+  }
+  child.stdout!.on('data', onData)
+  child.stderr!.on('data', onData)
+  child.stdin!.on('error', () => {})
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000)
+  const code = await new Promise<number | null>((resolveExit) => child.on('close', (c) => resolveExit(c)))
+  clearTimeout(timer)
+  return {code, output}
 }
