@@ -93,7 +93,7 @@ On a terminal, bot init asks for what is missing (folder, framework, token); wit
         pm: plan.pm,
         files,
         installed,
-        ...(install && !install.ok ? {installError: {message: install.error, retry: `cd ${plan.displayDir} && ${install.command}`}} : {}),
+        ...(install && !install.ok ? {installError: {message: install.error, retry: `cd ${scaffold.shellQuote(plan.displayDir)} && ${install.command}`}} : {}),
         git: git?.initialized ?? false,
         next: next.map((s) => s.command),
       }
@@ -133,7 +133,7 @@ On a terminal, bot init asks for what is missing (folder, framework, token); wit
     if (!this.jsonEnabled()) {
       if (!spinner) this.logToStderr(`${mark.fail(process.stderr)} Could not install dependencies: ${result.error}`)
       if (result.outputTail) this.logToStderr(result.outputTail.replace(/^/gm, '  │ '))
-      this.logToStderr(`  The files are in place. Retry with: cd ${plan.displayDir} && ${result.command}`)
+      this.logToStderr(`  The files are in place. Retry with: cd ${scaffold.shellQuote(plan.displayDir)} && ${result.command}`)
     }
     return result
   }

@@ -133,6 +133,11 @@ export async function writeProject(plan: ProjectPlan): Promise<string[]> {
   return writePlan(plan.copy)
 }
 
+/** A word as a POSIX shell reads it: as is when safe, else in single quotes. */
+export function shellQuote(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`
+}
+
 export interface NextStep {
   command: string
   note?: string
@@ -141,8 +146,7 @@ export interface NextStep {
 /** What to run after `bot init`, in order. */
 export function nextSteps(plan: Pick<ProjectPlan, 'displayDir' | 'pm' | 'hasToken'>, installed: boolean): NextStep[] {
   const steps: NextStep[] = []
-  const quote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`)
-  if (plan.displayDir !== '.') steps.push({command: `cd ${quote(plan.displayDir)}`})
+  if (plan.displayDir !== '.') steps.push({command: `cd ${shellQuote(plan.displayDir)}`})
   if (!installed) steps.push({command: pmCommands(plan.pm).install.join(' '), note: 'install the dependencies'})
   if (!plan.hasToken) steps.push({command: 'cp .env.example .env', note: 'then put the token from @BotFather (https://t.me/BotFather) in BOT_TOKEN'})
   steps.push({command: 'bot dev', note: 'run it against Telegram in webhook mode, behind a tunnel'})
