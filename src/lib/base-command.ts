@@ -112,7 +112,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     this.addSecret(resolved.token)
     // Debug lines go to stderr even with --json (stdout stays clean), always redacted.
     const debug = process.env.BOT_DEBUG ? (line: string) => process.stderr.write(this.redact(`[debug] ${line}`) + '\n') : undefined
-    return new BotApi({token: resolved.token, apiRoot: resolved.apiRoot, debug, ...options})
+    const onRetry = ({method, retryAfter}: {method: string; retryAfter: number}) =>
+      this.logToStderr(`… Telegram asked to slow down (429): retrying ${method} in ${retryAfter}s.`)
+    return new BotApi({token: resolved.token, apiRoot: resolved.apiRoot, debug, onRetry, ...options})
   }
 
   /** Register another secret to redact from output (e.g. a webhook secret token). */

@@ -31,6 +31,8 @@ export interface BotApiOptions {
   maxRetries?: number
   /** Receives one redacted line per request and answer. */
   debug?: (line: string) => void
+  /** Called before waiting out a 429, so a caller can tell the user why nothing happens. */
+  onRetry?: (info: {method: string; retryAfter: number; attempt: number}) => void
 }
 
 export interface CallOptions {
@@ -121,6 +123,7 @@ export class BotApi {
   readonly #maxRetryAfter: number
   readonly #maxRetries: number
   readonly #debug?: (line: string) => void
+  readonly #onRetry?: BotApiOptions['onRetry']
 
   constructor(options: BotApiOptions) {
     this.#token = options.token
@@ -129,6 +132,7 @@ export class BotApi {
     this.#maxRetryAfter = options.maxRetryAfter ?? 5
     this.#maxRetries = options.maxRetries ?? 2
     this.#debug = options.debug
+    this.#onRetry = options.onRetry
   }
 
   /** Replace the token (and its secret part) in any text with a placeholder. */
@@ -162,6 +166,7 @@ export class BotApi {
           attempt < this.#maxRetries
         ) {
           this.#log(`${method}: 429, waiting ${error.retryAfter}s as asked`)
+          this.#onRetry?.({method, retryAfter: error.retryAfter, attempt: attempt + 1})
           await sleep(error.retryAfter * 1000, options.signal).catch(() => {
             throw new BotApiError({kind: 'aborted', method, description: 'request aborted'})
           })

@@ -245,11 +245,14 @@ describe('BotApi 429 handling', () => {
       else json(res, 200, {ok: true, result: true})
     })
     const lines: string[] = []
+    const retries: unknown[] = []
     const started = performance.now()
-    await expect(new BotApi({token: TOKEN, apiRoot: root, debug: (l) => lines.push(l)}).deleteWebhook()).resolves.toBe(true)
+    const api = new BotApi({token: TOKEN, apiRoot: root, debug: (l) => lines.push(l), onRetry: (info) => retries.push(info)})
+    await expect(api.deleteWebhook()).resolves.toBe(true)
     expect(performance.now() - started).toBeGreaterThanOrEqual(950)
     expect(seen).toHaveLength(2)
     expect(lines.join('\n')).toMatch(/429, waiting 1s/)
+    expect(retries).toEqual([{method: 'deleteWebhook', retryAfter: 1, attempt: 1}])
   })
 
   it('reads the Retry-After header when parameters are missing', async () => {
