@@ -140,6 +140,7 @@ export class DevSession {
   /** Our webhook is currently set at Telegram. */
   #webhookSet = false
   #webhookCleanFailed = false
+  #webhookRestored = false
   #replaced: ReplacedWebhook | undefined
   #bot: BotProcess | undefined
   #lastExit: BotExit | undefined
@@ -184,24 +185,28 @@ export class DevSession {
     const onExternalAbort = () => this.stop('aborted')
     if (external?.aborted) this.stop('aborted')
     else external?.addEventListener('abort', onExternalAbort, {once: true})
+    // A second signal (see #emergency) ends the run at once, even during start-up or teardown.
+    const forcedExit = new Promise<number>((resolve) => {
+      this.#forceExit = resolve
+    })
     try {
       let startError: unknown
-      try {
-        await this.#startUp()
-      } catch (error) {
-        if (!this.#stopReason) {
-          startError = error
-          this.#stopReason = 'error'
-          this.#controller.abort(error)
+      const lifetime = (async () => {
+        try {
+          await this.#startUp()
+        } catch (error) {
+          if (!this.#stopReason) {
+            startError = error
+            this.#stopReason = 'error'
+            this.#controller.abort(error)
+          }
         }
-      }
-      if (!startError) await this.#stopPromise
-      const exit = new Promise<number>((resolve) => {
-        this.#forceExit = resolve
-      })
-      const finished = this.#runTeardown().then(() => -1)
-      const forced = await Promise.race([finished, exit])
-      if (startError) throw startError
+        if (!startError) await this.#stopPromise
+        return -1
+      })()
+      let forced = await Promise.race([lifetime, forcedExit])
+      if (forced < 0) forced = await Promise.race([this.#runTeardown().then(() => -1), forcedExit])
+      if (startError && forced < 0) throw startError
       const summary = this.#summary(forced >= 0 ? forced : this.#exitCode())
       this.#emit({type: 'summary', ...summary, text: this.#summaryText(summary)})
       return summary
@@ -638,8 +643,10 @@ export class DevSession {
   async #cleanWebhook(): Promise<void> {
     const o = this.#o
     if (this.#replaced) {
+      if (this.#webhookRestored) return
       await restoreWebhook(o.api, this.#replaced, o.restoreSecret, {timeoutMs: 3000})
       this.#webhookSet = false
+      this.#webhookRestored = true
       this.#emit({type: 'teardown', step: 'webhook', ok: true, text: `✓ Restored the previous webhook ${this.#replaced.url}${o.restoreSecret ? ' with its secret' : ''}`})
       return
     }
@@ -689,11 +696,12 @@ export class DevSession {
     this.#emit({type: 'warn', text: `${signal} again: exiting now.`})
     this.#bot?.kill()
     let code = SIGNAL_EXIT[signal] ?? 1
-    if (this.#webhookSet || this.#replaced) {
+    if (this.#webhookSet || (this.#replaced && !this.#webhookRestored)) {
       try {
         if (this.#replaced) await restoreWebhook(this.#o.api, this.#replaced, this.#o.restoreSecret, {timeoutMs: 1500})
         else await deleteDevWebhook(this.#o.api, {timeoutMs: 1500})
         this.#webhookSet = false
+        if (this.#replaced) this.#webhookRestored = true
         this.#emit({type: 'teardown', step: 'webhook', ok: true, text: this.#replaced ? '✓ Restored the previous webhook' : '✓ Webhook deleted (pending updates kept)'})
         removeState(this.#me!.id, this.#stateDir)
       } catch (error) {
