@@ -54,6 +54,8 @@ export interface BotExit {
   expected: boolean
   /** How long it ran, ms. */
   ms: number
+  /** Why it could not start at all (command not found…). */
+  spawnError?: string
 }
 
 /** Is something accepting TCP connections on host:port? */
@@ -98,6 +100,13 @@ function groupAlive(pid: number): boolean {
   }
 }
 
+/** "command not found: x" for ENOENT, else the last line of execa's message. */
+function spawnFailure(message: string, file: string): string {
+  if (/\bENOENT\b/.test(message)) return `command not found: ${file}`
+  if (/\bEACCES\b/.test(message)) return `permission denied: ${file}`
+  return message.trim().split('\n').at(-1) ?? message
+}
+
 /** One run of the bot. Create a new one for each (re)start. */
 export class BotProcess {
   readonly pid: number
@@ -139,7 +148,7 @@ export class BotProcess {
     }
 
     this.exited = this.#child.then(
-      (result) => this.#finish(result.exitCode ?? null, result.signal ?? null, result.failed && result.exitCode === undefined && !result.signal ? result.shortMessage : undefined),
+      (result) => this.#finish(result.exitCode ?? null, result.signal ?? null, result.failed && result.exitCode === undefined && !result.signal ? spawnFailure(result.shortMessage ?? "", command.file) : undefined),
       (error: Error) => this.#finish(null, null, error.message),
     )
   }
@@ -149,7 +158,7 @@ export class BotProcess {
     process.off('exit', this.#onParentExit)
     if (spawnError && code === null && signal === null) {
       // Could not start at all (command not found…): report as exit code 127 like a shell.
-      return {code: 127, signal: null, expected: this.#stopping, ms: Math.round(performance.now() - this.#started)}
+      return {code: 127, signal: null, expected: this.#stopping, ms: Math.round(performance.now() - this.#started), spawnError}
     }
     return {code, signal, expected: this.#stopping, ms: Math.round(performance.now() - this.#started)}
   }

@@ -515,7 +515,7 @@ export class DevSession {
     this.#bot = bot
     this.#crashed = false
     this.#saveState({bot: bot.pid > 0 ? {pid: bot.pid, marker: this.#marker} : undefined})
-    this.#emit({type: 'bot-start', pid: bot.pid, mode, command: o.command.display, text: `▶ ${o.command.display} (pid ${bot.pid}, ${mode === 'webhook' ? `webhook mode, PORT=${this.#port}` : 'long polling'})`})
+    this.#emit({type: 'bot-start', pid: bot.pid, mode, command: o.command.display, text: `▶ ${o.command.display} (${bot.pid > 0 ? `pid ${bot.pid}, ` : ''}${mode === 'webhook' ? `webhook mode, PORT=${this.#port}` : 'long polling'})`})
     void bot.exited.then((exit) => this.#onBotExit(bot, exit))
     if (mode === 'webhook') {
       const started = performance.now()
@@ -548,7 +548,10 @@ export class DevSession {
     const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`
     const crashed = exit.code !== 0
     this.#crashed = crashed
-    this.#emit({type: 'bot-exit', code: exit.code, signal: exit.signal, crashed, text: `${crashed ? '✗' : '■'} The bot ${how}${exit.code === 127 ? ' (command not found?)' : ''}.`})
+    const text = exit.spawnError
+      ? `✗ Could not start the bot (${this.#o.command.display}): ${exit.spawnError}.`
+      : `${crashed ? '✗' : '■'} The bot ${how}${exit.code === 127 ? ' (command not found?)' : ''}.`
+    this.#emit({type: 'bot-exit', code: exit.code, signal: exit.signal, crashed, text})
     if (this.#stopReason) return
     if (this.#o.watch) this.#emit({type: 'info', text: 'Waiting for a file change to restart it (updates are held, then answered 503 so Telegram retries).'})
     else this.stop('bot-exit')

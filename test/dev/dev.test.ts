@@ -227,6 +227,14 @@ describe('bot dev (webhook mode)', () => {
     assertNoToken(result, token)
   })
 
+  it('says so when the bot command does not exist', async () => {
+    const {emu, token} = world
+    const result = await startDev(world, {bot: ['no-such-command-for-bot-dev']}).exited
+    expect(result.code).toBe(127)
+    expect(result.stderr).toContain('✗ Could not start the bot (no-such-command-for-bot-dev): command not found: no-such-command-for-bot-dev.')
+    expect(emu.webhook(token)).toBeUndefined()
+  })
+
   it('refuses a second bot dev on the same bot, naming the pid', async () => {
     const {emu, token} = world
     const first = startDev(world)
