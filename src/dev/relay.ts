@@ -124,6 +124,7 @@ export class Relay {
   #closed = false
   #options: RelayOptions
   #port = 0
+  #aliases = new Set<string>()
 
   constructor(options: RelayOptions) {
     this.#options = options
@@ -156,6 +157,14 @@ export class Relay {
     })
     this.#port = (this.#server.address() as AddressInfo).port
     return this.#port
+  }
+
+  /**
+   * Also accept updates on this path: a public URL with a path prefix (https://host/bot) behind a
+   * proxy that does not strip it sends /bot/webhook/… instead of /webhook/….
+   */
+  addAlias(path: string): void {
+    this.#aliases.add(path)
   }
 
   /** Where to forward; undefined holds requests until a target is set again. */
@@ -231,7 +240,7 @@ export class Relay {
     const url = req.url ?? '/'
     const q = url.indexOf('?')
     const path = q < 0 ? url : url.slice(0, q)
-    if (path !== this.path) {
+    if (path !== this.path && !this.#aliases.has(path)) {
       if (path === this.healthPath && (req.method === 'GET' || req.method === 'HEAD')) {
         res.writeHead(200, {'content-type': 'text/plain', 'cache-control': 'no-store'})
         res.end(`bot-dev ${this.nonce}\n`)

@@ -449,6 +449,8 @@ export class DevSession {
     this.#check()
 
     const url = joinUrl(tunnel.url, this.#path)
+    const prefix = new URL(tunnel.url).pathname.replace(/\/+$/, '')
+    if (prefix) relay.addAlias(prefix + this.#path)
     this.#register('webhook', () => this.#cleanWebhook(), 3000)
     await this.#step('webhook', 'Setting the webhook…', () => this.#setWebhook(url), () => `Webhook set to ${tunnel.url}/webhook/… with a secret token${o.dropPendingUpdates ? ' (pending updates dropped, as asked)' : ''}`)
     this.#register('tunnel-keeper', async () => keeper.stop())

@@ -227,6 +227,22 @@ describe('bot dev (webhook mode)', () => {
     assertNoToken(result, token)
   })
 
+  it('--public-url: no tunnel, the webhook is the given URL + a random path, forwarded by whatever reaches --relay-port', async () => {
+    const {emu, token} = world
+    const {default: getPort} = await import('get-port')
+    const relayPort = await getPort({host: '127.0.0.1'})
+    // Here "the user's reverse proxy" is plain loopback with a path prefix it does not strip.
+    const dev = startDev(world, {tunnel: false, args: ['--no-watch', '--public-url', `http://127.0.0.1:${relayPort}/mybot`, '--relay-port', String(relayPort)]})
+    await dev.waitForOutput(/Ready/)
+    expect(emu.webhook(token)?.url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${relayPort}/mybot/webhook/[\\w-]+$`))
+    emu.sendUserMessage(token, {text: '/start', chatId: 31})
+    await emu.waitForBotMessage(token, {chatId: 31, timeoutMs: 5000})
+    expect(world.lt.tunnels).toEqual([]) // nothing was opened
+    dev.kill('SIGINT')
+    expect((await dev.exited).code).toBe(0)
+    expect(emu.webhook(token)).toBeUndefined()
+  })
+
   it('says so when the bot command does not exist', async () => {
     const {emu, token} = world
     const result = await startDev(world, {bot: ['no-such-command-for-bot-dev']}).exited
