@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {apiFlags, BaseCommand} from '../lib/base-command.js'
 import {UsageError} from '../lib/errors.js'
-import {paint} from '../lib/output.js'
+import {paint, useColor as useColorOn} from '../lib/output.js'
 
 type Spinner = {text: string; start(): Spinner; succeed(t?: string): Spinner; fail(t?: string): Spinner; stop(): Spinner; clear(): Spinner; render(): Spinner; isSpinning: boolean}
 
@@ -11,7 +11,7 @@ export default class Dev extends BaseCommand<typeof Dev> {
 
   static description = `Opens a tunnel (localtunnel by default), starts a relay that checks Telegram's secret header, calls setWebhook with the tunnel URL and a secret token, starts your bot with the env contract below, restarts it when files change, and on exit deletes the webhook (pending updates are kept) so the bot is back on long polling.
 
-The bot command is what follows \`--\`; without one: package.json scripts["dev:bot"], else \`tsx <main>\` / \`node <main>\` where main is package.json "main", else the first of src/main.ts, src/index.ts, index.js.
+The bot command is what follows \`--\`; without one: package.json scripts["dev:bot"], else \`node --import tsx <main>\` (TypeScript) or \`node <main>\`, where main is package.json "main", else the first of src/main.ts, src/index.ts, index.js.
 
 The bot gets BOT_TOKEN, BOT_API_ROOT (when not the default), BOT_MODE (webhook|polling) and, in webhook mode, PORT (listen there), WEBHOOK_PATH (serve POST there), WEBHOOK_SECRET (check X-Telegram-Bot-Api-Secret-Token) and WEBHOOK_URL.
 
@@ -47,6 +47,13 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     'max-connections': Flags.integer({description: 'max_connections for setWebhook'}),
     'drop-pending-updates': Flags.boolean({description: 'drop the updates waiting in the queue (they are kept by default)', default: false}),
     'hold-timeout': Flags.integer({description: 'seconds to hold an update while the bot (re)starts before answering 503 so Telegram retries', default: 30, min: 1}),
+    offline: Flags.boolean({
+      description: 'run against the built-in Bot API emulator: no token, no network; type messages in the terminal (stdin), see the replies',
+      default: false,
+      helpGroup: 'OFFLINE',
+    }),
+    chat: Flags.integer({description: 'chat id of the terminal user (--offline) [default: the user id]', helpGroup: 'OFFLINE'}),
+    user: Flags.integer({description: 'user id of the terminal user (--offline) [default: 1111]', helpGroup: 'OFFLINE', min: 1}),
     // Tuning knobs for tests and odd networks.
     'tunnel-retries': Flags.integer({hidden: true, default: 5, min: 1}),
     'tunnel-timeout': Flags.integer({hidden: true, description: 'ms', default: 15_000}),
@@ -69,6 +76,8 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
       throw new UsageError(`Unexpected argument ${JSON.stringify(positional[0])}: the bot command must follow \`--\`.`, 'Run e.g. `bot dev -- node bot.js`.')
     // ora loops forever clearing lines when the terminal reports 0 columns (a pty with no size).
     if (this.interactive && (process.stderr.columns ?? 0) > 0) this.#ora = (await import('ora')).default as unknown as (o: object) => Spinner
+
+    if (flags.offline) return this.#offline(argvCommand)
 
     const resolved = this.resolveApi()
     const cloud = resolved.apiRoot === 'https://api.telegram.org'
@@ -126,6 +135,46 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     })
     process.exitCode = summary.exitCode
     // Anything still open (a stuck socket, an emergency exit) must not keep us alive.
+    setTimeout(() => process.exit(summary.exitCode), 300).unref()
+  }
+
+  /** `bot dev --offline`: the same session against the in-process emulator, with the terminal chat. */
+  async #offline(argvCommand: string[]): Promise<void> {
+    const flags = this.flags
+    const {validateAllowedUpdates} = await import('../webhook/validate.js')
+    const [{resolveBotCommand}, {runOfflineDev}] = await Promise.all([import('../dev/index.js'), import('../offline/index.js')])
+    const json = this.jsonEnabled()
+    const summary = await runOfflineDev({
+      mode: flags.mode as 'webhook' | 'polling',
+      command: resolveBotCommand(argvCommand, process.cwd()),
+      cwd: process.cwd(),
+      port: flags.port,
+      relayPort: flags['relay-port'],
+      watch: flags.watch,
+      debounceMs: flags.debounce,
+      allowedUpdates: flags['allowed-updates'] !== undefined ? validateAllowedUpdates(flags['allowed-updates']) : undefined,
+      maxConnections: flags['max-connections'],
+      dropPendingUpdates: flags['drop-pending-updates'],
+      holdTimeoutMs: flags['hold-timeout'] * 1000,
+      stopGraceMs: flags['stop-grace'],
+      chatId: flags.chat,
+      userId: flags.user,
+      input: process.stdin,
+      // With --json the transcript is in the events; stdout carries only those.
+      ...(json ? {} : {output: process.stdout, logOutput: process.stderr, color: useColorOn(process.stdout)}),
+      handleSignals: true,
+      onEvent: json
+        ? (event) => this.#json(event as import('../dev/index.js').DevEvent)
+        : (event, print) => {
+            if (event.type === 'chat') return // the chat writes its own transcript
+            if (event.type === 'bot-output') print(`${paint('dim', 'bot │', process.stderr)} ${this.redact(event.line)}`)
+            else if (event.type === 'warn') print(this.redact(`${paint('yellow', '!', process.stderr)} ${event.text}${event.fix ? `\n  ${event.fix}` : ''}`))
+            else if (event.type === 'step' && event.status === 'start') return
+            else if (event.type === 'step') print(this.redact(`${event.status === 'ok' ? paint('green', '✓', process.stderr) : paint('red', '✗', process.stderr)} ${event.text}`))
+            else print(this.redact(event.text))
+          },
+    })
+    process.exitCode = summary.exitCode
     setTimeout(() => process.exit(summary.exitCode), 300).unref()
   }
 

@@ -443,7 +443,13 @@ export class DevSession {
       onGiveUp: (error) => void this.#fallbackToPolling(error),
     })
     this.#keeper = keeper
-    const tunnel = await this.#step('tunnel', `Opening a tunnel (${o.tunnel!.name})…`, () => keeper.open(), (t) => `Tunnel ${t.url}`)
+    const name = o.tunnel!.name
+    const tunnel = await this.#step(
+      'tunnel',
+      name === 'loopback' ? 'Using loopback (no tunnel)…' : name === 'public-url' ? 'Using your public URL (no tunnel)…' : `Opening a tunnel (${name})…`,
+      () => keeper.open(),
+      (t) => (name === 'loopback' ? `Loopback URL ${t.url} (no tunnel)` : name === 'public-url' ? `Public URL ${t.url} → relay port ${relay.port}` : `Tunnel ${t.url}`),
+    )
     this.#tunnel = tunnel
     this.#register('tunnel', () => keeper.close(), 2000)
     this.#check()
