@@ -4,7 +4,7 @@
  * the bot restarts every 500 updates (a file change) and the tunnel's sockets are dropped 3 times.
  * Checks that every update was processed, none lost, per-chat order kept; reports duplicates.
  *
- *   npx tsx bench/soak.ts [--updates 10000] [--chats 20]      (needs `npm run build`)
+ *   npx tsx bench/soak.ts [--updates 10000] [--chats 20] [--no-drops] [--no-restarts]   (needs `npm run build`)
  */
 import {spawn} from 'node:child_process'
 import {closeSync, copyFileSync, existsSync, fstatSync, mkdirSync, mkdtempSync, openSync, readSync, utimesSync} from 'node:fs'
@@ -24,7 +24,9 @@ const arg = (name: string, fallback: number) => {
 const UPDATES = arg('--updates', 10_000)
 const CHATS = arg('--chats', 20)
 const RESTART_EVERY = 500
-const DROPS = [0.25, 0.5, 0.75].map((f) => Math.round(UPDATES * f))
+// --no-drops / --no-restarts isolate where duplicates come from.
+const DROPS = process.argv.includes('--no-drops') ? [] : [0.25, 0.5, 0.75].map((f) => Math.round(UPDATES * f))
+const RESTARTS = !process.argv.includes('--no-restarts')
 const DEADLINE_MS = 300_000
 
 async function main(): Promise<void> {
@@ -105,7 +107,7 @@ async function main(): Promise<void> {
   const ids = new Set(sent.map((s) => s.id))
   await wait(() => {
     readRecord()
-    while (restarts < Math.floor(unique.size / RESTART_EVERY) && unique.size < UPDATES) {
+    while (RESTARTS && restarts < Math.floor(unique.size / RESTART_EVERY) && unique.size < UPDATES) {
       restarts++
       const now = new Date()
       utimesSync(botFile, now, now)
