@@ -4,6 +4,7 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../lib/base-command.js'
 import {UsageError} from '../lib/errors.js'
+import {allowInOutput} from '../lib/secrets.js'
 
 export default class Emulator extends BaseCommand<typeof Emulator> {
   static summary = 'Run the built-in Bot API emulator on its own (no token, no network).'
@@ -66,7 +67,8 @@ With --chat, each line typed (or piped) on stdin is sent to the bot as a message
 
     // The built-in fake token is no secret and must be shown; everything else stays redacted.
     const fake = running.tokenSource === 'fake' ? running.bot.token : undefined
-    const print = (line: string) => writeUnfiltered(this.redactExcept(line, fake) + '\n')
+    if (fake) allowInOutput(fake)
+    const print = (line: string) => process.stdout.write(this.redactExcept(line, fake) + '\n')
     if (this.jsonEnabled()) print(JSON.stringify(standaloneJson(running)))
     else for (const line of describeStandalone(running, {chat: flags.chat})) print(line)
 
@@ -108,14 +110,4 @@ function redactingStdout(redact: (text: string) => string): NodeJS.WritableStrea
   })
   Object.assign(out, {isTTY: process.stdout.isTTY, columns: process.stdout.columns, rows: process.stdout.rows})
   return out
-}
-
-/**
- * Write to stdout past the process-wide token filter (bin/run.js wraps process.stdout.write and
- * blanks anything token-shaped). Used only for lines that already went through redactExcept: the
- * one token they may still carry is the built-in fake one, which users must be able to copy.
- */
-function writeUnfiltered(text: string): void {
-  const write = Writable.prototype.write as (this: NodeJS.WritableStream, chunk: string) => boolean
-  write.call(process.stdout, text)
 }
