@@ -150,6 +150,8 @@ async function main(): Promise<void> {
   console.log(`bot restarts              ${restarts} triggered, ${restartsSeen} reported by bot dev`)
   console.log(`tunnel drops              ${drops}`)
   console.log(`failed webhook deliveries ${failedDeliveries} (retried by the emulator)`)
+  const repeats = /(\d+) repeated by Telegram/.exec(stderr)?.[1] ?? '0'
+  console.log(`retries of answered updates ${repeats} (answered again by the relay, not sent to the bot twice)`)
   console.log(`time                      ${secs.toFixed(1)} s (${(UPDATES / secs).toFixed(0)} updates/s)`)
   console.log(`after SIGINT              exit code ${code}, webhook ${webhookAfter ? 'STILL SET' : 'deleted'}, ${pendingAfter} pending`)
   const ok = lost === 0 && orderViolations === 0 && code === 0 && !webhookAfter && pendingAfter === 0

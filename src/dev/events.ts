@@ -25,6 +25,6 @@ export type DevEvent =
   | {type: 'warn'; text: string; fix?: string}
   | {type: 'info'; text: string}
   | {type: 'teardown'; step: string; ok: boolean; text: string}
-  | {type: 'summary'; relayed: number; failures: number; rejected: number; restarts: number; durationMs: number; exitCode: number; reason: string; text: string}
+  | {type: 'summary'; relayed: number; failures: number; rejected: number; repeats: number; restarts: number; durationMs: number; exitCode: number; reason: string; text: string}
 
 export type DevEventSink = (event: DevEvent) => void

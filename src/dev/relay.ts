@@ -35,6 +35,11 @@ export interface RelayUpdateEvent {
   ms: number
   /** Time spent waiting for the bot to listen. */
   heldMs: number
+  /**
+   * Telegram sent this update again (its copy of our answer was lost, e.g. a dropped tunnel, or it
+   * timed out while the bot worked): the bot's earlier answer was sent back and the bot did not see it twice.
+   */
+  repeat?: boolean
   /** Why the relay answered by itself (the bot never answered). */
   error?: string
 }
@@ -64,6 +69,8 @@ export interface RelayStats {
   relayed: number
   failures: number
   rejected: number
+  /** Retries of updates the bot had already answered, answered again without the bot. */
+  repeats: number
 }
 
 interface BotAnswer {
@@ -78,6 +85,20 @@ function sameSecret(given: string | string[] | undefined, expected: Buffer): boo
   if (typeof given !== 'string' || given.length !== expected.length) return false
   return timingSafeEqual(Buffer.from(given), expected)
 }
+
+const UPDATE_ID_RE = /^\s*\{\s*"update_id"\s*:\s*(\d+)/
+
+/**
+ * The update_id of a raw update without parsing it: Telegram writes it first ({"update_id":N,…}).
+ * Undefined when the body does not start that way.
+ */
+export function peekUpdateId(body: Buffer): number | undefined {
+  const m = UPDATE_ID_RE.exec(body.toString('latin1', 0, Math.min(body.length, 64)))
+  return m ? Number(m[1]) : undefined
+}
+
+/** How many answered updates the relay remembers, to answer Telegram's retries of them. */
+const REMEMBERED = 2000
 
 const PREVIEW_MAX = 40
 
@@ -112,7 +133,7 @@ export class Relay {
   readonly healthPath: string
   /** Sent back by the health path, so a probe knows it reached this relay. */
   readonly nonce = randomBytes(8).toString('hex')
-  readonly stats: RelayStats = {relayed: 0, failures: 0, rejected: 0}
+  readonly stats: RelayStats = {relayed: 0, failures: 0, rejected: 0, repeats: 0}
   #secret: Buffer
   #secretText: string
   #holdTimeoutMs: number
@@ -125,6 +146,9 @@ export class Relay {
   #options: RelayOptions
   #port = 0
   #aliases = new Set<string>()
+  /** update_id → the bot's 2xx answer (insertion order = age), and answers still being produced. */
+  #answered = new Map<number, BotAnswer>()
+  #inflight = new Map<number, Promise<BotAnswer>>()
 
   constructor(options: RelayOptions) {
     this.#options = options
@@ -279,7 +303,16 @@ export class Relay {
     let answer: BotAnswer | undefined
     let error: string | undefined
     let backoff = 20
-    for (;;) {
+    // A retry of an update the bot answered (or is answering): give Telegram that answer again.
+    const updateId = peekUpdateId(body)
+    let repeat = false
+    if (updateId !== undefined) {
+      answer = this.#answered.get(updateId)
+      const pending = answer ? undefined : this.#inflight.get(updateId)
+      if (pending) answer = await pending.catch(() => undefined)
+      repeat = answer !== undefined
+    }
+    while (!answer) {
       let target = this.#target
       if (!target) {
         const holdStart = performance.now()
@@ -299,7 +332,7 @@ export class Relay {
         break
       }
       try {
-        answer = await this.#send(target, body, req.headers['content-type'])
+        answer = await this.#sendOnce(updateId, target, body, req.headers['content-type'])
         break
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code ?? ''
@@ -332,13 +365,34 @@ export class Relay {
       res.writeHead(503, {'content-type': 'text/plain', 'retry-after': '1'})
       res.end(`bot dev: ${error}\n`)
     }
-    if (status >= 200 && status < 300) this.stats.relayed++
+    if (repeat) this.stats.repeats++
+    else if (status >= 200 && status < 300) this.stats.relayed++
     else this.stats.failures++
     const onUpdate = this.#options.onUpdate
     if (onUpdate) {
       const ms = performance.now() - started
-      onUpdate({time: new Date().toISOString(), ...describeUpdate(body), status, ms: Math.round(ms * 10) / 10, heldMs: Math.round(heldMs), ...(error ? {error} : {})})
+      onUpdate({time: new Date().toISOString(), ...describeUpdate(body), status, ms: Math.round(ms * 10) / 10, heldMs: Math.round(heldMs), ...(repeat ? {repeat} : {}), ...(error ? {error} : {})})
     }
+  }
+
+  /** Send to the bot, remembering the answer by update_id (in flight, then 2xx answers) for retries. */
+  #sendOnce(updateId: number | undefined, target: RelayTarget, body: Buffer, contentType: string | undefined): Promise<BotAnswer> {
+    const sending = this.#send(target, body, contentType)
+    if (updateId === undefined) return sending
+    this.#inflight.set(updateId, sending)
+    const forget = () => {
+      if (this.#inflight.get(updateId) === sending) this.#inflight.delete(updateId)
+    }
+    sending.then(
+      (answer) => {
+        forget()
+        if (answer.status < 200 || answer.status >= 300) return
+        this.#answered.set(updateId, answer)
+        if (this.#answered.size > REMEMBERED) this.#answered.delete(this.#answered.keys().next().value as number)
+      },
+      forget,
+    )
+    return sending
   }
 
   #send(target: RelayTarget, body: Buffer, contentType: string | undefined): Promise<BotAnswer> {

@@ -80,6 +80,8 @@ export interface DevSummary {
   relayed: number
   failures: number
   rejected: number
+  /** Telegram's retries of updates the bot had already answered (answered again, not re-sent to the bot). */
+  repeats: number
   restarts: number
   durationMs: number
   exitCode: number
@@ -759,11 +761,12 @@ export class DevSession {
   }
 
   #summary(exitCode: number): DevSummary {
-    const stats = this.#relay?.stats ?? {relayed: 0, failures: 0, rejected: 0}
+    const stats = this.#relay?.stats ?? {relayed: 0, failures: 0, rejected: 0, repeats: 0}
     return {
       relayed: stats.relayed,
       failures: stats.failures,
       rejected: stats.rejected,
+      repeats: stats.repeats,
       restarts: this.#restarts,
       durationMs: Math.round(performance.now() - this.#started),
       exitCode,
@@ -777,6 +780,7 @@ export class DevSession {
     const duration = secs < 60 ? `${secs.toFixed(1)}s` : `${Math.floor(secs / 60)}m${Math.round(secs % 60)}s`
     const parts = [`${s.relayed} update${s.relayed === 1 ? '' : 's'} relayed`, `${s.failures} failure${s.failures === 1 ? '' : 's'}`]
     if (s.rejected) parts.push(`${s.rejected} rejected`)
+    if (s.repeats) parts.push(`${s.repeats} repeated by Telegram (answered without the bot)`)
     if (s.restarts) parts.push(`${s.restarts} restart${s.restarts === 1 ? '' : 's'}`)
     return `■ bot dev ended after ${duration}: ${parts.join(', ')}; exit code ${s.exitCode}.`
   }
@@ -786,8 +790,9 @@ export class DevSession {
     const chat = e.chatId !== undefined ? ` chat ${e.chatId}` : ''
     const preview = e.preview !== undefined ? ` ${JSON.stringify(e.preview)}` : ''
     const held = e.heldMs > 50 ? `, held ${e.heldMs} ms` : ''
-    const mark = e.status >= 200 && e.status < 300 ? '←' : '✗'
-    return `${clock(e.time)} ${mark} ${id} ${e.updateType ?? 'update'}${chat}${preview} → ${e.status} ${e.ms} ms${held}${e.error ? ` (${e.error})` : ''}`
+    const mark = e.repeat ? '↺' : e.status >= 200 && e.status < 300 ? '←' : '✗'
+    const repeat = e.repeat ? ' (sent again by Telegram: the bot already answered it; same answer returned, the bot does not see it twice)' : ''
+    return `${clock(e.time)} ${mark} ${id} ${e.updateType ?? 'update'}${chat}${preview} → ${e.status} ${e.ms} ms${held}${repeat}${e.error ? ` (${e.error})` : ''}`
   }
 
   #rejectedText(e: RelayRejectedEvent): string {

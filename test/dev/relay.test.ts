@@ -79,7 +79,7 @@ describe('Relay', () => {
     expect(bot.seen).toEqual([{path: '/hook', secret: SECRET, body: update(10, '/start now')}])
     expect(events).toHaveLength(1)
     expect(events[0]).toMatchObject({updateId: 10, updateType: 'message', chatId: 77, preview: '/start now', status: 200, heldMs: 0})
-    expect(relay.stats).toEqual({relayed: 1, failures: 0, rejected: 0})
+    expect(relay.stats).toEqual({relayed: 1, failures: 0, rejected: 0, repeats: 0})
   })
 
   it('refuses a missing or wrong secret with 401 and never forwards it', async () => {
@@ -109,7 +109,7 @@ describe('Relay', () => {
     relay.setTarget({host: '127.0.0.1', port: bot.port, path: '/hook'})
     expect(await post(url + PATH, update(2))).toMatchObject({status: 500, body: 'boom'})
     expect(events[0].status).toBe(500)
-    expect(relay.stats).toEqual({relayed: 0, failures: 1, rejected: 0})
+    expect(relay.stats).toEqual({relayed: 0, failures: 1, rejected: 0, repeats: 0})
   })
 
   it('holds requests until the bot listens', async () => {
@@ -178,6 +178,74 @@ describe('Relay', () => {
     const closing = relay.close()
     expect((await pending).status).toBe(503)
     await closing
+  })
+})
+
+describe('Relay: retries of an update the bot already answered', () => {
+  it('answers a repeated update_id with the same answer without sending it to the bot again', async () => {
+    let n = 0
+    const bot = await startBot(() => ({status: 200, body: JSON.stringify({method: 'sendMessage', chat_id: 77, text: `answer ${++n}`}), type: 'application/json'}))
+    opened.push(bot)
+    const {relay, events, url} = await relayFor()
+    relay.setTarget({host: '127.0.0.1', port: bot.port, path: '/hook'})
+    const first = await post(url + PATH, update(20))
+    const again = await post(url + PATH, update(20))
+    expect(again).toEqual(first)
+    expect(first.body).toContain('answer 1')
+    expect(bot.seen).toHaveLength(1)
+    expect(events.map((e) => e.repeat ?? false)).toEqual([false, true])
+    expect(relay.stats).toMatchObject({relayed: 1, repeats: 1})
+    // Another update is sent as usual.
+    expect((await post(url + PATH, update(21))).body).toContain('answer 2')
+  })
+
+  it('a retry that arrives while the bot still works on the update waits for that answer', async () => {
+    let release!: () => void
+    const gate = new Promise<void>((r) => (release = r))
+    const seen: string[] = []
+    const server = http.createServer((req, res) => {
+      let body = ''
+      req.on('data', (c) => (body += c))
+      req.on('end', async () => {
+        seen.push(body)
+        await gate
+        res.writeHead(200, {'content-type': 'application/json'})
+        res.end('{"method":"sendMessage","chat_id":1,"text":"slow"}')
+      })
+    })
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+    opened.push({close: () => new Promise<void>((r) => { server.close(() => r()); server.closeAllConnections() })})
+    const {relay, url} = await relayFor()
+    relay.setTarget({host: '127.0.0.1', port: (server.address() as AddressInfo).port, path: '/hook'})
+    const first = post(url + PATH, update(30))
+    await until(() => seen.length === 1, 'the bot to get the update')
+    const retry = post(url + PATH, update(30))
+    release()
+    const [a, b] = await Promise.all([first, retry])
+    expect(a.body).toContain('slow')
+    expect(b).toEqual(a)
+    expect(seen).toHaveLength(1)
+  })
+
+  it('does not remember failures: a retry after a 5xx goes to the bot again', async () => {
+    let n = 0
+    const bot = await startBot(() => (++n === 1 ? {status: 500} : {status: 200, body: 'ok'}))
+    opened.push(bot)
+    const {relay, url} = await relayFor()
+    relay.setTarget({host: '127.0.0.1', port: bot.port, path: '/hook'})
+    expect((await post(url + PATH, update(40))).status).toBe(500)
+    expect(await post(url + PATH, update(40))).toMatchObject({status: 200, body: 'ok'})
+    expect(bot.seen).toHaveLength(2)
+  })
+})
+
+describe('peekUpdateId', () => {
+  it('reads the leading update_id only', async () => {
+    const {peekUpdateId} = await import('../../src/dev/relay.js')
+    expect(peekUpdateId(Buffer.from('{"update_id":123456789,\n"message":{}}'))).toBe(123456789)
+    expect(peekUpdateId(Buffer.from(' { "update_id" : 5 }'))).toBe(5)
+    expect(peekUpdateId(Buffer.from('{"message":{"text":"{\\"update_id\\":1"},"update_id":9}'))).toBeUndefined()
+    expect(peekUpdateId(Buffer.from('nonsense'))).toBeUndefined()
   })
 })
 
