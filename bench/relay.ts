@@ -52,7 +52,10 @@ function startChild(args: string[], env: Record<string, string> = {}): Promise<{
   })
 }
 
-const BODY = Buffer.from(JSON.stringify({update_id: 123456789, message: {message_id: 1, date: 1700000000, chat: {id: 1111, type: 'private', first_name: 'Test'}, from: {id: 1111, is_bot: false, first_name: 'Test'}, text: 'hello bench'}}))
+// Every request is a new update (a fresh update_id): the relay answers a repeated id from memory.
+const BODY_REST = ',' + JSON.stringify({message: {message_id: 1, date: 1700000000, chat: {id: 1111, type: 'private', first_name: 'Test'}, from: {id: 1111, is_bot: false, first_name: 'Test'}, text: 'hello bench'}}).slice(1)
+let seq = 100_000_000
+const nextBody = () => Buffer.from(`{"update_id":${++seq}${BODY_REST}`)
 
 interface Result {
   p50: number
@@ -84,9 +87,10 @@ async function load(port: number, concurrency: number, seconds: number): Promise
   let errors = 0
   const one = () =>
     new Promise<void>((resolve) => {
+      const body = nextBody()
       const started = performance.now()
       const req = http.request(
-        {host: '127.0.0.1', port, path: PATH, method: 'POST', agent, headers: {'content-type': 'application/json', 'content-length': BODY.length, 'x-telegram-bot-api-secret-token': SECRET}},
+        {host: '127.0.0.1', port, path: PATH, method: 'POST', agent, headers: {'content-type': 'application/json', 'content-length': body.length, 'x-telegram-bot-api-secret-token': SECRET}},
         (res) => {
           res.on('data', () => {})
           res.on('end', () => {
@@ -100,7 +104,7 @@ async function load(port: number, concurrency: number, seconds: number): Promise
         errors++
         resolve()
       })
-      req.end(BODY)
+      req.end(body)
     })
   // Warm-up (connections, JIT), not measured.
   const warmEnd = performance.now() + 500
