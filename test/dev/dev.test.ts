@@ -304,6 +304,30 @@ describe('bot dev (webhook mode)', () => {
     }, 'the orphaned bot to be gone')
   })
 
+  it('after SIGKILL of a --force session, the next run restores the production webhook it had replaced', async () => {
+    const {emu, token} = world
+    await fetch(`${emu.apiRoot}/bot${token}/setWebhook`, {
+      method: 'POST',
+      headers: {'content-type': 'application/json'},
+      body: JSON.stringify({url: 'http://127.0.0.1:9/prod', max_connections: 5, secret_token: 'prod_s'}),
+    })
+    const forced = startDev(world, {args: ['--no-watch', '--force']})
+    await forced.waitForOutput(/Ready/)
+    expect(readState(world.botId, world.stateDir)?.replaced?.url).toBe('http://127.0.0.1:9/prod')
+    forced.kill('SIGKILL')
+    await forced.exited
+    expect(emu.webhook(token)?.url).not.toBe('http://127.0.0.1:9/prod')
+
+    // The repair puts production back; without --force this run then refuses to replace it again.
+    const next = await startDev(world, {env: {BOT_RESTORE_SECRET: 'prod_s'}}).exited
+    expect(next.stdout + next.stderr).toMatch(/Repaired: .*restored the webhook it had replaced \(http:\/\/127\.0\.0\.1:9\/prod\)/)
+    expect(next.code).toBe(1)
+    expect(next.stderr).toMatch(/did not set is active: http:\/\/127\.0\.0\.1:9\/prod/)
+    expect(emu.webhook(token)).toMatchObject({url: 'http://127.0.0.1:9/prod', maxConnections: 5, secretToken: 'prod_s'})
+    expect(readState(world.botId, world.stateDir)).toBeUndefined()
+    assertNoToken(next, token)
+  })
+
   it('refuses a foreign (production) webhook, and with --force restores it on exit', async () => {
     const {emu, token} = world
     const api = (method: string, params: object) =>
