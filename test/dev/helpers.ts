@@ -3,12 +3,17 @@ import {mkdtempSync, readFileSync, existsSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 
+import type {ChildProcess} from 'node:child_process'
+
+import {listStates} from '../../src/dev/state.js'
 import {BotApiEmulator, type EmulatorOptions} from '../../src/emulator/index.js'
 import {startCli, PROJECT_ROOT, type RunningCli, type CliResult} from '../support/cli.js'
 import {startLocaltunnelServer, type LocaltunnelServer} from '../support/lt-server.js'
 
 export const FIXTURES = resolve(PROJECT_ROOT, 'test', 'fixtures', 'bots')
 export const fixture = (name: string) => join(FIXTURES, name)
+
+const worlds = new WeakMap<DevWorld, ChildProcess[]>()
 
 export interface DevWorld {
   emu: BotApiEmulator
@@ -30,8 +35,9 @@ export async function devWorld(emulator: EmulatorOptions = {}): Promise<DevWorld
   const bot = emu.createBot({username: 'dev_test_bot'})
   const dir = mkdtempSync(join(tmpdir(), 'bot-dev-test-'))
   const record = join(dir, 'record.txt')
+  const running: ChildProcess[] = []
   const lines = () => (existsSync(record) ? readFileSync(record, 'utf8').split('\n').filter(Boolean) : [])
-  return {
+  const world: DevWorld = {
     emu,
     lt,
     token: bot.token,
@@ -42,10 +48,25 @@ export async function devWorld(emulator: EmulatorOptions = {}): Promise<DevWorld
     recordedLines: lines,
     recorded: () => lines().map((l) => Number(l.split(' ')[0])),
     async close() {
+      // A CLI killed by a timeout (or by the test) cannot stop its bot, which runs in its own
+      // process group: stop what is left, so a failed test leaves no process behind.
+      for (const cli of running) if (cli.exitCode === null && cli.signalCode === null) cli.kill('SIGKILL')
+      running.length = 0
+      for (const state of listStates(join(dir, 'state'))) {
+        if (state.bot?.pid) {
+          try {
+            process.kill(-state.bot.pid, 'SIGKILL')
+          } catch {
+            // already gone
+          }
+        }
+      }
       await lt.close().catch(() => {})
       await emu.stop().catch(() => {})
     },
   }
+  worlds.set(world, running)
+  return world
 }
 
 export interface DevRunOptions {
@@ -69,11 +90,13 @@ export function startDev(world: DevWorld, options: DevRunOptions = {}): RunningC
     '--',
     ...botArgv,
   ]
-  return startCli(args, {
+  const cli = startCli(args, {
     cwd: options.cwd ?? world.dir,
     timeoutMs: options.timeoutMs ?? 25_000,
     env: {BOT_TOKEN: world.token, BOT_STATE_DIR: world.stateDir, FIXTURE_RECORD: world.record, ...options.env},
   })
+  worlds.get(world)?.push(cli.child)
+  return cli
 }
 
 /** Poll `check` until it returns true, or fail after timeoutMs with `what` in the message. */
