@@ -70,6 +70,8 @@ describe('bin/run.js fast path', () => {
       const env = cliEnv({env: {...vars, ...extra}})
       delete env.NO_COLOR
       if (vars.NO_COLOR) env.NO_COLOR = vars.NO_COLOR
+      // CI=true (as CI runs us) turns colours off in oclif's detection; this test is about TERM.
+      delete env.CI
       const r = spawnSync('script', ['-qec', `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} --help`, '/dev/null'], {env, encoding: 'utf8', timeout: 20_000})
       expect(r.status).toBe(0)
       return r.stdout
