@@ -74,8 +74,7 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     const {argv: positional} = await this.parse(Dev)
     if (positional.length > argvCommand.length)
       throw new UsageError(`Unexpected argument ${JSON.stringify(positional[0])}: the bot command must follow \`--\`.`, 'Run e.g. `bot dev -- node bot.js`.')
-    // ora loops forever clearing lines when the terminal reports 0 columns (a pty with no size).
-    if (this.interactive && (process.stderr.columns ?? 0) > 0) this.#ora = (await import('ora')).default as unknown as (o: object) => Spinner
+    if (this.interactive) this.#ora = (await import('ora')).default as unknown as (o: object) => Spinner
 
     if (flags.offline) return this.#offline(argvCommand)
 

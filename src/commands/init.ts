@@ -116,8 +116,7 @@ On a terminal, bot init asks for what is missing (folder, framework, token); wit
   private async install(scaffold: typeof import('../scaffold/index.js'), plan: ProjectPlan): Promise<InstallResult> {
     const command = scaffold.pmCommands(plan.pm).install.join(' ')
     let spinner: {succeed(t: string): void; fail(t: string): void} | undefined
-    // A spinner needs a terminal with a width: in a pty without one (columns 0) ora redraws endlessly.
-    if (this.interactive && (process.stderr.columns ?? 0) > 0) {
+    if (this.interactive) {
       const {default: ora} = await import('ora')
       spinner = ora({text: `Installing dependencies (${command})…`, stream: process.stderr, color: useColor(process.stderr) ? 'cyan' : false}).start()
     } else if (!this.jsonEnabled()) this.logToStderr(`Installing dependencies (${command})…`)

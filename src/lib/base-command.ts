@@ -138,9 +138,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     process.stdout.write(this.redact(JSON.stringify(json, null, 2)) + '\n')
   }
 
-  /** Whether decorations (colours, spinners) belong on stderr. */
+  /**
+   * Whether decorations (colours, spinners) belong on stderr: a terminal with a width (ora
+   * redraws forever on a pty that reports 0 columns), no --json, not CI.
+   */
   protected get interactive(): boolean {
-    return Boolean(process.stderr.isTTY) && !this.jsonEnabled() && !process.env.CI
+    return Boolean(process.stderr.isTTY) && (process.stderr.columns ?? 0) > 0 && !this.jsonEnabled() && !process.env.CI
   }
 
   protected async catch(err: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<unknown> {
