@@ -15,6 +15,7 @@
 import {createInterface, type Interface} from 'node:readline'
 
 import {flatButtons, formatRendered, renderCall, type ButtonView, type CallLike, type KeyboardView, type RenderedCall} from './render.js'
+import type {OfflineBackend} from './offline-env.js'
 
 /** An update as the emulator returns it. */
 export interface UpdateLike {
@@ -352,4 +353,19 @@ export function startChat(options: ChatOptions): Chat {
     print: (line: string) => write(line.split('\n')),
     close: () => finish('closed'),
   }
+}
+
+export type OfflineChatOptions = Omit<ChatOptions, 'emulator' | 'token' | 'chatId' | 'userId' | 'firstName' | 'username'>
+
+/** The terminal chat, speaking as the offline backend's user to its bot. */
+export function startOfflineChat(backend: OfflineBackend, options: OfflineChatOptions): Chat {
+  return startChat({
+    ...options,
+    emulator: backend.emulator,
+    token: backend.token,
+    chatId: backend.user.chatId,
+    userId: backend.user.userId,
+    firstName: backend.user.firstName,
+    username: backend.user.username,
+  })
 }

@@ -14,7 +14,7 @@ import {dirname, join, resolve} from 'node:path'
 import {DevSession, type DevEvent, type DevSessionOptions, type DevSummary} from '../dev/index.js'
 import {BotApi} from '../telegram/index.js'
 import {loopbackProvider} from '../tunnel/index.js'
-import {startChat, type Chat, type ChatEvent, type ChatSummary} from './chat.js'
+import {startOfflineChat, type Chat, type ChatEvent, type ChatSummary} from './chat.js'
 import {startOfflineBackend, type OfflineBackend} from './offline-env.js'
 
 export type OfflineDevEvent =
@@ -96,13 +96,7 @@ export async function runOfflineDev(options: OfflineDevOptions): Promise<Offline
 
   const startTheChat = () => {
     if (chat || controller.signal.aborted) return
-    chat = startChat({
-      emulator: backend.emulator,
-      token: backend.token,
-      chatId: backend.user.chatId,
-      userId: backend.user.userId,
-      firstName: backend.user.firstName,
-      username: backend.user.username,
+    chat = startOfflineChat(backend, {
       input,
       output,
       interactive,

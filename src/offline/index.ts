@@ -14,9 +14,6 @@
  * The pieces are exported too: startOfflineBackend (emulator + fake bot), startChat /
  * startOfflineChat (the terminal chat), renderCall / formatRendered (what a bot call looks like in a chat).
  */
-import {startChat, type Chat, type ChatOptions} from './chat.js'
-import type {OfflineBackend} from './offline-env.js'
-
 export {
   OFFLINE_BOT_NAME,
   OFFLINE_BOT_USERNAME,
@@ -29,28 +26,5 @@ export {
   type OfflineUser,
 } from './offline-env.js'
 export {runOfflineDev, binDirsUpFrom, type OfflineDevEvent, type OfflineDevOptions, type OfflineDevSummary, type OfflinePrint} from './dev-offline.js'
-export {CHAT_HELP, startChat, type Chat, type ChatEmulator, type ChatEvent, type ChatOptions, type ChatSummary} from './chat.js'
+export {CHAT_HELP, startChat, startOfflineChat, type OfflineChatOptions, type Chat, type ChatEmulator, type ChatEvent, type ChatOptions, type ChatSummary} from './chat.js'
 export {formatRendered, keyboardLines, renderCall, type CallLike, type KeyboardView, type RenderedCall} from './render.js'
-
-export type OfflineChatOptions = Omit<ChatOptions, 'emulator' | 'token' | 'chatId' | 'userId' | 'firstName' | 'username'>
-
-/** The terminal chat, speaking as the backend's user to the backend's bot. */
-export function startOfflineChat(backend: OfflineBackend, options: OfflineChatOptions): Chat {
-  return startChat({
-    ...options,
-    emulator: backend.emulator,
-    token: backend.token,
-    chatId: backend.user.chatId,
-    userId: backend.user.userId,
-    firstName: backend.user.firstName,
-    username: backend.user.username,
-  })
-}
-
-/** The lines `bot dev --offline` shows first: what runs where, and that nothing leaves the machine. */
-export function offlineBanner(backend: OfflineBackend, mode: 'webhook' | 'polling'): string[] {
-  return [
-    `Offline: Bot API emulator on ${backend.apiRoot}, bot @${backend.bot.username} (fake token), ${mode === 'webhook' ? 'webhook over loopback (no tunnel)' : 'long polling'}.`,
-    `You are ${backend.user.firstName} (user ${backend.user.userId}, chat ${backend.user.chatId}). Type a message; :help for chat commands.`,
-  ]
-}

@@ -31,6 +31,10 @@ export interface OfflineBackendOptions {
   username?: string
   /** Emulator time scale (default 1). */
   timeScale?: number
+  /** Local-server webhook rules (http, any port); false = api.telegram.org's rules. Default true. */
+  local?: boolean
+  /** Accept every well-formed token (each gets a bot on first use). Default false. */
+  acceptAnyToken?: boolean
 }
 
 export interface OfflineBot {
@@ -65,7 +69,7 @@ function checkId(name: string, value: number | undefined): void {
     throw new RangeError(`${name} ${value} is not a non-zero integer id`)
 }
 
-/** Start the emulator in local mode with the fixed fake bot; see OfflineBackend. */
+/** Start the emulator (local mode unless asked otherwise) with the fixed fake bot; see OfflineBackend. */
 export async function startOfflineBackend(options: OfflineBackendOptions = {}): Promise<OfflineBackend> {
   checkId('chat id', options.chatId)
   checkId('user id', options.userId)
@@ -80,7 +84,8 @@ export async function startOfflineBackend(options: OfflineBackendOptions = {}): 
   const emulator = await BotApiEmulator.start({
     port: options.port ?? 0,
     host: options.host ?? '127.0.0.1',
-    local: true,
+    local: options.local ?? true,
+    acceptAnyToken: Boolean(options.acceptAnyToken),
     ...(options.timeScale !== undefined ? {timeScale: options.timeScale} : {}),
   })
   let info

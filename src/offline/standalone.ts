@@ -2,8 +2,8 @@
  * `bot emulator`: the emulator on its own, for a bot started by hand or by another tool.
  * Starts it, creates the bot, and says (as text lines, printed by the command) how to use it.
  */
-import {BotApiEmulator} from '../emulator/index.js'
-import {OFFLINE_BOT_NAME, OFFLINE_BOT_USERNAME, OFFLINE_TOKEN} from './offline-env.js'
+import type {BotApiEmulator} from '../emulator/index.js'
+import {startOfflineBackend} from './offline-env.js'
 
 export interface StandaloneOptions {
   /** Default 8081 (the official local server's port); 0 = a free port. */
@@ -33,32 +33,22 @@ export interface StandaloneEmulator {
 export async function startStandaloneEmulator(options: StandaloneOptions = {}): Promise<StandaloneEmulator> {
   const local = !options.cloud
   const acceptAnyToken = Boolean(options.acceptAnyToken)
-  const emulator = await BotApiEmulator.start({
+  const backend = await startOfflineBackend({
     port: options.port ?? 8081,
-    host: options.host ?? '127.0.0.1',
+    host: options.host,
     local,
     acceptAnyToken,
+    token: options.token,
+    botUsername: options.username,
   })
-  let bot
-  try {
-    bot = emulator.createBot({
-      token: options.token ?? OFFLINE_TOKEN,
-      username: options.username ?? OFFLINE_BOT_USERNAME,
-      firstName: OFFLINE_BOT_NAME,
-    })
-  } catch (error) {
-    await emulator.stop()
-    throw error
-  }
-  let stopped: Promise<void> | undefined
   return {
-    emulator,
-    apiRoot: emulator.apiRoot,
-    bot: {token: bot.token, id: bot.id, username: bot.username},
+    emulator: backend.emulator,
+    apiRoot: backend.apiRoot,
+    bot: backend.bot,
     tokenSource: options.token ? 'user' : 'fake',
     local,
     acceptAnyToken,
-    stop: () => (stopped ??= emulator.stop()),
+    stop: backend.stop,
   }
 }
 
