@@ -55,25 +55,29 @@ async function exists(path: string): Promise<boolean> {
 
 /**
  * Read a template into memory with substitutions applied, and find which of its files
- * already exist in the target. Writes nothing.
+ * already exist in the target. Writes nothing. `layers` are folders merged in order (the
+ * shared files, then the template's own); a later layer's file replaces an earlier one's.
  */
 export async function planCopy(
-  templateDir: string,
+  layers: string | string[],
   targetDir: string,
   vars: Record<string, string>,
   extra: PlannedFile[] = [],
 ): Promise<CopyPlan> {
-  const files: PlannedFile[] = []
-  for (const rel of await walk(templateDir)) {
-    const parts = rel.split(sep)
-    const last = parts.length - 1
-    parts[last] = RENAMES[parts[last]] ?? parts[last]
-    const raw = await readFile(join(templateDir, rel))
-    const content = isText(raw) ? Buffer.from(substitute(raw.toString('utf8'), vars)) : raw
-    const {mode} = await stat(join(templateDir, rel))
-    files.push({path: parts.join('/'), content, mode: mode & 0o111 ? 0o755 : 0o644})
+  const byPath = new Map<string, PlannedFile>()
+  for (const layer of typeof layers === 'string' ? [layers] : layers) {
+    for (const rel of await walk(layer)) {
+      const parts = rel.split(sep)
+      const last = parts.length - 1
+      parts[last] = RENAMES[parts[last]] ?? parts[last]
+      const raw = await readFile(join(layer, rel))
+      const content = isText(raw) ? Buffer.from(substitute(raw.toString('utf8'), vars)) : raw
+      const {mode} = await stat(join(layer, rel))
+      const path = parts.join('/')
+      byPath.set(path, {path, content, mode: mode & 0o111 ? 0o755 : 0o644})
+    }
   }
-  files.push(...extra)
+  const files = [...byPath.values(), ...extra]
   const conflicts: string[] = []
   for (const file of files) if (await exists(join(targetDir, file.path))) conflicts.push(file.path)
   return {targetDir, files, conflicts}

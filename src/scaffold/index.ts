@@ -10,7 +10,7 @@ import {inspectToken} from '../telegram/token.js'
 import {planCopy, writePlan, type CopyPlan} from './copy.js'
 import {packageNameProblem, suggestPackageName} from './package-name.js'
 import {pmCommands, type PackageManager} from './package-manager.js'
-import {listTemplates, templateDir, templateInfo, templatesRoot, TEMPLATE_NAMES, type TemplateInfo} from './templates.js'
+import {listTemplates, templateInfo, templateLayers, templatesRoot, TEMPLATE_NAMES, type TemplateInfo} from './templates.js'
 
 export * from './templates.js'
 export * from './package-name.js'
@@ -118,7 +118,7 @@ export async function planProject(options: InitOptions): Promise<ProjectPlan> {
     run: pmCommands(options.pm).run,
     install: pmCommands(options.pm).install.join(' '),
   }
-  const copy = await planCopy(templateDir(template.name, root), dir, vars, extra)
+  const copy = await planCopy(templateLayers(template.name, root), dir, vars, extra)
   if (copy.conflicts.length > 0)
     throw new FixableError(`${copy.conflicts.length} file(s) of the template already exist in ${displayDir}: ${showList(copy.conflicts)}.`, {
       code: 'file_exists',

@@ -28,9 +28,19 @@ export function templateDir(name: TemplateName, root = templatesRoot()): string 
   return join(root, name)
 }
 
-/** The templates that exist on disk (a broken install would miss some). */
+/** Files every template has (HTTP server, config, tsconfig, …), kept once in `templates/_shared/`. */
+export function sharedTemplateDir(root = templatesRoot()): string {
+  return join(root, '_shared')
+}
+
+/** The folders a project is made from, in order: the shared files, then the template's own. */
+export function templateLayers(name: TemplateName, root = templatesRoot()): string[] {
+  return [sharedTemplateDir(root), templateDir(name, root)]
+}
+
+/** The templates that exist on disk (a broken install would miss some, or the shared files). */
 export function listTemplates(root = templatesRoot()): TemplateInfo[] {
-  if (!existsSync(root)) return []
+  if (!existsSync(root) || !existsSync(sharedTemplateDir(root))) return []
   const present = new Set(readdirSync(root).filter((d) => statSync(join(root, d)).isDirectory()))
   return TEMPLATES.filter((t) => present.has(t.name))
 }

@@ -7,6 +7,7 @@ import {describe, expect, it} from 'vitest'
 
 import {planCopy, substitute, writePlan} from '../../src/scaffold/copy.js'
 import {detectPackageManager, listTemplates, nextSteps, packageNameProblem, planProject, suggestPackageName, TEMPLATE_NAMES} from '../../src/scaffold/index.js'
+import {templateLayers} from '../../src/scaffold/templates.js'
 import {tempDir} from './support.js'
 
 describe('package names', () => {
@@ -81,7 +82,7 @@ describe('planProject and the copy', () => {
   it('a file that appears between plan and write fails the write, which removes what it wrote', async () => {
     const root = tempDir()
     const target = join(root, 'p')
-    const plan = await planCopy(join(process.cwd(), 'templates', 'telegraf'), target, {name: 'p'})
+    const plan = await planCopy(templateLayers('telegraf', join(process.cwd(), 'templates')), target, {name: 'p'})
     expect(plan.conflicts).toEqual([])
     // Someone else creates a file the plan will write late (src/main.ts comes after package.json etc.).
     mkdirSync(join(target, 'src'), {recursive: true})
@@ -95,7 +96,7 @@ describe('planProject and the copy', () => {
 
   it('creates a private file with exactly mode 0600 whatever the umask', async () => {
     const root = tempDir()
-    const plan = await planCopy(join(process.cwd(), 'templates', 'grammy'), join(root, 'p'), {name: 'p'}, [
+    const plan = await planCopy(templateLayers('grammy', join(process.cwd(), 'templates')), join(root, 'p'), {name: 'p'}, [
       {path: '.env', content: Buffer.from('BOT_TOKEN=x\n'), mode: 0o600},
     ])
     const old = process.umask(0o000)
@@ -116,18 +117,26 @@ describe('planProject and the copy', () => {
 })
 
 describe('the templates as shipped', () => {
-  it('keep their shared files identical (one fix reaches all three)', () => {
-    const shared = ['src/config.ts', 'src/dice.ts', 'src/http.ts', 'tsconfig.json', 'gitignore', '.env.example']
-    for (const file of shared) {
-      const [first, ...rest] = TEMPLATE_NAMES.map((t) => readFileSync(join(process.cwd(), 'templates', t, file), 'utf8'))
-      for (const other of rest) expect(other, file).toBe(first)
+  it('are the shared files plus their own: each project gets both, and no template repeats a shared file', async () => {
+    const root = join(process.cwd(), 'templates')
+    const shared = ['src/config.ts', 'src/dice.ts', 'src/http.ts', 'tsconfig.json', '.gitignore', '.env.example']
+    for (const t of TEMPLATE_NAMES) {
+      const plan = await planCopy(templateLayers(t, root), join(tempDir(), 'p'), {name: 'p'})
+      const paths = plan.files.map((f) => f.path)
+      for (const f of [...shared, 'package.json', 'README.md', 'src/bot.ts', 'src/main.ts']) expect(paths, `${t}: ${f}`).toContain(f)
+      // A template may override a shared file on purpose, but never with a copy of it.
+      for (const f of ['src/config.ts', 'src/dice.ts', 'src/http.ts', 'tsconfig.json', 'gitignore', '.env.example']) {
+        const own = join(root, t, f)
+        if (existsSync(own)) expect(readFileSync(own, 'utf8'), `${t}/${f}`).not.toBe(readFileSync(join(root, '_shared', f), 'utf8'))
+      }
     }
   })
 
   it('are packed by npm with gitignore and .env.example (no file lost to npm ignore rules)', () => {
     const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {cwd: process.cwd(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore']})
     const packed = new Set((JSON.parse(out) as Array<{files: Array<{path: string}>}>)[0].files.map((f) => f.path))
+    for (const f of ['gitignore', '.env.example', 'tsconfig.json', 'src/http.ts']) expect(packed.has(`templates/_shared/${f}`), `_shared/${f}`).toBe(true)
     for (const t of TEMPLATE_NAMES)
-      for (const f of ['gitignore', '.env.example', 'package.json', 'README.md', 'src/bot.ts', 'src/main.ts']) expect(packed.has(`templates/${t}/${f}`), `${t}/${f}`).toBe(true)
+      for (const f of ['package.json', 'README.md', 'src/bot.ts', 'src/main.ts']) expect(packed.has(`templates/${t}/${f}`), `${t}/${f}`).toBe(true)
   }, 60_000)
 })
