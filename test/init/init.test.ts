@@ -38,6 +38,7 @@ const EXPECTED_FILES = [
   'src/config.ts',
   'src/dice.ts',
   'src/http.ts',
+  'src/lifecycle.ts',
   'src/main.ts',
   'tsconfig.json',
 ]

@@ -119,13 +119,13 @@ describe('planProject and the copy', () => {
 describe('the templates as shipped', () => {
   it('are the shared files plus their own: each project gets both, and no template repeats a shared file', async () => {
     const root = join(process.cwd(), 'templates')
-    const shared = ['src/config.ts', 'src/dice.ts', 'src/http.ts', 'tsconfig.json', '.gitignore', '.env.example']
+    const shared = ['src/config.ts', 'src/dice.ts', 'src/http.ts', 'src/lifecycle.ts', 'tsconfig.json', '.gitignore', '.env.example']
     for (const t of TEMPLATE_NAMES) {
       const plan = await planCopy(templateLayers(t, root), join(tempDir(), 'p'), {name: 'p'})
       const paths = plan.files.map((f) => f.path)
       for (const f of [...shared, 'package.json', 'README.md', 'src/bot.ts', 'src/main.ts']) expect(paths, `${t}: ${f}`).toContain(f)
       // A template may override a shared file on purpose, but never with a copy of it.
-      for (const f of ['src/config.ts', 'src/dice.ts', 'src/http.ts', 'tsconfig.json', 'gitignore', '.env.example']) {
+      for (const f of ['src/config.ts', 'src/dice.ts', 'src/http.ts', 'src/lifecycle.ts', 'tsconfig.json', 'gitignore', '.env.example']) {
         const own = join(root, t, f)
         if (existsSync(own)) expect(readFileSync(own, 'utf8'), `${t}/${f}`).not.toBe(readFileSync(join(root, '_shared', f), 'utf8'))
       }

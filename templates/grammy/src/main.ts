@@ -7,45 +7,11 @@
 import {webhookCallback} from 'grammy'
 
 import {createBot} from './bot.js'
-import {ConfigError, readConfig, redact, type Config} from './config.js'
 import {close, createWebhookServer, listen} from './http.js'
+import {configOrExit, fail, logError, onShutdown} from './lifecycle.js'
 
-let config: Config
-try {
-  config = readConfig()
-} catch (err) {
-  if (!(err instanceof ConfigError)) throw err
-  console.error(`✗ ${err.message}`)
-  process.exit(1)
-}
-
-const {token} = config
-const logError = (err: unknown) => console.error(redact(err instanceof Error ? (err.stack ?? err.message) : String(err), token))
-const bot = createBot({token, apiRoot: config.apiRoot, onError: logError})
-
-function fail(what: string, err: unknown, fix: string): never {
-  console.error(`✗ ${what}: ${redact(err instanceof Error ? err.message : String(err), token)}`)
-  console.error(`  ${fix}`)
-  process.exit(1)
-}
-
-/** Run `stop` once on SIGINT/SIGTERM, then exit; a second signal exits at once. */
-function onShutdown(stop: () => Promise<void>): void {
-  let stopping = false
-  const handler = (signal: NodeJS.Signals) => {
-    if (stopping) process.exit(130)
-    stopping = true
-    console.log(`${signal}: stopping…`)
-    stop().then(
-      () => process.exit(0),
-      (err) => {
-        logError(err)
-        process.exit(1)
-      },
-    )
-  }
-  process.on('SIGINT', handler).on('SIGTERM', handler)
-}
+const config = configOrExit()
+const bot = createBot({token: config.token, apiRoot: config.apiRoot, onError: logError})
 
 try {
   // Checks the token (getMe) before anything listens, so a wrong token fails at once.
