@@ -25,18 +25,18 @@ afterAll(async () => {
   await world.close()
 })
 
-async function poller(name: string, token: string): Promise<Fixture> {
-  const f = await startFixture(name, {BOT_TOKEN: token, BOT_API_ROOT: world.emu.apiRoot})
+async function poller(name: string, token: string, args: string[] = []): Promise<Fixture> {
+  const f = await startFixture(name, {BOT_TOKEN: token, BOT_API_ROOT: world.emu.apiRoot}, args)
   fixtures.push(f)
   // Its getUpdates is the waiting long poll now.
-  await waitFor(() => world.emu.isLongPolling(token), `${name} to wait in getUpdates`)
+  await waitFor(() => world.emu.isLongPolling(token), `${[name, ...args].join(' ')} to wait in getUpdates`)
   return f
 }
 
 describe('bot doctor finds a second poller', () => {
   it('one that retries on 409: the probe gets a 409 itself and names the local process', async () => {
     const bot = world.emu.createBot({username: 'retry_poller_bot'})
-    const other = await poller('retry-poller.mjs', bot.token)
+    const other = await poller('poller.mjs', bot.token, ['retry'])
     const result = await world.doctor(['--json', '--probe-seconds', '3'], {BOT_TOKEN: bot.token})
     expect(result.code).toBe(1)
     const r = report(result)
@@ -58,7 +58,7 @@ describe('bot doctor finds a second poller', () => {
 
   it('one that stops on 409 (like grammY): caught by the held-back 409, and it has stopped', async () => {
     const bot = world.emu.createBot({username: 'stop_poller_bot'})
-    const other = await poller('stop-poller.mjs', bot.token)
+    const other = await poller('poller.mjs', bot.token, ['stop'])
     const result = await world.doctor(['--json', '--probe-seconds', '3'], {BOT_TOKEN: bot.token})
     expect(result.code).toBe(1)
     const probe = report(result).byId['poller-probe']
@@ -112,7 +112,7 @@ describe('bot doctor finds a second poller', () => {
     await waitFor(() => world.emu.isLongPolling(bot.token) || exited, 'the probe to wait in getUpdates', 15_000)
     if (exited) throw new Error(`bot doctor exited before probing:\n${doctor.stdout()}${doctor.stderr()}`)
     // …then a poller starts and polls: being the newer poll, it wins; the probe gets the 409.
-    const late = await startFixture('stop-poller.mjs', {BOT_TOKEN: bot.token, BOT_API_ROOT: world.emu.apiRoot})
+    const late = await startFixture('poller.mjs', {BOT_TOKEN: bot.token, BOT_API_ROOT: world.emu.apiRoot}, ['stop'])
     fixtures.push(late)
     const result = await doctor.exited
     expect(result.code).toBe(1)
