@@ -1,17 +1,28 @@
-import {Bot} from 'gramio'
+import {Bot, InlineKeyboard} from 'gramio'
 
 import {describeRoll, roll} from './dice.js'
+import {memoryStorage, session, type SessionStorage} from './session.js'
+import {track} from './tasks.js'
 
 /**
  * What the bot does. Nothing here knows how updates arrive (webhook or long polling):
  * main.ts decides that, so the same handlers run under `bot dev`, in tests and in production.
  */
+export interface SessionData {
+  /** How many /count messages this chat has sent. */
+  count: number
+}
+
 export interface BotOptions {
   token: string
   /** Bot API server, e.g. a local Bot API server or the `bot` emulator. Default: Telegram's. */
   apiRoot?: string
   /** Where handler errors go. Default: console.error. */
   onError?: (err: unknown) => void
+  /** Where sessions live: Redis when several processes serve the bot (see main.ts). Default: memory. */
+  storage?: SessionStorage<SessionData>
+  /** Add a hidden /fail command that throws (tests of the error handling). */
+  failCommand?: boolean
 }
 
 export const HELP = [
@@ -20,11 +31,18 @@ export const HELP = [
   '/start – say hello',
   '/help – this message',
   '/roll 2d6 – roll dice (also d20, 3d8+2)',
+  '/count – count your /count messages (kept in the session)',
 ].join('\n')
 
-export function createBot({token, apiRoot, onError = console.error}: BotOptions) {
+const resetButton = () => new InlineKeyboard().text('Reset', 'count:reset')
+
+export function createBot({token, apiRoot, onError = console.error, storage = memoryStorage(), failCommand = false}: BotOptions) {
   // GramIO builds request URLs as `${baseURL}${token}/${method}`.
   const bot = new Bot(token, apiRoot ? {api: {baseURL: `${apiRoot}/bot`}} : {})
+    // Every update counts as in flight until handled: a clean stop waits for it.
+    .use((_ctx, next) => track(next()))
+    // One session per chat, loaded before the handlers and saved after them.
+    .extend(session<SessionData>(storage, () => ({count: 0})))
 
   bot.command('start', (ctx) => ctx.send(`Hello, ${ctx.from?.firstName ?? 'there'}! Send me a message and I will echo it. /help lists the commands.`))
 
@@ -35,6 +53,22 @@ export function createBot({token, apiRoot, onError = console.error}: BotOptions)
     return ctx.send('error' in result ? result.error : describeRoll(result))
   })
 
+  bot.command('count', (ctx) => {
+    ctx.session.count += 1
+    return ctx.send(`Count: ${ctx.session.count}`, {reply_markup: resetButton()})
+  })
+
+  bot.callbackQuery('count:reset', async (ctx) => {
+    ctx.session.count = 0
+    await ctx.answer('Count reset')
+    await ctx.editText('Count: 0 (reset)')
+  })
+
+  if (failCommand)
+    bot.command('fail', () => {
+      throw new Error('/fail: a deliberate failure (BOT_TEST_FAIL_COMMAND=1)')
+    })
+
   bot.on('message', (ctx) => {
     const text = ctx.text
     // Any other command: say so instead of echoing it.
@@ -43,8 +77,9 @@ export function createBot({token, apiRoot, onError = console.error}: BotOptions)
     return ctx.send(text ?? 'I can only echo text for now.')
   })
 
-  // A handler that throws is logged and the update counts as handled: the bot keeps running,
-  // and Telegram does not redeliver an update that would fail the same way again.
+  // A handler that throws is logged and the update counts as handled: the bot keeps running, the
+  // webhook answers 200, and Telegram does not redeliver an update that would fail the same way
+  // again (which would block the chat).
   bot.onError(({error}) => onError(error))
 
   return bot

@@ -3,13 +3,26 @@
  *   webhook  an HTTP server on PORT serves POST WEBHOOK_PATH (Telegram's secret header checked);
  *            whoever runs the bot registers the URL (`bot dev` does it; in production `bot webhook set`)
  *   polling  (default) long polling with getUpdates
+ * Sessions live in Redis when REDIS_URL is set (any number of instances), else in memory (one).
  */
-import {createBot} from './bot.js'
+import {createBot, type SessionData} from './bot.js'
+import {redisHost} from './config.js'
 import {close, createWebhookServer, listen} from './http.js'
 import {configOrExit, fail, logError, onShutdown} from './lifecycle.js'
+import {connectRedis, type SessionStore} from './storage.js'
+import {drain} from './tasks.js'
 
 const config = configOrExit()
-const bot = createBot({token: config.token, apiRoot: config.apiRoot, onError: logError})
+
+let sessions: SessionStore<SessionData> | undefined
+if (config.redisUrl) {
+  const url = config.redisUrl
+  sessions = await connectRedis<SessionData>(url, logError).catch((err: unknown) =>
+    fail(`Redis at ${redisHost(url)} is unreachable`, err, 'Start Redis, or fix REDIS_URL (unset it to keep sessions in memory, for one process only).'),
+  )
+}
+
+const bot = createBot({token: config.token, apiRoot: config.apiRoot, onError: logError, store: sessions?.store, failCommand: config.failCommand})
 
 try {
   // Checks the token (getMe) before anything listens, so a wrong token fails at once.
@@ -18,23 +31,34 @@ try {
   fail('The bot could not start', err, 'Check BOT_TOKEN (from @BotFather) and BOT_API_ROOT; `bot doctor` tells what is wrong.')
 }
 
+/** After the last update: background work finishes, then Redis closes. */
+async function finish(): Promise<void> {
+  await drain()
+  await sessions?.close()
+}
+
+const where = config.redisUrl ? 'Redis' : 'memory'
 if (config.webhook) {
   const {webhook} = config
   // Telegraf's adapter answers 403 when the path or the secret header is wrong.
-  const server = createWebhookServer(webhook, bot.webhookCallback(webhook.path, {secretToken: webhook.secret}), logError)
+  const server = createWebhookServer(webhook, bot.webhookCallback(webhook.path, {secretToken: webhook.secret}), logError, () => sessions?.check())
   const port = await listen(server, webhook.port).catch((err: unknown) =>
     fail(`Could not listen on port ${webhook.port}`, err, 'Another process uses that port: stop it, or set PORT to a free one.'),
   )
-  console.log(`@${bot.botInfo.username} is running (webhook: POST ${webhook.path} on port ${port})`)
-  onShutdown(() => close(server))
+  console.log(`@${bot.botInfo.username} is running (webhook: POST ${webhook.path} on port ${port}); sessions in ${where}`)
+  onShutdown(async () => {
+    await close(server) // no new updates; the ones in flight finish
+    await finish()
+  })
 } else {
-  onShutdown((): Promise<void> => {
+  onShutdown(async (): Promise<void> => {
     // stop() ends the polling loop; launch() resolves once the loop has finished.
     bot.stop('shutdown')
-    return polling
+    await polling
+    await finish()
   })
   // launch() resolves only when polling stops; the callback runs once it has started.
   const polling = bot
-    .launch(() => console.log(`@${bot.botInfo?.username} is running (long polling)`))
+    .launch(() => console.log(`@${bot.botInfo?.username} is running (long polling); sessions in ${where}`))
     .catch((err: unknown) => fail('Long polling stopped', err, 'A 409 Conflict means another process polls with this token: `bot doctor` finds it.'))
 }

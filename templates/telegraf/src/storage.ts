@@ -1,0 +1,59 @@
+/**
+ * Shared session storage: Redis through node-redis and Telegraf's own Redis store
+ * (@telegraf/session/redis). Every instance of the bot reads and writes the same sessions, so any
+ * instance can serve any update.
+ */
+import {Redis} from '@telegraf/session/redis'
+import {createClient} from 'redis'
+import type {SessionStore as TelegrafStore} from 'telegraf'
+
+import {redisHost} from './config.js'
+
+export interface SessionStore<T> {
+  store: TelegrafStore<T>
+  /** undefined when Redis answers PING, else what is wrong. */
+  check(): Promise<string | undefined>
+  close(): Promise<void>
+}
+
+function withDeadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms))),
+  ]).finally(() => clearTimeout(timer))
+}
+
+export async function connectRedis<T>(url: string, onError: (err: unknown) => void, timeoutMs = 5000): Promise<SessionStore<T>> {
+  const client = createClient({url, socket: {connectTimeout: timeoutMs}})
+  // node-redis reconnects on its own; say so once per outage instead of once per attempt.
+  let down = false
+  client.on('error', (err: Error) => {
+    if (!down) onError(new Error(`Redis at ${redisHost(url)}: ${err.message} (reconnecting)`))
+    down = true
+  })
+  client.on('ready', () => (down = false))
+  // The store connects the client itself.
+  const store = Redis<T>({client})
+  try {
+    await withDeadline(client.ping(), timeoutMs, 'PING')
+  } catch (err) {
+    await client.disconnect().catch(() => {})
+    throw err
+  }
+  return {
+    store,
+    async check() {
+      if (!client.isReady) return `Redis at ${redisHost(url)} is unreachable`
+      try {
+        const pong = await withDeadline(client.ping(), 1000, 'PING')
+        return pong === 'PONG' ? undefined : `Redis answered ${pong}`
+      } catch (err) {
+        return `Redis at ${redisHost(url)} is unreachable: ${err instanceof Error ? err.message : String(err)}`
+      }
+    },
+    async close() {
+      await client.quit().catch(() => client.disconnect())
+    },
+  }
+}
