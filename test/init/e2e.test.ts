@@ -1,16 +1,29 @@
 /**
  * End to end, for each template: `bot init` generates a project in a temporary folder and installs
- * its dependencies for real with npm (from the registry; the shared npm cache makes repeats fast),
- * the project typechecks with its own TypeScript, and the bot runs under `bot dev` against the
- * emulator — in webhook mode through the relay and the loopback localtunnel server, and in polling
- * mode: /start gets its reply, a message is echoed, a forged request straight to the bot's port is
- * refused (401/403, nothing handled), and Ctrl-C exits cleanly with the webhook deleted.
+ * its dependencies for real with npm (from the registry; the shared npm cache makes repeats fast;
+ * the three installs and builds run in parallel, once, and every test of the file reuses them).
  *
- * Slower than the rest (an npm install per template, ~5-60 s each); CI runs it with `npm test`.
- * Needs a build (`npm run build`) and the npm registry (or a warm npm cache).
+ * - The project builds with its own TypeScript, and its own `npm test` (vitest against the emulator)
+ *   passes right after `bot init`.
+ * - The Dockerfile's steps, by hand (docker cannot run here): `npm ci --omit=dev` next to the built
+ *   dist/, then `node dist/main.js` serves /health and stops cleanly on SIGTERM.
+ * - At scale: Redis, three instances in webhook mode and nginx in front (round robin,
+ *   `proxy_next_upstream error timeout`): /count gives 1…6 in order although nginx spread the
+ *   updates over all three instances (its access log says which served each), the count goes on
+ *   through the others when one stops, nothing is left pending, a handler that throws is
+ *   acknowledged (200, no retry) and the chat's next message is answered, /health says 503 when
+ *   Redis is gone.
+ * - Under `bot dev` against the emulator, in webhook mode through the relay and the loopback
+ *   localtunnel server, and in polling mode: /start gets its reply, a message is echoed, a forged
+ *   request straight to the bot's port is refused (401/403, nothing handled), and Ctrl-C exits
+ *   cleanly with the webhook deleted.
+ *
+ * Slower than the rest (an npm install per template); CI runs it with `npm test`. Needs a build
+ * (`npm run build`), the npm registry (or a warm npm cache), redis-server and nginx (.ci/run
+ * installs them).
  */
 import {execFile} from 'node:child_process'
-import {rmSync} from 'node:fs'
+import {cpSync, existsSync, mkdirSync, readFileSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 import {promisify} from 'node:util'
 
@@ -18,22 +31,48 @@ import getPort from 'get-port'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {BotApiEmulator} from '../../src/emulator/index.js'
-import {startCli, type CliResult, type RunningCli} from '../support/cli.js'
+import {cliEnv, startCli, type CliResult, type RunningCli} from '../support/cli.js'
 import {startLocaltunnelServer, type LocaltunnelServer} from '../support/lt-server.js'
-import {TEMPLATES, fakeUpdate, init, tempDir, waitFor} from './support.js'
+import {startRedis} from '../support/redis.js'
+import {setWebhook, startCluster, startInstance, type Cluster} from './cluster.js'
+import {TEMPLATES, fakeUpdate, init, tempDir, waitFor, type Template} from './support.js'
 
 const run = promisify(execFile)
 const INSTALL_TIMEOUT_MS = 5 * 60_000
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm'
 
 let emu: BotApiEmulator
 let lt: LocaltunnelServer
 let root: string
+const dirs = {} as Record<Template, string>
+/** Every process a test started, stopped in afterAll whatever happened. */
+const cleanups: (() => Promise<unknown>)[] = []
+
+/** npm in a project, with none of the test runner's variables (a nested vitest must not see them). */
+function npm(args: string[], cwd: string, timeout = 180_000) {
+  return run(NPM, args, {cwd, timeout, env: cliEnv({env: {npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false'}})})
+}
+
 beforeAll(async () => {
   emu = await BotApiEmulator.start({timeScale: 0.01})
   lt = await startLocaltunnelServer()
   root = tempDir('bot-init-e2e-')
-})
+  // The three installs and builds in parallel: most of the time is spent waiting for npm.
+  await Promise.all(
+    TEMPLATES.map(async (template) => {
+      const dir = join(root, `${template}-e2e-bot`)
+      // A real install from the registry; prefer-offline reuses the shared cache when it has the packages.
+      const r = await init([dir, '--template', template, '--pm', 'npm', '--no-git', '--yes', '--json'], {npm_config_prefer_offline: 'true'})
+      expect(r.code, `bot init ${template} failed:\n${r.stdout}\n${r.stderr}`).toBe(0)
+      expect(JSON.parse(r.stdout)).toMatchObject({installed: true, template})
+      await npm(['run', 'build'], dir)
+      dirs[template] = dir
+    }),
+  )
+}, INSTALL_TIMEOUT_MS)
+
 afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {})
   await lt?.close().catch(() => {})
   await emu?.stop().catch(() => {})
   if (root) rmSync(root, {recursive: true, force: true})
@@ -46,22 +85,123 @@ function assertNoToken(result: Pick<CliResult, 'stdout' | 'stderr'>, token: stri
   }
 }
 
-describe.each(TEMPLATES)('template %s under bot dev', (template) => {
+describe.each(TEMPLATES)('template %s', (template) => {
   let dir: string
   let stateDir: string
 
-  beforeAll(async () => {
-    dir = join(root, `${template}-e2e-bot`)
+  beforeAll(() => {
+    dir = dirs[template]
     stateDir = join(root, `state-${template}`)
-    // A real install from the registry; prefer-offline reuses the shared cache when it has the packages.
-    const r = await init([dir, '--template', template, '--pm', 'npm', '--no-git', '--yes', '--json'], {npm_config_prefer_offline: 'true'})
-    expect(r.code, `bot init failed:\n${r.stdout}\n${r.stderr}`).toBe(0)
-    expect(JSON.parse(r.stdout)).toMatchObject({installed: true, template})
-  }, INSTALL_TIMEOUT_MS)
+  })
 
-  it('typechecks with its own TypeScript', async () => {
-    await run(process.execPath, [join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '-p', 'tsconfig.json'], {cwd: dir})
-  }, 120_000)
+  it('builds with its own TypeScript, and its own npm test passes right after bot init', async () => {
+    expect(existsSync(join(dir, 'dist', 'main.js'))).toBe(true)
+    const {stdout} = await npm(['test'], dir)
+    expect(stdout).toMatch(/Tests\s+4 passed/)
+  }, 180_000)
+
+  it('runs as the Dockerfile runs it: npm ci --omit=dev next to dist/, node dist/main.js, /health, SIGTERM', async () => {
+    const dockerfile = readFileSync(join(dir, 'Dockerfile'), 'utf8')
+    // The steps this test repeats by hand are the Dockerfile's.
+    expect(dockerfile.match(/^FROM /gm)).toHaveLength(2)
+    expect(dockerfile).toMatch(/^RUN npm ci --omit=dev/m)
+    expect(dockerfile).toMatch(/^COPY --from=build \/app\/dist \.\/dist$/m)
+    expect(dockerfile).toMatch(/^USER node$/m)
+    expect(dockerfile).toMatch(/^CMD \["node", "dist\/main\.js"\]$/m)
+    expect(readFileSync(join(dir, '.dockerignore'), 'utf8')).toMatch(/^\.env$/m)
+
+    const image = join(root, `image-${template}`)
+    mkdirSync(image)
+    for (const f of ['package.json', 'package-lock.json']) cpSync(join(dir, f), join(image, f))
+    await npm(['ci', '--omit=dev'], image)
+    cpSync(join(dir, 'dist'), join(image, 'dist'), {recursive: true})
+    expect(existsSync(join(image, 'node_modules', 'typescript'))).toBe(false) // dev dependencies left out
+
+    const redis = await startRedis()
+    cleanups.push(() => redis.stop())
+    const {token} = emu.createBot({username: `${template}_image_bot`})
+    const port = await getPort({host: '127.0.0.1'})
+    const bot = await startInstance(image, {
+      BOT_TOKEN: token,
+      BOT_API_ROOT: emu.apiRoot,
+      BOT_MODE: 'webhook',
+      PORT: String(port),
+      WEBHOOK_PATH: '/hook',
+      WEBHOOK_SECRET: 'image-secret',
+      REDIS_URL: redis.url,
+      NODE_ENV: 'production',
+    })
+    cleanups.push(() => bot.stop())
+    const health = await fetch(`http://127.0.0.1:${port}/health`)
+    expect(health.status).toBe(200)
+    expect(await health.json()).toEqual({ok: true})
+    expect(await bot.stop()).toEqual({code: 0, signal: null})
+    expect(bot.process.output()).toMatch(/SIGTERM: stopping/)
+    assertNoToken({stdout: bot.process.output(), stderr: ''}, token)
+    await redis.stop()
+  }, 180_000)
+
+  it('scales: three instances behind nginx share sessions in Redis; errors are acknowledged; /health follows Redis', async () => {
+    const {token} = emu.createBot({username: `${template}_scale_bot`})
+    const cluster: Cluster = await startCluster({dir, token, apiRoot: emu.apiRoot, instances: 3, redis: true, nginx: true, env: {BOT_TEST_FAIL_COMMAND: '1'}})
+    cleanups.push(() => cluster.stop())
+    const deliveries: {updateId: number; ok: boolean; status?: number}[] = []
+    const onDelivery = (d: {token: string; updateId: number; ok: boolean; status?: number}) => {
+      if (d.token === token) deliveries.push(d)
+    }
+    emu.on('delivery', onDelivery)
+    try {
+      await setWebhook(emu.apiRoot, token, cluster.webhookUrl, cluster.secret)
+      const chatId = 7007
+      const posts = () => cluster.nginx!.accessLog().filter((e) => e.method === 'POST')
+
+      // Six /count at once: the emulator keeps one update of a chat in flight at a time, so they
+      // arrive in order, each at whichever instance nginx picks.
+      for (let i = 0; i < 6; i++) emu.sendUserMessage(token, {text: '/count', chatId})
+      for (let n = 1; n <= 6; n++) expect((await emu.waitForBotMessage(token, {chatId, timeoutMs: 15_000})).params.text).toBe(`Count: ${n}`)
+      await waitFor(() => posts().length >= 6, 'six POSTs in the access log')
+      const served = new Set(posts().slice(0, 6).map((e) => e.upstreams.at(-1)))
+      expect(served, JSON.stringify(posts())).toEqual(new Set(cluster.instances.map((i) => `127.0.0.1:${i.port}`)))
+      expect(posts().every((e) => e.status === 200)).toBe(true)
+
+      // One instance stops (a deploy, a crash): nginx skips it and the count goes on.
+      const [gone, ...rest] = cluster.instances
+      expect(await gone.stop()).toEqual({code: 0, signal: null})
+      expect(gone.process.output()).toMatch(/SIGTERM: stopping/)
+      for (let i = 0; i < 2; i++) emu.sendUserMessage(token, {text: '/count', chatId})
+      for (const n of [7, 8]) expect((await emu.waitForBotMessage(token, {chatId, timeoutMs: 15_000})).params.text).toBe(`Count: ${n}`)
+      await waitFor(() => posts().length >= 8, 'eight POSTs in the access log')
+      const after = posts().slice(6, 8)
+      expect(after.every((e) => e.status === 200)).toBe(true)
+      // Round robin came back to the stopped instance once: refused, so nginx passed the update on.
+      const stopped = `127.0.0.1:${gone.port}`
+      expect(after.map((e) => e.upstreams.at(-1))).not.toContain(stopped)
+      expect(after.filter((e) => e.upstreams[0] === stopped).map((e) => e.upstreamStatuses), JSON.stringify(after)).toEqual([['502', '200']])
+      await waitFor(() => emu.pendingUpdates(token).length === 0, 'no update left pending')
+
+      // A handler that throws: logged, acknowledged with 200 once (no retry), and the chat goes on.
+      const failing = emu.sendUserMessage(token, {text: '/fail', chatId})
+      await waitFor(() => deliveries.some((d) => d.updateId === failing.update_id), 'the /fail delivery')
+      emu.sendUserMessage(token, {text: 'still answered', chatId})
+      expect((await emu.waitForBotMessage(token, {chatId, timeoutMs: 15_000})).params.text).toBe('still answered')
+      expect(deliveries.filter((d) => d.updateId === failing.update_id)).toEqual([expect.objectContaining({ok: true, status: 200})])
+      await waitFor(() => posts().length >= 10, 'ten POSTs in the access log')
+      expect(posts()[8].status).toBe(200)
+      await waitFor(() => rest.some((i) => i.process.output().includes('deliberate failure')), 'the error in an instance log')
+      await waitFor(() => emu.pendingUpdates(token).length === 0, 'no update left pending')
+      expect(emu.getWebhookInfo(token).last_error_message).toBeUndefined()
+
+      // Through nginx the health check is green; without Redis an instance says 503.
+      expect((await fetch(`${cluster.nginx!.url}/health`)).status).toBe(200)
+      await cluster.redis!.stop()
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${rest[0].port}/health`)).status === 503, '/health 503 without Redis', 15_000)
+      for (const i of rest) expect(await i.stop()).toEqual({code: 0, signal: null})
+      for (const i of cluster.instances) assertNoToken({stdout: i.process.output(), stderr: ''}, token)
+    } finally {
+      emu.off('delivery', onDelivery)
+      await cluster.stop()
+    }
+  }, 180_000)
 
   function startDev(token: string, args: string[]): RunningCli {
     return startCli(['dev', '--api-root', emu.apiRoot, '--no-watch', ...args], {

@@ -43,7 +43,9 @@ export async function connectRedis<T>(url: string, onError: (err: unknown) => vo
       }
     },
     async close() {
-      await client.quit().catch(() => client.disconnect())
+      // QUIT lets the commands sent so far finish; when Redis is gone there is nothing to wait for.
+      if (client.status === 'ready') await client.quit().catch(() => client.disconnect())
+      else client.disconnect()
     },
   }
 }
