@@ -100,7 +100,7 @@ describe.each(TEMPLATES)('template %s', (template) => {
     expect(stdout).toMatch(/Tests\s+4 passed/)
   }, 180_000)
 
-  it('runs as the Dockerfile runs it: npm ci --omit=dev next to dist/, node dist/main.js, /health, SIGTERM', async () => {
+  it('runs as the Dockerfile runs it: npm ci --omit=dev next to dist/, node dist/main.js, /health; SIGTERM finishes the work in flight', async () => {
     const dockerfile = readFileSync(join(dir, 'Dockerfile'), 'utf8')
     // The steps this test repeats by hand are the Dockerfile's.
     expect(dockerfile.match(/^FROM /gm)).toHaveLength(2)
@@ -130,20 +130,31 @@ describe.each(TEMPLATES)('template %s', (template) => {
       WEBHOOK_SECRET: 'image-secret',
       REDIS_URL: redis.url,
       NODE_ENV: 'production',
+      BOT_TEST_COMMANDS: '1',
     })
     cleanups.push(() => bot.stop())
     const health = await fetch(`http://127.0.0.1:${port}/health`)
     expect(health.status).toBe(200)
     expect(await health.json()).toEqual({ok: true})
+
+    // SIGTERM while work is in flight: /slow answers at once and finishes 1.5 s after the update
+    // was acknowledged; the stop waits for it, then closes Redis and exits 0.
+    await setWebhook(emu.apiRoot, token, `http://127.0.0.1:${port}/hook`, 'image-secret')
+    const chatId = 8008
+    const slow = emu.sendUserMessage(token, {text: '/slow 1500', chatId})
+    expect((await emu.waitForBotMessage(token, {chatId, timeoutMs: 15_000})).params.text).toBe('Working on it…')
+    await waitFor(() => !emu.pendingUpdates(token).some((u) => u.update_id === slow.update_id), 'the /slow update acknowledged')
+    expect(emu.sentMessages(token, {chatId}).map((c) => c.params.text)).not.toContain('Done.')
     expect(await bot.stop()).toEqual({code: 0, signal: null})
     expect(bot.process.output()).toMatch(/SIGTERM: stopping/)
+    expect(emu.sentMessages(token, {chatId}).map((c) => c.params.text)).toEqual(['Working on it…', 'Done.'])
     assertNoToken({stdout: bot.process.output(), stderr: ''}, token)
     await redis.stop()
   }, 180_000)
 
   it('scales: three instances behind nginx share sessions in Redis; errors are acknowledged; /health follows Redis', async () => {
     const {token} = emu.createBot({username: `${template}_scale_bot`})
-    const cluster: Cluster = await startCluster({dir, token, apiRoot: emu.apiRoot, instances: 3, redis: true, nginx: true, env: {BOT_TEST_FAIL_COMMAND: '1'}})
+    const cluster: Cluster = await startCluster({dir, token, apiRoot: emu.apiRoot, instances: 3, redis: true, nginx: true, env: {BOT_TEST_COMMANDS: '1'}})
     cleanups.push(() => cluster.stop())
     const deliveries: {updateId: number; ok: boolean; status?: number}[] = []
     const onDelivery = (d: {token: string; updateId: number; ok: boolean; status?: number}) => {

@@ -9,7 +9,8 @@
  *   WEBHOOK_SECRET  webhook mode: the value Telegram sends in X-Telegram-Bot-Api-Secret-Token (required)
  *   REDIS_URL       sessions in Redis (redis://[user:password@]host:port[/db], or rediss:// for TLS);
  *                   unset: sessions in memory (one process only: development and tests)
- *   BOT_TEST_FAIL_COMMAND  "1" adds a hidden /fail command that throws, to test error handling
+ *   BOT_TEST_COMMANDS  "1" adds hidden commands for tests: /fail throws, /slow finishes its work after
+ *                   the update was acknowledged
  */
 export type Mode = 'webhook' | 'polling'
 
@@ -26,8 +27,8 @@ export interface Config {
   webhook?: WebhookConfig
   /** Where sessions live when several processes serve the bot; undefined = in memory. */
   redisUrl?: string
-  /** A hidden /fail command that throws (for tests of the error handling). */
-  failCommand: boolean
+  /** Hidden /fail and /slow commands (tests of the error handling and of a clean stop). */
+  testCommands: boolean
 }
 
 /** A setting that is missing or wrong: main.ts prints the message and exits with code 1. */
@@ -47,8 +48,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const redisUrl = env.REDIS_URL?.trim() || undefined
   if (redisUrl && !/^rediss?:\/\/[^\s]+$/.test(redisUrl))
     throw new ConfigError('REDIS_URL must look like redis://host:6379 (or rediss:// for TLS, redis://user:password@host:6379/0).')
-  const failCommand = env.BOT_TEST_FAIL_COMMAND === '1'
-  if (mode === 'polling') return {token, apiRoot, mode, redisUrl, failCommand}
+  const testCommands = env.BOT_TEST_COMMANDS === '1'
+  if (mode === 'polling') return {token, apiRoot, mode, redisUrl, testCommands}
 
   const port = Number(env.PORT ?? 3000)
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
@@ -62,7 +63,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
         '`bot dev` sets it for you; in production generate one (openssl rand -hex 32), give the same value to ' +
         '`bot webhook set URL --secret-token …`, and set WEBHOOK_SECRET on the host.',
     )
-  return {token, apiRoot, mode, webhook: {port, path, secret}, redisUrl, failCommand}
+  return {token, apiRoot, mode, webhook: {port, path, secret}, redisUrl, testCommands}
 }
 
 /** Replace the token (and its secret part) wherever it appears, e.g. in an error that quotes a URL. */

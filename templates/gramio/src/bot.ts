@@ -1,8 +1,10 @@
 import {Bot, InlineKeyboard} from 'gramio'
 
+import {setTimeout as sleep} from 'node:timers/promises'
+
 import {describeRoll, roll} from './dice.js'
 import {memoryStorage, session, type SessionStorage} from './session.js'
-import {track} from './tasks.js'
+import {afterAck, track} from './tasks.js'
 
 /**
  * What the bot does. Nothing here knows how updates arrive (webhook or long polling):
@@ -21,8 +23,8 @@ export interface BotOptions {
   onError?: (err: unknown) => void
   /** Where sessions live: Redis when several processes serve the bot (see main.ts). Default: memory. */
   storage?: SessionStorage<SessionData>
-  /** Add a hidden /fail command that throws (tests of the error handling). */
-  failCommand?: boolean
+  /** Add hidden /fail and /slow commands (tests of the error handling and of a clean stop). */
+  testCommands?: boolean
 }
 
 export const HELP = [
@@ -36,7 +38,7 @@ export const HELP = [
 
 const resetButton = () => new InlineKeyboard().text('Reset', 'count:reset')
 
-export function createBot({token, apiRoot, onError = console.error, storage = memoryStorage(), failCommand = false}: BotOptions) {
+export function createBot({token, apiRoot, onError = console.error, storage = memoryStorage(), testCommands = false}: BotOptions) {
   // GramIO builds request URLs as `${baseURL}${token}/${method}`.
   const bot = new Bot(token, apiRoot ? {api: {baseURL: `${apiRoot}/bot`}} : {})
     // Every update counts as in flight until handled: a clean stop waits for it.
@@ -64,10 +66,23 @@ export function createBot({token, apiRoot, onError = console.error, storage = me
     await ctx.editText('Count: 0 (reset)')
   })
 
-  if (failCommand)
+  if (testCommands) {
+    // Hidden commands for tests (BOT_TEST_COMMANDS=1). /fail: a handler that throws.
     bot.command('fail', () => {
-      throw new Error('/fail: a deliberate failure (BOT_TEST_FAIL_COMMAND=1)')
+      throw new Error('/fail: a deliberate failure (BOT_TEST_COMMANDS=1)')
     })
+    // /slow [ms]: slow work done the right way: answer at once, finish after the update was
+    // acknowledged (afterAck), so the webhook request never waits for it; a clean stop waits for it.
+    bot.command('slow', async (ctx) => {
+      const ms = Math.min(Number(ctx.args ?? '') || 1000, 60_000)
+      const chatId = ctx.chatId
+      await ctx.send('Working on it…')
+      afterAck(async () => {
+        await sleep(ms)
+        await bot.api.sendMessage({chat_id: chatId, text: 'Done.'})
+      }, onError)
+    })
+  }
 
   bot.on('message', (ctx) => {
     const text = ctx.text

@@ -16,7 +16,7 @@ const errors: unknown[] = []
 beforeAll(async () => {
   emu = await BotApiEmulator.start({timeScale: 0.01}) // 127.0.0.1, a free port
   token = emu.createBot({username: 'test_bot'}).token
-  bot = createBot({token, apiRoot: emu.apiRoot, onError: (err) => errors.push(err), failCommand: true})
+  bot = createBot({token, apiRoot: emu.apiRoot, onError: (err) => errors.push(err), testCommands: true})
   await bot.start() // long polling against the emulator, in the background until stop()
 })
 

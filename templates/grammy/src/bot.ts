@@ -1,7 +1,9 @@
 import {Bot, InlineKeyboard, session, type Context, type SessionFlavor, type StorageAdapter} from 'grammy'
 
+import {setTimeout as sleep} from 'node:timers/promises'
+
 import {describeRoll, roll} from './dice.js'
-import {track} from './tasks.js'
+import {afterAck, track} from './tasks.js'
 
 /**
  * What the bot does. Nothing here knows how updates arrive (webhook or long polling):
@@ -22,8 +24,8 @@ export interface BotOptions {
   onError?: (err: unknown) => void
   /** Where sessions live: Redis when several processes serve the bot (see main.ts). Default: memory. */
   storage?: StorageAdapter<SessionData>
-  /** Add a hidden /fail command that throws (tests of the error handling). */
-  failCommand?: boolean
+  /** Add hidden /fail and /slow commands (tests of the error handling and of a clean stop). */
+  testCommands?: boolean
 }
 
 export const HELP = [
@@ -37,7 +39,7 @@ export const HELP = [
 
 const resetButton = () => new InlineKeyboard().text('Reset', 'count:reset')
 
-export function createBot({token, apiRoot, onError = console.error, storage, failCommand = false}: BotOptions): Bot<BotContext> {
+export function createBot({token, apiRoot, onError = console.error, storage, testCommands = false}: BotOptions): Bot<BotContext> {
   const bot = new Bot<BotContext>(token, apiRoot ? {client: {apiRoot}} : {})
 
   // Every update counts as in flight until handled: a clean stop waits for it.
@@ -71,10 +73,23 @@ export function createBot({token, apiRoot, onError = console.error, storage, fai
     await ctx.editMessageText('Count: 0 (reset)')
   })
 
-  if (failCommand)
+  if (testCommands) {
+    // Hidden commands for tests (BOT_TEST_COMMANDS=1). /fail: a handler that throws.
     handlers.command('fail', () => {
-      throw new Error('/fail: a deliberate failure (BOT_TEST_FAIL_COMMAND=1)')
+      throw new Error('/fail: a deliberate failure (BOT_TEST_COMMANDS=1)')
     })
+    // /slow [ms]: slow work done the right way: answer at once, finish after the update was
+    // acknowledged (afterAck), so the webhook request never waits for it; a clean stop waits for it.
+    handlers.command('slow', async (ctx) => {
+      const ms = Math.min(Number(ctx.match) || 1000, 60_000)
+      const chatId = ctx.chat.id
+      await ctx.reply('Working on it…')
+      afterAck(async () => {
+        await sleep(ms)
+        await bot.api.sendMessage(chatId, 'Done.')
+      }, onError)
+    })
+  }
 
   // Any other command: say so instead of echoing it.
   handlers.on('message:entities:bot_command', (ctx) => ctx.reply('I do not know that command. /help lists the ones I do.'))

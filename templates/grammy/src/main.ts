@@ -24,7 +24,7 @@ if (config.redisUrl) {
   )
 }
 
-const bot = createBot({token: config.token, apiRoot: config.apiRoot, onError: logError, storage: store?.storage, failCommand: config.failCommand})
+const bot = createBot({token: config.token, apiRoot: config.apiRoot, onError: logError, storage: store?.storage, testCommands: config.testCommands})
 
 try {
   // Checks the token (getMe) before anything listens, so a wrong token fails at once.

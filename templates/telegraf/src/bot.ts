@@ -1,8 +1,10 @@
 import {Markup, session, Telegraf, type Context, type SessionStore} from 'telegraf'
 import {message} from 'telegraf/filters'
 
+import {setTimeout as sleep} from 'node:timers/promises'
+
 import {describeRoll, roll} from './dice.js'
-import {track} from './tasks.js'
+import {afterAck, track} from './tasks.js'
 
 /**
  * What the bot does. Nothing here knows how updates arrive (webhook or long polling):
@@ -25,8 +27,8 @@ export interface BotOptions {
   onError?: (err: unknown) => void
   /** Where sessions live: Redis when several processes serve the bot (see main.ts). Default: memory. */
   store?: SessionStore<SessionData>
-  /** Add a hidden /fail command that throws (tests of the error handling). */
-  failCommand?: boolean
+  /** Add hidden /fail and /slow commands (tests of the error handling and of a clean stop). */
+  testCommands?: boolean
 }
 
 export const HELP = [
@@ -40,7 +42,7 @@ export const HELP = [
 
 const resetButton = () => Markup.inlineKeyboard([Markup.button.callback('Reset', 'count:reset')])
 
-export function createBot({token, apiRoot, onError = console.error, store, failCommand = false}: BotOptions): Telegraf<BotContext> {
+export function createBot({token, apiRoot, onError = console.error, store, testCommands = false}: BotOptions): Telegraf<BotContext> {
   // handlerTimeout: Telegraf stops waiting for a handler after 10 s and acknowledges the update
   // (the handler goes on, and a clean stop still waits for it), well before Telegram's 60 s.
   const bot = new Telegraf<BotContext>(token, {handlerTimeout: 10_000, ...(apiRoot ? {telegram: {apiRoot}} : {})})
@@ -87,10 +89,23 @@ export function createBot({token, apiRoot, onError = console.error, store, failC
     await ctx.editMessageText('Count: 0 (reset)')
   })
 
-  if (failCommand)
+  if (testCommands) {
+    // Hidden commands for tests (BOT_TEST_COMMANDS=1). /fail: a handler that throws.
     bot.command('fail', () => {
-      throw new Error('/fail: a deliberate failure (BOT_TEST_FAIL_COMMAND=1)')
+      throw new Error('/fail: a deliberate failure (BOT_TEST_COMMANDS=1)')
     })
+    // /slow [ms]: slow work done the right way: answer at once, finish after the update was
+    // acknowledged (afterAck), so the webhook request never waits for it; a clean stop waits for it.
+    bot.command('slow', async (ctx) => {
+      const ms = Math.min(Number(ctx.payload) || 1000, 60_000)
+      const chatId = ctx.chat.id
+      await ctx.reply('Working on it…')
+      afterAck(async () => {
+        await sleep(ms)
+        await bot.telegram.sendMessage(chatId, 'Done.')
+      }, onError)
+    })
+  }
 
   bot.on(message('text'), (ctx) => {
     // Any other command: say so instead of echoing it.

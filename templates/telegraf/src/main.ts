@@ -22,7 +22,7 @@ if (config.redisUrl) {
   )
 }
 
-const bot = createBot({token: config.token, apiRoot: config.apiRoot, onError: logError, store: sessions?.store, failCommand: config.failCommand})
+const bot = createBot({token: config.token, apiRoot: config.apiRoot, onError: logError, store: sessions?.store, testCommands: config.testCommands})
 
 try {
   // Checks the token (getMe) before anything listens, so a wrong token fails at once.
