@@ -206,6 +206,12 @@ describe.each(TEMPLATES)('template %s', (template) => {
       expect((await fetch(`${cluster.nginx!.url}/health`)).status).toBe(200)
       await cluster.redis!.stop()
       await waitFor(async () => (await fetch(`http://127.0.0.1:${rest[0].port}/health`)).status === 503, '/health 503 without Redis', 15_000)
+      // An update that finds the session storage gone is not acknowledged (500): Telegram keeps it.
+      const stranded = emu.sendUserMessage(token, {text: '/count', chatId})
+      await waitFor(() => deliveries.find((d) => d.updateId === stranded.update_id), 'a delivery of the update without Redis', 15_000)
+      expect(deliveries.find((d) => d.updateId === stranded.update_id)).toMatchObject({ok: false, status: 500})
+      expect(emu.pendingUpdates(token).map((u) => u.update_id)).toContain(stranded.update_id)
+      await fetch(`${emu.apiRoot}/bot${token}/deleteWebhook`, {method: 'POST'}) // stop the retries; the update stays queued
       for (const i of rest) expect(await i.stop()).toEqual({code: 0, signal: null})
       for (const i of cluster.instances) assertNoToken({stdout: i.process.output(), stderr: ''}, token)
     } finally {

@@ -14,6 +14,32 @@ export function hasSecret(req: IncomingMessage, secret: string): boolean {
   return got.length === want.length && timingSafeEqual(got, want)
 }
 
+/** A request the webhook refuses with this status (a body too large, not JSON). */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+/** The request's body parsed as JSON, at most `limit` bytes (Telegram's updates are far smaller). */
+export async function readJson(req: IncomingMessage, limit = 1024 * 1024): Promise<unknown> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length
+    if (size > limit) throw new HttpError(413, `body larger than ${limit} bytes`)
+    chunks.push(chunk)
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'))
+  } catch {
+    throw new HttpError(400, 'body is not JSON')
+  }
+}
+
 /** Whether the bot can serve now: undefined = yes, a string = what is wrong (e.g. "Redis unreachable"). */
 export type HealthCheck = () => Promise<string | undefined> | string | undefined
 
@@ -52,6 +78,11 @@ export function createWebhookServer(
     Promise.resolve()
       .then(() => handler(req, res))
       .catch((err: unknown) => {
+        if (err instanceof HttpError) {
+          if (!res.headersSent) res.writeHead(err.status)
+          res.end(err.message)
+          return
+        }
         // Not a handler's error (src/bot.ts catches those and the update is acknowledged) but the
         // machinery's: the session storage is unreachable, the body is not JSON. Answer 500 so
         // Telegram delivers the update again later, when it may succeed.

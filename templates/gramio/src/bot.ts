@@ -4,6 +4,7 @@ import {setTimeout as sleep} from 'node:timers/promises'
 
 import {describeRoll, roll} from './dice.js'
 import {memoryStorage, session, type SessionStorage} from './session.js'
+import {guardStorage, StorageError} from './storage-error.js'
 import {afterAck, track} from './tasks.js'
 
 /**
@@ -44,7 +45,7 @@ export function createBot({token, apiRoot, onError = console.error, storage = me
     // Every update counts as in flight until handled: a clean stop waits for it.
     .use((_ctx, next) => track(next()))
     // One session per chat, loaded before the handlers and saved after them.
-    .extend(session<SessionData>(storage, () => ({count: 0})))
+    .extend(session<SessionData>(guardStorage(storage), () => ({count: 0})))
 
   bot.command('start', (ctx) => ctx.send(`Hello, ${ctx.from?.firstName ?? 'there'}! Send me a message and I will echo it. /help lists the commands.`))
 
@@ -94,8 +95,12 @@ export function createBot({token, apiRoot, onError = console.error, storage = me
 
   // A handler that throws is logged and the update counts as handled: the bot keeps running, the
   // webhook answers 200, and Telegram does not redeliver an update that would fail the same way
-  // again (which would block the chat).
-  bot.onError(({error}) => onError(error))
+  // again (which would block the chat). A storage failure is not acknowledged: the webhook answers
+  // 500 and Telegram delivers the update again later (src/storage-error.ts).
+  bot.onError(({error}) => {
+    if (error instanceof StorageError) throw error
+    onError(error)
+  })
 
   return bot
 }

@@ -3,6 +3,7 @@ import {Bot, InlineKeyboard, session, type Context, type SessionFlavor, type Sto
 import {setTimeout as sleep} from 'node:timers/promises'
 
 import {describeRoll, roll} from './dice.js'
+import {guardStorage, StorageError} from './storage-error.js'
 import {afterAck, track} from './tasks.js'
 
 /**
@@ -45,12 +46,13 @@ export function createBot({token, apiRoot, onError = console.error, storage, tes
   // Every update counts as in flight until handled: a clean stop waits for it.
   bot.use((_ctx, next) => track(next()))
   // One session per chat, loaded before the handlers and saved after them.
-  bot.use(session({initial: (): SessionData => ({count: 0}), storage}))
+  bot.use(session({initial: (): SessionData => ({count: 0}), storage: storage && guardStorage(storage)}))
 
   // A handler that throws is logged and the update counts as handled: the bot keeps running, the
   // webhook answers 200, and Telegram does not redeliver an update that would fail the same way
   // again (which would block the chat). Errors before this point (the session storage is down)
-  // are not caught here: the webhook answers 500 and Telegram delivers the update again later.
+  // are not caught here: the webhook answers 500 and Telegram delivers the update again later
+  // (src/storage-error.ts).
   const handlers = bot.errorBoundary((err) => onError(err.error))
 
   handlers.command('start', (ctx) => ctx.reply(`Hello, ${ctx.from?.first_name ?? 'there'}! Send me a message and I will echo it. /help lists the commands.`))
@@ -98,8 +100,12 @@ export function createBot({token, apiRoot, onError = console.error, storage, tes
 
   handlers.on('message', (ctx) => ctx.reply('I can only echo text for now.'))
 
-  // Long polling: anything that escaped the boundary above is logged, and polling goes on.
-  bot.catch((err) => onError(err.error))
+  // Long polling: anything else that escaped the boundary is logged, and polling goes on; a storage
+  // failure stops polling without confirming the update (main.ts reports it and exits).
+  bot.catch((err) => {
+    if (err.error instanceof StorageError) throw err.error
+    onError(err.error)
+  })
 
   return bot
 }

@@ -11,6 +11,7 @@ import {createBot, type SessionData} from './bot.js'
 import {redisHost} from './config.js'
 import {close, createWebhookServer, listen} from './http.js'
 import {configOrExit, fail, logError, onShutdown} from './lifecycle.js'
+import {StorageError} from './storage-error.js'
 import {connectRedis, type SessionStore} from './storage.js'
 import {drain} from './tasks.js'
 
@@ -63,5 +64,13 @@ if (config.webhook) {
   // Resolves when bot.stop() has been called and the last updates are confirmed.
   await bot
     .start({onStart: (me) => console.log(`@${me.username} is running (long polling); sessions in ${config.redisUrl ? 'Redis' : 'memory'}`)})
-    .catch((err: unknown) => fail('Long polling stopped', err, 'A 409 Conflict means another process polls with this token: `bot doctor` finds it.'))
+    .catch((err: unknown) =>
+      fail(
+        'Long polling stopped',
+        err,
+        err instanceof StorageError
+          ? 'Bring Redis back (REDIS_URL) and start the bot again: the update was not confirmed, so it comes again.'
+          : 'A 409 Conflict means another process polls with this token: `bot doctor` finds it.',
+      ),
+    )
 }

@@ -16,11 +16,13 @@ export interface SessionStore<T> {
 }
 
 export async function connectRedis<T>(url: string, onError: (err: unknown) => void, timeoutMs = 5000): Promise<SessionStore<T>> {
-  const client = new Redis(url, {lazyConnect: true, connectTimeout: timeoutMs, maxRetriesPerRequest: 2})
+  // enableOfflineQueue false: while Redis is away a command fails at once (the update is then not
+  // acknowledged and comes again later) instead of waiting in a queue until Redis is back.
+  const client = new Redis(url, {lazyConnect: true, connectTimeout: timeoutMs, maxRetriesPerRequest: 1, enableOfflineQueue: false})
   // ioredis reconnects on its own; say so once per outage instead of once per attempt.
   let down = false
   client.on('error', (err: Error) => {
-    if (!down) onError(new Error(`Redis at ${redisHost(url)}: ${err.message} (reconnecting)`))
+    if (!down) onError(`Redis at ${redisHost(url)}: ${err.message} (reconnecting)`)
     down = true
   })
   client.on('ready', () => (down = false))

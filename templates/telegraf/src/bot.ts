@@ -4,6 +4,7 @@ import {message} from 'telegraf/filters'
 import {setTimeout as sleep} from 'node:timers/promises'
 
 import {describeRoll, roll} from './dice.js'
+import {guardStorage, StorageError} from './storage-error.js'
 import {afterAck, track} from './tasks.js'
 
 /**
@@ -52,7 +53,7 @@ export function createBot({token, apiRoot, onError = console.error, store, testC
   // One session per chat, loaded before the handlers and saved after them.
   bot.use(
     session<SessionData, BotContext>({
-      store,
+      store: store && guardStorage(store),
       defaultSession: () => ({count: 0}),
       getSessionKey: (ctx) => (ctx.chat ? String(ctx.chat.id) : undefined),
     }),
@@ -116,8 +117,13 @@ export function createBot({token, apiRoot, onError = console.error, store, testC
 
   bot.on('message', (ctx) => ctx.reply('I can only echo text for now.'))
 
-  // Errors outside the handlers (the session storage is down, a handler timed out) are logged too.
-  bot.catch((err) => onError(err))
+  // Errors outside the handlers: a handler that timed out is logged (the update is acknowledged and
+  // the handler goes on); a storage failure is not acknowledged: the webhook answers 500 and
+  // Telegram delivers the update again later, long polling stops with the error (src/storage-error.ts).
+  bot.catch((err) => {
+    if (err instanceof StorageError) throw err
+    onError(err)
+  })
 
   return bot
 }

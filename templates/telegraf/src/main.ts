@@ -5,10 +5,15 @@
  *   polling  (default) long polling with getUpdates
  * Sessions live in Redis when REDIS_URL is set (any number of instances), else in memory (one).
  */
+import type {IncomingMessage, ServerResponse} from 'node:http'
+
+import type {Update} from 'telegraf/types'
+
 import {createBot, type SessionData} from './bot.js'
 import {redisHost} from './config.js'
-import {close, createWebhookServer, listen} from './http.js'
+import {close, createWebhookServer, hasSecret, listen, readJson} from './http.js'
 import {configOrExit, fail, logError, onShutdown} from './lifecycle.js'
+import {StorageError} from './storage-error.js'
 import {connectRedis, type SessionStore} from './storage.js'
 import {drain} from './tasks.js'
 
@@ -40,8 +45,16 @@ async function finish(): Promise<void> {
 const where = config.redisUrl ? 'Redis' : 'memory'
 if (config.webhook) {
   const {webhook} = config
-  // Telegraf's adapter answers 403 when the path or the secret header is wrong.
-  const server = createWebhookServer(webhook, bot.webhookCallback(webhook.path, {secretToken: webhook.secret}), logError, () => sessions?.check())
+  // Telegraf's bot.handleUpdate() behind the secret check. Not bot.webhookCallback(): that one
+  // answers 200 even when the update failed, and an update that found the session storage down
+  // must get a 500 so that Telegram delivers it again later. Handler errors are caught in
+  // src/bot.ts, so they still answer 200.
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    if (!hasSecret(req, webhook.secret)) return void res.writeHead(401).end('secret token is invalid')
+    await bot.handleUpdate((await readJson(req)) as Update)
+    res.writeHead(200).end()
+  }
+  const server = createWebhookServer(webhook, handle, logError, () => sessions?.check())
   const port = await listen(server, webhook.port).catch((err: unknown) =>
     fail(`Could not listen on port ${webhook.port}`, err, 'Another process uses that port: stop it, or set PORT to a free one.'),
   )
@@ -60,5 +73,13 @@ if (config.webhook) {
   // launch() resolves only when polling stops; the callback runs once it has started.
   const polling = bot
     .launch(() => console.log(`@${bot.botInfo?.username} is running (long polling); sessions in ${where}`))
-    .catch((err: unknown) => fail('Long polling stopped', err, 'A 409 Conflict means another process polls with this token: `bot doctor` finds it.'))
+    .catch((err: unknown) =>
+      fail(
+        'Long polling stopped',
+        err,
+        err instanceof StorageError
+          ? 'Bring Redis back (REDIS_URL) and start the bot again: the update was not confirmed, so it comes again.'
+          : 'A 409 Conflict means another process polls with this token: `bot doctor` finds it.',
+      ),
+    )
 }

@@ -25,17 +25,21 @@ function withDeadline<T>(promise: Promise<T>, ms: number, what: string): Promise
 }
 
 export async function connectRedis<T>(url: string, onError: (err: unknown) => void, timeoutMs = 5000): Promise<SessionStore<T>> {
-  const client = createClient({url, socket: {connectTimeout: timeoutMs}})
+  // disableOfflineQueue: while Redis is away a command fails at once (the update is then not
+  // acknowledged and comes again later) instead of waiting in a queue until Redis is back.
+  const client = createClient({url, socket: {connectTimeout: timeoutMs}, disableOfflineQueue: true})
   // node-redis reconnects on its own; say so once per outage instead of once per attempt.
   let down = false
   client.on('error', (err: Error) => {
-    if (!down) onError(new Error(`Redis at ${redisHost(url)}: ${err.message} (reconnecting)`))
+    if (!down) onError(`Redis at ${redisHost(url)}: ${err.message} (reconnecting)`)
     down = true
   })
   client.on('ready', () => (down = false))
   // The store connects the client itself.
+  const ready = new Promise<void>((resolve) => client.once('ready', resolve))
   const store = Redis<T>({client})
   try {
+    await withDeadline(ready, timeoutMs, 'connect')
     await withDeadline(client.ping(), timeoutMs, 'PING')
   } catch (err) {
     await client.disconnect().catch(() => {})
