@@ -1,7 +1,8 @@
 /**
  * End to end, for each template: `bot init` generates a project in a temporary folder and installs
  * its dependencies for real with npm (from the registry; the shared npm cache makes repeats fast;
- * the three installs and builds run in parallel, once, and every test of the file reuses them).
+ * the three installs, builds and Dockerfile runs happen in parallel, once, and every test of the
+ * file reuses them).
  *
  * - The project builds with its own TypeScript, and its own `npm test` (vitest against the emulator)
  *   passes right after `bot init`.
@@ -36,7 +37,7 @@ import {cliEnv, startCli, type CliResult, type RunningCli} from '../support/cli.
 import {startLocaltunnelServer, type LocaltunnelServer} from '../support/lt-server.js'
 import {startRedis} from '../support/redis.js'
 import {setWebhook, startCluster, startInstance, type Cluster} from './cluster.js'
-import {runDockerfileSteps} from './dockerfile.js'
+import {runDockerfileSteps, type DockerfileRun} from './dockerfile.js'
 import {TEMPLATES, fakeUpdate, init, tempDir, waitFor, type Template} from './support.js'
 
 const run = promisify(execFile)
@@ -47,6 +48,7 @@ let emu: BotApiEmulator
 let lt: LocaltunnelServer
 let root: string
 const dirs = {} as Record<Template, string>
+const images = {} as Record<Template, DockerfileRun>
 /** Every process a test started, stopped in afterAll whatever happened. */
 const cleanups: (() => Promise<unknown>)[] = []
 
@@ -69,6 +71,9 @@ beforeAll(async () => {
       expect(JSON.parse(r.stdout)).toMatchObject({installed: true, template})
       await npm(['run', 'build'], dir)
       dirs[template] = dir
+      // Every RUN and COPY of the Dockerfile, carried out in stage folders at another depth than the
+      // project (a lock file that only works where it was made would fail here, as in an image).
+      images[template] = await runDockerfileSteps(dir, join(root, 'docker', template), cliEnv({env: {npm_config_prefer_offline: 'true'}}))
     }),
   )
 }, INSTALL_TIMEOUT_MS)
@@ -103,9 +108,7 @@ describe.each(TEMPLATES)('template %s', (template) => {
   }, 180_000)
 
   it('runs as the Dockerfile runs it (its steps by hand): /health; SIGTERM finishes the work in flight', async () => {
-    // Every RUN and COPY of the Dockerfile, carried out in stage folders at another depth than the
-    // project (a lock file that only works where it was made would fail here, as in an image).
-    const image = await runDockerfileSteps(dir, join(root, 'docker', template), cliEnv({env: {npm_config_prefer_offline: 'true'}}))
+    const image = images[template] // the Dockerfile's steps, carried out in beforeAll
     expect(image.ran.some((r) => r.startsWith('npm ci --omit=dev'))).toBe(true)
     expect(image.cmd).toEqual(['node', 'dist/main.js'])
     expect(image.user).toBe('node')
