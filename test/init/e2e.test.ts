@@ -24,9 +24,9 @@
  * (`npm run build`), the npm registry (or a warm npm cache), redis-server and nginx (.ci/run
  * installs them).
  */
-import {execFile} from 'node:child_process'
+import {execFile, spawn} from 'node:child_process'
 import {existsSync, readFileSync, rmSync} from 'node:fs'
-import {join} from 'node:path'
+import {dirname, join} from 'node:path'
 import {promisify} from 'node:util'
 
 import getPort from 'get-port'
@@ -106,6 +106,21 @@ describe.each(TEMPLATES)('template %s', (template) => {
     const {stdout} = await npm(['test'], dir)
     expect(stdout).toMatch(/Tests\s+4 passed/)
   }, 180_000)
+
+  it('npm run dev:offline finds bot in its dev dependencies', async () => {
+    // No `bot` on PATH: only node_modules/.bin (bot-cli) can provide it.
+    const env = cliEnv({env: {PATH: `${dirname(process.execPath)}:/usr/bin:/bin`}})
+    const child = spawn(NPM, ['run', '-s', 'dev:offline'], {cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe']})
+    let out = ''
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d))
+    child.stderr.resume()
+    child.stdin.end('/count\n/count\n')
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+    clearTimeout(timer)
+    expect(code, out).toBe(0)
+    expect(out).toMatch(/bot › Count: 1[\s\S]*bot › Count: 2/)
+  }, 90_000)
 
   it('runs as the Dockerfile runs it (its steps by hand): /health; SIGTERM finishes the work in flight', async () => {
     const image = images[template] // the Dockerfile's steps, carried out in beforeAll
