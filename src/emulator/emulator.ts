@@ -14,7 +14,7 @@ import type {
   BotInfo, CallbackQueryOptions, CreateBotOptions, DeliveryEvent, EmulatorOptions, RecordedCall, TgObject, Update,
   UserMessageOptions, WaitOptions, WebhookState,
 } from './types.js'
-import {allowedUpdatesList, userMessageEntities} from './updates.js'
+import {allowedUpdatesList, commandEntities} from './updates.js'
 import {webhookInfo} from './webhook-config.js'
 
 /** A token the official front-end would route: `<bot id>:<24+ base64url characters>`, at most 80 characters. */
@@ -203,7 +203,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
       ? {id: chatId, title: options.chatTitle ?? 'Test Group', type: 'group'}
       : {id: chatId, first_name: from.first_name, ...(from.last_name ? {last_name: from.last_name} : {}),
           ...(from.username ? {username: from.username} : {}), type: 'private'}
-    const entities = userMessageEntities(options.text)
+    const entities = commandEntities(options.text)
     const replied = options.replyToMessageId !== undefined ? bot.message(chatId, options.replyToMessageId) : undefined
     const message: TgObject = {
       message_id: bot.nextMessageId(chatId), from, chat, date: Math.floor(Date.now() / 1000),

@@ -115,3 +115,6 @@ export function chatsIn(update: TgObject): TgObject[] {
 export function userMessageEntities(text: string): TgObject[] {
   return entitiesJson(detectEntities(text))
 }
+
+/** The former name (it once gave bot_command entities only); now every detected entity, as userMessageEntities. */
+export const commandEntities = userMessageEntities

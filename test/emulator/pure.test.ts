@@ -1,7 +1,7 @@
 /** The pure readings of the facts: integer/boolean parameters, allowed_updates, webhook URLs and addresses, commands. */
 import {describe, expect, it} from 'vitest'
 import {toBool, toInt} from '../../src/emulator/params.js'
-import {allowedUpdatesList, parseAllowedUpdates, userMessageEntities as commandEntities, webhookQueueOf} from '../../src/emulator/updates.js'
+import {allowedUpdatesList, commandEntities, parseAllowedUpdates, webhookQueueOf} from '../../src/emulator/updates.js'
 import {isReservedIpv4, parseWebhookUrl} from '../../src/emulator/webhook-config.js'
 
 describe('parameter readings (§1.2)', () => {
