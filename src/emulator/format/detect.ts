@@ -97,9 +97,9 @@ const TLDS = new Set(('com org net edu gov mil int info biz name pro mobi asia t
   'co za ng ke eg xyz online site store tech top club live shop blog cloud link news space website fun art design ' +
   'рф su').split(' '))
 
-const URL_RE = /(?:(?:https?|ftp|tonsite):\/\/)?(?:(?:[\p{L}\p{N}_-]+\.)+[\p{L}\p{N}_-]+|\d{1,3}(?:\.\d{1,3}){3})(?::\d{1,5})?(?:[/?#][^\s<>"«»]*)?/giu
+const URL_RE = /(?<![\p{L}\p{N}_.\/@-])(?:(?:https?|ftp|tonsite):\/\/)?(?:(?:[\p{L}\p{N}_-]+\.)+[\p{L}\p{N}_-]+|\d{1,3}(?:\.\d{1,3}){3})(?::\d{1,5})?(?:[/?#][^\s<>"«»]*)?/giu
 const TG_URL_RE = /\b(?:tg|ton|tonsite):\/\/[\w-]+(?:[/?#][^\s<>"«»]*)?/giu
-const EMAIL_SCAN = /(?:mailto:)?[a-z0-9_.+-]+@[a-z0-9_.-]+\.[a-z]{2,8}(?![a-z0-9_-])/giu
+const EMAIL_SCAN = /(?<![a-z0-9_.+-])(?:mailto:)?[a-z0-9_.+-]+@[a-z0-9_.-]+\.[a-z]{2,8}(?![a-z0-9_-])/giu
 const EMAIL_RE = /^(?:[a-z0-9_-]{0,26}[.+]){0,10}[a-z0-9_-]{1,35}@(?:(?:[a-z0-9][a-z0-9_-]{0,28})?[a-z0-9][.]){1,6}[a-z]{2,8}$/i
 
 /** Trailing characters td trims from a URL; a `)` only when it closes nothing. */

@@ -46,6 +46,44 @@ function nonIntersecting(entities: Entity[]): Entity[] {
   return kept
 }
 
+/** Index of the first element of the sorted `values` for which `below` is false (binary search). */
+function lowerBound<T>(values: T[], below: (v: T) => boolean): number {
+  let lo = 0
+  let hi = values.length
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (below(values[mid])) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/**
+ * Queries on sorted, non-overlapping entities (their ends increase with their offsets too), each in O(log n):
+ * does [from, to) overlap one, lie inside one, or cross one's bounds?
+ */
+class Intervals {
+  constructor(private readonly sorted: Entity[]) {}
+
+  overlaps(from: number, to: number): boolean {
+    const i = lowerBound(this.sorted, (e) => e.offset < to) - 1
+    return i >= 0 && this.sorted[i].offset + this.sorted[i].length > from
+  }
+
+  contains(from: number, to: number): boolean {
+    const i = lowerBound(this.sorted, (e) => e.offset <= from) - 1
+    return i >= 0 && to <= this.sorted[i].offset + this.sorted[i].length
+  }
+
+  /** One begins or ends strictly inside (from, to). */
+  crosses(from: number, to: number): boolean {
+    const s = lowerBound(this.sorted, (e) => e.offset <= from)
+    if (s < this.sorted.length && this.sorted[s].offset < to) return true
+    const e = lowerBound(this.sorted, (q) => q.offset + q.length <= from)
+    return e < this.sorted.length && this.sorted[e].offset + this.sorted[e].length < to
+  }
+}
+
 /**
  * Resolve overlaps as td's fix_entities: continuous entities (links, code, detected ones…) never overlap,
  * blockquotes never nest and are never crossed, and bold/italic/underline/strikethrough/spoiler are merged per type
@@ -54,12 +92,12 @@ function nonIntersecting(entities: Entity[]): Entity[] {
 function normalize(entities: Entity[]): Entity[] {
   const splittable = entities.filter((e) => SPLITTABLE_TYPES.has(e.type))
   const quotes = nonIntersecting(entities.filter(isBlockquote))
-  const crosses = (e: Entity): boolean => quotes.some((q) => (e.offset < q.offset && q.offset < e.offset + e.length) ||
-    (e.offset < q.offset + q.length && q.offset + q.length < e.offset + e.length))
-  const continuous = nonIntersecting(entities.filter((e) => !SPLITTABLE_TYPES.has(e.type) && !isBlockquote(e))).filter((e) => !crosses(e))
+  const quoteBounds = new Intervals(quotes)
+  const continuous = nonIntersecting(entities.filter((e) => !SPLITTABLE_TYPES.has(e.type) && !isBlockquote(e)))
+    .filter((e) => !quoteBounds.crosses(e.offset, e.offset + e.length))
   const others = [...continuous, ...quotes]
   const cuts = [...new Set(others.flatMap((e) => [e.offset, e.offset + e.length]))].sort((a, b) => a - b)
-  const pre = continuous.filter((e) => PRE_TYPES.has(e.type))
+  const pre = new Intervals(continuous.filter((e) => PRE_TYPES.has(e.type)))
   const result: Entity[] = [...others]
   for (const type of SPLITTABLE_TYPES) {
     const ranges = splittable.filter((e) => e.type === type).sort((a, b) => a.offset - b.offset)
@@ -71,13 +109,27 @@ function normalize(entities: Entity[]): Entity[] {
     }
     for (const [start, end] of merged) {
       let from = start
-      for (const cut of [...cuts.filter((c) => c > start && c < end), end]) {
-        if (!pre.some((p) => p.offset <= from && cut <= p.offset + p.length)) result.push({type, offset: from, length: cut - from})
+      for (let i = lowerBound(cuts, (c) => c <= start); ; i++) {
+        const cut = i < cuts.length && cuts[i] < end ? cuts[i] : end
+        if (!pre.contains(from, cut)) result.push({type, offset: from, length: cut - from})
         from = cut
+        if (cut === end) break
       }
     }
   }
   return sortEntities(result)
+}
+
+/** The text is longer than `limit` code points (checked before detection, which it would only slow down). */
+export class TooLong extends Error {}
+
+export function codePoints(text: string): number {
+  let n = text.length
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c >= 0xd800 && c <= 0xdbff) n--
+  }
+  return n
 }
 
 const DETECTED = new Set(['mention', 'hashtag', 'cashtag', 'bot_command', 'url', 'email'])
@@ -92,7 +144,7 @@ function capUserEntities(entities: Entity[]): Entity[] {
  * The final text and entities. Throws FormatError('Text must be non-empty') when nothing but spaces and newlines is
  * left, unless `allowEmpty` (captions), which answers an empty text.
  */
-export function finish(raw: string, parsed: Entity[], options: {allowEmpty: boolean}): {text: string; entities: Entity[]} {
+export function finish(raw: string, parsed: Entity[], options: {allowEmpty: boolean; limit?: number}): {text: string; entities: Entity[]} {
   let entities = parsed.filter((e) => e.length > 0)
   let text = clean(raw, entities)
   entities = entities.filter((e) => e.length > 0)
@@ -107,6 +159,11 @@ export function finish(raw: string, parsed: Entity[], options: {allowEmpty: bool
     entities = entities.filter((e) => e.offset <= last)
     for (const e of entities) e.length = Math.min(e.length, last + 1 - e.offset)
   }
+  if (options.limit !== undefined && text.length > options.limit) {
+    let lead = 0
+    while (text[lead] === ' ' || text[lead] === '\n') lead++
+    if (codePoints(text) - lead > options.limit) throw new TooLong() // however the entities fall, it stays too long
+  }
   if (entities.length > 0) entities = normalize(entities)
   const firstEntity = entities.length > 0 ? entities[0].offset : text.length
   let first = 0
@@ -115,13 +172,12 @@ export function finish(raw: string, parsed: Entity[], options: {allowEmpty: bool
     text = text.slice(first)
     for (const e of entities) e.offset -= first
   }
+  if (options.limit !== undefined && text.length > options.limit && codePoints(text) > options.limit) throw new TooLong()
   const detected = detectEntities(text)
   if (detected.length > 0) {
-    const blocking = entities.filter((e) => !SPLITTABLE_TYPES.has(e.type) && !isBlockquote(e))
-    const quotes = entities.filter(isBlockquote)
-    const free = detected.filter((d) => !blocking.some((b) => d.offset < b.offset + b.length && b.offset < d.offset + d.length) &&
-      !quotes.some((q) => (d.offset < q.offset && q.offset < d.offset + d.length) ||
-        (d.offset < q.offset + q.length && q.offset + q.length < d.offset + d.length)))
+    const blocking = new Intervals(entities.filter((e) => !SPLITTABLE_TYPES.has(e.type) && !isBlockquote(e)))
+    const quotes = new Intervals(entities.filter(isBlockquote))
+    const free = detected.filter((d) => !blocking.overlaps(d.offset, d.offset + d.length) && !quotes.crosses(d.offset, d.offset + d.length))
     if (free.length > 0) entities = normalize([...entities, ...free])
   }
   return {text, entities: capUserEntities(entities)}

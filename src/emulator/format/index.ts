@@ -5,7 +5,7 @@
 import {ApiError, badRequest} from '../errors.js'
 import {type Entity, FormatError, type Parsed} from './entity.js'
 import {EntityError, checkExplicitEntities, readExplicitEntities} from './explicit.js'
-import {finish} from './fix.js'
+import {TooLong, finish} from './fix.js'
 import {parseHtml} from './html.js'
 import {parseMarkdown} from './markdown.js'
 import {parseMarkdownV2} from './markdown-v2.js'
@@ -39,15 +39,6 @@ export interface FormatInput {
 /** td's message text: `Bad Request: ` and the first letter lower-cased (unless the second is upper-case). */
 const tdError = (message: string): ApiError =>
   badRequest(/^.[A-Z_]/.test(message) ? message : message[0].toLowerCase() + message.slice(1))
-
-const codePoints = (text: string): number => {
-  let n = text.length
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (c >= 0xd800 && c <= 0xdbff) n--
-  }
-  return n
-}
 
 /**
  * The formatted text, in the server's two stages. Calling formatText runs what the Bot API server checks at once
@@ -85,14 +76,11 @@ export function formatText(input: FormatInput): () => {text: string; entities: E
     let result: {text: string; entities: Entity[]}
     try {
       const source = parsed ?? {text: raw, entities: checkExplicitEntities(explicit!, raw)}
-      result = finish(source.text, source.entities, {allowEmpty: kind === 'caption'})
+      result = finish(source.text, source.entities, {allowEmpty: kind === 'caption', limit: kind === 'caption' ? CAPTION_LIMIT : TEXT_LIMIT})
     } catch (err) {
+      if (err instanceof TooLong) throw badRequest(kind === 'caption' ? 'message caption is too long' : 'message is too long')
       if (err instanceof FormatError) throw tdError(err.message)
       throw err
-    }
-    const limit = kind === 'caption' ? CAPTION_LIMIT : TEXT_LIMIT
-    if (result.text.length > limit && codePoints(result.text) > limit) {
-      throw badRequest(kind === 'caption' ? 'message caption is too long' : 'message is too long')
     }
     if (input.user) {
       for (const e of result.entities) if (e.type === 'text_mention') e.user = input.user(e.user!.id as number)
