@@ -76,6 +76,21 @@ describe('parse_mode MarkdownV2', () => {
     expect(pre.json.result).toMatchObject({text: 'print(1)', entities: [{offset: 0, length: 8, type: 'pre', language: 'python'}]})
   })
 
+  it('reads expandable blockquotes, custom emoji, tg-time, and drops links td refuses', async () => {
+    const {send} = await chat()
+    expect((await send('>line one\n>line two||', {parse_mode: 'MarkdownV2'})).json.result).toMatchObject(
+      {text: 'line one\nline two', entities: [{offset: 0, length: 17, type: 'expandable_blockquote'}]})
+    expect((await send('![👍](tg://emoji?id=5368324170671202286)', {parse_mode: 'MarkdownV2'})).json.result.entities).toEqual(
+      [{offset: 0, length: 2, type: 'custom_emoji', custom_emoji_id: '5368324170671202286'}])
+    expect((await send('<tg-time unix="1700000000" format="wD">when</tg-time>', {parse_mode: 'HTML'})).json.result.entities).toEqual(
+      [{offset: 0, length: 4, type: 'date_time', unix_time: 1700000000, date_time_format: 'wD'}])
+    expect((await send('<tg-time unix="1700000000" format="x">when</tg-time>', {parse_mode: 'HTML'})).text).toBe(entitiesError('Invalid date format used'))
+    const dropped = await send('[bad](localhost) ok', {parse_mode: 'MarkdownV2'})
+    expect(dropped.json.result.text).toBe('bad ok')
+    expect(dropped.json.result.entities).toBeUndefined()
+    expect((await send('x >a', {parse_mode: 'MarkdownV2'})).text).toBe(entitiesError("Character '>' is reserved and must be escaped with the preceding '\\'"))
+  })
+
   it('gives the reserved-character and unclosed-entity errors with byte offsets', async () => {
     const {send} = await chat()
     expect((await send('Hello.', {parse_mode: 'MarkdownV2'})).text).toBe(entitiesError("Character '.' is reserved and must be escaped with the preceding '\\'"))

@@ -35,9 +35,10 @@ export function sortEntities(entities: Entity[]): Entity[] {
 export const PRE_TYPES = new Set(['code', 'pre', 'date_time'])
 /** Entities that may be split around others: bold, italic, underline, strikethrough, spoiler. */
 export const SPLITTABLE_TYPES = new Set(['bold', 'italic', 'underline', 'strikethrough', 'spoiler'])
-/** Entities that cannot hold a detected one (td's continuous + pre masks). */
-export const UNSPLITTABLE_TYPES = new Set(['code', 'pre', 'date_time', 'text_link', 'text_mention', 'custom_emoji',
-  'mention', 'hashtag', 'cashtag', 'bot_command', 'url', 'email', 'phone_number', 'bank_card_number'])
+/** A tg-time / tg://time format: `r`, `R`, or any mix of `t T d D w W`. */
+export function dateFormatValid(format: string): boolean {
+  return format === 'r' || format === 'R' || /^[tTdDwW]*$/.test(format)
+}
 
 /** The byte at `i`, or 0 past the end (the parsers read like C strings). */
 export const byteAt = (buf: Uint8Array, i: number): number => (i < buf.length ? buf[i] : 0)

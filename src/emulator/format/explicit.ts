@@ -8,6 +8,9 @@ import {checkedLink} from './links.js'
 /** An error the client sees as `Bad Request: can't parse MessageEntity: <message>`. */
 export class EntityError extends Error {}
 
+/** A td error about explicit entities: the client sees `Bad Request: <message, first letter lower-cased>`. */
+export class TdError extends FormatError {}
+
 const DROPPED = new Set(['mention', 'hashtag', 'cashtag', 'bot_command', 'url', 'email', 'phone_number', 'bank_card_number'])
 const PLAIN = new Set(['bold', 'italic', 'underline', 'strikethrough', 'spoiler', 'code', 'blockquote', 'expandable_blockquote'])
 
@@ -127,6 +130,3 @@ export function checkExplicitEntities(entities: Entity[], text: string): Entity[
   }
   return kept.filter((e) => e.length > 0)
 }
-
-/** A td error about explicit entities: the client sees `Bad Request: <message, first letter lower-cased>`. */
-export class TdError extends FormatError {}

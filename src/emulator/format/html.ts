@@ -2,7 +2,7 @@
  * parse_mode=HTML (facts-2 §1.3): the tags td accepts, `&lt; &gt; &amp; &quot; &#N; &#xH;` (the `;` optional), any
  * other `&…` kept as it is. Errors name the byte offset of the tag in the raw input.
  */
-import {type Entity, FormatError, Output, type Parsed, byteAt, isSpace, sortEntities} from './entity.js'
+import {type Entity, FormatError, Output, type Parsed, byteAt, dateFormatValid, isSpace, sortEntities} from './entity.js'
 import {checkedLink, linkUserId} from './links.js'
 
 const TAGS = new Set(['a', 'b', 'strong', 'i', 'em', 's', 'strike', 'del', 'u', 'ins', 'tg-spoiler', 'tg-emoji',
@@ -15,11 +15,6 @@ const SIMPLE: Record<string, string> = {
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39
 const isAlpha = (c: number): boolean => ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a)
 const isHex = (c: number): boolean => isDigit(c) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x66)
-
-/** `r`, `R`, or any mix of `t T d D w W` (tg-time's format). */
-export function dateFormatValid(format: string): boolean {
-  return format === 'r' || format === 'R' || /^[tTdDwW]*$/.test(format)
-}
 
 /** A character reference at `pos` (which holds '&'): its code point and the position after it, or code 0. */
 function decodeEntity(s: Uint8Array, pos: number): {code: number; next: number} {

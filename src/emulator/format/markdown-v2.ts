@@ -3,9 +3,8 @@
  * `[text](url)`, `![emoji](tg://emoji?id=N)`, `` `code` ``, ```` ```lang\npre``` ````, `>` blockquotes; `\` escapes
  * any ASCII character. Errors name the byte offset into the raw input.
  */
-import {type Entity, FormatError, Output, type Parsed, byteAt, isSpace, sortEntities} from './entity.js'
+import {type Entity, FormatError, Output, type Parsed, byteAt, dateFormatValid, isSpace, sortEntities} from './entity.js'
 import {checkedLink, linkCustomEmojiId, linkDateTime, linkUserId} from './links.js'
-import {dateFormatValid} from './html.js'
 
 const RESERVED = new Set([...'_*[]()~`>#+-=|{}.!\n'].map((c) => c.charCodeAt(0)))
 const BACKTICK = 0x60
