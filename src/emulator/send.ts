@@ -6,6 +6,7 @@ import {randomBytes} from 'node:crypto'
 import type {BotState} from './bot.js'
 import type {Handler} from './core.js'
 import {badRequest} from './errors.js'
+import {entitiesJson, formatText} from './format/index.js'
 import {chatOf, formatted, markupOf, now, parseJson, repliedMessage, replyTarget} from './message-params.js'
 import type {Params, UploadedFile} from './params.js'
 import type {TgObject} from './types.js'
@@ -97,11 +98,12 @@ export const sendOther: Handler = (bot, params, core, ctx) => {
         total_voter_count: 0, is_closed: false, is_anonymous: true, type: 'regular', allows_multiple_answers: false}
       break
     case 'sendmediagroup': {
-      const chat = chatOf(bot, params)
-      const items = parseJson(params.get('media'), 'media') as Array<{type?: string; caption?: string}> | undefined
+      const items = parseJson(params.get('media'), 'media') as Array<TgObject> | undefined
       if (!Array.isArray(items) || items.length === 0) throw badRequest('media is empty')
-      return {result: items.map((m) => sendNew(bot, params, () => ({[m.type === 'photo' ? 'photo' : m.type ?? 'document']: {file_id: fileId()},
-        ...(m.caption ? {caption: m.caption} : {})}), chat))}
+      const captions = items.map((m) => captionOf(m))
+      const chat = chatOf(bot, params)
+      return {result: items.map((m, i) => sendNew(bot, params, () => ({[m.type === 'photo' ? 'photo' : String(m.type ?? 'document')]: {file_id: fileId()},
+        ...captions[i]()}), chat))}
     }
     case 'sendchataction':
       return sendChatAction(bot, params, core, ctx)
@@ -109,6 +111,17 @@ export const sendOther: Handler = (bot, params, core, ctx) => {
       if (params.get('text') !== undefined) content.text = params.get('text')
   }
   return {result: sendNew(bot, params, () => content)}
+}
+
+/** The caption of an InputMedia (`caption`, `parse_mode`, `caption_entities`), formatted like a message caption. */
+function captionOf(media: TgObject): () => TgObject {
+  if (typeof media.caption !== 'string' || media.caption === '') return () => ({})
+  const finish = formatText({raw: media.caption, kind: 'caption', parseMode: typeof media.parse_mode === 'string' ? media.parse_mode : undefined,
+    entities: media.caption_entities === undefined ? undefined : JSON.stringify(media.caption_entities)})
+  return () => {
+    const {text, entities} = finish()
+    return text === '' ? {} : {caption: text, ...(entities.length > 0 ? {caption_entities: entitiesJson(entities)} : {})}
+  }
 }
 
 const ACTIONS = new Set(['typing', 'upload_photo', 'record_video', 'upload_video', 'record_voice', 'upload_voice',

@@ -190,6 +190,11 @@ describe('the text around parsing', () => {
     expect((await photo('<b>x', {parse_mode: 'HTML'})).text).toBe(entitiesError('Can\'t find end tag corresponding to start tag "b"'))
     expect((await photo('a'.repeat(1025))).text).toBe(bad('Bad Request: message caption is too long'))
     expect((await photo('a'.repeat(1024))).status).toBe(200)
+    const album = await api('sendMediaGroup', {chat_id: 1111, media: [
+      {type: 'photo', media: 'AgAD', caption: '<i>one</i>', parse_mode: 'HTML'}, {type: 'photo', media: 'AgAE', caption: 'two'}]})
+    expect(album.json.result.map((m: any) => [m.caption, m.caption_entities])).toEqual([['one', [{offset: 0, length: 3, type: 'italic'}]], ['two', undefined]])
+    expect((await api('sendMediaGroup', {chat_id: 1111, media: [{type: 'photo', media: 'AgAD', caption: '*x', parse_mode: 'MarkdownV2'}]})).text).toBe(
+      entitiesError("Can't find end of Bold entity at byte offset 0"))
     const empty = await photo('<b> </b>', {parse_mode: 'HTML'})
     expect(empty.status).toBe(200)
     expect('caption' in empty.json.result).toBe(false)
