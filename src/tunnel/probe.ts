@@ -128,7 +128,7 @@ export async function proveReachable(publicUrl: string, healthPath: string, opti
   } catch {
     throw new TunnelError(`"${base}" is not a URL`, {code: 'tunnel_invalid', fix: 'give an http(s) URL'})
   }
-  const deadline = AbortSignal.timeout(timeoutMs)
+  const deadline = AbortSignal.timeout(Math.max(1, Math.ceil(timeoutMs)))
   const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline
   const left = () => timeoutMs - (performance.now() - started)
   const aborted = () => new TunnelError('the reachability check was cancelled', {code: 'tunnel_aborted'})
@@ -151,7 +151,7 @@ export async function proveReachable(publicUrl: string, healthPath: string, opti
       dnsKnown = true
     }
     attempts++
-    const attemptSignal = AbortSignal.any([signal, AbortSignal.timeout(Math.max(1, Math.min(5000, left())))])
+    const attemptSignal = AbortSignal.any([signal, AbortSignal.timeout(Math.max(1, Math.ceil(Math.min(5000, left()))))])
     try {
       const res = await fetch(target, {
         signal: attemptSignal,
