@@ -23,6 +23,8 @@ export type CloudflaredFailure = 'rate-limited' | 'request' | 'network' | 'edge'
 const BANNER = /Your quick Tunnel has been created!/
 const BOXED_URL = /\|\s*(https?:\/\/[^\s|]+)\s*\|/
 const REGISTERED = /Registered tunnel connection|\bConnection [0-9a-f-]{8,} registered\b/
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b\[[0-9;]*m/g
 const NETWORK = /no such host|network is unreachable|i\/o timeout|connection refused|server misbehaving|temporary failure in name resolution|dial tcp/i
 
 /** Drops the time stamp cloudflared puts in front of each line, for shorter messages. */
@@ -133,7 +135,7 @@ export class CloudflaredLog {
   }
 
   private line(raw: string): void {
-    const text = withoutTime(raw).trim()
+    const text = withoutTime(raw.replace(ANSI, '')).trim()
     if (!text) return
     this.tail.push(redactPaths(text))
     if (this.tail.length > TAIL_LINES) this.tail.shift()

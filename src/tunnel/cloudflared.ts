@@ -197,11 +197,20 @@ export class CloudflaredProvider implements TunnelProvider {
     if (host.includes(':') && !host.startsWith('[')) host = `[${host}]`
     const deadlineMs = options.timeoutMs ?? DEFAULT_TUNNEL_TIMEOUT_MS
 
-    const child = spawn(program, ['tunnel', '--no-autoupdate', '--url', `http://${host}:${port}`], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: process.platform !== 'win32',
-      env: this.env,
-    })
+    let child: ChildProcess
+    try {
+      child = spawn(program, ['tunnel', '--no-autoupdate', '--url', `http://${host}:${port}`], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        // Its own process group: a Ctrl-C at the terminal reaches `bot dev`, which stops it in order.
+        detached: process.platform !== 'win32',
+        env: this.env,
+      })
+    } catch (err) {
+      throw new TunnelError(`cloudflared (${program}) could not be started: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, {
+        code: 'tunnel_missing',
+        fix: `check that ${program} is an executable cloudflared binary; ${OTHER_WAYS}`,
+      })
+    }
     track(child)
     child.on('exit', () => live.delete(child))
 

@@ -3,7 +3,7 @@
  * a real process found on PATH or through BOT_CLOUDFLARED.
  */
 import {spawn} from 'node:child_process'
-import {readFileSync} from 'node:fs'
+import {readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -174,5 +174,29 @@ describe('cloudflared provider', () => {
     expect(code, out).toBe(0)
     expect(pid).toBeGreaterThan(0)
     await until(() => !alive(pid), 'the orphaned stand-in to be gone', 5000)
+  })
+})
+
+describe('cloudflared provider: programs that are not quite cloudflared', () => {
+  it('a program that exits at once: tunnel_exited with its last line', async () => {
+    const script = path.join(bin.dir, 'old-cloudflared')
+    writeFileSync(script, '#!/bin/sh\necho "Incorrect Usage: flag provided but not defined: -no-autoupdate" >&2\nexit 1\n', {mode: 0o755})
+    const err = await openError(cloudflaredProvider({env: {...bin.env(), BOT_CLOUDFLARED: script}}).open({port: echo.port}))
+    expect(err.reason).toBe('tunnel_exited')
+    expect(err.message).toBe('cloudflared exited with code 1 before the tunnel was ready: Incorrect Usage: flag provided but not defined: -no-autoupdate')
+  })
+
+  it('a wrapper script that does not exec: close() stops the whole process group', async () => {
+    const argvFile = path.join(bin.dir, 'argv-wrapped.json')
+    const script = path.join(bin.dir, 'wrapped-cloudflared')
+    writeFileSync(script, `#!/bin/sh\n"${process.execPath}" "${FAKE_CLOUDFLARED}" "$@"\necho wrapper-done >&2\n`, {mode: 0o755})
+    const tunnel = (await cloudflaredProvider({
+      env: {...bin.env({FAKE_CLOUDFLARED_DELAY_MS: '0', FAKE_CLOUDFLARED_ARGV_FILE: argvFile}), BOT_CLOUDFLARED: script},
+    }).open({port: echo.port})) as CloudflaredTunnel
+    const {pid: innerPid} = JSON.parse(readFileSync(argvFile, 'utf8')) as {pid: number}
+    expect(innerPid).not.toBe(tunnel.pid)
+    expect(alive(innerPid)).toBe(true)
+    await tunnel.close()
+    await until(() => !alive(innerPid), 'the wrapped stand-in to be gone', 5000)
   })
 })
