@@ -31,7 +31,7 @@ const KILL_WAIT_MS = 1000
 export interface CloudflaredProviderOptions {
   /** The program to run; default: $BOT_CLOUDFLARED, else `cloudflared` on PATH. */
   bin?: string
-  /** Where BOT_CLOUDFLARED and PATH are read; default process.env. Also the child's environment. */
+  /** Where BOT_CLOUDFLARED and PATH are read; default process.env. The child's environment, without secrets (see cloudflaredEnv). */
   env?: NodeJS.ProcessEnv
 }
 
@@ -79,6 +79,24 @@ function waitExit(child: ChildProcess, ms: number): Promise<boolean> {
     }
     child.once('exit', onExit)
   })
+}
+
+const TOKEN_SHAPE = /\d{5,}:[A-Za-z0-9_-]{30,}/
+
+/**
+ * The environment cloudflared gets: ours without the bot's token and secrets (BOT_*, anything named
+ * like a token or secret, any value shaped like a bot token). cloudflared needs none of them, `bot
+ * doctor` would take it for a process holding the token, and a TUNNEL_TOKEN would make it run a
+ * named tunnel instead of a quick one.
+ */
+export function cloudflaredEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {}
+  for (const [key, value] of Object.entries(env)) {
+    if (value === undefined) continue
+    if (/^BOT_/i.test(key) || /TOKEN|SECRET/i.test(key) || TOKEN_SHAPE.test(value)) continue
+    out[key] = value
+  }
+  return out
 }
 
 function exitText(code: number | null, signal: NodeJS.Signals | null): string {
@@ -203,7 +221,7 @@ export class CloudflaredProvider implements TunnelProvider {
         stdio: ['ignore', 'pipe', 'pipe'],
         // Its own process group: a Ctrl-C at the terminal reaches `bot dev`, which stops it in order.
         detached: process.platform !== 'win32',
-        env: this.env,
+        env: cloudflaredEnv(this.env),
       })
     } catch (err) {
       throw new TunnelError(`cloudflared (${program}) could not be started: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, {

@@ -19,7 +19,7 @@
  *   FAKE_CLOUDFLARED_EXIT_AFTER_MS     exit (code 1) this long after registering
  *   FAKE_CLOUDFLARED_IGNORE_TERM=1     ignore SIGTERM and SIGINT (only SIGKILL ends it)
  *   FAKE_CLOUDFLARED_MAX_INFLIGHT      quick tunnels' limit of requests in flight, then 429 (default 200)
- *   FAKE_CLOUDFLARED_ARGV_FILE         write argv (JSON) and the pid there
+ *   FAKE_CLOUDFLARED_ARGV_FILE         write argv, the pid and the environment there (JSON)
  *   FAKE_CLOUDFLARED_NEVER_REACHABLE=1 never forward (530 forever)
  */
 import http from 'node:http'
@@ -39,7 +39,7 @@ const inf = (m) => log('INF', m)
 const err = (m) => log('ERR', m)
 
 const argv = process.argv.slice(2)
-if (env.FAKE_CLOUDFLARED_ARGV_FILE) writeFileSync(env.FAKE_CLOUDFLARED_ARGV_FILE, JSON.stringify({argv, pid: process.pid}))
+if (env.FAKE_CLOUDFLARED_ARGV_FILE) writeFileSync(env.FAKE_CLOUDFLARED_ARGV_FILE, JSON.stringify({argv, pid: process.pid, env}))
 
 function flag(name) {
   const i = argv.indexOf(name)

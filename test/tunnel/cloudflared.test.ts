@@ -58,6 +58,27 @@ describe('cloudflared provider', () => {
     expect(alive(tunnel.pid!)).toBe(false)
   })
 
+  it("cloudflared's environment has no token or secret", async () => {
+    const argvFile = path.join(bin.dir, 'argv-env.json')
+    const token = '7000000001:AAE-envTest_SecretPart_0123456789ab'
+    const env = bin.env({
+      FAKE_CLOUDFLARED_ARGV_FILE: argvFile,
+      FAKE_CLOUDFLARED_DELAY_MS: '0',
+      BOT_TOKEN: token,
+      MY_TELEGRAM_KEY: token,
+      WEBHOOK_SECRET: 'hook-secret',
+      TUNNEL_TOKEN: 'named-tunnel-token',
+      KEEP_ME: 'yes',
+    })
+    const tunnel = await cloudflaredProvider({env}).open({port: echo.port})
+    await tunnel.close()
+    const seen = (JSON.parse(readFileSync(argvFile, 'utf8')) as {env: Record<string, string>}).env
+    expect(seen.KEEP_ME).toBe('yes')
+    expect(seen.PATH).toBe(env.PATH)
+    for (const key of ['BOT_TOKEN', 'MY_TELEGRAM_KEY', 'WEBHOOK_SECRET', 'TUNNEL_TOKEN']) expect(seen[key]).toBeUndefined()
+    expect(JSON.stringify(seen)).not.toContain('SecretPart')
+  })
+
   it('runs the program named by BOT_CLOUDFLARED (PATH without cloudflared)', async () => {
     const env = {...bin.env({FAKE_CLOUDFLARED_DELAY_MS: '0'}), BOT_CLOUDFLARED: FAKE_CLOUDFLARED, PATH: path.dirname(process.execPath)}
     const tunnel = await cloudflaredProvider({env}).open({port: echo.port})
