@@ -136,6 +136,7 @@ export async function proveReachable(publicUrl: string, healthPath: string, opti
   let attempts = 0
   let last = 'no answer yet'
   let foreign = false
+  let lastStatus = 0
   let dnsKnown = needsNoDns(hostname)
   const lookup = options.lookup ?? publicLookup
 
@@ -163,21 +164,26 @@ export async function proveReachable(publicUrl: string, healthPath: string, opti
         return {ms: Math.round(performance.now() - started), attempts}
       }
       foreign = res.status >= 200 && res.status < 300
+      lastStatus = res.status
       const snippet = body.trim().split('\n')[0]!.slice(0, 80)
       last = foreign
         ? `HTTP ${res.status} from something that is not this relay${snippet ? ` ("${snippet}")` : ''}`
         : `HTTP ${res.status}${snippet && !/</.test(snippet) ? ` ("${snippet}")` : ''}`
     } catch (err) {
       if (options.signal?.aborted) throw aborted()
+      lastStatus = 0
       if (!signal.aborted) last = describeError(err)
       else if (attempts === 1 || last === 'no answer yet') last = 'no answer'
     }
     await pause(Math.min(intervalMs, left()), signal)
   }
   if (options.signal?.aborted) throw aborted()
+  const others = 'another way in (--tunnel localtunnel, --tunnel cloudflared, --public-url URL, or --tunnel none, which needs no public URL)'
   const fix = foreign
     ? `the URL answers, but not from this relay: make it forward to the relay's port; or use --tunnel none (no public URL needed)`
-    : `the tunnel may need longer or be broken: try again, or use another way in (--tunnel localtunnel, --tunnel cloudflared, --public-url URL, or --tunnel none, which needs no public URL)`
+    : lastStatus === 404
+      ? `the tunnel does not lead to the relay: its server does not know this tunnel, or (cloudflared) a config.yml with ingress rules in ~/.cloudflared or /etc/cloudflared takes over quick tunnels; or use ${others}`
+      : `the tunnel may need longer or be broken: try again, or use ${others}`
   throw new TunnelError(
     `${base} did not reach the relay within ${Math.round(timeoutMs / 100) / 10} s (${attempts} ${attempts === 1 ? 'attempt' : 'attempts'}; last: ${last})`,
     {code: 'tunnel_unreachable', fix},

@@ -101,6 +101,17 @@ describe('proveReachable', () => {
     }
   })
 
+  it('a 404 (the tunnel leads elsewhere): the fix names the cloudflared config.yml trap', async () => {
+    const echo = await startEchoServer()
+    try {
+      const err = await failure(proveReachable(`http://127.0.0.1:${echo.port}`, '/h?status=404', {timeoutMs: 400, intervalMs: 100, lookup: noDns}))
+      expect(err.message).toMatch(/last: HTTP 404/)
+      expect(err.fix).toMatch(/config\.yml with ingress rules/)
+    } finally {
+      await echo.close()
+    }
+  })
+
   it('nothing listening: names the connection error', async () => {
     const err = await failure(proveReachable(`http://127.0.0.1:${await closedPort()}`, '/h', {timeoutMs: 500, intervalMs: 100, lookup: noDns}))
     expect(err.message).toMatch(/last: ECONNREFUSED\)$/)
