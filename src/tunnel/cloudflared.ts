@@ -99,6 +99,33 @@ export function cloudflaredEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return out
 }
 
+/**
+ * Calls `cb` once the child has exited and its output has been read ('close'), or 500 ms after
+ * 'exit' if something else (a grandchild) still holds its pipes.
+ */
+function onEnded(child: ChildProcess, cb: (code: number | null, signal: NodeJS.Signals | null) => void): () => void {
+  let timer: NodeJS.Timeout | undefined
+  let done = false
+  const fire = () => {
+    if (done) return
+    done = true
+    off()
+    cb(child.exitCode, child.signalCode)
+  }
+  const onExit = () => {
+    timer = setTimeout(fire, 500)
+  }
+  const off = () => {
+    clearTimeout(timer)
+    child.off('exit', onExit)
+    child.off('close', fire)
+  }
+  child.on('exit', onExit)
+  child.on('close', fire)
+  if (exited(child)) onExit()
+  return off
+}
+
 function exitText(code: number | null, signal: NodeJS.Signals | null): string {
   return signal ? `was killed by ${signal}` : `exited with code ${code}`
 }
@@ -117,8 +144,8 @@ export class CloudflaredTunnel implements Tunnel {
     private readonly child: ChildProcess,
     private readonly log: CloudflaredLog,
   ) {
-    child.on('exit', (code, signal) => {
-      live.delete(child)
+    child.on('exit', () => live.delete(child))
+    onEnded(child, (code, signal) => {
       if (this.closing) return
       const last = log.lastError()
       this.markDown(
@@ -281,12 +308,13 @@ export class CloudflaredProvider implements TunnelProvider {
             fix: `run \`${program} tunnel --url http://127.0.0.1:${port}\` to see its full output; ${OTHER_WAYS}`,
           }))
         }
+        const offEnded = onEnded(child, onExit)
         function finish(err?: TunnelError) {
           settle = undefined
           clearTimeout(timer)
           options.signal?.removeEventListener('abort', onAbort)
           child.off('error', onError)
-          child.off('exit', onExit)
+          offEnded()
           if (err) reject(err)
           else resolve()
         }
@@ -296,7 +324,6 @@ export class CloudflaredProvider implements TunnelProvider {
         })))
         options.signal?.addEventListener('abort', onAbort, {once: true})
         child.on('error', onError)
-        child.on('exit', onExit)
       })
     } catch (err) {
       await stopChild(child)
