@@ -79,6 +79,16 @@ describe('cloudflared provider', () => {
     expect(JSON.stringify(seen)).not.toContain('SecretPart')
   })
 
+  it('the stand-in enforces the quick tunnel limit of requests in flight (429 beyond)', async () => {
+    const tunnel = await cloudflaredProvider({env: bin.env({FAKE_CLOUDFLARED_DELAY_MS: '0', FAKE_CLOUDFLARED_MAX_INFLIGHT: '2'})}).open({port: echo.port})
+    try {
+      const statuses = await Promise.all([1, 2, 3].map(() => fetch(`${tunnel.url}/slow?delay=800`).then((r) => r.status)))
+      expect(statuses.sort()).toEqual([200, 200, 429])
+    } finally {
+      await tunnel.close()
+    }
+  })
+
   it('runs the program named by BOT_CLOUDFLARED (PATH without cloudflared)', async () => {
     const env = {...bin.env({FAKE_CLOUDFLARED_DELAY_MS: '0'}), BOT_CLOUDFLARED: FAKE_CLOUDFLARED, PATH: path.dirname(process.execPath)}
     const tunnel = await cloudflaredProvider({env}).open({port: echo.port})
