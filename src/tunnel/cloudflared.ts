@@ -114,6 +114,7 @@ function onEnded(child: ChildProcess, cb: (code: number | null, signal: NodeJS.S
   }
   const onExit = () => {
     timer = setTimeout(fire, 500)
+    timer.unref()
   }
   const off = () => {
     clearTimeout(timer)

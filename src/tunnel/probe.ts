@@ -99,13 +99,14 @@ function describeError(err: unknown): string {
 
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    if (signal.aborted || ms <= 0) return resolve()
+    if (signal.aborted) return resolve()
     const done = () => {
       clearTimeout(timer)
       signal.removeEventListener('abort', done)
       resolve()
     }
-    const timer = setTimeout(done, ms)
+    // Always through a timer, even for 0 ms: the deadline's own timer must get its turn.
+    const timer = setTimeout(done, Math.max(0, ms))
     signal.addEventListener('abort', done, {once: true})
   })
 }
@@ -140,7 +141,7 @@ export async function proveReachable(publicUrl: string, healthPath: string, opti
   let dnsKnown = needsNoDns(hostname)
   const lookup = options.lookup ?? publicLookup
 
-  while (!signal.aborted) {
+  while (!signal.aborted && left() > 0) {
     if (!dnsKnown) {
       const state = await lookup(hostname, signal).catch(() => 'unknown' as const)
       if (options.signal?.aborted) throw aborted()
@@ -171,9 +172,13 @@ export async function proveReachable(publicUrl: string, healthPath: string, opti
         : `HTTP ${res.status}${snippet && !/</.test(snippet) ? ` ("${snippet}")` : ''}`
     } catch (err) {
       if (options.signal?.aborted) throw aborted()
-      lastStatus = 0
-      if (!signal.aborted) last = describeError(err)
-      else if (attempts === 1 || last === 'no answer yet') last = 'no answer'
+      if (!signal.aborted) {
+        last = attemptSignal.aborted ? 'no answer within 5 s' : describeError(err)
+        lastStatus = 0
+        foreign = false
+      } else if (last === 'no answer yet') {
+        last = 'no answer'
+      }
     }
     await pause(Math.min(intervalMs, left()), signal)
   }

@@ -75,24 +75,24 @@ describe('proveReachable', () => {
     const tunnel = await cloudflaredProvider({env: bin.env({FAKE_CLOUDFLARED_NEVER_REACHABLE: '1'})}).open({port: relay.port})
     tunnels.push(tunnel)
     const started = Date.now()
-    const err = await failure(proveReachable(tunnel.url, relay.healthPath, {expect: relay.nonce, timeoutMs: 1200, intervalMs: 100, lookup: noDns}))
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1100)
+    const err = await failure(proveReachable(tunnel.url, relay.healthPath, {expect: relay.nonce, timeoutMs: 3000, intervalMs: 100, lookup: noDns}))
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2900)
     expect(err.reason).toBe('tunnel_unreachable')
-    expect(err.message).toMatch(new RegExp(`^${tunnel.url} did not reach the relay within 1\\.2 s \\(\\d+ attempts; last: HTTP 530 \\("error code: 1033"\\)\\)$`))
+    expect(err.message).toMatch(new RegExp(`^${tunnel.url} did not reach the relay within 3 s \\(\\d+ attempts; last: HTTP 530 \\("error code: 1033"\\)\\)$`))
     expect(err.fix).toMatch(/--tunnel none/)
   })
 
   it('a URL that answers 200 but is not this relay fails, saying so', async () => {
     const echo = await startEchoServer()
     try {
-      const err = await failure(proveReachable(`http://127.0.0.1:${echo.port}`, relay.healthPath, {expect: relay.nonce, timeoutMs: 600, intervalMs: 100, lookup: noDns}))
+      const err = await failure(proveReachable(`http://127.0.0.1:${echo.port}`, relay.healthPath, {expect: relay.nonce, timeoutMs: 2500, intervalMs: 100, lookup: noDns}))
       expect(err.message).toMatch(/last: HTTP 200 from something that is not this relay/)
       expect(err.fix).toMatch(/forward to the relay's port/)
       // Another relay (another nonce) is not this one either.
       const other = new Relay({secret: 'x', path: '/w', holdTimeoutMs: 100})
       await other.listen()
       try {
-        await failure(proveReachable(`http://127.0.0.1:${other.port}`, other.healthPath, {expect: relay.nonce, timeoutMs: 400, intervalMs: 100, lookup: noDns}))
+        await failure(proveReachable(`http://127.0.0.1:${other.port}`, other.healthPath, {expect: relay.nonce, timeoutMs: 2500, intervalMs: 100, lookup: noDns}))
       } finally {
         await other.close()
       }
@@ -104,7 +104,7 @@ describe('proveReachable', () => {
   it('a 404 (the tunnel leads elsewhere): the fix names the cloudflared config.yml trap', async () => {
     const echo = await startEchoServer()
     try {
-      const err = await failure(proveReachable(`http://127.0.0.1:${echo.port}`, '/h?status=404', {timeoutMs: 400, intervalMs: 100, lookup: noDns}))
+      const err = await failure(proveReachable(`http://127.0.0.1:${echo.port}`, '/h?status=404', {timeoutMs: 2500, intervalMs: 100, lookup: noDns}))
       expect(err.message).toMatch(/last: HTTP 404/)
       expect(err.fix).toMatch(/config\.yml with ingress rules/)
     } finally {
@@ -113,7 +113,7 @@ describe('proveReachable', () => {
   })
 
   it('nothing listening: names the connection error', async () => {
-    const err = await failure(proveReachable(`http://127.0.0.1:${await closedPort()}`, '/h', {timeoutMs: 500, intervalMs: 100, lookup: noDns}))
+    const err = await failure(proveReachable(`http://127.0.0.1:${await closedPort()}`, '/h', {timeoutMs: 2500, intervalMs: 100, lookup: noDns}))
     expect(err.message).toMatch(/last: ECONNREFUSED\)$/)
   })
 
@@ -159,6 +159,25 @@ describe('proveReachable', () => {
     expect(asked.length).toBeGreaterThan(1)
     expect(new Set(asked)).toEqual(new Set(['fresh-fox-words.trycloudflare.com']))
     expect(err.message).toMatch(/\(0 attempts; last: fresh-fox-words\.trycloudflare\.com is not in public DNS yet\)$/)
+  })
+
+  it('ends at its deadline even when its timer is late (a busy thread): no spinning without yielding', async () => {
+    let calls = 0
+    const started = Date.now()
+    const err = await failure(
+      proveReachable('https://busy-fox.trycloudflare.com', '/h', {
+        timeoutMs: 200,
+        intervalMs: 50,
+        lookup: async () => {
+          calls++
+          if (calls === 1) while (Date.now() - started < 400); // blocks past the deadline before its timer can fire
+          if (calls > 1000) await new Promise((r) => setTimeout(r, 10)) // (lets a spinning loop end, so the test fails instead of hanging)
+          return 'no'
+        },
+      }),
+    )
+    expect(err.reason).toBe('tunnel_unreachable')
+    expect(calls).toBeLessThan(5)
   })
 
   it('needs no DNS for IP literals and loopback names', () => {
