@@ -265,3 +265,18 @@ export function proxyFix(proxy: ProxyChoice, target: string): string {
   } catch {}
   return `Check ${proxy.variable} (a running proxy, credentials as http://user:password@host:port), or add ${host} to NO_PROXY if it is reachable directly.`
 }
+
+/** Tunnel failures a proxy explains: the tunnel could not be reached, or stopped working. */
+const PROXY_BLOCKED_TUNNEL = new Set(['tunnel_unreachable', 'tunnel_refused', 'tunnel_protocol', 'tunnel_connect', 'tunnel_exited'])
+
+/**
+ * A tunnel's fix, with a note when a proxy is set: tunnels (localtunnel's raw TCP, cloudflared's
+ * QUIC/HTTP2 to its edge) usually do not pass a corporate proxy; the bridge needs only outgoing
+ * HTTPS to the Bot API, which the proxy does carry.
+ */
+export function tunnelProxyHint(reason: string, fix: string | undefined, env: Env = process.env): string | undefined {
+  if (!PROXY_BLOCKED_TUNNEL.has(reason) || !proxyConfigured(env)) return fix
+  const variable = (pick(env, 'https_proxy') ?? pick(env, 'http_proxy'))!.variable
+  const hint = `A proxy is set (${variable}) and tunnels usually do not pass corporate proxies: run \`bot dev --tunnel none\` (it needs only the Bot API, through the proxy).`
+  return fix ? `${hint} Otherwise: ${fix}` : hint
+}
