@@ -6,6 +6,7 @@ import {loadDotenv, sourceOf, type ValueSource} from './config.js'
 import {redactSecrets, tokensInArgv} from './secrets.js'
 import {FixableError, UsageError} from './errors.js'
 import {explainApiError} from './explain.js'
+import {proxyProblem} from './proxy.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
@@ -109,6 +110,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    * line per request and answer goes to stderr.
    */
   protected createApi(resolved: ResolvedApi = this.resolveApi(), options: Partial<BotApiOptions> = {}): BotApi {
+    const badProxy = proxyProblem()
+    if (badProxy) throw new UsageError(badProxy.message, badProxy.fix)
     this.addSecret(resolved.token)
     // Debug lines go to stderr even with --json (stdout stays clean), always redacted.
     const debug = process.env.BOT_DEBUG ? (line: string) => process.stderr.write(this.redact(`[debug] ${line}`) + '\n') : undefined

@@ -168,4 +168,13 @@ describe('bot behind a proxy', () => {
     expect(p.seen.at(-1)).toMatchObject({method: 'CONNECT', credentials: 'carol:k3y', status: 200})
     expect(allowed.stdout + allowed.stderr).not.toContain('k3y')
   })
+
+  it('a proxy variable that is not an http(s) proxy URL: exit 2 naming it, nothing sent', async () => {
+    const {token} = emu.createBot()
+    const before = emu.calls(token).length
+    const r = await bot({BOT_TOKEN: token, BOT_API_ROOT: ROOT, HTTPS_PROXY: 'socks5://127.0.0.1:1080'}, ['webhook', 'info'])
+    expect(r.code).toBe(2)
+    expect(r.stderr.trim().split('\n')[0]).toBe('✗ HTTPS_PROXY uses socks5://, which bot does not support.')
+    expect(emu.calls(token).length).toBe(before)
+  })
 })

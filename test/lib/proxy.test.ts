@@ -108,7 +108,12 @@ describe('the proxy dispatcher with a real forward proxy', () => {
     const me = await api.getMe()
     expect(me.username).toBe('proxied_bot')
     expect(proxy.seen).toEqual([expect.objectContaining({method: 'CONNECT', host: 'api.telegram.test', port: 80, status: 200})])
-    expect(emu.calls(token).map((c) => c.method)).toEqual(['getMe'])
+    // What the tunnel-less bridge does: long polling through the proxy.
+    const sent = emu.sendUserMessage(token, {text: 'through the proxy'})
+    const updates = await api.getUpdates({timeout: 5})
+    expect(updates.map((u) => u.update_id)).toEqual([sent.update_id])
+    expect(emu.calls(token).map((c) => c.method)).toEqual(['getMe', 'getUpdates'])
+    expect(proxy.seen.every((s) => s.host === 'api.telegram.test')).toBe(true)
   })
 
   it('NO_PROXY matching the host: straight there, the proxy sees nothing', async () => {
