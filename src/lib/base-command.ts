@@ -6,6 +6,7 @@ import {loadDotenv, sourceOf, type ValueSource} from './config.js'
 import {redactSecrets, tokensInArgv} from './secrets.js'
 import {FixableError, UsageError} from './errors.js'
 import {explainApiError} from './explain.js'
+import {isPromptCancel} from './prompt.js'
 import {proxyProblem} from './proxy.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
@@ -167,6 +168,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       fix = err.fix
       exit = err.exitCode
       code = err.code
+    } else if (isPromptCancel(err)) {
+      // Ctrl-C / Esc at a question (an @inquirer error that was not turned into a FixableError): exit 130.
+      message = 'Cancelled.'
+      exit = 130
+      code = 'cancelled'
     } else if (err.oclif?.exit === 2 || /Unexpected argument|Nonexistent flag|Missing required|Expected .* to be one of|Parsing --/.test(err.message ?? '')) {
       // oclif parse errors: bad input, exit 2.
       message = oneLine(err.message)
