@@ -5,7 +5,7 @@
 // sources, whatever NODE_ENV says).
 const argv = process.argv.slice(2)
 let done = false
-if (argv[0] === '--version' || argv.length === 0 || (argv.length === 1 && argv[0] === '--help')) {
+if (argv[0] === '--version' || argv.length === 0 || (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h'))) {
   try {
     const [{fastStart}, {fileURLToPath}] = await Promise.all([import('../dist/lib/fast-start.js'), import('node:url')])
     done = fastStart(argv, fileURLToPath(new URL('..', import.meta.url)))

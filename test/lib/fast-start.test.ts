@@ -28,7 +28,7 @@ describe('bin/run.js fast path', () => {
   })
 
   it.each(['40', '57', '80', '100', '160'])('prints the same root help as oclif at %s columns', async (columns) => {
-    for (const args of [['--help'], []]) {
+    for (const args of [['--help'], ['-h'], []]) {
       const {fast, oclif} = await both(args, {OCLIF_COLUMNS: columns})
       expect(oclif.code).toBe(0)
       expect(fast.code).toBe(0)
@@ -47,7 +47,7 @@ describe('bin/run.js fast path', () => {
       `M._load = function (request, ...rest) { if (/@oclif[\\/]core/.test(String(request))) process.stderr.write('OCLIF-LOADED\\n'); return load.call(this, request, ...rest) }`,
     ].join(';')
     const nodeArgs = ['--import', `data:text/javascript,${encodeURIComponent(probe)}`]
-    for (const args of [['--version'], ['--help'], []]) {
+    for (const args of [['--version'], ['--help'], ['-h'], []]) {
       const r = await runCli(args, {nodeArgs})
       expect(r.code).toBe(0)
       expect(r.stderr).not.toContain('OCLIF-LOADED')
