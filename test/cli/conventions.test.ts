@@ -38,6 +38,20 @@ describe('help', () => {
     expect(r.stderr).toBe('')
   })
 
+  it('bot dev --help shows the --offline example first', async () => {
+    const r = await runCli(['dev', '--help'])
+    const examples = r.stdout.slice(r.stdout.indexOf('EXAMPLES\n'))
+    const commands = examples.split('\n').filter((l) => /^ {4}\S/.test(l)).map((l) => l.trim())
+    expect(commands[0]).toBe('$ bot dev --offline')
+    expect(commands[1]).toBe("printf '/start\\nhello\\n' | bot dev --offline")
+  })
+
+  it.each(COMMANDS)('%s --help has examples, each described', async (command) => {
+    const r = await runCli([...command.split(' '), '--help'])
+    const examples = r.stdout.slice(r.stdout.indexOf('EXAMPLES\n'))
+    expect(examples).toMatch(/^EXAMPLES\n {2}\S.*\n(.*\n)?\n {4}\$ bot /)
+  })
+
   it('-h after -- belongs to the bot command, not to bot', async () => {
     const r = await runCli(['dev', '--', 'node', 'bot.js', '-h'])
     expect(r.stdout).not.toContain('USAGE')
