@@ -14,6 +14,8 @@ import {readFileSync} from 'node:fs'
 import {arch, platform, release} from 'node:os'
 import {join} from 'node:path'
 
+import {commandHelp, type ManifestCommandFull} from './fast-help.js'
+
 interface Topic {
   name: string
   description?: string
@@ -333,7 +335,10 @@ export function fastStart(argv: string[], root: string): boolean {
     const helpFlags = ['--help', ...(oclif.additionalHelpFlags ?? [])]
     const isVersion = argv[0] === '--version'
     const isRootHelp = argv.length === 0 || (argv.length === 1 && helpFlags.includes(argv[0]))
-    if (!isVersion && !isRootHelp) return false
+    // `bot webhook info --help`: words that name one of our commands, then one help flag.
+    const words = argv.slice(0, -1)
+    const isCommandHelp = argv.length >= 2 && helpFlags.includes(argv.at(-1)!) && words.every((w) => /^[a-z][\w-]*$/.test(w) && w !== 'help')
+    if (!isVersion && !isRootHelp && !isCommandHelp) return false
     const ua = userAgent(pjson)
     if (!ua) return false
     if (isVersion) {
@@ -345,6 +350,17 @@ export function fastStart(argv: string[], root: string): boolean {
     if (manifest.version !== pjson.version || !manifest.commands) return false
     const fromPlugins = pluginCommands(root, oclif.plugins ?? [])
     if (!fromPlugins) return false
+    if (isCommandHelp) {
+      const own = Object.values(manifest.commands) as ManifestCommandFull[]
+      const id = words.join(':')
+      const command = own.find((c) => c.id === id)
+      if (!command || fromPlugins.some((c) => c.id === id || c.id.startsWith(`${id}:`)) || boldHeaders() !== false) return false
+      const bin = oclif.bin ?? pjson.name
+      const text = commandHelp(command, [...own, ...(fromPlugins as ManifestCommandFull[])], {bin, separator: oclif.topicSeparator ?? ':', width: termWidth(), narrow, wrapPlain})
+      if (text === undefined) return false
+      process.stdout.write(text)
+      return true
+    }
     const text = rootHelp(pjson, [...Object.values(manifest.commands), ...fromPlugins], ua)
     if (text === undefined) return false
     process.stdout.write(text)
