@@ -8,8 +8,13 @@ let done = false
 const help = (a) => a === '--help' || a === '-h'
 if (argv[0] === '--version' || argv.length === 0 || (argv.length <= 4 && help(argv.at(-1)) && argv.slice(0, -1).every((a) => !a.startsWith('-')))) {
   try {
-    const [{fastStart}, {fileURLToPath}] = await Promise.all([import('../dist/lib/fast-start.js'), import('node:url')])
-    done = fastStart(argv, fileURLToPath(new URL('..', import.meta.url)))
+    const commandHelp = argv.length >= 2 && help(argv.at(-1))
+    const [{fastStart}, {fileURLToPath}, fastHelp] = await Promise.all([
+      import('../dist/lib/fast-start.js'),
+      import('node:url'),
+      commandHelp ? import('../dist/lib/fast-help.js') : undefined,
+    ])
+    done = fastStart(argv, fileURLToPath(new URL('..', import.meta.url)), fastHelp?.commandHelp)
   } catch {
     done = false
   }

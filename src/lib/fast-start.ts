@@ -14,7 +14,7 @@ import {readFileSync} from 'node:fs'
 import {arch, platform, release} from 'node:os'
 import {join} from 'node:path'
 
-import {commandHelp, type ManifestCommandFull} from './fast-help.js'
+import type {commandHelp as CommandHelp, ManifestCommandFull} from './fast-help.js'
 
 interface Topic {
   name: string
@@ -324,9 +324,10 @@ function rootHelp(pjson: PackageJson, own: ManifestCommand[], ua: string): strin
 
 /**
  * Answer argv without oclif when that gives exactly oclif's output. Returns true when it
- * printed the answer, false when the caller must run oclif.
+ * printed the answer, false when the caller must run oclif. A command's help needs
+ * `commandHelp` from ./fast-help.js (loaded by the caller only then, to keep --version lean).
  */
-export function fastStart(argv: string[], root: string): boolean {
+export function fastStart(argv: string[], root: string, commandHelp?: typeof CommandHelp): boolean {
   if (process.env.BOT_NO_FAST_START) return false
   try {
     const pjson = readJson<PackageJson>(join(root, 'package.json'))
@@ -351,6 +352,7 @@ export function fastStart(argv: string[], root: string): boolean {
     const fromPlugins = pluginCommands(root, oclif.plugins ?? [])
     if (!fromPlugins) return false
     if (isCommandHelp) {
+      if (!commandHelp) return false
       const own = Object.values(manifest.commands) as ManifestCommandFull[]
       const id = words.join(':')
       const command = own.find((c) => c.id === id)
