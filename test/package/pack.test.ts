@@ -8,7 +8,7 @@
  * Needs a build (`npm run build`; `npm test` does it) and the npm registry.
  */
 import {spawn, spawnSync} from 'node:child_process'
-import {mkdirSync, mkdtempSync, readFileSync, realpathSync} from 'node:fs'
+import {mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {delimiter, dirname, join} from 'node:path'
 
@@ -158,6 +158,28 @@ describe('the installed bot', () => {
       emulator.kill('SIGINT')
     }
   }, 120_000)
+
+  it('installs as a devDependency from the tarball, and bot-cli/emulator imports (examples/bot-tests)', async () => {
+    const project = join(work, 'user-project')
+    mkdirSync(project)
+    writeFileSync(join(project, 'package.json'), JSON.stringify({name: 'user-project', private: true, type: 'module'}))
+    const install = await run('npm', ['install', '--save-dev', '--no-audit', '--no-fund', tarball], {cwd: project, timeoutMs: 300_000})
+    expect(install.code, install.stderr).toBe(0)
+    const script = [
+      `import {BotApiEmulator} from 'bot-cli/emulator'`,
+      `const emu = await BotApiEmulator.start()`,
+      `const {token} = emu.createBot({username: 'my_test_bot'})`,
+      `const me = await (await fetch(emu.apiRoot + '/bot' + token + '/getMe')).json()`,
+      `console.log(me.result.username)`,
+      `await emu.stop()`,
+    ].join('\n')
+    writeFileSync(join(project, 'check.mjs'), script)
+    const r = await run(process.execPath, ['check.mjs'], {cwd: project})
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout.trim()).toBe('my_test_bot')
+    const local = await run(join(project, 'node_modules', '.bin', 'bot'), ['--version'], {cwd: project})
+    expect(local.stdout).toMatch(/^bot-cli\//)
+  }, 320_000)
 
   it('bot init x --no-git -y installs a project, and bot dev --offline runs it (piped)', async () => {
     const init = await run(bot, ['init', 'x', '--no-git', '-y'], {timeoutMs: 300_000})
