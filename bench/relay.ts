@@ -2,7 +2,7 @@
  * Relay overhead: latency (p50/p99) and throughput of webhook POSTs sent straight to a trivial bot
  * vs through the relay, at concurrency 1 and 40. Loopback only; every scenario is time-bounded.
  *
- *   npx tsx bench/relay.ts [--seconds 3] [--bot-ms 0]
+ *   npx tsx bench/relay.ts [--seconds 3] [--bot-ms 0] [--profile DIR]
  *
  * --bot-ms N makes the bot wait N ms (like an API call) before answering, for a less trivial bot.
  * The bot and the relay each run in their own process (as in `bot dev`), the load generator in
@@ -35,7 +35,7 @@ async function relayChild(botPort: number): Promise<void> {
   const relay = new Relay({secret: SECRET, path: PATH, holdTimeoutMs: 30_000})
   const port = await relay.listen()
   relay.setTarget({host: '127.0.0.1', port: botPort, path: PATH})
-  process.on('SIGINT', () => process.exit(0))
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(0))
   console.log('PORT ' + port)
 }
 
@@ -130,7 +130,10 @@ async function main(): Promise<void> {
   const botMsArg = process.argv.indexOf('--bot-ms')
   const botMs = botMsArg > 0 ? Number(process.argv[botMsArg + 1]) : 0
   const bot = await startChild(['-e', BOT_SOURCE], {BOT_MS: String(botMs)})
-  const relay = await startChild([...process.execArgv, fileURLToPath(import.meta.url), 'relay-child', String(bot.port)])
+  // --profile DIR: the relay process writes a V8 CPU profile there (open it in Chrome DevTools).
+  const profileArg = process.argv.indexOf('--profile')
+  const profile = profileArg > 0 ? ['--cpu-prof', '--cpu-prof-dir', process.argv[profileArg + 1]] : []
+  const relay = await startChild([...profile, ...process.execArgv, fileURLToPath(import.meta.url), 'relay-child', String(bot.port)])
   try {
     console.log(`Relay overhead (loopback, ${seconds} s per scenario, bot and relay in their own processes, bot work ${botMs} ms, ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(1)})`)
     console.log('')
