@@ -28,22 +28,19 @@ export class AnswerCache {
     return this.#answered.get(updateId) ?? this.#inflight.get(updateId)
   }
 
-  /** Remember what `sending` resolves to for `updateId` (while in flight, then if it is a 2xx). */
+  /** `sending` is the answer being produced for `updateId`: a retry meanwhile waits for it. */
   track(updateId: number, sending: Promise<BotAnswer>): void {
     this.#inflight.set(updateId, sending)
-    sending.then(
-      (answer) => {
-        if (this.#inflight.get(updateId) === sending) this.#inflight.delete(updateId)
-        if (answer.status < 200 || answer.status >= 300 || answer.text.length > this.#maxBytes / 4) return
-        this.#forget(updateId)
-        this.#answered.set(updateId, answer)
-        this.#bytes += answer.text.length
-        while (this.#answered.size > this.#limit || this.#bytes > this.#maxBytes) this.#forget(this.#answered.keys().next().value as number)
-      },
-      () => {
-        if (this.#inflight.get(updateId) === sending) this.#inflight.delete(updateId)
-      },
-    )
+  }
+
+  /** `sending` settled with `answer` (undefined: it failed): remember a 2xx answer, forget the attempt. */
+  settle(updateId: number, sending: Promise<BotAnswer>, answer: BotAnswer | undefined): void {
+    if (this.#inflight.get(updateId) === sending) this.#inflight.delete(updateId)
+    if (!answer || answer.status < 200 || answer.status >= 300 || answer.text.length > this.#maxBytes / 4) return
+    this.#forget(updateId)
+    this.#answered.set(updateId, answer)
+    this.#bytes += answer.text.length
+    while (this.#answered.size > this.#limit || this.#bytes > this.#maxBytes) this.#forget(this.#answered.keys().next().value as number)
   }
 
   #forget(updateId: number): void {

@@ -20,79 +20,24 @@
  */
 import {randomBytes} from 'node:crypto'
 import http from 'node:http'
-import type {AddressInfo} from 'node:net'
+import type {AddressInfo, Socket} from 'node:net'
 
 import {sanitizeForTerminal} from '../lib/terminal.js'
 import {AnswerCache} from './relay-answers.js'
 import {describeUpdate, peekUpdateId} from './relay-describe.js'
 import {BodyBudget, readBody, sameSecret, secretBytes} from './relay-intake.js'
-import {RefusalLog, type RefusalReason, type RelayRefusedSummaryEvent, type RelayRejectedEvent} from './relay-refusals.js'
-import {isRetryable, Upstream, type BotAnswer, type UpstreamTarget} from './relay-upstream.js'
+import {RefusalLog, type RefusalReason} from './relay-refusals.js'
+import {isRetryable, Upstream, type BotAnswer} from './relay-upstream.js'
+
+import type {RelayOptions, RelayStats, RelayTarget, RelayUpdateEvent} from './relay-types.js'
 
 export {describeUpdate, peekUpdateId, safePreview, PREVIEW_MAX} from './relay-describe.js'
+export type {RelayOptions, RelayStats, RelayTarget, RelayUpdateEvent} from './relay-types.js'
 export {refusedSummaryText} from './relay-refusals.js'
 export type {RelayRefusedSummaryEvent, RelayRejectedEvent, RefusalReason} from './relay-refusals.js'
 
 export const SECRET_HEADER = 'x-telegram-bot-api-secret-token'
 export const DEFAULT_HEALTH_PATH = '/__bot-dev/health'
-
-export type RelayTarget = UpstreamTarget
-
-export interface RelayUpdateEvent {
-  time: string
-  updateId?: number
-  updateType?: string
-  chatId?: number
-  /** A short preview of the update's text: tokens redacted, terminal controls escaped, then cut. */
-  preview?: string
-  /** Status sent back to Telegram. */
-  status: number
-  ms: number
-  /** Time spent waiting for the bot to listen. */
-  heldMs: number
-  /**
-   * Telegram sent this update again (its copy of our answer was lost, e.g. a dropped tunnel, or it
-   * timed out while the bot worked): the bot's earlier answer was sent back and the bot did not see it twice.
-   */
-  repeat?: boolean
-  /** Why the relay answered by itself (the bot never answered). */
-  error?: string
-}
-
-export interface RelayOptions {
-  secret: string
-  /** The path Telegram posts to (the random webhook path). */
-  path: string
-  holdTimeoutMs?: number
-  healthPath?: string
-  host?: string
-  port?: number
-  /** Largest update body accepted (413 beyond). Default 4 MiB: real updates are a few KB. */
-  maxBodyBytes?: number
-  /** Most body bytes held across all requests at once (503 beyond, so Telegram retries). Default 32 MiB. */
-  maxBufferedBytes?: number
-  /** A request's headers must arrive within this time. Default 10 s. */
-  headersTimeoutMs?: number
-  /** A request (headers and body) must arrive within this time; holding it afterwards is not limited by it. Default 30 s. */
-  bodyTimeoutMs?: number
-  /** Tokens to redact from previews (anything token-shaped is redacted anyway). */
-  secrets?: Array<string | undefined>
-  onUpdate?: (event: RelayUpdateEvent) => void
-  /** The first few refused requests, one by one (then see onRefusedSummary). */
-  onRejected?: (event: RelayRejectedEvent) => void
-  /** Refusals not reported one by one, once per minute while they go on. */
-  onRefusedSummary?: (event: RelayRefusedSummaryEvent) => void
-  /** How often refusals are summarised. Default 60 s. */
-  refusalWindowMs?: number
-}
-
-export interface RelayStats {
-  relayed: number
-  failures: number
-  rejected: number
-  /** Retries of updates the bot had already answered, answered again without the bot. */
-  repeats: number
-}
 
 const REFUSAL_BODY: Record<number, string> = {
   401: 'Unauthorized\n',
@@ -146,9 +91,14 @@ export class Relay {
       (req, res) => this.#handle(req, res),
     )
     // A socket error (a reset from the other side) is not a reason to stop.
-    this.#server.on('clientError', (_error, socket) => {
-      if (socket.writable && !socket.writableEnded) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n')
-      socket.destroy()
+    this.#server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+      try {
+        const timeout = error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        if (socket.writable && !socket.writableEnded && (socket as Partial<Socket>).bytesWritten === 0)
+          socket.end(timeout ? 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n' : 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n')
+      } finally {
+        socket.destroy()
+      }
     })
   }
 
@@ -362,8 +312,10 @@ export class Relay {
       if (updateId !== undefined) this.#answers.track(updateId, sending)
       try {
         answer = await sending
+        if (updateId !== undefined) this.#answers.settle(updateId, sending, answer)
         break
       } catch (e) {
+        if (updateId !== undefined) this.#answers.settle(updateId, sending, undefined)
         if (!isRetryable(e) || this.#closed || performance.now() + backoff >= deadline) {
           error = `bot connection failed: ${(e as NodeJS.ErrnoException).code || (e as Error).message}`
           break

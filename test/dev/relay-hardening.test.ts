@@ -218,6 +218,8 @@ describe('relay: item 3, rejected requests, slow clients, big bodies', () => {
     const slowHead = await raw(relay.port, `POST ${PATH} HTTP/1.1\r\nHost: x\r\n`)
     const slowBody = await raw(relay.port, postHead(1000, {'X-Telegram-Bot-Api-Secret-Token': SECRET}) + '{"update_id":')
     await until(() => slowHead.closed && slowBody.closed, 'both slow clients to be cut off')
+    expect(slowHead.received()).toMatch(/^HTTP\/1\.1 408 /)
+    expect(slowBody.received()).toMatch(/^HTTP\/1\.1 408 /)
     expect(bot.seen).toEqual([])
     expect(relay.buffered.now).toBe(0)
     // A complete request held (no target yet) for longer than both timeouts is still answered.
@@ -247,11 +249,18 @@ describe('relay: item 3, rejected requests, slow clients, big bodies', () => {
     expect(relay.stats.rejected).toBe(23)
   })
 
-  it('a refused path is reported with its controls escaped', async () => {
+  it('a refused path is reported cut short; raw control bytes never reach the relay', async () => {
     const {relay, rejected} = await startRelay()
-    const conn = await raw(relay.port, Buffer.from('GET /\x9b2J\x1b]0;x\x07 HTTP/1.1\r\nHost: x\r\n\r\n', 'latin1'))
-    await until(() => conn.closed, 'the answer')
-    // Node's parser may refuse such a request line itself (400, no event); if it reached the relay, the path is safe.
-    for (const r of rejected) expect(r.path).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/)
+    const long = await raw(relay.port, `GET /${'a'.repeat(500)} HTTP/1.1\r\nHost: x\r\n\r\n`)
+    await until(() => long.closed, 'the answer')
+    expect(long.received()).toMatch(/^HTTP\/1\.1 404 /)
+    expect(rejected).toHaveLength(1)
+    expect(rejected[0].path).toHaveLength(80)
+    expect(rejected[0].path.endsWith('…')).toBe(true)
+    // Node's parser refuses C1 or ESC bytes in the request line (400) before the relay sees it.
+    const c1 = await raw(relay.port, Buffer.from('GET /\x9b2J\x1b]0;x HTTP/1.1\r\nHost: x\r\n\r\n', 'latin1'))
+    await until(() => c1.closed, 'the answer')
+    expect(c1.received()).toMatch(/^HTTP\/1\.1 400 /)
+    expect(rejected).toHaveLength(1)
   })
 })
