@@ -48,15 +48,19 @@ const hook: Hook.CommandNotFound = async function (options) {
       return await pluginHook.call(this, options)
     } catch (error) {
       const exit = (error as {oclif?: {exit?: number}}).oclif?.exit
-      if (exit === 127) this.error(`${typed} is not a ${bin} command. (${bin} help lists them all)`, {exit: 2})
-      throw error
+      if (exit !== 127) throw error
+      process.stderr.write(`✗ ${typed} is not a ${bin} command.\n  See \`${bin} help\` for the commands.\n`)
+      this.exit(2)
+      return
     }
   }
   const hidden = new Set(config.commands.filter((c) => c.hidden).map((c) => c.id))
   const ids = [...config.commandIDs, ...config.commands.flatMap((c) => c.aliases)].filter((c) => !hidden.has(c))
   const suggestion = /(^|:)help(:|$)/.test(id) ? 'help' : closest(id, ids)
   const hint = suggestion ? ` Did you mean ${toConfiguredId(suggestion, config)}?` : ''
-  this.error(`${typed} is not a ${bin} command.${hint} (${bin} help lists them all)`, {exit: 2})
+  // One line and a fix, like every other error of bot (base-command's format).
+  process.stderr.write(`✗ ${typed} is not a ${bin} command.${hint}\n  See \`${bin} help\` for the commands.\n`)
+  this.exit(2)
 }
 
 export default hook

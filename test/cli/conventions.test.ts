@@ -70,8 +70,8 @@ describe('a mistyped command', () => {
     const r = await runCli(args, {env: {CI: undefined}})
     expect(r.code).toBe(2)
     expect(r.stdout).toBe('')
-    const stderr = r.stderr.replace(/\n ›\s+/g, ' ')
-    expect(stderr).toContain(`${typed} is not a bot command. Did you mean ${suggestion}?`)
+    const stderr = r.stderr
+    expect(stderr).toBe(`✗ ${typed} is not a bot command. Did you mean ${suggestion}?\n  See \`bot help\` for the commands.\n`)
     expect(stderr).not.toMatch(/webhook:\w/)
     expect(stderr).not.toContain('(Y/n)')
   })
