@@ -1,4 +1,5 @@
 /** The state of one bot: identity, its single update queue, known chats and messages, webhook settings. */
+import {Faults} from './faults.js'
 import type {RecordedCall, TgObject, Update, WebhookState} from './types.js'
 import {DEFAULT_ALLOWED, chatsIn, updateTypeOf, webhookQueueOf} from './updates.js'
 
@@ -43,6 +44,12 @@ export class BotState {
   readonly calls: RecordedCall[] = []
   /** Calls already handed out by waitForBotMessage. */
   readonly consumed = new WeakSet<RecordedCall>()
+  /** The `seq` of the last recorded call (it keeps counting across reset()). */
+  callSeq = 0
+  /** Calls being answered now, getUpdates excepted. */
+  inFlight = 0
+  /** Injected failures and blocked / migrated / deactivated chats. */
+  readonly faults = new Faults()
 
   /** Queue in update_id order (a Map keeps insertion order and deletes in O(1)). */
   readonly queue = new Map<number, QueueEntry>()
@@ -121,6 +128,7 @@ export class BotState {
     this.lastErrorDate = this.lastErrorMessage = undefined
     this.clearQueue()
     this.calls.length = 0
+    this.faults.clear()
     this.chats.clear()
     this.messages.clear()
     this.lastMessageId.clear()

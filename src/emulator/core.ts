@@ -45,4 +45,8 @@ export interface Core {
   /** Run a method returned in a webhook response (result discarded, call recorded). */
   executeReply(bot: BotState, params: Params): Promise<void>
   delivered(event: DeliveryEvent): void
+  /** A getUpdates offset confirmed (removed) queued updates. */
+  confirmed(bot: BotState): void
+  /** The webhook answered an update with a 2xx and the method in its answer (if any) has run. */
+  handled(bot: BotState, updateId: number): void
 }

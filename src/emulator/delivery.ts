@@ -137,7 +137,8 @@ export class WebhookWorker {
         const status = res.statusCode ?? 0
         if (status >= 200 && status < 300) {
           settle(true, status, undefined)
-          void this.runReply(res.headers, Buffer.concat(chunks))
+          const updateId = entry.update.update_id
+          void this.runReply(res.headers, Buffer.concat(chunks)).finally(() => this.core.handled(this.bot, updateId))
           return
         }
         const reason = res.statusMessage || http.STATUS_CODES[status] || ''

@@ -9,7 +9,11 @@ import {WebhookWorker} from './delivery.js'
 import {ApiError, notFound, unauthorized} from './errors.js'
 import {handlerFor, isOutgoing, methodNotFound, runnableAsReply} from './methods.js'
 import type {Params} from './params.js'
+import {ConversationUser, type ConversationOptions} from './conversation.js'
+import {createControlHandler} from './control-api.js'
+import {checkFaultSpec, migrate, setBlocked, type FaultSpec} from './faults.js'
 import {createHandler} from './server.js'
+import {chatMatches, waitForCall} from './wait.js'
 import type {
   BotInfo, CallbackQueryOptions, CreateBotOptions, DeliveryEvent, EmulatorOptions, RecordedCall, TgObject, Update,
   UserMessageOptions, WaitOptions, WebhookState,
@@ -51,8 +55,11 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
   private readonly core: Core
   private botCount = 0
   private stopped = false
-  /** Pending waitForBotMessage calls, rejected by stop(). */
+  /** Pending waitForBotMessage / conversation waits, rejected by stop(). */
   private readonly waits = new Set<(err: Error) => void>()
+  /** Internal: updates confirmed by a getUpdates offset, webhook updates handled (reply included). */
+  private readonly signals = new EventEmitter<{confirmed: [bot: BotState]; handled: [bot: BotState, updateId: number]}>()
+  private userCount = 0
 
   private constructor(private readonly options: EmulatorOptions) {
     super()
@@ -86,10 +93,19 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
         await this.invoke(bot, params.get('method') ?? '', params, NEVER_ABORTED, 'webhook-reply').catch(() => undefined)
       },
       delivered: (event) => this.emit('delivery', event),
+      confirmed: (bot) => this.signals.emit('confirmed', bot),
+      handled: (bot, updateId) => this.signals.emit('handled', bot, updateId),
     }
+    this.signals.setMaxListeners(0)
+    this.setMaxListeners(0)
+    const control = createControlHandler(this, {
+      botFor: (token) => this.bots.get(token) ?? (this.options.acceptAnyToken ? this.tryBot(token) : undefined),
+      onStop: (fail) => this.onStop(fail),
+    })
     this.server = http.createServer({keepAlive: true, keepAliveTimeout: 500_000}, createHandler({
       botFor: (token) => this.botForRequest(token),
       invoke: (bot, method, params, onAbort) => this.invoke(bot, method, params, onAbort, 'http'),
+      control,
     }))
     this.server.headersTimeout = 0
     this.server.requestTimeout = 0
@@ -113,7 +129,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
   async stop(): Promise<void> {
     if (this.stopped) return
     this.stopped = true
-    for (const fail of this.waits) fail(new Error('waitForBotMessage: the emulator was stopped'))
+    for (const fail of this.waits) fail(new Error('the emulator was stopped'))
     for (const worker of this.workers.values()) worker.stop()
     this.workers.clear()
     for (const timer of this.timers) clearTimeout(timer)
@@ -206,7 +222,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     const entities = commandEntities(options.text)
     const replied = options.replyToMessageId !== undefined ? bot.message(chatId, options.replyToMessageId) : undefined
     const message: TgObject = {
-      message_id: bot.nextMessageId(chatId), from, chat, date: Math.floor(Date.now() / 1000),
+      message_id: bot.nextMessageId(chatId), from, chat, date: options.date ?? Math.floor(Date.now() / 1000),
       ...(replied ? {reply_to_message: replied} : {}),
       text: options.text, ...(entities.length > 0 ? {entities} : {}),
     }
@@ -235,6 +251,69 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     this.mustBot(token).rememberChat(chat)
   }
 
+  // ---------------------------------------------------------------- failure injection
+
+  /**
+   * The next `times` (default 1) calls of `method` answer this error instead of running: `description` verbatim,
+   * `parameters.retry_after` (plus the `Retry-After` header) and `parameters.migrate_to_chat_id` when given.
+   */
+  failNext(token: string, method: string, fault: FaultSpec): void {
+    checkFaultSpec(fault, 'failNext')
+    if (typeof method !== 'string' || !/^[A-Za-z]+$/.test(method)) throw new Error(`failNext: method ${JSON.stringify(method)} must be a Bot API method name such as sendMessage`)
+    this.mustBot(token).faults.failNext(method, fault)
+  }
+
+  /**
+   * The user of private chat `chatId` blocks the bot: sends to the chat get `403 Forbidden: bot was blocked by the
+   * user`, and a `my_chat_member` update (the bot's status `member` → `kicked`) is queued. Returns that update.
+   */
+  blockBot(token: string, chatId: number): Update {
+    return this.injectUpdate(token, setBlocked(this.mustBot(token), chatId, true))
+  }
+
+  /** The user unblocks the bot: sends work again; a `my_chat_member` update back to `member` is queued. */
+  unblockBot(token: string, chatId: number): Update {
+    return this.injectUpdate(token, setBlocked(this.mustBot(token), chatId, false))
+  }
+
+  /**
+   * The basic group `chatId` is upgraded to a supergroup: sends to the old id get `400 Bad Request: group chat was
+   * upgraded to a supergroup chat` with `parameters.migrate_to_chat_id`; the new chat is known to the bot. Returns
+   * the supergroup's id (`-100…`).
+   */
+  migrateChat(token: string, chatId: number, options: {toChatId?: number} = {}): number {
+    return migrate(this.mustBot(token), chatId, options.toChatId)
+  }
+
+  /** The user's account is deleted: sends to their private chat get `403 Forbidden: user is deactivated`. */
+  deactivateUser(token: string, userId: number): void {
+    if (!Number.isSafeInteger(userId) || userId <= 0) throw new Error(`deactivateUser: user ${String(userId)} must be a user id (a positive integer)`)
+    this.mustBot(token).faults.deactivated.add(String(userId))
+  }
+
+  // ---------------------------------------------------------------- conversation API
+
+  /**
+   * A user who talks to the bot: `await user.send('/start')` resolves with the bot's messages once the bot has
+   * handled the update; `await user.click('Yes')` presses a button; `user.chat` is the chat as the user sees it.
+   */
+  user(token: string, options: ConversationOptions = {}): ConversationUser {
+    const bot = this.mustBot(token)
+    this.userCount += 1
+    const id = options.id ?? 100_000 + this.userCount
+    return new ConversationUser({
+      token, bot, calls: this, signals: this.signals,
+      sendUserMessage: (t, o) => this.sendUserMessage(t, o),
+      sendCallbackQuery: (t, o) => this.sendCallbackQuery(t, o),
+      onStop: (fail) => this.onStop(fail),
+    }, {...options, id})
+  }
+
+  /** The control API's base URL: `${apiRoot}/_emulator` (see docs/emulator.md). */
+  get controlApiRoot(): string {
+    return `${this.apiRoot}/_emulator`
+  }
+
   // ---------------------------------------------------------------- what happened
 
   /** Every recorded API call of the bot, oldest first. */
@@ -253,39 +332,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
    * (default 5000).
    */
   waitForBotMessage(token: string, options: WaitOptions = {}): Promise<RecordedCall> {
-    const bot = this.mustBot(token)
-    const matches = (c: RecordedCall): boolean => c.error === undefined && isOutgoing(c.method) && !bot.consumed.has(c) &&
-      chatMatches(c, options.chatId) && (options.predicate?.(c) ?? true)
-    const found = bot.calls.find(matches)
-    if (found) {
-      bot.consumed.add(found)
-      return Promise.resolve(found)
-    }
-    const timeoutMs = options.timeoutMs ?? 5000
-    return new Promise((resolve, reject) => {
-      const onCall = (call: RecordedCall, callToken: string): void => {
-        if (callToken !== token || !matches(call)) return
-        bot.consumed.add(call)
-        cleanup()
-        resolve(call)
-      }
-      const timer = setTimeout(() => {
-        cleanup()
-        const where = options.chatId !== undefined ? ` in chat ${options.chatId}` : ''
-        reject(new Error(`waitForBotMessage: no message from the bot${where} within ${timeoutMs} ms`))
-      }, timeoutMs)
-      const fail = (err: Error): void => {
-        cleanup()
-        reject(err)
-      }
-      const cleanup = (): void => {
-        clearTimeout(timer)
-        this.off('call', onCall)
-        this.waits.delete(fail)
-      }
-      this.waits.add(fail)
-      this.on('call', onCall)
-    })
+    return waitForCall(this, this.mustBot(token), options, (fail) => this.onStop(fail))
   }
 
   /** Updates still in the bot's queue (unconfirmed by getUpdates / unacknowledged by the webhook). */
@@ -331,14 +378,22 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     }
   }
 
+  private onStop(fail: (err: Error) => void): () => void {
+    this.waits.add(fail)
+    return () => this.waits.delete(fail)
+  }
+
   private mustBot(token: string): BotState {
-    const bot = this.bots.get(token)
+    const bot = this.bots.get(token) ?? (this.options.acceptAnyToken ? this.tryBot(token) : undefined)
     if (bot) return bot
-    if (this.options.acceptAnyToken && WELL_FORMED.test(token) && token.length <= 80) {
-      this.createBot({token})
-      return this.bots.get(token)!
-    }
     throw new Error('BotApiEmulator: unknown token (create the bot with createBot first)')
+  }
+
+  /** With acceptAnyToken: the bot of a well-formed token, created on first use. */
+  private tryBot(token: string): BotState | undefined {
+    if (!WELL_FORMED.test(token) || token.length > 80) return undefined
+    if (!this.bots.has(token)) this.createBot({token})
+    return this.bots.get(token)
   }
 
   private botForRequest(token: string): BotState {
@@ -354,12 +409,16 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
 
   private async invoke(bot: BotState, method: string, params: Params, onAbort: (fn: () => void) => () => void,
     source: RecordedCall['source']): Promise<Answer> {
-    const record: RecordedCall = {method, params: params.toRecord(), at: Date.now(), source}
+    const record: RecordedCall = {seq: 0, method, params: params.toRecord(), at: Date.now(), source}
+    const lower = method.toLowerCase()
+    const counted = lower !== 'getupdates'
+    if (counted) bot.inFlight += 1
     try {
-      const lower = method.toLowerCase()
       if (bot.loggedOut) throw new ApiError(400, 'Logged out')
       const handler = handlerFor(lower)
       if (!handler) throw methodNotFound()
+      const fault = bot.faults.check(lower, params, (raw) => chatIdOf(bot, raw))
+      if (fault) throw fault
       const answer = await handler(bot, params, this.core, {method: lower, source, onAbort})
       record.result = answer.result
       return answer
@@ -368,7 +427,9 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
       record.error = {code: error.code, description: error.description}
       throw error
     } finally {
+      if (counted) bot.inFlight -= 1
       if (!(record.error?.code === 499)) {
+        record.seq = ++bot.callSeq
         bot.calls.push(record)
         this.emit('call', record, bot.token)
       }
@@ -401,10 +462,9 @@ function latestBotMessageId(bot: BotState, chatId: number): number | undefined {
   return undefined
 }
 
-function chatMatches(call: RecordedCall, chatId: number | string | undefined): boolean {
-  if (chatId === undefined) return true
-  const param = call.params.chat_id
-  if (param !== undefined && String(param) === String(chatId)) return true
-  const chat = (call.result as {chat?: {id?: unknown}} | undefined)?.chat
-  return chat?.id !== undefined && String(chat.id) === String(chatId)
+/** The id of the chat a `chat_id` parameter names (a number, or an @username the bot has seen). */
+function chatIdOf(bot: BotState, raw: string): number | undefined {
+  if (!raw.startsWith('@')) return Number.isFinite(Number(raw)) ? Number(raw) : undefined
+  const chat = bot.findChat(raw)
+  return typeof chat?.id === 'number' ? chat.id : undefined
 }

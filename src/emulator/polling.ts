@@ -30,7 +30,9 @@ export async function getUpdates(bot: BotState, params: Params, core: Core, ctx:
   }
   bot.lastPoll = {offset, at: now}
 
+  const size = bot.queue.size
   const from = applyOffset(bot, offset)
+  if (bot.queue.size < size) core.confirmed(bot)
   const available = collect(bot, from, limit)
   if (available.length > 0 || timeoutMs === 0) return {result: available}
   return waitForUpdates(bot, core, ctx, from, limit, timeoutMs)

@@ -49,6 +49,8 @@ export interface BotInfo {
 
 /** One API call as the emulator recorded it. */
 export interface RecordedCall {
+  /** 1, 2, 3… per bot in the order the calls were recorded (the control API's `seq`). */
+  seq: number
   /** The method as called (original case). */
   method: string
   /** The first value of each parameter; JSON objects/arrays decoded; files as `{filename, mimeType, size}`. */
@@ -96,6 +98,8 @@ export interface UserMessageOptions {
   chatTitle?: string
   /** message_id of the message this one replies to. */
   replyToMessageId?: number
+  /** Unix time of the message (default: now). */
+  date?: number
 }
 
 export interface CallbackQueryOptions {
