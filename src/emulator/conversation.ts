@@ -6,9 +6,9 @@
  *   await user.click('Yes')                       // a button of the last message that has it
  *   user.chat                                     // the chat as the user sees it (edits applied, deletions gone)
  *
- * "Handled" means: in webhook mode, the bot answered the webhook POST (a method in the answer included); in
- * polling mode, a getUpdates confirmed the update and the bot's calls then went quiet for a short settle window
- * with none in flight. Every wait has a deadline; failures name what was expected and what the bot sent.
+ * "Handled" means: in webhook mode, the bot answered the webhook POST (when the answer carried a method, the
+ * handler may go on after it, so its calls must then also go quiet); in polling mode, a getUpdates confirmed the
+ * update and the bot's calls then went quiet for a short settle window with none in flight. Every wait has a deadline; failures name what was expected and what the bot sent.
  */
 import type {EventEmitter} from 'node:events'
 import type {BotState} from './bot.js'
@@ -31,7 +31,7 @@ export interface ConversationOptions {
   settleMs?: number
 }
 
-export type Signals = {confirmed: [bot: BotState]; handled: [bot: BotState, updateId: number]}
+export type Signals = {confirmed: [bot: BotState]; handled: [bot: BotState, updateId: number, replied: boolean]}
 
 /** What a ConversationUser needs from the emulator. */
 export interface ConversationHost {
@@ -173,8 +173,15 @@ export class ConversationUser {
         confirmed = true
         settle()
       }
-      const onHandled = (b: BotState, id: number): void => {
-        if (b === bot && id === updateId) done()
+      const onHandled = (b: BotState, id: number, replied: boolean): void => {
+        if (b !== bot || id !== updateId) return
+        if (!replied) {
+          done()
+          return
+        }
+        // the bot answered the webhook with a method before its handler ended: wait for its calls to go quiet
+        confirmed = true
+        settle()
       }
       const offStop = this.host.onStop((err) => fail(new Error(`${what}: ${err.message}`)))
       calls.on('call', onCall)

@@ -42,11 +42,14 @@ export interface Core {
   /** Start / stop the delivery worker of the bot's current webhook. */
   openWebhook(bot: BotState): void
   closeWebhook(bot: BotState): void
-  /** Run a method returned in a webhook response (result discarded, call recorded). */
-  executeReply(bot: BotState, params: Params): Promise<void>
+  /** Run a method returned in a webhook response (result discarded, call recorded); false when there was none to run. */
+  executeReply(bot: BotState, params: Params): Promise<boolean>
   delivered(event: DeliveryEvent): void
   /** A getUpdates offset confirmed (removed) queued updates. */
   confirmed(bot: BotState): void
-  /** The webhook answered an update with a 2xx and the method in its answer (if any) has run. */
-  handled(bot: BotState, updateId: number): void
+  /**
+   * The webhook answered an update with a 2xx and the method in its answer (if any) has run; `replied` says whether
+   * there was one (then the bot's handler may still be running: frameworks answer the webhook early for it).
+   */
+  handled(bot: BotState, updateId: number, replied: boolean): void
 }

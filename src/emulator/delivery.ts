@@ -138,7 +138,7 @@ export class WebhookWorker {
         if (status >= 200 && status < 300) {
           settle(true, status, undefined)
           const updateId = entry.update.update_id
-          void this.runReply(res.headers, Buffer.concat(chunks)).finally(() => this.core.handled(this.bot, updateId))
+          void this.runReply(res.headers, Buffer.concat(chunks)).then((replied) => this.core.handled(this.bot, updateId, replied))
           return
         }
         const reason = res.statusMessage || http.STATUS_CODES[status] || ''
@@ -174,13 +174,13 @@ export class WebhookWorker {
   }
 
   /** A 2xx answer may carry a method to execute (§6.5). */
-  private async runReply(headers: http.IncomingHttpHeaders, body: Buffer): Promise<void> {
-    if (body.length === 0) return
+  private async runReply(headers: http.IncomingHttpHeaders, body: Buffer): Promise<boolean> {
+    if (body.length === 0) return false
     try {
       const params = await readParams('', headers, Readable.from([body]))
-      await this.core.executeReply(this.bot, params)
+      return await this.core.executeReply(this.bot, params)
     } catch {
-      // the result of a webhook reply is never reported
+      return false // the result of a webhook reply is never reported
     }
   }
 }

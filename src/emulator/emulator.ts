@@ -58,7 +58,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
   /** Pending waitForBotMessage / conversation waits, rejected by stop(). */
   private readonly waits = new Set<(err: Error) => void>()
   /** Internal: updates confirmed by a getUpdates offset, webhook updates handled (reply included). */
-  private readonly signals = new EventEmitter<{confirmed: [bot: BotState]; handled: [bot: BotState, updateId: number]}>()
+  private readonly signals = new EventEmitter<{confirmed: [bot: BotState]; handled: [bot: BotState, updateId: number, replied: boolean]}>()
   private userCount = 0
 
   private constructor(private readonly options: EmulatorOptions) {
@@ -89,12 +89,13 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
       },
       executeReply: async (bot, params) => {
         const method = (params.get('method') ?? '').toLowerCase()
-        if (!runnableAsReply(method)) return
+        if (!runnableAsReply(method)) return false
         await this.invoke(bot, params.get('method') ?? '', params, NEVER_ABORTED, 'webhook-reply').catch(() => undefined)
+        return true
       },
       delivered: (event) => this.emit('delivery', event),
       confirmed: (bot) => this.signals.emit('confirmed', bot),
-      handled: (bot, updateId) => this.signals.emit('handled', bot, updateId),
+      handled: (bot, updateId, replied) => this.signals.emit('handled', bot, updateId, replied),
     }
     this.signals.setMaxListeners(0)
     this.setMaxListeners(0)
