@@ -13,12 +13,13 @@ import {ConversationUser, type ConversationOptions} from './conversation.js'
 import {createControlHandler} from './control-api.js'
 import {checkFaultSpec, migrate, setBlocked, type FaultSpec} from './faults.js'
 import {createHandler} from './server.js'
+import {callbackQuery, userMessage} from './user-side.js'
 import {chatMatches, waitForCall} from './wait.js'
 import type {
   BotInfo, CallbackQueryOptions, CreateBotOptions, DeliveryEvent, EmulatorOptions, RecordedCall, TgObject, Update,
   UserMessageOptions, WaitOptions, WebhookState,
 } from './types.js'
-import {allowedUpdatesList, commandEntities} from './updates.js'
+import {allowedUpdatesList} from './updates.js'
 import {webhookInfo} from './webhook-config.js'
 
 /** A token the official front-end would route: `<bot id>:<24+ base64url characters>`, at most 80 characters. */
@@ -213,21 +214,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
 
   /** A text message from a user in a private chat (or a group when chatId < 0); `/commands` get bot_command entities. */
   sendUserMessage(token: string, options: UserMessageOptions): Update {
-    const bot = this.mustBot(token)
-    const from = userOf(options)
-    const chatId = options.chatId ?? (from.id as number)
-    const chat: TgObject = chatId < 0
-      ? {id: chatId, title: options.chatTitle ?? 'Test Group', type: 'group'}
-      : {id: chatId, first_name: from.first_name, ...(from.last_name ? {last_name: from.last_name} : {}),
-          ...(from.username ? {username: from.username} : {}), type: 'private'}
-    const entities = commandEntities(options.text)
-    const replied = options.replyToMessageId !== undefined ? bot.message(chatId, options.replyToMessageId) : undefined
-    const message: TgObject = {
-      message_id: bot.nextMessageId(chatId), from, chat, date: options.date ?? Math.floor(Date.now() / 1000),
-      ...(replied ? {reply_to_message: replied} : {}),
-      text: options.text, ...(entities.length > 0 ? {entities} : {}),
-    }
-    return this.injectUpdate(token, {message})
+    return this.injectUpdate(token, {message: userMessage(this.mustBot(token), options)})
   }
 
   /**
@@ -235,16 +222,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
    * message in the chat). The bot answers it with answerCallbackQuery.
    */
   sendCallbackQuery(token: string, options: CallbackQueryOptions): Update {
-    const bot = this.mustBot(token)
-    const from = userOf(options)
-    const chatId = options.chatId ?? (from.id as number)
-    const messageId = options.messageId ?? latestBotMessageId(bot, chatId)
-    const message = messageId !== undefined ? bot.message(chatId, messageId) : undefined
-    const id = String(randomInt(1, 2 ** 47)) + String(randomInt(10, 99))
-    const query: TgObject = {
-      id, from, ...(message ? {message} : {}), chat_instance: String(-randomInt(1, 2 ** 47)), data: options.data,
-    }
-    return this.injectUpdate(token, {callback_query: query})
+    return this.injectUpdate(token, {callback_query: callbackQuery(this.mustBot(token), options)})
   }
 
   /** Make a chat known to the bot (so sendMessage to it works without a prior update from it). */
@@ -441,26 +419,6 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
 function randomToken(id?: number): string {
   const botId = id ?? randomInt(1_000_000_000, 8_000_000_000)
   return `${botId}:${randomBytes(27).toString('base64url').slice(0, 35)}`
-}
-
-function userOf(options: {userId?: number; firstName?: string; lastName?: string; username?: string; languageCode?: string}): TgObject {
-  return {
-    id: options.userId ?? 1111, is_bot: false, first_name: options.firstName ?? 'Test',
-    ...(options.lastName ? {last_name: options.lastName} : {}),
-    ...(options.username !== undefined ? {username: options.username} : {username: 'tester'}),
-    ...(options.languageCode ? {language_code: options.languageCode} : {}),
-  }
-}
-
-function latestBotMessageId(bot: BotState, chatId: number): number | undefined {
-  for (let i = bot.calls.length - 1; i >= 0; i--) {
-    const result = bot.calls[i].result as TgObject | undefined
-    const chat = result?.chat as TgObject | undefined
-    if (chat?.id === chatId && typeof result?.message_id === 'number' && bot.message(chatId, result.message_id)) {
-      return result.message_id
-    }
-  }
-  return undefined
 }
 
 /** The id of the chat a `chat_id` parameter names (a number, or an @username the bot has seen). */
