@@ -72,7 +72,8 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     this.core = {
       local: this.local,
       startedAt,
-      readTimeoutMs: Math.max(1, scale(options.webhookReadTimeoutMs ?? 60_000)),
+      // timeScale 0 means "no waiting", not "no time to answer": the read timeout is then left unscaled
+      readTimeoutMs: this.timeScale === 0 ? options.webhookReadTimeoutMs ?? 60_000 : Math.max(1, scale(options.webhookReadTimeoutMs ?? 60_000)),
       scale,
       later: (fn, ms) => this.later(fn, ms),
       conflict: async (bot, description) => {

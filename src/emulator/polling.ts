@@ -8,8 +8,6 @@ import {parseAllowedUpdates} from './updates.js'
 
 const INT32_MIN = -2147483648
 const INT32_MAX = 2147483647
-/** Updates that arrive together are answered together: wait 1 ms after the first, at most 2 ms in all. */
-const BATCH_MS = 1
 
 export async function getUpdates(bot: BotState, params: Params, core: Core, ctx: CallContext): Promise<Answer> {
   if (bot.webhook || bot.pendingSetWebhook) throw await core.conflict(bot, CONFLICT_WEBHOOK_ACTIVE)
@@ -93,7 +91,9 @@ function waitForUpdates(bot: BotState, core: Core, ctx: CallContext, from: numbe
       wake(): void {
         if (done || batching) return
         batching = true
-        cancels.push(core.later(answerIfAny, BATCH_MS))
+        // Updates queued in the same turn of the event loop are answered together; nothing waits longer.
+        const immediate = setImmediate(answerIfAny)
+        cancels.push(() => clearImmediate(immediate))
       },
       end: answer,
       fail(description: string): void {
