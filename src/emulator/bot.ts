@@ -12,6 +12,10 @@ export interface QueueEntry {
   failures: number
   nextAttemptAt: number
   inFlight: boolean
+  /** Epoch ms after which the server drops the update unsent (bot-api-facts-2 §5). */
+  expiresAt: number
+  /** Bytes of its JSON, once getUpdates needed it (the 4 MiB cut). */
+  size?: number
 }
 
 /** The waiting long poll (one slot per bot). */
@@ -39,6 +43,10 @@ export class BotState {
   readonly user: TgObject
   revoked = false
   loggedOut = false
+  /** After `close`: 'closing' (requests get 500 restart), then 'closed' (the next request launches it again). */
+  closeState?: 'closing' | 'closed'
+  /** Multiplies the fixed update lifetimes (callback queries 150 s, inline queries 30 s…); not message dates. */
+  lifetimeScale = 1
   readonly createdAt = Date.now()
   /** Every call, in order. */
   readonly calls: RecordedCall[] = []
@@ -112,10 +120,12 @@ export class BotState {
     const type = updateTypeOf(body)
     if (!type || !this.allowed.has(type)) return undefined
     for (const chat of chatsIn(body)) this.rememberChat(chat)
+    const expiresAt = expiryOf(type, body[type] as TgObject | undefined, this.lifetimeScale)
+    if (expiresAt <= Date.now()) return undefined // e.g. a message dated more than a day ago: never queued
     const {update_id: _ignored, ...rest} = body
     const ordered = {update_id: this.nextUpdateId, ...rest} as Update
     this.nextUpdateId = this.nextUpdateId >= INT32_MAX ? 1 : this.nextUpdateId + 1
-    this.queue.set(ordered.update_id, {update: ordered, queue: webhookQueueOf(ordered), failures: 0, nextAttemptAt: 0, inFlight: false})
+    this.queue.set(ordered.update_id, {update: ordered, queue: webhookQueueOf(ordered), failures: 0, nextAttemptAt: 0, inFlight: false, expiresAt})
     this.poll?.wake()
     this.onQueued?.()
     return ordered
@@ -134,6 +144,7 @@ export class BotState {
     this.lastMessageId.clear()
     this.openCallbackQueries.clear()
     this.loggedOut = false
+    this.closeState = undefined
     this.lastSetWebhookAt = -Infinity
     this.lastConflictAt = -Infinity
     this.lastPoll = undefined
@@ -144,6 +155,11 @@ export class BotState {
   /** Drop every pending update. */
   clearQueue(): void {
     this.queue.clear()
+  }
+
+  /** Drop the updates whose lifetime is over (the server never sends them). */
+  dropExpired(now = Date.now()): void {
+    for (const [id, entry] of this.queue) if (entry.expiresAt <= now && !entry.inFlight) this.queue.delete(id)
   }
 
   rememberChat(chat: TgObject): void {
@@ -179,4 +195,20 @@ export class BotState {
   message(chatId: number, messageId: number): TgObject | undefined {
     return this.messages.get(`${chatId}:${messageId}`)
   }
+}
+
+/** Fixed lifetimes in seconds by update type (BA Client.cpp add_update); messages live until 24 h after their date. */
+const LIFETIME_SECONDS: Record<string, number> = {
+  callback_query: 150, inline_query: 30, chosen_inline_result: 600, shipping_query: 150, pre_checkout_query: 150,
+}
+const DATED = new Set(['message', 'edited_message', 'channel_post', 'edited_channel_post', 'business_message', 'edited_business_message'])
+const DAY = 86_400
+
+/** When an update of `type` expires: 24 h after the (edit) date of a message, else its fixed lifetime from now. */
+function expiryOf(type: string, content: TgObject | undefined, scale: number): number {
+  if (DATED.has(type)) {
+    const date = typeof content?.edit_date === 'number' ? content.edit_date : content?.date
+    if (typeof date === 'number') return (date + DAY) * 1000
+  }
+  return Date.now() + (LIFETIME_SECONDS[type] ?? DAY) * 1000 * scale
 }

@@ -27,7 +27,7 @@ export interface ConversationOptions {
   languageCode?: string
   /** How long send/click wait for the bot to finish (default 5000 ms). */
   timeoutMs?: number
-  /** Polling mode: how long the bot's calls must stay quiet after the update is confirmed (default 10 ms). */
+  /** Polling mode: how long the bot's calls must stay quiet after the update is confirmed (default 5 ms). */
   settleMs?: number
 }
 
@@ -57,7 +57,7 @@ export class ConversationUser {
     this.id = options.id
     this.chatId = options.chatId ?? options.id
     this.timeoutMs = options.timeoutMs ?? 5000
-    this.settleMs = options.settleMs ?? 10
+    this.settleMs = options.settleMs ?? 5
     if (!Number.isSafeInteger(this.id) || this.id <= 0) throw new Error(`emu.user: id ${String(this.id)} must be a positive integer`)
     if (!Number.isSafeInteger(this.chatId) || this.chatId === 0) throw new Error(`emu.user: chatId ${String(this.chatId)} must be a non-zero integer`)
   }

@@ -16,6 +16,8 @@ export class WebhookWorker {
   private readonly target: URL
   private readonly requests = new Set<http.ClientRequest>()
   private inFlight = 0
+  /** The last delivery failed: the server then sends on one connection until one succeeds. */
+  private failing = false
   private stopped = false
   private pumpQueued = false
   private cancelTimer?: () => void
@@ -67,7 +69,12 @@ export class WebhookWorker {
     const now = Date.now()
     const heads = new Set<string>()
     let earliest = Infinity
-    for (const entry of this.bot.queue.values()) {
+    const connections = this.failing ? 1 : this.settings.maxConnections
+    for (const [id, entry] of this.bot.queue) {
+      if (!entry.inFlight && entry.expiresAt <= now) {
+        this.bot.queue.delete(id) // its lifetime is over: dropped unsent
+        continue
+      }
       if (heads.has(entry.queue)) continue // only the oldest update of a queue may be in flight
       heads.add(entry.queue)
       if (entry.inFlight) continue
@@ -75,7 +82,7 @@ export class WebhookWorker {
         earliest = Math.min(earliest, entry.nextAttemptAt)
         continue
       }
-      if (this.inFlight >= this.settings.maxConnections) break
+      if (this.inFlight >= connections) break
       this.send(entry)
     }
     if (earliest !== Infinity && earliest < this.timerAt) {
@@ -157,6 +164,7 @@ export class WebhookWorker {
   private finish(entry: QueueEntry, ok: boolean, status: number | undefined, error: string | undefined,
     retryAfter: number | undefined, ms: number): void {
     const updateId = entry.update.update_id
+    this.failing = !ok
     if (ok) {
       this.bot.queue.delete(updateId)
     } else if (this.bot.queue.get(updateId) === entry) {
@@ -167,6 +175,8 @@ export class WebhookWorker {
       entry.nextAttemptAt = Date.now() + (entry.failures > 1 ? Math.max(10, delay) : delay)
       this.bot.lastErrorDate = Math.floor(Date.now() / 1000)
       this.bot.lastErrorMessage = error
+      // a retry that would come after the update's lifetime never happens: the server drops it
+      if (entry.nextAttemptAt >= entry.expiresAt) this.bot.queue.delete(updateId)
     }
     this.core.delivered({token: this.bot.token, updateId, ok, ...(status !== undefined ? {status} : {}),
       ...(error !== undefined ? {error} : {}), ms})

@@ -160,6 +160,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
       canJoinGroups: options.canJoinGroups ?? true, canReadAllGroupMessages: options.canReadAllGroupMessages ?? false,
       supportsInlineQueries: options.supportsInlineQueries ?? false,
     }, this.options.firstUpdateId ?? randomInt(100_000_000, 1_000_000_000))
+    bot.lifetimeScale = this.options.lifetimeScale ?? 1
     this.bots.set(token, bot)
     return {token, id, username}
   }
@@ -317,7 +318,9 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
 
   /** Updates still in the bot's queue (unconfirmed by getUpdates / unacknowledged by the webhook). */
   pendingUpdates(token: string): Update[] {
-    return [...this.mustBot(token).queue.values()].map((e) => e.update)
+    const bot = this.mustBot(token)
+    bot.dropExpired()
+    return [...bot.queue.values()].map((e) => e.update)
   }
 
   /** True while a getUpdates request of the bot is waiting (a long poll in progress). */
@@ -358,6 +361,12 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     }
   }
 
+  /** A closed bot instance is launched again by its next request: its webhook (kept, like its queue) resumes. */
+  private relaunch(bot: BotState): void {
+    bot.closeState = undefined
+    if (bot.webhook) this.core.openWebhook(bot)
+  }
+
   private onStop(fail: (err: Error) => void): () => void {
     this.waits.add(fail)
     return () => this.waits.delete(fail)
@@ -395,6 +404,8 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     if (counted) bot.inFlight += 1
     try {
       if (bot.loggedOut) throw new ApiError(400, 'Logged out')
+      if (bot.closeState === 'closing') throw new ApiError(500, 'Internal Server Error: restart')
+      if (bot.closeState === 'closed' && lower !== 'close') this.relaunch(bot)
       const handler = handlerFor(lower)
       if (!handler) throw methodNotFound()
       const fault = bot.faults.check(lower, params, (raw) => chatIdOf(bot, raw))

@@ -45,19 +45,39 @@ export class Params {
   }
 
   /**
-   * A plain object for records: first value per key; values holding a JSON object or array are decoded,
-   * files become `{filename, mimeType, size}`.
+   * A plain object for records: first value per key; values holding a JSON object or array are decoded; files
+   * become `{filename, mimeType, size}` under the parameter that names them, however the client sent them (a file
+   * field of that name, or `attach://<field>` in the parameter or inside its JSON, e.g. sendMediaGroup's media).
    */
   toRecord(): Record<string, unknown> {
     const out: Record<string, unknown> = {}
+    const attached = new Set<string>()
+    const resolve = (value: unknown): unknown => {
+      if (typeof value === 'string') {
+        if (!value.startsWith('attach://')) return value
+        const name = value.slice('attach://'.length)
+        const file = this.files.get(name)
+        if (!file) return value
+        attached.add(name)
+        return fileInfo(file)
+      }
+      if (Array.isArray(value)) return value.map(resolve)
+      if (value && typeof value === 'object') {
+        return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v)]))
+      }
+      return value
+    }
     for (const [k, v] of this.values) {
       if (k in out) continue
-      out[k] = decodeJsonish(v)
+      out[k] = this.files.size > 0 ? resolve(decodeJsonish(v)) : decodeJsonish(v)
     }
-    for (const [k, f] of this.files) if (!(k in out)) out[k] = {filename: f.filename, mimeType: f.mimeType, size: f.size}
+    for (const [k, f] of this.files) if (!(k in out) && !attached.has(k)) out[k] = fileInfo(f)
     return out
   }
 }
+
+const fileInfo = (f: UploadedFile): {filename: string; mimeType: string; size: number} =>
+  ({filename: f.filename, mimeType: f.mimeType, size: f.size})
 
 function decodeJsonish(value: string): unknown {
   const c = value.trimStart()[0]

@@ -54,10 +54,25 @@ function applyOffset(bot: BotState, offset: number): number {
   return offset
 }
 
+/** A getUpdates answer stops growing once 50 bytes + the JSON of each update add up to more than 4 MiB (§5). */
+const MAX_RESPONSE = 1 << 22
+
+/** Up to `limit` updates from `from` on, expired ones dropped, cut at 4 MiB (the first is always answered). */
 function collect(bot: BotState, from: number, limit: number): Update[] {
   const out: Update[] = []
-  for (const entry of bot.queue.values()) {
-    if (entry.update.update_id < from) continue
+  const now = Date.now()
+  let total = 0
+  for (const [id, entry] of bot.queue) {
+    if (entry.expiresAt <= now) {
+      bot.queue.delete(id)
+      continue
+    }
+    if (id < from) continue
+    if (limit > 1) {
+      entry.size ??= Buffer.byteLength(JSON.stringify(entry.update))
+      total += 50 + entry.size
+      if (out.length > 0 && total > MAX_RESPONSE) break
+    }
     out.push(entry.update)
     if (out.length >= limit) break
   }

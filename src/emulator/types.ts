@@ -28,6 +28,12 @@ export interface EmulatorOptions {
   firstUpdateId?: number
   /** Webhook read timeout in ms before `timeScale` (default 60000, as the server's idle timeout). */
   webhookReadTimeoutMs?: number
+  /**
+   * Multiplies the fixed lifetimes of queued updates (callback_query and shipping/pre_checkout queries 150 s,
+   * inline_query 30 s, chosen_inline_result 600 s, others 24 h). Default 1. Messages always live until 24 h after
+   * their date.
+   */
+  lifetimeScale?: number
 }
 
 export interface CreateBotOptions {

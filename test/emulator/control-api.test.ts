@@ -26,11 +26,12 @@ describe('control API', () => {
 
   it('POST messages queues a user message and answers {update_id, message}; the bot reads it with getUpdates', async () => {
     const {c, path, api} = await started()
-    const sent = await c('POST', `${path}/messages`, {text: '/start hi', user_id: 42, first_name: 'Ada', date: 1700000000})
+    const date = Math.floor(Date.now() / 1000) - 60
+    const sent = await c('POST', `${path}/messages`, {text: '/start hi', user_id: 42, first_name: 'Ada', date})
     expect(sent.status).toBe(200)
     expect(Object.keys(sent.json)).toEqual(['update_id', 'message'])
     expect(sent.json.message).toMatchObject({
-      message_id: 1, date: 1700000000, text: '/start hi',
+      message_id: 1, date, text: '/start hi',
       from: {id: 42, is_bot: false, first_name: 'Ada'}, chat: {id: 42, type: 'private', first_name: 'Ada'},
       entities: [{offset: 0, length: 6, type: 'bot_command'}],
     })
@@ -97,9 +98,12 @@ describe('control API', () => {
 
   it('POST updates queues any update without update_id', async () => {
     const {c, path, emu, token} = await started()
-    const res = await c('POST', `${path}/updates`, {edited_message: {message_id: 3, date: 1, chat: {id: 5, type: 'private'}, text: 'x'}})
+    const date = Math.floor(Date.now() / 1000)
+    const res = await c('POST', `${path}/updates`, {edited_message: {message_id: 3, date, chat: {id: 5, type: 'private'}, text: 'x'}})
     expect(res.status).toBe(200)
-    expect(emu.pendingUpdates(token)).toEqual([{update_id: res.json.update_id, edited_message: {message_id: 3, date: 1, chat: {id: 5, type: 'private'}, text: 'x'}}])
+    expect(emu.pendingUpdates(token)).toEqual([{update_id: res.json.update_id, edited_message: {message_id: 3, date, chat: {id: 5, type: 'private'}, text: 'x'}}])
+    // a message more than a day old is never queued, as on Telegram
+    expect((await c('POST', `${path}/messages`, {text: 'old', date: date - 90_000})).json.update_id).toBe(0)
     expect((await c('POST', `${path}/updates`, {update_id: 5, message: {}})).json.error).toMatch(/leave update_id out/)
     expect((await c('POST', `${path}/updates`, {mesage: {}})).json.error).toMatch(/"mesage" is not an update type/)
     expect((await c('POST', `${path}/updates`, {message: {}, poll: {}})).status).toBe(400)
