@@ -14,8 +14,8 @@ export interface QueueEntry {
   inFlight: boolean
   /** Epoch ms after which the server drops the update unsent (bot-api-facts-2 §5). */
   expiresAt: number
-  /** Bytes of its JSON, once getUpdates needed it (the 4 MiB cut). */
-  size?: number
+  /** The update as JSON, made once when first sent (getUpdates answers and webhook POSTs reuse it). */
+  json?: string
 }
 
 /** The waiting long poll (one slot per bot). */

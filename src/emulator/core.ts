@@ -7,6 +7,8 @@ import type {DeliveryEvent} from './types.js'
 /** A successful answer: `{"ok":true,"result":…}` plus `description` when set. */
 export interface Answer {
   result: unknown
+  /** `result` already encoded as JSON (the server then writes it as it is). */
+  raw?: string
   description?: string
 }
 

@@ -101,7 +101,7 @@ export class WebhookWorker {
     this.inFlight += 1
     const started = performance.now()
     // The server writes `"update_id":N` then a raw ",\n" before the update's type field.
-    const body = Buffer.from(JSON.stringify(entry.update).replace(/^\{"update_id":(-?\d+),/, '{"update_id":$1,\n'))
+    const body = Buffer.from((entry.json ??= JSON.stringify(entry.update)).replace(/^\{"update_id":(-?\d+),/, '{"update_id":$1,\n'))
     const https_ = this.target.protocol === 'https:'
     const headers: Record<string, string | number> = {
       Host: this.target.host,

@@ -7,11 +7,12 @@ import {BotState} from './bot.js'
 import {NEVER_ABORTED, type Answer, type Core} from './core.js'
 import {WebhookWorker} from './delivery.js'
 import {ApiError, notFound, unauthorized} from './errors.js'
-import {handlerFor, isOutgoing, methodNotFound, runnableAsReply} from './methods.js'
+import {isOutgoing, runnableAsReply} from './methods.js'
 import type {Params} from './params.js'
 import {ConversationUser, type ConversationOptions} from './conversation.js'
 import {createControlHandler} from './control-api.js'
 import {checkFaultSpec, migrate, setBlocked, type FaultSpec} from './faults.js'
+import {dispatch} from './dispatch.js'
 import {createHandler} from './server.js'
 import {callbackQuery, userMessage} from './user-side.js'
 import {chatMatches, waitForCall} from './wait.js'
@@ -361,12 +362,6 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     }
   }
 
-  /** A closed bot instance is launched again by its next request: its webhook (kept, like its queue) resumes. */
-  private relaunch(bot: BotState): void {
-    bot.closeState = undefined
-    if (bot.webhook) this.core.openWebhook(bot)
-  }
-
   private onStop(fail: (err: Error) => void): () => void {
     this.waits.add(fail)
     return () => this.waits.delete(fail)
@@ -396,46 +391,13 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     throw unauthorized()
   }
 
-  private async invoke(bot: BotState, method: string, params: Params, onAbort: (fn: () => void) => () => void,
+  private invoke(bot: BotState, method: string, params: Params, onAbort: (fn: () => void) => () => void,
     source: RecordedCall['source']): Promise<Answer> {
-    const record: RecordedCall = {seq: 0, method, params: params.toRecord(), at: Date.now(), source}
-    const lower = method.toLowerCase()
-    const counted = lower !== 'getupdates'
-    if (counted) bot.inFlight += 1
-    try {
-      if (bot.loggedOut) throw new ApiError(400, 'Logged out')
-      if (bot.closeState === 'closing') throw new ApiError(500, 'Internal Server Error: restart')
-      if (bot.closeState === 'closed' && lower !== 'close') this.relaunch(bot)
-      const handler = handlerFor(lower)
-      if (!handler) throw methodNotFound()
-      const fault = bot.faults.check(lower, params, (raw) => chatIdOf(bot, raw))
-      if (fault) throw fault
-      const answer = await handler(bot, params, this.core, {method: lower, source, onAbort})
-      record.result = answer.result
-      return answer
-    } catch (err) {
-      const error = err instanceof ApiError ? err : new ApiError(500, `Internal Server Error: ${String(err)}`)
-      record.error = {code: error.code, description: error.description}
-      throw error
-    } finally {
-      if (counted) bot.inFlight -= 1
-      if (!(record.error?.code === 499)) {
-        record.seq = ++bot.callSeq
-        bot.calls.push(record)
-        this.emit('call', record, bot.token)
-      }
-    }
+    return dispatch(bot, method, params, {core: this.core, onAbort, source, recorded: (call) => this.emit('call', call, bot.token)})
   }
 }
 
 function randomToken(id?: number): string {
   const botId = id ?? randomInt(1_000_000_000, 8_000_000_000)
   return `${botId}:${randomBytes(27).toString('base64url').slice(0, 35)}`
-}
-
-/** The id of the chat a `chat_id` parameter names (a number, or an @username the bot has seen). */
-function chatIdOf(bot: BotState, raw: string): number | undefined {
-  if (!raw.startsWith('@')) return Number.isFinite(Number(raw)) ? Number(raw) : undefined
-  const chat = bot.findChat(raw)
-  return typeof chat?.id === 'number' ? chat.id : undefined
 }

@@ -31,8 +31,7 @@ export async function getUpdates(bot: BotState, params: Params, core: Core, ctx:
   const size = bot.queue.size
   const from = applyOffset(bot, offset)
   if (bot.queue.size < size) core.confirmed(bot)
-  const available = collect(bot, from, limit)
-  if (available.length > 0 || timeoutMs === 0) return {result: available}
+  if (timeoutMs === 0 || anyFrom(bot, from)) return collect(bot, from, limit)
   return waitForUpdates(bot, core, ctx, from, limit, timeoutMs)
 }
 
@@ -58,8 +57,9 @@ function applyOffset(bot: BotState, offset: number): number {
 const MAX_RESPONSE = 1 << 22
 
 /** Up to `limit` updates from `from` on, expired ones dropped, cut at 4 MiB (the first is always answered). */
-function collect(bot: BotState, from: number, limit: number): Update[] {
-  const out: Update[] = []
+function collect(bot: BotState, from: number, limit: number): Answer {
+  const updates: Update[] = []
+  const parts: string[] = []
   const now = Date.now()
   let total = 0
   for (const [id, entry] of bot.queue) {
@@ -68,15 +68,27 @@ function collect(bot: BotState, from: number, limit: number): Update[] {
       continue
     }
     if (id < from) continue
-    if (limit > 1) {
-      entry.size ??= Buffer.byteLength(JSON.stringify(entry.update))
-      total += 50 + entry.size
-      if (out.length > 0 && total > MAX_RESPONSE) break
-    }
-    out.push(entry.update)
-    if (out.length >= limit) break
+    const json = entry.json ??= JSON.stringify(entry.update)
+    total += 50 + Buffer.byteLength(json)
+    if (updates.length > 0 && total > MAX_RESPONSE) break
+    updates.push(entry.update)
+    parts.push(json)
+    if (updates.length >= limit) break
   }
-  return out
+  return {result: updates, raw: `[${parts.join(',')}]`}
+}
+
+/** Whether an update from `from` on is waiting (expired ones dropped). */
+function anyFrom(bot: BotState, from: number): boolean {
+  const now = Date.now()
+  for (const [id, entry] of bot.queue) {
+    if (entry.expiresAt <= now) {
+      bot.queue.delete(id)
+      continue
+    }
+    if (id >= from) return true
+  }
+  return false
 }
 
 function waitForUpdates(bot: BotState, core: Core, ctx: CallContext, from: number, limit: number,
@@ -95,12 +107,12 @@ function waitForUpdates(bot: BotState, core: Core, ctx: CallContext, from: numbe
       return true
     }
     const answer = (): void => {
-      if (finish()) resolve({result: collect(bot, from, limit)})
+      if (finish()) resolve(collect(bot, from, limit))
     }
     /** After a wake-up: answer if something is there for this poll's offset, else keep waiting. */
     const answerIfAny = (): void => {
       batching = false
-      if (collect(bot, from, 1).length > 0) answer()
+      if (anyFrom(bot, from)) answer()
     }
     const me = {
       wake(): void {

@@ -18,9 +18,9 @@ export interface Router {
 }
 
 export function okBody(answer: Answer): string {
-  const body: Record<string, unknown> = {ok: true, result: answer.result}
-  if (answer.description !== undefined) body.description = answer.description
-  return JSON.stringify(body)
+  const result = answer.raw ?? JSON.stringify(answer.result)
+  const description = answer.description !== undefined ? `,"description":${JSON.stringify(answer.description)}` : ''
+  return `{"ok":true,"result":${result}${description}}`
 }
 
 export function errorBody(error: ApiError): string {
