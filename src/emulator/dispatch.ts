@@ -9,6 +9,9 @@ import {handlerFor, methodNotFound} from './methods.js'
 import type {Params} from './params.js'
 import type {RecordedCall} from './types.js'
 
+/** Calls kept per bot: beyond it the oldest tenth is forgotten (a long `bot dev --offline` session stays bounded). */
+export const MAX_RECORDED_CALLS = 100_000
+
 export interface DispatchContext {
   core: Core
   onAbort: (fn: () => void) => () => void
@@ -42,6 +45,7 @@ export async function dispatch(bot: BotState, method: string, params: Params, ct
     if (!(record.error?.code === 499)) {
       record.seq = ++bot.callSeq
       bot.calls.push(record)
+      if (bot.calls.length > MAX_RECORDED_CALLS) bot.calls.splice(0, MAX_RECORDED_CALLS / 10)
       ctx.recorded(record)
     }
   }

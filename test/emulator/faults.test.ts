@@ -127,3 +127,18 @@ describe('migrateChat and deactivateUser', () => {
     expect((await api('getMe')).status).toBe(200)
   })
 })
+
+describe('recorded calls stay bounded', () => {
+  it('keeps the newest calls (seq goes on) once there are more than MAX_RECORDED_CALLS', async () => {
+    const {MAX_RECORDED_CALLS} = await import('../../src/emulator/dispatch.js')
+    const {emu, token, api} = await setup()
+    const bot = (emu as unknown as {bots: Map<string, {calls: unknown[]; callSeq: number}>}).bots.get(token)!
+    // pretend a long session already recorded the maximum, then make one more call over HTTP
+    bot.calls.push(...Array.from({length: MAX_RECORDED_CALLS}, (_, i) => ({seq: i + 1, method: 'getMe', params: {}, at: 0, source: 'http'})))
+    bot.callSeq = MAX_RECORDED_CALLS
+    await api('getMe')
+    const calls = emu.calls(token)
+    expect(calls.length).toBe(MAX_RECORDED_CALLS + 1 - MAX_RECORDED_CALLS / 10)
+    expect(calls.at(-1)!.seq).toBe(MAX_RECORDED_CALLS + 1)
+  })
+})
