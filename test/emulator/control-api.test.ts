@@ -190,3 +190,22 @@ describe('control API', () => {
     }
   })
 })
+
+describe('bot emulator prints the control API base', () => {
+  it('as a "control" line, and it answers there (needs npm run build)', async () => {
+    const {startCli} = await import('../support/cli.js')
+    const p = startCli(['emulator', '--port', '0'], {timeoutMs: 25_000})
+    try {
+      const out = await p.waitForOutput(/Ctrl-C stops the emulator/, {stream: 'stdout', timeoutMs: 20_000})
+      const line = /^ {2}control (http:\/\/127\.0\.0\.1:\d+\/_emulator) {2}\(the user side over HTTP: docs\/emulator\.md\)$/m.exec(out)
+      expect(line, out).not.toBeNull()
+      const token = '1234567890:OFFLINE-DEV-TOKEN-NOT-A-REAL-SECRET'
+      const sent = await control(line![1], 'POST', `/bots/${token}/messages`, {text: 'hi'})
+      expect(sent.status).toBe(200)
+      expect(sent.json.message.text).toBe('hi')
+    } finally {
+      p.kill('SIGINT')
+      await p.exited
+    }
+  }, 30_000)
+})
