@@ -241,7 +241,7 @@ export function describeProxyFailure(target: string, error: unknown, env: Env = 
       return `${name} refused the connection (nothing listens there)`
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return `cannot resolve the host name of ${name} (${code})`
+      return `cannot resolve the host name of ${name}: ${code}`
     case 'ECONNRESET':
     case 'UND_ERR_SOCKET':
     case 'EPIPE':

@@ -4,10 +4,14 @@
  * forward proxy on loopback (test/support/proxy.ts) that records what it saw: Node's global
  * fetch and BotApi go through it once it is the global dispatcher.
  */
+import {once} from 'node:events'
+import {createServer, type AddressInfo} from 'node:net'
+
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {setGlobalDispatcher, type Dispatcher} from 'undici'
 
 import {BotApiEmulator} from '../../src/emulator/index.js'
+import {explainApiError} from '../../src/lib/explain.js'
 import {createProxyDispatcher, describeProxyFailure, isLoopbackHost, proxyFor, proxyProblem, proxySummary} from '../../src/lib/proxy.js'
 import {BotApi, BotApiError} from '../../src/telegram/index.js'
 import {startProxy, type TestProxy} from '../support/proxy.js'
@@ -158,5 +162,34 @@ describe('the proxy dispatcher with a real forward proxy', () => {
     expect(describeProxyFailure('http://api.telegram.test', new TypeError('fetch failed', {cause: new Error('Proxy response (407) !== 200 when HTTP Tunneling')}), {HTTP_PROXY: 'http://u:p@h:1'})).toBe(
       'the proxy h:1 (HTTP_PROXY) rejected its credentials (407 Proxy Authentication Required)',
     )
+  })
+
+  it('a proxy whose name does not resolve, and one that accepts but never answers: each named, with the fix', async () => {
+    const {token} = emu.createBot()
+    await install({HTTPS_PROXY: 'http://user:pw@proxy.invalid:3128'})
+    const unresolved = (await new BotApi({token, apiRoot: 'https://api.telegram.test'}).getMe().catch((e: unknown) => e)) as BotApiError
+    expect(unresolved.description).toBe('cannot resolve the host name of the proxy proxy.invalid:3128 (HTTPS_PROXY): ENOTFOUND')
+    expect(explainApiError(unresolved, 'https://api.telegram.test')).toEqual({
+      message: 'Cannot reach the Bot API at https://api.telegram.test: cannot resolve the host name of the proxy proxy.invalid:3128 (HTTPS_PROXY): ENOTFOUND.',
+      fix: 'Check HTTPS_PROXY (a running proxy, credentials as http://user:password@host:port), or add api.telegram.test to NO_PROXY if it is reachable directly.',
+    })
+
+    // A proxy that takes the connection and says nothing: the deadline, naming the proxy.
+    const silent = createServer((socket) => socket.on('error', () => {}))
+    silent.listen(0, '127.0.0.1')
+    await once(silent, 'listening')
+    try {
+      ;(globalThis as Record<symbol, unknown>)[GLOBAL] = saved
+      const port = (silent.address() as AddressInfo).port
+      await install({HTTPS_PROXY: `http://127.0.0.1:${port}`})
+      const hung = (await new BotApi({token, apiRoot: 'https://api.telegram.test', timeoutMs: 500}).getMe().catch((e: unknown) => e)) as BotApiError
+      expect(hung.kind).toBe('timeout')
+      expect(explainApiError(hung, 'https://api.telegram.test').message).toBe(
+        `The Bot API at https://api.telegram.test did not answer in time (getMe, through the proxy 127.0.0.1:${port}).`,
+      )
+    } finally {
+      silent.close()
+      for (const d of installed.splice(0)) await d.destroy().catch(() => {})
+    }
   })
 })
