@@ -99,7 +99,8 @@ export function proxyFor(target: string | URL, env: Env = process.env): ProxyCho
   } catch {
     return undefined
   }
-  if (isLoopbackHost(url.hostname)) return undefined
+  // Loopback goes direct; so does everything when a proxy variable is unusable (nothing is installed).
+  if (isLoopbackHost(url.hostname) || proxyProblem(env)) return undefined
   const http = pick(env, 'http_proxy')
   const chosen = url.protocol === 'https:' ? (pick(env, 'https_proxy') ?? http) : http
   if (!chosen) return undefined

@@ -176,5 +176,8 @@ describe('bot behind a proxy', () => {
     expect(r.code).toBe(2)
     expect(r.stderr.trim().split('\n')[0]).toBe('✗ HTTPS_PROXY uses socks5://, which bot does not support.')
     expect(emu.calls(token).length).toBe(before)
+    // bot doctor reports it (and connects directly, as nothing was installed).
+    const d = await bot({BOT_TOKEN: token, BOT_API_ROOT: emu.apiRoot, HTTPS_PROXY: 'socks5://127.0.0.1:1080'}, ['doctor', '--no-probe', '--json', '--only', 'reachability'])
+    expect(d.stdout).toContain('proxy: HTTPS_PROXY uses socks5://, which bot does not support; bot connects directly')
   })
 })

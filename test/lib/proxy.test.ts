@@ -62,6 +62,8 @@ describe('proxyFor', () => {
     expect(proxyProblem({HTTPS_PROXY: 'socks5://p:1080'})?.message).toMatch(/HTTPS_PROXY uses socks5:\/\//)
     expect(proxyProblem({http_proxy: 'http://'})?.message).toMatch(/http_proxy is not a proxy URL/)
     expect(proxyProblem({HTTPS_PROXY: 'proxy.corp:3128'})).toBeUndefined()
+    // Unusable, so nothing is installed: requests go direct, and proxyFor says so.
+    expect(proxyFor('https://api.telegram.org', {HTTPS_PROXY: 'socks5://p:1080'})).toBeUndefined()
   })
 })
 

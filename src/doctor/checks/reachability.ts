@@ -6,7 +6,7 @@
 import {lookup} from 'node:dns/promises'
 import {isIP} from 'node:net'
 
-import {describeProxyFailure, isLoopbackHost, proxyFix, proxyFor, proxySummary} from '../../lib/proxy.js'
+import {describeProxyFailure, isLoopbackHost, proxyFix, proxyFor, proxyProblem, proxySummary} from '../../lib/proxy.js'
 import {DEFAULT_API_ROOT} from '../../telegram/index.js'
 import type {Check, CheckResult, DoctorContext} from '../types.js'
 
@@ -16,6 +16,8 @@ const SLOW_MS = 2000
 function proxyNote(env: NodeJS.ProcessEnv, apiRoot: string): string | undefined {
   const summary = proxySummary(env)
   if (!summary) return undefined
+  const problem = proxyProblem(env)
+  if (problem) return `proxy: ${problem.message.replace(/\.$/, '')}; bot connects directly (${problem.fix})`
   const via = proxyFor(apiRoot, env)
   let host = apiRoot
   try {
