@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../lib/base-command.js'
-import {FixableError, UsageError} from '../lib/errors.js'
+import {UsageError} from '../lib/errors.js'
 import {mark, paint, useColor} from '../lib/output.js'
 import type {GitResult, InstallResult, PackageManager, ProjectPlan, TemplateName} from '../scaffold/index.js'
 
