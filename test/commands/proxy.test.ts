@@ -115,7 +115,7 @@ describe('bot behind a proxy', () => {
     const byId = Object.fromEntries(report.checks.map((c) => [c.id, c]))
     expect(byId.reachability.status, byId.reachability.detail).toBe('ok')
     expect(byId.reachability.detail).toMatch(/^HTTP: api\.telegram\.test answered \d{3} in \d+ ms$/m)
-    expect(byId.reachability.detail).toContain(`proxy: bot reaches api.telegram.test through http://127.0.0.1:${p.port} (HTTPS_PROXY;`)
+    expect(byId.reachability.detail).toContain(`proxy: bot reaches api.telegram.test through http://127.0.0.1:${p.port} (HTTPS_PROXY); a bot library needs its own proxy agent`)
     expect(byId.token.status, byId.token.detail).toBe('ok')
     expect(r.stdout + r.stderr).not.toContain('s3cret')
     expect(p.seen.filter((s) => s.host === 'api.telegram.test').length).toBeGreaterThanOrEqual(2)
@@ -153,6 +153,14 @@ describe('bot behind a proxy', () => {
       '  Check HTTPS_PROXY (a running proxy, credentials as http://user:password@host:port), or add api.telegram.test to NO_PROXY if it is reachable directly.',
     ])
     expect(r.stderr).not.toMatch(/fetch failed|pa55word|bob/)
+    // bot doctor: the reachability check names the proxy, not the api host, as what refused.
+    const d = await bot({BOT_TOKEN: token, BOT_API_ROOT: ROOT, HTTPS_PROXY: `http://bob:pa55word@127.0.0.1:${port}`}, ['doctor', '--no-probe', '--json', '--only', 'reachability'])
+    expect(d.code).toBe(1)
+    const check = parseJsonOutput<{checks: Array<{id: string; status: string; detail: string; fix?: string}>}>(d).checks[0]
+    expect(check).toMatchObject({id: 'reachability', status: 'fail'})
+    expect(check.detail.split('\n')[0]).toBe(`HTTP: no answer through the proxy: the proxy 127.0.0.1:${port} (HTTPS_PROXY) refused the connection (nothing listens there)`)
+    expect(check.fix).toMatch(/^Check HTTPS_PROXY/)
+    expect(d.stdout).not.toContain('pa55word')
   })
 
   it('a proxy answering 407: one line saying it wants credentials; with them in the URL, it works', async () => {

@@ -24,7 +24,7 @@ function proxyNote(env: NodeJS.ProcessEnv, apiRoot: string): string | undefined 
     host = new URL(apiRoot).host
   } catch {}
   return via
-    ? `proxy: bot reaches ${host} through ${via.shown} (${via.variable}; ${summary}); a bot library needs its own proxy agent to do the same`
+    ? `proxy: bot reaches ${host} through ${via.shown} (${via.variable}${/NO_PROXY=/i.test(summary) ? `; ${summary.slice(summary.search(/no_proxy=/i))}` : ''}); a bot library needs its own proxy agent to do the same`
     : `proxy variables set (${summary}), but ${host} is ${isLoopbackHost(new URL(apiRoot).hostname) ? 'loopback' : 'in NO_PROXY'}: bot connects to it directly`
 }
 
@@ -89,7 +89,12 @@ export const reachabilityCheck: Check = {
       )
       if (proxy) lines.push(proxy)
       const through = via && describeProxyFailure(ctx.apiRoot, error, ctx.env)
-      if (through) lines.push(`proxy: ${through}`)
+      // Through a proxy, the connection that failed is the proxy's: say that instead of "cannot connect to <api host>".
+      if (through) {
+        const at = lines.findIndex((l) => l.startsWith('HTTP: cannot connect to'))
+        if (at >= 0) lines[at] = `HTTP: no answer through the proxy: ${through}`
+        else lines.push(`proxy: ${through}`)
+      }
       const fix = via ? proxyFix(via, ctx.apiRoot) : proxy && isDefault ? `${whereFix} If this network only allows traffic through the proxy, run the bot where it can reach the Bot API directly, or use a local Bot API server.` : whereFix
       return {status: 'fail', detail: lines.join('\n'), fix}
     }
