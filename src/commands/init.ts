@@ -118,7 +118,8 @@ On a terminal, bot init asks for what is missing (folder, framework, token); wit
     let spinner: {succeed(t: string): void; fail(t: string): void} | undefined
     if (this.interactive) {
       const {default: ora} = await import('ora')
-      spinner = ora({text: `Installing dependencies (${command})…`, stream: process.stderr, color: useColor(process.stderr) ? 'cyan' : false}).start()
+      // discardStdin: false: ora's stdin discarder puts the terminal in raw mode, and ^C then never becomes SIGINT.
+      spinner = ora({text: `Installing dependencies (${command})…`, stream: process.stderr, color: useColor(process.stderr) ? 'cyan' : false, discardStdin: false}).start()
     } else if (!this.jsonEnabled()) this.logToStderr(`Installing dependencies (${command})…`)
 
     const result = await scaffold.installDependencies(plan.dir, plan.pm, {env: process.env})
