@@ -209,8 +209,8 @@ export class BotApi {
     const url = `${this.apiRoot}/bot${pathToken(this.#token)}/${method}`
     const pollSeconds = method === 'getUpdates' && typeof params.timeout === 'number' ? params.timeout : 0
     const timeoutMs = (options.timeoutMs ?? this.#timeoutMs) + pollSeconds * 1000
-    const limit = deadline(timeoutMs, options.signal)
     const {body, headers} = await this.#body(params)
+    const limit = deadline(timeoutMs, options.signal)
     const started = performance.now()
     this.#log(`→ ${method} ${typeof body === 'string' ? body : '<multipart>'}`)
 
