@@ -14,6 +14,8 @@ export interface DevInput {
   holdTimeout: number
   /** Flag name → [value, env variable] for values that must not be empty. */
   nonEmpty: Record<string, [string | undefined, string | undefined]>
+  /** Where the env variables are read (default process.env, .env already loaded into it). */
+  env?: NodeJS.ProcessEnv
 }
 
 /** The words after `--`, or undefined without `--`. `bot dev --` alone is an error. */
@@ -34,9 +36,13 @@ export function checkDevInput(input: DevInput): void {
       `--hold-timeout ${hold} is out of range: it takes a positive number of seconds up to ${Math.floor(MAX_TIMER_MS / 1000)} (Node's timer limit).`,
       'Use e.g. --hold-timeout 30 (the default).',
     )
-  for (const [flag, [value, env]] of Object.entries(input.nonEmpty)) {
+  const environment = input.env ?? process.env
+  for (const [flag, [given, env]] of Object.entries(input.nonEmpty)) {
+    // oclif reads an empty variable as unset; here a variable that is there but empty is refused
+    // too: left alone it would mean "open a public localtunnel", which nobody asked for.
+    const value = given ?? (env !== undefined && environment[env] !== undefined ? environment[env] : undefined)
     if (value === undefined || value.trim() !== '') continue
-    const from = env ? sourceOf(env, input.argv, flag) : 'flag'
+    const from = given === undefined ? (sourceOf(env!, [], flag) === '.env' ? '.env' : 'env') : env ? sourceOf(env, input.argv, flag) : 'flag'
     const where = from === 'flag' ? `--${flag}` : from === '.env' ? `${env} in .env` : `${env}`
     throw new UsageError(
       `${where} is empty: an empty value is not the default, and nothing is opened with it.`,

@@ -4,6 +4,9 @@
  * loopback api root that records each request: it must see none.
  */
 import {once} from 'node:events'
+import {mkdtempSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {createServer, type Server} from 'node:net'
 import type {AddressInfo} from 'node:net'
 
@@ -95,6 +98,15 @@ describe('an explicit empty value is an error, not the default', () => {
     it(`bot dev ${flag} ''`, async () => {
       const r = await run(['dev', flag, '', ...BOT])
       expectRefused(r, new RegExp(`^✗ ${flag} is empty`))
+    })
+
+  for (const name of ['BOT_PUBLIC_URL', 'BOT_TUNNEL_HOST', 'BOT_TUNNEL_SUBDOMAIN'])
+    it(`bot dev with ${name} set but empty (environment, then .env)`, async () => {
+      expectRefused(await run(['dev', ...BOT], {[name]: ''}), new RegExp(`^✗ ${name} is empty`))
+      const cwd = mkdtempSync(join(tmpdir(), 'bot-bad-input-'))
+      writeFileSync(join(cwd, '.env'), `${name}=\n`)
+      const r = await runCli(['dev', ...BOT], {cwd, env: {BOT_TOKEN: GOOD, BOT_API_ROOT: api.url}})
+      expectRefused(r, new RegExp(`^✗ ${name} in \\.env is empty`))
     })
 
   it("bot dev --subdomain '' with a tunnel host: the tunnel server is never asked", async () => {

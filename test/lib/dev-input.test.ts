@@ -27,7 +27,21 @@ describe('checkDevInput', () => {
   it('an explicit empty flag is refused, naming it; an absent one is fine', () => {
     expect(() => checkDevInput({...ok, argv: ['--public-url', ''], nonEmpty: {'public-url': ['', 'BOT_PUBLIC_URL']}})).toThrow(/^--public-url is empty/)
     expect(() => checkDevInput({...ok, argv: ['--subdomain=  '], nonEmpty: {subdomain: ['  ', 'BOT_TUNNEL_SUBDOMAIN']}})).toThrow(/^--subdomain is empty/)
-    expect(() => checkDevInput({...ok, nonEmpty: {'tunnel-host': [undefined, 'BOT_TUNNEL_HOST']}})).not.toThrow()
+    expect(() => checkDevInput({...ok, nonEmpty: {'tunnel-host': [undefined, 'BOT_TUNNEL_HOST']}, env: {}})).not.toThrow()
+  })
+
+  it('a variable that is set but empty is refused too (it would mean a public localtunnel nobody asked for)', () => {
+    const nonEmpty = {'public-url': [undefined, 'BOT_PUBLIC_URL'] as [undefined, string]}
+    expect(() => checkDevInput({...ok, nonEmpty, env: {BOT_PUBLIC_URL: ''}})).toThrow(/^BOT_PUBLIC_URL is empty/)
+    let error: unknown
+    try {
+      checkDevInput({...ok, nonEmpty, env: {BOT_PUBLIC_URL: ' '}})
+    } catch (e) {
+      error = e
+    }
+    expect(error).toBeInstanceOf(UsageError)
+    expect((error as UsageError).fix).toMatch(/remove it from the environment/)
+    expect(() => checkDevInput({...ok, nonEmpty, env: {}})).not.toThrow()
   })
 })
 
