@@ -197,6 +197,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       fix = err.fix
       exit = err.exitCode
       code = err.code
+    } else if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      // A port taken between the check and the listen (or by a path without a check): one line, exit 2.
+      const {address, port} = err as {address?: string; port?: number}
+      message = `${port ? `Port ${port}${address ? ` on ${address}` : ''}` : 'A port'} is already in use.`
+      fix = 'Pick another port (or leave the port flag out for a free one), or stop the program that listens there.'
+      exit = 2
+      code = 'usage'
     } else if (err.oclif?.exit === 2 || /Unexpected argument|Nonexistent flag|Missing required|Expected .* to be one of|Parsing --/.test(err.message ?? '')) {
       // oclif parse errors: bad input, exit 2.
       message = oneLine(err.message)
