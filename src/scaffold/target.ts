@@ -35,6 +35,9 @@ function code(error: unknown): string | undefined {
 export async function checkTargetDir(given: string, cwd: string, display: (path: string) => string): Promise<void> {
   if (given.trim() === '') throw new UsageError('The project folder is empty (\'\').', `${CHOOSE} Use \`bot init .\` for the current folder.`)
   const dir = resolve(cwd, given)
+  const own = await lstat(dir).catch(() => undefined)
+  if (own?.isSymbolicLink() && !(await stat(dir).catch(() => undefined)))
+    throw new UsageError(`${display(dir)} is a symbolic link to a missing path.`, `${CHOOSE} Or remove the link.`)
   // The nearest part of the path that exists must be a folder.
   let base = dir
   for (;;) {

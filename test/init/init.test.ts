@@ -184,6 +184,10 @@ describe('bot init: refusals', () => {
     expectUsage(r, /src is a symbolic link to a missing path/)
     expect(existsSync(join(root, 'nowhere'))).toBe(false)
 
+    symlinkSync(join(root, 'gone'), join(root, 'link'))
+    expectUsage(await init([join(root, 'link'), '--no-install', '--no-git', '--yes']), /link is a symbolic link to a missing path/)
+    expect(existsSync(join(root, 'gone'))).toBe(false)
+
     const inner = join(root, 'inner')
     mkdirSync(join(inner, 'code'), {recursive: true})
     symlinkSync(join(inner, 'code'), join(inner, 'src'))
