@@ -1,0 +1,192 @@
+/**
+ * The bridge against the emulator (real long polling, real 409s) and a real HTTP server as the bot.
+ */
+import {afterEach, describe, expect, it} from 'vitest'
+
+import {UpdateBridge, type BridgeEvent, type BridgeOptions} from '../../src/dev/delivery/bridge.js'
+import {FixableError} from '../../src/lib/errors.js'
+import {BotApi} from '../../src/telegram/client.js'
+import {receiver, setup, textMessage, until, type Reply} from '../emulator/helpers.js'
+
+const SECRET = 'bridge-secret_0123456789'
+const bridges: UpdateBridge[] = []
+afterEach(async () => {
+  await Promise.all(bridges.splice(0).map((b) => b.stop()))
+})
+
+async function world(respond?: Parameters<typeof receiver>[0]) {
+  const s = await setup()
+  const bot = await receiver(respond)
+  const api = new BotApi({token: s.token, apiRoot: s.emu.apiRoot})
+  const events: BridgeEvent[] = []
+  const make = (options: Partial<BridgeOptions> = {}, target = bot.url) => {
+    const bridge = new UpdateBridge({api, target: {url: target, secret: SECRET}, onEvent: (e) => events.push(e), ...options})
+    bridges.push(bridge)
+    return bridge
+  }
+  const pendingIds = () => s.emu.pendingUpdates(s.token).map((u) => u.update_id)
+  const pollCalls = () => s.emu.calls(s.token).filter((c) => c.method === 'getUpdates').length
+  return {...s, raw: s.api, bot, api, events, make, pendingIds, pollCalls}
+}
+
+const chatOf = (body: any): number => body.message.chat.id
+const of = <T extends BridgeEvent['type']>(events: BridgeEvent[], type: T) =>
+  events.filter((e): e is Extract<BridgeEvent, {type: T}> => e.type === type)
+
+describe('UpdateBridge', () => {
+  it('POSTs the update as Telegram does (same JSON, secret header) and confirms it once acknowledged; never sets a webhook', async () => {
+    const w = await world()
+    await w.make().start()
+    const update = w.emu.injectUpdate(w.token, textMessage(42, 'hello'))
+    await until(() => w.bot.received.length === 1, 'the POST')
+    const got = w.bot.received[0]
+    expect(got.raw).toBe(JSON.stringify(update))
+    expect(got.headers['content-type']).toBe('application/json')
+    expect(got.headers['x-telegram-bot-api-secret-token']).toBe(SECRET)
+    await until(() => w.pendingIds().length === 0, 'the update confirmed')
+    const delivered = of(w.events, 'delivered')
+    expect(delivered).toHaveLength(1)
+    expect(delivered[0]).toMatchObject({updateId: update.update_id, status: 200})
+    const methods = new Set(w.emu.calls(w.token).map((c) => c.method))
+    expect([...methods]).toEqual(['getUpdates'])
+    expect(w.emu.webhook(w.token)).toBeUndefined()
+  })
+
+  it('keeps per-chat order with chats in parallel, at most maxConnections at once', async () => {
+    const inFlight = new Set<number>()
+    const overlaps: number[] = []
+    const order = new Map<number, string[]>()
+    const w = await world(async (req) => {
+      const chat = chatOf(req.body)
+      if (inFlight.has(chat)) overlaps.push(chat)
+      inFlight.add(chat)
+      order.set(chat, [...(order.get(chat) ?? []), req.body.message.text])
+      await new Promise((r) => setTimeout(r, 20))
+      inFlight.delete(chat)
+      return {status: 200}
+    })
+    await w.make({maxConnections: 3}).start()
+    const chats = [1, 2, 3, 4, 5, 6]
+    for (let i = 0; i < 5; i++) for (const chat of chats) w.emu.injectUpdate(w.token, textMessage(chat, `m${i}`, i + 1))
+    await until(() => w.bot.received.length === 30, 'all 30 updates', 20_000)
+    expect(overlaps).toEqual([])
+    for (const chat of chats) expect(order.get(chat)).toEqual(['m0', 'm1', 'm2', 'm3', 'm4'])
+    expect(w.bot.maxActive).toBeLessThanOrEqual(3)
+    expect(w.bot.maxActive).toBeGreaterThanOrEqual(2)
+    await until(() => w.pendingIds().length === 0, 'all confirmed')
+    expect(new Set(w.bot.received.map((r) => r.body.update_id)).size).toBe(30)
+  })
+
+  it('executes a webhook reply against the Bot API, and reports one Telegram would not run', async () => {
+    const w = await world((req) => {
+      const text = req.body.message.text
+      const reply = text === 'ping'
+        ? {method: 'sendMessage', chat_id: chatOf(req.body), text: 'pong'}
+        : {method: 'getMe'}
+      return {status: 200, headers: {'content-type': 'application/json'}, body: JSON.stringify(reply)}
+    })
+    await w.make().start()
+    const ping = w.emu.injectUpdate(w.token, textMessage(7, 'ping'))
+    const sent = await w.emu.waitForBotMessage(w.token, {chatId: 7})
+    expect(sent.method).toBe('sendMessage')
+    expect(sent.params.text).toBe('pong')
+    w.emu.injectUpdate(w.token, textMessage(7, 'other', 2))
+    await until(() => of(w.events, 'delivered').length === 2, 'two delivered events')
+    const [first, second] = of(w.events, 'delivered')
+    expect(first).toMatchObject({updateId: ping.update_id, reply: {method: 'sendMessage'}})
+    expect(first.reply?.error).toBeUndefined()
+    expect(second.reply?.method).toBe('getMe')
+    expect(second.reply?.error).toMatch(/not run/)
+    expect(w.emu.calls(w.token).filter((c) => c.method === 'getMe')).toHaveLength(0)
+  })
+
+  it('retries a 500 and confirms the update once the bot acknowledges it', async () => {
+    const w = await world((_req, index): Reply => (index === 0 ? {status: 500} : {status: 200}))
+    await w.make().start()
+    const update = w.emu.injectUpdate(w.token, textMessage(5, 'x'))
+    await until(() => of(w.events, 'delivered').length === 1, 'delivered after a retry')
+    expect(w.bot.received.map((r) => r.body.update_id)).toEqual([update.update_id, update.update_id])
+    expect(of(w.events, 'failing')).toEqual([]) // one failure is not "keeps failing"
+    await until(() => w.pendingIds().length === 0, 'confirmed')
+  })
+
+  it('an update the bot keeps failing is reported once, blocks only its chat, and stays pending after stop', async () => {
+    const w = await world((req): Reply => (chatOf(req.body) === 1 ? {status: 500} : {status: 200}))
+    const bridge = w.make()
+    await bridge.start()
+    const poison = w.emu.injectUpdate(w.token, textMessage(1, 'poison'))
+    const b1 = w.emu.injectUpdate(w.token, textMessage(2, 'b1'))
+    const b2 = w.emu.injectUpdate(w.token, textMessage(2, 'b2', 2))
+    const attemptsOf = (id: number) => w.bot.received.filter((r) => r.body.update_id === id).length
+    await until(() => attemptsOf(poison.update_id) >= 4, 'four attempts of the poison update', 15_000)
+    // polls went on meanwhile (getUpdates returned b1, b2 again): they were not delivered twice
+    expect(attemptsOf(b1.update_id)).toBe(1)
+    expect(attemptsOf(b2.update_id)).toBe(1)
+    const failing = of(w.events, 'failing')
+    expect(failing).toHaveLength(1)
+    expect(failing[0]).toMatchObject({updateId: poison.update_id, status: 500, attempts: 2})
+    expect(failing[0].text).toMatch(/keeps failing/)
+    expect(bridge.stats).toMatchObject({delivered: 2, failing: 1})
+    expect(w.pendingIds()).toEqual([poison.update_id, b1.update_id, b2.update_id])
+
+    const result = await bridge.stop()
+    expect(result.pending).toBe(1)
+    expect(w.pendingIds()).toEqual([poison.update_id, b1.update_id, b2.update_id]) // nothing confirmed past it
+  })
+
+  it('stop during an in-flight delivery loses nothing: the next bridge delivers it again', async () => {
+    let hold = true
+    const w = await world(async () => {
+      if (hold) await new Promise(() => undefined) // never answers
+      return {status: 200}
+    })
+    const first = w.make()
+    await first.start()
+    const update = w.emu.injectUpdate(w.token, textMessage(3, 'slow'))
+    await until(() => first.stats.inFlight === 1, 'the POST in flight')
+    const started = Date.now()
+    const result = await first.stop()
+    expect(Date.now() - started).toBeLessThan(5500)
+    expect(result).toEqual({pending: 1, confirmed: 0})
+    expect(await first.stop()).toEqual(result) // idempotent
+    expect(w.pendingIds()).toEqual([update.update_id])
+
+    hold = false
+    const second = w.make()
+    await second.start()
+    await until(() => of(w.events, 'delivered').some((e) => e.updateId === update.update_id), 'delivered by the next bridge')
+    await until(() => w.pendingIds().length === 0, 'confirmed')
+    expect((await second.stop()).confirmed).toBe(1)
+  })
+
+  it('explains a 409 from another poller and backs off instead of taking the poll back at once', async () => {
+    const w = await world()
+    await w.make().start()
+    await until(() => w.emu.isLongPolling(w.token), 'the bridge long-polling')
+    // The other poller's long poll (1 s) displaces ours; if the bridge re-polled within that second, the
+    // other poll would be answered 409 instead of [].
+    const other = await w.raw('getUpdates', {timeout: 1})
+    await until(() => of(w.events, 'conflict').length > 0, 'the conflict event')
+    expect(other.status).toBe(200)
+    expect(other.json.result).toEqual([])
+    const [conflict] = of(w.events, 'conflict')
+    expect(conflict.text).toMatch(/Another program is polling this bot/)
+    expect(conflict.fix).toMatch(/bot doctor/)
+  })
+
+  it('start() rejects with a fix when a webhook is set, and when the token is refused', async () => {
+    const w = await world()
+    await w.raw('setWebhook', {url: 'http://127.0.0.1:9/hook'})
+    const error = await w.make().start().catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(FixableError)
+    expect((error as FixableError).message).toMatch(/webhook is active/)
+    expect((error as FixableError).fix).toMatch(/bot webhook delete/)
+
+    const stranger = new UpdateBridge({api: new BotApi({token: '123456:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', apiRoot: w.emu.apiRoot}),
+      target: {url: w.bot.url, secret: SECRET}, onEvent: () => undefined})
+    bridges.push(stranger)
+    const refused = await stranger.start().catch((e: unknown) => e)
+    expect(refused).toBeInstanceOf(FixableError)
+    expect((refused as FixableError).message).toMatch(/401/)
+  })
+})
