@@ -1,9 +1,13 @@
 /**
  * The bridge against the emulator (real long polling, real 409s) and a real HTTP server as the bot.
  */
+import http from 'node:http'
+import type {AddressInfo} from 'node:net'
+
 import {afterEach, describe, expect, it} from 'vitest'
 
 import {UpdateBridge, type BridgeEvent, type BridgeOptions} from '../../src/dev/delivery/bridge.js'
+import {queueKeyOf} from '../../src/dev/delivery/bridge-queues.js'
 import {FixableError} from '../../src/lib/errors.js'
 import {BotApi} from '../../src/telegram/client.js'
 import {receiver, setup, textMessage, until, type Reply} from '../emulator/helpers.js'
@@ -188,5 +192,92 @@ describe('UpdateBridge', () => {
     const refused = await stranger.start().catch((e: unknown) => e)
     expect(refused).toBeInstanceOf(FixableError)
     expect((refused as FixableError).message).toMatch(/401/)
+  })
+
+  it('retries while nothing listens (the bot down), reports it once, and says when it recovered', async () => {
+    const w = await world()
+    // a port that refuses connections until the "bot" comes up on it
+    const probe = http.createServer()
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r))
+    const port = (probe.address() as AddressInfo).port
+    await new Promise<void>((r) => probe.close(() => r()))
+    const bridge = w.make({}, `http://127.0.0.1:${port}/hook`)
+    await bridge.start()
+    const update = w.emu.injectUpdate(w.token, textMessage(9, 'while down'))
+    await until(() => of(w.events, 'failing').length === 1, 'the failing event', 10_000)
+    expect(of(w.events, 'failing')[0]).toMatchObject({updateId: update.update_id, attempts: 2})
+    expect(of(w.events, 'failing')[0].error).toMatch(/connection refused/)
+    expect(bridge.stats.failing).toBe(1)
+    const bodies: string[] = []
+    const late = http.createServer((req, res) => {
+      let raw = ''
+      req.on('data', (c) => (raw += c))
+      req.on('end', () => {
+        bodies.push(raw)
+        res.end()
+      })
+    })
+    await new Promise<void>((r) => late.listen(port, '127.0.0.1', r))
+    try {
+      await until(() => of(w.events, 'recovered').length === 1, 'the recovered event', 15_000)
+      expect(bodies).toEqual([JSON.stringify(update)])
+      expect(of(w.events, 'recovered')[0].text).toMatch(/acknowledged after \d+ attempts/)
+      expect(bridge.stats.failing).toBe(0)
+      await until(() => w.pendingIds().length === 0, 'confirmed')
+    } finally {
+      await bridge.stop()
+      await new Promise<void>((r) => late.close(() => r()))
+    }
+  })
+
+  it('reports a webhook reply the Bot API refused, without retrying the update', async () => {
+    const w = await world(() => ({status: 200, headers: {'content-type': 'application/json'},
+      body: JSON.stringify({method: 'sendMessage', chat_id: 424242, text: 'to nowhere'})}))
+    await w.make().start()
+    w.emu.injectUpdate(w.token, textMessage(8, 'hi'))
+    await until(() => of(w.events, 'delivered').length === 1, 'delivered')
+    const [event] = of(w.events, 'delivered')
+    expect(event.reply?.method).toBe('sendMessage')
+    expect(event.reply?.error).toMatch(/^400 Bad Request: chat not found/)
+    expect(event.text).toMatch(/webhook reply sendMessage failed: 400/)
+    await until(() => w.pendingIds().length === 0, 'confirmed')
+    expect(w.bot.received).toHaveLength(1)
+    expect(w.emu.calls(w.token).filter((c) => c.method === 'sendMessage')).toHaveLength(1)
+  })
+
+  it('a webhook set behind its back: one explained poll error, then it resumes once the webhook is gone', async () => {
+    const w = await world()
+    await w.make().start()
+    await until(() => w.emu.isLongPolling(w.token), 'the bridge long-polling')
+    await w.raw('setWebhook', {url: 'http://127.0.0.1:9/elsewhere'})
+    await until(() => of(w.events, 'poll-error').length > 0, 'the poll error')
+    expect(of(w.events, 'poll-error')[0].text).toMatch(/A webhook was set for this bot while the bridge was polling/)
+    await w.raw('deleteWebhook', {})
+    const update = w.emu.injectUpdate(w.token, textMessage(4, 'after'))
+    await until(() => of(w.events, 'delivered').some((e) => e.updateId === update.update_id), 'delivered after the webhook went', 15_000)
+    expect(of(w.events, 'poll-error').length).toBeLessThanOrEqual(3) // backoff, not a flood
+  })
+
+  it('stops when its AbortSignal fires', async () => {
+    const w = await world()
+    const controller = new AbortController()
+    const bridge = w.make({signal: controller.signal})
+    await bridge.start()
+    await until(() => w.emu.isLongPolling(w.token), 'the bridge long-polling')
+    controller.abort()
+    await until(() => !w.emu.isLongPolling(w.token), 'the long poll aborted')
+    expect(await bridge.stop()).toEqual({pending: 0, confirmed: 0})
+  })
+})
+
+describe('queueKeyOf', () => {
+  it('groups like Telegram: messages by chat, queries by user, polls by id, anything else alone', () => {
+    const msg = (chat: number) => ({message: {message_id: 1, date: 0, chat: {id: chat, type: 'group' as const}}})
+    expect(queueKeyOf({update_id: 1, ...msg(-5)})).toBe('chat:-5')
+    expect(queueKeyOf({update_id: 2, edited_message: msg(7).message} as never)).toBe('chat:7')
+    expect(queueKeyOf({update_id: 3, callback_query: {id: 'q', from: {id: 11}, chat_instance: '1'}} as never)).toBe('user:11')
+    expect(queueKeyOf({update_id: 4, poll_answer: {poll_id: 'p', user: {id: 12}, option_ids: []}} as never)).toBe('user:12')
+    expect(queueKeyOf({update_id: 5, poll: {id: 'p9'}} as never)).toBe('poll:p9')
+    expect(queueKeyOf({update_id: 6, business_connection: {id: 'b'}} as never)).toBe('update:6')
   })
 })

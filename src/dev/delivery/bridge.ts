@@ -124,7 +124,7 @@ export class UpdateBridge {
    * Rejects with a FixableError when the token is refused (401/404) or a webhook is set (409).
    */
   start(): Promise<void> {
-    if (this.#started) throw new Error('UpdateBridge.start() was already called')
+    if (this.#started) return Promise.reject(new Error('UpdateBridge.start() was already called'))
     this.#started = true
     if (this.#signal?.aborted) return Promise.reject(new FixableError('The bridge was cancelled before it started.'))
     this.#signal?.addEventListener('abort', () => void this.stop(), {once: true})
@@ -176,7 +176,7 @@ export class UpdateBridge {
       return
     }
     try {
-      await this.#api.getUpdates({offset, limit: 1, timeout: 0}, {timeoutMs: STOP_CONFIRM_MS})
+      await this.#api.getUpdates({offset, limit: 1, timeout: 0}, {timeoutMs: STOP_CONFIRM_MS, signal: AbortSignal.timeout(STOP_CONFIRM_MS)})
       this.#confirm(offset)
     } catch {
       // left unconfirmed: the Bot API delivers those again, which is safe
