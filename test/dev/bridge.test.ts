@@ -8,6 +8,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 
 import {UpdateBridge, type BridgeEvent, type BridgeOptions} from '../../src/dev/delivery/bridge.js'
 import {queueKeyOf} from '../../src/dev/delivery/bridge-queues.js'
+import {Relay} from '../../src/dev/relay.js'
 import {FixableError} from '../../src/lib/errors.js'
 import {BotApi} from '../../src/telegram/client.js'
 import {receiver, setup, textMessage, until, type Reply} from '../emulator/helpers.js'
@@ -267,6 +268,31 @@ describe('UpdateBridge', () => {
     controller.abort()
     await until(() => !w.emu.isLongPolling(w.token), 'the long poll aborted')
     expect(await bridge.stop()).toEqual({pending: 0, confirmed: 0})
+  })
+})
+
+describe('UpdateBridge through the relay', () => {
+  it('an update that arrives while the bot restarts is held by the relay and delivered once the bot listens', async () => {
+    const w = await world()
+    const relay = new Relay({secret: SECRET, path: '/webhook/abc', holdTimeoutMs: 30_000})
+    await relay.listen()
+    try {
+      // no target yet: the bot is (re)starting
+      const bridge = w.make({}, `http://127.0.0.1:${relay.port}/webhook/abc`)
+      await bridge.start()
+      const update = w.emu.injectUpdate(w.token, textMessage(6, 'held'))
+      await until(() => bridge.stats.inFlight === 1, 'the POST held by the relay')
+      expect(w.bot.received).toHaveLength(0)
+      expect(w.pendingIds()).toEqual([update.update_id])
+      relay.setTarget({host: '127.0.0.1', port: w.bot.port, path: '/hook'})
+      await until(() => of(w.events, 'delivered').length === 1, 'delivered through the relay')
+      expect(w.bot.received.map((r) => r.raw)).toEqual([JSON.stringify(update)])
+      expect(w.bot.received[0].headers['x-telegram-bot-api-secret-token']).toBe(SECRET)
+      expect(of(w.events, 'failing')).toEqual([])
+      await until(() => w.pendingIds().length === 0, 'confirmed')
+    } finally {
+      await relay.close()
+    }
   })
 })
 
