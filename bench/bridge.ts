@@ -1,8 +1,9 @@
 /**
  * Bridge latency: an update injected into the Bot API emulator → the trivial bot's sendMessage
  * recorded by the emulator, through the bridge (bot in webhook mode, `bot dev`'s UpdateBridge
- * long-polling and POSTing to it) vs the same bot long-polling the emulator itself. p50/p99 and
- * the latency the bridge adds, measured in the same run, the two modes interleaved in blocks.
+ * long-polling and POSTing to it; and, as in `bot dev --tunnel none`, bridge → relay → bot) vs the
+ * same bot long-polling the emulator itself. p50/p99 and the latency the bridge adds, measured in
+ * the same run, the modes interleaved in blocks.
  *
  *   npm run build && npx tsx bench/bridge.ts [--n 400] [--in-process]
  *
@@ -37,23 +38,38 @@ function start(args: string[], env: Record<string, string>, ready: RegExp): Prom
   })
 }
 
-async function runBridge(env: {token: string; apiRoot: string; url: string}): Promise<{stop(): Promise<unknown>}> {
+async function runBridge(env: {token: string; apiRoot: string; url: string; relay: boolean}): Promise<{stop(): Promise<unknown>}> {
   const {UpdateBridge} = await import('../src/dev/delivery/bridge.js')
   const {BotApi} = await import('../src/telegram/client.js')
+  let url = env.url
+  let relay: {close(): Promise<void>} | undefined
+  if (env.relay) {
+    // as in `bot dev --tunnel none`: the bridge posts to the relay (same process), which forwards to the bot
+    const {Relay} = await import('../src/dev/relay.js')
+    const bot = new URL(env.url)
+    const r = new Relay({secret: SECRET, path: '/webhook/relayed', holdTimeoutMs: 30_000})
+    await r.listen()
+    r.setTarget({host: bot.hostname, port: Number(bot.port), path: bot.pathname})
+    url = `http://127.0.0.1:${r.port}/webhook/relayed`
+    relay = r
+  }
   const bridge = new UpdateBridge({
     api: new BotApi({token: env.token, apiRoot: env.apiRoot}),
-    target: {url: env.url, secret: SECRET},
+    target: {url, secret: SECRET},
     onEvent: (e) => {
       if (e.type !== 'delivered') console.error(`bridge: ${e.text}`)
     },
   })
   await bridge.start()
-  return bridge
+  return {stop: async () => {
+    await bridge.stop()
+    await relay?.close()
+  }}
 }
 
 async function bridgeChild(): Promise<void> {
-  const [token, apiRoot, url] = process.argv.slice(3)
-  const bridge = await runBridge({token, apiRoot, url})
+  const [token, apiRoot, url, relay] = process.argv.slice(3)
+  const bridge = await runBridge({token, apiRoot, url, relay: relay === 'relay'})
   process.on('SIGTERM', () => void bridge.stop().then(() => process.exit(0)))
   console.log('bridge ready')
 }
@@ -83,18 +99,22 @@ async function main(): Promise<void> {
   const {BotApiEmulator} = await import('../src/emulator/index.js')
   const emu = await BotApiEmulator.start({timeScale: 1})
   const polling = emu.createBot({username: 'bench_polling_bot'}).token
-  const webhook = emu.createBot({username: 'bench_webhook_bot'}).token
+  const direct = emu.createBot({username: 'bench_bridge_bot'}).token
+  const relayed = emu.createBot({username: 'bench_relayed_bot'}).token
   const children: ChildProcess[] = []
-  let inProcessBridge: {stop(): Promise<unknown>} | undefined
+  const inProcessBridges: Array<{stop(): Promise<unknown>}> = []
   try {
     const common = {BOT_API_ROOT: emu.apiRoot}
     children.push((await start([BOT], {...common, BOT_TOKEN: polling, BOT_MODE: 'polling'}, /^polling$/)).child)
-    const hook = await start([BOT], {...common, BOT_TOKEN: webhook, BOT_MODE: 'webhook', PORT: '0', WEBHOOK_PATH: PATH,
-      WEBHOOK_SECRET: SECRET}, /^listening (\d+)$/)
-    children.push(hook.child)
-    const url = `http://127.0.0.1:${hook.match[1]}${PATH}`
-    if (inProcess) inProcessBridge = await runBridge({token: webhook, apiRoot: emu.apiRoot, url})
-    else children.push((await start([...process.execArgv, fileURLToPath(import.meta.url), 'bridge-child', webhook, emu.apiRoot, url], {}, /^bridge ready$/)).child)
+    for (const [token, relay] of [[direct, false], [relayed, true]] as const) {
+      const hook = await start([BOT], {...common, BOT_TOKEN: token, BOT_MODE: 'webhook', PORT: '0', WEBHOOK_PATH: PATH,
+        WEBHOOK_SECRET: SECRET}, /^listening (\d+)$/)
+      children.push(hook.child)
+      const url = `http://127.0.0.1:${hook.match[1]}${PATH}`
+      if (inProcess) inProcessBridges.push(await runBridge({token, apiRoot: emu.apiRoot, url, relay}))
+      else children.push((await start([...process.execArgv, fileURLToPath(import.meta.url), 'bridge-child', token, emu.apiRoot, url,
+        relay ? 'relay' : 'direct'], {}, /^bridge ready$/)).child)
+    }
 
     const answered = new Map<string, () => void>()
     emu.on('call', (call, token) => {
@@ -122,15 +142,14 @@ async function main(): Promise<void> {
       return performance.now() - t0
     }
 
-    const samples: Record<'polling' | 'bridge', number[]> = {polling: [], bridge: []}
-    for (let i = 0; i < 40; i++) {
-      await once(polling, i)
-      await once(webhook, i)
-    }
+    const modes = {polling, bridge: direct, relayed} as const
+    const samples: Record<keyof typeof modes, number[]> = {polling: [], bridge: [], relayed: []}
+    for (let i = 0; i < 40; i++) for (const token of Object.values(modes)) await once(token, i)
     const block = 20
     for (let i = 0; i < n; i += block) {
-      for (let j = 0; j < block; j++) samples.polling.push(await once(polling, i + j))
-      for (let j = 0; j < block; j++) samples.bridge.push(await once(webhook, i + j))
+      for (const [mode, token] of Object.entries(modes) as Array<[keyof typeof modes, string]>) {
+        for (let j = 0; j < block; j++) samples[mode].push(await once(token, i + j))
+      }
     }
     const stats = (xs: number[]) => {
       const sorted = [...xs].sort((a, b) => a - b)
@@ -138,14 +157,17 @@ async function main(): Promise<void> {
     }
     const p = stats(samples.polling)
     const b = stats(samples.bridge)
+    const r = stats(samples.relayed)
     const f = (x: number) => `${x.toFixed(2)} ms`
     console.log(`bridge latency: update injected → bot's sendMessage recorded, ${samples.polling.length} updates per mode, ` +
       `bridge ${inProcess ? 'in the emulator\'s process' : 'in its own process'}`)
-    console.log(`  bot polling itself     p50 ${f(p.p50)}  p99 ${f(p.p99)}`)
-    console.log(`  through the bridge     p50 ${f(b.p50)}  p99 ${f(b.p99)}`)
-    console.log(`  added by the bridge    p50 ${f(b.p50 - p.p50)}  p99 ${f(b.p99 - p.p99)}  (ratio p50 ${(b.p50 / p.p50).toFixed(2)}×; target ≤ 1 ms p50 added)`)
+    console.log(`  bot polling itself           p50 ${f(p.p50)}  p99 ${f(p.p99)}`)
+    console.log(`  bridge → bot                 p50 ${f(b.p50)}  p99 ${f(b.p99)}`)
+    console.log(`  bridge → relay → bot         p50 ${f(r.p50)}  p99 ${f(r.p99)}   (as in bot dev --tunnel none)`)
+    console.log(`  added by the bridge          p50 ${f(b.p50 - p.p50)}  p99 ${f(b.p99 - p.p99)}  (ratio p50 ${(b.p50 / p.p50).toFixed(2)}×; target ≤ 1 ms p50 added)`)
+    console.log(`  added by bridge + relay      p50 ${f(r.p50 - p.p50)}  p99 ${f(r.p99 - p.p99)}  (ratio p50 ${(r.p50 / p.p50).toFixed(2)}×)`)
   } finally {
-    await inProcessBridge?.stop()
+    for (const bridge of inProcessBridges) await bridge.stop()
     await Promise.all(children.map((child) => stopChild(child)))
     await emu.stop()
   }
