@@ -105,6 +105,26 @@ describe('UpdateBridge', () => {
     expect(w.emu.calls(w.token).filter((c) => c.method === 'getMe')).toHaveLength(0)
   })
 
+  it('keeps taking new updates while the update of one chat is slow (paced polls), and confirms all in the end', async () => {
+    let releaseSlow: () => void = () => undefined
+    const slow = new Promise<void>((r) => (releaseSlow = r))
+    const w = await world(async (req) => {
+      if (chatOf(req.body) === 1) await slow
+      return {status: 200}
+    })
+    const bridge = w.make()
+    await bridge.start()
+    const a = w.emu.injectUpdate(w.token, textMessage(1, 'slow'))
+    await until(() => bridge.stats.inFlight === 1, 'the slow POST in flight')
+    const b = w.emu.injectUpdate(w.token, textMessage(2, 'quick'))
+    await until(() => w.bot.received.some((r) => r.body.update_id === b.update_id), 'the other chat delivered meanwhile', 5000)
+    expect(bridge.stats.inFlight).toBe(1) // the slow one is still in flight
+    expect(w.pendingIds()).toEqual([a.update_id, b.update_id]) // b acknowledged, not confirmable before a
+    releaseSlow()
+    await until(() => w.pendingIds().length === 0, 'both confirmed')
+    expect(w.bot.received.map((r) => r.body.update_id)).toEqual([a.update_id, b.update_id])
+  })
+
   it('retries a 500 and confirms the update once the bot acknowledges it', async () => {
     const w = await world((_req, index): Reply => (index === 0 ? {status: 500} : {status: 200}))
     await w.make().start()

@@ -56,8 +56,8 @@ interface Item {
   reported?: string
 }
 
-/** Between two polls while an update is unacknowledged and the offset did not move. */
-const PACE_MS = 1000
+/** Between two polls while an update is unacknowledged and the offset did not move (> the server's 0.5 s). */
+const PACE_MS = 600
 const RETRY_BASE_MS = 500
 const RETRY_MAX_MS = 10_000
 /** A failing update is reported once it failed this many times in a row. */
