@@ -116,6 +116,9 @@ describe('UpdateBridge', () => {
     await bridge.start()
     const a = w.emu.injectUpdate(w.token, textMessage(1, 'slow'))
     await until(() => bridge.stats.inFlight === 1, 'the slow POST in flight')
+    // the poll after it (offset = a) was answered at once with a alone: from now on polls are paced
+    await until(() => w.emu.calls(w.token).some((c) => c.method === 'getUpdates' && Number(c.params.offset) === a.update_id &&
+      Array.isArray(c.result)), 'a poll at the offset of the slow update')
     const b = w.emu.injectUpdate(w.token, textMessage(2, 'quick'))
     await until(() => w.bot.received.some((r) => r.body.update_id === b.update_id), 'the other chat delivered meanwhile', 5000)
     expect(bridge.stats.inFlight).toBe(1) // the slow one is still in flight
