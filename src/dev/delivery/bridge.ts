@@ -20,8 +20,9 @@ import type {BotApi} from '../../telegram/client.js'
 import {BotApiError} from '../../telegram/errors.js'
 import type {Update} from '../../telegram/types.js'
 import {WebhookPoster, type PostResult} from './bridge-post.js'
-import {ChatQueues, describeQueue, queueKeyOf} from './bridge-queues.js'
+import {ChatQueues, describeQueue} from './bridge-queues.js'
 import {executeReply, type ReplyOutcome} from './bridge-reply.js'
+import {UpdateWindow, type WindowItem as Item} from './bridge-window.js'
 import {conflictText, deliveredText, failingText, pollErrorText, recoveredText} from './bridge-text.js'
 
 export interface BridgeOptions {
@@ -46,24 +47,12 @@ export type BridgeEvent =
   | {type: 'conflict'; text: string; fix: string}
   | {type: 'poll-error'; text: string}
 
-interface Item {
-  readonly id: number
-  readonly key: string
-  readonly body: string
-  attempts: number
-  acked: boolean
-  /** The failure last reported in a `failing` event. */
-  reported?: string
-}
-
 /** Between two polls while an update is unacknowledged and the offset did not move (> the server's 0.5 s). */
 const PACE_MS = 600
 const RETRY_BASE_MS = 500
 const RETRY_MAX_MS = 10_000
 /** A failing update is reported once it failed this many times in a row. */
 const REPORT_AFTER = 2
-/** Most updates remembered between polls (getUpdates returns at most 100 from the offset). */
-const MAX_WINDOW = 1000
 const START_GRACE_MS = 1500
 const STOP_POLL_MS = 1000
 const STOP_IN_FLIGHT_MS = 2000
@@ -83,12 +72,8 @@ export class UpdateBridge {
   readonly #poster: WebhookPoster
   readonly #queues: ChatQueues<Item>
   readonly #signal?: AbortSignal
-  /** Received and not yet confirmed, by update_id ascending. */
-  #window = new Map<number, Item>()
-  #lastReceived?: number
-  /** The offset of the last getUpdates the Bot API answered (everything below it is confirmed). */
-  #confirmedOffset = 0
-  #confirmed = 0
+  /** Received and not yet confirmed. */
+  readonly #window = new UpdateWindow()
   #lastPoll?: {offset: number; at: number}
   #emptyPolls = 0
   #pollAbort = new AbortController()
@@ -160,24 +145,22 @@ export class UpdateBridge {
     this.#replyAbort.abort()
     this.#poster.destroy()
     await this.#finalConfirm()
-    let pending = 0
-    for (const item of this.#window.values()) if (!item.acked) pending += 1
-    return {pending, confirmed: this.#confirmed}
+    return {pending: this.#window.unacked(), confirmed: this.#window.confirmed}
   }
 
   /** One short getUpdates that confirms what was acknowledged since the last poll. */
   async #finalConfirm(): Promise<void> {
-    const offset = this.#offset()
-    if (offset <= this.#confirmedOffset) return
+    const offset = this.#window.offset()
+    if (offset <= this.#window.confirmedOffset) return
     if (this.#lastPoll?.offset === offset) {
       // That poll reached the server, which applies the offset on receipt; asking again with the same
       // offset and timeout 0 within 3 s would only make the server wait 3 s before answering.
-      this.#confirm(offset)
+      this.#window.confirm(offset)
       return
     }
     try {
       await this.#api.getUpdates({offset, limit: 1, timeout: 0}, {timeoutMs: STOP_CONFIRM_MS, signal: AbortSignal.timeout(STOP_CONFIRM_MS)})
-      this.#confirm(offset)
+      this.#window.confirm(offset)
     } catch {
       // left unconfirmed: the Bot API delivers those again, which is safe
     }
@@ -192,7 +175,7 @@ export class UpdateBridge {
     while (!this.#stopped) {
       await this.#waitForTurn(backoffUntil)
       if (this.#stopped) break
-      const offset = this.#offset()
+      const offset = this.#window.offset()
       const at = performance.now()
       try {
         const updates = await this.#api.getUpdates(
@@ -201,9 +184,10 @@ export class UpdateBridge {
           {signal: this.#pollAbort.signal},
         )
         this.#lastPoll = {offset, at}
-        if (offset > 0) this.#confirm(offset)
-        const fresh = this.#accept(Array.isArray(updates) ? updates : [], offset)
-        this.#emptyPolls = fresh > 0 ? 0 : this.#emptyPolls + 1
+        if (offset > 0) this.#window.confirm(offset)
+        const fresh = this.#window.take(Array.isArray(updates) ? updates : [], offset)
+        for (const item of fresh) this.#queues.add(item)
+        this.#emptyPolls = fresh.length > 0 ? 0 : this.#emptyPolls + 1
         backoffMs = 0
         this.#errorText = undefined
         this.#conflictSince = undefined
@@ -254,7 +238,7 @@ export class UpdateBridge {
       const last = this.#lastPoll
       // A poll would be answered at once with what we hold already; and many polls in a row that
       // brought nothing new (a server that ignores the timeout) must not become a busy loop either.
-      if (last && ((this.#hasUnacked() && this.#offset() === last.offset) || this.#emptyPolls >= 3)) {
+      if (last && ((this.#window.hasUnacked() && this.#window.offset() === last.offset) || this.#emptyPolls >= 3)) {
         earliest = Math.max(earliest, last.at + PACE_MS)
       }
       if (earliest <= now) return
@@ -268,49 +252,6 @@ export class UpdateBridge {
       })
       this.#wake = undefined
     }
-  }
-
-  /** The offset to confirm: the first unacknowledged update, else one past the last received. */
-  #offset(): number {
-    for (const item of this.#window.values()) if (!item.acked) return item.id
-    return this.#lastReceived !== undefined ? Math.max(this.#lastReceived + 1, this.#confirmedOffset) : this.#confirmedOffset
-  }
-
-  #hasUnacked(): boolean {
-    for (const item of this.#window.values()) if (!item.acked) return true
-    return false
-  }
-
-  /** A getUpdates with `offset` was answered: everything below it is confirmed. */
-  #confirm(offset: number): void {
-    if (offset <= this.#confirmedOffset) return
-    this.#confirmedOffset = offset
-    for (const [id, item] of this.#window) {
-      if (id >= offset) break
-      if (item.acked) this.#confirmed += 1
-      this.#window.delete(id)
-    }
-  }
-
-  /** Take the updates not seen before into the window and the chat queues; returns how many. */
-  #accept(updates: Update[], offset: number): number {
-    let fresh = 0
-    let unordered = false
-    for (const update of updates) {
-      const id = update?.update_id
-      if (typeof id !== 'number' || !Number.isSafeInteger(id)) continue
-      if (offset > 0 && id < offset) continue // confirmed already
-      if (this.#window.has(id)) continue // delivered, in flight or waiting: not again
-      if (this.#window.size >= MAX_WINDOW) break // stays at the Bot API; a later poll brings it
-      if (this.#lastReceived !== undefined && id < this.#lastReceived) unordered = true
-      const item: Item = {id, key: queueKeyOf(update), body: JSON.stringify(update), attempts: 0, acked: false}
-      this.#window.set(id, item)
-      this.#lastReceived = Math.max(id, this.#lastReceived ?? id)
-      this.#queues.add(item)
-      fresh += 1
-    }
-    if (unordered) this.#window = new Map([...this.#window].sort(([a], [b]) => a - b))
-    return fresh
   }
 
   // ---------------------------------------------------------------- delivering
