@@ -120,7 +120,7 @@ describe('UpdateBridge', () => {
     await until(() => w.emu.calls(w.token).some((c) => c.method === 'getUpdates' && Number(c.params.offset) === a.update_id &&
       Array.isArray(c.result)), 'a poll at the offset of the slow update')
     const b = w.emu.injectUpdate(w.token, textMessage(2, 'quick'))
-    await until(() => w.bot.received.some((r) => r.body.update_id === b.update_id), 'the other chat delivered meanwhile', 5000)
+    await until(() => of(w.events, 'delivered').some((e) => e.updateId === b.update_id), 'the other chat delivered meanwhile', 5000)
     expect(bridge.stats.inFlight).toBe(1) // the slow one is still in flight
     expect(w.pendingIds()).toEqual([a.update_id, b.update_id]) // b acknowledged, not confirmable before a
     releaseSlow()
@@ -188,6 +188,21 @@ describe('UpdateBridge', () => {
     await until(() => of(w.events, 'delivered').some((e) => e.updateId === update.update_id), 'delivered by the next bridge')
     await until(() => w.pendingIds().length === 0, 'confirmed')
     expect((await second.stop()).confirmed).toBe(1)
+  })
+
+  it('stop is quick when nothing is in flight, and leaves nothing it delivered pending (real-time Bot API throttles)', async () => {
+    const s = await setup({timeScale: 1})
+    const bot = await receiver()
+    const bridge = new UpdateBridge({api: new BotApi({token: s.token, apiRoot: s.emu.apiRoot}), target: {url: bot.url, secret: SECRET},
+      onEvent: () => undefined})
+    bridges.push(bridge)
+    await bridge.start()
+    s.emu.injectUpdate(s.token, textMessage(1, 'one'))
+    await until(() => bridge.stats.delivered === 1 && s.emu.isLongPolling(s.token), 'delivered, and long-polling again')
+    const started = Date.now()
+    expect(await bridge.stop()).toEqual({pending: 0, confirmed: 1})
+    expect(Date.now() - started).toBeLessThan(1000)
+    expect(s.emu.pendingUpdates(s.token)).toEqual([])
   })
 
   it('explains a 409 from another poller and backs off instead of taking the poll back at once', async () => {

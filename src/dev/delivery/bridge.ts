@@ -153,8 +153,9 @@ export class UpdateBridge {
     const offset = this.#window.offset()
     if (offset <= this.#window.confirmedOffset) return
     if (this.#lastPoll?.offset === offset) {
-      // That poll reached the server, which applies the offset on receipt; asking again with the same
-      // offset and timeout 0 within 3 s would only make the server wait 3 s before answering.
+      // The last poll (usually the long poll just aborted) carried this offset, and the server applies
+      // an offset on receipt; asking again with the same offset and timeout 0 within 3 s would only
+      // make it wait 3 s. (Had that poll not arrived, those updates come again: duplicates, never a loss.)
       this.#window.confirm(offset)
       return
     }
@@ -176,14 +177,14 @@ export class UpdateBridge {
       await this.#waitForTurn(backoffUntil)
       if (this.#stopped) break
       const offset = this.#window.offset()
-      const at = performance.now()
+      // when it was sent: the server's throttles count from there, and it applies the offset on receipt
+      this.#lastPoll = {offset, at: performance.now()}
       try {
         const updates = await this.#api.getUpdates(
           {...(offset > 0 ? {offset} : {}), limit: 100, timeout: isFirst ? 0 : this.#pollTimeoutSec,
             ...(this.#allowed ? {allowed_updates: this.#allowed} : {})},
           {signal: this.#pollAbort.signal},
         )
-        this.#lastPoll = {offset, at}
         if (offset > 0) this.#window.confirm(offset)
         const fresh = this.#window.take(Array.isArray(updates) ? updates : [], offset)
         for (const item of fresh) this.#queues.add(item)
@@ -194,7 +195,6 @@ export class UpdateBridge {
         if (isFirst) first()
       } catch (error) {
         if (this.#stopped) break
-        this.#lastPoll = {offset, at}
         if (isFirst && error instanceof BotApiError && isFatalAtStart(error)) {
           const {message, fix} = explainApiError(error, this.#api.apiRoot)
           first(new FixableError(`The bridge cannot poll: ${message}`, {fix, code: 'bridge_poll'}))
