@@ -53,7 +53,8 @@ const RETRY_BASE_MS = 500
 const RETRY_MAX_MS = 10_000
 /** A failing update is reported once it failed this many times in a row. */
 const REPORT_AFTER = 2
-const START_GRACE_MS = 1500
+/** start() resolves by then even if the first poll still waits (the server holds a poll repeating the previous offset up to 3 s). */
+const START_GRACE_MS = 500
 const STOP_POLL_MS = 1000
 const STOP_IN_FLIGHT_MS = 2000
 const STOP_CONFIRM_MS = 1500
@@ -114,11 +115,16 @@ export class UpdateBridge {
     if (this.#signal?.aborted) return Promise.reject(new FixableError('The bridge was cancelled before it started.'))
     this.#signal?.addEventListener('abort', () => void this.stop(), {once: true})
     return new Promise<void>((resolve, reject) => {
-      const grace = setTimeout(resolve, START_GRACE_MS)
-      const first = (error?: unknown): void => {
+      let settled = false
+      const grace = setTimeout(() => first(), START_GRACE_MS)
+      /** Settles start() once; false when it had settled already (the grace passed). */
+      const first = (error?: unknown): boolean => {
+        if (settled) return false
+        settled = true
         clearTimeout(grace)
         if (error) reject(error)
         else resolve()
+        return true
       }
       this.#loop = this.#run(first).catch(() => undefined)
     })
@@ -169,7 +175,7 @@ export class UpdateBridge {
 
   // ---------------------------------------------------------------- polling
 
-  async #run(first: (error?: unknown) => void): Promise<void> {
+  async #run(first: (error?: unknown) => boolean): Promise<void> {
     let isFirst = true
     let backoffMs = 0
     let backoffUntil = 0
@@ -197,9 +203,10 @@ export class UpdateBridge {
         if (this.#stopped) break
         if (isFirst && error instanceof BotApiError && isFatalAtStart(error)) {
           const {message, fix} = explainApiError(error, this.#api.apiRoot)
-          first(new FixableError(`The bridge cannot poll: ${message}`, {fix, code: 'bridge_poll'}))
-          void this.stop()
-          break
+          if (first(new FixableError(`The bridge cannot poll: ${message}`, {fix, code: 'bridge_poll'}))) {
+            void this.stop()
+            break
+          } // start() resolved already: reported below like any later error, and retried
         }
         backoffMs = this.#report(error, backoffMs)
         backoffUntil = performance.now() + backoffMs
