@@ -138,6 +138,15 @@ describe('UpdateBridge', () => {
     await until(() => w.pendingIds().length === 0, 'confirmed')
   })
 
+  it('honours the bot\'s Retry-After before trying again', async () => {
+    const w = await world((_req, index): Reply => (index === 0 ? {status: 503, headers: {'retry-after': '2'}} : {status: 200}))
+    await w.make().start()
+    w.emu.injectUpdate(w.token, textMessage(5, 'later'))
+    await until(() => of(w.events, 'delivered').length === 1, 'delivered after the wait', 10_000)
+    const [first, second] = w.bot.received
+    expect(second.at - first.at).toBeGreaterThanOrEqual(1900) // not the 0.5 s of the default backoff
+  })
+
   it('an update the bot keeps failing is reported once, blocks only its chat, and stays pending after stop', async () => {
     const w = await world((req): Reply => (chatOf(req.body) === 1 ? {status: 500} : {status: 200}))
     const bridge = w.make()

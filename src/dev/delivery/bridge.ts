@@ -286,7 +286,7 @@ export class UpdateBridge {
       // reporting failed: the queue still moves on below
     }
     if (result.ok) this.#queues.done(item, {ack: true})
-    else this.#queues.done(item, {retryInMs: retryDelay(item.attempts, result.retryAfter)})
+    else this.#queues.done(item, {retryInMs: retryDelay(item.attempts, result)})
     this.#wake?.()
   }
 
@@ -318,9 +318,14 @@ export class UpdateBridge {
   }
 }
 
-/** 0.5 s doubling to 10 s; a Retry-After from the bot is honoured up to a minute. */
-function retryDelay(attempts: number, retryAfter?: number): number {
-  if (retryAfter !== undefined) return Math.min(60_000, retryAfter * 1000)
+/**
+ * A Retry-After from the bot is honoured up to a minute. Otherwise 0.5 s doubling to 10 s, except
+ * that a first failure without an answer is retried at once, as Telegram does (a kept-alive
+ * connection the server closed just as we reused it).
+ */
+function retryDelay(attempts: number, result: PostResult): number {
+  if (result.retryAfter !== undefined) return Math.min(60_000, result.retryAfter * 1000)
+  if (attempts === 1 && result.status === undefined) return 0
   return Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1))
 }
 
