@@ -257,6 +257,15 @@ describe('UpdateBridge', () => {
     const refused = await stranger.start().catch((e: unknown) => e)
     expect(refused).toBeInstanceOf(FixableError)
     expect((refused as FixableError).message).toMatch(/401/)
+
+    const malformed = new UpdateBridge({api: new BotApi({token: 'not-a-token', apiRoot: w.emu.apiRoot}),
+      target: {url: w.bot.url, secret: SECRET}, onEvent: () => undefined})
+    bridges.push(malformed)
+    const notFound = await malformed.start().catch((e: unknown) => e)
+    expect(notFound).toBeInstanceOf(FixableError)
+    expect((notFound as FixableError).message).toMatch(/404/)
+    expect((notFound as FixableError).fix).toMatch(/token is malformed/)
+    expect(w.bot.received).toEqual([])
   })
 
   it('retries while nothing listens (the bot down), reports it once, and says when it recovered', async () => {
