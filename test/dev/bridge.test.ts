@@ -344,6 +344,28 @@ describe('UpdateBridge', () => {
   })
 })
 
+describe('UpdateBridge events', () => {
+  it('never carry the token, the secret or the webhook path', async () => {
+    const path = '/webhook/Pr1vatePathSegment'
+    const w = await world((req, index): Reply => {
+      if (index < 2) return {status: 500}
+      return {status: 200, headers: {'content-type': 'application/json'},
+        body: JSON.stringify({method: 'sendMessage', chat_id: 999_999, text: w.token})}
+    })
+    const bridge = w.make({}, `http://127.0.0.1:${w.bot.port}${path}`)
+    await bridge.start()
+    w.emu.injectUpdate(w.token, textMessage(1, 'x'))
+    await until(() => of(w.events, 'recovered').length === 1, 'failing, then recovered', 10_000)
+    await until(() => w.emu.isLongPolling(w.token), 'polling again')
+    await w.raw('setWebhook', {url: `http://127.0.0.1:9${path}`, secret_token: SECRET})
+    await until(() => of(w.events, 'poll-error').length > 0, 'a poll error')
+    const all = JSON.stringify(w.events)
+    expect(of(w.events, 'failing')).toHaveLength(1)
+    expect(of(w.events, 'delivered')[0].reply?.error).toMatch(/^400/)
+    for (const forbidden of [w.token, w.token.split(':')[1], SECRET, path, 'Pr1vatePathSegment']) expect(all).not.toContain(forbidden)
+  })
+})
+
 describe('UpdateBridge through the relay', () => {
   it('an update that arrives while the bot restarts is held by the relay and delivered once the bot listens', async () => {
     const w = await world()
