@@ -63,7 +63,7 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     'probe-interval': Flags.integer({hidden: true, description: 'ms', default: 10_000}),
     'tunnel-down-after': Flags.integer({hidden: true, description: 'ms', default: 10_000}),
     'stop-grace': Flags.integer({hidden: true, description: 'ms', default: 3000}),
-    debounce: Flags.integer({hidden: true, description: 'ms', default: 150}),
+    debounce: Flags.integer({hidden: true, description: 'ms', default: 50}),
   }
 
   #spinner: Spinner | undefined
