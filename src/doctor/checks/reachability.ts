@@ -6,11 +6,14 @@
 import {lookup} from 'node:dns/promises'
 import {isIP} from 'node:net'
 
+import {deadline} from '../../lib/deadline.js'
 import {describeProxyFailure, isLoopbackHost, proxyFix, proxyFor, proxyProblem, proxySummary} from '../../lib/proxy.js'
 import {DEFAULT_API_ROOT} from '../../telegram/index.js'
 import type {Check, CheckResult, DoctorContext} from '../types.js'
 
 const SLOW_MS = 2000
+/** How long the HTTP request may take; the check's own limit (below) leaves room for DNS. */
+const HTTP_LIMIT_MS = 10_000
 
 /** What the proxy variables mean for a request to `apiRoot` (never credentials), or undefined when none is set. */
 function proxyNote(env: NodeJS.ProcessEnv, apiRoot: string): string | undefined {
@@ -69,10 +72,11 @@ export const reachabilityCheck: Check = {
 
     // 2. An HTTP answer, any status, from the root path (no token in this request).
     const began = performance.now()
-    const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(10_000)])
+    const limit = deadline(HTTP_LIMIT_MS, ctx.signal)
     try {
-      const response = await fetch(`${url.origin}/`, {method: 'GET', redirect: 'manual', signal})
+      const response = await fetch(`${url.origin}/`, {method: 'GET', redirect: 'manual', signal: limit.signal})
       await response.arrayBuffer().catch(() => undefined)
+      limit.clear()
       const ms = Math.round(performance.now() - began)
       lines.push(`HTTP: ${url.host} answered ${response.status} in ${ms} ms`)
       if (proxy) lines.push(proxy)
@@ -81,10 +85,11 @@ export const reachabilityCheck: Check = {
       return {status: 'ok', detail: lines.join('\n')}
     } catch (error) {
       const {code, message} = causeOf(error)
-      const timedOut = signal.aborted && !ctx.signal.aborted
+      limit.clear()
+      const timedOut = limit.timedOut
       lines.push(
         timedOut
-          ? `HTTP: no answer from ${url.host} (${address}) within 10 s`
+          ? `HTTP: no answer from ${url.host} (${address}) within ${HTTP_LIMIT_MS / 1000} s (it accepts connections but does not answer)`
           : `HTTP: cannot connect to ${url.host} (${address}): ${code ?? message}`,
       )
       if (proxy) lines.push(proxy)
