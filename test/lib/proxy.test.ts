@@ -5,11 +5,13 @@
  * fetch and BotApi go through it once it is the global dispatcher.
  */
 import {once} from 'node:events'
+import {createServer as createHttpServer} from 'node:http'
 import {createServer, type AddressInfo} from 'node:net'
 
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {setGlobalDispatcher, type Dispatcher} from 'undici'
 
+import {UpdateBridge} from '../../src/dev/delivery/bridge.js'
 import {BotApiEmulator} from '../../src/emulator/index.js'
 import {explainApiError} from '../../src/lib/explain.js'
 import {createProxyDispatcher, describeProxyFailure, isLoopbackHost, proxyFor, proxyProblem, proxySummary} from '../../src/lib/proxy.js'
@@ -193,5 +195,42 @@ describe('the proxy dispatcher with a real forward proxy', () => {
       silent.close()
       for (const d of installed.splice(0)) await d.destroy().catch(() => {})
     }
+  })
+
+  it('the tunnel-less bridge: getUpdates through the proxy, the POST to the bot on loopback direct', async () => {
+    proxy = await startProxy({hosts: {'api.telegram.test': emuPort()}})
+    await install({HTTPS_PROXY: proxy.url, HTTP_PROXY: proxy.url})
+    const {token} = emu.createBot()
+    const got: number[] = []
+    const bot = createHttpServer((req, res) => {
+      let body = ''
+      req.on('data', (c: Buffer) => (body += c))
+      req.on('end', () => {
+        got.push((JSON.parse(body) as {update_id: number}).update_id)
+        res.writeHead(200).end()
+      })
+    })
+    bot.listen(0, '127.0.0.1')
+    await once(bot, 'listening')
+    const bridge = new UpdateBridge({
+      api: new BotApi({token, apiRoot: 'http://api.telegram.test'}),
+      target: {url: `http://127.0.0.1:${(bot.address() as AddressInfo).port}/hook`, secret: 'bridge_secret'},
+      pollTimeoutSec: 1,
+      onEvent: () => {},
+    })
+    try {
+      await bridge.start()
+      const sent = emu.sendUserMessage(token, {text: 'via the bridge'})
+      const deadline = Date.now() + 20_000
+      while (!got.includes(sent.update_id) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25))
+      expect(got).toEqual([sent.update_id])
+    } finally {
+      await bridge.stop()
+      bot.closeAllConnections()
+      bot.close()
+    }
+    expect(proxy.seen.length).toBeGreaterThan(0)
+    expect(proxy.seen.every((s) => s.method === 'CONNECT' && s.host === 'api.telegram.test')).toBe(true)
+    expect(emu.calls(token).map((c) => c.method)).toContain('getUpdates')
   })
 })
