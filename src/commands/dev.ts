@@ -30,6 +30,19 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
   static flags = {
     ...apiFlags,
     mode: Flags.string({description: 'how the bot gets updates', options: ['webhook', 'polling'], default: 'webhook'}),
+    tunnel: Flags.string({
+      description: 'how updates reach the relay in webhook mode: auto (cloudflared when on PATH, else localtunnel), cloudflared, localtunnel, or none (no webhook: `bot dev` polls and posts each update to the bot)',
+      options: ['auto', 'cloudflared', 'localtunnel', 'none'],
+      env: 'BOT_TUNNEL',
+      default: 'auto',
+      helpGroup: 'TUNNEL',
+    }),
+    fallback: Flags.boolean({
+      description: 'when the tunnel cannot be opened or kept, deliver by polling through `bot dev` instead (--no-fallback with an explicit --tunnel stops instead)',
+      default: true,
+      allowNo: true,
+      helpGroup: 'TUNNEL',
+    }),
     'tunnel-host': Flags.string({description: 'localtunnel server to use [default: https://localtunnel.me]', env: 'BOT_TUNNEL_HOST', helpGroup: 'TUNNEL'}),
     subdomain: Flags.string({description: 'ask localtunnel for this subdomain', env: 'BOT_TUNNEL_SUBDOMAIN', helpGroup: 'TUNNEL'}),
     'public-url': Flags.string({
@@ -61,10 +74,13 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     'probe-interval': Flags.integer({hidden: true, description: 'ms', default: 10_000}),
     'tunnel-down-after': Flags.integer({hidden: true, description: 'ms', default: 10_000}),
     'stop-grace': Flags.integer({hidden: true, description: 'ms', default: 3000}),
+    'webhook-check': Flags.integer({hidden: true, description: 'ms between getWebhookInfo checks', default: 20_000, min: 50}),
+    'poller-check': Flags.boolean({hidden: true, description: 'look for another poller before taking the updates', default: true, allowNo: true}),
     debounce: Flags.integer({hidden: true, description: 'ms', default: 150}),
   }
 
   #spinner: Spinner | undefined
+  #guard: import('../dev/closed-output.js').OutputGuard | undefined
   #ora: ((options: object) => Spinner) | undefined
 
   async run(): Promise<void> {
@@ -89,26 +105,26 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     const [{runDevSession, resolveBotCommand}, tunnel] = await Promise.all([import('../dev/index.js'), import('../tunnel/index.js')])
     const command = resolveBotCommand(argvCommand, process.cwd())
     const mode = flags.mode as 'webhook' | 'polling'
-    let provider
-    if (mode === 'webhook') {
-      if (flags['public-url']) provider = tunnel.publicUrlProvider(tunnel.validatePublicUrl(flags['public-url']))
-      else
-        provider = tunnel.localtunnelProvider({
-          host: flags['tunnel-host'] ? tunnel.validateTunnelHost(flags['tunnel-host']) : undefined,
-          subdomain: flags.subdomain ? tunnel.validateSubdomain(flags.subdomain) : undefined,
-          downAfterMs: flags['tunnel-down-after'],
-        })
-    }
+    const choice = mode === 'webhook' ? await this.#chooseDelivery(tunnel) : undefined
 
     const api = this.createApi(resolved)
     const json = this.jsonEnabled()
+    // A closed stdout/stderr (EPIPE) ends the session like SIGPIPE: teardown first, then exit.
+    const closedOutput = new AbortController()
+    const {guardOutput} = await import('../dev/closed-output.js')
+    this.#guard = guardOutput([process.stdout, process.stderr], () => closedOutput.abort('SIGPIPE'))
     const summary = await runDevSession({
       api,
       token: resolved.token,
       apiRoot: resolved.apiRoot,
       passApiRoot: !cloud,
       mode,
-      tunnel: provider,
+      tunnel: choice?.provider,
+      bridge: choice?.bridge,
+      fallback: choice?.fallback,
+      webhookCheckMs: flags['webhook-check'],
+      checkPollers: flags['poller-check'],
+      signal: closedOutput.signal,
       relayPort: flags['relay-port'],
       command,
       cwd: process.cwd(),
@@ -131,6 +147,7 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     }).finally(() => {
       if (this.#spinner?.isSpinning) this.#spinner.stop()
       this.#spinner = undefined
+      this.#guard?.dispose()
     })
     process.exitCode = summary.exitCode
     // Anything still open (a stuck socket, an emergency exit) must not keep us alive.
@@ -177,7 +194,38 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     setTimeout(() => process.exit(summary.exitCode), 300).unref()
   }
 
+  /**
+   * Which delivery webhook mode uses: --public-url, else --tunnel (auto: cloudflared when on PATH,
+   * localtunnel when --tunnel-host/--subdomain ask for it or cloudflared is missing; none: the bridge).
+   * A tunnel falls back to the bridge unless it was named explicitly with --no-fallback.
+   */
+  async #chooseDelivery(tunnel: typeof import('../tunnel/index.js')): Promise<{provider?: import('../tunnel/index.js').TunnelProvider; bridge?: boolean; fallback: boolean}> {
+    const flags = this.flags
+    if (flags['public-url']) return {provider: tunnel.publicUrlProvider(tunnel.validatePublicUrl(flags['public-url'])), fallback: false}
+    let name = flags.tunnel
+    if (name === 'none') return {bridge: true, fallback: false}
+    const explicit = name !== 'auto'
+    const fallback = !(explicit && !flags.fallback)
+    const localtunnel = () =>
+      tunnel.localtunnelProvider({
+        host: flags['tunnel-host'] ? tunnel.validateTunnelHost(flags['tunnel-host']) : undefined,
+        subdomain: flags.subdomain ? tunnel.validateSubdomain(flags.subdomain) : undefined,
+        downAfterMs: flags['tunnel-down-after'],
+      })
+    // The tunnels module gains chooseTunnelProvider and a cloudflared provider; use them when present.
+    const extra = tunnel as unknown as {chooseTunnelProvider?: (choice: string, env: NodeJS.ProcessEnv) => string; PROVIDERS: Record<string, unknown>}
+    if (name === 'auto') {
+      if (flags['tunnel-host'] || flags.subdomain || !extra.chooseTunnelProvider || !extra.PROVIDERS.cloudflared) name = 'localtunnel'
+      else name = String(extra.chooseTunnelProvider('auto', process.env))
+    }
+    if (name === 'localtunnel') return {provider: localtunnel(), fallback}
+    if (!extra.PROVIDERS[name])
+      throw new UsageError(`--tunnel ${name} is not available in this build of \`bot\`.`, 'Use --tunnel localtunnel or --tunnel none.')
+    return {provider: tunnel.createProvider(name, {}), fallback}
+  }
+
   #json(event: import('../dev/index.js').DevEvent): void {
+    if (this.#guard && !this.#guard.writable(process.stdout)) return
     process.stdout.write(this.redact(JSON.stringify(event)) + '\n')
   }
 
@@ -187,10 +235,15 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
   }
 
   #write(stream: NodeJS.WriteStream, line: string): void {
+    if (this.#guard && !this.#guard.writable(stream)) return
     const spinning = this.#spinner?.isSpinning
-    if (spinning) this.#spinner!.clear()
-    stream.write(this.redact(line) + '\n')
-    if (spinning) this.#spinner!.render()
+    try {
+      if (spinning) this.#spinner!.clear()
+      stream.write(this.redact(line) + '\n')
+      if (spinning) this.#spinner!.render()
+    } catch {
+      // a closed stream: the guard ends the session
+    }
   }
 
   #render(event: import('../dev/index.js').DevEvent): void {
