@@ -1,5 +1,6 @@
 /** The one-line texts of a dev session's events: updates, refused requests, the closing summary. */
 import type {RelayRejectedEvent, RelayUpdateEvent} from './relay.js'
+import type {CleanResult, SessionWebhook} from './session-webhook.js'
 
 export interface DevSummary {
   relayed: number
@@ -45,4 +46,26 @@ export function summaryText(s: DevSummary): string {
 
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
+}
+
+export function readyText(delivery: 'tunnel' | 'bridge' | 'polling', url: string | undefined, watching: boolean): string {
+  const w = watching ? '; restarting on file changes' : ''
+  if (delivery === 'tunnel') return `Ready: updates reach the bot through ${url}${w}. Ctrl-C stops and puts the bot back on long polling.`
+  if (delivery === 'bridge') return `Ready: updates reach the bot through the polling bridge in \`bot dev\` (no webhook, no public URL)${w}. Ctrl-C stops.`
+  return `Ready: the bot runs on long polling${w}. Ctrl-C stops.`
+}
+
+/** The teardown line for what cleaning the webhook did. */
+export function cleanedText(result: CleanResult, webhook: SessionWebhook): string | undefined {
+  if (result === 'restored') return `✓ Restored the previous webhook ${webhook.replaced!.url}${webhook.restoreSecret ? ' with its secret' : ''}`
+  if (result === 'deleted') return '✓ Webhook deleted (pending updates kept): the bot is back on long polling'
+  if (result === 'left-foreign') return `The webhook ${webhook.foreign} set by someone else during this session is left as it is.`
+  return undefined
+}
+
+/** What to run later when the webhook could not be cleaned at exit. */
+export function repairFix(webhook: SessionWebhook): string {
+  const replaced = webhook.replaced
+  if (replaced) return `Later, run \`bot dev\` again (it repairs this and restores ${replaced.url}), or \`bot webhook set ${replaced.url}${webhook.restoreSecret ? ' --secret-token <production secret>' : ''}\`.`
+  return 'Later, run `bot webhook delete` (pending updates kept), or `bot dev` again, which repairs it.'
 }

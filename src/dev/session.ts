@@ -11,20 +11,14 @@
  * delete the webhook.
  */
 import {randomBytes} from 'node:crypto'
-import {constants as osConstants} from 'node:os'
 
-import type {BotApi, User} from '../telegram/index.js'
-import type {TunnelProvider} from '../tunnel/types.js'
-import type {BotMode} from './bot-process.js'
+import type {User} from '../telegram/index.js'
 import {BotRunner} from './bot-runner.js'
-import type {BotCommand} from './command.js'
-import {BridgeDelivery} from './delivery/getupdates-bridge.js'
-import {PollingDelivery} from './delivery/polling.js'
-import {TunnelWebhookDelivery} from './delivery/tunnel-webhook.js'
-import {DeliveryStartError, type Delivery, type DeliveryContext} from './delivery/types.js'
+import {createDelivery, DeliveryStartError, swapToBridge, type Delivery, type DeliveryContext} from './delivery/index.js'
 import type {DevEvent, DevEventSink, StepId} from './events.js'
+import {SIGNAL_EXIT, signalExitCode, type DevSessionOptions, type StopReason} from './session-options.js'
 import {Relay} from './relay.js'
-import {errorMessage, rejectedText, summaryText, updateText, type DevSummary} from './render.js'
+import {cleanedText, errorMessage, readyText, rejectedText, repairFix, summaryText, updateText, type DevSummary} from './render.js'
 import {checkWebhook, claimSession} from './repair.js'
 import {SessionWebhook} from './session-webhook.js'
 import {loadOrCreateSecret, removeRestoreSecret, removeState, stateDir as defaultStateDir, writeState, type SessionState} from './state.js'
@@ -33,71 +27,7 @@ import {watchProject} from './watch.js'
 import {randomWebhookPath} from './webhook.js'
 
 export type {DevSummary} from './render.js'
-
-export interface DevSessionOptions {
-  /** Bot API client for the user's token (or the emulator's). */
-  api: BotApi
-  /** The token given to the bot (BOT_TOKEN); never printed or stored. */
-  token: string
-  /** The api root the bot should use; passed as BOT_API_ROOT unless `passApiRoot` is false. */
-  apiRoot: string
-  passApiRoot?: boolean
-  mode: BotMode
-  /** Webhook mode: how the relay becomes reachable (a tunnel provider, a public URL, loopback)… */
-  tunnel?: TunnelProvider
-  /** …or no public URL at all: the polling bridge (`--tunnel none`). */
-  bridge?: boolean
-  /** A tunnel that cannot be opened or kept is replaced by the bridge. Default false. */
-  fallback?: boolean
-  command: BotCommand
-  cwd: string
-  /** The bot's PORT (webhook mode); default a free port. */
-  port?: number
-  /** The relay's port (what the tunnel forwards to); default a free port. */
-  relayPort?: number
-  watch?: boolean
-  debounceMs?: number
-  force?: boolean
-  restoreSecret?: string
-  allowedUpdates?: string[]
-  maxConnections?: number
-  dropPendingUpdates?: boolean
-  holdTimeoutMs?: number
-  /** SIGTERM → SIGKILL grace for the bot. Default 3000. */
-  stopGraceMs?: number
-  /** Upper bound of the whole teardown. Default 10000. */
-  teardownTimeoutMs?: number
-  tunnelOpenTimeoutMs?: number
-  tunnelRetries?: number
-  tunnelBackoffMs?: number
-  probeIntervalMs?: number
-  /** Watch the tunnel (probes and 'down'); default: on for opened tunnels. */
-  monitorTunnel?: boolean
-  /** getWebhookInfo every this many ms while our webhook is in use. Default 20000. */
-  webhookCheckMs?: number
-  /** Look for another poller before taking the updates. Default true. */
-  checkPollers?: boolean
-  /** Warn when the bot has not opened PORT after this long. Default 30000. */
-  slowStartMs?: number
-  stateDir?: string
-  /** Extra variables for the bot's environment. */
-  env?: Record<string, string>
-  onEvent: DevEventSink
-  /** Install SIGINT/SIGTERM/SIGHUP handlers for the session's lifetime. */
-  handleSignals?: boolean
-  /** Stop the session when this aborts. */
-  signal?: AbortSignal
-}
-
-type StopReason = 'SIGINT' | 'SIGTERM' | 'SIGHUP' | 'SIGPIPE' | 'bot-exit' | 'aborted' | 'error' | 'stop'
-
-const SIGNAL_EXIT: Record<string, number> = {SIGINT: 130, SIGTERM: 143, SIGHUP: 129, SIGPIPE: 141}
-
-function signalExitCode(signal: string | null): number {
-  if (!signal) return 1
-  const n = (osConstants.signals as Record<string, number>)[signal]
-  return n ? 128 + n : 1
-}
+export type {DevSessionOptions} from './session-options.js'
 
 /** One `bot dev` run. `run()` resolves with the summary once everything is cleaned up. */
 export class DevSession {
@@ -240,22 +170,7 @@ export class DevSession {
 
     if (o.mode === 'webhook') await this.#startRelay()
     this.#runner = this.#newRunner()
-    const context = this.#deliveryContext()
-    const delivery: Delivery =
-      o.mode === 'polling'
-        ? new PollingDelivery(context)
-        : o.bridge
-          ? new BridgeDelivery(context, {checkPollers: o.checkPollers ?? true})
-          : new TunnelWebhookDelivery(context, {
-              provider: o.tunnel!,
-              monitor: o.monitorTunnel,
-              probeIntervalMs: o.probeIntervalMs,
-              retries: o.tunnelRetries,
-              backoffMs: o.tunnelBackoffMs,
-              openTimeoutMs: o.tunnelOpenTimeoutMs,
-              webhookCheckMs: o.webhookCheckMs,
-              checkPollers: o.checkPollers ?? true,
-            })
+    const delivery = createDelivery(o, this.#deliveryContext())
     this.#use(delivery)
     // Teardown order (reverse of registration): watch, delivery stop, webhook (tunnel/bridge), tunnel close, bot, webhook (polling: after the poller stopped), relay, state.
     const cleanWebhook = () => this.#cleanWebhook()
@@ -414,35 +329,15 @@ export class DevSession {
     this.stop('error')
   }
 
-  /** The tunnel is gone (or never came): delete our webhook (pending kept) and swap in the bridge. The bot keeps running. */
+  /** The tunnel is gone (or never came): swap in the bridge; the bot keeps running. */
   async #fallBack(from: Delivery, reason: string): Promise<void> {
     if (this.#stopReason || this.#delivery !== from) return
     if (!this.#o.fallback) {
       this.#emit({type: 'warn', text: `The tunnel could not be reopened (${reason}); stopping (--no-fallback).`, fix: 'Run `bot dev` again, or without --no-fallback to let updates arrive through the polling bridge.'})
-      this.stop('error')
-      return
+      return this.stop('error')
     }
-    await from.close().catch(() => {})
-    for (let attempt = 0; attempt < 3 && this.#webhook.url !== undefined && !this.#stopReason; attempt++) {
-      try {
-        await this.#webhook.deleteOurs({timeoutMs: 5000})
-      } catch (e) {
-        this.#emit({type: 'warn', text: `deleteWebhook failed: ${errorMessage(e)}`})
-      }
-    }
-    if (this.#stopReason) return
-    if (this.#webhook.url !== undefined) {
-      this.#emit({type: 'warn', text: 'The webhook could not be deleted, so polling would get 409; stopping.', fix: 'Run `bot webhook delete`, then `bot dev --tunnel none`.'})
-      this.stop('error')
-      return
-    }
-    this.#emit({
-      type: 'fallback',
-      mode: 'bridge',
-      error: reason,
-      text: `! No tunnel works (${reason}). Updates now arrive by polling through \`bot dev\` (webhook deleted, pending updates kept); the bot keeps running in webhook mode, same process.`,
-    })
-    const bridge = new BridgeDelivery(this.#deliveryContext())
+    const bridge = await swapToBridge(this.#deliveryContext(), from, reason, () => this.#stopReason !== undefined)
+    if (!bridge) return this.stop('error')
     this.#use(bridge)
     await bridge.start()
     this.#maybeReady()
@@ -454,25 +349,15 @@ export class DevSession {
     if (this.#o.mode === 'webhook' && (!this.#botUp || (delivery.name === 'tunnel' && !this.#webhook.url))) return
     this.#readyEmitted = true
     const url = delivery.url
-    const watching = this.#watching ? '; restarting on file changes' : ''
-    const text =
-      delivery.name === 'tunnel'
-        ? `Ready: updates reach the bot through ${url}${watching}. Ctrl-C stops and puts the bot back on long polling.`
-        : delivery.name === 'bridge'
-          ? `Ready: updates reach the bot through the polling bridge in \`bot dev\` (no webhook, no public URL)${watching}. Ctrl-C stops.`
-          : `Ready: the bot runs on long polling${watching}. Ctrl-C stops.`
+    const text = readyText(delivery.name, url, this.#watching)
     this.#emit({type: 'ready', mode: this.#o.mode, delivery: delivery.name, ...(url ? {url} : {}), ...(this.#o.mode === 'webhook' ? {port: this.#port} : {}), command: this.#o.command.display, text})
   }
 
   // ── teardown ─────────────────────────────────────────────────────────────
 
   async #cleanWebhook(): Promise<void> {
-    const result = await this.#webhook.clean(3000)
-    const replaced = this.#webhook.replaced
-    if (result === 'restored')
-      this.#emit({type: 'teardown', step: 'webhook', ok: true, text: `✓ Restored the previous webhook ${replaced!.url}${this.#webhook.restoreSecret ? ' with its secret' : ''}`})
-    else if (result === 'deleted') this.#emit({type: 'teardown', step: 'webhook', ok: true, text: '✓ Webhook deleted (pending updates kept): the bot is back on long polling'})
-    else if (result === 'left-foreign') this.#emit({type: 'teardown', step: 'webhook', ok: true, text: `The webhook ${this.#webhook.foreign} set by someone else during this session is left as it is.`})
+    const text = cleanedText(await this.#webhook.clean(3000), this.#webhook)
+    if (text) this.#emit({type: 'teardown', step: 'webhook', ok: true, text})
   }
 
   #runTeardown(): Promise<void> {
@@ -485,14 +370,8 @@ export class DevSession {
       }
       this.#webhook.cleanFailed = true
       this.#emit({type: 'teardown', step, ok: false, text: `✗ Could not ${this.#webhook.replaced ? 'restore' : 'delete'} the webhook: ${errorMessage(error)}`})
-      this.#emit({type: 'warn', text: 'The webhook still points at this (now closed) session, so the bot gets no updates.', fix: this.#repairFix()})
+      this.#emit({type: 'warn', text: 'The webhook still points at this (now closed) session, so the bot gets no updates.', fix: repairFix(this.#webhook)})
     })
-  }
-
-  #repairFix(): string {
-    const replaced = this.#webhook.replaced
-    if (replaced) return `Later, run \`bot dev\` again (it repairs this and restores ${replaced.url}), or \`bot webhook set ${replaced.url}${this.#webhook.restoreSecret ? ' --secret-token <production secret>' : ''}\`.`
-    return 'Later, run `bot webhook delete` (pending updates kept), or `bot dev` again, which repairs it.'
   }
 
   /** Second Ctrl-C: kill the bot, try once (quickly) to delete/restore the webhook, exit. */
@@ -508,7 +387,7 @@ export class DevSession {
         removeState(this.#me!.id, this.#stateDir)
       } catch (error) {
         this.#webhook.cleanFailed = true
-        this.#emit({type: 'warn', text: `Could not delete the webhook: ${errorMessage(error)}`, fix: this.#repairFix()})
+        this.#emit({type: 'warn', text: `Could not delete the webhook: ${errorMessage(error)}`, fix: repairFix(this.#webhook)})
         code = code || 1
       }
     } else if (this.#me) removeState(this.#me.id, this.#stateDir)
