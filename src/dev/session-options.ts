@@ -48,7 +48,7 @@ export interface DevSessionOptions {
   monitorTunnel?: boolean
   /** getWebhookInfo every this many ms while our webhook is in use. Default 20000. */
   webhookCheckMs?: number
-  /** Look for another poller before taking the updates. Default true. */
+  /** Look for another poller before taking the updates (costs ~1 s, in parallel with the tunnel). Default false; `bot dev` turns it on. */
   checkPollers?: boolean
   /** Warn when the bot has not opened PORT after this long. Default 30000. */
   slowStartMs?: number
