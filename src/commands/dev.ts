@@ -9,7 +9,9 @@ type Spinner = {text: string; start(): Spinner; succeed(t?: string): Spinner; fa
 export default class Dev extends BaseCommand<typeof Dev> {
   static summary = 'Run your bot locally in webhook mode behind a tunnel, and put it back on long polling on exit.'
 
-  static description = `Opens a tunnel (localtunnel by default), starts a relay that checks Telegram's secret header, calls setWebhook with the tunnel URL and a secret token, starts your bot with the env contract below, restarts it when files change, and on exit deletes the webhook (pending updates are kept) so the bot is back on long polling.
+  static description = `Opens a tunnel (--tunnel auto: cloudflared when on PATH, else localtunnel), starts a relay that checks Telegram's secret header, proves the public URL reaches it, calls setWebhook with that URL and a secret token, starts your bot with the env contract below, restarts it when files change, and on exit deletes the webhook (pending updates are kept) so the bot is back on long polling.
+
+--tunnel none needs no public URL: no webhook is set; bot dev takes the updates with getUpdates and posts each to your bot like Telegram would. A tunnel that cannot be opened or kept falls back to exactly that, without restarting the bot (unless --tunnel X --no-fallback).
 
 The bot command is what follows \`--\`; without one: package.json scripts["dev:bot"], else \`node --import tsx <main>\` (TypeScript) or \`node <main>\`, where main is package.json "main", else the first of src/main.ts, src/index.ts, index.js.
 
@@ -22,6 +24,7 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     {description: 'Any command', command: '<%= config.bin %> <%= command.id %> -- node bot.js'},
     {description: 'Your own public URL (a reverse proxy, cloudflared, ngrok) instead of localtunnel', command: '<%= config.bin %> <%= command.id %> --public-url https://dev.example.com -- npx tsx src/main.ts'},
     {description: 'Long polling instead of a webhook', command: '<%= config.bin %> <%= command.id %> --mode polling'},
+    {description: 'Webhook mode without any public URL (behind a firewall)', command: '<%= config.bin %> <%= command.id %> --tunnel none'},
     {description: 'Take over a production webhook for a while and put it back on exit', command: '<%= config.bin %> <%= command.id %> --force --restore-secret "$PROD_SECRET"'},
   ]
 
