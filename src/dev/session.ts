@@ -255,7 +255,11 @@ export class DevSession {
         path: this.#path,
         holdTimeoutMs: o.holdTimeoutMs,
         port: o.relayPort,
-        onUpdate: (e) => this.#emit({type: 'update', ...e, text: updateText(e)}),
+        onUpdate: (e) => {
+          this.#emit({type: 'update', ...e, text: updateText(e)})
+          // A failing or long-held delivery: a good moment to look at the webhook.
+          if (e.status >= 500 || e.heldMs > 5000) this.#delivery?.nudge?.()
+        },
         onRejected: (e) => this.#emit({type: 'rejected', ...e, text: rejectedText(e)}),
       })
       await r.listen()

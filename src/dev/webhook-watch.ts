@@ -25,6 +25,7 @@ export class WebhookWatch {
   /** Errors older than this (unix seconds) are not ours to report. */
   #since = Math.floor(Date.now() / 1000)
   #lastErrorDate = 0
+  #lastCheck = 0
 
   constructor(options: WebhookWatchOptions) {
     this.#o = options
@@ -40,9 +41,9 @@ export class WebhookWatch {
     if (this.#timer) clearTimeout(this.#timer)
   }
 
-  /** Check soon (e.g. after the delivery stalled). */
+  /** Check soon (e.g. after the delivery stalled); at most once every 2 s. */
   checkNow(): void {
-    if (this.#stopped || this.#checking) return
+    if (this.#stopped || this.#checking || Date.now() - this.#lastCheck < 2000) return
     if (this.#timer) clearTimeout(this.#timer)
     this.#tick()
   }
@@ -54,6 +55,7 @@ export class WebhookWatch {
   }
 
   #tick(): void {
+    this.#lastCheck = Date.now()
     this.#checking = this.#check()
       .catch(() => {
         // an unreachable API is reported by the next step that needs it; keep watching

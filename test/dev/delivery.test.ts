@@ -3,6 +3,8 @@
  * tunnel that fails at start-up (fallback to the bridge, or an error with --no-fallback), and the
  * flags' validation. Real processes against the emulator and the loopback localtunnel server.
  */
+import net from 'node:net'
+
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {assertNoToken, devWorld, ensureBridge, startDev, until, type DevWorld} from './helpers.js'
@@ -85,6 +87,38 @@ describe('bot dev deliveries', () => {
     expect(events.find((e) => e.type === 'ready')).toMatchObject({mode: 'webhook', delivery: 'bridge'})
     dev.kill('SIGINT')
     await dev.exited
+  })
+
+  it('setWebhook only after the public URL answers through to the relay', async () => {
+    const {emu, token} = world
+    const {default: getPort} = await import('get-port')
+    const relayPort = await getPort({host: '127.0.0.1'})
+    const proxyPort = await getPort({host: '127.0.0.1'})
+    const dev = startDev(world, {tunnel: false, args: ['--no-watch', '--public-url', `http://127.0.0.1:${proxyPort}`, '--relay-port', String(relayPort)]})
+    await dev.waitForOutput(/Relay on/)
+    let setEarly = false
+    const watch = setInterval(() => {
+      if (emu.webhook(token)) setEarly = true
+    }, 5)
+    // The "public URL" starts forwarding to the relay only a moment later (like a fresh quick tunnel).
+    await new Promise((r) => setTimeout(r, 1000))
+    clearInterval(watch)
+    const proxy = net.createServer((client) => {
+      const upstream = net.connect(relayPort, '127.0.0.1')
+      client.pipe(upstream).pipe(client)
+      client.on('error', () => upstream.destroy())
+      upstream.on('error', () => client.destroy())
+    })
+    await new Promise<void>((r) => proxy.listen(proxyPort, '127.0.0.1', r))
+    try {
+      expect(setEarly).toBe(false)
+      await dev.waitForOutput(/Ready/)
+      expect(emu.webhook(token)?.url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${proxyPort}/webhook/`))
+      dev.kill('SIGINT')
+      expect((await dev.exited).code).toBe(0)
+    } finally {
+      proxy.close()
+    }
   })
 
   it('--tunnel cloudflared is refused (exit 2) when this build has no cloudflared provider', async () => {
