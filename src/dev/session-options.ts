@@ -3,7 +3,7 @@ import {constants as osConstants} from 'node:os'
 
 import type {BotApi} from '../telegram/index.js'
 import type {TunnelProvider} from '../tunnel/types.js'
-import type {BotMode} from './bot-process.js'
+import type {BotExit, BotMode} from './bot-process.js'
 import type {BotCommand} from './command.js'
 import type {DevEventSink} from './events.js'
 
@@ -70,4 +70,17 @@ export function signalExitCode(signal: string | null): number {
   if (!signal) return 1
   const n = (osConstants.signals as Record<string, number>)[signal]
   return n ? 128 + n : 1
+}
+
+/** The session's exit code: the bot's when it ended the session (or crashed), 1 for an error or a webhook left set, else the signal's. */
+export function exitCodeFor(reason: StopReason | undefined, exit: BotExit | undefined, crashed: boolean, cleanFailed: boolean): number {
+  if (reason === 'bot-exit' || crashed) {
+    if (!exit) return 1
+    return exit.code ?? signalExitCode(exit.signal)
+  }
+  if (reason === 'error' || cleanFailed) return 1
+  if (!exit) return reason && SIGNAL_EXIT[reason] ? SIGNAL_EXIT[reason] : 0
+  // Stopped by us: an exit code is the bot's answer; our own signal is not a failure.
+  if (exit.code !== null) return exit.code
+  return 0
 }

@@ -16,13 +16,14 @@ import type {User} from '../telegram/index.js'
 import {BotRunner} from './bot-runner.js'
 import {createDelivery, DeliveryStartError, swapToBridge, type Delivery, type DeliveryContext} from './delivery/index.js'
 import type {DevEvent, DevEventSink, StepId} from './events.js'
-import {SIGNAL_EXIT, signalExitCode, type DevSessionOptions, type StopReason} from './session-options.js'
-import {Relay} from './relay.js'
-import {cleanedText, errorMessage, readyText, rejectedText, repairFix, summaryText, updateText, type DevSummary} from './render.js'
+import {exitCodeFor, SIGNAL_EXIT, type DevSessionOptions, type StopReason} from './session-options.js'
+import type {Relay} from './relay.js'
+import {freePort, startRelay} from './relay-start.js'
+import {cleanedText, errorMessage, readyText, repairFix, summaryText, type DevSummary} from './render.js'
 import {checkWebhook, claimSession} from './repair.js'
 import {SessionWebhook} from './session-webhook.js'
 import {loadOrCreateSecret, removeRestoreSecret, removeState, stateDir as defaultStateDir, writeState, type SessionState} from './state.js'
-import {Teardown} from './teardown.js'
+import {onSignals, Teardown} from './teardown.js'
 import {watchProject} from './watch.js'
 import {randomWebhookPath} from './webhook.js'
 
@@ -54,7 +55,7 @@ export class DevSession {
   #path = ''
   #port = 0
   #watching = false
-  #signalHandlers: Array<[NodeJS.Signals, () => void]> = []
+  #removeSignals: () => void = () => {}
   #readyEmitted = false
   #startedUp = false
   #botUp = false
@@ -244,31 +245,17 @@ export class DevSession {
     const o = this.#o
     this.#secret = loadOrCreateSecret(this.#me!.id, this.#stateDir)
     this.#path = randomWebhookPath()
-    if (o.port !== undefined) this.#port = o.port
-    else {
-      const {default: getPort} = await import('get-port')
-      this.#port = await getPort({host: '127.0.0.1'})
-    }
-    const relay = await this.#step('relay', 'Starting the relay…', async () => {
-      const r = new Relay({
-        secret: this.#secret,
-        path: this.#path,
-        holdTimeoutMs: o.holdTimeoutMs,
-        port: o.relayPort,
-        onUpdate: (e) => {
-          this.#emit({type: 'update', ...e, text: updateText(e)})
-          // A failing or long-held delivery: a good moment to look at the webhook.
-          if (e.status >= 500 || e.heldMs > 5000) this.#delivery?.nudge?.()
-        },
-        onRejected: (e) => this.#emit({type: 'rejected', ...e, text: rejectedText(e)}),
-      })
-      await r.listen()
-      return r
-    }, (r) => `Relay on http://127.0.0.1:${r.port} → bot on port ${this.#port}`)
+    this.#port = o.port ?? (await freePort())
+    const relay = await this.#step('relay', 'Starting the relay…', () => startRelay({
+      secret: this.#secret, path: this.#path, holdTimeoutMs: o.holdTimeoutMs, port: o.relayPort, emit: this.#emit,
+      // A failing or long-held delivery: a good moment to look at the webhook.
+      onStall: () => this.#delivery?.nudge?.(),
+    }), (r) => `Relay on http://127.0.0.1:${r.port} → bot on port ${this.#port}`)
     this.#relay = relay
     this.#teardown.register('relay', () => relay.close())
     this.#check()
   }
+
 
   #newRunner(): BotRunner {
     const o = this.#o
@@ -401,35 +388,16 @@ export class DevSession {
   }
 
   #installSignals(): void {
-    for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as NodeJS.Signals[]) {
-      const handler = () => {
-        if (!this.#stopReason) this.stop(sig as StopReason)
-        else void this.#emergency(sig)
-      }
-      process.on(sig, handler)
-      this.#signalHandlers.push([sig, handler])
-    }
-  }
-
-  #removeSignals(): void {
-    for (const [sig, handler] of this.#signalHandlers) process.off(sig, handler)
-    this.#signalHandlers = []
+    this.#removeSignals = onSignals((sig) => {
+      if (!this.#stopReason) this.stop(sig as StopReason)
+      else void this.#emergency(sig)
+    })
   }
 
   // ── results ──────────────────────────────────────────────────────────────
 
   #exitCode(): number {
-    const reason = this.#stopReason
-    const exit = this.#runner?.lastExit
-    if (reason === 'bot-exit' || this.#runner?.crashed) {
-      if (!exit) return 1
-      return exit.code ?? signalExitCode(exit.signal)
-    }
-    if (reason === 'error' || this.#webhook.cleanFailed) return 1
-    if (!exit) return reason && SIGNAL_EXIT[reason] ? SIGNAL_EXIT[reason] : 0
-    // Stopped by us: an exit code is the bot's answer; our own signal is not a failure.
-    if (exit.code !== null) return exit.code
-    return 0
+    return exitCodeFor(this.#stopReason, this.#runner?.lastExit, this.#runner?.crashed ?? false, this.#webhook.cleanFailed)
   }
 
   #summary(exitCode: number): DevSummary {

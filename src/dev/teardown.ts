@@ -43,3 +43,17 @@ export class Teardown {
     return this.#running
   }
 }
+
+/** Call `handler` on SIGINT, SIGTERM and SIGHUP; returns the function that removes the handlers. */
+export function onSignals(handler: (signal: NodeJS.Signals) => void): () => void {
+  const installed: Array<[NodeJS.Signals, () => void]> = []
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as NodeJS.Signals[]) {
+    const listener = () => handler(sig)
+    process.on(sig, listener)
+    installed.push([sig, listener])
+  }
+  return () => {
+    for (const [sig, listener] of installed) process.off(sig, listener)
+    installed.length = 0
+  }
+}
