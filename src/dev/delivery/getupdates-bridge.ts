@@ -12,6 +12,7 @@ import type {Delivery, DeliveryContext} from './types.js'
 interface BridgeEvent {
   type: string
   text: string
+  fix?: string
 }
 interface UpdateBridgeLike {
   start(): Promise<void>
@@ -75,7 +76,11 @@ export class BridgeDelivery implements Delivery {
         maxConnections: c.maxConnections,
         allowedUpdates: c.allowedUpdates,
         signal: c.signal,
-        onEvent: (e) => c.emit(e.type === 'recovered' ? {type: 'info', text: e.text} : {type: 'warn', text: e.text}),
+        onEvent: (e) => {
+          if (e.type === 'delivered') return // the relay logs each update
+          if (e.type === 'recovered') c.emit({type: 'info', text: e.text})
+          else c.emit({type: 'warn', text: e.text, ...(e.fix ? {fix: e.fix} : {})})
+        },
       })
       this.#bridge = bridge
       await bridge.start()
