@@ -29,8 +29,17 @@ export function updateText(e: RelayUpdateEvent): string {
   return `${clock(e.time)} ${mark} ${id} ${e.updateType ?? 'update'}${chat}${preview} → ${e.status} ${e.ms} ms${held}${repeat}${e.error ? ` (${e.error})` : ''}`
 }
 
+const REFUSAL_TEXT: Record<string, string> = {
+  secret: 'wrong or missing secret token',
+  path: 'unknown path',
+  method: 'not a POST',
+  body: 'body too large',
+  'too-large': 'body too large',
+  busy: 'too many bodies at once',
+}
+
 export function rejectedText(e: RelayRejectedEvent): string {
-  const why = e.reason === 'secret' ? 'wrong or missing secret token' : e.reason === 'path' ? 'unknown path' : e.reason === 'method' ? 'not a POST' : 'body too large'
+  const why = REFUSAL_TEXT[e.reason] ?? String(e.reason)
   return `${clock(e.time)} ✗ refused ${e.method} ${e.reason === 'path' ? e.path : '(webhook path)'} → ${e.status} (${why}; not forwarded)`
 }
 
