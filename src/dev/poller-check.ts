@@ -4,7 +4,7 @@
  * one. Taking over cuts such a poller off; the session says so plainly.
  */
 import type {BotApi} from '../telegram/index.js'
-import {processGroup} from './listener.js'
+import {isSessionBot} from './orphan.js'
 
 export interface PollerFound {
   /** Local processes holding the token (not our bot), e.g. "pid 42 (node bot.js)". */
@@ -12,7 +12,7 @@ export interface PollerFound {
 }
 
 /** A poller's description, or undefined when none was seen (or the check could not run in time). */
-export async function findRunningPoller(api: BotApi, token: string, options: {signal: AbortSignal; seconds?: number; excludePgid?: number}): Promise<PollerFound | undefined> {
+export async function findRunningPoller(api: BotApi, token: string, options: {signal: AbortSignal; seconds?: number; excludeMarker?: string}): Promise<PollerFound | undefined> {
   const [{probePollers}, {findTokenHolders}] = await Promise.all([import('../doctor/probe.js'), import('../doctor/processes.js')])
   let outcome
   try {
@@ -26,7 +26,7 @@ export async function findRunningPoller(api: BotApi, token: string, options: {si
     const scan = await findTokenHolders(token)
     for (const holder of scan.holders) {
       if (holder.pid === process.pid) continue
-      if (options.excludePgid !== undefined && processGroup(holder.pid) === options.excludePgid) continue
+      if (options.excludeMarker !== undefined && isSessionBot(holder.pid, options.excludeMarker)) continue // our own bot
       local.push(`pid ${holder.pid} (${holder.command})`)
     }
   } catch {

@@ -21,6 +21,7 @@ import type {Relay} from './relay.js'
 import {freePort, startRelay} from './relay-start.js'
 import {cleanedText, errorMessage, readyText, repairFix, summaryText, type DevSummary} from './render.js'
 import {checkWebhook, claimSession} from './repair.js'
+import {findRunningPoller, type PollerFound} from './poller-check.js'
 import {SessionWebhook} from './session-webhook.js'
 import {loadOrCreateSecret, removeRestoreSecret, removeState, stateDir as defaultStateDir, writeState, type SessionState} from './state.js'
 import {onSignals, Teardown} from './teardown.js'
@@ -59,6 +60,8 @@ export class DevSession {
   #readyEmitted = false
   #startedUp = false
   #botUp = false
+  /** The check for another poller, started as early as possible (it takes ~1 s). */
+  #pollers: Promise<PollerFound | undefined> | undefined
 
   constructor(options: DevSessionOptions) {
     this.#o = options
@@ -169,6 +172,9 @@ export class DevSession {
     (text) => text)
     this.#check()
 
+    // Before anything takes the updates: is another program polling this bot? (runs meanwhile)
+    if (o.checkPollers && o.mode === 'webhook')
+      this.#pollers = findRunningPoller(o.api, o.token, {signal, seconds: 0.5, excludeMarker: this.#marker}).catch(() => undefined)
     if (o.mode === 'webhook') await this.#startRelay()
     this.#runner = this.#newRunner()
     const delivery = createDelivery(o, this.#deliveryContext())
@@ -305,7 +311,11 @@ export class DevSession {
       maxConnections: o.maxConnections,
       allowedUpdates: o.allowedUpdates,
       dropPendingUpdates: o.dropPendingUpdates,
-      botPgid: () => this.#runner?.bot?.pid,
+      pollers: () => {
+        const found = this.#pollers ?? Promise.resolve(undefined)
+        this.#pollers = undefined
+        return found
+      },
       step: (id, text, fn, ok) => this.#step(id, text, fn, ok),
     }
   }

@@ -4,7 +4,7 @@
  * would (UpdateBridge in ./bridge.ts); the bot runs in webhook mode, unchanged.
  */
 import {FixableError} from '../../lib/errors.js'
-import {findRunningPoller, pollerCutOffText} from '../poller-check.js'
+import {pollerCutOffText} from '../poller-check.js'
 import {deleteDevWebhook, joinUrl} from '../webhook.js'
 import type {Delivery, DeliveryContext} from './types.js'
 
@@ -38,24 +38,17 @@ async function loadBridge(): Promise<UpdateBridgeClass> {
   throw new FixableError('The polling bridge is not available in this build of `bot`.', {code: 'bridge_missing', fix: 'Use a tunnel (--tunnel localtunnel) or --mode polling.'})
 }
 
-export interface BridgeDeliveryOptions {
-  /** Check for another poller first (a fresh start; not after a fallback, when our webhook kept pollers out). */
-  checkPollers?: boolean
-}
-
 export class BridgeDelivery implements Delivery {
   readonly name = 'bridge'
   readonly botMode = 'webhook'
   readonly url = undefined
   readonly #c: DeliveryContext
-  readonly #o: BridgeDeliveryOptions
   #bridge: UpdateBridgeLike | undefined
   #stopping: Promise<void> | undefined
 
-  constructor(context: DeliveryContext, options: BridgeDeliveryOptions = {}) {
+  constructor(context: DeliveryContext) {
     if (!context.relay) throw new Error('the bridge delivery needs the relay')
     this.#c = context
-    this.#o = options
   }
 
   onLost(): void {
@@ -69,7 +62,7 @@ export class BridgeDelivery implements Delivery {
     await c.step('webhook', 'Starting the polling bridge (no webhook, no public URL)…', async () => {
       if (c.webhook.replaced) await deleteDevWebhook(c.api, {signal: c.signal})
       else if (c.dropPendingUpdates) await c.api.deleteWebhook({drop_pending_updates: true}, {signal: c.signal})
-      const found = this.#o.checkPollers ? await findRunningPoller(c.api, c.token, {signal: c.signal, excludePgid: c.botPgid()}).catch(() => undefined) : undefined
+      const found = await c.pollers()
       const bridge = new UpdateBridge({
         api: c.api,
         target: {url: joinUrl(`http://127.0.0.1:${relay.port}`, c.path), secret: c.secret},

@@ -13,7 +13,7 @@ export {DeliveryStartError, type Delivery, type DeliveryContext, type DeliveryNa
 
 export function createDelivery(o: DevSessionOptions, context: DeliveryContext): Delivery {
   if (o.mode === 'polling') return new PollingDelivery(context)
-  if (o.bridge) return new BridgeDelivery(context, {checkPollers: o.checkPollers ?? false})
+  if (o.bridge) return new BridgeDelivery(context)
   if (!o.tunnel) throw new Error('webhook mode needs a tunnel provider or the bridge')
   return new TunnelWebhookDelivery(context, {
     provider: o.tunnel,
@@ -23,7 +23,6 @@ export function createDelivery(o: DevSessionOptions, context: DeliveryContext): 
     backoffMs: o.tunnelBackoffMs,
     openTimeoutMs: o.tunnelOpenTimeoutMs,
     webhookCheckMs: o.webhookCheckMs,
-    checkPollers: o.checkPollers ?? false,
   })
 }
 

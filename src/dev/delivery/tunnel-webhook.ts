@@ -7,7 +7,7 @@
  */
 import {FixableError} from '../../lib/errors.js'
 import type {Tunnel, TunnelProvider} from '../../tunnel/types.js'
-import {findRunningPoller, pollerCutOffText} from '../poller-check.js'
+import {pollerCutOffText} from '../poller-check.js'
 import {errorMessage} from '../render.js'
 import {probeThrough, TunnelKeeper} from '../tunnel-keeper.js'
 import {joinUrl} from '../webhook.js'
@@ -25,8 +25,6 @@ export interface TunnelDeliveryOptions {
   proveTimeoutMs?: number
   /** getWebhookInfo every this many ms (default 20 s). */
   webhookCheckMs?: number
-  /** Run the poller check before setWebhook (off offline). */
-  checkPollers?: boolean
 }
 
 /** GET <url><healthPath> until the relay's nonce comes back, or fail at the deadline. */
@@ -105,8 +103,6 @@ export class TunnelWebhookDelivery implements Delivery {
     })
     this.#keeper = keeper
 
-    // Meanwhile: is someone else long-polling this bot? (setWebhook is about to cut them off.)
-    const pollerCheck = o.checkPollers ? findRunningPoller(c.api, c.token, {signal: c.signal, seconds: 1, excludePgid: c.botPgid()}).catch(() => undefined) : Promise.resolve(undefined)
 
     const opening = name === 'loopback' ? 'Using loopback (no tunnel)…' : name === 'public-url' ? 'Using your public URL (no tunnel)…' : `Opening a tunnel (${name})…`
     const tunnel = await c.step('tunnel', opening, async () => {
@@ -136,7 +132,8 @@ export class TunnelWebhookDelivery implements Delivery {
     const prefix = new URL(tunnel.url).pathname.replace(/\/+$/, '')
     if (prefix) relay.addAlias(prefix + c.path)
 
-    const found = await pollerCheck
+    // Is someone else long-polling this bot? (setWebhook is about to cut them off.)
+    const found = await c.pollers()
     await c.step('webhook', 'Setting the webhook…', () => c.webhook.set(joinUrl(tunnel.url, c.path), c.signal), () => `Webhook set to ${tunnel.url}/webhook/… with a secret token${c.dropPendingUpdates ? ' (pending updates dropped, as asked)' : ''}`)
     if (found) c.emit({type: 'warn', ...pollerCutOffText(found, 'webhook')})
 

@@ -10,6 +10,7 @@ import type {BotApi} from '../../telegram/index.js'
 import type {BotMode} from '../bot-process.js'
 import type {DevEventSink, StepId} from '../events.js'
 import type {Relay} from '../relay.js'
+import type {PollerFound} from '../poller-check.js'
 import type {SessionWebhook} from '../session-webhook.js'
 
 export type DeliveryName = 'tunnel' | 'bridge' | 'polling'
@@ -48,8 +49,8 @@ export interface DeliveryContext {
   maxConnections?: number
   allowedUpdates?: string[]
   dropPendingUpdates?: boolean
-  /** The bot's process group, so a local poller check does not name our own bot. */
-  botPgid: () => number | undefined
+  /** Another program polling this bot, seen by the check the session started early (once: later calls give undefined). */
+  pollers: () => Promise<PollerFound | undefined>
   step<T>(id: StepId, startText: string, fn: () => Promise<T>, okText: (value: T) => string): Promise<T>
 }
 
