@@ -204,7 +204,11 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
    */
   async #chooseDelivery(tunnel: typeof import('../tunnel/index.js')): Promise<{provider?: import('../tunnel/index.js').TunnelProvider; bridge?: boolean; fallback: boolean}> {
     const flags = this.flags
-    if (flags['public-url']) return {provider: tunnel.publicUrlProvider(tunnel.validatePublicUrl(flags['public-url'])), fallback: false}
+    if (flags['public-url']) {
+      if (flags.tunnel !== 'auto')
+        throw new UsageError(`--public-url and --tunnel ${flags.tunnel} both say how updates arrive.`, 'Pass one of them: --public-url for your own URL, --tunnel for a tunnel or none.')
+      return {provider: tunnel.publicUrlProvider(tunnel.validatePublicUrl(flags['public-url'])), fallback: false}
+    }
     let name = flags.tunnel
     if (name === 'none') return {bridge: true, fallback: false}
     const explicit = name !== 'auto'
