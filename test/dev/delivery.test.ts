@@ -121,6 +121,14 @@ describe('bot dev deliveries', () => {
     }
   })
 
+  it('--public-url with an explicit --tunnel is bad input: exit 2, nothing sent', async () => {
+    const before = world.emu.calls(world.token).length
+    const result = await startDev(world, {tunnel: false, args: ['--no-watch', '--public-url', 'https://dev.example.com', '--tunnel', 'none']}).exited
+    expect(result.code).toBe(2)
+    expect(result.stderr).toMatch(/--public-url and --tunnel none both say how updates arrive/)
+    expect(world.emu.calls(world.token).length).toBe(before) // not even getMe
+  })
+
   it('--tunnel cloudflared is refused (exit 2) when this build has no cloudflared provider', async () => {
     const {tunnel} = await import('../../src/tunnel/index.js').then((m) => ({tunnel: m}))
     if ('cloudflared' in tunnel.PROVIDERS) return // the tunnels work has landed: covered by its own tests
