@@ -7,6 +7,8 @@ export type TunnelErrorCode =
   | 'tunnel_connect'       // the server answered but its tunnel port could not be reached
   | 'tunnel_aborted'       // the caller aborted the start-up
   | 'tunnel_invalid'       // bad input (URL, port, subdomain)
+  | 'tunnel_missing'       // the tunnel program (cloudflared) is not installed or cannot run
+  | 'tunnel_exited'        // the tunnel program ended (during start-up or after)
 
 /** A tunnel problem, with one line saying what happened and a fix saying what to try. */
 export class TunnelError extends FixableError {

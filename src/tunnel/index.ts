@@ -5,6 +5,8 @@
 import {localtunnelProvider, type LocaltunnelProviderOptions} from './localtunnel.js'
 import {publicUrlProvider} from './public-url.js'
 import {loopbackProvider} from './loopback.js'
+import {cloudflaredProvider, CLOUDFLARED_ENV} from './cloudflared.js'
+import {findExecutable} from './which.js'
 import type {TunnelProvider} from './types.js'
 import {TunnelError} from './errors.js'
 
@@ -22,7 +24,16 @@ export {
 } from './localtunnel.js'
 export {publicUrlProvider, PublicUrlProvider, validatePublicUrl, isLoopbackHost} from './public-url.js'
 export {loopbackProvider, LoopbackProvider} from './loopback.js'
-export {probeTunnel, type ProbeOptions, type ProbeResult} from './probe.js'
+export {probeTunnel, proveReachable, type ProbeOptions, type ProbeResult, type ProveOptions, type ProveResult} from './probe.js'
+export {
+  cloudflaredProvider,
+  CloudflaredProvider,
+  CloudflaredTunnel,
+  CLOUDFLARED_ENV,
+  CLOUDFLARED_INSTALL_FIX,
+  type CloudflaredProviderOptions,
+} from './cloudflared.js'
+export {findExecutable} from './which.js'
 
 /** Options every provider factory may read (each takes what it needs). */
 export interface ProviderConfig {
@@ -34,6 +45,8 @@ export interface ProviderConfig {
   downAfterMs?: number
   /** public-url: the user's URL. */
   url?: string
+  /** cloudflared: where BOT_CLOUDFLARED and PATH are read (default process.env). */
+  env?: NodeJS.ProcessEnv
 }
 
 /** The provider table: name → factory. Add a provider by adding a file and a line here. */
@@ -45,6 +58,7 @@ export const PROVIDERS: Readonly<Record<string, (config: ProviderConfig) => Tunn
     return publicUrlProvider(c.url)
   },
   loopback: () => loopbackProvider(),
+  cloudflared: (c: ProviderConfig) => cloudflaredProvider({env: c.env}),
 })
 
 export function createProvider(name: string, config: ProviderConfig = {}): TunnelProvider {
@@ -53,4 +67,41 @@ export function createProvider(name: string, config: ProviderConfig = {}): Tunne
     throw new TunnelError(`unknown tunnel provider "${name}" (known: ${Object.keys(PROVIDERS).join(', ')})`, {code: 'tunnel_invalid'})
   }
   return factory(config)
+}
+
+/** The values of `--tunnel` / BOT_TUNNEL. */
+export const TUNNEL_CHOICES = ['auto', 'cloudflared', 'localtunnel', 'none'] as const
+export type TunnelChoice = (typeof TUNNEL_CHOICES)[number]
+
+/** True when cloudflared can be used: BOT_CLOUDFLARED is set, or `cloudflared` is on PATH. */
+export function cloudflaredAvailable(env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(env[CLOUDFLARED_ENV]) || findExecutable('cloudflared', env) !== undefined
+}
+
+/**
+ * Which provider a `--tunnel` value means: auto = cloudflared when BOT_CLOUDFLARED is set or
+ * cloudflared is on PATH, else localtunnel. An unknown value is bad input (exit 2) naming the choices.
+ */
+export function resolveTunnelChoice(name: string, env: NodeJS.ProcessEnv = process.env): 'cloudflared' | 'localtunnel' | 'none' {
+  const choice = name.trim().toLowerCase()
+  if (choice === 'auto') return cloudflaredAvailable(env) ? 'cloudflared' : 'localtunnel'
+  if (choice === 'cloudflared' || choice === 'localtunnel' || choice === 'none') return choice
+  throw new TunnelError(`--tunnel "${name}" is not a tunnel provider`, {
+    code: 'tunnel_invalid',
+    fix: `use one of ${TUNNEL_CHOICES.join(', ')} (BOT_TUNNEL takes the same values)`,
+  })
+}
+
+/**
+ * The provider for a `--tunnel` value (see resolveTunnelChoice), built with `config` (localtunnel's
+ * host and subdomain); null for `none` (the bridge: no public URL; the session decides).
+ */
+export function chooseTunnelProvider(
+  name: TunnelChoice | string,
+  env: NodeJS.ProcessEnv = process.env,
+  config: ProviderConfig = {},
+): TunnelProvider | null {
+  const choice = resolveTunnelChoice(name, env)
+  if (choice === 'none') return null
+  return createProvider(choice, {...config, env})
 }

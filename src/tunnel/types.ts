@@ -6,7 +6,7 @@
 export interface Tunnel {
   /** Public base URL, no trailing slash. */
   readonly url: string
-  /** 'localtunnel' | 'public-url' | 'loopback' (or any provider added later). */
+  /** 'cloudflared' | 'localtunnel' | 'public-url' | 'loopback' (or any provider added later). */
   readonly provider: string
   /** The tunnel lost its connection for good: it needs a new one (emitted at most once). */
   on(event: 'down', cb: (err?: Error) => void): void

@@ -4,13 +4,22 @@
  */
 import {spawn} from 'node:child_process'
 import {fileURLToPath} from 'node:url'
-import {describe, expect, it} from 'vitest'
+import {afterAll, describe, expect, it} from 'vitest'
+
+import {fakeCloudflaredBin} from './fake-cloudflared.js'
 
 const script = fileURLToPath(new URL('./fixtures/open-close.ts', import.meta.url))
+const cloudflaredScript = fileURLToPath(new URL('./fixtures/cloudflared-close.ts', import.meta.url))
+const bin = fakeCloudflaredBin()
+afterAll(() => bin.remove())
 
 function run(scenario: string, deadlineMs: number): Promise<{code: number | null; out: string; msAfterClosed: number}> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script, scenario], {stdio: ['ignore', 'pipe', 'pipe']})
+    const cf = scenario.startsWith('cloudflared-')
+    const child = spawn(process.execPath, ['--import', 'tsx', cf ? cloudflaredScript : script, scenario.replace('cloudflared-', '')], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: cf ? bin.env({FAKE_CLOUDFLARED_DELAY_MS: '300', FAKE_CLOUDFLARED_NEVER_REGISTER: scenario === 'cloudflared-deadline' ? '1' : ''}) : process.env,
+    })
     let out = ''
     let closedAt = 0
     child.stdout.setEncoding('utf8')
@@ -36,20 +45,39 @@ describe('a closed tunnel leaves nothing that keeps the process alive', () => {
     const r = await run('ok', 15_000)
     expect(r.out).toContain('answer: pong')
     expect(r.code).toBe(0)
-    expect(r.msAfterClosed).toBeLessThan(900)
+    expect(r.out).not.toContain('still alive')
+    expect(r.msAfterClosed).toBeLessThan(2000)
   })
 
   it("after the server died and 'down' was emitted", async () => {
     const r = await run('down', 15_000)
     expect(r.out).toMatch(/answer: pong\ndown\nclosed/)
     expect(r.code).toBe(0)
-    expect(r.msAfterClosed).toBeLessThan(900)
+    expect(r.out).not.toContain('still alive')
+    expect(r.msAfterClosed).toBeLessThan(2000)
   })
 
   it('after a start-up that hit its deadline (the client itself would retry forever)', async () => {
     const r = await run('deadline', 15_000)
     expect(r.out).toMatch(/error: the localtunnel server http:\/\/127\.0\.0\.1:\d+ did not answer within 1\.5 s/)
     expect(r.code).toBe(0)
-    expect(r.msAfterClosed).toBeLessThan(900)
+    expect(r.out).not.toContain('still alive')
+    expect(r.msAfterClosed).toBeLessThan(2000)
+  })
+
+  it('after a cloudflared quick tunnel (the stand-in) was proved, used and closed', async () => {
+    const r = await run('cloudflared-ok', 20_000)
+    expect(r.out).toMatch(/proved after \d+ attempts\nanswer: pong\nclosed/)
+    expect(r.code).toBe(0)
+    expect(r.out).not.toContain('still alive')
+    expect(r.msAfterClosed).toBeLessThan(2000)
+  })
+
+  it('after a cloudflared start-up that hit its deadline', async () => {
+    const r = await run('cloudflared-deadline', 20_000)
+    expect(r.out).toMatch(/error: cloudflared created http:\/\/127\.0\.0\.1:\d+ but registered no connection/)
+    expect(r.code).toBe(0)
+    expect(r.out).not.toContain('still alive')
+    expect(r.msAfterClosed).toBeLessThan(2000)
   })
 })

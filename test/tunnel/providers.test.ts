@@ -111,14 +111,15 @@ describe('localtunnelProvider input checks', () => {
 
 describe('provider table', () => {
   it('builds each provider by name', async () => {
-    expect(Object.keys(PROVIDERS).sort()).toEqual(['localtunnel', 'loopback', 'public-url'])
+    expect(Object.keys(PROVIDERS).sort()).toEqual(['cloudflared', 'localtunnel', 'loopback', 'public-url'])
+    expect(createProvider('cloudflared').name).toBe('cloudflared')
     expect(createProvider('localtunnel', {host: 'http://127.0.0.1:9'}).name).toBe('localtunnel')
     expect(createProvider('public-url', {url: 'https://a.example.com'}).name).toBe('public-url')
     expect((await createProvider('loopback').open({port: 5})).url).toBe('http://127.0.0.1:5')
   })
 
   it('names the known providers when given an unknown one', () => {
-    expect(invalid(() => createProvider('ngrok')).message).toBe('unknown tunnel provider "ngrok" (known: localtunnel, public-url, loopback)')
+    expect(invalid(() => createProvider('ngrok')).message).toBe('unknown tunnel provider "ngrok" (known: localtunnel, public-url, loopback, cloudflared)')
     expect(invalid(() => createProvider('public-url')).message).toMatch(/needs a URL/)
   })
 })

@@ -1,0 +1,43 @@
+/**
+ * Asks public resolvers (not this machine's) whether a host name exists yet.
+ *
+ * A fresh trycloudflare host is published in DNS seconds after cloudflared prints it, and the
+ * trycloudflare.com zone tells resolvers to cache a "no such host" for 30 minutes (SOA minimum 1800).
+ * Asking this machine's resolver too early would make the URL unreachable from here (and from every
+ * device behind the same router) for that long. So the readiness proof first waits until public
+ * resolvers know the name, and only then lets the system resolver (fetch) ask.
+ */
+import {Resolver} from 'node:dns/promises'
+import {isIP} from 'node:net'
+import {isLoopbackHost} from './public-url.js'
+
+export const PUBLIC_RESOLVERS = ['1.1.1.1', '8.8.8.8', '1.0.0.1']
+
+/** 'yes': it has an address; 'no': it does not exist (yet); 'unknown': the resolvers cannot be asked. */
+export type NameState = 'yes' | 'no' | 'unknown'
+export type PublicLookup = (hostname: string, signal?: AbortSignal) => Promise<NameState>
+
+/** True for an IP literal or a loopback name: nothing to wait for. */
+export function needsNoDns(hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, '')
+  return isIP(h) !== 0 || isLoopbackHost(hostname)
+}
+
+const NOT_YET = new Set(['ENOTFOUND', 'ENODATA', 'NXDOMAIN'])
+
+export const publicLookup: PublicLookup = async (hostname, signal) => {
+  const resolver = new Resolver({timeout: 1500, tries: 1})
+  resolver.setServers(PUBLIC_RESOLVERS)
+  const cancel = () => resolver.cancel()
+  signal?.addEventListener('abort', cancel, {once: true})
+  try {
+    const answers = await Promise.allSettled([resolver.resolve4(hostname), resolver.resolve6(hostname)])
+    if (answers.some((a) => a.status === 'fulfilled' && a.value.length > 0)) return 'yes'
+    const codes = answers.map((a) => (a.status === 'rejected' ? (a.reason as NodeJS.ErrnoException).code ?? '' : 'ENODATA'))
+    return codes.every((c) => NOT_YET.has(c)) ? 'no' : 'unknown'
+  } catch {
+    return 'unknown'
+  } finally {
+    signal?.removeEventListener('abort', cancel)
+  }
+}

@@ -1,0 +1,190 @@
+/**
+ * proveReachable: the public URL must bring back the relay's own health answer (a real Relay from
+ * src/dev/relay.ts) before anything is registered with Telegram. Through every provider, on loopback.
+ */
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+
+import {Relay} from '../../src/dev/relay.js'
+import {
+  cloudflaredProvider,
+  localtunnelProvider,
+  loopbackProvider,
+  proveReachable,
+  publicUrlProvider,
+  TunnelError,
+  type Tunnel,
+} from '../../src/tunnel/index.js'
+import {needsNoDns} from '../../src/tunnel/public-dns.js'
+import {startLocaltunnelServer} from '../support/lt-server.js'
+import {fakeCloudflaredBin, type FakeBin} from './fake-cloudflared.js'
+import {closedPort, startEchoServer} from './helpers.js'
+
+let relay: Relay
+let bin: FakeBin
+const tunnels: Tunnel[] = []
+const noDns = () => {
+  throw new Error('a loopback URL must not be looked up in public DNS')
+}
+
+beforeAll(async () => {
+  relay = new Relay({secret: 'sEcReT-123', path: '/webhook/abcdef', holdTimeoutMs: 1000})
+  await relay.listen()
+  bin = fakeCloudflaredBin()
+})
+afterAll(async () => {
+  await relay.close()
+  bin.remove()
+})
+afterEach(async () => {
+  await Promise.all(tunnels.splice(0).map((t) => t.close()))
+})
+
+async function failure(promise: Promise<unknown>): Promise<TunnelError> {
+  try {
+    await promise
+  } catch (err) {
+    expect(err).toBeInstanceOf(TunnelError)
+    return err as TunnelError
+  }
+  throw new Error('expected proveReachable to fail')
+}
+
+describe('proveReachable', () => {
+  it('through a fresh quick tunnel: succeeds only once the stand-in forwards (530 before)', async () => {
+    const tunnel = await cloudflaredProvider({env: bin.env({FAKE_CLOUDFLARED_DELAY_MS: '1500', FAKE_CLOUDFLARED_REGISTER_MS: '50'})}).open({port: relay.port})
+    tunnels.push(tunnel)
+    // Registered, but not reachable yet: this is what setWebhook must not see.
+    const early = await fetch(tunnel.url + relay.healthPath)
+    expect(early.status).toBe(530)
+    expect(await early.text()).toBe('error code: 1033')
+    const proof = await proveReachable(tunnel.url, relay.healthPath, {expect: relay.nonce, intervalMs: 100, timeoutMs: 20_000, lookup: noDns})
+    expect(proof.attempts).toBeGreaterThan(1)
+    expect(proof.ms).toBeGreaterThan(0)
+    const now = await fetch(tunnel.url + relay.healthPath)
+    expect(await now.text()).toBe(`bot-dev ${relay.nonce}\n`)
+  })
+
+  it('through a quick tunnel that resets connections at first', async () => {
+    const tunnel = await cloudflaredProvider({env: bin.env({FAKE_CLOUDFLARED_DELAY_MS: '1000', FAKE_CLOUDFLARED_UNREACHABLE: 'reset'})}).open({port: relay.port})
+    tunnels.push(tunnel)
+    const proof = await proveReachable(tunnel.url, relay.healthPath, {expect: `bot-dev ${relay.nonce}`, intervalMs: 100, lookup: noDns})
+    expect(proof.attempts).toBeGreaterThan(1)
+  })
+
+  it('a quick tunnel that never reaches the relay: a TunnelError at the deadline naming the 530, with a fix', async () => {
+    const tunnel = await cloudflaredProvider({env: bin.env({FAKE_CLOUDFLARED_NEVER_REACHABLE: '1'})}).open({port: relay.port})
+    tunnels.push(tunnel)
+    const started = Date.now()
+    const err = await failure(proveReachable(tunnel.url, relay.healthPath, {expect: relay.nonce, timeoutMs: 3000, intervalMs: 100, lookup: noDns}))
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2900)
+    expect(err.reason).toBe('tunnel_unreachable')
+    expect(err.message).toMatch(new RegExp(`^${tunnel.url} did not reach the relay within 3 s \\(\\d+ attempts; last: HTTP 530 \\("error code: 1033"\\)\\)$`))
+    expect(err.fix).toMatch(/--tunnel none/)
+  })
+
+  it('a URL that answers 200 but is not this relay fails, saying so', async () => {
+    const echo = await startEchoServer()
+    try {
+      const err = await failure(proveReachable(`http://127.0.0.1:${echo.port}`, relay.healthPath, {expect: relay.nonce, timeoutMs: 2500, intervalMs: 100, lookup: noDns}))
+      expect(err.message).toMatch(/last: HTTP 200 from something that is not this relay/)
+      expect(err.fix).toMatch(/forward to the relay's port/)
+      // Another relay (another nonce) is not this one either.
+      const other = new Relay({secret: 'x', path: '/w', holdTimeoutMs: 100})
+      await other.listen()
+      try {
+        await failure(proveReachable(`http://127.0.0.1:${other.port}`, other.healthPath, {expect: relay.nonce, timeoutMs: 2500, intervalMs: 100, lookup: noDns}))
+      } finally {
+        await other.close()
+      }
+    } finally {
+      await echo.close()
+    }
+  })
+
+  it('a 404 (the tunnel leads elsewhere): the fix names the cloudflared config.yml trap', async () => {
+    const echo = await startEchoServer()
+    try {
+      const err = await failure(proveReachable(`http://127.0.0.1:${echo.port}`, '/h?status=404', {timeoutMs: 2500, intervalMs: 100, lookup: noDns}))
+      expect(err.message).toMatch(/last: HTTP 404/)
+      expect(err.fix).toMatch(/config\.yml with ingress rules/)
+    } finally {
+      await echo.close()
+    }
+  })
+
+  it('nothing listening: names the connection error', async () => {
+    const err = await failure(proveReachable(`http://127.0.0.1:${await closedPort()}`, '/h', {timeoutMs: 2500, intervalMs: 100, lookup: noDns}))
+    expect(err.message).toMatch(/last: ECONNREFUSED\)$/)
+  })
+
+  it('aborted: tunnel_aborted, at once', async () => {
+    const controller = new AbortController()
+    const pending = proveReachable(`http://127.0.0.1:${await closedPort()}`, '/h', {timeoutMs: 20_000, intervalMs: 100, signal: controller.signal, lookup: noDns})
+    setTimeout(() => controller.abort(), 200)
+    const started = Date.now()
+    const err = await failure(pending)
+    expect(err.reason).toBe('tunnel_aborted')
+    expect(Date.now() - started).toBeLessThan(5000)
+  })
+
+  it('works for localtunnel, a public URL and loopback too', async () => {
+    const lt = await startLocaltunnelServer()
+    try {
+      const viaLt = await localtunnelProvider({host: lt.url}).open({port: relay.port, timeoutMs: 5000})
+      tunnels.push(viaLt)
+      await proveReachable(viaLt.url, relay.healthPath, {expect: relay.nonce, lookup: noDns})
+    } finally {
+      await Promise.all(tunnels.splice(0).map((t) => t.close()))
+      await lt.close()
+    }
+    const loop = await loopbackProvider().open({port: relay.port})
+    expect((await proveReachable(loop.url, relay.healthPath, {expect: relay.nonce, lookup: noDns})).attempts).toBe(1)
+    const pub = await publicUrlProvider(`http://localhost:${relay.port}`).open({port: relay.port})
+    expect((await proveReachable(pub.url, relay.healthPath, {expect: relay.nonce, lookup: noDns})).attempts).toBe(1)
+  })
+
+  it('a host name is first looked up in public DNS; no HTTP request while it does not exist there', async () => {
+    const asked: string[] = []
+    const err = await failure(
+      proveReachable('https://fresh-fox-words.trycloudflare.com', relay.healthPath, {
+        expect: relay.nonce,
+        timeoutMs: 700,
+        intervalMs: 100,
+        lookup: async (host) => {
+          asked.push(host)
+          return 'no'
+        },
+      }),
+    )
+    expect(asked.length).toBeGreaterThan(1)
+    expect(new Set(asked)).toEqual(new Set(['fresh-fox-words.trycloudflare.com']))
+    expect(err.message).toMatch(/\(0 attempts; last: fresh-fox-words\.trycloudflare\.com is not in public DNS yet\)$/)
+  })
+
+  it('ends at its deadline even when its timer is late (a busy thread): no spinning without yielding', async () => {
+    let calls = 0
+    const started = Date.now()
+    const err = await failure(
+      proveReachable('https://busy-fox.trycloudflare.com', '/h', {
+        timeoutMs: 200,
+        intervalMs: 50,
+        lookup: async () => {
+          calls++
+          if (calls === 1) while (Date.now() - started < 400); // blocks past the deadline before its timer can fire
+          if (calls > 1000) await new Promise((r) => setTimeout(r, 10)) // (lets a spinning loop end, so the test fails instead of hanging)
+          return 'no'
+        },
+      }),
+    )
+    expect(err.reason).toBe('tunnel_unreachable')
+    expect(calls).toBeLessThan(5)
+  })
+
+  it('needs no DNS for IP literals and loopback names', () => {
+    expect(needsNoDns('127.0.0.1')).toBe(true)
+    expect(needsNoDns('[::1]')).toBe(true)
+    expect(needsNoDns('localhost')).toBe(true)
+    expect(needsNoDns('10.1.2.3')).toBe(true)
+    expect(needsNoDns('quiet-fox.trycloudflare.com')).toBe(false)
+  })
+})
