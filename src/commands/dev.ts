@@ -219,13 +219,9 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
         subdomain: flags.subdomain ? tunnel.validateSubdomain(flags.subdomain) : undefined,
         downAfterMs: flags['tunnel-down-after'],
       })
-    // The tunnels module gains resolveTunnelChoice and a cloudflared provider; use them when present.
-    const extra = tunnel as unknown as {resolveTunnelChoice?: (choice: string, env: NodeJS.ProcessEnv) => string; PROVIDERS: Record<string, unknown>}
-    if (name === 'auto') name = flags['tunnel-host'] || flags.subdomain || !extra.resolveTunnelChoice ? 'localtunnel' : extra.resolveTunnelChoice('auto', process.env)
+    if (name === 'auto') name = flags['tunnel-host'] || flags.subdomain ? 'localtunnel' : tunnel.resolveTunnelChoice('auto', process.env)
     if (name === 'localtunnel') return {provider: localtunnel(), fallback}
-    if (!extra.PROVIDERS[name])
-      throw new UsageError(`--tunnel ${name} is not available in this build of \`bot\`.`, 'Use --tunnel localtunnel or --tunnel none.')
-    return {provider: tunnel.createProvider(name, {env: process.env} as Parameters<typeof tunnel.createProvider>[1]), fallback}
+    return {provider: tunnel.createProvider(name, {env: process.env}), fallback}
   }
 
   #json(event: import('../dev/index.js').DevEvent): void {

@@ -128,13 +128,4 @@ describe('bot dev deliveries', () => {
     expect(result.stderr).toMatch(/--public-url and --tunnel none both say how updates arrive/)
     expect(world.emu.calls(world.token).length).toBe(before) // not even getMe
   })
-
-  it('--tunnel cloudflared is refused (exit 2) when this build has no cloudflared provider', async () => {
-    const {tunnel} = await import('../../src/tunnel/index.js').then((m) => ({tunnel: m}))
-    if ('cloudflared' in tunnel.PROVIDERS) return // the tunnels work has landed: covered by its own tests
-    const result = await startDev(world, {tunnel: false, args: ['--no-watch', '--tunnel', 'cloudflared']}).exited
-    expect(result.code).toBe(2)
-    expect(result.stderr).toMatch(/--tunnel cloudflared is not available/)
-    expect(world.emu.webhook(world.token)).toBeUndefined()
-  })
 })
