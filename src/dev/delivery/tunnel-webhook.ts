@@ -9,7 +9,8 @@ import {FixableError} from '../../lib/errors.js'
 import type {Tunnel, TunnelProvider} from '../../tunnel/types.js'
 import {pollerCutOffText} from '../poller-check.js'
 import {errorMessage} from '../render.js'
-import {probeThrough, TunnelKeeper} from '../tunnel-keeper.js'
+import {proveReachable} from '../../tunnel/probe.js'
+import {TunnelKeeper} from '../tunnel-keeper.js'
 import {joinUrl} from '../webhook.js'
 import {WebhookWatch} from '../webhook-watch.js'
 import {DeliveryStartError, type Delivery, type DeliveryContext} from './types.js'
@@ -27,18 +28,23 @@ export interface TunnelDeliveryOptions {
   webhookCheckMs?: number
 }
 
-/** GET <url><healthPath> until the relay's nonce comes back, or fail at the deadline. */
-export async function proveReachable(url: string, healthPath: string, nonce: string, timeoutMs: number, signal: AbortSignal): Promise<void> {
-  const deadline = performance.now() + timeoutMs
-  // A proxy that keeps a path prefix (https://host/mybot/…) reaches the relay's health path at the host's root.
+/**
+ * Prove `url` reaches this relay (tunnel/probe.ts: public DNS first, then GET <url><healthPath>
+ * must answer the relay's nonce). A URL with a path (a proxy that keeps its prefix) may reach the
+ * health path at the host's root instead: both are tried at once, the first proof wins.
+ */
+export async function proveToRelay(url: string, healthPath: string, nonce: string, timeoutMs: number, signal: AbortSignal): Promise<void> {
   const origin = new URL(url).origin
   const bases = origin === url.replace(/\/+$/, '') ? [url] : [url, origin]
-  for (;;) {
-    const left = deadline - performance.now()
-    for (const base of bases) if (await probeThrough(base, healthPath, nonce, Math.max(500, Math.min(4000, left)), signal)) return
+  const done = new AbortController()
+  const both = AbortSignal.any([signal, done.signal])
+  try {
+    await Promise.any(bases.map((base) => proveReachable(base, healthPath, {expect: nonce, timeoutMs, signal: both})))
+  } catch (error) {
     if (signal.aborted) throw signal.reason
-    if (performance.now() >= deadline) throw new Error(`GET ${url}${healthPath} did not reach the relay within ${(timeoutMs / 1000).toFixed(1)}s`)
-    await new Promise((r) => setTimeout(r, 200))
+    throw (error as AggregateError).errors?.[0] ?? error
+  } finally {
+    done.abort()
   }
 }
 
@@ -92,7 +98,7 @@ export class TunnelWebhookDelivery implements Delivery {
       onRetry: (attempt, of, delayMs, error) =>
         c.emit({type: 'tunnel-retry', attempt, of, delayMs, error, text: `  tunnel attempt ${attempt}/${of}${delayMs ? ` in ${(delayMs / 1000).toFixed(1)}s` : ''}${error ? ` (last error: ${error})` : ''}`}),
       onReconnected: async (tunnel) => {
-        await proveReachable(tunnel.url, relay.healthPath, relay.nonce, proveMs, c.signal)
+        await proveToRelay(tunnel.url, relay.healthPath, relay.nonce, proveMs, c.signal)
         await c.webhook.set(joinUrl(tunnel.url, c.path), c.signal)
         this.#tunnel = tunnel
         c.emit({type: 'tunnel-reconnected', url: tunnel.url, text: `✓ Tunnel back at ${tunnel.url}; webhook updated`})
@@ -116,7 +122,7 @@ export class TunnelWebhookDelivery implements Delivery {
       this.#tunnel = opened
       if (name === 'loopback') return opened
       try {
-        await proveReachable(opened.url, relay.healthPath, relay.nonce, proveMs, c.signal)
+        await proveToRelay(opened.url, relay.healthPath, relay.nonce, proveMs, c.signal)
       } catch (error) {
         if (c.signal.aborted) throw error
         if (name === 'public-url')
