@@ -1,4 +1,6 @@
 /** The state of one bot: identity, its single update queue, known chats and messages, webhook settings. */
+import {OpenQueries} from './callbacks.js'
+import {MessageStore} from './messages.js'
 import type {RecordedCall, TgObject, Update, WebhookState} from './types.js'
 import {DEFAULT_ALLOWED, chatsIn, updateTypeOf, webhookQueueOf} from './updates.js'
 
@@ -65,10 +67,10 @@ export class BotState {
   readonly chats = new Map<string, TgObject>()
   /** Last message_id used per chat (user and bot messages share the counter, as in private chats). */
   readonly lastMessageId = new Map<string, number>()
-  /** Messages by `${chatId}:${messageId}`. */
-  readonly messages = new Map<string, TgObject>()
-  /** callback_query ids not yet answered. */
-  readonly openCallbackQueries = new Set<string>()
+  /** Every message of the bot's chats: sender, current content, deleted or not (see messages.ts). */
+  readonly messages = new MessageStore()
+  /** callback_query ids not yet answered, with the time each was made (they expire after 150 s). */
+  readonly openCallbackQueries = new OpenQueries()
   commands: unknown = []
 
   /** Listeners woken when an update is queued (webhook worker). */
@@ -164,11 +166,11 @@ export class BotState {
   }
 
   storeMessage(message: TgObject): void {
-    const chat = message.chat as TgObject
-    this.messages.set(`${String(chat.id)}:${String(message.message_id)}`, message)
+    this.messages.put(message, (message.from as TgObject | undefined)?.id === this.id)
   }
 
+  /** A message of the chat that exists now (not deleted). */
   message(chatId: number, messageId: number): TgObject | undefined {
-    return this.messages.get(`${chatId}:${messageId}`)
+    return this.messages.live(chatId, messageId)
   }
 }

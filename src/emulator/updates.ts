@@ -1,4 +1,5 @@
 /** Update types, the allowed_updates filter (bot-api-facts §2.6) and the webhook queue of an update (§6.4). */
+import {detectEntities, entitiesJson} from './format/index.js'
 import type {TgObject} from './types.js'
 
 /** Names recognized in allowed_updates, in the server's order. */
@@ -107,12 +108,13 @@ export function chatsIn(update: TgObject): TgObject[] {
   return out
 }
 
-/** bot_command entities for every `/command` (optionally `@bot`) starting the text or following whitespace. */
-export function commandEntities(text: string): TgObject[] {
-  const entities: TgObject[] = []
-  const re = /(^|\s)(\/[A-Za-z0-9_]{1,64}(?:@[A-Za-z0-9_]{3,32})?)(?=$|\s|[^A-Za-z0-9_@])/g
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    entities.push({offset: m.index + m[1].length, length: m[2].length, type: 'bot_command'})
-  }
-  return entities
+/**
+ * The entities Telegram detects in a text a user typed (mention, bot_command, hashtag, cashtag, url, email; see
+ * format/detect.ts), in the Bot API's field order.
+ */
+export function userMessageEntities(text: string): TgObject[] {
+  return entitiesJson(detectEntities(text))
 }
+
+/** The former name (it once gave bot_command entities only); now every detected entity, as userMessageEntities. */
+export const commandEntities = userMessageEntities

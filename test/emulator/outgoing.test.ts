@@ -10,7 +10,7 @@ describe('outgoing methods', () => {
     expect((await api('sendMessage', {text: 'x'})).text).toBe(bad('Bad Request: chat_id is empty'))
     expect((await api('sendMessage', {chat_id: 42, text: 'x'})).text).toBe(bad('Bad Request: chat not found'))
     emu.sendUserMessage(token, {text: 'hi', userId: 42, firstName: 'Ann', username: 'ann'})
-    expect((await api('sendMessage', {chat_id: 42, text: '  '})).text).toBe(bad('Bad Request: message text is empty'))
+    expect((await api('sendMessage', {chat_id: 42, text: '  '})).text).toBe(bad('Bad Request: text must be non-empty'))
     expect((await api('sendMessage', {chat_id: 42})).text).toBe(bad('Bad Request: message text is empty'))
     const r = await api('sendMessage', {chat_id: 42, text: 'hello *you*', entities: [{type: 'bold', offset: 6, length: 5}],
       reply_markup: {inline_keyboard: [[{text: 'Go', callback_data: 'go'}]]}})

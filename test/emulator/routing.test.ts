@@ -105,7 +105,7 @@ describe('parameters (§1.2)', () => {
   it('ignores bodies of other content types, and malformed JSON (a broken setWebhook deletes the webhook)', async () => {
     const {base, api} = await setup()
     const plain = await fetch(`${base}/sendMessage`, {method: 'POST', headers: {'content-type': 'text/plain'}, body: 'chat_id=5&text=x'})
-    expect(await plain.text()).toBe('{"ok":false,"error_code":400,"description":"Bad Request: chat_id is empty"}')
+    expect(await plain.text()).toBe('{"ok":false,"error_code":400,"description":"Bad Request: message text is empty"}')
     expect((await api('setWebhook', {url: 'http://127.0.0.1:9/a'})).json.description).toBe('Webhook was set')
     const broken = await fetch(`${base}/setWebhook`, {method: 'POST', headers: {'content-type': 'application/json'}, body: '{"url": "http://127.0.0.1:9/b'})
     expect(await broken.text()).toBe('{"ok":true,"result":true,"description":"Webhook was deleted"}')

@@ -1,0 +1,95 @@
+/** Parameters the outgoing methods share: JSON values, the target chat, formatted text, the reply target, the markup. */
+import type {BotState} from './bot.js'
+import {badRequest} from './errors.js'
+import {entitiesJson, formatText} from './format/index.js'
+import {type Markup, finishInlineKeyboard, readReplyMarkup} from './keyboards.js'
+import type {Params} from './params.js'
+import type {TgObject} from './types.js'
+
+export const now = (): number => Math.floor(Date.now() / 1000)
+
+export function parseJson(raw: string | undefined, what: string): unknown {
+  if (raw === undefined || raw === '') return undefined
+  try {
+    return JSON.parse(raw)
+  } catch {
+    throw badRequest(`can't parse ${what} JSON object`)
+  }
+}
+
+/** The chat named by chat_id: required, and the bot must have seen it (an update from it, or addChat). */
+export function chatOf(bot: BotState, params: Params, name = 'chat_id'): TgObject {
+  const raw = params.get(name)
+  if (raw === undefined || raw.trim() === '') throw badRequest('chat_id is empty')
+  const chat = bot.findChat(raw.trim())
+  if (!chat) throw badRequest('chat not found')
+  return chat
+}
+
+/** The user of a text_mention entity as the bot knows them. */
+const mentionedUser = (bot: BotState) => (id: number): TgObject => {
+  const chat = bot.findChat(String(id))
+  return {id, is_bot: false, first_name: (chat?.first_name as string | undefined) ?? 'User',
+    ...(chat?.username ? {username: chat.username} : {})}
+}
+
+/**
+ * `text` + `parse_mode` + `entities` (or `caption` + `parse_mode` + `caption_entities`): the server's checks now,
+ * td's when the returned function runs; it gives the message fields (`{text, entities?}` or `{caption, caption_entities?}`).
+ */
+export function formatted(bot: BotState, params: Params, kind: 'text' | 'caption'): () => TgObject {
+  const raw = params.get(kind) ?? ''
+  const finish = formatText({raw, parseMode: params.get('parse_mode'), kind, user: mentionedUser(bot),
+    entities: params.get(kind === 'text' ? 'entities' : 'caption_entities')})
+  return () => {
+    const {text, entities} = finish()
+    if (text === '') return {}
+    const field = kind === 'text' ? 'entities' : 'caption_entities'
+    return {[kind]: text, ...(entities.length > 0 ? {[field]: entitiesJson(entities)} : {})}
+  }
+}
+
+export interface ReplyTarget {
+  messageId: number
+  chatId?: string
+  allowWithout: boolean
+}
+
+/** reply_parameters, or reply_to_message_id + allow_sending_without_reply, as the server reads them. */
+export function replyTarget(params: Params): ReplyTarget | undefined {
+  const raw = params.get('reply_parameters')
+  if (raw === undefined) {
+    const id = Number.parseInt(params.get('reply_to_message_id') ?? '', 10)
+    if (!(id > 0)) return undefined
+    return {messageId: id, allowWithout: toBoolParam(params.get('allow_sending_without_reply'))}
+  }
+  if (raw === '') return undefined
+  const value = parseJson(raw, 'reply parameters')
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw badRequest('object expected as reply parameters')
+  const o = value as TgObject
+  if (Object.keys(o).length === 0) return undefined
+  if (!('message_id' in o)) throw badRequest('can\'t find field "message_id"')
+  const id = Number(o.message_id)
+  if (!Number.isInteger(id)) throw badRequest('field "message_id" must be a valid Number')
+  if (id <= 0) return undefined
+  return {messageId: id, ...(o.chat_id !== undefined ? {chatId: String(o.chat_id)} : {}),
+    allowWithout: o.allow_sending_without_reply === true || o.allow_sending_without_reply === 'true'}
+}
+
+const toBoolParam = (v: string | undefined): boolean => ['true', 'yes', '1'].includes((v ?? '').trim().toLowerCase())
+
+/** The message replied to, or undefined (sent without a reply); `message to be replied not found` otherwise. */
+export function repliedMessage(bot: BotState, chat: TgObject, target: ReplyTarget | undefined): TgObject | undefined {
+  if (!target) return undefined
+  const inChat = target.chatId !== undefined ? bot.findChat(target.chatId) : chat
+  if (!inChat) throw badRequest('chat not found')
+  const replied = bot.message(inChat.id as number, target.messageId)
+  if (!replied && !target.allowWithout) throw badRequest('message to be replied not found')
+  return replied
+}
+
+/** The reply_markup parameter: read now; the inline keyboard the message keeps, once the chat is known. */
+export function markupOf(params: Params): () => TgObject | undefined {
+  const markup: Markup = readReplyMarkup(params.get('reply_markup'))
+  return () => (markup && 'inline' in markup ? finishInlineKeyboard(markup.inline) : undefined)
+}
