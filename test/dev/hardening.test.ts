@@ -11,7 +11,7 @@ import {join} from 'node:path'
 
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {readState} from '../../src/dev/state.js'
+import {readState, writeState} from '../../src/dev/state.js'
 import {BIN, cliEnv, PROJECT_ROOT} from '../support/cli.js'
 import {assertNoToken, devWorld, fixture, startDev, until, type DevWorld} from './helpers.js'
 
@@ -72,6 +72,21 @@ describe('bot dev hardening', () => {
     expect(emu.webhook(token)).toMatchObject({url: 'http://127.0.0.1:9/prod', maxConnections: 7, secretToken: 'prod_secret_9'})
     expect(next.stdout + next.stderr).not.toContain('prod_secret_9')
     expect(() => statSync(file)).toThrow()
+  })
+
+  it('item 9: without the kept secret, the repair refuses to restore half a webhook and says exactly what to run', async () => {
+    const {emu, token} = world
+    // What a --force session killed with SIGKILL leaves, minus its restore-secret file.
+    const ours = 'http://127.0.0.1:9/webhook/left-by-dead-session'
+    await callApi('setWebhook', {url: ours, secret_token: 'dev_secret'})
+    writeState({version: 1, botId: world.botId, pid: 999_999, startedAt: new Date().toISOString(), cwd: world.dir, mode: 'webhook', apiRoot: emu.apiRoot, webhook: {url: ours}, replaced: {url: 'http://127.0.0.1:9/prod', withSecret: true}}, world.stateDir)
+    const result = await startDev(world).exited
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(/the secret_token to restore it with is gone/)
+    expect(result.stderr).toContain('bot dev --restore-secret <production secret>')
+    expect(result.stderr).toContain('bot webhook set http://127.0.0.1:9/prod --secret-token <production secret>')
+    expect(emu.webhook(token)?.url).toBe(ours) // nothing restored half-way
+    expect(readState(world.botId, world.stateDir)?.replaced?.url).toBe('http://127.0.0.1:9/prod') // kept for the next try
   })
 
   it('item 10: a webhook that cannot be deleted at exit gives exit code 1 and says what to run later', async () => {
