@@ -2,8 +2,10 @@
  * `bot init`: turn a template folder into a new project. No oclif here: the command parses
  * flags and renders; this module validates, writes, installs and initialises git.
  */
+import {readFileSync, realpathSync} from 'node:fs'
 import {readdir, stat} from 'node:fs/promises'
-import {basename, relative, resolve} from 'node:path'
+import {basename, join, relative, resolve, sep} from 'node:path'
+import {fileURLToPath} from 'node:url'
 
 import {FixableError, UsageError} from '../lib/errors.js'
 import {inspectToken} from '../telegram/token.js'
@@ -117,6 +119,7 @@ export async function planProject(options: InitOptions): Promise<ProjectPlan> {
     pm: options.pm,
     run: pmCommands(options.pm).run,
     install: pmCommands(options.pm).install.join(' '),
+    botCli: botCliSpec(),
   }
   const copy = await planCopy(templateLayers(template.name, root), dir, vars, extra)
   if (copy.conflicts.length > 0)
@@ -126,6 +129,18 @@ export async function planProject(options: InitOptions): Promise<ProjectPlan> {
     })
 
   return {dir, displayDir, name, template, pm: options.pm, hasToken: Boolean(options.token), copy}
+}
+
+/**
+ * How a new project depends on bot-cli (its tests use `bot-cli/emulator`, its scripts `bot`): the
+ * running CLI's exact version when it was installed from a registry (its folder is inside a
+ * node_modules), else `file:` + the folder of this checkout, so that the install works before
+ * bot-cli is published.
+ */
+export function botCliSpec(root = fileURLToPath(new URL('../../', import.meta.url))): string {
+  const real = realpathSync(root)
+  const {version} = JSON.parse(readFileSync(join(real, 'package.json'), 'utf8')) as {version: string}
+  return real.split(sep).includes('node_modules') ? version : `file:${real}`
 }
 
 /** Write the planned files; all or nothing (a failed write removes what was written). */

@@ -29,9 +29,11 @@ function filesUnder(dir: string): string[] {
   return out.sort()
 }
 
-const EXPECTED_FILES = [
+const COMMON_FILES = [
+  '.dockerignore',
   '.env.example',
   '.gitignore',
+  'Dockerfile',
   'README.md',
   'package.json',
   'src/bot.ts',
@@ -40,8 +42,17 @@ const EXPECTED_FILES = [
   'src/http.ts',
   'src/lifecycle.ts',
   'src/main.ts',
+  'src/storage-error.ts',
+  'src/storage.ts',
+  'src/tasks.ts',
+  'test/bot.test.ts',
   'tsconfig.json',
 ]
+// GramIO's session plugin is not on the registry: the template has its own (src/session.ts).
+const OWN_FILES: Record<string, string[]> = {grammy: [], gramio: ['src/session.ts'], telegraf: []}
+const expectedFiles = (template: string) => [...COMMON_FILES, ...OWN_FILES[template]].sort()
+/** The default template's files. */
+const EXPECTED_FILES = expectedFiles('grammy')
 
 const FRAMEWORK_DEP = {grammy: ['grammy', '1.46.0'], gramio: ['gramio', '0.10.0'], telegraf: ['telegraf', '4.16.3']} as const
 
@@ -52,7 +63,8 @@ describe('bot init: files and substitutions', () => {
       const r = await init([join(root, 'x'), '--template', template, '--no-install', '--no-git', '--yes'])
       expect(r.code, r.stderr).toBe(0)
       const dir = join(root, 'x')
-      expect(filesUnder(dir)).toEqual(EXPECTED_FILES)
+      const files = expectedFiles(template)
+      expect(filesUnder(dir)).toEqual(files)
 
       const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
       expect(pkg.name).toBe('x')
@@ -67,13 +79,16 @@ describe('bot init: files and substitutions', () => {
       const [dep, version] = FRAMEWORK_DEP[template]
       expect(pkg.dependencies[dep]).toBe(version)
       // Exact pins only: a range could install a version the template was never run with.
-      for (const v of Object.values({...pkg.dependencies, ...pkg.devDependencies}) as string[]) expect(v).toMatch(/^\d+\.\d+\.\d+$/)
+      // bot-cli is this CLI itself: `file:` its folder until it is published.
+      const {'bot-cli': cli, ...pinned} = {...pkg.dependencies, ...pkg.devDependencies} as Record<string, string>
+      for (const v of Object.values(pinned)) expect(v).toMatch(/^\d+\.\d+\.\d+(-[\w.]+)?$/)
+      expect(cli).toMatch(/^(file:\/.+|\d+\.\d+\.\d+)$/)
 
       const readme = readFileSync(join(dir, 'README.md'), 'utf8')
       expect(readme.startsWith('# x\n')).toBe(true)
       expect(readme).toContain('npm install')
       expect(readme).toContain('bot webhook set https://')
-      for (const f of EXPECTED_FILES) expect(readFileSync(join(dir, f), 'utf8')).not.toMatch(/\{\{\s*\w+\s*\}\}/)
+      for (const f of files) expect(readFileSync(join(dir, f), 'utf8')).not.toMatch(/\{\{\s*\w+\s*\}\}/)
 
       expect(readFileSync(join(dir, '.gitignore'), 'utf8')).toMatch(/^\.env$/m)
       expect(existsSync(join(dir, '.env'))).toBe(false)

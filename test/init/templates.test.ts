@@ -123,6 +123,11 @@ for (const template of TEMPLATES) {
         expect(String(help.params.text)).toContain('/roll')
         emu.sendUserMessage(token, {text: 'polling echo', chatId})
         await emu.waitForBotMessage(token, {chatId, predicate: (c) => c.params.text === 'polling echo'})
+        // Sessions in memory (no REDIS_URL): /count counts this chat's /count messages.
+        for (const n of [1, 2]) {
+          emu.sendUserMessage(token, {text: '/count', chatId})
+          expect((await emu.waitForBotMessage(token, {chatId})).params.text).toBe(`Count: ${n}`)
+        }
         emu.sendUserMessage(token, {text: '/unknown', chatId})
         const unknown = await emu.waitForBotMessage(token, {chatId, predicate: (c) => String(c.params.text).includes('do not know')})
         expect(unknown.method).toBe('sendMessage')
@@ -133,7 +138,7 @@ for (const template of TEMPLATES) {
       expect(emu.pendingUpdates(token)).toEqual([])
     })
 
-    it('explains a missing BOT_TOKEN, a missing WEBHOOK_SECRET and a rejected token', async () => {
+    it('explains a missing BOT_TOKEN, a missing WEBHOOK_SECRET, an unreachable or malformed REDIS_URL and a rejected token', async () => {
       const noToken = startBot({})
       expect((await noToken.exited).code).toBe(1)
       expect(noToken.output()).toContain('BOT_TOKEN is not set')
@@ -143,6 +148,17 @@ for (const template of TEMPLATES) {
       const noSecret = startBot({BOT_TOKEN: token, BOT_API_ROOT: emu.apiRoot, BOT_MODE: 'webhook', PORT: String(await freePort())})
       expect((await noSecret.exited).code).toBe(1)
       expect(noSecret.output()).toContain('WEBHOOK_SECRET is not set')
+
+      // Redis that does not answer: exit 1 naming the host, never the password in the URL.
+      const deadPort = await freePort()
+      const noRedis = startBot({BOT_TOKEN: token, BOT_API_ROOT: emu.apiRoot, BOT_MODE: 'polling', REDIS_URL: `redis://user:Pa55word-secret@127.0.0.1:${deadPort}`})
+      expect((await noRedis.exited).code).toBe(1)
+      expect(noRedis.output()).toContain(`Redis at redis://127.0.0.1:${deadPort} is unreachable`)
+      expect(noRedis.output()).not.toContain('Pa55word-secret')
+
+      const badRedis = startBot({BOT_TOKEN: token, BOT_API_ROOT: emu.apiRoot, BOT_MODE: 'polling', REDIS_URL: 'localhost:6379'})
+      expect((await badRedis.exited).code).toBe(1)
+      expect(badRedis.output()).toContain('REDIS_URL must look like redis://host:6379')
 
       emu.revokeToken(token)
       const revoked = startBot({BOT_TOKEN: token, BOT_API_ROOT: emu.apiRoot, BOT_MODE: 'polling'})

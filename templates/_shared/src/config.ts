@@ -7,6 +7,10 @@
  *   PORT            webhook mode: the port of the HTTP server (default 3000)
  *   WEBHOOK_PATH    webhook mode: the path of the POST route (default /webhook)
  *   WEBHOOK_SECRET  webhook mode: the value Telegram sends in X-Telegram-Bot-Api-Secret-Token (required)
+ *   REDIS_URL       sessions in Redis (redis://[user:password@]host:port[/db], or rediss:// for TLS);
+ *                   unset: sessions in memory (one process only: development and tests)
+ *   BOT_TEST_COMMANDS  "1" adds hidden commands for tests: /fail throws, /slow finishes its work after
+ *                   the update was acknowledged
  */
 export type Mode = 'webhook' | 'polling'
 
@@ -21,6 +25,10 @@ export interface Config {
   apiRoot?: string
   mode: Mode
   webhook?: WebhookConfig
+  /** Where sessions live when several processes serve the bot; undefined = in memory. */
+  redisUrl?: string
+  /** Hidden /fail and /slow commands (tests of the error handling and of a clean stop). */
+  testCommands: boolean
 }
 
 /** A setting that is missing or wrong: main.ts prints the message and exits with code 1. */
@@ -37,7 +45,11 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     )
   const apiRoot = env.BOT_API_ROOT?.trim().replace(/\/+$/, '') || undefined
   const mode: Mode = env.BOT_MODE === 'webhook' ? 'webhook' : 'polling'
-  if (mode === 'polling') return {token, apiRoot, mode}
+  const redisUrl = env.REDIS_URL?.trim() || undefined
+  if (redisUrl && !/^rediss?:\/\/[^\s]+$/.test(redisUrl))
+    throw new ConfigError('REDIS_URL must look like redis://host:6379 (or rediss:// for TLS, redis://user:password@host:6379/0).')
+  const testCommands = env.BOT_TEST_COMMANDS === '1'
+  if (mode === 'polling') return {token, apiRoot, mode, redisUrl, testCommands}
 
   const port = Number(env.PORT ?? 3000)
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
@@ -51,7 +63,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
         '`bot dev` sets it for you; in production generate one (openssl rand -hex 32), give the same value to ' +
         '`bot webhook set URL --secret-token …`, and set WEBHOOK_SECRET on the host.',
     )
-  return {token, apiRoot, mode, webhook: {port, path, secret}}
+  return {token, apiRoot, mode, webhook: {port, path, secret}, redisUrl, testCommands}
 }
 
 /** Replace the token (and its secret part) wherever it appears, e.g. in an error that quotes a URL. */
@@ -60,4 +72,14 @@ export function redact(text: string, token: string): string {
   let out = text.split(token).join('<token>')
   if (secret.length >= 8) out = out.split(secret).join('<token>')
   return out
+}
+
+/** A Redis URL fit for a log line: the host and port, never the password. */
+export function redisHost(url: string): string {
+  try {
+    const u = new URL(url)
+    return `${u.protocol}//${u.host}`
+  } catch {
+    return 'REDIS_URL'
+  }
 }

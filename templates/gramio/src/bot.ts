@@ -1,17 +1,31 @@
-import {Bot} from 'gramio'
+import {Bot, InlineKeyboard} from 'gramio'
+
+import {setTimeout as sleep} from 'node:timers/promises'
 
 import {describeRoll, roll} from './dice.js'
+import {memoryStorage, session, type SessionStorage} from './session.js'
+import {guardStorage, StorageError} from './storage-error.js'
+import {afterAck, track} from './tasks.js'
 
 /**
  * What the bot does. Nothing here knows how updates arrive (webhook or long polling):
  * main.ts decides that, so the same handlers run under `bot dev`, in tests and in production.
  */
+export interface SessionData {
+  /** How many /count messages this chat has sent. */
+  count: number
+}
+
 export interface BotOptions {
   token: string
   /** Bot API server, e.g. a local Bot API server or the `bot` emulator. Default: Telegram's. */
   apiRoot?: string
   /** Where handler errors go. Default: console.error. */
   onError?: (err: unknown) => void
+  /** Where sessions live: Redis when several processes serve the bot (see main.ts). Default: memory. */
+  storage?: SessionStorage<SessionData>
+  /** Add hidden /fail and /slow commands (tests of the error handling and of a clean stop). */
+  testCommands?: boolean
 }
 
 export const HELP = [
@@ -20,11 +34,18 @@ export const HELP = [
   '/start – say hello',
   '/help – this message',
   '/roll 2d6 – roll dice (also d20, 3d8+2)',
+  '/count – count your /count messages (kept in the session)',
 ].join('\n')
 
-export function createBot({token, apiRoot, onError = console.error}: BotOptions) {
+const resetButton = () => new InlineKeyboard().text('Reset', 'count:reset')
+
+export function createBot({token, apiRoot, onError = console.error, storage = memoryStorage(), testCommands = false}: BotOptions) {
   // GramIO builds request URLs as `${baseURL}${token}/${method}`.
   const bot = new Bot(token, apiRoot ? {api: {baseURL: `${apiRoot}/bot`}} : {})
+    // Every update counts as in flight until handled: a clean stop waits for it.
+    .use((_ctx, next) => track(next()))
+    // One session per chat, loaded before the handlers and saved after them.
+    .extend(session<SessionData>(guardStorage(storage), () => ({count: 0})))
 
   bot.command('start', (ctx) => ctx.send(`Hello, ${ctx.from?.firstName ?? 'there'}! Send me a message and I will echo it. /help lists the commands.`))
 
@@ -35,6 +56,35 @@ export function createBot({token, apiRoot, onError = console.error}: BotOptions)
     return ctx.send('error' in result ? result.error : describeRoll(result))
   })
 
+  bot.command('count', (ctx) => {
+    ctx.session.count += 1
+    return ctx.send(`Count: ${ctx.session.count}`, {reply_markup: resetButton()})
+  })
+
+  bot.callbackQuery('count:reset', async (ctx) => {
+    ctx.session.count = 0
+    await ctx.answer('Count reset')
+    await ctx.editText('Count: 0 (reset)')
+  })
+
+  if (testCommands) {
+    // Hidden commands for tests (BOT_TEST_COMMANDS=1). /fail: a handler that throws.
+    bot.command('fail', () => {
+      throw new Error('/fail: a deliberate failure (BOT_TEST_COMMANDS=1)')
+    })
+    // /slow [ms]: slow work done the right way: answer at once, finish after the update was
+    // acknowledged (afterAck), so the webhook request never waits for it; a clean stop waits for it.
+    bot.command('slow', async (ctx) => {
+      const ms = Math.min(Number(ctx.args ?? '') || 1000, 60_000)
+      const chatId = ctx.chatId
+      await ctx.send('Working on it…')
+      afterAck(async () => {
+        await sleep(ms)
+        await bot.api.sendMessage({chat_id: chatId, text: 'Done.'})
+      }, onError)
+    })
+  }
+
   bot.on('message', (ctx) => {
     const text = ctx.text
     // Any other command: say so instead of echoing it.
@@ -43,9 +93,14 @@ export function createBot({token, apiRoot, onError = console.error}: BotOptions)
     return ctx.send(text ?? 'I can only echo text for now.')
   })
 
-  // A handler that throws is logged and the update counts as handled: the bot keeps running,
-  // and Telegram does not redeliver an update that would fail the same way again.
-  bot.onError(({error}) => onError(error))
+  // A handler that throws is logged and the update counts as handled: the bot keeps running, the
+  // webhook answers 200, and Telegram does not redeliver an update that would fail the same way
+  // again (which would block the chat). A storage failure is not acknowledged: the webhook answers
+  // 500 and Telegram delivers the update again later (src/storage-error.ts).
+  bot.onError(({error}) => {
+    if (error instanceof StorageError) throw error
+    onError(error)
+  })
 
   return bot
 }

@@ -1,17 +1,32 @@
-import {Bot} from 'grammy'
+import {Bot, InlineKeyboard, session, type Context, type SessionFlavor, type StorageAdapter} from 'grammy'
+
+import {setTimeout as sleep} from 'node:timers/promises'
 
 import {describeRoll, roll} from './dice.js'
+import {guardStorage, StorageError} from './storage-error.js'
+import {afterAck, track} from './tasks.js'
 
 /**
  * What the bot does. Nothing here knows how updates arrive (webhook or long polling):
  * main.ts decides that, so the same handlers run under `bot dev`, in tests and in production.
  */
+export interface SessionData {
+  /** How many /count messages this chat has sent. */
+  count: number
+}
+
+export type BotContext = Context & SessionFlavor<SessionData>
+
 export interface BotOptions {
   token: string
   /** Bot API server, e.g. a local Bot API server or the `bot` emulator. Default: Telegram's. */
   apiRoot?: string
   /** Where handler errors go. Default: console.error. */
   onError?: (err: unknown) => void
+  /** Where sessions live: Redis when several processes serve the bot (see main.ts). Default: memory. */
+  storage?: StorageAdapter<SessionData>
+  /** Add hidden /fail and /slow commands (tests of the error handling and of a clean stop). */
+  testCommands?: boolean
 }
 
 export const HELP = [
@@ -20,30 +35,77 @@ export const HELP = [
   '/start – say hello',
   '/help – this message',
   '/roll 2d6 – roll dice (also d20, 3d8+2)',
+  '/count – count your /count messages (kept in the session)',
 ].join('\n')
 
-export function createBot({token, apiRoot, onError = console.error}: BotOptions): Bot {
-  const bot = new Bot(token, apiRoot ? {client: {apiRoot}} : {})
+const resetButton = () => new InlineKeyboard().text('Reset', 'count:reset')
 
-  bot.command('start', (ctx) => ctx.reply(`Hello, ${ctx.from?.first_name ?? 'there'}! Send me a message and I will echo it. /help lists the commands.`))
+export function createBot({token, apiRoot, onError = console.error, storage, testCommands = false}: BotOptions): Bot<BotContext> {
+  const bot = new Bot<BotContext>(token, apiRoot ? {client: {apiRoot}} : {})
 
-  bot.command('help', (ctx) => ctx.reply(HELP))
+  // Every update counts as in flight until handled: a clean stop waits for it.
+  bot.use((_ctx, next) => track(next()))
+  // One session per chat, loaded before the handlers and saved after them.
+  bot.use(session({initial: (): SessionData => ({count: 0}), storage: storage && guardStorage(storage)}))
 
-  bot.command('roll', (ctx) => {
+  // A handler that throws is logged and the update counts as handled: the bot keeps running, the
+  // webhook answers 200, and Telegram does not redeliver an update that would fail the same way
+  // again (which would block the chat). Errors before this point (the session storage is down)
+  // are not caught here: the webhook answers 500 and Telegram delivers the update again later
+  // (src/storage-error.ts).
+  const handlers = bot.errorBoundary((err) => onError(err.error))
+
+  handlers.command('start', (ctx) => ctx.reply(`Hello, ${ctx.from?.first_name ?? 'there'}! Send me a message and I will echo it. /help lists the commands.`))
+
+  handlers.command('help', (ctx) => ctx.reply(HELP))
+
+  handlers.command('roll', (ctx) => {
     const result = roll(ctx.match)
     return ctx.reply('error' in result ? result.error : describeRoll(result))
   })
 
+  handlers.command('count', (ctx) => {
+    ctx.session.count += 1
+    return ctx.reply(`Count: ${ctx.session.count}`, {reply_markup: resetButton()})
+  })
+
+  handlers.callbackQuery('count:reset', async (ctx) => {
+    ctx.session.count = 0
+    await ctx.answerCallbackQuery('Count reset')
+    await ctx.editMessageText('Count: 0 (reset)')
+  })
+
+  if (testCommands) {
+    // Hidden commands for tests (BOT_TEST_COMMANDS=1). /fail: a handler that throws.
+    handlers.command('fail', () => {
+      throw new Error('/fail: a deliberate failure (BOT_TEST_COMMANDS=1)')
+    })
+    // /slow [ms]: slow work done the right way: answer at once, finish after the update was
+    // acknowledged (afterAck), so the webhook request never waits for it; a clean stop waits for it.
+    handlers.command('slow', async (ctx) => {
+      const ms = Math.min(Number(ctx.match) || 1000, 60_000)
+      const chatId = ctx.chat.id
+      await ctx.reply('Working on it…')
+      afterAck(async () => {
+        await sleep(ms)
+        await bot.api.sendMessage(chatId, 'Done.')
+      }, onError)
+    })
+  }
+
   // Any other command: say so instead of echoing it.
-  bot.on('message:entities:bot_command', (ctx) => ctx.reply('I do not know that command. /help lists the ones I do.'))
+  handlers.on('message:entities:bot_command', (ctx) => ctx.reply('I do not know that command. /help lists the ones I do.'))
 
-  bot.on('message:text', (ctx) => ctx.reply(ctx.message.text))
+  handlers.on('message:text', (ctx) => ctx.reply(ctx.message.text))
 
-  bot.on('message', (ctx) => ctx.reply('I can only echo text for now.'))
+  handlers.on('message', (ctx) => ctx.reply('I can only echo text for now.'))
 
-  // A handler that throws is logged and the update counts as handled: the bot keeps running,
-  // and Telegram does not redeliver an update that would fail the same way again.
-  bot.catch((err) => onError(err.error))
+  // Long polling: anything else that escaped the boundary is logged, and polling goes on; a storage
+  // failure stops polling without confirming the update (main.ts reports it and exits).
+  bot.catch((err) => {
+    if (err.error instanceof StorageError) throw err.error
+    onError(err.error)
+  })
 
   return bot
 }

@@ -3,13 +3,31 @@
  *   webhook  an HTTP server on PORT serves POST WEBHOOK_PATH (Telegram's secret header checked);
  *            whoever runs the bot registers the URL (`bot dev` does it; in production `bot webhook set`)
  *   polling  (default) long polling with getUpdates
+ * Sessions live in Redis when REDIS_URL is set (any number of instances), else in memory (one).
  */
-import {createBot} from './bot.js'
-import {close, createWebhookServer, listen} from './http.js'
+import type {IncomingMessage, ServerResponse} from 'node:http'
+
+import type {Update} from 'telegraf/types'
+
+import {createBot, type SessionData} from './bot.js'
+import {redisHost} from './config.js'
+import {close, createWebhookServer, hasSecret, listen, readJson} from './http.js'
 import {configOrExit, fail, logError, onShutdown} from './lifecycle.js'
+import {StorageError} from './storage-error.js'
+import {connectRedis, type SessionStore} from './storage.js'
+import {drain} from './tasks.js'
 
 const config = configOrExit()
-const bot = createBot({token: config.token, apiRoot: config.apiRoot, onError: logError})
+
+let sessions: SessionStore<SessionData> | undefined
+if (config.redisUrl) {
+  const url = config.redisUrl
+  sessions = await connectRedis<SessionData>(url, logError).catch((err: unknown) =>
+    fail(`Redis at ${redisHost(url)} is unreachable`, err, 'Start Redis, or fix REDIS_URL (unset it to keep sessions in memory, for one process only).'),
+  )
+}
+
+const bot = createBot({token: config.token, apiRoot: config.apiRoot, onError: logError, store: sessions?.store, testCommands: config.testCommands})
 
 try {
   // Checks the token (getMe) before anything listens, so a wrong token fails at once.
@@ -18,23 +36,50 @@ try {
   fail('The bot could not start', err, 'Check BOT_TOKEN (from @BotFather) and BOT_API_ROOT; `bot doctor` tells what is wrong.')
 }
 
+/** After the last update: background work finishes, then Redis closes. */
+async function finish(): Promise<void> {
+  await drain()
+  await sessions?.close()
+}
+
+const where = config.redisUrl ? 'Redis' : 'memory'
 if (config.webhook) {
   const {webhook} = config
-  // Telegraf's adapter answers 403 when the path or the secret header is wrong.
-  const server = createWebhookServer(webhook, bot.webhookCallback(webhook.path, {secretToken: webhook.secret}), logError)
+  // Telegraf's bot.handleUpdate() behind the secret check. Not bot.webhookCallback(): that one
+  // answers 200 even when the update failed, and an update that found the session storage down
+  // must get a 500 so that Telegram delivers it again later. Handler errors are caught in
+  // src/bot.ts, so they still answer 200.
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    if (!hasSecret(req, webhook.secret)) return void res.writeHead(401).end('secret token is invalid')
+    await bot.handleUpdate((await readJson(req)) as Update)
+    res.writeHead(200).end()
+  }
+  const server = createWebhookServer(webhook, handle, logError, () => sessions?.check())
   const port = await listen(server, webhook.port).catch((err: unknown) =>
     fail(`Could not listen on port ${webhook.port}`, err, 'Another process uses that port: stop it, or set PORT to a free one.'),
   )
-  console.log(`@${bot.botInfo.username} is running (webhook: POST ${webhook.path} on port ${port})`)
-  onShutdown(() => close(server))
+  console.log(`@${bot.botInfo.username} is running (webhook: POST ${webhook.path} on port ${port}); sessions in ${where}`)
+  onShutdown(async () => {
+    await close(server) // no new updates; the ones in flight finish
+    await finish()
+  })
 } else {
-  onShutdown((): Promise<void> => {
+  onShutdown(async (): Promise<void> => {
     // stop() ends the polling loop; launch() resolves once the loop has finished.
     bot.stop('shutdown')
-    return polling
+    await polling
+    await finish()
   })
   // launch() resolves only when polling stops; the callback runs once it has started.
   const polling = bot
-    .launch(() => console.log(`@${bot.botInfo?.username} is running (long polling)`))
-    .catch((err: unknown) => fail('Long polling stopped', err, 'A 409 Conflict means another process polls with this token: `bot doctor` finds it.'))
+    .launch(() => console.log(`@${bot.botInfo?.username} is running (long polling); sessions in ${where}`))
+    .catch((err: unknown) =>
+      fail(
+        'Long polling stopped',
+        err,
+        err instanceof StorageError
+          ? 'Bring Redis back (REDIS_URL) and start the bot again: the update was not confirmed, so it comes again.'
+          : 'A 409 Conflict means another process polls with this token: `bot doctor` finds it.',
+      ),
+    )
 }
