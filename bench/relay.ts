@@ -2,18 +2,22 @@
  * Relay overhead: latency (p50/p99) and throughput of webhook POSTs sent straight to a trivial bot
  * vs through the relay, at concurrency 1 and 40. Loopback only; every scenario is time-bounded.
  *
- *   npx tsx bench/relay.ts [--seconds 3] [--bot-ms 0]
+ *   npm run build && npx tsx bench/relay.ts [--seconds 3] [--bot-ms 0] [--events] [--relay-module FILE] [--profile DIR]
  *
  * --bot-ms N makes the bot wait N ms (like an API call) before answering, for a less trivial bot.
+ * --events also builds the update line for every update, as `bot dev` does.
+ * --relay-module FILE runs another build of src/dev/relay.ts (default dist/dev/relay.js).
+ * The CPU lines compare the relay's CPU time per update with the bot's own (target ≤ 1.5× at 40).
  * The bot and the relay each run in their own process (as in `bot dev`), the load generator in
  * this one. Targets: p50 added ≤ 0.5 ms; throughput at 40 ≥ 80 % of direct.
  */
 import {spawn, type ChildProcess} from 'node:child_process'
-import {readFileSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 import http from 'node:http'
 import os from 'node:os'
 import {createInterface} from 'node:readline'
-import {fileURLToPath} from 'node:url'
+import {resolve} from 'node:path'
+import {fileURLToPath, pathToFileURL} from 'node:url'
 
 const SECRET = 'bench_secret_token'
 const PATH = '/webhook/bench'
@@ -28,16 +32,26 @@ const server = http.createServer((req, res) => {
 })
 server.keepAliveTimeout = 65000
 server.listen(0, '127.0.0.1', () => console.log('PORT ' + server.address().port))
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(0))
 `
 
-async function relayChild(botPort: number): Promise<void> {
-  const {Relay} = await import('../src/dev/relay.js')
-  const relay = new Relay({secret: SECRET, path: PATH, holdTimeoutMs: 30_000})
-  const port = await relay.listen()
-  relay.setTarget({host: '127.0.0.1', port: botPort, path: PATH})
-  process.on('SIGINT', () => process.exit(0))
-  console.log('PORT ' + port)
-}
+/**
+ * The relay process: plain node running the built relay (dist/, as `bot dev` runs it), or the
+ * module given with --relay-module (e.g. an older build, for a before/after comparison).
+ * With --events it also builds the update line `bot dev` prints, for every update.
+ */
+const RELAY_SOURCE = `
+const {Relay} = await import(process.env.RELAY_MODULE_URL)
+let printed = 0
+const onUpdate = process.env.RELAY_EVENTS === '1'
+  ? (e) => { printed += (e.time.slice(11, 19) + ' ← #' + e.updateId + ' ' + e.updateType + ' chat ' + e.chatId + ' ' + JSON.stringify(e.preview) + ' → ' + e.status + ' ' + e.ms + ' ms').length }
+  : undefined
+const relay = new Relay({secret: ${JSON.stringify(SECRET)}, path: ${JSON.stringify(PATH)}, holdTimeoutMs: 30000, onUpdate})
+const port = await relay.listen()
+relay.setTarget({host: '127.0.0.1', port: Number(process.env.BOT_PORT), path: ${JSON.stringify(PATH)}})
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(printed < 0 ? 1 : 0))
+console.log('PORT ' + port)
+`
 
 function startChild(args: string[], env: Record<string, string> = {}): Promise<{child: ChildProcess; port: number}> {
   const child = spawn(process.execPath, args, {stdio: ['ignore', 'pipe', 'inherit'], env: {...process.env, ...env}})
@@ -129,10 +143,23 @@ async function main(): Promise<void> {
   const seconds = secondsArg > 0 ? Number(process.argv[secondsArg + 1]) : 3
   const botMsArg = process.argv.indexOf('--bot-ms')
   const botMs = botMsArg > 0 ? Number(process.argv[botMsArg + 1]) : 0
-  const bot = await startChild(['-e', BOT_SOURCE], {BOT_MS: String(botMs)})
-  const relay = await startChild([...process.execArgv, fileURLToPath(import.meta.url), 'relay-child', String(bot.port)])
+  // --profile DIR: the relay and the bot write V8 CPU profiles there (open them in Chrome DevTools).
+  const profileArg = process.argv.indexOf('--profile')
+  const profile = profileArg > 0 ? ['--cpu-prof', '--cpu-prof-dir', process.argv[profileArg + 1]] : []
+  const bot = await startChild([...profile, '-e', BOT_SOURCE], {BOT_MS: String(botMs)})
+  // The children never outlive the bench, however it ends.
+  const children: ChildProcess[] = [bot.child]
+  process.on('exit', () => children.forEach((c) => c.kill()))
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130))
+  const moduleArg = process.argv.indexOf('--relay-module')
+  const relayModule = resolve(moduleArg > 0 ? process.argv[moduleArg + 1] : fileURLToPath(new URL('../dist/dev/relay.js', import.meta.url)))
+  if (!existsSync(relayModule)) throw new Error(`${relayModule} not found: run \`npm run build\` first (or pass --relay-module)`)
+  const events = process.argv.includes('--events')
+  const relay = await startChild([...profile, '--input-type=module', '-e', RELAY_SOURCE], {RELAY_MODULE_URL: pathToFileURL(relayModule).href, BOT_PORT: String(bot.port), RELAY_EVENTS: events ? '1' : '0'})
+  children.push(relay.child)
   try {
     console.log(`Relay overhead (loopback, ${seconds} s per scenario, bot and relay in their own processes, bot work ${botMs} ms, ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(1)})`)
+    console.log(`relay: ${relayModule}${events ? ', building the update line for every update (--events)' : ''}`)
     console.log('')
     console.log('concurrency  path     p50 ms   p99 ms      req/s       n')
     const rows: Array<{c: number; direct: Result; relayed: Result}> = []
@@ -146,7 +173,8 @@ async function main(): Promise<void> {
         // Includes the 0.5 s warm-up, so divide by all requests served in that window (≈ n · (seconds+0.5)/seconds).
         const served = relayed.n * ((seconds + 0.5) / seconds)
         const us = (ms: number) => ((ms * 1000) / served).toFixed(0)
-        cpu.push(`concurrency ${c}: CPU per update ≈ ${us(after.relay - before.relay)} µs in the relay vs ${us(after.bot - before.bot)} µs in the bot`)
+        const ratio = (after.relay - before.relay) / (after.bot - before.bot)
+        cpu.push(`concurrency ${c}: CPU per update ≈ ${us(after.relay - before.relay)} µs in the relay vs ${us(after.bot - before.bot)} µs in the bot: ${ratio.toFixed(2)}×${c === 40 ? ` (target ≤ 1.5×) ${ratio <= 1.5 ? 'OK' : 'MISSED'}` : ''}`)
       }
       rows.push({c, direct, relayed})
       for (const [name, r] of [['direct', direct], ['relay', relayed]] as const)
@@ -167,5 +195,4 @@ async function main(): Promise<void> {
   }
 }
 
-if (process.argv[2] === 'relay-child') await relayChild(Number(process.argv[3]))
-else await main()
+await main()

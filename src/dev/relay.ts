@@ -2,132 +2,51 @@
  * The relay: a local HTTP server between the tunnel and the bot.
  *
  * - POST <path> with the right X-Telegram-Bot-Api-Secret-Token is forwarded to the bot
- *   (PORT + WEBHOOK_PATH) over a keep-alive agent; the bot's status, content type and body go
- *   back unchanged, so webhook replies work and a 5xx makes Telegram retry.
- * - A wrong or missing secret gets 401 and is never forwarded (a tunnel URL is public);
- *   any other path gets 404.
+ *   (PORT + WEBHOOK_PATH, relay-upstream.ts); the bot's status, content type and body go back
+ *   unchanged, so webhook replies work and a 5xx makes Telegram retry.
+ * - A wrong or missing secret gets 401, any other path 404, another method 405: answered at once
+ *   with `Connection: close`, the body never read, never forwarded (a tunnel URL is public).
+ *   They are reported a few at a time, then summarised (relay-refusals.ts).
+ * - Bodies are capped per request (413) and in total across requests (503, Telegram retries);
+ *   slow headers and slow bodies time out. A held request (complete, waiting for the bot) is not
+ *   affected by those timeouts: it waits up to holdTimeoutMs.
  * - While the bot is restarting or not yet listening, requests are held (up to holdTimeoutMs)
  *   and sent once it listens; after the deadline they get 503 so Telegram retries later.
+ * - A retry of an update the bot already answered gets that answer again (relay-answers.ts).
  * - GET <healthPath> answers `bot-dev <nonce>` for tunnel probes.
  * - One event per update after the answer is sent (the hot path only forwards bytes).
+ * - Nothing a request does can throw out of the handler: a bug answers 500 and is reported as
+ *   an update event with `error`; the server keeps serving.
  */
-import {timingSafeEqual, randomBytes} from 'node:crypto'
+import {randomBytes} from 'node:crypto'
 import http from 'node:http'
-import type {AddressInfo} from 'node:net'
+import type {AddressInfo, Socket} from 'node:net'
+
+import {sanitizeForTerminal} from '../lib/terminal.js'
+import {AnswerCache} from './relay-answers.js'
+import {describeUpdate, peekUpdateId} from './relay-describe.js'
+import {BodyBudget, readBody, sameSecret, secretBytes} from './relay-intake.js'
+import {RefusalLog, type RefusalReason} from './relay-refusals.js'
+import {isRetryable, Upstream, type BotAnswer} from './relay-upstream.js'
+
+import type {RelayOptions, RelayStats, RelayTarget, RelayUpdateEvent} from './relay-types.js'
+
+export {describeUpdate, peekUpdateId, safePreview, PREVIEW_MAX} from './relay-describe.js'
+export type {RelayOptions, RelayStats, RelayTarget, RelayUpdateEvent} from './relay-types.js'
+export {refusedSummaryText} from './relay-refusals.js'
+export type {RelayRefusedSummaryEvent, RelayRejectedEvent, RefusalReason} from './relay-refusals.js'
 
 export const SECRET_HEADER = 'x-telegram-bot-api-secret-token'
 export const DEFAULT_HEALTH_PATH = '/__bot-dev/health'
 
-export interface RelayTarget {
-  host: string
-  port: number
-  path: string
+const REFUSAL_BODY: Record<number, string> = {
+  401: 'Unauthorized\n',
+  404: 'Not Found\n',
+  405: 'Method Not Allowed\n',
+  413: 'Payload Too Large\n',
+  503: 'Busy: too many bytes in flight, retry later\n',
 }
-
-export interface RelayUpdateEvent {
-  time: string
-  updateId?: number
-  updateType?: string
-  chatId?: number
-  preview?: string
-  /** Status sent back to Telegram. */
-  status: number
-  ms: number
-  /** Time spent waiting for the bot to listen. */
-  heldMs: number
-  /**
-   * Telegram sent this update again (its copy of our answer was lost, e.g. a dropped tunnel, or it
-   * timed out while the bot worked): the bot's earlier answer was sent back and the bot did not see it twice.
-   */
-  repeat?: boolean
-  /** Why the relay answered by itself (the bot never answered). */
-  error?: string
-}
-
-export interface RelayRejectedEvent {
-  time: string
-  status: number
-  reason: 'secret' | 'path' | 'method' | 'too-large'
-  method: string
-  path: string
-}
-
-export interface RelayOptions {
-  secret: string
-  /** The path Telegram posts to (the random webhook path). */
-  path: string
-  holdTimeoutMs?: number
-  healthPath?: string
-  host?: string
-  port?: number
-  maxBodyBytes?: number
-  onUpdate?: (event: RelayUpdateEvent) => void
-  onRejected?: (event: RelayRejectedEvent) => void
-}
-
-export interface RelayStats {
-  relayed: number
-  failures: number
-  rejected: number
-  /** Retries of updates the bot had already answered, answered again without the bot. */
-  repeats: number
-}
-
-interface BotAnswer {
-  status: number
-  contentType?: string
-  /** The body as a latin1 string (byte for byte): written with the head in one write, cheap to keep. */
-  text: string
-}
-
-const RETRYABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ECONNABORTED', 'EHOSTUNREACH'])
-
-function sameSecret(given: string | string[] | undefined, expected: Buffer): boolean {
-  if (typeof given !== 'string' || given.length !== expected.length) return false
-  return timingSafeEqual(Buffer.from(given), expected)
-}
-
-const UPDATE_ID_RE = /^\s*\{\s*"update_id"\s*:\s*(\d+)/
-
-/**
- * The update_id of a raw update without parsing it: Telegram writes it first ({"update_id":N,…}).
- * Undefined when the body does not start that way.
- */
-export function peekUpdateId(body: Buffer): number | undefined {
-  const m = UPDATE_ID_RE.exec(body.toString('latin1', 0, Math.min(body.length, 64)))
-  return m ? Number(m[1]) : undefined
-}
-
-/** How many answered updates the relay remembers, to answer Telegram's retries of them. */
-const REMEMBERED = 2000
-
-const PREVIEW_MAX = 40
-
-/** Update id, type, chat and a short text preview of a raw update body; never throws. */
-export function describeUpdate(body: Buffer | string): Pick<RelayUpdateEvent, 'updateId' | 'updateType' | 'chatId' | 'preview'> {
-  let update: Record<string, unknown>
-  try {
-    update = JSON.parse(typeof body === 'string' ? body : body.toString('utf8')) as Record<string, unknown>
-  } catch {
-    return {}
-  }
-  if (!update || typeof update !== 'object') return {}
-  const updateId = typeof update.update_id === 'number' ? update.update_id : undefined
-  const updateType = Object.keys(update).find((k) => k !== 'update_id')
-  const payload = (updateType ? update[updateType] : undefined) as Record<string, any> | undefined
-  let chatId: number | undefined
-  let text: unknown
-  if (payload && typeof payload === 'object') {
-    chatId = payload.chat?.id ?? payload.message?.chat?.id ?? payload.from?.id ?? payload.user?.id
-    text = payload.text ?? payload.caption ?? payload.data ?? payload.query ?? payload.question
-  }
-  let preview: string | undefined
-  if (typeof text === 'string') {
-    const flat = text.replace(/\s+/g, ' ').trim()
-    preview = flat.length > PREVIEW_MAX ? flat.slice(0, PREVIEW_MAX - 1) + '…' : flat
-  }
-  return {updateId, updateType, chatId: typeof chatId === 'number' ? chatId : undefined, preview}
-}
+const GONE = 'Telegram closed the connection while the update was held; it will retry'
 
 export class Relay {
   readonly path: string
@@ -136,32 +55,51 @@ export class Relay {
   readonly nonce = randomBytes(8).toString('hex')
   readonly stats: RelayStats = {relayed: 0, failures: 0, rejected: 0, repeats: 0}
   #secret: Buffer
-  #secretText: string
   #holdTimeoutMs: number
-  #maxBody: number
+  #budget: BodyBudget
   #server: http.Server
-  #agent = new http.Agent({keepAlive: true, maxSockets: Infinity, keepAliveMsecs: 1000})
+  #upstream: Upstream
+  #answers = new AnswerCache()
+  #refusals: RefusalLog
   #target: RelayTarget | undefined
   #waiters = new Set<(target: RelayTarget | undefined) => void>()
   #closed = false
   #options: RelayOptions
   #port = 0
   #aliases = new Set<string>()
-  /** update_id → the bot's 2xx answer (insertion order = age), and answers still being produced. */
-  #answered = new Map<number, BotAnswer>()
-  #inflight = new Map<number, Promise<BotAnswer>>()
 
   constructor(options: RelayOptions) {
     this.#options = options
     this.path = options.path
     this.healthPath = options.healthPath ?? DEFAULT_HEALTH_PATH
-    this.#secret = Buffer.from(options.secret)
-    this.#secretText = options.secret
+    this.#secret = secretBytes(options.secret)
+    this.#upstream = new Upstream(options.secret)
     this.#holdTimeoutMs = options.holdTimeoutMs ?? 30_000
-    this.#maxBody = options.maxBodyBytes ?? 20 * 1024 * 1024
-    this.#server = http.createServer({keepAliveTimeout: 65_000}, (req, res) => this.#handle(req, res))
-    this.#server.headersTimeout = 66_000
-    this.#server.requestTimeout = 0 // held requests may wait longer than the default
+    this.#budget = new BodyBudget(options.maxBodyBytes ?? 4 * 1024 * 1024, options.maxBufferedBytes ?? 32 * 1024 * 1024)
+    this.#refusals = new RefusalLog({onEach: options.onRejected, onSummary: options.onRefusedSummary, windowMs: options.refusalWindowMs})
+    const headersTimeout = options.headersTimeoutMs ?? 10_000
+    const requestTimeout = Math.max(headersTimeout, options.bodyTimeoutMs ?? 30_000)
+    this.#server = http.createServer(
+      {
+        keepAliveTimeout: 65_000, // longer than Telegram's 60 s, so Telegram closes idle connections first
+        // Node checks these deadlines only every connectionsCheckingInterval; both cover receiving the
+        // request only (not the time a complete request is held), so holding is not cut short.
+        headersTimeout,
+        requestTimeout,
+        connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeout / 4))),
+      },
+      (req, res) => this.#handle(req, res),
+    )
+    // A socket error (a reset from the other side) is not a reason to stop.
+    this.#server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+      try {
+        const timeout = error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        if (socket.writable && !socket.writableEnded && (socket as Partial<Socket>).bytesWritten === 0)
+          socket.end(timeout ? 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n' : 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n')
+      } finally {
+        socket.destroy()
+      }
+    })
   }
 
   get port(): number {
@@ -172,6 +110,11 @@ export class Relay {
     return this.#target
   }
 
+  /** Body bytes held right now, and the most held at once so far. */
+  get buffered(): {now: number; peak: number} {
+    return {now: this.#budget.inUse, peak: this.#budget.peak}
+  }
+
   async listen(): Promise<number> {
     await new Promise<void>((resolve, reject) => {
       this.#server.once('error', reject)
@@ -180,6 +123,7 @@ export class Relay {
         resolve()
       })
     })
+    this.#server.on('error', () => {}) // after listen: nothing the server reports may crash the process
     this.#port = (this.#server.address() as AddressInfo).port
     return this.#port
   }
@@ -194,7 +138,7 @@ export class Relay {
 
   /** Where to forward; undefined holds requests until a target is set again. */
   setTarget(target: RelayTarget | undefined): void {
-    if (target !== this.#target) this.#retireAgent()
+    if (target !== this.#target) this.#upstream.retire()
     this.#target = target
     if (target) {
       const waiters = [...this.#waiters]
@@ -207,6 +151,7 @@ export class Relay {
   async close(): Promise<void> {
     if (this.#closed) return
     this.#closed = true
+    this.#refusals.close()
     const waiters = [...this.#waiters]
     this.#waiters.clear()
     for (const w of waiters) w(undefined)
@@ -216,18 +161,7 @@ export class Relay {
       // In-flight answers get a moment to finish, then everything is cut.
       setTimeout(() => this.#server.closeAllConnections(), 500).unref()
     })
-    this.#agent.destroy()
-  }
-
-  /**
-   * New connections for the next target. The old agent's idle keep-alive sockets are closed now and
-   * busy ones once their answer is in, so a bot that is stopping can close its server at once.
-   */
-  #retireAgent(): void {
-    const old = this.#agent
-    this.#agent = new http.Agent({keepAlive: true, maxSockets: Infinity, keepAliveMsecs: 1000})
-    ;(old as unknown as {keepAlive: boolean}).keepAlive = false // busy sockets are destroyed when freed
-    for (const sockets of Object.values(old.freeSockets)) for (const socket of sockets ?? []) socket.destroy()
+    await this.#upstream.destroy()
   }
 
   /** Requests waiting for the bot right now. */
@@ -252,97 +186,142 @@ export class Relay {
     })
   }
 
-  #reject(req: http.IncomingMessage, res: http.ServerResponse, status: number, reason: RelayRejectedEvent['reason'], path: string): void {
+  /** Answer by itself and close the connection, without reading what is left of the body. */
+  #refuse(req: http.IncomingMessage, res: http.ServerResponse, status: number, reason: RefusalReason, path: string): void {
     this.stats.rejected++
-    res.writeHead(status, {'content-type': 'text/plain', connection: status === 413 ? 'close' : 'keep-alive'})
-    res.end(status === 401 ? 'Unauthorized\n' : status === 404 ? 'Not Found\n' : status === 405 ? 'Method Not Allowed\n' : 'Payload Too Large\n')
-    req.resume()
-    this.#options.onRejected?.({time: new Date().toISOString(), status, reason, method: req.method ?? '', path})
+    if (!res.headersSent) {
+      const headers: http.OutgoingHttpHeaders = {'content-type': 'text/plain', connection: 'close'}
+      if (status === 503) headers['retry-after'] = '1'
+      res.writeHead(status, headers)
+      res.end(REFUSAL_BODY[status] ?? '\n')
+    }
+    this.#refusals.record({time: new Date().toISOString(), status, reason, method: sanitizeForTerminal(req.method ?? '').slice(0, 16), path: printablePath(path)})
   }
 
   #handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    try {
+      this.#route(req, res)
+    } catch (error) {
+      this.#failed(res, error, performance.now())
+    }
+  }
+
+  #route(req: http.IncomingMessage, res: http.ServerResponse): void {
     const started = performance.now()
     const url = req.url ?? '/'
     const q = url.indexOf('?')
     const path = q < 0 ? url : url.slice(0, q)
     if (path !== this.path && !this.#aliases.has(path)) {
       if (path === this.healthPath && (req.method === 'GET' || req.method === 'HEAD')) {
-        res.writeHead(200, {'content-type': 'text/plain', 'cache-control': 'no-store'})
+        res.writeHead(200, {'content-type': 'text/plain', 'cache-control': 'no-store', connection: 'close'})
         res.end(`bot-dev ${this.nonce}\n`)
         return
       }
-      return this.#reject(req, res, 404, 'path', path)
+      return this.#refuse(req, res, 404, 'path', path)
     }
-    if (req.method !== 'POST') return this.#reject(req, res, 405, 'method', path)
-    if (!sameSecret(req.headers[SECRET_HEADER], this.#secret)) return this.#reject(req, res, 401, 'secret', path)
+    if (req.method !== 'POST') return this.#refuse(req, res, 405, 'method', path)
+    if (!sameSecret(req.headers[SECRET_HEADER], this.#secret)) return this.#refuse(req, res, 401, 'secret', path)
 
-    const chunks: Buffer[] = []
-    let size = 0
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length
-      if (size <= this.#maxBody) chunks.push(chunk)
-    })
-    req.on('end', () => {
-      if (size > this.#maxBody) return this.#reject(req, res, 413, 'too-large', path)
-      const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)
-      void this.#relay(req, res, body, started)
+    readBody(req, this.#budget, (result) => {
+      if (!result.ok) {
+        if (result.status === 0) res.destroy()
+        else this.#refuse(req, res, result.status, result.status === 413 ? 'too-large' : 'busy', path)
+        return
+      }
+      this.#forward(req, res, result.body, started).then(
+        () => this.#budget.give(result.reserved),
+        (error: unknown) => {
+          this.#budget.give(result.reserved)
+          this.#failed(res, error, started)
+        },
+      )
     })
   }
 
-  async #relay(req: http.IncomingMessage, res: http.ServerResponse, body: Buffer, started: number): Promise<void> {
+  /** A bug: answer 500 (Telegram retries), report it, keep serving. */
+  #failed(res: http.ServerResponse, error: unknown, started: number): void {
+    try {
+      this.stats.failures++
+      if (!res.headersSent) {
+        res.writeHead(500, {'content-type': 'text/plain', connection: 'close'})
+        res.end('bot dev: relay error\n')
+      } else res.destroy()
+      const message = error instanceof Error ? error.message : String(error)
+      this.#emitUpdate({time: new Date().toISOString(), status: 500, ms: round1(performance.now() - started), heldMs: 0, error: `relay error: ${sanitizeForTerminal(message).slice(0, 200)}`})
+    } catch {
+      res.destroy()
+    }
+  }
+
+  #emitUpdate(event: RelayUpdateEvent): void {
+    try {
+      this.#options.onUpdate?.(event)
+    } catch {
+      // A listener that throws must not take the relay down.
+    }
+  }
+
+  async #forward(req: http.IncomingMessage, res: http.ServerResponse, body: Buffer, started: number): Promise<void> {
     const deadline = started + this.#holdTimeoutMs
-    // Telegram gave up on this request (read timeout, dropped tunnel): it will send the update
-    // again, so a request still held is not forwarded (that would process the update twice).
-    let gone = false
-    const hold: {cancel?: () => void} = {}
-    res.once('close', () => {
-      if (res.writableFinished) return
-      gone = true
-      hold.cancel?.()
-    })
     let heldMs = 0
     let answer: BotAnswer | undefined
     let error: string | undefined
     let backoff = 20
+    // Telegram gave up on this request (read timeout, dropped tunnel): it will send the update
+    // again, so a request still held is not forwarded (that would process the update twice).
+    // Watched only while the relay waits (holding or backing off), not on the hot path.
+    let gone = false
+    const hold: {cancel?: () => void} = {}
+    let watching = false
+    const watch = () => {
+      if (watching) return
+      watching = true
+      res.once('close', () => {
+        if (res.writableFinished) return
+        gone = true
+        hold.cancel?.()
+      })
+      if (res.destroyed) gone = true
+    }
     // A retry of an update the bot answered (or is answering): give Telegram that answer again.
     const updateId = peekUpdateId(body)
     let repeat = false
     if (updateId !== undefined) {
-      answer = this.#answered.get(updateId)
-      const pending = answer ? undefined : this.#inflight.get(updateId)
-      if (pending) answer = await pending.catch(() => undefined)
+      const known = this.#answers.lookup(updateId)
+      answer = known instanceof Promise ? await known.catch(() => undefined) : known
       repeat = answer !== undefined
     }
     while (!answer) {
       let target = this.#target
       if (!target) {
+        watch()
         const holdStart = performance.now()
-        target = await this.#waitTarget(deadline, hold)
+        target = gone ? undefined : await this.#waitTarget(deadline, hold)
         heldMs += performance.now() - holdStart
-        if (gone) {
-          error = 'Telegram closed the connection while the update was held; it will retry'
-          break
-        }
-        if (!target) {
+        if (!target && !gone) {
           error = this.#closed ? 'dev session is stopping' : `the bot was not listening within ${Math.round(this.#holdTimeoutMs / 1000)}s`
           break
         }
       }
       if (gone) {
-        error = 'Telegram closed the connection while the update was held; it will retry'
+        error = GONE
         break
       }
+      // A throw here is a bug (500, below); only a failed send is the bot's connection failing.
+      const sending = this.#upstream.send(target!, body, req.headers['content-type'])
+      if (updateId !== undefined) this.#answers.track(updateId, sending)
       try {
-        answer = await this.#sendOnce(updateId, target, body, req.headers['content-type'])
+        answer = await sending
+        if (updateId !== undefined) this.#answers.settle(updateId, sending, answer)
         break
       } catch (e) {
-        const code = (e as NodeJS.ErrnoException).code ?? ''
-        const retryable = RETRYABLE.has(code) || /socket hang up/.test((e as Error).message)
-        if (!retryable || this.#closed || performance.now() + backoff >= deadline) {
-          error = `bot connection failed: ${code || (e as Error).message}`
+        if (updateId !== undefined) this.#answers.settle(updateId, sending, undefined)
+        if (!isRetryable(e) || this.#closed || performance.now() + backoff >= deadline) {
+          error = `bot connection failed: ${(e as NodeJS.ErrnoException).code || (e as Error).message}`
           break
         }
         // The bot is going down or coming up: wait for it (or for a new target) and try again.
+        watch()
         const holdStart = performance.now()
         await new Promise((r) => setTimeout(r, backoff))
         heldMs += performance.now() - holdStart
@@ -356,10 +335,8 @@ export class Relay {
       res.destroy()
     } else if (answer) {
       status = answer.status
-      const headers: http.OutgoingHttpHeaders = {'content-length': answer.text.length}
-      if (answer.contentType) headers['content-type'] = answer.contentType
-      res.writeHead(status, headers)
       // A latin1 string is written together with the head in one write (a Buffer takes a writev).
+      res.writeHead(status, answer.contentType ? ['content-length', String(answer.text.length), 'content-type', answer.contentType] : ['content-length', String(answer.text.length)])
       res.end(answer.text, 'latin1')
     } else {
       status = 503
@@ -369,61 +346,26 @@ export class Relay {
     if (repeat) this.stats.repeats++
     else if (status >= 200 && status < 300) this.stats.relayed++
     else this.stats.failures++
-    const onUpdate = this.#options.onUpdate
-    if (onUpdate) {
-      const ms = performance.now() - started
-      onUpdate({time: new Date().toISOString(), ...describeUpdate(body), status, ms: Math.round(ms * 10) / 10, heldMs: Math.round(heldMs), ...(repeat ? {repeat} : {}), ...(error ? {error} : {})})
+    if (this.#options.onUpdate) {
+      this.#emitUpdate({
+        time: new Date().toISOString(),
+        ...describeUpdate(body, this.#options.secrets),
+        status,
+        ms: round1(performance.now() - started),
+        heldMs: Math.round(heldMs),
+        ...(repeat ? {repeat} : {}),
+        ...(error ? {error} : {}),
+      })
     }
   }
+}
 
-  /** Send to the bot, remembering the answer by update_id (in flight, then 2xx answers) for retries. */
-  #sendOnce(updateId: number | undefined, target: RelayTarget, body: Buffer, contentType: string | undefined): Promise<BotAnswer> {
-    const sending = this.#send(target, body, contentType)
-    if (updateId === undefined) return sending
-    this.#inflight.set(updateId, sending)
-    const forget = () => {
-      if (this.#inflight.get(updateId) === sending) this.#inflight.delete(updateId)
-    }
-    sending.then(
-      (answer) => {
-        forget()
-        if (answer.status < 200 || answer.status >= 300) return
-        this.#answered.set(updateId, answer)
-        if (this.#answered.size > REMEMBERED) this.#answered.delete(this.#answered.keys().next().value as number)
-      },
-      forget,
-    )
-    return sending
-  }
+function round1(ms: number): number {
+  return Math.round(ms * 10) / 10
+}
 
-  #send(target: RelayTarget, body: Buffer, contentType: string | undefined): Promise<BotAnswer> {
-    return new Promise((resolve, reject) => {
-      const req = http.request(
-        {
-          host: target.host,
-          port: target.port,
-          path: target.path,
-          method: 'POST',
-          agent: this.#agent,
-          headers: {
-            'content-type': contentType ?? 'application/json',
-            'content-length': body.length,
-            [SECRET_HEADER]: this.#secretText,
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = []
-          res.on('data', (c: Buffer) => chunks.push(c))
-          res.on('end', () => {
-            const ct = res.headers['content-type']
-            const text = chunks.length === 0 ? '' : (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('latin1')
-            resolve({status: res.statusCode ?? 502, contentType: ct, text})
-          })
-          res.on('error', reject)
-        },
-      )
-      req.on('error', reject)
-      req.end(body.toString('latin1'), 'latin1')
-    })
-  }
+/** A path from a request, safe to print: controls escaped, at most 80 characters. */
+function printablePath(path: string): string {
+  const safe = sanitizeForTerminal(path)
+  return safe.length > 80 ? safe.slice(0, 79) + '…' : safe
 }

@@ -181,6 +181,35 @@ describe('Relay', () => {
   })
 })
 
+describe('Relay: switching targets (a bot restart)', () => {
+  it('closes its idle connections to the old bot at once; the new bot gets the next update', async () => {
+    let open = 0
+    const old = http.createServer((req, res) => {
+      req.resume()
+      req.on('end', () => res.end('old'))
+    })
+    old.on('connection', (socket) => {
+      open++
+      socket.on('close', () => open--)
+    })
+    await new Promise<void>((r) => old.listen(0, '127.0.0.1', r))
+    opened.push({close: () => new Promise<void>((r) => {
+      old.close(() => r())
+      old.closeAllConnections()
+    })})
+    const {relay, url} = await relayFor()
+    relay.setTarget({host: '127.0.0.1', port: (old.address() as AddressInfo).port, path: '/hook'})
+    expect((await post(url + PATH, update(50))).body).toBe('old')
+    expect(open).toBe(1) // the relay keeps the connection alive for the next update
+    const next = await startBot(() => ({status: 200, body: 'new'}))
+    opened.push(next)
+    relay.setTarget({host: '127.0.0.1', port: next.port, path: '/hook'})
+    // Closed by the relay, not by the old bot: a bot that is stopping is not kept waiting.
+    await until(() => open === 0, 'the relay to close its connection to the old bot', 5000)
+    expect((await post(url + PATH, update(51))).body).toBe('new')
+  })
+})
+
 describe('Relay: retries of an update the bot already answered', () => {
   it('answers a repeated update_id with the same answer without sending it to the bot again', async () => {
     let n = 0
