@@ -29,8 +29,8 @@ export async function startRelay(o: StartRelayOptions): Promise<Relay> {
       if (e.status >= 500 || e.heldMs > 5000) o.onStall?.()
     },
     onRejected: (e) => o.emit({type: 'rejected', ...e, text: rejectedText(e)}),
-    // Refusals beyond the first few are summarised by the relay (when it offers that).
-    ...({onRefusedSummary: (e: {text: string}) => o.emit({type: 'info', text: e.text})} as object),
+    // Refusals beyond the first few are summarised by the relay: one line per window.
+    onRefusedSummary: (e) => o.emit({type: 'info', text: e.text}),
   })
   await relay.listen()
   return relay
