@@ -97,3 +97,44 @@ describe('echo bot, webhook (the same code as in production)', () => {
     expect(emu.getWebhookInfo(token).last_error_message).toBeUndefined()
   })
 })
+
+describe('echo bot, the conversation API (a user who talks to it)', () => {
+  let emu: BotApiEmulator
+  let token: string
+  let bot: Bot
+
+  beforeAll(async () => {
+    emu = await BotApiEmulator.start()
+    token = emu.createBot().token
+    bot = createEchoBot(token, {apiRoot: emu.apiRoot})
+    void bot.start()
+  })
+
+  afterAll(async () => {
+    await bot.stop()
+    await emu.stop()
+  })
+
+  it('greets, echoes, and edits the question when a button is pressed', async () => {
+    const ada = emu.user(token, {firstName: 'Ada'})
+    // send() resolves once the bot has handled the message, with what it sent in the chat
+    const [hello] = await ada.send('/start')
+    expect(hello.text).toBe('Hi Ada! I echo what you send. /help lists what I can do.')
+    expect((await ada.send('hello there')).map((m) => m.text)).toEqual(['hello there'])
+
+    await ada.send('/ask')
+    const [edited] = await ada.click('Yes') // the inline button labelled "Yes" on the last message that has it
+    expect(edited.text).toBe('You like it. 🎉')
+    // the chat as Ada sees it: the question was edited in place
+    expect(ada.chat.map((m) => m.text)).toEqual([
+      '/start', 'Hi Ada! I echo what you send. /help lists what I can do.', 'hello there', 'hello there', '/ask', 'You like it. 🎉',
+    ])
+  })
+
+  it('a failed send is the bot\'s problem to survive: the user blocked it', async () => {
+    const bo = emu.user(token, {firstName: 'Bo'})
+    emu.failNext(token, 'sendMessage', {errorCode: 403, description: 'Forbidden: bot was blocked by the user'})
+    expect(await bo.send('anyone there?')).toEqual([]) // the reply failed, the bot went on
+    expect((await bo.send('and now?')).map((m) => m.text)).toEqual(['and now?'])
+  })
+})

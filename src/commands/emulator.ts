@@ -69,8 +69,9 @@ With --chat, each line typed (or piped) on stdin is sent to the bot as a message
     const fake = running.tokenSource === 'fake' ? running.bot.token : undefined
     if (fake) allowInOutput(fake)
     const print = (line: string) => process.stdout.write(this.redactExcept(line, fake) + '\n')
-    if (this.jsonEnabled()) print(JSON.stringify(standaloneJson(running)))
-    else for (const line of describeStandalone(running, {chat: flags.chat})) print(line)
+    const control = running.emulator.controlApiRoot // the user side over HTTP, for tests in any language
+    if (this.jsonEnabled()) print(JSON.stringify({...standaloneJson(running), controlApi: control}))
+    else for (const line of describeStandalone(running, {chat: flags.chat}).toSpliced(3, 0, `  control ${control}  (the user side over HTTP: docs/emulator.md)`)) print(line)
 
     let chat
     if (flags.chat) {

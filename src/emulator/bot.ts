@@ -1,5 +1,6 @@
 /** The state of one bot: identity, its single update queue, known chats and messages, webhook settings. */
 import {OpenQueries} from './callbacks.js'
+import {Faults} from './faults.js'
 import {MessageStore} from './messages.js'
 import type {RecordedCall, TgObject, Update, WebhookState} from './types.js'
 import {DEFAULT_ALLOWED, chatsIn, updateTypeOf, webhookQueueOf} from './updates.js'
@@ -13,6 +14,10 @@ export interface QueueEntry {
   failures: number
   nextAttemptAt: number
   inFlight: boolean
+  /** Epoch ms after which the server drops the update unsent (bot-api-facts-2 §5). */
+  expiresAt: number
+  /** The update as JSON, made once when first sent (getUpdates answers and webhook POSTs reuse it). */
+  json?: string
 }
 
 /** The waiting long poll (one slot per bot). */
@@ -40,11 +45,21 @@ export class BotState {
   readonly user: TgObject
   revoked = false
   loggedOut = false
+  /** After `close`: 'closing' (requests get 500 restart), then 'closed' (the next request launches it again). */
+  closeState?: 'closing' | 'closed'
+  /** Multiplies the fixed update lifetimes (callback queries 150 s, inline queries 30 s…); not message dates. */
+  lifetimeScale = 1
   readonly createdAt = Date.now()
   /** Every call, in order. */
   readonly calls: RecordedCall[] = []
   /** Calls already handed out by waitForBotMessage. */
   readonly consumed = new WeakSet<RecordedCall>()
+  /** The `seq` of the last recorded call (it keeps counting across reset()). */
+  callSeq = 0
+  /** Calls being answered now, getUpdates excepted. */
+  inFlight = 0
+  /** Injected failures and blocked / migrated / deactivated chats. */
+  readonly faults = new Faults()
 
   /** Queue in update_id order (a Map keeps insertion order and deletes in O(1)). */
   readonly queue = new Map<number, QueueEntry>()
@@ -107,10 +122,12 @@ export class BotState {
     const type = updateTypeOf(body)
     if (!type || !this.allowed.has(type)) return undefined
     for (const chat of chatsIn(body)) this.rememberChat(chat)
+    const expiresAt = expiryOf(type, body[type] as TgObject | undefined, this.lifetimeScale)
+    if (expiresAt <= Date.now()) return undefined // e.g. a message dated more than a day ago: never queued
     const {update_id: _ignored, ...rest} = body
     const ordered = {update_id: this.nextUpdateId, ...rest} as Update
     this.nextUpdateId = this.nextUpdateId >= INT32_MAX ? 1 : this.nextUpdateId + 1
-    this.queue.set(ordered.update_id, {update: ordered, queue: webhookQueueOf(ordered), failures: 0, nextAttemptAt: 0, inFlight: false})
+    this.queue.set(ordered.update_id, {update: ordered, queue: webhookQueueOf(ordered), failures: 0, nextAttemptAt: 0, inFlight: false, expiresAt})
     this.poll?.wake()
     this.onQueued?.()
     return ordered
@@ -123,11 +140,13 @@ export class BotState {
     this.lastErrorDate = this.lastErrorMessage = undefined
     this.clearQueue()
     this.calls.length = 0
+    this.faults.clear()
     this.chats.clear()
     this.messages.clear()
     this.lastMessageId.clear()
     this.openCallbackQueries.clear()
     this.loggedOut = false
+    this.closeState = undefined
     this.lastSetWebhookAt = -Infinity
     this.lastConflictAt = -Infinity
     this.lastPoll = undefined
@@ -138,6 +157,11 @@ export class BotState {
   /** Drop every pending update. */
   clearQueue(): void {
     this.queue.clear()
+  }
+
+  /** Drop the updates whose lifetime is over (the server never sends them). */
+  dropExpired(now = Date.now()): void {
+    for (const [id, entry] of this.queue) if (entry.expiresAt <= now && !entry.inFlight) this.queue.delete(id)
   }
 
   rememberChat(chat: TgObject): void {
@@ -173,4 +197,20 @@ export class BotState {
   message(chatId: number, messageId: number): TgObject | undefined {
     return this.messages.live(chatId, messageId)
   }
+}
+
+/** Fixed lifetimes in seconds by update type (BA Client.cpp add_update); messages live until 24 h after their date. */
+const LIFETIME_SECONDS: Record<string, number> = {
+  callback_query: 150, inline_query: 30, chosen_inline_result: 600, shipping_query: 150, pre_checkout_query: 150,
+}
+const DATED = new Set(['message', 'edited_message', 'channel_post', 'edited_channel_post', 'business_message', 'edited_business_message'])
+const DAY = 86_400
+
+/** When an update of `type` expires: 24 h after the (edit) date of a message, else its fixed lifetime from now. */
+function expiryOf(type: string, content: TgObject | undefined, scale: number): number {
+  if (DATED.has(type)) {
+    const date = typeof content?.edit_date === 'number' ? content.edit_date : content?.date
+    if (typeof date === 'number') return (date + DAY) * 1000
+  }
+  return Date.now() + (LIFETIME_SECONDS[type] ?? DAY) * 1000 * scale
 }

@@ -7,6 +7,8 @@ import type {DeliveryEvent} from './types.js'
 /** A successful answer: `{"ok":true,"result":…}` plus `description` when set. */
 export interface Answer {
   result: unknown
+  /** `result` already encoded as JSON (the server then writes it as it is). */
+  raw?: string
   description?: string
 }
 
@@ -42,7 +44,14 @@ export interface Core {
   /** Start / stop the delivery worker of the bot's current webhook. */
   openWebhook(bot: BotState): void
   closeWebhook(bot: BotState): void
-  /** Run a method returned in a webhook response (result discarded, call recorded). */
-  executeReply(bot: BotState, params: Params): Promise<void>
+  /** Run a method returned in a webhook response (result discarded, call recorded); false when there was none to run. */
+  executeReply(bot: BotState, params: Params): Promise<boolean>
   delivered(event: DeliveryEvent): void
+  /** A getUpdates offset confirmed (removed) queued updates. */
+  confirmed(bot: BotState): void
+  /**
+   * The webhook answered an update with a 2xx and the method in its answer (if any) has run; `replied` says whether
+   * there was one (then the bot's handler may still be running: frameworks answer the webhook early for it).
+   */
+  handled(bot: BotState, updateId: number, replied: boolean): void
 }

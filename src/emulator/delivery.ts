@@ -16,6 +16,8 @@ export class WebhookWorker {
   private readonly target: URL
   private readonly requests = new Set<http.ClientRequest>()
   private inFlight = 0
+  /** The last delivery failed: the server then sends on one connection until one succeeds. */
+  private failing = false
   private stopped = false
   private pumpQueued = false
   private cancelTimer?: () => void
@@ -67,7 +69,12 @@ export class WebhookWorker {
     const now = Date.now()
     const heads = new Set<string>()
     let earliest = Infinity
-    for (const entry of this.bot.queue.values()) {
+    const connections = this.failing ? 1 : this.settings.maxConnections
+    for (const [id, entry] of this.bot.queue) {
+      if (!entry.inFlight && entry.expiresAt <= now) {
+        this.bot.queue.delete(id) // its lifetime is over: dropped unsent
+        continue
+      }
       if (heads.has(entry.queue)) continue // only the oldest update of a queue may be in flight
       heads.add(entry.queue)
       if (entry.inFlight) continue
@@ -75,7 +82,7 @@ export class WebhookWorker {
         earliest = Math.min(earliest, entry.nextAttemptAt)
         continue
       }
-      if (this.inFlight >= this.settings.maxConnections) break
+      if (this.inFlight >= connections) break
       this.send(entry)
     }
     if (earliest !== Infinity && earliest < this.timerAt) {
@@ -94,7 +101,7 @@ export class WebhookWorker {
     this.inFlight += 1
     const started = performance.now()
     // The server writes `"update_id":N` then a raw ",\n" before the update's type field.
-    const body = Buffer.from(JSON.stringify(entry.update).replace(/^\{"update_id":(-?\d+),/, '{"update_id":$1,\n'))
+    const body = Buffer.from((entry.json ??= JSON.stringify(entry.update)).replace(/^\{"update_id":(-?\d+),/, '{"update_id":$1,\n'))
     const https_ = this.target.protocol === 'https:'
     const headers: Record<string, string | number> = {
       Host: this.target.host,
@@ -137,7 +144,8 @@ export class WebhookWorker {
         const status = res.statusCode ?? 0
         if (status >= 200 && status < 300) {
           settle(true, status, undefined)
-          void this.runReply(res.headers, Buffer.concat(chunks))
+          const updateId = entry.update.update_id
+          void this.runReply(res.headers, Buffer.concat(chunks)).then((replied) => this.core.handled(this.bot, updateId, replied))
           return
         }
         const reason = res.statusMessage || http.STATUS_CODES[status] || ''
@@ -156,6 +164,7 @@ export class WebhookWorker {
   private finish(entry: QueueEntry, ok: boolean, status: number | undefined, error: string | undefined,
     retryAfter: number | undefined, ms: number): void {
     const updateId = entry.update.update_id
+    this.failing = !ok
     if (ok) {
       this.bot.queue.delete(updateId)
     } else if (this.bot.queue.get(updateId) === entry) {
@@ -166,6 +175,8 @@ export class WebhookWorker {
       entry.nextAttemptAt = Date.now() + (entry.failures > 1 ? Math.max(10, delay) : delay)
       this.bot.lastErrorDate = Math.floor(Date.now() / 1000)
       this.bot.lastErrorMessage = error
+      // a retry that would come after the update's lifetime never happens: the server drops it
+      if (entry.nextAttemptAt >= entry.expiresAt) this.bot.queue.delete(updateId)
     }
     this.core.delivered({token: this.bot.token, updateId, ok, ...(status !== undefined ? {status} : {}),
       ...(error !== undefined ? {error} : {}), ms})
@@ -173,13 +184,13 @@ export class WebhookWorker {
   }
 
   /** A 2xx answer may carry a method to execute (§6.5). */
-  private async runReply(headers: http.IncomingHttpHeaders, body: Buffer): Promise<void> {
-    if (body.length === 0) return
+  private async runReply(headers: http.IncomingHttpHeaders, body: Buffer): Promise<boolean> {
+    if (body.length === 0) return false
     try {
       const params = await readParams('', headers, Readable.from([body]))
-      await this.core.executeReply(this.bot, params)
+      return await this.core.executeReply(this.bot, params)
     } catch {
-      // the result of a webhook reply is never reported
+      return false // the result of a webhook reply is never reported
     }
   }
 }

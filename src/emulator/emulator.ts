@@ -7,14 +7,20 @@ import {BotState} from './bot.js'
 import {NEVER_ABORTED, type Answer, type Core} from './core.js'
 import {WebhookWorker} from './delivery.js'
 import {ApiError, notFound, unauthorized} from './errors.js'
-import {handlerFor, isOutgoing, methodNotFound, runnableAsReply} from './methods.js'
+import {isOutgoing, runnableAsReply} from './methods.js'
 import type {Params} from './params.js'
+import {ConversationUser, type ConversationOptions} from './conversation.js'
+import {createControlHandler} from './control-api.js'
+import {checkFaultSpec, migrate, setBlocked, type FaultSpec} from './faults.js'
+import {dispatch} from './dispatch.js'
 import {createHandler} from './server.js'
+import {callbackQuery, userMessage} from './user-side.js'
+import {chatMatches, waitForCall} from './wait.js'
 import type {
   BotInfo, CallbackQueryOptions, CreateBotOptions, DeliveryEvent, EmulatorOptions, RecordedCall, TgObject, Update,
   UserMessageOptions, WaitOptions, WebhookState,
 } from './types.js'
-import {allowedUpdatesList, commandEntities} from './updates.js'
+import {allowedUpdatesList} from './updates.js'
 import {webhookInfo} from './webhook-config.js'
 
 /** A token the official front-end would route: `<bot id>:<24+ base64url characters>`, at most 80 characters. */
@@ -51,8 +57,11 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
   private readonly core: Core
   private botCount = 0
   private stopped = false
-  /** Pending waitForBotMessage calls, rejected by stop(). */
+  /** Pending waitForBotMessage / conversation waits, rejected by stop(). */
   private readonly waits = new Set<(err: Error) => void>()
+  /** Internal: updates confirmed by a getUpdates offset, webhook updates handled (reply included). */
+  private readonly signals = new EventEmitter<{confirmed: [bot: BotState]; handled: [bot: BotState, updateId: number, replied: boolean]}>()
+  private userCount = 0
 
   private constructor(private readonly options: EmulatorOptions) {
     super()
@@ -64,7 +73,8 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     this.core = {
       local: this.local,
       startedAt,
-      readTimeoutMs: Math.max(1, scale(options.webhookReadTimeoutMs ?? 60_000)),
+      // timeScale 0 means "no waiting", not "no time to answer": the read timeout is then left unscaled
+      readTimeoutMs: this.timeScale === 0 ? options.webhookReadTimeoutMs ?? 60_000 : Math.max(1, scale(options.webhookReadTimeoutMs ?? 60_000)),
       scale,
       later: (fn, ms) => this.later(fn, ms),
       conflict: async (bot, description) => {
@@ -82,14 +92,24 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
       },
       executeReply: async (bot, params) => {
         const method = (params.get('method') ?? '').toLowerCase()
-        if (!runnableAsReply(method)) return
+        if (!runnableAsReply(method)) return false
         await this.invoke(bot, params.get('method') ?? '', params, NEVER_ABORTED, 'webhook-reply').catch(() => undefined)
+        return true
       },
       delivered: (event) => this.emit('delivery', event),
+      confirmed: (bot) => this.signals.emit('confirmed', bot),
+      handled: (bot, updateId, replied) => this.signals.emit('handled', bot, updateId, replied),
     }
+    this.signals.setMaxListeners(0)
+    this.setMaxListeners(0)
+    const control = createControlHandler(this, {
+      botFor: (token) => this.bots.get(token) ?? (this.options.acceptAnyToken ? this.tryBot(token) : undefined),
+      onStop: (fail) => this.onStop(fail),
+    })
     this.server = http.createServer({keepAlive: true, keepAliveTimeout: 500_000}, createHandler({
       botFor: (token) => this.botForRequest(token),
       invoke: (bot, method, params, onAbort) => this.invoke(bot, method, params, onAbort, 'http'),
+      control,
     }))
     this.server.headersTimeout = 0
     this.server.requestTimeout = 0
@@ -113,7 +133,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
   async stop(): Promise<void> {
     if (this.stopped) return
     this.stopped = true
-    for (const fail of this.waits) fail(new Error('waitForBotMessage: the emulator was stopped'))
+    for (const fail of this.waits) fail(new Error('the emulator was stopped'))
     for (const worker of this.workers.values()) worker.stop()
     this.workers.clear()
     for (const timer of this.timers) clearTimeout(timer)
@@ -141,6 +161,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
       canJoinGroups: options.canJoinGroups ?? true, canReadAllGroupMessages: options.canReadAllGroupMessages ?? false,
       supportsInlineQueries: options.supportsInlineQueries ?? false,
     }, this.options.firstUpdateId ?? randomInt(100_000_000, 1_000_000_000))
+    bot.lifetimeScale = this.options.lifetimeScale ?? 1
     this.bots.set(token, bot)
     return {token, id, username}
   }
@@ -196,21 +217,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
 
   /** A text message from a user in a private chat (or a group when chatId < 0); `/commands` get bot_command entities. */
   sendUserMessage(token: string, options: UserMessageOptions): Update {
-    const bot = this.mustBot(token)
-    const from = userOf(options)
-    const chatId = options.chatId ?? (from.id as number)
-    const chat: TgObject = chatId < 0
-      ? {id: chatId, title: options.chatTitle ?? 'Test Group', type: 'group'}
-      : {id: chatId, first_name: from.first_name, ...(from.last_name ? {last_name: from.last_name} : {}),
-          ...(from.username ? {username: from.username} : {}), type: 'private'}
-    const entities = commandEntities(options.text)
-    const replied = options.replyToMessageId !== undefined ? bot.message(chatId, options.replyToMessageId) : undefined
-    const message: TgObject = {
-      message_id: bot.nextMessageId(chatId), from, chat, date: Math.floor(Date.now() / 1000),
-      ...(replied ? {reply_to_message: replied} : {}),
-      text: options.text, ...(entities.length > 0 ? {entities} : {}),
-    }
-    return this.injectUpdate(token, {message})
+    return this.injectUpdate(token, {message: userMessage(this.mustBot(token), options)})
   }
 
   /**
@@ -218,21 +225,75 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
    * message in the chat). The bot answers it with answerCallbackQuery.
    */
   sendCallbackQuery(token: string, options: CallbackQueryOptions): Update {
-    const bot = this.mustBot(token)
-    const from = userOf(options)
-    const chatId = options.chatId ?? (from.id as number)
-    const messageId = options.messageId ?? latestBotMessageId(bot, chatId)
-    const message = messageId !== undefined ? bot.message(chatId, messageId) : undefined
-    const id = String(randomInt(1, 2 ** 47)) + String(randomInt(10, 99))
-    const query: TgObject = {
-      id, from, ...(message ? {message} : {}), chat_instance: String(-randomInt(1, 2 ** 47)), data: options.data,
-    }
-    return this.injectUpdate(token, {callback_query: query})
+    return this.injectUpdate(token, {callback_query: callbackQuery(this.mustBot(token), options)})
   }
 
   /** Make a chat known to the bot (so sendMessage to it works without a prior update from it). */
   addChat(token: string, chat: TgObject & {id: number; type: string}): void {
     this.mustBot(token).rememberChat(chat)
+  }
+
+  // ---------------------------------------------------------------- failure injection
+
+  /**
+   * The next `times` (default 1) calls of `method` answer this error instead of running: `description` verbatim,
+   * `parameters.retry_after` (plus the `Retry-After` header) and `parameters.migrate_to_chat_id` when given.
+   */
+  failNext(token: string, method: string, fault: FaultSpec): void {
+    checkFaultSpec(fault, 'failNext')
+    if (typeof method !== 'string' || !/^[A-Za-z]+$/.test(method)) throw new Error(`failNext: method ${JSON.stringify(method)} must be a Bot API method name such as sendMessage`)
+    this.mustBot(token).faults.failNext(method, fault)
+  }
+
+  /**
+   * The user of private chat `chatId` blocks the bot: sends to the chat get `403 Forbidden: bot was blocked by the
+   * user`, and a `my_chat_member` update (the bot's status `member` → `kicked`) is queued. Returns that update.
+   */
+  blockBot(token: string, chatId: number): Update {
+    return this.injectUpdate(token, setBlocked(this.mustBot(token), chatId, true))
+  }
+
+  /** The user unblocks the bot: sends work again; a `my_chat_member` update back to `member` is queued. */
+  unblockBot(token: string, chatId: number): Update {
+    return this.injectUpdate(token, setBlocked(this.mustBot(token), chatId, false))
+  }
+
+  /**
+   * The basic group `chatId` is upgraded to a supergroup: sends to the old id get `400 Bad Request: group chat was
+   * upgraded to a supergroup chat` with `parameters.migrate_to_chat_id`; the new chat is known to the bot. Returns
+   * the supergroup's id (`-100…`).
+   */
+  migrateChat(token: string, chatId: number, options: {toChatId?: number} = {}): number {
+    return migrate(this.mustBot(token), chatId, options.toChatId)
+  }
+
+  /** The user's account is deleted: sends to their private chat get `403 Forbidden: user is deactivated`. */
+  deactivateUser(token: string, userId: number): void {
+    if (!Number.isSafeInteger(userId) || userId <= 0) throw new Error(`deactivateUser: user ${String(userId)} must be a user id (a positive integer)`)
+    this.mustBot(token).faults.deactivated.add(String(userId))
+  }
+
+  // ---------------------------------------------------------------- conversation API
+
+  /**
+   * A user who talks to the bot: `await user.send('/start')` resolves with the bot's messages once the bot has
+   * handled the update; `await user.click('Yes')` presses a button; `user.chat` is the chat as the user sees it.
+   */
+  user(token: string, options: ConversationOptions = {}): ConversationUser {
+    const bot = this.mustBot(token)
+    this.userCount += 1
+    const id = options.id ?? 100_000 + this.userCount
+    return new ConversationUser({
+      token, bot, calls: this, signals: this.signals,
+      sendUserMessage: (t, o) => this.sendUserMessage(t, o),
+      sendCallbackQuery: (t, o) => this.sendCallbackQuery(t, o),
+      onStop: (fail) => this.onStop(fail),
+    }, {...options, id})
+  }
+
+  /** The control API's base URL: `${apiRoot}/_emulator` (see docs/emulator.md). */
+  get controlApiRoot(): string {
+    return `${this.apiRoot}/_emulator`
   }
 
   // ---------------------------------------------------------------- what happened
@@ -253,44 +314,14 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
    * (default 5000).
    */
   waitForBotMessage(token: string, options: WaitOptions = {}): Promise<RecordedCall> {
-    const bot = this.mustBot(token)
-    const matches = (c: RecordedCall): boolean => c.error === undefined && isOutgoing(c.method) && !bot.consumed.has(c) &&
-      chatMatches(c, options.chatId) && (options.predicate?.(c) ?? true)
-    const found = bot.calls.find(matches)
-    if (found) {
-      bot.consumed.add(found)
-      return Promise.resolve(found)
-    }
-    const timeoutMs = options.timeoutMs ?? 5000
-    return new Promise((resolve, reject) => {
-      const onCall = (call: RecordedCall, callToken: string): void => {
-        if (callToken !== token || !matches(call)) return
-        bot.consumed.add(call)
-        cleanup()
-        resolve(call)
-      }
-      const timer = setTimeout(() => {
-        cleanup()
-        const where = options.chatId !== undefined ? ` in chat ${options.chatId}` : ''
-        reject(new Error(`waitForBotMessage: no message from the bot${where} within ${timeoutMs} ms`))
-      }, timeoutMs)
-      const fail = (err: Error): void => {
-        cleanup()
-        reject(err)
-      }
-      const cleanup = (): void => {
-        clearTimeout(timer)
-        this.off('call', onCall)
-        this.waits.delete(fail)
-      }
-      this.waits.add(fail)
-      this.on('call', onCall)
-    })
+    return waitForCall(this, this.mustBot(token), options, (fail) => this.onStop(fail))
   }
 
   /** Updates still in the bot's queue (unconfirmed by getUpdates / unacknowledged by the webhook). */
   pendingUpdates(token: string): Update[] {
-    return [...this.mustBot(token).queue.values()].map((e) => e.update)
+    const bot = this.mustBot(token)
+    bot.dropExpired()
+    return [...bot.queue.values()].map((e) => e.update)
   }
 
   /** True while a getUpdates request of the bot is waiting (a long poll in progress). */
@@ -331,14 +362,22 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     }
   }
 
+  private onStop(fail: (err: Error) => void): () => void {
+    this.waits.add(fail)
+    return () => this.waits.delete(fail)
+  }
+
   private mustBot(token: string): BotState {
-    const bot = this.bots.get(token)
+    const bot = this.bots.get(token) ?? (this.options.acceptAnyToken ? this.tryBot(token) : undefined)
     if (bot) return bot
-    if (this.options.acceptAnyToken && WELL_FORMED.test(token) && token.length <= 80) {
-      this.createBot({token})
-      return this.bots.get(token)!
-    }
     throw new Error('BotApiEmulator: unknown token (create the bot with createBot first)')
+  }
+
+  /** With acceptAnyToken: the bot of a well-formed token, created on first use. */
+  private tryBot(token: string): BotState | undefined {
+    if (!WELL_FORMED.test(token) || token.length > 80) return undefined
+    if (!this.bots.has(token)) this.createBot({token})
+    return this.bots.get(token)
   }
 
   private botForRequest(token: string): BotState {
@@ -352,59 +391,13 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     throw unauthorized()
   }
 
-  private async invoke(bot: BotState, method: string, params: Params, onAbort: (fn: () => void) => () => void,
+  private invoke(bot: BotState, method: string, params: Params, onAbort: (fn: () => void) => () => void,
     source: RecordedCall['source']): Promise<Answer> {
-    const record: RecordedCall = {method, params: params.toRecord(), at: Date.now(), source}
-    try {
-      const lower = method.toLowerCase()
-      if (bot.loggedOut) throw new ApiError(400, 'Logged out')
-      const handler = handlerFor(lower)
-      if (!handler) throw methodNotFound()
-      const answer = await handler(bot, params, this.core, {method: lower, source, onAbort})
-      record.result = answer.result
-      return answer
-    } catch (err) {
-      const error = err instanceof ApiError ? err : new ApiError(500, `Internal Server Error: ${String(err)}`)
-      record.error = {code: error.code, description: error.description}
-      throw error
-    } finally {
-      if (!(record.error?.code === 499)) {
-        bot.calls.push(record)
-        this.emit('call', record, bot.token)
-      }
-    }
+    return dispatch(bot, method, params, {core: this.core, onAbort, source, recorded: (call) => this.emit('call', call, bot.token)})
   }
 }
 
 function randomToken(id?: number): string {
   const botId = id ?? randomInt(1_000_000_000, 8_000_000_000)
   return `${botId}:${randomBytes(27).toString('base64url').slice(0, 35)}`
-}
-
-function userOf(options: {userId?: number; firstName?: string; lastName?: string; username?: string; languageCode?: string}): TgObject {
-  return {
-    id: options.userId ?? 1111, is_bot: false, first_name: options.firstName ?? 'Test',
-    ...(options.lastName ? {last_name: options.lastName} : {}),
-    ...(options.username !== undefined ? {username: options.username} : {username: 'tester'}),
-    ...(options.languageCode ? {language_code: options.languageCode} : {}),
-  }
-}
-
-function latestBotMessageId(bot: BotState, chatId: number): number | undefined {
-  for (let i = bot.calls.length - 1; i >= 0; i--) {
-    const result = bot.calls[i].result as TgObject | undefined
-    const chat = result?.chat as TgObject | undefined
-    if (chat?.id === chatId && typeof result?.message_id === 'number' && bot.message(chatId, result.message_id)) {
-      return result.message_id
-    }
-  }
-  return undefined
-}
-
-function chatMatches(call: RecordedCall, chatId: number | string | undefined): boolean {
-  if (chatId === undefined) return true
-  const param = call.params.chat_id
-  if (param !== undefined && String(param) === String(chatId)) return true
-  const chat = (call.result as {chat?: {id?: unknown}} | undefined)?.chat
-  return chat?.id !== undefined && String(chat.id) === String(chatId)
 }

@@ -17,3 +17,5 @@ export type {
   UserMessageOptions, WaitOptions, WebhookState,
 } from './types.js'
 export {UPDATE_TYPES} from './updates.js'
+export type {ConversationOptions, ConversationUser} from './conversation.js'
+export type {FaultSpec} from './faults.js'

@@ -1,6 +1,6 @@
 /** The method table: lower-cased name → handler, with the generic fallbacks for send*, edit*, answer*, set*, delete*. */
 import type {Handler} from './core.js'
-import {ApiError, tooManyRequests} from './errors.js'
+import {ApiError, badRequest, tooManyRequests} from './errors.js'
 import * as out from './outgoing.js'
 import {getUpdates} from './polling.js'
 import {getWebhookInfo, setWebhook} from './webhook-config.js'
@@ -13,10 +13,24 @@ const logOut: Handler = (bot, _params, core) => {
   return {result: true}
 }
 
-/** close: 429 during the first 10 minutes of an instance launched more than 10 minutes after the server (§7.2). */
+/** How long a closing instance keeps answering `500 restart` before it is closed (before timeScale). */
+const CLOSING_MS = 500
+
+/**
+ * close: 429 during the first 10 minutes of an instance launched more than 10 minutes after the server (§7.2).
+ * Then the instance is closing (every request gets `500 Internal Server Error: restart`), then closed: `close` again
+ * gets `400 the bot has already been closed`, any other request launches it again (see dispatch in emulator.ts).
+ */
 const close: Handler = (bot, _params, core) => {
+  if (bot.closeState === 'closed') throw badRequest('the bot has already been closed')
   const age = Date.now() - bot.createdAt
   if (bot.createdAt - core.startedAt > 600_000 && age < 600_000) throw tooManyRequests(Math.ceil((600_000 - age) / 1000))
+  bot.closeState = 'closing'
+  bot.poll?.end()
+  core.closeWebhook(bot)
+  core.later(() => {
+    if (bot.closeState === 'closing') bot.closeState = 'closed'
+  }, core.scale(CLOSING_MS))
   return {result: true}
 }
 

@@ -45,19 +45,39 @@ export class Params {
   }
 
   /**
-   * A plain object for records: first value per key; values holding a JSON object or array are decoded,
-   * files become `{filename, mimeType, size}`.
+   * A plain object for records: first value per key; values holding a JSON object or array are decoded; files
+   * become `{filename, mimeType, size}` under the parameter that names them, however the client sent them (a file
+   * field of that name, or `attach://<field>` in the parameter or inside its JSON, e.g. sendMediaGroup's media).
    */
   toRecord(): Record<string, unknown> {
     const out: Record<string, unknown> = {}
+    const attached = new Set<string>()
+    const resolve = (value: unknown): unknown => {
+      if (typeof value === 'string') {
+        if (!value.startsWith('attach://')) return value
+        const name = value.slice('attach://'.length)
+        const file = this.files.get(name)
+        if (!file) return value
+        attached.add(name)
+        return fileInfo(file)
+      }
+      if (Array.isArray(value)) return value.map(resolve)
+      if (value && typeof value === 'object') {
+        return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v)]))
+      }
+      return value
+    }
     for (const [k, v] of this.values) {
       if (k in out) continue
-      out[k] = decodeJsonish(v)
+      out[k] = this.files.size > 0 ? resolve(decodeJsonish(v)) : decodeJsonish(v)
     }
-    for (const [k, f] of this.files) if (!(k in out)) out[k] = {filename: f.filename, mimeType: f.mimeType, size: f.size}
+    for (const [k, f] of this.files) if (!(k in out) && !attached.has(k)) out[k] = fileInfo(f)
     return out
   }
 }
+
+const fileInfo = (f: UploadedFile): {filename: string; mimeType: string; size: number} =>
+  ({filename: f.filename, mimeType: f.mimeType, size: f.size})
 
 function decodeJsonish(value: string): unknown {
   const c = value.trimStart()[0]
@@ -127,15 +147,26 @@ function decoded(headers: IncomingHttpHeaders, body: Readable): Readable {
   throw new ApiError(415, 'Unsupported Media Type: unsupported content-encoding')
 }
 
-async function readAll(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of stream) {
-    size += (chunk as Buffer).length
-    if (size > MAX_BODY) throw new ApiError(413, 'Request Entity Too Large: request body is too big')
-    chunks.push(chunk as Buffer)
-  }
-  return Buffer.concat(chunks)
+/** The whole body (at most MAX_BODY bytes). Listeners, not `for await`: the async iterator costs a lot per request. */
+function readAll(stream: Readable): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length
+      if (size > MAX_BODY) {
+        stream.off('data', onData)
+        stream.resume()
+        reject(new ApiError(413, 'Request Entity Too Large: request body is too big'))
+        return
+      }
+      chunks.push(chunk)
+    }
+    stream.on('data', onData)
+    stream.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)))
+    stream.once('error', reject)
+    stream.once('close', () => resolve(Buffer.concat(chunks))) // the caller went away: whatever came
+  })
 }
 
 function addJson(text: string, params: Params): void {

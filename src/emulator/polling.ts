@@ -8,8 +8,6 @@ import {parseAllowedUpdates} from './updates.js'
 
 const INT32_MIN = -2147483648
 const INT32_MAX = 2147483647
-/** Updates that arrive together are answered together: wait 1 ms after the first, at most 2 ms in all. */
-const BATCH_MS = 1
 
 export async function getUpdates(bot: BotState, params: Params, core: Core, ctx: CallContext): Promise<Answer> {
   if (bot.webhook || bot.pendingSetWebhook) throw await core.conflict(bot, CONFLICT_WEBHOOK_ACTIVE)
@@ -30,9 +28,10 @@ export async function getUpdates(bot: BotState, params: Params, core: Core, ctx:
   }
   bot.lastPoll = {offset, at: now}
 
+  const size = bot.queue.size
   const from = applyOffset(bot, offset)
-  const available = collect(bot, from, limit)
-  if (available.length > 0 || timeoutMs === 0) return {result: available}
+  if (bot.queue.size < size) core.confirmed(bot)
+  if (timeoutMs === 0 || anyFrom(bot, from)) return collect(bot, from, limit)
   return waitForUpdates(bot, core, ctx, from, limit, timeoutMs)
 }
 
@@ -54,14 +53,42 @@ function applyOffset(bot: BotState, offset: number): number {
   return offset
 }
 
-function collect(bot: BotState, from: number, limit: number): Update[] {
-  const out: Update[] = []
-  for (const entry of bot.queue.values()) {
-    if (entry.update.update_id < from) continue
-    out.push(entry.update)
-    if (out.length >= limit) break
+/** A getUpdates answer stops growing once 50 bytes + the JSON of each update add up to more than 4 MiB (§5). */
+const MAX_RESPONSE = 1 << 22
+
+/** Up to `limit` updates from `from` on, expired ones dropped, cut at 4 MiB (the first is always answered). */
+function collect(bot: BotState, from: number, limit: number): Answer {
+  const updates: Update[] = []
+  const parts: string[] = []
+  const now = Date.now()
+  let total = 0
+  for (const [id, entry] of bot.queue) {
+    if (entry.expiresAt <= now) {
+      bot.queue.delete(id)
+      continue
+    }
+    if (id < from) continue
+    const json = entry.json ??= JSON.stringify(entry.update)
+    total += 50 + Buffer.byteLength(json)
+    if (updates.length > 0 && total > MAX_RESPONSE) break
+    updates.push(entry.update)
+    parts.push(json)
+    if (updates.length >= limit) break
   }
-  return out
+  return {result: updates, raw: `[${parts.join(',')}]`}
+}
+
+/** Whether an update from `from` on is waiting (expired ones dropped). */
+function anyFrom(bot: BotState, from: number): boolean {
+  const now = Date.now()
+  for (const [id, entry] of bot.queue) {
+    if (entry.expiresAt <= now) {
+      bot.queue.delete(id)
+      continue
+    }
+    if (id >= from) return true
+  }
+  return false
 }
 
 function waitForUpdates(bot: BotState, core: Core, ctx: CallContext, from: number, limit: number,
@@ -80,18 +107,20 @@ function waitForUpdates(bot: BotState, core: Core, ctx: CallContext, from: numbe
       return true
     }
     const answer = (): void => {
-      if (finish()) resolve({result: collect(bot, from, limit)})
+      if (finish()) resolve(collect(bot, from, limit))
     }
     /** After a wake-up: answer if something is there for this poll's offset, else keep waiting. */
     const answerIfAny = (): void => {
       batching = false
-      if (collect(bot, from, 1).length > 0) answer()
+      if (anyFrom(bot, from)) answer()
     }
     const me = {
       wake(): void {
         if (done || batching) return
         batching = true
-        cancels.push(core.later(answerIfAny, BATCH_MS))
+        // Updates queued in the same turn of the event loop are answered together; nothing waits longer.
+        const immediate = setImmediate(answerIfAny)
+        cancels.push(() => clearImmediate(immediate))
       },
       end: answer,
       fail(description: string): void {

@@ -13,12 +13,14 @@ export interface Router {
   botFor(token: string): BotState
   /** Run a method for the bot; records the call. */
   invoke(bot: BotState, method: string, params: Params, onAbort: (fn: () => void) => () => void): Promise<Answer>
+  /** The control API under /_emulator (see control-api.ts). */
+  control(req: http.IncomingMessage, res: http.ServerResponse, path: string, search: string): Promise<void>
 }
 
 export function okBody(answer: Answer): string {
-  const body: Record<string, unknown> = {ok: true, result: answer.result}
-  if (answer.description !== undefined) body.description = answer.description
-  return JSON.stringify(body)
+  const result = answer.raw ?? JSON.stringify(answer.result)
+  const description = answer.description !== undefined ? `,"description":${JSON.stringify(answer.description)}` : ''
+  return `{"ok":true,"result":${result}${description}}`
 }
 
 export function errorBody(error: ApiError): string {
@@ -64,6 +66,7 @@ async function handle(router: Router, req: http.IncomingMessage, res: http.Serve
   const q = url.indexOf('?')
   const path = q < 0 ? url : url.slice(0, q)
   const search = q < 0 ? '' : url.slice(q + 1)
+  if (path === '/_emulator' || path.startsWith('/_emulator/')) return router.control(req, res, path, search)
   if (!path.startsWith('/bot')) throw notFound()
   const rest = path.slice(4)
   const slash = rest.indexOf('/')

@@ -28,6 +28,12 @@ export interface EmulatorOptions {
   firstUpdateId?: number
   /** Webhook read timeout in ms before `timeScale` (default 60000, as the server's idle timeout). */
   webhookReadTimeoutMs?: number
+  /**
+   * Multiplies the fixed lifetimes of queued updates (callback_query and shipping/pre_checkout queries 150 s,
+   * inline_query 30 s, chosen_inline_result 600 s, others 24 h). Default 1. Messages always live until 24 h after
+   * their date.
+   */
+  lifetimeScale?: number
 }
 
 export interface CreateBotOptions {
@@ -49,6 +55,8 @@ export interface BotInfo {
 
 /** One API call as the emulator recorded it. */
 export interface RecordedCall {
+  /** 1, 2, 3… per bot in the order the calls were recorded (the control API's `seq`). */
+  seq: number
   /** The method as called (original case). */
   method: string
   /** The first value of each parameter; JSON objects/arrays decoded; files as `{filename, mimeType, size}`. */
@@ -96,6 +104,8 @@ export interface UserMessageOptions {
   chatTitle?: string
   /** message_id of the message this one replies to. */
   replyToMessageId?: number
+  /** Unix time of the message (default: now). */
+  date?: number
 }
 
 export interface CallbackQueryOptions {

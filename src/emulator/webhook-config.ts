@@ -112,6 +112,12 @@ async function checkTarget(url: URL, ipAddress: string, local: boolean): Promise
 }
 
 async function resolve(host: string, local: boolean): Promise<string> {
+  // Local mode never asks DNS (tests stay hermetic): localhost names are loopback, any other name is unknown.
+  if (local) {
+    const name = host.toLowerCase().replace(/\.$/, '')
+    if (name === 'localhost' || name.endsWith('.localhost')) return '127.0.0.1'
+    throw badWebhook('Failed to resolve host: Name or service not known')
+  }
   try {
     const all = await lookup(host, {all: true})
     const v4 = all.find((a) => a.family === 4)
@@ -147,7 +153,7 @@ export function webhookInfo(bot: BotState): Record<string, unknown> {
   const info: Record<string, unknown> = {
     url: w?.url ?? '',
     has_custom_certificate: w?.hasCustomCertificate ?? false,
-    pending_update_count: bot.queue.size,
+    pending_update_count: (bot.dropExpired(), bot.queue.size),
   }
   if (bot.lastErrorDate !== undefined) {
     info.last_error_date = bot.lastErrorDate

@@ -82,6 +82,16 @@ describe('webhook delivery (§6)', () => {
     expect(slow.received.length).toBe(2)
   })
 
+  it('timeScale 0 removes delays but leaves the webhook time to answer (no read timeout, one delivery)', async () => {
+    const {api, emu, token} = await setup({timeScale: 0})
+    const slow = await receiver(() => ({status: 200, delayMs: 50}))
+    await api('setWebhook', {url: slow.url})
+    emu.sendUserMessage(token, {text: 'x'})
+    await until(() => emu.pendingUpdates(token).length === 0, 'the delivery')
+    expect(slow.received.length).toBe(1)
+    expect(emu.getWebhookInfo(token).last_error_message).toBeUndefined()
+  })
+
   it('keeps one update in flight per chat, in order, and delivers chats in parallel', async () => {
     const {api, emu, token} = await setup()
     const spans: Record<number, Array<[number, number, number]>> = {}

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import type {RecordedCall} from '../../src/emulator/index.js'
-import {setup} from './helpers.js'
+import {setup, until} from './helpers.js'
 
 const bad = (description: string) => `{"ok":false,"error_code":400,"description":"${description}"}`
 
@@ -75,6 +75,8 @@ describe('outgoing methods', () => {
   it('logOut clears the queue, then every call gets 400 Logged out; close answers true', async () => {
     const {api, emu, token} = await setup()
     expect((await api('close')).text).toBe('{"ok":true,"result":true}')
+    // closing (500 restart) for a moment, then closed: the next call launches the bot again
+    await until(async () => (await api('getMe')).status === 200, 'the closed bot to launch again')
     emu.sendUserMessage(token, {text: 'x'})
     expect((await api('logOut')).text).toBe('{"ok":true,"result":true}')
     expect(emu.pendingUpdates(token)).toHaveLength(0)

@@ -1,0 +1,322 @@
+/**
+ * The control API: the user side of the emulator over HTTP, for tests in any language. JSON in and out, on the
+ * emulator's own server beside /bot<token>/… (docs/emulator.md, "The control API"):
+ *
+ *   POST /_emulator/bots/{token}/messages                {text, chat_id?, user_id?, first_name?, date?, reply_to_message_id?}
+ *   POST /_emulator/bots/{token}/callback_queries        {data, message_id, chat_id?, user_id?}
+ *   POST /_emulator/bots/{token}/updates                 {…any update without update_id}
+ *   GET  /_emulator/bots/{token}/calls?since=SEQ&wait=SECONDS&method=NAME
+ *   POST /_emulator/bots/{token}/faults                  {method, error_code, description, retry_after?, migrate_to_chat_id?, times?}
+ *   POST /_emulator/bots/{token}/chats/{chat_id}/block   (also /unblock and /migrate; /users/{user_id}/deactivate)
+ *   GET  /_emulator/bots/{token}/state
+ *   POST /_emulator/reset
+ *
+ * Errors are `{"error": "…"}` with 400 (bad input), 404 (unknown bot or path) or 405 (wrong HTTP method). The token
+ * is never echoed back.
+ */
+import type http from 'node:http'
+import type {BotState} from './bot.js'
+import type {BotApiEmulator} from './emulator.js'
+import {UPDATE_TYPES} from './updates.js'
+import type {RecordedCall, TgObject} from './types.js'
+import {webhookInfo} from './webhook-config.js'
+
+export interface ControlDeps {
+  /** The bot of a token, or undefined when the emulator does not know it. */
+  botFor(token: string): BotState | undefined
+  /** Fail a pending long poll when the emulator stops; returns its unregistration. */
+  onStop(fail: (err: Error) => void): () => void
+}
+
+type Handler = (ctx: Ctx) => unknown
+
+interface Ctx {
+  emu: BotApiEmulator
+  deps: ControlDeps
+  bot: BotState
+  body: Record<string, unknown>
+  query: URLSearchParams
+  /** The `{chat_id}` / `{user_id}` path segment. */
+  id?: number
+  req: http.IncomingMessage
+  res: http.ServerResponse
+}
+
+class ControlError extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message)
+  }
+}
+
+const MAX_BODY = 1 << 20
+const MAX_CALLS = 1000
+const MAX_WAIT_SECONDS = 50
+
+export function createControlHandler(emu: BotApiEmulator, deps: ControlDeps) {
+  return async (req: http.IncomingMessage, res: http.ServerResponse, path: string, search: string): Promise<void> => {
+    try {
+      const answer = await route(emu, deps, req, res, path, search)
+      if (answer !== undefined) reply(res, 200, answer)
+    } catch (err) {
+      if (err instanceof ControlError) reply(res, err.status, {error: err.message})
+      else reply(res, 500, {error: `the emulator failed: ${String((err as Error)?.message ?? err)}`})
+    }
+  }
+}
+
+function reply(res: http.ServerResponse, status: number, body: unknown): void {
+  if (res.headersSent || res.destroyed) return
+  const text = JSON.stringify(body)
+  res.writeHead(status, {'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text)})
+  res.end(text)
+}
+
+const ROUTES: Record<string, {method: 'GET' | 'POST'; handler: Handler; withId?: boolean}> = {
+  messages: {method: 'POST', handler: postMessage},
+  callback_queries: {method: 'POST', handler: postCallbackQuery},
+  updates: {method: 'POST', handler: postUpdate},
+  calls: {method: 'GET', handler: getCalls},
+  faults: {method: 'POST', handler: postFault},
+  state: {method: 'GET', handler: getState},
+  'chats/block': {method: 'POST', handler: ({emu, bot, id}) => ({update_id: emu.blockBot(bot.token, id!).update_id}), withId: true},
+  'chats/unblock': {method: 'POST', handler: ({emu, bot, id}) => ({update_id: emu.unblockBot(bot.token, id!).update_id}), withId: true},
+  'chats/migrate': {method: 'POST', handler: ({emu, bot, id}) => ({migrate_to_chat_id: emu.migrateChat(bot.token, id!)}), withId: true},
+  'users/deactivate': {method: 'POST', handler: ({emu, bot, id}) => {
+    emu.deactivateUser(bot.token, id!)
+    return {ok: true}
+  }, withId: true},
+}
+
+async function route(emu: BotApiEmulator, deps: ControlDeps, req: http.IncomingMessage, res: http.ServerResponse,
+  path: string, search: string): Promise<unknown> {
+  const parts = path.split('/').slice(2) // '', '_emulator', …
+  if (parts.length === 1 && parts[0] === 'reset') {
+    if (req.method !== 'POST') throw new ControlError(405, 'use POST /_emulator/reset')
+    req.resume()
+    emu.reset()
+    return {ok: true}
+  }
+  if (parts[0] !== 'bots' || parts.length < 3) {
+    req.resume()
+    throw new ControlError(404, `no control endpoint ${req.method ?? ''} ${shown(parts)}; see docs/emulator.md for the list`)
+  }
+  const token = safeDecode(parts[1])
+  let name = parts[2]
+  let id: number | undefined
+  if ((parts[2] === 'chats' || parts[2] === 'users') && parts.length === 5) {
+    id = Number(parts[3])
+    if (!Number.isSafeInteger(id) || id === 0) throw new ControlError(400, `${parts[2] === 'chats' ? 'chat_id' : 'user_id'} "${parts[3]}" in the path must be a non-zero integer`)
+    name = `${parts[2]}/${parts[4]}`
+  } else if (parts.length !== 3) {
+    name = ''
+  }
+  const entry = ROUTES[name]
+  if (!entry) {
+    req.resume()
+    throw new ControlError(404, `no control endpoint ${req.method ?? ''} ${shown(parts)}; see docs/emulator.md for the list`)
+  }
+  if (req.method !== entry.method) {
+    req.resume()
+    throw new ControlError(405, `use ${entry.method} for ${shown(parts)}`)
+  }
+  const bot = deps.botFor(token)
+  if (!bot || bot.revoked) {
+    req.resume()
+    throw new ControlError(404, 'no bot with this token in the emulator (create it with createBot, or start `bot emulator --any-token`)')
+  }
+  const body = entry.method === 'POST' ? await readJson(req) : (req.resume(), {})
+  try {
+    return await entry.handler({emu, deps, bot, body, query: new URLSearchParams(search), id, req, res})
+  } catch (err) {
+    if (err instanceof ControlError) throw err
+    // the emulator's own argument checks (blockBot, failNext…) say what is wrong
+    throw new ControlError(400, String((err as Error).message))
+  }
+}
+
+/** The path as shown in an error: the token replaced by {token}. */
+function shown(parts: string[]): string {
+  const copy = [...parts]
+  if (copy[0] === 'bots' && copy.length > 1) copy[1] = '{token}'
+  return `/_emulator/${copy.join('/')}`
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return text
+  }
+}
+
+async function readJson(req: http.IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length
+    if (size > MAX_BODY) {
+      req.resume()
+      throw new ControlError(400, `the body is over ${MAX_BODY} bytes`)
+    }
+    chunks.push(chunk as Buffer)
+  }
+  const text = Buffer.concat(chunks).toString('utf8').trim()
+  if (text === '') return {}
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    throw new ControlError(400, 'the body is not valid JSON (send a JSON object with Content-Type: application/json)')
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new ControlError(400, 'the body must be a JSON object')
+  return value as Record<string, unknown>
+}
+
+// ---------------------------------------------------------------- field readers
+
+function only(body: Record<string, unknown>, allowed: string[]): void {
+  for (const key of Object.keys(body)) {
+    if (!allowed.includes(key)) throw new ControlError(400, `unknown field "${key}"; the fields are ${allowed.join(', ')}`)
+  }
+}
+
+function int(body: Record<string, unknown>, name: string, rule: {required?: boolean; min?: number; nonZero?: boolean} = {}): number | undefined {
+  const value = body[name]
+  if (value === undefined || value === null) {
+    if (rule.required) throw new ControlError(400, `${name} is required (an integer)`)
+    return undefined
+  }
+  const n = typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value
+  if (typeof n !== 'number' || !Number.isSafeInteger(n)) throw new ControlError(400, `${name} ${JSON.stringify(value)} must be an integer`)
+  if (rule.min !== undefined && n < rule.min) throw new ControlError(400, `${name} ${n} must be ≥ ${rule.min}`)
+  if (rule.nonZero && n === 0) throw new ControlError(400, `${name} must not be 0`)
+  return n
+}
+
+function str(body: Record<string, unknown>, name: string, required = false): string | undefined {
+  const value = body[name]
+  if (value === undefined || value === null) {
+    if (required) throw new ControlError(400, `${name} is required (a non-empty string)`)
+    return undefined
+  }
+  if (typeof value !== 'string' || value === '') throw new ControlError(400, `${name} must be a non-empty string`)
+  return value
+}
+
+// ---------------------------------------------------------------- handlers
+
+function postMessage({emu, bot, body}: Ctx): unknown {
+  only(body, ['text', 'chat_id', 'user_id', 'first_name', 'last_name', 'username', 'language_code', 'chat_title', 'date', 'reply_to_message_id'])
+  const text = str(body, 'text', true)!
+  const replyTo = int(body, 'reply_to_message_id', {min: 1})
+  const userId = int(body, 'user_id', {min: 1})
+  const chatId = int(body, 'chat_id', {nonZero: true}) ?? userId ?? 1111
+  if (replyTo !== undefined && !bot.message(chatId, replyTo)) {
+    throw new ControlError(400, `reply_to_message_id ${replyTo}: there is no message ${replyTo} in chat ${chatId}`)
+  }
+  const update = emu.sendUserMessage(bot.token, {
+    text, chatId, userId, firstName: str(body, 'first_name'), lastName: str(body, 'last_name'), username: str(body, 'username'),
+    languageCode: str(body, 'language_code'), chatTitle: str(body, 'chat_title'), date: int(body, 'date', {min: 0}),
+    replyToMessageId: replyTo,
+  })
+  return {update_id: update.update_id, message: update.message}
+}
+
+function postCallbackQuery({emu, bot, body}: Ctx): unknown {
+  only(body, ['data', 'message_id', 'chat_id', 'user_id', 'first_name', 'username'])
+  const data = str(body, 'data', true)!
+  const messageId = int(body, 'message_id', {required: true, min: 1})!
+  const userId = int(body, 'user_id', {min: 1})
+  const chatId = int(body, 'chat_id', {nonZero: true}) ?? userId ?? 1111
+  if (!bot.message(chatId, messageId)) {
+    throw new ControlError(400, `message_id ${messageId}: there is no message ${messageId} in chat ${chatId} (pass the chat_id of the bot's message)`)
+  }
+  const update = emu.sendCallbackQuery(bot.token, {data, messageId, chatId, userId, firstName: str(body, 'first_name'), username: str(body, 'username')})
+  return {update_id: update.update_id, callback_query: update.callback_query}
+}
+
+function postUpdate({emu, bot, body}: Ctx): unknown {
+  if ('update_id' in body) throw new ControlError(400, 'leave update_id out: the emulator gives the update the next update_id')
+  const keys = Object.keys(body)
+  if (keys.length !== 1) throw new ControlError(400, `an update has exactly one field, its type (message, callback_query, …); got ${keys.length === 0 ? 'none' : keys.join(', ')}`)
+  if (!(UPDATE_TYPES as readonly string[]).includes(keys[0])) throw new ControlError(400, `"${keys[0]}" is not an update type; use one of ${UPDATE_TYPES.join(', ')}`)
+  const content = body[keys[0]]
+  if (!content || typeof content !== 'object' || Array.isArray(content)) throw new ControlError(400, `${keys[0]} must be a JSON object`)
+  return {update_id: emu.injectUpdate(bot.token, body as TgObject).update_id}
+}
+
+function postFault({emu, bot, body}: Ctx): unknown {
+  only(body, ['method', 'error_code', 'description', 'retry_after', 'migrate_to_chat_id', 'times'])
+  const method = str(body, 'method', true)!
+  emu.failNext(bot.token, method, {
+    errorCode: int(body, 'error_code', {required: true})!, description: str(body, 'description', true)!,
+    retryAfter: int(body, 'retry_after'), migrateToChatId: int(body, 'migrate_to_chat_id'), times: int(body, 'times'),
+  })
+  return {ok: true}
+}
+
+function getState({emu, bot}: Ctx): unknown {
+  const chats: unknown[] = []
+  const seen = new Set<string>()
+  for (const [key, chat] of bot.chats) {
+    if (key.startsWith('@') || seen.has(key)) continue
+    seen.add(key)
+    const prefix = `${key}:`
+    const messages = [...bot.messages].filter(([k]) => k.startsWith(prefix)).map(([, m]) => m)
+      .sort((a, b) => (a.message_id as number) - (b.message_id as number))
+    const migrated = bot.faults.migrated.get(key)
+    chats.push({chat, messages, blocked: bot.faults.blocked.has(key), ...(migrated !== undefined ? {migrate_to_chat_id: migrated} : {})})
+  }
+  return {
+    queue: emu.pendingUpdates(bot.token),
+    webhook: bot.webhook ? webhookInfo(bot) : null,
+    long_polling: bot.poll !== undefined,
+    chats,
+    faults: bot.faults.pending(),
+  }
+}
+
+/** The call as the control API shows it. */
+function shownCall(call: RecordedCall): Record<string, unknown> {
+  return {
+    seq: call.seq, method: call.method, params: call.params, ok: call.error === undefined,
+    ...(call.error ? {error_code: call.error.code, description: call.error.description} : {result: call.result}),
+  }
+}
+
+function getCalls({emu, deps, bot, query, res}: Ctx): Promise<unknown> | unknown {
+  const read = (name: string): Record<string, unknown> => (query.has(name) ? {[name]: query.get(name)} : {})
+  const since = int(read('since'), 'since', {min: 0}) ?? 0
+  const rawWait = query.get('wait')
+  const wait = rawWait === null || rawWait === '' ? 0 : Number(rawWait)
+  if (!Number.isFinite(wait) || wait < 0) throw new ControlError(400, `wait ${JSON.stringify(rawWait)} must be a number of seconds ≥ 0 (at most ${MAX_WAIT_SECONDS})`)
+  const method = query.get('method')?.toLowerCase() || undefined
+  const matches = (c: RecordedCall): boolean => c.seq > since && (method === undefined || c.method.toLowerCase() === method)
+  const collect = (): unknown => {
+    const calls = bot.calls
+    let start = calls.length
+    while (start > 0 && calls[start - 1].seq > since) start -= 1
+    const out: RecordedCall[] = []
+    for (let i = start; i < calls.length && out.length < MAX_CALLS; i++) if (matches(calls[i])) out.push(calls[i])
+    const next = out.length >= MAX_CALLS ? out.at(-1)!.seq : Math.max(since, bot.callSeq)
+    return {calls: out.map(shownCall), next}
+  }
+  const now = collect() as {calls: unknown[]}
+  if (now.calls.length > 0 || wait === 0) return now
+  return new Promise((resolve) => {
+    const finish = (): void => {
+      clearTimeout(timer)
+      emu.off('call', onCall)
+      res.off('close', finish)
+      offStop()
+      resolve(collect())
+    }
+    const onCall = (call: RecordedCall, token: string): void => {
+      if (token === bot.token && matches(call)) finish()
+    }
+    const timer = setTimeout(finish, Math.min(wait, MAX_WAIT_SECONDS) * 1000)
+    const offStop = deps.onStop(finish)
+    emu.on('call', onCall)
+    res.once('close', finish)
+  })
+}

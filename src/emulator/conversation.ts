@@ -1,0 +1,256 @@
+/**
+ * The conversation API: a user who talks to a bot in JavaScript tests.
+ *
+ *   const user = emu.user(token, {firstName: 'Ada'})
+ *   const replies = await user.send('/start')    // the bot's messages for that update, once it has handled it
+ *   await user.click('Yes')                       // a button of the last message that has it
+ *   user.chat                                     // the chat as the user sees it (edits applied, deletions gone)
+ *
+ * "Handled" means: in webhook mode, the bot answered the webhook POST (when the answer carried a method, the
+ * handler may go on after it, so its calls must then also go quiet); in polling mode, a getUpdates confirmed the
+ * update and the bot's calls then went quiet for a short settle window with none in flight. Every wait has a deadline; failures name what was expected and what the bot sent.
+ */
+import type {EventEmitter} from 'node:events'
+import type {BotState} from './bot.js'
+import {isOutgoing} from './methods.js'
+import type {CallEvents} from './wait.js'
+import type {CallbackQueryOptions, RecordedCall, TgObject, Update, UserMessageOptions} from './types.js'
+
+export interface ConversationOptions {
+  /** The user's id (default: a new one per user, from 100001). */
+  id?: number
+  /** The chat the user writes in (default: the private chat, id = the user id; negative = a group). */
+  chatId?: number
+  firstName?: string
+  lastName?: string
+  username?: string
+  languageCode?: string
+  /** How long send/click wait for the bot to finish (default 5000 ms). */
+  timeoutMs?: number
+  /** Polling mode: how long the bot's calls must stay quiet after the update is confirmed (default 5 ms). */
+  settleMs?: number
+}
+
+export type Signals = {confirmed: [bot: BotState]; handled: [bot: BotState, updateId: number, replied: boolean]}
+
+/** What a ConversationUser needs from the emulator. */
+export interface ConversationHost {
+  token: string
+  bot: BotState
+  calls: CallEvents
+  signals: EventEmitter<Signals>
+  sendUserMessage(token: string, options: UserMessageOptions): Update
+  sendCallbackQuery(token: string, options: CallbackQueryOptions): Update
+  /** Register a function that fails a pending wait when the emulator stops; returns its unregistration. */
+  onStop(fail: (err: Error) => void): () => void
+}
+
+type Message = TgObject & {message_id: number; chat: TgObject}
+
+export class ConversationUser {
+  readonly id: number
+  readonly chatId: number
+  private readonly timeoutMs: number
+  private readonly settleMs: number
+
+  constructor(private readonly host: ConversationHost, private readonly options: ConversationOptions & {id: number}) {
+    this.id = options.id
+    this.chatId = options.chatId ?? options.id
+    this.timeoutMs = options.timeoutMs ?? 5000
+    this.settleMs = options.settleMs ?? 5
+    if (!Number.isSafeInteger(this.id) || this.id <= 0) throw new Error(`emu.user: id ${String(this.id)} must be a positive integer`)
+    if (!Number.isSafeInteger(this.chatId) || this.chatId === 0) throw new Error(`emu.user: chatId ${String(this.chatId)} must be a non-zero integer`)
+  }
+
+  /** The chat's messages as the user sees them, oldest first: the user's and the bot's, edits applied, deletions removed. */
+  get chat(): Message[] {
+    const prefix = `${this.chatId}:`
+    const out: Message[] = []
+    for (const [key, message] of this.host.bot.messages) if (key.startsWith(prefix)) out.push(message as Message)
+    return out.sort((a, b) => a.message_id - b.message_id)
+  }
+
+  /** Send a text message; resolves with the messages the bot sent (or edited) in this chat while handling it. */
+  send(text: string, options: {replyToMessageId?: number} = {}): Promise<Message[]> {
+    if (typeof text !== 'string' || text === '') return Promise.reject(new Error('user.send: the text must be a non-empty string'))
+    return this.exchange(`user.send(${JSON.stringify(text)})`, () => this.host.sendUserMessage(this.host.token, {
+      text, chatId: this.chatId, userId: this.id, ...this.identity(), ...options,
+    }))
+  }
+
+  /**
+   * Press the button labelled `text` on the last message that has one: an inline button sends its callback_query,
+   * a reply-keyboard button sends its text. Resolves like send().
+   */
+  click(text: string): Promise<Message[]> {
+    const what = `user.click(${JSON.stringify(text)})`
+    const messages = this.chat
+    for (let i = messages.length - 1; i >= 0; i--) {
+      const button = inlineButtons(messages[i]).find((b) => b.text === text)
+      if (!button) continue
+      if (typeof button.callback_data !== 'string') {
+        const kind = Object.keys(button).find((k) => k !== 'text') ?? 'no action'
+        return Promise.reject(new Error(`${what}: the button "${text}" of message ${messages[i].message_id} is a ${kind} button, not a callback button: there is nothing to press in a test`))
+      }
+      const data = button.callback_data
+      const messageId = messages[i].message_id
+      return this.exchange(what, () => this.host.sendCallbackQuery(this.host.token, {
+        data, messageId, chatId: this.chatId, userId: this.id, firstName: this.options.firstName, username: this.options.username,
+      }))
+    }
+    const keyboard = this.replyKeyboard()
+    if (keyboard.includes(text)) return this.send(text)
+    const seen = [...new Set([...messages.flatMap((m) => inlineButtons(m).map((b) => b.text)), ...keyboard])]
+    return Promise.reject(new Error(`${what}: no message in chat ${this.chatId} has a button "${text}"; ` +
+      (seen.length > 0 ? `the buttons there: ${seen.map((b) => `[${String(b)}]`).join(' ')}` : 'the bot sent no buttons') +
+      `; the chat: ${describeChat(messages)}`))
+  }
+
+  private identity(): Partial<UserMessageOptions> {
+    const {firstName, lastName, username, languageCode} = this.options
+    return {
+      ...(firstName !== undefined ? {firstName} : {}), ...(lastName !== undefined ? {lastName} : {}),
+      ...(username !== undefined ? {username} : {}), ...(languageCode !== undefined ? {languageCode} : {}),
+    }
+  }
+
+  /** The buttons of the reply keyboard the bot last showed in this chat (none after remove_keyboard). */
+  private replyKeyboard(): string[] {
+    const calls = this.host.bot.calls
+    for (let i = calls.length - 1; i >= 0; i--) {
+      const call = calls[i]
+      if (call.error || !isOutgoing(call.method) || String(call.params.chat_id) !== String(this.chatId)) continue
+      const markup = call.params.reply_markup as TgObject | undefined
+      if (!markup || typeof markup !== 'object') continue
+      if (markup.remove_keyboard) return []
+      if (Array.isArray(markup.keyboard)) {
+        return (markup.keyboard as unknown[]).flat().map((b) => typeof b === 'string' ? b : String((b as TgObject)?.text ?? ''))
+      }
+    }
+    return []
+  }
+
+  /** Inject an update and wait until the bot has handled it; the bot's messages in this chat meanwhile. */
+  private exchange(what: string, inject: () => Update): Promise<Message[]> {
+    const {bot, calls, signals} = this.host
+    const startSeq = bot.callSeq
+    const seen: RecordedCall[] = []
+    let settleTimer: NodeJS.Timeout | undefined
+    let deadline: NodeJS.Timeout | undefined
+    let confirmed = false
+    let updateId = 0
+    return new Promise<Message[]>((resolve, reject) => {
+      const cleanup = (): void => {
+        clearTimeout(settleTimer)
+        clearTimeout(deadline)
+        calls.off('call', onCall)
+        signals.off('confirmed', onConfirmed)
+        signals.off('handled', onHandled)
+        offStop()
+      }
+      const done = (): void => {
+        cleanup()
+        resolve(this.messagesIn(seen))
+      }
+      const fail = (err: Error): void => {
+        cleanup()
+        reject(err)
+      }
+      const settle = (): void => {
+        clearTimeout(settleTimer)
+        settleTimer = setTimeout(() => {
+          if (bot.inFlight === 0) done()
+          else settle()
+        }, this.settleMs)
+      }
+      const onCall = (call: RecordedCall, token: string): void => {
+        if (token !== this.host.token || call.seq <= startSeq) return
+        seen.push(call)
+        if (confirmed && call.method.toLowerCase() !== 'getupdates') settle()
+      }
+      const onConfirmed = (b: BotState): void => {
+        if (b !== bot || confirmed || updateId === 0 || bot.queue.has(updateId)) return
+        confirmed = true
+        settle()
+      }
+      const onHandled = (b: BotState, id: number, replied: boolean): void => {
+        if (b !== bot || id !== updateId) return
+        if (!replied) {
+          done()
+          return
+        }
+        // the bot answered the webhook with a method before its handler ended: wait for its calls to go quiet
+        confirmed = true
+        settle()
+      }
+      const offStop = this.host.onStop((err) => fail(new Error(`${what}: ${err.message}`)))
+      calls.on('call', onCall)
+      signals.on('confirmed', onConfirmed)
+      signals.on('handled', onHandled)
+      let update: Update
+      try {
+        update = inject()
+      } catch (err) {
+        fail(err as Error)
+        return
+      }
+      updateId = update.update_id
+      if (updateId === 0) {
+        fail(new Error(`${what}: the bot's allowed_updates exclude this update, so Telegram would not deliver it`))
+        return
+      }
+      deadline = setTimeout(() => fail(new Error(`${what}: the bot did not finish handling update ${updateId} within ` +
+        `${this.timeoutMs} ms (${this.whereIs(updateId, confirmed)}); ${describeCalls(seen)}`)), this.timeoutMs)
+    })
+  }
+
+  private messagesIn(calls: RecordedCall[]): Message[] {
+    const out: Message[] = []
+    for (const call of calls) {
+      if (call.error || !isOutgoing(call.method)) continue
+      for (const result of Array.isArray(call.result) ? call.result : [call.result]) {
+        const message = result as Message | undefined
+        if (message && typeof message === 'object' && typeof message.message_id === 'number' &&
+          (message.chat as TgObject | undefined)?.id === this.chatId) out.push(message)
+      }
+    }
+    return out
+  }
+
+  private whereIs(updateId: number, confirmed: boolean): string {
+    const bot = this.host.bot
+    if (confirmed) return 'confirmed by getUpdates, but the bot kept calling the API'
+    if (!bot.queue.has(updateId)) return 'it left the queue without an answer'
+    if (bot.webhook) {
+      return bot.lastErrorMessage ? `still queued for the webhook; last delivery error: ${bot.lastErrorMessage}` : 'still queued for the webhook'
+    }
+    return bot.poll ? 'still queued, not yet confirmed by a getUpdates offset' : 'still queued: no webhook is set and no getUpdates is waiting (is the bot running?)'
+  }
+}
+
+function inlineButtons(message: TgObject): TgObject[] {
+  const markup = message.reply_markup as {inline_keyboard?: unknown} | undefined
+  if (!markup || !Array.isArray(markup.inline_keyboard)) return []
+  return (markup.inline_keyboard as unknown[]).flat().filter((b): b is TgObject => Boolean(b) && typeof b === 'object')
+}
+
+/** "the bot sent: sendMessage "Hello"; sendMessage failed 400 Bad Request: …" */
+export function describeCalls(calls: RecordedCall[]): string {
+  const parts: string[] = []
+  for (const call of calls) {
+    if (call.method.toLowerCase() === 'getupdates') continue
+    const text = call.params.text ?? call.params.caption ?? call.params.data
+    const shown = typeof text === 'string' ? ` ${JSON.stringify(text.length > 80 ? `${text.slice(0, 77)}...` : text)}` : ''
+    parts.push(call.error ? `${call.method}${shown} failed: ${call.error.code} ${call.error.description}` : `${call.method}${shown}`)
+  }
+  return parts.length > 0 ? `the bot's calls: ${parts.join('; ')}` : 'the bot made no calls'
+}
+
+function describeChat(messages: TgObject[]): string {
+  if (messages.length === 0) return '(empty)'
+  return messages.slice(-5).map((m) => {
+    const who = (m.from as TgObject | undefined)?.is_bot ? 'bot' : 'user'
+    const text = typeof m.text === 'string' ? m.text : typeof m.caption === 'string' ? m.caption : '[no text]'
+    return `${who}: ${JSON.stringify(text)}`
+  }).join(', ')
+}

@@ -1,0 +1,65 @@
+/**
+ * One API call, as the server runs it: the instance's state (logged out, closing, closed), the method table, the
+ * injected failures (before the handler), then the handler. Every call is recorded with its seq, result or error.
+ */
+import type {BotState} from './bot.js'
+import type {Answer, Core} from './core.js'
+import {ApiError} from './errors.js'
+import {handlerFor, methodNotFound} from './methods.js'
+import type {Params} from './params.js'
+import type {RecordedCall} from './types.js'
+
+/** Calls kept per bot: beyond it the oldest tenth is forgotten (a long `bot dev --offline` session stays bounded). */
+export const MAX_RECORDED_CALLS = 100_000
+
+export interface DispatchContext {
+  core: Core
+  onAbort: (fn: () => void) => () => void
+  source: RecordedCall['source']
+  /** Called with each recorded call (the emulator's 'call' event). */
+  recorded(call: RecordedCall): void
+}
+
+export async function dispatch(bot: BotState, method: string, params: Params, ctx: DispatchContext): Promise<Answer> {
+  const record: RecordedCall = {seq: 0, method, params: params.toRecord(), at: Date.now(), source: ctx.source}
+  const lower = method.toLowerCase()
+  const counted = lower !== 'getupdates'
+  if (counted) bot.inFlight += 1
+  try {
+    if (bot.loggedOut) throw new ApiError(400, 'Logged out')
+    if (bot.closeState === 'closing') throw new ApiError(500, 'Internal Server Error: restart')
+    if (bot.closeState === 'closed' && lower !== 'close') relaunch(bot, ctx.core)
+    const handler = handlerFor(lower)
+    if (!handler) throw methodNotFound()
+    const fault = bot.faults.check(lower, params, (raw) => chatIdOf(bot, raw))
+    if (fault) throw fault
+    const answer = await handler(bot, params, ctx.core, {method: lower, source: ctx.source, onAbort: ctx.onAbort})
+    record.result = answer.result
+    return answer
+  } catch (err) {
+    const error = err instanceof ApiError ? err : new ApiError(500, `Internal Server Error: ${String(err)}`)
+    record.error = {code: error.code, description: error.description}
+    throw error
+  } finally {
+    if (counted) bot.inFlight -= 1
+    if (!(record.error?.code === 499)) {
+      record.seq = ++bot.callSeq
+      bot.calls.push(record)
+      if (bot.calls.length > MAX_RECORDED_CALLS) bot.calls.splice(0, MAX_RECORDED_CALLS / 10)
+      ctx.recorded(record)
+    }
+  }
+}
+
+/** A closed bot instance is launched again by its next request: its webhook (kept, like its queue) resumes. */
+function relaunch(bot: BotState, core: Core): void {
+  bot.closeState = undefined
+  if (bot.webhook) core.openWebhook(bot)
+}
+
+/** The id of the chat a `chat_id` parameter names (a number, or an @username the bot has seen). */
+function chatIdOf(bot: BotState, raw: string): number | undefined {
+  if (!raw.startsWith('@')) return Number.isFinite(Number(raw)) ? Number(raw) : undefined
+  const chat = bot.findChat(raw)
+  return typeof chat?.id === 'number' ? chat.id : undefined
+}

@@ -1,0 +1,53 @@
+/** What a user does, as Telegram delivers it: a text message, a press on an inline button. */
+import {randomInt} from 'node:crypto'
+import type {BotState} from './bot.js'
+import type {CallbackQueryOptions, TgObject, UserMessageOptions} from './types.js'
+import {commandEntities} from './updates.js'
+
+/** A text message from a user in a private chat (or a group when chatId < 0); `/commands` get bot_command entities. */
+export function userMessage(bot: BotState, options: UserMessageOptions): TgObject {
+  const from = userOf(options)
+  const chatId = options.chatId ?? (from.id as number)
+  const chat: TgObject = chatId < 0
+    ? {id: chatId, title: options.chatTitle ?? 'Test Group', type: 'group'}
+    : {id: chatId, first_name: from.first_name, ...(from.last_name ? {last_name: from.last_name} : {}),
+        ...(from.username ? {username: from.username} : {}), type: 'private'}
+  const entities = commandEntities(options.text)
+  const replied = options.replyToMessageId !== undefined ? bot.message(chatId, options.replyToMessageId) : undefined
+  return {
+    message_id: bot.nextMessageId(chatId), from, chat, date: options.date ?? Math.floor(Date.now() / 1000),
+    ...(replied ? {reply_to_message: replied} : {}),
+    text: options.text, ...(entities.length > 0 ? {entities} : {}),
+  }
+}
+
+/** A callback_query on the bot's message `messageId` (default: the bot's latest message in the chat). */
+export function callbackQuery(bot: BotState, options: CallbackQueryOptions): TgObject {
+  const from = userOf(options)
+  const chatId = options.chatId ?? (from.id as number)
+  const messageId = options.messageId ?? latestBotMessageId(bot, chatId)
+  const message = messageId !== undefined ? bot.message(chatId, messageId) : undefined
+  const id = String(randomInt(1, 2 ** 47)) + String(randomInt(10, 99))
+  return {id, from, ...(message ? {message} : {}), chat_instance: String(-randomInt(1, 2 ** 47)), data: options.data}
+}
+
+function userOf(options: {userId?: number; firstName?: string; lastName?: string; username?: string; languageCode?: string}): TgObject {
+  return {
+    id: options.userId ?? 1111, is_bot: false, first_name: options.firstName ?? 'Test',
+    ...(options.lastName ? {last_name: options.lastName} : {}),
+    ...(options.username !== undefined ? {username: options.username} : {username: 'tester'}),
+    ...(options.languageCode ? {language_code: options.languageCode} : {}),
+  }
+}
+
+function latestBotMessageId(bot: BotState, chatId: number): number | undefined {
+  for (let i = bot.calls.length - 1; i >= 0; i--) {
+    const result = bot.calls[i].result as TgObject | undefined
+    const chat = result?.chat as TgObject | undefined
+    if (chat?.id === chatId && typeof result?.message_id === 'number' && bot.message(chatId, result.message_id)) {
+      return result.message_id
+    }
+  }
+  return undefined
+}
+
