@@ -9,7 +9,8 @@
  * --instructions also counts instructions with valgrind's callgrind (one run per variant,
  * slow): unlike wall time, the count does not depend on what else the machine is doing.
  *
- * Target: bot --version and bot --help at most 1.9x bare node.
+ * Targets: bot --version and bot --help at most 1.2x bare node; a subcommand's --help
+ * (bot dev --help, bot webhook info --help) under 2x.
  */
 import {spawnSync} from 'node:child_process'
 import {existsSync} from 'node:fs'
@@ -38,15 +39,19 @@ interface Variant {
   name: string
   args: string[]
   env?: Record<string, string>
-  target?: boolean
+  /** The most this variant may take, as a multiple of bare node. */
+  target?: number
 }
 
 const variants: Variant[] = [
   {name: 'node -e 0 (baseline)', args: ['-e', '0']},
-  {name: 'bot --version', args: [bin, '--version'], target: true},
-  {name: 'bot --help', args: [bin, '--help'], target: true},
+  {name: 'bot --version', args: [bin, '--version'], target: 1.2},
+  {name: 'bot --help', args: [bin, '--help'], target: 1.2},
+  {name: 'bot dev --help', args: [bin, 'dev', '--help'], target: 2},
+  {name: 'bot webhook info --help', args: [bin, 'webhook', 'info', '--help'], target: 2},
   {name: 'bot --version (oclif, no fast path)', args: [bin, '--version'], env: {BOT_NO_FAST_START: '1'}},
   {name: 'bot --help (oclif, no fast path)', args: [bin, '--help'], env: {BOT_NO_FAST_START: '1'}},
+  {name: 'bot dev --help (oclif, no fast path)', args: [bin, 'dev', '--help'], env: {BOT_NO_FAST_START: '1'}},
   {name: 'bot webhook --help (oclif)', args: [bin, 'webhook', '--help']},
 ]
 
@@ -77,14 +82,14 @@ for (const v of variants) {
   const xs = samples.get(v)!
   const m = median(xs)
   const ratio = m / base
-  const verdict = v.target ? (ratio <= 1.9 ? '  ✓ ≤ 1.9x' : '  ✗ > 1.9x') : ''
-  if (v.target && ratio > 1.9) ok = false
+  const verdict = v.target ? (ratio <= v.target ? `  ✓ ≤ ${v.target}x` : `  ✗ > ${v.target}x`) : ''
+  if (v.target && ratio > v.target) ok = false
   console.log(
     `${v.name.padEnd(width)}  ${m.toFixed(1).padStart(7)} ms  ${ratio.toFixed(2).padStart(5)}x  (min ${Math.min(...xs).toFixed(1)}, max ${Math.max(...xs).toFixed(1)})${verdict}`,
   )
 }
 console.log('')
-console.log(ok ? 'Target met: --version and --help within 1.9x of bare node.' : 'Target missed: see the ✗ rows.')
+console.log(ok ? 'Targets met: see the ✓ rows.' : 'Target missed: see the ✗ rows.')
 
 if (process.argv.includes('--instructions')) {
   const hasValgrind = spawnSync('valgrind', ['--version']).status === 0

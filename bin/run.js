@@ -1,14 +1,20 @@
 #!/usr/bin/env node
-// `bot --version` and the root help are answered from package.json and the oclif manifest
+// `bot --version`, the root help and a command's help are answered from package.json and the oclif manifest
 // without loading oclif (src/lib/fast-start.ts prints the same bytes as oclif, or declines).
 // Everything else runs through oclif, from the compiled dist/ only (never TypeScript
 // sources, whatever NODE_ENV says).
 const argv = process.argv.slice(2)
 let done = false
-if (argv[0] === '--version' || argv.length === 0 || (argv.length === 1 && argv[0] === '--help')) {
+const help = (a) => a === '--help' || a === '-h'
+if (argv[0] === '--version' || argv.length === 0 || (argv.length <= 4 && help(argv.at(-1)) && argv.slice(0, -1).every((a) => !a.startsWith('-')))) {
   try {
-    const [{fastStart}, {fileURLToPath}] = await Promise.all([import('../dist/lib/fast-start.js'), import('node:url')])
-    done = fastStart(argv, fileURLToPath(new URL('..', import.meta.url)))
+    const commandHelp = argv.length >= 2 && help(argv.at(-1))
+    const [{fastStart}, {fileURLToPath}, fastHelp] = await Promise.all([
+      import('../dist/lib/fast-start.js'),
+      import('node:url'),
+      commandHelp ? import('../dist/lib/fast-help.js') : undefined,
+    ])
+    done = fastStart(argv, fileURLToPath(new URL('..', import.meta.url)), fastHelp?.commandHelp)
   } catch {
     done = false
   }

@@ -20,6 +20,8 @@ The bot gets BOT_TOKEN, BOT_API_ROOT (when not the default), BOT_MODE (webhook|p
 A webhook that \`bot dev\` did not set (production) is refused unless --force; with --force it is restored on exit. A session killed with SIGKILL is repaired by the next \`bot dev\`.`
 
   static examples = [
+    {description: 'Try it first: no token, no network (the built-in Bot API emulator; chat in the terminal)', command: '<%= config.bin %> <%= command.id %> --offline'},
+    {description: 'The same from a script: one message per line, exits once the replies are in', command: "printf '/start\\nhello\\n' | <%= config.bin %> <%= command.id %> --offline"},
     {description: 'Run the bot from package.json in webhook mode', command: '<%= config.bin %> <%= command.id %>'},
     {description: 'Any command', command: '<%= config.bin %> <%= command.id %> -- node bot.js'},
     {description: 'Your own public URL (a reverse proxy, cloudflared, ngrok) instead of localtunnel', command: '<%= config.bin %> <%= command.id %> --public-url https://dev.example.com -- npx tsx src/main.ts'},

@@ -14,11 +14,11 @@ The probe sends getUpdates with limit 1 and no offset for --probe-seconds: nothi
 Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 for bad flags.`
 
   static examples = [
-    '<%= config.bin %> doctor',
-    '<%= config.bin %> doctor --no-probe',
-    '<%= config.bin %> doctor --only token,delivery --json',
-    '<%= config.bin %> doctor --skip poller-probe --api-root http://127.0.0.1:8081',
-    '<%= config.bin %> doctor --list-checks',
+    {description: 'Every check, including a 5-second probe for other pollers', command: '<%= config.bin %> <%= command.id %>'},
+    {description: 'Everything but the probe (while your bot runs)', command: '<%= config.bin %> <%= command.id %> --no-probe'},
+    {description: 'Some checks, machine-readable', command: '<%= config.bin %> <%= command.id %> --only token,delivery --json'},
+    {description: 'Against a local Bot API server', command: '<%= config.bin %> <%= command.id %> --skip poller-probe --api-root http://127.0.0.1:8081'},
+    {description: 'The check ids', command: '<%= config.bin %> <%= command.id %> --list-checks'},
   ]
 
   static flags = {

@@ -14,6 +14,8 @@ import {readFileSync} from 'node:fs'
 import {arch, platform, release} from 'node:os'
 import {join} from 'node:path'
 
+import type {commandHelp as CommandHelp, ManifestCommandFull} from './fast-help.js'
+
 interface Topic {
   name: string
   description?: string
@@ -38,11 +40,56 @@ interface PackageJson {
     topicSeparator?: string
     description?: string
     topics?: Record<string, {description?: string; hidden?: boolean; subtopics?: unknown}>
+    plugins?: string[]
+    hooks?: Record<string, unknown>
+    additionalHelpFlags?: string[]
   }
 }
 
+interface Manifest {
+  version?: string
+  commands: Record<string, ManifestCommand>
+}
+
 /** oclif settings this renderer reproduces; any other key sends the call to oclif. */
-const KNOWN_OCLIF_KEYS = new Set(['bin', 'dirname', 'commands', 'topicSeparator', 'topics', 'description'])
+const KNOWN_OCLIF_KEYS = new Set(['bin', 'dirname', 'commands', 'topicSeparator', 'topics', 'description', 'plugins', 'hooks', 'additionalHelpFlags'])
+/** Hooks that never run for --version or help: any other hook sends the call to oclif. */
+const HARMLESS_HOOKS = new Set(['command_not_found', 'plugins:postinstall', 'plugins:postuninstall'])
+/** A plugin's own oclif settings this renderer can ignore. */
+const KNOWN_PLUGIN_KEYS = new Set(['bin', 'commands', 'hooks', 'devPlugins', 'flexibleTaxonomy', 'topicSeparator', 'repositoryPrefix'])
+
+function harmlessHooks(hooks: Record<string, unknown> | undefined): boolean {
+  return Object.keys(hooks ?? {}).every((k) => HARMLESS_HOOKS.has(k))
+}
+
+function readJson<T>(path: string): T {
+  return JSON.parse(readFileSync(path, 'utf8')) as T
+}
+
+/**
+ * The commands of the plugins named in package.json, from each plugin's own
+ * oclif.manifest.json (installed next to us in node_modules); undefined when any plugin
+ * could load differently in oclif (not found there, no manifest, a stale one, hooks, topics…).
+ */
+function pluginCommands(root: string, plugins: string[]): ManifestCommand[] | undefined {
+  const out: ManifestCommand[] = []
+  for (const name of plugins) {
+    if (typeof name !== 'string' || name.startsWith('.') || name.includes('..')) return undefined
+    const dir = join(root, 'node_modules', name)
+    const pjson = readJson<PackageJson>(join(dir, 'package.json'))
+    const oclif = pjson.oclif ?? {}
+    if (Object.keys(oclif).some((k) => !KNOWN_PLUGIN_KEYS.has(k)) || !harmlessHooks(oclif.hooks)) return undefined
+    const manifest = readJson<Manifest>(join(dir, 'oclif.manifest.json'))
+    if (manifest.version !== pjson.version || !manifest.commands) return undefined
+    out.push(...Object.values(manifest.commands))
+  }
+  return out
+}
+
+/** oclif renders help text as an EJS template; only `<%= config.bin %>` is reproduced here. */
+function template(text: string, bin: string): string {
+  return text.replaceAll('<%= config.bin %>', bin)
+}
 
 /** True when `text` holds only characters whose terminal width is 1 (as string-width counts them). */
 function narrow(text: string): boolean {
@@ -207,13 +254,17 @@ function boldHeaders(): boolean | undefined {
   return undefined
 }
 
-function rootHelp(pjson: PackageJson, manifest: {version?: string; commands: Record<string, ManifestCommand>}, ua: string): string | undefined {
+function rootHelp(pjson: PackageJson, own: ManifestCommand[], ua: string): string | undefined {
   const oclif = pjson.oclif ?? {}
   const bold = boldHeaders()
   if (bold === undefined) return undefined
   const bin = oclif.bin ?? pjson.name
   const separator = oclif.topicSeparator ?? ':'
-  const commands = Object.values(manifest.commands)
+  const commands = own.map((c) => ({
+    ...c,
+    summary: c.summary === undefined ? undefined : template(c.summary, bin),
+    description: c.description === undefined ? undefined : template(c.description, bin),
+  }))
   if (commands.some((c) => (c.aliases?.length ?? 0) > 0 || (c.hiddenAliases?.length ?? 0) > 0)) return undefined
 
   const texts: string[] = [oclif.description ?? pjson.description ?? '']
@@ -273,29 +324,46 @@ function rootHelp(pjson: PackageJson, manifest: {version?: string; commands: Rec
 
 /**
  * Answer argv without oclif when that gives exactly oclif's output. Returns true when it
- * printed the answer, false when the caller must run oclif.
+ * printed the answer, false when the caller must run oclif. A command's help needs
+ * `commandHelp` from ./fast-help.js (loaded by the caller only then, to keep --version lean).
  */
-export function fastStart(argv: string[], root: string): boolean {
+export function fastStart(argv: string[], root: string, commandHelp?: typeof CommandHelp): boolean {
   if (process.env.BOT_NO_FAST_START) return false
-  const isVersion = argv[0] === '--version'
-  const isRootHelp = argv.length === 0 || (argv.length === 1 && argv[0] === '--help')
-  if (!isVersion && !isRootHelp) return false
   try {
-    const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as PackageJson
+    const pjson = readJson<PackageJson>(join(root, 'package.json'))
     const oclif = pjson.oclif ?? {}
     if (Object.keys(oclif).some((k) => !KNOWN_OCLIF_KEYS.has(k))) return false
+    const helpFlags = ['--help', ...(oclif.additionalHelpFlags ?? [])]
+    const isVersion = argv[0] === '--version'
+    const isRootHelp = argv.length === 0 || (argv.length === 1 && helpFlags.includes(argv[0]))
+    // `bot webhook info --help`: words that name one of our commands, then one help flag.
+    const words = argv.slice(0, -1)
+    const isCommandHelp = argv.length >= 2 && helpFlags.includes(argv.at(-1)!) && words.every((w) => /^[a-z][\w-]*$/.test(w) && w !== 'help')
+    if (!isVersion && !isRootHelp && !isCommandHelp) return false
     const ua = userAgent(pjson)
     if (!ua) return false
     if (isVersion) {
       process.stdout.write(ua + '\n')
       return true
     }
-    const manifest = JSON.parse(readFileSync(join(root, 'oclif.manifest.json'), 'utf8')) as {
-      version?: string
-      commands: Record<string, ManifestCommand>
-    }
+    if (!harmlessHooks(oclif.hooks)) return false
+    const manifest = readJson<Manifest>(join(root, 'oclif.manifest.json'))
     if (manifest.version !== pjson.version || !manifest.commands) return false
-    const text = rootHelp(pjson, manifest, ua)
+    const fromPlugins = pluginCommands(root, oclif.plugins ?? [])
+    if (!fromPlugins) return false
+    if (isCommandHelp) {
+      if (!commandHelp) return false
+      const own = Object.values(manifest.commands) as ManifestCommandFull[]
+      const id = words.join(':')
+      const command = own.find((c) => c.id === id)
+      if (!command || fromPlugins.some((c) => c.id === id || c.id.startsWith(`${id}:`)) || boldHeaders() !== false) return false
+      const bin = oclif.bin ?? pjson.name
+      const text = commandHelp(command, [...own, ...(fromPlugins as ManifestCommandFull[])], {bin, separator: oclif.topicSeparator ?? ':', width: termWidth(), narrow, wrapPlain})
+      if (text === undefined) return false
+      process.stdout.write(text)
+      return true
+    }
+    const text = rootHelp(pjson, [...Object.values(manifest.commands), ...fromPlugins], ua)
     if (text === undefined) return false
     process.stdout.write(text)
     return true

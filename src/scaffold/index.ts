@@ -139,8 +139,10 @@ export async function planProject(options: InitOptions): Promise<ProjectPlan> {
  */
 export function botCliSpec(root = fileURLToPath(new URL('../../', import.meta.url))): string {
   const real = realpathSync(root)
-  const {version} = JSON.parse(readFileSync(join(real, 'package.json'), 'utf8')) as {version: string}
-  return real.split(sep).includes('node_modules') ? version : `file:${real}`
+  const {version, botCli} = JSON.parse(readFileSync(join(real, 'package.json'), 'utf8')) as {version: string; botCli?: {published?: boolean}}
+  // Until bot-cli is on the registry (package.json "botCli": {"published": false}), an installed
+  // copy (`npm i -g ./bot-cli-*.tgz`) is referenced by its folder too: its version would be a 404.
+  return real.split(sep).includes('node_modules') && botCli?.published !== false ? version : `file:${real}`
 }
 
 /** Write the planned files; all or nothing (a failed write removes what was written). */

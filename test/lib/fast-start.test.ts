@@ -28,7 +28,7 @@ describe('bin/run.js fast path', () => {
   })
 
   it.each(['40', '57', '80', '100', '160'])('prints the same root help as oclif at %s columns', async (columns) => {
-    for (const args of [['--help'], []]) {
+    for (const args of [['--help'], ['-h'], []]) {
       const {fast, oclif} = await both(args, {OCLIF_COLUMNS: columns})
       expect(oclif.code).toBe(0)
       expect(fast.code).toBe(0)
@@ -38,7 +38,22 @@ describe('bin/run.js fast path', () => {
     }
   })
 
-  it('is actually taken: oclif is never loaded for --version and root help', async () => {
+  const COMMANDS = ['dev', 'doctor', 'emulator', 'init', 'webhook set', 'webhook info', 'webhook delete']
+
+  it.each(COMMANDS)('prints the same help for %s as oclif (--help and -h, several widths)', async (command) => {
+    for (const columns of ['40', '63', '80', '120']) {
+      for (const flag of ['--help', '-h']) {
+        const {fast, oclif} = await both([...command.split(' '), flag], {OCLIF_COLUMNS: columns})
+        expect(oclif.code).toBe(0)
+        expect(fast.code).toBe(0)
+        expect(fast.stdout).toBe(oclif.stdout)
+        expect(fast.stdout).toContain(`USAGE\n  $ bot ${command}`)
+        expect(fast.stderr).toBe(oclif.stderr)
+      }
+    }
+  })
+
+  it('is actually taken: oclif is never loaded for --version, root help and a command\'s help', async () => {
     // A preload that reports every CommonJS load of @oclif/core (an ESM import of a CJS
     // package goes through Module._load too).
     const probe = [
@@ -47,7 +62,7 @@ describe('bin/run.js fast path', () => {
       `M._load = function (request, ...rest) { if (/@oclif[\\/]core/.test(String(request))) process.stderr.write('OCLIF-LOADED\\n'); return load.call(this, request, ...rest) }`,
     ].join(';')
     const nodeArgs = ['--import', `data:text/javascript,${encodeURIComponent(probe)}`]
-    for (const args of [['--version'], ['--help'], []]) {
+    for (const args of [['--version'], ['--help'], ['-h'], [], ['dev', '--help'], ['webhook', 'info', '-h'], ['init', '--help']]) {
       const r = await runCli(args, {nodeArgs})
       expect(r.code).toBe(0)
       expect(r.stderr).not.toContain('OCLIF-LOADED')
@@ -55,6 +70,10 @@ describe('bin/run.js fast path', () => {
     // Control: the probe does see oclif when the fast path is off.
     const control = await runCli(['--help'], {nodeArgs, env: {BOT_NO_FAST_START: '1'}})
     expect(control.stderr).toContain('OCLIF-LOADED')
+    // A topic, a plugin's command and an unknown command are left to oclif.
+    for (const args of [['webhook', '--help'], ['autocomplete', '--help'], ['nope', '--help']]) {
+      expect((await runCli(args, {nodeArgs})).stderr).toContain('OCLIF-LOADED')
+    }
   })
 
   // On a terminal oclif prints bold headers depending on TERM/COLORTERM/NO_COLOR; util-linux
@@ -75,6 +94,19 @@ describe('bin/run.js fast path', () => {
       const r = spawnSync('script', ['-qec', `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} --help`, '/dev/null'], {env, encoding: 'utf8', timeout: 20_000})
       expect(r.status).toBe(0)
       return r.stdout
+    }
+    for (const args of [['dev', '--help'], ['webhook', 'set', '-h']]) {
+      const cmdOnTty = (extra: Record<string, string>) => {
+        const env = cliEnv({env: {...vars, ...extra}})
+        delete env.NO_COLOR
+        if (vars.NO_COLOR) env.NO_COLOR = vars.NO_COLOR
+        delete env.CI
+        const line = [process.execPath, BIN, ...args].map((a) => JSON.stringify(a)).join(' ')
+        const r = spawnSync('script', ['-qec', line, '/dev/null'], {env, encoding: 'utf8', timeout: 20_000})
+        expect(r.status).toBe(0)
+        return r.stdout
+      }
+      expect(cmdOnTty({})).toBe(cmdOnTty({BOT_NO_FAST_START: '1'}))
     }
     const fast = onTty({})
     expect(fast).toContain('USAGE')

@@ -1,0 +1,66 @@
+/**
+ * oclif `command_not_found` hook: a mistyped command gets the closest real one, always in
+ * the space form users type (`webhook info`, never `webhook:info`).
+ *
+ * - On an interactive terminal (stdin and stdout are TTYs, not CI) it hands over to
+ *   @oclif/plugin-not-found, which asks "Did you mean …?" and runs the command on yes.
+ * - Otherwise it never prompts: one line with the suggestion, exit code 2 (bad input).
+ *
+ * A declined or cancelled prompt exits 2 as well (the plugin's own code is 127).
+ */
+import {toConfiguredId, type Hook} from '@oclif/core'
+
+/** Edit distance (insertions, deletions, substitutions), the rule plugin-not-found uses. */
+export function distance(a: string, b: string): number {
+  let previous = Array.from({length: b.length + 1}, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
+    }
+    previous = current
+  }
+  return previous[b.length]
+}
+
+/** The visible command id closest to `id` (colon form), or undefined when there is none. */
+export function closest(id: string, ids: string[]): string | undefined {
+  let best: {id: string; d: number} | undefined
+  for (const candidate of ids) {
+    const d = distance(id, candidate)
+    if (!best || d < best.d) best = {id: candidate, d}
+  }
+  return best?.id
+}
+
+export function interactive(): boolean {
+  const ci = process.env.CI
+  return process.stdin.isTTY === true && process.stdout.isTTY === true && (ci === undefined || ci === '' || ci === 'false' || ci === '0')
+}
+
+const hook: Hook.CommandNotFound = async function (options) {
+  const {config, id} = options
+  const bin = config.bin
+  const typed = toConfiguredId(id, config)
+  if (interactive()) {
+    const {default: pluginHook} = await import('@oclif/plugin-not-found')
+    try {
+      return await pluginHook.call(this, options)
+    } catch (error) {
+      const exit = (error as {oclif?: {exit?: number}}).oclif?.exit
+      if (exit !== 127) throw error
+      process.stderr.write(`✗ ${typed} is not a ${bin} command.\n  See \`${bin} help\` for the commands.\n`)
+      this.exit(2)
+      return
+    }
+  }
+  const hidden = new Set(config.commands.filter((c) => c.hidden).map((c) => c.id))
+  const ids = [...config.commandIDs, ...config.commands.flatMap((c) => c.aliases)].filter((c) => !hidden.has(c))
+  const suggestion = /(^|:)help(:|$)/.test(id) ? 'help' : closest(id, ids)
+  const hint = suggestion ? ` Did you mean ${toConfiguredId(suggestion, config)}?` : ''
+  // One line and a fix, like every other error of bot (base-command's format).
+  process.stderr.write(`✗ ${typed} is not a ${bin} command.${hint}\n  See \`${bin} help\` for the commands.\n`)
+  this.exit(2)
+}
+
+export default hook
