@@ -88,6 +88,13 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
   #guard: import('../dev/closed-output.js').OutputGuard | undefined
   #ora: ((options: object) => Spinner) | undefined
 
+  /** Defaults from package.json's "bot": {"dev": {…}} (flags > environment > .env > package.json), before parsing. */
+  public async init(): Promise<void> {
+    const {applyPackageConfig} = await import('../lib/package-config-hook.js')
+    this.argv = await applyPackageConfig('dev', this.argv, this.ctor.flags)
+    await super.init()
+  }
+
   async run(): Promise<void> {
     const flags = this.flags
     const dashdash = this.argv.indexOf('--')
