@@ -4,15 +4,22 @@
  * the bot restarts every 500 updates (a file change) and the tunnel's sockets are dropped 3 times.
  * Checks that every update was processed, none lost, per-chat order kept; reports duplicates.
  *
- *   npx tsx bench/soak.ts [--updates 10000] [--chats 20] [--no-drops] [--no-restarts]   (needs `npm run build`)
+ * Deliveries:
+ *   --delivery tunnel   (default) as above.
+ *   --delivery bridge   `bot dev --tunnel none`: no tunnel, `bot dev` polls and posts to the relay.
+ *   --tunnel-dies       the tunnel server dies for good at 25 % of the updates: `bot dev` swaps in the
+ *                       bridge (same bot process) and the rest arrive that way.
+ *
+ *   npx tsx bench/soak.ts [--updates 10000] [--chats 20] [--no-drops] [--no-restarts] [--delivery bridge] [--tunnel-dies]   (needs `npm run build`)
  */
 import {spawn} from 'node:child_process'
-import {closeSync, copyFileSync, existsSync, fstatSync, mkdirSync, mkdtempSync, openSync, readSync, utimesSync} from 'node:fs'
+import {closeSync, copyFileSync, existsSync, fstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, utimesSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 import {BotApiEmulator} from '../src/emulator/index.js'
+import {ensureBridge} from '../test/dev/helpers.js'
 import {startLocaltunnelServer} from '../test/support/lt-server.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
@@ -24,8 +31,16 @@ const arg = (name: string, fallback: number) => {
 const UPDATES = arg('--updates', 10_000)
 const CHATS = arg('--chats', 20)
 const RESTART_EVERY = 500
+const flagValue = (name: string, fallback: string) => {
+  const i = process.argv.indexOf(name)
+  return i > 0 ? process.argv[i + 1] : fallback
+}
+const DELIVERY = flagValue('--delivery', 'tunnel')
+if (DELIVERY !== 'tunnel' && DELIVERY !== 'bridge') throw new Error(`--delivery ${DELIVERY}: use tunnel or bridge`)
+const TUNNEL_DIES = process.argv.includes('--tunnel-dies')
+const DIES_AT = Math.round(UPDATES * 0.25)
 // --no-drops / --no-restarts isolate where duplicates come from.
-const DROPS = process.argv.includes('--no-drops') ? [] : [0.25, 0.5, 0.75].map((f) => Math.round(UPDATES * f))
+const DROPS = process.argv.includes('--no-drops') || DELIVERY === 'bridge' || TUNNEL_DIES ? [] : [0.25, 0.5, 0.75].map((f) => Math.round(UPDATES * f))
 const RESTARTS = !process.argv.includes('--no-restarts')
 const DEADLINE_MS = 300_000
 
@@ -45,17 +60,24 @@ async function main(): Promise<void> {
     if (!d.ok) failedDeliveries++
   })
 
+  const bridgeKind = DELIVERY === 'bridge' || TUNNEL_DIES ? ensureBridge() : undefined
+  const deliveryArgs =
+    DELIVERY === 'bridge'
+      ? ['--tunnel', 'none']
+      : ['--tunnel-host', lt.url, ...(TUNNEL_DIES ? ['--probe-interval', '200', '--tunnel-timeout', '1000', '--tunnel-backoff', '100', '--tunnel-down-after', '500', '--tunnel-retries', '2'] : [])]
   const started = performance.now()
-  const child = spawn(process.execPath, [BIN, 'dev', '--api-root', emu.apiRoot, '--tunnel-host', lt.url, '--debounce', '20', '--', process.execPath, 'bot.mjs'], {
+  const child = spawn(process.execPath, [BIN, 'dev', '--api-root', emu.apiRoot, ...deliveryArgs, '--debounce', '20', '--', process.execPath, 'bot.mjs'], {
     cwd: project,
     env: {...process.env, BOT_TOKEN: token, BOT_STATE_DIR: join(dir, 'state'), FIXTURE_RECORD: record, NO_COLOR: '1'},
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let stderr = ''
   let restartsSeen = 0
+  let fellBack = false
   child.stderr!.setEncoding('utf8').on('data', (d: string) => {
     stderr += d
     restartsSeen += d.split('↻').length - 1
+    if (/Updates now arrive by polling/.test(d)) fellBack = true
     if (stderr.length > 1_000_000) stderr = stderr.slice(-200_000)
   })
   child.stdout!.resume()
@@ -104,6 +126,7 @@ async function main(): Promise<void> {
 
   let restarts = 0
   let drops = 0
+  let died = false
   const ids = new Set(sent.map((s) => s.id))
   await wait(() => {
     readRecord()
@@ -111,6 +134,10 @@ async function main(): Promise<void> {
       restarts++
       const now = new Date()
       utimesSync(botFile, now, now)
+    }
+    if (TUNNEL_DIES && !died && unique.size >= DIES_AT) {
+      died = true
+      void lt.kill()
     }
     while (drops < DROPS.length && unique.size >= DROPS[drops]) {
       drops++
@@ -141,7 +168,9 @@ async function main(): Promise<void> {
   const lost = sent.filter((s) => !unique.has(s.id)).length
   const duplicates = processed.length - unique.size
   const secs = (allDone - ready) / 1000
-  console.log(`No-loss soak: ${UPDATES} updates over ${CHATS} chats through bot dev (emulator timeScale 0.01 → tunnel → relay → bot)`)
+  const path = DELIVERY === 'bridge' ? 'bridge (getUpdates) → relay → bot' : TUNNEL_DIES ? 'tunnel → relay → bot, then the tunnel dies for good → bridge' : 'tunnel → relay → bot'
+  console.log(`No-loss soak: ${UPDATES} updates over ${CHATS} chats through bot dev (emulator timeScale 0.01, ${path})`)
+  if (bridgeKind) console.log(`bridge: ${bridgeKind === 'real' ? 'src/dev/delivery/bridge.ts' : 'STUB test/dev/stub-bridge.mjs (src/dev/delivery/bridge.ts is not in this build)'}`)
   console.log('')
   console.log(`processed (unique)        ${unique.size} / ${UPDATES}`)
   console.log(`lost                      ${lost}`)
@@ -149,6 +178,10 @@ async function main(): Promise<void> {
   console.log(`per-chat order violations ${orderViolations}`)
   console.log(`bot restarts              ${restarts} triggered, ${restartsSeen} reported by bot dev`)
   console.log(`tunnel drops              ${drops}`)
+  if (TUNNEL_DIES) {
+    const pids = new Set(readFileSync(record, 'utf8').split('\n').filter(Boolean).map((l) => l.split(' ')[3]))
+    console.log(`tunnel died for good      at ${DIES_AT} updates; fallback to the bridge ${fellBack ? 'reported' : 'NOT reported'}; bot processes ${pids.size} (restarts + 1 = ${restarts + 1})`)
+  }
   console.log(`failed webhook deliveries ${failedDeliveries} (retried by the emulator)`)
   const repeats = /(\d+) repeated by Telegram/.exec(stderr)?.[1] ?? '0'
   console.log(`retries of answered updates ${repeats} (answered again by the relay, not sent to the bot twice)`)

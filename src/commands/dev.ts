@@ -3,13 +3,16 @@ import {Flags} from '@oclif/core'
 import {apiFlags, BaseCommand} from '../lib/base-command.js'
 import {UsageError} from '../lib/errors.js'
 import {paint, useColor as useColorOn} from '../lib/output.js'
+import {sanitizeForTerminal} from '../lib/terminal.js'
 
 type Spinner = {text: string; start(): Spinner; succeed(t?: string): Spinner; fail(t?: string): Spinner; stop(): Spinner; clear(): Spinner; render(): Spinner; isSpinning: boolean}
 
 export default class Dev extends BaseCommand<typeof Dev> {
   static summary = 'Run your bot locally in webhook mode behind a tunnel, and put it back on long polling on exit.'
 
-  static description = `Opens a tunnel (localtunnel by default), starts a relay that checks Telegram's secret header, calls setWebhook with the tunnel URL and a secret token, starts your bot with the env contract below, restarts it when files change, and on exit deletes the webhook (pending updates are kept) so the bot is back on long polling.
+  static description = `Opens a tunnel (--tunnel auto: cloudflared when on PATH, else localtunnel), starts a relay that checks Telegram's secret header, proves the public URL reaches it, calls setWebhook with that URL and a secret token, starts your bot with the env contract below, restarts it when files change, and on exit deletes the webhook (pending updates are kept) so the bot is back on long polling.
+
+--tunnel none needs no public URL: no webhook is set; bot dev takes the updates with getUpdates and posts each to your bot like Telegram would. A tunnel that cannot be opened or kept falls back to exactly that, without restarting the bot (unless --tunnel X --no-fallback).
 
 The bot command is what follows \`--\`; without one: package.json scripts["dev:bot"], else \`node --import tsx <main>\` (TypeScript) or \`node <main>\`, where main is package.json "main", else the first of src/main.ts, src/index.ts, index.js.
 
@@ -24,6 +27,7 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     {description: 'Any command', command: '<%= config.bin %> <%= command.id %> -- node bot.js'},
     {description: 'Your own public URL (a reverse proxy, cloudflared, ngrok) instead of localtunnel', command: '<%= config.bin %> <%= command.id %> --public-url https://dev.example.com -- npx tsx src/main.ts'},
     {description: 'Long polling instead of a webhook', command: '<%= config.bin %> <%= command.id %> --mode polling'},
+    {description: 'Webhook mode without any public URL (behind a firewall)', command: '<%= config.bin %> <%= command.id %> --tunnel none'},
     {description: 'Take over a production webhook for a while and put it back on exit', command: '<%= config.bin %> <%= command.id %> --force --restore-secret "$PROD_SECRET"'},
   ]
 
@@ -32,6 +36,19 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
   static flags = {
     ...apiFlags,
     mode: Flags.string({description: 'how the bot gets updates', options: ['webhook', 'polling'], default: 'webhook'}),
+    tunnel: Flags.string({
+      description: 'how updates reach the relay in webhook mode: auto (cloudflared when on PATH, else localtunnel), cloudflared, localtunnel, or none (no webhook: `bot dev` polls and posts each update to the bot)',
+      options: ['auto', 'cloudflared', 'localtunnel', 'none'],
+      env: 'BOT_TUNNEL',
+      default: 'auto',
+      helpGroup: 'TUNNEL',
+    }),
+    fallback: Flags.boolean({
+      description: 'when the tunnel cannot be opened or kept, deliver by polling through `bot dev` instead (--no-fallback with an explicit --tunnel stops instead)',
+      default: true,
+      allowNo: true,
+      helpGroup: 'TUNNEL',
+    }),
     'tunnel-host': Flags.string({description: 'localtunnel server to use [default: https://localtunnel.me]', env: 'BOT_TUNNEL_HOST', helpGroup: 'TUNNEL'}),
     subdomain: Flags.string({description: 'ask localtunnel for this subdomain', env: 'BOT_TUNNEL_SUBDOMAIN', helpGroup: 'TUNNEL'}),
     'public-url': Flags.string({
@@ -63,10 +80,13 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     'probe-interval': Flags.integer({hidden: true, description: 'ms', default: 10_000}),
     'tunnel-down-after': Flags.integer({hidden: true, description: 'ms', default: 10_000}),
     'stop-grace': Flags.integer({hidden: true, description: 'ms', default: 3000}),
+    'webhook-check': Flags.integer({hidden: true, description: 'ms between getWebhookInfo checks', default: 20_000, min: 50}),
+    'poller-check': Flags.boolean({hidden: true, description: 'look for another poller before taking the updates', default: true, allowNo: true}),
     debounce: Flags.integer({hidden: true, description: 'ms', default: 50}),
   }
 
   #spinner: Spinner | undefined
+  #guard: import('../dev/closed-output.js').OutputGuard | undefined
   #ora: ((options: object) => Spinner) | undefined
 
   /** Defaults from package.json's "bot": {"dev": {…}} (flags > environment > .env > package.json), before parsing. */
@@ -106,26 +126,26 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     const [{runDevSession, resolveBotCommand}, tunnel] = await Promise.all([import('../dev/index.js'), import('../tunnel/index.js')])
     const command = resolveBotCommand(argvCommand, process.cwd())
     const mode = flags.mode as 'webhook' | 'polling'
-    let provider
-    if (mode === 'webhook') {
-      if (flags['public-url']) provider = tunnel.publicUrlProvider(tunnel.validatePublicUrl(flags['public-url']))
-      else
-        provider = tunnel.localtunnelProvider({
-          host: flags['tunnel-host'] ? tunnel.validateTunnelHost(flags['tunnel-host']) : undefined,
-          subdomain: flags.subdomain ? tunnel.validateSubdomain(flags.subdomain) : undefined,
-          downAfterMs: flags['tunnel-down-after'],
-        })
-    }
+    const choice = mode === 'webhook' ? await this.#chooseDelivery(tunnel) : undefined
 
     const api = this.createApi(resolved)
     const json = this.jsonEnabled()
+    // A closed stdout/stderr (EPIPE) ends the session like SIGPIPE: teardown first, then exit.
+    const closedOutput = new AbortController()
+    const {guardOutput} = await import('../dev/closed-output.js')
+    this.#guard = guardOutput([process.stdout, process.stderr], () => closedOutput.abort('SIGPIPE'))
     const summary = await runDevSession({
       api,
       token: resolved.token,
       apiRoot: resolved.apiRoot,
       passApiRoot: !cloud,
       mode,
-      tunnel: provider,
+      tunnel: choice?.provider,
+      bridge: choice?.bridge,
+      fallback: choice?.fallback,
+      webhookCheckMs: flags['webhook-check'],
+      checkPollers: flags['poller-check'],
+      signal: closedOutput.signal,
       relayPort: flags['relay-port'],
       command,
       cwd: process.cwd(),
@@ -148,6 +168,7 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     }).finally(() => {
       if (this.#spinner?.isSpinning) this.#spinner.stop()
       this.#spinner = undefined
+      this.#guard?.dispose()
     })
     process.exitCode = summary.exitCode
     // Anything still open (a stuck socket, an emergency exit) must not keep us alive.
@@ -183,7 +204,7 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
         ? (event) => this.#json(event as import('../dev/index.js').DevEvent)
         : (event, print) => {
             if (event.type === 'chat') return // the chat writes its own transcript
-            if (event.type === 'bot-output') print(`${paint('dim', 'bot │', process.stderr)} ${this.redact(event.line)}`)
+            if (event.type === 'bot-output') print(`${paint('dim', 'bot │', process.stderr)} ${this.redact(sanitizeForTerminal(event.line, {keepColors: true}))}`)
             else if (event.type === 'warn') print(this.redact(`${paint('yellow', '!', process.stderr)} ${event.text}${event.fix ? `\n  ${event.fix}` : ''}`))
             else if (event.type === 'step' && event.status === 'start') return
             else if (event.type === 'step') print(this.redact(`${event.status === 'ok' ? paint('green', '✓', process.stderr) : paint('red', '✗', process.stderr)} ${event.text}`))
@@ -194,7 +215,35 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     setTimeout(() => process.exit(summary.exitCode), 300).unref()
   }
 
+  /**
+   * Which delivery webhook mode uses: --public-url, else --tunnel (auto: cloudflared when on PATH,
+   * localtunnel when --tunnel-host/--subdomain ask for it or cloudflared is missing; none: the bridge).
+   * A tunnel falls back to the bridge unless it was named explicitly with --no-fallback.
+   */
+  async #chooseDelivery(tunnel: typeof import('../tunnel/index.js')): Promise<{provider?: import('../tunnel/index.js').TunnelProvider; bridge?: boolean; fallback: boolean}> {
+    const flags = this.flags
+    if (flags['public-url']) {
+      if (flags.tunnel !== 'auto')
+        throw new UsageError(`--public-url and --tunnel ${flags.tunnel} both say how updates arrive.`, 'Pass one of them: --public-url for your own URL, --tunnel for a tunnel or none.')
+      return {provider: tunnel.publicUrlProvider(tunnel.validatePublicUrl(flags['public-url'])), fallback: false}
+    }
+    let name = flags.tunnel
+    if (name === 'none') return {bridge: true, fallback: false}
+    const explicit = name !== 'auto'
+    const fallback = !(explicit && !flags.fallback)
+    const localtunnel = () =>
+      tunnel.localtunnelProvider({
+        host: flags['tunnel-host'] ? tunnel.validateTunnelHost(flags['tunnel-host']) : undefined,
+        subdomain: flags.subdomain ? tunnel.validateSubdomain(flags.subdomain) : undefined,
+        downAfterMs: flags['tunnel-down-after'],
+      })
+    if (name === 'auto') name = flags['tunnel-host'] || flags.subdomain ? 'localtunnel' : tunnel.resolveTunnelChoice('auto', process.env)
+    if (name === 'localtunnel') return {provider: localtunnel(), fallback}
+    return {provider: tunnel.createProvider(name, {env: process.env}), fallback}
+  }
+
   #json(event: import('../dev/index.js').DevEvent): void {
+    if (this.#guard && !this.#guard.writable(process.stdout)) return
     process.stdout.write(this.redact(JSON.stringify(event)) + '\n')
   }
 
@@ -204,10 +253,15 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
   }
 
   #write(stream: NodeJS.WriteStream, line: string): void {
+    if (this.#guard && !this.#guard.writable(stream)) return
     const spinning = this.#spinner?.isSpinning
-    if (spinning) this.#spinner!.clear()
-    stream.write(this.redact(line) + '\n')
-    if (spinning) this.#spinner!.render()
+    try {
+      if (spinning) this.#spinner!.clear()
+      stream.write(this.redact(line) + '\n')
+      if (spinning) this.#spinner!.render()
+    } catch {
+      // a closed stream: the guard ends the session
+    }
   }
 
   #render(event: import('../dev/index.js').DevEvent): void {
@@ -234,7 +288,7 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
         return
       }
       case 'bot-output':
-        this.#write(event.stream === 'stdout' ? out : err, `${paint('dim', 'bot │', event.stream === 'stdout' ? out : err)} ${event.line}`)
+        this.#write(event.stream === 'stdout' ? out : err, `${paint('dim', 'bot │', event.stream === 'stdout' ? out : err)} ${sanitizeForTerminal(event.line, {keepColors: true})}`)
         return
       case 'update':
       case 'rejected':

@@ -10,7 +10,7 @@ export type StepId = 'token' | 'session' | 'webhook-check' | 'relay' | 'tunnel' 
 export type DevEvent =
   | {type: 'step'; step: StepId; status: 'start' | 'ok' | 'fail' | 'skip'; text: string}
   | {type: 'repaired'; pid: number; text: string}
-  | {type: 'ready'; mode: 'webhook' | 'polling'; url?: string; port?: number; command: string; text: string}
+  | {type: 'ready'; mode: 'webhook' | 'polling'; delivery: 'tunnel' | 'bridge' | 'polling'; url?: string; port?: number; command: string; text: string}
   | ({type: 'update'; text: string} & RelayUpdateEvent)
   | ({type: 'rejected'; text: string} & RelayRejectedEvent)
   | {type: 'bot-start'; pid: number; mode: 'webhook' | 'polling'; command: string; text: string}
@@ -21,7 +21,7 @@ export type DevEvent =
   | {type: 'tunnel-down'; error?: string; text: string}
   | {type: 'tunnel-retry'; attempt: number; of: number; delayMs: number; error?: string; text: string}
   | {type: 'tunnel-reconnected'; url: string; text: string}
-  | {type: 'fallback'; mode: 'polling'; text: string}
+  | {type: 'fallback'; mode: 'bridge'; error?: string; text: string}
   | {type: 'warn'; text: string; fix?: string}
   | {type: 'info'; text: string}
   | {type: 'teardown'; step: string; ok: boolean; text: string}

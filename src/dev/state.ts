@@ -20,6 +20,8 @@ export interface WebhookRecord {
 export interface ReplacedWebhook extends WebhookRecord {
   hasCustomCertificate?: boolean
   ipAddress?: string
+  /** A --restore-secret was given for it: kept next to the state (restore-secret-<id>, 0600), never in this file. */
+  withSecret?: boolean
 }
 
 export interface SessionState {
@@ -164,4 +166,31 @@ export function loadOrCreateSecret(botId: number, dir = stateDir()): string {
   const tmp = tempFile(dir, secret + '\n')
   renameSync(tmp, path)
   return secret
+}
+
+function restoreSecretPath(botId: number, dir: string): string {
+  return join(dir, `restore-secret-${botId}`)
+}
+
+/** Keep the --restore-secret of a replaced webhook (0600) so a crash repair can restore it whole. */
+export function saveRestoreSecret(botId: number, secret: string, dir = stateDir()): void {
+  ensureDir(dir)
+  renameSync(tempFile(dir, secret + '\n'), restoreSecretPath(botId, dir))
+}
+
+export function readRestoreSecret(botId: number, dir = stateDir()): string | undefined {
+  try {
+    const value = readFileSync(restoreSecretPath(botId, dir), 'utf8').trim()
+    return SECRET_RE.test(value) ? value : undefined
+  } catch {
+    return undefined
+  }
+}
+
+export function removeRestoreSecret(botId: number, dir = stateDir()): void {
+  try {
+    unlinkSync(restoreSecretPath(botId, dir))
+  } catch {
+    // not there
+  }
 }

@@ -181,7 +181,8 @@ describe('bot dev (webhook mode)', () => {
     emu.on('delivery', (d) => {
       if (d.token === token && !d.ok) failures.push(d.updateId)
     })
-    const dev = startDev(world, {bot: 'slow-start-bot.mjs', env: {FIXTURE_START_DELAY_MS: '1500'}})
+    // Start-up checks for another poller while the tunnel opens (~1 s): the bot must still be asleep after that.
+    const dev = startDev(world, {bot: 'slow-start-bot.mjs', env: {FIXTURE_START_DELAY_MS: '4000'}})
     // The webhook is set while the bot still sleeps; the update waits in the relay.
     await until(() => emu.webhook(token) !== undefined, 'the webhook')
     const update = emu.sendUserMessage(token, {text: '/start'})
@@ -204,10 +205,10 @@ describe('bot dev (webhook mode)', () => {
     assertNoToken(result, token)
   })
 
-  it('fails with a clear error when the tunnel server does not answer, and cleans up', async () => {
+  it('--tunnel localtunnel --no-fallback: fails with a clear error when the tunnel server does not answer, and cleans up', async () => {
     const {emu, token, lt} = world
     await lt.kill()
-    const result = await startDev(world, {args: ['--no-watch', '--tunnel-timeout', '1500']}).exited
+    const result = await startDev(world, {args: ['--no-watch', '--tunnel', 'localtunnel', '--no-fallback', '--tunnel-timeout', '1500']}).exited
     expect(result.code).toBe(1)
     expect(result.stderr).toMatch(/✗ .*tunnel/i)
     expect(result.stderr.split('\n').find((l) => l.startsWith('✗ '))).toBeDefined()

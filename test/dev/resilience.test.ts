@@ -7,7 +7,7 @@ import {join} from 'node:path'
 
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {assertNoToken, devWorld, fixture, startDev, until, type DevWorld} from './helpers.js'
+import {assertNoToken, devWorld, ensureBridge, fixture, startDev, until, type DevWorld} from './helpers.js'
 
 let world: DevWorld
 beforeEach(async () => {
@@ -131,27 +131,44 @@ describe('bot dev resilience', () => {
     expect(emu.webhook(token)).toBeUndefined()
   })
 
-  it('falls back to long polling when the tunnel stays dead, losing nothing', async () => {
+  it('the tunnel dead for good → the polling bridge: same bot process in webhook mode, nothing lost or repeated', async () => {
+    ensureBridge()
     const {emu, token, lt} = world
     const dev = startDev(world, {args: ['--no-watch', ...FAST_TUNNEL, '--tunnel-retries', '2']})
     await dev.waitForOutput(/Ready/)
+    const pid = Number(/\(pid (\d+), webhook mode/.exec(dev.stderr())?.[1])
     const sent = [emu.sendUserMessage(token, {text: 'before', chatId: 1}).update_id]
     await until(() => world.recorded().includes(sent[0]), 'the first update')
     await lt.kill()
     for (let i = 0; i < 5; i++) sent.push(emu.sendUserMessage(token, {text: `during ${i}`, chatId: 1 + (i % 2)}).update_id)
-    await dev.waitForOutput(/Switching to long polling/, {timeoutMs: 15_000})
+    await dev.waitForOutput(/Updates now arrive by polling through `bot dev`/, {timeoutMs: 15_000})
     await until(() => emu.webhook(token) === undefined, 'the webhook deleted')
-    await dev.waitForOutput(/long polling\)/) // the bot restarted in polling mode
     for (let i = 0; i < 3; i++) sent.push(emu.sendUserMessage(token, {text: `after ${i}`, chatId: 3}).update_id)
     await until(() => sent.every((id) => world.recorded().includes(id)), 'every update processed', 15_000)
-    const modes = world.recordedLines().map((l) => l.split(' ')[2])
-    expect(modes[0]).toBe('webhook')
-    expect(modes.at(-1)).toBe('polling')
+    const lines = world.recordedLines()
+    // No restart: every update went to the first process, in webhook mode; none twice.
+    expect(new Set(lines.map((l) => l.split(' ')[3]))).toEqual(new Set([String(pid)]))
+    expect(new Set(lines.map((l) => l.split(' ')[2]))).toEqual(new Set(['webhook']))
+    expect(world.recorded().length).toBe(new Set(world.recorded()).size)
+    expect(dev.stderr()).not.toMatch(/restart/i)
+    expect(emu.webhook(token)).toBeUndefined() // no webhook is set by the bridge
     dev.kill('SIGINT')
     const result = await dev.exited
     expect(result.code).toBe(0)
     expect(emu.webhook(token)).toBeUndefined()
     expect(emu.pendingUpdates(token)).toEqual([])
+    assertNoToken(result, token)
+  })
+
+  it('--tunnel localtunnel --no-fallback: a tunnel that stays dead ends the session (exit 1, webhook deleted)', async () => {
+    const {emu, token, lt} = world
+    const dev = startDev(world, {args: ['--no-watch', '--tunnel', 'localtunnel', '--no-fallback', ...FAST_TUNNEL, '--tunnel-retries', '2']})
+    await dev.waitForOutput(/Ready/)
+    await lt.kill()
+    const result = await dev.exited
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(/could not be reopened.*--no-fallback/)
+    expect(emu.webhook(token)).toBeUndefined()
     assertNoToken(result, token)
   })
 })

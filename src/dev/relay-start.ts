@@ -1,0 +1,40 @@
+/** Start the session's relay on loopback with its update lines wired to the session's events. */
+import type {DevEventSink} from './events.js'
+import {Relay} from './relay.js'
+import {rejectedText, updateText} from './render.js'
+
+export async function freePort(): Promise<number> {
+  const {default: getPort} = await import('get-port')
+  return getPort({host: '127.0.0.1'})
+}
+
+export interface StartRelayOptions {
+  secret: string
+  path: string
+  /** Redacted from update previews even where only part of it shows. */
+  token?: string
+  holdTimeoutMs?: number
+  port?: number
+  emit: DevEventSink
+  /** An update failed (5xx) or was held for long: the delivery may want to look at the webhook. */
+  onStall?: () => void
+}
+
+export async function startRelay(o: StartRelayOptions): Promise<Relay> {
+  const relay = new Relay({
+    secret: o.secret,
+    path: o.path,
+    holdTimeoutMs: o.holdTimeoutMs,
+    port: o.port,
+    secrets: [o.token, o.secret],
+    onUpdate: (e) => {
+      o.emit({type: 'update', ...e, text: updateText(e)})
+      if (e.status >= 500 || e.heldMs > 5000) o.onStall?.()
+    },
+    onRejected: (e) => o.emit({type: 'rejected', ...e, text: rejectedText(e)}),
+    // Refusals beyond the first few are summarised by the relay: one line per window.
+    onRefusedSummary: (e) => o.emit({type: 'info', text: e.text}),
+  })
+  await relay.listen()
+  return relay
+}

@@ -1,0 +1,80 @@
+/** The one-line texts of a dev session's events: updates, refused requests, the closing summary. */
+import type {RelayRejectedEvent, RelayUpdateEvent} from './relay.js'
+import type {CleanResult, SessionWebhook} from './session-webhook.js'
+
+export interface DevSummary {
+  relayed: number
+  failures: number
+  rejected: number
+  /** Telegram's retries of updates the bot had already answered (answered again, not re-sent to the bot). */
+  repeats: number
+  restarts: number
+  durationMs: number
+  exitCode: number
+  reason: string
+  mode: 'webhook' | 'polling'
+}
+
+function clock(iso: string): string {
+  return iso.slice(11, 19)
+}
+
+export function updateText(e: RelayUpdateEvent): string {
+  const id = e.updateId !== undefined ? `#${e.updateId}` : '#?'
+  const chat = e.chatId !== undefined ? ` chat ${e.chatId}` : ''
+  const preview = e.preview !== undefined ? ` ${JSON.stringify(e.preview)}` : ''
+  const held = e.heldMs > 50 ? `, held ${e.heldMs} ms` : ''
+  const mark = e.repeat ? '↺' : e.status >= 200 && e.status < 300 ? '←' : '✗'
+  const repeat = e.repeat ? ' (sent again by Telegram: the bot already answered it; same answer returned, the bot does not see it twice)' : ''
+  return `${clock(e.time)} ${mark} ${id} ${e.updateType ?? 'update'}${chat}${preview} → ${e.status} ${e.ms} ms${held}${repeat}${e.error ? ` (${e.error})` : ''}`
+}
+
+const REFUSAL_TEXT: Record<string, string> = {
+  secret: 'wrong or missing secret token',
+  path: 'unknown path',
+  method: 'not a POST',
+  body: 'body too large',
+  'too-large': 'body too large',
+  busy: 'too many bodies at once',
+}
+
+export function rejectedText(e: RelayRejectedEvent): string {
+  const why = REFUSAL_TEXT[e.reason] ?? String(e.reason)
+  return `${clock(e.time)} ✗ refused ${e.method} ${e.reason === 'path' ? e.path : '(webhook path)'} → ${e.status} (${why}; not forwarded)`
+}
+
+export function summaryText(s: DevSummary): string {
+  const secs = s.durationMs / 1000
+  const duration = secs < 60 ? `${secs.toFixed(1)}s` : `${Math.floor(secs / 60)}m${Math.round(secs % 60)}s`
+  const parts = [`${s.relayed} update${s.relayed === 1 ? '' : 's'} relayed`, `${s.failures} failure${s.failures === 1 ? '' : 's'}`]
+  if (s.rejected) parts.push(`${s.rejected} rejected`)
+  if (s.repeats) parts.push(`${s.repeats} repeated by Telegram (answered without the bot)`)
+  if (s.restarts) parts.push(`${s.restarts} restart${s.restarts === 1 ? '' : 's'}`)
+  return `■ bot dev ended after ${duration}: ${parts.join(', ')}; exit code ${s.exitCode}.`
+}
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+export function readyText(delivery: 'tunnel' | 'bridge' | 'polling', url: string | undefined, watching: boolean): string {
+  const w = watching ? '; restarting on file changes' : ''
+  if (delivery === 'tunnel') return `Ready: updates reach the bot through ${url}${w}. Ctrl-C stops and puts the bot back on long polling.`
+  if (delivery === 'bridge') return `Ready: updates reach the bot through the polling bridge in \`bot dev\` (no webhook, no public URL)${w}. Ctrl-C stops.`
+  return `Ready: the bot runs on long polling${w}. Ctrl-C stops.`
+}
+
+/** The teardown line for what cleaning the webhook did. */
+export function cleanedText(result: CleanResult, webhook: SessionWebhook): string | undefined {
+  if (result === 'restored') return `✓ Restored the previous webhook ${webhook.replaced!.url}${webhook.restoreSecret ? ' with its secret' : ''}`
+  if (result === 'deleted') return '✓ Webhook deleted (pending updates kept): the bot is back on long polling'
+  if (result === 'left-foreign') return `The webhook ${webhook.foreign} set by someone else during this session is left as it is.`
+  return undefined
+}
+
+/** What to run later when the webhook could not be cleaned at exit. */
+export function repairFix(webhook: SessionWebhook): string {
+  const replaced = webhook.replaced
+  if (replaced) return `Later, run \`bot dev\` again (it repairs this and restores ${replaced.url}), or \`bot webhook set ${replaced.url}${webhook.restoreSecret ? ' --secret-token <production secret>' : ''}\`.`
+  return 'Later, run `bot webhook delete` (pending updates kept), or `bot dev` again, which repairs it.'
+}

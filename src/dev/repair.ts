@@ -1,0 +1,98 @@
+/**
+ * Start-up checks of a session against what is already there: claim the per-bot state file
+ * (refuse a live session), repair what a dead one left (its bot, its webhook), and decide about a
+ * webhook that is set now (none, or a foreign one: refused unless --force).
+ */
+import {FixableError} from '../lib/errors.js'
+import type {BotApi, User, WebhookInfo} from '../telegram/index.js'
+import type {DevEventSink} from './events.js'
+import {orphanText, stopOrphan} from './orphan.js'
+import type {SessionWebhook} from './session-webhook.js'
+import {claimState, isPidAlive, readRestoreSecret, readState, saveRestoreSecret, writeState, type SessionState} from './state.js'
+import {classifyWebhook, deleteDevWebhook, describeWebhook, foreignWebhookError, restoreWebhook} from './webhook.js'
+
+/** Refuse when another live session owns this bot; return a dead one's state (to repair) and ours. */
+export function claimSession(me: User, fresh: SessionState, dir: string): {state: SessionState; previous?: SessionState} {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const existing = readState(me.id, dir)
+    if (existing && existing.pid !== process.pid && isPidAlive(existing.pid)) {
+      throw new FixableError(
+        `Another \`bot dev\` is already running for @${me.username ?? me.id}: pid ${existing.pid}, started ${existing.startedAt} in ${existing.cwd}.`,
+        {code: 'session_running', fix: `Stop it first (Ctrl-C in its terminal, or \`kill ${existing.pid}\`): two sessions would fight over the webhook.`},
+      )
+    }
+    if (existing) {
+      // Dead: keep its record for the repair, and take over the file.
+      const state: SessionState = {...fresh, ...(existing.webhook ? {webhook: existing.webhook} : {}), ...(existing.replaced ? {replaced: existing.replaced} : {})}
+      writeState(state, dir)
+      return {state, previous: existing}
+    }
+    if (claimState(fresh, dir)) return {state: fresh}
+  }
+  throw new FixableError(`Could not claim the session file in ${dir}.`, {fix: 'Another `bot dev` is starting for this bot; try again.'})
+}
+
+export interface WebhookCheckContext {
+  api: BotApi
+  me: User
+  stateDir: string
+  mode: 'webhook' | 'polling'
+  force?: boolean
+  restoreSecret?: string
+  stopGraceMs: number
+  webhook: SessionWebhook
+  signal: AbortSignal
+  emit: DevEventSink
+  saveState: (patch: Partial<SessionState>) => void
+}
+
+/** Repair a dead session, then look at the current webhook. Returns the step's text. */
+export async function checkWebhook(c: WebhookCheckContext, previous: SessionState | undefined): Promise<string> {
+  let info: WebhookInfo = await c.api.getWebhookInfo({signal: c.signal})
+  let repairedText = ''
+  if (previous) {
+    if (previous.bot) {
+      const outcome = await stopOrphan(previous.bot, c.stopGraceMs)
+      const text = orphanText(previous.bot.pid, outcome, c.stopGraceMs)
+      if (text) c.emit(outcome === 'survived' ? {type: 'warn', text, fix: `Stop it yourself: \`kill -KILL -${previous.bot.pid}\`.`} : {type: 'info', text})
+    }
+    if (classifyWebhook(info, previous) === 'ours') {
+      // The dead session's webhook is still set: put back what it replaced, or delete it.
+      try {
+        if (previous.replaced) {
+          const secret = readRestoreSecret(c.me.id, c.stateDir) ?? c.restoreSecret
+          if (previous.replaced.withSecret && !secret)
+            throw new FixableError(
+              `The previous \`bot dev\` (pid ${previous.pid}) died while it had replaced the webhook ${previous.replaced.url}, and the secret_token to restore it with is gone.`,
+              {code: 'restore_secret_missing', fix: `Run \`bot dev --restore-secret <production secret>\` to restore it whole, or \`bot webhook set ${previous.replaced.url} --secret-token <production secret>\`.`},
+            )
+          await restoreWebhook(c.api, previous.replaced, secret)
+        } else await deleteDevWebhook(c.api)
+      } catch (error) {
+        c.webhook.cleanFailed = true // keep the record for the next try
+        throw error
+      }
+      const what = previous.replaced ? `restored the webhook it had replaced (${previous.replaced.url})` : 'deleted its webhook (pending updates kept)'
+      c.emit({
+        type: 'repaired',
+        pid: previous.pid,
+        text: `Repaired: the previous \`bot dev\` (pid ${previous.pid}, started ${previous.startedAt}) died and left its webhook set; ${what}.`,
+      })
+      repairedText = ' (repaired a dead session)'
+      c.saveState({webhook: undefined, replaced: undefined})
+      info = await c.api.getWebhookInfo({signal: c.signal})
+    } else c.saveState({webhook: undefined, replaced: undefined})
+  }
+  const owner = classifyWebhook(info, undefined)
+  if (owner === 'none') return `No webhook set: the bot is on long polling${repairedText}`
+  if (!c.force) throw foreignWebhookError(info, c.mode)
+  const replaced = {...describeWebhook(info), ...(c.restoreSecret ? {withSecret: true} : {})}
+  c.webhook.replaced = replaced
+  if (c.restoreSecret) saveRestoreSecret(c.me.id, c.restoreSecret, c.stateDir)
+  c.saveState({replaced})
+  if (replaced.hasCustomCertificate)
+    c.emit({type: 'warn', text: 'The webhook being replaced uses a self-signed certificate, which cannot be read back: it will be restored without it.', fix: 'Run `bot webhook set … --certificate FILE` after this session.'})
+  if (!c.restoreSecret)
+    c.emit({type: 'warn', text: 'No --restore-secret / BOT_RESTORE_SECRET: the replaced webhook will be restored without a secret_token.', fix: 'Pass --restore-secret with the production secret if your server checks it.'})
+  return `Taking over the webhook ${info.url} for this session (--force); it is restored on exit`
+}

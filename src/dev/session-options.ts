@@ -1,0 +1,86 @@
+/** What a `bot dev` session is given, and how it ends (stop reasons and their exit codes). */
+import {constants as osConstants} from 'node:os'
+
+import type {BotApi} from '../telegram/index.js'
+import type {TunnelProvider} from '../tunnel/types.js'
+import type {BotExit, BotMode} from './bot-process.js'
+import type {BotCommand} from './command.js'
+import type {DevEventSink} from './events.js'
+
+export interface DevSessionOptions {
+  /** Bot API client for the user's token (or the emulator's). */
+  api: BotApi
+  /** The token given to the bot (BOT_TOKEN); never printed or stored. */
+  token: string
+  /** The api root the bot should use; passed as BOT_API_ROOT unless `passApiRoot` is false. */
+  apiRoot: string
+  passApiRoot?: boolean
+  mode: BotMode
+  /** Webhook mode: how the relay becomes reachable (a tunnel provider, a public URL, loopback)… */
+  tunnel?: TunnelProvider
+  /** …or no public URL at all: the polling bridge (`--tunnel none`). */
+  bridge?: boolean
+  /** A tunnel that cannot be opened or kept is replaced by the bridge. Default false. */
+  fallback?: boolean
+  command: BotCommand
+  cwd: string
+  /** The bot's PORT (webhook mode); default a free port. */
+  port?: number
+  /** The relay's port (what the tunnel forwards to); default a free port. */
+  relayPort?: number
+  watch?: boolean
+  debounceMs?: number
+  force?: boolean
+  restoreSecret?: string
+  allowedUpdates?: string[]
+  maxConnections?: number
+  dropPendingUpdates?: boolean
+  holdTimeoutMs?: number
+  /** SIGTERM → SIGKILL grace for the bot. Default 3000. */
+  stopGraceMs?: number
+  /** Upper bound of the whole teardown. Default 10000. */
+  teardownTimeoutMs?: number
+  tunnelOpenTimeoutMs?: number
+  tunnelRetries?: number
+  tunnelBackoffMs?: number
+  probeIntervalMs?: number
+  /** Watch the tunnel (probes and 'down'); default: on for opened tunnels. */
+  monitorTunnel?: boolean
+  /** getWebhookInfo every this many ms while our webhook is in use. Default 20000. */
+  webhookCheckMs?: number
+  /** Look for another poller before taking the updates (costs ~1 s, in parallel with the tunnel). Default false; `bot dev` turns it on. */
+  checkPollers?: boolean
+  /** Warn when the bot has not opened PORT after this long. Default 30000. */
+  slowStartMs?: number
+  stateDir?: string
+  /** Extra variables for the bot's environment. */
+  env?: Record<string, string>
+  onEvent: DevEventSink
+  /** Install SIGINT/SIGTERM/SIGHUP handlers for the session's lifetime. */
+  handleSignals?: boolean
+  /** Stop the session when this aborts. */
+  signal?: AbortSignal
+}
+
+export type StopReason = 'SIGINT' | 'SIGTERM' | 'SIGHUP' | 'SIGPIPE' | 'bot-exit' | 'aborted' | 'error' | 'stop'
+
+export const SIGNAL_EXIT: Record<string, number> = {SIGINT: 130, SIGTERM: 143, SIGHUP: 129, SIGPIPE: 141}
+
+export function signalExitCode(signal: string | null): number {
+  if (!signal) return 1
+  const n = (osConstants.signals as Record<string, number>)[signal]
+  return n ? 128 + n : 1
+}
+
+/** The session's exit code: the bot's when it ended the session (or crashed), 1 for an error or a webhook left set, else the signal's. */
+export function exitCodeFor(reason: StopReason | undefined, exit: BotExit | undefined, crashed: boolean, cleanFailed: boolean): number {
+  if (reason === 'bot-exit' || crashed) {
+    if (!exit) return 1
+    return exit.code ?? signalExitCode(exit.signal)
+  }
+  if (reason === 'error' || cleanFailed) return 1
+  if (!exit) return reason && SIGNAL_EXIT[reason] ? SIGNAL_EXIT[reason] : 0
+  // Stopped by us: an exit code is the bot's answer; our own signal is not a failure.
+  if (exit.code !== null) return exit.code
+  return 0
+}
