@@ -10,7 +10,7 @@
  */
 import {execFileSync} from 'node:child_process'
 import {once} from 'node:events'
-import {mkdtempSync, readFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, readFileSync} from 'node:fs'
 import {request} from 'node:http'
 import {createServer as createHttpsServer, type Server as HttpsServer} from 'node:https'
 import {createServer} from 'node:net'
@@ -21,7 +21,7 @@ import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
 import {BotApiEmulator} from '../../src/emulator/index.js'
-import {parseJsonOutput, runCli} from '../support/cli.js'
+import {parseJsonOutput, PROJECT_ROOT, runCli, startCli} from '../support/cli.js'
 import {startProxy, type TestProxy} from '../support/proxy.js'
 
 const ROOT = 'https://api.telegram.test'
@@ -188,4 +188,31 @@ describe('bot behind a proxy', () => {
     const d = await bot({BOT_TOKEN: token, BOT_API_ROOT: emu.apiRoot, HTTPS_PROXY: 'socks5://127.0.0.1:1080'}, ['doctor', '--no-probe', '--json', '--only', 'reachability'])
     expect(d.stdout).toContain('proxy: HTTPS_PROXY uses socks5://, which bot does not support; bot connects directly')
   })
+
+  it('bot dev --tunnel none: the bridge takes the updates through the proxy and the bot gets them', async () => {
+    const p = await proxy()
+    const {token} = emu.createBot()
+    const dir = mkdtempSync(join(tmpdir(), 'bot-proxy-dev-'))
+    const record = join(dir, 'record.txt')
+    const dev = startCli(['dev', '--tunnel', 'none', '--no-watch', '--', 'node', join(PROJECT_ROOT, 'test', 'fixtures', 'bots', 'echo-bot.mjs')], {
+      cwd: dir,
+      timeoutMs: 60_000,
+      env: {BOT_TOKEN: token, BOT_API_ROOT: ROOT, HTTPS_PROXY: p.url, NODE_EXTRA_CA_CERTS: caFile, BOT_STATE_DIR: join(dir, 'state'), FIXTURE_RECORD: record},
+    })
+    try {
+      await dev.waitForOutput(/Ready: updates reach the bot through the polling bridge/, {timeoutMs: 40_000})
+      const sent = emu.sendUserMessage(token, {text: 'through the proxy', chatId: 5})
+      const deadline = Date.now() + 20_000
+      while (!(existsSync(record) && readFileSync(record, 'utf8').includes(`${sent.update_id} `)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+      expect(readFileSync(record, 'utf8')).toContain(`${sent.update_id} 5 webhook`)
+    } finally {
+      dev.kill('SIGINT')
+    }
+    const result = await dev.exited
+    expect(result.code, result.stderr).toBe(0)
+    expect(emu.calls(token).map((c) => c.method)).toContain('getUpdates')
+    expect(emu.webhook(token)).toBeUndefined()
+    expect(p.seen.length).toBeGreaterThan(0)
+    expect(p.seen.every((s) => s.method === 'CONNECT' && s.host === 'api.telegram.test' && s.port === 443)).toBe(true)
+  }, 70_000)
 })
