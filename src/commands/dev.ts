@@ -81,7 +81,7 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     'stop-grace': Flags.integer({hidden: true, description: 'ms', default: 3000}),
     'webhook-check': Flags.integer({hidden: true, description: 'ms between getWebhookInfo checks', default: 20_000, min: 50}),
     'poller-check': Flags.boolean({hidden: true, description: 'look for another poller before taking the updates', default: true, allowNo: true}),
-    debounce: Flags.integer({hidden: true, description: 'ms', default: 150}),
+    debounce: Flags.integer({hidden: true, description: 'ms', default: 50}),
   }
 
   #spinner: Spinner | undefined
@@ -95,6 +95,14 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     const {argv: positional} = await this.parse(Dev)
     if (positional.length > argvCommand.length)
       throw new UsageError(`Unexpected argument ${JSON.stringify(positional[0])}: the bot command must follow \`--\`.`, 'Run e.g. `bot dev -- node bot.js`.')
+    // Bad input exits 2 before anything is sent, set or started (src/lib/dev-input.ts, src/dev/ports.ts).
+    const [{checkDevInput}, {checkPorts}] = await Promise.all([import('../lib/dev-input.js'), import('../dev/ports.js')])
+    checkDevInput({
+      argv: this.argv,
+      holdTimeout: flags['hold-timeout'],
+      nonEmpty: {'public-url': [flags['public-url'], 'BOT_PUBLIC_URL'], 'tunnel-host': [flags['tunnel-host'], 'BOT_TUNNEL_HOST'], subdomain: [flags.subdomain, 'BOT_TUNNEL_SUBDOMAIN']},
+    })
+    await checkPorts({port: flags.port, relayPort: flags['relay-port']})
     if (this.interactive) this.#ora = (await import('ora')).default as unknown as (o: object) => Spinner
 
     if (flags.offline) return this.#offline(argvCommand)
@@ -256,7 +264,7 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
         if (this.#ora) {
           if (event.status === 'start') {
             if (this.#spinner?.isSpinning) this.#spinner.stop()
-            this.#spinner = this.#ora({text: this.redact(event.text), stream: process.stderr}).start()
+            this.#spinner = this.#ora({text: this.redact(event.text), stream: process.stderr, discardStdin: false}).start()
             return
           }
           const spinner = this.#spinner

@@ -11,7 +11,9 @@ export default class Doctor extends BaseCommand<typeof Doctor> {
 
 The probe sends getUpdates with limit 1 and no offset for --probe-seconds: nothing is confirmed and no update is lost, but it interrupts another poller's pending request (grammY and Telegraf stop polling on 409).
 
-Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 for bad flags.`
+Every check has a time limit that ends its requests, and the whole run ends within 30 s (plus --probe-seconds when the probe runs), whatever the servers do. Ctrl-C stops it at once (exit code 130).
+
+Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 for bad flags, 130 when interrupted.`
 
   static examples = [
     {description: 'Every check, including a 5-second probe for other pollers', command: '<%= config.bin %> <%= command.id %>'},
@@ -35,7 +37,7 @@ Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 fo
   }
 
   public async run(): Promise<unknown> {
-    const {CHECKS, runDoctor} = await import('../doctor/index.js')
+    const {CHECKS, doctorBoundMs, runDoctor} = await import('../doctor/index.js')
     const flags = this.flags
 
     if (flags['list-checks']) {
@@ -47,6 +49,10 @@ Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 fo
     }
 
     const {DEFAULT_API_ROOT} = await import('../telegram/index.js')
+    // An explicit empty value is a mistake, not "the default" (an empty variable counts as unset).
+    for (const name of ['token', 'api-root'] as const)
+      if (flags[name] !== undefined && flags[name]!.trim() === '')
+        throw new UsageError(`--${name} is empty.`, `Give --${name} a value, or leave the flag out${name === 'api-root' ? ' for https://api.telegram.org' : ''}.`)
     const token = flags.token || undefined
     const rawRoot = (flags['api-root'] || DEFAULT_API_ROOT).replace(/\/+$/, '')
     try {
@@ -59,8 +65,15 @@ Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 fo
     // A spinner needs a real terminal width (ora misbehaves with 0 columns, as under `script`).
     const interactive = this.interactive && (process.stderr.columns ?? 0) >= 20
     const {default: ora} = interactive ? await import('ora') : {default: undefined}
-    const spinner = ora?.({text: 'Checking…', stream: process.stderr}).start()
+    // discardStdin: false: ora's stdin discarder puts the terminal in raw mode, and ^C then never becomes SIGINT.
+    const spinner = ora?.({text: 'Checking…', stream: process.stderr, discardStdin: false}).start()
+    const interrupted = new AbortController()
+    const stopInterrupts = this.exitOnInterrupt(() => {
+      spinner?.stop()
+      interrupted.abort()
+    })
     const done: string[] = []
+    const probe = flags.probe
     const started = performance.now()
     let report
     try {
@@ -73,10 +86,12 @@ Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 fo
           dotenvPath: loadDotenv().path,
           cwd: process.cwd(),
           env: process.env,
-          probe: flags.probe,
+          probe,
           probeSeconds: flags['probe-seconds'],
         },
         {
+          signal: interrupted.signal,
+          totalTimeoutMs: doctorBoundMs({probe, probeSeconds: flags['probe-seconds']}),
           only: flags.only,
           skip: flags.skip,
           onResult: (r) => {
@@ -87,6 +102,7 @@ Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 fo
       )
     } finally {
       spinner?.stop()
+      stopInterrupts()
     }
     if (!report.ok) process.exitCode = 1
     const result = {checks: report.checks, ok: report.ok}

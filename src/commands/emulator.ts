@@ -34,6 +34,9 @@ With --chat, each line typed (or piped) on stdin is sent to the bot as a message
   async run(): Promise<void> {
     const {flags} = this
     if (flags.chat && this.jsonEnabled()) throw new UsageError('--chat and --json cannot be combined.', 'Use --json alone for the start-up line, or --chat for a terminal chat.')
+    // An empty host would make the server listen on every interface: never by accident.
+    if (flags.host.trim() === '')
+      throw new UsageError('--host is empty (that would listen on every interface).', 'Leave --host out for 127.0.0.1, or name the interface, e.g. --host 127.0.0.1.')
     if (flags['chat-id'] === 0) throw new UsageError('--chat-id 0 is not a chat id.', 'Use a positive id (private chat) or a negative one (group).')
     if (flags.token !== undefined) {
       const {inspectToken} = await import('../telegram/token.js')

@@ -115,13 +115,21 @@ On a terminal, bot init asks for what is missing (folder, framework, token); wit
 
   private async install(scaffold: typeof import('../scaffold/index.js'), plan: ProjectPlan): Promise<InstallResult> {
     const command = scaffold.pmCommands(plan.pm).install.join(' ')
-    let spinner: {succeed(t: string): void; fail(t: string): void} | undefined
+    let spinner: {succeed(t: string): void; fail(t: string): void; stop(): void} | undefined
     if (this.interactive) {
       const {default: ora} = await import('ora')
-      spinner = ora({text: `Installing dependencies (${command})…`, stream: process.stderr, color: useColor(process.stderr) ? 'cyan' : false}).start()
+      // discardStdin: false: ora's stdin discarder puts the terminal in raw mode, and ^C then never becomes SIGINT.
+      spinner = ora({text: `Installing dependencies (${command})…`, stream: process.stderr, color: useColor(process.stderr) ? 'cyan' : false, discardStdin: false}).start()
     } else if (!this.jsonEnabled()) this.logToStderr(`Installing dependencies (${command})…`)
 
-    const result = await scaffold.installDependencies(plan.dir, plan.pm, {env: process.env})
+    // Ctrl-C during the install: stop the package manager, say where things stand, exit 130.
+    const cancel = new AbortController()
+    const stopInterrupts = this.exitOnInterrupt(() => {
+      cancel.abort()
+      spinner?.stop()
+      process.stderr.write(this.redact(`Install interrupted. The files are in place; install later with: cd ${scaffold.shellQuote(plan.displayDir)} && ${command}\n`))
+    })
+    const result = await scaffold.installDependencies(plan.dir, plan.pm, {env: process.env, signal: cancel.signal}).finally(stopInterrupts)
     const seconds = (result.ms / 1000).toFixed(1)
     if (result.ok) {
       spinner?.succeed(`Installed dependencies with ${plan.pm} (${seconds} s)`)

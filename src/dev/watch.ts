@@ -33,7 +33,7 @@ export interface Watcher {
 
 export function watchProject(options: WatchOptions): Watcher {
   const ignoredDirs = [...IGNORED_DIRS, ...(options.ignore ?? [])]
-  const debounceMs = options.debounceMs ?? 150
+  const debounceMs = options.debounceMs ?? 50
   let pending = new Set<string>()
   let timer: NodeJS.Timeout | undefined
   let closed = false

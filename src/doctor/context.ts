@@ -1,5 +1,5 @@
 /** Builds the context the checks share: options, one Bot API client and memoized API reads. */
-import {BotApi, redact as redactToken, type User, type WebhookInfo} from '../telegram/index.js'
+import {BotApi, inspectToken, redact as redactToken, type User, type WebhookInfo} from '../telegram/index.js'
 import type {DoctorContext, DoctorOptions} from './types.js'
 
 function once<T>(fn: () => Promise<T>): () => Promise<T> {
@@ -15,7 +15,8 @@ function once<T>(fn: () => Promise<T>): () => Promise<T> {
 }
 
 export function createContext(options: DoctorOptions, signal: AbortSignal = new AbortController().signal): DoctorContext {
-  const api = options.token ? new BotApi({token: options.token, apiRoot: options.apiRoot, timeoutMs: 10_000, maxRetries: 1}) : undefined
+  // A malformed token is never sent (the config check names the problem; the token check says so).
+  const api = options.token && inspectToken(options.token).valid ? new BotApi({token: options.token, apiRoot: options.apiRoot, timeoutMs: 10_000, maxRetries: 1}) : undefined
   const noToken = () => Promise.reject(new Error('no bot token'))
   return {
     ...options,

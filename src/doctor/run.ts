@@ -3,6 +3,7 @@
  * `needs` waits for those (and is skipped when one of them failed or was skipped). Results come
  * back in the order the checks are declared, whatever order they finish in.
  */
+import {deadline} from '../lib/deadline.js'
 import {UsageError} from '../lib/errors.js'
 import type {Check, CheckReport, CheckResult, RunnerContext} from './types.js'
 
@@ -13,6 +14,11 @@ export interface RunOptions {
   skip?: readonly string[]
   /** Default per-check deadline in ms when a check sets none. Default 20000. */
   defaultTimeoutMs?: number
+  /**
+   * A limit for the whole run in ms: past it every unfinished check fails with "did not finish"
+   * and its requests are aborted (checks waiting for it are skipped). Default: none.
+   */
+  totalTimeoutMs?: number
   /** Scrubs text a crashing check may carry (error messages). */
   redact?: (text: string) => string
   /** Told when each check finishes (for progress display). */
@@ -55,15 +61,26 @@ export function validateNeeds<C>(checks: readonly Check<C>[]): void {
   for (const c of checks) visit(c.id, [])
 }
 
-function withDeadline(promise: Promise<CheckResult>, ms: number): Promise<CheckResult> {
-  let timer: NodeJS.Timeout | undefined
-  const deadline = new Promise<CheckResult>((resolve) => {
-    timer = setTimeout(
-      () => resolve({status: 'fail', detail: `The check did not finish within ${Math.round(ms / 1000)} s.`, fix: 'Run it again; if it hangs, run it alone with --only and report it.'}),
-      ms,
-    )
+/**
+ * Run one check under its time limit. Past the limit the check fails with "did not finish", and
+ * the signal it was given (when its context has one) is aborted, so its requests really end.
+ */
+function withDeadline<C>(check: Check<C>, ctx: C, ms: number, total?: {signal: AbortSignal; timedOut: boolean; ms: number}): Promise<CheckResult> {
+  const own = (ctx as {signal?: unknown}).signal instanceof AbortSignal ? (ctx as {signal: AbortSignal}).signal : undefined
+  const limit = deadline(ms, own, total?.signal)
+  const checkCtx = own ? ({...ctx, signal: limit.signal} as C) : ctx
+  const late = new Promise<CheckResult>((resolve) => {
+    const onAbort = () => {
+      if (limit.timedOut)
+        return resolve({status: 'fail', detail: `The check did not finish within ${Math.round(ms / 1000)} s.`, fix: 'Run it again; if it hangs, run it alone with --only and report it.'})
+      if (total?.timedOut)
+        return resolve({status: 'fail', detail: `The check did not finish within the doctor's time limit of ${Math.round(total.ms / 1000)} s.`, fix: 'Run it again; if it hangs, run it alone with --only and report it.'})
+      resolve({status: 'skipped', detail: 'Interrupted.'})
+    }
+    if (limit.signal.aborted) onAbort()
+    else limit.signal.addEventListener('abort', onAbort, {once: true})
   })
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer))
+  return Promise.race([Promise.resolve().then(() => check.run(checkCtx)), late]).finally(() => limit.clear())
 }
 
 /**
@@ -80,6 +97,15 @@ export async function runChecks<C extends RunnerContext>(checks: readonly Check<
   const promises = new Map<string, Promise<CheckResult>>()
 
   ctx.outcome = (id: string) => promises.get(id) ?? Promise.resolve(undefined)
+  const totalMs = options.totalTimeoutMs
+  const totalLimit = totalMs === undefined ? undefined : deadline(totalMs)
+  const total = totalLimit && {
+    signal: totalLimit.signal,
+    ms: totalMs!,
+    get timedOut() {
+      return totalLimit.timedOut
+    },
+  }
 
   // Start every selected check's network requests at once, before anyone waits.
   for (const check of selected) {
@@ -101,10 +127,7 @@ export async function runChecks<C extends RunnerContext>(checks: readonly Check<
       }
     const began = performance.now()
     try {
-      return await withDeadline(
-        Promise.resolve().then(() => check.run(ctx)),
-        check.timeoutMs?.(ctx) ?? options.defaultTimeoutMs ?? 20_000,
-      )
+      return await withDeadline(check, ctx, check.timeoutMs?.(ctx) ?? options.defaultTimeoutMs ?? 20_000, total)
     } catch (error) {
       return {status: 'fail', detail: `The check itself failed: ${redact(error instanceof Error ? error.message : String(error))}`}
     } finally {
@@ -133,7 +156,7 @@ export async function runChecks<C extends RunnerContext>(checks: readonly Check<
   }
   for (const check of selected) ensure(check)
 
-  const results = await Promise.all(selected.map((c) => promises.get(c.id)!))
+  const results = await Promise.all(selected.map((c) => promises.get(c.id)!)).finally(() => totalLimit?.clear())
   const reports = selected.map((c, i) => toReport(c, results[i]))
   return {checks: reports, ok: reports.every((r) => r.status !== 'fail'), timings}
 }

@@ -2,6 +2,7 @@ import {Command, Flags, Interfaces} from '@oclif/core'
 
 import {BotApiError} from '../telegram/errors.js'
 import {BotApi, DEFAULT_API_ROOT, isCloudApiRoot, type BotApiOptions} from '../telegram/client.js'
+import {checkTokenShape} from '../telegram/token.js'
 import {loadDotenv, sourceOf, type ValueSource} from './config.js'
 import {redactSecrets, tokensInArgv} from './secrets.js'
 import {FixableError, UsageError} from './errors.js'
@@ -88,6 +89,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
         'No bot token: pass --token or set BOT_TOKEN (in the environment or in .env).',
         'Get a token from @BotFather (/newbot) and put BOT_TOKEN=… in .env; `bot dev --offline` needs none.',
       )
+    const tokenSource = sourceOf('BOT_TOKEN', this.argv, 'token')
+    const shape = checkTokenShape(token, tokenSource === 'flag' ? '--token' : tokenSource === '.env' ? 'BOT_TOKEN in .env' : 'BOT_TOKEN')
+    if (shape) throw new UsageError(shape.message, shape.fix)
     const apiRoot = (flags['api-root'] ?? DEFAULT_API_ROOT).replace(/\/+$/, '')
     try {
       const u = new URL(apiRoot)
@@ -97,7 +101,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     }
     return {
       token,
-      tokenSource: sourceOf('BOT_TOKEN', this.argv, 'token'),
+      tokenSource,
       apiRoot,
       apiRootSource: flags['api-root'] ? sourceOf('BOT_API_ROOT', this.argv, 'api-root') : 'default',
       cloud: isCloudApiRoot(apiRoot),
@@ -115,6 +119,35 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const onRetry = ({method, retryAfter}: {method: string; retryAfter: number}) =>
       this.logToStderr(`… Telegram asked to slow down (429): retrying ${method} in ${retryAfter}s.`)
     return new BotApi({token: resolved.token, apiRoot: resolved.apiRoot, debug, onRetry, ...options})
+  }
+
+  /**
+   * Ctrl-C (and SIGTERM, SIGHUP) end the command at once: `cleanup` runs (stop a spinner, abort
+   * requests), one line says so, and the exit code is 130 (143, 129). For commands without a
+   * teardown of their own. Returns a function that removes the handlers.
+   */
+  protected exitOnInterrupt(cleanup?: () => void): () => void {
+    const codes = {SIGINT: 130, SIGTERM: 143, SIGHUP: 129} as const
+    const handlers = Object.entries(codes).map(([signal, code]) => {
+      const handler = () => {
+        try {
+          cleanup?.()
+        } catch {
+          // exiting anyway
+        }
+        try {
+          process.stderr.write(`\n${this.jsonEnabled() ? '' : '✗ '}Interrupted.\n`)
+        } catch {
+          // a closed stderr must not keep us from exiting
+        }
+        process.exit(code)
+      }
+      process.once(signal as NodeJS.Signals, handler)
+      return [signal as NodeJS.Signals, handler] as const
+    })
+    return () => {
+      for (const [signal, handler] of handlers) process.removeListener(signal, handler)
+    }
   }
 
   /** Register another secret to redact from output (e.g. a webhook secret token). */
@@ -164,6 +197,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       fix = err.fix
       exit = err.exitCode
       code = err.code
+    } else if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      // A port taken between the check and the listen (or by a path without a check): one line, exit 2.
+      const {address, port} = err as {address?: string; port?: number}
+      message = `${port ? `Port ${port}${address ? ` on ${address}` : ''}` : 'A port'} is already in use.`
+      fix = 'Pick another port (or leave the port flag out for a free one), or stop the program that listens there.'
+      exit = 2
+      code = 'usage'
     } else if (err.oclif?.exit === 2 || /Unexpected argument|Nonexistent flag|Missing required|Expected .* to be one of|Parsing --/.test(err.message ?? '')) {
       // oclif parse errors: bad input, exit 2.
       message = oneLine(err.message)

@@ -22,6 +22,11 @@ export function explainApiError(error: BotApiError, apiRoot: string): Explanatio
     case 'aborted':
       return {message: `${error.method} was cancelled.`}
     case 'http':
+      if (error.isRedirect)
+        return {
+          message: `The Bot API at ${apiRoot} redirects (HTTP ${error.code}); bot does not follow redirects with the token.`,
+          fix: `Set --api-root / BOT_API_ROOT to the Bot API server's own address (e.g. https://api.telegram.org, or http://127.0.0.1:8081 for a local server), not a URL that forwards elsewhere.`,
+        }
       return {
         message: `${error.description}.`,
         fix: isDefaultRoot

@@ -12,6 +12,7 @@ import {inspectToken} from '../telegram/token.js'
 import {planCopy, writePlan, type CopyPlan} from './copy.js'
 import {packageNameProblem, suggestPackageName} from './package-name.js'
 import {pmCommands, type PackageManager} from './package-manager.js'
+import {checkNoEscapingLinks, checkTargetDir} from './target.js'
 import {listTemplates, templateInfo, templateLayers, templatesRoot, TEMPLATE_NAMES, type TemplateInfo} from './templates.js'
 
 export * from './templates.js'
@@ -82,9 +83,13 @@ export async function planProject(options: InitOptions): Promise<ProjectPlan> {
       fix: 'Reinstall bot-cli (its templates/ folder is incomplete).',
     })
 
+  const show = (path: string) => {
+    const r = relative(cwd, path)
+    return r === '' ? '.' : r.startsWith('..') ? path : r
+  }
+  await checkTargetDir(options.dir, cwd, show)
   const dir = resolve(cwd, options.dir)
-  const rel = relative(cwd, dir)
-  const displayDir = rel === '' ? '.' : rel.startsWith('..') ? dir : rel
+  const displayDir = show(dir)
 
   const name = options.name ?? basename(dir)
   const problem = packageNameProblem(name)
@@ -122,6 +127,7 @@ export async function planProject(options: InitOptions): Promise<ProjectPlan> {
     botCli: botCliSpec(),
   }
   const copy = await planCopy(templateLayers(template.name, root), dir, vars, extra)
+  await checkNoEscapingLinks(dir, copy.files.map((f) => f.path), show)
   if (copy.conflicts.length > 0)
     throw new FixableError(`${copy.conflicts.length} file(s) of the template already exist in ${displayDir}: ${showList(copy.conflicts)}.`, {
       code: 'file_exists',

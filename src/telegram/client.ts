@@ -1,6 +1,7 @@
 import {readFile} from 'node:fs/promises'
 import {basename} from 'node:path'
 
+import {deadline} from '../lib/deadline.js'
 import {BotApiError} from './errors.js'
 import {redact} from './redact.js'
 import type {DeleteWebhookParams, GetUpdatesParams, SetWebhookParams, Update, User, WebhookInfo} from './types.js'
@@ -94,6 +95,19 @@ function describeNetworkError(code: string | undefined, message: string, apiRoot
     default:
       if (/certificate|SSL|TLS/i.test(message)) return `TLS failure talking to ${host}: ${message}`
       return `cannot reach ${host}: ${message}${code ? ` (${code})` : ''}`
+  }
+}
+
+/** " to another host" / " to another path": where a redirect pointed, without the URL (it may hold the token). */
+function redirectTarget(response: Response, apiRoot: string): string {
+  const location = response.headers.get('location')
+  if (!location) return ''
+  try {
+    const target = new URL(location, apiRoot)
+    const root = new URL(apiRoot)
+    return target.origin === root.origin ? ' to another path on the same server' : ` to ${target.protocol}//${target.host}`
+  } catch {
+    return ''
   }
 }
 
@@ -195,20 +209,21 @@ export class BotApi {
     const url = `${this.apiRoot}/bot${pathToken(this.#token)}/${method}`
     const pollSeconds = method === 'getUpdates' && typeof params.timeout === 'number' ? params.timeout : 0
     const timeoutMs = (options.timeoutMs ?? this.#timeoutMs) + pollSeconds * 1000
-    const timeout = AbortSignal.timeout(timeoutMs)
-    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout
     const {body, headers} = await this.#body(params)
+    const limit = deadline(timeoutMs, options.signal)
     const started = performance.now()
     this.#log(`→ ${method} ${typeof body === 'string' ? body : '<multipart>'}`)
 
     let response: Response
     let text: string
     try {
-      response = await fetch(url, {method: 'POST', body, headers, signal})
+      // Never follow a redirect: the token is in the path, and a POST turned into a GET by a 302
+      // would look like a success. A 3xx is reported below, naming the api root.
+      response = await fetch(url, {method: 'POST', body, headers, signal: limit.signal, redirect: 'manual'})
       text = await response.text()
     } catch (error) {
       if (options.signal?.aborted) throw new BotApiError({kind: 'aborted', method, description: 'request aborted'})
-      if (timeout.aborted)
+      if (limit.timedOut)
         throw new BotApiError({
           kind: 'timeout',
           method,
@@ -219,6 +234,17 @@ export class BotApi {
       const detail = this.redact(cause?.message ?? (error as Error).message ?? String(error))
       this.#log(`✗ ${method} ${detail}`)
       throw new BotApiError({kind: 'network', method, causeCode: code, description: this.redact(describeNetworkError(code, detail, this.apiRoot))})
+    } finally {
+      limit.clear()
+    }
+    if (response.status >= 300 && response.status < 400) {
+      this.#log(`← ${method} ${response.status} redirect (not followed)`)
+      throw new BotApiError({
+        kind: 'http',
+        method,
+        code: response.status,
+        description: this.redact(`${this.apiRoot} answered HTTP ${response.status} (a redirect${redirectTarget(response, this.apiRoot)}); a Bot API server never redirects, so the request was not sent on with the token`),
+      })
     }
     const ms = Math.round(performance.now() - started)
     this.#log(`← ${method} ${response.status} in ${ms}ms ${text.slice(0, 300)}`)

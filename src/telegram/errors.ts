@@ -4,7 +4,8 @@
  * kind:
  * - 'api'          Telegram answered {ok:false}: `code` and `description` are Telegram's.
  * - 'http'         the server answered something that is not the Bot API envelope
- *                  (an HTML 502 page from a proxy, an empty body): `code` is the HTTP status.
+ *                  (an HTML 502 page from a proxy, an empty body, a 3xx redirect, which is
+ *                  never followed): `code` is the HTTP status.
  * - 'network'      no answer at all (DNS failure, connection refused, reset).
  * - 'timeout'      no answer within the deadline.
  * - 'aborted'      the caller's AbortSignal fired.
@@ -42,6 +43,11 @@ export class BotApiError extends Error {
     this.retryAfter = init.retryAfter
     this.migrateToChatId = init.migrateToChatId
     this.causeCode = init.causeCode
+  }
+
+  /** A 3xx answer: the api root redirects (not followed, so the token went nowhere else). */
+  get isRedirect(): boolean {
+    return this.kind === 'http' && this.code >= 300 && this.code < 400
   }
 
   /** 409 Conflict: another getUpdates request took over. */

@@ -1,5 +1,5 @@
 export {BotApi, DEFAULT_API_ROOT, isCloudApiRoot, type BotApiOptions, type CallOptions} from './client.js'
 export {BotApiError, isBotApiError, type BotApiErrorKind} from './errors.js'
 export {redact, redactor, REDACTED} from './redact.js'
-export {inspectToken, botIdOf, type TokenShape} from './token.js'
+export {inspectToken, botIdOf, checkTokenShape, type TokenShape} from './token.js'
 export * from './types.js'

@@ -32,3 +32,17 @@ export function botIdOf(token: string): number | undefined {
   const m = /^(\d+):/.exec(token)
   return m ? Number(m[1]) : undefined
 }
+
+/**
+ * The one check every command runs before a request carries a token: undefined when the token
+ * has the shape BotFather issues, else the one-line message (naming where the value came from,
+ * never the value) and the fix. `where` is e.g. "--token" or "BOT_TOKEN in .env".
+ */
+export function checkTokenShape(token: string, where: string): {message: string; fix: string} | undefined {
+  const shape = inspectToken(token)
+  if (shape.valid) return undefined
+  return {
+    message: `The bot token (${where}) is malformed: ${shape.problem}.`,
+    fix: 'Copy the token again from @BotFather (/mybots → your bot → API Token): it looks like 123456789:AA… (digits, ":", 30+ of A-Z a-z 0-9 _ -) with nothing around it. Nothing was sent.',
+  }
+}

@@ -478,11 +478,12 @@ describe('API errors become one line and a fix', () => {
     expect(parseJsonOutput(r)).toMatchObject({ok: false, error: {code: 'api_401', fix: expect.stringContaining('@BotFather')}})
   })
 
-  it('404: a malformed token', async () => {
+  it('a malformed token: exit 2 before any request (the shape is checked first)', async () => {
     const r = await webhook('bot123:not-a-real-token', ['info'])
-    expect(r.code).toBe(1)
-    expect(r.stderr).toMatch(/404 Not Found/)
-    expect(r.stderr).toMatch(/The token is malformed/)
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/The bot token \(BOT_TOKEN\) is malformed: it starts with "bot"/)
+    expect(r.stderr).not.toContain('not-a-real-token')
+    // (that nothing reaches the api root is shown in bad-input.test.ts with a recording server)
   })
 
   it('network: an api root where nothing listens', async () => {

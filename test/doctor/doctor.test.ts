@@ -149,7 +149,7 @@ describe('bot doctor', () => {
     expectNoToken(text, bot.token)
   })
 
-  it('malformed token: config names the problem and getMe gets 404 (malformed token or wrong api root)', async () => {
+  it('malformed token: config names the problem, and it is never sent (no getMe)', async () => {
     const token = '123456789:too-short'
     const result = await doctorFor(token, ['--json'])
     expect(result.code).toBe(1)
@@ -157,8 +157,8 @@ describe('bot doctor', () => {
     expect(r.byId.config.status).toBe('fail')
     expect(r.byId.config.detail).toMatch(/malformed: the part after ":"/)
     expect(r.byId.token.status).toBe('fail')
-    expect(r.byId.token.detail).toContain('404')
-    expect(r.byId.token.fix).toMatch(/malformed/)
+    expect(r.byId.token.detail).toMatch(/Not sent: the token is malformed/)
+    expect(r.byId.token.fix).toMatch(/@BotFather/)
     expect(r.byId['poller-probe'].status).toBe('skipped')
     expectNoToken(result, token)
   })

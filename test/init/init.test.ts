@@ -3,7 +3,7 @@
  * the token in .env only, --json. Needs a build (npm run build).
  */
 import {execFileSync} from 'node:child_process'
-import {existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join, relative} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
@@ -144,6 +144,73 @@ describe('bot init: files and substitutions', () => {
 })
 
 describe('bot init: refusals', () => {
+  /** Exit 2, one "✗ …" line and a fix, nothing on stdout. */
+  const expectUsage = (r: {code: number | null; stdout: string; stderr: string}, message: RegExp) => {
+    expect(r.code, r.stderr).toBe(2)
+    const lines = r.stderr.trim().split('\n')
+    expect(lines, r.stderr).toHaveLength(2)
+    expect(lines[0]).toMatch(/^✗ /)
+    expect(lines[0]).toMatch(message)
+    expect(r.stdout).toBe('')
+  }
+
+  it("'' as the folder: exit 2, nothing written in the current folder", async () => {
+    const cwd = tempDir()
+    const r = await init(['', '--no-install', '--no-git', '--yes'], {}, cwd)
+    expectUsage(r, /The project folder is empty/)
+    expect(readdirSync(cwd)).toEqual([])
+  })
+
+  it('a folder through a file in the path (somefile/sub): exit 2 naming the file, nothing written', async () => {
+    const root = tempDir()
+    writeFileSync(join(root, 'somefile'), 'mine')
+    const r = await init(['somefile/sub', '--no-install', '--no-git', '--yes'], {}, root)
+    expectUsage(r, /Cannot create somefile\/sub: somefile is a file, not a folder/)
+    expect(readdirSync(root)).toEqual(['somefile'])
+    expect(readFileSync(join(root, 'somefile'), 'utf8')).toBe('mine')
+  })
+
+  it('a folder in /proc: exit 2 before any write', async () => {
+    const r = await init(['/proc/bot-init-test-x', '--no-install', '--no-git', '--yes'])
+    expectUsage(r, /Cannot create \/proc\/bot-init-test-x: \/proc is on proc/)
+    expect(existsSync('/proc/bot-init-test-x')).toBe(false)
+  })
+
+  it('--force never writes through a symlinked folder that leads out of DIR (exit 2 naming the link, nothing written)', async () => {
+    const root = tempDir()
+    const dir = join(root, 'project')
+    const outside = join(root, 'outside')
+    mkdirSync(dir)
+    mkdirSync(outside)
+    writeFileSync(join(dir, 'notes.txt'), 'mine')
+    symlinkSync(outside, join(dir, 'src'))
+    const r = await init(['project', '--force', '--no-install', '--no-git', '--yes'], {}, root)
+    expectUsage(r, /project\/src is a symbolic link to outside, outside project: bot init does not write through it/)
+    expect(readdirSync(outside)).toEqual([])
+    expect(readdirSync(dir).sort()).toEqual(['notes.txt', 'src'])
+  })
+
+  it('a dangling symlinked folder is refused too; a link that stays inside DIR is fine', async () => {
+    const root = tempDir()
+    const dangling = join(root, 'dangling')
+    mkdirSync(dangling)
+    symlinkSync(join(root, 'nowhere'), join(dangling, 'src'))
+    const r = await init([dangling, '--force', '--no-install', '--no-git', '--yes'])
+    expectUsage(r, /src is a symbolic link to a missing path/)
+    expect(existsSync(join(root, 'nowhere'))).toBe(false)
+
+    symlinkSync(join(root, 'gone'), join(root, 'link'))
+    expectUsage(await init([join(root, 'link'), '--no-install', '--no-git', '--yes']), /link is a symbolic link to a missing path/)
+    expect(existsSync(join(root, 'gone'))).toBe(false)
+
+    const inner = join(root, 'inner')
+    mkdirSync(join(inner, 'code'), {recursive: true})
+    symlinkSync(join(inner, 'code'), join(inner, 'src'))
+    const ok = await init([inner, '--force', '--no-install', '--no-git', '--yes'])
+    expect(ok.code, ok.stderr).toBe(0)
+    expect(existsSync(join(inner, 'code', 'bot.ts'))).toBe(true)
+  })
+
   it('refuses a non-empty folder without --force and writes nothing', async () => {
     const root = tempDir()
     const dir = join(root, 'busy')

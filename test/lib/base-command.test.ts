@@ -64,7 +64,7 @@ describe('errors', () => {
   })
 
   it('a bad --api-root: exit 2', async () => {
-    const r = await runCli(['webhook', 'info', '--token', '1:x', '--api-root', 'ftp://example.com'])
+    const r = await runCli(['webhook', 'info', '--token', '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1', '--api-root', 'ftp://example.com'])
     expect(r.code).toBe(2)
     expect(r.stderr).toMatch(/--api-root "ftp:\/\/example\.com" is not an http\(s\) URL/)
   })

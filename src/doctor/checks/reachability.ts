@@ -6,11 +6,14 @@
 import {lookup} from 'node:dns/promises'
 import {isIP} from 'node:net'
 
+import {deadline} from '../../lib/deadline.js'
 import {DEFAULT_API_ROOT} from '../../telegram/index.js'
 import type {Check, CheckResult, DoctorContext} from '../types.js'
 
 const PROXY_VARS = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy', 'NO_PROXY', 'no_proxy']
 const SLOW_MS = 2000
+/** How long the HTTP request may take; the check's own limit (below) leaves room for DNS. */
+const HTTP_LIMIT_MS = 10_000
 
 /** "HTTPS_PROXY=proxy.local:3128" without any user:password part. */
 function proxyNote(env: NodeJS.ProcessEnv): string | undefined {
@@ -74,10 +77,11 @@ export const reachabilityCheck: Check = {
 
     // 2. An HTTP answer, any status, from the root path (no token in this request).
     const began = performance.now()
-    const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(10_000)])
+    const limit = deadline(HTTP_LIMIT_MS, ctx.signal)
     try {
-      const response = await fetch(`${url.origin}/`, {method: 'GET', redirect: 'manual', signal})
+      const response = await fetch(`${url.origin}/`, {method: 'GET', redirect: 'manual', signal: limit.signal})
       await response.arrayBuffer().catch(() => undefined)
+      limit.clear()
       const ms = Math.round(performance.now() - began)
       lines.push(`HTTP: ${url.host} answered ${response.status} in ${ms} ms`)
       if (proxy) lines.push(proxy)
@@ -86,10 +90,11 @@ export const reachabilityCheck: Check = {
       return {status: 'ok', detail: lines.join('\n')}
     } catch (error) {
       const {code, message} = causeOf(error)
-      const timedOut = signal.aborted && !ctx.signal.aborted
+      limit.clear()
+      const timedOut = limit.timedOut
       lines.push(
         timedOut
-          ? `HTTP: no answer from ${url.host} (${address}) within 10 s`
+          ? `HTTP: no answer from ${url.host} (${address}) within ${HTTP_LIMIT_MS / 1000} s (it accepts connections but does not answer)`
           : `HTTP: cannot connect to ${url.host} (${address}): ${code ?? message}`,
       )
       if (proxy) lines.push(proxy)

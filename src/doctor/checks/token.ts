@@ -1,6 +1,6 @@
 /** token: getMe works; 401 → wrong or revoked, 404 → malformed token or not a Bot API server. */
 import {explainForDoctor} from '../api-error.js'
-import {BotApiError, botIdOf} from '../../telegram/index.js'
+import {BotApiError, botIdOf, inspectToken} from '../../telegram/index.js'
 import type {Check, CheckResult, DoctorContext} from '../types.js'
 
 export const tokenCheck: Check = {
@@ -8,10 +8,17 @@ export const tokenCheck: Check = {
   title: 'Token accepted (getMe)',
   needs: ['reachability'],
   prefetch: (ctx) => {
-    if (ctx.token) void ctx.me()
+    if (ctx.api) void ctx.me()
   },
   async run(ctx: DoctorContext): Promise<CheckResult> {
     if (!ctx.token) return {status: 'skipped', detail: 'No token to check (see Configuration).'}
+    const shape = inspectToken(ctx.token)
+    if (!shape.valid)
+      return {
+        status: 'fail',
+        detail: `Not sent: the token is malformed (${shape.problem}), so the Bot API could only answer 404; nothing was sent with it.`,
+        fix: 'Copy the token again from @BotFather (/mybots → your bot → API Token): it looks like 123456789:AA… with nothing around it.',
+      }
     try {
       const me = await ctx.me()
       const name = me.username ? `@${me.username}` : `"${me.first_name}"`

@@ -1,0 +1,85 @@
+/**
+ * A time limit that really ends a request.
+ *
+ * `AbortSignal.timeout()` combined with `AbortSignal.any()` is not reliable on Node 20: the
+ * composite signal only holds its sources weakly, so after a garbage collection the timeout can
+ * be gone and a fetch to a server that never answers waits for undici's own 300 s limit. Here a
+ * plain AbortController is aborted by a timer this object holds, and every parent signal is
+ * followed with an ordinary listener; `clear()` drops the timer and the listeners.
+ */
+export interface Deadline {
+  /** Aborted when the time is up or any parent signal aborts. */
+  readonly signal: AbortSignal
+  /** True once the time limit (not a parent) aborted the signal. */
+  readonly timedOut: boolean
+  /** Stop the timer and forget the parents; call it once the work is done. */
+  clear(): void
+}
+
+export class TimeoutError extends Error {
+  constructor(readonly ms: number) {
+    super(`no answer within ${+(ms / 1000).toFixed(1)}s`)
+    this.name = 'TimeoutError'
+  }
+}
+
+export function deadline(ms: number, ...parents: Array<AbortSignal | undefined>): Deadline {
+  const controller = new AbortController()
+  let timedOut = false
+  const listeners: Array<[AbortSignal, () => void]> = []
+  const clear = () => {
+    clearTimeout(timer)
+    for (const [signal, listener] of listeners) signal.removeEventListener('abort', listener)
+    listeners.length = 0
+  }
+  const timer = setTimeout(() => {
+    timedOut = true
+    controller.abort(new TimeoutError(ms))
+    clear()
+  }, Math.max(0, Math.min(ms, 2_147_483_647)))
+  for (const parent of parents) {
+    if (!parent) continue
+    if (parent.aborted) {
+      controller.abort(parent.reason)
+      clear()
+      break
+    }
+    const listener = () => {
+      controller.abort(parent.reason)
+      clear()
+    }
+    parent.addEventListener('abort', listener, {once: true})
+    listeners.push([parent, listener])
+  }
+  return {
+    signal: controller.signal,
+    get timedOut() {
+      return timedOut
+    },
+    clear,
+  }
+}
+
+/** A signal that aborts when any of `signals` does, with listeners removed by `clear()`. */
+export function linked(...signals: Array<AbortSignal | undefined>): {signal: AbortSignal; abort(reason?: unknown): void; clear(): void} {
+  const controller = new AbortController()
+  const listeners: Array<[AbortSignal, () => void]> = []
+  const clear = () => {
+    for (const [signal, listener] of listeners) signal.removeEventListener('abort', listener)
+    listeners.length = 0
+  }
+  for (const parent of signals) {
+    if (!parent) continue
+    if (parent.aborted) {
+      controller.abort(parent.reason)
+      break
+    }
+    const listener = () => {
+      controller.abort(parent.reason)
+      clear()
+    }
+    parent.addEventListener('abort', listener, {once: true})
+    listeners.push([parent, listener])
+  }
+  return {signal: controller.signal, abort: (reason) => controller.abort(reason), clear}
+}
