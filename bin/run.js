@@ -27,10 +27,11 @@ if (!done) {
   // Nothing this process writes may carry the bot token, whoever writes it (oclif included).
   // .env is loaded first (as every command does) so a token that lives only there is known too.
   // (Without a build there is no dist/ and no command to run: oclif then says so itself.)
-  const lib = await Promise.all([import('../dist/lib/secrets.js'), import('../dist/lib/config.js')]).catch(() => undefined)
+  const lib = await Promise.all([import('../dist/lib/secrets.js'), import('../dist/lib/config.js'), import('../dist/lib/proxy.js')]).catch(() => undefined)
   if (lib) {
     lib[1].loadDotenv()
     lib[0].installOutputRedaction(argv)
+    await lib[2].installProxy() // HTTPS_PROXY/HTTP_PROXY/NO_PROXY (from the environment or .env) for every fetch
   }
   const {execute, settings} = await import('@oclif/core')
   settings.enableAutoTranspile = false

@@ -3,6 +3,7 @@ import {Flags} from '@oclif/core'
 import {apiFlags, BaseCommand} from '../lib/base-command.js'
 import {UsageError} from '../lib/errors.js'
 import {paint, useColor as useColorOn} from '../lib/output.js'
+import {sanitizeForTerminal} from '../lib/terminal.js'
 
 type Spinner = {text: string; start(): Spinner; succeed(t?: string): Spinner; fail(t?: string): Spinner; stop(): Spinner; clear(): Spinner; render(): Spinner; isSpinning: boolean}
 
@@ -87,6 +88,13 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
   #spinner: Spinner | undefined
   #guard: import('../dev/closed-output.js').OutputGuard | undefined
   #ora: ((options: object) => Spinner) | undefined
+
+  /** Defaults from package.json's "bot": {"dev": {…}} (flags > environment > .env > package.json), before parsing. */
+  public async init(): Promise<void> {
+    const {applyPackageConfig} = await import('../lib/package-config-hook.js')
+    this.argv = await applyPackageConfig('dev', this.argv, this.ctor.flags)
+    await super.init()
+  }
 
   async run(): Promise<void> {
     const flags = this.flags
@@ -196,7 +204,7 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
         ? (event) => this.#json(event as import('../dev/index.js').DevEvent)
         : (event, print) => {
             if (event.type === 'chat') return // the chat writes its own transcript
-            if (event.type === 'bot-output') print(`${paint('dim', 'bot │', process.stderr)} ${this.redact(event.line)}`)
+            if (event.type === 'bot-output') print(`${paint('dim', 'bot │', process.stderr)} ${this.redact(sanitizeForTerminal(event.line, {keepColors: true}))}`)
             else if (event.type === 'warn') print(this.redact(`${paint('yellow', '!', process.stderr)} ${event.text}${event.fix ? `\n  ${event.fix}` : ''}`))
             else if (event.type === 'step' && event.status === 'start') return
             else if (event.type === 'step') print(this.redact(`${event.status === 'ok' ? paint('green', '✓', process.stderr) : paint('red', '✗', process.stderr)} ${event.text}`))
@@ -280,7 +288,7 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
         return
       }
       case 'bot-output':
-        this.#write(event.stream === 'stdout' ? out : err, `${paint('dim', 'bot │', event.stream === 'stdout' ? out : err)} ${event.line}`)
+        this.#write(event.stream === 'stdout' ? out : err, `${paint('dim', 'bot │', event.stream === 'stdout' ? out : err)} ${sanitizeForTerminal(event.line, {keepColors: true})}`)
         return
       case 'update':
       case 'rejected':

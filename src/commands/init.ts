@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../lib/base-command.js'
-import {FixableError, UsageError} from '../lib/errors.js'
+import {UsageError} from '../lib/errors.js'
 import {mark, paint, useColor} from '../lib/output.js'
 import type {GitResult, InstallResult, PackageManager, ProjectPlan, TemplateName} from '../scaffold/index.js'
 
@@ -145,45 +145,47 @@ On a terminal, bot init asks for what is missing (folder, framework, token); wit
     return result
   }
 
-  /** Ctrl-C at a prompt: nothing has been written yet, say so and exit 130. */
-  private async prompt<T>(ask: () => Promise<T>): Promise<T> {
-    try {
-      return await ask()
-    } catch (err) {
-      if ((err as Error).name === 'ExitPromptError') throw new FixableError('Cancelled: nothing was written.', {exitCode: 130, code: 'cancelled'})
-      throw err
-    }
+  /** Ctrl-C or Esc at a prompt: nothing has been written yet, say so and exit 130. */
+  private async prompt<T>(question: (context: {signal: AbortSignal}) => Promise<T>): Promise<T> {
+    const {ask} = await import('../lib/prompt.js')
+    return ask(question, 'Cancelled: nothing was written.')
   }
 
   private async askDir(): Promise<string> {
     const {input} = await import('@inquirer/prompts')
-    return this.prompt(() => input({message: 'Project folder', default: DEFAULT_DIR, validate: (v) => v.trim().length > 0 || 'Enter a folder name'}))
+    return this.prompt((context) => input({message: 'Project folder', default: DEFAULT_DIR, validate: (v) => v.trim().length > 0 || 'Enter a folder name'}, context))
   }
 
   private async askTemplate(templates: typeof import('../scaffold/index.js').TEMPLATES): Promise<string> {
     const {select} = await import('@inquirer/prompts')
-    return this.prompt(() =>
-      select({
-        message: 'Framework',
-        choices: templates.map((t) => ({name: t.framework, value: t.name, description: t.description})),
-        default: templates[0].name,
-      }),
+    return this.prompt((context) =>
+      select(
+        {
+          message: 'Framework',
+          choices: templates.map((t) => ({name: t.framework, value: t.name, description: t.description})),
+          default: templates[0].name,
+        },
+        context,
+      ),
     )
   }
 
   private async askToken(): Promise<string | undefined> {
     const {password} = await import('@inquirer/prompts')
     const {inspectToken} = await import('../telegram/token.js')
-    const value = await this.prompt(() =>
-      password({
-        message: 'Bot token (from @BotFather: https://t.me/BotFather; Enter to skip)',
-        mask: '•',
-        validate: (v) => {
-          if (v.trim() === '') return true
-          const shape = inspectToken(v.trim())
-          return shape.valid || `That does not look like a bot token: ${shape.problem}`
+    const value = await this.prompt((context) =>
+      password(
+        {
+          message: 'Bot token (from @BotFather: https://t.me/BotFather; Enter to skip)',
+          mask: '•',
+          validate: (v) => {
+            if (v.trim() === '') return true
+            const shape = inspectToken(v.trim())
+            return shape.valid || `That does not look like a bot token: ${shape.problem}`
+          },
         },
-      }),
+        context,
+      ),
     )
     return value.trim() || undefined
   }

@@ -11,6 +11,8 @@ export async function freePort(): Promise<number> {
 export interface StartRelayOptions {
   secret: string
   path: string
+  /** Redacted from update previews even where only part of it shows. */
+  token?: string
   holdTimeoutMs?: number
   port?: number
   emit: DevEventSink
@@ -24,6 +26,7 @@ export async function startRelay(o: StartRelayOptions): Promise<Relay> {
     path: o.path,
     holdTimeoutMs: o.holdTimeoutMs,
     port: o.port,
+    secrets: [o.token, o.secret],
     onUpdate: (e) => {
       o.emit({type: 'update', ...e, text: updateText(e)})
       if (e.status >= 500 || e.heldMs > 5000) o.onStall?.()

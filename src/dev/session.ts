@@ -253,7 +253,7 @@ export class DevSession {
     this.#path = randomWebhookPath()
     this.#port = o.port ?? (await freePort())
     const relay = await this.#step('relay', 'Starting the relay…', () => startRelay({
-      secret: this.#secret, path: this.#path, holdTimeoutMs: o.holdTimeoutMs, port: o.relayPort, emit: this.#emit,
+      secret: this.#secret, path: this.#path, token: o.token, holdTimeoutMs: o.holdTimeoutMs, port: o.relayPort, emit: this.#emit,
       // A failing or long-held delivery: a good moment to look at the webhook.
       onStall: () => this.#delivery?.nudge?.(),
     }), (r) => `Relay on http://127.0.0.1:${r.port} → bot on port ${this.#port}`)

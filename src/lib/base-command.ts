@@ -7,6 +7,8 @@ import {loadDotenv, sourceOf, type ValueSource} from './config.js'
 import {redactSecrets, tokensInArgv} from './secrets.js'
 import {FixableError, UsageError} from './errors.js'
 import {explainApiError} from './explain.js'
+import {isPromptCancel} from './prompt.js'
+import {proxyProblem} from './proxy.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
@@ -113,6 +115,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    * line per request and answer goes to stderr.
    */
   protected createApi(resolved: ResolvedApi = this.resolveApi(), options: Partial<BotApiOptions> = {}): BotApi {
+    const badProxy = proxyProblem()
+    if (badProxy) throw new UsageError(badProxy.message, badProxy.fix)
     this.addSecret(resolved.token)
     // Debug lines go to stderr even with --json (stdout stays clean), always redacted.
     const debug = process.env.BOT_DEBUG ? (line: string) => process.stderr.write(this.redact(`[debug] ${line}`) + '\n') : undefined
@@ -204,6 +208,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       fix = 'Pick another port (or leave the port flag out for a free one), or stop the program that listens there.'
       exit = 2
       code = 'usage'
+    } else if (isPromptCancel(err)) {
+      // Ctrl-C / Esc at a question (an @inquirer error that was not turned into a FixableError): exit 130.
+      message = 'Cancelled.'
+      exit = 130
+      code = 'cancelled'
     } else if (err.oclif?.exit === 2 || /Unexpected argument|Nonexistent flag|Missing required|Expected .* to be one of|Parsing --/.test(err.message ?? '')) {
       // oclif parse errors: bad input, exit 2.
       message = oneLine(err.message)

@@ -1,4 +1,5 @@
 import {UsageError} from './errors.js'
+import {ask} from './prompt.js'
 
 export interface ConfirmOptions {
   /** The question, e.g. "Drop 3 pending updates?" */
@@ -26,11 +27,6 @@ export async function confirmOrRefuse({question, yes, action, yesFlag = '--yes'}
   if (!canPrompt())
     throw new UsageError(`Refusing to ${action} without ${yesFlag}: there is no terminal to ask for confirmation.`, `Add ${yesFlag} if you mean it.`)
   const {confirm} = await import('@inquirer/prompts')
-  try {
-    return await confirm({message: question, default: false}, {output: process.stderr})
-  } catch (error) {
-    // Ctrl-C or a closed terminal while asking: treat as "no".
-    if ((error as Error).name === 'ExitPromptError' || (error as Error).name === 'AbortPromptError') return false
-    throw error
-  }
+  // Ctrl-C or Esc while asking: nothing changed, exit 130.
+  return ask((context) => confirm({message: question, default: false}, context), 'Cancelled: nothing changed.', process.stderr)
 }

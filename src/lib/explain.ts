@@ -1,5 +1,6 @@
 import {isCloudApiRoot} from '../telegram/client.js'
 import {BotApiError} from '../telegram/errors.js'
+import {proxyFix, proxyFor} from './proxy.js'
 
 export interface Explanation {
   message: string
@@ -9,8 +10,10 @@ export interface Explanation {
 /** One clear line and a fix for a Bot API failure. Never includes the token. */
 export function explainApiError(error: BotApiError, apiRoot: string): Explanation {
   const isDefaultRoot = isCloudApiRoot(apiRoot)
+  const proxy = proxyFor(apiRoot)
   switch (error.kind) {
     case 'network':
+      if (proxy) return {message: `Cannot reach the Bot API at ${apiRoot}: ${error.description}.`, fix: proxyFix(proxy, apiRoot)}
       return {
         message: `Cannot reach the Bot API at ${apiRoot}: ${error.description}.`,
         fix: isDefaultRoot
@@ -18,7 +21,10 @@ export function explainApiError(error: BotApiError, apiRoot: string): Explanatio
           : `Check that a Bot API server is running at ${apiRoot}, or unset BOT_API_ROOT to use api.telegram.org.`,
       }
     case 'timeout':
-      return {message: `The Bot API at ${apiRoot} did not answer in time (${error.method}).`, fix: 'Try again; if it persists, run `bot doctor`.'}
+      return {
+        message: `The Bot API at ${apiRoot} did not answer in time (${error.method}${proxy ? `, through the proxy ${proxy.hostPort}` : ''}).`,
+        fix: proxy ? proxyFix(proxy, apiRoot) : 'Try again; if it persists, run `bot doctor`.',
+      }
     case 'aborted':
       return {message: `${error.method} was cancelled.`}
     case 'http':

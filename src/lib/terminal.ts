@@ -14,6 +14,9 @@ const UNSAFE = /[\u0000-\u0008\u000A-\u001F\u007F-\u009F\u061C\u200E\u200F\u2028
 const UNSAFE_KEEP_NEWLINES = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u200E\u200F\u2028-\u202E\u2066-\u2069]/g
 const UNSAFE_ONE = /[\u0000-\u0008\u000A-\u001F\u007F-\u009F\u061C\u200E\u200F\u2028-\u202E\u2066-\u2069]/
 
+// One SGR sequence, captured so that split() keeps it at the odd indexes.
+const SGR = /(\u001B\[[0-9;]{0,32}m)/
+
 /** `\u009b` for U+009B. */
 export function escapeChar(char: string): string {
   return '\\u' + char.charCodeAt(0).toString(16).padStart(4, '0')
@@ -28,6 +31,12 @@ export function isUnsafeForTerminal(char: string): boolean {
  * `text` with every control character (C0 but tab, DEL, C1) and every bidi control escaped as
  * `\uXXXX`. With `keepNewlines`, `\n` is left as it is (for text printed as several lines).
  */
-export function sanitizeForTerminal(text: string, options: {keepNewlines?: boolean} = {}): string {
-  return text.replace(options.keepNewlines ? UNSAFE_KEEP_NEWLINES : UNSAFE, escapeChar)
+export function sanitizeForTerminal(text: string, options: {keepNewlines?: boolean; keepColors?: boolean} = {}): string {
+  const unsafe = options.keepNewlines ? UNSAFE_KEEP_NEWLINES : UNSAFE
+  if (!options.keepColors) return text.replace(unsafe, escapeChar)
+  // Colour and style sequences (SGR: ESC [ digits ; … m) pass; every other escape is shown.
+  return text
+    .split(SGR)
+    .map((part, i) => (i % 2 === 1 ? part : part.replace(unsafe, escapeChar)))
+    .join('')
 }

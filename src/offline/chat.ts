@@ -89,6 +89,8 @@ export interface ChatSummary {
   replies: number
   /** Lines the bot did not handle within the timeout. */
   unanswered: number
+  /** Lines the bot handled without sending anything back (no message, no notification). */
+  silent: number
   reason: 'input-ended' | 'quit' | 'closed'
 }
 
@@ -133,7 +135,7 @@ export function startChat(options: ChatOptions): Chat {
   let firstSent = false
   let lastActivity = Date.now()
   let lastKeyboard: LastKeyboard | undefined
-  const summary: Omit<ChatSummary, 'reason'> = {sent: 0, replies: 0, unanswered: 0}
+  const summary: Omit<ChatSummary, 'reason'> = {sent: 0, replies: 0, unanswered: 0, silent: 0}
   /** Wakes whoever waits for the bot (a call, a delivery). */
   const wakers = new Set<() => void>()
   const wake = () => {
@@ -195,7 +197,7 @@ export function startChat(options: ChatOptions): Chat {
   const isPending = (updateId: number) => emulator.pendingUpdates(token).some((u) => u.update_id === updateId)
 
   /** Wait until the bot handled the update (acknowledged it) and no reply came for settleMs; bounded. */
-  const waitHandled = async (updateId: number | undefined, label: string) => {
+  const waitHandled = async (updateId: number | undefined, label: string, repliesBefore: number) => {
     const limit = firstSent ? replyTimeoutMs : startupTimeoutMs
     firstSent = true
     const started = Date.now()
@@ -209,9 +211,12 @@ export function startChat(options: ChatOptions): Chat {
       note(`(the bot has not handled "${label}" after ${(waitedMs / 1000).toFixed(1)}s; sending on, it stays queued)`)
       return
     }
-    // Replies a bot sends without awaiting them arrive just after it acknowledged the update.
+    // Replies a bot sends without awaiting them (and a webhook reply) arrive just after it
+    // acknowledged the update: wait for settleMs of quiet counted from then, not from the last reply.
+    const handledAt = Date.now()
     const settleDeadline = Math.min(Date.now() + Math.max(settleMs * 8, 1000), Date.now() + limit)
-    await until(() => Date.now() - lastActivity >= settleMs, settleDeadline)
+    await until(() => Date.now() - Math.max(lastActivity, handledAt) >= settleMs, settleDeadline)
+    if (summary.replies === repliesBefore && !closed) summary.silent++
   }
 
   /** Resolve true once cond() holds (checked on every emulator event and every 25 ms), false at the deadline or on close. */
@@ -250,10 +255,11 @@ export function startChat(options: ChatOptions): Chat {
       return note(`(no button ${n !== undefined ? `number ${n}` : `"${arg}"`}; the last keyboard has: ${list})`)
     }
     if (!interactive) write([`you › [${button.text}]`])
+    const before = summary.replies
     if (button.kind === 'reply') {
       // A reply-keyboard button sends its label as a message.
       const id = await sendText(button.text)
-      return waitHandled(id, button.text)
+      return waitHandled(id, button.text, before)
     }
     if (button.kind === 'url') return note(`(a link button: ${button.url ?? ''}; not opened offline)`)
     if (button.kind !== 'callback') return note(`(the "${button.text}" button is not a callback button; only callback and link buttons work offline)`)
@@ -267,7 +273,7 @@ export function startChat(options: ChatOptions): Chat {
     })
     summary.sent++
     emit({type: 'press', button, updateId: update?.update_id})
-    return waitHandled(update?.update_id, `[${button.text}]`)
+    return waitHandled(update?.update_id, `[${button.text}]`, before)
   }
 
   /** Handle one input line; returns false when the chat should end. */
@@ -292,8 +298,9 @@ export function startChat(options: ChatOptions): Chat {
       }
     }
     if (!interactive) write([`you › ${line}`])
+    const before = summary.replies
     const id = await sendText(line)
-    await waitHandled(id, line)
+    await waitHandled(id, line, before)
     return true
   }
 

@@ -21,6 +21,8 @@ export type OfflineDevEvent =
   | DevEvent
   | {type: 'offline'; apiRoot: string; botUsername: string; botId: number; userId: number; chatId: number; mode: 'webhook' | 'polling'; text: string}
   | {type: 'chat'; event: ChatEvent; text: string}
+  /** Piped input only, after the summary, when a line got no answer or an update failed (the exit code is then 1). */
+  | {type: 'offline-result'; ok: boolean; lines: number; unanswered: number; silent: number; failures: number; text: string}
 
 /** Prints a line without breaking the chat prompt (through the chat once it runs, else to logOutput). */
 export type OfflinePrint = (line: string) => void
@@ -163,7 +165,32 @@ export async function runOfflineDev(options: OfflineDevOptions): Promise<Offline
     if (!givenStateDir) rmSync(stateDir, {recursive: true, force: true})
   }
   const chatSummary = chat ? await chat.done : undefined
-  return {...summary, ...(chatSummary ? {chat: chatSummary} : {}), endedBy}
+  let exitCode = summary.exitCode
+  // Piped input (a CI script): a line the bot left without an answer, or an update it failed, is a failure.
+  if (!interactive && chatSummary && (endedBy as OfflineDevSummary['endedBy']) === 'chat') {
+    const result = offlineResult(chatSummary, summary.failures)
+    if (!result.ok) {
+      emit(result)
+      if (exitCode === 0) exitCode = 1
+    }
+  }
+  return {...summary, exitCode, ...(chatSummary ? {chat: chatSummary} : {}), endedBy}
+}
+
+/** The verdict on a piped chat: every line answered, no update failed. */
+export function offlineResult(chat: ChatSummary, failures: number): Extract<OfflineDevEvent, {type: 'offline-result'}> {
+  const {sent: lines, unanswered, silent} = chat
+  const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
+  const problems = [
+    ...(unanswered > 0 ? [`${plural(unanswered, 'line')} not handled in time`] : []),
+    ...(silent > 0 ? [`${plural(silent, 'line')} handled without a reply`] : []),
+    ...(failures > 0 ? [`${plural(failures, 'update')} failed`] : []),
+  ]
+  const ok = problems.length === 0
+  const text = ok
+    ? `✓ The bot answered all ${plural(lines, 'line')}.`
+    : `✗ ${problems.join(', ')} (of ${plural(lines, 'line')} piped in): exiting with code 1.`
+  return {type: 'offline-result', ok, lines, unanswered, silent, failures, text}
 }
 
 function chatEventText(event: ChatEvent): string {

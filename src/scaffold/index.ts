@@ -113,6 +113,7 @@ export async function planProject(options: InitOptions): Promise<ProjectPlan> {
   if (entries && entries.length > 0 && !options.force)
     throw new FixableError(`${displayDir} is not empty (${showList(entries)}).`, {
       code: 'dir_not_empty',
+      exitCode: 2, // bad input: nothing was written
       fix: 'Choose a new folder, or pass --force to add the template next to the files there (nothing is ever overwritten).',
     })
 
@@ -131,6 +132,7 @@ export async function planProject(options: InitOptions): Promise<ProjectPlan> {
   if (copy.conflicts.length > 0)
     throw new FixableError(`${copy.conflicts.length} file(s) of the template already exist in ${displayDir}: ${showList(copy.conflicts)}.`, {
       code: 'file_exists',
+      exitCode: 2,
       fix: 'bot init never overwrites a file: move those away, or choose another folder.',
     })
 

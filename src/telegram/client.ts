@@ -2,6 +2,7 @@ import {readFile} from 'node:fs/promises'
 import {basename} from 'node:path'
 
 import {deadline} from '../lib/deadline.js'
+import {describeProxyFailure} from '../lib/proxy.js'
 import {BotApiError} from './errors.js'
 import {redact} from './redact.js'
 import type {DeleteWebhookParams, GetUpdatesParams, SetWebhookParams, Update, User, WebhookInfo} from './types.js'
@@ -233,7 +234,7 @@ export class BotApi {
       const code = cause?.code ?? (error as {code?: string}).code
       const detail = this.redact(cause?.message ?? (error as Error).message ?? String(error))
       this.#log(`✗ ${method} ${detail}`)
-      throw new BotApiError({kind: 'network', method, causeCode: code, description: this.redact(describeNetworkError(code, detail, this.apiRoot))})
+      throw new BotApiError({kind: 'network', method, causeCode: code, description: this.redact(describeProxyFailure(this.apiRoot, error) ?? describeNetworkError(code, detail, this.apiRoot))})
     } finally {
       limit.clear()
     }

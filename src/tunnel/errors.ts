@@ -1,4 +1,5 @@
 import {FixableError} from '../lib/errors.js'
+import {tunnelProxyHint} from '../lib/proxy.js'
 
 export type TunnelErrorCode =
   | 'tunnel_unreachable'   // the tunnel server did not answer before the deadline
@@ -16,7 +17,7 @@ export class TunnelError extends FixableError {
 
   constructor(message: string, options: {fix?: string; code?: TunnelErrorCode; exitCode?: number; cause?: unknown} = {}) {
     const reason = options.code ?? 'tunnel_unreachable'
-    super(message, {fix: options.fix, exitCode: options.exitCode ?? (reason === 'tunnel_invalid' ? 2 : 1), code: reason})
+    super(message, {fix: tunnelProxyHint(reason, options.fix), exitCode: options.exitCode ?? (reason === 'tunnel_invalid' ? 2 : 1), code: reason})
     this.name = 'TunnelError'
     this.reason = reason
     if (options.cause !== undefined) (this as {cause?: unknown}).cause = options.cause

@@ -48,6 +48,14 @@ describe('update preview (item 18: terminal controls)', () => {
     expect(forged.updateType).toBe('\\u001b]0;x\\u0007')
   })
 
+  it('sanitizeForTerminal can keep colour sequences (a bot log in colour) and nothing else', () => {
+    const coloured = '\u001b[32minfo\u001b[0m \u001b[1;31mboom\u001b[0m'
+    expect(sanitizeForTerminal(coloured, {keepColors: true})).toBe(coloured)
+    // Cursor moves, title changes, C1 CSI and bidi overrides are still shown, not acted on.
+    expect(sanitizeForTerminal('\u001b[2J\u001b]0;pwned\u0007\u009b1m\u202e', {keepColors: true})).toBe('\\u001b[2J\\u001b]0;pwned\\u0007\\u009b1m\\u202e')
+    expect(sanitizeForTerminal('\u001b[32mx', {})).toBe('\\u001b[32mx')
+  })
+
   it('sanitizeForTerminal leaves ordinary text alone and can keep newlines', () => {
     expect(sanitizeForTerminal('Привет, 世界 👋 tab\there')).toBe('Привет, 世界 👋 tab\there')
     expect(sanitizeForTerminal('a\nb\rc')).toBe('a\\u000ab\\u000dc')

@@ -121,7 +121,7 @@ describe('bot doctor', () => {
     const r = report(result).byId.reachability
     expect(r.status).toBe('ok')
     expect(r.detail).toMatch(new RegExp(`^HTTP: 127\\.0\\.0\\.1:\\d+ answered \\d{3} in \\d+ ms$`, 'm'))
-    expect(r.detail).toContain('proxy variables set: HTTPS_PROXY=http://proxy.internal:3128, NO_PROXY=localhost')
+    expect(r.detail).toMatch(/^proxy variables set \(HTTPS_PROXY=http:\/\/proxy\.internal:3128, NO_PROXY=localhost\), but 127\.0\.0\.1:\d+ is loopback: bot connects to it directly$/m)
     expect(r.detail).not.toContain('s3cret')
     expect(r.detail).not.toContain('alice')
   })

@@ -1,41 +1,34 @@
 /**
  * reachability: the api root's host resolves and its server answers HTTP, with latencies. The
- * request goes to the root path, without the token. Proxy variables are noted: Node's built-in
- * fetch (which `bot` and most bot frameworks on Node 20 use) does not honour them.
+ * request goes to the root path, without the token. Through a proxy (HTTPS_PROXY…, see
+ * src/lib/proxy.ts) the name is resolved by the proxy, and the proxy is named.
  */
 import {lookup} from 'node:dns/promises'
 import {isIP} from 'node:net'
 
 import {deadline} from '../../lib/deadline.js'
+import {describeProxyFailure, isLoopbackHost, proxyFix, proxyFor, proxyProblem, proxySummary} from '../../lib/proxy.js'
 import {DEFAULT_API_ROOT} from '../../telegram/index.js'
 import type {Check, CheckResult, DoctorContext} from '../types.js'
 
-const PROXY_VARS = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy', 'NO_PROXY', 'no_proxy']
 const SLOW_MS = 2000
 /** How long the HTTP request may take; the check's own limit (below) leaves room for DNS. */
 const HTTP_LIMIT_MS = 10_000
 
-/** "HTTPS_PROXY=proxy.local:3128" without any user:password part. */
-function proxyNote(env: NodeJS.ProcessEnv): string | undefined {
-  const seen = new Set<string>()
-  const parts: string[] = []
-  for (const name of PROXY_VARS) {
-    const value = env[name]
-    if (!value || seen.has(name.toUpperCase())) continue
-    seen.add(name.toUpperCase())
-    let shown = value
-    if (!/^no_proxy$/i.test(name)) {
-      try {
-        const u = new URL(value.includes('://') ? value : `http://${value}`)
-        shown = `${u.protocol}//${u.host}`
-      } catch {
-        shown = '(unparsable)'
-      }
-    }
-    parts.push(`${name}=${shown}`)
-  }
-  if (parts.length === 0) return undefined
-  return `proxy variables set: ${parts.join(', ')}; Node ignores them unless a proxy agent is configured, so \`bot\` connects directly, and so does a bot library given no agent`
+/** What the proxy variables mean for a request to `apiRoot` (never credentials), or undefined when none is set. */
+function proxyNote(env: NodeJS.ProcessEnv, apiRoot: string): string | undefined {
+  const summary = proxySummary(env)
+  if (!summary) return undefined
+  const problem = proxyProblem(env)
+  if (problem) return `proxy: ${problem.message.replace(/\.$/, '')}; bot connects directly (${problem.fix})`
+  const via = proxyFor(apiRoot, env)
+  let host = apiRoot
+  try {
+    host = new URL(apiRoot).host
+  } catch {}
+  return via
+    ? `proxy: bot reaches ${host} through ${via.shown} (${via.variable}${/NO_PROXY=/i.test(summary) ? `; ${summary.slice(summary.search(/no_proxy=/i))}` : ''}); a bot library needs its own proxy agent to do the same`
+    : `proxy variables set (${summary}), but ${host} is ${isLoopbackHost(new URL(apiRoot).hostname) ? 'loopback' : 'in NO_PROXY'}: bot connects to it directly`
 }
 
 function causeOf(error: unknown): {code?: string; message: string} {
@@ -51,7 +44,9 @@ export const reachabilityCheck: Check = {
     const url = new URL(ctx.apiRoot)
     const host = url.hostname.replace(/^\[|\]$/g, '')
     const isDefault = ctx.apiRoot === DEFAULT_API_ROOT
-    const proxy = proxyNote(ctx.env)
+    const proxy = proxyNote(ctx.env, ctx.apiRoot)
+    // Through a proxy, the proxy resolves the name (this machine often cannot).
+    const via = proxyFor(ctx.apiRoot, ctx.env)
     const lines: string[] = []
     const whereFix = isDefault
       ? 'Check the internet connection, DNS and firewall of this machine (and whether api.telegram.org is blocked on this network; a VPN or a local Bot API server may help).'
@@ -59,7 +54,7 @@ export const reachabilityCheck: Check = {
 
     // 1. DNS
     let address = host
-    if (!isIP(host)) {
+    if (!isIP(host) && !via) {
       const began = performance.now()
       try {
         const found = await lookup(host)
@@ -98,7 +93,14 @@ export const reachabilityCheck: Check = {
           : `HTTP: cannot connect to ${url.host} (${address}): ${code ?? message}`,
       )
       if (proxy) lines.push(proxy)
-      const fix = proxy && isDefault ? `${whereFix} If this network only allows traffic through the proxy, run the bot where it can reach the Bot API directly, or use a local Bot API server.` : whereFix
+      const through = via && describeProxyFailure(ctx.apiRoot, error, ctx.env)
+      // Through a proxy, the connection that failed is the proxy's: say that instead of "cannot connect to <api host>".
+      if (through) {
+        const at = lines.findIndex((l) => l.startsWith('HTTP: cannot connect to'))
+        if (at >= 0) lines[at] = `HTTP: no answer through the proxy: ${through}`
+        else lines.push(`proxy: ${through}`)
+      }
+      const fix = via ? proxyFix(via, ctx.apiRoot) : proxy && isDefault ? `${whereFix} If this network only allows traffic through the proxy, run the bot where it can reach the Bot API directly, or use a local Bot API server.` : whereFix
       return {status: 'fail', detail: lines.join('\n'), fix}
     }
   },
