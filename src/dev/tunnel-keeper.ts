@@ -5,6 +5,7 @@
  * webhook to the new URL); after `retries` failed attempts it calls `onGiveUp` (the session falls
  * back to long polling).
  */
+import {deadline} from '../lib/deadline.js'
 import type {Tunnel, TunnelProvider} from '../tunnel/types.js'
 
 export interface TunnelKeeperOptions {
@@ -34,16 +35,18 @@ export interface TunnelKeeperOptions {
 
 /** GET the health path through the tunnel; true when our relay answered. */
 export async function probeThrough(url: string, healthPath: string, expect: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+  const limit = deadline(timeoutMs, signal)
   try {
-    const timeout = AbortSignal.timeout(timeoutMs)
     const response = await fetch(url + healthPath, {
       headers: {'bypass-tunnel-reminder': 'bot-dev', 'user-agent': 'bot-dev-probe'},
-      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      signal: limit.signal,
     })
     const text = await response.text()
     return response.ok && text.includes(expect)
   } catch {
     return false
+  } finally {
+    limit.clear()
   }
 }
 

@@ -1,4 +1,5 @@
 /** An end-to-end check of a tunnel: GET <url><path> through the public side. */
+import {deadline} from '../lib/deadline.js'
 import {TunnelError} from './errors.js'
 import {needsNoDns, publicLookup, type PublicLookup} from './public-dns.js'
 
@@ -21,8 +22,8 @@ export interface ProbeResult {
 
 export async function probeTunnel(url: string, path: string, options: ProbeOptions = {}): Promise<ProbeResult> {
   const started = performance.now()
-  const timeout = AbortSignal.timeout(options.timeoutMs ?? 5000)
-  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout
+  const limit = deadline(options.timeoutMs ?? 5000, options.signal)
+  const signal = limit.signal
   const target = url.replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`)
   try {
     // localtunnel.me shows a reminder page to browsers unless this header is present.
@@ -32,12 +33,14 @@ export async function probeTunnel(url: string, path: string, options: ProbeOptio
   } catch (err) {
     let error: string
     if (options.signal?.aborted) error = 'aborted'
-    else if (timeout.aborted) error = `no answer within ${options.timeoutMs ?? 5000} ms`
+    else if (limit.timedOut) error = `no answer within ${options.timeoutMs ?? 5000} ms`
     else {
       const cause = (err as {cause?: {code?: string; message?: string}}).cause
       error = cause?.code ?? cause?.message ?? (err as Error).message
     }
     return {ok: false, status: 0, ms: performance.now() - started, error}
+  } finally {
+    limit.clear()
   }
 }
 
@@ -129,68 +132,75 @@ export async function proveReachable(publicUrl: string, healthPath: string, opti
   } catch {
     throw new TunnelError(`"${base}" is not a URL`, {code: 'tunnel_invalid', fix: 'give an http(s) URL'})
   }
-  const deadline = AbortSignal.timeout(Math.max(1, Math.ceil(timeoutMs)))
-  const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline
+  const whole = deadline(Math.max(1, Math.ceil(timeoutMs)), options.signal)
+  const signal = whole.signal
   const left = () => timeoutMs - (performance.now() - started)
   const aborted = () => new TunnelError('the reachability check was cancelled', {code: 'tunnel_aborted'})
 
-  let attempts = 0
-  let last = 'no answer yet'
-  let foreign = false
-  let lastStatus = 0
-  let dnsKnown = needsNoDns(hostname)
-  const lookup = options.lookup ?? publicLookup
+  try {
+    let attempts = 0
+    let last = 'no answer yet'
+    let foreign = false
+    let lastStatus = 0
+    let dnsKnown = needsNoDns(hostname)
+    const lookup = options.lookup ?? publicLookup
 
-  while (!signal.aborted && left() > 0) {
-    if (!dnsKnown) {
-      const state = await lookup(hostname, signal).catch(() => 'unknown' as const)
-      if (options.signal?.aborted) throw aborted()
-      if (state === 'no') {
-        last = `${hostname} is not in public DNS yet`
-        await pause(Math.min(intervalMs, left()), signal)
-        continue
+    while (!signal.aborted && left() > 0) {
+      if (!dnsKnown) {
+        const state = await lookup(hostname, signal).catch(() => 'unknown' as const)
+        if (options.signal?.aborted) throw aborted()
+        if (state === 'no') {
+          last = `${hostname} is not in public DNS yet`
+          await pause(Math.min(intervalMs, left()), signal)
+          continue
+        }
+        dnsKnown = true
       }
-      dnsKnown = true
+      attempts++
+      const attempt = deadline(Math.max(1, Math.ceil(Math.min(5000, left()))), signal)
+      const attemptSignal = attempt.signal
+      try {
+        const res = await fetch(target, {
+          signal: attemptSignal,
+          redirect: 'manual',
+          headers: {'bypass-tunnel-reminder': 'bot-dev', 'user-agent': 'bot-dev-probe', 'cache-control': 'no-cache'},
+        })
+        const body = await boundedText(res)
+        if (res.status >= 200 && res.status < 300 && isOurs(body, options.expect)) {
+          return {ms: Math.round(performance.now() - started), attempts}
+        }
+        foreign = res.status >= 200 && res.status < 300
+        lastStatus = res.status
+        const snippet = body.trim().split('\n')[0]!.slice(0, 80)
+        last = foreign
+          ? `HTTP ${res.status} from something that is not this relay${snippet ? ` ("${snippet}")` : ''}`
+          : `HTTP ${res.status}${snippet && !/</.test(snippet) ? ` ("${snippet}")` : ''}`
+      } catch (err) {
+        if (options.signal?.aborted) throw aborted()
+        if (!signal.aborted) {
+          last = attemptSignal.aborted ? 'no answer within 5 s' : describeError(err)
+          lastStatus = 0
+          foreign = false
+        } else if (last === 'no answer yet') {
+          last = 'no answer'
+        }
+      } finally {
+        attempt.clear()
+      }
+      await pause(Math.min(intervalMs, left()), signal)
     }
-    attempts++
-    const attemptSignal = AbortSignal.any([signal, AbortSignal.timeout(Math.max(1, Math.ceil(Math.min(5000, left()))))])
-    try {
-      const res = await fetch(target, {
-        signal: attemptSignal,
-        redirect: 'manual',
-        headers: {'bypass-tunnel-reminder': 'bot-dev', 'user-agent': 'bot-dev-probe', 'cache-control': 'no-cache'},
-      })
-      const body = await boundedText(res)
-      if (res.status >= 200 && res.status < 300 && isOurs(body, options.expect)) {
-        return {ms: Math.round(performance.now() - started), attempts}
-      }
-      foreign = res.status >= 200 && res.status < 300
-      lastStatus = res.status
-      const snippet = body.trim().split('\n')[0]!.slice(0, 80)
-      last = foreign
-        ? `HTTP ${res.status} from something that is not this relay${snippet ? ` ("${snippet}")` : ''}`
-        : `HTTP ${res.status}${snippet && !/</.test(snippet) ? ` ("${snippet}")` : ''}`
-    } catch (err) {
-      if (options.signal?.aborted) throw aborted()
-      if (!signal.aborted) {
-        last = attemptSignal.aborted ? 'no answer within 5 s' : describeError(err)
-        lastStatus = 0
-        foreign = false
-      } else if (last === 'no answer yet') {
-        last = 'no answer'
-      }
-    }
-    await pause(Math.min(intervalMs, left()), signal)
+    if (options.signal?.aborted) throw aborted()
+    const others = 'another way in (--tunnel localtunnel, --tunnel cloudflared, --public-url URL, or --tunnel none, which needs no public URL)'
+    const fix = foreign
+      ? `the URL answers, but not from this relay: make it forward to the relay's port; or use --tunnel none (no public URL needed)`
+      : lastStatus === 404
+        ? `the tunnel does not lead to the relay: its server does not know this tunnel, or (cloudflared) a config.yml with ingress rules in ~/.cloudflared or /etc/cloudflared takes over quick tunnels; or use ${others}`
+        : `the tunnel may need longer or be broken: try again, or use ${others}`
+    throw new TunnelError(
+      `${base} did not reach the relay within ${Math.round(timeoutMs / 100) / 10} s (${attempts} ${attempts === 1 ? 'attempt' : 'attempts'}; last: ${last})`,
+      {code: 'tunnel_unreachable', fix},
+    )  } finally {
+    whole.clear()
   }
-  if (options.signal?.aborted) throw aborted()
-  const others = 'another way in (--tunnel localtunnel, --tunnel cloudflared, --public-url URL, or --tunnel none, which needs no public URL)'
-  const fix = foreign
-    ? `the URL answers, but not from this relay: make it forward to the relay's port; or use --tunnel none (no public URL needed)`
-    : lastStatus === 404
-      ? `the tunnel does not lead to the relay: its server does not know this tunnel, or (cloudflared) a config.yml with ingress rules in ~/.cloudflared or /etc/cloudflared takes over quick tunnels; or use ${others}`
-      : `the tunnel may need longer or be broken: try again, or use ${others}`
-  throw new TunnelError(
-    `${base} did not reach the relay within ${Math.round(timeoutMs / 100) / 10} s (${attempts} ${attempts === 1 ? 'attempt' : 'attempts'}; last: ${last})`,
-    {code: 'tunnel_unreachable', fix},
-  )
+
 }

@@ -7,7 +7,7 @@ import net from 'node:net'
 
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {assertNoToken, devWorld, ensureBridge, startDev, until, type DevWorld} from './helpers.js'
+import {assertNoToken, devWorld, startDev, until, type DevWorld} from './helpers.js'
 
 let world: DevWorld
 beforeEach(async () => {
@@ -33,7 +33,6 @@ async function watchWebhook<T>(fn: () => Promise<T>): Promise<{value: T; everSet
 
 describe('bot dev deliveries', () => {
   it('--tunnel none: the bot runs in webhook mode, updates arrive through the bridge, no webhook is ever set', async () => {
-    ensureBridge()
     const {emu, token} = world
     const {value: result, everSet} = await watchWebhook(async () => {
       const dev = startDev(world, {tunnel: false, args: ['--no-watch', '--tunnel', 'none']})
@@ -53,7 +52,6 @@ describe('bot dev deliveries', () => {
   })
 
   it('BOT_TUNNEL=none works like --tunnel none', async () => {
-    ensureBridge()
     const dev = startDev(world, {tunnel: false, env: {BOT_TUNNEL: 'none'}})
     await dev.waitForOutput(/Ready: updates reach the bot through the polling bridge/)
     dev.kill('SIGINT')
@@ -61,7 +59,6 @@ describe('bot dev deliveries', () => {
   })
 
   it('a tunnel that fails at start-up falls back to the bridge (no error, the bot untouched)', async () => {
-    ensureBridge()
     const {emu, token, lt} = world
     await lt.kill()
     const dev = startDev(world, {args: ['--no-watch', '--tunnel-timeout', '1000']})
@@ -78,7 +75,6 @@ describe('bot dev deliveries', () => {
   })
 
   it('--json: the fallback event says mode "bridge"', async () => {
-    ensureBridge()
     await world.lt.kill()
     const dev = startDev(world, {args: ['--no-watch', '--json', '--tunnel-timeout', '1000']})
     await dev.waitForOutput(/"type":"ready"/, {timeoutMs: 15_000})

@@ -1,5 +1,5 @@
 /** Shared set-up for the `bot dev` integration tests: emulator, loopback localtunnel server, a CLI run. */
-import {copyFileSync, mkdtempSync, readFileSync, existsSync} from 'node:fs'
+import {mkdtempSync, readFileSync, existsSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 
@@ -118,14 +118,3 @@ export function assertNoToken(result: Pick<CliResult, 'stdout' | 'stderr'>, toke
 }
 
 export type {RunningCli, CliResult}
-
-/**
- * The session's polling bridge lives in src/dev/delivery/bridge.ts (another engineer's file). While
- * a build lacks it, the session tests use test/dev/stub-bridge.mjs in its place (never over a real one).
- */
-export function ensureBridge(): 'real' | 'stub' {
-  const target = resolve(PROJECT_ROOT, 'dist', 'dev', 'delivery', 'bridge.js')
-  if (existsSync(target) && !readFileSync(target, 'utf8').includes('A stand-in for src/dev/delivery/bridge.ts')) return 'real'
-  copyFileSync(resolve(PROJECT_ROOT, 'test', 'dev', 'stub-bridge.mjs'), target)
-  return 'stub'
-}

@@ -7,7 +7,7 @@ import {join} from 'node:path'
 
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {assertNoToken, devWorld, ensureBridge, fixture, startDev, until, type DevWorld} from './helpers.js'
+import {assertNoToken, devWorld, fixture, startDev, until, type DevWorld} from './helpers.js'
 
 let world: DevWorld
 beforeEach(async () => {
@@ -132,7 +132,6 @@ describe('bot dev resilience', () => {
   })
 
   it('the tunnel dead for good → the polling bridge: same bot process in webhook mode, nothing lost or repeated', async () => {
-    ensureBridge()
     const {emu, token, lt} = world
     const dev = startDev(world, {args: ['--no-watch', ...FAST_TUNNEL, '--tunnel-retries', '2']})
     await dev.waitForOutput(/Ready/)

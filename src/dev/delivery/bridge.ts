@@ -166,7 +166,7 @@ export class UpdateBridge {
       return
     }
     try {
-      await this.#api.getUpdates({offset, limit: 1, timeout: 0}, {timeoutMs: STOP_CONFIRM_MS, signal: AbortSignal.timeout(STOP_CONFIRM_MS)})
+      await this.#api.getUpdates({offset, limit: 1, timeout: 0}, {timeoutMs: STOP_CONFIRM_MS})
       this.#window.confirm(offset)
     } catch {
       // left unconfirmed: the Bot API delivers those again, which is safe
