@@ -44,7 +44,25 @@ export function botEnv(options: BotEnvOptions, base: NodeJS.ProcessEnv = process
     if (options.webhookUrl) env.WEBHOOK_URL = options.webhookUrl
   }
   if (options.marker) env.BOT_DEV_SESSION = options.marker
+  keepLoopbackDirect(env)
   return env
+}
+
+const PROXY_VARS = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy']
+const LOOPBACK = ['localhost', '127.0.0.1', '::1']
+
+/**
+ * With a proxy in the environment, the bot's calls to loopback (the relay, the emulator, the api
+ * proxy of `bot dev`) must not go through it: a library that honours HTTPS_PROXY would otherwise
+ * send them to the proxy. Loopback is added to NO_PROXY / no_proxy; nothing changes without a proxy.
+ */
+function keepLoopbackDirect(env: NodeJS.ProcessEnv): void {
+  if (!PROXY_VARS.some((name) => env[name])) return
+  for (const name of ['NO_PROXY', 'no_proxy']) {
+    const have = (env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+    if (have.includes('*')) continue
+    env[name] = [...have, ...LOOPBACK.filter((host) => !have.includes(host))].join(',')
+  }
 }
 
 export interface BotExit {

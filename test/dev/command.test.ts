@@ -64,4 +64,15 @@ describe('botEnv', () => {
       PATH: '/bin', OTHER: 'kept', PORT: '1', BOT_TOKEN: 't', BOT_API_ROOT: 'http://127.0.0.1:1', BOT_MODE: 'polling',
     })
   })
+
+  it('keeps loopback away from a proxy the bot inherits (and leaves NO_PROXY alone without one)', async () => {
+    const {botEnv} = await import('../../src/dev/bot-process.js')
+    const proxied = botEnv({token: 't', mode: 'webhook', port: 5000}, {HTTPS_PROXY: 'http://proxy.corp:3128', NO_PROXY: 'internal.corp'})
+    expect(proxied.NO_PROXY).toBe('internal.corp,localhost,127.0.0.1,::1')
+    expect(proxied.no_proxy).toBe('localhost,127.0.0.1,::1')
+    expect(botEnv({token: 't', mode: 'webhook'}, {https_proxy: 'http://p:1', no_proxy: '*'}).no_proxy).toBe('*')
+    const direct = botEnv({token: 't', mode: 'webhook', port: 5000}, {PATH: '/bin'})
+    expect(direct.NO_PROXY).toBeUndefined()
+    expect(direct.no_proxy).toBeUndefined()
+  })
 })
