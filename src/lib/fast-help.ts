@@ -9,8 +9,10 @@
  * wide characters, sub-commands) returns undefined and oclif answers. test/lib/fast-start.test.ts
  * compares the bytes with oclif's for every command.
  *
- * Dependency-free, like fast-start.ts.
+ * Dependency-free, like fast-start.ts (whose list renderer and indent it shares: that module is
+ * always loaded first).
  */
+import {indent, renderList} from './fast-start.js'
 
 export interface ManifestFlag {
   name: string
@@ -71,10 +73,6 @@ export interface HelpEnv {
 
 class Declined extends Error {}
 
-function indent(text: string, n: number): string {
-  return text.replace(/^(?!\s*$)/gm, ' '.repeat(n))
-}
-
 /** oclif's util compare/sortBy. */
 function compare(a: unknown, b: unknown): number {
   a = a === undefined ? 0 : a
@@ -121,36 +119,7 @@ class CommandHelpRenderer {
   }
 
   renderList(input: Array<[string, string | undefined]>, indentation = 2): string {
-    if (input.length === 0) return ''
-    const multiline = (): string => {
-      let output = ''
-      for (const [left, right] of input) {
-        if (!left && !right) continue
-        if (left) output += this.wrap(left.trim(), indentation)
-        if (right) output += '\n' + indent(this.wrap(right.trim(), indentation + 2), 4)
-        output += '\n\n'
-      }
-      return output.trim()
-    }
-    const maxLength = Math.max(...input.map(([l]) => Math.max(...l.split('\n').map((s) => s.length))))
-    let output = ''
-    let cur = ''
-    for (const [left, r] of input) {
-      if (cur) output += '\n' + cur
-      cur = left || ''
-      if (!r) {
-        cur = cur.trim()
-        continue
-      }
-      const right = this.wrap(r.trim(), indentation + maxLength + 2)
-      const [first, ...lines] = right.split('\n').map((s) => s.trim())
-      cur += ' '.repeat(Math.max(0, maxLength - cur.length + 2)) + first
-      if (lines.length === 0) continue
-      if (lines.length > 4) return multiline()
-      cur += '\n' + indent(lines.join('\n'), maxLength + 2)
-    }
-    if (cur) output += '\n' + cur
-    return output.trim()
+    return renderList(input, indentation, (text, spacing) => this.wrap(text, spacing))
   }
 
   usageType(flag: ManifestFlag, showOptions: boolean): string {

@@ -172,8 +172,46 @@ function wrapLine(line: string, columns: number): string {
 }
 
 /** indent-string: every line that is not blank gets `n` spaces. */
-function indent(text: string, n: number): string {
+export function indent(text: string, n: number): string {
   return text.replace(/^(?!\s*$)/gm, ' '.repeat(n))
+}
+
+/**
+ * oclif's HelpFormatter.renderList with spacer '\n': two columns, the right one wrapped beside the
+ * widest left line, or every row on its own lines when a right side needs more than five lines.
+ * Shared by the root help (here) and a command's help (./fast-help.ts); `wrap` is the caller's.
+ */
+export function renderList(input: Array<[string, string | undefined]>, indentation: number, wrap: (text: string, spacing: number) => string): string {
+  if (input.length === 0) return ''
+  const multiline = (): string => {
+    let output = ''
+    for (const [left, right] of input) {
+      if (!left && !right) continue
+      if (left) output += wrap(left.trim(), indentation)
+      if (right) output += '\n' + indent(wrap(right.trim(), indentation + 2), 4)
+      output += '\n\n'
+    }
+    return output.trim()
+  }
+  const maxLength = Math.max(...input.map(([l]) => Math.max(...l.split('\n').map((s) => s.length))))
+  let output = ''
+  let cur = ''
+  for (const [left, r] of input) {
+    if (cur) output += '\n' + cur
+    cur = left || ''
+    if (!r) {
+      cur = cur.trim()
+      continue
+    }
+    const right = wrap(r.trim(), indentation + maxLength + 2)
+    const [first, ...lines] = right.split('\n').map((s) => s.trim())
+    cur += ' '.repeat(Math.max(0, maxLength - cur.length + 2)) + first
+    if (lines.length === 0) continue
+    if (lines.length > 4) return multiline()
+    cur += '\n' + indent(lines.join('\n'), maxLength + 2)
+  }
+  if (cur) output += '\n' + cur
+  return output.trim()
 }
 
 class Renderer {
@@ -193,36 +231,7 @@ class Renderer {
 
   /** oclif's HelpFormatter.renderList with spacer '\n' (the root help's lists). */
   renderList(input: Array<[string, string | undefined]>, indentation: number): string {
-    if (input.length === 0) return ''
-    const multiline = (): string => {
-      let output = ''
-      for (const [left, right] of input) {
-        if (!left && !right) continue
-        if (left) output += this.wrap(left.trim(), indentation)
-        if (right) output += '\n' + indent(this.wrap(right.trim(), indentation + 2), 4)
-        output += '\n\n'
-      }
-      return output.trim()
-    }
-    const maxLength = Math.max(...input.map(([l]) => l.length))
-    let output = ''
-    let cur = ''
-    for (const [left, r] of input) {
-      if (cur) output += '\n' + cur
-      cur = left || ''
-      if (!r) {
-        cur = cur.trim()
-        continue
-      }
-      const right = this.wrap(r.trim(), indentation + maxLength + 2)
-      const [first, ...lines] = right.split('\n').map((s) => s.trim())
-      cur += ' '.repeat(maxLength - cur.length + 2) + first
-      if (lines.length === 0) continue
-      if (lines.length > 4) return multiline()
-      cur += '\n' + indent(lines.join('\n'), maxLength + 2)
-    }
-    if (cur) output += '\n' + cur
-    return output.trim()
+    return renderList(input, indentation, (text, spacing) => this.wrap(text, spacing))
   }
 }
 
