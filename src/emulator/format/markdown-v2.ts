@@ -32,6 +32,21 @@ export function parseMarkdownV2(input: Uint8Array): Parsed {
   const entities: Entity[] = []
   const nested: Open[] = []
   const at = (i: number): number => byteAt(input, i)
+  /** The URL of `[text](url)` starting at byte `from` (backslash escapes resolved) and the index of its `)`. */
+  const readUrl = (from: number): [string, number] => {
+    const bytes: number[] = []
+    let i = from
+    while (i < input.length && input[i] !== 0x29) {
+      if (input[i] === 0x5c && at(i + 1) > 0 && at(i + 1) <= 126) {
+        bytes.push(input[i + 1])
+        i += 2
+        continue
+      }
+      bytes.push(input[i++])
+    }
+    if (at(i) !== 0x29) throw new FormatError(`Can't find end of a URL at byte offset ${from}`)
+    return [Buffer.from(bytes).toString('utf8'), i]
+  }
   const str = (from: number, to: number): string => Buffer.from(input.subarray(from, to)).toString('utf8')
   let haveBlockquote = false
   let canStartBlockquote = true
@@ -154,18 +169,7 @@ export function parseMarkdownV2(input: Uint8Array): Parsed {
         if (at(i + 1) !== 0x28) url = out.slice(e.beginPos)
         else {
           i += 2
-          const urlBegin = i
-          const bytes: number[] = []
-          while (i < input.length && input[i] !== 0x29) {
-            if (input[i] === 0x5c && at(i + 1) > 0 && at(i + 1) <= 126) {
-              bytes.push(input[i + 1])
-              i += 2
-              continue
-            }
-            bytes.push(input[i++])
-          }
-          if (at(i) !== 0x29) throw new FormatError(`Can't find end of a URL at byte offset ${urlBegin}`)
-          url = Buffer.from(bytes).toString('utf8')
+          ;[url, i] = readUrl(i)
         }
         userId = linkUserId(url)
         if (userId === undefined) {
@@ -177,18 +181,8 @@ export function parseMarkdownV2(input: Uint8Array): Parsed {
       case 'custom_emoji': {
         if (at(i + 1) !== 0x28) throw new FormatError('The entity must contain a tg://emoji or tg://time URL')
         i += 2
-        const urlBegin = i
-        const bytes: number[] = []
-        while (i < input.length && input[i] !== 0x29) {
-          if (input[i] === 0x5c && at(i + 1) > 0 && at(i + 1) <= 126) {
-            bytes.push(input[i + 1])
-            i += 2
-            continue
-          }
-          bytes.push(input[i++])
-        }
-        if (at(i) !== 0x29) throw new FormatError(`Can't find end of a URL at byte offset ${urlBegin}`)
-        const url = Buffer.from(bytes).toString('utf8')
+        let url: string
+        ;[url, i] = readUrl(i)
         emojiId = linkCustomEmojiId(url)
         if (emojiId === undefined) {
           date = linkDateTime(url)
