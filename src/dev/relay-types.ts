@@ -24,8 +24,8 @@ export interface RelayUpdateEvent {
   repeat?: boolean
   /** Why the relay answered by itself (the bot never answered). */
   error?: string
-  /** Delivered by `relay.inject` (bot trigger, a replay), not by Telegram. */
-  source?: 'trigger' | 'replay'
+  /** Not a webhook POST from Telegram: delivered by `relay.inject` (bot trigger, a replay), or seen in the bot's getUpdates (polling). */
+  source?: Exclude<EntrySource, 'webhook'>
   /** For a replay: the update_id it replays. */
   replayOf?: number
 }
