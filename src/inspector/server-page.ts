@@ -27,6 +27,10 @@ export function pageHtml(files: PageFiles, key: string): string {
   return files.html.replaceAll('{{key}}', value)
 }
 
+/** The page's icon (a link in index.html, so the browser never asks for an unkeyed /favicon.ico). */
+export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#2563eb"/><path d="M9 16l5 5 9-10" stroke="#fff" stroke-width="3.5" fill="none" stroke-linecap="round" stroke-linejoin="round"/></svg>
+`
+
 /** What a request without the key gets instead of the page. */
 export const NO_KEY_HTML = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>bot dev inspector</title></head>

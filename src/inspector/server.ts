@@ -2,7 +2,7 @@
  * The inspector: a web page and JSON API on loopback over the session's update history.
  *
  *   GET  /                              the page (plain HTML/CSS/JS from ./page)
- *   GET  /app.js, /style.css
+ *   GET  /app.js, /style.css, /favicon.svg
  *   GET  /api/updates[?chat=&type=]     entries, newest first
  *   GET  /api/updates/{updateId}        the newest entry with that update_id
  *   POST /api/updates/{updateId}/replay deliver it again (optional JSON body: the edited update)
@@ -18,7 +18,7 @@ import type {AddressInfo} from 'node:net'
 import {
   BodyTooLarge, BODY_LIMIT, hostAllowed, keyMatches, presentedKey, readBody, send, sendError, sendJson,
 } from './server-http.js'
-import {loadPage, NO_KEY_HTML, pageHtml, type PageFiles} from './server-page.js'
+import {FAVICON_SVG, loadPage, NO_KEY_HTML, pageHtml, type PageFiles} from './server-page.js'
 import {SseHub} from './server-sse.js'
 import {ActionError, type HistoryView, type SessionActions, type UpdateEntry} from './types.js'
 
@@ -113,11 +113,12 @@ async function handle(ctx: Context, port: number, req: IncomingMessage, res: Ser
     return
   }
   const method = req.method ?? 'GET'
-  if (path === '/' || path === '/app.js' || path === '/style.css') {
+  if (path === '/' || path === '/app.js' || path === '/style.css' || path === '/favicon.svg') {
     if (method !== 'GET' && method !== 'HEAD') return notAllowed(res, 'GET', secrets)
     if (path === '/') send(res, 200, HTML, pageHtml(ctx.page, o.key))
     else if (path === '/app.js') send(res, 200, JS, ctx.page.js)
-    else send(res, 200, CSS, ctx.page.css)
+    else if (path === '/style.css') send(res, 200, CSS, ctx.page.css)
+    else send(res, 200, 'image/svg+xml', FAVICON_SVG)
     return
   }
   if (path === '/api/updates') {
