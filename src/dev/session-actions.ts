@@ -11,9 +11,9 @@
  */
 import type {BotApiEmulator} from '../emulator/index.js'
 import type {UpdateHistory} from '../inspector/history.js'
+import {syntheticUpdate} from '../inspector/synthetic.js'
 import {ActionError, type EntrySource, type SessionActions, type TriggerRequest, type UpdateEntry} from '../inspector/types.js'
 import type {Relay} from './relay.js'
-import {inspectorParts} from './session-parts.js'
 
 /** Who offline triggers speak as, and where they go. */
 export interface OfflineTarget {
@@ -29,6 +29,8 @@ export interface InspectorActionsOptions {
   history: () => UpdateHistory | undefined
   relay: () => Relay | undefined
   nextUpdateId: () => number
+  /** The bot (the author of a message whose button a synthetic callback presses). */
+  bot: () => {id: number; first_name?: string; username?: string} | undefined
   /** Nothing will see an update put into the emulator (polling without the api proxy): record it on the way in. */
   recordDirectly: boolean
 }
@@ -72,11 +74,11 @@ export class InspectorActions implements SessionActions {
     if (offline) return this.#viaEmulator('trigger', undefined, () => emulatorTrigger(offline, request))
     if (this.#o.mode === 'polling') throw POLLING_ONLINE
     let update: Record<string, unknown>
-    if (request.kind === 'update') update = withUpdateId(request.update, this.#o.nextUpdateId())
-    else {
-      const {syntheticUpdate} = await inspectorParts()
-      if (!syntheticUpdate) throw new ActionError(501, 'This build cannot make synthetic updates yet.', 'Use `bot trigger update FILE.json`.')
-      update = syntheticUpdate(request, {updateId: this.#o.nextUpdateId()})
+    try {
+      const bot = this.#o.bot()
+      update = syntheticUpdate(request, {updateId: this.#o.nextUpdateId(), ...(bot ? {bot} : {})})
+    } catch (error) {
+      throw new ActionError(400, (error as Error).message, 'See `bot trigger --help`.')
     }
     return this.#inject(update, 'trigger')
   }

@@ -12,16 +12,19 @@
 import {randomBytes, randomInt} from 'node:crypto'
 import {join} from 'node:path'
 
+import {startApiProxy} from '../inspector/api-proxy.js'
+import {startControlServer} from '../inspector/control.js'
+import {removeControlRecord, writeControlRecord} from '../inspector/control-record.js'
 import {UpdateHistory} from '../inspector/history.js'
+import {startInspectorServer} from '../inspector/server.js'
 import {UsageError} from '../lib/errors.js'
 import {callText, inspectorText, pollingUpdateText, sourceSuffix} from '../inspector/render.js'
-import type {ApiCall, EntrySource, SessionActions, UpdateEntry} from '../inspector/types.js'
+import type {ApiCall, EntrySource, UpdateEntry} from '../inspector/types.js'
 import type {DevEvent, DevEventSink} from './events.js'
 import {probePort} from './ports.js'
 import {peekUpdateId} from './relay-describe.js'
 import type {Relay} from './relay.js'
 import {InspectorActions, type OfflineTarget} from './session-actions.js'
-import {inspectorParts} from './session-parts.js'
 
 export type {OfflineTarget} from './session-actions.js'
 
@@ -45,7 +48,7 @@ export interface SessionInspectorOptions {
   emit: DevEventSink
   /** Registers a cleanup in the session's teardown. */
   register: (name: string, run: () => Promise<void>, minMs?: number) => void
-  /** How long a trigger or replay waits for the bot's answer. Default 60 s. */
+  /** How long a trigger or replay waits for the bot's answer. Default 30 s (the control port waits 35 s). */
   actionTimeoutMs?: number
 }
 
@@ -65,6 +68,7 @@ export class SessionInspector {
   #queued = new Map<UpdateEntry, DevEvent[]>()
   #seenPolling = new Set<number>()
   #maxUpdateId = 0
+  #bot: {id: number; first_name?: string; username?: string} | undefined
   #removeRecord: (() => void) | undefined
   readonly actions: InspectorActions
 
@@ -74,7 +78,8 @@ export class SessionInspector {
     this.actions = new InspectorActions({
       mode: o.mode,
       offline: o.offline,
-      timeoutMs: o.actionTimeoutMs ?? 60_000,
+      timeoutMs: o.actionTimeoutMs ?? 30_000,
+      bot: () => this.#bot,
       history: () => this.#history,
       relay: () => this.#relay,
       nextUpdateId: () => (this.#maxUpdateId ? this.#maxUpdateId + 1 : 100_000_000 + randomInt(100_000_000)),
@@ -101,11 +106,11 @@ export class SessionInspector {
    * Start the history, the api proxy, the page and the control port for this bot. Returns the api
    * root to give the bot (BOT_API_ROOT): the proxy, or undefined without one.
    */
-  async start(botId: number): Promise<string | undefined> {
+  async start(bot: {id: number; first_name?: string; username?: string}): Promise<string | undefined> {
     const o = this.#o
-    const parts = await inspectorParts()
+    this.#bot = bot
     const history = new UpdateHistory({
-      logFile: join(o.stateDir, `history-${botId}.jsonl`),
+      logFile: join(o.stateDir, `history-${bot.id}.jsonl`),
       secrets: this.#secrets,
       onError: (text) => o.emit({type: 'warn', text}),
     })
@@ -117,8 +122,8 @@ export class SessionInspector {
       await Promise.allSettled([control?.close(), server?.close()])
       history.close()
     })
-    if (o.apiProxy !== false && parts.startApiProxy) {
-      const proxy = await parts.startApiProxy({
+    if (o.apiProxy !== false) {
+      const proxy = await startApiProxy({
         upstream: o.apiRoot,
         secrets: this.#secrets,
         onCall: (call) => this.#onCall(call),
@@ -128,23 +133,21 @@ export class SessionInspector {
       this.#proxyUrl = proxy.url
       o.emit({type: 'step', step: 'api-proxy', status: 'ok', text: `Bot API proxy on ${proxy.url} → ${o.apiRoot} (records the bot's calls)`})
     }
-    if (o.inspect !== false && parts.startInspectorServer) {
-      server = await parts.startInspectorServer({history, actions: {replay: (id, edited) => this.actions.replay(id, edited)}, key: randomBytes(16).toString('hex'), port: o.inspectPort, secrets: this.#secrets})
+    if (o.inspect !== false) {
+      server = await startInspectorServer({history, actions: {replay: (id, edited) => this.actions.replay(id, edited)}, key: randomBytes(16).toString('hex'), port: o.inspectPort, secrets: this.#secrets})
       this.#url = server.url
       o.emit({type: 'step', step: 'inspector', status: 'ok', text: inspectorText(server.url)})
     }
-    if (parts.startControlServer && parts.writeControlRecord) {
-      const key = randomBytes(16).toString('hex')
-      control = await parts.startControlServer({actions: this.actions as SessionActions, key})
-      const record = {version: 1 as const, pid: process.pid, botId, cwd: o.cwd, offline: Boolean(o.offline), mode: o.mode, port: control.port, key, startedAt: new Date().toISOString(), historyFile: history.logFile}
-      parts.writeControlRecord(record, o.controlDir)
-      this.#removeRecord = () => {
-        this.#removeRecord = undefined
-        try {
-          parts.removeControlRecord?.(process.pid, o.controlDir)
-        } catch {
-          // already gone
-        }
+    // Always (also with --no-inspect): the control port `bot trigger` and `bot replay` use.
+    const key = randomBytes(16).toString('hex')
+    control = await startControlServer({actions: this.actions, key, secrets: this.#secrets})
+    writeControlRecord({version: 1, pid: process.pid, botId: bot.id, cwd: o.cwd, offline: Boolean(o.offline), mode: o.mode, port: control.port, key, startedAt: new Date().toISOString(), historyFile: history.logFile}, o.controlDir)
+    this.#removeRecord = () => {
+      this.#removeRecord = undefined
+      try {
+        removeControlRecord(process.pid, o.controlDir)
+      } catch {
+        // already gone
       }
     }
     return this.#proxyUrl
@@ -161,7 +164,14 @@ export class SessionInspector {
 
   /** Marks an update line with where an injected update came from (called on every event before it is sent on). */
   decorate(event: DevEvent): void {
-    if (event.type === 'update' && (event.source === 'trigger' || event.source === 'replay')) event.text += sourceSuffix(event.source, event.replayOf)
+    if (event.type !== 'update') return
+    // Offline, a trigger reaches the relay from the emulator like any update: the actions know it.
+    const expected = event.source === undefined && event.updateId !== undefined ? this.actions.expected(event.updateId) : undefined
+    if (expected && expected.source !== 'webhook') {
+      event.source = expected.source
+      if (expected.replayOf !== undefined) event.replayOf = expected.replayOf
+    }
+    if (event.source === 'trigger' || event.source === 'replay') event.text += sourceSuffix(event.source, event.replayOf)
   }
 
   /** A second Ctrl-C: no teardown, but no control record left behind either. */

@@ -183,8 +183,10 @@ export class DevSession {
       checkWebhook({api: o.api, me, stateDir: this.#stateDir, mode: checkMode, force: o.force, restoreSecret: o.restoreSecret, stopGraceMs: o.stopGraceMs ?? 3000, webhook: this.#webhook, signal, emit: this.#emit, saveState: (p) => this.#saveState(p)}, previous),
     (text) => text)
     this.#check()
-    // History, api proxy, inspector page, control port: before the relay and the bot, which use them.
-    this.#botApiRoot = await this.#inspector.start(me.id)
+    if (o.mode === 'webhook') [this.#secret, this.#path] = [loadOrCreateSecret(me.id, this.#stateDir), randomWebhookPath()]
+    // History, api proxy, inspector page, control port (none of them may show the secret or path): before the relay and the bot.
+    this.#inspector.addSecrets(this.#secret, this.#path)
+    this.#botApiRoot = await this.#inspector.start(me)
     this.#check()
 
     // Before anything takes the updates: is another program polling this bot? (runs meanwhile)
@@ -254,9 +256,6 @@ export class DevSession {
 
   async #startRelay(): Promise<void> {
     const o = this.#o
-    this.#secret = loadOrCreateSecret(this.#me!.id, this.#stateDir)
-    this.#path = randomWebhookPath()
-    this.#inspector.addSecrets(this.#secret, this.#path)
     this.#port = o.port ?? (await freePort())
     const relay = await this.#step('relay', 'Starting the relay…', () => startRelay({
       secret: this.#secret, path: this.#path, token: o.token, holdTimeoutMs: o.holdTimeoutMs, port: o.relayPort, emit: this.#emit,

@@ -4,8 +4,8 @@
  * `bot replay` works after a restart. What is kept is redacted and bounded (history-shape.ts).
  *
  * A call is attached to the update in flight for its chat or user (or its callback query), else to
- * the newest update of that chat or user that arrived within the last 60 s; a call that names no
- * chat or user goes to the one update in flight, when there is exactly one.
+ * the newest update of that chat or user that arrived within the last 60 s; any other call goes to
+ * the one update in flight, when there is exactly one.
  */
 import {randomBytes} from 'node:crypto'
 
@@ -197,8 +197,8 @@ export class UpdateHistory implements HistoryView {
       // Newest first: once past the window nothing older can match, but an older in-flight one still can.
       if (!recent && !m.inFlight && m.at <= when + 1000 && when - m.at <= ATTACH_WINDOW_MS && matches(m)) recent = entry
     }
-    if (named) return recent
-    return inFlightCount === 1 ? onlyInFlight : undefined
+    // A call about another chat (a notice to an admin, a wrong id) made while exactly one update is being handled: that one's.
+    return recent ?? (inFlightCount === 1 ? onlyInFlight : undefined)
   }
 
   #changed(entry: UpdateEntry, change: EntryChange): void {

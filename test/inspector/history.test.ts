@@ -128,15 +128,18 @@ describe('UpdateHistory: attaching calls', () => {
     expect(newer.calls).toHaveLength(2)
   })
 
-  it('matches answerCallbackQuery by callback_query_id, and a call naming nothing to the only update in flight', () => {
+  it('matches answerCallbackQuery by callback_query_id, and any other call to the only update in flight', () => {
     const {history, clock} = clocked()
     const press = history.begin(callback(1, 300, 'cbq-42'), 'webhook')
     history.finish(press, {status: 200, body: ''}, 1)
     const msg = history.begin(message(2, 400), 'webhook')
     expect(history.addCall(call({at: clock.now, method: 'answerCallbackQuery', params: {callback_query_id: 'cbq-42'}}))).toBe(press)
     expect(history.addCall(call({at: clock.now, method: 'getMe'}))).toBe(msg)
+    // A call about another chat while exactly one update is handled belongs to that update.
+    expect(history.addCall(call({at: clock.now, chatId: 999_999_999}))).toBe(msg)
     history.begin(message(3, 500), 'webhook')
     expect(history.addCall(call({at: clock.now, method: 'getMe'}))).toBeUndefined()
+    expect(history.addCall(call({at: clock.now, chatId: 999_999_999}))).toBeUndefined()
   })
 
   it('does not attach a call made before the update arrived', () => {
