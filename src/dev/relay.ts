@@ -31,7 +31,6 @@ import {BodyBudget, readBody, sameSecret, secretBytes} from './relay-intake.js'
 import {RefusalLog, type RefusalReason} from './relay-refusals.js'
 import {isRetryable, Upstream, type BotAnswer} from './relay-upstream.js'
 
-import type {EntrySource} from '../inspector/types.js'
 import type {InjectResult, RelayOptions, RelayRecorder, RelayStats, RelayTarget, RelayUpdateEvent} from './relay-types.js'
 
 export {describeUpdate, peekUpdateId, safePreview, PREVIEW_MAX} from './relay-describe.js'
@@ -294,7 +293,7 @@ export class Relay {
       repeat = answer !== undefined
     }
     const recorder = repeat ? undefined : this.#recorder
-    const record = recorder ? this.#begin(recorder, body, 'webhook') : undefined
+    const record = recorder ? guarded(() => recorder.begin(body, 'webhook')) : undefined
     let error: string | undefined
     let heldMs = 0
     if (!answer) ({answer, error, heldMs} = await this.#deliver(body, req.headers['content-type'], started, updateId, link))
@@ -328,7 +327,7 @@ export class Relay {
         ...(error ? {error} : {}),
       })
     }
-    if (recorder) this.#finish(recorder, record, status, answer, error, ms)
+    if (recorder) guarded(() => recorder.finish(record, {status, body: answerText(answer, error)}, ms))
   }
 
   /**
@@ -386,7 +385,7 @@ export class Relay {
     const started = performance.now()
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body
     const recorder = this.#recorder
-    const record = recorder ? this.#begin(recorder, bytes, o.source, o.replayOf) : undefined
+    const record = recorder ? guarded(() => recorder.begin(bytes, o.source, o.replayOf)) : undefined
     let result: {answer?: BotAnswer; error?: string; heldMs: number}
     try {
       result = await this.#deliver(bytes, 'application/json', started, undefined, {gone: false, hold: {}, watching: true, watch() {}})
@@ -408,25 +407,24 @@ export class Relay {
       source: o.source,
       ...(o.replayOf !== undefined ? {replayOf: o.replayOf} : {}),
     })
-    if (recorder) this.#finish(recorder, record, status, answer, error, ms)
-    return {status, body: answer ? Buffer.from(answer.text, 'latin1').toString('utf8') : `bot dev: ${error}\n`, ms, ...(error ? {error} : {}), ...(recorder ? {record} : {})}
+    const text = answerText(answer, error)
+    if (recorder) guarded(() => recorder.finish(record, {status, body: text}, ms))
+    return {status, body: text, ms, ...(error ? {error} : {}), ...(recorder ? {record} : {})}
   }
+}
 
-  #begin(recorder: RelayRecorder, body: Buffer, source: EntrySource, replayOf?: number): unknown {
-    try {
-      return recorder.begin(body, source, replayOf)
-    } catch {
-      return undefined // a recorder that throws must not take the relay down
-    }
+/** A recorder that throws must not take the relay down. */
+function guarded<T>(fn: () => T): T | undefined {
+  try {
+    return fn()
+  } catch {
+    return undefined
   }
+}
 
-  #finish(recorder: RelayRecorder, record: unknown, status: number, answer: BotAnswer | undefined, error: string | undefined, ms: number): void {
-    try {
-      recorder.finish(record, {status, body: answer ? Buffer.from(answer.text, 'latin1').toString('utf8') : error ? `bot dev: ${error}\n` : ''}, ms)
-    } catch {
-      // as above
-    }
-  }
+/** What went back: the bot's body (utf-8), or the relay's own text when the bot never answered. */
+function answerText(answer: BotAnswer | undefined, error: string | undefined): string {
+  return answer ? Buffer.from(answer.text, 'latin1').toString('utf8') : error ? `bot dev: ${error}\n` : ''
 }
 
 /** How a delivery learns that its requester went away (Telegram closed the connection). */

@@ -158,6 +158,29 @@ describe('bot dev with the inspector (webhook mode)', () => {
     expect((await dev.exited).code).toBe(0)
   }, 60_000)
 
+  it('bot replay finds an update of the previous session in the history log; the bridge (--tunnel none) takes triggers too', async () => {
+    const {emu, token} = world
+    const first = startInspected(['--json'])
+    await waitEvent(first, 'ready', (e) => e.type === 'ready')
+    const old = emu.sendUserMessage(token, {text: 'from before', chatId: 61})
+    await waitEvent(first, 'the update', (e) => e.type === 'update' && e.updateId === old.update_id)
+    first.kill('SIGINT')
+    expect((await first.exited).code).toBe(0)
+
+    const second = startInspected(['--json', '--tunnel', 'none'])
+    const ready = await waitEvent(second, 'ready', (e) => e.type === 'ready' && e.delivery === 'bridge')
+    expect(await apiUpdates(ready.inspectorUrl)).toEqual([])
+    const replay = await control(['replay', String(old.update_id), '--json'])
+    expect(replay.code, replay.stderr).toBe(0)
+    expect(JSON.parse(replay.stdout)).toMatchObject({source: 'replay', replayOf: old.update_id, preview: 'from before', answer: {status: 200}})
+    await until(() => emu.sentMessages(token, {chatId: 61}).filter((c) => c.params.text === 'echo: from before').length === 2, 'the replayed answer at the emulator')
+    const trigger = await control(['trigger', 'message', 'over the bridge', '--chat', '61', '--json'])
+    expect(trigger.code, trigger.stderr).toBe(0)
+    await until(() => emu.sentMessages(token, {chatId: 61}).some((c) => c.params.text === 'echo: over the bridge'), 'the triggered answer at the emulator')
+    second.kill('SIGINT')
+    expect((await second.exited).code).toBe(0)
+  }, 90_000)
+
   it('a busy --inspect-port exits 2 before anything is set', async () => {
     const {emu, token} = world
     const net = await import('node:net')
