@@ -128,11 +128,13 @@ describe('bot dev with the inspector (webhook mode)', () => {
     expect(after.code).toBe(1)
   }, 90_000)
 
-  it('prints the failing call under its update in the terminal log, and the inspector URL at start-up', async () => {
+  it('prints the failing call under its update in the terminal log, and the inspector URL (on --inspect-port) at start-up', async () => {
     const {emu, token} = world
-    const dev = startInspected([])
+    const {default: getPort} = await import('get-port')
+    const port = await getPort({host: '127.0.0.1'})
+    const dev = startInspected(['--inspect-port', String(port)])
     await dev.waitForOutput(/Ready: /)
-    expect(dev.stderr()).toMatch(/✓ Inspector: http:\/\/127\.0\.0\.1:\d+\/\?key=[0-9a-f]{32}\n/)
+    expect(dev.stderr()).toMatch(new RegExp(`✓ Inspector: http://127\\.0\\.0\\.1:${port}/\\?key=[0-9a-f]{32}\n`))
     const bad = emu.sendUserMessage(token, {text: '/missing', chatId: 77})
     await dev.waitForOutput(/↳ sendMessage 400 Bad Request: chat not found/)
     const lines = dev.stdout().split('\n')
@@ -192,6 +194,13 @@ describe('bot dev with the inspector (webhook mode)', () => {
       const result = await startInspected(['--inspect-port', String(port)]).exited
       expect(result.code).toBe(2)
       expect(result.stderr).toContain(`--inspect-port ${port} is already in use`)
+      const {default: getPort} = await import('get-port')
+      const free = String(await getPort({host: '127.0.0.1'}))
+      const same = await startInspected(['--inspect-port', free, '--port', free]).exited
+      expect(same.code).toBe(2)
+      expect(same.stderr).toContain(`--inspect-port and --port are both ${free}`)
+      const contradiction = await startInspected(['--inspect-port', free, '--no-inspect']).exited
+      expect(contradiction.code).toBe(2)
       expect(emu.calls(token)).toEqual([])
     } finally {
       blocker.close()
