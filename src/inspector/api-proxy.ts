@@ -249,7 +249,9 @@ class Exchange implements Dispatcher.DispatchHandlers {
   }
 
   #onResponseClose(): void {
-    if (this.#completed || this.#reported) return
+    if (this.#reported) return
+    // The answer came whole from upstream but the bot left before it was all written: still one call.
+    if (this.#completed) return this.#report()
     if (!this.#res.writableFinished) {
       // The bot went away before the answer was complete: stop the upstream request too.
       this.#clientGone = true

@@ -209,6 +209,7 @@ describe('api proxy: upstream failures', () => {
     await until(() => rec.calls.length === 1, 'the record')
     expect(rec.calls[0]).toMatchObject({method: 'sendMessage', ok: false, errorCode: 502, chatId: 1})
     expect(rec.calls[0].description).toMatch(/^Bad Gateway: bot dev could not reach/)
+    expect(rec.calls[0].explanation).toMatch(/could not reach/)
     assertNoToken(rec.calls, token)
   })
 
