@@ -238,6 +238,16 @@ describe('api proxy: what passes through', () => {
     expect(rec.calls[0].params).toMatchObject({url: 'https://x.example/<token>', text: '<token>'})
   })
 
+  it('POST /bot<token>/ with a "method" parameter is recorded under that method; /bot<token>/test/<method> too', async () => {
+    const upstream = await sink()
+    const rec = await recordingProxy(upstream.url)
+    await postJson(`${rec.proxy.url}/bot${TOKEN}/`, {method: 'getWebhookInfo'})
+    await postJson(`${rec.proxy.url}/bot${TOKEN}/test/getMe`, {})
+    await until(() => rec.calls.length === 2, 'two records')
+    expect(rec.calls.map((c) => c.method).sort()).toEqual(['getMe', 'getWebhookInfo'])
+    expect(upstream.requests.map((r) => r.url)).toEqual([`/bot${TOKEN}/`, `/bot${TOKEN}/test/getMe`])
+  })
+
   it('an upstream that cuts the answer half way: the bot sees the connection close, the call is recorded as failed', async () => {
     const upstream = await sink((item) => {
       item.req.resume()
