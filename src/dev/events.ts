@@ -3,24 +3,13 @@
  * a person can read; `bot dev` prints it (or the whole event with --json). The service never
  * prints by itself.
  */
+import type {FailedCallLine} from '../inspector/history-lines.js'
 import type {RelayRejectedEvent, RelayUpdateEvent} from './relay.js'
 
 export type StepId = 'token' | 'session' | 'webhook-check' | 'relay' | 'tunnel' | 'webhook' | 'bot' | 'watch' | 'api-proxy' | 'inspector'
 
 /** A Bot API call of the bot that failed (seen by the api proxy), under the update it belongs to when known. */
-export interface ApiCallEvent {
-  time: string
-  method: string
-  ok: boolean
-  errorCode?: number
-  description?: string
-  retryAfter?: number
-  explanation?: string
-  ms: number
-  /** The update it was made for (and that entry's seq in the inspector), when attached. */
-  updateId?: number
-  seq?: number
-}
+export type ApiCallEvent = Omit<FailedCallLine, 'type' | 'text'>
 
 export type DevEvent =
   | {type: 'step'; step: StepId; status: 'start' | 'ok' | 'fail' | 'skip'; text: string}

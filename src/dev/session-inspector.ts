@@ -16,9 +16,10 @@ import {startApiProxy} from '../inspector/api-proxy.js'
 import {startControlServer} from '../inspector/control.js'
 import {removeControlRecord, writeControlRecord} from '../inspector/control-record.js'
 import {UpdateHistory} from '../inspector/history.js'
+import {FailedCallLines} from '../inspector/history-lines.js'
 import {startInspectorServer} from '../inspector/server.js'
 import {UsageError} from '../lib/errors.js'
-import {callText, inspectorText, pollingUpdateText, sourceSuffix} from '../inspector/render.js'
+import {inspectorText, pollingUpdateText, sourceSuffix} from '../inspector/render.js'
 import type {ApiCall, EntrySource, UpdateEntry} from '../inspector/types.js'
 import type {DevEvent, DevEventSink} from './events.js'
 import {probePort} from './ports.js'
@@ -52,8 +53,6 @@ export interface SessionInspectorOptions {
   actionTimeoutMs?: number
 }
 
-/** Failing-call lines waiting for their update's line, per update (bounded). */
-const QUEUED_MAX = 20
 /** update_ids of polling updates already shown (getUpdates may return one again). */
 const SEEN_MAX = 5000
 
@@ -65,7 +64,7 @@ export class SessionInspector {
   #relay: Relay | undefined
   #url: string | undefined
   #proxyUrl: string | undefined
-  #queued = new Map<UpdateEntry, DevEvent[]>()
+  readonly #lines: FailedCallLines
   #seenPolling = new Set<number>()
   #maxUpdateId = 0
   #bot: {id: number; first_name?: string; username?: string} | undefined
@@ -75,6 +74,7 @@ export class SessionInspector {
   constructor(o: SessionInspectorOptions) {
     this.#o = o
     this.#secrets = [o.token]
+    this.#lines = new FailedCallLines((line) => o.emit(line))
     this.actions = new InspectorActions({
       mode: o.mode,
       offline: o.offline,
@@ -193,9 +193,7 @@ export class SessionInspector {
     if (!entry) return
     this.#history?.finish(entry, answer, ms)
     // The update's line is out (the relay emits it first): now the failing calls made for it.
-    const queued = this.#queued.get(entry)
-    this.#queued.delete(entry)
-    for (const event of queued ?? []) this.#o.emit(event)
+    this.#lines.finished(entry)
     this.actions.settled(entry)
   }
 
@@ -203,27 +201,7 @@ export class SessionInspector {
     const history = this.#history
     if (!history) return
     const entry = history.addCall(call)
-    if (call.ok) return
-    const event: DevEvent = {
-      type: 'api-call',
-      time: call.time,
-      method: call.method,
-      ok: call.ok,
-      ...(call.errorCode !== undefined ? {errorCode: call.errorCode} : {}),
-      ...(call.description !== undefined ? {description: call.description} : {}),
-      ...(call.retryAfter !== undefined ? {retryAfter: call.retryAfter} : {}),
-      ...(call.explanation !== undefined ? {explanation: call.explanation} : {}),
-      ms: call.ms,
-      ...(entry ? {updateId: entry.updateId, seq: entry.seq} : {}),
-      text: callText(call),
-    }
-    if (entry && history.inFlight(entry)) {
-      const queued = this.#queued.get(entry) ?? []
-      if (queued.length < QUEUED_MAX) queued.push(event)
-      this.#queued.set(entry, queued)
-      return
-    }
-    this.#o.emit(event)
+    if (!call.ok) this.#lines.failed(call, entry, entry !== undefined && history.inFlight(entry))
   }
 
   /** Polling: the updates the bot's getUpdates got, one line each (a repeat of one already shown is skipped). */
