@@ -163,7 +163,7 @@ export class UpdateHistory implements HistoryView {
     if (!this.#log || this.#dirty.size === 0) return
     const entries = [...this.#dirty].sort((a, b) => a.seq - b.seq)
     this.#dirty.clear()
-    this.#log.append(entries)
+    this.#log.append(entries, () => this.#entries)
   }
 
   /** Flush and stop writing; listeners are dropped. */
