@@ -5,7 +5,8 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {ATTACH_WINDOW_MS, UpdateHistory} from '../../src/inspector/history.js'
-import {MAX_CALLS, MAX_UPDATE_BYTES} from '../../src/inspector/history-shape.js'
+import {clean, MAX_CALLS, MAX_UPDATE_BYTES} from '../../src/inspector/history-shape.js'
+import {redactSecrets} from '../../src/lib/secrets.js'
 import type {ApiCall} from '../../src/inspector/types.js'
 
 const TOKEN = '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw'
@@ -78,6 +79,22 @@ describe('UpdateHistory: entries', () => {
     expect(all).not.toContain(SECRET)
     expect(all).not.toContain('ZZHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw')
     expect(all).toContain('<token>')
+  })
+
+  it('redacts in one pass exactly what redactSecrets redacts (whole, secret part, URL-encoded, token-shaped)', () => {
+    const samples = [
+      `a ${TOKEN} b`,
+      `part ${TOKEN.split(':')[1]} only`,
+      `encoded ${encodeURIComponent(TOKEN)} and ${SECRET}x${SECRET}`,
+      'other 987654321:ZZHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw token',
+      'a regex-looking secret: a.b*c(d)',
+      'nothing here',
+    ]
+    const secrets = [TOKEN, SECRET, 'a.b*c(d)+[e]', undefined]
+    for (const text of samples) expect(clean(text, secrets)).toBe(redactSecrets(text, secrets))
+    expect(clean('x a.b*c(d)+[e] y', secrets)).toBe('x <token> y')
+    // A changed list of secrets is used at once.
+    expect(clean(`s ${SECRET}`, [TOKEN])).toBe(`s ${SECRET}`)
   })
 
   it('keeps a huge update as its start only (marked truncated), and at most MAX_CALLS calls per update', () => {
