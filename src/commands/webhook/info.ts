@@ -1,4 +1,5 @@
 import {apiFlags, BaseCommand} from '../../lib/base-command.js'
+import {maskUrl} from '../../lib/mask-url.js'
 import {mark, paint, rows} from '../../lib/output.js'
 import {NOT_DEFAULT_UPDATE_TYPES, readWebhook} from '../../webhook/service.js'
 
@@ -34,7 +35,8 @@ When Telegram failed to deliver an update, it shows the error, how long ago it h
     const lines = rows(
       [
         ['Mode', summary.mode === 'polling' ? 'long polling (no webhook set: the bot calls getUpdates)' : 'webhook'],
-        ['URL', summary.url ?? undefined],
+        // The path may be a secret (`bot dev`'s random one): masked here and in --json.
+        ['URL', summary.url ? maskUrl(summary.url) : undefined],
         ['Pending updates', String(summary.pendingUpdateCount)],
         ['Max connections', summary.maxConnections === null ? undefined : String(summary.maxConnections)],
         ['Allowed updates', allowed],
@@ -67,8 +69,9 @@ When Telegram failed to deliver an update, it shows the error, how long ago it h
 
     return {
       ...summary,
+      url: summary.url && maskUrl(summary.url),
       devSession: devOwned ? {pid: devOwned.pid, running: devOwned.alive, startedAt: devOwned.startedAt} : null,
-      webhookInfo: info,
+      webhookInfo: {...info, url: info.url && maskUrl(info.url)},
     }
   }
 }
