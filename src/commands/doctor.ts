@@ -37,7 +37,7 @@ Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 fo
   }
 
   public async run(): Promise<unknown> {
-    const {CHECKS, doctorBoundMs, runDoctor} = await import('../doctor/index.js')
+    const {CHECKS, doctorBoundMs, runDoctor, selectChecks} = await import('../doctor/index.js')
     const flags = this.flags
 
     if (flags['list-checks']) {
@@ -62,6 +62,13 @@ Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 fo
       throw new UsageError(`--api-root "${rawRoot}" is not an http(s) URL.`, 'Use e.g. https://api.telegram.org or http://127.0.0.1:8081.')
     }
 
+    // Unknown --only/--skip ids are a usage error before anything starts.
+    const selected = selectChecks(CHECKS, {only: flags.only, skip: flags.skip}).map((c) => c.id)
+    const json = this.jsonEnabled()
+    const {orderedReports} = await import('../doctor/stream.js')
+    const {renderCheck, summaryLine} = await import('../doctor/render.js')
+    const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR
+
     // A spinner needs a real terminal width (ora misbehaves with 0 columns, as under `script`).
     const interactive = this.interactive && (process.stderr.columns ?? 0) >= 20
     const {default: ora} = interactive ? await import('ora') : {default: undefined}
@@ -73,6 +80,12 @@ Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 fo
       interrupted.abort()
     })
     const done: string[] = []
+    // Text mode prints each check as soon as it and every check before it have finished.
+    const printer = orderedReports(selected, (r) => {
+      spinner?.clear()
+      this.log(renderCheck(r, {color}))
+      spinner?.render()
+    })
     const probe = flags.probe
     const started = performance.now()
     let report
@@ -96,6 +109,7 @@ Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 fo
           skip: flags.skip,
           onResult: (r) => {
             done.push(r.id)
+            if (!json) printer.push(r)
             if (spinner) spinner.text = `Checking… (${done.length} done${done.includes('poller-probe') || !flags.probe ? '' : `; the poller probe listens ${flags['probe-seconds']} s`})`
           },
         },
@@ -106,11 +120,12 @@ Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 fo
     }
     if (!report.ok) process.exitCode = 1
     const result = {checks: report.checks, ok: report.ok}
-    if (this.jsonEnabled()) return result
+    if (json) return result
 
-    const {renderReport} = await import('../doctor/render.js')
-    const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR
-    this.log(renderReport(result.checks, {color, ms: performance.now() - started}))
+    // Every report went through onResult; this only covers one that somehow did not.
+    for (const r of report.checks) printer.push(r)
+    this.log('')
+    this.log(summaryLine(result.checks, {color, ms: performance.now() - started}))
     return undefined
   }
 }
