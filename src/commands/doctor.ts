@@ -7,9 +7,11 @@ import {UsageError} from '../lib/errors.js'
 export default class Doctor extends BaseCommand<typeof Doctor> {
   static summary = 'Find what keeps the bot from getting its updates.'
 
-  static description = `Checks, in parallel where they can: the configuration (token source and format, .env kept out of git, Node.js, api root), that the Bot API answers, that the token works (getMe), how updates are delivered (getWebhookInfo: long polling or a webhook, its last error explained, TLS of the webhook host), a \`bot dev\` that died and left its webhook set, other local processes holding the token, and — unless --no-probe, and only without a webhook — another poller somewhere, found through 409 Conflict.
+  static description = `Checks, in parallel where they can: the configuration (token source and format, .env kept out of git, Node.js, api root), that the Bot API answers, that the token works (getMe), how updates are delivered (getWebhookInfo: long polling or a webhook, its last error explained, TLS of the webhook host), a \`bot dev\` that died and left its webhook set, other local processes holding the token (only one connected to the Bot API is a poller to stop; \`bot emulator\`, \`bot dev\`, shells and editors are named for what they are), and — unless --no-probe, and only without a webhook — another poller somewhere, found through 409 Conflict.
 
 The probe sends getUpdates with limit 1 and no offset for --probe-seconds: nothing is confirmed and no update is lost, but it interrupts another poller's pending request (grammY and Telegraf stop polling on 409).
+
+Each check is printed as soon as it and the checks before it are done (--json prints one document at the end). Webhook URLs are shown with their path masked (a \`bot dev\` path is a secret).
 
 Every check has a time limit that ends its requests, and the whole run ends within 30 s (plus --probe-seconds when the probe runs), whatever the servers do. Ctrl-C stops it at once (exit code 130).
 

@@ -10,6 +10,8 @@ export default class WebhookInfo extends BaseCommand<typeof WebhookInfo> {
 
 When Telegram failed to deliver an update, it shows the error, how long ago it happened, what it means and how to fix it (for example "Wrong response from the webhook: 401 Unauthorized" usually means the bot checks a different secret token).
 
+The URL is shown with its path and query masked (https://host/webhook/AbCd…?…), in --json too: a path such as \`bot dev\`'s is a secret.
+
 --json prints the data and nothing else on stdout.`
 
   static examples = [
