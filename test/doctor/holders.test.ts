@@ -11,7 +11,7 @@ import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
 import {BIN, cliEnv, startCli, type CliResult, type RunningCli} from '../support/cli.js'
-import {doctorWorld, expectNoToken, report, startFixture, type DoctorWorld, type Fixture} from './helpers.js'
+import {doctorWorld, expectNoToken, report, startFixture, waitFor, type DoctorWorld, type Fixture} from './helpers.js'
 
 let world: DoctorWorld
 const stops: Array<() => Promise<void> | void> = []
@@ -100,6 +100,37 @@ describe('the local-process check', () => {
     expect(result.stdout).toContain(`pid ${sleeper}, `)
     expect(result.stdout).toContain(`pid ${emulator.child.pid}, `)
     expect(result.stdout).not.toMatch(/\bkill\b/)
+  }, 60_000)
+
+  it('a poller elsewhere while `bot emulator` and a sleep hold the token locally: the probe says it runs elsewhere, kills nothing', async () => {
+    const bot = world.emu.createBot({username: 'holders_elsewhere_bot'})
+    const env = {BOT_TOKEN: bot.token}
+    const sleeper = await child('sleep', ['300'], env)
+    const emulator = await emulatorProcess(bot.token)
+    // The poller runs in this test process, the doctor's parent, which the scan leaves out (and it has
+    // no token in its environment anyway): to the doctor it runs elsewhere.
+    const controller = new AbortController()
+    const loop = (async () => {
+      while (!controller.signal.aborted)
+        await fetch(`${world.emu.apiRoot}/bot${bot.token}/getUpdates`, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify({timeout: 30}), signal: controller.signal})
+          .then((r) => r.arrayBuffer())
+          .catch(() => undefined)
+    })()
+    stops.push(async () => {
+      controller.abort()
+      await loop
+    })
+    await waitFor(() => world.emu.isLongPolling(bot.token), 'the in-process poller to wait')
+    const result = await world.doctor(['--json', '--probe-seconds', '3'], env)
+    const r = report(result)
+    expect(r.byId['local-pollers'].detail).toContain(`pid ${sleeper},`)
+    expect(r.byId['local-pollers'].detail).toContain(`pid ${emulator.child.pid},`)
+    const probe = r.byId['poller-probe']
+    expect(probe.status).toBe('fail')
+    expect(probe.detail).toContain('No other process on this machine that holds the token is connected to the Bot API, so it runs elsewhere')
+    expect(probe.detail).not.toContain(`pid ${emulator.child.pid},`)
+    expect(killed(probe.fix)).toEqual([])
+    expect(probe.fix).toMatch(/revoke the token/)
   }, 60_000)
 
   // Another user's processes need another user: run the doctor as nobody, which root can do.

@@ -48,7 +48,8 @@ export const pollerProbeCheck: Check = {
 
     // List the local token holders BEFORE probing: a poller that stops on 409 may exit at our first poll.
     // Only those that may poll: this CLI, a shell or a process with no connection are not the other poller.
-    const holders = (((await ctx.outcome('local-pollers'))?.data as TokenHolder[] | undefined) ?? []).filter(mayPoll)
+    const all = ((await ctx.outcome('local-pollers'))?.data as TokenHolder[] | undefined) ?? []
+    const holders = all.filter(mayPoll)
     const outcome = await probePollers(ctx.api, {seconds: ctx.probeSeconds, signal: ctx.signal})
     const polls = `${outcome.polls} getUpdates with limit 1 and no offset: nothing confirmed, no update consumed`
     switch (outcome.kind) {
@@ -79,7 +80,9 @@ export const pollerProbeCheck: Check = {
         const where =
           holders.length > 0
             ? ['It is probably one of these local processes:', ...holders.map((h) => `  ${describeHolder(h)}`)].join('\n')
-            : 'No other process on this machine that holds the token is connected to the Bot API, so it runs elsewhere: a server, a container, another machine (or a CI job).'
+            : all.length > 0
+              ? 'No other process on this machine that holds the token is connected to the Bot API, so it runs elsewhere: a server, a container, another machine (or a CI job).'
+              : 'No other process on this machine holds the token, so it runs elsewhere: a server, a container, another machine (or a CI job).'
         return {
           status: 'fail',
           detail: ctx.redact(`${evidence}\n${where}${stopped}\n${INTERRUPTS}`),
