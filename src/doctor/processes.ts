@@ -154,12 +154,13 @@ async function argvOf(pid: number): Promise<string[]> {
   return (await readFile(`/proc/${pid}/cmdline`, 'latin1').catch(() => '')).split('\0').filter(Boolean)
 }
 
-async function classifyLinux(pid: number, argv: string[], api: ApiEndpoints | undefined, readable: boolean) {
+/** `unreadable`: why its environment and descriptors cannot be read, when they cannot. */
+async function classifyLinux(pid: number, argv: string[], api: ApiEndpoints | undefined, unreadable: string | undefined) {
   const cwd = await readlink(`/proc/${pid}/cwd`).catch(() => undefined)
   const ppid = await parentOf(pid)
   const parent = ppid && ppid > 1 ? {pid: ppid, argv: await argvOf(ppid), cwd: await readlink(`/proc/${ppid}/cwd`).catch(() => undefined)} : undefined
-  const connections = readable ? await connectionsOf(pid) : undefined
-  return classifyHolder({argv, cwd, parent, connections, api, noConnections: readable ? undefined : OTHER_USER})
+  const connections = unreadable ? undefined : await connectionsOf(pid)
+  return classifyHolder({argv, cwd, parent, connections, api, noConnections: unreadable})
 }
 
 async function scanLinux(token: string, exclude: Set<number>, options: ScanOptions): Promise<ScanResult> {
@@ -200,13 +201,14 @@ async function scanLinux(token: string, exclude: Set<number>, options: ScanOptio
           const cwd = await readlink(`/proc/${pid}/cwd`).catch(() => undefined)
           if (cwd && (await inDotenv(cwd))) where.push(`${join(cwd, '.env')} (its working directory)`)
         }
+        const reason = !denied ? undefined : !mine ? OTHER_USER : root ? DENIED_ROOT : DENIED
         if (where.length === 0) {
           // Unread: worth a line when it could be a bot (another user's runtime; any of ours).
-          if (denied && (mine || (argv[0] && RUNTIME.test(basename(argv[0])))))
-            unreadable.push({pid, command: shorten(command || `[pid ${pid}]`, token, 80), reason: !mine ? OTHER_USER : root ? DENIED_ROOT : DENIED})
+          if (reason && (mine || (argv[0] && RUNTIME.test(basename(argv[0])))))
+            unreadable.push({pid, command: shorten(command || `[pid ${pid}]`, token, 80), reason})
           return
         }
-        const kind = await classifyLinux(pid, argv, api, mine && !denied)
+        const kind = await classifyLinux(pid, argv, api, reason)
         holders.push({pid, startedAt: await linuxStart(pid), command: shorten(command || `[pid ${pid}]`, token), where, ...kind})
       } catch {
         // the process exited while we looked
