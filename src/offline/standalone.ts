@@ -81,9 +81,8 @@ export function describeStandalone(s: StandaloneEmulator, options: {talk?: boole
     `  BOT_API_ROOT=${s.apiRoot} BOT_TOKEN=${tokenShown} node your-bot.js`,
     '  (grammY: new Bot(token, {client: {apiRoot}}); Telegraf: {telegram: {apiRoot}}; GramIO: {api: {baseURL: `${apiRoot}/bot`}})',
   )
-  if (options.talk) lines.push('', 'Type a message and press Enter to send it to the bot as a user (:help for more).')
-  else lines.push('', 'Talk to the bot from the terminal with `bot emulator --talk`, or from tests: see docs/emulator.md.')
-  lines.push('Ctrl-C stops the emulator.')
+  // With --talk the chat introduces itself ("Chatting with the bot as …"); without, say how to get it.
+  lines.push('', ...(options.talk ? [] : ['Talk to the bot from the terminal with `bot emulator --talk`, or from tests: see docs/emulator.md.']), 'Ctrl-C stops the emulator.')
   return lines
 }
 
