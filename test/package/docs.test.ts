@@ -45,6 +45,9 @@ describe("the README's fresh clone section", () => {
     const r = spawnSync('sh', ['-c', run], {cwd: join(PROJECT_ROOT, 'examples/echo-bot'), encoding: 'utf8', timeout: 60_000, env: {...process.env, NO_COLOR: '1', BOT_TOKEN: ''}})
     expect(r.status, r.stderr).toBe(0)
     expect(r.stdout.trimEnd()).toBe(shown)
+    // The session log shows the echo bot's start-up line, but never the random webhook path whole (a secret).
+    expect(r.stderr).toContain('bot │ echo-bot: webhook on :')
+    expect(r.stderr).not.toMatch(/\/webhook\/[\w-]{4,}/)
   }, 90_000)
 })
 
