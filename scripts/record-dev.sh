@@ -3,7 +3,10 @@
 #
 #   dev-offline.txt / .cast   `bot dev --offline` in examples/echo-bot: a few messages typed in the chat
 #   dev.txt / .cast           `bot dev` online, with the Bot API emulator (`bot emulator --talk`) as the
-#                             api root and `--public-url` on loopback: setWebhook, updates, Ctrl-C teardown
+#                             api root and `--public-url` on loopback: setWebhook, updates, a restart on
+#                             an edit of src/bot.ts, Ctrl-C teardown
+#
+# Both run in a copy of examples/echo-bot (its node_modules: this clone's), so the edit stays there.
 #
 # Nothing talks to Telegram or to a tunnel host: everything stays on 127.0.0.1.
 # The .txt files are tmux's rendering of the panes (capture-pane); the .cast files are asciicast v2
@@ -14,7 +17,6 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$ROOT/docs/recordings
-BOT_DIR=$ROOT/examples/echo-bot
 W=100
 H=30
 FAKE_TOKEN=1234567890:OFFLINE-DEV-TOKEN-NOT-A-REAL-SECRET # the emulator's built-in one: not a secret
@@ -34,6 +36,10 @@ trap cleanup EXIT
 # `bot` on PATH is this clone's build; a clean environment (no BOT_TOKEN of yours, a throwaway state dir).
 mkdir -p "$work/bin" "$work/home" "$work/state"
 ln -s "$ROOT/bin/run.js" "$work/bin/bot"
+BOT_DIR=$work/echo-bot
+mkdir -p "$BOT_DIR"
+cp -R "$ROOT/examples/echo-bot/." "$BOT_DIR/"
+ln -s "$ROOT/node_modules" "$BOT_DIR/node_modules"
 ENV=(env -i "PATH=$work/bin:$PATH" "HOME=$work/home" "BOT_STATE_DIR=$work/state" "TERM=xterm-256color"
   "LANG=C.UTF-8" "LC_ALL=C.UTF-8" "COLUMNS=$W" "PS1=\$ ")
 
@@ -43,6 +49,19 @@ wait_for() {
   until t capture-pane -p -J -S - -t "$pane" | grep -qE -- "$pattern"; do
     if ((SECONDS > deadline)); then
       echo "record-dev.sh: timed out waiting for /$pattern/ in pane $pane:" >&2
+      t capture-pane -p -J -S - -t "$pane" >&2
+      exit 1
+    fi
+    sleep 0.2
+  done
+}
+
+# wait_count PANE REGEX N: until N lines of the pane match REGEX, with a deadline.
+wait_count() {
+  local pane=$1 pattern=$2 n=$3 deadline=$((SECONDS + 60))
+  until [ "$(t capture-pane -p -J -S - -t "$pane" | grep -cE -- "$pattern")" -ge "$n" ]; do
+    if ((SECONDS > deadline)); then
+      echo "record-dev.sh: timed out waiting for $n lines /$pattern/ in pane $pane:" >&2
       t capture-pane -p -J -S - -t "$pane" >&2
       exit 1
     fi
@@ -95,7 +114,8 @@ wait_for $P 'bot dev ended'
 wait_for $P '^\$ ?$' 30
 sleep 0.5
 {
-  echo "\$ cd examples/echo-bot"
+  echo "── \`bot dev --offline\` in a copy of examples/echo-bot (made by scripts/record-dev.sh) ──"
+  echo
   save_text dev-offline $P
 } >"$OUT/dev-offline.txt"
 type_line $P 'exit'
@@ -109,7 +129,7 @@ U=$(t new-session -d -P -F '#{pane_id}' -x "$W" -y 40 -c "$BOT_DIR" -s online "$
 D=$(t split-window -v -P -F '#{pane_id}' -l 26 -t "$U" -c "$BOT_DIR" "$(shell_pane dev)")                # bot dev
 wait_for $U '^\$ ?$'
 type_line $U "bot emulator --port $API_PORT --talk"
-wait_for $U 'Type a message'
+wait_for $U 'Chatting with the bot'
 wait_for $D '^\$ ?$'
 type_line $D "export BOT_API_ROOT=http://127.0.0.1:$API_PORT BOT_TOKEN=$FAKE_TOKEN"
 type_line $D "bot dev --public-url http://127.0.0.1:$RELAY_PORT --relay-port $RELAY_PORT"
@@ -119,6 +139,15 @@ wait_for $U 'bot › Hi'
 type_line $U 'hello from the emulator'
 wait_for $U 'bot › hello from the emulator'
 wait_for $D '"hello from the emulator"'
+sleep 1
+# An edit, as from an editor: bot dev restarts the bot; the next /start gets the new greeting.
+sed -i 's/`Hi \${/`Hello \${/' "$BOT_DIR/src/bot.ts"
+grep -q '`Hello ${' "$BOT_DIR/src/bot.ts" || { echo "record-dev.sh: the edit of src/bot.ts did not apply" >&2; exit 1; }
+wait_for $D '↻'
+wait_count $D 'Bot listening' 2
+type_line $U '/start'
+wait_for $U 'bot › Hello You!'
+wait_count $D '"/start"' 2
 sleep 1
 t send-keys -t $D C-c
 wait_for $D 'bot dev ended' 30
@@ -131,7 +160,7 @@ sleep 0.5
   echo
   save_text emulator $U
   echo
-  echo "── bottom pane: \`bot dev\` with the emulator as the api root ──"
+  echo "── bottom pane: \`bot dev\` in a copy of examples/echo-bot, the emulator as the api root; src/bot.ts edited midway ──"
   echo
   save_text dev $D
 } >"$OUT/dev.txt"

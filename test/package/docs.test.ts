@@ -76,4 +76,17 @@ describe('links in the docs', () => {
     }
     expect(readFileSync(join(PROJECT_ROOT, 'docs/recordings/dev-offline.txt'), 'utf8')).toMatch(/^you › \/start\nbot › Hi You!/m)
   })
+
+  it.each(['dev', 'dev-offline'])('docs/recordings/%s.cast is asciicast v2: a header, then output events in time order', (name) => {
+    const [header, ...events] = readFileSync(join(PROJECT_ROOT, `docs/recordings/${name}.cast`), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as unknown)
+    expect(header).toMatchObject({version: 2, width: expect.any(Number), height: expect.any(Number)})
+    expect(events.length).toBeGreaterThan(10)
+    let last = 0
+    for (const e of events as Array<[number, string, string]>) {
+      expect(e[1]).toBe('o')
+      expect(e[0]).toBeGreaterThanOrEqual(last)
+      last = e[0]
+    }
+    expect((events as Array<[number, string, string]>).map((e) => e[2]).join('')).toContain('bot dev ended')
+  })
 })
