@@ -102,11 +102,13 @@ export function oldEmulatorFlag(argv: readonly string[]): {message: string; fix:
         fix: `Run e.g. \`bot emulator --talk --${renamed[1]} ${value}\`.`,
       }
     }
-    if (arg === '--chat' && (argv[i + 1] === undefined || (argv[i + 1].startsWith('-') && !/^-\d+$/.test(argv[i + 1]))))
+    if (arg === '--chat' && (argv[i + 1] === undefined || (argv[i + 1].startsWith('-') && !/^-\d+$/.test(argv[i + 1])))) {
+      if (argv.includes('--talk')) return {message: '--chat needs a chat id.', fix: 'Run e.g. `bot emulator --talk --chat 42` (a negative id is a group), or leave --chat out for the user\'s private chat.'}
       return {
         message: '--chat now takes a chat id (as in `bot dev --offline`); the terminal chat is --talk.',
         fix: 'Run `bot emulator --talk` (add --chat ID or --user ID to choose the ids).',
       }
+    }
   }
   return undefined
 }

@@ -138,6 +138,7 @@ describe('bot emulator', () => {
   it.each([
     [['--chat'], '--chat now takes a chat id (as in `bot dev --offline`); the terminal chat is --talk.', 'Run `bot emulator --talk`'],
     [['--chat', '--user', '42'], '--chat now takes a chat id (as in `bot dev --offline`); the terminal chat is --talk.', 'Run `bot emulator --talk`'],
+    [['--talk', '--chat'], '--chat needs a chat id.', 'Run e.g. `bot emulator --talk --chat 42`'],
     [['--chat-id', '42'], '--chat-id is now --chat (the same name as in `bot dev --offline`).', 'Run e.g. `bot emulator --talk --chat 42`.'],
     [['--user-id=7'], '--user-id is now --user (the same name as in `bot dev --offline`).', 'Run e.g. `bot emulator --talk --user 7`.'],
     [['--chat', '5'], '--chat only applies to the terminal chat (--talk).', 'Add --talk: `bot emulator --talk --chat 5`.'],
