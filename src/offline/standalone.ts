@@ -96,7 +96,8 @@ export function oldEmulatorFlag(argv: readonly string[]): {message: string; fix:
     if (arg === '--') return undefined
     const renamed = /^--(chat|user)-id(?:=(.*))?$/.exec(arg)
     if (renamed) {
-      const value = renamed[2] ?? (argv[i + 1] !== undefined && /^-?\d+$/.test(argv[i + 1]) ? argv[i + 1] : 'ID')
+      const given = renamed[2] ?? argv[i + 1]
+      const value = given !== undefined && /^-?\d+$/.test(given) ? given : 'ID'
       return {
         message: `--${renamed[1]}-id is now --${renamed[1]} (the same name as in \`bot dev --offline\`).`,
         fix: `Run e.g. \`bot emulator --talk --${renamed[1]} ${value}\`.`,
