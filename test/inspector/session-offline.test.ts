@@ -148,4 +148,16 @@ describe('bot dev --offline with the inspector', () => {
     o.child.stdin!.end()
     expect(await o.exited).toBe(0)
   }, 60_000)
+
+  it('polling mode without the api proxy: a trigger still reaches the bot and is recorded', async () => {
+    const o = startOffline(['--json', '--mode', 'polling', '--no-api-proxy'])
+    await waitEvent(o, 'ready', (e) => e.type === 'ready')
+    const trigger = await control(o, ['trigger', 'message', 'unproxied', '--json'])
+    expect(trigger.code, trigger.stderr).toBe(0)
+    const triggered = JSON.parse(trigger.stdout) as Event
+    expect(triggered).toMatchObject({source: 'trigger', preview: 'unproxied', calls: []})
+    await until(() => lines(o.record).includes(`${triggered.updateId} message unproxied`), 'the bot got it')
+    o.child.stdin!.end()
+    expect(await o.exited).toBe(0)
+  }, 60_000)
 })
