@@ -133,6 +133,8 @@ describe('bot dev --offline with the inspector', () => {
     expect(trigger.code, trigger.stderr).toBe(0)
     const triggered = JSON.parse(trigger.stdout) as Event
     expect(triggered).toMatchObject({source: 'trigger', preview: 'polled trigger', answer: null})
+    const line = await waitEvent(o, 'the trigger line', (e) => e.type === 'update' && e.updateId === triggered.updateId)
+    expect(line.text).toMatch(new RegExp(`← #${triggered.updateId} message chat 1111 "polled trigger" \\(bot trigger\\)$`))
 
     const replay = await control(o, ['replay', String(typed.updateId), '--json'])
     expect(replay.code, replay.stderr).toBe(0)
@@ -140,6 +142,8 @@ describe('bot dev --offline with the inspector', () => {
     // In the emulator's queue a replay is a new update (a new update_id) carrying the same message.
     expect(replayed).toMatchObject({source: 'replay', replayOf: typed.updateId, preview: 'typed'})
     expect(replayed.updateId).toBeGreaterThan(triggered.updateId)
+    const replayLine = await waitEvent(o, 'the replay line', (e) => e.type === 'update' && e.updateId === replayed.updateId)
+    expect(replayLine.text).toMatch(new RegExp(`"typed" \\(replay of #${typed.updateId}\\)$`))
     await until(() => lines(o.record).length === 3, 'three updates at the bot')
     expect(lines(o.record)).toEqual([`${typed.updateId} message typed`, `${triggered.updateId} message polled trigger`, `${replayed.updateId} message typed`])
     const listed = await entries(ready.inspectorUrl)
