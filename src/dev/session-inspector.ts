@@ -141,7 +141,12 @@ export class SessionInspector {
     // Always (also with --no-inspect): the control port `bot trigger` and `bot replay` use.
     const key = randomBytes(16).toString('hex')
     control = await startControlServer({actions: this.actions, key, secrets: this.#secrets})
-    writeControlRecord({version: 1, pid: process.pid, botId: bot.id, cwd: o.cwd, offline: Boolean(o.offline), mode: o.mode, port: control.port, key, startedAt: new Date().toISOString(), historyFile: history.logFile}, o.controlDir)
+    try {
+      writeControlRecord({version: 1, pid: process.pid, botId: bot.id, cwd: o.cwd, offline: Boolean(o.offline), mode: o.mode, port: control.port, key, startedAt: new Date().toISOString(), historyFile: history.logFile}, o.controlDir)
+    } catch (error) {
+      o.emit({type: 'warn', text: `\`bot trigger\` and \`bot replay\` cannot find this session: its record could not be written to ${o.controlDir} (${(error as Error).message}).`, fix: 'Make that folder writable (or set BOT_STATE_DIR to one that is), then restart `bot dev`.'})
+      return this.#proxyUrl
+    }
     this.#removeRecord = () => {
       this.#removeRecord = undefined
       try {

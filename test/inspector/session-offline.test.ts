@@ -4,7 +4,7 @@
  * through the control record in the default state folder, although the session's state is temporary).
  */
 import {spawn, type ChildProcess} from 'node:child_process'
-import {existsSync, mkdtempSync, readdirSync, readFileSync, statSync} from 'node:fs'
+import {existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -93,6 +93,16 @@ describe('bot dev --offline with the inspector', () => {
     expect(result.stderr.match(/↳/g)).toHaveLength(1) // the successful call to "hello" shows no line
     // The control record went into BOT_STATE_DIR and is gone at the end.
     expect(readdirSync(join(dir, 'state')).filter((f) => f.startsWith('control-'))).toEqual([])
+  }, 60_000)
+
+  it('a state folder that cannot be written costs trigger and replay only, with a warning; the session runs', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bot-inspector-offline-'))
+    const notAFolder = join(dir, 'file')
+    writeFileSync(notAFolder, '')
+    const result = await runCli(['dev', '--offline', '--no-watch', '--', 'node', fixture('inspector-bot.mjs')], {cwd: dir, input: 'hello\n', env: {BOT_STATE_DIR: notAFolder}, timeoutMs: 45_000})
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stderr).toMatch(/! `bot trigger` and `bot replay` cannot find this session: its record could not be written to /)
+    expect(result.stdout).toContain('bot › echo: hello')
   }, 60_000)
 
   it('webhook mode: trigger and replay reach the bot as the emulator user; the entries show the calls', async () => {
