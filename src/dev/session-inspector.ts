@@ -15,7 +15,7 @@ import {join} from 'node:path'
 import {startApiProxy} from '../inspector/api-proxy.js'
 import {startControlServer} from '../inspector/control.js'
 import {removeControlRecord, writeControlRecord} from '../inspector/control-record.js'
-import {UpdateHistory} from '../inspector/history.js'
+import {ATTACH_WINDOW_MS, UpdateHistory} from '../inspector/history.js'
 import {FailedCallLines} from '../inspector/history-lines.js'
 import {startInspectorServer} from '../inspector/server.js'
 import {UsageError} from '../lib/errors.js'
@@ -55,6 +55,8 @@ export interface SessionInspectorOptions {
 
 /** update_ids of polling updates already shown (getUpdates may return one again). */
 const SEEN_MAX = 5000
+/** Polled updates counted as being handled at once (getUpdates returns at most 100). */
+const POLLING_MAX = 200
 
 export class SessionInspector {
   readonly #o: SessionInspectorOptions
@@ -66,6 +68,8 @@ export class SessionInspector {
   #proxyUrl: string | undefined
   readonly #lines: FailedCallLines
   #seenPolling = new Set<number>()
+  /** Polled updates the bot may still be handling. */
+  #polling = new Set<UpdateEntry>()
   #maxUpdateId = 0
   #bot: {id: number; first_name?: string; username?: string} | undefined
   #removeRecord: (() => void) | undefined
@@ -205,8 +209,29 @@ export class SessionInspector {
   #onCall(call: ApiCall): void {
     const history = this.#history
     if (!history) return
+    if (call.method.toLowerCase() === 'getupdates') {
+      // Not about any update; its offset says which polled updates the bot is done with.
+      this.#polled(Number(call.params?.offset))
+      if (!call.ok) this.#lines.failed(call, undefined, false)
+      return
+    }
     const entry = history.addCall(call)
-    if (!call.ok) this.#lines.failed(call, entry, entry !== undefined && history.inFlight(entry))
+    // A polled update's line is out already: its failing calls need not wait.
+    if (!call.ok) this.#lines.failed(call, entry, entry !== undefined && history.inFlight(entry) && !this.#polling.has(entry))
+  }
+
+  /**
+   * Polled updates count as being handled (calls about another chat go to the one being handled)
+   * until the bot asks for updates past them, or for 60 s at most.
+   */
+  #polled(offset: number): void {
+    const stale = Date.now() - ATTACH_WINDOW_MS
+    for (const entry of this.#polling) {
+      if (entry.updateId < offset || Date.parse(entry.time) < stale) {
+        this.#polling.delete(entry)
+        this.#history?.finish(entry, null, 0)
+      }
+    }
   }
 
   /** Polling: the updates the bot's getUpdates got, one line each (a repeat of one already shown is skipped). */
@@ -220,7 +245,12 @@ export class SessionInspector {
       if (this.#seenPolling.size > SEEN_MAX) this.#seenPolling.delete(this.#seenPolling.values().next().value as number)
       const expected = this.actions.expected(id)
       const entry = history.begin(update, expected?.source ?? 'polling', expected?.replayOf)
-      history.finish(entry, null, 0)
+      this.#polling.add(entry)
+      if (this.#polling.size > POLLING_MAX) {
+        const oldest = this.#polling.values().next().value as UpdateEntry
+        this.#polling.delete(oldest)
+        history.finish(oldest, null, 0)
+      }
       if (entry.updateId > this.#maxUpdateId) this.#maxUpdateId = entry.updateId
       this.#o.emit(pollingEvent(entry))
       this.actions.settled(entry)

@@ -220,6 +220,12 @@ describe('bot dev with the inspector (long polling)', () => {
     await until(async () => (await apiUpdates(ready.inspectorUrl)).some((e) => e.updateId === update.update_id && e.calls.some((c: Event) => c.method === 'sendMessage' && c.ok)), 'the entry with its call')
     const entry = (await apiUpdates(ready.inspectorUrl)).find((e) => e.updateId === update.update_id)!
     expect(entry).toMatchObject({source: 'polling', answer: null})
+    // A failing call in polling mode: attached to its update (the newest of that chat), after its line.
+    const bad = emu.sendUserMessage(token, {text: '/missing', chatId: 55})
+    const failed = await waitEvent(dev, 'the failing call', (e) => e.type === 'api-call')
+    expect(failed).toMatchObject({method: 'sendMessage', errorCode: 400, updateId: bad.update_id})
+    const all = events(dev)
+    expect(all.findIndex((e) => e.type === 'update' && e.updateId === bad.update_id)).toBeLessThan(all.findIndex((e) => e.type === 'api-call'))
 
     const trigger = await control(['trigger', 'message', 'nope'])
     expect(trigger.code).toBe(1)
