@@ -103,9 +103,9 @@ describe.skipIf(skip !== undefined)('the inspector page in chromium', () => {
     expect(await card.count()).toBe(1)
     expect(await card.getAttribute('class')).toBe('call-card failed')
     expect(await card.locator('.verdict').textContent()).toBe('error 400')
-    expect(await card.locator('.description').textContent()).toBe('Bad Request: chat not found')
-    expect(await card.locator('.explanation').textContent()).toContain('The bot has no chat with that id')
-    expect(JSON.parse((await card.locator('pre.params').textContent())!)).toEqual({chat_id: 999_999_999, text: 'fail'})
+    expect(await card.locator('.description').textContent()).toBe("Bad Request: can't parse entities: Can't find end of Bold entity at byte offset 9")
+    expect(await card.locator('.explanation').textContent()).toContain('The text is not valid MarkdownV2')
+    expect(JSON.parse((await card.locator('pre.params').textContent())!)).toEqual({chat_id: 4242, text: 'you said *fail', parse_mode: 'MarkdownV2'})
     expect(JSON.parse((await page.locator('#detail-update').textContent())!)).toMatchObject({update_id: bad, message: {text: 'fail'}})
     expect(await page.locator('#detail-answer-status').textContent()).toMatch(/^HTTP 200 in /)
 

@@ -113,7 +113,7 @@ export interface EchoSession {
 
 /**
  * An emulator-backed echo bot behind a recording "relay": each update becomes a history entry with
- * the real sendMessage call it caused (text "fail" makes a call to an unknown chat: 400 chat not found).
+ * the real sendMessage call it caused (text "fail" makes a broken MarkdownV2 answer: 400 can't parse entities).
  */
 export async function startEchoSession(): Promise<EchoSession> {
   const emu = await BotApiEmulator.start()
@@ -130,7 +130,7 @@ export async function startEchoSession(): Promise<EchoSession> {
     return {
       method, ok: answer.ok, ms, params, time, chatId: params.chat_id as number,
       ...(answer.ok ? {} : {errorCode: answer.error_code, description: answer.description}),
-      ...(answer.description?.includes('chat not found') ? {explanation: 'The bot has no chat with that id: the user never wrote to it, or the id is wrong.'} : {}),
+      ...(answer.description?.includes("can't parse entities") ? {explanation: 'The text is not valid MarkdownV2: escape _*[]()~`>#+-=|{}.! with a backslash, or send it without parse_mode.'} : {}),
     }
   }
 
@@ -140,8 +140,10 @@ export async function startEchoSession(): Promise<EchoSession> {
     handled++
     const message = update.message as {text?: string; chat: {id: number}} | undefined
     if (message) {
-      const chatId = message.text === 'fail' ? 999_999_999 : message.chat.id
-      history.addCall(await call('sendMessage', {chat_id: chatId, text: message.text ?? '(no text)'}), entry)
+      const params = message.text === 'fail'
+        ? {chat_id: message.chat.id, text: 'you said *fail', parse_mode: 'MarkdownV2'}
+        : {chat_id: message.chat.id, text: message.text ?? '(no text)'}
+      history.addCall(await call('sendMessage', params), entry)
     }
     history.finish(entry, {status: 200, body: ''}, Math.round((performance.now() - started) * 10) / 10)
     return history.find(entry.updateId) ?? entry
