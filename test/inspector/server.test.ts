@@ -239,6 +239,14 @@ describe('GET /api/updates', () => {
     events.destroy()
   })
 
+  it('blanks anything token-shaped too, even when it is not among the secrets given', async () => {
+    const other = '987654321:BBHotherotherotherotherotherother99'
+    history.begin(message(22, `someone else's token ${other}`), 'webhook')
+    const list = await request(server.port, '/api/updates', {headers: {'x-bot-dev-key': KEY}})
+    expect(list.body).toContain("someone else's token <token>")
+    expect(list.body).not.toContain(other)
+  })
+
   it('keeps update text inert: JSON with nosniff, never in the page', async () => {
     history.begin(message(30, XSS), 'webhook')
     const r = await request(server.port, '/api/updates', {headers: {'x-bot-dev-key': KEY}})
