@@ -111,7 +111,14 @@
     tr.appendChild(calls)
     if (entry.seq === selectedSeq) tr.classList.add('selected')
     tr.hidden = !visible(entry)
+    tr.tabIndex = 0
     tr.addEventListener('click', function () { select(entry.seq) })
+    tr.addEventListener('keydown', function (event) {
+      if (event.key === 'Enter' || event.key === ' ') {
+        event.preventDefault()
+        select(entry.seq)
+      }
+    })
     return tr
   }
 
@@ -260,9 +267,13 @@
     }
     return api('/api/updates/' + encodeURIComponent(entry.updateId) + '/replay', init)
       .then(function (result) {
-        if (result && typeof result.seq === 'number') upsert(result, true)
-        showResult('Delivered again as update ' + (result ? result.updateId : '?') + (result && result.answer ? ': the bot answered ' + result.answer.status : '') + '.')
+        // Show the new delivery: its answer and calls.
+        if (result && typeof result.seq === 'number') {
+          upsert(result, true)
+          select(result.seq)
+        }
         hideEditor()
+        showResult('Delivered again as update ' + (result ? result.updateId : '?') + (result && result.answer ? ': the bot answered ' + result.answer.status : '') + '.')
       })
       .catch(function (err) {
         showResult('Replay failed: ' + err.message + (err.fix ? ' (' + err.fix + ')' : ''), true)
