@@ -45,6 +45,8 @@ const CALL_PATH = /^\/bot([^/?#]*)\/(?:test\/)?([^/?#]*)(?:\?(.*))?$/s
 
 interface Context {
   root: UpstreamRoot
+  /** Set by close(): exchanges cut by it are not reported. */
+  closed: boolean
   secrets: string[]
   onCall: (call: ApiCall) => void
   onUpdates?: (updates: unknown[]) => void
@@ -104,6 +106,7 @@ class Exchange implements Dispatcher.DispatchHandlers {
     this.#call = match ? {token: match[1], method: match[2], query: match[3] ?? ''} : undefined
     this.#answerCap = this.#call?.method.toLowerCase() === 'getupdates' ? UPDATES_TEE_BYTES : ANSWER_TEE_BYTES
     res.on('close', () => this.#onResponseClose())
+    res.on('error', () => {})
     req.on('error', () => {})
   }
 
@@ -246,7 +249,9 @@ class Exchange implements Dispatcher.DispatchHandlers {
   }
 
   #onResponseClose(): void {
-    if (this.#completed || this.#reported) return
+    if (this.#reported) return
+    // The answer came whole from upstream but the bot left before it was all written: still one call.
+    if (this.#completed) return this.#report()
     if (!this.#res.writableFinished) {
       // The bot went away before the answer was complete: stop the upstream request too.
       this.#clientGone = true
@@ -260,7 +265,7 @@ class Exchange implements Dispatcher.DispatchHandlers {
 
   /** After the answer was sent (or the exchange ended): one ApiCall, getUpdates results. Never throws. */
   #report(): void {
-    if (this.#reported || !this.#call) return
+    if (this.#reported || !this.#call || this.#ctx.closed) return
     this.#reported = true
     const call = this.#call
     guarded(() => {
@@ -294,7 +299,7 @@ class Exchange implements Dispatcher.DispatchHandlers {
 /** Start the proxy on 127.0.0.1 (a free port unless one is given). */
 export async function startApiProxy(o: ApiProxyOptions): Promise<ApiProxy> {
   const root = await openUpstream(o.upstream)
-  const ctx: Context = {root, secrets: (o.secrets ?? []).filter(Boolean), onCall: o.onCall, onUpdates: o.onUpdates}
+  const ctx: Context = {root, closed: false, secrets: (o.secrets ?? []).filter(Boolean), onCall: o.onCall, onUpdates: o.onUpdates}
   const server = http.createServer({requestTimeout: 0, headersTimeout: 60_000, keepAliveTimeout: 65_000}, (req, res) => {
     try {
       new Exchange(ctx, req, res).start()
@@ -333,6 +338,7 @@ export async function startApiProxy(o: ApiProxyOptions): Promise<ApiProxy> {
     port,
     close: () =>
       (closing ??= (async () => {
+        ctx.closed = true
         const closed = new Promise<void>((resolve) => server.close(() => resolve()))
         for (const socket of sockets) socket.destroy()
         await closed

@@ -84,7 +84,7 @@ const RULES: Rule[] = [
     explain: () => 'The text is empty (or only formatting): send at least one visible character.',
   },
   {
-    test: /message is too long/i,
+    test: /message (caption )?is too long|text is too long/i,
     explain: () => 'A message text is at most 4096 characters (a caption 1024) after formatting; split it.',
   },
   {

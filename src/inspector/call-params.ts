@@ -12,6 +12,8 @@ import type {IncomingHttpHeaders} from 'node:http'
 export const PARAMS_TEE_BYTES = 64 * 1024
 /** A multipart field value longer than this is cut (values are cut to ~200 characters in records anyway). */
 const FIELD_BYTES = 16 * 1024
+/** The most a multipart parser may hold unparsed. */
+const PARSER_BACKLOG_BYTES = 8 * 1024 * 1024
 
 export interface FileSummary {
   file: string
@@ -104,6 +106,12 @@ export class RequestTee {
     if (this.#parserFailed) return
     try {
       if (!this.#parser) this.#parser = this.#startParser()
+      // The parser keeps up in practice; should it ever lag this far, the parameters are given up, not memory.
+      if (this.#parser.writableLength > PARSER_BACKLOG_BYTES) {
+        this.#parserFailed = true
+        this.#parser.destroy()
+        return
+      }
       this.#parser.write(chunk)
     } catch {
       this.#parserFailed = true

@@ -113,6 +113,8 @@ export function buildCall(facts: CallFacts, clean: Redactor): ApiCall {
   if (facts.failure) {
     if (facts.failure.errorCode !== undefined) call.errorCode = facts.failure.errorCode
     call.description = clean(facts.failure.description)
+    if (/bot dev could not reach/.test(call.description))
+      call.explanation = 'bot dev answered the bot in place of the Bot API, which it could not reach: check the network, HTTPS_PROXY, or that the api root (BOT_API_ROOT) is up.'
     return call
   }
   if (envelope && typeof envelope.ok === 'boolean') {

@@ -220,6 +220,34 @@ describe('api proxy: what passes through', () => {
     expect(rec.calls.find((c) => c.method === 'getMe')).toMatchObject({ok: false, errorCode: 502})
   })
 
+  it('an upstream that echoes the request URL into its description: the record carries no token', async () => {
+    const upstream = await sink((item) => {
+      item.req.resume()
+      item.req.on('end', () => {
+        item.res.writeHead(404, {'content-type': 'application/json'})
+        item.res.end(JSON.stringify({ok: false, error_code: 404, description: `Not Found: ${item.url} ${decodeURIComponent(item.url)}`}))
+      })
+    })
+    const rec = await recordingProxy(upstream.url)
+    const encoded = encodeURIComponent(TOKEN)
+    await postJson(`${rec.proxy.url}/bot${encoded}/sendMessage?url=${encodeURIComponent(`https://x.example/${TOKEN}`)}`, {chat_id: 1, text: TOKEN})
+    await until(() => rec.calls.length === 1, 'the record')
+    const text = JSON.stringify(rec.calls)
+    for (const needle of [TOKEN, TOKEN.split(':')[1], encoded]) expect(text).not.toContain(needle)
+    expect(rec.calls[0].description).toContain('<token>')
+    expect(rec.calls[0].params).toMatchObject({url: 'https://x.example/<token>', text: '<token>'})
+  })
+
+  it('POST /bot<token>/ with a "method" parameter is recorded under that method; /bot<token>/test/<method> too', async () => {
+    const upstream = await sink()
+    const rec = await recordingProxy(upstream.url)
+    await postJson(`${rec.proxy.url}/bot${TOKEN}/`, {method: 'getWebhookInfo'})
+    await postJson(`${rec.proxy.url}/bot${TOKEN}/test/getMe`, {})
+    await until(() => rec.calls.length === 2, 'two records')
+    expect(rec.calls.map((c) => c.method).sort()).toEqual(['getMe', 'getWebhookInfo'])
+    expect(upstream.requests.map((r) => r.url)).toEqual([`/bot${TOKEN}/`, `/bot${TOKEN}/test/getMe`])
+  })
+
   it('an upstream that cuts the answer half way: the bot sees the connection close, the call is recorded as failed', async () => {
     const upstream = await sink((item) => {
       item.req.resume()

@@ -126,6 +126,19 @@ describe('api proxy: calls recorded against the emulator', () => {
     expect(JSON.stringify(rec.calls)).not.toContain(hookSecret)
   })
 
+  it('a JSON body over 64 KiB is forwarded whole and recorded as {truncated: true} with its chat_id', async () => {
+    const {emu, token} = await setup()
+    emu.addChat(token, {id: 42, type: 'private', first_name: 'Ann'})
+    const rec = await recordingProxy(emu.apiRoot)
+    const answer = await postJson(`${rec.proxy.url}/bot${token}/sendMessage`, {chat_id: 42, text: 'y'.repeat(70_000)})
+    expect(answer.status).toBe(400)
+    expect(answer.json.description).toMatch(/is too long/)
+    await until(() => rec.calls.length === 1, 'the record')
+    expect(rec.calls[0]).toMatchObject({method: 'sendMessage', ok: false, errorCode: 400, chatId: 42, params: {chat_id: 42, truncated: true}})
+    expect(rec.calls[0].explanation).toMatch(/4096/)
+    expect(JSON.stringify(rec.calls[0]).length).toBeLessThan(2000)
+  })
+
   it('passes getUpdates results to onUpdates while the bot long-polls', async () => {
     const {emu, token} = await setup({timeScale: 1})
     const rec = await recordingProxy(emu.apiRoot)
@@ -196,6 +209,7 @@ describe('api proxy: upstream failures', () => {
     await until(() => rec.calls.length === 1, 'the record')
     expect(rec.calls[0]).toMatchObject({method: 'sendMessage', ok: false, errorCode: 502, chatId: 1})
     expect(rec.calls[0].description).toMatch(/^Bad Gateway: bot dev could not reach/)
+    expect(rec.calls[0].explanation).toMatch(/could not reach/)
     assertNoToken(rec.calls, token)
   })
 
