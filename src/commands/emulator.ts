@@ -11,12 +11,12 @@ export default class Emulator extends BaseCommand<typeof Emulator> {
 
   static description = `Starts a local Bot API server that behaves like api.telegram.org (long polling with offsets and 409, webhooks with the secret header and retries, getWebhookInfo, the exact error envelope) with one fake bot, and prints the api root and the token to use. Point any bot at it with BOT_API_ROOT. Runs until Ctrl-C.
 
-With --chat, each line typed (or piped) on stdin is sent to the bot as a message from a user and the bot's replies are printed; the emulator stops when stdin ends.`
+With --talk, each line typed (or piped) on stdin is sent to the bot as a message from a user (--user ID, in chat --chat ID, as with \`bot dev --offline\`) and the bot's replies are printed; the emulator stops when stdin ends.`
 
   static examples = [
     {description: 'Start it on the local Bot API server port', command: '<%= config.bin %> <%= command.id %>'},
     {description: 'Machine-readable start-up line, any free port', command: '<%= config.bin %> <%= command.id %> --port 0 --json'},
-    {description: 'Chat with a bot you run against it', command: '<%= config.bin %> <%= command.id %> --chat'},
+    {description: 'Talk to a bot you run against it, from the terminal', command: '<%= config.bin %> <%= command.id %> --talk'},
   ]
 
   static flags = {
@@ -26,18 +26,31 @@ With --chat, each line typed (or piped) on stdin is sent to the bot as a message
     username: Flags.string({description: 'username of the emulated bot', default: 'offline_dev_bot'}),
     cloud: Flags.boolean({description: "apply the cloud's webhook rules (https, ports 443/80/88/8443) instead of the local server's"}),
     'any-token': Flags.boolean({description: 'also accept any other well-formed token (each gets its own bot)'}),
-    chat: Flags.boolean({description: 'send stdin lines to the bot as user messages and print its replies'}),
-    'chat-id': Flags.integer({description: 'chat id of the --chat user (default: the user id; negative = a group)'}),
-    'user-id': Flags.integer({description: 'user id of the --chat user', default: 1111, min: 1}),
+    talk: Flags.boolean({description: 'send stdin lines to the bot as user messages and print its replies', helpGroup: 'TALK'}),
+    // The same names, descriptions and defaults as `bot dev --offline`'s.
+    chat: Flags.integer({description: 'chat id of the terminal user (--talk) [default: the user id]', helpGroup: 'TALK'}),
+    user: Flags.integer({description: 'user id of the terminal user (--talk) [default: 1111]', helpGroup: 'TALK', min: 1}),
+  }
+
+  /** The old spellings (`--chat` as the chat mode, `--chat-id`, `--user-id`) get one line naming the new flag, before oclif parses. */
+  public async init(): Promise<void> {
+    const {oldEmulatorFlag} = await import('../offline/standalone.js')
+    const old = oldEmulatorFlag(this.argv)
+    if (old) throw new UsageError(old.message, old.fix)
+    await super.init()
   }
 
   async run(): Promise<void> {
     const {flags} = this
-    if (flags.chat && this.jsonEnabled()) throw new UsageError('--chat and --json cannot be combined.', 'Use --json alone for the start-up line, or --chat for a terminal chat.')
+    if (flags.talk && this.jsonEnabled()) throw new UsageError('--talk and --json cannot be combined.', 'Use --json alone for the start-up line, or --talk for a terminal chat.')
+    if (!flags.talk && (flags.chat !== undefined || flags.user !== undefined)) {
+      const ids = [flags.chat === undefined ? '' : ` --chat ${flags.chat}`, flags.user === undefined ? '' : ` --user ${flags.user}`].join('')
+      throw new UsageError(`--${flags.chat === undefined ? 'user' : 'chat'} only applies to the terminal chat (--talk).`, `Add --talk: \`bot emulator --talk${ids}\`.`)
+    }
     // An empty host would make the server listen on every interface: never by accident.
     if (flags.host.trim() === '')
       throw new UsageError('--host is empty (that would listen on every interface).', 'Leave --host out for 127.0.0.1, or name the interface, e.g. --host 127.0.0.1.')
-    if (flags['chat-id'] === 0) throw new UsageError('--chat-id 0 is not a chat id.', 'Use a positive id (private chat) or a negative one (group).')
+    if (flags.chat === 0) throw new UsageError('--chat 0 is not a chat id.', 'Use a positive id (private chat) or a negative one (group).')
     if (flags.token !== undefined) {
       const {inspectToken} = await import('../telegram/token.js')
       const shape = inspectToken(flags.token)
@@ -74,19 +87,18 @@ With --chat, each line typed (or piped) on stdin is sent to the bot as a message
     const print = (line: string) => process.stdout.write(this.redactExcept(line, fake) + '\n')
     const control = running.emulator.controlApiRoot // the user side over HTTP, for tests in any language
     if (this.jsonEnabled()) print(JSON.stringify({...standaloneJson(running), controlApi: control}))
-    else for (const line of describeStandalone(running, {chat: flags.chat}).toSpliced(3, 0, `  control ${control}  (the user side over HTTP: docs/emulator.md)`)) print(line)
+    else for (const line of describeStandalone(running, {talk: flags.talk}).toSpliced(3, 0, `  control ${control}  (the user side over HTTP: docs/emulator.md)`)) print(line)
 
     let chat
-    if (flags.chat) {
+    if (flags.talk) {
       const {startChat} = await import('../offline/chat.js')
-      const userId = flags['user-id']
       chat = startChat({
         emulator: running.emulator,
         token: running.bot.token,
         input: process.stdin,
         output: redactingStdout((text) => this.redactExcept(text, fake)),
-        userId,
-        chatId: flags['chat-id'] ?? userId,
+        userId: flags.user, // default 1111, as in `bot dev --offline`
+        chatId: flags.chat, // default: the user's private chat
         color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
       })
     }

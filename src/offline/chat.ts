@@ -347,7 +347,7 @@ export function startChat(options: ChatOptions): Chat {
           reason = 'quit'
           break
         }
-        if (interactive && !closed) rl.prompt()
+        if (interactive && !closed) rl.prompt(true) // keep the cursor: the user may have typed on while the bot answered
       }
     } catch {
       // The input failed (e.g. closed under us): end the chat as if it had ended.

@@ -65,7 +65,7 @@ export function standaloneJson(s: StandaloneEmulator): {apiRoot: string; token?:
 }
 
 /** What `bot emulator` prints: where it listens, which token to use, and how to run a bot against it. */
-export function describeStandalone(s: StandaloneEmulator, options: {chat?: boolean} = {}): string[] {
+export function describeStandalone(s: StandaloneEmulator, options: {talk?: boolean} = {}): string[] {
   const tokenShown = s.tokenSource === 'fake' ? s.bot.token : '$BOT_TOKEN'
   const lines = [
     `✓ Bot API emulator on ${s.apiRoot} (${s.local ? 'local mode: http webhooks on any port' : 'cloud rules: https webhooks on 443/80/88/8443'})`,
@@ -81,8 +81,35 @@ export function describeStandalone(s: StandaloneEmulator, options: {chat?: boole
     `  BOT_API_ROOT=${s.apiRoot} BOT_TOKEN=${tokenShown} node your-bot.js`,
     '  (grammY: new Bot(token, {client: {apiRoot}}); Telegraf: {telegram: {apiRoot}}; GramIO: {api: {baseURL: `${apiRoot}/bot`}})',
   )
-  if (options.chat) lines.push('', 'Type a message and press Enter to send it to the bot as a user (:help for more).')
-  else lines.push('', 'Talk to the bot from the terminal with `bot emulator --chat`, or from tests: see docs/emulator.md.')
-  lines.push('Ctrl-C stops the emulator.')
+  // With --talk the chat introduces itself ("Chatting with the bot as …"); without, say how to get it.
+  lines.push('', ...(options.talk ? [] : ['Talk to the bot from the terminal with `bot emulator --talk`, or from tests: see docs/emulator.md.']), 'Ctrl-C stops the emulator.')
   return lines
+}
+
+/**
+ * `bot emulator`'s old spellings, before parsing: `--chat` with no id (it was the chat mode, now
+ * `--talk`; it now takes a chat id, as in `bot dev --offline`), `--chat-id` and `--user-id` (now
+ * `--chat` and `--user`). Undefined when the arguments use none of them.
+ */
+export function oldEmulatorFlag(argv: readonly string[]): {message: string; fix: string} | undefined {
+  for (const [i, arg] of argv.entries()) {
+    if (arg === '--') return undefined
+    const renamed = /^--(chat|user)-id(?:=(.*))?$/.exec(arg)
+    if (renamed) {
+      const given = renamed[2] ?? argv[i + 1]
+      const value = given !== undefined && /^-?\d+$/.test(given) ? given : 'ID'
+      return {
+        message: `--${renamed[1]}-id is now --${renamed[1]} (the same name as in \`bot dev --offline\`).`,
+        fix: `Run e.g. \`bot emulator --talk --${renamed[1]} ${value}\`.`,
+      }
+    }
+    if (arg === '--chat' && (argv[i + 1] === undefined || (argv[i + 1].startsWith('-') && !/^-\d+$/.test(argv[i + 1])))) {
+      if (argv.includes('--talk')) return {message: '--chat needs a chat id.', fix: 'Run e.g. `bot emulator --talk --chat 42` (a negative id is a group), or leave --chat out for the user\'s private chat.'}
+      return {
+        message: '--chat now takes a chat id (as in `bot dev --offline`); the terminal chat is --talk.',
+        fix: 'Run `bot emulator --talk` (add --chat ID or --user ID to choose the ids).',
+      }
+    }
+  }
+  return undefined
 }

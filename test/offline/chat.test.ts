@@ -194,6 +194,32 @@ describe('terminal chat edge cases', () => {
     expect(text).not.toContain('you › hello\nbot') // the terminal echoes what was typed; the chat does not repeat it
   })
 
+  it('in interactive mode keeps what was typed while the bot was still answering, in order (the prompt keeps the cursor)', async () => {
+    const {backend} = await backendWithBot('polling')
+    const input = new PassThrough()
+    const output = new PassThrough()
+    const transcript = collect(output)
+    const chat = startOfflineChat(backend, {input, output, interactive: true, onInterrupt: () => {}})
+    input.write('/start\n')
+    await backend.emulator.waitForBotMessage(backend.token, {timeoutMs: 10_000})
+    // The reply is in, but the chat still waits for the bot to settle before it shows the prompt again:
+    // the user starts typing the next line meanwhile.
+    input.write('h')
+    const deadline = Date.now() + 10_000
+    // Once the bot has settled the chat shows the prompt again, with the "h" typed so far.
+    while (!transcript().includes('you › h') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
+    expect(transcript()).toContain('you › h')
+    for (const key of 'ello') {
+      input.write(key) // key by key, as typed (a chunk of several characters reaches readline as a paste)
+      await new Promise((r) => setImmediate(r))
+    }
+    input.write('\n')
+    const reply = await backend.emulator.waitForBotMessage(backend.token, {timeoutMs: 10_000})
+    input.end()
+    await chat.done
+    expect(reply.params.text).toBe('echo: hello')
+  })
+
   it('close() ends the chat and stops listening', async () => {
     const backend = await startOfflineBackend({port: 0, timeScale: 0.05})
     cleanups.push(() => backend.stop())

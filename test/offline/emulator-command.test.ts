@@ -1,10 +1,11 @@
 /**
  * `bot emulator` as a real process (needs `npm run build`): the start-up line, a Bot API that answers
- * on it, a clean exit on SIGINT, the terminal chat on stdin, and no user token ever printed.
+ * on it, a clean exit on SIGINT, the terminal chat on stdin (--talk, with bot dev's --chat/--user), the
+ * old chat-mode spellings refused with the new name, and no user token ever printed.
  */
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {startCli, type RunningCli} from '../support/cli.js'
+import {runCli, startCli, type RunningCli} from '../support/cli.js'
 
 const running: RunningCli[] = []
 afterEach(async () => {
@@ -75,12 +76,13 @@ describe('bot emulator', () => {
     expect(out2).toMatch(/BOT_API_ROOT=http:\/\/127\.0\.0\.1:\d+ BOT_TOKEN=1234567890:OFFLINE-DEV-TOKEN-NOT-A-REAL-SECRET node your-bot.js/)
   })
 
-  it('--chat sends stdin lines to a bot polling it and prints the replies', async () => {
+  it('--talk sends stdin lines to a bot polling it and prints the replies; --user and --chat choose the ids', async () => {
     // The lines are all piped at once; the chat sends the next only after the bot handled the previous one.
-    const p = start(['emulator', '--port', '0', '--chat', '--user-id', '42'], {input: 'hi there\nbye\n'})
+    const p = start(['emulator', '--port', '0', '--talk', '--user', '42', '--chat', '-5'], {input: 'hi there\nbye\n'})
     const out = await p.waitForOutput(/Ctrl-C/, {stream: 'stdout', timeoutMs: 15_000})
     const apiRoot = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1]
     const token = '1234567890:OFFLINE-DEV-TOKEN-NOT-A-REAL-SECRET'
+    const seen: Array<{from: number; chat: number}> = []
     // A minimal long-polling bot, driven by hand: answers each text with its upper case.
     let offset = 0
     const polling = (async () => {
@@ -89,7 +91,7 @@ describe('bot emulator', () => {
         if (!json.ok) return
         for (const u of json.result as Array<{update_id: number; message: {chat: {id: number}; from: {id: number}; text: string}}>) {
           offset = u.update_id + 1
-          expect(u.message.from.id).toBe(42)
+          seen.push({from: u.message.from.id, chat: u.message.chat.id})
           await api(apiRoot, token, 'sendMessage', {chat_id: u.message.chat.id, text: u.message.text.toUpperCase()})
           if (u.message.text === 'bye') {
             await api(apiRoot, token, 'getUpdates', {offset, timeout: 0})
@@ -101,8 +103,55 @@ describe('bot emulator', () => {
     const result = await p.exited
     await polling
     expect(result.code).toBe(0)
+    expect(seen).toEqual([{from: 42, chat: -5}, {from: 42, chat: -5}])
     expect(result.stdout).toContain('you › hi there\nbot › HI THERE\nyou › bye\nbot › BYE\n')
   }, 30_000)
+
+  it('--talk without --chat/--user: user 1111 in its private chat, as in bot dev --offline', async () => {
+    const p = start(['emulator', '--port', '0', '--talk'], {input: 'ping\n'})
+    const out = await p.waitForOutput(/Ctrl-C/, {stream: 'stdout', timeoutMs: 15_000})
+    const apiRoot = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1]
+    const token = '1234567890:OFFLINE-DEV-TOKEN-NOT-A-REAL-SECRET'
+    let update: {update_id: number; message: {chat: {id: number; type: string}; from: {id: number}}} | undefined
+    for (let i = 0; i < 20 && !update; i++) update = (await api(apiRoot, token, 'getUpdates', {timeout: 5})).json.result[0]
+    expect(update?.message).toMatchObject({from: {id: 1111}, chat: {id: 1111, type: 'private'}})
+    await api(apiRoot, token, 'sendMessage', {chat_id: 1111, text: 'pong'})
+    await api(apiRoot, token, 'getUpdates', {offset: update!.update_id + 1, timeout: 0})
+    const result = await p.exited
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('you › ping\nbot › pong\n')
+  }, 30_000)
+
+  it('takes --chat and --user with the same descriptions and defaults as bot dev --offline, and --talk for the chat mode', async () => {
+    const wide = {env: {OCLIF_COLUMNS: '200'}}
+    const [emulator, dev] = await Promise.all([runCli(['emulator', '--help'], wide), runCli(['dev', '--help'], wide)])
+    const flagLine = (help: string, flag: string) => new RegExp(`^ +${flag}=<value> +(.*)$`, 'm').exec(help)?.[1]
+    for (const flag of ['--chat', '--user']) {
+      expect(flagLine(emulator.stdout, flag)).toBeDefined()
+      expect(flagLine(emulator.stdout, flag)!.replace('(--talk)', '(MODE)')).toBe(flagLine(dev.stdout, flag)!.replace('(--offline)', '(MODE)'))
+    }
+    expect(emulator.stdout).toMatch(/^ +--talk +send stdin lines to the bot/m)
+    expect(emulator.stdout).toContain('$ bot emulator --talk')
+    expect(emulator.stdout).not.toMatch(/--(chat|user)-id/)
+  })
+
+  it.each([
+    [['--chat'], '--chat now takes a chat id (as in `bot dev --offline`); the terminal chat is --talk.', 'Run `bot emulator --talk`'],
+    [['--chat', '--user', '42'], '--chat now takes a chat id (as in `bot dev --offline`); the terminal chat is --talk.', 'Run `bot emulator --talk`'],
+    [['--talk', '--chat'], '--chat needs a chat id.', 'Run e.g. `bot emulator --talk --chat 42`'],
+    [['--chat-id', '42'], '--chat-id is now --chat (the same name as in `bot dev --offline`).', 'Run e.g. `bot emulator --talk --chat 42`.'],
+    [['--user-id=7'], '--user-id is now --user (the same name as in `bot dev --offline`).', 'Run e.g. `bot emulator --talk --user 7`.'],
+    [['--chat', '5'], '--chat only applies to the terminal chat (--talk).', 'Add --talk: `bot emulator --talk --chat 5`.'],
+    [['--talk', '--chat', '0'], '--chat 0 is not a chat id.', 'Use a positive id'],
+  ])('the old chat-mode spelling %j: exit 2, one line naming the new flag, nothing started', async (args, message, fix) => {
+    const r = await runCli(['emulator', '--port', '0', ...args], {input: 'hello\n'})
+    expect(r.code).toBe(2)
+    expect(r.stdout).toBe('')
+    const lines = r.stderr.trimEnd().split('\n')
+    expect(lines[0]).toBe(`✗ ${message}`)
+    expect(lines[1]).toContain(fix)
+    expect(lines).toHaveLength(2)
+  })
 
   it('refuses a malformed --token with exit 2 and a fix, without echoing it', async () => {
     const p = start(['emulator', '--port', '0', '--token', 'not-a-token-secret-value'])

@@ -6,7 +6,7 @@ import {DEFAULT_API_ROOT, inspectToken} from '../../telegram/index.js'
 import type {Check, CheckResult, CheckStatus, DoctorContext} from '../types.js'
 import {worst} from '../status.js'
 
-const MIN_NODE: [number, number] = [20, 5]
+const MIN_NODE: [number, number] = [20, 6] // package.json engines: `node --import tsx` needs module.register (20.6)
 
 interface Part {
   status: CheckStatus
