@@ -1,7 +1,8 @@
 /**
  * End to end: a real `bot dev --offline` session (bin/run.js, --json, the echo bot) and the real
  * `bot trigger` / `bot replay` processes finding it through its control record. The bot's answers
- * are observed in the session's own output (its chat events).
+ * are observed in the session's own output (its chat events). Then a webhook-mode session against the
+ * emulator (loopback tunnel) with a bot whose Bot API calls fail: the trigger's line shows them.
  */
 import {spawn, type ChildProcess} from 'node:child_process'
 import {mkdtempSync, readdirSync} from 'node:fs'
@@ -12,6 +13,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {BIN, cliEnv, parseJsonOutput, PROJECT_ROOT, runCli} from '../support/cli.js'
 import type {UpdateEntry} from '../../src/inspector/types.js'
+import {devWorld, startDev, until as untilAsync, type DevWorld} from '../dev/helpers.js'
 
 const ECHO_BOT = join(PROJECT_ROOT, 'examples', 'echo-bot')
 
@@ -111,4 +113,42 @@ describe('bot trigger and bot replay with a running bot dev --offline', () => {
     expect(r.code).toBe(1)
     expect(r.stderr).toContain('Start `bot dev` (or `bot dev --offline`) in this folder first.')
   }, 40_000)
+})
+
+describe('bot trigger with a running bot dev (webhook mode, the emulator as api root)', () => {
+  let world: DevWorld
+  beforeAll(async () => {
+    world = await devWorld()
+  })
+  afterAll(() => world.close())
+
+  it('the synthetic update reaches the real bot, and its failed Bot API calls get a ↳ line', async () => {
+    const dev = startDev(world, {bot: 'inspector-bot.mjs', args: ['--no-watch', '--json'], timeoutMs: 90_000})
+    await dev.waitForOutput(/"type":"ready"/, {timeoutMs: 45_000})
+    const env = {BOT_TOKEN: world.token, BOT_STATE_DIR: world.stateDir}
+    try {
+      // The fixture answers /missing with a sendMessage to a chat that does not exist.
+      const r = await runCli(['trigger', 'message', '/missing', '--chat', '4242'], {cwd: world.dir, env, timeoutMs: 60_000})
+      expect(r.code, r.stderr).toBe(0)
+      const [first, ...rest] = r.stdout.trimEnd().split('\n')
+      expect(first).toMatch(/^✓ update #(\d+) message "\/missing" delivered → 200 in \d+ ms$/)
+      expect(rest[0]).toBe('  ↳ sendMessage 400 Bad Request: chat not found')
+      const updateId = Number(/#(\d+)/.exec(first)![1])
+      await untilAsync(() => world.recordedLines().includes(`${updateId} message /missing`), 'the bot recording the triggered update', 15_000)
+      expect(r.stdout + r.stderr).not.toContain(world.token.split(':')[1])
+
+      // A button press the api never saw: the bot's answerCallbackQuery fails (400), recorded in the entry's calls.
+      const cb = await runCli(['trigger', 'callback', 'like:1', '--message-id', '5', '--chat', '4242', '--json'], {cwd: world.dir, env, timeoutMs: 60_000})
+      expect(cb.code, cb.stderr).toBe(0)
+      const entry = parseJsonOutput<UpdateEntry>(cb)
+      expect(entry).toMatchObject({type: 'callback_query', source: 'trigger', chatId: 4242, answer: {status: 200}})
+      expect((entry.update as any).callback_query).toMatchObject({data: 'like:1', from: {id: 4242}, message: {message_id: 5, chat: {id: 4242, type: 'private'}}})
+      expect(entry.calls).toEqual([expect.objectContaining({method: 'answerCallbackQuery', ok: false, errorCode: 400})])
+      expect(entry.calls[0].description).toMatch(/query is too old|query ID is invalid/)
+      await untilAsync(() => world.recordedLines().includes(`${entry.updateId} callback like:1`), 'the bot recording the button press', 15_000)
+    } finally {
+      dev.kill('SIGINT')
+      await dev.exited
+    }
+  }, 120_000)
 })
