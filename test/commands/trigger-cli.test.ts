@@ -85,6 +85,9 @@ describe('bot trigger / bot replay against a control port', () => {
       const r = await p.run(['trigger', 'message', 'crash me'])
       expect(r.code).toBe(1)
       expect(r.stdout).toMatch(/^✗ update #\d+ message "crash me" delivered, but the bot answered → 500 in 12 ms\n$/)
+      const j = await p.run(['trigger', 'message', 'crash me', '--json'])
+      expect(j.code).toBe(1)
+      expect(parseJsonOutput<UpdateEntry>(j).answer).toEqual({status: 500, body: ''})
     } finally {
       actions.answerStatus = 200
     }
