@@ -110,7 +110,9 @@ export class DevRenderer {
         this.#write(err, `${paint('green', '●', err)} ${event.text}`)
         return
       default:
-        this.#write(err, isFailureLine(event) ? logLine(event, err) : markedLine(event.text, err))
+        // A failing Bot API call belongs under its update, in the update log (stdout).
+        if (event.text.startsWith(CALL_FAILURE)) this.#write(out, logLine(event, out))
+        else this.#write(err, markedLine(event.text, err))
     }
   }
 }
