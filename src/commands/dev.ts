@@ -107,9 +107,8 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
       nonEmpty: {'public-url': [flags['public-url'], 'BOT_PUBLIC_URL'], 'tunnel-host': [flags['tunnel-host'], 'BOT_TUNNEL_HOST'], subdomain: [flags.subdomain, 'BOT_TUNNEL_SUBDOMAIN']},
     })
     await checkPorts({port: flags.port, relayPort: flags['relay-port']})
-    if (this.interactive) this.#spinner = await loadSpinner(process.stderr)
-
     if (flags.offline) return this.#offline(argvCommand)
+    if (this.interactive) this.#spinner = await loadSpinner(process.stderr)
 
     const resolved = this.resolveApi()
     const cloud = resolved.apiRoot === 'https://api.telegram.org'
