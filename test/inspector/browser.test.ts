@@ -1,0 +1,202 @@
+/**
+ * The inspector page in a real browser (Debian's chromium via playwright-core) against the real
+ * server, a history fed by real webhook deliveries from the emulator and real sendMessage calls:
+ * a new update shows within 1 s, the detail view shows its calls (a failing one in red), Replay and
+ * Edit and replay re-deliver, the filters work, update text is never HTML.
+ *
+ * Skipped (with the reason) only when no chromium is installed and CI is not set.
+ */
+import type {Browser, Page} from 'playwright-core'
+import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+
+import {startInspectorServer, type InspectorServer} from '../../src/inspector/server.js'
+import {browserSkipReason, launchChromium, startEchoSession, type EchoSession} from '../support/browser.js'
+
+const skip = browserSkipReason()
+if (skip) console.warn(`test/inspector/browser.test.ts skipped: ${skip}`)
+
+const XSS = '<img src=x onerror="window.__xss = 1">'
+
+async function until(what: string, check: () => boolean | Promise<boolean>, deadlineMs = 10_000): Promise<void> {
+  const deadline = Date.now() + deadlineMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${deadlineMs} ms waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+describe.skipIf(skip !== undefined)('the inspector page in chromium', () => {
+  let browser: Browser
+  let session: EchoSession
+  let server: InspectorServer
+  let page: Page
+  const problems: string[] = []
+
+  beforeAll(async () => {
+    browser = await launchChromium()
+  })
+
+  afterAll(async () => {
+    await browser?.close()
+  })
+
+  beforeEach(async () => {
+    session = await startEchoSession()
+    server = await startInspectorServer({history: session.history, actions: session.actions, key: 'browser-test-key', secrets: [session.token]})
+    page = await browser.newPage()
+    problems.length = 0
+    page.on('pageerror', (err) => problems.push(`page error: ${err.message}`))
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(`console: ${m.text()}`)
+    })
+    await page.goto(server.url)
+    await page.waitForSelector('#status[data-state="live"]', {timeout: 15_000})
+  })
+
+  afterEach(async () => {
+    await page?.close()
+    await server?.close()
+    await session?.close()
+  })
+
+  function send(text: string, chatId = 4242): number {
+    return session.emu.sendUserMessage(session.token, {text, chatId, userId: chatId, firstName: 'Ann'}).update_id
+  }
+
+  function rowSelector(updateId: number, extra = ''): string {
+    return `#rows tr[data-update-id="${updateId}"]${extra}`
+  }
+
+  it('lists a new update within 1 s of it being sent, with its answer and calls', async () => {
+    expect(await page.locator('#empty').isVisible()).toBe(true)
+    const sent = Date.now()
+    const id = send('hello inspector')
+    await page.waitForSelector(rowSelector(id), {timeout: 1000})
+    const shownMs = Date.now() - sent
+    expect(shownMs).toBeLessThanOrEqual(1000)
+    const row = page.locator(rowSelector(id))
+    await until('the answer and the call in the row', async () => (await row.locator('td.calls').textContent()) === 'sendMessage' && (await row.locator('td.answer').textContent())!.startsWith('200'))
+    expect(await row.locator('td.type').textContent()).toBe('message')
+    expect(await row.locator('td.chat').textContent()).toBe('4242')
+    expect(await row.locator('td.preview').textContent()).toBe('hello inspector')
+    expect(await page.locator('#empty').isVisible()).toBe(false)
+    expect(problems).toEqual([])
+  })
+
+  it('shows the calls in the detail view, a failed one in red with its description', async () => {
+    const ok = send('fine')
+    const bad = send('fail')
+    const badRow = page.locator(rowSelector(bad))
+    await until('the failed call chip', async () => (await badRow.locator('.call.failed').count()) === 1)
+    expect(await badRow.locator('.call.failed').textContent()).toBe('sendMessage 400')
+    await page.waitForSelector(`${rowSelector(ok)} .call:not(.failed)`)
+    const red = await badRow.locator('.call.failed').evaluate((n) => getComputedStyle(n).color)
+    const green = await page.locator(`${rowSelector(ok)} .call`).evaluate((n) => getComputedStyle(n).color)
+    expect(red).not.toBe(green)
+    const [r, g] = red.match(/\d+/g)!.map(Number)
+    expect(r).toBeGreaterThan(g)
+
+    await badRow.click()
+    await page.waitForSelector('#detail:not([hidden])')
+    expect(await page.locator('#detail-title').textContent()).toBe(`update ${bad} · message`)
+    const card = page.locator('#detail-calls .call-card')
+    expect(await card.count()).toBe(1)
+    expect(await card.getAttribute('class')).toBe('call-card failed')
+    expect(await card.locator('.verdict').textContent()).toBe('error 400')
+    expect(await card.locator('.description').textContent()).toBe('Bad Request: chat not found')
+    expect(await card.locator('.explanation').textContent()).toContain('The bot has no chat with that id')
+    expect(JSON.parse((await card.locator('pre.params').textContent())!)).toEqual({chat_id: 999_999_999, text: 'fail'})
+    expect(JSON.parse((await page.locator('#detail-update').textContent())!)).toMatchObject({update_id: bad, message: {text: 'fail'}})
+    expect(await page.locator('#detail-answer-status').textContent()).toMatch(/^HTTP 200 in /)
+
+    await page.locator(rowSelector(ok)).click()
+    await until('the detail of the other update', async () => (await page.locator('#detail-title').textContent()) === `update ${ok} · message`)
+    expect(await page.locator('#detail-calls .call-card .verdict').textContent()).toBe('ok')
+    expect(problems).toEqual([])
+  })
+
+  it('Replay re-delivers the update: the bot answers again and a new row appears', async () => {
+    const id = send('say it twice')
+    await page.waitForSelector(`${rowSelector(id)} .call`)
+    expect(session.emu.sentMessages(session.token).filter((c) => c.params.text === 'say it twice')).toHaveLength(1)
+    const before = session.handled()
+    await page.locator(rowSelector(id)).click()
+    await page.locator('#replay').click()
+    await until('the replay delivered', () => session.handled() === before + 1)
+    await until('the bot answered again', () => session.emu.sentMessages(session.token).filter((c) => c.params.text === 'say it twice').length === 2)
+    await page.waitForSelector(`#rows tr[data-update-id="${id}"] .tag`)
+    expect(await page.locator(`#rows tr[data-update-id="${id}"]`).count()).toBe(2)
+    expect(await page.locator('#rows tr').first().locator('.tag').textContent()).toBe(`replay of ${id}`)
+    await until('the result line', async () => (await page.locator('#action-result').textContent())!.startsWith(`Delivered again as update ${id}`))
+    expect(problems).toEqual([])
+  })
+
+  it('Edit and replay validates the JSON first, then delivers the edited update', async () => {
+    const id = send('original text')
+    await page.waitForSelector(`${rowSelector(id)} .call`)
+    await page.locator(rowSelector(id)).click()
+    await page.locator('#edit').click()
+    const editor = page.locator('#editor-text')
+    expect(JSON.parse(await editor.inputValue())).toMatchObject({update_id: id, message: {text: 'original text'}})
+    const handled = session.handled()
+    await editor.fill('{"update_id": 1, "message": ')
+    await page.locator('#editor-send').click()
+    expect(await page.locator('#editor-error').isVisible()).toBe(true)
+    expect(await page.locator('#editor-error').textContent()).toMatch(/^Not valid JSON: /)
+    await editor.fill('[1, 2]')
+    await page.locator('#editor-send').click()
+    expect(await page.locator('#editor-error').textContent()).toMatch(/must be a JSON object/)
+    expect(session.handled()).toBe(handled)
+
+    const update = JSON.parse((await page.locator('#detail-update').textContent())!) as {message: {text: string}}
+    update.message.text = 'edited text'
+    await editor.fill(JSON.stringify(update, null, 2))
+    await page.locator('#editor-send').click()
+    await until('the edited update answered', () => session.emu.sentMessages(session.token).some((c) => c.params.text === 'edited text'))
+    await until('the editor closed', async () => !(await page.locator('#editor').isVisible()))
+    await page.waitForSelector('#rows tr:first-child td.preview:text-is("edited text")')
+    expect(problems).toEqual([])
+  })
+
+  it('filters by chat and by type', async () => {
+    const a = send('from chat a', 1001)
+    const b = send('from chat b', 1002)
+    // A button press on the bot's answer in chat a.
+    await page.waitForSelector(`${rowSelector(a)} .call`)
+    const query = session.emu.sendCallbackQuery(session.token, {data: 'pressed', chatId: 1001, userId: 1001}).update_id
+    for (const id of [a, b, query]) await page.waitForSelector(rowSelector(id))
+    await page.locator('#filter-chat').selectOption('1002')
+    expect(await page.locator('#rows tr:not([hidden])').count()).toBe(1)
+    expect(await page.locator(rowSelector(b)).isVisible()).toBe(true)
+    expect(await page.locator('#count').textContent()).toBe('1 of 3 updates')
+    await page.locator('#filter-chat').selectOption('')
+    await page.locator('#filter-type').selectOption('callback_query')
+    expect(await page.locator('#rows tr:not([hidden])').count()).toBe(1)
+    expect(await page.locator(rowSelector(query)).isVisible()).toBe(true)
+    await page.locator('#filter-type').selectOption('')
+    expect(await page.locator('#rows tr:not([hidden])').count()).toBe(3)
+  })
+
+  it('shows update text as text: an <img onerror> message stays inert', async () => {
+    const id = send(XSS)
+    await page.waitForSelector(`${rowSelector(id)} .call`)
+    expect(await page.locator(`${rowSelector(id)} td.preview`).textContent()).toBe(XSS)
+    await page.locator(rowSelector(id)).click()
+    await page.waitForSelector('#detail:not([hidden])')
+    expect(await page.locator('#detail-update').textContent()).toContain('<img src=x onerror=\\"window.__xss = 1\\">')
+    expect(await page.locator('img').count()).toBe(0)
+    expect(await page.evaluate(() => (window as unknown as {__xss?: number}).__xss)).toBeUndefined()
+    expect(problems).toEqual([])
+  })
+
+  it('without the key shows only where to find the URL', async () => {
+    const bare = await browser.newPage()
+    try {
+      const response = await bare.goto(server.url.replace(/\?key=.*/, ''))
+      expect(response?.status()).toBe(401)
+      expect(await bare.locator('h1').textContent()).toBe('Key required')
+    } finally {
+      await bare.close()
+    }
+  })
+})
