@@ -22,9 +22,21 @@ export function isFailureLine(event: {type: string; text: string; status?: numbe
   return event.text.startsWith(CALL_FAILURE)
 }
 
-/** An update-log line: dim, or red when it reports a failure. */
+/**
+ * An update-log entry: dim, or red when it reports a failure. Each line is painted on its own, so a
+ * failing call under an update that went well (`  ↳ …` and its indented explanation) is red too.
+ */
 export function logLine(event: {type: string; text: string; status?: number; repeat?: boolean}, stream: NodeJS.WriteStream): string {
-  return isFailureLine(event) ? paint('red', event.text, stream) : paint('dim', event.text, stream)
+  const failed = isFailureLine(event)
+  let inCall = false
+  return event.text
+    .split('\n')
+    .map((line) => {
+      if (line.startsWith(CALL_FAILURE)) inCall = true
+      else if (!line.startsWith('    ')) inCall = false
+      return paint(failed || inCall ? 'red' : 'dim', line, stream)
+    })
+    .join('\n')
 }
 
 function botOutput(line: string, stream: NodeJS.WriteStream): string {

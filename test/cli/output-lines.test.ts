@@ -45,6 +45,16 @@ describe('output lines', () => {
     }
   })
 
+  it('a failing call logged under an update that went well is red, with its explanation; the update line stays dim', () => {
+    const entry = {type: 'update', status: 200, text: `${ok.text}\n  ↳ sendMessage 400 Bad Request: can't parse entities\n    Escape the text or drop parse_mode.`}
+    expect(logLine(entry, tty).split('\n')).toEqual([
+      `\u001B[2m${ok.text}\u001B[22m`,
+      "\u001B[31m  ↳ sendMessage 400 Bad Request: can't parse entities\u001B[39m",
+      '\u001B[31m    Escape the text or drop parse_mode.\u001B[39m',
+    ])
+    expect(logLine(entry, pipe)).toBe(entry.text)
+  })
+
   it('errors red as a whole, ✓ green and ! yellow as marks', () => {
     expect(errorLine('No bot token.', tty)).toBe('\u001B[31m✗ No bot token.\u001B[39m')
     expect(markedLine('✗ The bot exited with code 1.', tty)).toBe('\u001B[31m✗ The bot exited with code 1.\u001B[39m')
