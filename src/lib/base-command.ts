@@ -141,7 +141,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
           // exiting anyway
         }
         try {
-          process.stderr.write(`\n${this.jsonEnabled() ? '' : '✗ '}Interrupted.\n`)
+          process.stderr.write(`\n${this.jsonEnabled() ? 'Interrupted.' : errorLine('Interrupted.', process.stderr)}\n`)
         } catch {
           // a closed stderr must not keep us from exiting
         }

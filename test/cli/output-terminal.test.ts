@@ -19,6 +19,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {BotApiEmulator} from '../../src/emulator/index.js'
 import {devWorld, fixture, until, type DevWorld} from '../dev/helpers.js'
 import {BIN, cliEnv, PROJECT_ROOT, runCli} from '../support/cli.js'
+import {silentServer} from '../support/loopback-servers.js'
 
 const DRIVER = join(PROJECT_ROOT, 'test', 'support', 'pty-run.py')
 const hasPython = spawnSync('python3', ['-c', 'import pty']).status === 0
@@ -209,6 +210,23 @@ describe.skipIf(!hasPython)('output on a terminal', () => {
     expect(colored.output).toContain(RED(errorLine))
     expect(stripSgr(colored.output)).toBe(plain.output)
   }, 150_000)
+})
+
+describe.skipIf(!hasPython)('output on a terminal: interrupted', () => {
+  it('Ctrl-C during a spinner: "✗ Interrupted." in red, plain with NO_COLOR', async () => {
+    const server = await silentServer()
+    closers.push(() => server.close())
+    const env = {BOT_TOKEN: '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1', BOT_API_ROOT: server.url}
+    const steps = [{pattern: 'Checking', send: '\u0003'}]
+    const [colored, plain] = await Promise.all([onTerminal(['doctor', '--no-probe'], {color: true, env, steps}), onTerminal(['doctor', '--no-probe'], {color: false, env, steps})])
+    for (const r of [colored, plain]) {
+      expect(r.exitCode, r.output).toBe(130)
+      expectOneGlyphSet(r)
+    }
+    expect(colored.output).toContain(RED('✗ Interrupted.'))
+    expect(plain.output).toContain('✗ Interrupted.')
+    expect(plain.output).not.toMatch(SGR)
+  }, 90_000)
 })
 
 describe('output through pipes (not a terminal)', () => {
