@@ -77,7 +77,7 @@ export async function loadSpinner(stream: NodeJS.WriteStream = process.stderr): 
         return o.isSpinning
       },
       succeed: (t) => void o.stopAndPersist({symbol: mark.ok(stream), text: t}),
-      fail: (t) => void o.stopAndPersist({symbol: mark.fail(stream), text: t}),
+      fail: (t) => void o.stopAndPersist({symbol: mark.fail(stream), text: paint('red', t, stream)}),
       stop: () => void o.stop(),
       clear: () => void o.clear(),
       render: () => void o.render(),

@@ -168,7 +168,7 @@ describe.skipIf(!hasPython)('output on a terminal', () => {
   it('bot init: the install spinner ends with ✓ or a red ✗, never ora’s ✔/✖', async () => {
     for (const [exit, expected] of [
       [0, /\u001B\[32m✓\u001B\[39m Installed dependencies with npm/],
-      [1, /\u001B\[31m✗\u001B\[39m Could not install dependencies/],
+      [1, /\u001B\[31m✗\u001B\[39m \u001B\[31mCould not install dependencies/],
     ] as const) {
       const bin = mkdtempSync(join(tmpdir(), 'bot-pty-bin-'))
       writeFileSync(join(bin, 'npm'), `#!/bin/sh\nexit ${exit}\n`)
@@ -201,6 +201,19 @@ describe.skipIf(!hasPython)('output on a terminal', () => {
       expect(plain.output, args.join(' ')).not.toMatch(SGR)
       if (args[1] !== 'info') expect(stripSgr(plain.output), args.join(' ')).toMatch(/[✓✗!] /)
     }
+    // bot dev whose first step fails: the spinner ends with a red ✗ and a red line, then the red error.
+    const unknownBot = {BOT_TOKEN: '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1', BOT_API_ROOT: emu.apiRoot, BOT_STATE_DIR: mkdtempSync(join(tmpdir(), 'bot-pty-state-'))}
+    const devArgs = ['dev', '--no-watch', '--', 'node', '-e', '0']
+    const [devColored, devPlain] = await Promise.all([onTerminal(devArgs, {color: true, env: unknownBot}), onTerminal(devArgs, {color: false, env: unknownBot})])
+    for (const r of [devColored, devPlain]) {
+      expect(r.exitCode, r.output).toBe(1)
+      expectOneGlyphSet(r)
+    }
+    expect(devColored.output).toContain(`\u001B[31m✗\u001B[39m ${RED('Checking the token: failed')}`)
+    expect(devColored.output).toMatch(/\u001B\[31m✗ [^\u001B]*401[^\u001B]*\u001B\[39m/)
+    expect(devPlain.output).not.toMatch(SGR)
+    expect(lines(devPlain.output)).toContain('✗ Checking the token: failed')
+
     // A bad-input error: red on a colour terminal, the same bytes without the colour otherwise.
     const bad = ['webhook', 'info']
     const [colored, plain] = await Promise.all([onTerminal(bad, {color: true}), onTerminal(bad, {color: false})])
