@@ -68,6 +68,14 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
       default: false,
       helpGroup: 'OFFLINE',
     }),
+    'api-proxy': Flags.boolean({
+      description: "give the bot a local proxy as BOT_API_ROOT that records each Bot API call (failures show under their update); --no-api-proxy passes the real api root",
+      default: true,
+      allowNo: true,
+      helpGroup: 'INSPECTOR',
+    }),
+    inspect: Flags.boolean({description: 'serve the inspector (updates, answers, calls, replay) on 127.0.0.1 with a random key; --no-inspect turns it off', default: true, allowNo: true, helpGroup: 'INSPECTOR'}),
+    'inspect-port': Flags.integer({description: "the inspector's port on 127.0.0.1 [default: a free port]", min: 1, max: 65535, helpGroup: 'INSPECTOR'}),
     chat: Flags.integer({description: 'chat id of the terminal user (--offline) [default: the user id]', helpGroup: 'OFFLINE'}),
     user: Flags.integer({description: 'user id of the terminal user (--offline) [default: 1111]', helpGroup: 'OFFLINE', min: 1}),
     // Tuning knobs for tests and odd networks.
@@ -107,6 +115,7 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
       nonEmpty: {'public-url': [flags['public-url'], 'BOT_PUBLIC_URL'], 'tunnel-host': [flags['tunnel-host'], 'BOT_TUNNEL_HOST'], subdomain: [flags.subdomain, 'BOT_TUNNEL_SUBDOMAIN']},
     })
     await checkPorts({port: flags.port, relayPort: flags['relay-port']})
+    await (await import('../dev/session-inspector.js')).checkInspectPort(flags['inspect-port'], {port: flags.port, relayPort: flags['relay-port'], inspect: flags.inspect})
     if (flags.offline) return this.#offline(argvCommand)
     if (this.interactive) this.#spinner = await loadSpinner(process.stderr)
 
@@ -159,6 +168,9 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
       tunnelOpenTimeoutMs: flags['tunnel-timeout'],
       tunnelBackoffMs: flags['tunnel-backoff'],
       probeIntervalMs: flags['probe-interval'],
+      apiProxy: flags['api-proxy'],
+      inspect: flags.inspect,
+      inspectPort: flags['inspect-port'],
       handleSignals: true,
       onEvent: json ? (e) => this.#json(e) : (e) => renderer.render(e),
     }).finally(() => {
@@ -191,6 +203,9 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
       stopGraceMs: flags['stop-grace'],
       chatId: flags.chat,
       userId: flags.user,
+      apiProxy: flags['api-proxy'],
+      inspect: flags.inspect,
+      inspectPort: flags['inspect-port'],
       input: process.stdin,
       // With --json the transcript is in the events; stdout carries only those.
       ...(json ? {} : {output: process.stdout, logOutput: process.stderr, color: useColorOn(process.stdout)}),

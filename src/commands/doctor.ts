@@ -7,9 +7,11 @@ import {UsageError} from '../lib/errors.js'
 export default class Doctor extends BaseCommand<typeof Doctor> {
   static summary = 'Find what keeps the bot from getting its updates.'
 
-  static description = `Checks, in parallel where they can: the configuration (token source and format, .env kept out of git, Node.js, api root), that the Bot API answers, that the token works (getMe), how updates are delivered (getWebhookInfo: long polling or a webhook, its last error explained, TLS of the webhook host), a \`bot dev\` that died and left its webhook set, other local processes holding the token, and — unless --no-probe, and only without a webhook — another poller somewhere, found through 409 Conflict.
+  static description = `Checks, in parallel where they can: the configuration (token source and format, .env kept out of git, Node.js, api root), that the Bot API answers, that the token works (getMe), how updates are delivered (getWebhookInfo: long polling or a webhook, its last error explained, TLS of the webhook host), a \`bot dev\` that died and left its webhook set, other local processes holding the token (only one connected to the Bot API is a poller to stop; \`bot emulator\`, \`bot dev\`, shells and editors are named for what they are), and — unless --no-probe, and only without a webhook — another poller somewhere, found through 409 Conflict.
 
 The probe sends getUpdates with limit 1 and no offset for --probe-seconds: nothing is confirmed and no update is lost, but it interrupts another poller's pending request (grammY and Telegraf stop polling on 409).
+
+Each check is printed as soon as it and the checks before it are done (--json prints one document at the end). Webhook URLs are shown with their path masked (a \`bot dev\` path is a secret).
 
 Every check has a time limit that ends its requests, and the whole run ends within 30 s (plus --probe-seconds when the probe runs), whatever the servers do. Ctrl-C stops it at once (exit code 130).
 
@@ -37,7 +39,7 @@ Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 fo
   }
 
   public async run(): Promise<unknown> {
-    const {CHECKS, doctorBoundMs, runDoctor} = await import('../doctor/index.js')
+    const {CHECKS, doctorBoundMs, runDoctor, selectChecks} = await import('../doctor/index.js')
     const flags = this.flags
 
     if (flags['list-checks']) {
@@ -62,6 +64,13 @@ Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 fo
       throw new UsageError(`--api-root "${rawRoot}" is not an http(s) URL.`, 'Use e.g. https://api.telegram.org or http://127.0.0.1:8081.')
     }
 
+    // Unknown --only/--skip ids are a usage error before anything starts.
+    const selected = selectChecks(CHECKS, {only: flags.only, skip: flags.skip}).map((c) => c.id)
+    const json = this.jsonEnabled()
+    const {orderedReports} = await import('../doctor/stream.js')
+    const {renderCheck, summaryLine} = await import('../doctor/render.js')
+    const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR
+
     // A spinner needs a real terminal width (ora misbehaves with 0 columns, as under `script`).
     const interactive = this.interactive && (process.stderr.columns ?? 0) >= 20
     const {default: ora} = interactive ? await import('ora') : {default: undefined}
@@ -73,6 +82,12 @@ Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 fo
       interrupted.abort()
     })
     const done: string[] = []
+    // Text mode prints each check as soon as it and every check before it have finished.
+    const printer = orderedReports(selected, (r) => {
+      spinner?.clear()
+      this.log(renderCheck(r, {color}))
+      spinner?.render()
+    })
     const probe = flags.probe
     const started = performance.now()
     let report
@@ -96,6 +111,7 @@ Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 fo
           skip: flags.skip,
           onResult: (r) => {
             done.push(r.id)
+            if (!json) printer.push(r)
             if (spinner) spinner.text = `Checking… (${done.length} done${done.includes('poller-probe') || !flags.probe ? '' : `; the poller probe listens ${flags['probe-seconds']} s`})`
           },
         },
@@ -106,11 +122,12 @@ Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 fo
     }
     if (!report.ok) process.exitCode = 1
     const result = {checks: report.checks, ok: report.ok}
-    if (this.jsonEnabled()) return result
+    if (json) return result
 
-    const {renderReport} = await import('../doctor/render.js')
-    const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR
-    this.log(renderReport(result.checks, {color, ms: performance.now() - started}))
+    // Every report went through onResult; this only covers one that somehow did not.
+    for (const r of report.checks) printer.push(r)
+    this.log('')
+    this.log(summaryLine(result.checks, {color, ms: performance.now() - started}))
     return undefined
   }
 }

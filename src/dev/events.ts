@@ -3,15 +3,20 @@
  * a person can read; `bot dev` prints it (or the whole event with --json). The service never
  * prints by itself.
  */
+import type {FailedCallLine} from '../inspector/history-lines.js'
 import type {RelayRejectedEvent, RelayUpdateEvent} from './relay.js'
 
-export type StepId = 'token' | 'session' | 'webhook-check' | 'relay' | 'tunnel' | 'webhook' | 'bot' | 'watch'
+export type StepId = 'token' | 'session' | 'webhook-check' | 'relay' | 'tunnel' | 'webhook' | 'bot' | 'watch' | 'api-proxy' | 'inspector'
+
+/** A Bot API call of the bot that failed (seen by the api proxy), under the update it belongs to when known. */
+export type ApiCallEvent = Omit<FailedCallLine, 'type' | 'text'>
 
 export type DevEvent =
   | {type: 'step'; step: StepId; status: 'start' | 'ok' | 'fail' | 'skip'; text: string}
   | {type: 'repaired'; pid: number; text: string}
-  | {type: 'ready'; mode: 'webhook' | 'polling'; delivery: 'tunnel' | 'bridge' | 'polling'; url?: string; port?: number; command: string; text: string}
+  | {type: 'ready'; mode: 'webhook' | 'polling'; delivery: 'tunnel' | 'bridge' | 'polling'; url?: string; port?: number; inspectorUrl?: string; command: string; text: string}
   | ({type: 'update'; text: string} & RelayUpdateEvent)
+  | ({type: 'api-call'; text: string} & ApiCallEvent)
   | ({type: 'rejected'; text: string} & RelayRejectedEvent)
   | {type: 'bot-start'; pid: number; mode: 'webhook' | 'polling'; command: string; text: string}
   | {type: 'bot-listening'; port: number; host: string; ms: number; text: string}

@@ -1,4 +1,5 @@
 /** The relay's options, events and counters (see relay.ts). */
+import type {EntrySource} from '../inspector/types.js'
 import type {RelayRefusedSummaryEvent, RelayRejectedEvent} from './relay-refusals.js'
 import type {UpstreamTarget} from './relay-upstream.js'
 
@@ -23,6 +24,34 @@ export interface RelayUpdateEvent {
   repeat?: boolean
   /** Why the relay answered by itself (the bot never answered). */
   error?: string
+  /** Not a webhook POST from Telegram: delivered by `relay.inject` (bot trigger, a replay), or seen in the bot's getUpdates (polling). */
+  source?: Exclude<EntrySource, 'webhook'>
+  /** For a replay: the update_id it replays. */
+  replayOf?: number
+}
+
+/**
+ * Sees each update the relay forwards (not Telegram's repeats of answered ones): its body when it
+ * arrives and the answer Telegram (or inject's caller) got. Set only while someone records (the
+ * inspector); without one the relay does no extra work. Both calls are guarded: a throw changes nothing.
+ */
+export interface RelayRecorder {
+  /** The update arrived; what it returns is handed to finish. */
+  begin(body: Buffer, source: EntrySource, replayOf?: number): unknown
+  /** The update was answered: the status and body sent back (the relay's own 503 when the bot never answered). */
+  finish(record: unknown, answer: {status: number; body: string}, ms: number): void
+}
+
+/** What `relay.inject` got. */
+export interface InjectResult {
+  status: number
+  /** The bot's answer body (utf-8), or the relay's own text when the bot never answered. */
+  body: string
+  ms: number
+  /** Why the relay answered by itself. */
+  error?: string
+  /** What the recorder's begin returned, when one is set. */
+  record?: unknown
 }
 
 export interface RelayOptions {

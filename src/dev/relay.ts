@@ -15,6 +15,8 @@
  * - A retry of an update the bot already answered gets that answer again (relay-answers.ts).
  * - GET <healthPath> answers `bot-dev <nonce>` for tunnel probes.
  * - One event per update after the answer is sent (the hot path only forwards bytes).
+ * - A recorder (the inspector's history, setRecorder) sees each update's body and answer; `inject`
+ *   delivers a body like an update from Telegram but past the answer cache (replays, triggers).
  * - Nothing a request does can throw out of the handler: a bug answers 500 and is reported as
  *   an update event with `error`; the server keeps serving.
  */
@@ -29,10 +31,10 @@ import {BodyBudget, readBody, sameSecret, secretBytes} from './relay-intake.js'
 import {RefusalLog, type RefusalReason} from './relay-refusals.js'
 import {isRetryable, Upstream, type BotAnswer} from './relay-upstream.js'
 
-import type {RelayOptions, RelayStats, RelayTarget, RelayUpdateEvent} from './relay-types.js'
+import type {InjectResult, RelayOptions, RelayRecorder, RelayStats, RelayTarget, RelayUpdateEvent} from './relay-types.js'
 
 export {describeUpdate, peekUpdateId, safePreview, PREVIEW_MAX} from './relay-describe.js'
-export type {RelayOptions, RelayStats, RelayTarget, RelayUpdateEvent} from './relay-types.js'
+export type {InjectResult, RelayOptions, RelayRecorder, RelayStats, RelayTarget, RelayUpdateEvent} from './relay-types.js'
 export {refusedSummaryText} from './relay-refusals.js'
 export type {RelayRefusedSummaryEvent, RelayRejectedEvent, RefusalReason} from './relay-refusals.js'
 
@@ -67,6 +69,7 @@ export class Relay {
   #options: RelayOptions
   #port = 0
   #aliases = new Set<string>()
+  #recorder: RelayRecorder | undefined
 
   constructor(options: RelayOptions) {
     this.#options = options
@@ -262,75 +265,41 @@ export class Relay {
   }
 
   async #forward(req: http.IncomingMessage, res: http.ServerResponse, body: Buffer, started: number): Promise<void> {
-    const deadline = started + this.#holdTimeoutMs
-    let heldMs = 0
-    let answer: BotAnswer | undefined
-    let error: string | undefined
-    let backoff = 20
     // Telegram gave up on this request (read timeout, dropped tunnel): it will send the update
     // again, so a request still held is not forwarded (that would process the update twice).
     // Watched only while the relay waits (holding or backing off), not on the hot path.
-    let gone = false
-    const hold: {cancel?: () => void} = {}
-    let watching = false
-    const watch = () => {
-      if (watching) return
-      watching = true
-      res.once('close', () => {
-        if (res.writableFinished) return
-        gone = true
-        hold.cancel?.()
-      })
-      if (res.destroyed) gone = true
+    const link: Link = {
+      gone: false,
+      hold: {},
+      watching: false,
+      watch() {
+        if (link.watching) return
+        link.watching = true
+        res.once('close', () => {
+          if (res.writableFinished) return
+          link.gone = true
+          link.hold.cancel?.()
+        })
+        if (res.destroyed) link.gone = true
+      },
     }
     // A retry of an update the bot answered (or is answering): give Telegram that answer again.
     const updateId = peekUpdateId(body)
+    let answer: BotAnswer | undefined
     let repeat = false
     if (updateId !== undefined) {
       const known = this.#answers.lookup(updateId)
       answer = known instanceof Promise ? await known.catch(() => undefined) : known
       repeat = answer !== undefined
     }
-    while (!answer) {
-      let target = this.#target
-      if (!target) {
-        watch()
-        const holdStart = performance.now()
-        target = gone ? undefined : await this.#waitTarget(deadline, hold)
-        heldMs += performance.now() - holdStart
-        if (!target && !gone) {
-          error = this.#closed ? 'dev session is stopping' : `the bot was not listening within ${Math.round(this.#holdTimeoutMs / 1000)}s`
-          break
-        }
-      }
-      if (gone) {
-        error = GONE
-        break
-      }
-      // A throw here is a bug (500, below); only a failed send is the bot's connection failing.
-      const sending = this.#upstream.send(target!, body, req.headers['content-type'])
-      if (updateId !== undefined) this.#answers.track(updateId, sending)
-      try {
-        answer = await sending
-        if (updateId !== undefined) this.#answers.settle(updateId, sending, answer)
-        break
-      } catch (e) {
-        if (updateId !== undefined) this.#answers.settle(updateId, sending, undefined)
-        if (!isRetryable(e) || this.#closed || performance.now() + backoff >= deadline) {
-          error = `bot connection failed: ${(e as NodeJS.ErrnoException).code || (e as Error).message}`
-          break
-        }
-        // The bot is going down or coming up: wait for it (or for a new target) and try again.
-        watch()
-        const holdStart = performance.now()
-        await new Promise((r) => setTimeout(r, backoff))
-        heldMs += performance.now() - holdStart
-        backoff = Math.min(backoff * 2, 250)
-      }
-    }
+    const recorder = repeat ? undefined : this.#recorder
+    const record = recorder ? guarded(() => recorder.begin(body, 'webhook')) : undefined
+    let error: string | undefined
+    let heldMs = 0
+    if (!answer) ({answer, error, heldMs} = await this.#deliver(body, req.headers['content-type'], started, updateId, link))
 
     let status: number
-    if (gone && !answer) {
+    if (link.gone && !answer) {
       status = 499 // nginx's "client closed request": nothing was sent back
       res.destroy()
     } else if (answer) {
@@ -346,18 +315,124 @@ export class Relay {
     if (repeat) this.stats.repeats++
     else if (status >= 200 && status < 300) this.stats.relayed++
     else this.stats.failures++
+    const ms = round1(performance.now() - started)
     if (this.#options.onUpdate) {
       this.#emitUpdate({
         time: new Date().toISOString(),
         ...describeUpdate(body, this.#options.secrets),
         status,
-        ms: round1(performance.now() - started),
+        ms,
         heldMs: Math.round(heldMs),
         ...(repeat ? {repeat} : {}),
         ...(error ? {error} : {}),
       })
     }
+    if (recorder) guarded(() => recorder.finish(record, {status, body: answerText(answer, error)}, ms))
   }
+
+  /**
+   * Send the body to the bot: hold it while there is no bot to send to (up to holdTimeoutMs), try
+   * again while the bot is going down or coming up. With an updateId the attempt is shared with
+   * Telegram's retries through the answer cache; without one (inject) the cache is not touched.
+   */
+  async #deliver(body: Buffer, contentType: string | undefined, started: number, updateId: number | undefined, link: Link): Promise<{answer?: BotAnswer; error?: string; heldMs: number}> {
+    const deadline = started + this.#holdTimeoutMs
+    let heldMs = 0
+    let backoff = 20
+    for (;;) {
+      let target = this.#target
+      if (!target) {
+        link.watch()
+        const holdStart = performance.now()
+        target = link.gone ? undefined : await this.#waitTarget(deadline, link.hold)
+        heldMs += performance.now() - holdStart
+        if (!target && !link.gone)
+          return {heldMs, error: this.#closed ? 'dev session is stopping' : `the bot was not listening within ${Math.round(this.#holdTimeoutMs / 1000)}s`}
+      }
+      if (link.gone) return {heldMs, error: GONE}
+      // A throw here is a bug (500, above); only a failed send is the bot's connection failing.
+      const sending = this.#upstream.send(target!, body, contentType)
+      if (updateId !== undefined) this.#answers.track(updateId, sending)
+      try {
+        const answer = await sending
+        if (updateId !== undefined) this.#answers.settle(updateId, sending, answer)
+        return {answer, heldMs}
+      } catch (e) {
+        if (updateId !== undefined) this.#answers.settle(updateId, sending, undefined)
+        if (!isRetryable(e) || this.#closed || performance.now() + backoff >= deadline)
+          return {heldMs, error: `bot connection failed: ${(e as NodeJS.ErrnoException).code || (e as Error).message}`}
+        // The bot is going down or coming up: wait for it (or for a new target) and try again.
+        link.watch()
+        const holdStart = performance.now()
+        await new Promise((r) => setTimeout(r, backoff))
+        heldMs += performance.now() - holdStart
+        backoff = Math.min(backoff * 2, 250)
+      }
+    }
+  }
+
+  /** Record updates from now on (the inspector), or stop (undefined). */
+  setRecorder(recorder: RelayRecorder | undefined): void {
+    this.#recorder = recorder
+  }
+
+  /**
+   * Deliver `body` to the bot like an update from Telegram (held while the bot restarts, shown in
+   * the log, recorded), but as a new delivery: the answer cache is neither read nor written, so an
+   * update_id the bot already answered reaches it again (a replay). Never rejects.
+   */
+  async inject(body: Buffer | string, o: {source: 'trigger' | 'replay'; replayOf?: number}): Promise<InjectResult> {
+    const started = performance.now()
+    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body
+    const recorder = this.#recorder
+    const record = recorder ? guarded(() => recorder.begin(bytes, o.source, o.replayOf)) : undefined
+    let result: {answer?: BotAnswer; error?: string; heldMs: number}
+    try {
+      result = await this.#deliver(bytes, 'application/json', started, undefined, {gone: false, hold: {}, watching: true, watch() {}})
+    } catch (error) {
+      result = {heldMs: 0, error: `relay error: ${sanitizeForTerminal(error instanceof Error ? error.message : String(error)).slice(0, 200)}`}
+    }
+    const {answer, error, heldMs} = result
+    const status = answer ? answer.status : 503
+    if (status >= 200 && status < 300) this.stats.relayed++
+    else this.stats.failures++
+    const ms = round1(performance.now() - started)
+    this.#emitUpdate({
+      time: new Date().toISOString(),
+      ...describeUpdate(bytes, this.#options.secrets),
+      status,
+      ms,
+      heldMs: Math.round(heldMs),
+      ...(error ? {error} : {}),
+      source: o.source,
+      ...(o.replayOf !== undefined ? {replayOf: o.replayOf} : {}),
+    })
+    const text = answerText(answer, error)
+    if (recorder) guarded(() => recorder.finish(record, {status, body: text}, ms))
+    return {status, body: text, ms, ...(error ? {error} : {}), ...(recorder ? {record} : {})}
+  }
+}
+
+/** A recorder that throws must not take the relay down. */
+function guarded<T>(fn: () => T): T | undefined {
+  try {
+    return fn()
+  } catch {
+    return undefined
+  }
+}
+
+/** What went back: the bot's body (utf-8), or the relay's own text when the bot never answered. */
+function answerText(answer: BotAnswer | undefined, error: string | undefined): string {
+  return answer ? Buffer.from(answer.text, 'latin1').toString('utf8') : error ? `bot dev: ${error}\n` : ''
+}
+
+/** How a delivery learns that its requester went away (Telegram closed the connection). */
+interface Link {
+  gone: boolean
+  hold: {cancel?: () => void}
+  watching: boolean
+  watch(): void
 }
 
 function round1(ms: number): number {

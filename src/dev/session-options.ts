@@ -1,11 +1,13 @@
 /** What a `bot dev` session is given, and how it ends (stop reasons and their exit codes). */
 import {constants as osConstants} from 'node:os'
 
-import type {BotApi} from '../telegram/index.js'
+import type {BotApi, User} from '../telegram/index.js'
 import type {TunnelProvider} from '../tunnel/types.js'
 import type {BotExit, BotMode} from './bot-process.js'
 import type {BotCommand} from './command.js'
 import type {DevEventSink} from './events.js'
+import type {OfflineTarget} from './session-actions.js'
+import type {SessionState} from './state.js'
 
 export interface DevSessionOptions {
   /** Bot API client for the user's token (or the emulator's). */
@@ -53,6 +55,15 @@ export interface DevSessionOptions {
   /** Warn when the bot has not opened PORT after this long. Default 30000. */
   slowStartMs?: number
   stateDir?: string
+  /** Give the bot an api proxy that records its calls as BOT_API_ROOT (default true; `--no-api-proxy`). */
+  apiProxy?: boolean
+  /** Serve the inspector page on loopback (default true; `--no-inspect`), on this port (default a free one). */
+  inspect?: boolean
+  inspectPort?: number
+  /** Offline sessions: `bot trigger` speaks as the emulator's user. */
+  offline?: OfflineTarget
+  /** Where the control record for `bot trigger`/`bot replay` goes (default: stateDir). */
+  controlDir?: string
   /** Extra variables for the bot's environment. */
   env?: Record<string, string>
   onEvent: DevEventSink
@@ -83,4 +94,18 @@ export function exitCodeFor(reason: StopReason | undefined, exit: BotExit | unde
   // Stopped by us: an exit code is the bot's answer; our own signal is not a failure.
   if (exit.code !== null) return exit.code
   return 0
+}
+
+/** The session state this run claims for the bot (no token in it). */
+export function freshState(me: User, o: Pick<DevSessionOptions, 'cwd' | 'mode' | 'apiRoot'>): SessionState {
+  return {
+    version: 1,
+    botId: me.id,
+    ...(me.username ? {botUsername: me.username} : {}),
+    pid: process.pid,
+    startedAt: new Date().toISOString(),
+    cwd: o.cwd,
+    mode: o.mode,
+    apiRoot: o.apiRoot,
+  }
 }

@@ -16,12 +16,13 @@ import type {User} from '../telegram/index.js'
 import {BotRunner} from './bot-runner.js'
 import {createDelivery, DeliveryStartError, swapToBridge, type Delivery, type DeliveryContext} from './delivery/index.js'
 import type {DevEvent, DevEventSink, StepId} from './events.js'
-import {exitCodeFor, SIGNAL_EXIT, type DevSessionOptions, type StopReason} from './session-options.js'
+import {exitCodeFor, freshState, SIGNAL_EXIT, type DevSessionOptions, type StopReason} from './session-options.js'
 import type {Relay} from './relay.js'
 import {freePort, startRelay} from './relay-start.js'
 import {cleanedText, errorMessage, readyText, repairFix, summaryText, type DevSummary} from './render.js'
 import {checkWebhook, claimSession} from './repair.js'
 import {findRunningPoller, type PollerFound} from './poller-check.js'
+import {SessionInspector} from './session-inspector.js'
 import {SessionWebhook} from './session-webhook.js'
 import {loadOrCreateSecret, removeRestoreSecret, removeState, stateDir as defaultStateDir, writeState, type SessionState} from './state.js'
 import {onSignals, Teardown} from './teardown.js'
@@ -41,6 +42,9 @@ export class DevSession {
   readonly #stateDir: string
   readonly #marker = randomBytes(8).toString('hex')
   readonly #webhook: SessionWebhook
+  readonly #inspector: SessionInspector
+  /** The bot's BOT_API_ROOT when it goes through the api proxy. */
+  #botApiRoot: string | undefined
   #stopReason: StopReason | undefined
   #stopRequested!: () => void
   readonly #stopPromise = new Promise<void>((resolve) => {
@@ -62,17 +66,28 @@ export class DevSession {
   #botUp = false
   /** The check for another poller, started as early as possible (it takes ~1 s). */
   #pollers: Promise<PollerFound | undefined> | undefined
+  /** Update lines emitted (polling mode: the updates the api proxy saw the bot fetch). */
+  #updates = 0
 
   constructor(options: DevSessionOptions) {
     this.#o = options
     this.#emit = (event: DevEvent) => {
       try {
+        this.#inspector.decorate(event)
+        if (event.type === 'update') this.#updates++
         options.onEvent(event)
       } catch {
         // a broken sink must not break the session
       }
     }
     this.#stateDir = options.stateDir ?? defaultStateDir()
+    this.#inspector = new SessionInspector({
+      ...options,
+      stateDir: this.#stateDir,
+      controlDir: options.controlDir ?? this.#stateDir,
+      emit: this.#emit,
+      register: (name, run, minMs) => this.#teardown.register(name, run, minMs),
+    })
     this.#webhook = new SessionWebhook({
       api: options.api,
       secret: () => this.#secret,
@@ -171,6 +186,11 @@ export class DevSession {
       checkWebhook({api: o.api, me, stateDir: this.#stateDir, mode: checkMode, force: o.force, restoreSecret: o.restoreSecret, stopGraceMs: o.stopGraceMs ?? 3000, webhook: this.#webhook, signal, emit: this.#emit, saveState: (p) => this.#saveState(p)}, previous),
     (text) => text)
     this.#check()
+    if (o.mode === 'webhook') [this.#secret, this.#path] = [loadOrCreateSecret(me.id, this.#stateDir), randomWebhookPath()]
+    // History, api proxy, inspector page, control port (none of them may show the secret or path): before the relay and the bot.
+    this.#inspector.addSecrets(this.#secret, this.#path)
+    this.#botApiRoot = await this.#inspector.start(me)
+    this.#check()
 
     // Before anything takes the updates: is another program polling this bot? (runs meanwhile)
     if (o.checkPollers && o.mode === 'webhook')
@@ -220,17 +240,7 @@ export class DevSession {
   }
 
   #claim(me: User): SessionState | undefined {
-    const fresh: SessionState = {
-      version: 1,
-      botId: me.id,
-      ...(me.username ? {botUsername: me.username} : {}),
-      pid: process.pid,
-      startedAt: new Date().toISOString(),
-      cwd: this.#o.cwd,
-      mode: this.#o.mode,
-      apiRoot: this.#o.apiRoot,
-    }
-    const {state, previous} = claimSession(me, fresh, this.#stateDir)
+    const {state, previous} = claimSession(me, freshState(me, this.#o), this.#stateDir)
     this.#state = state
     this.#teardown.register('state', async () => {
       if (this.#webhook.cleanFailed) return // keep the record so the next run (or bot doctor) can repair
@@ -249,8 +259,6 @@ export class DevSession {
 
   async #startRelay(): Promise<void> {
     const o = this.#o
-    this.#secret = loadOrCreateSecret(this.#me!.id, this.#stateDir)
-    this.#path = randomWebhookPath()
     this.#port = o.port ?? (await freePort())
     const relay = await this.#step('relay', 'Starting the relay…', () => startRelay({
       secret: this.#secret, path: this.#path, token: o.token, holdTimeoutMs: o.holdTimeoutMs, port: o.relayPort, emit: this.#emit,
@@ -258,6 +266,7 @@ export class DevSession {
       onStall: () => this.#delivery?.nudge?.(),
     }), (r) => `Relay on http://127.0.0.1:${r.port} → bot on port ${this.#port}`)
     this.#relay = relay
+    this.#inspector.attachRelay(relay)
     this.#teardown.register('relay', () => relay.close())
     this.#check()
   }
@@ -269,7 +278,7 @@ export class DevSession {
       command: o.command,
       cwd: o.cwd,
       token: o.token,
-      apiRoot: o.passApiRoot === false ? undefined : o.apiRoot,
+      apiRoot: this.#botApiRoot ?? (o.passApiRoot === false ? undefined : o.apiRoot),
       env: o.env,
       mode: o.mode,
       port: this.#port,
@@ -351,7 +360,8 @@ export class DevSession {
     this.#readyEmitted = true
     const url = delivery.url
     const text = readyText(delivery.name, url, this.#watching)
-    this.#emit({type: 'ready', mode: this.#o.mode, delivery: delivery.name, ...(url ? {url} : {}), ...(this.#o.mode === 'webhook' ? {port: this.#port} : {}), command: this.#o.command.display, text})
+    const inspectorUrl = this.#inspector.url
+    this.#emit({type: 'ready', mode: this.#o.mode, delivery: delivery.name, ...(url ? {url} : {}), ...(this.#o.mode === 'webhook' ? {port: this.#port} : {}), ...(inspectorUrl ? {inspectorUrl} : {}), command: this.#o.command.display, text})
   }
 
   // ── teardown ─────────────────────────────────────────────────────────────
@@ -379,6 +389,7 @@ export class DevSession {
   async #emergency(signal: NodeJS.Signals): Promise<void> {
     this.#emit({type: 'warn', text: `${signal} again: exiting now.`})
     this.#runner?.kill()
+    this.#inspector.abandon()
     let code = SIGNAL_EXIT[signal] ?? 1
     void this.#delivery?.stop().catch(() => {})
     if (this.#webhook.dirty) {
@@ -412,17 +423,9 @@ export class DevSession {
 
   #summary(exitCode: number): DevSummary {
     const stats = this.#relay?.stats ?? {relayed: 0, failures: 0, rejected: 0, repeats: 0}
-    return {
-      relayed: stats.relayed,
-      failures: stats.failures,
-      rejected: stats.rejected,
-      repeats: stats.repeats,
-      restarts: this.#runner?.restarts ?? 0,
-      durationMs: Math.round(performance.now() - this.#started),
-      exitCode,
-      reason: this.#stopReason ?? 'stop',
-      mode: this.#o.mode,
-    }
+    // Polling has no relay: the updates the api proxy saw, when it ran (else nothing is known).
+    const seen = this.#o.mode === 'polling' && this.#o.apiProxy !== false ? {seen: this.#updates} : {}
+    return {...stats, ...seen, restarts: this.#runner?.restarts ?? 0, durationMs: Math.round(performance.now() - this.#started), exitCode, reason: this.#stopReason ?? 'stop', mode: this.#o.mode}
   }
 }
 

@@ -3,6 +3,7 @@
  * is set again; one replaced by someone else is theirs (we let go of it and say how to get ours
  * back); a new last_error_message is shown once, with the explanation `bot webhook info` gives.
  */
+import {maskUrl} from '../lib/mask-url.js'
 import {explainDeliveryError} from '../webhook/explain-error.js'
 import type {BotApi} from '../telegram/index.js'
 import type {DevEventSink} from './events.js'
@@ -87,7 +88,7 @@ export class WebhookWatch {
       this.stop()
       emit({
         type: 'warn',
-        text: `The webhook was replaced by someone else with ${info.url}: updates go there now, not to this session. It is theirs: \`bot dev\` leaves it as it is on exit.`,
+        text: `The webhook was replaced by someone else with ${maskUrl(info.url)}: updates go there now, not to this session. It is theirs: \`bot dev\` leaves it as it is on exit.`,
         fix: 'To get updates here again, stop `bot dev` and run it again with --force (it takes that webhook over and restores it on exit).',
       })
       return

@@ -5,6 +5,7 @@
 import {randomBytes} from 'node:crypto'
 
 import {FixableError} from '../lib/errors.js'
+import {maskUrl} from '../lib/mask-url.js'
 import type {BotApi, WebhookInfo} from '../telegram/index.js'
 import type {ReplacedWebhook, SessionState, WebhookRecord} from './state.js'
 
@@ -43,7 +44,7 @@ export function describeWebhook(info: WebhookInfo): ReplacedWebhook {
 export function foreignWebhookError(info: WebhookInfo, mode: 'webhook' | 'polling'): FixableError {
   const pending = info.pending_update_count ? `, ${info.pending_update_count} pending update${info.pending_update_count === 1 ? '' : 's'}` : ''
   return new FixableError(
-    `A webhook that \`bot dev\` did not set is active: ${info.url}${pending}. It looks like your production bot; ${mode === 'webhook' ? 'replacing' : 'deleting'} it would stop production from getting updates.`,
+    `A webhook that \`bot dev\` did not set is active: ${maskUrl(info.url)}${pending}. It looks like your production bot; ${mode === 'webhook' ? 'replacing' : 'deleting'} it would stop production from getting updates.`,
     {
       code: 'foreign_webhook',
       fix: 'Use a separate token for development, or pass --force to take it over for this session and restore it on exit (its secret_token cannot be read back: pass --restore-secret or set BOT_RESTORE_SECRET).',

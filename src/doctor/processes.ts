@@ -1,7 +1,8 @@
 /**
- * Other processes of this user that hold a bot token in their environment or command line:
- * on Linux from /proc/<pid>/environ and /proc/<pid>/cmdline, on macOS from `ps eww`. The token
- * is never returned: commands come back with it replaced.
+ * Other processes of this user (every user's, for root) that hold a bot token in their environment
+ * or command line: on Linux from /proc/<pid>/environ and /proc/<pid>/cmdline, on macOS from
+ * `ps eww`. Each is classified (holder-kind.ts): only one connected to the Bot API uses the token.
+ * The token is never returned: commands come back with it replaced.
  */
 import {execFile} from 'node:child_process'
 import {readdir, readFile, readlink, stat} from 'node:fs/promises'
@@ -10,6 +11,8 @@ import {basename, join} from 'node:path'
 import {parse as parseDotenv} from 'dotenv'
 
 import {redact} from '../telegram/index.js'
+import {classifyHolder, type HolderKind} from './holder-kind.js'
+import {apiEndpoints, connectionsOf, type ApiEndpoints} from './sockets.js'
 
 export interface TokenHolder {
   pid: number
@@ -19,15 +22,38 @@ export interface TokenHolder {
   command: string
   /** Where the token was found: environment variable names, 'command line', or '.env in its working directory'. */
   where: string[]
+  /** What it is: only an 'api-client' is one to stop with kill. */
+  kind: HolderKind
+  /** The same in words. */
+  what: string
+}
+
+/** A process whose environment could not be read, and why. */
+export interface Unreadable {
+  pid: number
+  /** Its command line, token replaced, shortened. */
+  command: string
+  reason: string
 }
 
 export interface ScanResult {
   /** False when this platform cannot be scanned. */
   supported: boolean
   holders: TokenHolder[]
-  /** Processes that could not be read (permissions), counted. */
-  unreadable: number
+  /** Processes that could hold the token but could not be read. */
+  unreadable: Unreadable[]
 }
+
+export interface ScanOptions {
+  /** The api root whose connections mark a process as using the token. */
+  apiRoot?: string
+  /** The environment naming a proxy to that api root. */
+  env?: NodeJS.ProcessEnv
+}
+
+const OTHER_USER = 'owned by another user; run as that user or root'
+const DENIED = 'access denied: a setuid program, or one that protects itself from inspection; run as root to include it'
+const DENIED_ROOT = 'access denied even to root: a security policy, or a process outside this container'
 
 const MAX_COMMAND = 160
 
@@ -38,9 +64,9 @@ function needles(token: string): string[] {
   return out
 }
 
-function shorten(command: string, token: string): string {
+function shorten(command: string, token: string, max = MAX_COMMAND): string {
   const clean = redact(command, token).replace(/\s+/g, ' ').trim()
-  return clean.length > MAX_COMMAND ? `${clean.slice(0, MAX_COMMAND - 1)}…` : clean
+  return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean
 }
 
 /** pid → parent pid, for excluding our own ancestors (the shell that ran us has the token too). */
@@ -124,12 +150,27 @@ async function eachLimited<T>(items: readonly T[], fn: (item: T) => Promise<void
   await Promise.all(Array.from({length: Math.min(limit, items.length)}, worker))
 }
 
-async function scanLinux(token: string, exclude: Set<number>): Promise<ScanResult> {
+async function argvOf(pid: number): Promise<string[]> {
+  return (await readFile(`/proc/${pid}/cmdline`, 'latin1').catch(() => '')).split('\0').filter(Boolean)
+}
+
+/** `unreadable`: why its environment and descriptors cannot be read, when they cannot. */
+async function classifyLinux(pid: number, argv: string[], api: ApiEndpoints | undefined, unreadable: string | undefined) {
+  const cwd = await readlink(`/proc/${pid}/cwd`).catch(() => undefined)
+  const ppid = await parentOf(pid)
+  const parent = ppid && ppid > 1 ? {pid: ppid, argv: await argvOf(ppid), cwd: await readlink(`/proc/${ppid}/cwd`).catch(() => undefined)} : undefined
+  const connections = unreadable ? undefined : await connectionsOf(pid)
+  return classifyHolder({argv, cwd, parent, connections, api, noConnections: unreadable})
+}
+
+async function scanLinux(token: string, exclude: Set<number>, options: ScanOptions): Promise<ScanResult> {
   const uid = process.getuid?.()
+  const root = uid === 0
   const find = needles(token)
   const inDotenv = dotenvHolder(find)
+  const api = options.apiRoot ? await apiEndpoints(options.apiRoot, options.env ?? process.env) : undefined
   const holders: TokenHolder[] = []
-  let unreadable = 0
+  const unreadable: Unreadable[] = []
   const names = await readdir('/proc')
   await eachLimited(
     names,
@@ -138,38 +179,44 @@ async function scanLinux(token: string, exclude: Set<number>): Promise<ScanResul
       const pid = Number(name)
       if (exclude.has(pid)) return
       try {
-        // This user's own processes only (root too: other users' bots are not ours to report).
-        if (uid !== undefined && (await stat(`/proc/${pid}`)).uid !== uid) return
-        let denied = false
-        const [environ, cmdline] = await Promise.all([
-          readFile(`/proc/${pid}/environ`, 'latin1').catch((error: NodeJS.ErrnoException) => {
-            denied = error.code === 'EACCES' || error.code === 'EPERM'
-            return '' // kernel threads (ESRCH) have none
-          }),
-          readFile(`/proc/${pid}/cmdline`, 'latin1').catch(() => ''),
-        ])
-        if (denied) unreadable++
-        const where: string[] = []
-        for (const entry of environ.split('\0')) {
-          const eq = entry.indexOf('=')
-          if (eq > 0 && find.some((n) => entry.includes(n, eq + 1))) where.push(entry.slice(0, eq))
-        }
-        const argv = cmdline.split('\0').filter(Boolean)
+        // Another user's process: its command line is readable, its environment is not (unless root).
+        const mine = uid === undefined || root || (await stat(`/proc/${pid}`)).uid === uid
+        const argv = await argvOf(pid)
         const command = argv.join(' ')
+        const where: string[] = []
         if (find.some((n) => command.includes(n))) where.push('command line')
+        let denied = !mine
+        if (mine) {
+          const environ = await readFile(`/proc/${pid}/environ`, 'latin1').catch((error: NodeJS.ErrnoException) => {
+            denied = error.code === 'EACCES' || error.code === 'EPERM'
+            return '' // kernel threads have none; a process that exited meanwhile is gone
+          })
+          for (const entry of environ.split('\0')) {
+            const eq = entry.indexOf('=')
+            if (eq > 0 && find.some((n) => entry.includes(n, eq + 1))) where.push(entry.slice(0, eq))
+          }
+        }
         // A bot that loads .env itself (dotenv) has the token in neither: look at its working directory.
-        if (where.length === 0 && argv[0] && RUNTIME.test(basename(argv[0]))) {
+        if (where.length === 0 && mine && !denied && argv[0] && RUNTIME.test(basename(argv[0]))) {
           const cwd = await readlink(`/proc/${pid}/cwd`).catch(() => undefined)
           if (cwd && (await inDotenv(cwd))) where.push(`${join(cwd, '.env')} (its working directory)`)
         }
-        if (where.length === 0) return
-        holders.push({pid, startedAt: await linuxStart(pid), command: shorten(command || `[pid ${pid}]`, token), where})
+        const reason = !denied ? undefined : !mine ? OTHER_USER : root ? DENIED_ROOT : DENIED
+        if (where.length === 0) {
+          // Unread: worth a line when it could be a bot (another user's runtime; any of ours).
+          if (reason && (mine || (argv[0] && RUNTIME.test(basename(argv[0])))))
+            unreadable.push({pid, command: shorten(command || `[pid ${pid}]`, token, 80), reason})
+          return
+        }
+        const kind = await classifyLinux(pid, argv, api, reason)
+        holders.push({pid, startedAt: await linuxStart(pid), command: shorten(command || `[pid ${pid}]`, token), where, ...kind})
       } catch {
         // the process exited while we looked
       }
     },
   )
   holders.sort((a, b) => a.pid - b.pid)
+  unreadable.sort((a, b) => a.pid - b.pid)
   return {supported: true, holders, unreadable}
 }
 
@@ -210,21 +257,32 @@ async function scanPs(token: string, exclude: Set<number>): Promise<ScanResult> 
     const command = plainRows.get(p)?.rest ?? ''
     const inCommand = find.some((n) => command.includes(n))
     const start = new Date(row.start)
+    const argv = command.split(/\s+/).filter(Boolean)
+    const parentRow = plainRows.get(row.ppid)
+    const kind = await classifyHolder({
+      argv,
+      parent: parentRow ? {pid: row.ppid, argv: parentRow.rest.split(/\s+/).filter(Boolean)} : undefined,
+      noConnections: 'its connections are only inspected on Linux',
+    })
     holders.push({
       pid: p,
       startedAt: Number.isNaN(start.getTime()) ? undefined : start.toISOString(),
       command: shorten(command || `[pid ${p}]`, token),
       where: inCommand ? ['command line'] : ['environment'],
+      ...kind,
     })
   }
   holders.sort((a, b) => a.pid - b.pid)
-  return {supported: true, holders, unreadable: 0}
+  return {supported: true, holders, unreadable: []}
 }
 
-/** Every process of this user, except this one and its ancestors, whose environment or command line holds `token`. */
-export async function findTokenHolders(token: string): Promise<ScanResult> {
-  if (process.platform === 'linux') return scanLinux(token, await linuxAncestors())
+/**
+ * Every process of this user, except this one and its ancestors, whose environment or command line
+ * holds `token`, classified; with `apiRoot`, a connection to it marks a process as using the token.
+ */
+export async function findTokenHolders(token: string, options: ScanOptions = {}): Promise<ScanResult> {
+  if (process.platform === 'linux') return scanLinux(token, await linuxAncestors(), options)
   if (process.platform === 'darwin' || process.platform === 'freebsd' || process.platform === 'openbsd')
     return scanPs(token, new Set([process.pid]))
-  return {supported: false, holders: [], unreadable: 0}
+  return {supported: false, holders: [], unreadable: []}
 }

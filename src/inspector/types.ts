@@ -48,6 +48,10 @@ export interface UpdateEntry {
   replayOf?: number
   /** Time the bot took to answer, in ms. */
   ms?: number
+  /** The update was larger than the history keeps whole (64 KiB): `update` holds its start only; it cannot be replayed. */
+  truncated?: boolean
+  /** Calls made for it beyond the ones kept (100). */
+  droppedCalls?: number
 }
 
 export type EntryChange = 'new' | 'update'

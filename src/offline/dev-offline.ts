@@ -11,7 +11,7 @@ import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
 
-import {DevSession, type DevEvent, type DevSessionOptions, type DevSummary} from '../dev/index.js'
+import {DevSession, stateDir as defaultStateDir, type DevEvent, type DevSessionOptions, type DevSummary} from '../dev/index.js'
 import {BotApi} from '../telegram/index.js'
 import {loopbackProvider} from '../tunnel/index.js'
 import {startOfflineChat, type Chat, type ChatEvent, type ChatSummary} from './chat.js'
@@ -29,7 +29,7 @@ export type OfflineDevEvent =
 export type OfflinePrint = (line: string) => void
 
 export interface OfflineDevOptions
-  extends Omit<DevSessionOptions, 'api' | 'token' | 'apiRoot' | 'passApiRoot' | 'tunnel' | 'onEvent' | 'force' | 'restoreSecret' | 'stateDir'> {
+  extends Omit<DevSessionOptions, 'api' | 'token' | 'apiRoot' | 'passApiRoot' | 'tunnel' | 'onEvent' | 'force' | 'restoreSecret' | 'stateDir' | 'offline'> {
   /** The terminal user: private chat id (default: the user id; negative = a group), user id (default 1111), name. */
   chatId?: number
   userId?: number
@@ -100,7 +100,7 @@ export async function runOfflineDev(options: OfflineDevOptions): Promise<Offline
   const info: OfflineInfo = {apiRoot: backend.apiRoot, botUsername: backend.bot.username, mode: session.mode, firstName: backend.user.firstName, chatId: backend.user.chatId, interactive}
   /** The session's events in offline words (session-text.ts); every other field as it was. */
   const offlineEvent = (event: DevEvent): DevEvent => {
-    if (event.type === 'ready') return {...event, text: offlineReadyText(info, {command: event.command, port: event.port, watching: Boolean(session.watch)})}
+    if (event.type === 'ready') return {...event, text: offlineReadyText(info, {command: event.command, port: event.port, watching: Boolean(session.watch), inspectorUrl: event.inspectorUrl})}
     if (event.type === 'teardown' && event.step === 'webhook' && event.ok) return {...event, text: OFFLINE_WEBHOOK_DELETED}
     if (event.type === 'summary') return {...event, text: offlineSummaryText({...event, mode: session.mode}, sent)}
     return event
@@ -154,6 +154,9 @@ export async function runOfflineDev(options: OfflineDevOptions): Promise<Offline
     passApiRoot: true,
     ...(session.mode === 'webhook' ? {tunnel: loopbackProvider()} : {}),
     stateDir,
+    // `bot trigger` / `bot replay` find the session in the usual state folder, and speak as the chat's user.
+    controlDir: session.controlDir ?? defaultStateDir(),
+    offline: {emulator: backend.emulator, token: backend.token, user: backend.user},
     signal: controller.signal,
     onEvent: (event) => {
       emit(offlineEvent(event))

@@ -16,14 +16,15 @@ export interface OfflineInfo {
   interactive: boolean
 }
 
-/** The one start-up line, printed once the bot is ready for the first message. */
-export function offlineReadyText(info: OfflineInfo, ready: {command: string; port?: number; watching: boolean}): string {
+/** The one start-up line, printed once the bot is ready for the first message; the inspector's address last (nothing glued to it). */
+export function offlineReadyText(info: OfflineInfo, ready: {command: string; port?: number; watching: boolean; inspectorUrl?: string}): string {
   const how = info.mode === 'webhook' ? `webhook over loopback on port ${ready.port ?? '?'}` : 'long polling'
   const watch = ready.watching ? ', restarting on file changes' : ''
   const chat = info.interactive
     ? `You are ${info.firstName} (chat ${info.chatId}): type a message, :help for commands, Ctrl-D ends.`
     : `Sending each line of input as ${info.firstName} (chat ${info.chatId}).`
-  return `Offline: \`${ready.command}\` runs as @${info.botUsername} on the built-in emulator (${info.apiRoot}), ${how}${watch}. ${chat}`
+  const inspector = ready.inspectorUrl ? ` Inspector: ${ready.inspectorUrl}` : ''
+  return `Offline: \`${ready.command}\` runs as @${info.botUsername} on the built-in emulator (${info.apiRoot}), ${how}${watch}. ${chat}${inspector}`
 }
 
 /** Offline teardown: the emulator's webhook is removed with the emulator; no line about long polling. */

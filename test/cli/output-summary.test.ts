@@ -60,7 +60,7 @@ describe('bot dev: the summary counts what happened, per mode', () => {
     expect(summaryOf(result.stderr)).toMatch(new RegExp(`: 0 updates relayed, ${failed} failures; exit code 0\\.$`))
   }, 60_000)
 
-  it('polling mode: no relay, so no "relayed" and no made-up counts', async () => {
+  it('polling mode: no relay, so no "relayed": the updates the api proxy saw the bot fetch; without the proxy, no count', async () => {
     const {emu, token} = world
     const dev = startDev(world, {args: ['--no-watch', '--mode', 'polling'], tunnel: false})
     await dev.waitForOutput(/Ready: the bot runs on long polling/, {timeoutMs: 20_000})
@@ -69,7 +69,17 @@ describe('bot dev: the summary counts what happened, per mode', () => {
     dev.kill('SIGINT')
     const result = await dev.exited
     expect(result.code).toBe(0)
-    expect(summaryOf(result.stderr)).toMatch(/^■ bot dev ended after [\d.ms]+; exit code 0\.$/)
+    expect(summaryOf(result.stderr)).toMatch(/^■ bot dev ended after [\d.ms]+: 1 update seen; exit code 0\.$/)
     expect(result.stderr).not.toMatch(/relayed|failures/)
-  }, 60_000)
+
+    // --no-api-proxy: nothing sees the bot's getUpdates, so the summary counts nothing.
+    const blind = startDev(world, {args: ['--no-watch', '--mode', 'polling', '--no-api-proxy'], tunnel: false})
+    await blind.waitForOutput(/Ready: the bot runs on long polling/, {timeoutMs: 20_000})
+    emu.sendUserMessage(token, {text: '/start', chatId: 57})
+    await emu.waitForBotMessage(token, {chatId: 57, timeoutMs: 10_000})
+    blind.kill('SIGINT')
+    const blindResult = await blind.exited
+    expect(blindResult.code).toBe(0)
+    expect(summaryOf(blindResult.stderr)).toMatch(/^■ bot dev ended after [\d.ms]+; exit code 0\.$/)
+  }, 90_000)
 })

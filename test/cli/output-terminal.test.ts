@@ -152,7 +152,7 @@ describe.skipIf(!hasPython)('output on a terminal', () => {
       const text = stripSgr(r.output)
       const startUp = lines(text).filter((l) => l.startsWith('Offline: '))
       expect(startUp).toHaveLength(1)
-      expect(startUp[0]).toMatch(/^Offline: `node \S+picky-bot\.mjs` runs as @offline_dev_bot on the built-in emulator \(http:\/\/127\.0\.0\.1:\d+\), webhook over loopback on port \d+\. You are You \(chat 1111\): type a message, :help for commands, Ctrl-D ends\.$/)
+      expect(startUp[0]).toMatch(/^Offline: `node \S+picky-bot\.mjs` runs as @offline_dev_bot on the built-in emulator \(http:\/\/127\.0\.0\.1:\d+\), webhook over loopback on port \d+\. You are You \(chat 1111\): type a message, :help for commands, Ctrl-D ends\. Inspector: http:\/\/127\.0\.0\.1:\d+\/\?key=\w+$/)
       expect(text).not.toMatch(/Relay on|Loopback URL|Webhook set|Webhook deleted|Ready:|long polling|Chatting with/)
       expect(text).toMatch(/✗ Unknown command :foo\. Commands: :press N \| :press LABEL, :help, :quit\./)
       expect(text).toMatch(/■ bot dev --offline ended after [\d.]+s: 2 updates sent, [1-9]\d* failures?; exit code 0\./)

@@ -35,7 +35,7 @@ if (process.env.BOT_MODE === 'webhook') {
       res.writeHead(404).end()
     }
   })
-  server.listen(port, () => console.log(`echo-bot: webhook on :${port}${path}`))
+  server.listen(port, () => console.log(`echo-bot: webhook on :${port}${maskPath(path)}`))
   const stop = () => server.close(() => process.exit(0))
   process.once('SIGINT', stop)
   process.once('SIGTERM', stop)
@@ -44,4 +44,15 @@ if (process.env.BOT_MODE === 'webhook') {
   process.once('SIGINT', stop)
   process.once('SIGTERM', stop)
   await bot.start({onStart: (me) => console.log(`echo-bot: @${me.username} polling`)})
+}
+
+/** The webhook path is a secret (half of what a forger needs): logs show its first segment and at most 4 more characters. */
+function maskPath(path: string): string {
+  const bare = path.replace(/[?#].*$/s, '')
+  const query = bare === path ? '' : '?…'
+  const cut = bare.indexOf('/', 1)
+  const lone = cut === -1
+  const head = lone ? (bare.length <= 13 ? bare : '/') : bare.slice(0, cut + 1)
+  const secret = lone ? (bare.length <= 13 ? '' : bare.slice(1)) : bare.slice(cut + 1)
+  return head + (secret.length <= 4 ? secret : `${secret.slice(0, 4)}…`) + query
 }

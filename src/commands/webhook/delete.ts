@@ -3,6 +3,7 @@ import {Flags} from '@oclif/core'
 import {apiFlags, BaseCommand} from '../../lib/base-command.js'
 import {confirmOrRefuse} from '../../lib/confirm.js'
 import {FixableError} from '../../lib/errors.js'
+import {maskUrl} from '../../lib/mask-url.js'
 import {mark, plural} from '../../lib/output.js'
 import {readWebhook, removeWebhook} from '../../webhook/service.js'
 
@@ -47,7 +48,8 @@ export default class WebhookDelete extends BaseCommand<typeof WebhookDelete> {
     }
 
     const result = await removeWebhook(client, drop)
-    const previousUrl = before.summary.url
+    // The path may be a secret (`bot dev`'s random one): masked here and in --json.
+    const previousUrl = before.summary.url && maskUrl(before.summary.url)
     if (result.deleted) this.log(`${mark.ok()} Webhook deleted${previousUrl ? ` (was ${previousUrl})` : ''}. The bot is on long polling now.`)
     else this.log(`${mark.ok()} No webhook was set; the bot is on long polling.`)
     if (drop) this.log(`  ${plural(pending, 'pending update')} dropped.`)

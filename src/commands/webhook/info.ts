@@ -1,4 +1,5 @@
 import {apiFlags, BaseCommand} from '../../lib/base-command.js'
+import {maskUrl} from '../../lib/mask-url.js'
 import {mark, paint, rows} from '../../lib/output.js'
 import {NOT_DEFAULT_UPDATE_TYPES, readWebhook} from '../../webhook/service.js'
 
@@ -8,6 +9,8 @@ export default class WebhookInfo extends BaseCommand<typeof WebhookInfo> {
   static description = `Shows the delivery mode (long polling or webhook), the webhook URL, how many updates wait for delivery, max connections, allowed update types, the IP address Telegram uses and whether a custom certificate was uploaded.
 
 When Telegram failed to deliver an update, it shows the error, how long ago it happened, what it means and how to fix it (for example "Wrong response from the webhook: 401 Unauthorized" usually means the bot checks a different secret token).
+
+The URL is shown with its path and query masked (https://host/webhook/AbCd…?…), in --json too: a path such as \`bot dev\`'s is a secret.
 
 --json prints the data and nothing else on stdout.`
 
@@ -34,7 +37,8 @@ When Telegram failed to deliver an update, it shows the error, how long ago it h
     const lines = rows(
       [
         ['Mode', summary.mode === 'polling' ? 'long polling (no webhook set: the bot calls getUpdates)' : 'webhook'],
-        ['URL', summary.url ?? undefined],
+        // The path may be a secret (`bot dev`'s random one): masked here and in --json.
+        ['URL', summary.url ? maskUrl(summary.url) : undefined],
         ['Pending updates', String(summary.pendingUpdateCount)],
         ['Max connections', summary.maxConnections === null ? undefined : String(summary.maxConnections)],
         ['Allowed updates', allowed],
@@ -67,8 +71,9 @@ When Telegram failed to deliver an update, it shows the error, how long ago it h
 
     return {
       ...summary,
+      url: summary.url && maskUrl(summary.url),
       devSession: devOwned ? {pid: devOwned.pid, running: devOwned.alive, startedAt: devOwned.startedAt} : null,
-      webhookInfo: info,
+      webhookInfo: {...info, url: info.url && maskUrl(info.url)},
     }
   }
 }

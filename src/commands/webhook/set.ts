@@ -3,6 +3,7 @@ import {Args, Flags} from '@oclif/core'
 import {apiFlags, BaseCommand} from '../../lib/base-command.js'
 import {confirmOrRefuse} from '../../lib/confirm.js'
 import {FixableError} from '../../lib/errors.js'
+import {maskUrl} from '../../lib/mask-url.js'
 import {mark, plural, rows} from '../../lib/output.js'
 import {applyWebhook, readWebhook} from '../../webhook/service.js'
 import {validateWebhook} from '../../webhook/validate.js'
@@ -79,7 +80,10 @@ The secret token can come from WEBHOOK_SECRET (in the environment or .env) inste
     }
 
     const result = await applyWebhook(client, webhook)
-    const previousUrl = before.summary.url
+    // The URL it replaces may be a `bot dev` session's, whose path is a secret: masked. The new one
+    // is the user's own argument, shown as given.
+    const replaced = before.summary.url
+    const previousUrl = replaced && maskUrl(replaced)
     const data = {
       ok: true as const,
       changed: result.changed,
@@ -99,7 +103,7 @@ The secret token can come from WEBHOOK_SECRET (in the environment or .env) inste
     const head = result.changed ? `${mark.ok()} Webhook set: ${webhook.url}` : `${mark.ok()} Webhook already set to ${webhook.url} with these settings (nothing changed).`
     this.log(head)
     const lines = rows([
-      ['replaces', previousUrl && previousUrl !== webhook.url ? previousUrl : undefined],
+      ['replaces', previousUrl && replaced !== webhook.url ? previousUrl : undefined],
       ['secret token', webhook.secretToken === undefined ? 'none (anyone who knows the URL can post fake updates)' : `set (${webhook.secretToken.length} characters, not shown)`],
       ['max connections', webhook.maxConnections === undefined ? (api.cloud ? 'Telegram default (40)' : 'server default') : String(webhook.maxConnections)],
       [

@@ -4,6 +4,7 @@
  * allowed_updates that leave out messages, and a TLS handshake with the webhook host.
  */
 import {explainForDoctor} from '../api-error.js'
+import {maskUrl} from '../../lib/mask-url.js'
 import {BotApiError, DEFAULT_API_ROOT, type WebhookInfo} from '../../telegram/index.js'
 import {explainDeliveryError, formatAge} from '../../webhook/explain-error.js'
 import {WEBHOOK_PORTS} from '../../webhook/validate.js'
@@ -95,7 +96,7 @@ export const deliveryCheck: Check = {
     }
 
     const cloud = ctx.apiRoot === DEFAULT_API_ROOT
-    parts.push({status: 'ok', line: `mode: webhook → ${ctx.redact(info.url)} (a bot that long-polls gets 409 "webhook is active" until \`bot webhook delete\`)`})
+    parts.push({status: 'ok', line: `mode: webhook → ${ctx.redact(maskUrl(info.url))} (a bot that long-polls gets 409 "webhook is active" until \`bot webhook delete\`)`})
     const {parts: urlChecks, url} = urlParts(info, cloud)
     parts.push(...urlChecks)
     if (info.ip_address && info.ip_address !== '<unknown>') parts.push({status: 'ok', line: `Telegram connects to ${info.ip_address}`})

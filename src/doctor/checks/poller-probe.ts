@@ -4,13 +4,24 @@ import {isPidAlive} from '../dev-state.js'
 import {probePollers} from '../probe.js'
 import type {TokenHolder} from '../processes.js'
 import type {Check, CheckResult, DoctorContext} from '../types.js'
-import {describeHolder} from './local-pollers.js'
+import {describeHolder, mayPoll} from './local-pollers.js'
 
 const INTERRUPTS =
   "Note: the probe interrupts the other poller's pending getUpdates with a 409; grammY and Telegraf stop polling on 409, so restart that copy if you meant to keep it."
 
 const ELSEWHERE_FIX =
   'Find the other copy where this bot is deployed: a server (`ps aux | grep -i bot`, `pm2 list`, `systemctl list-units`), a container (`docker ps`), a hosting dashboard or a CI job, and stop it. If it cannot be found, revoke the token in @BotFather (/revoke): the other copy then gets 401 and stops; put the new token in .env.'
+
+/** `kill` only for processes connected to the Bot API; the others are named with what they are. */
+function stopFix(running: TokenHolder[]): string {
+  const users = running.filter((h) => h.kind === 'api-client')
+  const rest = running.filter((h) => h.kind !== 'api-client')
+  const parts: string[] = []
+  if (users.length > 0) parts.push(`Stop the extra copy (kill ${users.map((h) => h.pid).join(' ')}) so that only one process polls this token.`)
+  if (rest.length > 0)
+    parts.push(`${users.length > 0 ? 'Otherwise check' : 'Check'} ${rest.map((h) => `pid ${h.pid}`).join(', ')} (see above): stop the one that is an old copy of your bot, so that only one process polls this token.`)
+  return parts.join('\n')
+}
 
 export const pollerProbeCheck: Check = {
   id: 'poller-probe',
@@ -36,7 +47,9 @@ export const pollerProbeCheck: Check = {
       }
 
     // List the local token holders BEFORE probing: a poller that stops on 409 may exit at our first poll.
-    const holders = ((await ctx.outcome('local-pollers'))?.data as TokenHolder[] | undefined) ?? []
+    // Only those that may poll: this CLI, a shell or a process with no connection are not the other poller.
+    const all = ((await ctx.outcome('local-pollers'))?.data as TokenHolder[] | undefined) ?? []
+    const holders = all.filter(mayPoll)
     const outcome = await probePollers(ctx.api, {seconds: ctx.probeSeconds, signal: ctx.signal})
     const polls = `${outcome.polls} getUpdates with limit 1 and no offset: nothing confirmed, no update consumed`
     switch (outcome.kind) {
@@ -67,7 +80,9 @@ export const pollerProbeCheck: Check = {
         const where =
           holders.length > 0
             ? ['It is probably one of these local processes:', ...holders.map((h) => `  ${describeHolder(h)}`)].join('\n')
-            : 'No other process on this machine holds the token, so it runs elsewhere: a server, a container, another machine (or a CI job).'
+            : all.length > 0
+              ? 'No other process on this machine that holds the token is connected to the Bot API, so it runs elsewhere: a server, a container, another machine (or a CI job).'
+              : 'No other process on this machine holds the token, so it runs elsewhere: a server, a container, another machine (or a CI job).'
         return {
           status: 'fail',
           detail: ctx.redact(`${evidence}\n${where}${stopped}\n${INTERRUPTS}`),
@@ -75,7 +90,7 @@ export const pollerProbeCheck: Check = {
             holders.length === 0
               ? ELSEWHERE_FIX
               : exited.length < holders.length
-                ? `Stop the extra copy (kill ${holders.filter((h) => !exited.includes(h)).map((h) => h.pid).join(' ')}) so that only one process polls this token.`
+                ? stopFix(holders.filter((h) => !exited.includes(h)))
                 : 'The other copy stopped on the probe\'s 409; make sure it does not start again next to your bot (one poller per token), or move one of them to a webhook.',
         }
       }

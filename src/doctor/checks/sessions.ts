@@ -3,6 +3,7 @@
  * its webhook set, pointing at a tunnel that no longer exists: Telegram queues the updates and
  * a long-polling bot gets 409. The session state file says what it set and under which pid.
  */
+import {maskUrl} from '../../lib/mask-url.js'
 import {botIdOf} from '../../telegram/index.js'
 import {isPidAlive, readState, stateDir, type SessionState} from '../dev-state.js'
 import type {Check, CheckResult, DoctorContext} from '../types.js'
@@ -43,7 +44,7 @@ export const sessionsCheck: Check = {
       if (state.mode === 'webhook' && ours && currentUrl !== undefined && !stillSet)
         return {
           status: 'warn',
-          detail: `${describe(state)} is running, but the webhook is no longer the one it set${currentUrl ? ` (now ${ctx.redact(currentUrl)})` : ' (none is set)'}: updates do not reach it.`,
+          detail: `${describe(state)} is running, but the webhook is no longer the one it set${currentUrl ? ` (now ${ctx.redact(maskUrl(currentUrl))})` : ' (none is set)'}: updates do not reach it.`,
           fix: 'Something else changed the webhook (another `bot webhook set`, or the bot itself calling setWebhook/deleteWebhook). Stop that, then restart `bot dev`.',
         }
       return {status: 'ok', detail: `${describe(state)} is running.`}
@@ -52,14 +53,14 @@ export const sessionsCheck: Check = {
     if (currentUrl === undefined && ours)
       return {
         status: 'warn',
-        detail: `${describe(state)} is gone; whether its webhook (${ctx.redact(ours)}) is still set could not be read (see Delivery mode).`,
+        detail: `${describe(state)} is gone; whether its webhook (${ctx.redact(maskUrl(ours))}) is still set could not be read (see Delivery mode).`,
         fix: `Run \`bot dev\` again in ${state.cwd} (it repairs a webhook left behind), or \`bot webhook info\` to see the webhook.`,
       }
     if (stillSet) {
-      const restore = state.replaced ? ` It also restores the webhook it replaced (${ctx.redact(state.replaced.url)}).` : ''
+      const restore = state.replaced ? ` It also restores the webhook it replaced (${ctx.redact(maskUrl(state.replaced.url))}).` : ''
       return {
         status: 'fail',
-        detail: `${describe(state)} is gone but its webhook is still set (${ctx.redact(ours!)}): updates queue up for a tunnel that no longer exists, and long polling gets 409.`,
+        detail: `${describe(state)} is gone but its webhook is still set (${ctx.redact(maskUrl(ours!))}): updates queue up for a tunnel that no longer exists, and long polling gets 409.`,
         fix: `Run \`bot webhook delete\` (pending updates are kept), or run \`bot dev\` again in ${state.cwd}: it repairs this.${restore}`,
       }
     }

@@ -51,7 +51,7 @@ if (config.webhook) {
   const port = await listen(server, webhook.port).catch((err: unknown) =>
     fail(`Could not listen on port ${webhook.port}`, err, 'Another process uses that port: stop it, or set PORT to a free one.'),
   )
-  console.log(`@${bot.botInfo.username} is running (webhook: POST ${webhook.path} on port ${port}); sessions in ${config.redisUrl ? 'Redis' : 'memory'}`)
+  console.log(`@${bot.botInfo.username} is running (webhook: POST ${maskPath(webhook.path)} on port ${port}); sessions in ${config.redisUrl ? 'Redis' : 'memory'}`)
   onShutdown(async () => {
     await close(server) // no new updates; the ones in flight finish
     await finish()
@@ -73,4 +73,15 @@ if (config.webhook) {
           : 'A 409 Conflict means another process polls with this token: `bot doctor` finds it.',
       ),
     )
+}
+
+/** The webhook path is a secret (half of what a forger needs): logs show its first segment and at most 4 more characters. */
+function maskPath(path: string): string {
+  const bare = path.replace(/[?#].*$/s, '')
+  const query = bare === path ? '' : '?…'
+  const cut = bare.indexOf('/', 1)
+  const lone = cut === -1
+  const head = lone ? (bare.length <= 13 ? bare : '/') : bare.slice(0, cut + 1)
+  const secret = lone ? (bare.length <= 13 ? '' : bare.slice(1)) : bare.slice(cut + 1)
+  return head + (secret.length <= 4 ? secret : `${secret.slice(0, 4)}…`) + query
 }

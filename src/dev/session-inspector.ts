@@ -1,0 +1,254 @@
+/**
+ * The inspector inside a `bot dev` session: the update history (src/inspector/history.ts) fed by
+ * the relay (each update's body and the bot's answer) and by the api proxy (each Bot API call of
+ * the bot, and in polling mode the updates its getUpdates got), the inspector's web page, the
+ * control port `bot trigger`/`bot replay` talk to (found through a 0600 control record), and the
+ * SessionActions behind them.
+ *
+ * What the terminal shows: a failing call as `  ↳ sendMessage 400 Bad Request: …` under its
+ * update (held until that update's line is out), an update seen in polling mode as one line, and
+ * where an injected update came from. Every resource registers its cleanup as it is created.
+ */
+import {randomBytes, randomInt} from 'node:crypto'
+import {join} from 'node:path'
+
+import {startApiProxy} from '../inspector/api-proxy.js'
+import {startControlServer} from '../inspector/control.js'
+import {removeControlRecord, writeControlRecord} from '../inspector/control-record.js'
+import {UpdateHistory} from '../inspector/history.js'
+import {FailedCallLines} from '../inspector/history-lines.js'
+import {startInspectorServer} from '../inspector/server.js'
+import {UsageError} from '../lib/errors.js'
+import {inspectorText, pollingUpdateText, sourceSuffix} from '../inspector/render.js'
+import type {ApiCall, EntrySource, UpdateEntry} from '../inspector/types.js'
+import type {DevEvent, DevEventSink} from './events.js'
+import {probePort} from './ports.js'
+import {peekUpdateId} from './relay-describe.js'
+import type {Relay} from './relay.js'
+import {InspectorActions, type OfflineTarget} from './session-actions.js'
+
+export type {OfflineTarget} from './session-actions.js'
+
+export interface SessionInspectorOptions {
+  token: string
+  /** Where the bot's calls really go: the api root (or the emulator). */
+  apiRoot: string
+  mode: 'webhook' | 'polling'
+  cwd: string
+  /** Record the bot's calls through the api proxy (default true; --no-api-proxy). */
+  apiProxy?: boolean
+  /** Serve the inspector page (default true; --no-inspect). */
+  inspect?: boolean
+  inspectPort?: number
+  /** Offline: triggers go into the emulator as its user's actions. */
+  offline?: OfflineTarget
+  /** The session's state folder (the history log goes there). */
+  stateDir: string
+  /** Where the control record goes (offline: the default state folder, not the session's temporary one). */
+  controlDir: string
+  emit: DevEventSink
+  /** Registers a cleanup in the session's teardown. */
+  register: (name: string, run: () => Promise<void>, minMs?: number) => void
+  /** How long a trigger or replay waits for the bot's answer. Default 30 s (the control port waits 35 s). */
+  actionTimeoutMs?: number
+}
+
+/** update_ids of polling updates already shown (getUpdates may return one again). */
+const SEEN_MAX = 5000
+
+export class SessionInspector {
+  readonly #o: SessionInspectorOptions
+  /** Redacted from everything the history keeps; the webhook secret and path join once known. */
+  readonly #secrets: string[]
+  #history: UpdateHistory | undefined
+  #relay: Relay | undefined
+  #url: string | undefined
+  #proxyUrl: string | undefined
+  readonly #lines: FailedCallLines
+  #seenPolling = new Set<number>()
+  #maxUpdateId = 0
+  #bot: {id: number; first_name?: string; username?: string} | undefined
+  #removeRecord: (() => void) | undefined
+  readonly actions: InspectorActions
+
+  constructor(o: SessionInspectorOptions) {
+    this.#o = o
+    this.#secrets = [o.token]
+    this.#lines = new FailedCallLines((line) => o.emit(line))
+    this.actions = new InspectorActions({
+      mode: o.mode,
+      offline: o.offline,
+      timeoutMs: o.actionTimeoutMs ?? 30_000,
+      bot: () => this.#bot,
+      history: () => this.#history,
+      relay: () => this.#relay,
+      nextUpdateId: () => (this.#maxUpdateId ? this.#maxUpdateId + 1 : 100_000_000 + randomInt(100_000_000)),
+      // Offline polling without the proxy: nothing sees the bot's getUpdates, so the injected update is recorded here.
+      recordDirectly: o.mode === 'polling' && o.apiProxy === false,
+    })
+  }
+
+  /** The inspector page (with its key), once started. */
+  get url(): string | undefined {
+    return this.#url
+  }
+
+  get history(): UpdateHistory | undefined {
+    return this.#history
+  }
+
+  /** The webhook secret and path, redacted from the history from now on. */
+  addSecrets(...secrets: string[]): void {
+    for (const s of secrets) if (s && !this.#secrets.includes(s)) this.#secrets.push(s)
+  }
+
+  /**
+   * Start the history, the api proxy, the page and the control port for this bot. Returns the api
+   * root to give the bot (BOT_API_ROOT): the proxy, or undefined without one.
+   */
+  async start(bot: {id: number; first_name?: string; username?: string}): Promise<string | undefined> {
+    const o = this.#o
+    this.#bot = bot
+    const history = new UpdateHistory({
+      logFile: join(o.stateDir, `history-${bot.id}.jsonl`),
+      secrets: this.#secrets,
+      onError: (text) => o.emit({type: 'warn', text}),
+    })
+    this.#history = history
+    let control: {port: number; close(): Promise<void>} | undefined
+    let server: {url: string; close(): Promise<void>} | undefined
+    o.register('inspector', async () => {
+      this.#removeRecord?.()
+      await Promise.allSettled([control?.close(), server?.close()])
+      history.close()
+    })
+    if (o.apiProxy !== false) {
+      const proxy = await startApiProxy({
+        upstream: o.apiRoot,
+        secrets: this.#secrets,
+        onCall: (call) => this.#onCall(call),
+        onUpdates: o.mode === 'polling' ? (updates) => this.#onPollingUpdates(updates) : undefined,
+      })
+      o.register('api-proxy', () => proxy.close())
+      this.#proxyUrl = proxy.url
+      o.emit({type: 'step', step: 'api-proxy', status: 'ok', text: `Bot API proxy on ${proxy.url} → ${o.apiRoot} (records the bot's calls)`})
+    }
+    if (o.inspect !== false) {
+      server = await startInspectorServer({history, actions: {replay: (id, edited) => this.actions.replay(id, edited)}, key: randomBytes(16).toString('hex'), port: o.inspectPort, secrets: this.#secrets})
+      this.#url = server.url
+      o.emit({type: 'step', step: 'inspector', status: 'ok', text: inspectorText(server.url)})
+    }
+    // Always (also with --no-inspect): the control port `bot trigger` and `bot replay` use.
+    const key = randomBytes(16).toString('hex')
+    control = await startControlServer({actions: this.actions, key, secrets: this.#secrets})
+    writeControlRecord({version: 1, pid: process.pid, botId: bot.id, cwd: o.cwd, offline: Boolean(o.offline), mode: o.mode, port: control.port, key, startedAt: new Date().toISOString(), historyFile: history.logFile}, o.controlDir)
+    this.#removeRecord = () => {
+      this.#removeRecord = undefined
+      try {
+        removeControlRecord(process.pid, o.controlDir)
+      } catch {
+        // already gone
+      }
+    }
+    return this.#proxyUrl
+  }
+
+  /** Record what the relay forwards. */
+  attachRelay(relay: Relay): void {
+    this.#relay = relay
+    relay.setRecorder({
+      begin: (body, source, replayOf) => this.#begin(body, source, replayOf),
+      finish: (record, answer, ms) => this.#finish(record as UpdateEntry | undefined, answer, ms),
+    })
+  }
+
+  /** Marks an update line with where an injected update came from (called on every event before it is sent on). */
+  decorate(event: DevEvent): void {
+    if (event.type !== 'update') return
+    // Offline, a trigger reaches the relay from the emulator like any update: the actions know it.
+    const expected = event.source === undefined && event.updateId !== undefined ? this.actions.expected(event.updateId) : undefined
+    if (expected && expected.source !== 'webhook') {
+      event.source = expected.source
+      if (expected.replayOf !== undefined) event.replayOf = expected.replayOf
+    }
+    if (event.source === 'trigger' || event.source === 'replay') event.text += sourceSuffix(event.source, event.replayOf)
+  }
+
+  /** A second Ctrl-C: no teardown, but no control record left behind either. */
+  abandon(): void {
+    this.#removeRecord?.()
+  }
+
+  #begin(body: Buffer, source: EntrySource, replayOf?: number): UpdateEntry | undefined {
+    const history = this.#history
+    if (!history) return undefined
+    const id = peekUpdateId(body)
+    const expected = id !== undefined ? this.actions.expected(id) : undefined
+    const entry = history.begin(body, expected?.source ?? source, expected?.replayOf ?? replayOf)
+    if (entry.updateId > this.#maxUpdateId) this.#maxUpdateId = entry.updateId
+    return entry
+  }
+
+  #finish(entry: UpdateEntry | undefined, answer: {status: number; body: string}, ms: number): void {
+    if (!entry) return
+    this.#history?.finish(entry, answer, ms)
+    // The update's line is out (the relay emits it first): now the failing calls made for it.
+    this.#lines.finished(entry)
+    this.actions.settled(entry)
+  }
+
+  #onCall(call: ApiCall): void {
+    const history = this.#history
+    if (!history) return
+    const entry = history.addCall(call)
+    if (!call.ok) this.#lines.failed(call, entry, entry !== undefined && history.inFlight(entry))
+  }
+
+  /** Polling: the updates the bot's getUpdates got, one line each (a repeat of one already shown is skipped). */
+  #onPollingUpdates(updates: unknown[]): void {
+    const history = this.#history
+    if (!history || !Array.isArray(updates)) return
+    for (const update of updates) {
+      const id = (update as {update_id?: unknown})?.update_id
+      if (typeof id !== 'number' || this.#seenPolling.has(id)) continue
+      this.#seenPolling.add(id)
+      if (this.#seenPolling.size > SEEN_MAX) this.#seenPolling.delete(this.#seenPolling.values().next().value as number)
+      const expected = this.actions.expected(id)
+      const entry = history.begin(update, expected?.source ?? 'polling', expected?.replayOf)
+      history.finish(entry, null, 0)
+      if (entry.updateId > this.#maxUpdateId) this.#maxUpdateId = entry.updateId
+      this.#o.emit(pollingEvent(entry))
+      this.actions.settled(entry)
+    }
+  }
+}
+
+/** The 'update' event of an update seen in the bot's getUpdates (no relay, so no answer or time of its own). */
+export function pollingEvent(entry: UpdateEntry): DevEvent {
+  return {
+    type: 'update',
+    time: entry.time,
+    updateId: entry.updateId,
+    updateType: entry.type,
+    ...(entry.chatId !== undefined ? {chatId: entry.chatId} : {}),
+    ...(entry.preview !== undefined ? {preview: entry.preview} : {}),
+    status: 200,
+    ms: 0,
+    heldMs: 0,
+    source: entry.source === 'webhook' ? 'polling' : entry.source,
+    ...(entry.replayOf !== undefined ? {replayOf: entry.replayOf} : {}),
+    text: pollingUpdateText(entry),
+  }
+}
+
+/** `--inspect-port`: exit 2 (one line and a fix) when it is busy, or the same as --port / --relay-port. */
+export async function checkInspectPort(inspectPort: number | undefined, others: {port?: number; relayPort?: number; inspect?: boolean}): Promise<void> {
+  if (inspectPort === undefined) return
+  if (others.inspect === false) throw new UsageError(`--inspect-port ${inspectPort} and --no-inspect contradict each other.`, 'Pass one of them.')
+  for (const [flag, value] of [['--port', others.port], ['--relay-port', others.relayPort]] as const) {
+    if (value === inspectPort) throw new UsageError(`--inspect-port and ${flag} are both ${inspectPort}: two servers cannot listen on the same port.`, 'Give them different ports, or leave --inspect-port out for a free one.')
+  }
+  const code = await probePort(inspectPort)
+  if (code === 'EADDRINUSE') throw new UsageError(`--inspect-port ${inspectPort} is already in use on 127.0.0.1: another program listens there.`, 'Stop that program, or pick another --inspect-port (or leave it out for a free one).')
+  if (code) throw new UsageError(`--inspect-port ${inspectPort} cannot be used on 127.0.0.1 (${code}).`, 'Pick a port from 1024 to 65535, or leave --inspect-port out for a free one.')
+}

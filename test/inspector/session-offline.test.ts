@@ -1,0 +1,151 @@
+/**
+ * The inspector in `bot dev --offline` as a real process: the failing call under its update in the
+ * log, inspectorUrl, and `bot trigger` / `bot replay` going in as the emulator user's actions (found
+ * through the control record in the default state folder, although the session's state is temporary).
+ */
+import {spawn, type ChildProcess} from 'node:child_process'
+import {existsSync, mkdtempSync, readdirSync, readFileSync, statSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import {afterEach, describe, expect, it} from 'vitest'
+
+import {fixture, until} from '../dev/helpers.js'
+import {BIN, cliEnv, runCli} from '../support/cli.js'
+
+type Event = Record<string, any>
+
+interface Offline {
+  child: ChildProcess
+  dir: string
+  stateDir: string
+  record: string
+  stdout: () => string
+  stderr: () => string
+  events: () => Event[]
+  exited: Promise<number | null>
+}
+
+const running: ChildProcess[] = []
+afterEach(() => {
+  for (const child of running.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+})
+
+/** `bot dev --offline … -- node inspector-bot.mjs` with its stdin (the chat) left open until `end`. */
+function startOffline(args: string[]): Offline {
+  const dir = mkdtempSync(join(tmpdir(), 'bot-inspector-offline-'))
+  const stateDir = join(dir, 'state')
+  const record = join(dir, 'record.txt')
+  const child = spawn(process.execPath, [BIN, 'dev', '--offline', '--no-watch', ...args, '--', 'node', fixture('inspector-bot.mjs')], {
+    cwd: dir,
+    env: cliEnv({env: {BOT_STATE_DIR: stateDir, FIXTURE_RECORD: record}}),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
+  running.push(child)
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d))
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+  child.stdin!.on('error', () => {})
+  const killer = setTimeout(() => child.kill('SIGKILL'), 60_000)
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => {
+    clearTimeout(killer)
+    resolve(code)
+  }))
+  const events = () => stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Event)
+  return {child, dir, stateDir, record, stdout: () => stdout, stderr: () => stderr, events, exited}
+}
+
+async function waitEvent(o: Offline, what: string, match: (e: Event) => boolean): Promise<Event> {
+  let found: Event | undefined
+  await until(() => (found = o.events().find(match)) !== undefined, `${what}\nstdout: ${o.stdout()}\nstderr: ${o.stderr()}`, 20_000)
+  return found!
+}
+
+function control(o: Offline, args: string[]) {
+  return runCli(args, {cwd: o.dir, env: {BOT_STATE_DIR: o.stateDir}, timeoutMs: 45_000})
+}
+
+async function entries(inspectorUrl: string): Promise<Event[]> {
+  const url = new URL(inspectorUrl)
+  const res = await fetch(`${url.origin}/api/updates?key=${url.searchParams.get('key')}`)
+  const body = (await res.json()) as Event[] | {updates: Event[]}
+  return Array.isArray(body) ? body : body.updates
+}
+
+const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : [])
+
+describe('bot dev --offline with the inspector', () => {
+  it('prints the inspector URL at start-up and the failing call right under its update', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bot-inspector-offline-'))
+    const result = await runCli(['dev', '--offline', '--no-watch', '--', 'node', fixture('inspector-bot.mjs')], {
+      cwd: dir,
+      input: 'hello\n/missing\n',
+      env: {BOT_STATE_DIR: join(dir, 'state')},
+      timeoutMs: 45_000,
+    })
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stderr).toMatch(/✓ Inspector: http:\/\/127\.0\.0\.1:\d+\/\?key=[0-9a-f]{32}\n/)
+    const log = result.stderr.split('\n')
+    const at = log.findIndex((l) => /← #\d+ message chat 1111 "\/missing" → 200/.test(l))
+    expect(at, result.stderr).toBeGreaterThanOrEqual(0)
+    expect(log[at + 1]).toMatch(/^ {2}↳ sendMessage 400 Bad Request: chat not found — .+/)
+    expect(result.stderr.match(/↳/g)).toHaveLength(1) // the successful call to "hello" shows no line
+    // The control record went into BOT_STATE_DIR and is gone at the end.
+    expect(readdirSync(join(dir, 'state')).filter((f) => f.startsWith('control-'))).toEqual([])
+  }, 60_000)
+
+  it('webhook mode: trigger and replay reach the bot as the emulator user; the entries show the calls', async () => {
+    const o = startOffline(['--json'])
+    const ready = await waitEvent(o, 'ready', (e) => e.type === 'ready')
+    expect(ready.inspectorUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?key=[0-9a-f]{32}$/)
+    const records = readdirSync(o.stateDir).filter((f) => f.startsWith('control-'))
+    expect(records).toEqual([`control-${o.child.pid}.json`])
+    expect(statSync(join(o.stateDir, records[0])).mode & 0o777).toBe(0o600)
+
+    const trigger = await control(o, ['trigger', 'message', 'hi from trigger', '--json'])
+    expect(trigger.code, trigger.stderr).toBe(0)
+    const triggered = JSON.parse(trigger.stdout) as Event
+    expect(triggered).toMatchObject({source: 'trigger', chatId: 1111, preview: 'hi from trigger', answer: {status: 200}})
+    expect(lines(o.record)).toEqual([`${triggered.updateId} message hi from trigger`])
+    await waitEvent(o, 'the trigger line', (e) => e.type === 'update' && e.updateId === triggered.updateId && / \(bot trigger\)$/.test(e.text))
+
+    const replay = await control(o, ['replay', '--last', '--json'])
+    expect(replay.code, replay.stderr).toBe(0)
+    expect(JSON.parse(replay.stdout)).toMatchObject({updateId: triggered.updateId, source: 'replay', replayOf: triggered.updateId, answer: {status: 200}})
+    expect(lines(o.record)).toEqual([`${triggered.updateId} message hi from trigger`, `${triggered.updateId} message hi from trigger`])
+    // The bot's answer to each delivery went through the api proxy into the history.
+    await until(async () => (await entries(ready.inspectorUrl)).filter((e) => e.updateId === triggered.updateId && e.calls.some((c: Event) => c.params?.text === 'echo: hi from trigger' && c.ok)).length === 2, 'both entries with their call')
+
+    o.child.stdin!.end()
+    expect(await o.exited).toBe(0)
+    expect(readdirSync(o.stateDir).filter((f) => f.startsWith('control-'))).toEqual([])
+  }, 60_000)
+
+  it('polling mode: updates are listed from getUpdates; trigger and replay go into the emulator queue', async () => {
+    const o = startOffline(['--json', '--mode', 'polling'])
+    const ready = await waitEvent(o, 'ready', (e) => e.type === 'ready')
+    o.child.stdin!.write('typed\n')
+    const typed = await waitEvent(o, 'the typed update', (e) => e.type === 'update' && e.preview === 'typed')
+    expect(typed).toMatchObject({source: 'polling', chatId: 1111})
+
+    const trigger = await control(o, ['trigger', 'message', 'polled trigger', '--json'])
+    expect(trigger.code, trigger.stderr).toBe(0)
+    const triggered = JSON.parse(trigger.stdout) as Event
+    expect(triggered).toMatchObject({source: 'trigger', preview: 'polled trigger', answer: null})
+
+    const replay = await control(o, ['replay', String(typed.updateId), '--json'])
+    expect(replay.code, replay.stderr).toBe(0)
+    const replayed = JSON.parse(replay.stdout) as Event
+    // In the emulator's queue a replay is a new update (a new update_id) carrying the same message.
+    expect(replayed).toMatchObject({source: 'replay', replayOf: typed.updateId, preview: 'typed'})
+    expect(replayed.updateId).toBeGreaterThan(triggered.updateId)
+    await until(() => lines(o.record).length === 3, 'three updates at the bot')
+    expect(lines(o.record)).toEqual([`${typed.updateId} message typed`, `${triggered.updateId} message polled trigger`, `${replayed.updateId} message typed`])
+    const listed = await entries(ready.inspectorUrl)
+    expect(listed.map((e) => e.source)).toEqual(['replay', 'trigger', 'polling'])
+
+    o.child.stdin!.end()
+    expect(await o.exited).toBe(0)
+  }, 60_000)
+})
