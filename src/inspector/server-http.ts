@@ -5,7 +5,7 @@
 import {createHash, timingSafeEqual} from 'node:crypto'
 import type {IncomingMessage, ServerResponse} from 'node:http'
 
-import {redact} from '../telegram/redact.js'
+import {redactSecrets} from '../lib/secrets.js'
 
 /** What every answer carries: nothing cached, nothing framed, nothing loaded from elsewhere. */
 export const SECURITY_HEADERS: Record<string, string> = {
@@ -52,9 +52,9 @@ export function send(res: ServerResponse, status: number, contentType: string, b
   res.end(body)
 }
 
-/** JSON with every secret blanked (entries are redacted by the history already; this is the last line). */
+/** JSON with every secret and anything token-shaped blanked (the history redacts entries already; this is the last line). */
 export function sendJson(res: ServerResponse, status: number, value: unknown, secrets: string[]): void {
-  send(res, status, 'application/json; charset=utf-8', redact(JSON.stringify(value), ...secrets))
+  send(res, status, 'application/json; charset=utf-8', redactSecrets(JSON.stringify(value), secrets))
 }
 
 export function sendError(res: ServerResponse, status: number, error: string, fix: string | undefined, secrets: string[]): void {

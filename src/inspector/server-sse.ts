@@ -6,7 +6,7 @@
  */
 import type {ServerResponse} from 'node:http'
 
-import {redact} from '../telegram/redact.js'
+import {redactSecrets} from '../lib/secrets.js'
 import type {HistoryView, UpdateEntry} from './types.js'
 import {SECURITY_HEADERS} from './server-http.js'
 
@@ -64,7 +64,7 @@ export class SseHub {
 
   private broadcast(entry: UpdateEntry): void {
     if (this.clients.size === 0) return
-    const data = redact(JSON.stringify(entry), ...this.o.secrets)
+    const data = redactSecrets(JSON.stringify(entry), this.o.secrets)
     const message = `id: ${entry.seq}\nevent: entry\ndata: ${data}\n\n`
     for (const res of this.clients) this.write(res, message)
   }

@@ -103,9 +103,9 @@ describe.skipIf(skip !== undefined)('the inspector page in chromium', () => {
     expect(await card.count()).toBe(1)
     expect(await card.getAttribute('class')).toBe('call-card failed')
     expect(await card.locator('.verdict').textContent()).toBe('error 400')
-    expect(await card.locator('.description').textContent()).toBe('Bad Request: chat not found')
-    expect(await card.locator('.explanation').textContent()).toContain('The bot has no chat with that id')
-    expect(JSON.parse((await card.locator('pre.params').textContent())!)).toEqual({chat_id: 999_999_999, text: 'fail'})
+    expect(await card.locator('.description').textContent()).toBe("Bad Request: can't parse entities: Can't find end of Bold entity at byte offset 9")
+    expect(await card.locator('.explanation').textContent()).toContain('The text is not valid MarkdownV2')
+    expect(JSON.parse((await card.locator('pre.params').textContent())!)).toEqual({chat_id: 4242, text: 'you said *fail', parse_mode: 'MarkdownV2'})
     expect(JSON.parse((await page.locator('#detail-update').textContent())!)).toMatchObject({update_id: bad, message: {text: 'fail'}})
     expect(await page.locator('#detail-answer-status').textContent()).toMatch(/^HTTP 200 in /)
 
@@ -128,6 +128,10 @@ describe.skipIf(skip !== undefined)('the inspector page in chromium', () => {
     expect(await page.locator(`#rows tr[data-update-id="${id}"]`).count()).toBe(2)
     expect(await page.locator('#rows tr').first().locator('.tag').textContent()).toBe(`replay of ${id}`)
     await until('the result line', async () => (await page.locator('#action-result').textContent())!.startsWith(`Delivered again as update ${id}`))
+    // The detail view moved to the new delivery, with its own call.
+    expect(await page.locator('#rows tr.selected .tag').textContent()).toBe(`replay of ${id}`)
+    expect(await page.locator('#detail-meta').textContent()).toContain(`replay of ${id}`)
+    expect(await page.locator('#detail-calls .call-card[data-method="sendMessage"] .verdict').textContent()).toBe('ok')
     expect(problems).toEqual([])
   })
 
@@ -156,6 +160,14 @@ describe.skipIf(skip !== undefined)('the inspector page in chromium', () => {
     await until('the editor closed', async () => !(await page.locator('#editor').isVisible()))
     await page.waitForSelector('#rows tr:first-child td.preview:text-is("edited text")')
     expect(problems).toEqual([])
+  })
+
+  it('opens a row from the keyboard', async () => {
+    const id = send('keyboard')
+    await page.waitForSelector(`${rowSelector(id)} .call`)
+    await page.locator(rowSelector(id)).focus()
+    await page.keyboard.press('Enter')
+    await until('the detail view', async () => (await page.locator('#detail-title').textContent()) === `update ${id} · message`)
   })
 
   it('filters by chat and by type', async () => {

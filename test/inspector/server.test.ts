@@ -9,13 +9,15 @@ import {request as httpRequest, type IncomingMessage} from 'node:http'
 
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
+import {UpdateHistory} from '../../src/inspector/history.js'
 import {startInspectorServer, type InspectorServer} from '../../src/inspector/server.js'
 import {ActionError, type UpdateEntry} from '../../src/inspector/types.js'
 import {PROJECT_ROOT} from '../support/cli.js'
-import {TestHistory} from '../support/browser.js'
 
 const KEY = 'k3y-Abc_123'
 const TOKEN = '123456789:AAHsecretsecretsecretsecretsecret12'
+/** Not token-shaped (the history would not know it): the server's own redaction must blank it. */
+const WEBHOOK_SECRET = 'wh-Secret-Path-0123456789'
 const XSS = '<img src=x onerror="document.title=\'pwned\'">'
 
 interface Reply {
@@ -73,7 +75,7 @@ function openEvents(port: number, headers: Record<string, string> = {'x-bot-dev-
   })
 }
 
-let history: TestHistory
+let history: UpdateHistory
 let server: InspectorServer
 const replays: Array<{updateId: number | 'last'; edited?: Record<string, unknown>}> = []
 let replayFails: Error | undefined
@@ -82,7 +84,7 @@ async function start(extra: Partial<Parameters<typeof startInspectorServer>[0]> 
   server = await startInspectorServer({
     history,
     key: KEY,
-    secrets: [TOKEN],
+    secrets: [TOKEN, WEBHOOK_SECRET],
     actions: {
       async replay(updateId, edited) {
         replays.push({updateId, edited})
@@ -97,7 +99,7 @@ async function start(extra: Partial<Parameters<typeof startInspectorServer>[0]> 
 }
 
 beforeEach(async () => {
-  history = new TestHistory()
+  history = new UpdateHistory()
   replays.length = 0
   replayFails = undefined
   await start()
@@ -226,7 +228,7 @@ describe('GET /api/updates', () => {
 
   it('never shows the token, wherever it got into an entry', async () => {
     const entry = history.begin(message(20, `my token is ${TOKEN}`), 'webhook')
-    history.addCall({method: 'sendMessage', ok: false, errorCode: 400, description: `Bad Request: ${TOKEN.split(':')[1]}`, ms: 1, params: {text: TOKEN}, time: new Date().toISOString(), chatId: 42}, entry)
+    history.addCall({method: 'sendMessage', ok: false, errorCode: 400, description: `Bad Request: ${TOKEN.split(':')[1]}`, ms: 1, params: {text: TOKEN}, time: new Date().toISOString(), chatId: 42})
     const list = await request(server.port, '/api/updates', {headers: {'x-bot-dev-key': KEY}})
     expect(list.body).toContain('my token is <token>')
     expect(list.body).not.toContain(TOKEN.split(':')[1])
@@ -239,12 +241,35 @@ describe('GET /api/updates', () => {
     events.destroy()
   })
 
+  it('blanks the secrets it was given, in the list, one entry and the events', async () => {
+    history.begin(message(23, `the path is /${WEBHOOK_SECRET}`), 'webhook')
+    const headers = {'x-bot-dev-key': KEY}
+    for (const path of ['/api/updates', '/api/updates/23']) {
+      const r = await request(server.port, path, {headers})
+      expect(r.body, path).toContain('the path is /<token>')
+      expect(r.body, path).not.toContain(WEBHOOK_SECRET)
+    }
+    const events = await openEvents(server.port)
+    const got = readEvents(events, (e) => e.event === 'entry')
+    history.begin(message(24, `again ${WEBHOOK_SECRET}`), 'webhook')
+    expect((await got).data).toContain('again <token>')
+    events.destroy()
+  })
+
+  it('blanks anything token-shaped too, even when it is not among the secrets given', async () => {
+    const other = '987654321:BBHotherotherotherotherotherother99'
+    history.begin(message(22, `someone else's token ${other}`), 'webhook')
+    const list = await request(server.port, '/api/updates', {headers: {'x-bot-dev-key': KEY}})
+    expect(list.body).toContain("someone else's token <token>")
+    expect(list.body).not.toContain(other)
+  })
+
   it('keeps update text inert: JSON with nosniff, never in the page', async () => {
     history.begin(message(30, XSS), 'webhook')
     const r = await request(server.port, '/api/updates', {headers: {'x-bot-dev-key': KEY}})
     expect(r.headers['content-type']).toBe('application/json; charset=utf-8')
     expect(r.headers['x-content-type-options']).toBe('nosniff')
-    expect((JSON.parse(r.body) as UpdateEntry[])[0].preview).toBe(XSS)
+    expect(((JSON.parse(r.body) as UpdateEntry[])[0].update as {message: {text: string}}).message.text).toBe(XSS)
     const page = await request(server.port, `/?key=${KEY}`)
     expect(page.body).not.toContain('onerror')
   })
@@ -289,8 +314,10 @@ describe('GET /api/events', () => {
     let liveEvents = 0
     live.setEncoding('utf8')
     live.on('data', (c: string) => (liveEvents += c.split('event: entry').length - 1))
-    const big = 'x'.repeat(100_000)
-    const total = 300
+    // Entries of ~40 KB (the history keeps updates up to 64 KiB whole), 24 MB in all: more than the
+    // kernel's socket buffers hold for the stuck client.
+    const big = 'x'.repeat(40_000)
+    const total = 600
     // One entry at a time, the next once the reading client has the last: it gets every event…
     const deadline = Date.now() + 30_000
     for (let i = 0; i < total; i++) {

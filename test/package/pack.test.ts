@@ -92,7 +92,7 @@ describe('npm pack', () => {
       expect(contents).toContain(f)
     }
     const top = new Set(contents.map((f) => f.split('/')[0]))
-    expect([...top].sort()).toEqual(['README.md', 'bin', 'dist', 'oclif.manifest.json', 'package.json', 'templates'])
+    expect([...top].sort()).toEqual(['LICENSE', 'README.md', 'bin', 'dist', 'oclif.manifest.json', 'package.json', 'templates'])
     // No tests of bot itself (the templates' own tests are template files: they ship).
     const ours = contents.filter((f) => !f.startsWith('templates/'))
     expect(ours.filter((f) => /(^|\/)(test|tests|__tests__|node_modules)\/|\.test\.[jt]s$|^src\/|^bin\/dev\.js$/.test(f))).toEqual([])

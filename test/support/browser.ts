@@ -1,8 +1,8 @@
 /**
- * For the inspector's tests: Debian's chromium driven by playwright-core, a small in-memory history
- * with the UpdateHistory surface (begin/finish/addCall + HistoryView), and an echo "session": the
- * emulator delivers webhooks to a loopback handler that records each update in the history, makes a
- * real sendMessage call to the emulator for it, and can replay a recorded update as a new delivery.
+ * For the inspector's tests: Debian's chromium driven by playwright-core, and an echo "session": the
+ * emulator delivers webhooks to a loopback handler that records each update in a real UpdateHistory,
+ * makes a real sendMessage call to the emulator for it (attached by its chat, as the api proxy's
+ * calls are), and can replay a recorded update as a new delivery.
  */
 import {existsSync} from 'node:fs'
 import {createServer, type Server} from 'node:http'
@@ -11,7 +11,8 @@ import type {AddressInfo} from 'node:net'
 import type {Browser} from 'playwright-core'
 
 import {BotApiEmulator} from '../../src/emulator/index.js'
-import {ActionError, type ApiCall, type EntryChange, type EntrySource, type HistoryView, type SessionActions, type UpdateEntry} from '../../src/inspector/types.js'
+import {UpdateHistory} from '../../src/inspector/history.js'
+import {ActionError, type ApiCall, type EntrySource, type SessionActions, type UpdateEntry} from '../../src/inspector/types.js'
 
 export const CHROMIUM_CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome']
 
@@ -44,67 +45,10 @@ export async function launchChromium(): Promise<Browser> {
   })
 }
 
-/** The surface of src/inspector/history.ts's UpdateHistory that the tests use, in memory. */
-export class TestHistory implements HistoryView {
-  private entries: UpdateEntry[] = []
-  private listeners = new Set<(entry: UpdateEntry, change: EntryChange) => void>()
-  private seq = 0
-
-  begin(update: unknown, source: EntrySource, replayOf?: number): UpdateEntry {
-    const u = update as Record<string, unknown>
-    const type = Object.keys(u).find((k) => k !== 'update_id') ?? 'unknown'
-    const body = u[type] as Record<string, unknown> | undefined
-    const chat = (body?.chat ?? (body?.message as Record<string, unknown> | undefined)?.chat) as {id?: number} | undefined
-    const preview = typeof body?.text === 'string' ? body.text : typeof body?.data === 'string' ? body.data : undefined
-    const entry: UpdateEntry = {
-      updateId: Number(u.update_id), time: new Date().toISOString(), type, chatId: chat?.id, preview, update, answer: null, calls: [],
-      seq: ++this.seq, source, ...(replayOf === undefined ? {} : {replayOf}),
-    }
-    this.entries.unshift(entry)
-    this.emit(entry, 'new')
-    return entry
-  }
-
-  finish(entry: UpdateEntry, answer: {status: number; body: string} | null, ms: number): void {
-    entry.answer = answer
-    entry.ms = ms
-    this.emit(entry, 'update')
-  }
-
-  addCall(call: ApiCall, entry?: UpdateEntry): UpdateEntry | undefined {
-    const target = entry ?? this.entries.find((e) => e.chatId === call.chatId)
-    if (!target) return undefined
-    target.calls.push(call)
-    this.emit(target, 'update')
-    return target
-  }
-
-  list(): UpdateEntry[] {
-    return [...this.entries]
-  }
-
-  find(updateId: number): UpdateEntry | undefined {
-    return this.entries.find((e) => e.updateId === updateId)
-  }
-
-  last(): UpdateEntry | undefined {
-    return this.entries[0]
-  }
-
-  subscribe(listener: (entry: UpdateEntry, change: EntryChange) => void): () => void {
-    this.listeners.add(listener)
-    return () => this.listeners.delete(listener)
-  }
-
-  private emit(entry: UpdateEntry, change: EntryChange): void {
-    for (const l of this.listeners) l(structuredClone(entry), change)
-  }
-}
-
 export interface EchoSession {
   emu: BotApiEmulator
   token: string
-  history: TestHistory
+  history: UpdateHistory
   actions: Pick<SessionActions, 'replay'>
   /** Number of webhook deliveries and replays the "bot" handled. */
   handled(): number
@@ -113,12 +57,12 @@ export interface EchoSession {
 
 /**
  * An emulator-backed echo bot behind a recording "relay": each update becomes a history entry with
- * the real sendMessage call it caused (text "fail" makes a call to an unknown chat: 400 chat not found).
+ * the real sendMessage call it caused (text "fail" makes a broken MarkdownV2 answer: 400 can't parse entities).
  */
 export async function startEchoSession(): Promise<EchoSession> {
   const emu = await BotApiEmulator.start()
   const {token} = emu.createBot({username: 'echo_test_bot'})
-  const history = new TestHistory()
+  const history = new UpdateHistory()
   let handled = 0
 
   async function call(method: string, params: Record<string, unknown>): Promise<ApiCall> {
@@ -130,7 +74,7 @@ export async function startEchoSession(): Promise<EchoSession> {
     return {
       method, ok: answer.ok, ms, params, time, chatId: params.chat_id as number,
       ...(answer.ok ? {} : {errorCode: answer.error_code, description: answer.description}),
-      ...(answer.description?.includes('chat not found') ? {explanation: 'The bot has no chat with that id: the user never wrote to it, or the id is wrong.'} : {}),
+      ...(answer.description?.includes("can't parse entities") ? {explanation: 'The text is not valid MarkdownV2: escape _*[]()~`>#+-=|{}.! with a backslash, or send it without parse_mode.'} : {}),
     }
   }
 
@@ -140,11 +84,13 @@ export async function startEchoSession(): Promise<EchoSession> {
     handled++
     const message = update.message as {text?: string; chat: {id: number}} | undefined
     if (message) {
-      const chatId = message.text === 'fail' ? 999_999_999 : message.chat.id
-      history.addCall(await call('sendMessage', {chat_id: chatId, text: message.text ?? '(no text)'}), entry)
+      const params = message.text === 'fail'
+        ? {chat_id: message.chat.id, text: 'you said *fail', parse_mode: 'MarkdownV2'}
+        : {chat_id: message.chat.id, text: message.text ?? '(no text)'}
+      history.addCall(await call('sendMessage', params))
     }
     history.finish(entry, {status: 200, body: ''}, Math.round((performance.now() - started) * 10) / 10)
-    return history.find(entry.updateId) ?? entry
+    return entry
   }
 
   const hook: Server = createServer((req, res) => {

@@ -107,10 +107,18 @@
       if (call.description) chip.title = call.description
       calls.appendChild(chip)
     }
+    if (entry.droppedCalls) calls.appendChild(el('span', 'call more', '+' + entry.droppedCalls + ' more'))
     tr.appendChild(calls)
     if (entry.seq === selectedSeq) tr.classList.add('selected')
     tr.hidden = !visible(entry)
+    tr.tabIndex = 0
     tr.addEventListener('click', function () { select(entry.seq) })
+    tr.addEventListener('keydown', function (event) {
+      if (event.key === 'Enter' || event.key === ' ') {
+        event.preventDefault()
+        select(entry.seq)
+      }
+    })
     return tr
   }
 
@@ -202,6 +210,12 @@
     calls.replaceChildren()
     if (!entry.calls || entry.calls.length === 0) calls.appendChild(el('p', 'dim', 'No Bot API calls recorded for this update.'))
     for (const call of entry.calls || []) calls.appendChild(callCard(call))
+    if (entry.droppedCalls) calls.appendChild(el('p', 'dim', entry.droppedCalls + ' more calls were made for this update; the history keeps the first ' + entry.calls.length + '.'))
+
+    // A truncated update (too large for the history to keep whole) cannot be replayed.
+    $('truncated').hidden = !entry.truncated
+    $('replay').disabled = Boolean(entry.truncated)
+    $('edit').disabled = Boolean(entry.truncated)
 
     if (entry.answer) {
       $('detail-answer-status').textContent = 'HTTP ' + entry.answer.status + (typeof entry.ms === 'number' ? ' in ' + ms(entry.ms) : '')
@@ -244,6 +258,7 @@
     if (!entry) return Promise.resolve()
     const buttons = [$('replay'), $('edit'), $('editor-send')]
     buttons.forEach((b) => { b.disabled = true })
+    const restore = Boolean(entry.truncated)
     showResult('Replaying update ' + entry.updateId + '…')
     const init = {method: 'POST'}
     if (edited !== undefined) {
@@ -252,14 +267,22 @@
     }
     return api('/api/updates/' + encodeURIComponent(entry.updateId) + '/replay', init)
       .then(function (result) {
-        if (result && typeof result.seq === 'number') upsert(result, true)
-        showResult('Delivered again as update ' + (result ? result.updateId : '?') + (result && result.answer ? ': the bot answered ' + result.answer.status : '') + '.')
+        // Show the new delivery: its answer and calls.
+        if (result && typeof result.seq === 'number') {
+          upsert(result, true)
+          select(result.seq)
+        }
         hideEditor()
+        showResult('Delivered again as update ' + (result ? result.updateId : '?') + (result && result.answer ? ': the bot answered ' + result.answer.status : '') + '.')
       })
       .catch(function (err) {
         showResult('Replay failed: ' + err.message + (err.fix ? ' (' + err.fix + ')' : ''), true)
       })
-      .finally(function () { buttons.forEach((b) => { b.disabled = false }) })
+      .finally(function () {
+        buttons.forEach((b) => { b.disabled = false })
+        $('replay').disabled = restore
+        $('edit').disabled = restore
+      })
   }
 
   function showEditor() {
