@@ -13,6 +13,7 @@ import {randomBytes, randomInt} from 'node:crypto'
 import {join} from 'node:path'
 
 import {startApiProxy} from '../inspector/api-proxy.js'
+import {buildCall, redactorFor} from '../inspector/call-record.js'
 import {startControlServer} from '../inspector/control.js'
 import {removeControlRecord, writeControlRecord} from '../inspector/control-record.js'
 import {ATTACH_WINDOW_MS, UpdateHistory} from '../inspector/history.js'
@@ -200,6 +201,9 @@ export class SessionInspector {
 
   #finish(entry: UpdateEntry | undefined, answer: {status: number; body: string}, ms: number): void {
     if (!entry) return
+    // A call made in the webhook answer never reaches the api proxy: it is recorded from the answer.
+    const reply = webhookReply(answer)
+    if (reply) this.#history?.addCall({...buildCall({method: reply.method, params: reply.params, started: Date.now(), ms: 0, status: 200, envelope: {ok: true}}, redactorFor(this.#secrets)), webhookReply: true}, entry)
     this.#history?.finish(entry, answer, ms)
     // The update's line is out (the relay emits it first): now the failing calls made for it.
     this.#lines.finished(entry)
@@ -255,6 +259,17 @@ export class SessionInspector {
       this.#o.emit(pollingEvent(entry))
       this.actions.settled(entry)
     }
+  }
+}
+
+/** The Bot API call in a webhook answer (`{"method": "sendMessage", …}`), if it is one. */
+export function webhookReply(answer: {status: number; body: string}): {method: string; params: Record<string, unknown>} | undefined {
+  if (answer.status < 200 || answer.status >= 300 || answer.body.length > 64 * 1024 || !answer.body.trimStart().startsWith('{')) return undefined
+  try {
+    const {method, ...params} = JSON.parse(answer.body) as Record<string, unknown>
+    return typeof method === 'string' && /^[A-Za-z]{1,64}$/.test(method) ? {method, params} : undefined
+  } catch {
+    return undefined
   }
 }
 

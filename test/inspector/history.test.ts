@@ -159,6 +159,14 @@ describe('UpdateHistory: attaching calls', () => {
     expect(history.addCall(call({at: clock.now, chatId: 999_999_999}))).toBeUndefined()
   })
 
+  it('attaches a call to the update it is given (a call in the webhook answer)', () => {
+    const {history, clock} = clocked()
+    const a = history.begin(message(1, 100), 'webhook')
+    history.begin(message(2, 100), 'webhook')
+    expect(history.addCall(call({at: clock.now, chatId: 100, webhookReply: true}), a)).toBe(a)
+    expect(a.calls).toEqual([expect.objectContaining({webhookReply: true})])
+  })
+
   it('does not attach a call made before the update arrived', () => {
     const {history, clock} = clocked()
     const at = clock.now
