@@ -11,7 +11,7 @@
  */
 import type {BotApiEmulator} from '../emulator/index.js'
 import type {UpdateHistory} from '../inspector/history.js'
-import {syntheticUpdate} from '../inspector/synthetic.js'
+import {expiredDate, syntheticUpdate, withCurrentDate} from '../inspector/synthetic.js'
 import {ActionError, type EntrySource, type SessionActions, type TriggerRequest, type UpdateEntry} from '../inspector/types.js'
 import type {Relay} from './relay.js'
 
@@ -96,7 +96,8 @@ export class InspectorActions implements SessionActions {
       throw new ActionError(400, 'The edited update is not a JSON object.', 'Send the whole update as an object, e.g. {"update_id": 1, "message": {…}}.')
     if (!edited && entry.truncated)
       throw new ActionError(422, `Update ${entry.updateId} was larger than 64 KiB and is not kept whole, so it cannot be replayed as it was.`, 'Replay it with an edited body (Edit and replay in the inspector).')
-    const body = (edited ?? entry.update) as Record<string, unknown>
+    // A replay is a new delivery: dated now (Telegram would not deliver a message more than a day old).
+    const body = withCurrentDate((edited ?? entry.update) as Record<string, unknown>)
     if (this.#o.mode === 'polling') {
       const offline = this.#o.offline
       if (!offline) throw POLLING_ONLINE
@@ -124,7 +125,7 @@ export class InspectorActions implements SessionActions {
     } catch (error) {
       throw new ActionError(400, `The emulator refused the update: ${(error as Error).message}`, 'Check the ids given (chat, user, message id of the pressed button).')
     }
-    if (!update.update_id) throw new ActionError(422, "The emulator dropped the update: the bot's allowed_updates exclude its type.", 'Trigger an update type the bot asked for, or change allowed_updates.')
+    if (!update.update_id) throw droppedError(update as unknown as Record<string, unknown>)
     if (this.#o.recordDirectly) {
       const history = this.#o.history()
       if (history) {
@@ -161,7 +162,20 @@ function emulatorTrigger(offline: OfflineTarget, request: TriggerRequest): {upda
   const who = {userId, ...(chatId !== undefined ? {chatId} : {}), ...(userId === user.userId && user.firstName ? {firstName: user.firstName} : {}), ...(userId === user.userId && user.username ? {username: user.username} : {})}
   if (request.kind === 'message') return emulator.sendUserMessage(token, {text: request.text, ...who})
   if (request.kind === 'callback') return emulator.sendCallbackQuery(token, {data: request.data, messageId: request.messageId, ...who})
-  return emulator.injectUpdate(token, withoutUpdateId(request.update))
+  return emulator.injectUpdate(token, withoutUpdateId(withCurrentDate(request.update)))
+}
+
+/** Why the emulator dropped an update (its answer's update_id is 0), as Telegram would have. */
+export function droppedError(update: Record<string, unknown>, now = Date.now()): ActionError {
+  const date = expiredDate(update, now)
+  if (date !== undefined)
+    return new ActionError(
+      422,
+      `The emulator dropped the update: it is dated ${new Date(date * 1000).toISOString()}, more than 24 hours ago, and Telegram never delivers an update that old.`,
+      'Date it within the last 24 hours.',
+    )
+  const type = Object.keys(update).find((k) => k !== 'update_id') ?? 'unknown'
+  return new ActionError(422, `The emulator dropped the update: the bot's allowed_updates exclude its type (${type}).`, 'Trigger an update type the bot asked for, or change allowed_updates.')
 }
 
 /** The update with `update_id` first (as Telegram writes it: the relay and tools read it from the start). */

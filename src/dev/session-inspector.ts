@@ -9,7 +9,7 @@
  * update (held until that update's line is out), an update seen in polling mode as one line, and
  * where an injected update came from. Every resource registers its cleanup as it is created.
  */
-import {randomBytes, randomInt} from 'node:crypto'
+import {randomBytes} from 'node:crypto'
 import {join} from 'node:path'
 
 import {startApiProxy} from '../inspector/api-proxy.js'
@@ -19,6 +19,7 @@ import {removeControlRecord, writeControlRecord} from '../inspector/control-reco
 import {ATTACH_WINDOW_MS, UpdateHistory} from '../inspector/history.js'
 import {FailedCallLines} from '../inspector/history-lines.js'
 import {startInspectorServer} from '../inspector/server.js'
+import {nextSyntheticUpdateId} from '../inspector/synthetic.js'
 import {UsageError} from '../lib/errors.js'
 import {inspectorText, pollingUpdateText, sourceSuffix} from '../inspector/render.js'
 import type {ApiCall, EntrySource, UpdateEntry} from '../inspector/types.js'
@@ -71,7 +72,9 @@ export class SessionInspector {
   #seenPolling = new Set<number>()
   /** Polled updates the bot may still be handling. */
   #polling = new Set<UpdateEntry>()
-  #maxUpdateId = 0
+  /** update_ids of updates seen in this session (a synthetic id skips them), and the last synthetic one. */
+  readonly #seenIds = new Set<number>()
+  #lastSynthetic: number | undefined
   #bot: {id: number; first_name?: string; username?: string} | undefined
   #removeRecord: (() => void) | undefined
   readonly actions: InspectorActions
@@ -87,7 +90,8 @@ export class SessionInspector {
       bot: () => this.#bot,
       history: () => this.#history,
       relay: () => this.#relay,
-      nextUpdateId: () => (this.#maxUpdateId ? this.#maxUpdateId + 1 : 100_000_000 + randomInt(100_000_000)),
+      // Down from 2^31-1: never Telegram's next real update_id (see nextSyntheticUpdateId).
+      nextUpdateId: () => (this.#lastSynthetic = nextSyntheticUpdateId(this.#lastSynthetic, (id) => this.#seenIds.has(id))),
       // Offline polling without the proxy: nothing sees the bot's getUpdates, so the injected update is recorded here.
       recordDirectly: o.mode === 'polling' && o.apiProxy === false,
     })
@@ -195,8 +199,13 @@ export class SessionInspector {
     const id = peekUpdateId(body)
     const expected = id !== undefined ? this.actions.expected(id) : undefined
     const entry = history.begin(body, expected?.source ?? source, expected?.replayOf ?? replayOf)
-    if (entry.updateId > this.#maxUpdateId) this.#maxUpdateId = entry.updateId
+    this.#seen(entry.updateId)
     return entry
+  }
+
+  #seen(updateId: number): void {
+    this.#seenIds.add(updateId)
+    if (this.#seenIds.size > SEEN_MAX) this.#seenIds.delete(this.#seenIds.values().next().value as number)
   }
 
   #finish(entry: UpdateEntry | undefined, answer: {status: number; body: string}, ms: number): void {
@@ -255,7 +264,7 @@ export class SessionInspector {
         this.#polling.delete(oldest)
         history.finish(oldest, null, 0)
       }
-      if (entry.updateId > this.#maxUpdateId) this.#maxUpdateId = entry.updateId
+      this.#seen(entry.updateId)
       this.#o.emit(pollingEvent(entry))
       this.actions.settled(entry)
     }

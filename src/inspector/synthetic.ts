@@ -38,6 +38,52 @@ export const UPDATE_TYPES = [
   'guest_message',
 ] as const
 
+/**
+ * update_ids of synthetic updates (`bot trigger` in webhook mode) count down from the largest
+ * positive 32-bit integer, 2147483647. Telegram numbers a bot's updates upwards from where its
+ * counter stands, far below that, so within a session a synthetic id never equals a real one
+ * (`GET /api/updates/{id}` and `bot replay ID` name one update), and it is still a valid
+ * positive 32-bit update_id for every framework.
+ */
+export const SYNTHETIC_UPDATE_ID_TOP = 2_147_483_647
+
+/** The next synthetic update_id below `previous` (the top for the first) that `taken` does not hold. */
+export function nextSyntheticUpdateId(previous: number | undefined, taken: (id: number) => boolean = () => false): number {
+  let id = previous === undefined ? SYNTHETIC_UPDATE_ID_TOP : previous - 1
+  while (id > 1 && taken(id)) id--
+  return id
+}
+
+/**
+ * The update with its own date (`date`, and `edit_date` when there is one) set to now: a trigger or
+ * a replay is a new update, and Telegram never delivers one dated more than a day ago (the emulator
+ * drops it, as Telegram does). Nested objects (a reply, the message under a button) keep theirs.
+ */
+export function withCurrentDate(update: Record<string, unknown>, now = Date.now()): Record<string, unknown> {
+  const type = Object.keys(update).find((k) => k !== 'update_id')
+  const content = type === undefined ? undefined : update[type]
+  if (!isPlainObject(content)) return update
+  const seconds = Math.floor(now / 1000)
+  const dated: Record<string, unknown> = {...content}
+  if (typeof dated.date === 'number') dated.date = seconds
+  if (typeof dated.edit_date === 'number') dated.edit_date = seconds
+  return {...update, [type!]: dated}
+}
+
+/** Update types Telegram never queues once their own (edit) date is more than a day old (bot-api-facts-2: expiry by type). */
+const DATED_TYPES = new Set(['message', 'edited_message', 'channel_post', 'edited_channel_post', 'business_message', 'edited_business_message'])
+const DAY_SECONDS = 86_400
+
+/** Why Telegram (and the emulator) would not deliver this update: dated more than a day ago, else undefined. */
+export function expiredDate(update: Record<string, unknown>, now = Date.now()): number | undefined {
+  const type = Object.keys(update).find((k) => k !== 'update_id')
+  if (type === undefined || !DATED_TYPES.has(type)) return undefined
+  const content = update[type]
+  if (!isPlainObject(content)) return undefined
+  const date = typeof content.edit_date === 'number' ? content.edit_date : content.date
+  return typeof date === 'number' && (date + DAY_SECONDS) * 1000 <= now ? date : undefined
+}
+
 /** Message text limit of the Bot API (4096 characters after entity parsing). */
 export const MAX_TEXT = 4096
 /** callback_data is 1-64 bytes. */
@@ -171,7 +217,8 @@ export interface SyntheticOptions {
  * A realistic Update for a trigger request: `message` (text, a bot_command entity for a leading
  * /command) or `callback_query` (a press of a button under the bot's message `messageId`) from
  * the user (default 1111) in the chat (default: the private chat with that user). An `update`
- * request passes through with its update_id replaced (first, as Telegram orders it).
+ * request passes through with its update_id replaced (first, as Telegram orders it) and its own
+ * date set to now (withCurrentDate).
  * Throws a TypeError for a request checkTriggerRequest refuses.
  */
 export function syntheticUpdate(request: TriggerRequest, o: SyntheticOptions): Record<string, unknown> {
@@ -180,7 +227,7 @@ export function syntheticUpdate(request: TriggerRequest, o: SyntheticOptions): R
   const r = checked.request
   const date = Math.floor((o.now ?? Date.now()) / 1000)
   if (r.kind === 'update') {
-    const {update_id: _ignored, ...rest} = r.update
+    const {update_id: _ignored, ...rest} = withCurrentDate(r.update, o.now)
     return {update_id: o.updateId, ...rest}
   }
   const {userId, chatId} = partiesOf(r)

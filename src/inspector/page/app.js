@@ -62,6 +62,9 @@
 
   function failed(call) { return !call.ok }
 
+  /** A call the bot made in its answer to the webhook request (ApiCall.webhookReply). */
+  const WEBHOOK_REPLY = 'Sent in the bot\u2019s answer to the webhook request: Telegram runs it but reports no result, so its success is not known.'
+
   function answerText(entry) {
     if (entry.answer) return String(entry.answer.status) + (typeof entry.ms === 'number' ? ' · ' + ms(entry.ms) : '')
     if (entry.source === 'polling') return typeof entry.ms === 'number' ? ms(entry.ms) : 'polling'
@@ -105,6 +108,11 @@
     for (const call of entry.calls || []) {
       const chip = el('span', failed(call) ? 'call failed' : 'call', callLabel(call))
       if (call.description) chip.title = call.description
+      if (call.webhookReply) {
+        chip.classList.add('webhook-reply')
+        chip.appendChild(el('span', 'tag', 'webhook reply'))
+        chip.title = WEBHOOK_REPLY
+      }
       calls.appendChild(chip)
     }
     if (entry.droppedCalls) calls.appendChild(el('span', 'call more', '+' + entry.droppedCalls + ' more'))
@@ -232,10 +240,12 @@
     const card = el('div', failed(call) ? 'call-card failed' : 'call-card')
     card.dataset.method = call.method
     const title = el('div', 'title', call.method)
-    const verdict = call.ok ? 'ok' : 'error ' + (call.errorCode !== undefined ? call.errorCode : '')
+    const verdict = call.webhookReply ? 'handed over' : call.ok ? 'ok' : 'error ' + (call.errorCode !== undefined ? call.errorCode : '')
     title.appendChild(el('span', call.ok ? 'verdict ok' : 'verdict', verdict))
+    if (call.webhookReply) title.appendChild(el('span', 'tag', 'webhook reply'))
     title.appendChild(el('span', 'dim', ' · ' + ms(call.ms) + (call.time ? ' · ' + clock(call.time) : '')))
     card.appendChild(title)
+    if (call.webhookReply) card.appendChild(el('div', 'dim', WEBHOOK_REPLY))
     if (call.description) card.appendChild(el('div', 'description', call.description))
     if (call.explanation) card.appendChild(el('div', 'explanation dim', call.explanation))
     if (call.retryAfter !== undefined) card.appendChild(el('div', 'dim', 'retry after ' + call.retryAfter + ' s'))

@@ -1,0 +1,137 @@
+/**
+ * Acceptance of issue 13 against real `bot dev` processes:
+ * - `bot dev --offline`: `bot trigger update` of a message dated 2023 and an edited replay dated
+ *   2023 (polling: through the emulator's queue) reach the bot, dated now — the emulator, like
+ *   Telegram, drops updates more than a day old;
+ * - `bot dev --tunnel none` against the emulator: synthetic update_ids count down from 2^31-1, so
+ *   they never equal Telegram's next real one, and `GET /api/updates/{id}` / `bot replay ID` name
+ *   the trigger.
+ */
+import {spawn, type ChildProcess} from 'node:child_process'
+import {existsSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import {afterEach, describe, expect, it} from 'vitest'
+
+import {devWorld, fixture, startDev, until, type DevWorld, type RunningCli} from '../dev/helpers.js'
+import {BIN, cliEnv, runCli} from '../support/cli.js'
+
+type Event = Record<string, any>
+
+const running: ChildProcess[] = []
+let world: DevWorld | undefined
+afterEach(async () => {
+  for (const child of running.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+  await world?.close()
+  world = undefined
+})
+
+const OLD = 1_700_000_000
+const oldMessage = (text: string) => ({message: {message_id: 3, from: {id: 1111, is_bot: false, first_name: 'A'}, chat: {id: 1111, type: 'private', first_name: 'A'}, date: OLD, text}})
+const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : [])
+const jsonLines = (text: string) => text.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Event)
+
+function startOffline(args: string[]) {
+  const dir = mkdtempSync(join(tmpdir(), 'bot-accept-offline-'))
+  const stateDir = join(dir, 'state')
+  const record = join(dir, 'record.txt')
+  const child = spawn(process.execPath, [BIN, 'dev', '--offline', '--no-watch', '--json', ...args, '--', 'node', fixture('inspector-bot.mjs')], {
+    cwd: dir,
+    env: cliEnv({env: {BOT_STATE_DIR: stateDir, FIXTURE_RECORD: record}}),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
+  running.push(child)
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d))
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+  child.stdin!.on('error', () => {})
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
+  const waitEvent = async (what: string, match: (e: Event) => boolean): Promise<Event> => {
+    let found: Event | undefined
+    await until(() => (found = jsonLines(stdout).find(match)) !== undefined, `${what}\nstdout: ${stdout}\nstderr: ${stderr}`, 30_000)
+    return found!
+  }
+  const control = (argv: string[]) => runCli(argv, {cwd: dir, env: {BOT_STATE_DIR: stateDir}, timeoutMs: 50_000})
+  return {child, dir, record, exited, waitEvent, control}
+}
+
+describe('accept: triggers and replays are dated now (offline)', () => {
+  it('webhook mode: bot trigger update with a 2023 date reaches the bot, dated now', async () => {
+    const o = startOffline([])
+    await o.waitEvent('ready', (e) => e.type === 'ready')
+    const file = join(o.dir, 'old.json')
+    writeFileSync(file, JSON.stringify({update_id: 5, ...oldMessage('from 2023')}))
+    const before = Math.floor(Date.now() / 1000)
+    const r = await o.control(['trigger', 'update', file, '--json'])
+    expect(r.code, r.stdout + r.stderr).toBe(0)
+    const entry = JSON.parse(r.stdout) as Event
+    expect(entry).toMatchObject({source: 'trigger', preview: 'from 2023', answer: {status: 200}})
+    expect(entry.update.message.date).toBeGreaterThanOrEqual(before)
+    await until(() => lines(o.record).includes(`${entry.updateId} message from 2023`), 'the bot got it')
+    o.child.stdin!.end()
+    expect(await o.exited).toBe(0)
+  }, 90_000)
+
+  it('polling mode: an edited replay dated 2023 goes through the emulator queue and reaches the bot', async () => {
+    const o = startOffline(['--mode', 'polling'])
+    const ready = await o.waitEvent('ready', (e) => e.type === 'ready')
+    o.child.stdin!.write('typed\n')
+    const typed = await o.waitEvent('the typed update', (e) => e.type === 'update' && e.preview === 'typed')
+    const url = new URL(ready.inspectorUrl)
+    const res = await fetch(`${url.origin}/api/updates/${typed.updateId}/replay`, {
+      method: 'POST',
+      headers: {'x-bot-dev-key': url.searchParams.get('key')!, 'content-type': 'application/json'},
+      body: JSON.stringify({update_id: typed.updateId, ...oldMessage('edited old')}),
+    })
+    const body = (await res.json()) as Event
+    expect(res.status, JSON.stringify(body)).toBe(200)
+    expect(body).toMatchObject({source: 'replay', replayOf: typed.updateId, preview: 'edited old'})
+    await until(() => lines(o.record).includes(`${body.updateId} message edited old`), 'the bot got the replay')
+    o.child.stdin!.end()
+    expect(await o.exited).toBe(0)
+  }, 90_000)
+})
+
+describe('accept: synthetic update ids (bot dev --tunnel none against the emulator)', () => {
+  function events(dev: RunningCli): Event[] {
+    return jsonLines(dev.stdout())
+  }
+  async function waitEvent(dev: RunningCli, what: string, match: (e: Event) => boolean): Promise<Event> {
+    let found: Event | undefined
+    await until(() => (found = events(dev).find(match)) !== undefined, `${what}\nstdout: ${dev.stdout()}\nstderr: ${dev.stderr()}`, 30_000)
+    return found!
+  }
+
+  it('count down from 2147483647, never the next real id; the API and bot replay name the trigger', async () => {
+    world = await devWorld()
+    const {emu, token} = world
+    const dev = startDev(world, {bot: 'inspector-bot.mjs', args: ['--no-watch', '--json', '--tunnel', 'none'], timeoutMs: 80_000})
+    const ready = await waitEvent(dev, 'ready', (e) => e.type === 'ready')
+    const control = (argv: string[]) => runCli(argv, {cwd: world!.dir, env: {BOT_TOKEN: token, BOT_STATE_DIR: world!.stateDir}, timeoutMs: 50_000})
+
+    const real = emu.sendUserMessage(token, {text: 'real one', chatId: 61})
+    await waitEvent(dev, 'the real update', (e) => e.type === 'update' && e.updateId === real.update_id)
+    const first = await control(['trigger', 'message', 'synthetic one', '--chat', '61', '--json'])
+    expect(first.code, first.stderr).toBe(0)
+    const second = await control(['trigger', 'message', 'synthetic two', '--chat', '61', '--json'])
+    expect(second.code, second.stderr).toBe(0)
+    expect([JSON.parse(first.stdout).updateId, JSON.parse(second.stdout).updateId]).toEqual([2_147_483_647, 2_147_483_646])
+    // Telegram's (here the emulator's) next real update is numbered on from its own counter.
+    const next = emu.sendUserMessage(token, {text: 'real two', chatId: 61})
+    expect(next.update_id).toBe(real.update_id + 1)
+    await waitEvent(dev, 'the next real update', (e) => e.type === 'update' && e.updateId === next.update_id)
+
+    const url = new URL(ready.inspectorUrl)
+    const get = async (id: number) => (await fetch(`${url.origin}/api/updates/${id}`, {headers: {'x-bot-dev-key': url.searchParams.get('key')!}})).json() as Promise<Event>
+    expect(await get(2_147_483_647)).toMatchObject({source: 'trigger', preview: 'synthetic one'})
+    expect(await get(next.update_id)).toMatchObject({source: 'webhook', preview: 'real two'})
+    const replay = await control(['replay', '2147483647', '--json'])
+    expect(replay.code, replay.stderr).toBe(0)
+    expect(JSON.parse(replay.stdout)).toMatchObject({source: 'replay', replayOf: 2_147_483_647, preview: 'synthetic one', answer: {status: 200}})
+    await until(() => emu.sentMessages(token, {chatId: 61}).filter((c) => c.params.text === 'echo: synthetic one').length === 2, 'the bot answered the trigger and its replay')
+    dev.kill('SIGINT')
+    expect((await dev.exited).code).toBe(0)
+  }, 120_000)
+})
