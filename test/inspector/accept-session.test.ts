@@ -135,3 +135,37 @@ describe('accept: synthetic update ids (bot dev --tunnel none against the emulat
     expect((await dev.exited).code).toBe(0)
   }, 120_000)
 })
+
+describe('accept: a slow bot and the deadlines (session 30 s < control port 35 s < client 45 s)', () => {
+  it('bot trigger gets the session\'s own message when the bot never answers, and the session goes on', async () => {
+    world = await devWorld()
+    const {token} = world
+    // A webhook bot that never answers "slow" (until it is stopped), and answers anything else at once.
+    const bot = join(world.dir, 'slow-bot.mjs')
+    writeFileSync(
+      bot,
+      `import http from 'node:http'
+const server = http.createServer((req, res) => {
+  let body = ''
+  req.on('data', (c) => (body += c))
+  req.on('end', () => {
+    if (JSON.parse(body).message?.text === 'slow') return
+    res.writeHead(200, {'content-type': 'application/json'}).end('{}')
+  })
+})
+server.listen(Number(process.env.PORT), '127.0.0.1')
+`,
+    )
+    const dev = startDev(world, {bot: ['node', bot], args: ['--no-watch', '--json', '--tunnel', 'none'], timeoutMs: 110_000})
+    await until(() => jsonLines(dev.stdout()).some((e) => e.type === 'ready'), `ready\n${dev.stderr()}`, 30_000)
+    const control = (argv: string[]) => runCli(argv, {cwd: world!.dir, env: {BOT_TOKEN: token, BOT_STATE_DIR: world!.stateDir}, timeoutMs: 80_000})
+    const slow = await control(['trigger', 'message', 'slow'])
+    expect(slow.code, slow.stdout + slow.stderr).toBe(1)
+    expect(slow.stderr).toMatch(/The bot did not take the update within 30s\./)
+    expect(slow.stderr).not.toMatch(/within 35 s|within 45 s/)
+    const fast = await control(['trigger', 'message', 'fast'])
+    expect(fast.code, fast.stderr).toBe(0)
+    dev.kill('SIGINT')
+    expect((await dev.exited).code).toBe(0)
+  }, 150_000)
+})
