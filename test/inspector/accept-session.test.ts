@@ -22,7 +22,17 @@ type Event = Record<string, any>
 const running: ChildProcess[] = []
 let world: DevWorld | undefined
 afterEach(async () => {
-  for (const child of running.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+  // SIGINT first, so `bot dev` stops its bot too (a SIGKILL would leave the bot running); SIGKILL after 15 s.
+  await Promise.all(
+    running.splice(0).map(async (child) => {
+      if (child.exitCode !== null || child.signalCode !== null) return
+      const gone = new Promise((r) => child.once('close', r))
+      child.kill('SIGINT')
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000)
+      await gone
+      clearTimeout(timer)
+    }),
+  )
   await world?.close()
   world = undefined
 })
