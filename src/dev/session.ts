@@ -67,12 +67,15 @@ export class DevSession {
   #botUp = false
   /** The check for another poller, started as early as possible (it takes ~1 s). */
   #pollers: Promise<PollerFound | undefined> | undefined
+  /** Update lines emitted (polling mode: the updates the api proxy saw the bot fetch). */
+  #updates = 0
 
   constructor(options: DevSessionOptions) {
     this.#o = options
     this.#emit = (event: DevEvent) => {
       try {
         this.#inspector.decorate(event)
+        if (event.type === 'update') this.#updates++
         options.onEvent(event)
       } catch {
         // a broken sink must not break the session
@@ -421,7 +424,9 @@ export class DevSession {
 
   #summary(exitCode: number): DevSummary {
     const stats = this.#relay?.stats ?? {relayed: 0, failures: 0, rejected: 0, repeats: 0}
-    return {...stats, restarts: this.#runner?.restarts ?? 0, durationMs: Math.round(performance.now() - this.#started), exitCode, reason: this.#stopReason ?? 'stop', mode: this.#o.mode}
+    // Polling has no relay: the updates the api proxy saw, when it ran (else nothing is known).
+    const seen = this.#o.mode === 'polling' && this.#o.apiProxy !== false ? {seen: this.#updates} : {}
+    return {...stats, ...seen, restarts: this.#runner?.restarts ?? 0, durationMs: Math.round(performance.now() - this.#started), exitCode, reason: this.#stopReason ?? 'stop', mode: this.#o.mode}
   }
 }
 
