@@ -2,10 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {apiFlags, BaseCommand} from '../lib/base-command.js'
 import {UsageError} from '../lib/errors.js'
-import {paint, useColor as useColorOn} from '../lib/output.js'
-import {sanitizeForTerminal} from '../lib/terminal.js'
-
-type Spinner = {text: string; start(): Spinner; succeed(t?: string): Spinner; fail(t?: string): Spinner; stop(): Spinner; clear(): Spinner; render(): Spinner; isSpinning: boolean}
+import {loadSpinner, useColor as useColorOn, type Spinner} from '../lib/output.js'
 
 export default class Dev extends BaseCommand<typeof Dev> {
   static summary = 'Run your bot locally in webhook mode behind a tunnel, and put it back on long polling on exit.'
@@ -93,9 +90,8 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     debounce: Flags.integer({hidden: true, description: 'ms', default: 50}),
   }
 
-  #spinner: Spinner | undefined
   #guard: import('../dev/closed-output.js').OutputGuard | undefined
-  #ora: ((options: object) => Spinner) | undefined
+  #spinner: ((text: string) => Spinner) | undefined
 
   /** Defaults from package.json's "bot": {"dev": {…}} (flags > environment > .env > package.json), before parsing. */
   public async init(): Promise<void> {
@@ -120,9 +116,8 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     })
     await checkPorts({port: flags.port, relayPort: flags['relay-port']})
     await (await import('../dev/session-inspector.js')).checkInspectPort(flags['inspect-port'], {port: flags.port, relayPort: flags['relay-port'], inspect: flags.inspect})
-    if (this.interactive) this.#ora = (await import('ora')).default as unknown as (o: object) => Spinner
-
     if (flags.offline) return this.#offline(argvCommand)
+    if (this.interactive) this.#spinner = await loadSpinner(process.stderr)
 
     const resolved = this.resolveApi()
     const cloud = resolved.apiRoot === 'https://api.telegram.org'
@@ -141,8 +136,9 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     const json = this.jsonEnabled()
     // A closed stdout/stderr (EPIPE) ends the session like SIGPIPE: teardown first, then exit.
     const closedOutput = new AbortController()
-    const {guardOutput} = await import('../dev/closed-output.js')
+    const [{guardOutput}, {DevRenderer}] = await Promise.all([import('../dev/closed-output.js'), import('../lib/dev-render.js')])
     this.#guard = guardOutput([process.stdout, process.stderr], () => closedOutput.abort('SIGPIPE'))
+    const renderer = new DevRenderer({redact: (t) => this.redact(t), spinner: this.#spinner, writable: (s) => this.#guard?.writable(s) ?? true})
     const summary = await runDevSession({
       api,
       token: resolved.token,
@@ -176,10 +172,9 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
       inspect: flags.inspect,
       inspectPort: flags['inspect-port'],
       handleSignals: true,
-      onEvent: json ? (e) => this.#json(e) : (e) => this.#render(e),
+      onEvent: json ? (e) => this.#json(e) : (e) => renderer.render(e),
     }).finally(() => {
-      if (this.#spinner?.isSpinning) this.#spinner.stop()
-      this.#spinner = undefined
+      renderer.stop()
       this.#guard?.dispose()
     })
     process.exitCode = summary.exitCode
@@ -215,16 +210,7 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
       // With --json the transcript is in the events; stdout carries only those.
       ...(json ? {} : {output: process.stdout, logOutput: process.stderr, color: useColorOn(process.stdout)}),
       handleSignals: true,
-      onEvent: json
-        ? (event) => this.#json(event as import('../dev/index.js').DevEvent)
-        : (event, print) => {
-            if (event.type === 'chat') return // the chat writes its own transcript
-            if (event.type === 'bot-output') print(`${paint('dim', 'bot │', process.stderr)} ${this.redact(sanitizeForTerminal(event.line, {keepColors: true}))}`)
-            else if (event.type === 'warn') print(this.redact(`${paint('yellow', '!', process.stderr)} ${event.text}${event.fix ? `\n  ${event.fix}` : ''}`))
-            else if (event.type === 'step' && event.status === 'start') return
-            else if (event.type === 'step') print(this.redact(`${event.status === 'ok' ? paint('green', '✓', process.stderr) : paint('red', '✗', process.stderr)} ${event.text}`))
-            else print(this.redact(event.text))
-          },
+      onEvent: json ? (event) => this.#json(event as import('../dev/index.js').DevEvent) : (await import('../lib/dev-render.js')).offlineRenderer((t) => this.redact(t)),
     })
     process.exitCode = summary.exitCode
     setTimeout(() => process.exit(summary.exitCode), 300).unref()
@@ -265,60 +251,5 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
   /** --json output is a stream of one-line events; an error ({ok:false,error}) is one line too. */
   public logJson(json: unknown): void {
     process.stdout.write(this.redact(JSON.stringify(json)) + '\n')
-  }
-
-  #write(stream: NodeJS.WriteStream, line: string): void {
-    if (this.#guard && !this.#guard.writable(stream)) return
-    const spinning = this.#spinner?.isSpinning
-    try {
-      if (spinning) this.#spinner!.clear()
-      stream.write(this.redact(line) + '\n')
-      if (spinning) this.#spinner!.render()
-    } catch {
-      // a closed stream: the guard ends the session
-    }
-  }
-
-  #render(event: import('../dev/index.js').DevEvent): void {
-    const err = process.stderr
-    const out = process.stdout
-    switch (event.type) {
-      case 'step': {
-        if (this.#ora) {
-          if (event.status === 'start') {
-            if (this.#spinner?.isSpinning) this.#spinner.stop()
-            this.#spinner = this.#ora({text: this.redact(event.text), stream: process.stderr, discardStdin: false}).start()
-            return
-          }
-          const spinner = this.#spinner
-          this.#spinner = undefined
-          if (spinner) {
-            if (event.status === 'ok') spinner.succeed(this.redact(event.text))
-            else spinner.fail(this.redact(event.text))
-            return
-          }
-        }
-        if (event.status === 'ok') this.#write(err, `${paint('green', '✓', err)} ${event.text}`)
-        else if (event.status === 'fail') this.#write(err, `${paint('red', '✗', err)} ${event.text}`)
-        return
-      }
-      case 'bot-output':
-        this.#write(event.stream === 'stdout' ? out : err, `${paint('dim', 'bot │', event.stream === 'stdout' ? out : err)} ${sanitizeForTerminal(event.line, {keepColors: true})}`)
-        return
-      case 'update':
-      case 'api-call':
-      case 'rejected':
-        this.#write(out, event.text)
-        return
-      case 'warn':
-        this.#write(err, `${paint('yellow', '!', err)} ${event.text}`)
-        if (event.fix) this.#write(err, `  ${event.fix}`)
-        return
-      case 'ready':
-        this.#write(err, `${paint('green', '●', err)} ${event.text}`)
-        return
-      default:
-        this.#write(err, event.text)
-    }
   }
 }

@@ -75,7 +75,7 @@ Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 fo
     const interactive = this.interactive && (process.stderr.columns ?? 0) >= 20
     const {default: ora} = interactive ? await import('ora') : {default: undefined}
     // discardStdin: false: ora's stdin discarder puts the terminal in raw mode, and ^C then never becomes SIGINT.
-    const spinner = ora?.({text: 'Checking…', stream: process.stderr, discardStdin: false}).start()
+    const spinner = ora?.({text: 'Checking…', stream: process.stderr, color: process.env.NO_COLOR ? false : 'cyan', discardStdin: false}).start()
     const interrupted = new AbortController()
     const stopInterrupts = this.exitOnInterrupt(() => {
       spinner?.stop()

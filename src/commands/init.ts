@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../lib/base-command.js'
 import {UsageError} from '../lib/errors.js'
-import {mark, paint, useColor} from '../lib/output.js'
+import {loadSpinner, mark, paint} from '../lib/output.js'
 import type {GitResult, InstallResult, PackageManager, ProjectPlan, TemplateName} from '../scaffold/index.js'
 
 const TEMPLATE_NAMES = ['grammy', 'gramio', 'telegraf'] as const
@@ -116,11 +116,8 @@ On a terminal, bot init asks for what is missing (folder, framework, token); wit
   private async install(scaffold: typeof import('../scaffold/index.js'), plan: ProjectPlan): Promise<InstallResult> {
     const command = scaffold.pmCommands(plan.pm).install.join(' ')
     let spinner: {succeed(t: string): void; fail(t: string): void; stop(): void} | undefined
-    if (this.interactive) {
-      const {default: ora} = await import('ora')
-      // discardStdin: false: ora's stdin discarder puts the terminal in raw mode, and ^C then never becomes SIGINT.
-      spinner = ora({text: `Installing dependencies (${command})…`, stream: process.stderr, color: useColor(process.stderr) ? 'cyan' : false, discardStdin: false}).start()
-    } else if (!this.jsonEnabled()) this.logToStderr(`Installing dependencies (${command})…`)
+    if (this.interactive) spinner = (await loadSpinner(process.stderr))(`Installing dependencies (${command})…`)
+    else if (!this.jsonEnabled()) this.logToStderr(`Installing dependencies (${command})…`)
 
     // Ctrl-C during the install: stop the package manager, say where things stand, exit 130.
     const cancel = new AbortController()

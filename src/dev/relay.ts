@@ -292,11 +292,13 @@ export class Relay {
       answer = known instanceof Promise ? await known.catch(() => undefined) : known
       repeat = answer !== undefined
     }
-    const recorder = repeat ? undefined : this.#recorder
+    const delivering = answer ? undefined : this.#deliver(body, req.headers['content-type'], started, updateId, link)
+    // Recorded once it is on its way to the bot: the recorder's work is not in the bot's path.
+    const recorder = delivering ? this.#recorder : undefined
     const record = recorder ? guarded(() => recorder.begin(body, 'webhook')) : undefined
     let error: string | undefined
     let heldMs = 0
-    if (!answer) ({answer, error, heldMs} = await this.#deliver(body, req.headers['content-type'], started, updateId, link))
+    if (delivering) ({answer, error, heldMs} = await delivering)
 
     let status: number
     if (link.gone && !answer) {
@@ -384,11 +386,12 @@ export class Relay {
   async inject(body: Buffer | string, o: {source: 'trigger' | 'replay'; replayOf?: number}): Promise<InjectResult> {
     const started = performance.now()
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body
+    const delivering = this.#deliver(bytes, 'application/json', started, undefined, {gone: false, hold: {}, watching: true, watch() {}})
     const recorder = this.#recorder
     const record = recorder ? guarded(() => recorder.begin(bytes, o.source, o.replayOf)) : undefined
     let result: {answer?: BotAnswer; error?: string; heldMs: number}
     try {
-      result = await this.#deliver(bytes, 'application/json', started, undefined, {gone: false, hold: {}, watching: true, watch() {}})
+      result = await delivering
     } catch (error) {
       result = {heldMs: 0, error: `relay error: ${sanitizeForTerminal(error instanceof Error ? error.message : String(error)).slice(0, 200)}`}
     }

@@ -13,6 +13,8 @@ export interface DevSummary {
   exitCode: number
   reason: string
   mode: 'webhook' | 'polling'
+  /** Polling mode: updates the bot fetched, when something saw them (no relay there). */
+  seen?: number
 }
 
 function clock(iso: string): string {
@@ -43,14 +45,25 @@ export function rejectedText(e: RelayRejectedEvent): string {
   return `${clock(e.time)} ✗ refused ${e.method} ${e.reason === 'path' ? e.path : '(webhook path)'} → ${e.status} (${why}; not forwarded)`
 }
 
+/** "3.6s" / "3m12s". */
+export function durationText(ms: number): string {
+  const secs = ms / 1000
+  return secs < 60 ? `${secs.toFixed(1)}s` : `${Math.floor(secs / 60)}m${Math.round(secs % 60)}s`
+}
+
+/**
+ * The closing line, per mode. Webhook mode counts what the relay saw: updates the bot answered
+ * (2xx) and failures (the bot's non-2xx, an update held until the deadline, one Telegram gave up
+ * on while it was held: 499). Polling mode has no relay: it shows counts only when they are known.
+ */
 export function summaryText(s: DevSummary): string {
-  const secs = s.durationMs / 1000
-  const duration = secs < 60 ? `${secs.toFixed(1)}s` : `${Math.floor(secs / 60)}m${Math.round(secs % 60)}s`
-  const parts = [`${s.relayed} update${s.relayed === 1 ? '' : 's'} relayed`, `${s.failures} failure${s.failures === 1 ? '' : 's'}`]
+  const parts: string[] = []
+  if (s.mode === 'webhook') parts.push(`${s.relayed} update${s.relayed === 1 ? '' : 's'} relayed`, `${s.failures} failure${s.failures === 1 ? '' : 's'}`)
+  else if (s.seen !== undefined) parts.push(`${s.seen} update${s.seen === 1 ? '' : 's'} seen`)
   if (s.rejected) parts.push(`${s.rejected} rejected`)
   if (s.repeats) parts.push(`${s.repeats} repeated by Telegram (answered without the bot)`)
   if (s.restarts) parts.push(`${s.restarts} restart${s.restarts === 1 ? '' : 's'}`)
-  return `■ bot dev ended after ${duration}: ${parts.join(', ')}; exit code ${s.exitCode}.`
+  return `■ bot dev ended after ${durationText(s.durationMs)}${parts.length ? `: ${parts.join(', ')}` : ''}; exit code ${s.exitCode}.`
 }
 
 export function errorMessage(error: unknown): string {

@@ -13,9 +13,10 @@ import {randomBytes, randomInt} from 'node:crypto'
 import {join} from 'node:path'
 
 import {startApiProxy} from '../inspector/api-proxy.js'
+import {buildCall, redactorFor} from '../inspector/call-record.js'
 import {startControlServer} from '../inspector/control.js'
 import {removeControlRecord, writeControlRecord} from '../inspector/control-record.js'
-import {UpdateHistory} from '../inspector/history.js'
+import {ATTACH_WINDOW_MS, UpdateHistory} from '../inspector/history.js'
 import {FailedCallLines} from '../inspector/history-lines.js'
 import {startInspectorServer} from '../inspector/server.js'
 import {UsageError} from '../lib/errors.js'
@@ -55,6 +56,8 @@ export interface SessionInspectorOptions {
 
 /** update_ids of polling updates already shown (getUpdates may return one again). */
 const SEEN_MAX = 5000
+/** Polled updates counted as being handled at once (getUpdates returns at most 100). */
+const POLLING_MAX = 200
 
 export class SessionInspector {
   readonly #o: SessionInspectorOptions
@@ -66,6 +69,8 @@ export class SessionInspector {
   #proxyUrl: string | undefined
   readonly #lines: FailedCallLines
   #seenPolling = new Set<number>()
+  /** Polled updates the bot may still be handling. */
+  #polling = new Set<UpdateEntry>()
   #maxUpdateId = 0
   #bot: {id: number; first_name?: string; username?: string} | undefined
   #removeRecord: (() => void) | undefined
@@ -141,7 +146,12 @@ export class SessionInspector {
     // Always (also with --no-inspect): the control port `bot trigger` and `bot replay` use.
     const key = randomBytes(16).toString('hex')
     control = await startControlServer({actions: this.actions, key, secrets: this.#secrets})
-    writeControlRecord({version: 1, pid: process.pid, botId: bot.id, cwd: o.cwd, offline: Boolean(o.offline), mode: o.mode, port: control.port, key, startedAt: new Date().toISOString(), historyFile: history.logFile}, o.controlDir)
+    try {
+      writeControlRecord({version: 1, pid: process.pid, botId: bot.id, cwd: o.cwd, offline: Boolean(o.offline), mode: o.mode, port: control.port, key, startedAt: new Date().toISOString(), historyFile: history.logFile}, o.controlDir)
+    } catch (error) {
+      o.emit({type: 'warn', text: `\`bot trigger\` and \`bot replay\` cannot find this session: its record could not be written to ${o.controlDir} (${(error as Error).message}).`, fix: 'Make that folder writable (or set BOT_STATE_DIR to one that is), then restart `bot dev`.'})
+      return this.#proxyUrl
+    }
     this.#removeRecord = () => {
       this.#removeRecord = undefined
       try {
@@ -191,6 +201,9 @@ export class SessionInspector {
 
   #finish(entry: UpdateEntry | undefined, answer: {status: number; body: string}, ms: number): void {
     if (!entry) return
+    // A call made in the webhook answer never reaches the api proxy: it is recorded from the answer.
+    const reply = webhookReply(answer)
+    if (reply) this.#history?.addCall({...buildCall({method: reply.method, params: reply.params, started: Date.now(), ms: 0, status: 200, envelope: {ok: true}}, redactorFor(this.#secrets)), webhookReply: true}, entry)
     this.#history?.finish(entry, answer, ms)
     // The update's line is out (the relay emits it first): now the failing calls made for it.
     this.#lines.finished(entry)
@@ -200,8 +213,29 @@ export class SessionInspector {
   #onCall(call: ApiCall): void {
     const history = this.#history
     if (!history) return
+    if (call.method.toLowerCase() === 'getupdates') {
+      // Not about any update; its offset says which polled updates the bot is done with.
+      this.#polled(Number(call.params?.offset))
+      if (!call.ok) this.#lines.failed(call, undefined, false)
+      return
+    }
     const entry = history.addCall(call)
-    if (!call.ok) this.#lines.failed(call, entry, entry !== undefined && history.inFlight(entry))
+    // A polled update's line is out already: its failing calls need not wait.
+    if (!call.ok) this.#lines.failed(call, entry, entry !== undefined && history.inFlight(entry) && !this.#polling.has(entry))
+  }
+
+  /**
+   * Polled updates count as being handled (calls about another chat go to the one being handled)
+   * until the bot asks for updates past them, or for 60 s at most.
+   */
+  #polled(offset: number): void {
+    const stale = Date.now() - ATTACH_WINDOW_MS
+    for (const entry of this.#polling) {
+      if (entry.updateId < offset || Date.parse(entry.time) < stale) {
+        this.#polling.delete(entry)
+        this.#history?.finish(entry, null, 0)
+      }
+    }
   }
 
   /** Polling: the updates the bot's getUpdates got, one line each (a repeat of one already shown is skipped). */
@@ -215,11 +249,27 @@ export class SessionInspector {
       if (this.#seenPolling.size > SEEN_MAX) this.#seenPolling.delete(this.#seenPolling.values().next().value as number)
       const expected = this.actions.expected(id)
       const entry = history.begin(update, expected?.source ?? 'polling', expected?.replayOf)
-      history.finish(entry, null, 0)
+      this.#polling.add(entry)
+      if (this.#polling.size > POLLING_MAX) {
+        const oldest = this.#polling.values().next().value as UpdateEntry
+        this.#polling.delete(oldest)
+        history.finish(oldest, null, 0)
+      }
       if (entry.updateId > this.#maxUpdateId) this.#maxUpdateId = entry.updateId
       this.#o.emit(pollingEvent(entry))
       this.actions.settled(entry)
     }
+  }
+}
+
+/** The Bot API call in a webhook answer (`{"method": "sendMessage", …}`), if it is one. */
+export function webhookReply(answer: {status: number; body: string}): {method: string; params: Record<string, unknown>} | undefined {
+  if (answer.status < 200 || answer.status >= 300 || answer.body.length > 64 * 1024 || !answer.body.trimStart().startsWith('{')) return undefined
+  try {
+    const {method, ...params} = JSON.parse(answer.body) as Record<string, unknown>
+    return typeof method === 'string' && /^[A-Za-z]{1,64}$/.test(method) ? {method, params} : undefined
+  } catch {
+    return undefined
   }
 }
 

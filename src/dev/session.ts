@@ -21,6 +21,7 @@ import type {Relay} from './relay.js'
 import {freePort, startRelay} from './relay-start.js'
 import {cleanedText, errorMessage, readyText, repairFix, summaryText, type DevSummary} from './render.js'
 import {checkWebhook, claimSession} from './repair.js'
+import {withTunnelRecord} from './orphan.js'
 import {findRunningPoller, type PollerFound} from './poller-check.js'
 import {SessionInspector} from './session-inspector.js'
 import {SessionWebhook} from './session-webhook.js'
@@ -66,12 +67,15 @@ export class DevSession {
   #botUp = false
   /** The check for another poller, started as early as possible (it takes ~1 s). */
   #pollers: Promise<PollerFound | undefined> | undefined
+  /** Update lines emitted (polling mode: the updates the api proxy saw the bot fetch). */
+  #updates = 0
 
   constructor(options: DevSessionOptions) {
     this.#o = options
     this.#emit = (event: DevEvent) => {
       try {
         this.#inspector.decorate(event)
+        if (event.type === 'update') this.#updates++
         options.onEvent(event)
       } catch {
         // a broken sink must not break the session
@@ -194,7 +198,7 @@ export class DevSession {
       this.#pollers = findRunningPoller(o.api, o.token, {signal, seconds: 0.5, excludeMarker: this.#marker}).catch(() => undefined)
     if (o.mode === 'webhook') await this.#startRelay()
     this.#runner = this.#newRunner()
-    const delivery = createDelivery(o, this.#deliveryContext())
+    const delivery = createDelivery(withTunnelRecord(o, (p) => this.#saveState(p)), this.#deliveryContext())
     this.#use(delivery)
     // Teardown order (reverse of registration): watch, delivery stop, webhook (tunnel/bridge), tunnel close, bot, webhook (polling: after the poller stopped), relay, state.
     const cleanWebhook = () => this.#cleanWebhook()
@@ -420,7 +424,9 @@ export class DevSession {
 
   #summary(exitCode: number): DevSummary {
     const stats = this.#relay?.stats ?? {relayed: 0, failures: 0, rejected: 0, repeats: 0}
-    return {...stats, restarts: this.#runner?.restarts ?? 0, durationMs: Math.round(performance.now() - this.#started), exitCode, reason: this.#stopReason ?? 'stop', mode: this.#o.mode}
+    // Polling has no relay: the updates the api proxy saw, when it ran (else nothing is known).
+    const seen = this.#o.mode === 'polling' && this.#o.apiProxy !== false ? {seen: this.#updates} : {}
+    return {...stats, ...seen, restarts: this.#runner?.restarts ?? 0, durationMs: Math.round(performance.now() - this.#started), exitCode, reason: this.#stopReason ?? 'stop', mode: this.#o.mode}
   }
 }
 

@@ -1,6 +1,7 @@
 /**
- * Restart-on-change: watches the project folder (chokidar), ignoring node_modules, dist, .git
- * and a few other generated folders, and calls back once per burst of changes (debounced).
+ * Restart-on-change: watches the project folder (chokidar), ignoring node_modules, dist, .git,
+ * a few other generated folders and editors' temporary files, and calls back once per burst of
+ * changes (debounced) with the source files that changed.
  */
 import {relative, sep} from 'node:path'
 
@@ -17,13 +18,33 @@ export interface WatchOptions {
   onError?: (error: Error) => void
 }
 
+/**
+ * Files editors write beside the one being saved, never source: vim's swap files (.swp, .swo, …,
+ * .swx) and its `4913` write test, `file~` backups (vim, emacs, gedit), emacs autosave `#file#`
+ * and lock `.#file`, JetBrains safe-write `file___jb_tmp___` / `file___jb_old___`, `.tmp` files
+ * (VS Code and others write-then-rename), Kate's `.kate-swp`, and macOS's `.DS_Store`.
+ */
+export function isEditorTempFile(base: string): boolean {
+  return (
+    base.endsWith('~') ||
+    /\.sw[a-px]$/.test(base) ||
+    base === '4913' ||
+    /^#.*#$/.test(base) ||
+    base.startsWith('.#') ||
+    base.endsWith('___jb_tmp___') ||
+    base.endsWith('___jb_old___') ||
+    /\.tmp$/i.test(base) ||
+    base.endsWith('.kate-swp') ||
+    base === '.DS_Store'
+  )
+}
+
 /** True when a path (relative to the watched root) is inside an ignored folder or is an editor temp file. */
 export function isIgnoredPath(rel: string, ignoredDirs: string[] = IGNORED_DIRS): boolean {
   if (rel === '' || rel === '.') return false
   const parts = rel.split(/[\\/]/)
   if (parts.some((p) => ignoredDirs.includes(p))) return true
-  const base = parts[parts.length - 1]
-  return base.endsWith('~') || base.endsWith('.swp') || base.endsWith('.swx') || base === '.DS_Store' || /^\.#/.test(base) || /^4913$/.test(base)
+  return isEditorTempFile(parts[parts.length - 1])
 }
 
 export interface Watcher {

@@ -88,7 +88,7 @@ export async function readUpdateFile(file: string): Promise<Record<string, unkno
     throw new UsageError(`${name} is not valid JSON: ${(error as Error).message}.`, 'Fix the JSON (one Update object). Nothing was sent.')
   }
   const bad = checkUpdateObject(value, name)
-  if (bad) throw new UsageError(bad.error.replace(/^./, (c) => c.toUpperCase()), `${bad.fix} Nothing was sent.`)
+  if (bad) throw new UsageError(bad.error, `${bad.fix} Nothing was sent.`)
   return value as Record<string, unknown>
 }
 

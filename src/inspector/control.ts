@@ -98,6 +98,11 @@ function readBody(req: IncomingMessage, max: number): Promise<string> {
       done = true
       reject(error)
     })
+    req.on('close', () => {
+      if (done) return
+      done = true
+      reject(new Refused(400, 'The request body was cut off.', 'Send the whole body.'))
+    })
   })
 }
 

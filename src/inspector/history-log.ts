@@ -77,6 +77,8 @@ export class HistoryLog {
   /** Lines and bytes appended since the last compaction. */
   #lines = 0
   #bytes = 0
+  /** The last line written for each entry (a compaction from memory reuses it). */
+  #written = new WeakMap<UpdateEntry, string>()
 
   constructor(file: string, o: {limit: number; session: string; onError: (message: string) => void}) {
     this.file = file
@@ -91,37 +93,49 @@ export class HistoryLog {
     })
   }
 
-  /** Append the current version of these entries. */
-  append(entries: UpdateEntry[]): void {
+  /**
+   * Append the current version of these entries. `memory` (oldest first) is what the history holds:
+   * once it holds `limit` entries, a compaction writes them out instead of reading the file back.
+   */
+  append(entries: UpdateEntry[], memory: () => UpdateEntry[] = () => []): void {
     if (this.#failed || entries.length === 0) return
     let text = ''
-    for (const entry of entries) text += this.#line(entry) + '\n'
+    for (const entry of entries) {
+      const line = this.#line(entry)
+      this.#written.set(entry, line)
+      text += line + '\n'
+    }
     this.#guard(() => {
       appendFileSync(this.file, text, {mode: 0o600})
       this.#lines += entries.length
       this.#bytes += text.length
-      if (this.#lines > 2 * this.#limit || this.#bytes > KEEP_MAX / 2) this.compact()
+      if (this.#lines <= 2 * this.#limit && this.#bytes <= KEEP_MAX / 2) return
+      const current = memory()
+      if (current.length >= this.#limit) this.#rewrite(current.map((e) => this.#written.get(e) ?? this.#line(e)))
+      else this.compact()
     })
   }
 
   /** Rewrite the file with the newest version of the newest `limit` entries (within KEEP_MAX bytes). */
   compact(): void {
-    this.#guard(() => {
-      const versions = [...readVersions(this.file).values()]
-      const kept: string[] = []
-      let bytes = 0
-      for (let i = versions.length - 1; i >= 0 && kept.length < this.#limit; i--) {
-        bytes += versions[i].line.length + 1
-        if (bytes > KEEP_MAX) break
-        kept.push(versions[i].line)
-      }
-      const tmp = `${this.file}.${process.pid}.tmp`
-      writeFileSync(tmp, kept.reverse().map((l) => l + '\n').join(''), {mode: 0o600})
-      chmodSync(tmp, 0o600)
-      renameSync(tmp, this.file)
-      this.#lines = 0
-      this.#bytes = 0
-    })
+    this.#guard(() => this.#rewrite([...readVersions(this.file).values()].map((v) => v.line)))
+  }
+
+  /** Write these lines (oldest first), the newest `limit` of them within KEEP_MAX bytes, in place of the file. */
+  #rewrite(lines: string[]): void {
+    const kept: string[] = []
+    let bytes = 0
+    for (let i = lines.length - 1; i >= 0 && kept.length < this.#limit; i--) {
+      bytes += lines[i].length + 1
+      if (bytes > KEEP_MAX) break
+      kept.push(lines[i])
+    }
+    const tmp = `${this.file}.${process.pid}.tmp`
+    writeFileSync(tmp, kept.reverse().map((l) => l + '\n').join(''), {mode: 0o600})
+    chmodSync(tmp, 0o600)
+    renameSync(tmp, this.file)
+    this.#lines = 0
+    this.#bytes = 0
   }
 
   /** Size of the file now (0 when missing). */

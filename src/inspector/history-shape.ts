@@ -3,8 +3,9 @@
  * secret and path) redacted everywhere, anything token-shaped too, and every part bounded, so an
  * entry is safe to show, serve and write to disk and no entry can grow without limit.
  */
-import {redactSecrets} from '../lib/secrets.js'
-import {describeUpdate} from '../dev/relay-describe.js'
+import {TOKEN_SHAPE} from '../lib/secrets.js'
+import {REDACTED} from '../telegram/redact.js'
+import {safePreview} from '../dev/relay-describe.js'
 import type {ApiCall} from './types.js'
 
 /** Largest update JSON kept whole; a larger one is kept as its first bytes (and cannot be replayed). */
@@ -20,9 +21,25 @@ const CUT_HEAD = 4 * 1024
 
 export type Secrets = Array<string | undefined>
 
-/** `text` with the secrets and anything token-shaped replaced. */
+let compiled: {key: string; re: RegExp} | undefined
+
+/**
+ * `text` with the secrets (whole, a token's secret part, URL-encoded too) and anything token-shaped
+ * replaced, as redactSecrets does, in one pass of one expression (this runs for every update).
+ */
 export function clean(text: string, secrets: Secrets): string {
-  return redactSecrets(text, secrets)
+  const key = secrets.join('\u0000')
+  if (compiled?.key !== key) {
+    const variants = new Set<string>()
+    for (const secret of secrets) {
+      if (!secret) continue
+      const colon = secret.indexOf(':')
+      for (const v of [secret, encodeURIComponent(secret), ...(colon > 0 ? [secret.slice(colon + 1), encodeURIComponent(secret.slice(colon + 1))] : [])]) if (v.length >= 8) variants.add(v)
+    }
+    const escaped = [...variants].sort((a, b) => b.length - a.length).map((v) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    compiled = {key, re: new RegExp([...escaped, TOKEN_SHAPE.source].join('|'), 'g')}
+  }
+  return text.replace(compiled.re, REDACTED)
 }
 
 /** A string cut to at most `max` UTF-16 units, never inside a surrogate pair, with a note of the cut. */
@@ -59,19 +76,19 @@ export function updateFacts(raw: unknown, secrets: Secrets): UpdateFacts {
     json = 'null'
   }
   const redacted = clean(json, secrets)
-  const described = describeUpdate(redacted, secrets)
   let update: unknown
   try {
     update = JSON.parse(redacted)
   } catch {
     update = {_unparsable: cut(redacted, CUT_HEAD)}
   }
+  const described = describe(update)
   const truncated = Buffer.byteLength(redacted) > MAX_UPDATE_BYTES
   if (truncated) update = {...(described.updateId !== undefined ? {update_id: described.updateId} : {}), _cut: {bytes: Buffer.byteLength(redacted), head: cut(redacted, CUT_HEAD)}}
   const facts: UpdateFacts = {update, truncated, updateId: described.updateId ?? 0, type: described.updateType ?? 'unknown'}
   if (described.chatId !== undefined) facts.chatId = described.chatId
   if (described.preview !== undefined) facts.preview = described.preview
-  const payload = payloadOf(update)
+  const payload = described.payload
   const from = payload?.from as Record<string, unknown> | undefined
   const user = payload?.user as Record<string, unknown> | undefined
   const userId = from?.id ?? user?.id
@@ -80,14 +97,28 @@ export function updateFacts(raw: unknown, secrets: Secrets): UpdateFacts {
   return facts
 }
 
-function payloadOf(update: unknown): Record<string, unknown> | undefined {
-  if (!update || typeof update !== 'object' || Array.isArray(update)) return undefined
-  for (const key of Object.keys(update)) {
-    if (key === 'update_id') continue
-    const value = (update as Record<string, unknown>)[key]
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
+/** Update id, type, chat and text preview of a parsed (already redacted) update, as the relay's update line has them. */
+function describe(update: unknown): {updateId?: number; updateType?: string; chatId?: number; preview?: string; payload?: Record<string, any>} {
+  if (!update || typeof update !== 'object' || Array.isArray(update)) return {}
+  const u = update as Record<string, unknown>
+  let updateType: string | undefined
+  for (const key in u) {
+    if (key !== 'update_id') {
+      updateType = key
+      break
+    }
   }
-  return undefined
+  const value = updateType ? u[updateType] : undefined
+  const payload = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, any>) : undefined
+  const chatId = payload?.chat?.id ?? payload?.message?.chat?.id ?? payload?.from?.id ?? payload?.user?.id
+  const text = payload?.text ?? payload?.caption ?? payload?.data ?? payload?.query ?? payload?.question
+  return {
+    ...(typeof u.update_id === 'number' ? {updateId: u.update_id} : {}),
+    ...(updateType !== undefined ? {updateType: safePreview(updateType, [], 40)} : {}),
+    ...(typeof chatId === 'number' ? {chatId} : {}),
+    ...(typeof text === 'string' ? {preview: safePreview(text)} : {}),
+    ...(payload ? {payload} : {}),
+  }
 }
 
 /** The bot's answer as kept: redacted, cut. */

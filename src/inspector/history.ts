@@ -115,9 +115,9 @@ export class UpdateHistory implements HistoryView {
     this.#changed(entry, 'update')
   }
 
-  /** Attach a call to its update (see the module comment); undefined when it belongs to none. */
-  addCall(call: ApiCall): UpdateEntry | undefined {
-    const target = this.#target(call)
+  /** Attach a call to its update (see the module comment), or to `to`; undefined when it belongs to none. */
+  addCall(call: ApiCall, to?: UpdateEntry): UpdateEntry | undefined {
+    const target = to && this.#meta.has(to) ? to : this.#target(call)
     if (!target) return undefined
     if (target.calls.length < MAX_CALLS) target.calls.push(cleanCall(call, this.#secrets))
     else target.droppedCalls = (target.droppedCalls ?? 0) + 1
@@ -163,7 +163,7 @@ export class UpdateHistory implements HistoryView {
     if (!this.#log || this.#dirty.size === 0) return
     const entries = [...this.#dirty].sort((a, b) => a.seq - b.seq)
     this.#dirty.clear()
-    this.#log.append(entries)
+    this.#log.append(entries, () => this.#entries)
   }
 
   /** Flush and stop writing; listeners are dropped. */

@@ -27,11 +27,14 @@ export function sourceSuffix(source: EntrySource | undefined, replayOf?: number)
   return ''
 }
 
-/** `10:42:01 ← #731000112 message chat 1111 "/start" (long polling)`: an update the bot took with getUpdates. */
-export function pollingUpdateText(entry: Pick<UpdateEntry, 'time' | 'updateId' | 'type' | 'chatId' | 'preview' | 'source' | 'replayOf'>): string {
+/**
+ * `10:42:01 ← #731000112 message chat 1111 "/start" (long polling)`: an update the bot took with
+ * getUpdates (one put there by bot trigger / bot replay gets its own mark from the session instead).
+ */
+export function pollingUpdateText(entry: Pick<UpdateEntry, 'time' | 'updateId' | 'type' | 'chatId' | 'preview' | 'source'>): string {
   const chat = entry.chatId !== undefined ? ` chat ${entry.chatId}` : ''
   const preview = entry.preview !== undefined ? ` ${JSON.stringify(entry.preview)}` : ''
-  return `${entry.time.slice(11, 19)} ← #${entry.updateId} ${entry.type}${chat}${preview}${sourceSuffix(entry.source, entry.replayOf)}`
+  return `${entry.time.slice(11, 19)} ← #${entry.updateId} ${entry.type}${chat}${preview}${entry.source === 'polling' ? sourceSuffix('polling') : ''}`
 }
 
 export function inspectorText(url: string): string {

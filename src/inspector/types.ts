@@ -24,6 +24,8 @@ export interface ApiCall {
   userId?: number
   /** A known failure explained in one line (e.g. for "can't parse entities"). */
   explanation?: string
+  /** Sent as the bot's answer to the webhook request (Telegram runs it but reports no result: `ok` only says it was handed over). */
+  webhookReply?: boolean
 }
 
 export type EntrySource = 'webhook' | 'polling' | 'trigger' | 'replay'

@@ -7,6 +7,7 @@ import {loadDotenv, sourceOf, type ValueSource} from './config.js'
 import {redactSecrets, tokensInArgv} from './secrets.js'
 import {FixableError, UsageError} from './errors.js'
 import {explainApiError} from './explain.js'
+import {errorLine} from './output.js'
 import {isPromptCancel} from './prompt.js'
 import {proxyProblem} from './proxy.js'
 
@@ -140,7 +141,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
           // exiting anyway
         }
         try {
-          process.stderr.write(`\n${this.jsonEnabled() ? '' : '✗ '}Interrupted.\n`)
+          process.stderr.write(`\n${this.jsonEnabled() ? 'Interrupted.' : errorLine('Interrupted.', process.stderr)}\n`)
         } catch {
           // a closed stderr must not keep us from exiting
         }
@@ -227,7 +228,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     if (this.jsonEnabled?.()) {
       this.logJson({ok: false, error: {code, message, ...(fix ? {fix} : {})}})
     } else {
-      this.logToStderr(`✗ ${message}`)
+      this.logToStderr(errorLine(message, process.stderr))
       if (fix) this.logToStderr(`  ${fix}`)
       if (process.env.BOT_DEBUG && err.stack) this.logToStderr(this.redact(err.stack))
     }

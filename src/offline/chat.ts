@@ -8,7 +8,9 @@
  * - A TTY: a `you › ` prompt; bot replies print as they come, above the prompt.
  *
  * Chat commands (a line that starts with one of them): `:press N` or `:press LABEL` presses a button of
- * the last keyboard the bot sent (`:p` for short), `:help`, `:quit` (`:q`). Everything else is sent as text.
+ * the last keyboard the bot sent (`:p` for short), `:help`, `:quit` (`:q`). Any other `:word` is an error
+ * line (nothing is sent); a line that starts with `::` is sent with one colon less. Everything else is
+ * sent as text.
  *
  * It never prints by itself: lines go to the injected `output` stream (if any) and every step is also an event.
  */
@@ -54,6 +56,8 @@ export type ChatEvent =
   | {type: 'bot'; rendered: RenderedCall; lines: string[]; method: string; chatId?: number | string}
   | {type: 'no-reply'; text: string; waitedMs: number}
   | {type: 'note'; text: string}
+  /** A line the chat could not take (an unknown `:command`): nothing was sent. */
+  | {type: 'error'; text: string}
   | {type: 'end'; reason: 'input-ended' | 'quit' | 'closed'}
 
 export interface ChatOptions extends ChatUser {
@@ -76,6 +80,8 @@ export interface ChatOptions extends ChatUser {
   startupTimeoutMs?: number
   /** After the bot handled a line, how long without a new reply counts as "the replies are in" (default 150 ms). */
   settleMs?: number
+  /** Interactive: a first note saying who you are and how to chat (default true). */
+  intro?: boolean
   /** Every step of the chat, for logs or --json. */
   onEvent?: (event: ChatEvent) => void
   /** Ctrl-C at the interactive prompt (readline takes it from the terminal). Default: raise SIGINT on this process. */
@@ -91,6 +97,8 @@ export interface ChatSummary {
   unanswered: number
   /** Lines the bot handled without sending anything back (no message, no notification). */
   silent: number
+  /** Unknown `:commands` typed (each an error line; nothing sent). */
+  unknown: number
   reason: 'input-ended' | 'quit' | 'closed'
 }
 
@@ -109,7 +117,15 @@ export const CHAT_HELP = [
   '                          of the last keyboard the bot sent (:p for short)',
   ':help                     this help',
   ':quit                     end the chat (Ctrl-D too)',
+  '::text                    send ":text" (a message that starts with a colon)',
 ]
+
+const COMMANDS = ['press', 'p', 'help', 'h', 'quit', 'q', 'exit']
+
+/** The error line for `:name` that is not a chat command. */
+export function unknownCommandText(name: string): string {
+  return `✗ Unknown command :${name}. Commands: :press N | :press LABEL, :help, :quit. To send a message that starts with ":", begin it with "::".`
+}
 
 const DEFAULT_USER_ID = 1111
 
@@ -135,7 +151,7 @@ export function startChat(options: ChatOptions): Chat {
   let firstSent = false
   let lastActivity = Date.now()
   let lastKeyboard: LastKeyboard | undefined
-  const summary: Omit<ChatSummary, 'reason'> = {sent: 0, replies: 0, unanswered: 0, silent: 0}
+  const summary: Omit<ChatSummary, 'reason'> = {sent: 0, replies: 0, unanswered: 0, silent: 0, unknown: 0}
   /** Wakes whoever waits for the bot (a call, a delivery). */
   const wakers = new Set<() => void>()
   const wake = () => {
@@ -158,6 +174,10 @@ export function startChat(options: ChatOptions): Chat {
   const note = (text: string) => {
     emit({type: 'note', text})
     write(text.split('\n').map((l) => (options.color ? `\u001B[2m${l}\u001B[22m` : l)))
+  }
+  const error = (text: string) => {
+    emit({type: 'error', text})
+    write([options.color ? `\u001B[31m${text}\u001B[39m` : text])
   }
 
   const onCall = (call: CallLike, callToken: string) => {
@@ -278,11 +298,16 @@ export function startChat(options: ChatOptions): Chat {
 
   /** Handle one input line; returns false when the chat should end. */
   const handleLine = async (raw: string): Promise<boolean> => {
-    const line = raw.replace(/\r$/, '')
+    let line = raw.replace(/\r$/, '')
     if (line.trim() === '') return true
     const command = /^:(\w+)\s*(.*)$/.exec(line.trim())
-    if (command && ['press', 'p', 'help', 'h', 'quit', 'q', 'exit'].includes(command[1].toLowerCase())) {
+    if (command) {
       const [, name, arg] = command
+      if (!COMMANDS.includes(name.toLowerCase())) {
+        summary.unknown++
+        error(unknownCommandText(name))
+        return true
+      }
       switch (name.toLowerCase()) {
         case 'press':
         case 'p':
@@ -297,6 +322,7 @@ export function startChat(options: ChatOptions): Chat {
           return false
       }
     }
+    if (line.startsWith('::')) line = line.slice(1)
     if (!interactive) write([`you › ${line}`])
     const before = summary.replies
     const id = await sendText(line)
@@ -337,7 +363,7 @@ export function startChat(options: ChatOptions): Chat {
     let reason: ChatSummary['reason'] = 'input-ended'
     try {
       if (interactive) {
-        note(`Chatting with the bot as ${firstName} (chat ${chatId}). :help for commands, Ctrl-D to end.`)
+        if (options.intro !== false) note(`Chatting with the bot as ${firstName} (chat ${chatId}). :help for commands, Ctrl-D to end.`)
         rl.prompt()
       }
       for await (const line of rl) {

@@ -16,13 +16,14 @@ import {BotApi} from '../telegram/index.js'
 import {loopbackProvider} from '../tunnel/index.js'
 import {startOfflineChat, type Chat, type ChatEvent, type ChatSummary} from './chat.js'
 import {startOfflineBackend, type OfflineBackend} from './offline-env.js'
+import {OFFLINE_WEBHOOK_DELETED, offlineReadyText, offlineSummaryText, type OfflineInfo} from './session-text.js'
 
 export type OfflineDevEvent =
   | DevEvent
   | {type: 'offline'; apiRoot: string; botUsername: string; botId: number; userId: number; chatId: number; mode: 'webhook' | 'polling'; text: string}
   | {type: 'chat'; event: ChatEvent; text: string}
   /** Piped input only, after the summary, when a line got no answer or an update failed (the exit code is then 1). */
-  | {type: 'offline-result'; ok: boolean; lines: number; unanswered: number; silent: number; failures: number; text: string}
+  | {type: 'offline-result'; ok: boolean; lines: number; unanswered: number; silent: number; unknown: number; failures: number; text: string}
 
 /** Prints a line without breaking the chat prompt (through the chat once it runs, else to logOutput). */
 export type OfflinePrint = (line: string) => void
@@ -95,6 +96,15 @@ export async function runOfflineDev(options: OfflineDevOptions): Promise<Offline
     else fallbackOut?.write(line + '\n')
   }
   const emit = (event: OfflineDevEvent) => onEvent(event, print)
+  let sent = 0
+  const info: OfflineInfo = {apiRoot: backend.apiRoot, botUsername: backend.bot.username, mode: session.mode, firstName: backend.user.firstName, chatId: backend.user.chatId, interactive}
+  /** The session's events in offline words (session-text.ts); every other field as it was. */
+  const offlineEvent = (event: DevEvent): DevEvent => {
+    if (event.type === 'ready') return {...event, text: offlineReadyText(info, {command: event.command, port: event.port, watching: Boolean(session.watch), inspectorUrl: event.inspectorUrl})}
+    if (event.type === 'teardown' && event.step === 'webhook' && event.ok) return {...event, text: OFFLINE_WEBHOOK_DELETED}
+    if (event.type === 'summary') return {...event, text: offlineSummaryText({...event, mode: session.mode}, sent)}
+    return event
+  }
 
   const startTheChat = () => {
     if (chat || controller.signal.aborted) return
@@ -106,7 +116,12 @@ export async function runOfflineDev(options: OfflineDevOptions): Promise<Offline
       showChatActions,
       replyTimeoutMs,
       startupTimeoutMs,
-      onEvent: (event) => emit({type: 'chat', event, text: chatEventText(event)}),
+      // The start-up line already says who you are and how to chat.
+      intro: false,
+      onEvent: (event) => {
+        if (event.type === 'user' || event.type === 'press') sent++
+        emit({type: 'chat', event, text: chatEventText(event)})
+      },
       // Ctrl-C at the prompt: the same as a SIGINT from outside when the session handles signals.
       onInterrupt: () => (session.handleSignals ? process.kill(process.pid, 'SIGINT') : controller.abort(new Error('interrupted'))),
     })
@@ -144,7 +159,7 @@ export async function runOfflineDev(options: OfflineDevOptions): Promise<Offline
     offline: {emulator: backend.emulator, token: backend.token, user: backend.user},
     signal: controller.signal,
     onEvent: (event) => {
-      emit(event)
+      emit(offlineEvent(event))
       if (event.type === 'ready') startTheChat()
     },
   })
@@ -183,17 +198,19 @@ export async function runOfflineDev(options: OfflineDevOptions): Promise<Offline
 /** The verdict on a piped chat: every line answered, no update failed. */
 export function offlineResult(chat: ChatSummary, failures: number): Extract<OfflineDevEvent, {type: 'offline-result'}> {
   const {sent: lines, unanswered, silent} = chat
+  const unknown = chat.unknown ?? 0
   const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
   const problems = [
     ...(unanswered > 0 ? [`${plural(unanswered, 'line')} not handled in time`] : []),
     ...(silent > 0 ? [`${plural(silent, 'line')} handled without a reply`] : []),
     ...(failures > 0 ? [`${plural(failures, 'update')} failed`] : []),
+    ...(unknown > 0 ? [`${plural(unknown, 'unknown :command', 'unknown :commands')}`] : []),
   ]
   const ok = problems.length === 0
   const text = ok
     ? `✓ The bot answered all ${plural(lines, 'line')}.`
-    : `✗ ${problems.join(', ')} (of ${plural(lines, 'line')} piped in): exiting with code 1.`
-  return {type: 'offline-result', ok, lines, unanswered, silent, failures, text}
+    : `✗ ${problems.join(', ')} (of ${plural(lines + unknown, 'line')} piped in): exiting with code 1.`
+  return {type: 'offline-result', ok, lines, unanswered, silent, unknown, failures, text}
 }
 
 function chatEventText(event: ChatEvent): string {
@@ -206,6 +223,7 @@ function chatEventText(event: ChatEvent): string {
       return event.lines.join('\n')
     case 'no-reply':
     case 'note':
+    case 'error':
       return event.text
     case 'end':
       return `chat ended (${event.reason})`

@@ -12,15 +12,22 @@ import {describe, expect, it} from 'vitest'
 
 import {hasScript, runCli, runCliOnTerminal} from '../support/cli.js'
 
-const COMMANDS = ['dev', 'doctor', 'emulator', 'init', 'webhook set', 'webhook info', 'webhook delete']
+const COMMANDS = ['dev', 'doctor', 'emulator', 'init', 'webhook set', 'webhook info', 'webhook delete', 'trigger message', 'trigger callback', 'trigger update', 'replay']
 
 describe('help', () => {
   it('bot help lists every command, help and autocomplete included', async () => {
     const r = await runCli(['help'])
     expect(r.code).toBe(0)
-    for (const c of ['dev', 'doctor', 'emulator', 'init', 'help', 'autocomplete']) expect(r.stdout).toMatch(new RegExp(`^  ${c} `, 'm'))
-    expect(r.stdout).toMatch(/TOPICS\n {2}webhook/)
+    for (const c of ['dev', 'doctor', 'emulator', 'init', 'replay', 'help', 'autocomplete']) expect(r.stdout).toMatch(new RegExp(`^  ${c} `, 'm'))
+    expect(r.stdout).toMatch(/TOPICS\n {2}trigger .*\n(.*\n)? {2}webhook/)
     expect(r.stdout).not.toContain('webhook:')
+  })
+
+  it('bot help trigger lists its three commands, space form', async () => {
+    const r = await runCli(['help', 'trigger'])
+    expect(r.code).toBe(0)
+    for (const c of ['callback', 'message', 'update']) expect(r.stdout).toMatch(new RegExp(`^  trigger ${c} `, 'm'))
+    expect(r.stdout).not.toContain('trigger:')
   })
 
   it('bot help dev is bot dev --help is bot dev -h', async () => {
@@ -126,6 +133,8 @@ describe('bot autocomplete', () => {
     }
     expect(complete(['bot', 'd'])).toEqual(['dev', 'doctor'])
     expect(complete(['bot', 'webhook', ''])).toEqual(['delete', 'info', 'set'])
+    expect(complete(['bot', 'trigger', ''])).toEqual(['callback', 'message', 'update'])
+    expect(complete(['bot', 'r'])).toEqual(['replay'])
     expect(complete(['bot', 'dev', '--of'])).toEqual(['--offline'])
   })
 })

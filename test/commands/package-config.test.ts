@@ -46,7 +46,7 @@ describe('bot dev reads its defaults from package.json', () => {
     const r = await runCli(['dev', '--offline'], {cwd, input: 'hello\n', timeoutMs: 60_000})
     expect(r.stdout).toContain('bot › ok: hello')
     expect(r.stderr).toMatch(/Offline: .*long polling/)
-    expect(r.stderr).toContain(`▶ node ${PICKY}`)
+    expect(r.stderr).toContain(`\`node ${PICKY}\` runs as @offline_dev_bot`)
     expect(r.code, r.stderr).toBe(0)
   }, 65_000)
 
@@ -106,7 +106,7 @@ describe('bot dev reads its defaults from package.json', () => {
     if (template !== 'grammy') return
     symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir')
     const r = await runCli(['dev', '--offline', '--no-watch'], {cwd: dir, input: 'hello\n', timeoutMs: 60_000, env: {BOT_STATE_DIR: join(dir, '.state')}})
-    expect(r.stderr).toContain('▶ node --import tsx src/main.ts')
+    expect(r.stderr).toContain('`node --import tsx src/main.ts` runs as @offline_dev_bot')
     expect(r.stdout).toContain('bot › hello')
     expect(r.code, r.stderr).toBe(0)
   }, 65_000)

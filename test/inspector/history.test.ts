@@ -5,7 +5,8 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {ATTACH_WINDOW_MS, UpdateHistory} from '../../src/inspector/history.js'
-import {MAX_CALLS, MAX_UPDATE_BYTES} from '../../src/inspector/history-shape.js'
+import {clean, MAX_CALLS, MAX_UPDATE_BYTES} from '../../src/inspector/history-shape.js'
+import {redactSecrets} from '../../src/lib/secrets.js'
 import type {ApiCall} from '../../src/inspector/types.js'
 
 const TOKEN = '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw'
@@ -80,6 +81,22 @@ describe('UpdateHistory: entries', () => {
     expect(all).toContain('<token>')
   })
 
+  it('redacts in one pass exactly what redactSecrets redacts (whole, secret part, URL-encoded, token-shaped)', () => {
+    const samples = [
+      `a ${TOKEN} b`,
+      `part ${TOKEN.split(':')[1]} only`,
+      `encoded ${encodeURIComponent(TOKEN)} and ${SECRET}x${SECRET}`,
+      'other 987654321:ZZHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw token',
+      'a regex-looking secret: a.b*c(d)',
+      'nothing here',
+    ]
+    const secrets = [TOKEN, SECRET, 'a.b*c(d)+[e]', undefined]
+    for (const text of samples) expect(clean(text, secrets)).toBe(redactSecrets(text, secrets))
+    expect(clean('x a.b*c(d)+[e] y', secrets)).toBe('x <token> y')
+    // A changed list of secrets is used at once.
+    expect(clean(`s ${SECRET}`, [TOKEN])).toBe(`s ${SECRET}`)
+  })
+
   it('keeps a huge update as its start only (marked truncated), and at most MAX_CALLS calls per update', () => {
     const {history, clock} = clocked()
     const e = history.begin(message(1, 5, 'x'.repeat(MAX_UPDATE_BYTES + 10)), 'webhook')
@@ -140,6 +157,14 @@ describe('UpdateHistory: attaching calls', () => {
     history.begin(message(3, 500), 'webhook')
     expect(history.addCall(call({at: clock.now, method: 'getMe'}))).toBeUndefined()
     expect(history.addCall(call({at: clock.now, chatId: 999_999_999}))).toBeUndefined()
+  })
+
+  it('attaches a call to the update it is given (a call in the webhook answer)', () => {
+    const {history, clock} = clocked()
+    const a = history.begin(message(1, 100), 'webhook')
+    history.begin(message(2, 100), 'webhook')
+    expect(history.addCall(call({at: clock.now, chatId: 100, webhookReply: true}), a)).toBe(a)
+    expect(a.calls).toEqual([expect.objectContaining({webhookReply: true})])
   })
 
   it('does not attach a call made before the update arrived', () => {

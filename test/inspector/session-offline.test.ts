@@ -4,7 +4,7 @@
  * through the control record in the default state folder, although the session's state is temporary).
  */
 import {spawn, type ChildProcess} from 'node:child_process'
-import {existsSync, mkdtempSync, readdirSync, readFileSync, statSync} from 'node:fs'
+import {existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -85,7 +85,8 @@ describe('bot dev --offline with the inspector', () => {
       timeoutMs: 45_000,
     })
     expect(result.code, result.stderr).toBe(0)
-    expect(result.stderr).toMatch(/✓ Inspector: http:\/\/127\.0\.0\.1:\d+\/\?key=[0-9a-f]{32}\n/)
+    // Offline the inspector's address ends the one start-up line.
+    expect(result.stderr).toMatch(/^Offline: .* Inspector: http:\/\/127\.0\.0\.1:\d+\/\?key=[0-9a-f]{32}\n/m)
     const log = result.stderr.split('\n')
     const at = log.findIndex((l) => /← #\d+ message chat 1111 "\/missing" → 200/.test(l))
     expect(at, result.stderr).toBeGreaterThanOrEqual(0)
@@ -93,6 +94,16 @@ describe('bot dev --offline with the inspector', () => {
     expect(result.stderr.match(/↳/g)).toHaveLength(1) // the successful call to "hello" shows no line
     // The control record went into BOT_STATE_DIR and is gone at the end.
     expect(readdirSync(join(dir, 'state')).filter((f) => f.startsWith('control-'))).toEqual([])
+  }, 60_000)
+
+  it('a state folder that cannot be written costs trigger and replay only, with a warning; the session runs', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bot-inspector-offline-'))
+    const notAFolder = join(dir, 'file')
+    writeFileSync(notAFolder, '')
+    const result = await runCli(['dev', '--offline', '--no-watch', '--', 'node', fixture('inspector-bot.mjs')], {cwd: dir, input: 'hello\n', env: {BOT_STATE_DIR: notAFolder}, timeoutMs: 45_000})
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stderr).toMatch(/! `bot trigger` and `bot replay` cannot find this session: its record could not be written to /)
+    expect(result.stdout).toContain('bot › echo: hello')
   }, 60_000)
 
   it('webhook mode: trigger and replay reach the bot as the emulator user; the entries show the calls', async () => {
@@ -133,6 +144,8 @@ describe('bot dev --offline with the inspector', () => {
     expect(trigger.code, trigger.stderr).toBe(0)
     const triggered = JSON.parse(trigger.stdout) as Event
     expect(triggered).toMatchObject({source: 'trigger', preview: 'polled trigger', answer: null})
+    const line = await waitEvent(o, 'the trigger line', (e) => e.type === 'update' && e.updateId === triggered.updateId)
+    expect(line.text).toMatch(new RegExp(`← #${triggered.updateId} message chat 1111 "polled trigger" \\(bot trigger\\)$`))
 
     const replay = await control(o, ['replay', String(typed.updateId), '--json'])
     expect(replay.code, replay.stderr).toBe(0)
@@ -140,11 +153,25 @@ describe('bot dev --offline with the inspector', () => {
     // In the emulator's queue a replay is a new update (a new update_id) carrying the same message.
     expect(replayed).toMatchObject({source: 'replay', replayOf: typed.updateId, preview: 'typed'})
     expect(replayed.updateId).toBeGreaterThan(triggered.updateId)
+    const replayLine = await waitEvent(o, 'the replay line', (e) => e.type === 'update' && e.updateId === replayed.updateId)
+    expect(replayLine.text).toMatch(new RegExp(`"typed" \\(replay of #${typed.updateId}\\)$`))
     await until(() => lines(o.record).length === 3, 'three updates at the bot')
     expect(lines(o.record)).toEqual([`${typed.updateId} message typed`, `${triggered.updateId} message polled trigger`, `${replayed.updateId} message typed`])
     const listed = await entries(ready.inspectorUrl)
     expect(listed.map((e) => e.source)).toEqual(['replay', 'trigger', 'polling'])
 
+    o.child.stdin!.end()
+    expect(await o.exited).toBe(0)
+  }, 60_000)
+
+  it('polling mode without the api proxy: a trigger still reaches the bot and is recorded', async () => {
+    const o = startOffline(['--json', '--mode', 'polling', '--no-api-proxy'])
+    await waitEvent(o, 'ready', (e) => e.type === 'ready')
+    const trigger = await control(o, ['trigger', 'message', 'unproxied', '--json'])
+    expect(trigger.code, trigger.stderr).toBe(0)
+    const triggered = JSON.parse(trigger.stdout) as Event
+    expect(triggered).toMatchObject({source: 'trigger', preview: 'unproxied', calls: []})
+    await until(() => lines(o.record).includes(`${triggered.updateId} message unproxied`), 'the bot got it')
     o.child.stdin!.end()
     expect(await o.exited).toBe(0)
   }, 60_000)

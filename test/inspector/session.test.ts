@@ -145,6 +145,19 @@ describe('bot dev with the inspector (webhook mode)', () => {
     expect((await dev.exited).code).toBe(0)
   }, 60_000)
 
+  it('records a call the bot makes in its webhook answer (the api proxy never sees it)', async () => {
+    const {emu, token} = world
+    const dev = startDev(world, {args: ['--no-watch', '--json'], timeoutMs: 60_000}) // echo-bot: replies to /start in the webhook answer
+    const ready = await waitEvent(dev, 'ready', (e) => e.type === 'ready')
+    const start = emu.sendUserMessage(token, {text: '/start', chatId: 808})
+    await emu.waitForBotMessage(token, {chatId: 808, timeoutMs: 10_000})
+    await until(async () => (await apiUpdates(ready.inspectorUrl)).some((e) => e.updateId === start.update_id && e.answer), 'the answered entry')
+    const entry = (await apiUpdates(ready.inspectorUrl)).find((e) => e.updateId === start.update_id)!
+    expect(entry.calls).toEqual([expect.objectContaining({method: 'sendMessage', ok: true, webhookReply: true, chatId: 808, params: {chat_id: 808, text: 'Hello from the fixture bot'}})])
+    dev.kill('SIGINT')
+    expect((await dev.exited).code).toBe(0)
+  }, 60_000)
+
   it('--no-api-proxy gives the bot the real api root; --no-inspect serves no page but trigger still works', async () => {
     const {emu, token} = world
     const dev = startInspected(['--json', '--no-api-proxy', '--no-inspect'])
@@ -220,6 +233,12 @@ describe('bot dev with the inspector (long polling)', () => {
     await until(async () => (await apiUpdates(ready.inspectorUrl)).some((e) => e.updateId === update.update_id && e.calls.some((c: Event) => c.method === 'sendMessage' && c.ok)), 'the entry with its call')
     const entry = (await apiUpdates(ready.inspectorUrl)).find((e) => e.updateId === update.update_id)!
     expect(entry).toMatchObject({source: 'polling', answer: null})
+    // A failing call in polling mode: attached to its update (the newest of that chat), after its line.
+    const bad = emu.sendUserMessage(token, {text: '/missing', chatId: 55})
+    const failed = await waitEvent(dev, 'the failing call', (e) => e.type === 'api-call')
+    expect(failed).toMatchObject({method: 'sendMessage', errorCode: 400, updateId: bad.update_id})
+    const all = events(dev)
+    expect(all.findIndex((e) => e.type === 'update' && e.updateId === bad.update_id)).toBeLessThan(all.findIndex((e) => e.type === 'api-call'))
 
     const trigger = await control(['trigger', 'message', 'nope'])
     expect(trigger.code).toBe(1)

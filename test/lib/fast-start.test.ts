@@ -34,11 +34,11 @@ describe('bin/run.js fast path', () => {
       expect(fast.code).toBe(0)
       expect(fast.stdout).toBe(oclif.stdout)
       expect(fast.stdout).toContain('USAGE\n  $ bot [COMMAND]')
-      expect(fast.stdout).toMatch(/TOPICS\n {2}webhook/)
+      expect(fast.stdout).toMatch(/TOPICS\n {2}trigger [\s\S]*\n {2}webhook /)
     }
   })
 
-  const COMMANDS = ['dev', 'doctor', 'emulator', 'init', 'webhook set', 'webhook info', 'webhook delete']
+  const COMMANDS = ['dev', 'doctor', 'emulator', 'init', 'webhook set', 'webhook info', 'webhook delete', 'trigger message', 'trigger callback', 'trigger update', 'replay']
 
   it.each(COMMANDS)('prints the same help for %s as oclif (--help and -h, several widths)', async (command) => {
     for (const columns of ['40', '63', '80', '120']) {

@@ -88,7 +88,7 @@ describe.each(['polling', 'webhook'] as const)('terminal chat, bot in %s mode', 
       'bot › echo: last one',
       '',
     ])
-    expect(summary).toEqual({sent: 4, replies: 5, unanswered: 0, silent: 0, reason: 'input-ended'})
+    expect(summary).toEqual({sent: 4, replies: 5, unanswered: 0, silent: 0, unknown: 0, reason: 'input-ended'})
     // The emulator saw a bot_command entity on the command lines and none on plain text.
     const userMessages = events.filter((e) => e.type === 'user')
     expect(userMessages.map((e) => e.text)).toEqual(['/start', 'hello', '/two', 'last one'])
