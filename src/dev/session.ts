@@ -21,6 +21,7 @@ import type {Relay} from './relay.js'
 import {freePort, startRelay} from './relay-start.js'
 import {cleanedText, errorMessage, readyText, repairFix, summaryText, type DevSummary} from './render.js'
 import {checkWebhook, claimSession} from './repair.js'
+import {withTunnelRecord} from './orphan.js'
 import {findRunningPoller, type PollerFound} from './poller-check.js'
 import {SessionInspector} from './session-inspector.js'
 import {SessionWebhook} from './session-webhook.js'
@@ -197,7 +198,7 @@ export class DevSession {
       this.#pollers = findRunningPoller(o.api, o.token, {signal, seconds: 0.5, excludeMarker: this.#marker}).catch(() => undefined)
     if (o.mode === 'webhook') await this.#startRelay()
     this.#runner = this.#newRunner()
-    const delivery = createDelivery(o, this.#deliveryContext())
+    const delivery = createDelivery(withTunnelRecord(o, (p) => this.#saveState(p)), this.#deliveryContext())
     this.#use(delivery)
     // Teardown order (reverse of registration): watch, delivery stop, webhook (tunnel/bridge), tunnel close, bot, webhook (polling: after the poller stopped), relay, state.
     const cleanWebhook = () => this.#cleanWebhook()
