@@ -4,7 +4,8 @@
 #   dev-offline.txt / .cast   `bot dev --offline` in examples/echo-bot: a few messages typed in the chat
 #   dev.txt / .cast           `bot dev` online, with the Bot API emulator (`bot emulator --talk`) as the
 #                             api root and `--public-url` on loopback: setWebhook, updates, a restart on
-#                             an edit of src/bot.ts, Ctrl-C teardown
+#                             an edit of src/bot.ts, `bot trigger` and `bot replay` from a third pane,
+#                             Ctrl-C teardown
 #
 # Both run in a copy of examples/echo-bot (its node_modules: this clone's), so the edit stays there.
 #
@@ -19,7 +20,9 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$ROOT/docs/recordings
 W=100
 H=30
-FAKE_TOKEN=1234567890:OFFLINE-DEV-TOKEN-NOT-A-REAL-SECRET # the emulator's built-in one: not a secret
+# The online run's token: made up for this run, given to `bot emulator --token` and `bot dev` through the
+# environment (never typed), and looked for in the recordings at the end: none may show it.
+TOKEN="$((RANDOM % 9000 + 1000))$((RANDOM % 90000 + 10000)):$(node -e 'process.stdout.write(require("crypto").randomBytes(27).toString("base64url"))')"
 
 for tool in tmux script node; do command -v "$tool" >/dev/null || { echo "record-dev.sh: $tool is not installed" >&2; exit 2; }; done
 [ -f "$ROOT/dist/commands/dev.js" ] || { echo "record-dev.sh: run npm run build first" >&2; exit 2; }
@@ -81,9 +84,11 @@ type_line() {
 }
 
 # A pane running bash under `script`, which records every byte written to it and when.
-# shell_pane NAME: the command for tmux.
+# shell_pane NAME [VAR=VALUE…]: the command for tmux (the extra variables in the shell's environment, not typed).
 shell_pane() {
-  printf '%q ' "${ENV[@]}" script -q -m classic -T "$work/$1.tim" -O "$work/$1.log" -c 'bash --norc --noprofile'
+  local name=$1
+  shift
+  printf '%q ' "${ENV[@]}" "$@" script -q -m classic -T "$work/$name.tim" -O "$work/$name.log" -c 'bash --norc --noprofile'
 }
 
 # save NAME PANE ROWS TITLE: the pane as plain text, and the recording as asciicast v2.
@@ -98,7 +103,7 @@ mkdir -p "$OUT"
 P=$(t new-session -d -P -F '#{pane_id}' -x "$W" -y "$H" -c "$BOT_DIR" -s offline "$(shell_pane dev-offline)")
 wait_for $P '^\$ ?$'
 type_line $P 'bot dev --offline'
-wait_for $P 'Ctrl-D to end'
+wait_for $P 'Ctrl-D ends'
 wait_for $P 'you › $'
 type_line $P '/start'
 wait_for $P 'bot › Hi You!'
@@ -110,7 +115,7 @@ type_line $P ':press Yes'
 wait_for $P 'You like it'
 sleep 1
 t send-keys -t $P C-d
-wait_for $P 'bot dev ended'
+wait_for $P 'bot dev --offline ended'
 wait_for $P '^\$ ?$' 30
 sleep 0.5
 {
@@ -125,13 +130,14 @@ save_cast dev-offline $P "$H" 'bot dev --offline (examples/echo-bot)'
 # ── 2. bot dev online: the emulator as the api root, a webhook on loopback ────────────────────
 API_PORT=$(free_port)
 RELAY_PORT=$(free_port)
-U=$(t new-session -d -P -F '#{pane_id}' -x "$W" -y 40 -c "$BOT_DIR" -s online "$(shell_pane emulator)") # the user: bot emulator --talk
-D=$(t split-window -v -P -F '#{pane_id}' -l 26 -t "$U" -c "$BOT_DIR" "$(shell_pane dev)")                # bot dev
+ONLINE_ENV=("BOT_TOKEN=$TOKEN" "BOT_API_ROOT=http://127.0.0.1:$API_PORT")
+U=$(t new-session -d -P -F '#{pane_id}' -x "$W" -y 48 -c "$BOT_DIR" -s online "$(shell_pane emulator "${ONLINE_ENV[@]}")") # the user: bot emulator --talk
+D=$(t split-window -v -P -F '#{pane_id}' -l 34 -t "$U" -c "$BOT_DIR" "$(shell_pane dev "${ONLINE_ENV[@]}")")          # bot dev
+T=$(t split-window -v -P -F '#{pane_id}' -l 8 -t "$D" -c "$BOT_DIR" "$(shell_pane trigger "${ONLINE_ENV[@]}")")       # bot trigger / bot replay
 wait_for $U '^\$ ?$'
-type_line $U "bot emulator --port $API_PORT --talk"
+type_line $U "bot emulator --port $API_PORT --token \"\$BOT_TOKEN\" --talk"
 wait_for $U 'Chatting with the bot'
 wait_for $D '^\$ ?$'
-type_line $D "export BOT_API_ROOT=http://127.0.0.1:$API_PORT BOT_TOKEN=$FAKE_TOKEN"
 type_line $D "bot dev --public-url http://127.0.0.1:$RELAY_PORT --relay-port $RELAY_PORT"
 wait_for $D 'Ready' 90
 type_line $U '/start'
@@ -149,6 +155,16 @@ type_line $U '/start'
 wait_for $U 'bot › Hello You!'
 wait_count $D '"/start"' 2
 sleep 1
+# From a third terminal: a synthetic message, then the same update again.
+wait_for $T '^\$ ?$'
+type_line $T 'bot trigger message /help'
+wait_for $T 'delivered'
+wait_for $D '"/help" .*\(bot trigger\)'
+sleep 1
+type_line $T 'bot replay --last'
+wait_for $T 'replay of'
+wait_for $D '\(replay of #'
+sleep 1
 t send-keys -t $D C-c
 wait_for $D 'bot dev ended' 30
 wait_for $D '^\$ ?$' 30
@@ -160,13 +176,29 @@ sleep 0.5
   echo
   save_text emulator $U
   echo
-  echo "── bottom pane: \`bot dev\` in a copy of examples/echo-bot, the emulator as the api root; src/bot.ts edited midway ──"
+  echo "── middle pane: \`bot dev\` in a copy of examples/echo-bot, the emulator as the api root; src/bot.ts edited midway ──"
   echo
   save_text dev $D
+  echo
+  echo "── bottom pane: another terminal in the same folder ──"
+  echo
+  save_text trigger $T
 } >"$OUT/dev.txt"
 type_line $U 'exit'
 type_line $D 'exit'
+type_line $T 'exit'
 while t has-session -t online 2>/dev/null; do sleep 0.2; done
-save_cast dev $D 26 'bot dev against the emulator (bottom pane of dev.txt)'
+save_cast dev $D 25 'bot dev against the emulator (middle pane of dev.txt)'
+
+# ── 3. Nothing secret in what was written: no token, no whole webhook path, no webhook secret ──────
+secrets=("$TOKEN" OFFLINE-DEV-TOKEN)
+for f in "$work"/state/secret-*; do [ -f "$f" ] && secrets+=("$(cat "$f")"); done
+for f in "$OUT"/dev.txt "$OUT"/dev.cast "$OUT"/dev-offline.txt "$OUT"/dev-offline.cast; do
+  for secret in "${secrets[@]}"; do
+    if grep -qF -- "$secret" "$f"; then echo "record-dev.sh: $f shows a token or the webhook secret" >&2; exit 1; fi
+  done
+  if grep -qE '[0-9]{6,}:[A-Za-z0-9_-]{30,}' "$f"; then echo "record-dev.sh: $f shows something shaped like a token" >&2; exit 1; fi
+  if grep -qE '/webhook/[A-Za-z0-9_-]{5,}' "$f"; then echo "record-dev.sh: $f shows a whole webhook path" >&2; exit 1; fi
+done
 
 echo "Wrote $(cd "$ROOT" && ls docs/recordings/* | tr '\n' ' ')"

@@ -11,9 +11,11 @@ export default class Dev extends BaseCommand<typeof Dev> {
 
 --tunnel none needs no public URL: no webhook is set; bot dev takes the updates with getUpdates and posts each to your bot like Telegram would. A tunnel that cannot be opened or kept falls back to exactly that, without restarting the bot (unless --tunnel X --no-fallback).
 
-The bot command is what follows \`--\`; without one: package.json scripts["dev:bot"], else \`node --import tsx <main>\` (TypeScript) or \`node <main>\`, where main is package.json "main", else the first of src/main.ts, src/index.ts, index.js.
+The bot command is what follows \`--\`; without one: "command" in package.json's "bot": {"dev": …} section, else package.json scripts["dev:bot"], else \`node --import tsx <main>\` (TypeScript) or \`node <main>\`, where main is package.json "main", else the first of src/main.ts, src/index.ts, index.js.
 
-The bot gets BOT_TOKEN, BOT_API_ROOT (when not the default), BOT_MODE (webhook|polling) and, in webhook mode, PORT (listen there), WEBHOOK_PATH (serve POST there), WEBHOOK_SECRET (check X-Telegram-Bot-Api-Secret-Token) and WEBHOOK_URL.
+The bot gets BOT_TOKEN, BOT_API_ROOT (a local proxy that records its Bot API calls; with --no-api-proxy the api root, when not the default), BOT_MODE (webhook|polling) and, in webhook mode, PORT (listen there), WEBHOOK_PATH (serve POST there), WEBHOOK_SECRET (check X-Telegram-Bot-Api-Secret-Token) and WEBHOOK_URL.
+
+Every update, the bot's answer and its Bot API calls are listed in the inspector, a page on 127.0.0.1 whose URL (with its key) is printed at start-up; a failing call also gets a line under its update. \`bot trigger\` and \`bot replay\` send the running session an update.
 
 A webhook that \`bot dev\` did not set (production) is refused unless --force; with --force it is restored on exit. A session killed with SIGKILL is repaired by the next \`bot dev\`.`
 

@@ -1,19 +1,34 @@
 /**
  * Before `bot dev` takes the updates (setWebhook, or its own getUpdates), is another program
  * long-polling this bot? The doctor's 409 probe answers for anywhere; a /proc scan names a local
- * one. Taking over cuts such a poller off; the session says so plainly.
+ * one. Only a process connected to the Bot API is named as that poller (the doctor's
+ * classification, holder-kind.ts): a shell, an editor or `bot emulator` that merely holds
+ * BOT_TOKEN never is. Taking over cuts such a poller off; the session says so plainly.
  */
 import type {BotApi} from '../telegram/index.js'
 import {isSessionBot} from './orphan.js'
 
 export interface PollerFound {
-  /** Local processes holding the token (not our bot), e.g. "pid 42 (node bot.js)". */
+  /** Local processes connected to the Bot API with the token (not our bot), e.g. "pid 42 (node bot.js)". */
   local: string[]
+  /** Local processes holding the token of which it cannot be told whether they poll (their connections could not be read). */
+  unsure?: string[]
+}
+
+export interface PollerCheckOptions {
+  signal: AbortSignal
+  seconds?: number
+  /** The marker of our own bot (BOT_DEV_SESSION), left out. */
+  excludeMarker?: string
+  /** Where a proxy to the Bot API is named (default process.env). */
+  env?: NodeJS.ProcessEnv
 }
 
 /** A poller's description, or undefined when none was seen (or the check could not run in time). */
-export async function findRunningPoller(api: BotApi, token: string, options: {signal: AbortSignal; seconds?: number; excludeMarker?: string}): Promise<PollerFound | undefined> {
+export async function findRunningPoller(api: BotApi, token: string, options: PollerCheckOptions): Promise<PollerFound | undefined> {
   const [{probePollers}, {findTokenHolders}] = await Promise.all([import('../doctor/probe.js'), import('../doctor/processes.js')])
+  // Look at the local processes while the probe runs: a poller that stops on 409 closes its connection.
+  const scanning = findTokenHolders(token, {apiRoot: api.apiRoot, env: options.env ?? process.env}).catch(() => undefined)
   let outcome
   try {
     outcome = await probePollers(api, {seconds: options.seconds ?? 2, signal: options.signal})
@@ -22,21 +37,24 @@ export async function findRunningPoller(api: BotApi, token: string, options: {si
   }
   if (outcome.kind !== 'conflict') return undefined
   const local: string[] = []
-  try {
-    const scan = await findTokenHolders(token)
-    for (const holder of scan.holders) {
-      if (holder.pid === process.pid) continue
-      if (options.excludeMarker !== undefined && isSessionBot(holder.pid, options.excludeMarker)) continue // our own bot
-      local.push(`pid ${holder.pid} (${holder.command})`)
-    }
-  } catch {
-    // naming it is a bonus
+  const unsure: string[] = []
+  // Naming it is a bonus: a scan that fails names nobody.
+  for (const holder of (await scanning)?.holders ?? []) {
+    if (holder.pid === process.pid) continue
+    if (options.excludeMarker !== undefined && isSessionBot(holder.pid, options.excludeMarker)) continue // our own bot
+    const name = `pid ${holder.pid} (${holder.command})`
+    if (holder.kind === 'api-client') local.push(name)
+    else if (holder.kind === 'unknown' || holder.kind === 'dev-bot') unsure.push(name)
   }
-  return {local}
+  return {local, ...(unsure.length ? {unsure} : {})}
 }
 
 export function pollerCutOffText(found: PollerFound, how: 'webhook' | 'bridge'): {text: string; fix: string} {
-  const where = found.local.length ? `on this machine: ${found.local.join(', ')}` : 'not on this machine (a server somewhere else?)'
+  const where = found.local.length
+    ? `on this machine: ${found.local.join(', ')}`
+    : found.unsure?.length
+      ? `perhaps on this machine: ${found.unsure.join(', ')} ${found.unsure.length === 1 ? 'holds' : 'hold'} the token, but whether ${found.unsure.length === 1 ? 'it polls' : 'they poll'} cannot be told`
+      : 'not on this machine (a server somewhere else?)'
   const cut = how === 'webhook' ? 'the webhook set by `bot dev` has cut it off (its getUpdates now gets 409 Conflict)' : '`bot dev` polls instead of it now (the two fight with 409 Conflict until one stops)'
   return {
     text: `Another program was long-polling this bot, ${where}; ${cut}.`,

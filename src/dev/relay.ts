@@ -11,7 +11,8 @@
  *   slow headers and slow bodies time out. A held request (complete, waiting for the bot) is not
  *   affected by those timeouts: it waits up to holdTimeoutMs.
  * - While the bot is restarting or not yet listening, requests are held (up to holdTimeoutMs)
- *   and sent once it listens; after the deadline they get 503 so Telegram retries later.
+ *   and sent once it listens; after the deadline they get 503 so Telegram retries later
+ *   (relay-deliver.ts).
  * - A retry of an update the bot already answered gets that answer again (relay-answers.ts).
  * - GET <healthPath> answers `bot-dev <nonce>` for tunnel probes.
  * - One event per update after the answer is sent (the hot path only forwards bytes).
@@ -25,11 +26,11 @@ import http from 'node:http'
 import type {AddressInfo, Socket} from 'node:net'
 
 import {sanitizeForTerminal} from '../lib/terminal.js'
-import {AnswerCache} from './relay-answers.js'
+import {answerText, Deliverer, detachedLink, responseLink, type Delivered} from './relay-deliver.js'
 import {describeUpdate, peekUpdateId} from './relay-describe.js'
 import {BodyBudget, readBody, sameSecret, secretBytes} from './relay-intake.js'
 import {RefusalLog, type RefusalReason} from './relay-refusals.js'
-import {isRetryable, Upstream, type BotAnswer} from './relay-upstream.js'
+import type {BotAnswer} from './relay-upstream.js'
 
 import type {InjectResult, RelayOptions, RelayRecorder, RelayStats, RelayTarget, RelayUpdateEvent} from './relay-types.js'
 
@@ -48,7 +49,6 @@ const REFUSAL_BODY: Record<number, string> = {
   413: 'Payload Too Large\n',
   503: 'Busy: too many bytes in flight, retry later\n',
 }
-const GONE = 'Telegram closed the connection while the update was held; it will retry'
 
 export class Relay {
   readonly path: string
@@ -57,14 +57,10 @@ export class Relay {
   readonly nonce = randomBytes(8).toString('hex')
   readonly stats: RelayStats = {relayed: 0, failures: 0, rejected: 0, repeats: 0}
   #secret: Buffer
-  #holdTimeoutMs: number
   #budget: BodyBudget
   #server: http.Server
-  #upstream: Upstream
-  #answers = new AnswerCache()
+  #deliverer: Deliverer
   #refusals: RefusalLog
-  #target: RelayTarget | undefined
-  #waiters = new Set<(target: RelayTarget | undefined) => void>()
   #closed = false
   #options: RelayOptions
   #port = 0
@@ -76,8 +72,7 @@ export class Relay {
     this.path = options.path
     this.healthPath = options.healthPath ?? DEFAULT_HEALTH_PATH
     this.#secret = secretBytes(options.secret)
-    this.#upstream = new Upstream(options.secret)
-    this.#holdTimeoutMs = options.holdTimeoutMs ?? 30_000
+    this.#deliverer = new Deliverer(options.secret, options.holdTimeoutMs ?? 30_000)
     this.#budget = new BodyBudget(options.maxBodyBytes ?? 4 * 1024 * 1024, options.maxBufferedBytes ?? 32 * 1024 * 1024)
     this.#refusals = new RefusalLog({onEach: options.onRejected, onSummary: options.onRefusedSummary, windowMs: options.refusalWindowMs})
     const headersTimeout = options.headersTimeoutMs ?? 10_000
@@ -110,7 +105,7 @@ export class Relay {
   }
 
   get target(): RelayTarget | undefined {
-    return this.#target
+    return this.#deliverer.target
   }
 
   /** Body bytes held right now, and the most held at once so far. */
@@ -141,13 +136,7 @@ export class Relay {
 
   /** Where to forward; undefined holds requests until a target is set again. */
   setTarget(target: RelayTarget | undefined): void {
-    if (target !== this.#target) this.#upstream.retire()
-    this.#target = target
-    if (target) {
-      const waiters = [...this.#waiters]
-      this.#waiters.clear()
-      for (const w of waiters) w(target)
-    }
+    this.#deliverer.setTarget(target)
   }
 
   /** Stop accepting; held requests get 503 at once; open connections are closed. */
@@ -155,38 +144,19 @@ export class Relay {
     if (this.#closed) return
     this.#closed = true
     this.#refusals.close()
-    const waiters = [...this.#waiters]
-    this.#waiters.clear()
-    for (const w of waiters) w(undefined)
+    this.#deliverer.close()
     await new Promise<void>((resolve) => {
       this.#server.close(() => resolve())
       this.#server.closeIdleConnections()
       // In-flight answers get a moment to finish, then everything is cut.
       setTimeout(() => this.#server.closeAllConnections(), 500).unref()
     })
-    await this.#upstream.destroy()
+    await this.#deliverer.destroy()
   }
 
   /** Requests waiting for the bot right now. */
   get held(): number {
-    return this.#waiters.size
-  }
-
-  #waitTarget(deadline: number, hold: {cancel?: () => void}): Promise<RelayTarget | undefined> {
-    if (this.#closed) return Promise.resolve(undefined)
-    const left = deadline - performance.now()
-    if (left <= 0) return Promise.resolve(undefined)
-    return new Promise((resolve) => {
-      const done = (t: RelayTarget | undefined) => {
-        clearTimeout(timer)
-        this.#waiters.delete(done)
-        hold.cancel = undefined
-        resolve(t)
-      }
-      const timer = setTimeout(() => done(undefined), left)
-      this.#waiters.add(done)
-      hold.cancel = () => done(undefined)
-    })
+    return this.#deliverer.held
   }
 
   /** Answer by itself and close the connection, without reading what is left of the body. */
@@ -265,34 +235,18 @@ export class Relay {
   }
 
   async #forward(req: http.IncomingMessage, res: http.ServerResponse, body: Buffer, started: number): Promise<void> {
-    // Telegram gave up on this request (read timeout, dropped tunnel): it will send the update
-    // again, so a request still held is not forwarded (that would process the update twice).
-    // Watched only while the relay waits (holding or backing off), not on the hot path.
-    const link: Link = {
-      gone: false,
-      hold: {},
-      watching: false,
-      watch() {
-        if (link.watching) return
-        link.watching = true
-        res.once('close', () => {
-          if (res.writableFinished) return
-          link.gone = true
-          link.hold.cancel?.()
-        })
-        if (res.destroyed) link.gone = true
-      },
-    }
+    // Telegram gave up on this request when it closes unfinished (see responseLink).
+    const link = responseLink(res)
     // A retry of an update the bot answered (or is answering): give Telegram that answer again.
     const updateId = peekUpdateId(body)
     let answer: BotAnswer | undefined
     let repeat = false
     if (updateId !== undefined) {
-      const known = this.#answers.lookup(updateId)
+      const known = this.#deliverer.answers.lookup(updateId)
       answer = known instanceof Promise ? await known.catch(() => undefined) : known
       repeat = answer !== undefined
     }
-    const delivering = answer ? undefined : this.#deliver(body, req.headers['content-type'], started, updateId, link)
+    const delivering = answer ? undefined : this.#deliverer.deliver(body, req.headers['content-type'], started, updateId, link)
     // Recorded once it is on its way to the bot: the recorder's work is not in the bot's path.
     const recorder = delivering ? this.#recorder : undefined
     const record = recorder ? guarded(() => recorder.begin(body, 'webhook')) : undefined
@@ -332,47 +286,6 @@ export class Relay {
     if (recorder) guarded(() => recorder.finish(record, {status, body: answerText(answer, error)}, ms))
   }
 
-  /**
-   * Send the body to the bot: hold it while there is no bot to send to (up to holdTimeoutMs), try
-   * again while the bot is going down or coming up. With an updateId the attempt is shared with
-   * Telegram's retries through the answer cache; without one (inject) the cache is not touched.
-   */
-  async #deliver(body: Buffer, contentType: string | undefined, started: number, updateId: number | undefined, link: Link): Promise<{answer?: BotAnswer; error?: string; heldMs: number}> {
-    const deadline = started + this.#holdTimeoutMs
-    let heldMs = 0
-    let backoff = 20
-    for (;;) {
-      let target = this.#target
-      if (!target) {
-        link.watch()
-        const holdStart = performance.now()
-        target = link.gone ? undefined : await this.#waitTarget(deadline, link.hold)
-        heldMs += performance.now() - holdStart
-        if (!target && !link.gone)
-          return {heldMs, error: this.#closed ? 'dev session is stopping' : `the bot was not listening within ${Math.round(this.#holdTimeoutMs / 1000)}s`}
-      }
-      if (link.gone) return {heldMs, error: GONE}
-      // A throw here is a bug (500, above); only a failed send is the bot's connection failing.
-      const sending = this.#upstream.send(target!, body, contentType)
-      if (updateId !== undefined) this.#answers.track(updateId, sending)
-      try {
-        const answer = await sending
-        if (updateId !== undefined) this.#answers.settle(updateId, sending, answer)
-        return {answer, heldMs}
-      } catch (e) {
-        if (updateId !== undefined) this.#answers.settle(updateId, sending, undefined)
-        if (!isRetryable(e) || this.#closed || performance.now() + backoff >= deadline)
-          return {heldMs, error: `bot connection failed: ${(e as NodeJS.ErrnoException).code || (e as Error).message}`}
-        // The bot is going down or coming up: wait for it (or for a new target) and try again.
-        link.watch()
-        const holdStart = performance.now()
-        await new Promise((r) => setTimeout(r, backoff))
-        heldMs += performance.now() - holdStart
-        backoff = Math.min(backoff * 2, 250)
-      }
-    }
-  }
-
   /** Record updates from now on (the inspector), or stop (undefined). */
   setRecorder(recorder: RelayRecorder | undefined): void {
     this.#recorder = recorder
@@ -386,10 +299,10 @@ export class Relay {
   async inject(body: Buffer | string, o: {source: 'trigger' | 'replay'; replayOf?: number}): Promise<InjectResult> {
     const started = performance.now()
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body
-    const delivering = this.#deliver(bytes, 'application/json', started, undefined, {gone: false, hold: {}, watching: true, watch() {}})
+    const delivering = this.#deliverer.deliver(bytes, 'application/json', started, undefined, detachedLink())
     const recorder = this.#recorder
     const record = recorder ? guarded(() => recorder.begin(bytes, o.source, o.replayOf)) : undefined
-    let result: {answer?: BotAnswer; error?: string; heldMs: number}
+    let result: Delivered
     try {
       result = await delivering
     } catch (error) {
@@ -423,19 +336,6 @@ function guarded<T>(fn: () => T): T | undefined {
   } catch {
     return undefined
   }
-}
-
-/** What went back: the bot's body (utf-8), or the relay's own text when the bot never answered. */
-function answerText(answer: BotAnswer | undefined, error: string | undefined): string {
-  return answer ? Buffer.from(answer.text, 'latin1').toString('utf8') : error ? `bot dev: ${error}\n` : ''
-}
-
-/** How a delivery learns that its requester went away (Telegram closed the connection). */
-interface Link {
-  gone: boolean
-  hold: {cancel?: () => void}
-  watching: boolean
-  watch(): void
 }
 
 function round1(ms: number): number {

@@ -6,7 +6,8 @@
 import {FixableError} from '../lib/errors.js'
 import type {BotApi, User, WebhookInfo} from '../telegram/index.js'
 import type {DevEventSink} from './events.js'
-import {orphanText, stopOrphan} from './orphan.js'
+import {TUNNEL_MARKER_ENV} from '../tunnel/types.js'
+import {orphanText, stopOrphan, TUNNEL_WHAT} from './orphan.js'
 import type {SessionWebhook} from './session-webhook.js'
 import {claimState, isPidAlive, readRestoreSecret, readState, saveRestoreSecret, writeState, type SessionState} from './state.js'
 import {classifyWebhook, deleteDevWebhook, describeWebhook, foreignWebhookError, restoreWebhook} from './webhook.js'
@@ -51,10 +52,11 @@ export async function checkWebhook(c: WebhookCheckContext, previous: SessionStat
   let info: WebhookInfo = await c.api.getWebhookInfo({signal: c.signal})
   let repairedText = ''
   if (previous) {
-    if (previous.bot) {
-      const outcome = await stopOrphan(previous.bot, c.stopGraceMs)
-      const text = orphanText(previous.bot.pid, outcome, c.stopGraceMs)
-      if (text) c.emit(outcome === 'survived' ? {type: 'warn', text, fix: `Stop it yourself: \`kill -KILL -${previous.bot.pid}\`.`} : {type: 'info', text})
+    // Its bot and its tunnel program, at once (each may take the grace period).
+    const [bot, tunnel] = await Promise.all([stopOrphan(previous.bot, c.stopGraceMs), stopOrphan(previous.tunnel, c.stopGraceMs, TUNNEL_MARKER_ENV)])
+    for (const [proc, outcome, what] of [[previous.bot, bot, undefined], [previous.tunnel, tunnel, TUNNEL_WHAT]] as const) {
+      const text = proc && orphanText(proc.pid, outcome, c.stopGraceMs, what)
+      if (text) c.emit(outcome === 'survived' ? {type: 'warn', text, fix: `Stop it yourself: \`kill -KILL -${proc.pid}\`.`} : {type: 'info', text})
     }
     if (classifyWebhook(info, previous) === 'ours') {
       // The dead session's webhook is still set: put back what it replaced, or delete it.

@@ -8,19 +8,23 @@
  * getWebhookInfo (refuse a foreign webhook unless forced) → relay → bot (in parallel with) the
  * delivery → watch. Every resource registers its cleanup as it is created (teardown.ts); they run
  * in reverse order, once, bounded by a deadline. A second signal exits at once but still tries to
- * delete the webhook.
+ * delete the webhook. The ending (teardown lines, the second signal, the summary): session-end.ts;
+ * the current delivery and its swap for the bridge: session-delivery.ts.
  */
 import {randomBytes} from 'node:crypto'
 
 import type {User} from '../telegram/index.js'
 import {BotRunner} from './bot-runner.js'
-import {createDelivery, DeliveryStartError, swapToBridge, type Delivery, type DeliveryContext} from './delivery/index.js'
+import {createDelivery, DeliveryStartError, type DeliveryContext} from './delivery/index.js'
 import type {DevEvent, DevEventSink, StepId} from './events.js'
-import {exitCodeFor, freshState, SIGNAL_EXIT, type DevSessionOptions, type StopReason} from './session-options.js'
+import {SessionDelivery} from './session-delivery.js'
+import {cleanWebhook, emergencyExit, runTeardown, sessionSummary} from './session-end.js'
+import {freshState, type DevSessionOptions, type StopReason} from './session-options.js'
 import type {Relay} from './relay.js'
 import {freePort, startRelay} from './relay-start.js'
-import {cleanedText, errorMessage, readyText, repairFix, summaryText, type DevSummary} from './render.js'
+import {readyText, summaryText, type DevSummary} from './render.js'
 import {checkWebhook, claimSession} from './repair.js'
+import {withTunnelRecord} from './orphan.js'
 import {findRunningPoller, type PollerFound} from './poller-check.js'
 import {SessionInspector} from './session-inspector.js'
 import {SessionWebhook} from './session-webhook.js'
@@ -54,7 +58,7 @@ export class DevSession {
   #me: User | undefined
   #state: SessionState | undefined
   #relay: Relay | undefined
-  #delivery: Delivery | undefined
+  readonly #delivery: SessionDelivery
   #runner: BotRunner | undefined
   #secret = ''
   #path = ''
@@ -96,6 +100,14 @@ export class DevSession {
       dropPendingUpdates: options.dropPendingUpdates,
       restoreSecret: options.restoreSecret,
       saveState: (patch) => this.#saveState(patch),
+    })
+    this.#delivery = new SessionDelivery({
+      fallback: options.fallback ?? false,
+      context: () => this.#deliveryContext(),
+      emit: this.#emit,
+      stopped: () => this.#stopReason !== undefined,
+      stop: (reason) => this.stop(reason),
+      onSwapped: () => this.#maybeReady(),
     })
   }
 
@@ -139,7 +151,10 @@ export class DevSession {
       let forced = await Promise.race([lifetime, forcedExit])
       if (forced < 0) forced = await Promise.race([this.#runTeardown().then(() => -1), forcedExit])
       if (startError && forced < 0) throw startError
-      const summary = this.#summary(forced >= 0 ? forced : this.#exitCode())
+      const summary = sessionSummary({
+        mode: this.#o.mode, apiProxy: this.#o.apiProxy, stopReason: this.#stopReason, runner: this.#runner, stats: this.#relay?.stats,
+        cleanFailed: this.#webhook.cleanFailed, updates: this.#updates, started: this.#started,
+      }, forced >= 0 ? forced : undefined)
       this.#emit({type: 'summary', ...summary, text: summaryText(summary)})
       return summary
     } finally {
@@ -197,15 +212,15 @@ export class DevSession {
       this.#pollers = findRunningPoller(o.api, o.token, {signal, seconds: 0.5, excludeMarker: this.#marker}).catch(() => undefined)
     if (o.mode === 'webhook') await this.#startRelay()
     this.#runner = this.#newRunner()
-    const delivery = createDelivery(o, this.#deliveryContext())
-    this.#use(delivery)
+    const delivery = createDelivery(withTunnelRecord(o, (p) => this.#saveState(p)), this.#deliveryContext())
+    this.#delivery.use(delivery)
     // Teardown order (reverse of registration): watch, delivery stop, webhook (tunnel/bridge), tunnel close, bot, webhook (polling: after the poller stopped), relay, state.
     const cleanWebhook = () => this.#cleanWebhook()
     if (o.mode === 'polling') this.#teardown.register('webhook', cleanWebhook, 3000)
     this.#teardown.register('bot', () => this.#runner!.stop(), 1000)
-    this.#teardown.register('tunnel', () => this.#delivery!.close(), 2000)
+    this.#teardown.register('tunnel', () => this.#delivery.current!.close(), 2000)
     if (o.mode !== 'polling') this.#teardown.register('webhook', cleanWebhook, 3000)
-    this.#teardown.register('delivery', () => this.#delivery!.stop(), 2000)
+    this.#teardown.register('delivery', () => this.#delivery.current!.stop(), 2000)
 
     // Polling: the webhook goes first (else the bot's getUpdates gets 409). Webhook mode: the bot
     // starts while the tunnel opens; the relay holds updates until it listens.
@@ -217,7 +232,7 @@ export class DevSession {
         await delivery.start()
       } catch (error) {
         if (!(error instanceof DeliveryStartError) || !o.fallback || signal.aborted) throw error
-        await this.#fallBack(delivery, error.message)
+        await this.#delivery.fallBack(delivery, error.message)
       }
     }
     this.#check()
@@ -263,7 +278,7 @@ export class DevSession {
     const relay = await this.#step('relay', 'Starting the relay…', () => startRelay({
       secret: this.#secret, path: this.#path, token: o.token, holdTimeoutMs: o.holdTimeoutMs, port: o.relayPort, emit: this.#emit,
       // A failing or long-held delivery: a good moment to look at the webhook.
-      onStall: () => this.#delivery?.nudge?.(),
+      onStall: () => this.#delivery.current?.nudge?.(),
     }), (r) => `Relay on http://127.0.0.1:${r.port} → bot on port ${this.#port}`)
     this.#relay = relay
     this.#inspector.attachRelay(relay)
@@ -294,7 +309,7 @@ export class DevSession {
       webhookUrl: () => this.#webhook.url,
       onUp: () => {
         this.#botUp = true
-        this.#delivery?.nudge?.()
+        this.#delivery.current?.nudge?.()
         this.#maybeReady()
       },
       onExit: () => {
@@ -329,33 +344,9 @@ export class DevSession {
     }
   }
 
-  #use(delivery: Delivery): void {
-    this.#delivery = delivery
-    delivery.onLost((reason) => void this.#fallBack(delivery, reason).catch((error) => this.#failed(error)))
-  }
-
-  #failed(error: unknown): void {
-    this.#emit({type: 'warn', text: errorMessage(error)})
-    this.stop('error')
-  }
-
-  /** The tunnel is gone (or never came): swap in the bridge; the bot keeps running. */
-  async #fallBack(from: Delivery, reason: string): Promise<void> {
-    if (this.#stopReason || this.#delivery !== from) return
-    if (!this.#o.fallback) {
-      this.#emit({type: 'warn', text: `The tunnel could not be reopened (${reason}); stopping (--no-fallback).`, fix: 'Run `bot dev` again, or without --no-fallback to let updates arrive through the polling bridge.'})
-      return this.stop('error')
-    }
-    const bridge = await swapToBridge(this.#deliveryContext(), from, reason, () => this.#stopReason !== undefined)
-    if (!bridge) return this.stop('error')
-    this.#use(bridge)
-    await bridge.start()
-    this.#maybeReady()
-  }
-
   #maybeReady(): void {
     if (this.#readyEmitted || this.#stopReason || !this.#startedUp || !this.#runner?.bot) return
-    const delivery = this.#delivery!
+    const delivery = this.#delivery.current!
     if (this.#o.mode === 'webhook' && (!this.#botUp || (delivery.name === 'tunnel' && !this.#webhook.url))) return
     this.#readyEmitted = true
     const url = delivery.url
@@ -366,45 +357,22 @@ export class DevSession {
 
   // ── teardown ─────────────────────────────────────────────────────────────
 
-  async #cleanWebhook(): Promise<void> {
-    const text = cleanedText(await this.#webhook.clean(3000), this.#webhook)
-    if (text) this.#emit({type: 'teardown', step: 'webhook', ok: true, text})
+  #cleanWebhook(): Promise<void> {
+    return cleanWebhook(this.#webhook, this.#emit)
   }
 
   #runTeardown(): Promise<void> {
     this.#controller.abort(new Error('teardown'))
     this.#runner?.close()
-    return this.#teardown.run(this.#o.teardownTimeoutMs ?? 10_000, (step, error) => {
-      if (step !== 'webhook') {
-        this.#emit({type: 'teardown', step, ok: false, text: `! ${step} cleanup: ${errorMessage(error)}`})
-        return
-      }
-      this.#webhook.cleanFailed = true
-      this.#emit({type: 'teardown', step, ok: false, text: `✗ Could not ${this.#webhook.replaced ? 'restore' : 'delete'} the webhook: ${errorMessage(error)}`})
-      this.#emit({type: 'warn', text: 'The webhook still points at this (now closed) session, so the bot gets no updates.', fix: repairFix(this.#webhook)})
-    })
+    return runTeardown(this.#teardown, this.#o.teardownTimeoutMs ?? 10_000, this.#webhook, this.#emit)
   }
 
   /** Second Ctrl-C: kill the bot, try once (quickly) to delete/restore the webhook, exit. */
   async #emergency(signal: NodeJS.Signals): Promise<void> {
-    this.#emit({type: 'warn', text: `${signal} again: exiting now.`})
-    this.#runner?.kill()
-    this.#inspector.abandon()
-    let code = SIGNAL_EXIT[signal] ?? 1
-    void this.#delivery?.stop().catch(() => {})
-    if (this.#webhook.dirty) {
-      try {
-        await this.#webhook.clean(1500)
-        this.#emit({type: 'teardown', step: 'webhook', ok: true, text: this.#webhook.replaced ? '✓ Restored the previous webhook' : '✓ Webhook deleted (pending updates kept)'})
-        removeState(this.#me!.id, this.#stateDir)
-      } catch (error) {
-        this.#webhook.cleanFailed = true
-        this.#emit({type: 'warn', text: `Could not delete the webhook: ${errorMessage(error)}`, fix: repairFix(this.#webhook)})
-        code = code || 1
-      }
-    } else if (this.#me) removeState(this.#me.id, this.#stateDir)
-    void this.#relay?.close()
-    void this.#delivery?.close().catch(() => {})
+    const code = await emergencyExit({
+      emit: this.#emit, webhook: this.#webhook, inspector: this.#inspector, stateDir: this.#stateDir,
+      me: () => this.#me, runner: () => this.#runner, delivery: () => this.#delivery.current, relay: () => this.#relay,
+    }, signal)
     this.#forceExit?.(code)
   }
 
@@ -413,19 +381,6 @@ export class DevSession {
       if (!this.#stopReason) this.stop(sig as StopReason)
       else void this.#emergency(sig)
     })
-  }
-
-  // ── results ──────────────────────────────────────────────────────────────
-
-  #exitCode(): number {
-    return exitCodeFor(this.#stopReason, this.#runner?.lastExit, this.#runner?.crashed ?? false, this.#webhook.cleanFailed)
-  }
-
-  #summary(exitCode: number): DevSummary {
-    const stats = this.#relay?.stats ?? {relayed: 0, failures: 0, rejected: 0, repeats: 0}
-    // Polling has no relay: the updates the api proxy saw, when it ran (else nothing is known).
-    const seen = this.#o.mode === 'polling' && this.#o.apiProxy !== false ? {seen: this.#updates} : {}
-    return {...stats, ...seen, restarts: this.#runner?.restarts ?? 0, durationMs: Math.round(performance.now() - this.#started), exitCode, reason: this.#stopReason ?? 'stop', mode: this.#o.mode}
   }
 }
 

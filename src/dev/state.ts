@@ -39,6 +39,8 @@ export interface SessionState {
   replaced?: ReplacedWebhook
   /** Process group of the bot child, and the marker put in its environment, so an orphan can be found. */
   bot?: {pid: number; marker: string}
+  /** The tunnel program (cloudflared: its process group) and the marker in its environment (BOT_DEV_TUNNEL), while it runs. */
+  tunnel?: {pid: number; marker: string}
 }
 
 /** $BOT_STATE_DIR, else $XDG_STATE_HOME/bot, else ~/.local/state/bot. */

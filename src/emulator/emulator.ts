@@ -1,18 +1,18 @@
 /** BotApiEmulator: a faithful local Bot API server for tests and offline development. */
-import {randomBytes, randomInt} from 'node:crypto'
 import {EventEmitter} from 'node:events'
 import http from 'node:http'
 import type {AddressInfo} from 'node:net'
-import {BotState} from './bot.js'
+import type {BotState} from './bot.js'
 import {NEVER_ABORTED, type Answer, type Core} from './core.js'
 import {WebhookWorker} from './delivery.js'
-import {ApiError, notFound, unauthorized} from './errors.js'
+import {ApiError} from './errors.js'
 import {isOutgoing, runnableAsReply} from './methods.js'
 import type {Params} from './params.js'
 import {ConversationUser, type ConversationOptions} from './conversation.js'
 import {createControlHandler} from './control-api.js'
 import {checkFaultSpec, migrate, setBlocked, type FaultSpec} from './faults.js'
 import {dispatch} from './dispatch.js'
+import {BotRegistry} from './registry.js'
 import {createHandler} from './server.js'
 import {callbackQuery, userMessage} from './user-side.js'
 import {chatMatches, waitForCall} from './wait.js'
@@ -22,9 +22,6 @@ import type {
 } from './types.js'
 import {allowedUpdatesList} from './updates.js'
 import {webhookInfo} from './webhook-config.js'
-
-/** A token the official front-end would route: `<bot id>:<24+ base64url characters>`, at most 80 characters. */
-const WELL_FORMED = /^[1-9]\d{0,15}:[A-Za-z0-9_-]{24,}$/
 
 export interface EmulatorEvents {
   /** Every recorded API call (HTTP or webhook reply). */
@@ -51,11 +48,11 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
   private readonly local: boolean
   private readonly timeScale: number
   private readonly server: http.Server
-  private readonly bots = new Map<string, BotState>()
+  /** The bots by token (registry.ts). */
+  private readonly bots: BotRegistry
   private readonly workers = new Map<BotState, WebhookWorker>()
   private readonly timers = new Set<NodeJS.Timeout>()
   private readonly core: Core
-  private botCount = 0
   private stopped = false
   /** Pending waitForBotMessage / conversation waits, rejected by stop(). */
   private readonly waits = new Set<(err: Error) => void>()
@@ -66,6 +63,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
   private constructor(private readonly options: EmulatorOptions) {
     super()
     this.local = options.local ?? true
+    this.bots = new BotRegistry(options)
     this.timeScale = options.timeScale ?? 1
     if (!(this.timeScale >= 0)) throw new Error(`timeScale ${String(options.timeScale)} must be a number ≥ 0`)
     const scale = (ms: number): number => ms * this.timeScale
@@ -103,11 +101,11 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     this.signals.setMaxListeners(0)
     this.setMaxListeners(0)
     const control = createControlHandler(this, {
-      botFor: (token) => this.bots.get(token) ?? (this.options.acceptAnyToken ? this.tryBot(token) : undefined),
+      botFor: (token) => this.bots.find(token),
       onStop: (fail) => this.onStop(fail),
     })
     this.server = http.createServer({keepAlive: true, keepAliveTimeout: 500_000}, createHandler({
-      botFor: (token) => this.botForRequest(token),
+      botFor: (token) => this.bots.forRequest(token),
       invoke: (bot, method, params, onAbort) => this.invoke(bot, method, params, onAbort, 'http'),
       control,
     }))
@@ -148,22 +146,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
 
   /** Register a bot. Without `token`, a random well-formed token is made. */
   createBot(options: CreateBotOptions = {}): BotInfo {
-    const token = options.token ?? randomToken()
-    if (!WELL_FORMED.test(token) || token.length > 80) {
-      throw new Error('createBot: the token must look like "<bot id>:<24+ characters of A-Z a-z 0-9 _ ->"')
-    }
-    if (this.bots.has(token) && !this.bots.get(token)!.revoked) throw new Error('createBot: this token is already registered')
-    const id = Number(token.slice(0, token.indexOf(':')))
-    this.botCount += 1
-    const username = options.username ?? `test${this.botCount}_bot`
-    const bot = new BotState(token, {
-      id, username, firstName: options.firstName ?? 'Test Bot', lastName: options.lastName,
-      canJoinGroups: options.canJoinGroups ?? true, canReadAllGroupMessages: options.canReadAllGroupMessages ?? false,
-      supportsInlineQueries: options.supportsInlineQueries ?? false,
-    }, this.options.firstUpdateId ?? randomInt(100_000_000, 1_000_000_000))
-    bot.lifetimeScale = this.options.lifetimeScale ?? 1
-    this.bots.set(token, bot)
-    return {token, id, username}
+    return this.bots.create(options)
   }
 
   /**
@@ -175,15 +158,12 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     bot.revoked = true
     this.core.closeWebhook(bot)
     bot.poll?.end()
-    let fresh = randomToken(bot.id)
-    while (this.bots.has(fresh)) fresh = randomToken(bot.id)
-    this.createBot({token: fresh, username: bot.user.username as string, firstName: bot.user.first_name as string})
-    return fresh
+    return this.bots.reissue(bot)
   }
 
   /** Forget every update, webhook, call, chat and message of every bot (tokens stay registered). */
   reset(): void {
-    for (const bot of this.bots.values()) {
+    for (const bot of this.bots.all()) {
       this.core.closeWebhook(bot)
       bot.reset()
     }
@@ -368,36 +348,11 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
   }
 
   private mustBot(token: string): BotState {
-    const bot = this.bots.get(token) ?? (this.options.acceptAnyToken ? this.tryBot(token) : undefined)
-    if (bot) return bot
-    throw new Error('BotApiEmulator: unknown token (create the bot with createBot first)')
-  }
-
-  /** With acceptAnyToken: the bot of a well-formed token, created on first use. */
-  private tryBot(token: string): BotState | undefined {
-    if (!WELL_FORMED.test(token) || token.length > 80) return undefined
-    if (!this.bots.has(token)) this.createBot({token})
-    return this.bots.get(token)
-  }
-
-  private botForRequest(token: string): BotState {
-    if (!WELL_FORMED.test(token) || token.length > 80) throw notFound()
-    const bot = this.bots.get(token)
-    if (bot) {
-      if (bot.revoked) throw unauthorized()
-      return bot
-    }
-    if (this.options.acceptAnyToken) return this.mustBot(token)
-    throw unauthorized()
+    return this.bots.must(token)
   }
 
   private invoke(bot: BotState, method: string, params: Params, onAbort: (fn: () => void) => () => void,
     source: RecordedCall['source']): Promise<Answer> {
     return dispatch(bot, method, params, {core: this.core, onAbort, source, recorded: (call) => this.emit('call', call, bot.token)})
   }
-}
-
-function randomToken(id?: number): string {
-  const botId = id ?? randomInt(1_000_000_000, 8_000_000_000)
-  return `${botId}:${randomBytes(27).toString('base64url').slice(0, 35)}`
 }

@@ -75,7 +75,19 @@ export function passHeaders(raw: string[]): string[] {
   return out
 }
 
-/** The answer's headers to pass back (as latin1 strings), and the content-encoding among them. */
+const TOKEN_CHARS = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+const INVALID_VALUE_CHAR = /[^\t\x20-\x7e\x80-\xff]/
+
+/** Whether Node would send `value` as a header value or reason phrase (no controls but tab). */
+export function validHeaderValue(value: string): boolean {
+  return !INVALID_VALUE_CHAR.test(value)
+}
+
+/**
+ * The answer's headers to pass back (as latin1 strings), and the content-encoding among them. A
+ * header Node would refuse to send (a name that is no token, a value with controls) is left out
+ * rather than failing the whole answer.
+ */
 export function answerHeaders(raw: Buffer[] | string[] | null): {headers: string[]; encoding?: string} {
   const headers: string[] = []
   let encoding: string | undefined
@@ -85,6 +97,7 @@ export function answerHeaders(raw: Buffer[] | string[] | null): {headers: string
     const lower = name.toLowerCase()
     if (HOP.has(lower)) continue
     const value = raw[i + 1].toString('latin1')
+    if (!TOKEN_CHARS.test(name) || !validHeaderValue(value)) continue
     if (lower === 'content-encoding') encoding = value
     headers.push(name, value)
   }

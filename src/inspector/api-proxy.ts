@@ -13,7 +13,7 @@ import {performance} from 'node:perf_hooks'
 import type {Dispatcher} from 'undici'
 import {RequestTee, PARAMS_TEE_BYTES} from './call-params.js'
 import {buildCall, parseEnvelope, redactorFor, type CallFacts} from './call-record.js'
-import {answerHeaders, BODY_TIMEOUT_MS, HEADERS_TIMEOUT_MS, openUpstream, passHeaders, unreachableReason, type UpstreamRoot} from './api-proxy-upstream.js'
+import {answerHeaders, validHeaderValue, BODY_TIMEOUT_MS, HEADERS_TIMEOUT_MS, openUpstream, passHeaders, unreachableReason, type UpstreamRoot} from './api-proxy-upstream.js'
 import type {ApiCall} from './types.js'
 
 export interface ApiProxyOptions {
@@ -37,6 +37,11 @@ export interface ApiProxy {
 /** The copy of an answer kept to read its envelope; getUpdates gets more room for its updates. */
 const ANSWER_TEE_BYTES = 1024 * 1024
 const UPDATES_TEE_BYTES = 16 * 1024 * 1024
+/**
+ * The most all copies together may hold: 200 bots' clients reading 16 MiB getUpdates answers slowly
+ * would otherwise hold 3 GiB. An answer that finds no room is passed on untouched but not recorded.
+ */
+const ANSWERS_TEE_BYTES = 64 * 1024 * 1024
 /** A connection with no traffic for this long is closed (longer than any long poll). */
 const IDLE_MS = HEADERS_TIMEOUT_MS + 60_000
 
@@ -47,6 +52,8 @@ interface Context {
   root: UpstreamRoot
   /** Set by close(): exchanges cut by it are not reported. */
   closed: boolean
+  /** Bytes held by all answer copies now (at most ANSWERS_TEE_BYTES). */
+  answerBytes: number
   secrets: string[]
   onCall: (call: ApiCall) => void
   onUpdates?: (updates: unknown[]) => void
@@ -183,9 +190,11 @@ class Exchange implements Dispatcher.DispatchHandlers {
     const passed = answerHeaders(headers)
     this.#encoding = passed.encoding
     try {
-      if (statusText) res.writeHead(status, statusText, passed.headers)
+      // A reason phrase Node would refuse (controls, escapes) is replaced by the standard one.
+      if (statusText && validHeaderValue(statusText)) res.writeHead(status, statusText, passed.headers)
       else res.writeHead(status, passed.headers)
     } catch {
+      this.#failure = {errorCode: 502, description: `the answer (HTTP ${status}) could not be passed on: it is not valid HTTP`}
       res.destroy()
       return false
     }
@@ -194,12 +203,13 @@ class Exchange implements Dispatcher.DispatchHandlers {
 
   onData(chunk: Buffer): boolean {
     if (this.#call && !this.#answerTruncated) {
-      if (this.#answerSize + chunk.length > this.#answerCap) {
+      if (this.#answerSize + chunk.length > this.#answerCap || this.#ctx.answerBytes + chunk.length > ANSWERS_TEE_BYTES) {
         this.#answerTruncated = true
-        this.#answer = []
+        this.#releaseAnswer()
       } else {
         this.#answer.push(chunk)
         this.#answerSize += chunk.length
+        this.#ctx.answerBytes += chunk.length
       }
     }
     const res = this.#res
@@ -259,14 +269,24 @@ class Exchange implements Dispatcher.DispatchHandlers {
     }
   }
 
+  /** Drops the answer's copy and gives its bytes back to the shared bound. */
+  #releaseAnswer(): void {
+    this.#ctx.answerBytes -= this.#answerSize
+    this.#answerSize = 0
+    this.#answer = []
+  }
+
   #clean(text: string): string {
     return redactorFor([this.#call?.token, this.#call ? safeDecode(this.#call.token) : undefined, ...this.#ctx.secrets])(text)
   }
 
   /** After the answer was sent (or the exchange ended): one ApiCall, getUpdates results. Never throws. */
   #report(): void {
-    if (this.#reported || !this.#call || this.#ctx.closed) return
+    if (this.#reported || !this.#call) return
     this.#reported = true
+    const answer = this.#answer
+    this.#releaseAnswer()
+    if (this.#ctx.closed) return
     const call = this.#call
     guarded(() => {
       const params = this.#tee?.params(call.query) ?? {}
@@ -277,10 +297,9 @@ class Exchange implements Dispatcher.DispatchHandlers {
         this.#failure ??= {description: 'cancelled: the bot closed the connection before the answer'}
       }
       const envelope =
-        !this.#failure && !this.#answerTruncated && this.#answer.length > 0
-          ? parseEnvelope(this.#answer.length === 1 ? this.#answer[0] : Buffer.concat(this.#answer), this.#encoding)
+        !this.#failure && !this.#answerTruncated && answer.length > 0
+          ? parseEnvelope(answer.length === 1 ? answer[0] : Buffer.concat(answer), this.#encoding)
           : undefined
-      this.#answer = []
       const clean = redactorFor([call.token, safeDecode(call.token), ...this.#ctx.secrets])
       const record = buildCall(
         {method: safeDecode(method), params, started: this.#started, ms: this.#ms, status: this.#status, envelope, answerTruncated: this.#answerTruncated, failure: this.#failure},
@@ -296,12 +315,27 @@ class Exchange implements Dispatcher.DispatchHandlers {
   }
 }
 
+/**
+ * A request target that is not a path (`GET http://host/… HTTP/1.1`, `OPTIONS *`, `CONNECT`-style
+ * `host:port`): the bot was pointed at the proxy as an HTTP proxy, not as its api root. Nothing is
+ * forwarded (the proxy is no relay to other hosts); the answer says what to set instead.
+ */
+function refuseTarget(req: http.IncomingMessage, res: http.ServerResponse): void {
+  req.resume()
+  const description =
+    "Bad Request: bot dev's api proxy is the bot's api root (BOT_API_ROOT), not an HTTP proxy: it takes paths like /bot<token>/<method>"
+  const body = JSON.stringify({ok: false, error_code: 400, description})
+  res.writeHead(400, {'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close'})
+  res.end(body)
+}
+
 /** Start the proxy on 127.0.0.1 (a free port unless one is given). */
 export async function startApiProxy(o: ApiProxyOptions): Promise<ApiProxy> {
   const root = await openUpstream(o.upstream)
-  const ctx: Context = {root, closed: false, secrets: (o.secrets ?? []).filter(Boolean), onCall: o.onCall, onUpdates: o.onUpdates}
+  const ctx: Context = {root, closed: false, answerBytes: 0, secrets: (o.secrets ?? []).filter(Boolean), onCall: o.onCall, onUpdates: o.onUpdates}
   const server = http.createServer({requestTimeout: 0, headersTimeout: 60_000, keepAliveTimeout: 65_000}, (req, res) => {
     try {
+      if (!req.url?.startsWith('/')) return refuseTarget(req, res)
       new Exchange(ctx, req, res).start()
     } catch {
       if (!res.headersSent) {

@@ -12,6 +12,12 @@ import type {IncomingHttpHeaders} from 'node:http'
 export const PARAMS_TEE_BYTES = 64 * 1024
 /** A multipart field value longer than this is cut (values are cut to ~200 characters in records anyway). */
 const FIELD_BYTES = 16 * 1024
+/**
+ * The most of a multipart request's field values kept (like PARAMS_TEE_BYTES for a JSON body): past
+ * it a value is replaced by a note of its size, so 200 uploads stalled half way hold 200 × 64 KiB,
+ * not 200 × 200 fields × 16 KiB.
+ */
+const FIELDS_KEPT_BYTES = 64 * 1024
 /** The most a multipart parser may hold unparsed. */
 const PARSER_BACKLOG_BYTES = 8 * 1024 * 1024
 
@@ -63,6 +69,8 @@ export class RequestTee {
   #parser: busboy.Busboy | undefined
   #parserFailed = false
   readonly #fields: Array<[string, unknown]> = []
+  #fieldBytes = 0
+  #fieldsNotKept = 0
   readonly #files = new Map<string, FileSummary>()
 
   constructor(headers: IncomingHttpHeaders) {
@@ -124,6 +132,13 @@ export class RequestTee {
       limits: {fieldSize: FIELD_BYTES, fields: 200, files: 50, parts: 300, headerPairs: 200},
     })
     parser.on('field', (name, value, info) => {
+      const size = name.length + value.length
+      if (this.#fieldBytes + size > FIELDS_KEPT_BYTES) {
+        // Left out whole (a cut could leave half a token that redaction no longer recognises), counted.
+        this.#fieldsNotKept++
+        return
+      }
+      this.#fieldBytes += size
       this.#fields.push([name, info.valueTruncated ? `${value}…` : maybeJson(value)])
     })
     parser.on('file', (name, stream, info) => {
@@ -153,6 +168,7 @@ export class RequestTee {
       for (const [k, v] of this.#fields) add(k, v)
       for (const [k, file] of this.#files) add(k, file)
       this.#resolveAttachments(out)
+      if (this.#fieldsNotKept) add('fieldsNotKept', this.#fieldsNotKept)
       if (this.#parserFailed) add('unparsed', true)
       return out
     }

@@ -1,16 +1,21 @@
 /**
  * Turns what the api proxy saw of one call (its path, parameters, the answer's envelope, timing)
  * into an ApiCall: parameters summarised (long strings cut, bounded depth and width), every string
- * redacted (the token from the path, its secret part, and the session's secrets), the well-known
+ * redacted (the token from the path, its secret part, and the session's secrets) and made safe for
+ * a terminal (ESC, C1 and bidi controls shown as `\uXXXX`: the terminal prints the method and the
+ * description, and a record travels on in --json events and the history log), the well-known
  * failures explained.
  */
 import {gunzipSync, inflateSync, brotliDecompressSync} from 'node:zlib'
+import {sanitizeForTerminal} from '../lib/terminal.js'
 import {redact} from '../telegram/redact.js'
 import {explainCall} from './call-explain.js'
 import type {ApiCall} from './types.js'
 
 /** Strings in a record are cut to this many characters. */
 export const MAX_STRING = 200
+/** A description or explanation is cut to this many (Telegram's are short; an upstream's garbage may not be). */
+export const MAX_DESCRIPTION = 1000
 const MAX_KEYS = 40
 const MAX_ITEMS = 20
 const MAX_DEPTH = 6
@@ -23,9 +28,14 @@ export function redactorFor(secrets: Array<string | undefined>): Redactor {
   return (text) => redact(text, ...list)
 }
 
-function cut(text: string, clean: Redactor): string {
-  const safe = clean(text)
-  return safe.length > MAX_STRING ? `${safe.slice(0, MAX_STRING)}…` : safe
+/** `text` redacted, then with every control but tab and newline (ESC, C1, bidi…) escaped. */
+function safeText(text: string, clean: Redactor): string {
+  return sanitizeForTerminal(clean(text), {keepNewlines: true})
+}
+
+function cut(text: string, clean: Redactor, max = MAX_STRING): string {
+  const safe = safeText(text, clean)
+  return safe.length > max ? `${safe.slice(0, max)}…` : safe
 }
 
 /** A bounded, redacted copy of a parameter value (or an answer's result). */
@@ -112,7 +122,7 @@ export function buildCall(facts: CallFacts, clean: Redactor): ApiCall {
   if (typeof userId === 'number') call.userId = userId
   if (facts.failure) {
     if (facts.failure.errorCode !== undefined) call.errorCode = facts.failure.errorCode
-    call.description = clean(facts.failure.description)
+    call.description = cut(facts.failure.description, clean, MAX_DESCRIPTION)
     if (/bot dev could not reach/.test(call.description))
       call.explanation = 'bot dev answered the bot in place of the Bot API, which it could not reach: check the network, HTTPS_PROXY, or that the api root (BOT_API_ROOT) is up.'
     return call
@@ -121,11 +131,11 @@ export function buildCall(facts: CallFacts, clean: Redactor): ApiCall {
     call.ok = envelope.ok
     if (!envelope.ok) {
       call.errorCode = typeof envelope.error_code === 'number' ? envelope.error_code : facts.status
-      if (typeof envelope.description === 'string') call.description = clean(envelope.description)
+      if (typeof envelope.description === 'string') call.description = cut(envelope.description, clean, MAX_DESCRIPTION)
       const retryAfter = envelope.parameters?.retry_after
       if (typeof retryAfter === 'number') call.retryAfter = retryAfter
       const explanation = explainCall(facts.method, call.description, facts.params)
-      if (explanation) call.explanation = clean(explanation)
+      if (explanation) call.explanation = cut(explanation, clean, MAX_DESCRIPTION)
     }
   } else {
     call.ok = facts.status >= 200 && facts.status < 300

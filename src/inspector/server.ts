@@ -8,8 +8,14 @@
  *   POST /api/updates/{updateId}/replay deliver it again (optional JSON body: the edited update)
  *   GET  /api/events                    SSE: `event: entry` per new or changed entry
  *
- * Every request needs the session's key (`?key=` or `x-bot-dev-key`) and a loopback Host header
- * naming this port (a page on another site that rebinds its DNS name to 127.0.0.1 gets 403).
+ * Every request needs the session's key (`?key=` or `x-bot-dev-key`; the header wins when both
+ * are sent, the first `?key=` when it is repeated) and exactly one loopback Host header naming this
+ * port (a page on another site that rebinds its DNS name to 127.0.0.1 gets 403). A POST made by a
+ * page of another origin is refused (403) even with the key: an `Origin` other than this server's
+ * own (127.0.0.1, localhost or [::1] with this port), `Origin: null`, or `Sec-Fetch-Site` other than
+ * same-origin / none; tools that send neither (curl, scripts) are served. An edited update nested
+ * deeper than a real one ever is (MAX_EDIT_DEPTH) is refused before anything walks it, and a replay
+ * the session does not answer within `actionTimeoutMs` gets 504.
  * Listens on 127.0.0.1 only; no CORS; nothing cached; answers run through the token redaction.
  */
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
@@ -34,6 +40,8 @@ export interface InspectorServerOptions {
   heartbeatMs?: number
   /** Bytes one SSE client may have queued before it is dropped (default 1 MiB). */
   sseMaxBuffered?: number
+  /** How long a replay may take before the request gets 504 (default 60 s; the session's own deadline is shorter). */
+  actionTimeoutMs?: number
 }
 
 export interface InspectorServer {
@@ -42,6 +50,9 @@ export interface InspectorServer {
   port: number
   close(): Promise<void>
 }
+
+/** An edited update nested deeper than this is refused (a real one nests about ten levels). */
+export const MAX_EDIT_DEPTH = 64
 
 const JS = 'text/javascript; charset=utf-8'
 const CSS = 'text/css; charset=utf-8'
@@ -98,21 +109,33 @@ export async function startInspectorServer(o: InspectorServerOptions): Promise<I
 
 async function handle(ctx: Context, port: number, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const {o, secrets} = ctx
-  const url = new URL(req.url ?? '/', 'http://127.0.0.1')
-  const path = url.pathname
-  const api = path.startsWith('/api/')
-  if (!hostAllowed(req.headers.host, port)) {
+  const target = req.url ?? '/'
+  const api = target.startsWith('/api/')
+  // Host first: a foreign Host learns nothing else, not even whether its request parses.
+  if (!hostAllowed(req.headers.host, port) || (req.headersDistinct.host?.length ?? 0) > 1) {
     const error = 'this inspector answers only on 127.0.0.1, localhost or [::1] with its own port'
     if (api) sendError(res, 403, error, 'open the URL printed by bot dev', secrets)
     else send(res, 403, 'text/plain; charset=utf-8', error + '\n')
     return
   }
+  let url: URL
+  try {
+    url = new URL(target, 'http://127.0.0.1')
+  } catch {
+    sendError(res, 400, 'the request target is not a URL path', 'open the URL printed by bot dev', secrets)
+    return
+  }
+  const path = url.pathname
   if (!keyMatches(presentedKey(req, url), o.key)) {
     if (api) sendError(res, 401, 'the inspector key is missing or wrong', 'use the URL printed by bot dev (?key=…) or send the key in the x-bot-dev-key header', secrets)
     else send(res, 401, HTML, NO_KEY_HTML)
     return
   }
   const method = req.method ?? 'GET'
+  if (method !== 'GET' && method !== 'HEAD' && !sameOrigin(req, port)) {
+    sendError(res, 403, 'a request from another site is refused', 'use the inspector page itself, or send the request without an Origin header (curl, scripts)', secrets)
+    return
+  }
   if (path === '/' || path === '/app.js' || path === '/style.css' || path === '/favicon.svg') {
     if (method !== 'GET' && method !== 'HEAD') return notAllowed(res, 'GET', secrets)
     if (path === '/') send(res, 200, HTML, pageHtml(ctx.page, o.key))
@@ -186,20 +209,62 @@ async function replay(ctx: Context, req: IncomingMessage, res: ServerResponse, u
       sendError(res, 400, 'the edited update must be a JSON object', 'send the update as a JSON object ({"update_id": …, "message": {…}}), or no body to replay it unchanged', secrets)
       return
     }
+    if (nestedDeeperThan(parsed, MAX_EDIT_DEPTH)) {
+      sendError(res, 400, `the edited update is nested more than ${MAX_EDIT_DEPTH} levels deep`, 'send an update shaped like a real one (GET /api/updates/{updateId} shows it)', secrets)
+      return
+    }
     edited = parsed as Record<string, unknown>
   }
   let entry: UpdateEntry
+  const timeoutMs = ctx.o.actionTimeoutMs ?? 60_000
+  let timer: NodeJS.Timeout | undefined
   try {
-    entry = await ctx.o.actions.replay(updateId, edited)
+    const late = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new ReplayTimeout()), timeoutMs)
+    })
+    entry = await Promise.race([ctx.o.actions.replay(updateId, edited), late])
   } catch (err) {
+    if (err instanceof ReplayTimeout) {
+      sendError(res, 504, `the session gave no answer to the replay within ${Math.round(timeoutMs / 1000)} s`, 'look at the bot dev terminal: the bot may be restarting or stuck', secrets)
+      return
+    }
     if (err instanceof ActionError) {
       sendError(res, err.status, err.message, err.fix, secrets)
       return
     }
     sendError(res, 500, `the replay failed: ${err instanceof Error ? err.message : String(err)}`, undefined, secrets)
     return
+  } finally {
+    clearTimeout(timer)
   }
   sendJson(res, 200, entry, secrets)
+}
+
+class ReplayTimeout extends Error {}
+
+/** Whether a value nests deeper than `max` objects/arrays (walked without recursion: the value may be a stack bomb). */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]]
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!
+    if (item === null || typeof item !== 'object') continue
+    if (depth + 1 > max) return true
+    for (const child of Array.isArray(item) ? item : Object.values(item)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1])
+  }
+  return false
+}
+
+/**
+ * Whether a state-changing request may come from where it says: no Origin and no Sec-Fetch-Site
+ * (a tool), or this server's own origin and a same-origin (or user-typed) fetch.
+ */
+function sameOrigin(req: IncomingMessage, port: number): boolean {
+  const site = req.headers['sec-fetch-site']
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return false
+  const origin = req.headers.origin
+  if (origin === undefined) return true
+  const o = origin.toLowerCase()
+  return o === `http://127.0.0.1:${port}` || o === `http://localhost:${port}` || o === `http://[::1]:${port}`
 }
 
 function parseUpdateId(s: string): number | undefined {

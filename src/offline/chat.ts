@@ -7,17 +7,20 @@
  *   last replies are in, `done` resolves, so the caller can end the session.
  * - A TTY: a `you › ` prompt; bot replies print as they come, above the prompt.
  *
- * Chat commands (a line that starts with one of them): `:press N` or `:press LABEL` presses a button of
- * the last keyboard the bot sent (`:p` for short), `:help`, `:quit` (`:q`). Any other `:word` is an error
- * line (nothing is sent); a line that starts with `::` is sent with one colon less. Everything else is
- * sent as text.
+ * Chat commands (a line that starts with one of them; read by chat-commands.ts): `:press N` or
+ * `:press LABEL` presses a button of the last keyboard the bot sent (`:p` for short), `:help`, `:quit`
+ * (`:q`). Any other `:word` is an error line (nothing is sent); a line that starts with `::` is sent
+ * with one colon less. Everything else is sent as text.
  *
  * It never prints by itself: lines go to the injected `output` stream (if any) and every step is also an event.
  */
 import {createInterface, type Interface} from 'node:readline'
 
+import {CHAT_HELP, parseChatLine, pickButton, unknownCommandText} from './chat-commands.js'
 import {flatButtons, formatRendered, renderCall, type ButtonView, type CallLike, type KeyboardView, type RenderedCall} from './render.js'
 import type {OfflineBackend} from './offline-env.js'
+
+export {CHAT_HELP, unknownCommandText} from './chat-commands.js'
 
 /** An update as the emulator returns it. */
 export interface UpdateLike {
@@ -109,22 +112,6 @@ export interface Chat {
   print(line: string): void
   /** Stop reading input and listening to the emulator. Idempotent. */
   close(): void
-}
-
-export const CHAT_HELP = [
-  'Type a message and press Enter; /commands are sent as bot commands.',
-  ':press N | :press LABEL   press button N (1 = first, left to right, top to bottom) or the one labelled LABEL',
-  '                          of the last keyboard the bot sent (:p for short)',
-  ':help                     this help',
-  ':quit                     end the chat (Ctrl-D too)',
-  '::text                    send ":text" (a message that starts with a colon)',
-]
-
-const COMMANDS = ['press', 'p', 'help', 'h', 'quit', 'q', 'exit']
-
-/** The error line for `:name` that is not a chat command. */
-export function unknownCommandText(name: string): string {
-  return `✗ Unknown command :${name}. Commands: :press N | :press LABEL, :help, :quit. To send a message that starts with ":", begin it with "::".`
 }
 
 const DEFAULT_USER_ID = 1111
@@ -267,9 +254,7 @@ export function startChat(options: ChatOptions): Chat {
   const press = async (arg: string) => {
     if (!lastKeyboard) return note('(no keyboard to press: the bot has not sent one)')
     const buttons = flatButtons(lastKeyboard.keyboard)
-    const n = /^\d+$/.test(arg) ? Number(arg) : undefined
-    const button =
-      n !== undefined ? buttons[n - 1] : (buttons.find((b) => b.text === arg) ?? buttons.find((b) => b.text.toLowerCase() === arg.toLowerCase()))
+    const {button, n} = pickButton(buttons, arg)
     if (!button) {
       const list = buttons.map((b, i) => `${i + 1} ${b.text}`).join(', ')
       return note(`(no button ${n !== undefined ? `number ${n}` : `"${arg}"`}; the last keyboard has: ${list})`)
@@ -298,31 +283,25 @@ export function startChat(options: ChatOptions): Chat {
 
   /** Handle one input line; returns false when the chat should end. */
   const handleLine = async (raw: string): Promise<boolean> => {
-    let line = raw.replace(/\r$/, '')
-    if (line.trim() === '') return true
-    const command = /^:(\w+)\s*(.*)$/.exec(line.trim())
-    if (command) {
-      const [, name, arg] = command
-      if (!COMMANDS.includes(name.toLowerCase())) {
-        summary.unknown++
-        error(unknownCommandText(name))
+    const parsed = parseChatLine(raw)
+    switch (parsed.kind) {
+      case 'empty':
         return true
-      }
-      switch (name.toLowerCase()) {
-        case 'press':
-        case 'p':
-          if (!arg) note('(usage: :press N or :press LABEL)')
-          else await press(arg.trim())
-          return true
-        case 'help':
-        case 'h':
-          note(CHAT_HELP.join('\n'))
-          return true
-        default:
-          return false
-      }
+      case 'unknown':
+        summary.unknown++
+        error(unknownCommandText(parsed.name))
+        return true
+      case 'press':
+        if (!parsed.arg) note('(usage: :press N or :press LABEL)')
+        else await press(parsed.arg.trim())
+        return true
+      case 'help':
+        note(CHAT_HELP.join('\n'))
+        return true
+      case 'quit':
+        return false
     }
-    if (line.startsWith('::')) line = line.slice(1)
+    const line = parsed.text
     if (!interactive) write([`you › ${line}`])
     const before = summary.replies
     const id = await sendText(line)

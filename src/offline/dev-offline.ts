@@ -97,12 +97,26 @@ export async function runOfflineDev(options: OfflineDevOptions): Promise<Offline
   }
   const emit = (event: OfflineDevEvent) => onEvent(event, print)
   let sent = 0
+  let chatEnded: ChatSummary | undefined
+  let verdictShown = false
+  /** Piped input that ended the session: its verdict (once), else undefined. */
+  const pipedVerdict = (failures: number) => {
+    if (interactive || verdictShown || !chatEnded || (endedBy as OfflineDevSummary['endedBy']) !== 'chat') return undefined
+    verdictShown = true
+    return offlineResult(chatEnded, failures)
+  }
   const info: OfflineInfo = {apiRoot: backend.apiRoot, botUsername: backend.bot.username, mode: session.mode, firstName: backend.user.firstName, chatId: backend.user.chatId, interactive}
   /** The session's events in offline words (session-text.ts); every other field as it was. */
   const offlineEvent = (event: DevEvent): DevEvent => {
     if (event.type === 'ready') return {...event, text: offlineReadyText(info, {command: event.command, port: event.port, watching: Boolean(session.watch), inspectorUrl: event.inspectorUrl})}
     if (event.type === 'teardown' && event.step === 'webhook' && event.ok) return {...event, text: OFFLINE_WEBHOOK_DELETED}
-    if (event.type === 'summary') return {...event, text: offlineSummaryText({...event, mode: session.mode}, sent)}
+    if (event.type === 'summary') {
+      // Piped input: the verdict on the chat comes first, and the summary's exit code agrees with it.
+      const verdict = pipedVerdict(event.failures)
+      const exitCode = verdict && !verdict.ok && event.exitCode === 0 ? 1 : event.exitCode
+      if (verdict && !verdict.ok) emit(verdict)
+      return {...event, exitCode, text: offlineSummaryText({...event, exitCode}, sent)}
+    }
     return event
   }
 
@@ -125,7 +139,8 @@ export async function runOfflineDev(options: OfflineDevOptions): Promise<Offline
       // Ctrl-C at the prompt: the same as a SIGINT from outside when the session handles signals.
       onInterrupt: () => (session.handleSignals ? process.kill(process.pid, 'SIGINT') : controller.abort(new Error('interrupted'))),
     })
-    void chat.done.then(() => {
+    void chat.done.then((summary) => {
+      chatEnded = summary
       if (sessionOver || controller.signal.aborted) return
       endedBy = 'chat'
       controller.abort(new Error('the chat ended'))
@@ -188,7 +203,7 @@ export async function runOfflineDev(options: OfflineDevOptions): Promise<Offline
   if (!interactive && chatSummary && (endedBy as OfflineDevSummary['endedBy']) === 'chat') {
     const result = offlineResult(chatSummary, summary.failures)
     if (!result.ok) {
-      emit(result)
+      if (!verdictShown) emit(result)
       if (exitCode === 0) exitCode = 1
     }
   }

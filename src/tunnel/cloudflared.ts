@@ -4,16 +4,18 @@
  * by BOT_CLOUDFLARED), takes the public URL from its banner, and is ready once cloudflared logs
  * "Registered tunnel connection". The child runs in its own process group and dies with the tunnel:
  * close() stops it (SIGTERM, then SIGKILL), and so does this process's exit. Its exit after start-up
- * is a 'down' event.
+ * is a 'down' event. Its pid and a random marker put in its environment (BOT_DEV_TUNNEL) go to
+ * onProcess, so that one left running by a process killed with SIGKILL can be found and proved ours.
  *
  * Ready is not reachable: a fresh trycloudflare host resolves seconds later. The session proves the
  * URL with proveReachable (probe.ts) before setWebhook.
  */
 import {spawn, type ChildProcess} from 'node:child_process'
+import {randomBytes} from 'node:crypto'
 import {EventEmitter} from 'node:events'
 import {CloudflaredLog, type CloudflaredEvent} from './cloudflared-log.js'
 import {TunnelError} from './errors.js'
-import {DEFAULT_TUNNEL_TIMEOUT_MS, type Tunnel, type TunnelOpenOptions, type TunnelProvider} from './types.js'
+import {DEFAULT_TUNNEL_TIMEOUT_MS, TUNNEL_MARKER_ENV, type Tunnel, type TunnelOpenOptions, type TunnelProcess, type TunnelProvider} from './types.js'
 import {findExecutable} from './which.js'
 
 export const CLOUDFLARED_ENV = 'BOT_CLOUDFLARED'
@@ -244,12 +246,14 @@ export class CloudflaredProvider implements TunnelProvider {
     const deadlineMs = options.timeoutMs ?? DEFAULT_TUNNEL_TIMEOUT_MS
 
     let child: ChildProcess
+    // Read back from /proc/<pid>/environ, it proves a pid found later is still this cloudflared.
+    const marker = randomBytes(8).toString('hex')
     try {
       child = spawn(program, ['tunnel', '--no-autoupdate', '--url', `http://${host}:${port}`], {
         stdio: ['ignore', 'pipe', 'pipe'],
         // Its own process group: a Ctrl-C at the terminal reaches `bot dev`, which stops it in order.
         detached: process.platform !== 'win32',
-        env: cloudflaredEnv(this.env),
+        env: {...cloudflaredEnv(this.env), [TUNNEL_MARKER_ENV]: marker},
       })
     } catch (err) {
       throw new TunnelError(`cloudflared (${program}) could not be started: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, {
@@ -259,6 +263,17 @@ export class CloudflaredProvider implements TunnelProvider {
     }
     track(child)
     child.on('exit', () => live.delete(child))
+    if (child.pid !== undefined && options.onProcess) {
+      const report = (running: boolean) => {
+        try {
+          options.onProcess!({pid: child.pid!, marker, running} satisfies TunnelProcess)
+        } catch {
+          // the listener's failure is not the tunnel's
+        }
+      }
+      report(true)
+      child.once('exit', () => report(false))
+    }
 
     let url: string | undefined
     let settle: ((err?: TunnelError) => void) | undefined

@@ -23,6 +23,22 @@ export interface TunnelOpenOptions {
   signal?: AbortSignal
   /** Start-up deadline in ms (default 15000); past it, open() rejects with a TunnelError and a fix. */
   timeoutMs?: number
+  /**
+   * A provider that runs a program (cloudflared) reports it: `running` once it was started, then not
+   * once it exited. A session records it so that the next one can stop it if this one is killed.
+   */
+  onProcess?: (process: TunnelProcess) => void
+}
+
+/** The environment variable whose value marks a tunnel program as ours (read back from /proc/<pid>/environ). */
+export const TUNNEL_MARKER_ENV = 'BOT_DEV_TUNNEL'
+
+export interface TunnelProcess {
+  /** Its pid, also its process group. */
+  pid: number
+  /** The random value of TUNNEL_MARKER_ENV in its environment. */
+  marker: string
+  running: boolean
 }
 
 export interface TunnelProvider {

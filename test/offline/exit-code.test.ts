@@ -28,6 +28,11 @@ describe('piped bot dev --offline: the exit code says whether the bot answered',
       const r = await offline('hello\nignore me\n', ['--mode', mode])
       expect(r.stdout).toContain('bot › ok: hello')
       expect(r.stderr).toContain('✗ 1 line handled without a reply (of 2 lines piped in): exiting with code 1.')
+      // The summary comes after the verdict and names the same exit code.
+      const verdictAt = r.stderr.indexOf('exiting with code 1.')
+      const summary = /■ bot dev --offline ended .*; exit code (\d+)\./.exec(r.stdout + r.stderr)
+      expect(summary?.[1], r.stdout + r.stderr).toBe('1')
+      if (r.stderr.includes('■')) expect(r.stderr.indexOf('■')).toBeGreaterThan(verdictAt)
       expect(r.code, r.stderr).toBe(1)
     }, 65_000)
   }
@@ -43,8 +48,11 @@ describe('piped bot dev --offline: the exit code says whether the bot answered',
 
   it('--json: the verdict is an event, and the exit code is 1', async () => {
     const r = await offline('ignore this\n', ['--json'])
-    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as {type: string; ok?: boolean; silent?: number})
-    expect(events.at(-1)).toMatchObject({type: 'offline-result', ok: false, silent: 1, unanswered: 0})
+    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as {type: string; ok?: boolean; silent?: number; exitCode?: number})
+    // The verdict, then the summary with the same exit code.
+    expect(events.at(-2)).toMatchObject({type: 'offline-result', ok: false, silent: 1, unanswered: 0})
+    expect(events.at(-1)).toMatchObject({type: 'summary', exitCode: 1})
+    expect(events.filter((e) => e.type === 'offline-result')).toHaveLength(1)
     expect(r.code).toBe(1)
   }, 65_000)
 })

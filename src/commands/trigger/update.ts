@@ -14,7 +14,7 @@ Prints one line (the update, the bot's answer, the time it took), then each Bot 
 
   static examples = [
     {description: 'Send the update in a file', command: '<%= config.bin %> <%= command.id %> edited-message.json'},
-    {description: 'From stdin', command: `echo '{"message":{"message_id":1,"chat":{"id":1111,"type":"private"},"date":1700000000,"text":"hi"}}' | <%= config.bin %> <%= command.id %> -`},
+    {description: 'From stdin', command: '<%= config.bin %> <%= command.id %> - < edited-message.json'},
     {description: 'Replay an update saved by the inspector, as JSON', command: "<%= config.bin %> <%= command.id %> saved.json --json | jq .answer"},
   ]
 

@@ -1,0 +1,61 @@
+/**
+ * What a line typed into the offline chat means: a chat command (`:press N` / `:press LABEL`, `:p`,
+ * `:help`, `:quit`), an unknown `:word` (an error line, nothing sent), or text to send (`::text`
+ * sends ":text"). Also which button `:press` picks. Pure: chat.ts does what the line says.
+ */
+import type {ButtonView} from './render.js'
+
+export const CHAT_HELP = [
+  'Type a message and press Enter; /commands are sent as bot commands.',
+  ':press N | :press LABEL   press button N (1 = first, left to right, top to bottom) or the one labelled LABEL',
+  '                          of the last keyboard the bot sent (:p for short)',
+  ':help                     this help',
+  ':quit                     end the chat (Ctrl-D too)',
+  '::text                    send ":text" (a message that starts with a colon)',
+]
+
+const COMMANDS = ['press', 'p', 'help', 'h', 'quit', 'q', 'exit']
+
+/** The error line for `:name` that is not a chat command. */
+export function unknownCommandText(name: string): string {
+  return `✗ Unknown command :${name}. Commands: :press N | :press LABEL, :help, :quit. To send a message that starts with ":", begin it with "::".`
+}
+
+export type ChatLine =
+  | {kind: 'empty'}
+  | {kind: 'unknown'; name: string}
+  /** `arg` is '' when none was given. */
+  | {kind: 'press'; arg: string}
+  | {kind: 'help'}
+  | {kind: 'quit'}
+  | {kind: 'text'; text: string}
+
+/** Read one input line (a trailing CR is dropped). */
+export function parseChatLine(raw: string): ChatLine {
+  const line = raw.replace(/\r$/, '')
+  if (line.trim() === '') return {kind: 'empty'}
+  const command = /^:(\w+)\s*(.*)$/.exec(line.trim())
+  if (command) {
+    const [, name, arg] = command
+    if (!COMMANDS.includes(name.toLowerCase())) return {kind: 'unknown', name}
+    switch (name.toLowerCase()) {
+      case 'press':
+      case 'p':
+        return {kind: 'press', arg}
+      case 'help':
+      case 'h':
+        return {kind: 'help'}
+      default:
+        return {kind: 'quit'}
+    }
+  }
+  return {kind: 'text', text: line.startsWith('::') ? line.slice(1) : line}
+}
+
+/** The button `:press ARG` means: number ARG (1-based), else the one labelled ARG (exact case first). */
+export function pickButton(buttons: ButtonView[], arg: string): {button?: ButtonView; n?: number} {
+  const n = /^\d+$/.test(arg) ? Number(arg) : undefined
+  const button =
+    n !== undefined ? buttons[n - 1] : (buttons.find((b) => b.text === arg) ?? buttons.find((b) => b.text.toLowerCase() === arg.toLowerCase()))
+  return {button, n}
+}

@@ -1,0 +1,53 @@
+/**
+ * Slowloris against the api proxy and the inspector: a client that never finishes its request
+ * headers (one byte now and then) is cut by the server's headers deadline (60 s, checked every
+ * 30 s by Node), and a normal request is answered meanwhile. Slow by nature (up to 90 s): both run
+ * at once.
+ */
+import {describe, expect, it} from 'vitest'
+import {UpdateHistory} from '../../src/inspector/history.js'
+import {startInspectorServer} from '../../src/inspector/server.js'
+import {recordingProxy, sink} from './api-proxy-helpers.js'
+import {connectRaw, later, TOKEN, waitFor} from './hostile-helpers.js'
+
+/** Sends one more header byte every 5 s until the connection closes; resolves with how long it lived. */
+async function slowloris(port: number, host: string): Promise<number> {
+  const conn = await connectRaw(port)
+  const t0 = Date.now()
+  await conn.write(`GET /api/updates HTTP/1.1\r\nHost: ${host}\r\nX-Slow: `)
+  const drip = setInterval(() => {
+    if (!conn.closed) conn.socket.write('a')
+  }, 5000)
+  later(() => clearInterval(drip))
+  await conn.whenClosed(150_000)
+  clearInterval(drip)
+  return Date.now() - t0
+}
+
+describe('slowloris', () => {
+  it.concurrent('the api proxy cuts a client that never ends its headers, serving others meanwhile', async () => {
+    const upstream = await sink()
+    const rec = await recordingProxy(upstream.url)
+    const lived = slowloris(rec.proxy.port, '127.0.0.1')
+    const res = await fetch(`${rec.proxy.url}/bot${TOKEN}/getMe`)
+    expect(res.status).toBe(200)
+    await res.arrayBuffer()
+    expect(await lived).toBeLessThan(150_000)
+    expect(upstream.requests.length).toBe(1)
+    // On a new connection (the first one's keep-alive ended meanwhile).
+    const again = await fetch(`${rec.proxy.url}/bot${TOKEN}/getMe`, {headers: {connection: 'close'}}).catch((e: Error) => e)
+    if (again instanceof Error) console.warn('again failed', again, (again as {cause?: unknown}).cause)
+    expect(again instanceof Error ? again.message : again.status).toBe(200)
+  }, 180_000)
+
+  it.concurrent('the inspector cuts a client that never ends its headers, serving others meanwhile', async () => {
+    const key = 'slow-key-0123456789'
+    const server = await startInspectorServer({history: new UpdateHistory(), actions: {replay: () => Promise.reject(new Error('no'))}, key})
+    later(() => server.close())
+    const lived = slowloris(server.port, `127.0.0.1:${server.port}`)
+    const list = async () => (await fetch(`http://127.0.0.1:${server.port}/api/updates`, {headers: {'x-bot-dev-key': key}})).status
+    expect(await list()).toBe(200)
+    expect(await lived).toBeLessThan(150_000)
+    await waitFor(async () => (await list()) === 200, 'the list')
+  }, 180_000)
+})
