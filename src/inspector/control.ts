@@ -16,6 +16,7 @@ import {createServer, type IncomingMessage, type ServerResponse} from 'node:http
 import type {AddressInfo} from 'node:net'
 
 import {redactSecrets} from '../lib/secrets.js'
+import {MAX_EDIT_DEPTH, nestedDeeperThan} from './json-depth.js'
 import {checkTriggerRequest, checkUpdateObject} from './synthetic.js'
 import {ActionError, type SessionActions, type UpdateEntry} from './types.js'
 
@@ -108,8 +109,11 @@ function readBody(req: IncomingMessage, max: number): Promise<string> {
 
 function parseJson(text: string): unknown {
   try {
-    return JSON.parse(text)
-  } catch {
+    const value: unknown = JSON.parse(text)
+    if (nestedDeeperThan(value, MAX_EDIT_DEPTH)) throw new Refused(400, `The request body nests more than ${MAX_EDIT_DEPTH} levels deep.`, 'Send an update shaped like a real one.')
+    return value
+  } catch (error) {
+    if (error instanceof Refused) throw error
     throw new Refused(400, 'The request body is not valid JSON.', 'Send a JSON object.')
   }
 }

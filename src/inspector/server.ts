@@ -24,6 +24,7 @@ import type {AddressInfo} from 'node:net'
 import {
   BodyTooLarge, BODY_LIMIT, hostAllowed, keyMatches, presentedKey, readBody, send, sendError, sendJson,
 } from './server-http.js'
+import {MAX_EDIT_DEPTH, nestedDeeperThan} from './json-depth.js'
 import {FAVICON_SVG, loadPage, NO_KEY_HTML, pageHtml, type PageFiles} from './server-page.js'
 import {SseHub} from './server-sse.js'
 import {ActionError, type HistoryView, type SessionActions, type UpdateEntry} from './types.js'
@@ -51,8 +52,7 @@ export interface InspectorServer {
   close(): Promise<void>
 }
 
-/** An edited update nested deeper than this is refused (a real one nests about ten levels). */
-export const MAX_EDIT_DEPTH = 64
+export {MAX_EDIT_DEPTH, nestedDeeperThan} from './json-depth.js'
 
 const JS = 'text/javascript; charset=utf-8'
 const CSS = 'text/css; charset=utf-8'
@@ -241,18 +241,6 @@ async function replay(ctx: Context, req: IncomingMessage, res: ServerResponse, u
 }
 
 class ReplayTimeout extends Error {}
-
-/** Whether a value nests deeper than `max` objects/arrays (walked without recursion: the value may be a stack bomb). */
-export function nestedDeeperThan(value: unknown, max: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]]
-  while (stack.length > 0) {
-    const [item, depth] = stack.pop()!
-    if (item === null || typeof item !== 'object') continue
-    if (depth + 1 > max) return true
-    for (const child of Array.isArray(item) ? item : Object.values(item)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1])
-  }
-  return false
-}
 
 /**
  * Whether a state-changing request may come from where it says: no Origin and no Sec-Fetch-Site

@@ -189,6 +189,19 @@ describe('control port', () => {
     expect((await post(port, '/trigger', {kind: 'message', text: 'still up'})).status).toBe(200)
   })
 
+  it('an update nested 100,000 levels deep → 400 before anything walks it; the port keeps serving', async () => {
+    const port = await start()
+    const bomb = '{"message":{"text":"x","a":' + '['.repeat(100_000) + ']'.repeat(100_000) + '}}'
+    for (const [path, raw] of [['/trigger', `{"kind":"update","update":${bomb}}`], ['/replay', `{"updateId":1,"update":${bomb}}`]] as const) {
+      const r = await post(port, path, undefined, {raw})
+      expect(r.status, path).toBe(400)
+      expect(r.body.error).toMatch(/nests more than 64 levels/)
+    }
+    expect(actions.triggers).toEqual([])
+    expect(actions.replays).toEqual([])
+    expect((await post(port, '/trigger', {kind: 'message', text: 'still here'})).status).toBe(200)
+  })
+
   it('unknown routes → 404, other methods → 405', async () => {
     const port = await start()
     expect((await post(port, '/nope', {})).status).toBe(404)
