@@ -17,6 +17,7 @@
 import {createInterface, type Interface} from 'node:readline'
 
 import {CHAT_HELP, parseChatLine, pickButton, unknownCommandText} from './chat-commands.js'
+import {limitLines, MAX_LINE_BYTES} from './line-limit.js'
 import {flatButtons, formatRendered, renderCall, type ButtonView, type CallLike, type KeyboardView, type RenderedCall} from './render.js'
 import type {OfflineBackend} from './offline-env.js'
 
@@ -331,7 +332,8 @@ export function startChat(options: ChatOptions): Chat {
   }
 
   rl = createInterface({
-    input: options.input,
+    // Piped input is cut at MAX_LINE_BYTES per line (a terminal's line is typed by a person).
+    input: interactive ? options.input : limitLines(options.input, MAX_LINE_BYTES, () => error(`✗ A line longer than ${MAX_LINE_BYTES / 1024} KiB was cut there; the rest of it is not sent.`)),
     ...(interactive && output ? {output, terminal: true, prompt: 'you › '} : {terminal: false}),
   })
   if (interactive) {
