@@ -24,30 +24,38 @@ async function slowloris(port: number, host: string): Promise<number> {
   return Date.now() - t0
 }
 
-describe('slowloris', () => {
-  it.concurrent('the api proxy cuts a client that never ends its headers, serving others meanwhile', async () => {
-    const upstream = await sink()
-    const rec = await recordingProxy(upstream.url)
-    const lived = slowloris(rec.proxy.port, '127.0.0.1')
-    const res = await fetch(`${rec.proxy.url}/bot${TOKEN}/getMe`)
-    expect(res.status).toBe(200)
-    await res.arrayBuffer()
-    expect(await lived).toBeLessThan(150_000)
-    expect(upstream.requests.length).toBe(1)
-    // On a new connection (the first one's keep-alive ended meanwhile).
-    const again = await fetch(`${rec.proxy.url}/bot${TOKEN}/getMe`, {headers: {connection: 'close'}}).catch((e: Error) => e)
-    if (again instanceof Error) console.warn('again failed', again, (again as {cause?: unknown}).cause)
-    expect(again instanceof Error ? again.message : again.status).toBe(200)
-  }, 180_000)
+/** The api proxy cuts a client that never ends its headers, serving others meanwhile. */
+async function againstTheProxy(): Promise<void> {
+  const upstream = await sink()
+  const rec = await recordingProxy(upstream.url)
+  const lived = slowloris(rec.proxy.port, '127.0.0.1')
+  const res = await fetch(`${rec.proxy.url}/bot${TOKEN}/getMe`)
+  expect(res.status).toBe(200)
+  await res.arrayBuffer()
+  expect(await lived).toBeLessThan(150_000)
+  expect(upstream.requests.length).toBe(1)
+  // On a new connection (the first one's keep-alive ended meanwhile).
+  const again = await fetch(`${rec.proxy.url}/bot${TOKEN}/getMe`, {headers: {connection: 'close'}}).catch((e: Error) => e)
+  if (again instanceof Error) console.warn('again failed', again, (again as {cause?: unknown}).cause)
+  expect(again instanceof Error ? again.message : again.status).toBe(200)
+}
 
-  it.concurrent('the inspector cuts a client that never ends its headers, serving others meanwhile', async () => {
-    const key = 'slow-key-0123456789'
-    const server = await startInspectorServer({history: new UpdateHistory(), actions: {replay: () => Promise.reject(new Error('no'))}, key})
-    later(() => server.close())
-    const lived = slowloris(server.port, `127.0.0.1:${server.port}`)
-    const list = async () => (await fetch(`http://127.0.0.1:${server.port}/api/updates`, {headers: {'x-bot-dev-key': key}})).status
-    expect(await list()).toBe(200)
-    expect(await lived).toBeLessThan(150_000)
-    await waitFor(async () => (await list()) === 200, 'the list')
+/** The inspector cuts a client that never ends its headers, serving others meanwhile. */
+async function againstTheInspector(): Promise<void> {
+  const key = 'slow-key-0123456789'
+  const server = await startInspectorServer({history: new UpdateHistory(), actions: {replay: () => Promise.reject(new Error('no'))}, key})
+  later(() => server.close())
+  const lived = slowloris(server.port, `127.0.0.1:${server.port}`)
+  const list = async () => (await fetch(`http://127.0.0.1:${server.port}/api/updates`, {headers: {'x-bot-dev-key': key}})).status
+  expect(await list()).toBe(200)
+  expect(await lived).toBeLessThan(150_000)
+  await waitFor(async () => (await list()) === 200, 'the list')
+}
+
+describe('slowloris', () => {
+  // One test running both (they take up to 90 s each): the helpers' cleanups run after each test,
+  // so two concurrent tests would close each other's servers when the first one ends.
+  it('the api proxy and the inspector each cut a client that never ends its headers, serving others meanwhile', async () => {
+    await Promise.all([againstTheProxy(), againstTheInspector()])
   }, 180_000)
 })

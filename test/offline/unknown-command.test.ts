@@ -21,8 +21,9 @@ describe('bot dev --offline: :unknown commands', () => {
     expect(out).toContain('bot › ok: :colon')
     expect(r.stdout).toContain(':press N | :press LABEL') // :help still works
     // Two lines reached the bot (hello, :colon), one was refused: a script learns about the typo.
-    expect(r.stderr).toMatch(/: 2 updates sent, 0 failures; exit code 0\./)
-    expect(r.stderr).toContain('✗ 1 unknown :command (of 3 lines piped in): exiting with code 1.')
+    // The verdict first, then the summary naming the same exit code.
+    expect(r.stderr).toContain('✗ 1 unknown :command (of 3 lines piped in): exiting with code 1.\n■ bot dev --offline ended after')
+    expect(r.stderr).toMatch(/: 2 updates sent, 0 failures; exit code 1\./)
     expect(r.code).toBe(1)
   }, 70_000)
 
@@ -32,7 +33,8 @@ describe('bot dev --offline: :unknown commands', () => {
     const chat = events.filter((e) => e.type === 'chat').map((e) => e.event!)
     expect(chat.find((e) => e.type === 'error')?.text).toMatch(/^✗ Unknown command :nope\./)
     expect(chat.filter((e) => e.type === 'user').map((e) => e.text)).toEqual(['hi'])
-    expect(events.at(-1)).toMatchObject({type: 'offline-result', ok: false, unknown: 1})
+    expect(events.at(-2)).toMatchObject({type: 'offline-result', ok: false, unknown: 1})
+    expect(events.at(-1)).toMatchObject({type: 'summary', exitCode: 1})
     expect(r.code).toBe(1)
   }, 70_000)
 })
