@@ -11,12 +11,12 @@
  * are capped (413), requests and the wait for the session have deadlines, and no request can
  * throw out of the handler.
  */
-import {createHash, timingSafeEqual} from 'node:crypto'
 import {createServer, type IncomingMessage, type ServerResponse} from 'node:http'
 import type {AddressInfo} from 'node:net'
 
 import {redactSecrets} from '../lib/secrets.js'
 import {MAX_EDIT_DEPTH, nestedDeeperThan} from './json-depth.js'
+import {BodyCutOff, BodyTooLarge, hostAllowed, keyMatches, readBody} from './server-http.js'
 import {checkTriggerRequest, checkUpdateObject} from './synthetic.js'
 import {ActionError, type SessionActions, type UpdateEntry} from './types.js'
 
@@ -52,59 +52,15 @@ class Refused extends Error {
   }
 }
 
-function digest(text: string): Buffer {
-  return createHash('sha256').update(text, 'utf8').digest()
-}
-
-/** Constant-time comparison (hashes first, so lengths leak nothing either). */
-export function sameKey(given: string | undefined, key: string): boolean {
-  if (typeof given !== 'string' || key === '') return false
-  return timingSafeEqual(digest(given), digest(key))
-}
-
-/** Host headers that name this server on loopback: 127.0.0.1:PORT, localhost:PORT, [::1]:PORT. */
-export function loopbackHost(host: string | undefined, port: number): boolean {
-  if (!host) return false
-  const h = host.toLowerCase()
-  return h === `127.0.0.1:${port}` || h === `localhost:${port}` || h === `[::1]:${port}`
-}
-
-function readBody(req: IncomingMessage, max: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length'])
-    if (Number.isFinite(declared) && declared > max) {
-      reject(new Refused(413, `The request body is over ${max} bytes.`, 'Send a smaller update.'))
-      return
-    }
-    const chunks: Buffer[] = []
-    let size = 0
-    let done = false
-    req.on('data', (chunk: Buffer) => {
-      if (done) return
-      size += chunk.length
-      if (size > max) {
-        done = true
-        reject(new Refused(413, `The request body is over ${max} bytes.`, 'Send a smaller update.'))
-        return
-      }
-      chunks.push(chunk)
-    })
-    req.on('end', () => {
-      if (done) return
-      done = true
-      resolve(Buffer.concat(chunks).toString('utf8'))
-    })
-    req.on('error', (error) => {
-      if (done) return
-      done = true
-      reject(error)
-    })
-    req.on('close', () => {
-      if (done) return
-      done = true
-      reject(new Refused(400, 'The request body was cut off.', 'Send the whole body.'))
-    })
-  })
+/** The body of a control request, or a Refused saying why not. */
+async function readRequestBody(req: IncomingMessage, max: number): Promise<string> {
+  try {
+    return await readBody(req, max)
+  } catch (error) {
+    if (error instanceof BodyTooLarge) throw new Refused(413, `The request body is over ${max} bytes.`, 'Send a smaller update.')
+    if (error instanceof BodyCutOff) throw new Refused(400, 'The request body was cut off.', 'Send the whole body.')
+    throw error
+  }
 }
 
 function parseJson(text: string): unknown {
@@ -160,13 +116,13 @@ export function startControlServer(o: ControlServerOptions): Promise<ControlServ
   }
 
   const route = async (req: IncomingMessage): Promise<UpdateEntry> => {
-    if (!loopbackHost(req.headers.host, port)) throw new Refused(403, 'Only loopback Host headers are served here.', `Use http://127.0.0.1:${port}.`)
+    if (!hostAllowed(req.headers.host, port)) throw new Refused(403, 'Only loopback Host headers are served here.', `Use http://127.0.0.1:${port}.`)
     const given = req.headers[KEY_HEADER]
-    if (!sameKey(Array.isArray(given) ? given[0] : given, o.key)) throw new Refused(401, `Missing or wrong ${KEY_HEADER} header.`, 'Use `bot trigger` / `bot replay`: they read the key from the session\'s control record.')
+    if (!keyMatches(Array.isArray(given) ? given[0] : given, o.key)) throw new Refused(401, `Missing or wrong ${KEY_HEADER} header.`, 'Use `bot trigger` / `bot replay`: they read the key from the session\'s control record.')
     const path = (req.url ?? '/').split('?')[0]
     if (path !== '/trigger' && path !== '/replay') throw new Refused(404, `No route ${path}.`, 'Use POST /trigger or POST /replay.')
     if (req.method !== 'POST') throw new Refused(405, `${req.method} ${path} is not allowed.`, `Use POST ${path}.`)
-    const body = parseJson(await readBody(req, maxBody))
+    const body = parseJson(await readRequestBody(req, maxBody))
     if (path === '/trigger') {
       const checked = checkTriggerRequest(body)
       if ('error' in checked) throw new Refused(400, checked.error, checked.fix)

@@ -25,7 +25,7 @@ function digest(s: string): Buffer {
 
 /** Compares a presented key with the session's in constant time (hashes of equal length, whatever was sent). */
 export function keyMatches(presented: string | undefined, key: string): boolean {
-  if (presented === undefined) return false
+  if (presented === undefined || key === '') return false
   return timingSafeEqual(digest(presented), digest(key)) && presented.length === key.length
 }
 
@@ -62,10 +62,20 @@ export function sendError(res: ServerResponse, status: number, error: string, fi
 }
 
 export class BodyTooLarge extends Error {}
+/** The client went away before the body ended. */
+export class BodyCutOff extends Error {}
 
-/** Reads a request body up to `limit` bytes; past that rejects with BodyTooLarge (and stops reading). */
+/**
+ * Reads a request body up to `limit` bytes. A larger one (declared or sent) rejects with
+ * BodyTooLarge and is not read further; a client that leaves mid-body rejects with BodyCutOff.
+ */
 export function readBody(req: IncomingMessage, limit = BODY_LIMIT): Promise<string> {
   return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'])
+    if (Number.isFinite(declared) && declared > limit) {
+      reject(new BodyTooLarge())
+      return
+    }
     const chunks: Buffer[] = []
     let size = 0
     let done = false
@@ -84,6 +94,11 @@ export function readBody(req: IncomingMessage, limit = BODY_LIMIT): Promise<stri
       if (done) return
       done = true
       resolve(Buffer.concat(chunks).toString('utf8'))
+    })
+    req.on('close', () => {
+      if (done) return
+      done = true
+      reject(new BodyCutOff())
     })
     req.on('error', (err) => {
       if (done) return
