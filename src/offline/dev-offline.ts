@@ -98,12 +98,13 @@ export async function runOfflineDev(options: OfflineDevOptions): Promise<Offline
   const emit = (event: OfflineDevEvent) => onEvent(event, print)
   let sent = 0
   let chatEnded: ChatSummary | undefined
-  let verdictShown = false
-  /** Piped input that ended the session: its verdict (once), else undefined. */
-  const pipedVerdict = (failures: number) => {
-    if (interactive || verdictShown || !chatEnded || (endedBy as OfflineDevSummary['endedBy']) !== 'chat') return undefined
-    verdictShown = true
-    return offlineResult(chatEnded, failures)
+  let verdict: ReturnType<typeof offlineResult> | undefined
+  /** Piped input that ended the session: its verdict, decided (and shown when it fails) once. */
+  const pipedVerdict = (chatSummary: ChatSummary | undefined, failures: number) => {
+    if (verdict || interactive || !chatSummary || (endedBy as OfflineDevSummary['endedBy']) !== 'chat') return verdict
+    verdict = offlineResult(chatSummary, failures)
+    if (!verdict.ok) emit(verdict)
+    return verdict
   }
   const info: OfflineInfo = {apiRoot: backend.apiRoot, botUsername: backend.bot.username, mode: session.mode, firstName: backend.user.firstName, chatId: backend.user.chatId, interactive}
   /** The session's events in offline words (session-text.ts); every other field as it was. */
@@ -112,9 +113,8 @@ export async function runOfflineDev(options: OfflineDevOptions): Promise<Offline
     if (event.type === 'teardown' && event.step === 'webhook' && event.ok) return {...event, text: OFFLINE_WEBHOOK_DELETED}
     if (event.type === 'summary') {
       // Piped input: the verdict on the chat comes first, and the summary's exit code agrees with it.
-      const verdict = pipedVerdict(event.failures)
-      const exitCode = verdict && !verdict.ok && event.exitCode === 0 ? 1 : event.exitCode
-      if (verdict && !verdict.ok) emit(verdict)
+      const result = pipedVerdict(chatEnded, event.failures)
+      const exitCode = result && !result.ok && event.exitCode === 0 ? 1 : event.exitCode
       return {...event, exitCode, text: offlineSummaryText({...event, exitCode}, sent)}
     }
     return event
@@ -200,13 +200,8 @@ export async function runOfflineDev(options: OfflineDevOptions): Promise<Offline
   const chatSummary = chat ? await chat.done : undefined
   let exitCode = summary.exitCode
   // Piped input (a CI script): a line the bot left without an answer, or an update it failed, is a failure.
-  if (!interactive && chatSummary && (endedBy as OfflineDevSummary['endedBy']) === 'chat') {
-    const result = offlineResult(chatSummary, summary.failures)
-    if (!result.ok) {
-      if (!verdictShown) emit(result)
-      if (exitCode === 0) exitCode = 1
-    }
-  }
+  const result = pipedVerdict(chatSummary, summary.failures)
+  if (result && !result.ok && exitCode === 0) exitCode = 1
   return {...summary, exitCode, ...(chatSummary ? {chat: chatSummary} : {}), endedBy}
 }
 
