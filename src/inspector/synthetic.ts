@@ -4,39 +4,11 @@
  * by a user, and the checks a trigger request or a hand-written update must pass before anything
  * is delivered. Pure functions: no I/O.
  */
+import {UPDATE_TYPES} from '../telegram/types.js'
 import type {TriggerRequest} from './types.js'
 
 /** The default user of a trigger (a private chat with them unless a chat is given). */
 export const DEFAULT_USER_ID = 1111
-
-/** Update types the Bot API delivers (bot-api-facts.md §2.6, v10.0). */
-export const UPDATE_TYPES = [
-  'message',
-  'edited_message',
-  'channel_post',
-  'edited_channel_post',
-  'inline_query',
-  'chosen_inline_result',
-  'callback_query',
-  'shipping_query',
-  'pre_checkout_query',
-  'poll',
-  'poll_answer',
-  'my_chat_member',
-  'chat_member',
-  'chat_join_request',
-  'chat_boost',
-  'removed_chat_boost',
-  'message_reaction',
-  'message_reaction_count',
-  'business_connection',
-  'business_message',
-  'edited_business_message',
-  'deleted_business_messages',
-  'purchased_paid_media',
-  'managed_bot',
-  'guest_message',
-] as const
 
 /**
  * update_ids of synthetic updates (`bot trigger` in webhook mode) count down from the largest
