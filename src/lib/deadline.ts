@@ -24,35 +24,23 @@ export class TimeoutError extends Error {
 }
 
 export function deadline(ms: number, ...parents: Array<AbortSignal | undefined>): Deadline {
-  const controller = new AbortController()
+  const link = linked(...parents)
   let timedOut = false
-  const listeners: Array<[AbortSignal, () => void]> = []
+  let timer: NodeJS.Timeout | undefined
   const clear = () => {
     clearTimeout(timer)
-    for (const [signal, listener] of listeners) signal.removeEventListener('abort', listener)
-    listeners.length = 0
+    link.clear()
   }
-  const timer = setTimeout(() => {
-    timedOut = true
-    controller.abort(new TimeoutError(ms))
-    clear()
-  }, Math.max(0, Math.min(ms, 2_147_483_647)))
-  for (const parent of parents) {
-    if (!parent) continue
-    if (parent.aborted) {
-      controller.abort(parent.reason)
-      clear()
-      break
-    }
-    const listener = () => {
-      controller.abort(parent.reason)
-      clear()
-    }
-    parent.addEventListener('abort', listener, {once: true})
-    listeners.push([parent, listener])
+  if (!link.signal.aborted) {
+    timer = setTimeout(() => {
+      timedOut = true
+      link.abort(new TimeoutError(ms))
+    }, Math.max(0, Math.min(ms, 2_147_483_647)))
+    // However it ends (time, a parent, or abort), the timer and the parents' listeners go.
+    link.signal.addEventListener('abort', clear, {once: true})
   }
   return {
-    signal: controller.signal,
+    signal: link.signal,
     get timedOut() {
       return timedOut
     },
