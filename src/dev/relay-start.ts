@@ -3,11 +3,6 @@ import type {DevEventSink} from './events.js'
 import {Relay} from './relay.js'
 import {rejectedText, updateText} from './render.js'
 
-export async function freePort(): Promise<number> {
-  const {default: getPort} = await import('get-port')
-  return getPort({host: '127.0.0.1'})
-}
-
 export interface StartRelayOptions {
   secret: string
   path: string

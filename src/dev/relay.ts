@@ -66,6 +66,8 @@ export class Relay {
   #port = 0
   #aliases = new Set<string>()
   #recorder: RelayRecorder | undefined
+  /** Deliveries under way: close() waits for them, so their lines and counts come before the summary. */
+  #pending = new Set<Promise<unknown>>()
 
   constructor(options: RelayOptions) {
     this.#options = options
@@ -152,6 +154,25 @@ export class Relay {
       setTimeout(() => this.#server.closeAllConnections(), 500).unref()
     })
     await this.#deliverer.destroy()
+    // Deliveries still under way end quickly now (nothing is held, the bot's connections are gone);
+    // wait for them, within a bound, so every update is counted and shown before the session ends.
+    if (this.#pending.size > 0) {
+      let timer: NodeJS.Timeout | undefined
+      await Promise.race([
+        Promise.allSettled([...this.#pending]),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, 2000)
+        }),
+      ])
+      clearTimeout(timer)
+    }
+  }
+
+  #track<T>(work: Promise<T>): Promise<T> {
+    this.#pending.add(work)
+    const forget = () => this.#pending.delete(work)
+    work.then(forget, forget)
+    return work
   }
 
   /** Requests waiting for the bot right now. */
@@ -201,13 +222,13 @@ export class Relay {
         else this.#refuse(req, res, result.status, result.status === 413 ? 'too-large' : 'busy', path)
         return
       }
-      this.#forward(req, res, result.body, started).then(
+      this.#track(this.#forward(req, res, result.body, started).then(
         () => this.#budget.give(result.reserved),
         (error: unknown) => {
           this.#budget.give(result.reserved)
           this.#failed(res, error, started)
         },
-      )
+      ))
     })
   }
 
@@ -296,7 +317,11 @@ export class Relay {
    * the log, recorded), but as a new delivery: the answer cache is neither read nor written, so an
    * update_id the bot already answered reaches it again (a replay). Never rejects.
    */
-  async inject(body: Buffer | string, o: {source: 'trigger' | 'replay'; replayOf?: number}): Promise<InjectResult> {
+  inject(body: Buffer | string, o: {source: 'trigger' | 'replay'; replayOf?: number}): Promise<InjectResult> {
+    return this.#track(this.#inject(body, o))
+  }
+
+  async #inject(body: Buffer | string, o: {source: 'trigger' | 'replay'; replayOf?: number}): Promise<InjectResult> {
     const started = performance.now()
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body
     const delivering = this.#deliverer.deliver(bytes, 'application/json', started, undefined, detachedLink())

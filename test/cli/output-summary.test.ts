@@ -55,9 +55,32 @@ describe('bot dev: the summary counts what happened, per mode', () => {
     await dev.waitForOutput(/→ 500[^\n]*\n[^]*→ 500/, {stream: 'stdout'})
     dev.kill('SIGINT')
     const result = await dev.exited
-    const failed = result.stdout.split('\n').filter((l) => / ✗ #\d+ message .*→ 500 /.test(l)).length
-    expect(failed).toBeGreaterThanOrEqual(2)
-    expect(summaryOf(result.stderr)).toMatch(new RegExp(`: 0 updates relayed, ${failed} failures; exit code 0\\.$`))
+    // Every failed update has its line: the two 500s, and a retry that was on its way when the
+    // session stopped (answered 503 or given up on, 499) when there was one.
+    const lines = result.stdout.split('\n')
+    expect(lines.filter((l) => / ✗ #\d+ message .*→ 500 /.test(l)).length).toBeGreaterThanOrEqual(2)
+    const failed = lines.filter((l) => / ✗ #\d+ message .*→ \d{3} /.test(l)).length
+    expect(summaryOf(result.stderr), result.stdout).toMatch(new RegExp(`: 0 updates relayed, ${failed} failures; exit code 0\\.$`))
+  }, 60_000)
+
+  it('webhook mode: a delivery under way when the session stops is shown and counted before the summary', async () => {
+    const {emu, token} = world
+    const statuses: number[] = []
+    emu.on('delivery', (d) => {
+      if (d.token === token && d.status !== undefined) statuses.push(d.status)
+    })
+    const dev = startDev(world, {bot: 'slow-error-bot.mjs'})
+    await dev.waitForOutput(/Ready/, {timeoutMs: 20_000})
+    emu.sendUserMessage(token, {text: 'x'})
+    await until(() => statuses.filter((s) => s === 500).length >= 2, 'two 500 deliveries (a retry)')
+    // The third delivery is now with the bot, which takes 3 s to answer: stop meanwhile.
+    await new Promise((r) => setTimeout(r, 300))
+    dev.kill('SIGINT')
+    const result = await dev.exited
+    const lines = result.stdout.split('\n').filter((l) => / ✗ #\d+ message .*→ \d{3} /.test(l))
+    expect(lines, result.stdout).toHaveLength(3)
+    expect(lines[2]).toMatch(/→ (499|503) /) // the bot's connection cut (503), or the tunnel's first (499)
+    expect(summaryOf(result.stderr), result.stdout).toMatch(/: 0 updates relayed, 3 failures; exit code 0\.$/)
   }, 60_000)
 
   it('polling mode: no relay, so no "relayed": the updates the api proxy saw the bot fetch; without the proxy, no count', async () => {
