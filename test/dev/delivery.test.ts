@@ -8,6 +8,7 @@ import net from 'node:net'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {assertNoToken, devWorld, startDev, until, type DevWorld} from './helpers.js'
+import {freePort} from '../../src/lib/free-port.js'
 
 let world: DevWorld
 beforeEach(async () => {
@@ -87,9 +88,8 @@ describe('bot dev deliveries', () => {
 
   it('setWebhook only after the public URL answers through to the relay', async () => {
     const {emu, token} = world
-    const {default: getPort} = await import('get-port')
-    const relayPort = await getPort({host: '127.0.0.1'})
-    const proxyPort = await getPort({host: '127.0.0.1'})
+    const relayPort = await freePort()
+    const proxyPort = await freePort()
     const dev = startDev(world, {tunnel: false, args: ['--no-watch', '--public-url', `http://127.0.0.1:${proxyPort}`, '--relay-port', String(relayPort)]})
     await dev.waitForOutput(/Relay on/)
     let setEarly = false

@@ -6,6 +6,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {readState} from '../../src/dev/state.js'
 import {assertNoToken, devWorld, startDev, until, type DevWorld} from './helpers.js'
+import {freePort} from '../../src/lib/free-port.js'
 
 let world: DevWorld
 beforeEach(async () => {
@@ -230,8 +231,7 @@ describe('bot dev (webhook mode)', () => {
 
   it('--public-url: no tunnel, the webhook is the given URL + a random path, forwarded by whatever reaches --relay-port', async () => {
     const {emu, token} = world
-    const {default: getPort} = await import('get-port')
-    const relayPort = await getPort({host: '127.0.0.1'})
+    const relayPort = await freePort()
     // Here "the user's reverse proxy" is plain loopback with a path prefix it does not strip.
     const dev = startDev(world, {tunnel: false, args: ['--no-watch', '--public-url', `http://127.0.0.1:${relayPort}/mybot`, '--relay-port', String(relayPort)]})
     await dev.waitForOutput(/Ready/)

@@ -14,6 +14,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {readState, writeState} from '../../src/dev/state.js'
 import {BIN, cliEnv, PROJECT_ROOT} from '../support/cli.js'
 import {assertNoToken, devWorld, fixture, startDev, until, type DevWorld} from './helpers.js'
+import {freePort} from '../../src/lib/free-port.js'
 
 let world: DevWorld
 beforeEach(async () => {
@@ -103,8 +104,7 @@ describe('bot dev hardening', () => {
 
   it('item 11: a --public-url that does not reach the relay fails with the fix, and no webhook is set', async () => {
     const {emu, token} = world
-    const {default: getPort} = await import('get-port')
-    const nobody = await getPort({host: '127.0.0.1'})
+    const nobody = await freePort()
     let everSet = false
     const watch = setInterval(() => {
       if (emu.webhook(token)) everSet = true
@@ -151,8 +151,7 @@ describe('bot dev hardening', () => {
 
   it('item 2: a listener on PORT that is not the bot never gets an update', async () => {
     const {emu, token} = world
-    const {default: getPort} = await import('get-port')
-    const port = await getPort({host: '127.0.0.1'})
+    const port = await freePort()
     // A "bot" that never listens; the foreign server takes its port after bot dev checked it.
     const dev = startDev(world, {bot: ['node', '-e', 'setInterval(() => {}, 1000)'], args: ['--no-watch', '--port', String(port)]})
     await dev.waitForOutput(/webhook mode, PORT=/)

@@ -3,12 +3,11 @@
  * (`node dist/main.js`, webhook mode) and nginx in front of them, round robin. Used by the e2e
  * test and by bench/templates-scale.ts. Every process is started here and stopped by `stop()`.
  */
-import getPort from 'get-port'
-
 import {cliEnv} from '../support/cli.js'
 import {startNginx, type NginxServer} from '../support/nginx.js'
 import {startRedis, type RedisServer} from '../support/redis.js'
 import {startProcess, type RunningProcess} from './support.js'
+import {freePort} from '../../src/lib/free-port.js'
 
 export interface Instance {
   port: number
@@ -80,7 +79,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   }
   try {
     if (options.redis) redis = await startRedis()
-    const ports = await Promise.all(Array.from({length: options.instances}, () => getPort({host: '127.0.0.1'})))
+    const ports = await Promise.all(Array.from({length: options.instances}, () => freePort()))
     const started = await Promise.allSettled(
       ports.map((port) =>
         startInstance(options.dir, {

@@ -29,7 +29,6 @@ import {existsSync, readFileSync, rmSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {promisify} from 'node:util'
 
-import getPort from 'get-port'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {BotApiEmulator} from '../../src/emulator/index.js'
@@ -39,6 +38,7 @@ import {startRedis} from '../support/redis.js'
 import {setWebhook, startCluster, startInstance, type Cluster} from './cluster.js'
 import {runDockerfileSteps, type DockerfileRun} from './dockerfile.js'
 import {TEMPLATES, fakeUpdate, init, tempDir, waitFor, type Template} from './support.js'
+import {freePort} from '../../src/lib/free-port.js'
 
 const run = promisify(execFile)
 const INSTALL_TIMEOUT_MS = 5 * 60_000
@@ -134,7 +134,7 @@ describe.each(TEMPLATES)('template %s', (template) => {
     const redis = await startRedis()
     cleanups.push(() => redis.stop())
     const {token} = emu.createBot({username: `${template}_image_bot`})
-    const port = await getPort({host: '127.0.0.1'})
+    const port = await freePort()
     const bot = await startInstance(image.dir, {
       ...image.env,
       BOT_TOKEN: token,
@@ -254,7 +254,7 @@ describe.each(TEMPLATES)('template %s', (template) => {
 
   it('webhook mode through the relay and the tunnel: /start, echo, forged requests refused, Ctrl-C deletes the webhook', async () => {
     const {token} = emu.createBot({username: `${template}_e2e_hook_bot`})
-    const port = await getPort({host: '127.0.0.1'})
+    const port = await freePort()
     const dev = startDev(token, ['--tunnel-host', lt.url, '--port', String(port)])
     let result: CliResult | undefined
     try {

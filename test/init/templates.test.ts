@@ -10,12 +10,12 @@ import {rmSync, symlinkSync} from 'node:fs'
 import {join} from 'node:path'
 import {promisify} from 'node:util'
 
-import getPort from 'get-port'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {BotApiEmulator} from '../../src/emulator/index.js'
 import {PROJECT_ROOT} from '../support/cli.js'
 import {TEMPLATES, cleanEnv, fakeUpdate, init, startProcess, tempDir, waitFor, type RunningProcess} from './support.js'
+import {freePort} from '../../src/lib/free-port.js'
 
 const run = promisify(execFile)
 const TSC = join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
@@ -27,8 +27,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await emu?.stop()
 })
-
-const freePort = () => getPort({host: '127.0.0.1'})
 
 for (const template of TEMPLATES) {
   describe(`template ${template}`, () => {

@@ -11,6 +11,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {probePort} from '../../src/dev/ports.js'
 import {assertNoToken, devWorld, startDev, until, type DevWorld, type RunningCli} from '../dev/helpers.js'
 import {runCli} from '../support/cli.js'
+import {freePort} from '../../src/lib/free-port.js'
 
 let world: DevWorld
 beforeEach(async () => {
@@ -130,8 +131,7 @@ describe('bot dev with the inspector (webhook mode)', () => {
 
   it('prints the failing call under its update in the terminal log, and the inspector URL (on --inspect-port) at start-up', async () => {
     const {emu, token} = world
-    const {default: getPort} = await import('get-port')
-    const port = await getPort({host: '127.0.0.1'})
+    const port = await freePort()
     const dev = startInspected(['--inspect-port', String(port)])
     await dev.waitForOutput(/Ready: /)
     expect(dev.stderr()).toMatch(new RegExp(`✓ Inspector: http://127\\.0\\.0\\.1:${port}/\\?key=[0-9a-f]{32}\n`))
@@ -207,8 +207,7 @@ describe('bot dev with the inspector (webhook mode)', () => {
       const result = await startInspected(['--inspect-port', String(port)]).exited
       expect(result.code).toBe(2)
       expect(result.stderr).toContain(`--inspect-port ${port} is already in use`)
-      const {default: getPort} = await import('get-port')
-      const free = String(await getPort({host: '127.0.0.1'}))
+      const free = String(await freePort())
       const same = await startInspected(['--inspect-port', free, '--port', free]).exited
       expect(same.code).toBe(2)
       expect(same.stderr).toContain(`--inspect-port and --port are both ${free}`)

@@ -7,13 +7,13 @@ import {randomBytes} from 'node:crypto'
 import {rmSync, symlinkSync} from 'node:fs'
 import {join} from 'node:path'
 
-import getPort from 'get-port'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {BotApiEmulator} from '../../src/emulator/index.js'
 import {maskPathAndQuery} from '../../src/lib/mask-url.js'
 import {PROJECT_ROOT} from '../support/cli.js'
 import {TEMPLATES, cleanEnv, init, startProcess, tempDir} from '../init/support.js'
+import {freePort} from '../../src/lib/free-port.js'
 
 let emu: BotApiEmulator
 let root: string
@@ -33,7 +33,7 @@ async function startupLine(dir: string, username: string, ready: RegExp): Promis
   const path = `/webhook/${random}`
   const bot = startProcess(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: dir,
-    env: cleanEnv({BOT_TOKEN: token, BOT_API_ROOT: emu.apiRoot, BOT_MODE: 'webhook', PORT: String(await getPort({host: '127.0.0.1'})), WEBHOOK_PATH: path, WEBHOOK_SECRET: 'S3cret_for-tests'}),
+    env: cleanEnv({BOT_TOKEN: token, BOT_API_ROOT: emu.apiRoot, BOT_MODE: 'webhook', PORT: String(await freePort()), WEBHOOK_PATH: path, WEBHOOK_SECRET: 'S3cret_for-tests'}),
   })
   try {
     await bot.waitForOutput(ready, 30_000)

@@ -10,8 +10,8 @@ import {mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:
 import {connect} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
+import {freePort} from '../../src/lib/free-port.js'
 
-import getPort from 'get-port'
 
 export const NGINX = process.env.NGINX ?? '/usr/sbin/nginx'
 
@@ -91,7 +91,7 @@ function listening(port: number): Promise<boolean> {
 }
 
 export async function startNginx(options: NginxOptions, timeoutMs = 15_000): Promise<NginxServer> {
-  const port = await getPort({host: '127.0.0.1'})
+  const port = await freePort()
   const prefix = mkdtempSync(join(tmpdir(), 'bot-nginx-'))
   mkdirSync(join(prefix, 'tmp'))
   writeFileSync(join(prefix, 'nginx.conf'), config(port, prefix, options))

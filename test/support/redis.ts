@@ -4,8 +4,8 @@
  */
 import {spawn, type ChildProcess} from 'node:child_process'
 import {connect} from 'node:net'
+import {freePort} from '../../src/lib/free-port.js'
 
-import getPort from 'get-port'
 
 export const REDIS_SERVER = process.env.REDIS_SERVER ?? '/usr/bin/redis-server'
 
@@ -43,7 +43,7 @@ export function redisCommand(port: number, command: string, timeoutMs = 2000): P
 }
 
 export async function startRedis(timeoutMs = 15_000): Promise<RedisServer> {
-  const port = await getPort({host: '127.0.0.1'})
+  const port = await freePort()
   const child = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   })
