@@ -2,7 +2,7 @@
  * The bot's behaviour, with no I/O of its own: main.ts decides how updates arrive (webhook or polling),
  * and tests (examples/bot-tests) run it in-process against the emulator.
  */
-import {Bot, InlineKeyboard} from 'grammy'
+import {Bot, GrammyError, InlineKeyboard} from 'grammy'
 
 export interface EchoBotOptions {
   /** Bot API server (BOT_API_ROOT); default https://api.telegram.org. */
@@ -28,7 +28,11 @@ export function createEchoBot(token: string, options: EchoBotOptions = {}): Bot 
   bot.on('message', (ctx) => ctx.reply('I can only echo text.'))
 
   bot.catch((err) => {
-    console.error(`error while handling update ${err.ctx.update.update_id}:`, err.error)
+    // One line per failure (a GrammyError carries its method and Telegram's description); the
+    // stack only for errors of the bot's own code.
+    const e = err.error
+    const text = e instanceof GrammyError ? `${e.method}: ${e.description}` : e instanceof Error ? e.stack ?? e.message : String(e)
+    console.error(`error while handling update ${err.ctx.update.update_id}: ${text}`)
   })
   return bot
 }
