@@ -20,6 +20,8 @@ export interface OfflineTarget {
   emulator: Pick<BotApiEmulator, 'sendUserMessage' | 'sendCallbackQuery' | 'injectUpdate'>
   token: string
   user: {userId: number; chatId: number; firstName?: string; username?: string}
+  /** A trigger or replay reached the bot (the offline summary counts them with the chat's lines). */
+  onSent?: () => void
 }
 
 export interface InspectorActionsOptions {
@@ -70,6 +72,23 @@ export class InspectorActions implements SessionActions {
   }
 
   async trigger(request: TriggerRequest): Promise<UpdateEntry> {
+    return this.#counted(await this.#trigger(request))
+  }
+
+  async replay(updateId: number | 'last', edited?: Record<string, unknown>): Promise<UpdateEntry> {
+    return this.#counted(await this.#replay(updateId, edited))
+  }
+
+  #counted(entry: UpdateEntry): UpdateEntry {
+    try {
+      this.#o.offline?.onSent?.()
+    } catch {
+      // a counter that throws does not undo a delivery
+    }
+    return entry
+  }
+
+  async #trigger(request: TriggerRequest): Promise<UpdateEntry> {
     const offline = this.#o.offline
     if (offline) return this.#viaEmulator('trigger', undefined, () => emulatorTrigger(offline, request))
     if (this.#o.mode === 'polling') throw POLLING_ONLINE
@@ -83,7 +102,7 @@ export class InspectorActions implements SessionActions {
     return this.#inject(update, 'trigger')
   }
 
-  async replay(updateId: number | 'last', edited?: Record<string, unknown>): Promise<UpdateEntry> {
+  async #replay(updateId: number | 'last', edited?: Record<string, unknown>): Promise<UpdateEntry> {
     const history = this.#o.history()
     const entry = updateId === 'last' ? history?.last() : history?.find(updateId)
     if (!entry)

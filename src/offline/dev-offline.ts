@@ -171,7 +171,7 @@ export async function runOfflineDev(options: OfflineDevOptions): Promise<Offline
     stateDir,
     // `bot trigger` / `bot replay` find the session in the usual state folder, and speak as the chat's user.
     controlDir: session.controlDir ?? defaultStateDir(),
-    offline: {emulator: backend.emulator, token: backend.token, user: backend.user},
+    offline: {emulator: backend.emulator, token: backend.token, user: backend.user, onSent: () => sent++},
     signal: controller.signal,
     onEvent: (event) => {
       emit(offlineEvent(event))

@@ -130,6 +130,8 @@ describe('bot dev --offline with the inspector', () => {
 
     o.child.stdin!.end()
     expect(await o.exited).toBe(0)
+    // The trigger and the replay count as sent, like the chat's lines.
+    expect(o.events().find((e) => e.type === 'summary')?.text).toMatch(/: 2 updates sent, 0 failures; exit code 0\.$/)
     expect(readdirSync(o.stateDir).filter((f) => f.startsWith('control-'))).toEqual([])
   }, 60_000)
 
@@ -162,6 +164,7 @@ describe('bot dev --offline with the inspector', () => {
 
     o.child.stdin!.end()
     expect(await o.exited).toBe(0)
+    expect(o.events().find((e) => e.type === 'summary')?.text).toMatch(/: 3 updates sent; exit code 0\.$/)
   }, 60_000)
 
   it('polling mode without the api proxy: a trigger still reaches the bot and is recorded', async () => {
