@@ -27,6 +27,8 @@ export function callbackQuery(bot: BotState, options: CallbackQueryOptions): TgO
   const chatId = options.chatId ?? (from.id as number)
   const messageId = options.messageId ?? latestBotMessageId(bot, chatId)
   const message = messageId !== undefined ? bot.message(chatId, messageId) : undefined
+  // Telegram sends a press only for a button that exists: a message id given must be the bot's message in that chat.
+  if (options.messageId !== undefined && !message) throw new Error(`there is no message ${options.messageId} in chat ${chatId}`)
   const id = String(randomInt(1, 2 ** 47)) + String(randomInt(10, 99))
   return {id, from, ...(message ? {message} : {}), chat_instance: String(-randomInt(1, 2 ** 47)), data: options.data}
 }

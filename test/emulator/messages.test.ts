@@ -96,6 +96,18 @@ describe('callback queries', () => {
     expect((await api('answerCallbackQuery', {callback_query_id: 'nope'})).text).toBe(bad('Bad Request: query is too old and response timeout expired or query ID is invalid'))
   })
 
+  it('press a button of a message that exists: an unknown message id throws and queues nothing', async () => {
+    const {api, emu, token} = await setup()
+    emu.sendUserMessage(token, {text: 'hi'})
+    const sent = (await api('sendMessage', {chat_id: 1111, text: 'pick', reply_markup: keyboard('a')})).json.result as {message_id: number}
+    const queued = emu.pendingUpdates(token).length
+    expect(() => emu.sendCallbackQuery(token, {data: 'a', messageId: sent.message_id + 1000})).toThrow(`there is no message ${sent.message_id + 1000} in chat 1111`)
+    expect(() => emu.sendCallbackQuery(token, {data: 'a', messageId: sent.message_id, chatId: 9})).toThrow('there is no message')
+    expect(emu.pendingUpdates(token)).toHaveLength(queued)
+    const press = emu.sendCallbackQuery(token, {data: 'a', messageId: sent.message_id}).callback_query as {message: {message_id: number}}
+    expect(press.message.message_id).toBe(sent.message_id)
+  })
+
   it('expire 150 s after they were made (scaled by timeScale)', async () => {
     const {api, emu, token} = await setup({timeScale: 0.0001}) // 150 s → 15 ms
     emu.sendUserMessage(token, {text: 'hi'})

@@ -121,6 +121,12 @@ describe('bot dev --offline with the inspector', () => {
     expect(lines(o.record)).toEqual([`${triggered.updateId} message hi from trigger`])
     await waitEvent(o, 'the trigger line', (e) => e.type === 'update' && e.updateId === triggered.updateId && / \(bot trigger\)$/.test(e.text))
 
+    // A press on a message the emulator does not have is refused: nothing reaches the bot.
+    const unknown = await control(o, ['trigger', 'callback', 'like:yes', '--message-id', '99999'])
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr).toContain('The emulator refused the update: there is no message 99999 in chat 1111')
+    expect(lines(o.record)).toEqual([`${triggered.updateId} message hi from trigger`])
+
     const replay = await control(o, ['replay', '--last', '--json'])
     expect(replay.code, replay.stderr).toBe(0)
     expect(JSON.parse(replay.stdout)).toMatchObject({updateId: triggered.updateId, source: 'replay', replayOf: triggered.updateId, answer: {status: 200}})

@@ -2,7 +2,7 @@
  * The bot's behaviour, with no I/O of its own: main.ts decides how updates arrive (webhook or polling),
  * and tests (examples/bot-tests) run it in-process against the emulator.
  */
-import {Bot, GrammyError, InlineKeyboard} from 'grammy'
+import {Bot, BotError, GrammyError, InlineKeyboard} from 'grammy'
 
 export interface EchoBotOptions {
   /** Bot API server (BOT_API_ROOT); default https://api.telegram.org. */
@@ -28,11 +28,17 @@ export function createEchoBot(token: string, options: EchoBotOptions = {}): Bot 
   bot.on('message', (ctx) => ctx.reply('I can only echo text.'))
 
   bot.catch((err) => {
-    // One line per failure (a GrammyError carries its method and Telegram's description); the
-    // stack only for errors of the bot's own code.
-    const e = err.error
-    const text = e instanceof GrammyError ? `${e.method}: ${e.description}` : e instanceof Error ? e.stack ?? e.message : String(e)
-    console.error(`error while handling update ${err.ctx.update.update_id}: ${text}`)
+    console.error(`error while handling update ${err.ctx.update.update_id}: ${describeError(err.error)}`)
   })
   return bot
+}
+
+/**
+ * An error of a handler, short: a failed Bot API call is one line (its method and Telegram's
+ * description); any other error keeps its stack, which points into the bot's own code.
+ */
+export function describeError(error: unknown): string {
+  const e = error instanceof BotError ? error.error : error
+  if (e instanceof GrammyError) return `${e.method}: ${e.description}`
+  return e instanceof Error ? (e.stack ?? e.message) : String(e)
 }

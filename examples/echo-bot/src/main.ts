@@ -10,7 +10,7 @@ import {createServer} from 'node:http'
 
 import {webhookCallback} from 'grammy'
 
-import {createEchoBot} from './bot.js'
+import {createEchoBot, describeError} from './bot.js'
 
 const token = process.env.BOT_TOKEN
 if (!token) {
@@ -27,7 +27,8 @@ if (process.env.BOT_MODE === 'webhook') {
   const server = createServer((req, res) => {
     if (req.method === 'POST' && req.url?.split('?')[0] === path) {
       handle(req, res).catch((error: unknown) => {
-        console.error('webhook handler failed:', error)
+        // 500: Telegram (or the emulator) sends the update again later.
+        console.error(`webhook handler failed: ${describeError(error)}`)
         if (!res.headersSent) res.writeHead(500)
         res.end()
       })
