@@ -15,7 +15,9 @@ import {candidatePorts, ephemeralRange} from '../../src/lib/free-port.js'
 import {BIN, PROJECT_ROOT, cliEnv} from '../support/cli.js'
 
 const BOT = join(PROJECT_ROOT, 'test', 'fixtures', 'bots', 'echo-bot.mjs')
-const canUnshare = spawnSync('unshare', ['-rn', 'true']).status === 0
+// A user + network namespace whose loopback can be brought up (`ip` from iproute2, which .ci/run installs).
+const NETNS_LO_UP = 'PATH="$PATH:/usr/sbin:/sbin" ip link set lo up'
+const canUnshare = spawnSync('unshare', ['-rn', 'sh', '-c', NETNS_LO_UP]).status === 0
 
 describe('the bot port is never one the kernel hands out meanwhile', () => {
   it('candidates lie outside the ephemeral range, shuffled, and there are none only when there is no room', () => {
@@ -31,7 +33,7 @@ describe('the bot port is never one the kernel hands out meanwhile', () => {
 
   it.skipIf(!canUnshare)('bot dev --offline in a 9-port ephemeral range: 8 runs, the bot listens every time', () => {
     const script = [
-      'ip link set lo up 2>/dev/null || true',
+      NETNS_LO_UP,
       "echo '40000 40008' > /proc/sys/net/ipv4/ip_local_port_range",
       `printf '/start\\nhello\\n' | "${process.execPath}" "${BIN}" dev --offline --no-watch -- "${process.execPath}" "${BOT}"`,
     ].join('\n')
