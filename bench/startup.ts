@@ -2,15 +2,15 @@
  * Start-up time of the CLI: medians of `bot --version` and `bot --help` against bare
  * `node -e 0`, all measured in the same run, interleaved so that machine noise hits every
  * variant alike. Also shows the oclif path without the fast path (BOT_NO_FAST_START=1) and a
- * command that loads oclif (`bot webhook --help`) for context.
+ * command that loads oclif (a plugin's `bot autocomplete --help`) for context.
  *
  *   npm run build && npx tsx bench/startup.ts [--runs 15] [--warmup 3] [--instructions]
  *
  * --instructions also counts instructions with valgrind's callgrind (one run per variant,
  * slow): unlike wall time, the count does not depend on what else the machine is doing.
  *
- * Targets: bot --version and bot --help at most 1.2x bare node; a subcommand's --help
- * (bot dev --help, bot webhook info --help) under 2x.
+ * Targets: bot --version and bot --help at most 1.2x bare node; a subcommand's or a topic's
+ * --help (bot dev --help, bot webhook info --help, bot webhook --help) under 2x.
  */
 import {spawnSync} from 'node:child_process'
 import {existsSync} from 'node:fs'
@@ -52,7 +52,9 @@ const variants: Variant[] = [
   {name: 'bot --version (oclif, no fast path)', args: [bin, '--version'], env: {BOT_NO_FAST_START: '1'}},
   {name: 'bot --help (oclif, no fast path)', args: [bin, '--help'], env: {BOT_NO_FAST_START: '1'}},
   {name: 'bot dev --help (oclif, no fast path)', args: [bin, 'dev', '--help'], env: {BOT_NO_FAST_START: '1'}},
-  {name: 'bot webhook --help (oclif)', args: [bin, 'webhook', '--help']},
+  {name: 'bot webhook --help (a topic)', args: [bin, 'webhook', '--help'], target: 2},
+  {name: 'bot webhook --help (oclif, no fast path)', args: [bin, 'webhook', '--help'], env: {BOT_NO_FAST_START: '1'}},
+  {name: 'bot autocomplete --help (a plugin: oclif)', args: [bin, 'autocomplete', '--help']},
 ]
 
 function once(v: Variant): number {

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `bot --version`, the root help and a command's help are answered from package.json and the oclif manifest
+// `bot --version`, the root help, a command's and a topic's help are answered from package.json and the oclif manifest
 // without loading oclif (src/lib/fast-start.ts prints the same bytes as oclif, or declines).
 // Everything else runs through oclif, from the compiled dist/ only (never TypeScript
 // sources, whatever NODE_ENV says).
@@ -9,12 +9,13 @@ const help = (a) => a === '--help' || a === '-h'
 if (argv[0] === '--version' || argv.length === 0 || (argv.length <= 4 && help(argv.at(-1)) && argv.slice(0, -1).every((a) => !a.startsWith('-')))) {
   try {
     const commandHelp = argv.length >= 2 && help(argv.at(-1))
-    const [{fastStart}, {fileURLToPath}, fastHelp] = await Promise.all([
+    const [{fastStart}, {fileURLToPath}, fastHelp, fastTopic] = await Promise.all([
       import('../dist/lib/fast-start.js'),
       import('node:url'),
       commandHelp ? import('../dist/lib/fast-help.js') : undefined,
+      commandHelp && argv.length === 2 ? import('../dist/lib/fast-topic.js') : undefined,
     ])
-    done = fastStart(argv, fileURLToPath(new URL('..', import.meta.url)), fastHelp?.commandHelp)
+    done = fastStart(argv, fileURLToPath(new URL('..', import.meta.url)), fastHelp?.commandHelp, fastTopic?.topicHelp)
   } catch {
     done = false
   }

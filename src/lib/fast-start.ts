@@ -15,6 +15,7 @@ import {arch, platform, release} from 'node:os'
 import {join} from 'node:path'
 
 import type {commandHelp as CommandHelp, ManifestCommandFull} from './fast-help.js'
+import type {topicHelp as TopicHelp} from './fast-topic.js'
 
 interface Topic {
   name: string
@@ -22,7 +23,7 @@ interface Topic {
   hidden?: boolean
 }
 
-interface ManifestCommand {
+export interface ManifestCommand {
   id: string
   summary?: string
   description?: string
@@ -87,12 +88,12 @@ function pluginCommands(root: string, plugins: string[]): ManifestCommand[] | un
 }
 
 /** oclif renders help text as an EJS template; only `<%= config.bin %>` is reproduced here. */
-function template(text: string, bin: string): string {
+export function template(text: string, bin: string): string {
   return text.replaceAll('<%= config.bin %>', bin)
 }
 
 /** True when `text` holds only characters whose terminal width is 1 (as string-width counts them). */
-function narrow(text: string): boolean {
+export function narrow(text: string): boolean {
   return /^[\u0020-\u007E\u00A0-\u024F\u2010-\u2027]*$/.test(text)
 }
 
@@ -214,7 +215,7 @@ export function renderList(input: Array<[string, string | undefined]>, indentati
   return output.trim()
 }
 
-class Renderer {
+export class Renderer {
   constructor(
     readonly width: number,
     readonly bold: boolean,
@@ -336,7 +337,7 @@ function rootHelp(pjson: PackageJson, own: ManifestCommand[], ua: string): strin
  * printed the answer, false when the caller must run oclif. A command's help needs
  * `commandHelp` from ./fast-help.js (loaded by the caller only then, to keep --version lean).
  */
-export function fastStart(argv: string[], root: string, commandHelp?: typeof CommandHelp): boolean {
+export function fastStart(argv: string[], root: string, commandHelp?: typeof CommandHelp, topicHelp?: typeof TopicHelp): boolean {
   if (process.env.BOT_NO_FAST_START) return false
   try {
     const pjson = readJson<PackageJson>(join(root, 'package.json'))
@@ -365,7 +366,18 @@ export function fastStart(argv: string[], root: string, commandHelp?: typeof Com
       const own = Object.values(manifest.commands) as ManifestCommandFull[]
       const id = words.join(':')
       const command = own.find((c) => c.id === id)
-      if (!command || fromPlugins.some((c) => c.id === id || c.id.startsWith(`${id}:`)) || boldHeaders() !== false) return false
+      if (fromPlugins.some((c) => c.id === id || c.id.startsWith(`${id}:`))) return false
+      if (!command) {
+        // A topic (`bot webhook --help`): only one package.json describes (oclif's own topic list).
+        const topic = oclif.topics?.[id]
+        const bold = boldHeaders()
+        if (!topicHelp || !topic || topic.hidden || topic.subtopics || bold === undefined) return false
+        const text = topicHelp(id, topic.description, own, {bin: oclif.bin ?? pjson.name, separator: oclif.topicSeparator ?? ':', width: termWidth(), bold})
+        if (text === undefined) return false
+        process.stdout.write(text)
+        return true
+      }
+      if (boldHeaders() !== false) return false
       const bin = oclif.bin ?? pjson.name
       const text = commandHelp(command, [...own, ...(fromPlugins as ManifestCommandFull[])], {bin, separator: oclif.topicSeparator ?? ':', width: termWidth(), narrow, wrapPlain})
       if (text === undefined) return false

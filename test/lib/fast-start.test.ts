@@ -53,7 +53,20 @@ describe('bin/run.js fast path', () => {
     }
   })
 
-  it('is actually taken: oclif is never loaded for --version, root help and a command\'s help', async () => {
+  it.each(['webhook', 'trigger'])('prints the same topic help for %s as oclif (--help and -h, several widths)', async (topic) => {
+    for (const columns of ['40', '63', '80', '120']) {
+      for (const flag of ['--help', '-h']) {
+        const {fast, oclif} = await both([topic, flag], {OCLIF_COLUMNS: columns})
+        expect(oclif.code).toBe(0)
+        expect(fast.code).toBe(0)
+        expect(fast.stdout).toBe(oclif.stdout)
+        expect(fast.stdout).toContain(`USAGE\n  $ bot ${topic} COMMAND\n\nCOMMANDS\n  ${topic} `)
+        expect(fast.stderr).toBe(oclif.stderr)
+      }
+    }
+  })
+
+  it('is actually taken: oclif is never loaded for --version, root help, a command\'s and a topic\'s help', async () => {
     // A preload that reports every CommonJS load of @oclif/core (an ESM import of a CJS
     // package goes through Module._load too).
     const probe = [
@@ -62,7 +75,7 @@ describe('bin/run.js fast path', () => {
       `M._load = function (request, ...rest) { if (/@oclif[\\/]core/.test(String(request))) process.stderr.write('OCLIF-LOADED\\n'); return load.call(this, request, ...rest) }`,
     ].join(';')
     const nodeArgs = ['--import', `data:text/javascript,${encodeURIComponent(probe)}`]
-    for (const args of [['--version'], ['--help'], ['-h'], [], ['dev', '--help'], ['webhook', 'info', '-h'], ['init', '--help']]) {
+    for (const args of [['--version'], ['--help'], ['-h'], [], ['dev', '--help'], ['webhook', 'info', '-h'], ['init', '--help'], ['webhook', '--help'], ['trigger', '-h']]) {
       const r = await runCli(args, {nodeArgs})
       expect(r.code).toBe(0)
       expect(r.stderr).not.toContain('OCLIF-LOADED')
@@ -70,8 +83,8 @@ describe('bin/run.js fast path', () => {
     // Control: the probe does see oclif when the fast path is off.
     const control = await runCli(['--help'], {nodeArgs, env: {BOT_NO_FAST_START: '1'}})
     expect(control.stderr).toContain('OCLIF-LOADED')
-    // A topic, a plugin's command and an unknown command are left to oclif.
-    for (const args of [['webhook', '--help'], ['autocomplete', '--help'], ['nope', '--help']]) {
+    // A plugin's command and an unknown command are left to oclif.
+    for (const args of [['autocomplete', '--help'], ['nope', '--help']]) {
       expect((await runCli(args, {nodeArgs})).stderr).toContain('OCLIF-LOADED')
     }
   })
@@ -95,7 +108,7 @@ describe('bin/run.js fast path', () => {
       expect(r.status).toBe(0)
       return r.stdout
     }
-    for (const args of [['dev', '--help'], ['webhook', 'set', '-h']]) {
+    for (const args of [['dev', '--help'], ['webhook', 'set', '-h'], ['webhook', '--help'], ['trigger', '-h']]) {
       const cmdOnTty = (extra: Record<string, string>) => {
         const env = cliEnv({env: {...vars, ...extra}})
         delete env.NO_COLOR
