@@ -25,6 +25,7 @@ import {randomBytes} from 'node:crypto'
 import http from 'node:http'
 import type {AddressInfo, Socket} from 'node:net'
 
+import {waitAtMost} from '../lib/deadline.js'
 import {sanitizeForTerminal} from '../lib/terminal.js'
 import {answerText, Deliverer, detachedLink, responseLink, type Delivered} from './relay-deliver.js'
 import {describeUpdate, peekUpdateId} from './relay-describe.js'
@@ -156,16 +157,7 @@ export class Relay {
     await this.#deliverer.destroy()
     // Deliveries still under way end quickly now (nothing is held, the bot's connections are gone);
     // wait for them, within a bound, so every update is counted and shown before the session ends.
-    if (this.#pending.size > 0) {
-      let timer: NodeJS.Timeout | undefined
-      await Promise.race([
-        Promise.allSettled([...this.#pending]),
-        new Promise((resolve) => {
-          timer = setTimeout(resolve, 2000)
-        }),
-      ])
-      clearTimeout(timer)
-    }
+    if (this.#pending.size > 0) await waitAtMost(Promise.allSettled([...this.#pending]), 2000)
   }
 
   #track<T>(work: Promise<T>): Promise<T> {

@@ -71,3 +71,18 @@ export function linked(...signals: Array<AbortSignal | undefined>): {signal: Abo
   }
   return {signal: controller.signal, abort: (reason) => controller.abort(reason), clear}
 }
+
+/** Wait until `work` settles (fulfilled or rejected, the outcome is not kept) or `ms` pass, whichever is first. */
+export async function waitAtMost(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  await Promise.race([
+    work.then(
+      () => undefined,
+      () => undefined,
+    ),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms)
+    }),
+  ])
+  clearTimeout(timer)
+}

@@ -4,6 +4,7 @@
  */
 import {EventEmitter} from 'node:events'
 import {Socket} from 'node:net'
+import {waitAtMost} from '../lib/deadline.js'
 import type {Tunnel} from './types.js'
 import type {Client} from './localtunnel-client.js'
 
@@ -146,12 +147,7 @@ export class LocaltunnelTunnel implements Tunnel {
     // The client destroys its sockets to the server; wait (bounded) until everything is really closed.
     this.client.close()
     for (const s of pending) s.destroy()
-    let bound: NodeJS.Timeout | undefined
-    await Promise.race([
-      Promise.all(pending.map((s) => new Promise<void>((resolve) => (s.closed ? resolve() : s.once('close', () => resolve()))))),
-      new Promise<void>((resolve) => (bound = setTimeout(resolve, 2000))),
-    ])
-    clearTimeout(bound)
+    await waitAtMost(Promise.all(pending.map((s) => new Promise<void>((resolve) => (s.closed ? resolve() : s.once('close', () => resolve()))))), 2000)
     this.remotes.clear()
     this.locals.clear()
     this.events.removeAllListeners()

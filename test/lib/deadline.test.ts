@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {deadline, linked, TimeoutError} from '../../src/lib/deadline.js'
+import {deadline, linked, TimeoutError, waitAtMost} from '../../src/lib/deadline.js'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -41,5 +41,17 @@ describe('deadline', () => {
     a.abort('x')
     expect(l.signal.aborted).toBe(true)
     expect(l.signal.reason).toBe('x')
+  })
+})
+
+describe('waitAtMost', () => {
+  it('returns when the work settles, fulfilled or rejected, or when the time is up', async () => {
+    const t0 = performance.now()
+    await waitAtMost(Promise.resolve(1), 5000)
+    await waitAtMost(Promise.reject(new Error('no')), 5000)
+    expect(performance.now() - t0).toBeLessThan(1000)
+    const t1 = performance.now()
+    await waitAtMost(new Promise(() => {}), 50)
+    expect(performance.now() - t1).toBeGreaterThanOrEqual(45)
   })
 })

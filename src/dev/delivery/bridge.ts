@@ -14,6 +14,7 @@
  * PACE_MS after the previous one (never sooner: the server forces limit=1 on the same offset
  * within 0.5 s).
  */
+import {waitAtMost} from '../../lib/deadline.js'
 import {FixableError} from '../../lib/errors.js'
 import {explainApiError} from '../../lib/explain.js'
 import type {BotApi} from '../../telegram/client.js'
@@ -146,8 +147,8 @@ export class UpdateBridge {
     this.#queues.stop()
     this.#pollAbort.abort()
     this.#wake?.()
-    if (this.#loop) await withDeadline(this.#loop, STOP_POLL_MS)
-    if (this.#work.size > 0) await withDeadline(Promise.allSettled([...this.#work]), STOP_IN_FLIGHT_MS)
+    if (this.#loop) await waitAtMost(this.#loop, STOP_POLL_MS)
+    if (this.#work.size > 0) await waitAtMost(Promise.allSettled([...this.#work]), STOP_IN_FLIGHT_MS)
     this.#replyAbort.abort()
     this.#poster.destroy()
     await this.#finalConfirm()
@@ -334,10 +335,3 @@ function isFatalAtStart(error: BotApiError): boolean {
   return error.kind === 'api' && (error.code === 401 || error.code === 404 || error.isWebhookActiveConflict)
 }
 
-async function withDeadline(work: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined
-  await Promise.race([work.then(() => undefined, () => undefined), new Promise<void>((r) => {
-    timer = setTimeout(r, ms)
-  })])
-  clearTimeout(timer)
-}
