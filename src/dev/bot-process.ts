@@ -13,6 +13,7 @@ import {createInterface} from 'node:readline'
 import {execa, type ResultPromise} from 'execa'
 
 import {pathWith, type BotCommand} from './command.js'
+import {BOT_MARKER_ENV} from './orphan.js'
 
 export type BotMode = 'webhook' | 'polling'
 
@@ -43,7 +44,7 @@ export function botEnv(options: BotEnvOptions, base: NodeJS.ProcessEnv = process
     if (options.webhookSecret) env.WEBHOOK_SECRET = options.webhookSecret
     if (options.webhookUrl) env.WEBHOOK_URL = options.webhookUrl
   }
-  if (options.marker) env.BOT_DEV_SESSION = options.marker
+  if (options.marker) env[BOT_MARKER_ENV] = options.marker
   keepLoopbackDirect(env)
   return env
 }

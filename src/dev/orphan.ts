@@ -7,7 +7,7 @@
  */
 import {readFileSync} from 'node:fs'
 
-import {TUNNEL_MARKER_ENV, type TunnelProcess, type TunnelProvider} from '../tunnel/types.js'
+import type {TunnelProcess, TunnelProvider} from '../tunnel/types.js'
 import type {DevSessionOptions} from './session-options.js'
 import {isPidAlive, type SessionState} from './state.js'
 
@@ -52,11 +52,6 @@ export function hasMarker(pid: number, name: string, marker: string): boolean {
 /** Is `pid` the bot of the session with this marker (BOT_DEV_SESSION in its environment)? */
 export function isSessionBot(pid: number, marker: string): boolean {
   return hasMarker(pid, BOT_MARKER_ENV, marker)
-}
-
-/** Is `pid` the tunnel program a session recorded (BOT_DEV_TUNNEL in its environment)? */
-export function isSessionTunnel(pid: number, marker: string): boolean {
-  return hasMarker(pid, TUNNEL_MARKER_ENV, marker)
 }
 
 /** Is the recorded process still running, and provably the one recorded? */
