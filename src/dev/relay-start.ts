@@ -1,4 +1,8 @@
-/** Start the session's relay on loopback with its update lines wired to the session's events. */
+/**
+ * Start the session's relay on loopback with its update lines wired to the session's events, and
+ * pick the bot's port (unless one was given) once the relay holds its own.
+ */
+import {freePort} from '../lib/free-port.js'
 import type {DevEventSink} from './events.js'
 import {Relay} from './relay.js'
 import {rejectedText, updateText} from './render.js'
@@ -10,12 +14,14 @@ export interface StartRelayOptions {
   token?: string
   holdTimeoutMs?: number
   port?: number
+  /** The port the bot listens on (--port); without it a free one is picked. */
+  botPort?: number
   emit: DevEventSink
   /** An update failed (5xx) or was held for long: the delivery may want to look at the webhook. */
   onStall?: () => void
 }
 
-export async function startRelay(o: StartRelayOptions): Promise<Relay> {
+export async function startRelay(o: StartRelayOptions): Promise<{relay: Relay; botPort: number}> {
   const relay = new Relay({
     secret: o.secret,
     path: o.path,
@@ -31,5 +37,13 @@ export async function startRelay(o: StartRelayOptions): Promise<Relay> {
     onRefusedSummary: (e) => o.emit({type: 'info', text: e.text}),
   })
   await relay.listen()
-  return relay
+  // The bot's port is chosen once the relay holds its own, and outside the ephemeral range (see
+  // freePort): a probed port there may be handed to the relay or to a connection of ours before the
+  // bot listens, and the bot would die with EADDRINUSE.
+  try {
+    return {relay, botPort: o.botPort ?? (await freePort())}
+  } catch (error) {
+    await relay.close()
+    throw error
+  }
 }

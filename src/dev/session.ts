@@ -21,7 +21,6 @@ import {SessionDelivery} from './session-delivery.js'
 import {cleanWebhook, emergencyExit, runTeardown, sessionSummary} from './session-end.js'
 import {freshState, type DevSessionOptions, type StopReason} from './session-options.js'
 import type {Relay} from './relay.js'
-import {freePort} from '../lib/free-port.js'
 import {startRelay} from './relay-start.js'
 import {readyText, summaryText, type DevSummary} from './render.js'
 import {checkWebhook, claimSession} from './repair.js'
@@ -275,23 +274,12 @@ export class DevSession {
 
   async #startRelay(): Promise<void> {
     const o = this.#o
-    const relay = await this.#step('relay', 'Starting the relay…', async () => {
-      const started = await startRelay({
-        secret: this.#secret, path: this.#path, token: o.token, holdTimeoutMs: o.holdTimeoutMs, port: o.relayPort, emit: this.#emit,
-        // A failing or long-held delivery: a good moment to look at the webhook.
-        onStall: () => this.#delivery.current?.nudge?.(),
-      })
-      // The bot's port is chosen once the relay holds its own, and outside the ephemeral range (see
-      // freePort): a probed port there may be handed to the relay or to a connection of ours before
-      // the bot listens, and the bot would die with EADDRINUSE.
-      try {
-        this.#port = o.port ?? (await freePort())
-      } catch (error) {
-        await started.close()
-        throw error
-      }
-      return started
-    }, (r) => `Relay on http://127.0.0.1:${r.port} → bot on port ${this.#port}`)
+    const {relay, botPort} = await this.#step('relay', 'Starting the relay…', () => startRelay({
+      secret: this.#secret, path: this.#path, token: o.token, holdTimeoutMs: o.holdTimeoutMs, port: o.relayPort, botPort: o.port, emit: this.#emit,
+      // A failing or long-held delivery: a good moment to look at the webhook.
+      onStall: () => this.#delivery.current?.nudge?.(),
+    }), (r) => `Relay on http://127.0.0.1:${r.relay.port} → bot on port ${r.botPort}`)
+    this.#port = botPort
     this.#relay = relay
     this.#inspector.attachRelay(relay)
     this.#teardown.register('relay', () => relay.close())
