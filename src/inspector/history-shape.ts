@@ -4,7 +4,7 @@
  * entry is safe to show, serve and write to disk and no entry can grow without limit.
  */
 import {TOKEN_SHAPE} from '../lib/secrets.js'
-import {REDACTED} from '../telegram/redact.js'
+import {REDACTED, redactionPattern} from '../telegram/redact.js'
 import {safePreview} from '../dev/relay-describe.js'
 import type {ApiCall} from './types.js'
 
@@ -29,16 +29,7 @@ let compiled: {key: string; re: RegExp} | undefined
  */
 export function clean(text: string, secrets: Secrets): string {
   const key = secrets.join('\u0000')
-  if (compiled?.key !== key) {
-    const variants = new Set<string>()
-    for (const secret of secrets) {
-      if (!secret) continue
-      const colon = secret.indexOf(':')
-      for (const v of [secret, encodeURIComponent(secret), ...(colon > 0 ? [secret.slice(colon + 1), encodeURIComponent(secret.slice(colon + 1))] : [])]) if (v.length >= 8) variants.add(v)
-    }
-    const escaped = [...variants].sort((a, b) => b.length - a.length).map((v) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-    compiled = {key, re: new RegExp([...escaped, TOKEN_SHAPE.source].join('|'), 'g')}
-  }
+  if (compiled?.key !== key) compiled = {key, re: redactionPattern(secrets, TOKEN_SHAPE)}
   return text.replace(compiled.re, REDACTED)
 }
 

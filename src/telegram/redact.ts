@@ -32,6 +32,19 @@ export function redact(text: string, ...tokens: Array<string | undefined>): stri
   return result
 }
 
+/**
+ * One expression that matches every form `redact` replaces, of all the tokens (longest first), and
+ * whatever the `extra` expressions match: for text redacted often, in a single pass.
+ */
+export function redactionPattern(tokens: Array<string | undefined>, ...extra: RegExp[]): RegExp {
+  const forms = new Set<string>()
+  for (const token of tokens) if (token) for (const v of variants(token)) forms.add(v)
+  const escaped = [...forms].sort((a, b) => b.length - a.length).map((v) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+  const alternatives = [...escaped, ...extra.map((e) => e.source)]
+  // Nothing to find: an expression that never matches (an empty one would match everywhere).
+  return new RegExp(alternatives.length > 0 ? alternatives.join('|') : '(?!)', 'g')
+}
+
 /** A redactor bound to a set of tokens, for passing around to loggers. */
 export function redactor(...tokens: Array<string | undefined>): (text: string) => string {
   return (text) => redact(text, ...tokens)

@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
 import {botIdOf, inspectToken, redact, redactor, REDACTED} from '../../src/telegram/index.js'
+import {redactionPattern} from '../../src/telegram/redact.js'
 
 const TOKEN = '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw'
 const SECRET = TOKEN.split(':')[1]
@@ -45,5 +46,17 @@ describe('inspectToken', () => {
     expect(shape.valid).toBe(false)
     expect(shape.problem).toMatch(problem)
     expect(shape.problem).not.toContain(SECRET)
+  })
+})
+
+describe('redactionPattern', () => {
+  it('replaces, in one pass, what redact replaces for every token, and what the extra expressions match', () => {
+    const a = '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw'
+    const b = 'webhook_secret_value'
+    const text = `x ${a} y ${encodeURIComponent(a)} z ${a.split(':')[1]} w ${b} ${encodeURIComponent('/webhook/' + b)} other 98765:NOT_A_TOKEN_OF_OURS_BUT_SHAPED_LIKE_ONE_XX`
+    const re = redactionPattern([a, undefined, b], /\b\d{5,16}:[A-Za-z0-9_-]{30,}/g)
+    expect(text.replace(re, REDACTED)).toBe(redact(text, a, b).replace(/\b\d{5,16}:[A-Za-z0-9_-]{30,}/g, REDACTED))
+    expect(text.replace(re, REDACTED)).not.toContain('AAHdqTcv')
+    expect(text.replace(redactionPattern([]), REDACTED)).toBe(text)
   })
 })
