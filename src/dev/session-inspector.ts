@@ -204,8 +204,7 @@ export class SessionInspector {
   }
 
   #seen(updateId: number): void {
-    this.#seenIds.add(updateId)
-    if (this.#seenIds.size > SEEN_MAX) this.#seenIds.delete(this.#seenIds.values().next().value as number)
+    addBounded(this.#seenIds, updateId, SEEN_MAX)
   }
 
   #finish(entry: UpdateEntry | undefined, answer: {status: number; body: string}, ms: number): void {
@@ -254,21 +253,25 @@ export class SessionInspector {
     for (const update of updates) {
       const id = (update as {update_id?: unknown})?.update_id
       if (typeof id !== 'number' || this.#seenPolling.has(id)) continue
-      this.#seenPolling.add(id)
-      if (this.#seenPolling.size > SEEN_MAX) this.#seenPolling.delete(this.#seenPolling.values().next().value as number)
+      addBounded(this.#seenPolling, id, SEEN_MAX)
       const expected = this.actions.expected(id)
       const entry = history.begin(update, expected?.source ?? 'polling', expected?.replayOf)
-      this.#polling.add(entry)
-      if (this.#polling.size > POLLING_MAX) {
-        const oldest = this.#polling.values().next().value as UpdateEntry
-        this.#polling.delete(oldest)
-        history.finish(oldest, null, 0)
-      }
+      const evicted = addBounded(this.#polling, entry, POLLING_MAX)
+      if (evicted) history.finish(evicted, null, 0)
       this.#seen(entry.updateId)
       this.#o.emit(pollingEvent(entry))
       this.actions.settled(entry)
     }
   }
+}
+
+/** Add `value` to `set`; past `max` entries the oldest goes, and is returned. */
+function addBounded<T>(set: Set<T>, value: T, max: number): T | undefined {
+  set.add(value)
+  if (set.size <= max) return undefined
+  const oldest = set.values().next().value as T
+  set.delete(oldest)
+  return oldest
 }
 
 /** The Bot API call in a webhook answer (`{"method": "sendMessage", …}`), if it is one. */
