@@ -11,7 +11,7 @@
  */
 import type {BotApiEmulator} from '../emulator/index.js'
 import type {UpdateHistory} from '../inspector/history.js'
-import {expiredDate, syntheticUpdate, withCurrentDate} from '../inspector/synthetic.js'
+import {expiredDate, syntheticUpdate, updateContent, withCurrentDate} from '../inspector/synthetic.js'
 import {ActionError, type EntrySource, type SessionActions, type TriggerRequest, type UpdateEntry} from '../inspector/types.js'
 import type {Relay} from './relay.js'
 
@@ -193,7 +193,7 @@ export function droppedError(update: Record<string, unknown>, now = Date.now()):
       `The emulator dropped the update: it is dated ${new Date(date * 1000).toISOString()}, more than 24 hours ago, and Telegram never delivers an update that old.`,
       'Date it within the last 24 hours.',
     )
-  const type = Object.keys(update).find((k) => k !== 'update_id') ?? 'unknown'
+  const type = updateContent(update).type ?? 'unknown'
   return new ActionError(422, `The emulator dropped the update: the bot's allowed_updates exclude its type (${type}).`, 'Trigger an update type the bot asked for, or change allowed_updates.')
 }
 

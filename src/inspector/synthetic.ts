@@ -32,14 +32,20 @@ export function nextSyntheticUpdateId(previous: number | undefined, taken: (id: 
  * drops it, as Telegram does). Nested objects (a reply, the message under a button) keep theirs.
  */
 export function withCurrentDate(update: Record<string, unknown>, now = Date.now()): Record<string, unknown> {
-  const type = Object.keys(update).find((k) => k !== 'update_id')
-  const content = type === undefined ? undefined : update[type]
-  if (!isPlainObject(content)) return update
+  const {type, content} = updateContent(update)
+  if (type === undefined || !content) return update
   const seconds = Math.floor(now / 1000)
   const dated: Record<string, unknown> = {...content}
   if (typeof dated.date === 'number') dated.date = seconds
   if (typeof dated.edit_date === 'number') dated.edit_date = seconds
-  return {...update, [type!]: dated}
+  return {...update, [type]: dated}
+}
+
+/** An update's type (its one field besides update_id) and that field's object, when it is one. */
+export function updateContent(update: Record<string, unknown>): {type?: string; content?: Record<string, unknown>} {
+  const type = Object.keys(update).find((k) => k !== 'update_id')
+  const content = type === undefined ? undefined : update[type]
+  return {type, ...(isPlainObject(content) ? {content} : {})}
 }
 
 /** Update types Telegram never queues once their own (edit) date is more than a day old (bot-api-facts-2: expiry by type). */
@@ -48,10 +54,8 @@ const DAY_SECONDS = 86_400
 
 /** Why Telegram (and the emulator) would not deliver this update: dated more than a day ago, else undefined. */
 export function expiredDate(update: Record<string, unknown>, now = Date.now()): number | undefined {
-  const type = Object.keys(update).find((k) => k !== 'update_id')
-  if (type === undefined || !DATED_TYPES.has(type)) return undefined
-  const content = update[type]
-  if (!isPlainObject(content)) return undefined
+  const {type, content} = updateContent(update)
+  if (type === undefined || !DATED_TYPES.has(type) || !content) return undefined
   const date = typeof content.edit_date === 'number' ? content.edit_date : content.date
   return typeof date === 'number' && (date + DAY_SECONDS) * 1000 <= now ? date : undefined
 }
