@@ -45,6 +45,11 @@ export function rejectedText(e: RelayRejectedEvent): string {
   return `${clock(e.time)} ✗ refused ${e.method} ${e.reason === 'path' ? e.path : '(webhook path)'} → ${e.status} (${why}; not forwarded)`
 }
 
+/** "1 update" / "2 updates": a count and its noun (English plural by -s). */
+export function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`
+}
+
 /** "3.6s" / "3m12s". */
 export function durationText(ms: number): string {
   const secs = ms / 1000
@@ -58,11 +63,11 @@ export function durationText(ms: number): string {
  */
 export function summaryText(s: DevSummary): string {
   const parts: string[] = []
-  if (s.mode === 'webhook') parts.push(`${s.relayed} update${s.relayed === 1 ? '' : 's'} relayed`, `${s.failures} failure${s.failures === 1 ? '' : 's'}`)
-  else if (s.seen !== undefined) parts.push(`${s.seen} update${s.seen === 1 ? '' : 's'} seen`)
+  if (s.mode === 'webhook') parts.push(`${plural(s.relayed, 'update')} relayed`, plural(s.failures, 'failure'))
+  else if (s.seen !== undefined) parts.push(`${plural(s.seen, 'update')} seen`)
   if (s.rejected) parts.push(`${s.rejected} rejected`)
   if (s.repeats) parts.push(`${s.repeats} repeated by Telegram (answered without the bot)`)
-  if (s.restarts) parts.push(`${s.restarts} restart${s.restarts === 1 ? '' : 's'}`)
+  if (s.restarts) parts.push(plural(s.restarts, 'restart'))
   return `■ bot dev ended after ${durationText(s.durationMs)}${parts.length ? `: ${parts.join(', ')}` : ''}; exit code ${s.exitCode}.`
 }
 

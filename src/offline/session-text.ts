@@ -4,7 +4,7 @@
  * tunnel, webhook and watch lines, the webhook's removal is not news, and the summary counts what
  * the chat sent. Pure: the events keep every field (--json stays complete), only `text` changes.
  */
-import {durationText, type DevSummary} from '../dev/render.js'
+import {durationText, plural, type DevSummary} from '../dev/render.js'
 
 export interface OfflineInfo {
   apiRoot: string
@@ -32,7 +32,6 @@ export const OFFLINE_WEBHOOK_DELETED = 'Webhook deleted in the emulator'
 
 /** The closing line: what the chat sent and, in webhook mode, how many updates failed. */
 export function offlineSummaryText(s: DevSummary, sent: number): string {
-  const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
   const parts = [`${plural(sent, 'update')} sent`]
   if (s.mode === 'webhook') parts.push(plural(s.failures, 'failure'))
   if (s.restarts) parts.push(plural(s.restarts, 'restart'))
