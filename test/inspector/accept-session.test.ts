@@ -7,17 +7,15 @@
  *   they never equal Telegram's next real one, and `GET /api/updates/{id}` / `bot replay ID` name
  *   the trigger.
  */
-import {spawn, type ChildProcess} from 'node:child_process'
-import {existsSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import type {ChildProcess} from 'node:child_process'
+import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {devWorld, fixture, startDev, until, type DevWorld, type RunningCli} from '../dev/helpers.js'
-import {BIN, cliEnv, runCli} from '../support/cli.js'
-
-type Event = Record<string, any>
+import {devWorld, startDev, until, type DevWorld, type RunningCli} from '../dev/helpers.js'
+import {runCli} from '../support/cli.js'
+import {recordLines, startOfflineSession, type Event} from './offline-helpers.js'
 
 const running: ChildProcess[] = []
 let world: DevWorld | undefined
@@ -39,33 +37,10 @@ afterEach(async () => {
 
 const OLD = 1_700_000_000
 const oldMessage = (text: string) => ({message: {message_id: 3, from: {id: 1111, is_bot: false, first_name: 'A'}, chat: {id: 1111, type: 'private', first_name: 'A'}, date: OLD, text}})
-const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : [])
+const lines = recordLines
 const jsonLines = (text: string) => text.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Event)
 
-function startOffline(args: string[]) {
-  const dir = mkdtempSync(join(tmpdir(), 'bot-accept-offline-'))
-  const stateDir = join(dir, 'state')
-  const record = join(dir, 'record.txt')
-  const child = spawn(process.execPath, [BIN, 'dev', '--offline', '--no-watch', '--json', ...args, '--', 'node', fixture('inspector-bot.mjs')], {
-    cwd: dir,
-    env: cliEnv({env: {BOT_STATE_DIR: stateDir, FIXTURE_RECORD: record}}),
-    stdio: ['pipe', 'pipe', 'pipe'],
-  })
-  running.push(child)
-  let stdout = ''
-  let stderr = ''
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d))
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d))
-  child.stdin!.on('error', () => {})
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
-  const waitEvent = async (what: string, match: (e: Event) => boolean): Promise<Event> => {
-    let found: Event | undefined
-    await until(() => (found = jsonLines(stdout).find(match)) !== undefined, `${what}\nstdout: ${stdout}\nstderr: ${stderr}`, 30_000)
-    return found!
-  }
-  const control = (argv: string[]) => runCli(argv, {cwd: dir, env: {BOT_STATE_DIR: stateDir}, timeoutMs: 50_000})
-  return {child, dir, record, exited, waitEvent, control}
-}
+const startOffline = (args: string[]) => startOfflineSession(['--json', ...args], running, {prefix: 'bot-accept-offline-', waitMs: 30_000, controlMs: 50_000})
 
 describe('accept: triggers and replays are dated now (offline)', () => {
   it('webhook mode: bot trigger update with a 2023 date reaches the bot, dated now', async () => {

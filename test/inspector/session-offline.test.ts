@@ -3,68 +3,25 @@
  * log, inspectorUrl, and `bot trigger` / `bot replay` going in as the emulator user's actions (found
  * through the control record in the default state folder, although the session's state is temporary).
  */
-import {spawn, type ChildProcess} from 'node:child_process'
-import {existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
+import type {ChildProcess} from 'node:child_process'
+import {mkdtempSync, readdirSync, statSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
 import {afterEach, describe, expect, it} from 'vitest'
 
 import {fixture, until} from '../dev/helpers.js'
-import {BIN, cliEnv, runCli} from '../support/cli.js'
-
-type Event = Record<string, any>
-
-interface Offline {
-  child: ChildProcess
-  dir: string
-  stateDir: string
-  record: string
-  stdout: () => string
-  stderr: () => string
-  events: () => Event[]
-  exited: Promise<number | null>
-}
+import {runCli} from '../support/cli.js'
+import {recordLines, startOfflineSession, type Event} from './offline-helpers.js'
 
 const running: ChildProcess[] = []
 afterEach(() => {
   for (const child of running.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
 })
 
-/** `bot dev --offline … -- node inspector-bot.mjs` with its stdin (the chat) left open until `end`. */
-function startOffline(args: string[]): Offline {
-  const dir = mkdtempSync(join(tmpdir(), 'bot-inspector-offline-'))
-  const stateDir = join(dir, 'state')
-  const record = join(dir, 'record.txt')
-  const child = spawn(process.execPath, [BIN, 'dev', '--offline', '--no-watch', ...args, '--', 'node', fixture('inspector-bot.mjs')], {
-    cwd: dir,
-    env: cliEnv({env: {BOT_STATE_DIR: stateDir, FIXTURE_RECORD: record}}),
-    stdio: ['pipe', 'pipe', 'pipe'],
-  })
-  running.push(child)
-  let stdout = ''
-  let stderr = ''
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d))
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d))
-  child.stdin!.on('error', () => {})
-  const killer = setTimeout(() => child.kill('SIGKILL'), 60_000)
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => {
-    clearTimeout(killer)
-    resolve(code)
-  }))
-  const events = () => stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Event)
-  return {child, dir, stateDir, record, stdout: () => stdout, stderr: () => stderr, events, exited}
-}
-
-async function waitEvent(o: Offline, what: string, match: (e: Event) => boolean): Promise<Event> {
-  let found: Event | undefined
-  await until(() => (found = o.events().find(match)) !== undefined, `${what}\nstdout: ${o.stdout()}\nstderr: ${o.stderr()}`, 20_000)
-  return found!
-}
-
-function control(o: Offline, args: string[]) {
-  return runCli(args, {cwd: o.dir, env: {BOT_STATE_DIR: o.stateDir}, timeoutMs: 45_000})
-}
+/** `bot dev --offline … -- node inspector-bot.mjs`, killed after 60 s whatever happens. */
+const startOffline = (args: string[]) => startOfflineSession(args, running, {killAfterMs: 60_000})
+const lines = recordLines
 
 async function entries(inspectorUrl: string): Promise<Event[]> {
   const url = new URL(inspectorUrl)
@@ -72,8 +29,6 @@ async function entries(inspectorUrl: string): Promise<Event[]> {
   const body = (await res.json()) as Event[] | {updates: Event[]}
   return Array.isArray(body) ? body : body.updates
 }
-
-const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : [])
 
 describe('bot dev --offline with the inspector', () => {
   it('prints the inspector URL at start-up and the failing call right under its update', async () => {
@@ -108,26 +63,26 @@ describe('bot dev --offline with the inspector', () => {
 
   it('webhook mode: trigger and replay reach the bot as the emulator user; the entries show the calls', async () => {
     const o = startOffline(['--json'])
-    const ready = await waitEvent(o, 'ready', (e) => e.type === 'ready')
+    const ready = await o.waitEvent('ready', (e) => e.type === 'ready')
     expect(ready.inspectorUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?key=[0-9a-f]{32}$/)
     const records = readdirSync(o.stateDir).filter((f) => f.startsWith('control-'))
     expect(records).toEqual([`control-${o.child.pid}.json`])
     expect(statSync(join(o.stateDir, records[0])).mode & 0o777).toBe(0o600)
 
-    const trigger = await control(o, ['trigger', 'message', 'hi from trigger', '--json'])
+    const trigger = await o.control(['trigger', 'message', 'hi from trigger', '--json'])
     expect(trigger.code, trigger.stderr).toBe(0)
     const triggered = JSON.parse(trigger.stdout) as Event
     expect(triggered).toMatchObject({source: 'trigger', chatId: 1111, preview: 'hi from trigger', answer: {status: 200}})
     expect(lines(o.record)).toEqual([`${triggered.updateId} message hi from trigger`])
-    await waitEvent(o, 'the trigger line', (e) => e.type === 'update' && e.updateId === triggered.updateId && / \(bot trigger\)$/.test(e.text))
+    await o.waitEvent('the trigger line', (e) => e.type === 'update' && e.updateId === triggered.updateId && / \(bot trigger\)$/.test(e.text))
 
     // A press on a message the emulator does not have is refused: nothing reaches the bot.
-    const unknown = await control(o, ['trigger', 'callback', 'like:yes', '--message-id', '99999'])
+    const unknown = await o.control(['trigger', 'callback', 'like:yes', '--message-id', '99999'])
     expect(unknown.code).toBe(1)
     expect(unknown.stderr).toContain('The emulator refused the update: there is no message 99999 in chat 1111')
     expect(lines(o.record)).toEqual([`${triggered.updateId} message hi from trigger`])
 
-    const replay = await control(o, ['replay', '--last', '--json'])
+    const replay = await o.control(['replay', '--last', '--json'])
     expect(replay.code, replay.stderr).toBe(0)
     expect(JSON.parse(replay.stdout)).toMatchObject({updateId: triggered.updateId, source: 'replay', replayOf: triggered.updateId, answer: {status: 200}})
     expect(lines(o.record)).toEqual([`${triggered.updateId} message hi from trigger`, `${triggered.updateId} message hi from trigger`])
@@ -143,25 +98,25 @@ describe('bot dev --offline with the inspector', () => {
 
   it('polling mode: updates are listed from getUpdates; trigger and replay go into the emulator queue', async () => {
     const o = startOffline(['--json', '--mode', 'polling'])
-    const ready = await waitEvent(o, 'ready', (e) => e.type === 'ready')
+    const ready = await o.waitEvent('ready', (e) => e.type === 'ready')
     o.child.stdin!.write('typed\n')
-    const typed = await waitEvent(o, 'the typed update', (e) => e.type === 'update' && e.preview === 'typed')
+    const typed = await o.waitEvent('the typed update', (e) => e.type === 'update' && e.preview === 'typed')
     expect(typed).toMatchObject({source: 'polling', chatId: 1111})
 
-    const trigger = await control(o, ['trigger', 'message', 'polled trigger', '--json'])
+    const trigger = await o.control(['trigger', 'message', 'polled trigger', '--json'])
     expect(trigger.code, trigger.stderr).toBe(0)
     const triggered = JSON.parse(trigger.stdout) as Event
     expect(triggered).toMatchObject({source: 'trigger', preview: 'polled trigger', answer: null})
-    const line = await waitEvent(o, 'the trigger line', (e) => e.type === 'update' && e.updateId === triggered.updateId)
+    const line = await o.waitEvent('the trigger line', (e) => e.type === 'update' && e.updateId === triggered.updateId)
     expect(line.text).toMatch(new RegExp(`← #${triggered.updateId} message chat 1111 "polled trigger" \\(bot trigger\\)$`))
 
-    const replay = await control(o, ['replay', String(typed.updateId), '--json'])
+    const replay = await o.control(['replay', String(typed.updateId), '--json'])
     expect(replay.code, replay.stderr).toBe(0)
     const replayed = JSON.parse(replay.stdout) as Event
     // In the emulator's queue a replay is a new update (a new update_id) carrying the same message.
     expect(replayed).toMatchObject({source: 'replay', replayOf: typed.updateId, preview: 'typed'})
     expect(replayed.updateId).toBeGreaterThan(triggered.updateId)
-    const replayLine = await waitEvent(o, 'the replay line', (e) => e.type === 'update' && e.updateId === replayed.updateId)
+    const replayLine = await o.waitEvent('the replay line', (e) => e.type === 'update' && e.updateId === replayed.updateId)
     expect(replayLine.text).toMatch(new RegExp(`"typed" \\(replay of #${typed.updateId}\\)$`))
     await until(() => lines(o.record).length === 3, 'three updates at the bot')
     expect(lines(o.record)).toEqual([`${typed.updateId} message typed`, `${triggered.updateId} message polled trigger`, `${replayed.updateId} message typed`])
@@ -175,8 +130,8 @@ describe('bot dev --offline with the inspector', () => {
 
   it('polling mode without the api proxy: a trigger still reaches the bot and is recorded', async () => {
     const o = startOffline(['--json', '--mode', 'polling', '--no-api-proxy'])
-    await waitEvent(o, 'ready', (e) => e.type === 'ready')
-    const trigger = await control(o, ['trigger', 'message', 'unproxied', '--json'])
+    await o.waitEvent('ready', (e) => e.type === 'ready')
+    const trigger = await o.control(['trigger', 'message', 'unproxied', '--json'])
     expect(trigger.code, trigger.stderr).toBe(0)
     const triggered = JSON.parse(trigger.stdout) as Event
     expect(triggered).toMatchObject({source: 'trigger', preview: 'unproxied', calls: []})
