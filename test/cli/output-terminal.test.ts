@@ -9,7 +9,6 @@
  *
  * Needs `npm run build` and python3.
  */
-import {spawn, spawnSync} from 'node:child_process'
 import {chmodSync, mkdtempSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -18,11 +17,10 @@ import {afterEach, describe, expect, it} from 'vitest'
 
 import {BotApiEmulator} from '../../src/emulator/index.js'
 import {devWorld, fixture, until, type DevWorld} from '../dev/helpers.js'
-import {BIN, cliEnv, PROJECT_ROOT, runCli} from '../support/cli.js'
+import {cliEnv, runCli} from '../support/cli.js'
 import {silentServer} from '../support/loopback-servers.js'
+import {hasPty, runOnTerminal, type PtyResult, type PtyStep} from '../support/pty.js'
 
-const DRIVER = join(PROJECT_ROOT, 'test', 'support', 'pty-run.py')
-const hasPython = spawnSync('python3', ['-c', 'import pty']).status === 0
 
 /** ora's symbols (log-symbols), unicode and fallback: none may appear. */
 const ORA_GLYPHS = /[✔✖⚠ℹ√×]/
@@ -31,43 +29,15 @@ const SGR = /\u001B\[[0-9;]*m/
 const stripSgr = (s: string) => s.replace(/\u001B\[[0-9;]*m/g, '')
 const RED = (text: string) => `\u001B[31m${text}\u001B[39m`
 
-interface PtyResult {
-  output: string
-  exitCode: number | null
-  signal: number | null
-  steps: number
-  timedOut: boolean
-}
-
-interface Step {
-  pattern: string
-  send: string
-}
-
 const closers: Array<() => Promise<void>> = []
 afterEach(async () => {
   for (const c of closers.splice(0)) await c()
 })
 
 /** Run `bot ARGS` on a terminal; `color: false` sets NO_COLOR=1. */
-function onTerminal(args: string[], options: {color: boolean; steps?: Step[]; env?: Record<string, string | undefined>; cwd?: string; timeoutS?: number}): Promise<PtyResult> {
+function onTerminal(args: string[], options: {color: boolean; steps?: PtyStep[]; env?: Record<string, string | undefined>; cwd?: string; timeoutS?: number}): Promise<PtyResult> {
   const env = cliEnv({env: {TERM: 'xterm', CI: undefined, COLORTERM: undefined, NO_COLOR: options.color ? undefined : '1', ...options.env}})
-  const config = {command: [process.execPath, BIN, ...args], steps: options.steps ?? [], timeout: options.timeoutS ?? 60, cols: 250, rows: 50}
-  return new Promise((resolve, reject) => {
-    const child = spawn('python3', [DRIVER, JSON.stringify(config)], {cwd: options.cwd ?? mkdtempSync(join(tmpdir(), 'bot-pty-')), env, stdio: ['ignore', 'pipe', 'pipe']})
-    let out = ''
-    let err = ''
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d))
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d))
-    child.on('error', reject)
-    child.on('close', () => {
-      try {
-        resolve(JSON.parse(out) as PtyResult)
-      } catch {
-        reject(new Error(`pty driver: ${out}\n${err}`))
-      }
-    })
-  })
+  return runOnTerminal(args, {env, steps: options.steps, cwd: options.cwd, timeoutS: options.timeoutS, cols: 250, rows: 50})
 }
 
 /** The terminal's lines (\r\n), without what a spinner or readline drew before each line's last redraw. */
@@ -81,7 +51,7 @@ function expectOneGlyphSet(r: PtyResult): void {
   expect(r.output).not.toMatch(ORA_GLYPHS)
 }
 
-describe.skipIf(!hasPython)('output on a terminal', () => {
+describe.skipIf(!hasPty)('output on a terminal', () => {
   it('bot dev: spinners end with ✓, the update log is dim, a failed update red; NO_COLOR: plain text, the same words', async () => {
     const runs: Record<string, PtyResult> = {}
     for (const color of [true, false]) {
@@ -188,7 +158,7 @@ describe.skipIf(!hasPython)('output on a terminal', () => {
     closers.push(() => emu.stop())
     const bot = emu.createBot({username: 'glyph_bot'})
     const env = {BOT_TOKEN: bot.token, BOT_API_ROOT: emu.apiRoot}
-    const commands: Array<{args: string[]; steps?: Step[]}> = [
+    const commands: Array<{args: string[]; steps?: PtyStep[]}> = [
       {args: ['doctor', '--no-probe']},
       {args: ['webhook', 'info']},
       {args: ['webhook', 'delete']},
@@ -225,7 +195,7 @@ describe.skipIf(!hasPython)('output on a terminal', () => {
   }, 150_000)
 })
 
-describe.skipIf(!hasPython)('output on a terminal: interrupted', () => {
+describe.skipIf(!hasPty)('output on a terminal: interrupted', () => {
   it('Ctrl-C during a spinner: "✗ Interrupted." in red, plain with NO_COLOR', async () => {
     const server = await silentServer()
     closers.push(() => server.close())

@@ -4,29 +4,24 @@
  * could not be interrupted during their slow steps. Each command runs on a real pseudo-terminal
  * (python3's pty module, with a width so the spinner runs); ^C is typed once the spinner shows.
  */
-import {spawn, spawnSync} from 'node:child_process'
 import {chmodSync, existsSync, mkdtempSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {BIN, cliEnv, PROJECT_ROOT} from '../support/cli.js'
+import {cliEnv} from '../support/cli.js'
 import {silentServer} from '../support/loopback-servers.js'
+import {hasPty, runOnTerminal, type PtyResult} from '../support/pty.js'
 
 const TOKEN = '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1'
-const DRIVER = join(PROJECT_ROOT, 'test', 'support', 'pty-interrupt.py')
-const hasPython = spawnSync('python3', ['-c', 'import pty']).status === 0
 /** Prompt means well within a second; this leaves room for a loaded machine. */
 const PROMPT_S = 5
 
-interface PtyResult {
-  output: string
-  exitCode: number | null
-  signal: number | null
+/** A terminal session Ctrl-C was typed into (once the pattern showed). */
+interface Interrupted extends PtyResult {
   interrupted: boolean
   secondsAfterInterrupt: number | null
-  timedOut: boolean
 }
 
 const closers: Array<() => Promise<void>> = []
@@ -34,27 +29,13 @@ afterEach(async () => {
   for (const c of closers.splice(0)) await c()
 })
 
-function onTerminal(args: string[], options: {pattern: string; env?: Record<string, string | undefined>; cwd?: string; timeoutS?: number}): Promise<PtyResult> {
+async function onTerminal(args: string[], options: {pattern: string; env?: Record<string, string | undefined>; cwd?: string; timeoutS?: number}): Promise<Interrupted> {
   const env = cliEnv({env: {TERM: 'xterm', CI: undefined, NO_COLOR: '1', ...options.env}})
-  const config = {command: [process.execPath, BIN, ...args], pattern: options.pattern, timeout: options.timeoutS ?? 60, cols: 100, rows: 40}
-  return new Promise((resolve, reject) => {
-    const child = spawn('python3', [DRIVER, JSON.stringify(config)], {cwd: options.cwd ?? mkdtempSync(join(tmpdir(), 'bot-pty-')), env, stdio: ['ignore', 'pipe', 'pipe']})
-    let out = ''
-    let err = ''
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d))
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d))
-    child.on('error', reject)
-    child.on('close', () => {
-      try {
-        resolve(JSON.parse(out) as PtyResult)
-      } catch {
-        reject(new Error(`pty driver: ${out}\n${err}`))
-      }
-    })
-  })
+  const r = await runOnTerminal(args, {env, steps: [{pattern: options.pattern, send: '\u0003'}], cwd: options.cwd, timeoutS: options.timeoutS})
+  return {...r, interrupted: r.steps === 1, secondsAfterInterrupt: r.secondsAfterLastStep}
 }
 
-function expectPromptExit(r: PtyResult): void {
+function expectPromptExit(r: Interrupted): void {
   expect(r.timedOut, r.output).toBe(false)
   expect(r.interrupted, r.output).toBe(true)
   expect(r.exitCode, r.output).toBe(130)
@@ -62,7 +43,7 @@ function expectPromptExit(r: PtyResult): void {
   expect(r.output, 'the spinner ran').toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/)
 }
 
-describe.skipIf(!hasPython)('Ctrl-C during a spinner on a real terminal', () => {
+describe.skipIf(!hasPty)('Ctrl-C during a spinner on a real terminal', () => {
   it('bot doctor (the probe on, and --no-probe) against an api root that never answers: exits 130 at once', async () => {
     const server = await silentServer()
     closers.push(() => server.close())

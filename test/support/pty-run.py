@@ -6,7 +6,8 @@ stdin, stdout and stderr of the command are the terminal, which has a size (spin
 Each step waits until its pattern matches the output that came after the previous step's match,
 then types `send` (e.g. "hello\\r", "\\u0003" for Ctrl-C, "\\u0004" for Ctrl-D). When the steps are done
 the driver reads until the command ends. Prints one JSON line: {"output", "exitCode", "signal",
-"steps", "timedOut"} where steps is how many steps were typed.
+"steps", "secondsAfterLastStep", "timedOut"} where steps is how many steps were typed and
+secondsAfterLastStep how long the command ran on after the last of them (null when none was typed).
 """
 import fcntl
 import json
@@ -30,6 +31,7 @@ fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack('HHHH', int(config.get('rows', 4
 output = b''
 searched_from = 0
 done_steps = 0
+last_step_at = None
 started = time.time()
 timed_out = False
 while True:
@@ -49,15 +51,18 @@ while True:
             searched_from = match.end()
             os.write(fd, send)
             done_steps += 1
+            last_step_at = time.time()
     if time.time() - started > timeout:
         timed_out = True
         os.kill(pid, 9)
         break
 _, status = os.waitpid(pid, 0)
+ended = time.time()
 print(json.dumps({
     'output': output.decode('utf-8', 'replace'),
     'exitCode': os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
     'signal': os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
     'steps': done_steps,
+    'secondsAfterLastStep': None if last_step_at is None else round(ended - last_step_at, 3),
     'timedOut': timed_out,
 }))
