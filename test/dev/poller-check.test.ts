@@ -11,6 +11,7 @@ import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {PROJECT_ROOT, startCli, type RunningCli} from '../support/cli.js'
+import {inProcessPoller} from '../support/poller.js'
 import {assertNoToken, devWorld, startDev, until, type DevWorld} from './helpers.js'
 
 let world: DevWorld
@@ -83,17 +84,8 @@ describe('bot dev: the check for another poller', () => {
     const emulator = await emulatorProcess()
     // The poller runs in this test process, an ancestor of `bot dev` (left out of the scan, and it
     // has no token in its environment): to `bot dev` it runs elsewhere.
-    const controller = new AbortController()
-    const loop = (async () => {
-      while (!controller.signal.aborted)
-        await fetch(`${world.emu.apiRoot}/bot${world.token}/getUpdates`, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify({timeout: 30}), signal: controller.signal})
-          .then((r) => r.arrayBuffer())
-          .catch(() => undefined)
-    })()
-    stops.push(async () => {
-      controller.abort()
-      await loop
-    })
+    const poller = inProcessPoller(world.emu.apiRoot, world.token)
+    stops.push(() => poller.stop())
     await until(() => world.emu.isLongPolling(world.token), 'the in-process poller to wait')
 
     const dev = startDev(world, {timeoutMs: 40_000})
@@ -115,17 +107,8 @@ describe('bot dev: the check for another poller', () => {
     const connected = new Promise<void>((r) => other.once('connection', () => r()))
     const elsewhere = await holder(process.execPath, ['-e', `require('net').connect(${port}, '127.0.0.1'); setInterval(() => {}, 1000)`])
     await connected
-    const controller = new AbortController()
-    const loop = (async () => {
-      while (!controller.signal.aborted)
-        await fetch(`${world.emu.apiRoot}/bot${world.token}/getUpdates`, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify({timeout: 30}), signal: controller.signal})
-          .then((r) => r.arrayBuffer())
-          .catch(() => undefined)
-    })()
-    stops.push(async () => {
-      controller.abort()
-      await loop
-    })
+    const poller = inProcessPoller(world.emu.apiRoot, world.token)
+    stops.push(() => poller.stop())
     await until(() => world.emu.isLongPolling(world.token), 'the in-process poller to wait')
 
     const dev = startDev(world, {timeoutMs: 40_000})

@@ -11,6 +11,7 @@ import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
 import {BIN, cliEnv, startCli, type CliResult, type RunningCli} from '../support/cli.js'
+import {inProcessPoller} from '../support/poller.js'
 import {doctorWorld, expectNoToken, report, startFixture, waitFor, type DoctorWorld, type Fixture} from './helpers.js'
 
 let world: DoctorWorld
@@ -109,17 +110,8 @@ describe('the local-process check', () => {
     const emulator = await emulatorProcess(bot.token)
     // The poller runs in this test process, the doctor's parent, which the scan leaves out (and it has
     // no token in its environment anyway): to the doctor it runs elsewhere.
-    const controller = new AbortController()
-    const loop = (async () => {
-      while (!controller.signal.aborted)
-        await fetch(`${world.emu.apiRoot}/bot${bot.token}/getUpdates`, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify({timeout: 30}), signal: controller.signal})
-          .then((r) => r.arrayBuffer())
-          .catch(() => undefined)
-    })()
-    stops.push(async () => {
-      controller.abort()
-      await loop
-    })
+    const poller = inProcessPoller(world.emu.apiRoot, bot.token)
+    stops.push(() => poller.stop())
     await waitFor(() => world.emu.isLongPolling(bot.token), 'the in-process poller to wait')
     const result = await world.doctor(['--json', '--probe-seconds', '3'], env)
     const r = report(result)
