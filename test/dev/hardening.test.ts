@@ -11,7 +11,7 @@ import {join} from 'node:path'
 
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {readState, writeState} from '../../src/dev/state.js'
+import {isPidAlive as alive, readState, writeState} from '../../src/dev/state.js'
 import {BIN, cliEnv, PROJECT_ROOT} from '../support/cli.js'
 import {assertNoToken, devWorld, fixture, startDev, until, type DevWorld} from './helpers.js'
 import {freePort} from '../../src/lib/free-port.js'
@@ -23,15 +23,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await world.close()
 })
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 async function callApi(method: string, params: object): Promise<{ok: boolean}> {
   const res = await fetch(`${world.emu.apiRoot}/bot${world.token}/${method}`, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify(params)})

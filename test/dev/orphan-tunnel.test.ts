@@ -12,7 +12,7 @@ import {join, resolve} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {recordTunnelProcess, stopOrphan} from '../../src/dev/orphan.js'
-import {readState, writeState, type SessionState} from '../../src/dev/state.js'
+import {isPidAlive as alive, readState, writeState, type SessionState} from '../../src/dev/state.js'
 import {TUNNEL_MARKER_ENV, type Tunnel, type TunnelOpenOptions, type TunnelProvider} from '../../src/tunnel/types.js'
 import {PROJECT_ROOT, runCli, type CliResult} from '../support/cli.js'
 import {assertNoToken, devWorld, startDev, until, type DevWorld} from './helpers.js'
@@ -43,15 +43,6 @@ afterEach(async () => {
   }
   await world.close()
 })
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 /** A folder with `cloudflared` → the stand-in, first on PATH. */
 function fakeOnPath(): string {

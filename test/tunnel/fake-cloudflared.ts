@@ -24,12 +24,5 @@ export function fakeCloudflaredBin(): FakeBin {
   }
 }
 
-/** True while a process with this pid exists. */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
+/** True while a process with this pid exists (the session state's own check). */
+export {isPidAlive as alive} from '../../src/dev/state.js'
