@@ -6,13 +6,13 @@
  * server still answers a normal request.
  */
 import {readFileSync} from 'node:fs'
-import http from 'node:http'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {UpdateHistory} from '../../src/inspector/history.js'
 import {startInspectorServer, type InspectorServer} from '../../src/inspector/server.js'
 import type {HistoryView, UpdateEntry} from '../../src/inspector/types.js'
 import {PROJECT_ROOT} from '../support/cli.js'
+import {loopbackRequest} from '../support/http.js'
 import {connectRaw, rawExchange, SECRET, statusOf, TOKEN, waitFor, type RawConnection} from './hostile-helpers.js'
 
 const KEY = 'f00dfeedc0ffee0123456789abcdef42'
@@ -29,6 +29,7 @@ function countingView(h: UpdateHistory): HistoryView {
   return {
     list: () => h.list(),
     find: (id) => h.find(id),
+    last: () => h.last(),
     subscribe: (listener) => {
       subscriptions++
       const off = h.subscribe(listener)
@@ -75,24 +76,8 @@ afterEach(async () => {
   await server.close()
 })
 
-interface Reply {
-  status: number
-  headers: http.IncomingHttpHeaders
-  body: string
-}
 
-function request(port: number, path: string, o: {method?: string; headers?: Record<string, string>; body?: string | Buffer} = {}): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({host: '127.0.0.1', port, path, method: o.method ?? 'GET', agent: false, headers: {host: `127.0.0.1:${port}`, ...o.headers}}, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('end', () => resolve({status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8')}))
-      res.on('error', reject)
-    })
-    req.on('error', reject)
-    req.end(o.body)
-  })
-}
+const request = loopbackRequest
 
 /** A raw request: `target` and `host` exactly as given (no client normalises them). */
 function raw(target: string, host: string | undefined, extra = '', version = '1.1'): Promise<string> {

@@ -13,6 +13,7 @@ import {UpdateHistory} from '../../src/inspector/history.js'
 import {startInspectorServer, type InspectorServer} from '../../src/inspector/server.js'
 import {ActionError, type UpdateEntry} from '../../src/inspector/types.js'
 import {PROJECT_ROOT} from '../support/cli.js'
+import {loopbackRequest} from '../support/http.js'
 
 const KEY = 'k3y-Abc_123'
 const TOKEN = '123456789:AAHsecretsecretsecretsecretsecret12'
@@ -20,24 +21,8 @@ const TOKEN = '123456789:AAHsecretsecretsecretsecretsecret12'
 const WEBHOOK_SECRET = 'wh-Secret-Path-0123456789'
 const XSS = '<img src=x onerror="document.title=\'pwned\'">'
 
-interface Reply {
-  status: number
-  headers: IncomingMessage['headers']
-  body: string
-}
 
-function request(port: number, path: string, o: {method?: string; host?: string; headers?: Record<string, string>; body?: string | Buffer} = {}): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({host: '127.0.0.1', port, path, method: o.method ?? 'GET', headers: {host: o.host ?? `127.0.0.1:${port}`, ...o.headers}}, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('end', () => resolve({status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8')}))
-      res.on('error', reject)
-    })
-    req.on('error', reject)
-    req.end(o.body)
-  })
-}
+const request = loopbackRequest
 
 function message(updateId: number, text: string, chatId = 42): Record<string, unknown> {
   return {update_id: updateId, message: {message_id: updateId, date: 1_700_000_000, chat: {id: chatId, type: 'private'}, from: {id: chatId, is_bot: false, first_name: 'Ann'}, text}}
