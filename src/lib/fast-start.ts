@@ -92,6 +92,12 @@ export function template(text: string, bin: string): string {
   return text.replaceAll('<%= config.bin %>', bin)
 }
 
+/** A command's line in a list: the first line of its summary, else of its description (templates rendered). */
+export function summaryLine(c: ManifestCommand, bin: string): string | undefined {
+  if (c.summary) return template(c.summary, bin).split('\n')[0]
+  return c.description ? template(c.description, bin).split('\n')[0] : undefined
+}
+
 /** True when `text` holds only characters whose terminal width is 1 (as string-width counts them). */
 export function narrow(text: string): boolean {
   return /^[\u0020-\u007E\u00A0-\u024F\u2010-\u2027]*$/.test(text)
@@ -307,10 +313,7 @@ function rootHelp(pjson: PackageJson, own: ManifestCommand[], ua: string): strin
     t.name.replaceAll(':', separator),
     t.description ? t.description.split('\n')[0] : undefined,
   ])
-  const commandRows: Array<[string, string | undefined]> = rootCommands.map((c) => [
-    c.id.replaceAll(':', separator),
-    c.summary ? c.summary.split('\n')[0] : c.description ? c.description.split('\n')[0] : undefined,
-  ])
+  const commandRows: Array<[string, string | undefined]> = rootCommands.map((c) => [c.id.replaceAll(':', separator), summaryLine(c, bin)])
   for (const [l, r] of [...topicRows, ...commandRows]) texts.push(l, r ?? '')
   // Templates (<%= … %>) and wide or escape characters are left to oclif.
   if (texts.some((t) => t.includes('<%') || !narrow(t))) return undefined

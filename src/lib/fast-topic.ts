@@ -6,7 +6,7 @@
  * topic without a description of its own in package.json, templates, wide characters.
  * Dependency-free, like fast-start.ts.
  */
-import {Renderer, narrow, template, type ManifestCommand} from './fast-start.js'
+import {Renderer, narrow, summaryLine, template, type ManifestCommand} from './fast-start.js'
 
 export interface TopicHelpEnv {
   bin: string
@@ -25,10 +25,7 @@ export function topicHelp(name: string, description: string | undefined, command
   if (under.some((c) => (c.aliases?.length ?? 0) > 0 || (c.hiddenAliases?.length ?? 0) > 0)) return undefined
   const byId = (a: ManifestCommand, b: ManifestCommand) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
   const sorted = [...under].sort(byId).filter((c, i, all) => i === 0 || all[i - 1].id !== c.id)
-  const rows: Array<[string, string | undefined]> = sorted.map((c) => {
-    const text = c.summary ? template(c.summary.split('\n')[0], env.bin) : c.description ? template(c.description, env.bin).split('\n')[0] : undefined
-    return [c.id.replaceAll(':', env.separator), text]
-  })
+  const rows: Array<[string, string | undefined]> = sorted.map((c) => [c.id.replaceAll(':', env.separator), summaryLine(c, env.bin)])
   const rendered = template(description, env.bin)
   const texts = [rendered, ...rows.flatMap(([l, r]) => [l, r ?? ''])]
   if (texts.some((t) => t.includes('<%') || !narrow(t))) return undefined
