@@ -37,7 +37,9 @@ async function proxyRole(upstream: string): Promise<void> {
 }
 
 function startRole(args: string[]): Promise<{child: ChildProcess; words: string[]}> {
-  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), ...args], {stdio: ['ignore', 'pipe', 'inherit']})
+  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start within 60 s`)), 60_000)
     createInterface({input: child.stdout!}).on('line', (line) => {
@@ -64,7 +66,8 @@ async function once(pool: Pool, path: string, call: Call): Promise<number> {
   })
   const text = await res.body.text()
   const ms = Number(process.hrtime.bigint() - start) / 1e6
-  if (res.statusCode !== 200 || !text.startsWith('{"ok":true')) throw new Error(`${call.method} answered ${res.statusCode}`)
+  if (res.statusCode !== 200 || !text.startsWith('{"ok":true'))
+    throw new Error(`${call.method} answered ${res.statusCode}`)
   return ms
 }
 
@@ -85,8 +88,12 @@ async function main(): Promise<void> {
     {method: 'sendMessage', body: JSON.stringify({chat_id: 42, text: 'bench message with a little text in it'})},
     {method: 'getMe'},
   ]
-  console.log(`api proxy overhead: ${calls} sequential calls per method and route (after ${warmup} warm-up), alternating direct/proxied; emulator and proxy in their own processes`)
-  console.log(`${'method'.padEnd(12)} ${'direct p50 / p95'.padEnd(20)} ${'proxied p50 / p95'.padEnd(20)} ${'added p50'.padEnd(11)} ${'added p95'.padEnd(11)} ratio p50`)
+  console.log(
+    `api proxy overhead: ${calls} sequential calls per method and route (after ${warmup} warm-up), alternating direct/proxied; emulator and proxy in their own processes`,
+  )
+  console.log(
+    `${'method'.padEnd(12)} ${'direct p50 / p95'.padEnd(20)} ${'proxied p50 / p95'.padEnd(20)} ${'added p50'.padEnd(11)} ${'added p95'.padEnd(11)} ratio p50`,
+  )
   let worst = 0
   try {
     for (const call of scenarios) {
@@ -115,7 +122,9 @@ async function main(): Promise<void> {
         `${call.method.padEnd(12)} ${`${fmt(pct(a, 50))} / ${fmt(pct(a, 95))} ms`.padEnd(20)} ${`${fmt(pct(b, 50))} / ${fmt(pct(b, 95))} ms`.padEnd(20)} ${`+${fmt(added50)} ms`.padEnd(11)} ${`+${fmt(added95)} ms`.padEnd(11)} ${(pct(b, 50) / pct(a, 50)).toFixed(2)}×`,
       )
     }
-    console.log(`target: added p50 ≤ 0.5 ms per call → ${worst <= 0.5 ? 'met' : 'NOT met'} (worst added p50 ${fmt(worst)} ms)`)
+    console.log(
+      `target: added p50 ≤ 0.5 ms per call → ${worst <= 0.5 ? 'met' : 'NOT met'} (worst added p50 ${fmt(worst)} ms)`,
+    )
   } finally {
     await Promise.all([direct.close(), proxied.close()])
     emulator.child.kill('SIGTERM')

@@ -25,7 +25,11 @@ function arg(name: string, fallback: number): number {
   return i > 0 ? Number(process.argv[i + 1]) : fallback
 }
 
-function start(args: string[], env: Record<string, string>, ready: RegExp): Promise<{child: ChildProcess; match: RegExpExecArray}> {
+function start(
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+): Promise<{child: ChildProcess; match: RegExpExecArray}> {
   const child = spawn(process.execPath, args, {stdio: ['ignore', 'pipe', 'inherit'], env: {...process.env, ...env}})
   return new Promise((resolve, reject) => {
     const rl = createInterface({input: child.stdout!})
@@ -38,7 +42,12 @@ function start(args: string[], env: Record<string, string>, ready: RegExp): Prom
   })
 }
 
-async function runBridge(env: {token: string; apiRoot: string; url: string; relay: boolean}): Promise<{stop(): Promise<unknown>}> {
+async function runBridge(env: {
+  token: string
+  apiRoot: string
+  url: string
+  relay: boolean
+}): Promise<{stop(): Promise<unknown>}> {
   const {UpdateBridge} = await import('../src/dev/delivery/bridge.js')
   const {BotApi} = await import('../src/telegram/client.js')
   let url = env.url
@@ -61,10 +70,12 @@ async function runBridge(env: {token: string; apiRoot: string; url: string; rela
     },
   })
   await bridge.start()
-  return {stop: async () => {
-    await bridge.stop()
-    await relay?.close()
-  }}
+  return {
+    stop: async () => {
+      await bridge.stop()
+      await relay?.close()
+    },
+  }
 }
 
 async function bridgeChild(): Promise<void> {
@@ -106,14 +117,36 @@ async function main(): Promise<void> {
   try {
     const common = {BOT_API_ROOT: emu.apiRoot}
     children.push((await start([BOT], {...common, BOT_TOKEN: polling, BOT_MODE: 'polling'}, /^polling$/)).child)
-    for (const [token, relay] of [[direct, false], [relayed, true]] as const) {
-      const hook = await start([BOT], {...common, BOT_TOKEN: token, BOT_MODE: 'webhook', PORT: '0', WEBHOOK_PATH: PATH,
-        WEBHOOK_SECRET: SECRET}, /^listening (\d+)$/)
+    for (const [token, relay] of [
+      [direct, false],
+      [relayed, true],
+    ] as const) {
+      const hook = await start(
+        [BOT],
+        {...common, BOT_TOKEN: token, BOT_MODE: 'webhook', PORT: '0', WEBHOOK_PATH: PATH, WEBHOOK_SECRET: SECRET},
+        /^listening (\d+)$/,
+      )
       children.push(hook.child)
       const url = `http://127.0.0.1:${hook.match[1]}${PATH}`
       if (inProcess) inProcessBridges.push(await runBridge({token, apiRoot: emu.apiRoot, url, relay}))
-      else children.push((await start([...process.execArgv, fileURLToPath(import.meta.url), 'bridge-child', token, emu.apiRoot, url,
-        relay ? 'relay' : 'direct'], {}, /^bridge ready$/)).child)
+      else
+        children.push(
+          (
+            await start(
+              [
+                ...process.execArgv,
+                fileURLToPath(import.meta.url),
+                'bridge-child',
+                token,
+                emu.apiRoot,
+                url,
+                relay ? 'relay' : 'direct',
+              ],
+              {},
+              /^bridge ready$/,
+            )
+          ).child,
+        )
     }
 
     const answered = new Map<string, () => void>()
@@ -159,13 +192,19 @@ async function main(): Promise<void> {
     const b = stats(samples.bridge)
     const r = stats(samples.relayed)
     const f = (x: number) => `${x.toFixed(2)} ms`
-    console.log(`bridge latency: update injected → bot's sendMessage recorded, ${samples.polling.length} updates per mode, ` +
-      `bridge ${inProcess ? 'in the emulator\'s process' : 'in its own process'}`)
+    console.log(
+      `bridge latency: update injected → bot's sendMessage recorded, ${samples.polling.length} updates per mode, ` +
+        `bridge ${inProcess ? "in the emulator's process" : 'in its own process'}`,
+    )
     console.log(`  bot polling itself           p50 ${f(p.p50)}  p99 ${f(p.p99)}`)
     console.log(`  bridge → bot                 p50 ${f(b.p50)}  p99 ${f(b.p99)}`)
     console.log(`  bridge → relay → bot         p50 ${f(r.p50)}  p99 ${f(r.p99)}   (as in bot dev --tunnel none)`)
-    console.log(`  added by the bridge          p50 ${f(b.p50 - p.p50)}  p99 ${f(b.p99 - p.p99)}  (ratio p50 ${(b.p50 / p.p50).toFixed(2)}×; target ≤ 1 ms p50 added)`)
-    console.log(`  added by bridge + relay      p50 ${f(r.p50 - p.p50)}  p99 ${f(r.p99 - p.p99)}  (ratio p50 ${(r.p50 / p.p50).toFixed(2)}×)`)
+    console.log(
+      `  added by the bridge          p50 ${f(b.p50 - p.p50)}  p99 ${f(b.p99 - p.p99)}  (ratio p50 ${(b.p50 / p.p50).toFixed(2)}×; target ≤ 1 ms p50 added)`,
+    )
+    console.log(
+      `  added by bridge + relay      p50 ${f(r.p50 - p.p50)}  p99 ${f(r.p99 - p.p99)}  (ratio p50 ${(r.p50 / p.p50).toFixed(2)}×)`,
+    )
   } finally {
     for (const bridge of inProcessBridges) await bridge.stop()
     await Promise.all(children.map((child) => stopChild(child)))

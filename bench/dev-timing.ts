@@ -57,7 +57,14 @@ async function botStartup(): Promise<number> {
   const port = 20_000 + Math.floor(Math.random() * 20_000)
   const started = performance.now()
   const child = spawn(process.execPath, [BOT], {
-    env: {...process.env, BOT_MODE: 'webhook', PORT: String(port), WEBHOOK_PATH: '/x', WEBHOOK_SECRET: 's', BOT_TOKEN: '1:x'},
+    env: {
+      ...process.env,
+      BOT_MODE: 'webhook',
+      PORT: String(port),
+      WEBHOOK_PATH: '/x',
+      WEBHOOK_SECRET: 's',
+      BOT_TOKEN: '1:x',
+    },
     stdio: 'ignore',
   })
   try {
@@ -88,15 +95,40 @@ async function main(): Promise<void> {
 
       const queued = emu.sendUserMessage(token, {text: '/start'})
       const started = performance.now()
-      const child = spawn(process.execPath, [BIN, 'dev', '--api-root', emu.apiRoot, '--tunnel-host', lt.url, '--no-watch', ...(process.argv.includes('--no-poller-check') ? ['--no-poller-check'] : []), '--', process.execPath, BOT], {
-        cwd: dir,
-        env: {...process.env, BOT_TOKEN: token, BOT_STATE_DIR: join(dir, 'state'), FIXTURE_RECORD: record, NO_COLOR: '1'},
-        stdio: ['ignore', 'ignore', 'pipe'],
-      })
+      const child = spawn(
+        process.execPath,
+        [
+          BIN,
+          'dev',
+          '--api-root',
+          emu.apiRoot,
+          '--tunnel-host',
+          lt.url,
+          '--no-watch',
+          ...(process.argv.includes('--no-poller-check') ? ['--no-poller-check'] : []),
+          '--',
+          process.execPath,
+          BOT,
+        ],
+        {
+          cwd: dir,
+          env: {
+            ...process.env,
+            BOT_TOKEN: token,
+            BOT_STATE_DIR: join(dir, 'state'),
+            FIXTURE_RECORD: record,
+            NO_COLOR: '1',
+          },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      )
       let stderr = ''
       child.stderr!.on('data', (d) => (stderr += d))
       const exited = new Promise<number>((r) => child.once('exit', (code) => r(code ?? -1)))
-      await until(() => existsSync(record) && readFileSync(record, 'utf8').startsWith(String(queued.update_id)), 'the first update').catch((e) => {
+      await until(
+        () => existsSync(record) && readFileSync(record, 'utf8').startsWith(String(queued.update_id)),
+        'the first update',
+      ).catch((e) => {
         child.kill('SIGKILL')
         throw new Error(`${e.message}\n${stderr}`)
       })
@@ -113,7 +145,8 @@ async function main(): Promise<void> {
       const code = await exited
       const stopped = performance.now()
       emu.off('call', onCall)
-      if (code !== 0 || emu.webhook(token) !== undefined) throw new Error(`bad exit (code ${code}, webhook ${JSON.stringify(emu.webhook(token))})\n${stderr}`)
+      if (code !== 0 || emu.webhook(token) !== undefined)
+        throw new Error(`bad exit (code ${code}, webhook ${JSON.stringify(emu.webhook(token))})\n${stderr}`)
       stopRows.push(stopped - sigint)
       deleteRows.push(deletedAt - sigint)
     }
@@ -122,15 +155,21 @@ async function main(): Promise<void> {
     await emu.stop()
   }
   const fmt = (ms: number) => `${ms.toFixed(0).padStart(6)} ms`
-  console.log(`bot dev timings (loopback: emulator + localtunnel server + the real localtunnel client), ${RUNS} runs, medians`)
+  console.log(
+    `bot dev timings (loopback: emulator + localtunnel server + the real localtunnel client), ${RUNS} runs, medians`,
+  )
   console.log('')
-  console.log(`start → first update processed  ${fmt(median(startRows))}   (runs: ${startRows.map((v) => v.toFixed(0)).join(', ')})`)
+  console.log(
+    `start → first update processed  ${fmt(median(startRows))}   (runs: ${startRows.map((v) => v.toFixed(0)).join(', ')})`,
+  )
   console.log(`the bot's own start-up           ${fmt(median(botRows))}`)
   const beyond = median(startRows) - median(botRows)
   console.log(`beyond the bot's start-up        ${fmt(beyond)}   target ≤ 1500 ms ${beyond <= 1500 ? 'OK' : 'MISSED'}`)
   console.log(`SIGINT → deleteWebhook received  ${fmt(median(deleteRows))}`)
   const stop = median(stopRows)
-  console.log(`SIGINT → exit (webhook deleted)  ${fmt(stop)}   target ≤ 1000 ms ${stop <= 1000 ? 'OK' : 'MISSED'}   (runs: ${stopRows.map((v) => v.toFixed(0)).join(', ')})`)
+  console.log(
+    `SIGINT → exit (webhook deleted)  ${fmt(stop)}   target ≤ 1000 ms ${stop <= 1000 ? 'OK' : 'MISSED'}   (runs: ${stopRows.map((v) => v.toFixed(0)).join(', ')})`,
+  )
 }
 
 await main()

@@ -41,7 +41,12 @@ interface Result {
 }
 
 const viaFetch = async (url: string, body: unknown, signal?: AbortSignal): Promise<any> => {
-  const res = await fetch(url, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify(body), signal})
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {'content-type': 'application/json'},
+    body: JSON.stringify(body),
+    signal,
+  })
   return res.json()
 }
 
@@ -52,19 +57,29 @@ function viaHttp(url: string, body: unknown, signal?: AbortSignal): Promise<any>
   const u = new URL(url)
   const data = JSON.stringify(body)
   return new Promise((resolve, reject) => {
-    const req = http.request({host: u.hostname, port: u.port, path: u.pathname, method: 'POST', agent, signal,
-      headers: {'content-type': 'application/json', 'content-length': Buffer.byteLength(data)}}, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('end', () => {
-        try {
-          resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')))
-        } catch (err) {
-          reject(err)
-        }
-      })
-      res.on('error', reject)
-    })
+    const req = http.request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname,
+        method: 'POST',
+        agent,
+        signal,
+        headers: {'content-type': 'application/json', 'content-length': Buffer.byteLength(data)},
+      },
+      (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (c: Buffer) => chunks.push(c))
+        res.on('end', () => {
+          try {
+            resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')))
+          } catch (err) {
+            reject(err)
+          }
+        })
+        res.on('error', reject)
+      },
+    )
     req.on('error', reject)
     req.end(data)
   })
@@ -92,16 +107,20 @@ function startPollingBot(base: string, longPoll: boolean, onReply: () => void, c
       for (const u of updates) {
         offset = u.update_id + 1
         const chatId = u.message.chat.id
-        const sent = await call(`${base}/sendMessage`, {chat_id: chatId, text: `re: ${u.message.text}`}).catch(() => undefined)
+        const sent = await call(`${base}/sendMessage`, {chat_id: chatId, text: `re: ${u.message.text}`}).catch(
+          () => undefined,
+        )
         if (sent?.ok) onReply()
       }
     }
   })()
-  return {stop: async () => {
-    stopped = true
-    current?.abort()
-    await done
-  }}
+  return {
+    stop: async () => {
+      stopped = true
+      current?.abort()
+      await done
+    },
+  }
 }
 
 /** A reply counter that can be awaited (no polling loop competing for the CPU). */
@@ -120,11 +139,17 @@ class Counter {
   reach(target: number, what: string): Promise<void> {
     if (this.value >= target) return Promise.resolve()
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${what}: only ${this.value}/${target} within ${DEADLINE_MS} ms`)), DEADLINE_MS)
-      this.waiters.push({target, resolve: () => {
-        clearTimeout(timer)
-        resolve()
-      }})
+      const timer = setTimeout(
+        () => reject(new Error(`${what}: only ${this.value}/${target} within ${DEADLINE_MS} ms`)),
+        DEADLINE_MS,
+      )
+      this.waiters.push({
+        target,
+        resolve: () => {
+          clearTimeout(timer)
+          resolve()
+        },
+      })
     })
   }
 }
@@ -135,7 +160,12 @@ function percentile(values: number[], p: number): number {
 }
 
 /** Burst: N updates queued at once, time until the bot has answered all (unless `burst` is false). Then sequential round trips. */
-async function measure(label: string, inject: (i: number) => void | Promise<void>, replies: Counter, burst = true): Promise<Result[]> {
+async function measure(
+  label: string,
+  inject: (i: number) => void | Promise<void>,
+  replies: Counter,
+  burst = true,
+): Promise<Result[]> {
   const results: Result[] = []
   if (burst) {
     const start = replies.value
@@ -145,11 +175,13 @@ async function measure(label: string, inject: (i: number) => void | Promise<void
     const ms = performance.now() - t0
     results.push({label: `${label} (burst of ${N})`, updates: N, ms, perSecond: (N / ms) * 1000})
   }
-  results.push(await roundTrips(`${label} (round trips)`, ROUNDTRIPS, async (i) => {
-    const before = replies.value
-    await inject(N + i)
-    await replies.reach(before + 1, `${label} round trip`)
-  }))
+  results.push(
+    await roundTrips(`${label} (round trips)`, ROUNDTRIPS, async (i) => {
+      const before = replies.value
+      await inject(N + i)
+      await replies.reach(before + 1, `${label} round trip`)
+    }),
+  )
   return results
 }
 
@@ -163,7 +195,14 @@ async function roundTrips(label: string, count: number, once: (i: number) => Pro
     latencies.push(performance.now() - t)
   }
   const ms = performance.now() - r0
-  return {label, updates: count, ms, perSecond: (count / ms) * 1000, p50: percentile(latencies, 50), p99: percentile(latencies, 99)}
+  return {
+    label,
+    updates: count,
+    ms,
+    perSecond: (count / ms) * 1000,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+  }
 }
 
 async function emulatorPolling(call: Post = post, burst = true, client = ''): Promise<Result[]> {
@@ -172,9 +211,14 @@ async function emulatorPolling(call: Post = post, burst = true, client = ''): Pr
     const {token} = emu.createBot()
     const replies = new Counter()
     const bot = startPollingBot(`${emu.apiRoot}/bot${token}`, true, () => replies.add(), call)
-    const results = await measure(`emulator, long polling${client}`, (i) => {
-      emu.sendUserMessage(token, {text: `m${i}`, userId: 1000 + (i % CHATS)})
-    }, replies, burst)
+    const results = await measure(
+      `emulator, long polling${client}`,
+      (i) => {
+        emu.sendUserMessage(token, {text: `m${i}`, userId: 1000 + (i % CHATS)})
+      },
+      replies,
+      burst,
+    )
     await bot.stop()
     return results
   } finally {
@@ -209,13 +253,18 @@ async function emulatorWebhook(useReply: boolean): Promise<Result[]> {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`
   try {
     await post(`${agentBase}/setWebhook`, {url})
-    if (useReply) emu.on('call', (c) => {
-      if (c.source === 'webhook-reply' && c.result) replies.add()
-    })
+    if (useReply)
+      emu.on('call', (c) => {
+        if (c.source === 'webhook-reply' && c.result) replies.add()
+      })
     const label = useReply ? 'emulator, webhook (reply in response)' : 'emulator, webhook (sendMessage call)'
-    return await measure(label, (i) => {
-      emu.sendUserMessage(token, {text: `m${i}`, userId: 1000 + (i % CHATS)})
-    }, replies)
+    return await measure(
+      label,
+      (i) => {
+        emu.sendUserMessage(token, {text: `m${i}`, userId: 1000 + (i % CHATS)})
+      },
+      replies,
+    )
   } finally {
     await emu.stop()
     server.closeAllConnections()
@@ -237,10 +286,15 @@ async function telegramTestApiPolling(call: Post = post, burst = true, client = 
   // telegram-test-api ignores offset and timeout: getUpdates answers at once, so this loop polls without pause
   const bot = startPollingBot(`${apiURL}/bot${token}`, false, () => replies.add(), call)
   try {
-    return await measure(`telegram-test-api 4.2.1, polling${client}`, async (i) => {
-      const client = clients[i % CHATS]
-      await server.addUserMessage(client.makeMessage(`m${i}`))
-    }, replies, burst)
+    return await measure(
+      `telegram-test-api 4.2.1, polling${client}`,
+      async (i) => {
+        const client = clients[i % CHATS]
+        await server.addUserMessage(client.makeMessage(`m${i}`))
+      },
+      replies,
+      burst,
+    )
   } finally {
     await bot.stop()
     await server.stop()
@@ -256,7 +310,8 @@ function echoGrammy(token: string, apiRoot: string): GrammyBot {
 }
 
 const expectEcho = (replies: Array<{text?: unknown}>, text: string): void => {
-  if (replies.length !== 1 || replies[0].text !== `re: ${text}`) throw new Error(`unexpected replies to ${text}: ${JSON.stringify(replies)}`)
+  if (replies.length !== 1 || replies[0].text !== `re: ${text}`)
+    throw new Error(`unexpected replies to ${text}: ${JSON.stringify(replies)}`)
 }
 
 async function conversationPolling(): Promise<Result> {
@@ -266,7 +321,9 @@ async function conversationPolling(): Promise<Result> {
   const running = bot.start()
   try {
     const user = emu.user(token, {firstName: 'Ada'})
-    return await roundTrips('conversation API, grammY long polling (user.send)', ROUNDTRIPS, async (i) => expectEcho(await user.send(`m${i}`), `m${i}`))
+    return await roundTrips('conversation API, grammY long polling (user.send)', ROUNDTRIPS, async (i) =>
+      expectEcho(await user.send(`m${i}`), `m${i}`),
+    )
   } finally {
     await bot.stop()
     await running
@@ -282,9 +339,13 @@ async function conversationWebhook(): Promise<Result> {
   const server = http.createServer(webhookCallback(bot, 'http'))
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   try {
-    await post(`${emu.apiRoot}/bot${token}/setWebhook`, {url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`})
+    await post(`${emu.apiRoot}/bot${token}/setWebhook`, {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    })
     const user = emu.user(token, {firstName: 'Ada'})
-    return await roundTrips('conversation API, grammY webhook (user.send)', ROUNDTRIPS, async (i) => expectEcho(await user.send(`m${i}`), `m${i}`))
+    return await roundTrips('conversation API, grammY webhook (user.send)', ROUNDTRIPS, async (i) =>
+      expectEcho(await user.send(`m${i}`), `m${i}`),
+    )
   } finally {
     await emu.stop()
     server.closeAllConnections()
@@ -300,7 +361,10 @@ async function ptbOverControlApi(): Promise<Result> {
   const emu = await BotApiEmulator.start()
   const {token} = emu.createBot()
   const script = join(import.meta.dirname, '..', 'examples', 'python-control-api', 'echo_bot.py')
-  const child = spawn(PYTHON, [script], {env: {...process.env, BOT_TOKEN: token, BOT_API_ROOT: emu.apiRoot, PYTHONWARNINGS: 'ignore'}, stdio: 'ignore'})
+  const child = spawn(PYTHON, [script], {
+    env: {...process.env, BOT_TOKEN: token, BOT_API_ROOT: emu.apiRoot, PYTHONWARNINGS: 'ignore'},
+    stdio: 'ignore',
+  })
   const control = `${emu.controlApiRoot}/bots/${token}`
   const get = async (path: string): Promise<any> => (await fetch(`${control}${path}`)).json()
   try {
@@ -310,12 +374,17 @@ async function ptbOverControlApi(): Promise<Result> {
       await new Promise((r) => setTimeout(r, 20))
     }
     let since = 0
-    return await roundTrips('python-telegram-bot 13, long polling, over the control API', Math.min(ROUNDTRIPS, 100), async (i) => {
-      await post(`${control}/messages`, {text: `m${i}`, user_id: 1000 + (i % CHATS)})
-      const answer = await get(`/calls?since=${since}&wait=30&method=sendMessage`)
-      if (answer.calls.length !== 1 || answer.calls[0].params.text !== `m${i}`) throw new Error(`PTB: unexpected calls ${JSON.stringify(answer)}`)
-      since = answer.next
-    })
+    return await roundTrips(
+      'python-telegram-bot 13, long polling, over the control API',
+      Math.min(ROUNDTRIPS, 100),
+      async (i) => {
+        await post(`${control}/messages`, {text: `m${i}`, user_id: 1000 + (i % CHATS)})
+        const answer = await get(`/calls?since=${since}&wait=30&method=sendMessage`)
+        if (answer.calls.length !== 1 || answer.calls[0].params.text !== `m${i}`)
+          throw new Error(`PTB: unexpected calls ${JSON.stringify(answer)}`)
+        since = answer.next
+      },
+    )
   } finally {
     child.kill('SIGKILL')
     await emu.stop()
@@ -324,34 +393,42 @@ async function ptbOverControlApi(): Promise<Result> {
 
 /** A fresh emulator, a grammY bot started on it, one user.send round trip, both stopped: the cost of isolation. */
 async function isolation(mode: 'polling' | 'webhook'): Promise<Result> {
-  return roundTrips(`per-test isolation: new emulator (timeScale 0) + grammY (${mode}) + 1 round trip + stop`, 50, async (i) => {
-    // timeScale 0: no real delays (grammY's stop() repeats its last offset at once, which the server throttles)
-    const emu = await BotApiEmulator.start({timeScale: 0})
-    const {token} = emu.createBot()
-    const bot = echoGrammy(token, emu.apiRoot)
-    if (mode === 'polling') {
-      const running = bot.start()
-      expectEcho(await emu.user(token).send(`m${i}`), `m${i}`)
-      await bot.stop()
-      await running
-    } else {
-      await bot.init()
-      const server = http.createServer(webhookCallback(bot, 'http'))
-      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-      await post(`${emu.apiRoot}/bot${token}/setWebhook`, {url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`})
-      expectEcho(await emu.user(token).send(`m${i}`), `m${i}`)
-      server.closeAllConnections()
-      await new Promise((r) => server.close(r))
-    }
-    await emu.stop()
-  })
+  return roundTrips(
+    `per-test isolation: new emulator (timeScale 0) + grammY (${mode}) + 1 round trip + stop`,
+    50,
+    async (i) => {
+      // timeScale 0: no real delays (grammY's stop() repeats its last offset at once, which the server throttles)
+      const emu = await BotApiEmulator.start({timeScale: 0})
+      const {token} = emu.createBot()
+      const bot = echoGrammy(token, emu.apiRoot)
+      if (mode === 'polling') {
+        const running = bot.start()
+        expectEcho(await emu.user(token).send(`m${i}`), `m${i}`)
+        await bot.stop()
+        await running
+      } else {
+        await bot.init()
+        const server = http.createServer(webhookCallback(bot, 'http'))
+        await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+        await post(`${emu.apiRoot}/bot${token}/setWebhook`, {
+          url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+        })
+        expectEcho(await emu.user(token).send(`m${i}`), `m${i}`)
+        server.closeAllConnections()
+        await new Promise((r) => server.close(r))
+      }
+      await emu.stop()
+    },
+  )
 }
 
 function print(results: Result[]): void {
   const width = Math.max(...results.map((r) => r.label.length))
   for (const r of results) {
     const latency = r.p50 === undefined ? '' : `   p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99!.toFixed(2)} ms`
-    console.log(`${r.label.padEnd(width)}  ${r.perSecond.toFixed(0).padStart(7)} /s  (${r.updates} in ${r.ms.toFixed(0)} ms)${latency}`)
+    console.log(
+      `${r.label.padEnd(width)}  ${r.perSecond.toFixed(0).padStart(7)} /s  (${r.updates} in ${r.ms.toFixed(0)} ms)${latency}`,
+    )
   }
 }
 
@@ -379,8 +456,10 @@ const SCENARIOS: Record<string, () => Promise<Result[]>> = {
 }
 
 async function main(): Promise<void> {
-  console.log(`node ${process.version}, ${N} updates per burst, ${ROUNDTRIPS} sequential round trips, ${CHATS} chats, ` +
-    `loopback; median of ${ROUNDS} interleaved rounds\n`)
+  console.log(
+    `node ${process.version}, ${N} updates per burst, ${ROUNDTRIPS} sequential round trips, ${CHATS} chats, ` +
+      `loopback; median of ${ROUNDS} interleaved rounds\n`,
+  )
   const python = hasPtb()
   const only = process.env.BENCH_ONLY?.split(',')
   const names = Object.keys(SCENARIOS).filter((n) => (only ? only.includes(n) : true) && (n !== 'ptb' || python))
@@ -393,19 +472,32 @@ async function main(): Promise<void> {
   if (!python) console.log(`(python-telegram-bot skipped: ${PYTHON} cannot import telegram)`)
   console.log('')
   if (m.poll && m.tta) {
-    console.log(`ratio emulator / telegram-test-api, polling burst:                     ${(m.poll[0].perSecond / m.tta[0].perSecond).toFixed(2)}×`)
-    console.log(`ratio emulator / telegram-test-api, polling round trips:               ${(m.poll[1].perSecond / m.tta[1].perSecond).toFixed(2)}×   (target ≥ 3×)`)
+    console.log(
+      `ratio emulator / telegram-test-api, polling burst:                     ${(m.poll[0].perSecond / m.tta[0].perSecond).toFixed(2)}×`,
+    )
+    console.log(
+      `ratio emulator / telegram-test-api, polling round trips:               ${(m.poll[1].perSecond / m.tta[1].perSecond).toFixed(2)}×   (target ≥ 3×)`,
+    )
     // the median latency is what another tenant's load on a shared machine disturbs least
-    console.log(`  the same by median latency (p50 ${m.tta[1].p50!.toFixed(2)} / ${m.poll[1].p50!.toFixed(2)} ms):             ${(m.tta[1].p50! / m.poll[1].p50!).toFixed(2)}×`)
+    console.log(
+      `  the same by median latency (p50 ${m.tta[1].p50!.toFixed(2)} / ${m.poll[1].p50!.toFixed(2)} ms):             ${(m.tta[1].p50! / m.poll[1].p50!).toFixed(2)}×`,
+    )
   }
   if (m.pollFetch && m.ttaFetch) {
-    console.log(`ratio emulator / telegram-test-api, polling round trips, fetch client: ${(m.pollFetch[0].perSecond / m.ttaFetch[0].perSecond).toFixed(2)}×`)
-    console.log(`  the same by median latency (p50 ${m.ttaFetch[0].p50!.toFixed(2)} / ${m.pollFetch[0].p50!.toFixed(2)} ms):             ${(m.ttaFetch[0].p50! / m.pollFetch[0].p50!).toFixed(2)}×`)
+    console.log(
+      `ratio emulator / telegram-test-api, polling round trips, fetch client: ${(m.pollFetch[0].perSecond / m.ttaFetch[0].perSecond).toFixed(2)}×`,
+    )
+    console.log(
+      `  the same by median latency (p50 ${m.ttaFetch[0].p50!.toFixed(2)} / ${m.pollFetch[0].p50!.toFixed(2)} ms):             ${(m.ttaFetch[0].p50! / m.pollFetch[0].p50!).toFixed(2)}×`,
+    )
   }
   for (const r of m.iso ?? []) console.log(`${r.label}: median ${r.p50!.toFixed(1)} ms   (target ≤ 20 ms)`)
 }
 
-main().then(() => process.exit(0), (err: unknown) => {
-  console.error(err)
-  process.exit(1)
-})
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err)
+    process.exit(1)
+  },
+)

@@ -67,7 +67,17 @@ function startChild(args: string[], env: Record<string, string> = {}): Promise<{
 }
 
 // Every request is a new update (a fresh update_id): the relay answers a repeated id from memory.
-const BODY_REST = ',' + JSON.stringify({message: {message_id: 1, date: 1700000000, chat: {id: 1111, type: 'private', first_name: 'Test'}, from: {id: 1111, is_bot: false, first_name: 'Test'}, text: 'hello bench'}}).slice(1)
+const BODY_REST =
+  ',' +
+  JSON.stringify({
+    message: {
+      message_id: 1,
+      date: 1700000000,
+      chat: {id: 1111, type: 'private', first_name: 'Test'},
+      from: {id: 1111, is_bot: false, first_name: 'Test'},
+      text: 'hello bench',
+    },
+  }).slice(1)
 let seq = 100_000_000
 const nextBody = () => Buffer.from(`{"update_id":${++seq}${BODY_REST}`)
 
@@ -104,7 +114,18 @@ async function load(port: number, concurrency: number, seconds: number): Promise
       const body = nextBody()
       const started = performance.now()
       const req = http.request(
-        {host: '127.0.0.1', port, path: PATH, method: 'POST', agent, headers: {'content-type': 'application/json', 'content-length': body.length, 'x-telegram-bot-api-secret-token': SECRET}},
+        {
+          host: '127.0.0.1',
+          port,
+          path: PATH,
+          method: 'POST',
+          agent,
+          headers: {
+            'content-type': 'application/json',
+            'content-length': body.length,
+            'x-telegram-bot-api-secret-token': SECRET,
+          },
+        },
         (res) => {
           res.on('data', () => {})
           res.on('end', () => {
@@ -122,20 +143,30 @@ async function load(port: number, concurrency: number, seconds: number): Promise
     })
   // Warm-up (connections, JIT), not measured.
   const warmEnd = performance.now() + 500
-  await Promise.all(Array.from({length: concurrency}, async () => {
-    while (performance.now() < warmEnd) await one()
-  }))
+  await Promise.all(
+    Array.from({length: concurrency}, async () => {
+      while (performance.now() < warmEnd) await one()
+    }),
+  )
   latencies.length = 0
   errors = 0
   const started = performance.now()
   const end = started + seconds * 1000
-  await Promise.all(Array.from({length: concurrency}, async () => {
-    while (performance.now() < end) await one()
-  }))
+  await Promise.all(
+    Array.from({length: concurrency}, async () => {
+      while (performance.now() < end) await one()
+    }),
+  )
   const elapsed = (performance.now() - started) / 1000
   agent.destroy()
   const sorted = Float64Array.from(latencies).sort()
-  return {p50: percentile(sorted, 50), p99: percentile(sorted, 99), rps: latencies.length / elapsed, n: latencies.length, errors}
+  return {
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    rps: latencies.length / elapsed,
+    n: latencies.length,
+    errors,
+  }
 }
 
 async function main(): Promise<void> {
@@ -152,13 +183,22 @@ async function main(): Promise<void> {
   process.on('exit', () => children.forEach((c) => c.kill()))
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130))
   const moduleArg = process.argv.indexOf('--relay-module')
-  const relayModule = resolve(moduleArg > 0 ? process.argv[moduleArg + 1] : fileURLToPath(new URL('../dist/dev/relay.js', import.meta.url)))
-  if (!existsSync(relayModule)) throw new Error(`${relayModule} not found: run \`npm run build\` first (or pass --relay-module)`)
+  const relayModule = resolve(
+    moduleArg > 0 ? process.argv[moduleArg + 1] : fileURLToPath(new URL('../dist/dev/relay.js', import.meta.url)),
+  )
+  if (!existsSync(relayModule))
+    throw new Error(`${relayModule} not found: run \`npm run build\` first (or pass --relay-module)`)
   const events = process.argv.includes('--events')
-  const relay = await startChild([...profile, '--input-type=module', '-e', RELAY_SOURCE], {RELAY_MODULE_URL: pathToFileURL(relayModule).href, BOT_PORT: String(bot.port), RELAY_EVENTS: events ? '1' : '0'})
+  const relay = await startChild([...profile, '--input-type=module', '-e', RELAY_SOURCE], {
+    RELAY_MODULE_URL: pathToFileURL(relayModule).href,
+    BOT_PORT: String(bot.port),
+    RELAY_EVENTS: events ? '1' : '0',
+  })
   children.push(relay.child)
   try {
-    console.log(`Relay overhead (loopback, ${seconds} s per scenario, bot and relay in their own processes, bot work ${botMs} ms, ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(1)})`)
+    console.log(
+      `Relay overhead (loopback, ${seconds} s per scenario, bot and relay in their own processes, bot work ${botMs} ms, ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(1)})`,
+    )
     console.log(`relay: ${relayModule}${events ? ', building the update line for every update (--events)' : ''}`)
     console.log('')
     console.log('concurrency  path     p50 ms   p99 ms      req/s       n')
@@ -169,25 +209,44 @@ async function main(): Promise<void> {
       const before = {bot: cpuMs(bot.child.pid), relay: cpuMs(relay.child.pid)}
       const relayed = await load(relay.port, c, seconds)
       const after = {bot: cpuMs(bot.child.pid), relay: cpuMs(relay.child.pid)}
-      if (before.bot !== undefined && after.bot !== undefined && before.relay !== undefined && after.relay !== undefined && relayed.n > 0) {
+      if (
+        before.bot !== undefined &&
+        after.bot !== undefined &&
+        before.relay !== undefined &&
+        after.relay !== undefined &&
+        relayed.n > 0
+      ) {
         // Includes the 0.5 s warm-up, so divide by all requests served in that window (≈ n · (seconds+0.5)/seconds).
         const served = relayed.n * ((seconds + 0.5) / seconds)
         const us = (ms: number) => ((ms * 1000) / served).toFixed(0)
         const ratio = (after.relay - before.relay) / (after.bot - before.bot)
-        cpu.push(`concurrency ${c}: CPU per update ≈ ${us(after.relay - before.relay)} µs in the relay vs ${us(after.bot - before.bot)} µs in the bot: ${ratio.toFixed(2)}×${c === 40 ? ` (target ≤ 1.5×) ${ratio <= 1.5 ? 'OK' : 'MISSED'}` : ''}`)
+        cpu.push(
+          `concurrency ${c}: CPU per update ≈ ${us(after.relay - before.relay)} µs in the relay vs ${us(after.bot - before.bot)} µs in the bot: ${ratio.toFixed(2)}×${c === 40 ? ` (target ≤ 1.5×) ${ratio <= 1.5 ? 'OK' : 'MISSED'}` : ''}`,
+        )
       }
       rows.push({c, direct, relayed})
-      for (const [name, r] of [['direct', direct], ['relay', relayed]] as const)
-        console.log(`${String(c).padStart(11)}  ${name.padEnd(7)} ${r.p50.toFixed(3).padStart(7)}  ${r.p99.toFixed(3).padStart(7)}  ${r.rps.toFixed(0).padStart(9)}  ${String(r.n).padStart(6)}${r.errors ? `  (${r.errors} errors)` : ''}`)
+      for (const [name, r] of [
+        ['direct', direct],
+        ['relay', relayed],
+      ] as const)
+        console.log(
+          `${String(c).padStart(11)}  ${name.padEnd(7)} ${r.p50.toFixed(3).padStart(7)}  ${r.p99.toFixed(3).padStart(7)}  ${r.rps.toFixed(0).padStart(9)}  ${String(r.n).padStart(6)}${r.errors ? `  (${r.errors} errors)` : ''}`,
+        )
     }
     console.log('')
     const c1 = rows.find((r) => r.c === 1)!
     const c40 = rows.find((r) => r.c === 40)!
     const added = c1.relayed.p50 - c1.direct.p50
     const ratio = c40.relayed.rps / c40.direct.rps
-    console.log(`p50 added by the relay at concurrency 1: ${added.toFixed(3)} ms (target ≤ 0.5 ms) ${added <= 0.5 ? 'OK' : 'MISSED'}`)
-    console.log(`p99 added at concurrency 1: ${(c1.relayed.p99 - c1.direct.p99).toFixed(3)} ms; p50 added at 40: ${(c40.relayed.p50 - c40.direct.p50).toFixed(3)} ms`)
-    console.log(`throughput at concurrency 40 through the relay: ${(ratio * 100).toFixed(1)} % of direct (target ≥ 80 %) ${ratio >= 0.8 ? 'OK' : 'MISSED'}`)
+    console.log(
+      `p50 added by the relay at concurrency 1: ${added.toFixed(3)} ms (target ≤ 0.5 ms) ${added <= 0.5 ? 'OK' : 'MISSED'}`,
+    )
+    console.log(
+      `p99 added at concurrency 1: ${(c1.relayed.p99 - c1.direct.p99).toFixed(3)} ms; p50 added at 40: ${(c40.relayed.p50 - c40.direct.p50).toFixed(3)} ms`,
+    )
+    console.log(
+      `throughput at concurrency 40 through the relay: ${(ratio * 100).toFixed(1)} % of direct (target ≥ 80 %) ${ratio >= 0.8 ? 'OK' : 'MISSED'}`,
+    )
     for (const line of cpu) console.log(line)
   } finally {
     bot.child.kill()

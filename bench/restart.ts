@@ -63,10 +63,13 @@ class Child {
   next(test: (line: string) => boolean, what: string): Promise<number> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no ${what} within ${STEP_DEADLINE_MS} ms`)), STEP_DEADLINE_MS)
-      this.#waiters.push({test, resolve: (at) => {
-        clearTimeout(timer)
-        resolve(at)
-      }})
+      this.#waiters.push({
+        test,
+        resolve: (at) => {
+          clearTimeout(timer)
+          resolve(at)
+        },
+      })
     })
   }
 
@@ -98,14 +101,37 @@ class Child {
 
 /** POST an update to the bot as the relay would; resolves when it answered. */
 function post(port: number, updateId: number): Promise<number> {
-  const body = JSON.stringify({update_id: updateId, message: {message_id: updateId, date: 1700000000,
-    chat: {id: 1111, type: 'private', first_name: 'T'}, from: {id: 1111, is_bot: false, first_name: 'T'}, text: `u${updateId}`}})
+  const body = JSON.stringify({
+    update_id: updateId,
+    message: {
+      message_id: updateId,
+      date: 1700000000,
+      chat: {id: 1111, type: 'private', first_name: 'T'},
+      from: {id: 1111, is_bot: false, first_name: 'T'},
+      text: `u${updateId}`,
+    },
+  })
   return new Promise((resolve, reject) => {
-    const req = http.request({host: '127.0.0.1', port, path: PATH, method: 'POST', agent: false,
-      headers: {'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-telegram-bot-api-secret-token': SECRET}}, (res) => {
-      res.resume()
-      res.on('end', () => (res.statusCode === 200 ? resolve(performance.now()) : reject(new Error(`bot answered ${res.statusCode}`))))
-    })
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: PATH,
+        method: 'POST',
+        agent: false,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          'x-telegram-bot-api-secret-token': SECRET,
+        },
+      },
+      (res) => {
+        res.resume()
+        res.on('end', () =>
+          res.statusCode === 200 ? resolve(performance.now()) : reject(new Error(`bot answered ${res.statusCode}`)),
+        )
+      },
+    )
     req.setTimeout(STEP_DEADLINE_MS, () => req.destroy(new Error('no answer')))
     req.on('error', reject)
     req.end(body)
@@ -115,7 +141,8 @@ function post(port: number, updateId: number): Promise<number> {
 const isListening = (line: string): boolean => /^listening \d+$/.test(line)
 let seq = 1000
 /** "Save" the bot's file: the same code, a new comment line. */
-const save = (file: string): void => writeFileSync(file, `${readFileSync(file, 'utf8').replace(/\n\/\/ saved \d+\n$/, '\n')}// saved ${++seq}\n`)
+const save = (file: string): void =>
+  writeFileSync(file, `${readFileSync(file, 'utf8').replace(/\n\/\/ saved \d+\n$/, '\n')}// saved ${++seq}\n`)
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b)
@@ -131,28 +158,51 @@ async function main(): Promise<void> {
     dirs[name] = mkdtempSync(join(work, `${name}-`))
     copyFileSync(BOT, join(dirs[name], 'bot.mjs'))
   }
-  const baseEnv = {...process.env, BOT_TOKEN: token, BOT_API_ROOT: emu.apiRoot, BOT_MODE: 'webhook', WEBHOOK_PATH: PATH,
-    WEBHOOK_SECRET: SECRET, NO_COLOR: '1'}
+  const baseEnv = {
+    ...process.env,
+    BOT_TOKEN: token,
+    BOT_API_ROOT: emu.apiRoot,
+    BOT_MODE: 'webhook',
+    WEBHOOK_PATH: PATH,
+    WEBHOOK_SECRET: SECRET,
+    NO_COLOR: '1',
+  }
   const children: Child[] = []
-  const results = {cold: [] as number[], dev: [] as number[], devOld: [] as number[], node: [] as number[], tsx: [] as number[]}
+  const results = {
+    cold: [] as number[],
+    dev: [] as number[],
+    devOld: [] as number[],
+    node: [] as number[],
+    tsx: [] as number[],
+  }
   const coldStages = {listen: [] as number[], answer: [] as number[]}
-  const newStages = () => ({detect: [] as number[], stop: [] as number[], listen: [] as number[], answer: [] as number[]})
+  const newStages = () => ({
+    detect: [] as number[],
+    stop: [] as number[],
+    listen: [] as number[],
+    answer: [] as number[],
+  })
   const stages = {dev: newStages(), devOld: newStages()}
   try {
     // Long-running watchers, each in its own folder.
-    const devEvent = (type: string, extra: (e: any) => boolean = () => true) => (line: string) => {
-      try {
-        const e = JSON.parse(line)
-        return e.type === type && extra(e)
-      } catch {
-        return false
+    const devEvent =
+      (type: string, extra: (e: any) => boolean = () => true) =>
+      (line: string) => {
+        try {
+          const e = JSON.parse(line)
+          return e.type === type && extra(e)
+        } catch {
+          return false
+        }
       }
-    }
     const devs = {} as Record<'dev' | 'devOld', Child>
     for (const kind of ['dev', 'devOld'] as const) {
       const extra = kind === 'devOld' ? ['--debounce', '150'] : []
-      const child = new Child(process.execPath, [RUN, 'dev', '--offline', '--json', ...extra, '--', 'node', 'bot.mjs'],
-        {cwd: dirs[kind], env: {...process.env, NO_COLOR: '1', BOT_STATE_DIR: join(work, `state-${kind}`)}})
+      const child = new Child(
+        process.execPath,
+        [RUN, 'dev', '--offline', '--json', ...extra, '--', 'node', 'bot.mjs'],
+        {cwd: dirs[kind], env: {...process.env, NO_COLOR: '1', BOT_STATE_DIR: join(work, `state-${kind}`)}},
+      )
       children.push(child)
       await child.next(devEvent('ready'), 'bot dev ready')
       devs[kind] = child
@@ -162,7 +212,10 @@ async function main(): Promise<void> {
     for (const kind of ['node', 'tsx'] as const) {
       const port = await getPort()
       const args = kind === 'node' ? ['--watch', 'bot.mjs'] : ['watch', 'bot.mjs']
-      const child = new Child(kind === 'node' ? process.execPath : TSX, args, {cwd: dirs[kind], env: {...baseEnv, PORT: String(port)}})
+      const child = new Child(kind === 'node' ? process.execPath : TSX, args, {
+        cwd: dirs[kind],
+        env: {...baseEnv, PORT: String(port)},
+      })
       children.push(child)
       await child.next(isListening, `${kind} watch listening`)
       watchers[kind] = {child, port}
@@ -191,7 +244,10 @@ async function main(): Promise<void> {
         const restarted = devChild.next(devEvent('restart'), 'bot dev restart event')
         const started = devChild.next(devEvent('bot-start'), 'bot dev bot-start event')
         const listening = devChild.next(devEvent('bot-listening'), 'bot dev bot-listening event')
-        const answered = devChild.next(devEvent('chat', (e) => e.event?.type === 'bot' && e.event?.rendered?.text === `echo ${text}`), 'the reply')
+        const answered = devChild.next(
+          devEvent('chat', (e) => e.event?.type === 'bot' && e.event?.rendered?.text === `echo ${text}`),
+          'the reply',
+        )
         const t0 = performance.now()
         save(join(dirs[kind], 'bot.mjs'))
         const tRestart = await restarted
@@ -221,11 +277,21 @@ async function main(): Promise<void> {
     const cold = median(results.cold)
     console.log(`restart latency, median of ${rounds} rounds (file saved → new process listening → an update answered)`)
     console.log(`  bot cold start (baseline)   ${f(cold)}`)
-    console.log(`  bot dev --offline           ${f(median(results.dev))}   = cold start + ${f(median(results.dev) - cold)}   (target ≤ +100 ms)`)
-    console.log(`  bot dev --debounce 150      ${f(median(results.devOld))}   = cold start + ${f(median(results.devOld) - cold)}`)
-    console.log(`  node --watch                ${f(median(results.node))}   = cold start + ${f(median(results.node) - cold)}`)
-    console.log(`  tsx watch                   ${f(median(results.tsx))}   = cold start + ${f(median(results.tsx) - cold)}`)
-    console.log(`  cold start stages: spawn → listening ${f(median(coldStages.listen))}; listening → answered ${f(median(coldStages.answer))}`)
+    console.log(
+      `  bot dev --offline           ${f(median(results.dev))}   = cold start + ${f(median(results.dev) - cold)}   (target ≤ +100 ms)`,
+    )
+    console.log(
+      `  bot dev --debounce 150      ${f(median(results.devOld))}   = cold start + ${f(median(results.devOld) - cold)}`,
+    )
+    console.log(
+      `  node --watch                ${f(median(results.node))}   = cold start + ${f(median(results.node) - cold)}`,
+    )
+    console.log(
+      `  tsx watch                   ${f(median(results.tsx))}   = cold start + ${f(median(results.tsx) - cold)}`,
+    )
+    console.log(
+      `  cold start stages: spawn → listening ${f(median(coldStages.listen))}; listening → answered ${f(median(coldStages.answer))}`,
+    )
     for (const kind of ['dev', 'devOld'] as const) {
       const st = stages[kind]
       console.log(`  ${kind === 'dev' ? 'bot dev' : 'bot dev --debounce 150 (the default before)'} stages (medians):`)

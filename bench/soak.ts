@@ -13,7 +13,18 @@
  *   npx tsx bench/soak.ts [--updates 10000] [--chats 20] [--no-drops] [--no-restarts] [--delivery bridge] [--tunnel-dies]   (needs `npm run build`)
  */
 import {spawn} from 'node:child_process'
-import {closeSync, copyFileSync, existsSync, fstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, utimesSync} from 'node:fs'
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  fstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  utimesSync,
+} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -40,7 +51,10 @@ if (DELIVERY !== 'tunnel' && DELIVERY !== 'bridge') throw new Error(`--delivery 
 const TUNNEL_DIES = process.argv.includes('--tunnel-dies')
 const DIES_AT = Math.round(UPDATES * 0.25)
 // --no-drops / --no-restarts isolate where duplicates come from.
-const DROPS = process.argv.includes('--no-drops') || DELIVERY === 'bridge' || TUNNEL_DIES ? [] : [0.25, 0.5, 0.75].map((f) => Math.round(UPDATES * f))
+const DROPS =
+  process.argv.includes('--no-drops') || DELIVERY === 'bridge' || TUNNEL_DIES
+    ? []
+    : [0.25, 0.5, 0.75].map((f) => Math.round(UPDATES * f))
 const RESTARTS = !process.argv.includes('--no-restarts')
 const DEADLINE_MS = 300_000
 
@@ -64,13 +78,34 @@ async function main(): Promise<void> {
   const deliveryArgs =
     DELIVERY === 'bridge'
       ? ['--tunnel', 'none']
-      : ['--tunnel-host', lt.url, ...(TUNNEL_DIES ? ['--probe-interval', '200', '--tunnel-timeout', '1000', '--tunnel-backoff', '100', '--tunnel-down-after', '500', '--tunnel-retries', '2'] : [])]
+      : [
+          '--tunnel-host',
+          lt.url,
+          ...(TUNNEL_DIES
+            ? [
+                '--probe-interval',
+                '200',
+                '--tunnel-timeout',
+                '1000',
+                '--tunnel-backoff',
+                '100',
+                '--tunnel-down-after',
+                '500',
+                '--tunnel-retries',
+                '2',
+              ]
+            : []),
+        ]
   const started = performance.now()
-  const child = spawn(process.execPath, [BIN, 'dev', '--api-root', emu.apiRoot, ...deliveryArgs, '--debounce', '20', '--', process.execPath, 'bot.mjs'], {
-    cwd: project,
-    env: {...process.env, BOT_TOKEN: token, BOT_STATE_DIR: join(dir, 'state'), FIXTURE_RECORD: record, NO_COLOR: '1'},
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  const child = spawn(
+    process.execPath,
+    [BIN, 'dev', '--api-root', emu.apiRoot, ...deliveryArgs, '--debounce', '20', '--', process.execPath, 'bot.mjs'],
+    {
+      cwd: project,
+      env: {...process.env, BOT_TOKEN: token, BOT_STATE_DIR: join(dir, 'state'), FIXTURE_RECORD: record, NO_COLOR: '1'},
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
   let stderr = ''
   let restartsSeen = 0
   let fellBack = false
@@ -168,9 +203,17 @@ async function main(): Promise<void> {
   const lost = sent.filter((s) => !unique.has(s.id)).length
   const duplicates = processed.length - unique.size
   const secs = (allDone - ready) / 1000
-  const path = DELIVERY === 'bridge' ? 'bridge (getUpdates) → relay → bot' : TUNNEL_DIES ? 'tunnel → relay → bot, then the tunnel dies for good → bridge' : 'tunnel → relay → bot'
+  const path =
+    DELIVERY === 'bridge'
+      ? 'bridge (getUpdates) → relay → bot'
+      : TUNNEL_DIES
+        ? 'tunnel → relay → bot, then the tunnel dies for good → bridge'
+        : 'tunnel → relay → bot'
   console.log(`No-loss soak: ${UPDATES} updates over ${CHATS} chats through bot dev (emulator timeScale 0.01, ${path})`)
-  if (bridgeKind) console.log(`bridge: ${bridgeKind === 'real' ? 'src/dev/delivery/bridge.ts' : 'STUB test/dev/stub-bridge.mjs (src/dev/delivery/bridge.ts is not in this build)'}`)
+  if (bridgeKind)
+    console.log(
+      `bridge: ${bridgeKind === 'real' ? 'src/dev/delivery/bridge.ts' : 'STUB test/dev/stub-bridge.mjs (src/dev/delivery/bridge.ts is not in this build)'}`,
+    )
   console.log('')
   console.log(`processed (unique)        ${unique.size} / ${UPDATES}`)
   console.log(`lost                      ${lost}`)
@@ -179,14 +222,23 @@ async function main(): Promise<void> {
   console.log(`bot restarts              ${restarts} triggered, ${restartsSeen} reported by bot dev`)
   console.log(`tunnel drops              ${drops}`)
   if (TUNNEL_DIES) {
-    const pids = new Set(readFileSync(record, 'utf8').split('\n').filter(Boolean).map((l) => l.split(' ')[3]))
-    console.log(`tunnel died for good      at ${DIES_AT} updates; fallback to the bridge ${fellBack ? 'reported' : 'NOT reported'}; bot processes ${pids.size} (restarts + 1 = ${restarts + 1})`)
+    const pids = new Set(
+      readFileSync(record, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split(' ')[3]),
+    )
+    console.log(
+      `tunnel died for good      at ${DIES_AT} updates; fallback to the bridge ${fellBack ? 'reported' : 'NOT reported'}; bot processes ${pids.size} (restarts + 1 = ${restarts + 1})`,
+    )
   }
   console.log(`failed webhook deliveries ${failedDeliveries} (retried by the emulator)`)
   const repeats = /(\d+) repeated by Telegram/.exec(stderr)?.[1] ?? '0'
   console.log(`retries of answered updates ${repeats} (answered again by the relay, not sent to the bot twice)`)
   console.log(`time                      ${secs.toFixed(1)} s (${(UPDATES / secs).toFixed(0)} updates/s)`)
-  console.log(`after SIGINT              exit code ${code}, webhook ${webhookAfter ? 'STILL SET' : 'deleted'}, ${pendingAfter} pending`)
+  console.log(
+    `after SIGINT              exit code ${code}, webhook ${webhookAfter ? 'STILL SET' : 'deleted'}, ${pendingAfter} pending`,
+  )
   const ok = lost === 0 && orderViolations === 0 && code === 0 && !webhookAfter && pendingAfter === 0
   console.log(ok ? 'RESULT: OK (nothing lost, order kept)' : 'RESULT: FAILED')
   if (!ok) process.exitCode = 1

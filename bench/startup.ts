@@ -59,7 +59,11 @@ const variants: Variant[] = [
 
 function once(v: Variant): number {
   const started = process.hrtime.bigint()
-  const r = spawnSync(process.execPath, v.args, {env: {...baseEnv, ...v.env}, stdio: ['ignore', 'pipe', 'pipe'], cwd: root})
+  const r = spawnSync(process.execPath, v.args, {
+    env: {...baseEnv, ...v.env},
+    stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: root,
+  })
   const ms = Number(process.hrtime.bigint() - started) / 1e6
   if (r.status !== 0) throw new Error(`${v.name} exited ${r.status}: ${r.stderr.toString()}`)
   return ms
@@ -76,7 +80,9 @@ const samples = new Map<Variant, number[]>(variants.map((v) => [v, []]))
 for (let i = 0; i < runs; i++) for (const v of variants) samples.get(v)!.push(once(v))
 
 const base = median(samples.get(variants[0])!)
-console.log(`node ${process.version} on ${process.platform}-${process.arch}; ${runs} runs each after ${warmup} warm-up rounds, interleaved; medians.`)
+console.log(
+  `node ${process.version} on ${process.platform}-${process.arch}; ${runs} runs each after ${warmup} warm-up rounds, interleaved; medians.`,
+)
 console.log('')
 const width = Math.max(...variants.map((v) => v.name.length))
 let ok = true
@@ -100,11 +106,15 @@ if (process.argv.includes('--instructions')) {
     console.log('\nInstructions (valgrind --tool=callgrind, all threads, one run each; repeatable under load):')
     const counts = new Map<Variant, number>()
     for (const v of variants) {
-      const r = spawnSync('valgrind', ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, ...v.args], {
-        env: {...baseEnv, ...v.env},
-        cwd: root,
-        encoding: 'utf8',
-      })
+      const r = spawnSync(
+        'valgrind',
+        ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, ...v.args],
+        {
+          env: {...baseEnv, ...v.env},
+          cwd: root,
+          encoding: 'utf8',
+        },
+      )
       const m = /Collected : (\d+)/.exec(r.stderr)
       if (!m) throw new Error(`callgrind gave no count for ${v.name}: ${r.stderr.slice(-500)}`)
       counts.set(v, Number(m[1]))
@@ -112,7 +122,9 @@ if (process.argv.includes('--instructions')) {
     const baseCount = counts.get(variants[0])!
     for (const v of variants) {
       const n = counts.get(v)!
-      console.log(`${v.name.padEnd(width)}  ${(n / 1e6).toFixed(0).padStart(7)} M  ${(n / baseCount).toFixed(2).padStart(5)}x`)
+      console.log(
+        `${v.name.padEnd(width)}  ${(n / 1e6).toFixed(0).padStart(7)} M  ${(n / baseCount).toFixed(2).padStart(5)}x`,
+      )
     }
   }
 }

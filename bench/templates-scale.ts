@@ -90,7 +90,11 @@ async function load(url: string, secret: string): Promise<Result> {
           method: 'POST',
           agent,
           timeout: 30_000,
-          headers: {'content-type': 'application/json', 'content-length': data.length, 'x-telegram-bot-api-secret-token': secret},
+          headers: {
+            'content-type': 'application/json',
+            'content-length': data.length,
+            'x-telegram-bot-api-secret-token': secret,
+          },
         },
         (res) => {
           res.resume()
@@ -123,19 +127,29 @@ async function load(url: string, secret: string): Promise<Result> {
   const elapsed = (performance.now() - started) / 1000
   agent.destroy()
   const sorted = Float64Array.from(latencies).sort()
-  return {rps: latencies.length / elapsed, p50: percentile(sorted, 50), p99: percentile(sorted, 99), n: latencies.length, errors}
+  return {
+    rps: latencies.length / elapsed,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    n: latencies.length,
+    errors,
+  }
 }
 
 async function prepare(): Promise<{dir: string; cleanup: () => void}> {
   const given = arg('dir', '')
   if (given) {
-    if (!existsSync(join(given, 'dist', 'main.js'))) throw new Error(`${given} has no dist/main.js: run its build first`)
+    if (!existsSync(join(given, 'dist', 'main.js')))
+      throw new Error(`${given} has no dist/main.js: run its build first`)
     return {dir: given, cleanup: () => {}}
   }
   const root = tempDir('bot-bench-scale-')
   const dir = join(root, `${template}-bench-bot`)
   console.error(`scaffolding ${template} in ${dir} (npm install, then build)…`)
-  const r = await runCli(['init', dir, '--template', template, '--pm', 'npm', '--no-git', '--yes', '--json'], {env: {npm_config_prefer_offline: 'true'}, timeoutMs: 300_000})
+  const r = await runCli(['init', dir, '--template', template, '--pm', 'npm', '--no-git', '--yes', '--json'], {
+    env: {npm_config_prefer_offline: 'true'},
+    timeoutMs: 300_000,
+  })
   if (r.code !== 0) throw new Error(`bot init failed:\n${r.stdout}\n${r.stderr}`)
   await run('npm', ['run', 'build'], {cwd: dir, env: cliEnv()})
   return {dir, cleanup: () => rmSync(root, {recursive: true, force: true})}
@@ -157,7 +171,10 @@ async function measure(setup: Setup, emu: BotApiEmulator): Promise<Result> {
   // Every acknowledged update was handled for real: its reply reached the Bot API.
   const replies = emu.sentMessages(token!).filter((c) => c.method === 'sendMessage' && !c.error).length - before
   const failed = emu.sentMessages(token!).filter((c) => c.error).length
-  if (replies < result.n || failed > 0) throw new Error(`${setup.name}: ${result.n} updates acknowledged but ${replies} replies sent (${failed} failed calls)`)
+  if (replies < result.n || failed > 0)
+    throw new Error(
+      `${setup.name}: ${result.n} updates acknowledged but ${replies} replies sent (${failed} failed calls)`,
+    )
   return result
 }
 
@@ -169,9 +186,24 @@ async function main(): Promise<void> {
   const {dir, cleanup} = await prepare()
   const emu = await BotApiEmulator.start()
   const setups: Setup[] = [
-    {label: 'one instance, sessions in memory (baseline)', name: 'one', options: {instances: 1, redis: false, nginx: false}, results: []},
-    {label: 'one instance, sessions in Redis', name: 'redis', options: {instances: 1, redis: true, nginx: false}, results: []},
-    {label: 'nginx + 3 instances + Redis', name: 'cluster', options: {instances: 3, redis: true, nginx: true}, results: []},
+    {
+      label: 'one instance, sessions in memory (baseline)',
+      name: 'one',
+      options: {instances: 1, redis: false, nginx: false},
+      results: [],
+    },
+    {
+      label: 'one instance, sessions in Redis',
+      name: 'redis',
+      options: {instances: 1, redis: true, nginx: false},
+      results: [],
+    },
+    {
+      label: 'nginx + 3 instances + Redis',
+      name: 'cluster',
+      options: {instances: 3, redis: true, nginx: true},
+      results: [],
+    },
   ]
   try {
     for (const setup of setups) {

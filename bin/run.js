@@ -6,7 +6,11 @@
 const argv = process.argv.slice(2)
 let done = false
 const help = (a) => a === '--help' || a === '-h'
-if (argv[0] === '--version' || argv.length === 0 || (argv.length <= 4 && help(argv.at(-1)) && argv.slice(0, -1).every((a) => !a.startsWith('-')))) {
+if (
+  argv[0] === '--version' ||
+  argv.length === 0 ||
+  (argv.length <= 4 && help(argv.at(-1)) && argv.slice(0, -1).every((a) => !a.startsWith('-')))
+) {
   try {
     const commandHelp = argv.length >= 2 && help(argv.at(-1))
     const [{fastStart}, {fileURLToPath}, fastHelp, fastTopic] = await Promise.all([
@@ -28,7 +32,11 @@ if (!done) {
   // Nothing this process writes may carry the bot token, whoever writes it (oclif included).
   // .env is loaded first (as every command does) so a token that lives only there is known too.
   // (Without a build there is no dist/ and no command to run: oclif then says so itself.)
-  const lib = await Promise.all([import('../dist/lib/secrets.js'), import('../dist/lib/config.js'), import('../dist/lib/proxy.js')]).catch(() => undefined)
+  const lib = await Promise.all([
+    import('../dist/lib/secrets.js'),
+    import('../dist/lib/config.js'),
+    import('../dist/lib/proxy.js'),
+  ]).catch(() => undefined)
   if (lib) {
     lib[1].loadDotenv()
     lib[0].installOutputRedaction(argv)

@@ -30,15 +30,21 @@ async function until<T>(what: string, check: () => T | undefined | Promise<T | u
   }
 }
 
-const dev = spawn(process.execPath, [BIN, 'dev', '--offline', '--no-watch', '--json'], {cwd, env, stdio: ['pipe', 'pipe', 'inherit']})
+const dev = spawn(process.execPath, [BIN, 'dev', '--offline', '--no-watch', '--json'], {
+  cwd,
+  env,
+  stdio: ['pipe', 'pipe', 'inherit'],
+})
 let stdout = ''
 dev.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
 const browser = await launchChromium()
 try {
   const url = await until('the ready event', () => /"inspectorUrl":"([^"]+)"/.exec(stdout)?.[1])
   const key = new URL(url).searchParams.get('key')!
-  const entries = async () => (await (await fetch(new URL('/api/updates', url), {headers: {'x-bot-dev-key': key}})).json()) as UpdateEntry[]
-  const answered = (text: string) => until(`the answer to ${text}`, async () => (await entries()).find((e) => e.preview === text && e.answer))
+  const entries = async () =>
+    (await (await fetch(new URL('/api/updates', url), {headers: {'x-bot-dev-key': key}})).json()) as UpdateEntry[]
+  const answered = (text: string) =>
+    until(`the answer to ${text}`, async () => (await entries()).find((e) => e.preview === text && e.answer))
   const trigger = (...a: string[]) => {
     try {
       execFileSync(process.execPath, [BIN, 'trigger', ...a], {cwd, env, stdio: 'ignore'})
@@ -61,7 +67,11 @@ try {
   const question = (ask.update as {message: {message_id: number}}).message.message_id + 1
   trigger('callback', 'like:yes', '--message-id', String(question))
   trigger('callback', 'like:yes', '--message-id', String(question))
-  const failed = await until('the failed edit', async () => (await entries()).find((e) => e.source === 'trigger' && e.calls.some((c) => !c.ok && c.method === 'editMessageText')))
+  const failed = await until('the failed edit', async () =>
+    (await entries()).find(
+      (e) => e.source === 'trigger' && e.calls.some((c) => !c.ok && c.method === 'editMessageText'),
+    ),
+  )
 
   await page.locator('#rows tr', {has: page.locator('td.preview:text-is("hello there")')}).click()
   await page.locator('#replay').click()

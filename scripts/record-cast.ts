@@ -17,7 +17,16 @@ if (!log || !timing || !width || !height) {
 const bytes = readFileSync(log)
 // `script` writes one header line ("Script started on …") before the recorded output.
 let at = bytes.indexOf(0x0a) + 1
-const lines = [JSON.stringify({version: 2, width: Number(width), height: Number(height), timestamp: Math.floor(Date.now() / 1000), title, env: {TERM: 'xterm-256color', SHELL: '/bin/bash'}})]
+const lines = [
+  JSON.stringify({
+    version: 2,
+    width: Number(width),
+    height: Number(height),
+    timestamp: Math.floor(Date.now() / 1000),
+    title,
+    env: {TERM: 'xterm-256color', SHELL: '/bin/bash'},
+  }),
+]
 let clock = 0
 let pending = Buffer.alloc(0)
 for (const entry of readFileSync(timing, 'utf8').split('\n')) {

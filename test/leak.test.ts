@@ -47,9 +47,13 @@ beforeAll(async () => {
   receiverUrl = (await listen((req, res) => req.resume().on('end', () => res.end()))) + '/hook'
   failingUrl = (await listen((req, res) => req.resume().on('end', () => res.writeHead(500).end()))) + '/hook'
   // Servers that put the request path (which holds the token) into their answers.
-  echoHtmlRoot = await listen((req, res) => res.writeHead(502, {'content-type': 'text/html'}).end(`<html><body>No route for ${req.url}</body></html>`))
+  echoHtmlRoot = await listen((req, res) =>
+    res.writeHead(502, {'content-type': 'text/html'}).end(`<html><body>No route for ${req.url}</body></html>`),
+  )
   echoJsonRoot = await listen((req, res) =>
-    res.writeHead(400, {'content-type': 'application/json'}).end(JSON.stringify({ok: false, error_code: 400, description: `Bad Request: no route ${req.url}`})),
+    res
+      .writeHead(400, {'content-type': 'application/json'})
+      .end(JSON.stringify({ok: false, error_code: 400, description: `Bad Request: no route ${req.url}`})),
   )
   const closed = createServer()
   closed.listen(0, '127.0.0.1')
@@ -79,33 +83,95 @@ interface Case {
 }
 
 const cases: Case[] = [
-  {name: 'webhook set (success)', args: () => ['webhook', 'set', receiverUrl, '--secret-token', WEBHOOK_SECRET, '--max-connections', '3'], codes: [0]},
-  {name: 'webhook set --json', args: () => ['webhook', 'set', failingUrl, '--json', '--secret-token', WEBHOOK_SECRET], codes: [0]},
+  {
+    name: 'webhook set (success)',
+    args: () => ['webhook', 'set', receiverUrl, '--secret-token', WEBHOOK_SECRET, '--max-connections', '3'],
+    codes: [0],
+  },
+  {
+    name: 'webhook set --json',
+    args: () => ['webhook', 'set', failingUrl, '--json', '--secret-token', WEBHOOK_SECRET],
+    codes: [0],
+  },
   {name: 'webhook info (delivery error)', args: () => ['webhook', 'info'], codes: [0]},
   {name: 'webhook info --json', args: () => ['webhook', 'info', '--json'], codes: [0]},
   {name: 'webhook delete', args: () => ['webhook', 'delete'], codes: [0]},
-  {name: 'webhook delete --drop-pending-updates (refused)', args: () => ['webhook', 'delete', '--drop-pending-updates'], codes: [2]},
-  {name: 'webhook delete --drop-pending-updates --yes --json', args: () => ['webhook', 'delete', '--drop-pending-updates', '--yes', '--json'], codes: [0]},
+  {
+    name: 'webhook delete --drop-pending-updates (refused)',
+    args: () => ['webhook', 'delete', '--drop-pending-updates'],
+    codes: [2],
+  },
+  {
+    name: 'webhook delete --drop-pending-updates --yes --json',
+    args: () => ['webhook', 'delete', '--drop-pending-updates', '--yes', '--json'],
+    codes: [0],
+  },
   {name: 'webhook set (validation error)', args: () => ['webhook', 'set', 'not a url'], codes: [2]},
-  {name: 'webhook set (bad secret)', args: () => ['webhook', 'set', receiverUrl, '--secret-token', `${WEBHOOK_SECRET}!`], codes: [2]},
+  {
+    name: 'webhook set (bad secret)',
+    args: () => ['webhook', 'set', receiverUrl, '--secret-token', `${WEBHOOK_SECRET}!`],
+    codes: [2],
+  },
   {name: 'webhook info (token as a stray argument)', args: () => ['webhook', 'info', TOKEN], codes: [2]},
   {name: 'webhook info (unknown flag)', args: () => ['webhook', 'info', '--bogus', TOKEN], codes: [2]},
   {name: 'webhook info (revoked token)', args: () => ['webhook', 'info'], codes: [1], token: REVOKED},
-  {name: 'webhook set (revoked token, --json)', args: () => ['webhook', 'set', receiverUrl, '--json'], codes: [1], token: REVOKED},
+  {
+    name: 'webhook set (revoked token, --json)',
+    args: () => ['webhook', 'set', receiverUrl, '--json'],
+    codes: [1],
+    token: REVOKED,
+  },
   {name: 'webhook info (nothing listens)', args: () => ['webhook', 'info'], codes: [1], apiRoot: () => closedRoot},
-  {name: 'webhook delete (server echoes the URL in HTML)', args: () => ['webhook', 'delete'], codes: [1], apiRoot: () => echoHtmlRoot},
-  {name: 'webhook info (server echoes the URL in JSON, --json)', args: () => ['webhook', 'info', '--json'], codes: [1], apiRoot: () => echoJsonRoot},
+  {
+    name: 'webhook delete (server echoes the URL in HTML)',
+    args: () => ['webhook', 'delete'],
+    codes: [1],
+    apiRoot: () => echoHtmlRoot,
+  },
+  {
+    name: 'webhook info (server echoes the URL in JSON, --json)',
+    args: () => ['webhook', 'info', '--json'],
+    codes: [1],
+    apiRoot: () => echoJsonRoot,
+  },
   {name: 'doctor', args: () => ['doctor', '--no-probe'], codes: [0, 1], timeoutMs: 30_000},
-  {name: 'doctor --json (revoked)', args: () => ['doctor', '--no-probe', '--json'], codes: [1], token: REVOKED, timeoutMs: 30_000},
-  {name: 'doctor (nothing listens)', args: () => ['doctor', '--no-probe'], codes: [1], apiRoot: () => closedRoot, timeoutMs: 30_000},
-  {name: 'dev (revoked token)', args: () => ['dev', '--no-watch', '--', 'node', '-e', '0'], codes: [1, 2], token: REVOKED, timeoutMs: 30_000},
-  {name: 'dev (nothing listens)', args: () => ['dev', '--no-watch', '--', 'node', '-e', '0'], codes: [1, 2], apiRoot: () => closedRoot, timeoutMs: 30_000},
+  {
+    name: 'doctor --json (revoked)',
+    args: () => ['doctor', '--no-probe', '--json'],
+    codes: [1],
+    token: REVOKED,
+    timeoutMs: 30_000,
+  },
+  {
+    name: 'doctor (nothing listens)',
+    args: () => ['doctor', '--no-probe'],
+    codes: [1],
+    apiRoot: () => closedRoot,
+    timeoutMs: 30_000,
+  },
+  {
+    name: 'dev (revoked token)',
+    args: () => ['dev', '--no-watch', '--', 'node', '-e', '0'],
+    codes: [1, 2],
+    token: REVOKED,
+    timeoutMs: 30_000,
+  },
+  {
+    name: 'dev (nothing listens)',
+    args: () => ['dev', '--no-watch', '--', 'node', '-e', '0'],
+    codes: [1, 2],
+    apiRoot: () => closedRoot,
+    timeoutMs: 30_000,
+  },
 ]
 
 function expectNoSecrets(r: CliResult, label: string) {
   const all = r.stdout + '\n' + r.stderr
   for (const s of FORBIDDEN) {
-    if (all.includes(s)) throw new Error(`${label}: output contains a secret (${s === TOKEN || s === REVOKED ? 'the token' : 'a secret part'}).\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`)
+    if (all.includes(s))
+      throw new Error(
+        `${label}: output contains a secret (${s === TOKEN || s === REVOKED ? 'the token' : 'a secret part'}).\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`,
+      )
   }
 }
 
@@ -132,16 +198,20 @@ describe('the token never appears in any output', () => {
   for (const via of ['flag', 'env', '.env'] as const)
     for (const debug of [false, true])
       describe(`token via ${via}${debug ? ', BOT_DEBUG=1' : ''}`, () => {
-        it.each(cases.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
-          if (c.name === 'webhook info (delivery error)') {
-            emu.sendUserMessage(TOKEN, {text: 'to a failing webhook'})
-          }
-          const r = await run(c, via, debug)
-          expectNoSecrets(r, `${c.name} (token via ${via}${debug ? ', debug' : ''})`)
-          expect(r.timedOut, `${c.name} timed out.\n${r.stdout}\n${r.stderr}`).toBe(false)
-          expect(c.codes, `${c.name}: exit ${r.code}\n${r.stdout}\n${r.stderr}`).toContain(r.code)
-          expect(r.stdout.length + r.stderr.length).toBeGreaterThan(0)
-        }, 60_000)
+        it.each(cases.map((c) => [c.name, c] as const))(
+          '%s',
+          async (_name, c) => {
+            if (c.name === 'webhook info (delivery error)') {
+              emu.sendUserMessage(TOKEN, {text: 'to a failing webhook'})
+            }
+            const r = await run(c, via, debug)
+            expectNoSecrets(r, `${c.name} (token via ${via}${debug ? ', debug' : ''})`)
+            expect(r.timedOut, `${c.name} timed out.\n${r.stdout}\n${r.stderr}`).toBe(false)
+            expect(c.codes, `${c.name}: exit ${r.code}\n${r.stdout}\n${r.stderr}`).toContain(r.code)
+            expect(r.stdout.length + r.stderr.length).toBeGreaterThan(0)
+          },
+          60_000,
+        )
       })
 
   it('debug lines are really printed with BOT_DEBUG=1 (so the debug runs above cover them)', async () => {
@@ -161,18 +231,24 @@ describe('the token never appears in any output', () => {
     },
   )
 
-  it.each([[[]], [['--json']]])('bot emulator --token %j (a long-running command) never echoes the token', async (extra) => {
-    const p = startCli(['emulator', '--port', '0', '--token', TOKEN, ...extra], {env: {BOT_DEBUG: '1'}})
-    await p.waitForOutput(/127\.0\.0\.1:\d+/, {timeoutMs: 15_000})
-    p.kill('SIGINT')
-    const r = await p.exited
-    expectNoSecrets(r, `emulator ${extra.join(' ')}`)
-    expect(r.timedOut).toBe(false)
-  })
+  it.each([[[]], [['--json']]])(
+    'bot emulator --token %j (a long-running command) never echoes the token',
+    async (extra) => {
+      const p = startCli(['emulator', '--port', '0', '--token', TOKEN, ...extra], {env: {BOT_DEBUG: '1'}})
+      await p.waitForOutput(/127\.0\.0\.1:\d+/, {timeoutMs: 15_000})
+      p.kill('SIGINT')
+      const r = await p.exited
+      expectNoSecrets(r, `emulator ${extra.join(' ')}`)
+      expect(r.timedOut).toBe(false)
+    },
+  )
 
   it('bot init --token writes the token only to .env, never to the output', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'bot-leak-init-'))
-    const r = await runCli(['init', join(dir, 'mybot'), '--token', TOKEN, '--no-install', '--no-git', '--yes'], {cwd: dir, timeoutMs: 60_000})
+    const r = await runCli(['init', join(dir, 'mybot'), '--token', TOKEN, '--no-install', '--no-git', '--yes'], {
+      cwd: dir,
+      timeoutMs: 60_000,
+    })
     expectNoSecrets(r, 'init')
     expect(r.code, r.stderr).toBe(0)
   }, 90_000)

@@ -50,7 +50,12 @@ describe('echo bot, long polling', () => {
     emu.sendUserMessage(token, {text: '/ask'})
     const question = await emu.waitForBotMessage(token)
     expect(question.params.reply_markup).toEqual({
-      inline_keyboard: [[{text: 'Yes', callback_data: 'like:yes'}, {text: 'No', callback_data: 'like:no'}]],
+      inline_keyboard: [
+        [
+          {text: 'Yes', callback_data: 'like:yes'},
+          {text: 'No', callback_data: 'like:no'},
+        ],
+      ],
     })
     const messageId = (question.result as {message_id: number}).message_id
 
@@ -58,7 +63,10 @@ describe('echo bot, long polling', () => {
     const answer = await emu.waitForBotMessage(token)
     expect(answer).toMatchObject({method: 'answerCallbackQuery', params: {text: 'Thanks!'}})
     const edit = await emu.waitForBotMessage(token)
-    expect(edit).toMatchObject({method: 'editMessageText', params: {message_id: String(messageId), text: 'You like it. 🎉'}})
+    expect(edit).toMatchObject({
+      method: 'editMessageText',
+      params: {message_id: String(messageId), text: 'You like it. 🎉'},
+    })
   })
 })
 
@@ -127,11 +135,16 @@ describe('echo bot, the conversation API (a user who talks to it)', () => {
     expect(edited.text).toBe('You like it. 🎉')
     // the chat as Ada sees it: the question was edited in place
     expect(ada.chat.map((m) => m.text)).toEqual([
-      '/start', 'Hi Ada! I echo what you send. /help lists what I can do.', 'hello there', 'hello there', '/ask', 'You like it. 🎉',
+      '/start',
+      'Hi Ada! I echo what you send. /help lists what I can do.',
+      'hello there',
+      'hello there',
+      '/ask',
+      'You like it. 🎉',
     ])
   })
 
-  it('a failed send is the bot\'s problem to survive: the user blocked it', async () => {
+  it("a failed send is the bot's problem to survive: the user blocked it", async () => {
     const bo = emu.user(token, {firstName: 'Bo'})
     emu.failNext(token, 'sendMessage', {errorCode: 403, description: 'Forbidden: bot was blocked by the user'})
     expect(await bo.send('anyone there?')).toEqual([]) // the reply failed, the bot went on

@@ -7,7 +7,8 @@ import {UsageError} from '../lib/errors.js'
 export default class Doctor extends BaseCommand<typeof Doctor> {
   static summary = 'Find what keeps the bot from getting its updates.'
 
-  static description = `Checks, in parallel where they can: the configuration (token source and format, .env kept out of git, Node.js, api root), that the Bot API answers, that the token works (getMe), how updates are delivered (getWebhookInfo: long polling or a webhook, its last error explained, TLS of the webhook host), a \`bot dev\` that died and left its webhook set, other local processes holding the token (only one connected to the Bot API is a poller to stop; \`bot emulator\`, \`bot dev\`, shells and editors are named for what they are), and — unless --no-probe, and only without a webhook — another poller somewhere, found through 409 Conflict.
+  static description =
+    `Checks, in parallel where they can: the configuration (token source and format, .env kept out of git, Node.js, api root), that the Bot API answers, that the token works (getMe), how updates are delivered (getWebhookInfo: long polling or a webhook, its last error explained, TLS of the webhook host), a \`bot dev\` that died and left its webhook set, other local processes holding the token (only one connected to the Bot API is a poller to stop; \`bot emulator\`, \`bot dev\`, shells and editors are named for what they are), and — unless --no-probe, and only without a webhook — another poller somewhere, found through 409 Conflict.
 
 The probe sends getUpdates with limit 1 and no offset for --probe-seconds: nothing is confirmed and no update is lost, but it interrupts another poller's pending request (grammY and Telegraf stop polling on 409).
 
@@ -18,16 +19,32 @@ Every check has a time limit that ends its requests, and the whole run ends with
 Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 for bad flags, 130 when interrupted.`
 
   static examples = [
-    {description: 'Every check, including a 5-second probe for other pollers', command: '<%= config.bin %> <%= command.id %>'},
-    {description: 'Everything but the probe (while your bot runs)', command: '<%= config.bin %> <%= command.id %> --no-probe'},
-    {description: 'Some checks, machine-readable', command: '<%= config.bin %> <%= command.id %> --only token,delivery --json'},
-    {description: 'Against a local Bot API server', command: '<%= config.bin %> <%= command.id %> --skip poller-probe --api-root http://127.0.0.1:8081'},
+    {
+      description: 'Every check, including a 5-second probe for other pollers',
+      command: '<%= config.bin %> <%= command.id %>',
+    },
+    {
+      description: 'Everything but the probe (while your bot runs)',
+      command: '<%= config.bin %> <%= command.id %> --no-probe',
+    },
+    {
+      description: 'Some checks, machine-readable',
+      command: '<%= config.bin %> <%= command.id %> --only token,delivery --json',
+    },
+    {
+      description: 'Against a local Bot API server',
+      command: '<%= config.bin %> <%= command.id %> --skip poller-probe --api-root http://127.0.0.1:8081',
+    },
     {description: 'The check ids', command: '<%= config.bin %> <%= command.id %> --list-checks'},
   ]
 
   static flags = {
     ...apiFlags,
-    only: Flags.string({description: 'run only these checks (ids, comma-separated or repeated)', multiple: true, delimiter: ','}),
+    only: Flags.string({
+      description: 'run only these checks (ids, comma-separated or repeated)',
+      multiple: true,
+      delimiter: ',',
+    }),
     skip: Flags.string({description: 'do not run these checks', multiple: true, delimiter: ','}),
     'list-checks': Flags.boolean({description: 'list the checks (id and title) and exit'}),
     probe: Flags.boolean({
@@ -35,7 +52,12 @@ Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 fo
       default: true,
       allowNo: true,
     }),
-    'probe-seconds': Flags.integer({description: 'how long the poller probe listens (3-60: the Bot API holds a second 409 for 3 s)', default: 5, min: 3, max: 60}),
+    'probe-seconds': Flags.integer({
+      description: 'how long the poller probe listens (3-60: the Bot API holds a second 409 for 3 s)',
+      default: 5,
+      min: 3,
+      max: 60,
+    }),
   }
 
   public async run(): Promise<unknown> {
@@ -46,7 +68,8 @@ Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 fo
       const list = CHECKS.map((c) => ({id: c.id, title: c.title, needs: [...(c.needs ?? [])]}))
       if (this.jsonEnabled()) return {checks: list}
       const width = Math.max(...list.map((c) => c.id.length))
-      for (const c of list) this.log(`${c.id.padEnd(width)}  ${c.title}${c.needs.length ? ` (after ${c.needs.join(', ')})` : ''}`)
+      for (const c of list)
+        this.log(`${c.id.padEnd(width)}  ${c.title}${c.needs.length ? ` (after ${c.needs.join(', ')})` : ''}`)
       return undefined
     }
 
@@ -54,14 +77,20 @@ Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 fo
     // An explicit empty value is a mistake, not "the default" (an empty variable counts as unset).
     for (const name of ['token', 'api-root'] as const)
       if (flags[name] !== undefined && flags[name]!.trim() === '')
-        throw new UsageError(`--${name} is empty.`, `Give --${name} a value, or leave the flag out${name === 'api-root' ? ' for https://api.telegram.org' : ''}.`)
+        throw new UsageError(
+          `--${name} is empty.`,
+          `Give --${name} a value, or leave the flag out${name === 'api-root' ? ' for https://api.telegram.org' : ''}.`,
+        )
     const token = flags.token || undefined
     const rawRoot = (flags['api-root'] || DEFAULT_API_ROOT).replace(/\/+$/, '')
     try {
       const u = new URL(rawRoot)
       if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme')
     } catch {
-      throw new UsageError(`--api-root "${rawRoot}" is not an http(s) URL.`, 'Use e.g. https://api.telegram.org or http://127.0.0.1:8081.')
+      throw new UsageError(
+        `--api-root "${rawRoot}" is not an http(s) URL.`,
+        'Use e.g. https://api.telegram.org or http://127.0.0.1:8081.',
+      )
     }
 
     // Unknown --only/--skip ids are a usage error before anything starts.
@@ -75,7 +104,12 @@ Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 fo
     const interactive = this.interactive && (process.stderr.columns ?? 0) >= 20
     const {default: ora} = interactive ? await import('ora') : {default: undefined}
     // discardStdin: false: ora's stdin discarder puts the terminal in raw mode, and ^C then never becomes SIGINT.
-    const spinner = ora?.({text: 'Checking…', stream: process.stderr, color: process.env.NO_COLOR ? false : 'cyan', discardStdin: false}).start()
+    const spinner = ora?.({
+      text: 'Checking…',
+      stream: process.stderr,
+      color: process.env.NO_COLOR ? false : 'cyan',
+      discardStdin: false,
+    }).start()
     const interrupted = new AbortController()
     const stopInterrupts = this.exitOnInterrupt(() => {
       spinner?.stop()
@@ -112,7 +146,8 @@ Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 fo
           onResult: (r) => {
             done.push(r.id)
             if (!json) printer.push(r)
-            if (spinner) spinner.text = `Checking… (${done.length} done${done.includes('poller-probe') || !flags.probe ? '' : `; the poller probe listens ${flags['probe-seconds']} s`})`
+            if (spinner)
+              spinner.text = `Checking… (${done.length} done${done.includes('poller-probe') || !flags.probe ? '' : `; the poller probe listens ${flags['probe-seconds']} s`})`
           },
         },
       )

@@ -9,27 +9,52 @@ import {allowInOutput} from '../lib/secrets.js'
 export default class Emulator extends BaseCommand<typeof Emulator> {
   static summary = 'Run the built-in Bot API emulator on its own (no token, no network).'
 
-  static description = `Starts a local Bot API server that behaves like api.telegram.org (long polling with offsets and 409, webhooks with the secret header and retries, getWebhookInfo, the exact error envelope) with one fake bot, and prints the api root and the token to use. Point any bot at it with BOT_API_ROOT. Runs until Ctrl-C.
+  static description =
+    `Starts a local Bot API server that behaves like api.telegram.org (long polling with offsets and 409, webhooks with the secret header and retries, getWebhookInfo, the exact error envelope) with one fake bot, and prints the api root and the token to use. Point any bot at it with BOT_API_ROOT. Runs until Ctrl-C.
 
 With --talk, each line typed (or piped) on stdin is sent to the bot as a message from a user (--user ID, in chat --chat ID, as with \`bot dev --offline\`) and the bot's replies are printed; the emulator stops when stdin ends.`
 
   static examples = [
     {description: 'Start it on the local Bot API server port', command: '<%= config.bin %> <%= command.id %>'},
-    {description: 'Machine-readable start-up line, any free port', command: '<%= config.bin %> <%= command.id %> --port 0 --json'},
-    {description: 'Talk to a bot you run against it, from the terminal', command: '<%= config.bin %> <%= command.id %> --talk'},
+    {
+      description: 'Machine-readable start-up line, any free port',
+      command: '<%= config.bin %> <%= command.id %> --port 0 --json',
+    },
+    {
+      description: 'Talk to a bot you run against it, from the terminal',
+      command: '<%= config.bin %> <%= command.id %> --talk',
+    },
   ]
 
   static flags = {
-    port: Flags.integer({description: 'port to listen on (0 = any free port)', default: 8081, min: 0, max: 65535, env: 'BOT_EMULATOR_PORT'}),
+    port: Flags.integer({
+      description: 'port to listen on (0 = any free port)',
+      default: 8081,
+      min: 0,
+      max: 65535,
+      env: 'BOT_EMULATOR_PORT',
+    }),
     host: Flags.string({description: 'interface to listen on', default: '127.0.0.1', env: 'BOT_EMULATOR_HOST'}),
     token: Flags.string({description: 'accept this token instead of the built-in fake one (never printed)'}),
     username: Flags.string({description: 'username of the emulated bot', default: 'offline_dev_bot'}),
-    cloud: Flags.boolean({description: "apply the cloud's webhook rules (https, ports 443/80/88/8443) instead of the local server's"}),
+    cloud: Flags.boolean({
+      description: "apply the cloud's webhook rules (https, ports 443/80/88/8443) instead of the local server's",
+    }),
     'any-token': Flags.boolean({description: 'also accept any other well-formed token (each gets its own bot)'}),
-    talk: Flags.boolean({description: 'send stdin lines to the bot as user messages and print its replies', helpGroup: 'TALK'}),
+    talk: Flags.boolean({
+      description: 'send stdin lines to the bot as user messages and print its replies',
+      helpGroup: 'TALK',
+    }),
     // The same names, descriptions and defaults as `bot dev --offline`'s.
-    chat: Flags.integer({description: 'chat id of the terminal user (--talk) [default: the user id]', helpGroup: 'TALK'}),
-    user: Flags.integer({description: 'user id of the terminal user (--talk) [default: 1111]', helpGroup: 'TALK', min: 1}),
+    chat: Flags.integer({
+      description: 'chat id of the terminal user (--talk) [default: the user id]',
+      helpGroup: 'TALK',
+    }),
+    user: Flags.integer({
+      description: 'user id of the terminal user (--talk) [default: 1111]',
+      helpGroup: 'TALK',
+      min: 1,
+    }),
   }
 
   /** The old spellings (`--chat` as the chat mode, `--chat-id`, `--user-id`) get one line naming the new flag, before oclif parses. */
@@ -42,20 +67,37 @@ With --talk, each line typed (or piped) on stdin is sent to the bot as a message
 
   async run(): Promise<void> {
     const {flags} = this
-    if (flags.talk && this.jsonEnabled()) throw new UsageError('--talk and --json cannot be combined.', 'Use --json alone for the start-up line, or --talk for a terminal chat.')
+    if (flags.talk && this.jsonEnabled())
+      throw new UsageError(
+        '--talk and --json cannot be combined.',
+        'Use --json alone for the start-up line, or --talk for a terminal chat.',
+      )
     if (!flags.talk && (flags.chat !== undefined || flags.user !== undefined)) {
-      const ids = [flags.chat === undefined ? '' : ` --chat ${flags.chat}`, flags.user === undefined ? '' : ` --user ${flags.user}`].join('')
-      throw new UsageError(`--${flags.chat === undefined ? 'user' : 'chat'} only applies to the terminal chat (--talk).`, `Add --talk: \`bot emulator --talk${ids}\`.`)
+      const ids = [
+        flags.chat === undefined ? '' : ` --chat ${flags.chat}`,
+        flags.user === undefined ? '' : ` --user ${flags.user}`,
+      ].join('')
+      throw new UsageError(
+        `--${flags.chat === undefined ? 'user' : 'chat'} only applies to the terminal chat (--talk).`,
+        `Add --talk: \`bot emulator --talk${ids}\`.`,
+      )
     }
     // An empty host would make the server listen on every interface: never by accident.
     if (flags.host.trim() === '')
-      throw new UsageError('--host is empty (that would listen on every interface).', 'Leave --host out for 127.0.0.1, or name the interface, e.g. --host 127.0.0.1.')
-    if (flags.chat === 0) throw new UsageError('--chat 0 is not a chat id.', 'Use a positive id (private chat) or a negative one (group).')
+      throw new UsageError(
+        '--host is empty (that would listen on every interface).',
+        'Leave --host out for 127.0.0.1, or name the interface, e.g. --host 127.0.0.1.',
+      )
+    if (flags.chat === 0)
+      throw new UsageError('--chat 0 is not a chat id.', 'Use a positive id (private chat) or a negative one (group).')
     if (flags.token !== undefined) {
       const {inspectToken} = await import('../telegram/token.js')
       const shape = inspectToken(flags.token)
       if (!shape.valid)
-        throw new UsageError(`--token is not a well-formed bot token: ${shape.problem}.`, 'Pass a token shaped like 123456:ABC… (digits, ":", 30+ of A-Z a-z 0-9 _ -), or omit --token to use the fake one.')
+        throw new UsageError(
+          `--token is not a well-formed bot token: ${shape.problem}.`,
+          'Pass a token shaped like 123456:ABC… (digits, ":", 30+ of A-Z a-z 0-9 _ -), or omit --token to use the fake one.',
+        )
     }
     const {describeStandalone, standaloneJson, startStandaloneEmulator} = await import('../offline/standalone.js')
     let running
@@ -71,9 +113,15 @@ With --talk, each line typed (or piped) on stdin is sent to the bot as a message
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
       if (code === 'EADDRINUSE')
-        throw new UsageError(`Port ${flags.port} on ${flags.host} is already in use.`, 'Pick another with --port (0 = any free port), or stop what listens there.')
+        throw new UsageError(
+          `Port ${flags.port} on ${flags.host} is already in use.`,
+          'Pick another with --port (0 = any free port), or stop what listens there.',
+        )
       if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
-        throw new UsageError(`Cannot listen on --host ${flags.host}: not an address of this machine.`, 'Use 127.0.0.1 (the default) or ::1.')
+        throw new UsageError(
+          `Cannot listen on --host ${flags.host}: not an address of this machine.`,
+          'Use 127.0.0.1 (the default) or ::1.',
+        )
       throw error
     }
 
@@ -87,7 +135,13 @@ With --talk, each line typed (or piped) on stdin is sent to the bot as a message
     const print = (line: string) => process.stdout.write(this.redactExcept(line, fake) + '\n')
     const control = running.emulator.controlApiRoot // the user side over HTTP, for tests in any language
     if (this.jsonEnabled()) print(JSON.stringify({...standaloneJson(running), controlApi: control}))
-    else for (const line of describeStandalone(running, {talk: flags.talk}).toSpliced(3, 0, `  control ${control}  (the user side over HTTP: docs/emulator.md)`)) print(line)
+    else
+      for (const line of describeStandalone(running, {talk: flags.talk}).toSpliced(
+        3,
+        0,
+        `  control ${control}  (the user side over HTTP: docs/emulator.md)`,
+      ))
+        print(line)
 
     let chat
     if (flags.talk) {
@@ -103,7 +157,10 @@ With --talk, each line typed (or piped) on stdin is sent to the bot as a message
       })
     }
 
-    const ended = await Promise.race([signalled, chat ? chat.done.then(() => 'input-ended' as const) : new Promise<never>(() => {})])
+    const ended = await Promise.race([
+      signalled,
+      chat ? chat.done.then(() => 'input-ended' as const) : new Promise<never>(() => {}),
+    ])
     chat?.close()
     await running.stop()
     if (!this.jsonEnabled() && ended !== 'input-ended') this.logToStderr('Emulator stopped.')

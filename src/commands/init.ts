@@ -12,17 +12,30 @@ const DEFAULT_DIR = 'my-bot'
 export default class Init extends BaseCommand<typeof Init> {
   static summary = 'Create a new bot project from a template (grammY, GramIO or Telegraf).'
 
-  static description = `Copies a TypeScript template (src/bot.ts for the handlers, src/main.ts for webhook or long polling) into DIR, installs its dependencies and creates a git repository with a first commit. The project runs under \`bot dev\` in webhook and polling mode, offline with \`bot dev --offline\`, and in production behind any HTTPS host or serverless platform (see its README).
+  static description =
+    `Copies a TypeScript template (src/bot.ts for the handlers, src/main.ts for webhook or long polling) into DIR, installs its dependencies and creates a git repository with a first commit. The project runs under \`bot dev\` in webhook and polling mode, offline with \`bot dev --offline\`, and in production behind any HTTPS host or serverless platform (see its README).
 
 DIR must be new or empty. With --force it may hold other files, but bot init never overwrites a file: when any template file exists already it lists them and writes nothing. The package name is DIR's name unless --name is given.
 
 On a terminal, bot init asks for what is missing (folder, framework, token); with --yes, --json or when stdin is not a terminal it asks nothing and uses the defaults. The token goes to .env only (mode 0600, git-ignored) and is never printed; the prompt keeps it out of your shell history, which --token does not.`
 
   static examples = [
-    {description: 'Create my-bot with grammY (asks for what is missing on a terminal)', command: '<%= config.bin %> <%= command.id %> my-bot'},
-    {description: 'GramIO with pnpm, no questions', command: '<%= config.bin %> <%= command.id %> my-bot --template gramio --pm pnpm --yes'},
-    {description: 'Telegraf with the token written to .env', command: '<%= config.bin %> <%= command.id %> shop-bot -t telegraf --token "$BOT_TOKEN"'},
-    {description: 'Files only (CI, or to install later)', command: '<%= config.bin %> <%= command.id %> my-bot --no-install --no-git --yes'},
+    {
+      description: 'Create my-bot with grammY (asks for what is missing on a terminal)',
+      command: '<%= config.bin %> <%= command.id %> my-bot',
+    },
+    {
+      description: 'GramIO with pnpm, no questions',
+      command: '<%= config.bin %> <%= command.id %> my-bot --template gramio --pm pnpm --yes',
+    },
+    {
+      description: 'Telegraf with the token written to .env',
+      command: '<%= config.bin %> <%= command.id %> shop-bot -t telegraf --token "$BOT_TOKEN"',
+    },
+    {
+      description: 'Files only (CI, or to install later)',
+      command: '<%= config.bin %> <%= command.id %> my-bot --no-install --no-git --yes',
+    },
   ]
 
   static args = {
@@ -53,10 +66,12 @@ On a terminal, bot init asks for what is missing (folder, framework, token); wit
     const ask = !flags.yes && !this.jsonEnabled() && Boolean(process.stdin.isTTY && process.stdout.isTTY)
 
     const dir = args.dir ?? (ask ? await this.askDir() : DEFAULT_DIR)
-    const template = (flags.template ?? (ask ? await this.askTemplate(scaffold.TEMPLATES) : scaffold.DEFAULT_TEMPLATE)) as TemplateName
+    const template = (flags.template ??
+      (ask ? await this.askTemplate(scaffold.TEMPLATES) : scaffold.DEFAULT_TEMPLATE)) as TemplateName
     const pm: PackageManager = (flags.pm as PackageManager | undefined) ?? scaffold.detectPackageManager()
     let token = flags.token
-    if (token === '') throw new UsageError('--token is empty.', 'Pass the token from @BotFather, or leave the flag out.')
+    if (token === '')
+      throw new UsageError('--token is empty.', 'Pass the token from @BotFather, or leave the flag out.')
 
     // Everything is validated before the token question, so a bad folder or name fails at once.
     let plan: ProjectPlan = await scaffold.planProject({dir, template, pm, name: flags.name, token, force: flags.force})
@@ -69,7 +84,9 @@ On a terminal, bot init asks for what is missing (folder, framework, token); wit
     }
 
     const files = await scaffold.writeProject(plan)
-    this.say(`${mark.ok()} Created ${plan.displayDir} from the ${plan.template.framework} template (${files.length} files${plan.hasToken ? ', token in .env' : ''})`)
+    this.say(
+      `${mark.ok()} Created ${plan.displayDir} from the ${plan.template.framework} template (${files.length} files${plan.hasToken ? ', token in .env' : ''})`,
+    )
 
     let install: InstallResult | undefined
     if (flags.install) install = await this.install(scaffold, plan)
@@ -77,7 +94,8 @@ On a terminal, bot init asks for what is missing (folder, framework, token); wit
     let git: GitResult | undefined
     if (flags.git) {
       git = await scaffold.initGit(plan.dir)
-      if (git.initialized) this.say(`${mark.ok()} Created a git repository${git.committed ? ' with an initial commit' : ''}`)
+      if (git.initialized)
+        this.say(`${mark.ok()} Created a git repository${git.committed ? ' with an initial commit' : ''}`)
       if (git.note) this.say(`${mark.warn()} git: ${git.note}`)
     }
 
@@ -93,7 +111,14 @@ On a terminal, bot init asks for what is missing (folder, framework, token); wit
         pm: plan.pm,
         files,
         installed,
-        ...(install && !install.ok ? {installError: {message: install.error, retry: `cd ${scaffold.shellQuote(plan.displayDir)} && ${install.command}`}} : {}),
+        ...(install && !install.ok
+          ? {
+              installError: {
+                message: install.error,
+                retry: `cd ${scaffold.shellQuote(plan.displayDir)} && ${install.command}`,
+              },
+            }
+          : {}),
         git: git?.initialized ?? false,
         next: next.map((s) => s.command),
       }
@@ -102,7 +127,12 @@ On a terminal, bot init asks for what is missing (folder, framework, token); wit
     const width = Math.max(...next.map((s) => s.command.length))
     this.log('')
     this.log(paint('bold', 'Next steps:'))
-    for (const step of next) this.log(step.note ? `  ${paint('cyan', step.command.padEnd(width))}   ${paint('dim', `# ${step.note}`)}` : `  ${paint('cyan', step.command)}`)
+    for (const step of next)
+      this.log(
+        step.note
+          ? `  ${paint('cyan', step.command.padEnd(width))}   ${paint('dim', `# ${step.note}`)}`
+          : `  ${paint('cyan', step.command)}`,
+      )
     this.log('')
     this.log(`The project's README covers development, webhook mode in production, scaling and serverless hosting.`)
     return undefined
@@ -124,9 +154,15 @@ On a terminal, bot init asks for what is missing (folder, framework, token); wit
     const stopInterrupts = this.exitOnInterrupt(() => {
       cancel.abort()
       spinner?.stop()
-      process.stderr.write(this.redact(`Install interrupted. The files are in place; install later with: cd ${scaffold.shellQuote(plan.displayDir)} && ${command}\n`))
+      process.stderr.write(
+        this.redact(
+          `Install interrupted. The files are in place; install later with: cd ${scaffold.shellQuote(plan.displayDir)} && ${command}\n`,
+        ),
+      )
     })
-    const result = await scaffold.installDependencies(plan.dir, plan.pm, {env: process.env, signal: cancel.signal}).finally(stopInterrupts)
+    const result = await scaffold
+      .installDependencies(plan.dir, plan.pm, {env: process.env, signal: cancel.signal})
+      .finally(stopInterrupts)
     const seconds = (result.ms / 1000).toFixed(1)
     if (result.ok) {
       spinner?.succeed(`Installed dependencies with ${plan.pm} (${seconds} s)`)
@@ -137,7 +173,9 @@ On a terminal, bot init asks for what is missing (folder, framework, token); wit
     if (!this.jsonEnabled()) {
       if (!spinner) this.logToStderr(`${mark.fail(process.stderr)} Could not install dependencies: ${result.error}`)
       if (result.outputTail) this.logToStderr(result.outputTail.replace(/^/gm, '  │ '))
-      this.logToStderr(`  The files are in place. Retry with: cd ${scaffold.shellQuote(plan.displayDir)} && ${result.command}`)
+      this.logToStderr(
+        `  The files are in place. Retry with: cd ${scaffold.shellQuote(plan.displayDir)} && ${result.command}`,
+      )
     }
     return result
   }
@@ -150,7 +188,16 @@ On a terminal, bot init asks for what is missing (folder, framework, token); wit
 
   private async askDir(): Promise<string> {
     const {input} = await import('@inquirer/prompts')
-    return this.prompt((context) => input({message: 'Project folder', default: DEFAULT_DIR, validate: (v) => v.trim().length > 0 || 'Enter a folder name'}, context))
+    return this.prompt((context) =>
+      input(
+        {
+          message: 'Project folder',
+          default: DEFAULT_DIR,
+          validate: (v) => v.trim().length > 0 || 'Enter a folder name',
+        },
+        context,
+      ),
+    )
   }
 
   private async askTemplate(templates: typeof import('../scaffold/index.js').TEMPLATES): Promise<string> {

@@ -60,7 +60,10 @@ const LOOPBACK = ['localhost', '127.0.0.1', '::1']
 function keepLoopbackDirect(env: NodeJS.ProcessEnv): void {
   if (!PROXY_VARS.some((name) => env[name])) return
   for (const name of ['NO_PROXY', 'no_proxy']) {
-    const have = (env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+    const have = (env[name] ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
     if (have.includes('*')) continue
     env[name] = [...have, ...LOOPBACK.filter((host) => !have.includes(host))].join(',')
   }
@@ -167,7 +170,14 @@ export class BotProcess {
     }
 
     this.exited = this.#child.then(
-      (result) => this.#finish(result.exitCode ?? null, result.signal ?? null, result.failed && result.exitCode === undefined && !result.signal ? spawnFailure(result.shortMessage ?? "", command.file) : undefined),
+      (result) =>
+        this.#finish(
+          result.exitCode ?? null,
+          result.signal ?? null,
+          result.failed && result.exitCode === undefined && !result.signal
+            ? spawnFailure(result.shortMessage ?? '', command.file)
+            : undefined,
+        ),
       (error: Error) => this.#finish(null, null, error.message),
     )
   }
@@ -177,7 +187,13 @@ export class BotProcess {
     process.off('exit', this.#onParentExit)
     if (spawnError && code === null && signal === null) {
       // Could not start at all (command not found…): report as exit code 127 like a shell.
-      return {code: 127, signal: null, expected: this.#stopping, ms: Math.round(performance.now() - this.#started), spawnError}
+      return {
+        code: 127,
+        signal: null,
+        expected: this.#stopping,
+        ms: Math.round(performance.now() - this.#started),
+        spawnError,
+      }
     }
     return {code, signal, expected: this.#stopping, ms: Math.round(performance.now() - this.#started)}
   }
@@ -194,7 +210,10 @@ export class BotProcess {
    * Resolve with the host that accepts connections on `port` once the bot listens (127.0.0.1 or
    * ::1), or undefined when the bot exits first or `signal` aborts. Polls a TCP connect.
    */
-  async waitListening(port: number, options: {signal?: AbortSignal; intervalMs?: number; slowAfterMs?: number; onSlow?: () => void} = {}): Promise<string | undefined> {
+  async waitListening(
+    port: number,
+    options: {signal?: AbortSignal; intervalMs?: number; slowAfterMs?: number; onSlow?: () => void} = {},
+  ): Promise<string | undefined> {
     const interval = options.intervalMs ?? 20
     const slowAt = performance.now() + (options.slowAfterMs ?? 30_000)
     let warned = false
@@ -232,7 +251,8 @@ export class BotProcess {
     if (timedOut) killGroup(this.pid, 'SIGKILL')
     const result = await this.exited
     // Children left behind by a wrapper that exited first get the rest of the grace period.
-    while (this.pid > 0 && groupAlive(this.pid) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+    while (this.pid > 0 && groupAlive(this.pid) && performance.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20))
     if (this.pid > 0 && groupAlive(this.pid)) killGroup(this.pid, 'SIGKILL')
     return result
   }

@@ -57,14 +57,34 @@ export class BotRunner {
   launch(): BotProcess {
     const o = this.#o
     const env = {
-      ...botEnv({token: o.token, apiRoot: o.apiRoot, mode: o.mode, port: o.port, webhookPath: o.path, webhookSecret: o.secret, webhookUrl: o.webhookUrl(), marker: o.marker}),
+      ...botEnv({
+        token: o.token,
+        apiRoot: o.apiRoot,
+        mode: o.mode,
+        port: o.port,
+        webhookPath: o.path,
+        webhookSecret: o.secret,
+        webhookUrl: o.webhookUrl(),
+        marker: o.marker,
+      }),
       ...o.env,
     }
-    const bot = new BotProcess({command: o.command, cwd: o.cwd, env, onOutput: (stream, line) => o.emit({type: 'bot-output', stream, line, text: line})})
+    const bot = new BotProcess({
+      command: o.command,
+      cwd: o.cwd,
+      env,
+      onOutput: (stream, line) => o.emit({type: 'bot-output', stream, line, text: line}),
+    })
     this.#bot = bot
     this.crashed = false
     o.saveState({bot: bot.pid > 0 ? {pid: bot.pid, marker: o.marker} : undefined})
-    o.emit({type: 'bot-start', pid: bot.pid, mode: o.mode, command: o.command.display, text: `▶ ${o.command.display} (${bot.pid > 0 ? `pid ${bot.pid}, ` : ''}${o.mode === 'webhook' ? `webhook mode, PORT=${o.port}` : 'long polling'})`})
+    o.emit({
+      type: 'bot-start',
+      pid: bot.pid,
+      mode: o.mode,
+      command: o.command.display,
+      text: `▶ ${o.command.display} (${bot.pid > 0 ? `pid ${bot.pid}, ` : ''}${o.mode === 'webhook' ? `webhook mode, PORT=${o.port}` : 'long polling'})`,
+    })
     void bot.exited.then((exit) => this.#exited(bot, exit))
     if (o.mode === 'webhook') void this.#waitListening(bot)
     else o.onUp()
@@ -145,7 +165,11 @@ export class BotRunner {
     }
     this.#restarting = (async () => {
       const shown = files.slice(0, 3).join(', ') + (files.length > 3 ? ` and ${files.length - 3} more` : '')
-      this.#o.emit({type: 'restart', files, text: why ?? `↻ ${shown} changed; restarting the bot (updates are held meanwhile)`})
+      this.#o.emit({
+        type: 'restart',
+        files,
+        text: why ?? `↻ ${shown} changed; restarting the bot (updates are held meanwhile)`,
+      })
       this.restarts++
       await this.stop()
       if (this.#closed) return

@@ -9,7 +9,10 @@ export interface OutputGuard {
   dispose(): void
 }
 
-export function guardOutput(streams: NodeJS.WritableStream[], onClosed: (error: NodeJS.ErrnoException) => void): OutputGuard {
+export function guardOutput(
+  streams: NodeJS.WritableStream[],
+  onClosed: (error: NodeJS.ErrnoException) => void,
+): OutputGuard {
   const closed = new Set<NodeJS.WritableStream>()
   let told = false
   const listeners: Array<[NodeJS.WritableStream, (error: NodeJS.ErrnoException) => void]> = []

@@ -43,7 +43,10 @@ function readPackageJson(cwd: string): PackageJson | undefined {
   try {
     return JSON.parse(readFileSync(path, 'utf8')) as PackageJson
   } catch (error) {
-    throw new UsageError(`${path} is not valid JSON (${(error as Error).message}).`, 'Fix package.json, or give the bot command after `--`.')
+    throw new UsageError(
+      `${path} is not valid JSON (${(error as Error).message}).`,
+      'Fix package.json, or give the bot command after `--`.',
+    )
   }
 }
 
@@ -76,18 +79,34 @@ export function resolveBotCommand(argv: string[], cwd: string, nodePath = proces
   if (typeof script === 'string' && script.trim() !== '')
     return {file: script, args: [], shell: true, display: script, source: 'dev:bot script', pathPrepend: bin}
 
-  const main = typeof pkg?.main === 'string' && pkg.main.trim() !== '' ? pkg.main : DEFAULT_ENTRY_FILES.find((f) => existsSync(join(cwd, f)))
+  const main =
+    typeof pkg?.main === 'string' && pkg.main.trim() !== ''
+      ? pkg.main
+      : DEFAULT_ENTRY_FILES.find((f) => existsSync(join(cwd, f)))
   if (!main)
     throw new UsageError(
       `No bot command: nothing after \`--\`, no "dev:bot" script and no entry file (package.json "main", ${DEFAULT_ENTRY_FILES.join(', ')}) in ${cwd}.`,
       'Run `bot dev -- node bot.js` (any command), or add "dev:bot": "tsx src/main.ts" to package.json scripts.',
     )
   if (!existsSync(resolve(cwd, main)))
-    throw new UsageError(`package.json "main" is ${main}, which does not exist in ${cwd}.`, 'Build the project first, fix "main", or give the command after `--`.')
+    throw new UsageError(
+      `package.json "main" is ${main}, which does not exist in ${cwd}.`,
+      'Build the project first, fix "main", or give the command after `--`.',
+    )
   if (TS_RE.test(main)) {
     if (!hasTsx(cwd))
-      throw new UsageError(`${main} is TypeScript and tsx is not installed in ${cwd}.`, 'Run `npm install -D tsx`, or give the command after `--`.')
-    return {file: nodePath, args: ['--import', 'tsx', main], shell: false, display: `node --import tsx ${quote(main)}`, source: 'main', pathPrepend: bin}
+      throw new UsageError(
+        `${main} is TypeScript and tsx is not installed in ${cwd}.`,
+        'Run `npm install -D tsx`, or give the command after `--`.',
+      )
+    return {
+      file: nodePath,
+      args: ['--import', 'tsx', main],
+      shell: false,
+      display: `node --import tsx ${quote(main)}`,
+      source: 'main',
+      pathPrepend: bin,
+    }
   }
   return {file: nodePath, args: [main], shell: false, display: `node ${quote(main)}`, source: 'main', pathPrepend: bin}
 }

@@ -7,7 +7,17 @@ import type {FailedCallLine} from '../inspector/history-lines.js'
 import type {RelayRejectedEvent, RelayUpdateEvent} from './relay.js'
 import type {DevSummary} from './render.js'
 
-export type StepId = 'token' | 'session' | 'webhook-check' | 'relay' | 'tunnel' | 'webhook' | 'bot' | 'watch' | 'api-proxy' | 'inspector'
+export type StepId =
+  | 'token'
+  | 'session'
+  | 'webhook-check'
+  | 'relay'
+  | 'tunnel'
+  | 'webhook'
+  | 'bot'
+  | 'watch'
+  | 'api-proxy'
+  | 'inspector'
 
 /** A Bot API call of the bot that failed (seen by the api proxy), under the update it belongs to when known. */
 export type ApiCallEvent = Omit<FailedCallLine, 'type' | 'text'>
@@ -15,7 +25,16 @@ export type ApiCallEvent = Omit<FailedCallLine, 'type' | 'text'>
 export type DevEvent =
   | {type: 'step'; step: StepId; status: 'start' | 'ok' | 'fail' | 'skip'; text: string}
   | {type: 'repaired'; pid: number; text: string}
-  | {type: 'ready'; mode: 'webhook' | 'polling'; delivery: 'tunnel' | 'bridge' | 'polling'; url?: string; port?: number; inspectorUrl?: string; command: string; text: string}
+  | {
+      type: 'ready'
+      mode: 'webhook' | 'polling'
+      delivery: 'tunnel' | 'bridge' | 'polling'
+      url?: string
+      port?: number
+      inspectorUrl?: string
+      command: string
+      text: string
+    }
   | ({type: 'update'; text: string} & RelayUpdateEvent)
   | ({type: 'api-call'; text: string} & ApiCallEvent)
   | ({type: 'rejected'; text: string} & RelayRejectedEvent)
@@ -31,7 +50,20 @@ export type DevEvent =
   | {type: 'warn'; text: string; fix?: string}
   | {type: 'info'; text: string}
   | {type: 'teardown'; step: string; ok: boolean; text: string}
-  | {type: 'summary'; relayed: number; failures: number; rejected: number; repeats: number; restarts: number; durationMs: number; exitCode: number; reason: string; mode: 'webhook' | 'polling'; seen?: number; text: string}
+  | {
+      type: 'summary'
+      relayed: number
+      failures: number
+      rejected: number
+      repeats: number
+      restarts: number
+      durationMs: number
+      exitCode: number
+      reason: string
+      mode: 'webhook' | 'polling'
+      seen?: number
+      text: string
+    }
 
 export type DevEventSink = (event: DevEvent) => void
 
@@ -41,4 +73,6 @@ export type DevEventSink = (event: DevEvent) => void
  * event above does not declare.
  */
 type Assert<T extends true> = T
-export type SummaryEventDeclaresDevSummary = Assert<[Exclude<keyof DevSummary, keyof Extract<DevEvent, {type: 'summary'}>>] extends [never] ? true : false>
+export type SummaryEventDeclaresDevSummary = Assert<
+  [Exclude<keyof DevSummary, keyof Extract<DevEvent, {type: 'summary'}>>] extends [never] ? true : false
+>

@@ -56,10 +56,19 @@ export function isSessionBot(pid: number, marker: string): boolean {
 
 /** Is the recorded process still running, and provably the one recorded? */
 export function isOrphan(proc: MarkedProcess | undefined, envName: string): boolean {
-  return Boolean(proc) && process.platform === 'linux' && isPidAlive(proc!.pid) && hasMarker(proc!.pid, envName, proc!.marker)
+  return (
+    Boolean(proc) &&
+    process.platform === 'linux' &&
+    isPidAlive(proc!.pid) &&
+    hasMarker(proc!.pid, envName, proc!.marker)
+  )
 }
 
-export async function stopOrphan(proc: MarkedProcess | undefined, graceMs: number, envName = BOT_MARKER_ENV): Promise<OrphanOutcome> {
+export async function stopOrphan(
+  proc: MarkedProcess | undefined,
+  graceMs: number,
+  envName = BOT_MARKER_ENV,
+): Promise<OrphanOutcome> {
   if (!proc || !isOrphan(proc, envName)) return 'none'
   try {
     process.kill(-proc.pid, 'SIGTERM')
@@ -76,10 +85,16 @@ export async function stopOrphan(proc: MarkedProcess | undefined, graceMs: numbe
 }
 
 /** `what`: 'the bot process' or TUNNEL_WHAT. */
-export function orphanText(pid: number, outcome: OrphanOutcome, graceMs: number, what = 'the bot process'): string | undefined {
+export function orphanText(
+  pid: number,
+  outcome: OrphanOutcome,
+  graceMs: number,
+  what = 'the bot process',
+): string | undefined {
   const it = `${what} (pid ${pid}) left running by that session`
   if (outcome === 'stopped') return `Stopped ${it}.`
-  if (outcome === 'killed') return `Killed ${it}: it ignored SIGTERM for ${(graceMs / 1000).toFixed(1)}s, so it got SIGKILL.`
+  if (outcome === 'killed')
+    return `Killed ${it}: it ignored SIGTERM for ${(graceMs / 1000).toFixed(1)}s, so it got SIGKILL.`
   if (outcome === 'survived') return `${it[0].toUpperCase()}${it.slice(1)} is still alive after SIGTERM and SIGKILL.`
   return undefined
 }
@@ -91,7 +106,10 @@ export const TUNNEL_WHAT = 'the tunnel program cloudflared'
  * Once the session is stopping (`signal` of open() aborted) an exit is not written: the state file
  * is removed at the end of the teardown, and a late write would bring it back.
  */
-export function recordTunnelProcess(provider: TunnelProvider, save: (patch: Partial<SessionState>) => void): TunnelProvider {
+export function recordTunnelProcess(
+  provider: TunnelProvider,
+  save: (patch: Partial<SessionState>) => void,
+): TunnelProvider {
   let recorded: number | undefined
   return {
     name: provider.name,
@@ -113,6 +131,9 @@ export function recordTunnelProcess(provider: TunnelProvider, save: (patch: Part
 }
 
 /** The session's options with its tunnel provider recorded (see recordTunnelProcess). */
-export function withTunnelRecord(o: DevSessionOptions, save: (patch: Partial<SessionState>) => void): DevSessionOptions {
+export function withTunnelRecord(
+  o: DevSessionOptions,
+  save: (patch: Partial<SessionState>) => void,
+): DevSessionOptions {
   return o.tunnel ? {...o, tunnel: recordTunnelProcess(o.tunnel, save)} : o
 }

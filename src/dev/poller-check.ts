@@ -25,10 +25,19 @@ export interface PollerCheckOptions {
 }
 
 /** A poller's description, or undefined when none was seen (or the check could not run in time). */
-export async function findRunningPoller(api: BotApi, token: string, options: PollerCheckOptions): Promise<PollerFound | undefined> {
-  const [{probePollers}, {findTokenHolders}] = await Promise.all([import('../doctor/probe.js'), import('../doctor/processes.js')])
+export async function findRunningPoller(
+  api: BotApi,
+  token: string,
+  options: PollerCheckOptions,
+): Promise<PollerFound | undefined> {
+  const [{probePollers}, {findTokenHolders}] = await Promise.all([
+    import('../doctor/probe.js'),
+    import('../doctor/processes.js'),
+  ])
   // Look at the local processes while the probe runs: a poller that stops on 409 closes its connection.
-  const scanning = findTokenHolders(token, {apiRoot: api.apiRoot, env: options.env ?? process.env}).catch(() => undefined)
+  const scanning = findTokenHolders(token, {apiRoot: api.apiRoot, env: options.env ?? process.env}).catch(
+    () => undefined,
+  )
   let outcome
   try {
     outcome = await probePollers(api, {seconds: options.seconds ?? 2, signal: options.signal})
@@ -55,7 +64,10 @@ export function pollerCutOffText(found: PollerFound, how: 'webhook' | 'bridge'):
     : found.unsure?.length
       ? `perhaps on this machine: ${found.unsure.join(', ')} ${found.unsure.length === 1 ? 'holds' : 'hold'} the token, but whether ${found.unsure.length === 1 ? 'it polls' : 'they poll'} cannot be told`
       : 'not on this machine (a server somewhere else?)'
-  const cut = how === 'webhook' ? 'the webhook set by `bot dev` has cut it off (its getUpdates now gets 409 Conflict)' : '`bot dev` polls instead of it now (the two fight with 409 Conflict until one stops)'
+  const cut =
+    how === 'webhook'
+      ? 'the webhook set by `bot dev` has cut it off (its getUpdates now gets 409 Conflict)'
+      : '`bot dev` polls instead of it now (the two fight with 409 Conflict until one stops)'
   return {
     text: `Another program was long-polling this bot, ${where}; ${cut}.`,
     fix: 'If that was your production bot, it gets no updates until this session ends: use a separate token for development.',

@@ -33,8 +33,14 @@ function refusal(flag: string, port: number, code: string): UsageError {
       `Stop that program, or pick another ${flag} (or leave ${flag} out for a free one); ${other} must differ too.`,
     )
   if (code === 'EACCES')
-    return new UsageError(`${flag} ${port} needs privileges this user does not have (ports below 1024).`, `Pick a port from 1024 to 65535, or leave ${flag} out for a free one.`)
-  return new UsageError(`${flag} ${port} cannot be used on 127.0.0.1 (${code}).`, `Pick another ${flag}, or leave it out for a free one.`)
+    return new UsageError(
+      `${flag} ${port} needs privileges this user does not have (ports below 1024).`,
+      `Pick a port from 1024 to 65535, or leave ${flag} out for a free one.`,
+    )
+  return new UsageError(
+    `${flag} ${port} cannot be used on 127.0.0.1 (${code}).`,
+    `Pick another ${flag}, or leave it out for a free one.`,
+  )
 }
 
 /** Throws a UsageError (exit 2, one line and a fix) when a given port is busy, or both are the same. */
@@ -44,7 +50,10 @@ export async function checkPorts({port, relayPort}: PortsToCheck): Promise<void>
       `--port and --relay-port are both ${port}: the bot and the relay cannot listen on the same port.`,
       'Give them different ports, or leave one out for a free one.',
     )
-  for (const [flag, value] of [['--port', port], ['--relay-port', relayPort]] as const) {
+  for (const [flag, value] of [
+    ['--port', port],
+    ['--relay-port', relayPort],
+  ] as const) {
     if (value === undefined) continue
     const code = await probePort(value)
     if (code) throw refusal(flag, value, code)

@@ -40,7 +40,8 @@ export class AnswerCache {
     this.#forget(updateId)
     this.#answered.set(updateId, answer)
     this.#bytes += answer.text.length
-    while (this.#answered.size > this.#limit || this.#bytes > this.#maxBytes) this.#forget(this.#answered.keys().next().value as number)
+    while (this.#answered.size > this.#limit || this.#bytes > this.#maxBytes)
+      this.#forget(this.#answered.keys().next().value as number)
   }
 
   #forget(updateId: number): void {

@@ -109,7 +109,13 @@ export class Deliverer {
    * again while the bot is going down or coming up. With an updateId the attempt is shared with
    * Telegram's retries through the answer cache; without one (inject) the cache is not touched.
    */
-  async deliver(body: Buffer, contentType: string | undefined, started: number, updateId: number | undefined, link: Link): Promise<Delivered> {
+  async deliver(
+    body: Buffer,
+    contentType: string | undefined,
+    started: number,
+    updateId: number | undefined,
+    link: Link,
+  ): Promise<Delivered> {
     const deadline = started + this.#holdTimeoutMs
     let heldMs = 0
     let backoff = 20
@@ -121,7 +127,12 @@ export class Deliverer {
         target = link.gone ? undefined : await this.#waitTarget(deadline, link.hold)
         heldMs += performance.now() - holdStart
         if (!target && !link.gone)
-          return {heldMs, error: this.#closed ? 'dev session is stopping' : `the bot was not listening within ${Math.round(this.#holdTimeoutMs / 1000)}s`}
+          return {
+            heldMs,
+            error: this.#closed
+              ? 'dev session is stopping'
+              : `the bot was not listening within ${Math.round(this.#holdTimeoutMs / 1000)}s`,
+          }
       }
       if (link.gone) return {heldMs, error: GONE}
       // A throw here is a bug (the relay answers 500); only a failed send is the bot's connection failing.

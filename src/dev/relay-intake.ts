@@ -87,7 +87,9 @@ export function readBody(req: http.IncomingMessage, budget: BodyBudget, done: (r
     chunks.push(chunk)
   }
   req.on('data', onData)
-  req.once('end', () => finish({ok: true, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size), reserved}))
+  req.once('end', () =>
+    finish({ok: true, body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size), reserved}),
+  )
   req.once('close', () => finish({ok: false, status: 0}))
   req.once('error', () => finish({ok: false, status: 0}))
 }

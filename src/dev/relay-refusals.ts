@@ -33,7 +33,11 @@ const REASON_TEXT: Record<RefusalReason, string> = {
   busy: 'too many bytes in flight',
 }
 
-export function refusedSummaryText(count: number, windowMs: number, byReason: Partial<Record<RefusalReason, number>>): string {
+export function refusedSummaryText(
+  count: number,
+  windowMs: number,
+  byReason: Partial<Record<RefusalReason, number>>,
+): string {
   const window = windowMs === 60_000 ? 'the last minute' : `the last ${Math.round(windowMs / 1000)} s`
   const parts = Object.entries(byReason).map(([reason, n]) => `${n} ${REASON_TEXT[reason as RefusalReason]}`)
   return `${count} request${count === 1 ? '' : 's'} refused in ${window} (${parts.join(', ')}); none was forwarded`
@@ -97,7 +101,13 @@ export class RefusalLog {
   #flush(): void {
     if (this.#suppressed === 0) return
     const {windowMs} = this.#o
-    const event = {time: new Date().toISOString(), count: this.#suppressed, windowMs, byReason: this.#byReason, text: refusedSummaryText(this.#suppressed, windowMs, this.#byReason)}
+    const event = {
+      time: new Date().toISOString(),
+      count: this.#suppressed,
+      windowMs,
+      byReason: this.#byReason,
+      text: refusedSummaryText(this.#suppressed, windowMs, this.#byReason),
+    }
     this.#suppressed = 0
     this.#byReason = {}
     call(this.#o.onSummary, event)

@@ -21,7 +21,15 @@ export interface BotAnswer {
 }
 
 /** Connection errors after which the same update may be sent again (the bot is going down or coming up). */
-const RETRYABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ECONNABORTED', 'EHOSTUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED'])
+const RETRYABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ECONNABORTED',
+  'EHOSTUNREACH',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+])
 
 export function isRetryable(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException)?.code ?? ''
@@ -139,7 +147,12 @@ export class Upstream {
     if (this.#pool && this.#origin === origin) return this.#pool
     this.retire()
     this.#origin = origin
-    this.#pool = new Pool(origin, {keepAliveTimeout: 4000, keepAliveMaxTimeout: 60_000, pipelining: 1, connectTimeout: 10_000})
+    this.#pool = new Pool(origin, {
+      keepAliveTimeout: 4000,
+      keepAliveMaxTimeout: 60_000,
+      pipelining: 1,
+      connectTimeout: 10_000,
+    })
     return this.#pool
   }
 }

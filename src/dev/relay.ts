@@ -33,10 +33,24 @@ import {BodyBudget, readBody, sameSecret, secretBytes} from './relay-intake.js'
 import {RefusalLog, type RefusalReason} from './relay-refusals.js'
 import type {BotAnswer} from './relay-upstream.js'
 
-import type {InjectResult, RelayOptions, RelayRecorder, RelayStats, RelayTarget, RelayUpdateEvent} from './relay-types.js'
+import type {
+  InjectResult,
+  RelayOptions,
+  RelayRecorder,
+  RelayStats,
+  RelayTarget,
+  RelayUpdateEvent,
+} from './relay-types.js'
 
 export {describeUpdate, peekUpdateId, safePreview, PREVIEW_MAX} from './relay-describe.js'
-export type {InjectResult, RelayOptions, RelayRecorder, RelayStats, RelayTarget, RelayUpdateEvent} from './relay-types.js'
+export type {
+  InjectResult,
+  RelayOptions,
+  RelayRecorder,
+  RelayStats,
+  RelayTarget,
+  RelayUpdateEvent,
+} from './relay-types.js'
 export {refusedSummaryText} from './relay-refusals.js'
 export type {RelayRefusedSummaryEvent, RelayRejectedEvent, RefusalReason} from './relay-refusals.js'
 
@@ -77,7 +91,11 @@ export class Relay {
     this.#secret = secretBytes(options.secret)
     this.#deliverer = new Deliverer(options.secret, options.holdTimeoutMs ?? 30_000)
     this.#budget = new BodyBudget(options.maxBodyBytes ?? 4 * 1024 * 1024, options.maxBufferedBytes ?? 32 * 1024 * 1024)
-    this.#refusals = new RefusalLog({onEach: options.onRejected, onSummary: options.onRefusedSummary, windowMs: options.refusalWindowMs})
+    this.#refusals = new RefusalLog({
+      onEach: options.onRejected,
+      onSummary: options.onRefusedSummary,
+      windowMs: options.refusalWindowMs,
+    })
     const headersTimeout = options.headersTimeoutMs ?? 10_000
     const requestTimeout = Math.max(headersTimeout, options.bodyTimeoutMs ?? 30_000)
     this.#server = http.createServer(
@@ -96,7 +114,11 @@ export class Relay {
       try {
         const timeout = error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         if (socket.writable && !socket.writableEnded && (socket as Partial<Socket>).bytesWritten === 0)
-          socket.end(timeout ? 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n' : 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n')
+          socket.end(
+            timeout
+              ? 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n'
+              : 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n',
+          )
       } finally {
         socket.destroy()
       }
@@ -173,7 +195,13 @@ export class Relay {
   }
 
   /** Answer by itself and close the connection, without reading what is left of the body. */
-  #refuse(req: http.IncomingMessage, res: http.ServerResponse, status: number, reason: RefusalReason, path: string): void {
+  #refuse(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    status: number,
+    reason: RefusalReason,
+    path: string,
+  ): void {
     this.stats.rejected++
     if (!res.headersSent) {
       const headers: http.OutgoingHttpHeaders = {'content-type': 'text/plain', connection: 'close'}
@@ -181,7 +209,13 @@ export class Relay {
       res.writeHead(status, headers)
       res.end(REFUSAL_BODY[status] ?? '\n')
     }
-    this.#refusals.record({time: new Date().toISOString(), status, reason, method: sanitizeForTerminal(req.method ?? '').slice(0, 16), path: printablePath(path)})
+    this.#refusals.record({
+      time: new Date().toISOString(),
+      status,
+      reason,
+      method: sanitizeForTerminal(req.method ?? '').slice(0, 16),
+      path: printablePath(path),
+    })
   }
 
   #handle(req: http.IncomingMessage, res: http.ServerResponse): void {
@@ -214,13 +248,15 @@ export class Relay {
         else this.#refuse(req, res, result.status, result.status === 413 ? 'too-large' : 'busy', path)
         return
       }
-      this.#track(this.#forward(req, res, result.body, started).then(
-        () => this.#budget.give(result.reserved),
-        (error: unknown) => {
-          this.#budget.give(result.reserved)
-          this.#failed(res, error, started)
-        },
-      ))
+      this.#track(
+        this.#forward(req, res, result.body, started).then(
+          () => this.#budget.give(result.reserved),
+          (error: unknown) => {
+            this.#budget.give(result.reserved)
+            this.#failed(res, error, started)
+          },
+        ),
+      )
     })
   }
 
@@ -233,7 +269,13 @@ export class Relay {
         res.end('bot dev: relay error\n')
       } else res.destroy()
       const message = error instanceof Error ? error.message : String(error)
-      this.#emitUpdate({time: new Date().toISOString(), status: 500, ms: round1(performance.now() - started), heldMs: 0, error: `relay error: ${sanitizeForTerminal(message).slice(0, 200)}`})
+      this.#emitUpdate({
+        time: new Date().toISOString(),
+        status: 500,
+        ms: round1(performance.now() - started),
+        heldMs: 0,
+        error: `relay error: ${sanitizeForTerminal(message).slice(0, 200)}`,
+      })
     } catch {
       res.destroy()
     }
@@ -259,7 +301,9 @@ export class Relay {
       answer = known instanceof Promise ? await known.catch(() => undefined) : known
       repeat = answer !== undefined
     }
-    const delivering = answer ? undefined : this.#deliverer.deliver(body, req.headers['content-type'], started, updateId, link)
+    const delivering = answer
+      ? undefined
+      : this.#deliverer.deliver(body, req.headers['content-type'], started, updateId, link)
     // Recorded once it is on its way to the bot: the recorder's work is not in the bot's path.
     const recorder = delivering ? this.#recorder : undefined
     const record = recorder ? guarded(() => recorder.begin(body, 'webhook')) : undefined
@@ -274,7 +318,12 @@ export class Relay {
     } else if (answer) {
       status = answer.status
       // A latin1 string is written together with the head in one write (a Buffer takes a writev).
-      res.writeHead(status, answer.contentType ? ['content-length', String(answer.text.length), 'content-type', answer.contentType] : ['content-length', String(answer.text.length)])
+      res.writeHead(
+        status,
+        answer.contentType
+          ? ['content-length', String(answer.text.length), 'content-type', answer.contentType]
+          : ['content-length', String(answer.text.length)],
+      )
       res.end(answer.text, 'latin1')
     } else {
       status = 503
@@ -323,7 +372,10 @@ export class Relay {
     try {
       result = await delivering
     } catch (error) {
-      result = {heldMs: 0, error: `relay error: ${sanitizeForTerminal(error instanceof Error ? error.message : String(error)).slice(0, 200)}`}
+      result = {
+        heldMs: 0,
+        error: `relay error: ${sanitizeForTerminal(error instanceof Error ? error.message : String(error)).slice(0, 200)}`,
+      }
     }
     const {answer, error, heldMs} = result
     const status = answer ? answer.status : 503

@@ -27,7 +27,9 @@ export function updateText(e: RelayUpdateEvent): string {
   const preview = e.preview !== undefined ? ` ${JSON.stringify(e.preview)}` : ''
   const held = e.heldMs > 50 ? `, held ${e.heldMs} ms` : ''
   const mark = e.repeat ? '↺' : e.status >= 200 && e.status < 300 ? '←' : '✗'
-  const repeat = e.repeat ? ' (sent again by Telegram: the bot already answered it; same answer returned, the bot does not see it twice)' : ''
+  const repeat = e.repeat
+    ? ' (sent again by Telegram: the bot already answered it; same answer returned, the bot does not see it twice)'
+    : ''
   return `${clock(e.time)} ${mark} ${id} ${e.updateType ?? 'update'}${chat}${preview} → ${e.status} ${e.ms} ms${held}${repeat}${e.error ? ` (${e.error})` : ''}`
 }
 
@@ -75,24 +77,33 @@ export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
 }
 
-export function readyText(delivery: 'tunnel' | 'bridge' | 'polling', url: string | undefined, watching: boolean): string {
+export function readyText(
+  delivery: 'tunnel' | 'bridge' | 'polling',
+  url: string | undefined,
+  watching: boolean,
+): string {
   const w = watching ? '; restarting on file changes' : ''
-  if (delivery === 'tunnel') return `Ready: updates reach the bot through ${url}${w}. Ctrl-C stops and puts the bot back on long polling.`
-  if (delivery === 'bridge') return `Ready: updates reach the bot through the polling bridge in \`bot dev\` (no webhook, no public URL)${w}. Ctrl-C stops.`
+  if (delivery === 'tunnel')
+    return `Ready: updates reach the bot through ${url}${w}. Ctrl-C stops and puts the bot back on long polling.`
+  if (delivery === 'bridge')
+    return `Ready: updates reach the bot through the polling bridge in \`bot dev\` (no webhook, no public URL)${w}. Ctrl-C stops.`
   return `Ready: the bot runs on long polling${w}. Ctrl-C stops.`
 }
 
 /** The teardown line for what cleaning the webhook did. */
 export function cleanedText(result: CleanResult, webhook: SessionWebhook): string | undefined {
-  if (result === 'restored') return `✓ Restored the previous webhook ${webhook.replaced!.url}${webhook.restoreSecret ? ' with its secret' : ''}`
+  if (result === 'restored')
+    return `✓ Restored the previous webhook ${webhook.replaced!.url}${webhook.restoreSecret ? ' with its secret' : ''}`
   if (result === 'deleted') return '✓ Webhook deleted (pending updates kept): the bot is back on long polling'
-  if (result === 'left-foreign') return `The webhook ${webhook.foreign} set by someone else during this session is left as it is.`
+  if (result === 'left-foreign')
+    return `The webhook ${webhook.foreign} set by someone else during this session is left as it is.`
   return undefined
 }
 
 /** What to run later when the webhook could not be cleaned at exit. */
 export function repairFix(webhook: SessionWebhook): string {
   const replaced = webhook.replaced
-  if (replaced) return `Later, run \`bot dev\` again (it repairs this and restores ${replaced.url}), or \`bot webhook set ${replaced.url}${webhook.restoreSecret ? ' --secret-token <production secret>' : ''}\`.`
+  if (replaced)
+    return `Later, run \`bot dev\` again (it repairs this and restores ${replaced.url}), or \`bot webhook set ${replaced.url}${webhook.restoreSecret ? ' --secret-token <production secret>' : ''}\`.`
   return 'Later, run `bot webhook delete` (pending updates kept), or `bot dev` again, which repairs it.'
 }

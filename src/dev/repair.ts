@@ -9,28 +9,49 @@ import type {DevEventSink} from './events.js'
 import {TUNNEL_MARKER_ENV} from '../tunnel/types.js'
 import {orphanText, stopOrphan, TUNNEL_WHAT} from './orphan.js'
 import type {SessionWebhook} from './session-webhook.js'
-import {claimState, isPidAlive, readRestoreSecret, readState, saveRestoreSecret, writeState, type SessionState} from './state.js'
+import {
+  claimState,
+  isPidAlive,
+  readRestoreSecret,
+  readState,
+  saveRestoreSecret,
+  writeState,
+  type SessionState,
+} from './state.js'
 import {classifyWebhook, deleteDevWebhook, describeWebhook, foreignWebhookError, restoreWebhook} from './webhook.js'
 
 /** Refuse when another live session owns this bot; return a dead one's state (to repair) and ours. */
-export function claimSession(me: User, fresh: SessionState, dir: string): {state: SessionState; previous?: SessionState} {
+export function claimSession(
+  me: User,
+  fresh: SessionState,
+  dir: string,
+): {state: SessionState; previous?: SessionState} {
   for (let attempt = 0; attempt < 3; attempt++) {
     const existing = readState(me.id, dir)
     if (existing && existing.pid !== process.pid && isPidAlive(existing.pid)) {
       throw new FixableError(
         `Another \`bot dev\` is already running for @${me.username ?? me.id}: pid ${existing.pid}, started ${existing.startedAt} in ${existing.cwd}.`,
-        {code: 'session_running', fix: `Stop it first (Ctrl-C in its terminal, or \`kill ${existing.pid}\`): two sessions would fight over the webhook.`},
+        {
+          code: 'session_running',
+          fix: `Stop it first (Ctrl-C in its terminal, or \`kill ${existing.pid}\`): two sessions would fight over the webhook.`,
+        },
       )
     }
     if (existing) {
       // Dead: keep its record for the repair, and take over the file.
-      const state: SessionState = {...fresh, ...(existing.webhook ? {webhook: existing.webhook} : {}), ...(existing.replaced ? {replaced: existing.replaced} : {})}
+      const state: SessionState = {
+        ...fresh,
+        ...(existing.webhook ? {webhook: existing.webhook} : {}),
+        ...(existing.replaced ? {replaced: existing.replaced} : {}),
+      }
       writeState(state, dir)
       return {state, previous: existing}
     }
     if (claimState(fresh, dir)) return {state: fresh}
   }
-  throw new FixableError(`Could not claim the session file in ${dir}.`, {fix: 'Another `bot dev` is starting for this bot; try again.'})
+  throw new FixableError(`Could not claim the session file in ${dir}.`, {
+    fix: 'Another `bot dev` is starting for this bot; try again.',
+  })
 }
 
 export interface WebhookCheckContext {
@@ -53,10 +74,21 @@ export async function checkWebhook(c: WebhookCheckContext, previous: SessionStat
   let repairedText = ''
   if (previous) {
     // Its bot and its tunnel program, at once (each may take the grace period).
-    const [bot, tunnel] = await Promise.all([stopOrphan(previous.bot, c.stopGraceMs), stopOrphan(previous.tunnel, c.stopGraceMs, TUNNEL_MARKER_ENV)])
-    for (const [proc, outcome, what] of [[previous.bot, bot, undefined], [previous.tunnel, tunnel, TUNNEL_WHAT]] as const) {
+    const [bot, tunnel] = await Promise.all([
+      stopOrphan(previous.bot, c.stopGraceMs),
+      stopOrphan(previous.tunnel, c.stopGraceMs, TUNNEL_MARKER_ENV),
+    ])
+    for (const [proc, outcome, what] of [
+      [previous.bot, bot, undefined],
+      [previous.tunnel, tunnel, TUNNEL_WHAT],
+    ] as const) {
       const text = proc && orphanText(proc.pid, outcome, c.stopGraceMs, what)
-      if (text) c.emit(outcome === 'survived' ? {type: 'warn', text, fix: `Stop it yourself: \`kill -KILL -${proc.pid}\`.`} : {type: 'info', text})
+      if (text)
+        c.emit(
+          outcome === 'survived'
+            ? {type: 'warn', text, fix: `Stop it yourself: \`kill -KILL -${proc.pid}\`.`}
+            : {type: 'info', text},
+        )
     }
     if (classifyWebhook(info, previous) === 'ours') {
       // The dead session's webhook is still set: put back what it replaced, or delete it.
@@ -66,7 +98,10 @@ export async function checkWebhook(c: WebhookCheckContext, previous: SessionStat
           if (previous.replaced.withSecret && !secret)
             throw new FixableError(
               `The previous \`bot dev\` (pid ${previous.pid}) died while it had replaced the webhook ${previous.replaced.url}, and the secret_token to restore it with is gone.`,
-              {code: 'restore_secret_missing', fix: `Run \`bot dev --restore-secret <production secret>\` to restore it whole, or \`bot webhook set ${previous.replaced.url} --secret-token <production secret>\`.`},
+              {
+                code: 'restore_secret_missing',
+                fix: `Run \`bot dev --restore-secret <production secret>\` to restore it whole, or \`bot webhook set ${previous.replaced.url} --secret-token <production secret>\`.`,
+              },
             )
           await restoreWebhook(c.api, previous.replaced, secret)
         } else await deleteDevWebhook(c.api)
@@ -74,7 +109,9 @@ export async function checkWebhook(c: WebhookCheckContext, previous: SessionStat
         c.webhook.cleanFailed = true // keep the record for the next try
         throw error
       }
-      const what = previous.replaced ? `restored the webhook it had replaced (${previous.replaced.url})` : 'deleted its webhook (pending updates kept)'
+      const what = previous.replaced
+        ? `restored the webhook it had replaced (${previous.replaced.url})`
+        : 'deleted its webhook (pending updates kept)'
       c.emit({
         type: 'repaired',
         pid: previous.pid,
@@ -93,8 +130,16 @@ export async function checkWebhook(c: WebhookCheckContext, previous: SessionStat
   if (c.restoreSecret) saveRestoreSecret(c.me.id, c.restoreSecret, c.stateDir)
   c.saveState({replaced})
   if (replaced.hasCustomCertificate)
-    c.emit({type: 'warn', text: 'The webhook being replaced uses a self-signed certificate, which cannot be read back: it will be restored without it.', fix: 'Run `bot webhook set … --certificate FILE` after this session.'})
+    c.emit({
+      type: 'warn',
+      text: 'The webhook being replaced uses a self-signed certificate, which cannot be read back: it will be restored without it.',
+      fix: 'Run `bot webhook set … --certificate FILE` after this session.',
+    })
   if (!c.restoreSecret)
-    c.emit({type: 'warn', text: 'No --restore-secret / BOT_RESTORE_SECRET: the replaced webhook will be restored without a secret_token.', fix: 'Pass --restore-secret with the production secret if your server checks it.'})
+    c.emit({
+      type: 'warn',
+      text: 'No --restore-secret / BOT_RESTORE_SECRET: the replaced webhook will be restored without a secret_token.',
+      fix: 'Pass --restore-secret with the production secret if your server checks it.',
+    })
   return `Taking over the webhook ${info.url} for this session (--force); it is restored on exit`
 }

@@ -12,7 +12,13 @@
 import type {BotApiEmulator} from '../emulator/index.js'
 import type {UpdateHistory} from '../inspector/history.js'
 import {expiredDate, syntheticUpdate, updateContent, withCurrentDate} from '../inspector/synthetic.js'
-import {ActionError, type EntrySource, type SessionActions, type TriggerRequest, type UpdateEntry} from '../inspector/types.js'
+import {
+  ActionError,
+  type EntrySource,
+  type SessionActions,
+  type TriggerRequest,
+  type UpdateEntry,
+} from '../inspector/types.js'
 import type {Relay} from './relay.js'
 
 /** Who offline triggers speak as, and where they go. */
@@ -108,41 +114,74 @@ export class InspectorActions implements SessionActions {
     if (!entry)
       throw new ActionError(
         404,
-        updateId === 'last' ? 'No update has been recorded in this session yet.' : `Update ${updateId} is not in this session's history (the newest 1000 updates are kept).`,
+        updateId === 'last'
+          ? 'No update has been recorded in this session yet.'
+          : `Update ${updateId} is not in this session's history (the newest 1000 updates are kept).`,
         'Send the bot a message first, or pick an update_id from the inspector or the `bot dev` log (`bot replay --last` replays the newest).',
       )
     if (edited !== undefined && (edited === null || typeof edited !== 'object' || Array.isArray(edited)))
-      throw new ActionError(400, 'The edited update is not a JSON object.', 'Send the whole update as an object, e.g. {"update_id": 1, "message": {…}}.')
+      throw new ActionError(
+        400,
+        'The edited update is not a JSON object.',
+        'Send the whole update as an object, e.g. {"update_id": 1, "message": {…}}.',
+      )
     if (!edited && entry.truncated)
-      throw new ActionError(422, `Update ${entry.updateId} was larger than 64 KiB and is not kept whole, so it cannot be replayed as it was.`, 'Replay it with an edited body (Edit and replay in the inspector).')
+      throw new ActionError(
+        422,
+        `Update ${entry.updateId} was larger than 64 KiB and is not kept whole, so it cannot be replayed as it was.`,
+        'Replay it with an edited body (Edit and replay in the inspector).',
+      )
     // A replay is a new delivery: dated now (Telegram would not deliver a message more than a day old).
     const body = withCurrentDate((edited ?? entry.update) as Record<string, unknown>)
     if (this.#o.mode === 'polling') {
       const offline = this.#o.offline
       if (!offline) throw POLLING_ONLINE
-      return this.#viaEmulator('replay', entry.updateId, () => offline.emulator.injectUpdate(offline.token, withoutUpdateId(body)))
+      return this.#viaEmulator('replay', entry.updateId, () =>
+        offline.emulator.injectUpdate(offline.token, withoutUpdateId(body)),
+      )
     }
     const id = typeof body.update_id === 'number' ? body.update_id : entry.updateId
     return this.#inject(withUpdateId(body, id), 'replay', entry.updateId)
   }
 
   /** Webhook mode: straight to the bot through the relay. */
-  async #inject(update: Record<string, unknown>, source: 'trigger' | 'replay', replayOf?: number): Promise<UpdateEntry> {
+  async #inject(
+    update: Record<string, unknown>,
+    source: 'trigger' | 'replay',
+    replayOf?: number,
+  ): Promise<UpdateEntry> {
     const relay = this.#o.relay()
-    if (!relay) throw new ActionError(503, 'The session is not ready to deliver updates yet.', 'Wait for the `Ready` line, then try again.')
-    const result = await this.#deadline(relay.inject(JSON.stringify(update), {source, ...(replayOf !== undefined ? {replayOf} : {})}), 'The bot')
+    if (!relay)
+      throw new ActionError(
+        503,
+        'The session is not ready to deliver updates yet.',
+        'Wait for the `Ready` line, then try again.',
+      )
+    const result = await this.#deadline(
+      relay.inject(JSON.stringify(update), {source, ...(replayOf !== undefined ? {replayOf} : {})}),
+      'The bot',
+    )
     const entry = result.record as UpdateEntry | undefined
-    if (!entry) throw new ActionError(500, `The update was delivered (the bot answered ${result.status}) but not recorded.`)
+    if (!entry)
+      throw new ActionError(500, `The update was delivered (the bot answered ${result.status}) but not recorded.`)
     return entry
   }
 
   /** Offline: put the update into the emulator and wait until the bot got it (and, in webhook mode, answered). */
-  async #viaEmulator(source: 'trigger' | 'replay', replayOf: number | undefined, send: () => {update_id: number}): Promise<UpdateEntry> {
+  async #viaEmulator(
+    source: 'trigger' | 'replay',
+    replayOf: number | undefined,
+    send: () => {update_id: number},
+  ): Promise<UpdateEntry> {
     let update: {update_id: number}
     try {
       update = send()
     } catch (error) {
-      throw new ActionError(400, `The emulator refused the update: ${(error as Error).message}`, 'Check the ids given (chat, user, message id of the pressed button).')
+      throw new ActionError(
+        400,
+        `The emulator refused the update: ${(error as Error).message}`,
+        'Check the ids given (chat, user, message id of the pressed button).',
+      )
     }
     if (!update.update_id) throw droppedError(update as unknown as Record<string, unknown>)
     if (this.#o.recordDirectly) {
@@ -153,7 +192,9 @@ export class InspectorActions implements SessionActions {
         return entry
       }
     }
-    const seen = new Promise<UpdateEntry>((resolve) => this.#expected.set(update.update_id, {source, ...(replayOf !== undefined ? {replayOf} : {}), resolve}))
+    const seen = new Promise<UpdateEntry>((resolve) =>
+      this.#expected.set(update.update_id, {source, ...(replayOf !== undefined ? {replayOf} : {}), resolve}),
+    )
     try {
       return await this.#deadline(seen, 'The bot')
     } finally {
@@ -165,7 +206,17 @@ export class InspectorActions implements SessionActions {
     const seconds = Math.round(this.#o.timeoutMs / 1000)
     let timer: NodeJS.Timeout | undefined
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new ActionError(504, `${who} did not take the update within ${seconds}s.`, 'Look at the bot’s output in `bot dev`; the inspector shows the update once it is answered.')), this.#o.timeoutMs)
+      timer = setTimeout(
+        () =>
+          reject(
+            new ActionError(
+              504,
+              `${who} did not take the update within ${seconds}s.`,
+              'Look at the bot’s output in `bot dev`; the inspector shows the update once it is answered.',
+            ),
+          ),
+        this.#o.timeoutMs,
+      )
       timer.unref()
     })
     return Promise.race([promise, late]).finally(() => clearTimeout(timer))
@@ -176,11 +227,22 @@ export class InspectorActions implements SessionActions {
 function emulatorTrigger(offline: OfflineTarget, request: TriggerRequest): {update_id: number} {
   const {emulator, token, user} = offline
   // A user id without a chat: that user's private chat; neither: the terminal user's chat.
-  const chatId = 'chatId' in request && request.chatId !== undefined ? request.chatId : 'userId' in request && request.userId !== undefined ? undefined : user.chatId
+  const chatId =
+    'chatId' in request && request.chatId !== undefined
+      ? request.chatId
+      : 'userId' in request && request.userId !== undefined
+        ? undefined
+        : user.chatId
   const userId = 'userId' in request && request.userId !== undefined ? request.userId : user.userId
-  const who = {userId, ...(chatId !== undefined ? {chatId} : {}), ...(userId === user.userId && user.firstName ? {firstName: user.firstName} : {}), ...(userId === user.userId && user.username ? {username: user.username} : {})}
+  const who = {
+    userId,
+    ...(chatId !== undefined ? {chatId} : {}),
+    ...(userId === user.userId && user.firstName ? {firstName: user.firstName} : {}),
+    ...(userId === user.userId && user.username ? {username: user.username} : {}),
+  }
   if (request.kind === 'message') return emulator.sendUserMessage(token, {text: request.text, ...who})
-  if (request.kind === 'callback') return emulator.sendCallbackQuery(token, {data: request.data, messageId: request.messageId, ...who})
+  if (request.kind === 'callback')
+    return emulator.sendCallbackQuery(token, {data: request.data, messageId: request.messageId, ...who})
   return emulator.injectUpdate(token, withoutUpdateId(withCurrentDate(request.update)))
 }
 
@@ -194,7 +256,11 @@ export function droppedError(update: Record<string, unknown>, now = Date.now()):
       'Date it within the last 24 hours.',
     )
   const type = updateContent(update).type ?? 'unknown'
-  return new ActionError(422, `The emulator dropped the update: the bot's allowed_updates exclude its type (${type}).`, 'Trigger an update type the bot asked for, or change allowed_updates.')
+  return new ActionError(
+    422,
+    `The emulator dropped the update: the bot's allowed_updates exclude its type (${type}).`,
+    'Trigger an update type the bot asked for, or change allowed_updates.',
+  )
 }
 
 /** The update with `update_id` first (as Telegram writes it: the relay and tools read it from the start). */

@@ -42,7 +42,11 @@ export class SessionDelivery {
     const o = this.#o
     if (o.stopped() || this.#current !== from) return
     if (!o.fallback) {
-      o.emit({type: 'warn', text: `The tunnel could not be reopened (${reason}); stopping (--no-fallback).`, fix: 'Run `bot dev` again, or without --no-fallback to let updates arrive through the polling bridge.'})
+      o.emit({
+        type: 'warn',
+        text: `The tunnel could not be reopened (${reason}); stopping (--no-fallback).`,
+        fix: 'Run `bot dev` again, or without --no-fallback to let updates arrive through the polling bridge.',
+      })
       return o.stop('error')
     }
     const bridge = await swapToBridge(o.context(), from, reason, o.stopped)

@@ -23,15 +23,29 @@ export async function cleanWebhook(webhook: SessionWebhook, emit: DevEventSink):
 }
 
 /** Run the registered cleanups (reverse order, bounded by timeoutMs), reporting each that failed. */
-export function runTeardown(teardown: Teardown, timeoutMs: number, webhook: SessionWebhook, emit: DevEventSink): Promise<void> {
+export function runTeardown(
+  teardown: Teardown,
+  timeoutMs: number,
+  webhook: SessionWebhook,
+  emit: DevEventSink,
+): Promise<void> {
   return teardown.run(timeoutMs, (step, error) => {
     if (step !== 'webhook') {
       emit({type: 'teardown', step, ok: false, text: `! ${step} cleanup: ${errorMessage(error)}`})
       return
     }
     webhook.cleanFailed = true
-    emit({type: 'teardown', step, ok: false, text: `✗ Could not ${webhook.replaced ? 'restore' : 'delete'} the webhook: ${errorMessage(error)}`})
-    emit({type: 'warn', text: 'The webhook still points at this (now closed) session, so the bot gets no updates.', fix: repairFix(webhook)})
+    emit({
+      type: 'teardown',
+      step,
+      ok: false,
+      text: `✗ Could not ${webhook.replaced ? 'restore' : 'delete'} the webhook: ${errorMessage(error)}`,
+    })
+    emit({
+      type: 'warn',
+      text: 'The webhook still points at this (now closed) session, so the bot gets no updates.',
+      fix: repairFix(webhook),
+    })
   })
 }
 
@@ -53,11 +67,19 @@ export async function emergencyExit(p: EmergencyParts, signal: NodeJS.Signals): 
   p.runner()?.kill()
   p.inspector.abandon()
   let code = SIGNAL_EXIT[signal] ?? 1
-  void p.delivery()?.stop().catch(() => {})
+  void p
+    .delivery()
+    ?.stop()
+    .catch(() => {})
   if (p.webhook.dirty) {
     try {
       await p.webhook.clean(1500)
-      p.emit({type: 'teardown', step: 'webhook', ok: true, text: p.webhook.replaced ? '✓ Restored the previous webhook' : '✓ Webhook deleted (pending updates kept)'})
+      p.emit({
+        type: 'teardown',
+        step: 'webhook',
+        ok: true,
+        text: p.webhook.replaced ? '✓ Restored the previous webhook' : '✓ Webhook deleted (pending updates kept)',
+      })
       removeState(p.me()!.id, p.stateDir)
     } catch (error) {
       p.webhook.cleanFailed = true
@@ -69,7 +91,10 @@ export async function emergencyExit(p: EmergencyParts, signal: NodeJS.Signals): 
     if (me) removeState(me.id, p.stateDir)
   }
   void p.relay()?.close()
-  void p.delivery()?.close().catch(() => {})
+  void p
+    .delivery()
+    ?.close()
+    .catch(() => {})
   return code
 }
 
@@ -90,9 +115,18 @@ export interface SummaryParts {
 
 /** The session's summary; its exit code is `forcedExitCode` (a second signal) or follows from how it ended. */
 export function sessionSummary(p: SummaryParts, forcedExitCode?: number): DevSummary {
-  const exitCode = forcedExitCode ?? exitCodeFor(p.stopReason, p.runner?.lastExit, p.runner?.crashed ?? false, p.cleanFailed)
+  const exitCode =
+    forcedExitCode ?? exitCodeFor(p.stopReason, p.runner?.lastExit, p.runner?.crashed ?? false, p.cleanFailed)
   const stats = p.stats ?? {relayed: 0, failures: 0, rejected: 0, repeats: 0}
   // Polling has no relay: the updates the api proxy saw, when it ran (else nothing is known).
   const seen = p.mode === 'polling' && p.apiProxy !== false ? {seen: p.updates} : {}
-  return {...stats, ...seen, restarts: p.runner?.restarts ?? 0, durationMs: Math.round(performance.now() - p.started), exitCode, reason: p.stopReason ?? 'stop', mode: p.mode}
+  return {
+    ...stats,
+    ...seen,
+    restarts: p.runner?.restarts ?? 0,
+    durationMs: Math.round(performance.now() - p.started),
+    exitCode,
+    reason: p.stopReason ?? 'stop',
+    mode: p.mode,
+  }
 }

@@ -91,7 +91,8 @@ export class SessionInspector {
       history: () => this.#history,
       relay: () => this.#relay,
       // Down from 2^31-1: never Telegram's next real update_id (see nextSyntheticUpdateId).
-      nextUpdateId: () => (this.#lastSynthetic = nextSyntheticUpdateId(this.#lastSynthetic, (id) => this.#seenIds.has(id))),
+      nextUpdateId: () =>
+        (this.#lastSynthetic = nextSyntheticUpdateId(this.#lastSynthetic, (id) => this.#seenIds.has(id))),
       // Offline polling without the proxy: nothing sees the bot's getUpdates, so the injected update is recorded here.
       recordDirectly: o.mode === 'polling' && o.apiProxy === false,
     })
@@ -140,10 +141,21 @@ export class SessionInspector {
       })
       o.register('api-proxy', () => proxy.close())
       this.#proxyUrl = proxy.url
-      o.emit({type: 'step', step: 'api-proxy', status: 'ok', text: `Bot API proxy on ${proxy.url} → ${o.apiRoot} (records the bot's calls)`})
+      o.emit({
+        type: 'step',
+        step: 'api-proxy',
+        status: 'ok',
+        text: `Bot API proxy on ${proxy.url} → ${o.apiRoot} (records the bot's calls)`,
+      })
     }
     if (o.inspect !== false) {
-      server = await startInspectorServer({history, actions: {replay: (id, edited) => this.actions.replay(id, edited)}, key: randomBytes(16).toString('hex'), port: o.inspectPort, secrets: this.#secrets})
+      server = await startInspectorServer({
+        history,
+        actions: {replay: (id, edited) => this.actions.replay(id, edited)},
+        key: randomBytes(16).toString('hex'),
+        port: o.inspectPort,
+        secrets: this.#secrets,
+      })
       this.#url = server.url
       o.emit({type: 'step', step: 'inspector', status: 'ok', text: inspectorText(server.url)})
     }
@@ -151,9 +163,27 @@ export class SessionInspector {
     const key = randomBytes(16).toString('hex')
     control = await startControlServer({actions: this.actions, key, secrets: this.#secrets})
     try {
-      writeControlRecord({version: 1, pid: process.pid, botId: bot.id, cwd: o.cwd, offline: Boolean(o.offline), mode: o.mode, port: control.port, key, startedAt: new Date().toISOString(), historyFile: history.logFile}, o.controlDir)
+      writeControlRecord(
+        {
+          version: 1,
+          pid: process.pid,
+          botId: bot.id,
+          cwd: o.cwd,
+          offline: Boolean(o.offline),
+          mode: o.mode,
+          port: control.port,
+          key,
+          startedAt: new Date().toISOString(),
+          historyFile: history.logFile,
+        },
+        o.controlDir,
+      )
     } catch (error) {
-      o.emit({type: 'warn', text: `\`bot trigger\` and \`bot replay\` cannot find this session: its record could not be written to ${o.controlDir} (${(error as Error).message}).`, fix: 'Make that folder writable (or set BOT_STATE_DIR to one that is), then restart `bot dev`.'})
+      o.emit({
+        type: 'warn',
+        text: `\`bot trigger\` and \`bot replay\` cannot find this session: its record could not be written to ${o.controlDir} (${(error as Error).message}).`,
+        fix: 'Make that folder writable (or set BOT_STATE_DIR to one that is), then restart `bot dev`.',
+      })
       return this.#proxyUrl
     }
     this.#removeRecord = () => {
@@ -180,12 +210,14 @@ export class SessionInspector {
   decorate(event: DevEvent): void {
     if (event.type !== 'update') return
     // Offline, a trigger reaches the relay from the emulator like any update: the actions know it.
-    const expected = event.source === undefined && event.updateId !== undefined ? this.actions.expected(event.updateId) : undefined
+    const expected =
+      event.source === undefined && event.updateId !== undefined ? this.actions.expected(event.updateId) : undefined
     if (expected && expected.source !== 'webhook') {
       event.source = expected.source
       if (expected.replayOf !== undefined) event.replayOf = expected.replayOf
     }
-    if (event.source === 'trigger' || event.source === 'replay') event.text += sourceSuffix(event.source, event.replayOf)
+    if (event.source === 'trigger' || event.source === 'replay')
+      event.text += sourceSuffix(event.source, event.replayOf)
   }
 
   /** A second Ctrl-C: no teardown, but no control record left behind either. */
@@ -211,7 +243,17 @@ export class SessionInspector {
     if (!entry) return
     // A call made in the webhook answer never reaches the api proxy: it is recorded from the answer.
     const reply = webhookReply(answer)
-    if (reply) this.#history?.addCall({...buildCall({method: reply.method, params: reply.params, started: Date.now(), ms: 0, status: 200, envelope: {ok: true}}, redactorFor(this.#secrets)), webhookReply: true}, entry)
+    if (reply)
+      this.#history?.addCall(
+        {
+          ...buildCall(
+            {method: reply.method, params: reply.params, started: Date.now(), ms: 0, status: 200, envelope: {ok: true}},
+            redactorFor(this.#secrets),
+          ),
+          webhookReply: true,
+        },
+        entry,
+      )
     this.#history?.finish(entry, answer, ms)
     // The update's line is out (the relay emits it first): now the failing calls made for it.
     this.#lines.finished(entry)
@@ -229,7 +271,8 @@ export class SessionInspector {
     }
     const entry = history.addCall(call)
     // A polled update's line is out already: its failing calls need not wait.
-    if (!call.ok) this.#lines.failed(call, entry, entry !== undefined && history.inFlight(entry) && !this.#polling.has(entry))
+    if (!call.ok)
+      this.#lines.failed(call, entry, entry !== undefined && history.inFlight(entry) && !this.#polling.has(entry))
   }
 
   /**
@@ -275,8 +318,17 @@ function addBounded<T>(set: Set<T>, value: T, max: number): T | undefined {
 }
 
 /** The Bot API call in a webhook answer (`{"method": "sendMessage", …}`), if it is one. */
-export function webhookReply(answer: {status: number; body: string}): {method: string; params: Record<string, unknown>} | undefined {
-  if (answer.status < 200 || answer.status >= 300 || answer.body.length > 64 * 1024 || !answer.body.trimStart().startsWith('{')) return undefined
+export function webhookReply(answer: {
+  status: number
+  body: string
+}): {method: string; params: Record<string, unknown>} | undefined {
+  if (
+    answer.status < 200 ||
+    answer.status >= 300 ||
+    answer.body.length > 64 * 1024 ||
+    !answer.body.trimStart().startsWith('{')
+  )
+    return undefined
   try {
     const {method, ...params} = JSON.parse(answer.body) as Record<string, unknown>
     return typeof method === 'string' && /^[A-Za-z]{1,64}$/.test(method) ? {method, params} : undefined
@@ -304,13 +356,32 @@ export function pollingEvent(entry: UpdateEntry): DevEvent {
 }
 
 /** `--inspect-port`: exit 2 (one line and a fix) when it is busy, or the same as --port / --relay-port. */
-export async function checkInspectPort(inspectPort: number | undefined, others: {port?: number; relayPort?: number; inspect?: boolean}): Promise<void> {
+export async function checkInspectPort(
+  inspectPort: number | undefined,
+  others: {port?: number; relayPort?: number; inspect?: boolean},
+): Promise<void> {
   if (inspectPort === undefined) return
-  if (others.inspect === false) throw new UsageError(`--inspect-port ${inspectPort} and --no-inspect contradict each other.`, 'Pass one of them.')
-  for (const [flag, value] of [['--port', others.port], ['--relay-port', others.relayPort]] as const) {
-    if (value === inspectPort) throw new UsageError(`--inspect-port and ${flag} are both ${inspectPort}: two servers cannot listen on the same port.`, 'Give them different ports, or leave --inspect-port out for a free one.')
+  if (others.inspect === false)
+    throw new UsageError(`--inspect-port ${inspectPort} and --no-inspect contradict each other.`, 'Pass one of them.')
+  for (const [flag, value] of [
+    ['--port', others.port],
+    ['--relay-port', others.relayPort],
+  ] as const) {
+    if (value === inspectPort)
+      throw new UsageError(
+        `--inspect-port and ${flag} are both ${inspectPort}: two servers cannot listen on the same port.`,
+        'Give them different ports, or leave --inspect-port out for a free one.',
+      )
   }
   const code = await probePort(inspectPort)
-  if (code === 'EADDRINUSE') throw new UsageError(`--inspect-port ${inspectPort} is already in use on 127.0.0.1: another program listens there.`, 'Stop that program, or pick another --inspect-port (or leave it out for a free one).')
-  if (code) throw new UsageError(`--inspect-port ${inspectPort} cannot be used on 127.0.0.1 (${code}).`, 'Pick a port from 1024 to 65535, or leave --inspect-port out for a free one.')
+  if (code === 'EADDRINUSE')
+    throw new UsageError(
+      `--inspect-port ${inspectPort} is already in use on 127.0.0.1: another program listens there.`,
+      'Stop that program, or pick another --inspect-port (or leave it out for a free one).',
+    )
+  if (code)
+    throw new UsageError(
+      `--inspect-port ${inspectPort} cannot be used on 127.0.0.1 (${code}).`,
+      'Pick a port from 1024 to 65535, or leave --inspect-port out for a free one.',
+    )
 }

@@ -84,7 +84,12 @@ export function signalExitCode(signal: string | null): number {
 }
 
 /** The session's exit code: the bot's when it ended the session (or crashed), 1 for an error or a webhook left set, else the signal's. */
-export function exitCodeFor(reason: StopReason | undefined, exit: BotExit | undefined, crashed: boolean, cleanFailed: boolean): number {
+export function exitCodeFor(
+  reason: StopReason | undefined,
+  exit: BotExit | undefined,
+  crashed: boolean,
+  cleanFailed: boolean,
+): number {
   if (reason === 'bot-exit' || crashed) {
     if (!exit) return 1
     return exit.code ?? signalExitCode(exit.signal)

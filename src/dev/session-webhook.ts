@@ -53,7 +53,11 @@ export class SessionWebhook {
 
   async set(url: string, signal?: AbortSignal): Promise<void> {
     const o = this.#o
-    const record = {url, ...(o.maxConnections !== undefined ? {maxConnections: o.maxConnections} : {}), ...(o.allowedUpdates ? {allowedUpdates: o.allowedUpdates} : {})}
+    const record = {
+      url,
+      ...(o.maxConnections !== undefined ? {maxConnections: o.maxConnections} : {}),
+      ...(o.allowedUpdates ? {allowedUpdates: o.allowedUpdates} : {}),
+    }
     this.#o.saveState({webhook: record, mode: 'webhook'})
     // From here on, exit deletes it (deleting an absent webhook is harmless).
     this.#url = url

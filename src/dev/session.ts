@@ -28,7 +28,14 @@ import {withTunnelRecord} from './orphan.js'
 import {findRunningPoller, type PollerFound} from './poller-check.js'
 import {SessionInspector} from './session-inspector.js'
 import {SessionWebhook} from './session-webhook.js'
-import {loadOrCreateSecret, removeRestoreSecret, removeState, stateDir as defaultStateDir, writeState, type SessionState} from './state.js'
+import {
+  loadOrCreateSecret,
+  removeRestoreSecret,
+  removeState,
+  stateDir as defaultStateDir,
+  writeState,
+  type SessionState,
+} from './state.js'
 import {onSignals, Teardown} from './teardown.js'
 import {watchProject} from './watch.js'
 import {randomWebhookPath} from './webhook.js'
@@ -151,10 +158,19 @@ export class DevSession {
       let forced = await Promise.race([lifetime, forcedExit])
       if (forced < 0) forced = await Promise.race([this.#runTeardown().then(() => -1), forcedExit])
       if (startError && forced < 0) throw startError
-      const summary = sessionSummary({
-        mode: this.#o.mode, apiProxy: this.#o.apiProxy, stopReason: this.#stopReason, runner: this.#runner, stats: this.#relay?.stats,
-        cleanFailed: this.#webhook.cleanFailed, updates: this.#updates, started: this.#started,
-      }, forced >= 0 ? forced : undefined)
+      const summary = sessionSummary(
+        {
+          mode: this.#o.mode,
+          apiProxy: this.#o.apiProxy,
+          stopReason: this.#stopReason,
+          runner: this.#runner,
+          stats: this.#relay?.stats,
+          cleanFailed: this.#webhook.cleanFailed,
+          updates: this.#updates,
+          started: this.#started,
+        },
+        forced >= 0 ? forced : undefined,
+      )
       this.#emit({type: 'summary', ...summary, text: summaryText(summary)})
       return summary
     } finally {
@@ -185,23 +201,52 @@ export class DevSession {
   async #startUp(): Promise<void> {
     const o = this.#o
     const signal = this.#controller.signal
-    if (o.mode === 'webhook' && !o.tunnel && !o.bridge) throw new Error('webhook mode needs a tunnel provider or the bridge')
+    if (o.mode === 'webhook' && !o.tunnel && !o.bridge)
+      throw new Error('webhook mode needs a tunnel provider or the bridge')
 
-    const me = await this.#step('token', 'Checking the token…', () => o.api.getMe({signal}), (u) => `Bot @${u.username ?? u.id} (id ${u.id})`)
+    const me = await this.#step(
+      'token',
+      'Checking the token…',
+      () => o.api.getMe({signal}),
+      (u) => `Bot @${u.username ?? u.id} (id ${u.id})`,
+    )
     this.#me = me
     this.#check()
 
-    const previous = await this.#step('session', 'Checking for another `bot dev` on this bot…', async () => this.#claim(me), (p) =>
-      p ? `Previous session (pid ${p.pid}) ended without cleaning up` : 'No other session',
+    const previous = await this.#step(
+      'session',
+      'Checking for another `bot dev` on this bot…',
+      async () => this.#claim(me),
+      (p) => (p ? `Previous session (pid ${p.pid}) ended without cleaning up` : 'No other session'),
     )
     this.#check()
 
     const checkMode = o.mode === 'webhook' && !o.bridge ? 'webhook' : 'polling'
-    await this.#step('webhook-check', 'Reading the current webhook…', () =>
-      checkWebhook({api: o.api, me, stateDir: this.#stateDir, mode: checkMode, force: o.force, restoreSecret: o.restoreSecret, stopGraceMs: o.stopGraceMs ?? 3000, webhook: this.#webhook, signal, emit: this.#emit, saveState: (p) => this.#saveState(p)}, previous),
-    (text) => text)
+    await this.#step(
+      'webhook-check',
+      'Reading the current webhook…',
+      () =>
+        checkWebhook(
+          {
+            api: o.api,
+            me,
+            stateDir: this.#stateDir,
+            mode: checkMode,
+            force: o.force,
+            restoreSecret: o.restoreSecret,
+            stopGraceMs: o.stopGraceMs ?? 3000,
+            webhook: this.#webhook,
+            signal,
+            emit: this.#emit,
+            saveState: (p) => this.#saveState(p),
+          },
+          previous,
+        ),
+      (text) => text,
+    )
     this.#check()
-    if (o.mode === 'webhook') [this.#secret, this.#path] = [loadOrCreateSecret(me.id, this.#stateDir), randomWebhookPath()]
+    if (o.mode === 'webhook')
+      [this.#secret, this.#path] = [loadOrCreateSecret(me.id, this.#stateDir), randomWebhookPath()]
     // History, api proxy, inspector page, control port (none of them may show the secret or path): before the relay and the bot.
     this.#inspector.addSecrets(this.#secret, this.#path)
     this.#botApiRoot = await this.#inspector.start(me)
@@ -209,10 +254,15 @@ export class DevSession {
 
     // Before anything takes the updates: is another program polling this bot? (runs meanwhile)
     if (o.checkPollers && o.mode === 'webhook')
-      this.#pollers = findRunningPoller(o.api, o.token, {signal, seconds: 0.5, excludeMarker: this.#marker}).catch(() => undefined)
+      this.#pollers = findRunningPoller(o.api, o.token, {signal, seconds: 0.5, excludeMarker: this.#marker}).catch(
+        () => undefined,
+      )
     if (o.mode === 'webhook') await this.#startRelay()
     this.#runner = this.#newRunner()
-    const delivery = createDelivery(withTunnelRecord(o, (p) => this.#saveState(p)), this.#deliveryContext())
+    const delivery = createDelivery(
+      withTunnelRecord(o, (p) => this.#saveState(p)),
+      this.#deliveryContext(),
+    )
     this.#delivery.use(delivery)
     // Teardown order (reverse of registration): watch, delivery stop, webhook (tunnel/bridge), tunnel close, bot, webhook (polling: after the poller stopped), relay, state.
     const cleanWebhook = () => this.#cleanWebhook()
@@ -238,17 +288,22 @@ export class DevSession {
     this.#check()
 
     if (o.watch) {
-      await this.#step('watch', 'Starting the file watcher…', async () => {
-        const watcher = watchProject({
-          cwd: o.cwd,
-          debounceMs: o.debounceMs,
-          onChange: (files) => void this.#runner?.restart(files),
-          onError: (error) => this.#emit({type: 'warn', text: `File watching failed: ${error.message}`}),
-        })
-        this.#teardown.register('watch', () => watcher.close())
-        await watcher.ready
-        this.#watching = true
-      }, () => `Watching ${o.cwd} for changes (node_modules, dist and .git ignored)`)
+      await this.#step(
+        'watch',
+        'Starting the file watcher…',
+        async () => {
+          const watcher = watchProject({
+            cwd: o.cwd,
+            debounceMs: o.debounceMs,
+            onChange: (files) => void this.#runner?.restart(files),
+            onError: (error) => this.#emit({type: 'warn', text: `File watching failed: ${error.message}`}),
+          })
+          this.#teardown.register('watch', () => watcher.close())
+          await watcher.ready
+          this.#watching = true
+        },
+        () => `Watching ${o.cwd} for changes (node_modules, dist and .git ignored)`,
+      )
     }
     this.#startedUp = true
     this.#maybeReady()
@@ -268,24 +323,36 @@ export class DevSession {
   #saveState(patch: Partial<SessionState>): void {
     if (!this.#state) return
     this.#state = {...this.#state, ...patch}
-    for (const key of Object.keys(patch) as Array<keyof SessionState>) if (patch[key] === undefined) delete this.#state[key]
+    for (const key of Object.keys(patch) as Array<keyof SessionState>)
+      if (patch[key] === undefined) delete this.#state[key]
     writeState(this.#state, this.#stateDir)
   }
 
   async #startRelay(): Promise<void> {
     const o = this.#o
-    const {relay, botPort} = await this.#step('relay', 'Starting the relay…', () => startRelay({
-      secret: this.#secret, path: this.#path, token: o.token, holdTimeoutMs: o.holdTimeoutMs, port: o.relayPort, botPort: o.port, emit: this.#emit,
-      // A failing or long-held delivery: a good moment to look at the webhook.
-      onStall: () => this.#delivery.current?.nudge?.(),
-    }), (r) => `Relay on http://127.0.0.1:${r.relay.port} → bot on port ${r.botPort}`)
+    const {relay, botPort} = await this.#step(
+      'relay',
+      'Starting the relay…',
+      () =>
+        startRelay({
+          secret: this.#secret,
+          path: this.#path,
+          token: o.token,
+          holdTimeoutMs: o.holdTimeoutMs,
+          port: o.relayPort,
+          botPort: o.port,
+          emit: this.#emit,
+          // A failing or long-held delivery: a good moment to look at the webhook.
+          onStall: () => this.#delivery.current?.nudge?.(),
+        }),
+      (r) => `Relay on http://127.0.0.1:${r.relay.port} → bot on port ${r.botPort}`,
+    )
     this.#port = botPort
     this.#relay = relay
     this.#inspector.attachRelay(relay)
     this.#teardown.register('relay', () => relay.close())
     this.#check()
   }
-
 
   #newRunner(): BotRunner {
     const o = this.#o
@@ -315,7 +382,11 @@ export class DevSession {
       onExit: () => {
         this.#botUp = false
         if (this.#stopReason) return
-        if (o.watch) this.#emit({type: 'info', text: 'Waiting for a file change to restart it (updates are held, then answered 503 so Telegram retries).'})
+        if (o.watch)
+          this.#emit({
+            type: 'info',
+            text: 'Waiting for a file change to restart it (updates are held, then answered 503 so Telegram retries).',
+          })
         else this.stop('bot-exit')
       },
     })
@@ -352,7 +423,16 @@ export class DevSession {
     const url = delivery.url
     const text = readyText(delivery.name, url, this.#watching)
     const inspectorUrl = this.#inspector.url
-    this.#emit({type: 'ready', mode: this.#o.mode, delivery: delivery.name, ...(url ? {url} : {}), ...(this.#o.mode === 'webhook' ? {port: this.#port} : {}), ...(inspectorUrl ? {inspectorUrl} : {}), command: this.#o.command.display, text})
+    this.#emit({
+      type: 'ready',
+      mode: this.#o.mode,
+      delivery: delivery.name,
+      ...(url ? {url} : {}),
+      ...(this.#o.mode === 'webhook' ? {port: this.#port} : {}),
+      ...(inspectorUrl ? {inspectorUrl} : {}),
+      command: this.#o.command.display,
+      text,
+    })
   }
 
   // ── teardown ─────────────────────────────────────────────────────────────
@@ -369,10 +449,19 @@ export class DevSession {
 
   /** Second Ctrl-C: kill the bot, try once (quickly) to delete/restore the webhook, exit. */
   async #emergency(signal: NodeJS.Signals): Promise<void> {
-    const code = await emergencyExit({
-      emit: this.#emit, webhook: this.#webhook, inspector: this.#inspector, stateDir: this.#stateDir,
-      me: () => this.#me, runner: () => this.#runner, delivery: () => this.#delivery.current, relay: () => this.#relay,
-    }, signal)
+    const code = await emergencyExit(
+      {
+        emit: this.#emit,
+        webhook: this.#webhook,
+        inspector: this.#inspector,
+        stateDir: this.#stateDir,
+        me: () => this.#me,
+        runner: () => this.#runner,
+        delivery: () => this.#delivery.current,
+        relay: () => this.#relay,
+      },
+      signal,
+    )
     this.#forceExit?.(code)
   }
 

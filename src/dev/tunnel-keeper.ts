@@ -34,7 +34,13 @@ export interface TunnelKeeperOptions {
 }
 
 /** GET the health path through the tunnel; true when our relay answered. */
-export async function probeThrough(url: string, healthPath: string, expect: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+export async function probeThrough(
+  url: string,
+  healthPath: string,
+  expect: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<boolean> {
   const limit = deadline(timeoutMs, signal)
   try {
     const response = await fetch(url + healthPath, {
@@ -83,7 +89,12 @@ export class TunnelKeeper {
 
   /** Open the first tunnel (errors go to the caller). */
   async open(): Promise<Tunnel> {
-    const tunnel = await this.#o.provider.open({port: this.#o.port, localHost: '127.0.0.1', signal: this.#o.signal, timeoutMs: this.#o.openTimeoutMs})
+    const tunnel = await this.#o.provider.open({
+      port: this.#o.port,
+      localHost: '127.0.0.1',
+      signal: this.#o.signal,
+      timeoutMs: this.#o.openTimeoutMs,
+    })
     this.#adopt(tunnel)
     return tunnel
   }
@@ -108,10 +119,17 @@ export class TunnelKeeper {
   async #probe(): Promise<void> {
     const tunnel = this.#tunnel
     if (!tunnel || this.#recovering || this.#stopped) return
-    const ok = await probeThrough(tunnel.url, this.#o.healthPath, this.#o.expect, this.#o.probeTimeoutMs, this.#o.signal)
+    const ok = await probeThrough(
+      tunnel.url,
+      this.#o.healthPath,
+      this.#o.expect,
+      this.#o.probeTimeoutMs,
+      this.#o.signal,
+    )
     if (this.#stopped || tunnel !== this.#tunnel) return
     if (ok) this.#failedProbes = 0
-    else if (++this.#failedProbes >= this.#o.probeFailures) return this.#recover(`${this.#failedProbes} probes of ${tunnel.url} failed`)
+    else if (++this.#failedProbes >= this.#o.probeFailures)
+      return this.#recover(`${this.#failedProbes} probes of ${tunnel.url} failed`)
     this.#schedule()
   }
 
@@ -135,7 +153,12 @@ export class TunnelKeeper {
         delay = delay === 0 ? this.#o.backoffMs : Math.min(delay * 2, this.#o.maxBackoffMs)
         let tunnel: Tunnel | undefined
         try {
-          tunnel = await this.#o.provider.open({port: this.#o.port, localHost: '127.0.0.1', signal: this.#o.signal, timeoutMs: this.#o.openTimeoutMs})
+          tunnel = await this.#o.provider.open({
+            port: this.#o.port,
+            localHost: '127.0.0.1',
+            signal: this.#o.signal,
+            timeoutMs: this.#o.openTimeoutMs,
+          })
           if (this.#stopped) {
             await tunnel.close().catch(() => {})
             return
@@ -161,10 +184,14 @@ export class TunnelKeeper {
   #sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const t = setTimeout(resolve, ms)
-      this.#o.signal.addEventListener('abort', () => {
-        clearTimeout(t)
-        resolve()
-      }, {once: true})
+      this.#o.signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(t)
+          resolve()
+        },
+        {once: true},
+      )
     })
   }
 

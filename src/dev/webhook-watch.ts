@@ -74,7 +74,10 @@ export class WebhookWatch {
     const info = await api.getWebhookInfo({signal, timeoutMs: 5000})
     if (this.#stopped || webhook.url !== ours) return
     if (!info.url) {
-      emit({type: 'warn', text: 'The webhook of this session was deleted by something else (e.g. `bot webhook delete`); setting it again.'})
+      emit({
+        type: 'warn',
+        text: 'The webhook of this session was deleted by something else (e.g. `bot webhook delete`); setting it again.',
+      })
       try {
         await webhook.set(ours, signal)
         emit({type: 'info', text: '✓ Webhook set again: updates reach the bot.'})
@@ -97,7 +100,11 @@ export class WebhookWatch {
     if (info.last_error_message && date >= this.#since && date !== this.#lastErrorDate) {
       this.#lastErrorDate = date
       const why = explainDeliveryError(info.last_error_message)
-      emit({type: 'warn', text: `Telegram could not deliver to the webhook: "${info.last_error_message}". ${why.meaning}`, fix: why.fix})
+      emit({
+        type: 'warn',
+        text: `Telegram could not deliver to the webhook: "${info.last_error_message}". ${why.meaning}`,
+        fix: why.fix,
+      })
     }
   }
 }

@@ -42,7 +42,9 @@ export function describeWebhook(info: WebhookInfo): ReplacedWebhook {
 }
 
 export function foreignWebhookError(info: WebhookInfo, mode: 'webhook' | 'polling'): FixableError {
-  const pending = info.pending_update_count ? `, ${info.pending_update_count} pending update${info.pending_update_count === 1 ? '' : 's'}` : ''
+  const pending = info.pending_update_count
+    ? `, ${info.pending_update_count} pending update${info.pending_update_count === 1 ? '' : 's'}`
+    : ''
   return new FixableError(
     `A webhook that \`bot dev\` did not set is active: ${maskUrl(info.url)}${pending}. It looks like your production bot; ${mode === 'webhook' ? 'replacing' : 'deleting'} it would stop production from getting updates.`,
     {
@@ -80,7 +82,10 @@ export async function setDevWebhook(api: BotApi, options: SetOptions): Promise<W
 }
 
 /** deleteWebhook keeping pending updates. */
-export async function deleteDevWebhook(api: BotApi, options: {timeoutMs?: number; signal?: AbortSignal} = {}): Promise<void> {
+export async function deleteDevWebhook(
+  api: BotApi,
+  options: {timeoutMs?: number; signal?: AbortSignal} = {},
+): Promise<void> {
   await api.deleteWebhook({drop_pending_updates: false}, {timeoutMs: options.timeoutMs, signal: options.signal})
 }
 
@@ -88,7 +93,12 @@ export async function deleteDevWebhook(api: BotApi, options: {timeoutMs?: number
  * Put back the webhook we replaced (url, max_connections, allowed_updates, and the secret when known).
  * The ip_address getWebhookInfo shows is the resolved one, not necessarily one that was set, so it is not pinned.
  */
-export async function restoreWebhook(api: BotApi, replaced: ReplacedWebhook, secret: string | undefined, options: {timeoutMs?: number} = {}): Promise<void> {
+export async function restoreWebhook(
+  api: BotApi,
+  replaced: ReplacedWebhook,
+  secret: string | undefined,
+  options: {timeoutMs?: number} = {},
+): Promise<void> {
   await api.setWebhook(
     {
       url: replaced.url,

@@ -14,9 +14,15 @@ function once<T>(fn: () => Promise<T>): () => Promise<T> {
   }
 }
 
-export function createContext(options: DoctorOptions, signal: AbortSignal = new AbortController().signal): DoctorContext {
+export function createContext(
+  options: DoctorOptions,
+  signal: AbortSignal = new AbortController().signal,
+): DoctorContext {
   // A malformed token is never sent (the config check names the problem; the token check says so).
-  const api = options.token && inspectToken(options.token).valid ? new BotApi({token: options.token, apiRoot: options.apiRoot, timeoutMs: 10_000, maxRetries: 1}) : undefined
+  const api =
+    options.token && inspectToken(options.token).valid
+      ? new BotApi({token: options.token, apiRoot: options.apiRoot, timeoutMs: 10_000, maxRetries: 1})
+      : undefined
   const noToken = () => Promise.reject(new Error('no bot token'))
   return {
     ...options,

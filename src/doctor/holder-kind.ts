@@ -32,9 +32,48 @@ export interface HolderClass {
 
 /** Programs that carry environment variables for others and never poll a bot themselves. */
 const SHELLS = new Set([
-  'sh', 'bash', 'zsh', 'dash', 'fish', 'ksh', 'mksh', 'tcsh', 'csh', 'nu', 'xonsh', 'elvish', 'pwsh',
-  'tmux', 'tmux: server', 'tmux: client', 'screen', 'zellij', 'login', 'su', 'sudo', 'doas', 'script', 'sshd', 'ssh', 'mosh-server',
-  'vi', 'vim', 'nvim', 'emacs', 'nano', 'micro', 'hx', 'helix', 'kak', 'code', 'code-insiders', 'cursor', 'less', 'more', 'man', 'watch',
+  'sh',
+  'bash',
+  'zsh',
+  'dash',
+  'fish',
+  'ksh',
+  'mksh',
+  'tcsh',
+  'csh',
+  'nu',
+  'xonsh',
+  'elvish',
+  'pwsh',
+  'tmux',
+  'tmux: server',
+  'tmux: client',
+  'screen',
+  'zellij',
+  'login',
+  'su',
+  'sudo',
+  'doas',
+  'script',
+  'sshd',
+  'ssh',
+  'mosh-server',
+  'vi',
+  'vim',
+  'nvim',
+  'emacs',
+  'nano',
+  'micro',
+  'hx',
+  'helix',
+  'kak',
+  'code',
+  'code-insiders',
+  'cursor',
+  'less',
+  'more',
+  'man',
+  'watch',
 ])
 
 /** The program's name: argv[0]'s file name (a login shell's leading "-" dropped; a process title's first word). */
@@ -78,7 +117,10 @@ const ENTRY = /\/bin\/(run|dev)\.js$/
  * subcommand: "emulator", "dev", "webhook info", or "" for none. Otherwise undefined.
  */
 export async function botCliCommand(argv: readonly string[], cwd: string | undefined): Promise<string | undefined> {
-  const candidates = argv.slice(0, 4).map((a, i) => ({a, i})).filter(({a, i}) => i === 0 || !a.startsWith('-'))
+  const candidates = argv
+    .slice(0, 4)
+    .map((a, i) => ({a, i}))
+    .filter(({a, i}) => i === 0 || !a.startsWith('-'))
   for (const {a, i} of candidates) {
     if (!a || (!isAbsolute(a) && !cwd)) continue
     // `bot` on PATH is a link to the package's bin/run.js.
@@ -107,22 +149,39 @@ export async function classifyHolder(input: ClassifyInput): Promise<HolderClass>
   const cli = await botCliCommand(input.argv, input.cwd)
   if (cli !== undefined) {
     const name = `\`bot${cli ? ` ${cli}` : ''}\``
-    if (cli === 'emulator') return {kind: 'bot-cli', what: `${name}, the local Bot API emulator: it serves this token, it does not poll`}
-    if (cli === 'dev') return {kind: 'bot-cli', what: `${name}, a dev session for this bot: stop it with Ctrl-C in its terminal`}
+    if (cli === 'emulator')
+      return {kind: 'bot-cli', what: `${name}, the local Bot API emulator: it serves this token, it does not poll`}
+    if (cli === 'dev')
+      return {kind: 'bot-cli', what: `${name}, a dev session for this bot: stop it with Ctrl-C in its terminal`}
     return {kind: 'bot-cli', what: `${name} (this CLI)`}
   }
   if (input.parent && (await botCliCommand(input.parent.argv, input.parent.cwd)) === 'dev')
-    return {kind: 'dev-bot', what: `the bot run by \`bot dev\` (pid ${input.parent.pid}): stop that session with Ctrl-C in its terminal`}
+    return {
+      kind: 'dev-bot',
+      what: `the bot run by \`bot dev\` (pid ${input.parent.pid}): stop that session with Ctrl-C in its terminal`,
+    }
   if (isShell(input.argv))
-    return {kind: 'shell', what: `a shell, terminal or editor (${programName(input.argv)}) with the token in its environment; it does not poll`}
+    return {
+      kind: 'shell',
+      what: `a shell, terminal or editor (${programName(input.argv)}) with the token in its environment; it does not poll`,
+    }
   const c = input.connections
-  if (!c) return {kind: 'unknown', what: `cannot tell whether it polls (${input.noConnections ?? 'its connections could not be read'})`}
+  if (!c)
+    return {
+      kind: 'unknown',
+      what: `cannot tell whether it polls (${input.noConnections ?? 'its connections could not be read'})`,
+    }
   const api = input.api
   const toApi = api ? c.remote.filter((e) => api.matches(e)) : []
   if (toApi.length > 0) return {kind: 'api-client', what: `connected to the Bot API (${api!.shown}): it uses the token`}
   if (c.remote.length === 0)
-    return {kind: 'idle', what: `no network connection, so it does not poll (it holds the token, e.g. inherited from the shell that started it)${c.listening.length ? `; it listens on port ${c.listening.join(', ')}` : ''}`}
-  const elsewhere = [...new Set(c.remote.map((e) => `${e.address.includes(':') ? `[${e.address}]` : e.address}:${e.port}`))]
+    return {
+      kind: 'idle',
+      what: `no network connection, so it does not poll (it holds the token, e.g. inherited from the shell that started it)${c.listening.length ? `; it listens on port ${c.listening.join(', ')}` : ''}`,
+    }
+  const elsewhere = [
+    ...new Set(c.remote.map((e) => `${e.address.includes(':') ? `[${e.address}]` : e.address}:${e.port}`)),
+  ]
   return {
     kind: 'unknown',
     what: `connected elsewhere (${elsewhere.slice(0, 3).join(', ')}${elsewhere.length > 3 ? ', …' : ''}), not to the Bot API${api ? ` at ${api.shown}` : ''}: cannot tell whether it polls`,

@@ -26,11 +26,20 @@ export interface DoctorRunOptions {
   onResult?: (report: CheckReport) => void
 }
 
-export async function runDoctor(options: DoctorOptions, run: DoctorRunOptions = {}): Promise<DoctorReport & {timings: Record<string, number>}> {
+export async function runDoctor(
+  options: DoctorOptions,
+  run: DoctorRunOptions = {},
+): Promise<DoctorReport & {timings: Record<string, number>}> {
   // Aborted once the report is complete: a request a check gave up on must not outlive the run.
   const scope = linked(run.signal)
   const ctx = createContext(options, scope.signal)
-  const runOptions: RunOptions = {only: run.only, skip: run.skip, redact: ctx.redact, onResult: run.onResult, totalTimeoutMs: run.totalTimeoutMs ?? doctorBoundMs(options)}
+  const runOptions: RunOptions = {
+    only: run.only,
+    skip: run.skip,
+    redact: ctx.redact,
+    onResult: run.onResult,
+    totalTimeoutMs: run.totalTimeoutMs ?? doctorBoundMs(options),
+  }
   try {
     const result = await runChecks(CHECKS, ctx, runOptions)
     return {checks: result.checks, ok: result.ok, timings: result.timings}

@@ -46,10 +46,14 @@ const UPDATES_PAUSE_MS = 500
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, ms)
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer)
-      resolve()
-    }, {once: true})
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer)
+        resolve()
+      },
+      {once: true},
+    )
   })
 }
 
@@ -77,7 +81,8 @@ export async function probePollers(api: BotApi, options: ProbeOptions): Promise<
   }
   const elapsed = () => Math.round(now() - started)
   const end = (answer: PollAnswer): ProbeOutcome | undefined => {
-    if (isPollConflict(answer)) return {kind: 'conflict', evidence: 'direct', polls, ms: elapsed(), afterMs: Math.round(answer.at - started)}
+    if (isPollConflict(answer))
+      return {kind: 'conflict', evidence: 'direct', polls, ms: elapsed(), afterMs: Math.round(answer.at - started)}
     if (isWebhookConflict(answer)) return {kind: 'webhook', polls, ms: elapsed()}
     if (answer.error instanceof BotApiError) {
       if (answer.error.kind === 'aborted') return {kind: 'clear', polls, updatesPending, ms: elapsed()}

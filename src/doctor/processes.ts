@@ -155,10 +155,18 @@ async function argvOf(pid: number): Promise<string[]> {
 }
 
 /** `unreadable`: why its environment and descriptors cannot be read, when they cannot. */
-async function classifyLinux(pid: number, argv: string[], api: ApiEndpoints | undefined, unreadable: string | undefined) {
+async function classifyLinux(
+  pid: number,
+  argv: string[],
+  api: ApiEndpoints | undefined,
+  unreadable: string | undefined,
+) {
   const cwd = await readlink(`/proc/${pid}/cwd`).catch(() => undefined)
   const ppid = await parentOf(pid)
-  const parent = ppid && ppid > 1 ? {pid: ppid, argv: await argvOf(ppid), cwd: await readlink(`/proc/${ppid}/cwd`).catch(() => undefined)} : undefined
+  const parent =
+    ppid && ppid > 1
+      ? {pid: ppid, argv: await argvOf(ppid), cwd: await readlink(`/proc/${ppid}/cwd`).catch(() => undefined)}
+      : undefined
   const connections = unreadable ? undefined : await connectionsOf(pid)
   return classifyHolder({argv, cwd, parent, connections, api, noConnections: unreadable})
 }
@@ -172,49 +180,52 @@ async function scanLinux(token: string, exclude: Set<number>, options: ScanOptio
   const holders: TokenHolder[] = []
   const unreadable: Unreadable[] = []
   const names = await readdir('/proc')
-  await eachLimited(
-    names,
-    async (name) => {
-      if (!/^\d+$/.test(name)) return
-      const pid = Number(name)
-      if (exclude.has(pid)) return
-      try {
-        // Another user's process: its command line is readable, its environment is not (unless root).
-        const mine = uid === undefined || root || (await stat(`/proc/${pid}`)).uid === uid
-        const argv = await argvOf(pid)
-        const command = argv.join(' ')
-        const where: string[] = []
-        if (find.some((n) => command.includes(n))) where.push('command line')
-        let denied = !mine
-        if (mine) {
-          const environ = await readFile(`/proc/${pid}/environ`, 'latin1').catch((error: NodeJS.ErrnoException) => {
-            denied = error.code === 'EACCES' || error.code === 'EPERM'
-            return '' // kernel threads have none; a process that exited meanwhile is gone
-          })
-          for (const entry of environ.split('\0')) {
-            const eq = entry.indexOf('=')
-            if (eq > 0 && find.some((n) => entry.includes(n, eq + 1))) where.push(entry.slice(0, eq))
-          }
+  await eachLimited(names, async (name) => {
+    if (!/^\d+$/.test(name)) return
+    const pid = Number(name)
+    if (exclude.has(pid)) return
+    try {
+      // Another user's process: its command line is readable, its environment is not (unless root).
+      const mine = uid === undefined || root || (await stat(`/proc/${pid}`)).uid === uid
+      const argv = await argvOf(pid)
+      const command = argv.join(' ')
+      const where: string[] = []
+      if (find.some((n) => command.includes(n))) where.push('command line')
+      let denied = !mine
+      if (mine) {
+        const environ = await readFile(`/proc/${pid}/environ`, 'latin1').catch((error: NodeJS.ErrnoException) => {
+          denied = error.code === 'EACCES' || error.code === 'EPERM'
+          return '' // kernel threads have none; a process that exited meanwhile is gone
+        })
+        for (const entry of environ.split('\0')) {
+          const eq = entry.indexOf('=')
+          if (eq > 0 && find.some((n) => entry.includes(n, eq + 1))) where.push(entry.slice(0, eq))
         }
-        // A bot that loads .env itself (dotenv) has the token in neither: look at its working directory.
-        if (where.length === 0 && mine && !denied && argv[0] && RUNTIME.test(basename(argv[0]))) {
-          const cwd = await readlink(`/proc/${pid}/cwd`).catch(() => undefined)
-          if (cwd && (await inDotenv(cwd))) where.push(`${join(cwd, '.env')} (its working directory)`)
-        }
-        const reason = !denied ? undefined : !mine ? OTHER_USER : root ? DENIED_ROOT : DENIED
-        if (where.length === 0) {
-          // Unread: worth a line when it could be a bot (another user's runtime; any of ours).
-          if (reason && (mine || (argv[0] && RUNTIME.test(basename(argv[0])))))
-            unreadable.push({pid, command: shorten(command || `[pid ${pid}]`, token, 80), reason})
-          return
-        }
-        const kind = await classifyLinux(pid, argv, api, reason)
-        holders.push({pid, startedAt: await linuxStart(pid), command: shorten(command || `[pid ${pid}]`, token), where, ...kind})
-      } catch {
-        // the process exited while we looked
       }
-    },
-  )
+      // A bot that loads .env itself (dotenv) has the token in neither: look at its working directory.
+      if (where.length === 0 && mine && !denied && argv[0] && RUNTIME.test(basename(argv[0]))) {
+        const cwd = await readlink(`/proc/${pid}/cwd`).catch(() => undefined)
+        if (cwd && (await inDotenv(cwd))) where.push(`${join(cwd, '.env')} (its working directory)`)
+      }
+      const reason = !denied ? undefined : !mine ? OTHER_USER : root ? DENIED_ROOT : DENIED
+      if (where.length === 0) {
+        // Unread: worth a line when it could be a bot (another user's runtime; any of ours).
+        if (reason && (mine || (argv[0] && RUNTIME.test(basename(argv[0])))))
+          unreadable.push({pid, command: shorten(command || `[pid ${pid}]`, token, 80), reason})
+        return
+      }
+      const kind = await classifyLinux(pid, argv, api, reason)
+      holders.push({
+        pid,
+        startedAt: await linuxStart(pid),
+        command: shorten(command || `[pid ${pid}]`, token),
+        where,
+        ...kind,
+      })
+    } catch {
+      // the process exited while we looked
+    }
+  })
   holders.sort((a, b) => a.pid - b.pid)
   unreadable.sort((a, b) => a.pid - b.pid)
   return {supported: true, holders, unreadable}
@@ -222,7 +233,9 @@ async function scanLinux(token: string, exclude: Set<number>, options: ScanOptio
 
 function run(cmd: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(cmd, args, {maxBuffer: 64 * 1024 * 1024, timeout: 10_000}, (error, stdout) => (error ? reject(error) : resolve(stdout)))
+    execFile(cmd, args, {maxBuffer: 64 * 1024 * 1024, timeout: 10_000}, (error, stdout) =>
+      error ? reject(error) : resolve(stdout),
+    )
   })
 }
 

@@ -3,7 +3,12 @@ import {GLYPH} from '../lib/output.js'
 import type {CheckReport, CheckStatus} from './types.js'
 
 const MARK: Record<CheckStatus, string> = {ok: GLYPH.ok, warn: GLYPH.warn, fail: GLYPH.fail, skipped: '–'}
-const COLOR: Record<CheckStatus, string> = {ok: '\u001B[32m', warn: '\u001B[33m', fail: '\u001B[31m', skipped: '\u001B[2m'}
+const COLOR: Record<CheckStatus, string> = {
+  ok: '\u001B[32m',
+  warn: '\u001B[33m',
+  fail: '\u001B[31m',
+  skipped: '\u001B[2m',
+}
 const RESET = '\u001B[0m'
 const BOLD = '\u001B[1m'
 

@@ -33,12 +33,21 @@ export interface RunResult {
 }
 
 /** The checks --only/--skip select, in declared order; unknown ids are a usage error (exit 2). */
-export function selectChecks<C>(checks: readonly Check<C>[], options: Pick<RunOptions, 'only' | 'skip'> = {}): Check<C>[] {
+export function selectChecks<C>(
+  checks: readonly Check<C>[],
+  options: Pick<RunOptions, 'only' | 'skip'> = {},
+): Check<C>[] {
   const known = new Set(checks.map((c) => c.id))
-  for (const [flag, ids] of [['--only', options.only], ['--skip', options.skip]] as const)
+  for (const [flag, ids] of [
+    ['--only', options.only],
+    ['--skip', options.skip],
+  ] as const)
     for (const id of ids ?? [])
       if (!known.has(id))
-        throw new UsageError(`${flag} "${id}" is not a check id.`, `Known checks: ${[...known].join(', ')} (see --list-checks).`)
+        throw new UsageError(
+          `${flag} "${id}" is not a check id.`,
+          `Known checks: ${[...known].join(', ')} (see --list-checks).`,
+        )
   const only = options.only && options.only.length > 0 ? new Set(options.only) : undefined
   const skip = new Set(options.skip ?? [])
   return checks.filter((c) => (!only || only.has(c.id)) && !skip.has(c.id))
@@ -49,11 +58,13 @@ export function validateNeeds<C>(checks: readonly Check<C>[]): void {
   const byId = new Map(checks.map((c) => [c.id, c]))
   if (byId.size !== checks.length) throw new Error('doctor: two checks share an id')
   for (const c of checks)
-    for (const n of c.needs ?? []) if (!byId.has(n)) throw new Error(`doctor: check "${c.id}" needs unknown check "${n}"`)
+    for (const n of c.needs ?? [])
+      if (!byId.has(n)) throw new Error(`doctor: check "${c.id}" needs unknown check "${n}"`)
   const state = new Map<string, 'visiting' | 'done'>()
   const visit = (id: string, path: string[]): void => {
     if (state.get(id) === 'done') return
-    if (state.get(id) === 'visiting') throw new Error(`doctor: checks need each other in a cycle: ${[...path, id].join(' → ')}`)
+    if (state.get(id) === 'visiting')
+      throw new Error(`doctor: checks need each other in a cycle: ${[...path, id].join(' → ')}`)
     state.set(id, 'visiting')
     for (const n of byId.get(id)!.needs ?? []) visit(n, [...path, id])
     state.set(id, 'done')
@@ -65,16 +76,30 @@ export function validateNeeds<C>(checks: readonly Check<C>[]): void {
  * Run one check under its time limit. Past the limit the check fails with "did not finish", and
  * the signal it was given (when its context has one) is aborted, so its requests really end.
  */
-function withDeadline<C>(check: Check<C>, ctx: C, ms: number, total?: {signal: AbortSignal; timedOut: boolean; ms: number}): Promise<CheckResult> {
-  const own = (ctx as {signal?: unknown}).signal instanceof AbortSignal ? (ctx as {signal: AbortSignal}).signal : undefined
+function withDeadline<C>(
+  check: Check<C>,
+  ctx: C,
+  ms: number,
+  total?: {signal: AbortSignal; timedOut: boolean; ms: number},
+): Promise<CheckResult> {
+  const own =
+    (ctx as {signal?: unknown}).signal instanceof AbortSignal ? (ctx as {signal: AbortSignal}).signal : undefined
   const limit = deadline(ms, own, total?.signal)
   const checkCtx = own ? ({...ctx, signal: limit.signal} as C) : ctx
   const late = new Promise<CheckResult>((resolve) => {
     const onAbort = () => {
       if (limit.timedOut)
-        return resolve({status: 'fail', detail: `The check did not finish within ${Math.round(ms / 1000)} s.`, fix: 'Run it again; if it hangs, run it alone with --only and report it.'})
+        return resolve({
+          status: 'fail',
+          detail: `The check did not finish within ${Math.round(ms / 1000)} s.`,
+          fix: 'Run it again; if it hangs, run it alone with --only and report it.',
+        })
       if (total?.timedOut)
-        return resolve({status: 'fail', detail: `The check did not finish within the doctor's time limit of ${Math.round(total.ms / 1000)} s.`, fix: 'Run it again; if it hangs, run it alone with --only and report it.'})
+        return resolve({
+          status: 'fail',
+          detail: `The check did not finish within the doctor's time limit of ${Math.round(total.ms / 1000)} s.`,
+          fix: 'Run it again; if it hangs, run it alone with --only and report it.',
+        })
       resolve({status: 'skipped', detail: 'Interrupted.'})
     }
     if (limit.signal.aborted) onAbort()
@@ -87,7 +112,11 @@ function withDeadline<C>(check: Check<C>, ctx: C, ms: number, total?: {signal: A
  * Run `checks` (all declared checks) with `ctx`, honouring only/skip. The context's `outcome`
  * is set by the runner so checks can read each other's results.
  */
-export async function runChecks<C extends RunnerContext>(checks: readonly Check<C>[], ctx: C, options: RunOptions = {}): Promise<RunResult> {
+export async function runChecks<C extends RunnerContext>(
+  checks: readonly Check<C>[],
+  ctx: C,
+  options: RunOptions = {},
+): Promise<RunResult> {
   validateNeeds(checks)
   const selected = selectChecks(checks, options)
   const selectedIds = new Set(selected.map((c) => c.id))
@@ -129,7 +158,10 @@ export async function runChecks<C extends RunnerContext>(checks: readonly Check<
     try {
       return await withDeadline(check, ctx, check.timeoutMs?.(ctx) ?? options.defaultTimeoutMs ?? 20_000, total)
     } catch (error) {
-      return {status: 'fail', detail: `The check itself failed: ${redact(error instanceof Error ? error.message : String(error))}`}
+      return {
+        status: 'fail',
+        detail: `The check itself failed: ${redact(error instanceof Error ? error.message : String(error))}`,
+      }
     } finally {
       timings[check.id] = Math.round(performance.now() - began)
     }

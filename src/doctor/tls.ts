@@ -34,9 +34,16 @@ const REASONS: Record<string, string> = {
 }
 
 function fixFor(code: string | undefined): string {
-  if (code === 'ECONNREFUSED' || code === 'ETIMEDOUT' || code === 'EHOSTUNREACH' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'timeout')
+  if (
+    code === 'ECONNREFUSED' ||
+    code === 'ETIMEDOUT' ||
+    code === 'EHOSTUNREACH' ||
+    code === 'ENOTFOUND' ||
+    code === 'EAI_AGAIN' ||
+    code === 'timeout'
+  )
     return 'Make the host reachable from the internet on that port (DNS A record, firewall, the server or tunnel running).'
-  return 'Serve a certificate from a public CA with the full chain for this host name (e.g. Let\'s Encrypt), or upload a self-signed one with `bot webhook set URL --certificate cert.pem`. Check with: openssl s_client -connect HOST:PORT -servername HOST'
+  return "Serve a certificate from a public CA with the full chain for this host name (e.g. Let's Encrypt), or upload a self-signed one with `bot webhook set URL --certificate cert.pem`. Check with: openssl s_client -connect HOST:PORT -servername HOST"
 }
 
 export function checkTls(host: string, port: number, options: TlsOptions = {}): Promise<TlsFinding> {
@@ -59,7 +66,15 @@ export function checkTls(host: string, port: number, options: TlsOptions = {}): 
       socket.destroy()
       resolve(finding)
     }
-    const timer = setTimeout(() => finish({status: 'fail', detail: `TLS: no handshake with ${where} within ${Math.round(timeoutMs / 1000)} s`, fix: fixFor('timeout')}), timeoutMs)
+    const timer = setTimeout(
+      () =>
+        finish({
+          status: 'fail',
+          detail: `TLS: no handshake with ${where} within ${Math.round(timeoutMs / 1000)} s`,
+          fix: fixFor('timeout'),
+        }),
+      timeoutMs,
+    )
     const onAbort = () => finish({status: 'fail', detail: `TLS: check of ${where} interrupted`})
     options.signal?.addEventListener('abort', onAbort, {once: true})
     socket.once('secureConnect', () => {
@@ -68,7 +83,9 @@ export function checkTls(host: string, port: number, options: TlsOptions = {}): 
       const validTo = cert?.valid_to ? new Date(cert.valid_to) : undefined
       const days = validTo ? Math.floor((validTo.getTime() - Date.now()) / 86_400_000) : undefined
       const until = validTo ? `, valid until ${validTo.toISOString().slice(0, 10)}` : ''
-      const who = options.customCertificate ? 'the uploaded self-signed certificate' : `a certificate trusted for ${host}`
+      const who = options.customCertificate
+        ? 'the uploaded self-signed certificate'
+        : `a certificate trusted for ${host}`
       if (days !== undefined && days < SOON_DAYS)
         return finish({
           status: 'warn',
@@ -80,7 +97,11 @@ export function checkTls(host: string, port: number, options: TlsOptions = {}): 
     socket.once('error', (error: NodeJS.ErrnoException) => {
       const code = error.code
       const reason = (code && REASONS[code]) ?? error.message
-      finish({status: 'fail', detail: `TLS: handshake with ${where} failed: ${reason}${code ? ` (${code})` : ''}`, fix: fixFor(code)})
+      finish({
+        status: 'fail',
+        detail: `TLS: handshake with ${where} failed: ${reason}${code ? ` (${code})` : ''}`,
+        fix: fixFor(code),
+      })
     })
   })
 }

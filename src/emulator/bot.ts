@@ -93,19 +93,34 @@ export class BotState {
 
   constructor(
     readonly token: string,
-    info: {id: number; firstName: string; lastName?: string; username: string; canJoinGroups: boolean;
-      canReadAllGroupMessages: boolean; supportsInlineQueries: boolean},
+    info: {
+      id: number
+      firstName: string
+      lastName?: string
+      username: string
+      canJoinGroups: boolean
+      canReadAllGroupMessages: boolean
+      supportsInlineQueries: boolean
+    },
     firstUpdateId: number,
   ) {
     this.id = info.id
     this.nextUpdateId = firstUpdateId
     this.user = {
-      id: info.id, is_bot: true, first_name: info.firstName,
-      ...(info.lastName ? {last_name: info.lastName} : {}), username: info.username,
-      can_join_groups: info.canJoinGroups, can_read_all_group_messages: info.canReadAllGroupMessages,
-      supports_inline_queries: info.supportsInlineQueries, supports_guest_queries: false,
-      can_connect_to_business: false, has_main_web_app: false, has_topics_enabled: false,
-      allows_users_to_create_topics: false, can_manage_bots: false,
+      id: info.id,
+      is_bot: true,
+      first_name: info.firstName,
+      ...(info.lastName ? {last_name: info.lastName} : {}),
+      username: info.username,
+      can_join_groups: info.canJoinGroups,
+      can_read_all_group_messages: info.canReadAllGroupMessages,
+      supports_inline_queries: info.supportsInlineQueries,
+      supports_guest_queries: false,
+      can_connect_to_business: false,
+      has_main_web_app: false,
+      has_topics_enabled: false,
+      allows_users_to_create_topics: false,
+      can_manage_bots: false,
     }
   }
 
@@ -127,7 +142,14 @@ export class BotState {
     const {update_id: _ignored, ...rest} = body
     const ordered = {update_id: this.nextUpdateId, ...rest} as Update
     this.nextUpdateId = this.nextUpdateId >= INT32_MAX ? 1 : this.nextUpdateId + 1
-    this.queue.set(ordered.update_id, {update: ordered, queue: webhookQueueOf(ordered), failures: 0, nextAttemptAt: 0, inFlight: false, expiresAt})
+    this.queue.set(ordered.update_id, {
+      update: ordered,
+      queue: webhookQueueOf(ordered),
+      failures: 0,
+      nextAttemptAt: 0,
+      inFlight: false,
+      expiresAt,
+    })
     this.poll?.wake()
     this.onQueued?.()
     return ordered
@@ -201,9 +223,20 @@ export class BotState {
 
 /** Fixed lifetimes in seconds by update type (BA Client.cpp add_update); messages live until 24 h after their date. */
 const LIFETIME_SECONDS: Record<string, number> = {
-  callback_query: 150, inline_query: 30, chosen_inline_result: 600, shipping_query: 150, pre_checkout_query: 150,
+  callback_query: 150,
+  inline_query: 30,
+  chosen_inline_result: 600,
+  shipping_query: 150,
+  pre_checkout_query: 150,
 }
-const DATED = new Set(['message', 'edited_message', 'channel_post', 'edited_channel_post', 'business_message', 'edited_business_message'])
+const DATED = new Set([
+  'message',
+  'edited_message',
+  'channel_post',
+  'edited_channel_post',
+  'business_message',
+  'edited_business_message',
+])
 const DAY = 86_400
 
 /** When an update of `type` expires: 24 h after the (edit) date of a message, else its fixed lifetime from now. */

@@ -43,7 +43,10 @@ interface Ctx {
 }
 
 class ControlError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message)
   }
 }
@@ -78,17 +81,39 @@ const ROUTES: Record<string, {method: 'GET' | 'POST'; handler: Handler; withId?:
   calls: {method: 'GET', handler: getCalls},
   faults: {method: 'POST', handler: postFault},
   state: {method: 'GET', handler: getState},
-  'chats/block': {method: 'POST', handler: ({emu, bot, id}) => ({update_id: emu.blockBot(bot.token, id!).update_id}), withId: true},
-  'chats/unblock': {method: 'POST', handler: ({emu, bot, id}) => ({update_id: emu.unblockBot(bot.token, id!).update_id}), withId: true},
-  'chats/migrate': {method: 'POST', handler: ({emu, bot, id}) => ({migrate_to_chat_id: emu.migrateChat(bot.token, id!)}), withId: true},
-  'users/deactivate': {method: 'POST', handler: ({emu, bot, id}) => {
-    emu.deactivateUser(bot.token, id!)
-    return {ok: true}
-  }, withId: true},
+  'chats/block': {
+    method: 'POST',
+    handler: ({emu, bot, id}) => ({update_id: emu.blockBot(bot.token, id!).update_id}),
+    withId: true,
+  },
+  'chats/unblock': {
+    method: 'POST',
+    handler: ({emu, bot, id}) => ({update_id: emu.unblockBot(bot.token, id!).update_id}),
+    withId: true,
+  },
+  'chats/migrate': {
+    method: 'POST',
+    handler: ({emu, bot, id}) => ({migrate_to_chat_id: emu.migrateChat(bot.token, id!)}),
+    withId: true,
+  },
+  'users/deactivate': {
+    method: 'POST',
+    handler: ({emu, bot, id}) => {
+      emu.deactivateUser(bot.token, id!)
+      return {ok: true}
+    },
+    withId: true,
+  },
 }
 
-async function route(emu: BotApiEmulator, deps: ControlDeps, req: http.IncomingMessage, res: http.ServerResponse,
-  path: string, search: string): Promise<unknown> {
+async function route(
+  emu: BotApiEmulator,
+  deps: ControlDeps,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  path: string,
+  search: string,
+): Promise<unknown> {
   const parts = path.split('/').slice(2) // '', '_emulator', …
   if (parts.length === 1 && parts[0] === 'reset') {
     if (req.method !== 'POST') throw new ControlError(405, 'use POST /_emulator/reset')
@@ -98,14 +123,21 @@ async function route(emu: BotApiEmulator, deps: ControlDeps, req: http.IncomingM
   }
   if (parts[0] !== 'bots' || parts.length < 3) {
     req.resume()
-    throw new ControlError(404, `no control endpoint ${req.method ?? ''} ${shown(parts)}; see docs/emulator.md for the list`)
+    throw new ControlError(
+      404,
+      `no control endpoint ${req.method ?? ''} ${shown(parts)}; see docs/emulator.md for the list`,
+    )
   }
   const token = safeDecode(parts[1])
   let name = parts[2]
   let id: number | undefined
   if ((parts[2] === 'chats' || parts[2] === 'users') && parts.length === 5) {
     id = Number(parts[3])
-    if (!Number.isSafeInteger(id) || id === 0) throw new ControlError(400, `${parts[2] === 'chats' ? 'chat_id' : 'user_id'} "${parts[3]}" in the path must be a non-zero integer`)
+    if (!Number.isSafeInteger(id) || id === 0)
+      throw new ControlError(
+        400,
+        `${parts[2] === 'chats' ? 'chat_id' : 'user_id'} "${parts[3]}" in the path must be a non-zero integer`,
+      )
     name = `${parts[2]}/${parts[4]}`
   } else if (parts.length !== 3) {
     name = ''
@@ -113,7 +145,10 @@ async function route(emu: BotApiEmulator, deps: ControlDeps, req: http.IncomingM
   const entry = ROUTES[name]
   if (!entry) {
     req.resume()
-    throw new ControlError(404, `no control endpoint ${req.method ?? ''} ${shown(parts)}; see docs/emulator.md for the list`)
+    throw new ControlError(
+      404,
+      `no control endpoint ${req.method ?? ''} ${shown(parts)}; see docs/emulator.md for the list`,
+    )
   }
   if (req.method !== entry.method) {
     req.resume()
@@ -122,7 +157,10 @@ async function route(emu: BotApiEmulator, deps: ControlDeps, req: http.IncomingM
   const bot = deps.botFor(token)
   if (!bot || bot.revoked) {
     req.resume()
-    throw new ControlError(404, 'no bot with this token in the emulator (create it with createBot, or start `bot emulator --any-token`)')
+    throw new ControlError(
+      404,
+      'no bot with this token in the emulator (create it with createBot, or start `bot emulator --any-token`)',
+    )
   }
   const body = entry.method === 'POST' ? await readJson(req) : (req.resume(), {})
   try {
@@ -168,7 +206,8 @@ async function readJson(req: http.IncomingMessage): Promise<Record<string, unkno
   } catch {
     throw new ControlError(400, 'the body is not valid JSON (send a JSON object with Content-Type: application/json)')
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new ControlError(400, 'the body must be a JSON object')
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw new ControlError(400, 'the body must be a JSON object')
   return value as Record<string, unknown>
 }
 
@@ -176,18 +215,24 @@ async function readJson(req: http.IncomingMessage): Promise<Record<string, unkno
 
 function only(body: Record<string, unknown>, allowed: string[]): void {
   for (const key of Object.keys(body)) {
-    if (!allowed.includes(key)) throw new ControlError(400, `unknown field "${key}"; the fields are ${allowed.join(', ')}`)
+    if (!allowed.includes(key))
+      throw new ControlError(400, `unknown field "${key}"; the fields are ${allowed.join(', ')}`)
   }
 }
 
-function int(body: Record<string, unknown>, name: string, rule: {required?: boolean; min?: number; nonZero?: boolean} = {}): number | undefined {
+function int(
+  body: Record<string, unknown>,
+  name: string,
+  rule: {required?: boolean; min?: number; nonZero?: boolean} = {},
+): number | undefined {
   const value = body[name]
   if (value === undefined || value === null) {
     if (rule.required) throw new ControlError(400, `${name} is required (an integer)`)
     return undefined
   }
   const n = typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value
-  if (typeof n !== 'number' || !Number.isSafeInteger(n)) throw new ControlError(400, `${name} ${JSON.stringify(value)} must be an integer`)
+  if (typeof n !== 'number' || !Number.isSafeInteger(n))
+    throw new ControlError(400, `${name} ${JSON.stringify(value)} must be an integer`)
   if (rule.min !== undefined && n < rule.min) throw new ControlError(400, `${name} ${n} must be ≥ ${rule.min}`)
   if (rule.nonZero && n === 0) throw new ControlError(400, `${name} must not be 0`)
   return n
@@ -206,7 +251,18 @@ function str(body: Record<string, unknown>, name: string, required = false): str
 // ---------------------------------------------------------------- handlers
 
 function postMessage({emu, bot, body}: Ctx): unknown {
-  only(body, ['text', 'chat_id', 'user_id', 'first_name', 'last_name', 'username', 'language_code', 'chat_title', 'date', 'reply_to_message_id'])
+  only(body, [
+    'text',
+    'chat_id',
+    'user_id',
+    'first_name',
+    'last_name',
+    'username',
+    'language_code',
+    'chat_title',
+    'date',
+    'reply_to_message_id',
+  ])
   const text = str(body, 'text', true)!
   const replyTo = int(body, 'reply_to_message_id', {min: 1})
   const userId = int(body, 'user_id', {min: 1})
@@ -215,8 +271,15 @@ function postMessage({emu, bot, body}: Ctx): unknown {
     throw new ControlError(400, `reply_to_message_id ${replyTo}: there is no message ${replyTo} in chat ${chatId}`)
   }
   const update = emu.sendUserMessage(bot.token, {
-    text, chatId, userId, firstName: str(body, 'first_name'), lastName: str(body, 'last_name'), username: str(body, 'username'),
-    languageCode: str(body, 'language_code'), chatTitle: str(body, 'chat_title'), date: int(body, 'date', {min: 0}),
+    text,
+    chatId,
+    userId,
+    firstName: str(body, 'first_name'),
+    lastName: str(body, 'last_name'),
+    username: str(body, 'username'),
+    languageCode: str(body, 'language_code'),
+    chatTitle: str(body, 'chat_title'),
+    date: int(body, 'date', {min: 0}),
     replyToMessageId: replyTo,
   })
   return {update_id: update.update_id, message: update.message}
@@ -229,19 +292,36 @@ function postCallbackQuery({emu, bot, body}: Ctx): unknown {
   const userId = int(body, 'user_id', {min: 1})
   const chatId = int(body, 'chat_id', {nonZero: true}) ?? userId ?? 1111
   if (!bot.message(chatId, messageId)) {
-    throw new ControlError(400, `message_id ${messageId}: there is no message ${messageId} in chat ${chatId} (pass the chat_id of the bot's message)`)
+    throw new ControlError(
+      400,
+      `message_id ${messageId}: there is no message ${messageId} in chat ${chatId} (pass the chat_id of the bot's message)`,
+    )
   }
-  const update = emu.sendCallbackQuery(bot.token, {data, messageId, chatId, userId, firstName: str(body, 'first_name'), username: str(body, 'username')})
+  const update = emu.sendCallbackQuery(bot.token, {
+    data,
+    messageId,
+    chatId,
+    userId,
+    firstName: str(body, 'first_name'),
+    username: str(body, 'username'),
+  })
   return {update_id: update.update_id, callback_query: update.callback_query}
 }
 
 function postUpdate({emu, bot, body}: Ctx): unknown {
-  if ('update_id' in body) throw new ControlError(400, 'leave update_id out: the emulator gives the update the next update_id')
+  if ('update_id' in body)
+    throw new ControlError(400, 'leave update_id out: the emulator gives the update the next update_id')
   const keys = Object.keys(body)
-  if (keys.length !== 1) throw new ControlError(400, `an update has exactly one field, its type (message, callback_query, …); got ${keys.length === 0 ? 'none' : keys.join(', ')}`)
-  if (!(UPDATE_TYPES as readonly string[]).includes(keys[0])) throw new ControlError(400, `"${keys[0]}" is not an update type; use one of ${UPDATE_TYPES.join(', ')}`)
+  if (keys.length !== 1)
+    throw new ControlError(
+      400,
+      `an update has exactly one field, its type (message, callback_query, …); got ${keys.length === 0 ? 'none' : keys.join(', ')}`,
+    )
+  if (!(UPDATE_TYPES as readonly string[]).includes(keys[0]))
+    throw new ControlError(400, `"${keys[0]}" is not an update type; use one of ${UPDATE_TYPES.join(', ')}`)
   const content = body[keys[0]]
-  if (!content || typeof content !== 'object' || Array.isArray(content)) throw new ControlError(400, `${keys[0]} must be a JSON object`)
+  if (!content || typeof content !== 'object' || Array.isArray(content))
+    throw new ControlError(400, `${keys[0]} must be a JSON object`)
   return {update_id: emu.injectUpdate(bot.token, body as TgObject).update_id}
 }
 
@@ -249,8 +329,11 @@ function postFault({emu, bot, body}: Ctx): unknown {
   only(body, ['method', 'error_code', 'description', 'retry_after', 'migrate_to_chat_id', 'times'])
   const method = str(body, 'method', true)!
   emu.failNext(bot.token, method, {
-    errorCode: int(body, 'error_code', {required: true})!, description: str(body, 'description', true)!,
-    retryAfter: int(body, 'retry_after'), migrateToChatId: int(body, 'migrate_to_chat_id'), times: int(body, 'times'),
+    errorCode: int(body, 'error_code', {required: true})!,
+    description: str(body, 'description', true)!,
+    retryAfter: int(body, 'retry_after'),
+    migrateToChatId: int(body, 'migrate_to_chat_id'),
+    times: int(body, 'times'),
   })
   return {ok: true}
 }
@@ -262,10 +345,17 @@ function getState({emu, bot}: Ctx): unknown {
     if (key.startsWith('@') || seen.has(key)) continue
     seen.add(key)
     const prefix = `${key}:`
-    const messages = [...bot.messages].filter(([k]) => k.startsWith(prefix)).map(([, m]) => m)
+    const messages = [...bot.messages]
+      .filter(([k]) => k.startsWith(prefix))
+      .map(([, m]) => m)
       .sort((a, b) => (a.message_id as number) - (b.message_id as number))
     const migrated = bot.faults.migrated.get(key)
-    chats.push({chat, messages, blocked: bot.faults.blocked.has(key), ...(migrated !== undefined ? {migrate_to_chat_id: migrated} : {})})
+    chats.push({
+      chat,
+      messages,
+      blocked: bot.faults.blocked.has(key),
+      ...(migrated !== undefined ? {migrate_to_chat_id: migrated} : {}),
+    })
   }
   return {
     queue: emu.pendingUpdates(bot.token),
@@ -279,7 +369,10 @@ function getState({emu, bot}: Ctx): unknown {
 /** The call as the control API shows it. */
 function shownCall(call: RecordedCall): Record<string, unknown> {
   return {
-    seq: call.seq, method: call.method, params: call.params, ok: call.error === undefined,
+    seq: call.seq,
+    method: call.method,
+    params: call.params,
+    ok: call.error === undefined,
     ...(call.error ? {error_code: call.error.code, description: call.error.description} : {result: call.result}),
   }
 }
@@ -289,9 +382,14 @@ function getCalls({emu, deps, bot, query, res}: Ctx): Promise<unknown> | unknown
   const since = int(read('since'), 'since', {min: 0}) ?? 0
   const rawWait = query.get('wait')
   const wait = rawWait === null || rawWait === '' ? 0 : Number(rawWait)
-  if (!Number.isFinite(wait) || wait < 0) throw new ControlError(400, `wait ${JSON.stringify(rawWait)} must be a number of seconds ≥ 0 (at most ${MAX_WAIT_SECONDS})`)
+  if (!Number.isFinite(wait) || wait < 0)
+    throw new ControlError(
+      400,
+      `wait ${JSON.stringify(rawWait)} must be a number of seconds ≥ 0 (at most ${MAX_WAIT_SECONDS})`,
+    )
   const method = query.get('method')?.toLowerCase() || undefined
-  const matches = (c: RecordedCall): boolean => c.seq > since && (method === undefined || c.method.toLowerCase() === method)
+  const matches = (c: RecordedCall): boolean =>
+    c.seq > since && (method === undefined || c.method.toLowerCase() === method)
   const collect = (): unknown => {
     const calls = bot.calls
     let start = calls.length

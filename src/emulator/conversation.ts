@@ -53,13 +53,18 @@ export class ConversationUser {
   private readonly timeoutMs: number
   private readonly settleMs: number
 
-  constructor(private readonly host: ConversationHost, private readonly options: ConversationOptions & {id: number}) {
+  constructor(
+    private readonly host: ConversationHost,
+    private readonly options: ConversationOptions & {id: number},
+  ) {
     this.id = options.id
     this.chatId = options.chatId ?? options.id
     this.timeoutMs = options.timeoutMs ?? 5000
     this.settleMs = options.settleMs ?? 5
-    if (!Number.isSafeInteger(this.id) || this.id <= 0) throw new Error(`emu.user: id ${String(this.id)} must be a positive integer`)
-    if (!Number.isSafeInteger(this.chatId) || this.chatId === 0) throw new Error(`emu.user: chatId ${String(this.chatId)} must be a non-zero integer`)
+    if (!Number.isSafeInteger(this.id) || this.id <= 0)
+      throw new Error(`emu.user: id ${String(this.id)} must be a positive integer`)
+    if (!Number.isSafeInteger(this.chatId) || this.chatId === 0)
+      throw new Error(`emu.user: chatId ${String(this.chatId)} must be a non-zero integer`)
   }
 
   /** The chat's messages as the user sees them, oldest first: the user's and the bot's, edits applied, deletions removed. */
@@ -72,10 +77,17 @@ export class ConversationUser {
 
   /** Send a text message; resolves with the messages the bot sent (or edited) in this chat while handling it. */
   send(text: string, options: {replyToMessageId?: number} = {}): Promise<Message[]> {
-    if (typeof text !== 'string' || text === '') return Promise.reject(new Error('user.send: the text must be a non-empty string'))
-    return this.exchange(`user.send(${JSON.stringify(text)})`, () => this.host.sendUserMessage(this.host.token, {
-      text, chatId: this.chatId, userId: this.id, ...this.identity(), ...options,
-    }))
+    if (typeof text !== 'string' || text === '')
+      return Promise.reject(new Error('user.send: the text must be a non-empty string'))
+    return this.exchange(`user.send(${JSON.stringify(text)})`, () =>
+      this.host.sendUserMessage(this.host.token, {
+        text,
+        chatId: this.chatId,
+        userId: this.id,
+        ...this.identity(),
+        ...options,
+      }),
+    )
   }
 
   /**
@@ -90,27 +102,46 @@ export class ConversationUser {
       if (!button) continue
       if (typeof button.callback_data !== 'string') {
         const kind = Object.keys(button).find((k) => k !== 'text') ?? 'no action'
-        return Promise.reject(new Error(`${what}: the button "${text}" of message ${messages[i].message_id} is a ${kind} button, not a callback button: there is nothing to press in a test`))
+        return Promise.reject(
+          new Error(
+            `${what}: the button "${text}" of message ${messages[i].message_id} is a ${kind} button, not a callback button: there is nothing to press in a test`,
+          ),
+        )
       }
       const data = button.callback_data
       const messageId = messages[i].message_id
-      return this.exchange(what, () => this.host.sendCallbackQuery(this.host.token, {
-        data, messageId, chatId: this.chatId, userId: this.id, firstName: this.options.firstName, username: this.options.username,
-      }))
+      return this.exchange(what, () =>
+        this.host.sendCallbackQuery(this.host.token, {
+          data,
+          messageId,
+          chatId: this.chatId,
+          userId: this.id,
+          firstName: this.options.firstName,
+          username: this.options.username,
+        }),
+      )
     }
     const keyboard = this.replyKeyboard()
     if (keyboard.includes(text)) return this.send(text)
     const seen = [...new Set([...messages.flatMap((m) => inlineButtons(m).map((b) => b.text)), ...keyboard])]
-    return Promise.reject(new Error(`${what}: no message in chat ${this.chatId} has a button "${text}"; ` +
-      (seen.length > 0 ? `the buttons there: ${seen.map((b) => `[${String(b)}]`).join(' ')}` : 'the bot sent no buttons') +
-      `; the chat: ${describeChat(messages)}`))
+    return Promise.reject(
+      new Error(
+        `${what}: no message in chat ${this.chatId} has a button "${text}"; ` +
+          (seen.length > 0
+            ? `the buttons there: ${seen.map((b) => `[${String(b)}]`).join(' ')}`
+            : 'the bot sent no buttons') +
+          `; the chat: ${describeChat(messages)}`,
+      ),
+    )
   }
 
   private identity(): Partial<UserMessageOptions> {
     const {firstName, lastName, username, languageCode} = this.options
     return {
-      ...(firstName !== undefined ? {firstName} : {}), ...(lastName !== undefined ? {lastName} : {}),
-      ...(username !== undefined ? {username} : {}), ...(languageCode !== undefined ? {languageCode} : {}),
+      ...(firstName !== undefined ? {firstName} : {}),
+      ...(lastName !== undefined ? {lastName} : {}),
+      ...(username !== undefined ? {username} : {}),
+      ...(languageCode !== undefined ? {languageCode} : {}),
     }
   }
 
@@ -124,7 +155,9 @@ export class ConversationUser {
       if (!markup || typeof markup !== 'object') continue
       if (markup.remove_keyboard) return []
       if (Array.isArray(markup.keyboard)) {
-        return (markup.keyboard as unknown[]).flat().map((b) => typeof b === 'string' ? b : String((b as TgObject)?.text ?? ''))
+        return (markup.keyboard as unknown[])
+          .flat()
+          .map((b) => (typeof b === 'string' ? b : String((b as TgObject)?.text ?? '')))
       }
     }
     return []
@@ -199,8 +232,16 @@ export class ConversationUser {
         fail(new Error(`${what}: the bot's allowed_updates exclude this update, so Telegram would not deliver it`))
         return
       }
-      deadline = setTimeout(() => fail(new Error(`${what}: the bot did not finish handling update ${updateId} within ` +
-        `${this.timeoutMs} ms (${this.whereIs(updateId, confirmed)}); ${describeCalls(seen)}`)), this.timeoutMs)
+      deadline = setTimeout(
+        () =>
+          fail(
+            new Error(
+              `${what}: the bot did not finish handling update ${updateId} within ` +
+                `${this.timeoutMs} ms (${this.whereIs(updateId, confirmed)}); ${describeCalls(seen)}`,
+            ),
+          ),
+        this.timeoutMs,
+      )
     })
   }
 
@@ -210,8 +251,13 @@ export class ConversationUser {
       if (call.error || !isOutgoing(call.method)) continue
       for (const result of Array.isArray(call.result) ? call.result : [call.result]) {
         const message = result as Message | undefined
-        if (message && typeof message === 'object' && typeof message.message_id === 'number' &&
-          (message.chat as TgObject | undefined)?.id === this.chatId) out.push(message)
+        if (
+          message &&
+          typeof message === 'object' &&
+          typeof message.message_id === 'number' &&
+          (message.chat as TgObject | undefined)?.id === this.chatId
+        )
+          out.push(message)
       }
     }
     return out
@@ -222,9 +268,13 @@ export class ConversationUser {
     if (confirmed) return 'confirmed by getUpdates, but the bot kept calling the API'
     if (!bot.queue.has(updateId)) return 'it left the queue without an answer'
     if (bot.webhook) {
-      return bot.lastErrorMessage ? `still queued for the webhook; last delivery error: ${bot.lastErrorMessage}` : 'still queued for the webhook'
+      return bot.lastErrorMessage
+        ? `still queued for the webhook; last delivery error: ${bot.lastErrorMessage}`
+        : 'still queued for the webhook'
     }
-    return bot.poll ? 'still queued, not yet confirmed by a getUpdates offset' : 'still queued: no webhook is set and no getUpdates is waiting (is the bot running?)'
+    return bot.poll
+      ? 'still queued, not yet confirmed by a getUpdates offset'
+      : 'still queued: no webhook is set and no getUpdates is waiting (is the bot running?)'
   }
 }
 
@@ -240,17 +290,25 @@ export function describeCalls(calls: RecordedCall[]): string {
   for (const call of calls) {
     if (call.method.toLowerCase() === 'getupdates') continue
     const text = call.params.text ?? call.params.caption ?? call.params.data
-    const shown = typeof text === 'string' ? ` ${JSON.stringify(text.length > 80 ? `${text.slice(0, 77)}...` : text)}` : ''
-    parts.push(call.error ? `${call.method}${shown} failed: ${call.error.code} ${call.error.description}` : `${call.method}${shown}`)
+    const shown =
+      typeof text === 'string' ? ` ${JSON.stringify(text.length > 80 ? `${text.slice(0, 77)}...` : text)}` : ''
+    parts.push(
+      call.error
+        ? `${call.method}${shown} failed: ${call.error.code} ${call.error.description}`
+        : `${call.method}${shown}`,
+    )
   }
   return parts.length > 0 ? `the bot's calls: ${parts.join('; ')}` : 'the bot made no calls'
 }
 
 function describeChat(messages: TgObject[]): string {
   if (messages.length === 0) return '(empty)'
-  return messages.slice(-5).map((m) => {
-    const who = (m.from as TgObject | undefined)?.is_bot ? 'bot' : 'user'
-    const text = typeof m.text === 'string' ? m.text : typeof m.caption === 'string' ? m.caption : '[no text]'
-    return `${who}: ${JSON.stringify(text)}`
-  }).join(', ')
+  return messages
+    .slice(-5)
+    .map((m) => {
+      const who = (m.from as TgObject | undefined)?.is_bot ? 'bot' : 'user'
+      const text = typeof m.text === 'string' ? m.text : typeof m.caption === 'string' ? m.caption : '[no text]'
+      return `${who}: ${JSON.stringify(text)}`
+    })
+    .join(', ')
 }

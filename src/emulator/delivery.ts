@@ -30,9 +30,10 @@ export class WebhookWorker {
   ) {
     this.target = new URL(/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(settings.url) ? settings.url : `https://${settings.url}`)
     const agentOptions = {keepAlive: true, maxSockets: settings.maxConnections}
-    this.agent = this.target.protocol === 'https:'
-      ? new https.Agent({...agentOptions, ...(settings.certificate ? {ca: settings.certificate} : {})})
-      : new http.Agent(agentOptions)
+    this.agent =
+      this.target.protocol === 'https:'
+        ? new https.Agent({...agentOptions, ...(settings.certificate ? {ca: settings.certificate} : {})})
+        : new http.Agent(agentOptions)
     for (const entry of bot.queue.values()) {
       // retry state belongs to a webhook: a new one starts afresh
       entry.failures = 0
@@ -101,7 +102,9 @@ export class WebhookWorker {
     this.inFlight += 1
     const started = performance.now()
     // The server writes `"update_id":N` then a raw ",\n" before the update's type field.
-    const body = Buffer.from((entry.json ??= JSON.stringify(entry.update)).replace(/^\{"update_id":(-?\d+),/, '{"update_id":$1,\n'))
+    const body = Buffer.from(
+      (entry.json ??= JSON.stringify(entry.update)).replace(/^\{"update_id":(-?\d+),/, '{"update_id":$1,\n'),
+    )
     const https_ = this.target.protocol === 'https:'
     const headers: Record<string, string | number> = {
       Host: this.target.host,
@@ -124,7 +127,9 @@ export class WebhookWorker {
       headers,
       agent: this.agent,
       // SNI carries a host name only (an IP literal is not allowed there)
-      ...(https_ && isIP(this.target.hostname.replace(/^\[(.*)\]$/, '$1')) === 0 ? {servername: this.target.hostname} : {}),
+      ...(https_ && isIP(this.target.hostname.replace(/^\[(.*)\]$/, '$1')) === 0
+        ? {servername: this.target.hostname}
+        : {}),
     }
     let settled = false
     const settle = (ok: boolean, status: number | undefined, error: string | undefined, retryAfter?: number): void => {
@@ -145,11 +150,18 @@ export class WebhookWorker {
         if (status >= 200 && status < 300) {
           settle(true, status, undefined)
           const updateId = entry.update.update_id
-          void this.runReply(res.headers, Buffer.concat(chunks)).then((replied) => this.core.handled(this.bot, updateId, replied))
+          void this.runReply(res.headers, Buffer.concat(chunks)).then((replied) =>
+            this.core.handled(this.bot, updateId, replied),
+          )
           return
         }
         const reason = res.statusMessage || http.STATUS_CODES[status] || ''
-        settle(false, status, `Wrong response from the webhook: ${status} ${reason}`.trimEnd(), retryAfterOf(res.headers['retry-after']))
+        settle(
+          false,
+          status,
+          `Wrong response from the webhook: ${status} ${reason}`.trimEnd(),
+          retryAfterOf(res.headers['retry-after']),
+        )
       })
     })
     this.requests.add(req)
@@ -161,15 +173,22 @@ export class WebhookWorker {
     req.end(body)
   }
 
-  private finish(entry: QueueEntry, ok: boolean, status: number | undefined, error: string | undefined,
-    retryAfter: number | undefined, ms: number): void {
+  private finish(
+    entry: QueueEntry,
+    ok: boolean,
+    status: number | undefined,
+    error: string | undefined,
+    retryAfter: number | undefined,
+    ms: number,
+  ): void {
     const updateId = entry.update.update_id
     this.failing = !ok
     if (ok) {
       this.bot.queue.delete(updateId)
     } else if (this.bot.queue.get(updateId) === entry) {
       entry.failures += 1
-      const seconds = retryAfter ?? (entry.failures === 1 ? 0 : Math.min(2 ** (entry.failures - 1), 60 + Math.random() * 60))
+      const seconds =
+        retryAfter ?? (entry.failures === 1 ? 0 : Math.min(2 ** (entry.failures - 1), 60 + Math.random() * 60))
       // A floor of 10 ms after the first retry keeps a tiny timeScale from turning retries into a busy loop.
       const delay = this.core.scale(seconds * 1000)
       entry.nextAttemptAt = Date.now() + (entry.failures > 1 ? Math.max(10, delay) : delay)
@@ -178,8 +197,14 @@ export class WebhookWorker {
       // a retry that would come after the update's lifetime never happens: the server drops it
       if (entry.nextAttemptAt >= entry.expiresAt) this.bot.queue.delete(updateId)
     }
-    this.core.delivered({token: this.bot.token, updateId, ok, ...(status !== undefined ? {status} : {}),
-      ...(error !== undefined ? {error} : {}), ms})
+    this.core.delivered({
+      token: this.bot.token,
+      updateId,
+      ok,
+      ...(status !== undefined ? {status} : {}),
+      ...(error !== undefined ? {error} : {}),
+      ms,
+    })
     this.schedule()
   }
 
@@ -205,13 +230,20 @@ function retryAfterOf(value: string | undefined): number | undefined {
 export function describeError(err: Error): string {
   const code = (err as NodeJS.ErrnoException).code ?? ''
   switch (code) {
-    case 'ECONNREFUSED': return 'Connection refused'
-    case 'ECONNRESET': return 'Connection reset by peer'
-    case 'ETIMEDOUT': return 'Connection timed out'
-    case 'EHOSTUNREACH': return 'No route to host'
-    case 'ENETUNREACH': return 'Network is unreachable'
-    case 'ENOTFOUND': return 'Failed to resolve host: Name or service not known'
-    case 'EAI_AGAIN': return 'Failed to resolve host: Temporary failure in name resolution'
+    case 'ECONNREFUSED':
+      return 'Connection refused'
+    case 'ECONNRESET':
+      return 'Connection reset by peer'
+    case 'ETIMEDOUT':
+      return 'Connection timed out'
+    case 'EHOSTUNREACH':
+      return 'No route to host'
+    case 'ENETUNREACH':
+      return 'Network is unreachable'
+    case 'ENOTFOUND':
+      return 'Failed to resolve host: Name or service not known'
+    case 'EAI_AGAIN':
+      return 'Failed to resolve host: Temporary failure in name resolution'
   }
   if (/CERT|TLS|SSL|SELF_SIGNED/i.test(code)) return `SSL error {${err.message}}`
   if (err.message === 'socket hang up') return 'Connection closed'

@@ -10,7 +10,8 @@ import {chatOf, formatted, markupOf, now} from './message-params.js'
 import type {Params} from './params.js'
 import type {TgObject} from './types.js'
 
-export const NOT_MODIFIED = 'message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message'
+export const NOT_MODIFIED =
+  'message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message'
 
 /** Content types that carry a caption. */
 const WITH_CAPTION = ['photo', 'video', 'document', 'audio', 'animation', 'voice', 'paid_media']
@@ -29,14 +30,21 @@ function editTarget(bot: BotState, params: Params, kind?: 'text' | 'caption'): T
   if (!stored.byBot) throw badRequest("message can't be edited")
   const message = stored.message
   if (kind === 'text' && typeof message.text !== 'string') throw badRequest('there is no text in the message to edit')
-  if (kind === 'caption' && !WITH_CAPTION.some((f) => f in message)) throw badRequest('there is no caption in the message to edit')
+  if (kind === 'caption' && !WITH_CAPTION.some((f) => f in message))
+    throw badRequest('there is no caption in the message to edit')
   return message
 }
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
 
 /** Apply new content (fields to set; `drop` fields to remove) and the new keyboard; `not modified` when nothing changes. */
-function applyEdit(bot: BotState, message: TgObject, changes: TgObject, drop: string[], keyboard: TgObject | undefined): Answer {
+function applyEdit(
+  bot: BotState,
+  message: TgObject,
+  changes: TgObject,
+  drop: string[],
+  keyboard: TgObject | undefined,
+): Answer {
   const next: TgObject = {...message}
   for (const field of drop) delete next[field]
   Object.assign(next, changes)

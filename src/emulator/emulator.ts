@@ -17,8 +17,17 @@ import {createHandler} from './server.js'
 import {callbackQuery, userMessage} from './user-side.js'
 import {chatMatches, waitForCall} from './wait.js'
 import type {
-  BotInfo, CallbackQueryOptions, CreateBotOptions, DeliveryEvent, EmulatorOptions, RecordedCall, TgObject, Update,
-  UserMessageOptions, WaitOptions, WebhookState,
+  BotInfo,
+  CallbackQueryOptions,
+  CreateBotOptions,
+  DeliveryEvent,
+  EmulatorOptions,
+  RecordedCall,
+  TgObject,
+  Update,
+  UserMessageOptions,
+  WaitOptions,
+  WebhookState,
 } from './types.js'
 import {allowedUpdatesList} from './updates.js'
 import {webhookInfo} from './webhook-config.js'
@@ -57,7 +66,10 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
   /** Pending waitForBotMessage / conversation waits, rejected by stop(). */
   private readonly waits = new Set<(err: Error) => void>()
   /** Internal: updates confirmed by a getUpdates offset, webhook updates handled (reply included). */
-  private readonly signals = new EventEmitter<{confirmed: [bot: BotState]; handled: [bot: BotState, updateId: number, replied: boolean]}>()
+  private readonly signals = new EventEmitter<{
+    confirmed: [bot: BotState]
+    handled: [bot: BotState, updateId: number, replied: boolean]
+  }>()
   private userCount = 0
 
   private constructor(private readonly options: EmulatorOptions) {
@@ -72,7 +84,10 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
       local: this.local,
       startedAt,
       // timeScale 0 means "no waiting", not "no time to answer": the read timeout is then left unscaled
-      readTimeoutMs: this.timeScale === 0 ? options.webhookReadTimeoutMs ?? 60_000 : Math.max(1, scale(options.webhookReadTimeoutMs ?? 60_000)),
+      readTimeoutMs:
+        this.timeScale === 0
+          ? (options.webhookReadTimeoutMs ?? 60_000)
+          : Math.max(1, scale(options.webhookReadTimeoutMs ?? 60_000)),
       scale,
       later: (fn, ms) => this.later(fn, ms),
       conflict: async (bot, description) => {
@@ -91,7 +106,9 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
       executeReply: async (bot, params) => {
         const method = (params.get('method') ?? '').toLowerCase()
         if (!runnableAsReply(method)) return false
-        await this.invoke(bot, params.get('method') ?? '', params, NEVER_ABORTED, 'webhook-reply').catch(() => undefined)
+        await this.invoke(bot, params.get('method') ?? '', params, NEVER_ABORTED, 'webhook-reply').catch(
+          () => undefined,
+        )
         return true
       },
       delivered: (event) => this.emit('delivery', event),
@@ -104,11 +121,14 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
       botFor: (token) => this.bots.find(token),
       onStop: (fail) => this.onStop(fail),
     })
-    this.server = http.createServer({keepAlive: true, keepAliveTimeout: 500_000}, createHandler({
-      botFor: (token) => this.bots.forRequest(token),
-      invoke: (bot, method, params, onAbort) => this.invoke(bot, method, params, onAbort, 'http'),
-      control,
-    }))
+    this.server = http.createServer(
+      {keepAlive: true, keepAliveTimeout: 500_000},
+      createHandler({
+        botFor: (token) => this.bots.forRequest(token),
+        invoke: (bot, method, params, onAbort) => this.invoke(bot, method, params, onAbort, 'http'),
+        control,
+      }),
+    )
     this.server.headersTimeout = 0
     this.server.requestTimeout = 0
   }
@@ -221,7 +241,8 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
    */
   failNext(token: string, method: string, fault: FaultSpec): void {
     checkFaultSpec(fault, 'failNext')
-    if (typeof method !== 'string' || !/^[A-Za-z]+$/.test(method)) throw new Error(`failNext: method ${JSON.stringify(method)} must be a Bot API method name such as sendMessage`)
+    if (typeof method !== 'string' || !/^[A-Za-z]+$/.test(method))
+      throw new Error(`failNext: method ${JSON.stringify(method)} must be a Bot API method name such as sendMessage`)
     this.mustBot(token).faults.failNext(method, fault)
   }
 
@@ -249,7 +270,8 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
 
   /** The user's account is deleted: sends to their private chat get `403 Forbidden: user is deactivated`. */
   deactivateUser(token: string, userId: number): void {
-    if (!Number.isSafeInteger(userId) || userId <= 0) throw new Error(`deactivateUser: user ${String(userId)} must be a user id (a positive integer)`)
+    if (!Number.isSafeInteger(userId) || userId <= 0)
+      throw new Error(`deactivateUser: user ${String(userId)} must be a user id (a positive integer)`)
     this.mustBot(token).faults.deactivated.add(String(userId))
   }
 
@@ -263,12 +285,18 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     const bot = this.mustBot(token)
     this.userCount += 1
     const id = options.id ?? 100_000 + this.userCount
-    return new ConversationUser({
-      token, bot, calls: this, signals: this.signals,
-      sendUserMessage: (t, o) => this.sendUserMessage(t, o),
-      sendCallbackQuery: (t, o) => this.sendCallbackQuery(t, o),
-      onStop: (fail) => this.onStop(fail),
-    }, {...options, id})
+    return new ConversationUser(
+      {
+        token,
+        bot,
+        calls: this,
+        signals: this.signals,
+        sendUserMessage: (t, o) => this.sendUserMessage(t, o),
+        sendCallbackQuery: (t, o) => this.sendCallbackQuery(t, o),
+        onStop: (fail) => this.onStop(fail),
+      },
+      {...options, id},
+    )
   }
 
   /** The control API's base URL: `${apiRoot}/_emulator` (see docs/emulator.md). */
@@ -316,8 +344,11 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     if (!w) return undefined
     const allowedUpdates = allowedUpdatesList(bot.allowed)
     return {
-      url: w.url, maxConnections: w.maxConnections, hasCustomCertificate: w.hasCustomCertificate,
-      ...(w.secretToken ? {secretToken: w.secretToken} : {}), ...(allowedUpdates ? {allowedUpdates} : {}),
+      url: w.url,
+      maxConnections: w.maxConnections,
+      hasCustomCertificate: w.hasCustomCertificate,
+      ...(w.secretToken ? {secretToken: w.secretToken} : {}),
+      ...(allowedUpdates ? {allowedUpdates} : {}),
       ...(w.ipAddress ? {ipAddress: w.ipAddress} : {}),
     }
   }
@@ -331,10 +362,13 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
 
   private later(fn: () => void, ms: number): () => void {
     if (this.stopped) return () => undefined
-    const timer = setTimeout(() => {
-      this.timers.delete(timer)
-      fn()
-    }, Math.max(0, ms))
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(timer)
+        fn()
+      },
+      Math.max(0, ms),
+    )
     this.timers.add(timer)
     return () => {
       clearTimeout(timer)
@@ -351,8 +385,18 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     return this.bots.must(token)
   }
 
-  private invoke(bot: BotState, method: string, params: Params, onAbort: (fn: () => void) => () => void,
-    source: RecordedCall['source']): Promise<Answer> {
-    return dispatch(bot, method, params, {core: this.core, onAbort, source, recorded: (call) => this.emit('call', call, bot.token)})
+  private invoke(
+    bot: BotState,
+    method: string,
+    params: Params,
+    onAbort: (fn: () => void) => () => void,
+    source: RecordedCall['source'],
+  ): Promise<Answer> {
+    return dispatch(bot, method, params, {
+      core: this.core,
+      onAbort,
+      source,
+      recorded: (call) => this.emit('call', call, bot.token),
+    })
   }
 }

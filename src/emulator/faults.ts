@@ -35,7 +35,8 @@ export function checkFaultSpec(spec: FaultSpec, where: string): void {
   if (!Number.isInteger(errorCode) || errorCode < 400 || errorCode > 599) {
     throw new Error(`${where}: errorCode ${String(errorCode)} must be an HTTP error status (an integer 400–599)`)
   }
-  if (typeof description !== 'string' || description === '') throw new Error(`${where}: description must be a non-empty string`)
+  if (typeof description !== 'string' || description === '')
+    throw new Error(`${where}: description must be a non-empty string`)
   if (retryAfter !== undefined && (!Number.isInteger(retryAfter) || retryAfter < 1)) {
     throw new Error(`${where}: retryAfter ${String(retryAfter)} must be a whole number of seconds ≥ 1`)
   }
@@ -124,17 +125,25 @@ export function supergroupIdFor(chatId: number): number {
  */
 export function setBlocked(bot: BotState, chatId: number, blocked: boolean): TgObject {
   const what = blocked ? 'blockBot' : 'unblockBot'
-  if (!Number.isSafeInteger(chatId) || chatId <= 0) throw new Error(`${what}: chat ${String(chatId)} must be a private chat (the user's id, a positive integer)`)
+  if (!Number.isSafeInteger(chatId) || chatId <= 0)
+    throw new Error(`${what}: chat ${String(chatId)} must be a private chat (the user's id, a positive integer)`)
   if (blocked) bot.faults.blocked.add(String(chatId))
   else bot.faults.blocked.delete(String(chatId))
   const chat: TgObject = bot.findChat(String(chatId)) ?? {id: chatId, first_name: 'User', type: 'private'}
-  const user: TgObject = {id: chatId, is_bot: false, first_name: chat.first_name ?? 'User',
-    ...(chat.last_name ? {last_name: chat.last_name} : {}), ...(chat.username ? {username: chat.username} : {})}
+  const user: TgObject = {
+    id: chatId,
+    is_bot: false,
+    first_name: chat.first_name ?? 'User',
+    ...(chat.last_name ? {last_name: chat.last_name} : {}),
+    ...(chat.username ? {username: chat.username} : {}),
+  }
   const member = {user: bot.from, status: 'member'}
   const kicked = {user: bot.from, status: 'kicked', until_date: 0}
   return {
     my_chat_member: {
-      chat, from: user, date: Math.floor(Date.now() / 1000),
+      chat,
+      from: user,
+      date: Math.floor(Date.now() / 1000),
       old_chat_member: blocked ? member : kicked,
       new_chat_member: blocked ? kicked : member,
     },
@@ -143,8 +152,10 @@ export function setBlocked(bot: BotState, chatId: number, blocked: boolean): TgO
 
 /** Upgrade the basic group `chatId` to a supergroup (known to the bot from now on); returns the supergroup's id. */
 export function migrate(bot: BotState, chatId: number, toChatId?: number): number {
-  if (!Number.isSafeInteger(chatId) || chatId >= 0) throw new Error(`migrateChat: chat ${String(chatId)} must be a group (a negative id)`)
-  if (toChatId !== undefined && (!Number.isSafeInteger(toChatId) || toChatId >= 0)) throw new Error(`migrateChat: toChatId ${String(toChatId)} must be a negative id`)
+  if (!Number.isSafeInteger(chatId) || chatId >= 0)
+    throw new Error(`migrateChat: chat ${String(chatId)} must be a group (a negative id)`)
+  if (toChatId !== undefined && (!Number.isSafeInteger(toChatId) || toChatId >= 0))
+    throw new Error(`migrateChat: toChatId ${String(toChatId)} must be a negative id`)
   const target = toChatId ?? supergroupIdFor(chatId)
   bot.faults.migrated.set(String(chatId), target)
   const old = bot.findChat(String(chatId))

@@ -13,8 +13,17 @@
  */
 export {BotApiEmulator, type EmulatorEvents} from './emulator.js'
 export type {
-  BotInfo, CallbackQueryOptions, CreateBotOptions, DeliveryEvent, EmulatorOptions, RecordedCall, TgObject, Update,
-  UserMessageOptions, WaitOptions, WebhookState,
+  BotInfo,
+  CallbackQueryOptions,
+  CreateBotOptions,
+  DeliveryEvent,
+  EmulatorOptions,
+  RecordedCall,
+  TgObject,
+  Update,
+  UserMessageOptions,
+  WaitOptions,
+  WebhookState,
 } from './types.js'
 export {UPDATE_TYPES} from './updates.js'
 export type {ConversationOptions, ConversationUser} from './conversation.js'

@@ -15,8 +15,18 @@ const MAX_BUTTONS = 300
 const MAX_CALLBACK_DATA = 64
 
 /** The action fields of an InlineKeyboardButton, in the order the server tries them. */
-const ACTIONS = ['url', 'callback_data', 'callback_game', 'pay', 'switch_inline_query', 'switch_inline_query_chosen_chat',
-  'switch_inline_query_current_chat', 'login_url', 'web_app', 'copy_text'] as const
+const ACTIONS = [
+  'url',
+  'callback_data',
+  'callback_game',
+  'pay',
+  'switch_inline_query',
+  'switch_inline_query_chosen_chat',
+  'switch_inline_query_current_chat',
+  'login_url',
+  'web_app',
+  'copy_text',
+] as const
 
 const buttonError = (what: string, message: string): Error => badRequest(`can't parse ${what} button: ${message}`)
 
@@ -40,7 +50,8 @@ function objectField(o: TgObject, name: string, what: string): TgObject {
 /** One inline button as the server reads it: `{text, <its action>}`. */
 function inlineButton(value: unknown): TgObject {
   const what = 'inline keyboard'
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw buttonError(what, 'InlineKeyboardButton must be an Object')
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw buttonError(what, 'InlineKeyboardButton must be an Object')
   const o = value as TgObject
   const text = stringField(o, 'text', what, true)!
   const url = stringField(o, 'url', what, false)
@@ -52,9 +63,15 @@ function inlineButton(value: unknown): TgObject {
     if (action === 'switch_inline_query' || action === 'switch_inline_query_current_chat') {
       return {text, [action]: stringField(o, action, what, true)}
     }
-    if (action === 'login_url' || action === 'web_app' || action === 'copy_text' || action === 'switch_inline_query_chosen_chat') {
+    if (
+      action === 'login_url' ||
+      action === 'web_app' ||
+      action === 'copy_text' ||
+      action === 'switch_inline_query_chosen_chat'
+    ) {
       const inner = objectField(o, action, what)
-      if (action !== 'switch_inline_query_chosen_chat') stringField(inner, action === 'copy_text' ? 'text' : 'url', what, true)
+      if (action !== 'switch_inline_query_chosen_chat')
+        stringField(inner, action === 'copy_text' ? 'text' : 'url', what, true)
       if (action === 'login_url') {
         const username = String(inner.bot_username ?? '').replace(/^@/, '')
         if ('bot_username' in inner && (username === '' || !/^[A-Za-z0-9_]+$/.test(username))) {
@@ -104,7 +121,8 @@ export function readReplyMarkup(raw: string | undefined): Markup {
   if ('inline_keyboard' in o) {
     if (!Array.isArray(o.inline_keyboard)) throw badRequest('field "inline_keyboard" must be of type Array')
     for (const row of o.inline_keyboard) {
-      if (!Array.isArray(row)) throw badRequest('field "inline_keyboard" of the InlineKeyboardMarkup must be an Array of Arrays')
+      if (!Array.isArray(row))
+        throw badRequest('field "inline_keyboard" of the InlineKeyboardMarkup must be an Array of Arrays')
       rows.push(row.map(inlineButton))
     }
   }

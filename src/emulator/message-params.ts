@@ -27,11 +27,17 @@ export function chatOf(bot: BotState, params: Params, name = 'chat_id'): TgObjec
 }
 
 /** The user of a text_mention entity as the bot knows them. */
-const mentionedUser = (bot: BotState) => (id: number): TgObject => {
-  const chat = bot.findChat(String(id))
-  return {id, is_bot: false, first_name: (chat?.first_name as string | undefined) ?? 'User',
-    ...(chat?.username ? {username: chat.username} : {})}
-}
+const mentionedUser =
+  (bot: BotState) =>
+  (id: number): TgObject => {
+    const chat = bot.findChat(String(id))
+    return {
+      id,
+      is_bot: false,
+      first_name: (chat?.first_name as string | undefined) ?? 'User',
+      ...(chat?.username ? {username: chat.username} : {}),
+    }
+  }
 
 /**
  * `text` + `parse_mode` + `entities` (or `caption` + `parse_mode` + `caption_entities`): the server's checks now,
@@ -39,8 +45,13 @@ const mentionedUser = (bot: BotState) => (id: number): TgObject => {
  */
 export function formatted(bot: BotState, params: Params, kind: 'text' | 'caption'): () => TgObject {
   const raw = params.get(kind) ?? ''
-  const finish = formatText({raw, parseMode: params.get('parse_mode'), kind, user: mentionedUser(bot),
-    entities: params.get(kind === 'text' ? 'entities' : 'caption_entities')})
+  const finish = formatText({
+    raw,
+    parseMode: params.get('parse_mode'),
+    kind,
+    user: mentionedUser(bot),
+    entities: params.get(kind === 'text' ? 'entities' : 'caption_entities'),
+  })
   return () => {
     const {text, entities} = finish()
     if (text === '') return {}
@@ -65,15 +76,19 @@ export function replyTarget(params: Params): ReplyTarget | undefined {
   }
   if (raw === '') return undefined
   const value = parseJson(raw, 'reply parameters')
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw badRequest('object expected as reply parameters')
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw badRequest('object expected as reply parameters')
   const o = value as TgObject
   if (Object.keys(o).length === 0) return undefined
   if (!('message_id' in o)) throw badRequest('can\'t find field "message_id"')
   const id = Number(o.message_id)
   if (!Number.isInteger(id)) throw badRequest('field "message_id" must be a valid Number')
   if (id <= 0) return undefined
-  return {messageId: id, ...(o.chat_id !== undefined ? {chatId: String(o.chat_id)} : {}),
-    allowWithout: o.allow_sending_without_reply === true || o.allow_sending_without_reply === 'true'}
+  return {
+    messageId: id,
+    ...(o.chat_id !== undefined ? {chatId: String(o.chat_id)} : {}),
+    allowWithout: o.allow_sending_without_reply === true || o.allow_sending_without_reply === 'true',
+  }
 }
 
 const toBoolParam = (v: string | undefined): boolean => ['true', 'yes', '1'].includes((v ?? '').trim().toLowerCase())

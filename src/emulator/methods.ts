@@ -24,7 +24,8 @@ const CLOSING_MS = 500
 const close: Handler = (bot, _params, core) => {
   if (bot.closeState === 'closed') throw badRequest('the bot has already been closed')
   const age = Date.now() - bot.createdAt
-  if (bot.createdAt - core.startedAt > 600_000 && age < 600_000) throw tooManyRequests(Math.ceil((600_000 - age) / 1000))
+  if (bot.createdAt - core.startedAt > 600_000 && age < 600_000)
+    throw tooManyRequests(Math.ceil((600_000 - age) / 1000))
   bot.closeState = 'closing'
   bot.poll?.end()
   core.closeWebhook(bot)
@@ -66,7 +67,8 @@ const TABLE: Record<string, Handler> = {
 }
 
 /** Chat-management actions answered with `true` (ban, pin, approve…). */
-const ACCEPTED_ACTIONS = /^(ban|unban|restrict|promote|approve|decline|pin|unpin|leave|hide|unhide|reopen|closeforum|closegeneral|verify|remove|read|refund|gift|transfer|convert|upgrade|post|repost|upload)[a-z]/
+const ACCEPTED_ACTIONS =
+  /^(ban|unban|restrict|promote|approve|decline|pin|unpin|leave|hide|unhide|reopen|closeforum|closegeneral|verify|remove|read|refund|gift|transfer|convert|upgrade|post|repost|upload)[a-z]/
 
 /** The handler of a lower-cased method name, or undefined (→ 404 `Not Found: method not found`). */
 export function handlerFor(method: string): Handler | undefined {
@@ -80,15 +82,19 @@ export function handlerFor(method: string): Handler | undefined {
 
 /** Methods a webhook reply may not run (§6.5). */
 export function runnableAsReply(method: string): boolean {
-  return method !== '' && !method.startsWith('get') &&
-    !['deletewebhook', 'setwebhook', 'close', 'logout'].includes(method)
+  return (
+    method !== '' && !method.startsWith('get') && !['deletewebhook', 'setwebhook', 'close', 'logout'].includes(method)
+  )
 }
 
 /** Outgoing actions: what `sentMessages` lists. */
 export function isOutgoing(method: string): boolean {
   const m = method.toLowerCase()
-  if (m === 'deletewebhook' || m.startsWith('deletemy') || m === 'deletestickerset' || m === 'deletechatphoto') return false
-  return /^(send|edit|answer|copy|forward|stopmessage|stoppoll|deletemessage|pinchatmessage|unpinchatmessage|setmessagereaction)/.test(m)
+  if (m === 'deletewebhook' || m.startsWith('deletemy') || m === 'deletestickerset' || m === 'deletechatphoto')
+    return false
+  return /^(send|edit|answer|copy|forward|stopmessage|stoppoll|deletemessage|pinchatmessage|unpinchatmessage|setmessagereaction)/.test(
+    m,
+  )
 }
 
 export const methodNotFound = (): ApiError => new ApiError(404, 'Not Found: method not found')

@@ -76,8 +76,11 @@ export class Params {
   }
 }
 
-const fileInfo = (f: UploadedFile): {filename: string; mimeType: string; size: number} =>
-  ({filename: f.filename, mimeType: f.mimeType, size: f.size})
+const fileInfo = (f: UploadedFile): {filename: string; mimeType: string; size: number} => ({
+  filename: f.filename,
+  mimeType: f.mimeType,
+  size: f.size,
+})
 
 function decodeJsonish(value: string): unknown {
   const c = value.trimStart()[0]
@@ -139,7 +142,9 @@ export async function readParams(search: string, headers: IncomingHttpHeaders, b
 }
 
 function decoded(headers: IncomingHttpHeaders, body: Readable): Readable {
-  const encoding = String(headers['content-encoding'] ?? '').trim().toLowerCase()
+  const encoding = String(headers['content-encoding'] ?? '')
+    .trim()
+    .toLowerCase()
   if (encoding === '' || encoding === 'identity') return body
   if (encoding === 'gzip') return body.pipe(createGunzip())
   if (encoding === 'deflate') return body.pipe(createInflate())

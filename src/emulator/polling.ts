@@ -68,7 +68,7 @@ function collect(bot: BotState, from: number, limit: number): Answer {
       continue
     }
     if (id < from) continue
-    const json = entry.json ??= JSON.stringify(entry.update)
+    const json = (entry.json ??= JSON.stringify(entry.update))
     total += 50 + Buffer.byteLength(json)
     if (updates.length > 0 && total > MAX_RESPONSE) break
     updates.push(entry.update)
@@ -91,8 +91,14 @@ function anyFrom(bot: BotState, from: number): boolean {
   return false
 }
 
-function waitForUpdates(bot: BotState, core: Core, ctx: CallContext, from: number, limit: number,
-  timeoutMs: number): Promise<Answer> {
+function waitForUpdates(
+  bot: BotState,
+  core: Core,
+  ctx: CallContext,
+  from: number,
+  limit: number,
+  timeoutMs: number,
+): Promise<Answer> {
   return new Promise<Answer>((resolve, reject) => {
     let done = false
     let batching = false

@@ -36,15 +36,24 @@ export class BotRegistry {
     if (!wellFormed(token)) {
       throw new Error('createBot: the token must look like "<bot id>:<24+ characters of A-Z a-z 0-9 _ ->"')
     }
-    if (this.#bots.has(token) && !this.#bots.get(token)!.revoked) throw new Error('createBot: this token is already registered')
+    if (this.#bots.has(token) && !this.#bots.get(token)!.revoked)
+      throw new Error('createBot: this token is already registered')
     const id = Number(token.slice(0, token.indexOf(':')))
     this.#count += 1
     const username = options.username ?? `test${this.#count}_bot`
-    const bot = new BotState(token, {
-      id, username, firstName: options.firstName ?? 'Test Bot', lastName: options.lastName,
-      canJoinGroups: options.canJoinGroups ?? true, canReadAllGroupMessages: options.canReadAllGroupMessages ?? false,
-      supportsInlineQueries: options.supportsInlineQueries ?? false,
-    }, this.#o.firstUpdateId ?? randomInt(100_000_000, 1_000_000_000))
+    const bot = new BotState(
+      token,
+      {
+        id,
+        username,
+        firstName: options.firstName ?? 'Test Bot',
+        lastName: options.lastName,
+        canJoinGroups: options.canJoinGroups ?? true,
+        canReadAllGroupMessages: options.canReadAllGroupMessages ?? false,
+        supportsInlineQueries: options.supportsInlineQueries ?? false,
+      },
+      this.#o.firstUpdateId ?? randomInt(100_000_000, 1_000_000_000),
+    )
     bot.lifetimeScale = this.#o.lifetimeScale ?? 1
     this.#bots.set(token, bot)
     return {token, id, username}

@@ -48,7 +48,7 @@ function fileObject(params: Params, field: string, upload: UploadedFile | undefi
   return {
     ...(upload?.filename ? {file_name: upload.filename} : {}),
     ...(upload?.mimeType ? {mime_type: upload.mimeType} : {}),
-    file_id: params.get(field)?.startsWith('attach://') || upload ? fileId() : params.get(field) ?? fileId(),
+    file_id: params.get(field)?.startsWith('attach://') || upload ? fileId() : (params.get(field) ?? fileId()),
     file_unique_id: randomBytes(8).toString('base64url'),
     file_size: size,
   }
@@ -67,12 +67,19 @@ function sendMedia(field: string, build: (file: TgObject) => unknown): Handler {
 
 export const sendPhoto = sendMedia('photo', (file) => {
   const {file_name: _n, mime_type: _m, ...rest} = file
-  return [{...rest, width: 90, height: 90}, {...rest, file_unique_id: randomBytes(8).toString('base64url'), width: 800, height: 800}]
+  return [
+    {...rest, width: 90, height: 90},
+    {...rest, file_unique_id: randomBytes(8).toString('base64url'), width: 800, height: 800},
+  ]
 })
 export const sendDocument = sendMedia('document', (file) => file)
 
 const MEDIA_FIELDS: Record<string, string> = {
-  sendaudio: 'audio', sendvideo: 'video', sendanimation: 'animation', sendvoice: 'voice', sendvideonote: 'video_note',
+  sendaudio: 'audio',
+  sendvideo: 'video',
+  sendanimation: 'animation',
+  sendvoice: 'voice',
+  sendvideonote: 'video_note',
   sendsticker: 'sticker',
 }
 
@@ -92,18 +99,38 @@ export const sendOther: Handler = (bot, params, core, ctx) => {
       content.contact = {phone_number: params.get('phone_number') ?? '', first_name: params.get('first_name') ?? ''}
       break
     case 'sendpoll':
-      content.poll = {id: String(Date.now()), question: params.get('question') ?? '',
+      content.poll = {
+        id: String(Date.now()),
+        question: params.get('question') ?? '',
         options: ((parseJson(params.get('options'), 'options') as unknown[] | undefined) ?? []).map((o) => ({
-          text: typeof o === 'string' ? o : (o as {text?: string}).text ?? '', voter_count: 0})),
-        total_voter_count: 0, is_closed: false, is_anonymous: true, type: 'regular', allows_multiple_answers: false}
+          text: typeof o === 'string' ? o : ((o as {text?: string}).text ?? ''),
+          voter_count: 0,
+        })),
+        total_voter_count: 0,
+        is_closed: false,
+        is_anonymous: true,
+        type: 'regular',
+        allows_multiple_answers: false,
+      }
       break
     case 'sendmediagroup': {
       const items = parseJson(params.get('media'), 'media') as Array<TgObject> | undefined
       if (!Array.isArray(items) || items.length === 0) throw badRequest('media is empty')
       const captions = items.map((m) => captionOf(m))
       const chat = chatOf(bot, params)
-      return {result: items.map((m, i) => sendNew(bot, params, () => ({[m.type === 'photo' ? 'photo' : String(m.type ?? 'document')]: {file_id: fileId()},
-        ...captions[i]()}), chat))}
+      return {
+        result: items.map((m, i) =>
+          sendNew(
+            bot,
+            params,
+            () => ({
+              [m.type === 'photo' ? 'photo' : String(m.type ?? 'document')]: {file_id: fileId()},
+              ...captions[i](),
+            }),
+            chat,
+          ),
+        ),
+      }
     }
     case 'sendchataction':
       return sendChatAction(bot, params, core, ctx)
@@ -116,16 +143,33 @@ export const sendOther: Handler = (bot, params, core, ctx) => {
 /** The caption of an InputMedia (`caption`, `parse_mode`, `caption_entities`), formatted like a message caption. */
 function captionOf(media: TgObject): () => TgObject {
   if (typeof media.caption !== 'string' || media.caption === '') return () => ({})
-  const finish = formatText({raw: media.caption, kind: 'caption', parseMode: typeof media.parse_mode === 'string' ? media.parse_mode : undefined,
-    entities: media.caption_entities === undefined ? undefined : JSON.stringify(media.caption_entities)})
+  const finish = formatText({
+    raw: media.caption,
+    kind: 'caption',
+    parseMode: typeof media.parse_mode === 'string' ? media.parse_mode : undefined,
+    entities: media.caption_entities === undefined ? undefined : JSON.stringify(media.caption_entities),
+  })
   return () => {
     const {text, entities} = finish()
-    return text === '' ? {} : {caption: text, ...(entities.length > 0 ? {caption_entities: entitiesJson(entities)} : {})}
+    return text === ''
+      ? {}
+      : {caption: text, ...(entities.length > 0 ? {caption_entities: entitiesJson(entities)} : {})}
   }
 }
 
-const ACTIONS = new Set(['typing', 'upload_photo', 'record_video', 'upload_video', 'record_voice', 'upload_voice',
-  'upload_document', 'choose_sticker', 'find_location', 'record_video_note', 'upload_video_note'])
+const ACTIONS = new Set([
+  'typing',
+  'upload_photo',
+  'record_video',
+  'upload_video',
+  'record_voice',
+  'upload_voice',
+  'upload_document',
+  'choose_sticker',
+  'find_location',
+  'record_video_note',
+  'upload_video_note',
+])
 
 export const sendChatAction: Handler = (bot, params) => {
   chatOf(bot, params)

@@ -4,11 +4,31 @@ import type {TgObject} from './types.js'
 
 /** Names recognized in allowed_updates, in the server's order. */
 export const UPDATE_TYPES = [
-  'message', 'edited_message', 'channel_post', 'edited_channel_post', 'inline_query', 'chosen_inline_result',
-  'callback_query', 'shipping_query', 'pre_checkout_query', 'poll', 'poll_answer', 'my_chat_member', 'chat_member',
-  'chat_join_request', 'chat_boost', 'removed_chat_boost', 'message_reaction', 'message_reaction_count',
-  'business_connection', 'business_message', 'edited_business_message', 'deleted_business_messages',
-  'purchased_paid_media', 'managed_bot', 'guest_message',
+  'message',
+  'edited_message',
+  'channel_post',
+  'edited_channel_post',
+  'inline_query',
+  'chosen_inline_result',
+  'callback_query',
+  'shipping_query',
+  'pre_checkout_query',
+  'poll',
+  'poll_answer',
+  'my_chat_member',
+  'chat_member',
+  'chat_join_request',
+  'chat_boost',
+  'removed_chat_boost',
+  'message_reaction',
+  'message_reaction_count',
+  'business_connection',
+  'business_message',
+  'edited_business_message',
+  'deleted_business_messages',
+  'purchased_paid_media',
+  'managed_bot',
+  'guest_message',
 ] as const
 
 const NOT_BY_DEFAULT = new Set(['chat_member', 'message_reaction', 'message_reaction_count'])
@@ -65,16 +85,29 @@ export function webhookQueueOf(update: TgObject): string {
   const type = updateTypeOf(update) ?? ''
   const body = update[type]
   switch (type) {
-    case 'message': case 'edited_message': case 'channel_post': case 'edited_channel_post':
-    case 'business_message': case 'edited_business_message': case 'my_chat_member': case 'chat_member':
-    case 'chat_join_request': case 'chat_boost': case 'removed_chat_boost': case 'message_reaction':
+    case 'message':
+    case 'edited_message':
+    case 'channel_post':
+    case 'edited_channel_post':
+    case 'business_message':
+    case 'edited_business_message':
+    case 'my_chat_member':
+    case 'chat_member':
+    case 'chat_join_request':
+    case 'chat_boost':
+    case 'removed_chat_boost':
+    case 'message_reaction':
     case 'message_reaction_count': {
       const chat = chatIdOf(body)
       if (chat !== undefined) return `chat:${chat}`
       break
     }
-    case 'inline_query': case 'chosen_inline_result': case 'callback_query':
-    case 'shipping_query': case 'pre_checkout_query': case 'poll_answer': {
+    case 'inline_query':
+    case 'chosen_inline_result':
+    case 'callback_query':
+    case 'shipping_query':
+    case 'pre_checkout_query':
+    case 'poll_answer': {
       const user = userIdOf(body) ?? (body as {user?: {id?: number}} | undefined)?.user?.id
       if (user !== undefined) return `user:${user}`
       break
@@ -95,13 +128,19 @@ export function chatsIn(update: TgObject): TgObject[] {
   const visit = (o: unknown, depth: number): void => {
     if (!o || typeof o !== 'object' || depth > 4) return
     const rec = o as TgObject
-    if (rec.chat && typeof rec.chat === 'object' && typeof (rec.chat as TgObject).id === 'number') out.push(rec.chat as TgObject)
+    if (rec.chat && typeof rec.chat === 'object' && typeof (rec.chat as TgObject).id === 'number')
+      out.push(rec.chat as TgObject)
     for (const key of ['message', 'reply_to_message', 'pinned_message', 'edited_message', 'channel_post']) {
       if (rec[key] && typeof rec[key] === 'object') visit(rec[key], depth + 1)
     }
     const from = rec.from as TgObject | undefined
     if (from && typeof from.id === 'number' && from.is_bot !== true) {
-      out.push({id: from.id, first_name: from.first_name, ...(from.username ? {username: from.username} : {}), type: 'private'})
+      out.push({
+        id: from.id,
+        first_name: from.first_name,
+        ...(from.username ? {username: from.username} : {}),
+        type: 'private',
+      })
     }
   }
   for (const [key, body] of Object.entries(update)) if (key !== 'update_id') visit(body, 0)

@@ -8,16 +8,26 @@ import {commandEntities} from './updates.js'
 export function userMessage(bot: BotState, options: UserMessageOptions): TgObject {
   const from = userOf(options)
   const chatId = options.chatId ?? (from.id as number)
-  const chat: TgObject = chatId < 0
-    ? {id: chatId, title: options.chatTitle ?? 'Test Group', type: 'group'}
-    : {id: chatId, first_name: from.first_name, ...(from.last_name ? {last_name: from.last_name} : {}),
-        ...(from.username ? {username: from.username} : {}), type: 'private'}
+  const chat: TgObject =
+    chatId < 0
+      ? {id: chatId, title: options.chatTitle ?? 'Test Group', type: 'group'}
+      : {
+          id: chatId,
+          first_name: from.first_name,
+          ...(from.last_name ? {last_name: from.last_name} : {}),
+          ...(from.username ? {username: from.username} : {}),
+          type: 'private',
+        }
   const entities = commandEntities(options.text)
   const replied = options.replyToMessageId !== undefined ? bot.message(chatId, options.replyToMessageId) : undefined
   return {
-    message_id: bot.nextMessageId(chatId), from, chat, date: options.date ?? Math.floor(Date.now() / 1000),
+    message_id: bot.nextMessageId(chatId),
+    from,
+    chat,
+    date: options.date ?? Math.floor(Date.now() / 1000),
     ...(replied ? {reply_to_message: replied} : {}),
-    text: options.text, ...(entities.length > 0 ? {entities} : {}),
+    text: options.text,
+    ...(entities.length > 0 ? {entities} : {}),
   }
 }
 
@@ -28,14 +38,23 @@ export function callbackQuery(bot: BotState, options: CallbackQueryOptions): TgO
   const messageId = options.messageId ?? latestBotMessageId(bot, chatId)
   const message = messageId !== undefined ? bot.message(chatId, messageId) : undefined
   // Telegram sends a press only for a button that exists: a message id given must be the bot's message in that chat.
-  if (options.messageId !== undefined && !message) throw new Error(`there is no message ${options.messageId} in chat ${chatId}`)
+  if (options.messageId !== undefined && !message)
+    throw new Error(`there is no message ${options.messageId} in chat ${chatId}`)
   const id = String(randomInt(1, 2 ** 47)) + String(randomInt(10, 99))
   return {id, from, ...(message ? {message} : {}), chat_instance: String(-randomInt(1, 2 ** 47)), data: options.data}
 }
 
-function userOf(options: {userId?: number; firstName?: string; lastName?: string; username?: string; languageCode?: string}): TgObject {
+function userOf(options: {
+  userId?: number
+  firstName?: string
+  lastName?: string
+  username?: string
+  languageCode?: string
+}): TgObject {
   return {
-    id: options.userId ?? 1111, is_bot: false, first_name: options.firstName ?? 'Test',
+    id: options.userId ?? 1111,
+    is_bot: false,
+    first_name: options.firstName ?? 'Test',
     ...(options.lastName ? {last_name: options.lastName} : {}),
     ...(options.username !== undefined ? {username: options.username} : {username: 'tester'}),
     ...(options.languageCode ? {language_code: options.languageCode} : {}),
@@ -52,4 +71,3 @@ function latestBotMessageId(bot: BotState, chatId: number): number | undefined {
   }
   return undefined
 }
-

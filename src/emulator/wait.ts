@@ -9,10 +9,18 @@ export interface CallEvents {
   off(event: 'call', listener: (call: RecordedCall, token: string) => void): unknown
 }
 
-export function waitForCall(events: CallEvents, bot: BotState,
-  options: WaitOptions, onStop: (fail: (err: Error) => void) => () => void): Promise<RecordedCall> {
-  const matches = (c: RecordedCall): boolean => c.error === undefined && isOutgoing(c.method) && !bot.consumed.has(c) &&
-    chatMatches(c, options.chatId) && (options.predicate?.(c) ?? true)
+export function waitForCall(
+  events: CallEvents,
+  bot: BotState,
+  options: WaitOptions,
+  onStop: (fail: (err: Error) => void) => () => void,
+): Promise<RecordedCall> {
+  const matches = (c: RecordedCall): boolean =>
+    c.error === undefined &&
+    isOutgoing(c.method) &&
+    !bot.consumed.has(c) &&
+    chatMatches(c, options.chatId) &&
+    (options.predicate?.(c) ?? true)
   const found = bot.calls.find(matches)
   if (found) {
     bot.consumed.add(found)

@@ -13,7 +13,7 @@ const MAX_CERTIFICATE = 3 << 20
 /** setWebhook and deleteWebhook share one handler: deleteWebhook is setWebhook with an empty url. */
 export async function setWebhook(bot: BotState, params: Params, core: Core, ctx: CallContext): Promise<Answer> {
   const isSet = ctx.method === 'setwebhook'
-  const url = isSet ? params.get('url') ?? '' : ''
+  const url = isSet ? (params.get('url') ?? '') : ''
   const now = Date.now()
   if (url !== '') {
     if (now - bot.lastSetWebhookAt < core.scale(1000)) throw tooManyRequests(1)
@@ -25,17 +25,25 @@ export async function setWebhook(bot: BotState, params: Params, core: Core, ctx:
   }
   const drop = toBool(params.get('drop_pending_updates'))
   const maxConnections = toInt(params.get('max_connections'), core.local ? 100 : 40, 1, core.local ? 100000 : 100)
-  const secret = isSet ? params.get('secret_token') ?? '' : ''
-  const ipAddress = isSet ? params.get('ip_address') ?? '' : ''
+  const secret = isSet ? (params.get('secret_token') ?? '') : ''
+  const ipAddress = isSet ? (params.get('ip_address') ?? '') : ''
   const certificate = isSet ? params.file('certificate') : undefined
   const current = bot.webhook
 
-  const unchanged = !drop && (url === ''
-    ? current === undefined
-    : current !== undefined && current.url === url && !certificate && !current.hasCustomCertificate &&
-      current.maxConnections === maxConnections && (current.secretToken ?? '') === secret &&
-      current.fixedIp === (ipAddress !== '') && (current.ipAddress ?? '') === ipAddress)
-  if (unchanged) return {result: true, description: url === '' ? 'Webhook is already deleted' : 'Webhook is already set'}
+  const unchanged =
+    !drop &&
+    (url === ''
+      ? current === undefined
+      : current !== undefined &&
+        current.url === url &&
+        !certificate &&
+        !current.hasCustomCertificate &&
+        current.maxConnections === maxConnections &&
+        (current.secretToken ?? '') === secret &&
+        current.fixedIp === (ipAddress !== '') &&
+        (current.ipAddress ?? '') === ipAddress)
+  if (unchanged)
+    return {result: true, description: url === '' ? 'Webhook is already deleted' : 'Webhook is already set'}
 
   if (url !== '') bot.poll?.fail(CONFLICT_SET_WEBHOOK)
   const existed = current !== undefined
@@ -52,7 +60,8 @@ export async function setWebhook(bot: BotState, params: Params, core: Core, ctx:
   if (!parsed) throw badRequest('invalid webhook URL specified')
   if (secret.length > 256) throw badRequest('secret token is too long')
   if (!/^[A-Za-z0-9_-]*$/.test(secret)) throw badRequest('secret token contains unallowed characters')
-  if (certificate && certificate.size > MAX_CERTIFICATE) throw badRequest(`certificate size is too big (${certificate.size} bytes)`)
+  if (certificate && certificate.size > MAX_CERTIFICATE)
+    throw badRequest(`certificate size is too big (${certificate.size} bytes)`)
 
   // While the address is checked, a newer setWebhook replaces this one (which then gets a 409).
   const attempt = {}
@@ -63,10 +72,16 @@ export async function setWebhook(bot: BotState, params: Params, core: Core, ctx:
   } finally {
     if (bot.pendingSetWebhook === attempt) bot.pendingSetWebhook = undefined
   }
-  if (bot.pendingSetWebhook !== undefined || bot.webhook !== undefined) throw await core.conflict(bot, CONFLICT_OTHER_SET_WEBHOOK)
+  if (bot.pendingSetWebhook !== undefined || bot.webhook !== undefined)
+    throw await core.conflict(bot, CONFLICT_OTHER_SET_WEBHOOK)
   const settings: WebhookSettings = {
-    url, maxConnections, hasCustomCertificate: certificate !== undefined, fixedIp: ipAddress !== '', resolvedIp,
-    ...(secret ? {secretToken: secret} : {}), ...(ipAddress ? {ipAddress} : {}),
+    url,
+    maxConnections,
+    hasCustomCertificate: certificate !== undefined,
+    fixedIp: ipAddress !== '',
+    resolvedIp,
+    ...(secret ? {secretToken: secret} : {}),
+    ...(ipAddress ? {ipAddress} : {}),
     ...(certificate ? {certificate: certificate.data} : {}),
   }
   bot.webhook = settings
@@ -127,16 +142,32 @@ async function resolve(host: string, local: boolean): Promise<string> {
   } catch (err) {
     if (err instanceof ApiError) throw err
     const code = (err as NodeJS.ErrnoException).code
-    const reason = code === 'EAI_AGAIN' ? 'Temporary failure in name resolution'
-      : code === 'ENODATA' ? 'No address associated with hostname' : 'Name or service not known'
+    const reason =
+      code === 'EAI_AGAIN'
+        ? 'Temporary failure in name resolution'
+        : code === 'ENODATA'
+          ? 'No address associated with hostname'
+          : 'Name or service not known'
     throw badWebhook(`Failed to resolve host: ${reason}`)
   }
 }
 
 const RESERVED_V4: Array<[string, number]> = [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
-  ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
 ]
 
 const v4ToInt = (ip: string): number => ip.split('.').reduce((acc, part) => acc * 256 + Number(part), 0)
@@ -144,7 +175,9 @@ const v4ToInt = (ip: string): number => ip.split('.').reduce((acc, part) => acc 
 export function isReservedIpv4(ip: string): boolean {
   if (isIP(ip) !== 4) return false
   const n = v4ToInt(ip)
-  return RESERVED_V4.some(([base, bits]) => Math.floor(n / 2 ** (32 - bits)) === Math.floor(v4ToInt(base) / 2 ** (32 - bits)))
+  return RESERVED_V4.some(
+    ([base, bits]) => Math.floor(n / 2 ** (32 - bits)) === Math.floor(v4ToInt(base) / 2 ** (32 - bits)),
+  )
 }
 
 /** The WebhookInfo object, fields in the server's order and presence rules (§5). */

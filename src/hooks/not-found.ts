@@ -35,7 +35,11 @@ export function closest(id: string, ids: string[]): string | undefined {
 
 export function interactive(): boolean {
   const ci = process.env.CI
-  return process.stdin.isTTY === true && process.stdout.isTTY === true && (ci === undefined || ci === '' || ci === 'false' || ci === '0')
+  return (
+    process.stdin.isTTY === true &&
+    process.stdout.isTTY === true &&
+    (ci === undefined || ci === '' || ci === 'false' || ci === '0')
+  )
 }
 
 const hook: Hook.CommandNotFound = async function (options) {

@@ -34,8 +34,15 @@ export async function openUpstream(upstream: string): Promise<UpstreamRoot> {
     throw new Error(`The api proxy needs an http:// or https:// api root as its upstream, not ${url.protocol}//.`)
   const proxied = isLoopbackHost(url.hostname) ? undefined : await createProxyDispatcher()
   const dispatcher =
-    proxied ?? new Pool(url.origin, {pipelining: 1, connectTimeout: 10_000, keepAliveTimeout: 4_000, keepAliveMaxTimeout: 60_000})
-  return {origin: url.origin, prefix: url.pathname.replace(/\/+$/, ''), host: url.host, href: `${url.origin}${url.pathname}`, dispatcher}
+    proxied ??
+    new Pool(url.origin, {pipelining: 1, connectTimeout: 10_000, keepAliveTimeout: 4_000, keepAliveMaxTimeout: 60_000})
+  return {
+    origin: url.origin,
+    prefix: url.pathname.replace(/\/+$/, ''),
+    host: url.host,
+    href: `${url.origin}${url.pathname}`,
+    dispatcher,
+  }
 }
 
 /** Request headers that belong to one connection (RFC 9110 §7.6.1), plus Host, which undici sets. */
@@ -142,6 +149,8 @@ export function unreachableReason(error: unknown, upstream: string): string {
     default:
       if (code && /CERT|SSL|TLS/.test(code)) return `its TLS certificate was refused (${code})`
       if (code) return code
-      return String((error as Error)?.message ?? error).split('\n')[0].slice(0, 200)
+      return String((error as Error)?.message ?? error)
+        .split('\n')[0]
+        .slice(0, 200)
   }
 }

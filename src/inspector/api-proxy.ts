@@ -13,7 +13,16 @@ import {performance} from 'node:perf_hooks'
 import type {Dispatcher} from 'undici'
 import {RequestTee, PARAMS_TEE_BYTES} from './call-params.js'
 import {buildCall, parseEnvelope, redactorFor, type CallFacts} from './call-record.js'
-import {answerHeaders, validHeaderValue, BODY_TIMEOUT_MS, HEADERS_TIMEOUT_MS, openUpstream, passHeaders, unreachableReason, type UpstreamRoot} from './api-proxy-upstream.js'
+import {
+  answerHeaders,
+  validHeaderValue,
+  BODY_TIMEOUT_MS,
+  HEADERS_TIMEOUT_MS,
+  openUpstream,
+  passHeaders,
+  unreachableReason,
+  type UpstreamRoot,
+} from './api-proxy-upstream.js'
 import type {ApiCall} from './types.js'
 
 export interface ApiProxyOptions {
@@ -194,7 +203,10 @@ class Exchange implements Dispatcher.DispatchHandlers {
       if (statusText && validHeaderValue(statusText)) res.writeHead(status, statusText, passed.headers)
       else res.writeHead(status, passed.headers)
     } catch {
-      this.#failure = {errorCode: 502, description: `the answer (HTTP ${status}) could not be passed on: it is not valid HTTP`}
+      this.#failure = {
+        errorCode: 502,
+        description: `the answer (HTTP ${status}) could not be passed on: it is not valid HTTP`,
+      }
       res.destroy()
       return false
     }
@@ -203,7 +215,10 @@ class Exchange implements Dispatcher.DispatchHandlers {
 
   onData(chunk: Buffer): boolean {
     if (this.#call && !this.#answerTruncated) {
-      if (this.#answerSize + chunk.length > this.#answerCap || this.#ctx.answerBytes + chunk.length > ANSWERS_TEE_BYTES) {
+      if (
+        this.#answerSize + chunk.length > this.#answerCap ||
+        this.#ctx.answerBytes + chunk.length > ANSWERS_TEE_BYTES
+      ) {
         this.#answerTruncated = true
         this.#releaseAnswer()
       } else {
@@ -235,7 +250,10 @@ class Exchange implements Dispatcher.DispatchHandlers {
     }
     if (res.headersSent) {
       // The answer was cut half way: the bot sees its connection close.
-      this.#failure = {errorCode: this.#status || 502, description: `the answer was cut: ${unreachableReason(error, this.#ctx.root.href)}`}
+      this.#failure = {
+        errorCode: this.#status || 502,
+        description: `the answer was cut: ${unreachableReason(error, this.#ctx.root.href)}`,
+      }
       res.destroy()
       this.#report()
       return
@@ -244,7 +262,10 @@ class Exchange implements Dispatcher.DispatchHandlers {
     this.#failure = {errorCode: 502, description}
     const body = JSON.stringify({ok: false, error_code: 502, description: this.#clean(description)})
     try {
-      const headers: http.OutgoingHttpHeaders = {'content-type': 'application/json', 'content-length': Buffer.byteLength(body)}
+      const headers: http.OutgoingHttpHeaders = {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+      }
       // A body the bot is still sending is not read any further: close the connection after the answer.
       if (!this.#bodyDone) headers.connection = 'close'
       res.writeHead(502, headers)
@@ -277,7 +298,11 @@ class Exchange implements Dispatcher.DispatchHandlers {
   }
 
   #clean(text: string): string {
-    return redactorFor([this.#call?.token, this.#call ? safeDecode(this.#call.token) : undefined, ...this.#ctx.secrets])(text)
+    return redactorFor([
+      this.#call?.token,
+      this.#call ? safeDecode(this.#call.token) : undefined,
+      ...this.#ctx.secrets,
+    ])(text)
   }
 
   /** After the answer was sent (or the exchange ended): one ApiCall, getUpdates results. Never throws. */
@@ -302,11 +327,25 @@ class Exchange implements Dispatcher.DispatchHandlers {
           : undefined
       const clean = redactorFor([call.token, safeDecode(call.token), ...this.#ctx.secrets])
       const record = buildCall(
-        {method: safeDecode(method), params, started: this.#started, ms: this.#ms, status: this.#status, envelope, answerTruncated: this.#answerTruncated, failure: this.#failure},
+        {
+          method: safeDecode(method),
+          params,
+          started: this.#started,
+          ms: this.#ms,
+          status: this.#status,
+          envelope,
+          answerTruncated: this.#answerTruncated,
+          failure: this.#failure,
+        },
         clean,
       )
       const onUpdates = this.#ctx.onUpdates
-      if (onUpdates && envelope?.ok === true && Array.isArray(envelope.result) && method.toLowerCase() === 'getupdates') {
+      if (
+        onUpdates &&
+        envelope?.ok === true &&
+        Array.isArray(envelope.result) &&
+        method.toLowerCase() === 'getupdates'
+      ) {
         const updates = envelope.result
         guarded(() => onUpdates(updates))
       }
@@ -325,25 +364,39 @@ function refuseTarget(req: http.IncomingMessage, res: http.ServerResponse): void
   const description =
     "Bad Request: bot dev's api proxy is the bot's api root (BOT_API_ROOT), not an HTTP proxy: it takes paths like /bot<token>/<method>"
   const body = JSON.stringify({ok: false, error_code: 400, description})
-  res.writeHead(400, {'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close'})
+  res.writeHead(400, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    connection: 'close',
+  })
   res.end(body)
 }
 
 /** Start the proxy on 127.0.0.1 (a free port unless one is given). */
 export async function startApiProxy(o: ApiProxyOptions): Promise<ApiProxy> {
   const root = await openUpstream(o.upstream)
-  const ctx: Context = {root, closed: false, answerBytes: 0, secrets: (o.secrets ?? []).filter(Boolean), onCall: o.onCall, onUpdates: o.onUpdates}
-  const server = http.createServer({requestTimeout: 0, headersTimeout: 60_000, keepAliveTimeout: 65_000}, (req, res) => {
-    try {
-      if (!req.url?.startsWith('/')) return refuseTarget(req, res)
-      new Exchange(ctx, req, res).start()
-    } catch {
-      if (!res.headersSent) {
-        res.writeHead(500, {'content-type': 'application/json', connection: 'close'})
-        res.end(JSON.stringify({ok: false, error_code: 500, description: 'Internal Server Error: bot dev api proxy'}))
-      } else res.destroy()
-    }
-  })
+  const ctx: Context = {
+    root,
+    closed: false,
+    answerBytes: 0,
+    secrets: (o.secrets ?? []).filter(Boolean),
+    onCall: o.onCall,
+    onUpdates: o.onUpdates,
+  }
+  const server = http.createServer(
+    {requestTimeout: 0, headersTimeout: 60_000, keepAliveTimeout: 65_000},
+    (req, res) => {
+      try {
+        if (!req.url?.startsWith('/')) return refuseTarget(req, res)
+        new Exchange(ctx, req, res).start()
+      } catch {
+        if (!res.headersSent) {
+          res.writeHead(500, {'content-type': 'application/json', connection: 'close'})
+          res.end(JSON.stringify({ok: false, error_code: 500, description: 'Internal Server Error: bot dev api proxy'}))
+        } else res.destroy()
+      }
+    },
+  )
   server.timeout = IDLE_MS
   const sockets = new Set<Socket>()
   server.on('connection', (socket: Socket) => {

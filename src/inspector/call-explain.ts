@@ -13,7 +13,8 @@ function formatHint(params: Record<string, unknown>): string {
   const mode = String(params.parse_mode ?? '').toLowerCase()
   if (mode === 'markdownv2')
     return 'In MarkdownV2 every one of _ * [ ] ( ) ~ ` > # + - = | { } . ! outside an entity must be escaped with a backslash.'
-  if (mode === 'html') return 'In HTML only <b>, <i>, <u>, <s>, <a>, <code>, <pre>, <tg-spoiler>, <blockquote> … are allowed, and <, > and & in text must be written &lt; &gt; &amp;.'
+  if (mode === 'html')
+    return 'In HTML only <b>, <i>, <u>, <s>, <a>, <code>, <pre>, <tg-spoiler>, <blockquote> … are allowed, and <, > and & in text must be written &lt; &gt; &amp;.'
   if (mode === 'markdown') return 'Legacy Markdown has no escapes for * _ ` [ in text; prefer MarkdownV2 or HTML.'
   return 'Escape the text for its parse_mode, or send it without parse_mode.'
 }
@@ -21,11 +22,13 @@ function formatHint(params: Record<string, unknown>): string {
 const RULES: Rule[] = [
   {
     test: /can't parse entities: (.*)/i,
-    explain: (m, _method, params) => `Telegram could not parse the ${params.parse_mode ? `${String(params.parse_mode)} ` : ''}formatting of the text (${m[1]}). ${formatHint(params)}`,
+    explain: (m, _method, params) =>
+      `Telegram could not parse the ${params.parse_mode ? `${String(params.parse_mode)} ` : ''}formatting of the text (${m[1]}). ${formatHint(params)}`,
   },
   {
     test: /message is not modified/i,
-    explain: (_m, method) => `${method} asked for the text and keyboard the message already has: nothing changed. Compare before editing, or ignore this error.`,
+    explain: (_m, method) =>
+      `${method} asked for the text and keyboard the message already has: nothing changed. Compare before editing, or ignore this error.`,
   },
   {
     test: /message to edit not found/i,
@@ -33,19 +36,22 @@ const RULES: Rule[] = [
   },
   {
     test: /message to be replied not found|reply message not found/i,
-    explain: () => 'The message to reply to is gone or in another chat; use reply_parameters with allow_sending_without_reply, or drop the reply.',
+    explain: () =>
+      'The message to reply to is gone or in another chat; use reply_parameters with allow_sending_without_reply, or drop the reply.',
   },
   {
     test: /message can't be edited/i,
-    explain: () => 'Only messages the bot sent (and not too old) can be edited; a user\'s message cannot.',
+    explain: () => "Only messages the bot sent (and not too old) can be edited; a user's message cannot.",
   },
   {
     test: /message can't be deleted/i,
-    explain: () => 'The bot may not delete that message (not its own, older than 48 hours, or no delete right in the group).',
+    explain: () =>
+      'The bot may not delete that message (not its own, older than 48 hours, or no delete right in the group).',
   },
   {
     test: /private chat not found|chat not found/i,
-    explain: () => 'The bot does not know that chat: the id is wrong (groups are negative, supergroups start with -100), the user never started the bot, or the bot is not a member of it.',
+    explain: () =>
+      'The bot does not know that chat: the id is wrong (groups are negative, supergroups start with -100), the user never started the bot, or the bot is not a member of it.',
   },
   {
     test: /chat_id is empty/i,
@@ -53,7 +59,8 @@ const RULES: Rule[] = [
   },
   {
     test: /bot was blocked by the user/i,
-    explain: () => 'The user blocked the bot; every message to them fails until they unblock it. Stop sending to this chat.',
+    explain: () =>
+      'The user blocked the bot; every message to them fails until they unblock it. Stop sending to this chat.',
   },
   {
     test: /user is deactivated/i,
@@ -73,11 +80,13 @@ const RULES: Rule[] = [
   },
   {
     test: /Too Many Requests: retry after (\d+)/i,
-    explain: (m) => `Flood control: wait ${m[1]} s before calling again (about 1 message per second per chat, 20 per minute in a group, 30 per second in all).`,
+    explain: (m) =>
+      `Flood control: wait ${m[1]} s before calling again (about 1 message per second per chat, 20 per minute in a group, 30 per second in all).`,
   },
   {
     test: /query is too old/i,
-    explain: () => 'The callback or inline query was answered too late (about 15 s) or its id is wrong: call answerCallbackQuery first, before slow work.',
+    explain: () =>
+      'The callback or inline query was answered too late (about 15 s) or its id is wrong: call answerCallbackQuery first, before slow work.',
   },
   {
     test: /message text is empty/i,
@@ -89,15 +98,18 @@ const RULES: Rule[] = [
   },
   {
     test: /group chat was upgraded to a supergroup/i,
-    explain: () => 'The group became a supergroup with a new id (parameters.migrate_to_chat_id); send there and store the new id.',
+    explain: () =>
+      'The group became a supergroup with a new id (parameters.migrate_to_chat_id); send there and store the new id.',
   },
   {
     test: /wrong file identifier|wrong remote file id|failed to get HTTP URL content|wrong type of the web page content/i,
-    explain: () => 'Telegram could not use the file: a file_id from another bot or a malformed one, or a URL Telegram could not download.',
+    explain: () =>
+      'Telegram could not use the file: a file_id from another bot or a malformed one, or a URL Telegram could not download.',
   },
   {
     test: /can't parse (reply keyboard markup|inline keyboard button)/i,
-    explain: () => 'reply_markup is not a valid keyboard: every inline button needs text plus one action (callback_data, url, …).',
+    explain: () =>
+      'reply_markup is not a valid keyboard: every inline button needs text plus one action (callback_data, url, …).',
   },
   {
     test: /BUTTON_DATA_INVALID/,
@@ -105,11 +117,13 @@ const RULES: Rule[] = [
   },
   {
     test: /terminated by other getUpdates request/i,
-    explain: () => 'Another process polls with the same token (only one may); stop the other instance (`bot doctor` finds it).',
+    explain: () =>
+      'Another process polls with the same token (only one may); stop the other instance (`bot doctor` finds it).',
   },
   {
     test: /can't use getUpdates method while webhook is active/i,
-    explain: () => 'A webhook is set, so getUpdates is refused: delete it (`bot webhook delete`) or run in webhook mode.',
+    explain: () =>
+      'A webhook is set, so getUpdates is refused: delete it (`bot webhook delete`) or run in webhook mode.',
   },
   {
     test: /method not found/i,
@@ -122,7 +136,11 @@ const RULES: Rule[] = [
 ]
 
 /** The explanation for a failed call, or undefined when the failure is not a well-known one. */
-export function explainCall(method: string, description: string | undefined, params: Record<string, unknown>): string | undefined {
+export function explainCall(
+  method: string,
+  description: string | undefined,
+  params: Record<string, unknown>,
+): string | undefined {
   if (!description) return undefined
   for (const rule of RULES) {
     const match = rule.test.exec(description)

@@ -184,7 +184,8 @@ export class RequestTee {
         body = undefined
       }
       if (typeof body === 'string') add('content', body)
-      else if (body && typeof body === 'object' && !Array.isArray(body)) for (const [k, v] of Object.entries(body)) add(k, v)
+      else if (body && typeof body === 'object' && !Array.isArray(body))
+        for (const [k, v] of Object.entries(body)) add(k, v)
     } else {
       const found: Record<string, unknown> = {}
       scanJson(text, found)
@@ -197,7 +198,8 @@ export class RequestTee {
   /** `attach://name` (a parameter, or inside sendMediaGroup's media) becomes that file's {file, size}. */
   #resolveAttachments(out: Record<string, unknown>): void {
     const resolve = (value: unknown, depth: number): unknown => {
-      if (typeof value === 'string') return value.startsWith('attach://') ? (this.#files.get(value.slice(9)) ?? value) : value
+      if (typeof value === 'string')
+        return value.startsWith('attach://') ? (this.#files.get(value.slice(9)) ?? value) : value
       if (depth > 3 || !value || typeof value !== 'object') return value
       if (Array.isArray(value)) return value.map((v) => resolve(v, depth + 1))
       const copy: Record<string, unknown> = {}
@@ -209,7 +211,11 @@ export class RequestTee {
 }
 
 /** Parameters of a body that was read whole (a small one). */
-export function paramsOf(headers: IncomingHttpHeaders, body: Buffer | undefined, query: string): Record<string, unknown> {
+export function paramsOf(
+  headers: IncomingHttpHeaders,
+  body: Buffer | undefined,
+  query: string,
+): Record<string, unknown> {
   const tee = new RequestTee(headers)
   if (body) tee.push(body)
   tee.end()

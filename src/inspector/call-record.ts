@@ -88,7 +88,8 @@ export function parseEnvelope(body: Buffer, encoding: string | undefined): Envel
 
 function idOf(value: unknown): number | string | undefined {
   if (typeof value === 'number' && Number.isFinite(value)) return value
-  if (typeof value === 'string' && value.length > 0 && value.length <= 64) return /^-?\d{1,20}$/.test(value) ? Number(value) : value
+  if (typeof value === 'string' && value.length > 0 && value.length <= 64)
+    return /^-?\d{1,20}$/.test(value) ? Number(value) : value
   return undefined
 }
 
@@ -124,7 +125,8 @@ export function buildCall(facts: CallFacts, clean: Redactor): ApiCall {
     if (facts.failure.errorCode !== undefined) call.errorCode = facts.failure.errorCode
     call.description = cut(facts.failure.description, clean, MAX_DESCRIPTION)
     if (/bot dev could not reach/.test(call.description))
-      call.explanation = 'bot dev answered the bot in place of the Bot API, which it could not reach: check the network, HTTPS_PROXY, or that the api root (BOT_API_ROOT) is up.'
+      call.explanation =
+        'bot dev answered the bot in place of the Bot API, which it could not reach: check the network, HTTPS_PROXY, or that the api root (BOT_API_ROOT) is up.'
     return call
   }
   if (envelope && typeof envelope.ok === 'boolean') {

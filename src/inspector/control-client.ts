@@ -24,15 +24,24 @@ export function findSession(o: {token?: string; cwd?: string; dir?: string} = {}
   const botId = o.token ? botIdOf(o.token) : undefined
   const record = findControlRecord({botId, cwd: o.cwd ?? process.cwd(), dir: o.dir})
   if (!record)
-    throw new FixableError(botId === undefined ? 'No running `bot dev` session in this folder.' : `No running \`bot dev\` session for bot ${botId}.`, {
-      fix: NO_SESSION_FIX,
-      code: 'no_session',
-    })
+    throw new FixableError(
+      botId === undefined
+        ? 'No running `bot dev` session in this folder.'
+        : `No running \`bot dev\` session for bot ${botId}.`,
+      {
+        fix: NO_SESSION_FIX,
+        code: 'no_session',
+      },
+    )
   return record
 }
 
 /** An integer flag or argument: exit 2 naming the value when it is not one. */
-export function parseId(value: string | undefined, what: string, o: {positive?: boolean; nonNegative?: boolean; example: string}): number | undefined {
+export function parseId(
+  value: string | undefined,
+  what: string,
+  o: {positive?: boolean; nonNegative?: boolean; example: string},
+): number | undefined {
   if (value === undefined) return undefined
   const n = /^-?\d{1,16}$/.test(value.trim()) ? Number(value.trim()) : Number.NaN
   const ok = Number.isSafeInteger(n) && (o.positive ? n > 0 : o.nonNegative ? n >= 0 : n !== 0)
@@ -47,7 +56,11 @@ export function parseId(value: string | undefined, what: string, o: {positive?: 
 /** A trigger request checked as the session will check it: exit 2 when it would be refused. */
 export function checkRequest(request: TriggerRequest): TriggerRequest {
   const checked = checkTriggerRequest(request)
-  if ('error' in checked) throw new UsageError(checked.error.replace(/^./, (c) => c.toUpperCase()), `${checked.fix} Nothing was sent.`)
+  if ('error' in checked)
+    throw new UsageError(
+      checked.error.replace(/^./, (c) => c.toUpperCase()),
+      `${checked.fix} Nothing was sent.`,
+    )
   return checked.request
 }
 
@@ -56,7 +69,8 @@ async function readStdin(max: number): Promise<string> {
   let size = 0
   for await (const chunk of process.stdin) {
     size += (chunk as Buffer).length
-    if (size > max) throw new UsageError(`The update on stdin is over ${max} bytes.`, 'Send one Update object. Nothing was sent.')
+    if (size > max)
+      throw new UsageError(`The update on stdin is over ${max} bytes.`, 'Send one Update object. Nothing was sent.')
     chunks.push(chunk as Buffer)
   }
   return Buffer.concat(chunks).toString('utf8')
@@ -70,13 +84,18 @@ export async function readUpdateFile(file: string): Promise<Record<string, unkno
   else {
     try {
       const buf = await readFile(file)
-      if (buf.length > MAX_BODY_BYTES) throw new UsageError(`${file} is over ${MAX_BODY_BYTES} bytes.`, 'Write one Update object. Nothing was sent.')
+      if (buf.length > MAX_BODY_BYTES)
+        throw new UsageError(`${file} is over ${MAX_BODY_BYTES} bytes.`, 'Write one Update object. Nothing was sent.')
       text = buf.toString('utf8')
     } catch (error) {
       if (error instanceof UsageError) throw error
       const code = (error as NodeJS.ErrnoException).code
       throw new UsageError(
-        code === 'ENOENT' ? `${file} does not exist.` : code === 'EISDIR' ? `${file} is a folder, not a file.` : `${file} cannot be read (${code ?? (error as Error).message}).`,
+        code === 'ENOENT'
+          ? `${file} does not exist.`
+          : code === 'EISDIR'
+            ? `${file} is a folder, not a file.`
+            : `${file} cannot be read (${code ?? (error as Error).message}).`,
         'Give the path of a JSON file holding one Update, or - to read it from stdin. Nothing was sent.',
       )
     }
@@ -85,7 +104,10 @@ export async function readUpdateFile(file: string): Promise<Record<string, unkno
   try {
     value = JSON.parse(text)
   } catch (error) {
-    throw new UsageError(`${name} is not valid JSON: ${(error as Error).message}.`, 'Fix the JSON (one Update object). Nothing was sent.')
+    throw new UsageError(
+      `${name} is not valid JSON: ${(error as Error).message}.`,
+      'Fix the JSON (one Update object). Nothing was sent.',
+    )
   }
   const bad = checkUpdateObject(value, name)
   if (bad) throw new UsageError(bad.error, `${bad.fix} Nothing was sent.`)
@@ -93,21 +115,32 @@ export async function readUpdateFile(file: string): Promise<Record<string, unkno
 }
 
 /** POSTs a JSON body to the session's control port and returns the delivered UpdateEntry. */
-export function sendToSession(record: ControlRecord, path: '/trigger' | '/replay', body: unknown): Promise<UpdateEntry> {
+export function sendToSession(
+  record: ControlRecord,
+  path: '/trigger' | '/replay',
+  body: unknown,
+): Promise<UpdateEntry> {
   const payload = JSON.stringify(body)
   return new Promise((resolve, reject) => {
     const gone = () =>
-      new FixableError(`The \`bot dev\` session (pid ${record.pid}) does not answer on its control port ${record.port}.`, {
-        fix: 'Restart `bot dev` (or `bot dev --offline`) in this folder.',
-        code: 'no_session',
-      })
+      new FixableError(
+        `The \`bot dev\` session (pid ${record.pid}) does not answer on its control port ${record.port}.`,
+        {
+          fix: 'Restart `bot dev` (or `bot dev --offline`) in this folder.',
+          code: 'no_session',
+        },
+      )
     const req = httpRequest(
       {
         host: '127.0.0.1',
         port: record.port,
         path,
         method: 'POST',
-        headers: {'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), [KEY_HEADER]: record.key},
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(payload),
+          [KEY_HEADER]: record.key,
+        },
         timeout: CLIENT_TIMEOUT_MS,
       },
       (res) => {
@@ -120,7 +153,11 @@ export function sendToSession(record: ControlRecord, path: '/trigger' | '/replay
           try {
             value = JSON.parse(text)
           } catch {
-            reject(new FixableError(`The session answered ${res.statusCode} with something other than JSON.`, {fix: 'Is `bot dev` on this port? Restart it.'}))
+            reject(
+              new FixableError(`The session answered ${res.statusCode} with something other than JSON.`, {
+                fix: 'Is `bot dev` on this port? Restart it.',
+              }),
+            )
             return
           }
           if (res.statusCode === 200 && typeof value.updateId === 'number') resolve(value as UpdateEntry)
@@ -136,7 +173,11 @@ export function sendToSession(record: ControlRecord, path: '/trigger' | '/replay
     )
     req.on('timeout', () => {
       req.destroy()
-      reject(new FixableError(`The session did not answer within ${CLIENT_TIMEOUT_MS / 1000} s.`, {fix: 'See the `bot dev` log: the bot may hang on this update.'}))
+      reject(
+        new FixableError(`The session did not answer within ${CLIENT_TIMEOUT_MS / 1000} s.`, {
+          fix: 'See the `bot dev` log: the bot may hang on this update.',
+        }),
+      )
     })
     req.on('error', () => reject(gone()))
     req.end(payload)
@@ -164,10 +205,14 @@ export function describeEntry(entry: UpdateEntry): {ok: boolean; lines: string[]
   const answer = entry.answer ? ` → ${entry.answer.status}` : ''
   const ms = entry.ms === undefined ? '' : ` in ${Math.round(entry.ms)} ms`
   const verb = ok ? 'delivered' : 'delivered, but the bot answered'
-  const lines = [`${ok ? '✓' : '✗'} update #${entry.updateId}${replay} ${entry.type}${quote(entry.preview)} ${verb}${answer}${ms}`]
+  const lines = [
+    `${ok ? '✓' : '✗'} update #${entry.updateId}${replay} ${entry.type}${quote(entry.preview)} ${verb}${answer}${ms}`,
+  ]
   for (const call of entry.calls ?? []) {
     if (call.ok) continue
-    lines.push(`  ↳ ${[call.method, call.errorCode, call.description].filter((p) => p !== undefined && p !== '').join(' ')}`)
+    lines.push(
+      `  ↳ ${[call.method, call.errorCode, call.description].filter((p) => p !== undefined && p !== '').join(' ')}`,
+    )
     if (call.explanation) lines.push(`    ${call.explanation}`)
   }
   return {ok, lines}

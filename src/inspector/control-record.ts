@@ -5,7 +5,16 @@
  * stale, ignored and removed by the next lookup.
  */
 import {randomBytes} from 'node:crypto'
-import {chmodSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, unlinkSync, writeFileSync} from 'node:fs'
+import {
+  chmodSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import {join, resolve} from 'node:path'
 
 import {isPidAlive, stateDir} from '../dev/state.js'

@@ -57,7 +57,8 @@ async function readRequestBody(req: IncomingMessage, max: number): Promise<strin
   try {
     return await readBody(req, max)
   } catch (error) {
-    if (error instanceof BodyTooLarge) throw new Refused(413, `The request body is over ${max} bytes.`, 'Send a smaller update.')
+    if (error instanceof BodyTooLarge)
+      throw new Refused(413, `The request body is over ${max} bytes.`, 'Send a smaller update.')
     if (error instanceof BodyCutOff) throw new Refused(400, 'The request body was cut off.', 'Send the whole body.')
     throw error
   }
@@ -66,7 +67,12 @@ async function readRequestBody(req: IncomingMessage, max: number): Promise<strin
 function parseJson(text: string): unknown {
   try {
     const value: unknown = JSON.parse(text)
-    if (nestedDeeperThan(value, MAX_EDIT_DEPTH)) throw new Refused(400, `The request body nests more than ${MAX_EDIT_DEPTH} levels deep.`, 'Send an update shaped like a real one.')
+    if (nestedDeeperThan(value, MAX_EDIT_DEPTH))
+      throw new Refused(
+        400,
+        `The request body nests more than ${MAX_EDIT_DEPTH} levels deep.`,
+        'Send an update shaped like a real one.',
+      )
     return value
   } catch (error) {
     if (error instanceof Refused) throw error
@@ -78,7 +84,14 @@ function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new Refused(504, `The session did not finish the delivery within ${Math.round(ms / 1000)} s.`, 'Check the bot: it may hang on this update (see the `bot dev` log).')),
+      () =>
+        reject(
+          new Refused(
+            504,
+            `The session did not finish the delivery within ${Math.round(ms / 1000)} s.`,
+            'Check the bot: it may hang on this update (see the `bot dev` log).',
+          ),
+        ),
       ms,
     )
     timer.unref()
@@ -87,10 +100,19 @@ function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 function replayArgs(body: unknown): {updateId: number | 'last'; update?: Record<string, unknown>} {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new Refused(400, 'The replay request is not a JSON object.', 'Send {"updateId": 123} or {"updateId": "last"}.')
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new Refused(
+      400,
+      'The replay request is not a JSON object.',
+      'Send {"updateId": 123} or {"updateId": "last"}.',
+    )
   const {updateId, update} = body as {updateId?: unknown; update?: unknown}
   if (updateId !== 'last' && !(typeof updateId === 'number' && Number.isSafeInteger(updateId) && updateId >= 0))
-    throw new Refused(400, `updateId ${JSON.stringify(updateId) ?? 'undefined'} is neither an update_id (a non-negative integer) nor "last".`, 'Send {"updateId": 123} or {"updateId": "last"}.')
+    throw new Refused(
+      400,
+      `updateId ${JSON.stringify(updateId) ?? 'undefined'} is neither an update_id (a non-negative integer) nor "last".`,
+      'Send {"updateId": 123} or {"updateId": "last"}.',
+    )
   if (update === undefined) return {updateId}
   const bad = checkUpdateObject(update, 'the edited update')
   if (bad) throw new Refused(400, bad.error, bad.fix)
@@ -116,11 +138,18 @@ export function startControlServer(o: ControlServerOptions): Promise<ControlServ
   }
 
   const route = async (req: IncomingMessage): Promise<UpdateEntry> => {
-    if (!hostAllowed(req.headers.host, port)) throw new Refused(403, 'Only loopback Host headers are served here.', `Use http://127.0.0.1:${port}.`)
+    if (!hostAllowed(req.headers.host, port))
+      throw new Refused(403, 'Only loopback Host headers are served here.', `Use http://127.0.0.1:${port}.`)
     const given = req.headers[KEY_HEADER]
-    if (!keyMatches(Array.isArray(given) ? given[0] : given, o.key)) throw new Refused(401, `Missing or wrong ${KEY_HEADER} header.`, 'Use `bot trigger` / `bot replay`: they read the key from the session\'s control record.')
+    if (!keyMatches(Array.isArray(given) ? given[0] : given, o.key))
+      throw new Refused(
+        401,
+        `Missing or wrong ${KEY_HEADER} header.`,
+        "Use `bot trigger` / `bot replay`: they read the key from the session's control record.",
+      )
     const path = (req.url ?? '/').split('?')[0]
-    if (path !== '/trigger' && path !== '/replay') throw new Refused(404, `No route ${path}.`, 'Use POST /trigger or POST /replay.')
+    if (path !== '/trigger' && path !== '/replay')
+      throw new Refused(404, `No route ${path}.`, 'Use POST /trigger or POST /replay.')
     if (req.method !== 'POST') throw new Refused(405, `${req.method} ${path} is not allowed.`, `Use POST ${path}.`)
     const body = parseJson(await readRequestBody(req, maxBody))
     if (path === '/trigger') {
@@ -142,10 +171,14 @@ export function startControlServer(o: ControlServerOptions): Promise<ControlServ
           // A refused body was not read to its end: close the connection after the answer.
           send(res, error.status, {error: error.message, ...(error.fix ? {fix: error.fix} : {})}, error.status === 413)
         } else if (error instanceof ActionError) {
-          const status = Number.isInteger(error.status) && error.status >= 400 && error.status < 600 ? error.status : 500
+          const status =
+            Number.isInteger(error.status) && error.status >= 400 && error.status < 600 ? error.status : 500
           send(res, status, {error: error.message, ...(error.fix ? {fix: error.fix} : {})})
         } else {
-          send(res, 500, {error: `The session failed to deliver: ${(error as Error)?.message ?? String(error)}`, fix: 'See the `bot dev` log.'})
+          send(res, 500, {
+            error: `The session failed to deliver: ${(error as Error)?.message ?? String(error)}`,
+            fix: 'See the `bot dev` log.',
+          })
         }
       })
       .catch(() => {

@@ -82,7 +82,9 @@ export class FailedCallLines {
     this.#waiting.delete(entry)
     const dropped = this.#dropped.get(entry) ?? 0
     this.#dropped.delete(entry)
-    if (dropped) waiting.at(-1)!.text += ` (and ${dropped} more failed call${dropped === 1 ? '' : 's'} for this update: see the inspector)`
+    if (dropped)
+      waiting.at(-1)!.text +=
+        ` (and ${dropped} more failed call${dropped === 1 ? '' : 's'} for this update: see the inspector)`
     for (const line of waiting) this.#emit(line)
   }
 }

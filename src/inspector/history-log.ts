@@ -4,7 +4,19 @@
  * earlier one. The file is compacted at start and whenever it has grown well past what it needs,
  * so it holds about the newest `limit` entries and never grows without bound.
  */
-import {appendFileSync, chmodSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, renameSync, statSync, writeFileSync} from 'node:fs'
+import {
+  appendFileSync,
+  chmodSync,
+  closeSync,
+  existsSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import {dirname} from 'node:path'
 
 import type {UpdateEntry} from './types.js'
@@ -37,7 +49,8 @@ function readVersions(file: string): Map<string, {entry: UpdateEntry; line: stri
     } catch {
       continue // a line cut by a crash
     }
-    if (!parsed || typeof parsed !== 'object' || typeof parsed.updateId !== 'number' || typeof parsed.seq !== 'number') continue
+    if (!parsed || typeof parsed !== 'object' || typeof parsed.updateId !== 'number' || typeof parsed.seq !== 'number')
+      continue
     const {session, ...entry} = parsed
     const key = `${session ?? ''}:${entry.seq}`
     const known = versions.get(key)
@@ -131,7 +144,14 @@ export class HistoryLog {
       kept.push(lines[i])
     }
     const tmp = `${this.file}.${process.pid}.tmp`
-    writeFileSync(tmp, kept.reverse().map((l) => l + '\n').join(''), {mode: 0o600})
+    writeFileSync(
+      tmp,
+      kept
+        .reverse()
+        .map((l) => l + '\n')
+        .join(''),
+      {mode: 0o600},
+    )
     chmodSync(tmp, 0o600)
     renameSync(tmp, this.file)
     this.#lines = 0
@@ -159,7 +179,9 @@ export class HistoryLog {
     } catch (error) {
       this.#failed = true
       try {
-        this.#onError(`The update history cannot be written to ${this.file} (${(error as Error).message}); it is kept in memory only.`)
+        this.#onError(
+          `The update history cannot be written to ${this.file} (${(error as Error).message}); it is kept in memory only.`,
+        )
       } catch {
         // a broken listener changes nothing
       }

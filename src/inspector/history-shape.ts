@@ -75,8 +75,17 @@ export function updateFacts(raw: unknown, secrets: Secrets): UpdateFacts {
   }
   const described = describe(update)
   const truncated = Buffer.byteLength(redacted) > MAX_UPDATE_BYTES
-  if (truncated) update = {...(described.updateId !== undefined ? {update_id: described.updateId} : {}), _cut: {bytes: Buffer.byteLength(redacted), head: cut(redacted, CUT_HEAD)}}
-  const facts: UpdateFacts = {update, truncated, updateId: described.updateId ?? 0, type: described.updateType ?? 'unknown'}
+  if (truncated)
+    update = {
+      ...(described.updateId !== undefined ? {update_id: described.updateId} : {}),
+      _cut: {bytes: Buffer.byteLength(redacted), head: cut(redacted, CUT_HEAD)},
+    }
+  const facts: UpdateFacts = {
+    update,
+    truncated,
+    updateId: described.updateId ?? 0,
+    type: described.updateType ?? 'unknown',
+  }
   if (described.chatId !== undefined) facts.chatId = described.chatId
   if (described.preview !== undefined) facts.preview = described.preview
   const payload = described.payload
@@ -84,12 +93,19 @@ export function updateFacts(raw: unknown, secrets: Secrets): UpdateFacts {
   const user = payload?.user as Record<string, unknown> | undefined
   const userId = from?.id ?? user?.id
   if (typeof userId === 'number') facts.userId = userId
-  if (described.updateType && /_query$/.test(described.updateType) && typeof payload?.id === 'string') facts.queryId = payload.id
+  if (described.updateType && /_query$/.test(described.updateType) && typeof payload?.id === 'string')
+    facts.queryId = payload.id
   return facts
 }
 
 /** Update id, type, chat and text preview of a parsed (already redacted) update, as the relay's update line has them. */
-function describe(update: unknown): {updateId?: number; updateType?: string; chatId?: number; preview?: string; payload?: Record<string, any>} {
+function describe(update: unknown): {
+  updateId?: number
+  updateType?: string
+  chatId?: number
+  preview?: string
+  payload?: Record<string, any>
+} {
   if (!update || typeof update !== 'object' || Array.isArray(update)) return {}
   const u = update as Record<string, unknown>
   let updateType: string | undefined
@@ -100,7 +116,8 @@ function describe(update: unknown): {updateId?: number; updateType?: string; cha
     }
   }
   const value = updateType ? u[updateType] : undefined
-  const payload = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, any>) : undefined
+  const payload =
+    value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, any>) : undefined
   const chatId = payload?.chat?.id ?? payload?.message?.chat?.id ?? payload?.from?.id ?? payload?.user?.id
   const text = payload?.text ?? payload?.caption ?? payload?.data ?? payload?.query ?? payload?.question
   return {
@@ -123,7 +140,13 @@ export function cleanCall(call: ApiCall, secrets: Secrets): ApiCall {
   try {
     json = clean(JSON.stringify(call), secrets)
   } catch {
-    return {method: String(call.method), ok: Boolean(call.ok), ms: Number(call.ms) || 0, params: {}, time: String(call.time)}
+    return {
+      method: String(call.method),
+      ok: Boolean(call.ok),
+      ms: Number(call.ms) || 0,
+      params: {},
+      time: String(call.time),
+    }
   }
   const copy = JSON.parse(json) as ApiCall
   if (json.length > MAX_CALL_BYTES) copy.params = {_cut: `parameters of ${json.length} characters not kept`}

@@ -70,7 +70,12 @@ export class UpdateHistory implements HistoryView {
     this.#now = o.now ?? Date.now
     this.#flushMs = o.flushMs ?? 100
     this.logFile = o.logFile
-    if (o.logFile) this.#log = new HistoryLog(o.logFile, {limit: this.#limit, session: randomBytes(6).toString('hex'), onError: o.onError ?? (() => {})})
+    if (o.logFile)
+      this.#log = new HistoryLog(o.logFile, {
+        limit: this.#limit,
+        session: randomBytes(6).toString('hex'),
+        onError: o.onError ?? (() => {}),
+      })
   }
 
   /** A new update reached the session (in flight until finish). */
@@ -130,7 +135,8 @@ export class UpdateHistory implements HistoryView {
   }
 
   find(updateId: number): UpdateEntry | undefined {
-    for (let i = this.#entries.length - 1; i >= 0; i--) if (this.#entries[i].updateId === updateId) return this.#entries[i]
+    for (let i = this.#entries.length - 1; i >= 0; i--)
+      if (this.#entries[i].updateId === updateId) return this.#entries[i]
     if (!this.logFile) return undefined
     this.flush()
     const older = readLogFile(this.logFile)
@@ -174,7 +180,12 @@ export class UpdateHistory implements HistoryView {
   }
 
   #target(call: ApiCall): UpdateEntry | undefined {
-    const chatId = typeof call.chatId === 'number' ? call.chatId : typeof call.chatId === 'string' && /^-?\d+$/.test(call.chatId) ? Number(call.chatId) : undefined
+    const chatId =
+      typeof call.chatId === 'number'
+        ? call.chatId
+        : typeof call.chatId === 'string' && /^-?\d+$/.test(call.chatId)
+          ? Number(call.chatId)
+          : undefined
     const userId = typeof call.userId === 'number' ? call.userId : undefined
     const queryId = callQueryId(call)
     const started = Date.parse(call.time)

@@ -11,7 +11,9 @@ function oneLine(text: string, max = DESCRIPTION_MAX): string {
 }
 
 /** `  ↳ sendMessage 400 Bad Request: chat not found` (+ ` — explanation` when one is known). */
-export function callText(call: Pick<ApiCall, 'method' | 'ok' | 'errorCode' | 'description' | 'explanation' | 'retryAfter'>): string {
+export function callText(
+  call: Pick<ApiCall, 'method' | 'ok' | 'errorCode' | 'description' | 'explanation' | 'retryAfter'>,
+): string {
   const status = call.errorCode !== undefined ? ` ${call.errorCode}` : call.ok ? ' ok' : ''
   const description = call.description ? ` ${oneLine(call.description)}` : call.ok ? '' : ' failed'
   const retry = call.retryAfter !== undefined ? ` (retry after ${call.retryAfter}s)` : ''
@@ -31,7 +33,9 @@ export function sourceSuffix(source: EntrySource | undefined, replayOf?: number)
  * `10:42:01 ← #731000112 message chat 1111 "/start" (long polling)`: an update the bot took with
  * getUpdates (one put there by bot trigger / bot replay gets its own mark from the session instead).
  */
-export function pollingUpdateText(entry: Pick<UpdateEntry, 'time' | 'updateId' | 'type' | 'chatId' | 'preview' | 'source'>): string {
+export function pollingUpdateText(
+  entry: Pick<UpdateEntry, 'time' | 'updateId' | 'type' | 'chatId' | 'preview' | 'source'>,
+): string {
   const chat = entry.chatId !== undefined ? ` chat ${entry.chatId}` : ''
   const preview = entry.preview !== undefined ? ` ${JSON.stringify(entry.preview)}` : ''
   return `${entry.time.slice(11, 19)} ← #${entry.updateId} ${entry.type}${chat}${preview}${entry.source === 'polling' ? sourceSuffix('polling') : ''}`

@@ -57,7 +57,13 @@ export function sendJson(res: ServerResponse, status: number, value: unknown, se
   send(res, status, 'application/json; charset=utf-8', redactSecrets(JSON.stringify(value), secrets))
 }
 
-export function sendError(res: ServerResponse, status: number, error: string, fix: string | undefined, secrets: string[]): void {
+export function sendError(
+  res: ServerResponse,
+  status: number,
+  error: string,
+  fix: string | undefined,
+  secrets: string[],
+): void {
   sendJson(res, status, fix ? {error, fix} : {error}, secrets)
 }
 

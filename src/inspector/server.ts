@@ -22,7 +22,15 @@ import {createServer, type IncomingMessage, type Server, type ServerResponse} fr
 import type {AddressInfo} from 'node:net'
 
 import {
-  BodyTooLarge, BODY_LIMIT, hostAllowed, keyMatches, presentedKey, readBody, send, sendError, sendJson,
+  BodyTooLarge,
+  BODY_LIMIT,
+  hostAllowed,
+  keyMatches,
+  presentedKey,
+  readBody,
+  send,
+  sendError,
+  sendJson,
 } from './server-http.js'
 import {MAX_EDIT_DEPTH, nestedDeeperThan} from './json-depth.js'
 import {FAVICON_SVG, loadPage, NO_KEY_HTML, pageHtml, type PageFiles} from './server-page.js'
@@ -76,7 +84,13 @@ export async function startInspectorServer(o: InspectorServerOptions): Promise<I
   const server: Server = createServer((req, res) => {
     handle(ctx, port, req, res).catch((err: unknown) => {
       try {
-        sendError(res, 500, `the inspector failed: ${err instanceof Error ? err.message : String(err)}`, undefined, secrets)
+        sendError(
+          res,
+          500,
+          `the inspector failed: ${err instanceof Error ? err.message : String(err)}`,
+          undefined,
+          secrets,
+        )
       } catch {
         res.destroy()
       }
@@ -127,13 +141,26 @@ async function handle(ctx: Context, port: number, req: IncomingMessage, res: Ser
   }
   const path = url.pathname
   if (!keyMatches(presentedKey(req, url), o.key)) {
-    if (api) sendError(res, 401, 'the inspector key is missing or wrong', 'use the URL printed by bot dev (?key=…) or send the key in the x-bot-dev-key header', secrets)
+    if (api)
+      sendError(
+        res,
+        401,
+        'the inspector key is missing or wrong',
+        'use the URL printed by bot dev (?key=…) or send the key in the x-bot-dev-key header',
+        secrets,
+      )
     else send(res, 401, HTML, NO_KEY_HTML)
     return
   }
   const method = req.method ?? 'GET'
   if (method !== 'GET' && method !== 'HEAD' && !sameOrigin(req, port)) {
-    sendError(res, 403, 'a request from another site is refused', 'use the inspector page itself, or send the request without an Origin header (curl, scripts)', secrets)
+    sendError(
+      res,
+      403,
+      'a request from another site is refused',
+      'use the inspector page itself, or send the request without an Origin header (curl, scripts)',
+      secrets,
+    )
     return
   }
   if (path === '/' || path === '/app.js' || path === '/style.css' || path === '/favicon.svg') {
@@ -158,7 +185,13 @@ async function handle(ctx: Context, port: number, req: IncomingMessage, res: Ser
   if (one) {
     const updateId = parseUpdateId(one[1])
     if (updateId === undefined) {
-      sendError(res, 400, `"${one[1].slice(0, 40)}" is not an update_id`, 'use the updateId of an entry of GET /api/updates (an integer)', secrets)
+      sendError(
+        res,
+        400,
+        `"${one[1].slice(0, 40)}" is not an update_id`,
+        'use the updateId of an entry of GET /api/updates (an integer)',
+        secrets,
+      )
       return
     }
     if (one[2]) {
@@ -169,10 +202,23 @@ async function handle(ctx: Context, port: number, req: IncomingMessage, res: Ser
     if (method !== 'GET') return notAllowed(res, 'GET', secrets)
     const entry = o.history.find(updateId)
     if (entry) sendJson(res, 200, entry, secrets)
-    else sendError(res, 404, `no update ${updateId} in this session's history`, 'GET /api/updates lists the recorded updates', secrets)
+    else
+      sendError(
+        res,
+        404,
+        `no update ${updateId} in this session's history`,
+        'GET /api/updates lists the recorded updates',
+        secrets,
+      )
     return
   }
-  sendError(res, 404, `no route ${method} ${path}`, 'the API is GET /api/updates, GET /api/updates/{updateId}, POST /api/updates/{updateId}/replay, GET /api/events', secrets)
+  sendError(
+    res,
+    404,
+    `no route ${method} ${path}`,
+    'the API is GET /api/updates, GET /api/updates/{updateId}, POST /api/updates/{updateId}/replay, GET /api/events',
+    secrets,
+  )
 }
 
 async function replay(ctx: Context, req: IncomingMessage, res: ServerResponse, updateId: number): Promise<void> {
@@ -202,15 +248,33 @@ async function replay(ctx: Context, req: IncomingMessage, res: ServerResponse, u
     try {
       parsed = JSON.parse(text)
     } catch (err) {
-      sendError(res, 400, `the edited update is not valid JSON: ${(err as Error).message}`, 'send the update as a JSON object, or no body to replay it unchanged', secrets)
+      sendError(
+        res,
+        400,
+        `the edited update is not valid JSON: ${(err as Error).message}`,
+        'send the update as a JSON object, or no body to replay it unchanged',
+        secrets,
+      )
       return
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      sendError(res, 400, 'the edited update must be a JSON object', 'send the update as a JSON object ({"update_id": …, "message": {…}}), or no body to replay it unchanged', secrets)
+      sendError(
+        res,
+        400,
+        'the edited update must be a JSON object',
+        'send the update as a JSON object ({"update_id": …, "message": {…}}), or no body to replay it unchanged',
+        secrets,
+      )
       return
     }
     if (nestedDeeperThan(parsed, MAX_EDIT_DEPTH)) {
-      sendError(res, 400, `the edited update is nested more than ${MAX_EDIT_DEPTH} levels deep`, 'send an update shaped like a real one (GET /api/updates/{updateId} shows it)', secrets)
+      sendError(
+        res,
+        400,
+        `the edited update is nested more than ${MAX_EDIT_DEPTH} levels deep`,
+        'send an update shaped like a real one (GET /api/updates/{updateId} shows it)',
+        secrets,
+      )
       return
     }
     edited = parsed as Record<string, unknown>
@@ -225,7 +289,13 @@ async function replay(ctx: Context, req: IncomingMessage, res: ServerResponse, u
     entry = await Promise.race([ctx.o.actions.replay(updateId, edited), late])
   } catch (err) {
     if (err instanceof ReplayTimeout) {
-      sendError(res, 504, `the session gave no answer to the replay within ${Math.round(timeoutMs / 1000)} s`, 'look at the bot dev terminal: the bot may be restarting or stuck', secrets)
+      sendError(
+        res,
+        504,
+        `the session gave no answer to the replay within ${Math.round(timeoutMs / 1000)} s`,
+        'look at the bot dev terminal: the bot may be restarting or stuck',
+        secrets,
+      )
       return
     }
     if (err instanceof ActionError) {

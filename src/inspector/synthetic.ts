@@ -20,7 +20,10 @@ export const DEFAULT_USER_ID = 1111
 export const SYNTHETIC_UPDATE_ID_TOP = 2_147_483_647
 
 /** The next synthetic update_id below `previous` (the top for the first) that `taken` does not hold. */
-export function nextSyntheticUpdateId(previous: number | undefined, taken: (id: number) => boolean = () => false): number {
+export function nextSyntheticUpdateId(
+  previous: number | undefined,
+  taken: (id: number) => boolean = () => false,
+): number {
   let id = previous === undefined ? SYNTHETIC_UPDATE_ID_TOP : previous - 1
   while (id > 1 && taken(id)) id--
   return id
@@ -49,7 +52,14 @@ export function updateContent(update: Record<string, unknown>): {type?: string; 
 }
 
 /** Update types Telegram never queues once their own (edit) date is more than a day old (bot-api-facts-2: expiry by type). */
-const DATED_TYPES = new Set(['message', 'edited_message', 'channel_post', 'edited_channel_post', 'business_message', 'edited_business_message'])
+const DATED_TYPES = new Set([
+  'message',
+  'edited_message',
+  'channel_post',
+  'edited_channel_post',
+  'business_message',
+  'edited_business_message',
+])
 const DAY_SECONDS = 86_400
 
 /** Why Telegram (and the emulator) would not deliver this update: dated more than a day ago, else undefined. */
@@ -84,15 +94,22 @@ function isId(value: unknown): value is number {
 
 /** The user and chat of a message/callback request: the user defaults to the chat (private) or 1111. */
 export function partiesOf(request: {chatId?: number; userId?: number}): {userId: number; chatId: number} {
-  const userId = request.userId ?? (request.chatId !== undefined && request.chatId > 0 ? request.chatId : DEFAULT_USER_ID)
+  const userId =
+    request.userId ?? (request.chatId !== undefined && request.chatId > 0 ? request.chatId : DEFAULT_USER_ID)
   return {userId, chatId: request.chatId ?? userId}
 }
 
 function checkParties(request: Record<string, unknown>): Refusal | undefined {
   if (request.userId !== undefined && (!isId(request.userId) || request.userId < 0))
-    return {error: `user id ${JSON.stringify(request.userId)} is not a positive integer.`, fix: 'Pass a user id like --user 1111.'}
+    return {
+      error: `user id ${JSON.stringify(request.userId)} is not a positive integer.`,
+      fix: 'Pass a user id like --user 1111.',
+    }
   if (request.chatId !== undefined && !isId(request.chatId))
-    return {error: `chat id ${JSON.stringify(request.chatId)} is not a non-zero integer.`, fix: 'Pass a positive id (a private chat) or a negative one (a group), e.g. --chat=-1001234567890.'}
+    return {
+      error: `chat id ${JSON.stringify(request.chatId)} is not a non-zero integer.`,
+      fix: 'Pass a positive id (a private chat) or a negative one (a group), e.g. --chat=-1001234567890.',
+    }
   const chatId = request.chatId as number | undefined
   const userId = request.userId as number | undefined
   if (chatId !== undefined && userId !== undefined && chatId > 0 && chatId !== userId)
@@ -108,7 +125,11 @@ function checkParties(request: Record<string, unknown>): Refusal | undefined {
  * one update type field (an object) besides update_id. Returns the refusal, or undefined.
  */
 export function checkUpdateObject(update: unknown, what = 'the update'): Refusal | undefined {
-  if (!isPlainObject(update)) return {error: `${what} is not a JSON object.`, fix: 'Write one Update object, e.g. {"message": {…}} (update_id is set by the session).'}
+  if (!isPlainObject(update))
+    return {
+      error: `${what} is not a JSON object.`,
+      fix: 'Write one Update object, e.g. {"message": {…}} (update_id is set by the session).',
+    }
   const types = Object.keys(update).filter((k) => k !== 'update_id')
   if (types.length !== 1)
     return {
@@ -117,35 +138,68 @@ export function checkUpdateObject(update: unknown, what = 'the update'): Refusal
     }
   const type = types[0]
   if (!(UPDATE_TYPES as readonly string[]).includes(type))
-    return {error: `${what} has the field "${type}", which is not an update type.`, fix: `Use one of: ${UPDATE_TYPES.join(', ')}.`}
-  if (!isPlainObject(update[type])) return {error: `"${type}" in ${what} is not an object.`, fix: `Give ${type} as an object, as Telegram sends it.`}
+    return {
+      error: `${what} has the field "${type}", which is not an update type.`,
+      fix: `Use one of: ${UPDATE_TYPES.join(', ')}.`,
+    }
+  if (!isPlainObject(update[type]))
+    return {error: `"${type}" in ${what} is not an object.`, fix: `Give ${type} as an object, as Telegram sends it.`}
   return undefined
 }
 
 /** Validates a TriggerRequest from the wire (or the command line). */
 export function checkTriggerRequest(value: unknown): {request: TriggerRequest} | Refusal {
-  if (!isPlainObject(value)) return {error: 'The trigger request is not a JSON object.', fix: 'Send {"kind": "message", "text": "…"}, {"kind": "callback", …} or {"kind": "update", …}.'}
+  if (!isPlainObject(value))
+    return {
+      error: 'The trigger request is not a JSON object.',
+      fix: 'Send {"kind": "message", "text": "…"}, {"kind": "callback", …} or {"kind": "update", …}.',
+    }
   const kind = value.kind
   if (kind === 'message') {
     const text = value.text
-    if (typeof text !== 'string' || text.trim() === '') return {error: 'The message text is empty.', fix: 'Give the text to send, e.g. `bot trigger message "/start"`.'}
-    if (text.length > MAX_TEXT) return {error: `The message text is ${text.length} characters long; Telegram messages hold at most ${MAX_TEXT}.`, fix: 'Send a shorter text.'}
+    if (typeof text !== 'string' || text.trim() === '')
+      return {error: 'The message text is empty.', fix: 'Give the text to send, e.g. `bot trigger message "/start"`.'}
+    if (text.length > MAX_TEXT)
+      return {
+        error: `The message text is ${text.length} characters long; Telegram messages hold at most ${MAX_TEXT}.`,
+        fix: 'Send a shorter text.',
+      }
     const bad = checkParties(value)
     if (bad) return bad
-    return {request: {kind, text, chatId: value.chatId as number | undefined, userId: value.userId as number | undefined}}
+    return {
+      request: {kind, text, chatId: value.chatId as number | undefined, userId: value.userId as number | undefined},
+    }
   }
   if (kind === 'callback') {
     const data = value.data
-    if (typeof data !== 'string' || data === '') return {error: 'The callback data is empty.', fix: 'Give the callback_data of the button, e.g. `bot trigger callback like:42 --message-id 7`.'}
+    if (typeof data !== 'string' || data === '')
+      return {
+        error: 'The callback data is empty.',
+        fix: 'Give the callback_data of the button, e.g. `bot trigger callback like:42 --message-id 7`.',
+      }
     const bytes = Buffer.byteLength(data, 'utf8')
     if (bytes > MAX_CALLBACK_DATA_BYTES)
-      return {error: `The callback data is ${bytes} bytes long; Telegram's callback_data holds 1-${MAX_CALLBACK_DATA_BYTES} bytes.`, fix: 'Use the callback_data of a real button (at most 64 bytes).'}
+      return {
+        error: `The callback data is ${bytes} bytes long; Telegram's callback_data holds 1-${MAX_CALLBACK_DATA_BYTES} bytes.`,
+        fix: 'Use the callback_data of a real button (at most 64 bytes).',
+      }
     const messageId = value.messageId
     if (typeof messageId !== 'number' || !Number.isSafeInteger(messageId) || messageId <= 0)
-      return {error: `message id ${JSON.stringify(messageId)} is not a positive integer.`, fix: 'Pass the id of the message that carries the button, e.g. --message-id 7.'}
+      return {
+        error: `message id ${JSON.stringify(messageId)} is not a positive integer.`,
+        fix: 'Pass the id of the message that carries the button, e.g. --message-id 7.',
+      }
     const bad = checkParties(value)
     if (bad) return bad
-    return {request: {kind, data, messageId, chatId: value.chatId as number | undefined, userId: value.userId as number | undefined}}
+    return {
+      request: {
+        kind,
+        data,
+        messageId,
+        chatId: value.chatId as number | undefined,
+        userId: value.userId as number | undefined,
+      },
+    }
   }
   if (kind === 'update') {
     const bad = checkUpdateObject(value.update)
@@ -175,7 +229,8 @@ export function commandEntity(text: string): {offset: number; length: number; ty
 
 /** Telegram's chat_instance: a signed 64-bit number as a string, stable per chat. */
 function chatInstance(chatId: number): string {
-  const n = (BigInt(Math.abs(chatId)) * 6_364_136_223_846_793_005n + 1_442_695_040_888_963_407n) % 9_223_372_036_854_775_807n
+  const n =
+    (BigInt(Math.abs(chatId)) * 6_364_136_223_846_793_005n + 1_442_695_040_888_963_407n) % 9_223_372_036_854_775_807n
   return (chatId > 0 ? '-' : '') + n.toString()
 }
 
@@ -220,7 +275,13 @@ export function syntheticUpdate(request: TriggerRequest, o: SyntheticOptions): R
     return {update_id: o.updateId, message}
   }
   const message: Record<string, unknown> = {message_id: r.messageId}
-  if (o.bot) message.from = {id: o.bot.id, is_bot: true, first_name: o.bot.first_name ?? 'Bot', ...(o.bot.username ? {username: o.bot.username} : {})}
+  if (o.bot)
+    message.from = {
+      id: o.bot.id,
+      is_bot: true,
+      first_name: o.bot.first_name ?? 'Bot',
+      ...(o.bot.username ? {username: o.bot.username} : {}),
+    }
   message.chat = chat(chatId, userId)
   message.date = date
   return {

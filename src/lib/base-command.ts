@@ -11,7 +11,9 @@ import {errorLine} from './output.js'
 import {isPromptCancel} from './prompt.js'
 import {proxyProblem} from './proxy.js'
 
-export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
+export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<
+  (typeof BaseCommand)['baseFlags'] & T['flags']
+>
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
 
 /** Flags for commands that talk to the Bot API. Spread into a command's `flags`. */
@@ -93,14 +95,20 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
         'Get a token from @BotFather (/newbot) and put BOT_TOKEN=… in .env; `bot dev --offline` needs none.',
       )
     const tokenSource = sourceOf('BOT_TOKEN', this.argv, 'token')
-    const shape = checkTokenShape(token, tokenSource === 'flag' ? '--token' : tokenSource === '.env' ? 'BOT_TOKEN in .env' : 'BOT_TOKEN')
+    const shape = checkTokenShape(
+      token,
+      tokenSource === 'flag' ? '--token' : tokenSource === '.env' ? 'BOT_TOKEN in .env' : 'BOT_TOKEN',
+    )
     if (shape) throw new UsageError(shape.message, shape.fix)
     const apiRoot = (flags['api-root'] ?? DEFAULT_API_ROOT).replace(/\/+$/, '')
     try {
       const u = new URL(apiRoot)
       if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme')
     } catch {
-      throw new UsageError(`--api-root "${apiRoot}" is not an http(s) URL.`, 'Use e.g. https://api.telegram.org or http://127.0.0.1:8081.')
+      throw new UsageError(
+        `--api-root "${apiRoot}" is not an http(s) URL.`,
+        'Use e.g. https://api.telegram.org or http://127.0.0.1:8081.',
+      )
     }
     return {
       token,
@@ -120,7 +128,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     if (badProxy) throw new UsageError(badProxy.message, badProxy.fix)
     this.addSecret(resolved.token)
     // Debug lines go to stderr even with --json (stdout stays clean), always redacted.
-    const debug = process.env.BOT_DEBUG ? (line: string) => process.stderr.write(this.redact(`[debug] ${line}`) + '\n') : undefined
+    const debug = process.env.BOT_DEBUG
+      ? (line: string) => process.stderr.write(this.redact(`[debug] ${line}`) + '\n')
+      : undefined
     const onRetry = ({method, retryAfter}: {method: string; retryAfter: number}) =>
       this.logToStderr(`… Telegram asked to slow down (429): retrying ${method} in ${retryAfter}s.`)
     return new BotApi({token: resolved.token, apiRoot: resolved.apiRoot, debug, onRetry, ...options})
@@ -214,7 +224,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       message = 'Cancelled.'
       exit = 130
       code = 'cancelled'
-    } else if (err.oclif?.exit === 2 || /Unexpected argument|Nonexistent flag|Missing required|Expected .* to be one of|Parsing --/.test(err.message ?? '')) {
+    } else if (
+      err.oclif?.exit === 2 ||
+      /Unexpected argument|Nonexistent flag|Missing required|Expected .* to be one of|Parsing --/.test(
+        err.message ?? '',
+      )
+    ) {
       // oclif parse errors: bad input, exit 2.
       message = oneLine(err.message)
       fix = `See \`${this.config.bin} ${(this.id ?? '').replaceAll(':', ' ')} --help\` for usage.`.replace('  ', ' ')

@@ -25,8 +25,15 @@ export function canPrompt(): boolean {
 export async function confirmOrRefuse({question, yes, action, yesFlag = '--yes'}: ConfirmOptions): Promise<boolean> {
   if (yes) return true
   if (!canPrompt())
-    throw new UsageError(`Refusing to ${action} without ${yesFlag}: there is no terminal to ask for confirmation.`, `Add ${yesFlag} if you mean it.`)
+    throw new UsageError(
+      `Refusing to ${action} without ${yesFlag}: there is no terminal to ask for confirmation.`,
+      `Add ${yesFlag} if you mean it.`,
+    )
   const {confirm} = await import('@inquirer/prompts')
   // Ctrl-C or Esc while asking: nothing changed, exit 130.
-  return ask((context) => confirm({message: question, default: false}, context), 'Cancelled: nothing changed.', process.stderr)
+  return ask(
+    (context) => confirm({message: question, default: false}, context),
+    'Cancelled: nothing changed.',
+    process.stderr,
+  )
 }

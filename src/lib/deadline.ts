@@ -32,10 +32,13 @@ export function deadline(ms: number, ...parents: Array<AbortSignal | undefined>)
     link.clear()
   }
   if (!link.signal.aborted) {
-    timer = setTimeout(() => {
-      timedOut = true
-      link.abort(new TimeoutError(ms))
-    }, Math.max(0, Math.min(ms, 2_147_483_647)))
+    timer = setTimeout(
+      () => {
+        timedOut = true
+        link.abort(new TimeoutError(ms))
+      },
+      Math.max(0, Math.min(ms, 2_147_483_647)),
+    )
     // However it ends (time, a parent, or abort), the timer and the parents' listeners go.
     link.signal.addEventListener('abort', clear, {once: true})
   }
@@ -49,7 +52,11 @@ export function deadline(ms: number, ...parents: Array<AbortSignal | undefined>)
 }
 
 /** A signal that aborts when any of `signals` does, with listeners removed by `clear()`. */
-export function linked(...signals: Array<AbortSignal | undefined>): {signal: AbortSignal; abort(reason?: unknown): void; clear(): void} {
+export function linked(...signals: Array<AbortSignal | undefined>): {
+  signal: AbortSignal
+  abort(reason?: unknown): void
+  clear(): void
+} {
   const controller = new AbortController()
   const listeners: Array<[AbortSignal, () => void]> = []
   const clear = () => {

@@ -24,7 +24,10 @@ export function commandAfterDashes(argv: string[]): string[] | undefined {
   if (at < 0) return undefined
   const words = argv.slice(at + 1)
   if (words.length === 0 || words[0].trim() === '')
-    throw new UsageError('No bot command after `--`.', 'Put the command after it (`bot dev -- node bot.js`), or drop `--` to use package.json\'s "dev:bot" script or the entry file.')
+    throw new UsageError(
+      'No bot command after `--`.',
+      'Put the command after it (`bot dev -- node bot.js`), or drop `--` to use package.json\'s "dev:bot" script or the entry file.',
+    )
   return words
 }
 
@@ -42,11 +45,20 @@ export function checkDevInput(input: DevInput): void {
     // too: left alone it would mean "open a public localtunnel", which nobody asked for.
     const value = given ?? (env !== undefined && environment[env] !== undefined ? environment[env] : undefined)
     if (value === undefined || value.trim() !== '') continue
-    const from = given === undefined ? (sourceOf(env!, [], flag) === '.env' ? '.env' : 'env') : env ? sourceOf(env, input.argv, flag) : 'flag'
+    const from =
+      given === undefined
+        ? sourceOf(env!, [], flag) === '.env'
+          ? '.env'
+          : 'env'
+        : env
+          ? sourceOf(env, input.argv, flag)
+          : 'flag'
     const where = from === 'flag' ? `--${flag}` : from === '.env' ? `${env} in .env` : `${env}`
     throw new UsageError(
       `${where} is empty: an empty value is not the default, and nothing is opened with it.`,
-      from === 'flag' ? `Give --${flag} a value, or leave the flag out.` : `Give ${env} a value, or remove it${from === '.env' ? ' from .env' : ' from the environment'}.`,
+      from === 'flag'
+        ? `Give --${flag} a value, or leave the flag out.`
+        : `Give ${env} a value, or remove it${from === '.env' ? ' from .env' : ' from the environment'}.`,
     )
   }
 }

@@ -18,7 +18,8 @@ const CALL_FAILURE = '  ↳'
 /** A line of the update log that reports a failure: a non-2xx answer, a refused request, a failing call. */
 export function isFailureLine(event: {type: string; text: string; status?: number; repeat?: boolean}): boolean {
   if (event.type === 'rejected') return true
-  if (event.type === 'update') return !event.repeat && (event.status === undefined || event.status < 200 || event.status >= 300)
+  if (event.type === 'update')
+    return !event.repeat && (event.status === undefined || event.status < 200 || event.status >= 300)
   return event.text.startsWith(CALL_FAILURE)
 }
 
@@ -26,7 +27,10 @@ export function isFailureLine(event: {type: string; text: string; status?: numbe
  * An update-log entry: dim, or red when it reports a failure. Each line is painted on its own, so a
  * failing call under an update that went well (`  ↳ …` and its indented explanation) is red too.
  */
-export function logLine(event: {type: string; text: string; status?: number; repeat?: boolean}, stream: NodeJS.WriteStream): string {
+export function logLine(
+  event: {type: string; text: string; status?: number; repeat?: boolean},
+  stream: NodeJS.WriteStream,
+): string {
   const failed = isFailureLine(event)
   let inCall = false
   return event.text
@@ -133,7 +137,9 @@ export class DevRenderer {
  * The offline session's lines (the chat prints its own transcript). `print` keeps the chat prompt
  * intact; lines go to stderr until the chat runs.
  */
-export function offlineRenderer(redact: (text: string) => string): (event: OfflineDevEvent, print: OfflinePrint) => void {
+export function offlineRenderer(
+  redact: (text: string) => string,
+): (event: OfflineDevEvent, print: OfflinePrint) => void {
   const err = process.stderr
   let ready = false
   return (event, print) => {

@@ -13,7 +13,8 @@ export function explainApiError(error: BotApiError, apiRoot: string): Explanatio
   const proxy = proxyFor(apiRoot)
   switch (error.kind) {
     case 'network':
-      if (proxy) return {message: `Cannot reach the Bot API at ${apiRoot}: ${error.description}.`, fix: proxyFix(proxy, apiRoot)}
+      if (proxy)
+        return {message: `Cannot reach the Bot API at ${apiRoot}: ${error.description}.`, fix: proxyFix(proxy, apiRoot)}
       return {
         message: `Cannot reach the Bot API at ${apiRoot}: ${error.description}.`,
         fix: isDefaultRoot
@@ -58,7 +59,10 @@ export function explainApiError(error: BotApiError, apiRoot: string): Explanatio
       }
     case 409:
       if (error.isWebhookActiveConflict)
-        return {message: `409 ${d}.`, fix: 'A webhook is set, so long polling is refused. Run `bot webhook delete` (pending updates are kept).'}
+        return {
+          message: `409 ${d}.`,
+          fix: 'A webhook is set, so long polling is refused. Run `bot webhook delete` (pending updates are kept).',
+        }
       return {
         message: `409 ${d}.`,
         fix: 'Another process polls with the same token. Run `bot doctor` to find it, and stop it.',
@@ -74,7 +78,9 @@ export function explainApiError(error: BotApiError, apiRoot: string): Explanatio
       if (error.code >= 500)
         return {
           message: `${error.method} failed: the Bot API server answered ${error.code} ${d}.`,
-          fix: isDefaultRoot ? 'Telegram is having trouble; try again in a minute.' : `Check the Bot API server at ${apiRoot}.`,
+          fix: isDefaultRoot
+            ? 'Telegram is having trouble; try again in a minute.'
+            : `Check the Bot API server at ${apiRoot}.`,
         }
       return {message: `${error.method} failed: ${error.code} ${d}.`}
   }
@@ -82,11 +88,14 @@ export function explainApiError(error: BotApiError, apiRoot: string): Explanatio
 
 /** Fixes for the 400 answers this tool can provoke (mostly setWebhook's "bad webhook: …"). */
 function badRequestFix(description: string): string | undefined {
-  if (/HTTPS URL must be provided/i.test(description)) return 'Use an https:// URL; plain http works only with a local Bot API server.'
+  if (/HTTPS URL must be provided/i.test(description))
+    return 'Use an https:// URL; plain http works only with a local Bot API server.'
   if (/ports 80, 88, 443 or 8443/i.test(description)) return 'Serve the webhook on port 443, 80, 88 or 8443.'
-  if (/is reserved|IPv6-only/i.test(description)) return 'Use a host that resolves to a public IPv4 address (a tunnel or your server).'
+  if (/is reserved|IPv6-only/i.test(description))
+    return 'Use a host that resolves to a public IPv4 address (a tunnel or your server).'
   if (/Failed to resolve host/i.test(description)) return "Check the host name's DNS A record, or pass --ip-address."
-  if (/SSL|certificate/i.test(description)) return 'Check the certificate file (PEM, public part only) and that it matches the host.'
+  if (/SSL|certificate/i.test(description))
+    return 'Check the certificate file (PEM, public part only) and that it matches the host.'
   if (/secret token/i.test(description)) return 'Use 1-256 characters of A-Z, a-z, 0-9, _ and -.'
   if (/invalid webhook URL/i.test(description)) return 'Pass a full URL such as https://example.com/webhook.'
   return undefined

@@ -58,9 +58,59 @@ export interface ManifestCommandFull {
 }
 
 /** Flag keys that do not change the help text, or that this renderer reproduces. */
-const FLAG_KEYS = new Set(['name', 'type', 'char', 'summary', 'description', 'helpGroup', 'hidden', 'required', 'allowNo', 'multiple', 'options', 'default', 'env', 'exclusive', 'hasDynamicHelp', 'delimiter', 'noCacheDefault', 'deprecated', 'aliases', 'charAliases'])
-const ARG_KEYS = new Set(['name', 'description', 'required', 'hidden', 'multiple', 'default', 'options', 'noCacheDefault'])
-const COMMAND_KEYS = new Set(['id', 'summary', 'description', 'hidden', 'aliases', 'hiddenAliases', 'strict', 'examples', 'flags', 'args', 'hasDynamicHelp', 'pluginAlias', 'pluginName', 'pluginType', 'enableJsonFlag', 'isESM', 'relativePath', 'deprecateAliases', 'baseFlags'])
+const FLAG_KEYS = new Set([
+  'name',
+  'type',
+  'char',
+  'summary',
+  'description',
+  'helpGroup',
+  'hidden',
+  'required',
+  'allowNo',
+  'multiple',
+  'options',
+  'default',
+  'env',
+  'exclusive',
+  'hasDynamicHelp',
+  'delimiter',
+  'noCacheDefault',
+  'deprecated',
+  'aliases',
+  'charAliases',
+])
+const ARG_KEYS = new Set([
+  'name',
+  'description',
+  'required',
+  'hidden',
+  'multiple',
+  'default',
+  'options',
+  'noCacheDefault',
+])
+const COMMAND_KEYS = new Set([
+  'id',
+  'summary',
+  'description',
+  'hidden',
+  'aliases',
+  'hiddenAliases',
+  'strict',
+  'examples',
+  'flags',
+  'args',
+  'hasDynamicHelp',
+  'pluginAlias',
+  'pluginName',
+  'pluginType',
+  'enableJsonFlag',
+  'isESM',
+  'relativePath',
+  'deprecateAliases',
+  'baseFlags',
+])
 
 export interface HelpEnv {
   bin: string
@@ -114,7 +164,10 @@ class CommandHelpRenderer {
   }
 
   section(header: string, body: string | Array<[string, string | undefined]>): string {
-    const text = typeof body === 'string' ? this.render(body) : this.renderList(body.map(([l, r]) => [this.render(l), r && this.render(r)]))
+    const text =
+      typeof body === 'string'
+        ? this.render(body)
+        : this.renderList(body.map(([l, r]) => [this.render(l), r && this.render(r)]))
     return `${header}\n${indent(text, 2)}`
   }
 
@@ -150,7 +203,8 @@ class CommandHelpRenderer {
       const exclusive = [...new Set(flag.exclusive)]
       if (!flagMap[flag.name]) continue
       let required = flagMap[flag.name]?.required
-      if (typeof required !== 'boolean' || !required) required = exclusive.reduce<boolean>((r, n) => r || flagMap[n]?.required || false, false)
+      if (typeof required !== 'boolean' || !required)
+        required = exclusive.reduce<boolean>((r, n) => r || flagMap[n]?.required || false, false)
       for (const other of exclusive) {
         elements[flag.name] = `${elements[flag.name] || ''} | ${elements[other] || ''}`
         delete elements[other]
@@ -200,7 +254,10 @@ class CommandHelpRenderer {
   flagRows(flags: ManifestFlag[]): Array<[string, string | undefined]> {
     const noChar = flags.every((f) => f.char === undefined)
     return flags.map((flag) => {
-      const labels = [flag.char ? `-${flag.char[0]}` : '  ', flag.type === 'boolean' && flag.allowNo ? `--[no-]${flag.name.trim()}` : `--${flag.name.trim()}`]
+      const labels = [
+        flag.char ? `-${flag.char[0]}` : '  ',
+        flag.type === 'boolean' && flag.allowNo ? `--[no-]${flag.name.trim()}` : `--${flag.name.trim()}`,
+      ]
       let left = labels.join(flag.char ? ', ' : '  ')
       if (flag.type === 'option') left += `=${this.usageType(flag, false)}`
       if (noChar) left = left.replace('    ', '')
@@ -220,7 +277,9 @@ class CommandHelpRenderer {
   description(): string | undefined {
     const {summary, description} = this.cmd
     if (!description) return undefined
-    const lines = summary ? [...`${summary}\n`.split(/\r\n|\n/), ...description.split(/\r\n|\n/)] : description.split(/\r\n|\n/)
+    const lines = summary
+      ? [...`${summary}\n`.split(/\r\n|\n/), ...description.split(/\r\n|\n/)]
+      : description.split(/\r\n|\n/)
     return this.wrap(lines.join('\n'))
   }
 
@@ -250,7 +309,13 @@ class CommandHelpRenderer {
           description = a.description
           commands = [a.command]
         }
-        const body = commands.map((c) => indent(this.wrap(this.formatIfCommand(c), 8), 2).split(/\r\n|\n/).join(' \\\n  ')).join('\n')
+        const body = commands
+          .map((c) =>
+            indent(this.wrap(this.formatIfCommand(c), 8), 2)
+              .split(/\r\n|\n/)
+              .join(' \\\n  '),
+          )
+          .join('\n')
         return `${this.wrap(description, 4)}\n\n${body}`
       })
       .join('\n\n')
@@ -271,7 +336,8 @@ class CommandHelpRenderer {
     for (const f of flags) if (f.helpGroup) groups.set(f.helpGroup, [...(groups.get(f.helpGroup) ?? []), f])
     const flagSections: string[] = []
     if (main.length > 0) flagSections.push(this.section('FLAGS', this.flagRows(main)))
-    for (const [name, list] of groups) flagSections.push(this.section(`${name.toUpperCase()} FLAGS`, this.flagRows(list)))
+    for (const [name, list] of groups)
+      flagSections.push(this.section(`${name.toUpperCase()} FLAGS`, this.flagRows(list)))
     if (flagSections.length > 0) parts.push(flagSections.join('\n\n'))
     const description = this.description()
     if (description) parts.push(this.section('DESCRIPTION', description))
@@ -291,7 +357,8 @@ export function commandHelp(cmd: ManifestCommandFull, all: ManifestCommandFull[]
     if (cmd.hasDynamicHelp || cmd.deprecateAliases || (cmd.aliases?.length ?? 0) > 0) return undefined
     if (all.some((c) => c.id.startsWith(`${cmd.id}:`))) return undefined
     for (const f of Object.values(cmd.flags ?? {})) {
-      if (Object.keys(f).some((k) => !FLAG_KEYS.has(k)) || (f.summary && f.description) || f.hasDynamicHelp) return undefined
+      if (Object.keys(f).some((k) => !FLAG_KEYS.has(k)) || (f.summary && f.description) || f.hasDynamicHelp)
+        return undefined
       if (f.type !== 'boolean' && f.type !== 'option') return undefined
     }
     for (const a of Object.values(cmd.args ?? {})) if (Object.keys(a).some((k) => !ARG_KEYS.has(k))) return undefined

@@ -53,11 +53,29 @@ interface Manifest {
 }
 
 /** oclif settings this renderer reproduces; any other key sends the call to oclif. */
-const KNOWN_OCLIF_KEYS = new Set(['bin', 'dirname', 'commands', 'topicSeparator', 'topics', 'description', 'plugins', 'hooks', 'additionalHelpFlags'])
+const KNOWN_OCLIF_KEYS = new Set([
+  'bin',
+  'dirname',
+  'commands',
+  'topicSeparator',
+  'topics',
+  'description',
+  'plugins',
+  'hooks',
+  'additionalHelpFlags',
+])
 /** Hooks that never run for --version or help: any other hook sends the call to oclif. */
 const HARMLESS_HOOKS = new Set(['command_not_found', 'plugins:postinstall', 'plugins:postuninstall'])
 /** A plugin's own oclif settings this renderer can ignore. */
-const KNOWN_PLUGIN_KEYS = new Set(['bin', 'commands', 'hooks', 'devPlugins', 'flexibleTaxonomy', 'topicSeparator', 'repositoryPrefix'])
+const KNOWN_PLUGIN_KEYS = new Set([
+  'bin',
+  'commands',
+  'hooks',
+  'devPlugins',
+  'flexibleTaxonomy',
+  'topicSeparator',
+  'repositoryPrefix',
+])
 
 function harmlessHooks(hooks: Record<string, unknown> | undefined): boolean {
   return Object.keys(hooks ?? {}).every((k) => HARMLESS_HOOKS.has(k))
@@ -188,7 +206,11 @@ export function indent(text: string, n: number): string {
  * widest left line, or every row on its own lines when a right side needs more than five lines.
  * Shared by the root help (here) and a command's help (./fast-help.ts); `wrap` is the caller's.
  */
-export function renderList(input: Array<[string, string | undefined]>, indentation: number, wrap: (text: string, spacing: number) => string): string {
+export function renderList(
+  input: Array<[string, string | undefined]>,
+  indentation: number,
+  wrap: (text: string, spacing: number) => string,
+): string {
   if (input.length === 0) return ''
   const multiline = (): string => {
     let output = ''
@@ -313,7 +335,10 @@ function rootHelp(pjson: PackageJson, own: ManifestCommand[], ua: string): strin
     t.name.replaceAll(':', separator),
     t.description ? t.description.split('\n')[0] : undefined,
   ])
-  const commandRows: Array<[string, string | undefined]> = rootCommands.map((c) => [c.id.replaceAll(':', separator), summaryLine(c, bin)])
+  const commandRows: Array<[string, string | undefined]> = rootCommands.map((c) => [
+    c.id.replaceAll(':', separator),
+    summaryLine(c, bin),
+  ])
   for (const [l, r] of [...topicRows, ...commandRows]) texts.push(l, r ?? '')
   // Templates (<%= … %>) and wide or escape characters are left to oclif.
   if (texts.some((t) => t.includes('<%') || !narrow(t))) return undefined
@@ -340,7 +365,12 @@ function rootHelp(pjson: PackageJson, own: ManifestCommand[], ua: string): strin
  * printed the answer, false when the caller must run oclif. A command's help needs
  * `commandHelp` from ./fast-help.js (loaded by the caller only then, to keep --version lean).
  */
-export function fastStart(argv: string[], root: string, commandHelp?: typeof CommandHelp, topicHelp?: typeof TopicHelp): boolean {
+export function fastStart(
+  argv: string[],
+  root: string,
+  commandHelp?: typeof CommandHelp,
+  topicHelp?: typeof TopicHelp,
+): boolean {
   if (process.env.BOT_NO_FAST_START) return false
   try {
     const pjson = readJson<PackageJson>(join(root, 'package.json'))
@@ -351,7 +381,10 @@ export function fastStart(argv: string[], root: string, commandHelp?: typeof Com
     const isRootHelp = argv.length === 0 || (argv.length === 1 && helpFlags.includes(argv[0]))
     // `bot webhook info --help`: words that name one of our commands, then one help flag.
     const words = argv.slice(0, -1)
-    const isCommandHelp = argv.length >= 2 && helpFlags.includes(argv.at(-1)!) && words.every((w) => /^[a-z][\w-]*$/.test(w) && w !== 'help')
+    const isCommandHelp =
+      argv.length >= 2 &&
+      helpFlags.includes(argv.at(-1)!) &&
+      words.every((w) => /^[a-z][\w-]*$/.test(w) && w !== 'help')
     if (!isVersion && !isRootHelp && !isCommandHelp) return false
     const ua = userAgent(pjson)
     if (!ua) return false
@@ -375,14 +408,25 @@ export function fastStart(argv: string[], root: string, commandHelp?: typeof Com
         const topic = oclif.topics?.[id]
         const bold = boldHeaders()
         if (!topicHelp || !topic || topic.hidden || topic.subtopics || bold === undefined) return false
-        const text = topicHelp(id, topic.description, own, {bin: oclif.bin ?? pjson.name, separator: oclif.topicSeparator ?? ':', width: termWidth(), bold})
+        const text = topicHelp(id, topic.description, own, {
+          bin: oclif.bin ?? pjson.name,
+          separator: oclif.topicSeparator ?? ':',
+          width: termWidth(),
+          bold,
+        })
         if (text === undefined) return false
         process.stdout.write(text)
         return true
       }
       if (boldHeaders() !== false) return false
       const bin = oclif.bin ?? pjson.name
-      const text = commandHelp(command, [...own, ...(fromPlugins as ManifestCommandFull[])], {bin, separator: oclif.topicSeparator ?? ':', width: termWidth(), narrow, wrapPlain})
+      const text = commandHelp(command, [...own, ...(fromPlugins as ManifestCommandFull[])], {
+        bin,
+        separator: oclif.topicSeparator ?? ':',
+        width: termWidth(),
+        narrow,
+        wrapPlain,
+      })
       if (text === undefined) return false
       process.stdout.write(text)
       return true

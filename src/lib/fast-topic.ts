@@ -15,7 +15,12 @@ export interface TopicHelpEnv {
   bold: boolean
 }
 
-export function topicHelp(name: string, description: string | undefined, commands: ManifestCommand[], env: TopicHelpEnv): string | undefined {
+export function topicHelp(
+  name: string,
+  description: string | undefined,
+  commands: ManifestCommand[],
+  env: TopicHelpEnv,
+): string | undefined {
   if (!description) return undefined
   const visible = commands.filter((c) => !c.hidden)
   const under = visible.filter((c) => c.id.startsWith(`${name}:`))
@@ -25,7 +30,10 @@ export function topicHelp(name: string, description: string | undefined, command
   if (under.some((c) => (c.aliases?.length ?? 0) > 0 || (c.hiddenAliases?.length ?? 0) > 0)) return undefined
   const byId = (a: ManifestCommand, b: ManifestCommand) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
   const sorted = [...under].sort(byId).filter((c, i, all) => i === 0 || all[i - 1].id !== c.id)
-  const rows: Array<[string, string | undefined]> = sorted.map((c) => [c.id.replaceAll(':', env.separator), summaryLine(c, env.bin)])
+  const rows: Array<[string, string | undefined]> = sorted.map((c) => [
+    c.id.replaceAll(':', env.separator),
+    summaryLine(c, env.bin),
+  ])
   const rendered = template(description, env.bin)
   const texts = [rendered, ...rows.flatMap(([l, r]) => [l, r ?? ''])]
   if (texts.some((t) => t.includes('<%') || !narrow(t))) return undefined
@@ -33,7 +41,11 @@ export function topicHelp(name: string, description: string | undefined, command
   const r = new Renderer(env.width, env.bold)
   const [summary, ...more] = rendered.split('\n')
   const rest = more.join('\n')
-  const head = [summary, r.section('USAGE', `$ ${env.bin} ${`${name}:COMMAND`.replaceAll(':', env.separator)}`), rest ? r.section('DESCRIPTION', r.wrap(rest)) : '']
+  const head = [
+    summary,
+    r.section('USAGE', `$ ${env.bin} ${`${name}:COMMAND`.replaceAll(':', env.separator)}`),
+    rest ? r.section('DESCRIPTION', r.wrap(rest)) : '',
+  ]
     .filter(Boolean)
     .join('\n\n')
   return `${head}\n\n${r.section('COMMANDS', r.renderList(rows, 2))}\n\n`

@@ -11,7 +11,9 @@
 import {readFileSync} from 'node:fs'
 
 /** The kernel's ephemeral port range, or undefined where it cannot be read (not Linux). */
-export function ephemeralRange(file = '/proc/sys/net/ipv4/ip_local_port_range'): {low: number; high: number} | undefined {
+export function ephemeralRange(
+  file = '/proc/sys/net/ipv4/ip_local_port_range',
+): {low: number; high: number} | undefined {
   try {
     const [low, high] = readFileSync(file, 'utf8').trim().split(/\s+/).map(Number)
     if (Number.isInteger(low) && Number.isInteger(high) && low >= 1 && high <= 65_535 && low <= high) return {low, high}

@@ -60,7 +60,14 @@ export function findPackageJson(cwd = process.cwd()): string | undefined {
 }
 
 const camel = (flag: string) => flag.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase())
-const kind = (value: unknown) => (Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value === 'object' ? 'an object' : `a ${typeof value}`)
+const kind = (value: unknown) =>
+  Array.isArray(value)
+    ? 'an array'
+    : value === null
+      ? 'null'
+      : typeof value === 'object'
+        ? 'an object'
+        : `a ${typeof value}`
 
 /** "node --import tsx 'src/main file.ts'" → its words; quotes ('…', "…") and backslashes as in a shell. */
 export function splitCommand(text: string): string[] {
@@ -101,7 +108,8 @@ function givenOnCommandLine(options: string[], name: string, flag: FlagDefinitio
       a === `--${name}` ||
       a.startsWith(`--${name}=`) ||
       (flag.type === 'boolean' && flag.allowNo && a === `--no-${name}`) ||
-      (flag.char !== undefined && (a === `-${flag.char}` || (flag.type === 'option' && a.startsWith(`-${flag.char}`) && !a.startsWith('--')))),
+      (flag.char !== undefined &&
+        (a === `-${flag.char}` || (flag.type === 'option' && a.startsWith(`-${flag.char}`) && !a.startsWith('--')))),
   )
 }
 
@@ -122,13 +130,19 @@ export async function withPackageConfig(
   try {
     pkg = JSON.parse(readFileSync(path, 'utf8'))
   } catch (error) {
-    throw new UsageError(`${path} is not valid JSON (${(error as Error).message}).`, 'Fix the file (bot reads its "bot" section), or run bot from another folder.')
+    throw new UsageError(
+      `${path} is not valid JSON (${(error as Error).message}).`,
+      'Fix the file (bot reads its "bot" section), or run bot from another folder.',
+    )
   }
   const bot = (pkg as {bot?: unknown})?.bot
   if (bot === undefined) return undefined
   const where = (key?: string) => `"bot"${key ? `.${key}` : ''} in ${path}`
   if (bot === null || typeof bot !== 'object' || Array.isArray(bot))
-    throw new UsageError(`${where()} must be an object like {"dev": {...}}, not ${kind(bot)}.`, 'See the README ("Config in package.json").')
+    throw new UsageError(
+      `${where()} must be an object like {"dev": {...}}, not ${kind(bot)}.`,
+      'See the README ("Config in package.json").',
+    )
   const unknownSections = Object.keys(bot).filter((k) => !SECTIONS.has(k))
   if (unknownSections.length > 0)
     throw new UsageError(
@@ -138,13 +152,21 @@ export async function withPackageConfig(
   const section = (bot as Record<string, unknown>)[command]
   if (section === undefined) return undefined
   if (section === null || typeof section !== 'object' || Array.isArray(section))
-    throw new UsageError(`${where(command)} must be an object of flag defaults, not ${kind(section)}.`, `E.g. {"${command}": {"command": "node bot.mjs"}}.`)
+    throw new UsageError(
+      `${where(command)} must be an object of flag defaults, not ${kind(section)}.`,
+      `E.g. {"${command}": {"command": "node bot.mjs"}}.`,
+    )
 
   const byKey = new Map<string, string>()
-  for (const [name, flag] of Object.entries(flags)) if (!flag.hidden && name !== 'json' && name !== 'help') byKey.set(camel(name), name)
+  for (const [name, flag] of Object.entries(flags))
+    if (!flag.hidden && name !== 'json' && name !== 'help') byKey.set(camel(name), name)
   const entries = Object.entries(section as Record<string, unknown>)
   const never = entries.map(([k]) => k).filter((k) => NEVER.has(byKey.get(k) ?? k))
-  if (never.length > 0) throw new UsageError(`${where(`${command}.${never[0]}`)} is not allowed: ${NEVER.get(byKey.get(never[0]) ?? never[0])}.`, 'Remove it from package.json.')
+  if (never.length > 0)
+    throw new UsageError(
+      `${where(`${command}.${never[0]}`)} is not allowed: ${NEVER.get(byKey.get(never[0]) ?? never[0])}.`,
+      'Remove it from package.json.',
+    )
   const unknown = entries.map(([k]) => k).filter((k) => k !== 'command' && !byKey.has(k))
   if (unknown.length > 0) {
     const known = ['command', ...[...byKey.keys()].filter((k) => !NEVER.has(byKey.get(k)!))]
@@ -168,17 +190,26 @@ export async function withPackageConfig(
         try {
           commandWords = splitCommand(value)
         } catch (error) {
-          throw new UsageError(`${at} cannot be split into words: ${(error as Error).message}.`, 'Quote as in a shell, e.g. "node \'my bot.mjs\'".')
+          throw new UsageError(
+            `${at} cannot be split into words: ${(error as Error).message}.`,
+            'Quote as in a shell, e.g. "node \'my bot.mjs\'".',
+          )
         }
       } else if (Array.isArray(value) && value.every((w) => typeof w === 'string')) commandWords = value as string[]
-      else throw new UsageError(`${at} must be a string or an array of strings, not ${kind(value)}.`, 'E.g. "command": "node bot.mjs".')
-      if (commandWords.length === 0) throw new UsageError(`${at} is empty.`, 'E.g. "command": "node bot.mjs", or remove the key.')
+      else
+        throw new UsageError(
+          `${at} must be a string or an array of strings, not ${kind(value)}.`,
+          'E.g. "command": "node bot.mjs".',
+        )
+      if (commandWords.length === 0)
+        throw new UsageError(`${at} is empty.`, 'E.g. "command": "node bot.mjs", or remove the key.')
       continue
     }
     const name = byKey.get(key)!
     const flag = flags[name]
     if (flag.type === 'boolean') {
-      if (typeof value !== 'boolean') throw new UsageError(`${at} must be true or false, not ${kind(value)}.`, `E.g. "${key}": ${!flag.allowNo}.`)
+      if (typeof value !== 'boolean')
+        throw new UsageError(`${at} must be true or false, not ${kind(value)}.`, `E.g. "${key}": ${!flag.allowNo}.`)
       if (givenOnCommandLine(flagArgs, name, flag) || (flag.env && env[flag.env] !== undefined)) continue
       if (value) added.push(`--${name}`)
       else if (flag.allowNo) added.push(`--no-${name}`)
@@ -188,14 +219,18 @@ export async function withPackageConfig(
     let text: string
     if (typeof value === 'string') text = value
     else if (typeof value === 'number' && Number.isFinite(value)) text = String(value)
-    else if (LISTS.has(name) && Array.isArray(value) && value.every((v) => typeof v === 'string')) text = (value as string[]).join(',')
+    else if (LISTS.has(name) && Array.isArray(value) && value.every((v) => typeof v === 'string'))
+      text = (value as string[]).join(',')
     else
       throw new UsageError(
         `${at} must be ${LISTS.has(name) ? 'an array of strings or a string' : 'a string or a number'}, not ${kind(value)}.`,
         `It is the default for --${name}.`,
       )
     if (flag.options && !flag.options.includes(text))
-      throw new UsageError(`${at} is "${text}", not one of ${flag.options.join(', ')}.`, `Use one of ${flag.options.join(', ')}.`)
+      throw new UsageError(
+        `${at} is "${text}", not one of ${flag.options.join(', ')}.`,
+        `Use one of ${flag.options.join(', ')}.`,
+      )
     try {
       await flag.parse?.(text, undefined, flag)
     } catch (error) {

@@ -16,14 +16,23 @@ export class PromptCancelled extends FixableError {
 /** @inquirer's errors for a prompt that ended without an answer (Ctrl-C, an abort signal, cancel()). */
 export function isPromptCancel(error: unknown): boolean {
   const name = (error as Error | undefined)?.name
-  return name === 'ExitPromptError' || name === 'AbortPromptError' || name === 'CancelPromptError' || error instanceof PromptCancelled
+  return (
+    name === 'ExitPromptError' ||
+    name === 'AbortPromptError' ||
+    name === 'CancelPromptError' ||
+    error instanceof PromptCancelled
+  )
 }
 
 /**
  * Run one prompt (`context` goes to the @inquirer prompt as its second argument). Esc aborts it;
  * Ctrl-C or Esc become a PromptCancelled with `cancelled` as its message.
  */
-export async function ask<T>(prompt: (context: {signal: AbortSignal; output?: NodeJS.WritableStream}) => Promise<T>, cancelled: string, output?: NodeJS.WritableStream): Promise<T> {
+export async function ask<T>(
+  prompt: (context: {signal: AbortSignal; output?: NodeJS.WritableStream}) => Promise<T>,
+  cancelled: string,
+  output?: NodeJS.WritableStream,
+): Promise<T> {
   const controller = new AbortController()
   // @inquirer's readline makes stdin emit 'keypress'; a lone Esc arrives as {name: 'escape'}.
   const onKey = (_text: string, key?: {name?: string}) => {

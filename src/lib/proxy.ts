@@ -54,7 +54,10 @@ function describe(variable: string, value: string): ProxyChoice {
 
 /** localhost, *.localhost, 127.0.0.0/8, ::1 (and its IPv4-mapped forms). */
 export function isLoopbackHost(host: string): boolean {
-  const h = host.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '')
+  const h = host
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
   if (h === 'localhost' || h.endsWith('.localhost')) return true
   if (/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h)) return true
   if (h === '::1' || h === '0:0:0:0:0:0:0:1') return true
@@ -131,7 +134,10 @@ export function proxyProblem(env: Env = process.env): {message: string; fix: str
     if (!chosen) continue
     const url = parseProxy(chosen.value)
     if (!url || !url.hostname)
-      return {message: `${chosen.variable} is not a proxy URL.`, fix: `Set ${chosen.variable} to e.g. http://proxy.example:3128 (or unset it).`}
+      return {
+        message: `${chosen.variable} is not a proxy URL.`,
+        fix: `Set ${chosen.variable} to e.g. http://proxy.example:3128 (or unset it).`,
+      }
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
       return {
         message: `${chosen.variable} uses ${url.protocol.replace(/:$/, '')}://, which bot does not support.`,
@@ -185,7 +191,10 @@ export async function createProxyDispatcher(env: Env = process.env): Promise<imp
   const direct = new undici.Agent()
   // NO_PROXY cannot say "127.0.0.0/8": loopback is routed here, before undici's matching.
   class LoopbackDirect extends undici.Dispatcher {
-    dispatch(options: Parameters<InstanceType<typeof undici.Dispatcher>['dispatch']>[0], handler: Parameters<InstanceType<typeof undici.Dispatcher>['dispatch']>[1]): boolean {
+    dispatch(
+      options: Parameters<InstanceType<typeof undici.Dispatcher>['dispatch']>[0],
+      handler: Parameters<InstanceType<typeof undici.Dispatcher>['dispatch']>[1],
+    ): boolean {
       let host = ''
       try {
         host = new URL(String(options.origin)).hostname
@@ -231,7 +240,9 @@ export function describeProxyFailure(target: string, error: unknown, env: Env = 
   try {
     host = new URL(target).host
   } catch {}
-  const status = /Proxy response \((\d+)\)/.exec(message)?.[1] ?? (/Proxy Authentication Required \(407\)/.test(message) ? '407' : undefined)
+  const status =
+    /Proxy response \((\d+)\)/.exec(message)?.[1] ??
+    (/Proxy Authentication Required \(407\)/.test(message) ? '407' : undefined)
   if (status === '407')
     return proxy.hasCredentials
       ? `${name} rejected its credentials (407 Proxy Authentication Required)`
@@ -268,7 +279,13 @@ export function proxyFix(proxy: ProxyChoice, target: string): string {
 }
 
 /** Tunnel failures a proxy explains: the tunnel could not be reached, or stopped working. */
-const PROXY_BLOCKED_TUNNEL = new Set(['tunnel_unreachable', 'tunnel_refused', 'tunnel_protocol', 'tunnel_connect', 'tunnel_exited'])
+const PROXY_BLOCKED_TUNNEL = new Set([
+  'tunnel_unreachable',
+  'tunnel_refused',
+  'tunnel_protocol',
+  'tunnel_connect',
+  'tunnel_exited',
+])
 
 /**
  * A tunnel's fix, with a note when a proxy is set: tunnels (localtunnel's raw TCP, cloudflared's

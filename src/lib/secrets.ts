@@ -36,8 +36,7 @@ function filter(text: string, secrets: Array<string | undefined>): string {
   if (allowed.size === 0) return redactSecrets(text, secrets)
   const kept: string[] = []
   let masked = text
-  for (const value of allowed)
-    masked = masked.split(value).join(`\u0000${kept.push(value) - 1}\u0000`)
+  for (const value of allowed) masked = masked.split(value).join(`\u0000${kept.push(value) - 1}\u0000`)
   return redactSecrets(masked, secrets).replace(/\u0000(\d+)\u0000/g, (_m, i: string) => kept[Number(i)])
 }
 

@@ -31,7 +31,10 @@ export function isUnsafeForTerminal(char: string): boolean {
  * `text` with every control character (C0 but tab, DEL, C1) and every bidi control escaped as
  * `\uXXXX`. With `keepNewlines`, `\n` is left as it is (for text printed as several lines).
  */
-export function sanitizeForTerminal(text: string, options: {keepNewlines?: boolean; keepColors?: boolean} = {}): string {
+export function sanitizeForTerminal(
+  text: string,
+  options: {keepNewlines?: boolean; keepColors?: boolean} = {},
+): string {
   const unsafe = options.keepNewlines ? UNSAFE_KEEP_NEWLINES : UNSAFE
   if (!options.keepColors) return text.replace(unsafe, escapeChar)
   // Colour and style sequences (SGR: ESC [ digits ; … m) pass; every other escape is shown.

@@ -56,6 +56,8 @@ export function parseChatLine(raw: string): ChatLine {
 export function pickButton(buttons: ButtonView[], arg: string): {button?: ButtonView; n?: number} {
   const n = /^\d+$/.test(arg) ? Number(arg) : undefined
   const button =
-    n !== undefined ? buttons[n - 1] : (buttons.find((b) => b.text === arg) ?? buttons.find((b) => b.text.toLowerCase() === arg.toLowerCase()))
+    n !== undefined
+      ? buttons[n - 1]
+      : (buttons.find((b) => b.text === arg) ?? buttons.find((b) => b.text.toLowerCase() === arg.toLowerCase()))
   return {button, n}
 }

@@ -18,7 +18,15 @@ import {createInterface, type Interface} from 'node:readline'
 
 import {CHAT_HELP, parseChatLine, pickButton, unknownCommandText} from './chat-commands.js'
 import {limitLines, MAX_LINE_BYTES} from './line-limit.js'
-import {flatButtons, formatRendered, renderCall, type ButtonView, type CallLike, type KeyboardView, type RenderedCall} from './render.js'
+import {
+  flatButtons,
+  formatRendered,
+  renderCall,
+  type ButtonView,
+  type CallLike,
+  type KeyboardView,
+  type RenderedCall,
+} from './render.js'
 import type {OfflineBackend} from './offline-env.js'
 
 export {CHAT_HELP, unknownCommandText} from './chat-commands.js'
@@ -175,7 +183,10 @@ export function startChat(options: ChatOptions): Chat {
     if (rendered) {
       const own = rendered.chatId === undefined || Number(rendered.chatId) === chatId
       rememberKeyboard(rendered, call)
-      const lines = formatRendered(rendered, {color: options.color, prefix: own ? 'bot › ' : `bot → ${String(rendered.chatId)} › `})
+      const lines = formatRendered(rendered, {
+        color: options.color,
+        prefix: own ? 'bot › ' : `bot → ${String(rendered.chatId)} › `,
+      })
       summary.replies++
       emit({type: 'bot', rendered, lines, method: call.method, chatId: rendered.chatId})
       write(lines)
@@ -191,7 +202,11 @@ export function startChat(options: ChatOptions): Chat {
     const method = call.method.toLowerCase()
     if (rendered.keyboard) {
       lastKeyboard = {keyboard: rendered.keyboard, messageId: rendered.messageId}
-    } else if (lastKeyboard?.keyboard.type === 'inline' && method.startsWith('edit') && rendered.messageId === lastKeyboard.messageId) {
+    } else if (
+      lastKeyboard?.keyboard.type === 'inline' &&
+      method.startsWith('edit') &&
+      rendered.messageId === lastKeyboard.messageId
+    ) {
       // Editing a message without reply_markup removes its inline keyboard.
       lastKeyboard = undefined
     } else if (lastKeyboard?.keyboard.type === 'reply' && rendered.markupNote === '(keyboard removed)') {
@@ -246,7 +261,13 @@ export function startChat(options: ChatOptions): Chat {
     })
 
   const sendText = async (text: string) => {
-    const update = await emulator.sendUserMessage(token, {text, chatId, userId, firstName, ...(username ? {username} : {})})
+    const update = await emulator.sendUserMessage(token, {
+      text,
+      chatId,
+      userId,
+      firstName,
+      ...(username ? {username} : {}),
+    })
     summary.sent++
     emit({type: 'user', text, updateId: update?.update_id})
     return update?.update_id
@@ -268,7 +289,8 @@ export function startChat(options: ChatOptions): Chat {
       return waitHandled(id, button.text, before)
     }
     if (button.kind === 'url') return note(`(a link button: ${button.url ?? ''}; not opened offline)`)
-    if (button.kind !== 'callback') return note(`(the "${button.text}" button is not a callback button; only callback and link buttons work offline)`)
+    if (button.kind !== 'callback')
+      return note(`(the "${button.text}" button is not a callback button; only callback and link buttons work offline)`)
     const update = await emulator.sendCallbackQuery(token, {
       data: button.data ?? '',
       ...(lastKeyboard.messageId !== undefined ? {messageId: lastKeyboard.messageId} : {}),
@@ -333,7 +355,11 @@ export function startChat(options: ChatOptions): Chat {
 
   rl = createInterface({
     // Piped input is cut at MAX_LINE_BYTES per line (a terminal's line is typed by a person).
-    input: interactive ? options.input : limitLines(options.input, MAX_LINE_BYTES, () => error(`✗ A line longer than ${MAX_LINE_BYTES / 1024} KiB was cut there; the rest of it is not sent.`)),
+    input: interactive
+      ? options.input
+      : limitLines(options.input, MAX_LINE_BYTES, () =>
+          error(`✗ A line longer than ${MAX_LINE_BYTES / 1024} KiB was cut there; the rest of it is not sent.`),
+        ),
     ...(interactive && output ? {output, terminal: true, prompt: 'you › '} : {terminal: false}),
   })
   if (interactive) {
@@ -344,7 +370,8 @@ export function startChat(options: ChatOptions): Chat {
     let reason: ChatSummary['reason'] = 'input-ended'
     try {
       if (interactive) {
-        if (options.intro !== false) note(`Chatting with the bot as ${firstName} (chat ${chatId}). :help for commands, Ctrl-D to end.`)
+        if (options.intro !== false)
+          note(`Chatting with the bot as ${firstName} (chat ${chatId}). :help for commands, Ctrl-D to end.`)
         rl.prompt()
       }
       for await (const line of rl) {
@@ -369,7 +396,10 @@ export function startChat(options: ChatOptions): Chat {
   }
 }
 
-export type OfflineChatOptions = Omit<ChatOptions, 'emulator' | 'token' | 'chatId' | 'userId' | 'firstName' | 'username'>
+export type OfflineChatOptions = Omit<
+  ChatOptions,
+  'emulator' | 'token' | 'chatId' | 'userId' | 'firstName' | 'username'
+>
 
 /** The terminal chat, speaking as the offline backend's user to its bot. */
 export function startOfflineChat(backend: OfflineBackend, options: OfflineChatOptions): Chat {

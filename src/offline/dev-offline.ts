@@ -11,7 +11,13 @@ import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
 
-import {DevSession, stateDir as defaultStateDir, type DevEvent, type DevSessionOptions, type DevSummary} from '../dev/index.js'
+import {
+  DevSession,
+  stateDir as defaultStateDir,
+  type DevEvent,
+  type DevSessionOptions,
+  type DevSummary,
+} from '../dev/index.js'
 import {BotApi} from '../telegram/index.js'
 import {loopbackProvider} from '../tunnel/index.js'
 import {startOfflineChat, type Chat, type ChatEvent, type ChatSummary} from './chat.js'
@@ -20,16 +26,46 @@ import {OFFLINE_WEBHOOK_DELETED, offlineReadyText, offlineSummaryText, type Offl
 
 export type OfflineDevEvent =
   | DevEvent
-  | {type: 'offline'; apiRoot: string; botUsername: string; botId: number; userId: number; chatId: number; mode: 'webhook' | 'polling'; text: string}
+  | {
+      type: 'offline'
+      apiRoot: string
+      botUsername: string
+      botId: number
+      userId: number
+      chatId: number
+      mode: 'webhook' | 'polling'
+      text: string
+    }
   | {type: 'chat'; event: ChatEvent; text: string}
   /** Piped input only, after the summary, when a line got no answer or an update failed (the exit code is then 1). */
-  | {type: 'offline-result'; ok: boolean; lines: number; unanswered: number; silent: number; unknown: number; failures: number; text: string}
+  | {
+      type: 'offline-result'
+      ok: boolean
+      lines: number
+      unanswered: number
+      silent: number
+      unknown: number
+      failures: number
+      text: string
+    }
 
 /** Prints a line without breaking the chat prompt (through the chat once it runs, else to logOutput). */
 export type OfflinePrint = (line: string) => void
 
 export interface OfflineDevOptions
-  extends Omit<DevSessionOptions, 'api' | 'token' | 'apiRoot' | 'passApiRoot' | 'tunnel' | 'onEvent' | 'force' | 'restoreSecret' | 'stateDir' | 'offline'> {
+  extends Omit<
+    DevSessionOptions,
+    | 'api'
+    | 'token'
+    | 'apiRoot'
+    | 'passApiRoot'
+    | 'tunnel'
+    | 'onEvent'
+    | 'force'
+    | 'restoreSecret'
+    | 'stateDir'
+    | 'offline'
+  > {
   /** The terminal user: private chat id (default: the user id; negative = a group), user id (default 1111), name. */
   chatId?: number
   userId?: number
@@ -76,11 +112,32 @@ export function binDirsUpFrom(cwd: string): string[] {
 
 export async function runOfflineDev(options: OfflineDevOptions): Promise<OfflineDevSummary> {
   const {
-    chatId, userId, firstName, username, input, output, logOutput, interactive: interactiveOption, color, showChatActions,
-    replyTimeoutMs, startupTimeoutMs, emulatorPort, stateDir: givenStateDir, onEvent, signal: externalSignal, ...session
+    chatId,
+    userId,
+    firstName,
+    username,
+    input,
+    output,
+    logOutput,
+    interactive: interactiveOption,
+    color,
+    showChatActions,
+    replyTimeoutMs,
+    startupTimeoutMs,
+    emulatorPort,
+    stateDir: givenStateDir,
+    onEvent,
+    signal: externalSignal,
+    ...session
   } = options
   const interactive = interactiveOption ?? Boolean((input as {isTTY?: boolean}).isTTY)
-  const backend: OfflineBackend = await startOfflineBackend({port: emulatorPort ?? 0, chatId, userId, firstName, username})
+  const backend: OfflineBackend = await startOfflineBackend({
+    port: emulatorPort ?? 0,
+    chatId,
+    userId,
+    firstName,
+    username,
+  })
   const stateDir = givenStateDir ?? mkdtempSync(join(tmpdir(), 'bot-offline-state-'))
   const controller = new AbortController()
   const onExternalAbort = () => controller.abort(externalSignal?.reason)
@@ -106,11 +163,28 @@ export async function runOfflineDev(options: OfflineDevOptions): Promise<Offline
     if (!verdict.ok) emit(verdict)
     return verdict
   }
-  const info: OfflineInfo = {apiRoot: backend.apiRoot, botUsername: backend.bot.username, mode: session.mode, firstName: backend.user.firstName, chatId: backend.user.chatId, interactive}
+  const info: OfflineInfo = {
+    apiRoot: backend.apiRoot,
+    botUsername: backend.bot.username,
+    mode: session.mode,
+    firstName: backend.user.firstName,
+    chatId: backend.user.chatId,
+    interactive,
+  }
   /** The session's events in offline words (session-text.ts); every other field as it was. */
   const offlineEvent = (event: DevEvent): DevEvent => {
-    if (event.type === 'ready') return {...event, text: offlineReadyText(info, {command: event.command, port: event.port, watching: Boolean(session.watch), inspectorUrl: event.inspectorUrl})}
-    if (event.type === 'teardown' && event.step === 'webhook' && event.ok) return {...event, text: OFFLINE_WEBHOOK_DELETED}
+    if (event.type === 'ready')
+      return {
+        ...event,
+        text: offlineReadyText(info, {
+          command: event.command,
+          port: event.port,
+          watching: Boolean(session.watch),
+          inspectorUrl: event.inspectorUrl,
+        }),
+      }
+    if (event.type === 'teardown' && event.step === 'webhook' && event.ok)
+      return {...event, text: OFFLINE_WEBHOOK_DELETED}
     if (event.type === 'summary') {
       // Piped input: the verdict on the chat comes first, and the summary's exit code agrees with it.
       const result = pipedVerdict(chatEnded, event.failures)
@@ -137,7 +211,8 @@ export async function runOfflineDev(options: OfflineDevOptions): Promise<Offline
         emit({type: 'chat', event, text: chatEventText(event)})
       },
       // Ctrl-C at the prompt: the same as a SIGINT from outside when the session handles signals.
-      onInterrupt: () => (session.handleSignals ? process.kill(process.pid, 'SIGINT') : controller.abort(new Error('interrupted'))),
+      onInterrupt: () =>
+        session.handleSignals ? process.kill(process.pid, 'SIGINT') : controller.abort(new Error('interrupted')),
     })
     void chat.done.then((summary) => {
       chatEnded = summary
@@ -162,7 +237,10 @@ export async function runOfflineDev(options: OfflineDevOptions): Promise<Offline
 
   const dev = new DevSession({
     ...session,
-    command: {...session.command, pathPrepend: [...new Set([...session.command.pathPrepend, ...binDirsUpFrom(session.cwd)])]},
+    command: {
+      ...session.command,
+      pathPrepend: [...new Set([...session.command.pathPrepend, ...binDirsUpFrom(session.cwd)])],
+    },
     api: new BotApi({token: backend.token, apiRoot: backend.apiRoot}),
     token: backend.token,
     apiRoot: backend.apiRoot,

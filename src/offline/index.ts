@@ -25,6 +25,30 @@ export {
   type OfflineBot,
   type OfflineUser,
 } from './offline-env.js'
-export {runOfflineDev, binDirsUpFrom, type OfflineDevEvent, type OfflineDevOptions, type OfflineDevSummary, type OfflinePrint} from './dev-offline.js'
-export {CHAT_HELP, startChat, startOfflineChat, type OfflineChatOptions, type Chat, type ChatEmulator, type ChatEvent, type ChatOptions, type ChatSummary} from './chat.js'
-export {formatRendered, keyboardLines, renderCall, type CallLike, type KeyboardView, type RenderedCall} from './render.js'
+export {
+  runOfflineDev,
+  binDirsUpFrom,
+  type OfflineDevEvent,
+  type OfflineDevOptions,
+  type OfflineDevSummary,
+  type OfflinePrint,
+} from './dev-offline.js'
+export {
+  CHAT_HELP,
+  startChat,
+  startOfflineChat,
+  type OfflineChatOptions,
+  type Chat,
+  type ChatEmulator,
+  type ChatEvent,
+  type ChatOptions,
+  type ChatSummary,
+} from './chat.js'
+export {
+  formatRendered,
+  keyboardLines,
+  renderCall,
+  type CallLike,
+  type KeyboardView,
+  type RenderedCall,
+} from './render.js'

@@ -65,15 +65,15 @@ export interface OfflineBackend {
 
 function checkId(name: string, value: number | undefined): void {
   if (value === undefined) return
-  if (!Number.isSafeInteger(value) || value === 0)
-    throw new RangeError(`${name} ${value} is not a non-zero integer id`)
+  if (!Number.isSafeInteger(value) || value === 0) throw new RangeError(`${name} ${value} is not a non-zero integer id`)
 }
 
 /** Start the emulator (local mode unless asked otherwise) with the fixed fake bot; see OfflineBackend. */
 export async function startOfflineBackend(options: OfflineBackendOptions = {}): Promise<OfflineBackend> {
   checkId('chat id', options.chatId)
   checkId('user id', options.userId)
-  if (options.userId !== undefined && options.userId < 0) throw new RangeError(`user id ${options.userId} must be positive`)
+  if (options.userId !== undefined && options.userId < 0)
+    throw new RangeError(`user id ${options.userId} must be positive`)
   const userId = options.userId ?? OFFLINE_USER.userId
   const user: OfflineUser = {
     userId,

@@ -138,7 +138,8 @@ export function keyboardOf(replyMarkup: unknown): {keyboard?: KeyboardView; note
     return rows.length ? {keyboard: {type: 'reply', rows}} : {}
   }
   if (o.remove_keyboard) return {note: '(keyboard removed)'}
-  if (o.force_reply) return {note: `(asks for a reply${str(o.input_field_placeholder) ? `: ${str(o.input_field_placeholder)}` : ''})`}
+  if (o.force_reply)
+    return {note: `(asks for a reply${str(o.input_field_placeholder) ? `: ${str(o.input_field_placeholder)}` : ''})`}
   return {}
 }
 
@@ -177,17 +178,27 @@ const MEDIA: Record<string, Describer> = {
   senddocument: (p) => withCaption(bracket('document', fileName(p.document)), p),
   sendvideo: (p) => withCaption(bracket(`video${seconds(p.duration)}`, fileName(p.video)), p),
   sendanimation: (p) => withCaption(bracket('animation', fileName(p.animation)), p),
-  sendaudio: (p) => withCaption(bracket(`audio${seconds(p.duration)}`, [str(p.performer), str(p.title)].filter(Boolean).join(' – ') || fileName(p.audio)), p),
+  sendaudio: (p) =>
+    withCaption(
+      bracket(
+        `audio${seconds(p.duration)}`,
+        [str(p.performer), str(p.title)].filter(Boolean).join(' – ') || fileName(p.audio),
+      ),
+      p,
+    ),
   sendvoice: (p) => withCaption(`[voice message${seconds(p.duration)}]`, p),
   sendvideonote: (p) => `[round video${seconds(p.duration)}]`,
   sendsticker: (p) => (str(p.emoji) ? `[sticker ${str(p.emoji)}]` : '[sticker]'),
   sendlocation: (p) => `[location ${str(p.latitude) ?? '?'}, ${str(p.longitude) ?? '?'}]`,
   sendvenue: (p) => `[venue ${str(p.title) ?? ''}${str(p.address) ? `, ${str(p.address)}` : ''}]`,
-  sendcontact: (p) => `[contact ${[str(p.first_name), str(p.last_name)].filter(Boolean).join(' ')}${str(p.phone_number) ? ` ${str(p.phone_number)}` : ''}]`,
+  sendcontact: (p) =>
+    `[contact ${[str(p.first_name), str(p.last_name)].filter(Boolean).join(' ')}${str(p.phone_number) ? ` ${str(p.phone_number)}` : ''}]`,
   senddice: (p) => `[dice ${str(p.emoji) ?? '🎲'}]`,
   sendpoll: (p) => {
     const options = parseMaybeJson(p.options)
-    const labels = Array.isArray(options) ? options.map((o) => (typeof o === 'string' ? o : str((o as {text?: unknown})?.text) ?? '?')) : []
+    const labels = Array.isArray(options)
+      ? options.map((o) => (typeof o === 'string' ? o : (str((o as {text?: unknown})?.text) ?? '?')))
+      : []
     return `[poll] ${str(p.question) ?? ''}${labels.length ? ` — ${labels.join(' / ')}` : ''}`
   },
   sendmediagroup: (p) => {
@@ -219,7 +230,8 @@ function errorText(error: unknown): string {
 }
 
 function messageIdOf(result: unknown): number | undefined {
-  if (result && typeof result === 'object' && !Array.isArray(result)) return num((result as {message_id?: unknown}).message_id)
+  if (result && typeof result === 'object' && !Array.isArray(result))
+    return num((result as {message_id?: unknown}).message_id)
   return undefined
 }
 
@@ -270,7 +282,9 @@ export function renderCall(call: CallLike, options: RenderOptions = {}): Rendere
       return {...base, text: alert ? `(alert) ${text}` : `(notification) ${text}`, dim: false}
     }
     case 'sendchataction':
-      return options.showChatActions ? {...base, text: `(${(str(p.action) ?? 'typing').replace(/_/g, ' ')}…)`, dim: true} : undefined
+      return options.showChatActions
+        ? {...base, text: `(${(str(p.action) ?? 'typing').replace(/_/g, ' ')}…)`, dim: true}
+        : undefined
     case 'setmessagereaction': {
       const reaction = parseMaybeJson(p.reaction)
       const emoji = Array.isArray(reaction)

@@ -17,7 +17,10 @@ export interface OfflineInfo {
 }
 
 /** The one start-up line, printed once the bot is ready for the first message; the inspector's address last (nothing glued to it). */
-export function offlineReadyText(info: OfflineInfo, ready: {command: string; port?: number; watching: boolean; inspectorUrl?: string}): string {
+export function offlineReadyText(
+  info: OfflineInfo,
+  ready: {command: string; port?: number; watching: boolean; inspectorUrl?: string},
+): string {
   const how = info.mode === 'webhook' ? `webhook over loopback on port ${ready.port ?? '?'}` : 'long polling'
   const watch = ready.watching ? ', restarting on file changes' : ''
   const chat = info.interactive

@@ -53,7 +53,14 @@ export async function startStandaloneEmulator(options: StandaloneOptions = {}): 
 }
 
 /** The one JSON object `bot emulator --json` prints. A token the user passed is not echoed back. */
-export function standaloneJson(s: StandaloneEmulator): {apiRoot: string; token?: string; tokenSource: 'fake' | 'user'; botId: number; username: string; local: boolean} {
+export function standaloneJson(s: StandaloneEmulator): {
+  apiRoot: string
+  token?: string
+  tokenSource: 'fake' | 'user'
+  botId: number
+  username: string
+  local: boolean
+} {
   return {
     apiRoot: s.apiRoot,
     ...(s.tokenSource === 'fake' ? {token: s.bot.token} : {}),
@@ -82,7 +89,13 @@ export function describeStandalone(s: StandaloneEmulator, options: {talk?: boole
     '  (grammY: new Bot(token, {client: {apiRoot}}); Telegraf: {telegram: {apiRoot}}; GramIO: {api: {baseURL: `${apiRoot}/bot`}})',
   )
   // With --talk the chat introduces itself ("Chatting with the bot as …"); without, say how to get it.
-  lines.push('', ...(options.talk ? [] : ['Talk to the bot from the terminal with `bot emulator --talk`, or from tests: see docs/emulator.md.']), 'Ctrl-C stops the emulator.')
+  lines.push(
+    '',
+    ...(options.talk
+      ? []
+      : ['Talk to the bot from the terminal with `bot emulator --talk`, or from tests: see docs/emulator.md.']),
+    'Ctrl-C stops the emulator.',
+  )
   return lines
 }
 
@@ -103,8 +116,15 @@ export function oldEmulatorFlag(argv: readonly string[]): {message: string; fix:
         fix: `Run e.g. \`bot emulator --talk --${renamed[1]} ${value}\`.`,
       }
     }
-    if (arg === '--chat' && (argv[i + 1] === undefined || (argv[i + 1].startsWith('-') && !/^-\d+$/.test(argv[i + 1])))) {
-      if (argv.includes('--talk')) return {message: '--chat needs a chat id.', fix: 'Run e.g. `bot emulator --talk --chat 42` (a negative id is a group), or leave --chat out for the user\'s private chat.'}
+    if (
+      arg === '--chat' &&
+      (argv[i + 1] === undefined || (argv[i + 1].startsWith('-') && !/^-\d+$/.test(argv[i + 1])))
+    ) {
+      if (argv.includes('--talk'))
+        return {
+          message: '--chat needs a chat id.',
+          fix: "Run e.g. `bot emulator --talk --chat 42` (a negative id is a group), or leave --chat out for the user's private chat.",
+        }
       return {
         message: '--chat now takes a chat id (as in `bot dev --offline`); the terminal chat is --talk.',
         fix: 'Run `bot emulator --talk` (add --chat ID or --user ID to choose the ids).',

@@ -25,6 +25,10 @@ export async function initGit(dir: string): Promise<GitResult> {
   const add = await git('add', '--all')
   const commit = add.failed ? add : await git('commit', '--quiet', '--no-verify', '-m', 'Initial commit from bot init')
   if (commit.failed)
-    return {initialized: true, committed: false, note: 'no initial commit (set git user.name and user.email, then commit)'}
+    return {
+      initialized: true,
+      committed: false,
+      note: 'no initial commit (set git user.name and user.email, then commit)',
+    }
   return {initialized: true, committed: true}
 }

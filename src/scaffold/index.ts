@@ -13,7 +13,14 @@ import {planCopy, writePlan, type CopyPlan} from './copy.js'
 import {packageNameProblem, suggestPackageName} from './package-name.js'
 import {pmCommands, type PackageManager} from './package-manager.js'
 import {checkNoEscapingLinks, checkTargetDir} from './target.js'
-import {listTemplates, templateInfo, templateLayers, templatesRoot, TEMPLATE_NAMES, type TemplateInfo} from './templates.js'
+import {
+  listTemplates,
+  templateInfo,
+  templateLayers,
+  templatesRoot,
+  TEMPLATE_NAMES,
+  type TemplateInfo,
+} from './templates.js'
 
 export * from './templates.js'
 export * from './package-name.js'
@@ -60,7 +67,8 @@ async function entriesOf(dir: string): Promise<string[] | undefined> {
   } catch {
     return undefined // does not exist yet: fine
   }
-  if (!info.isDirectory()) throw new UsageError(`"${dir}" exists and is not a folder.`, 'Pass the path of a new or empty folder.')
+  if (!info.isDirectory())
+    throw new UsageError(`"${dir}" exists and is not a folder.`, 'Pass the path of a new or empty folder.')
   return (await readdir(dir)).filter((e) => !HARMLESS.has(e))
 }
 
@@ -106,7 +114,10 @@ export async function planProject(options: InitOptions): Promise<ProjectPlan> {
   if (options.token !== undefined) {
     const shape = inspectToken(options.token)
     if (!shape.valid)
-      throw new UsageError(`--token does not look like a bot token: ${shape.problem}.`, 'Copy the token exactly as @BotFather shows it (123456789:AA…).')
+      throw new UsageError(
+        `--token does not look like a bot token: ${shape.problem}.`,
+        'Copy the token exactly as @BotFather shows it (123456789:AA…).',
+      )
   }
 
   const entries = await entriesOf(dir)
@@ -128,13 +139,20 @@ export async function planProject(options: InitOptions): Promise<ProjectPlan> {
     botCli: botCliSpec(),
   }
   const copy = await planCopy(templateLayers(template.name, root), dir, vars, extra)
-  await checkNoEscapingLinks(dir, copy.files.map((f) => f.path), show)
+  await checkNoEscapingLinks(
+    dir,
+    copy.files.map((f) => f.path),
+    show,
+  )
   if (copy.conflicts.length > 0)
-    throw new FixableError(`${copy.conflicts.length} file(s) of the template already exist in ${displayDir}: ${showList(copy.conflicts)}.`, {
-      code: 'file_exists',
-      exitCode: 2,
-      fix: 'bot init never overwrites a file: move those away, or choose another folder.',
-    })
+    throw new FixableError(
+      `${copy.conflicts.length} file(s) of the template already exist in ${displayDir}: ${showList(copy.conflicts)}.`,
+      {
+        code: 'file_exists',
+        exitCode: 2,
+        fix: 'bot init never overwrites a file: move those away, or choose another folder.',
+      },
+    )
 
   return {dir, displayDir, name, template, pm: options.pm, hasToken: Boolean(options.token), copy}
 }
@@ -147,7 +165,10 @@ export async function planProject(options: InitOptions): Promise<ProjectPlan> {
  */
 export function botCliSpec(root = fileURLToPath(new URL('../../', import.meta.url))): string {
   const real = realpathSync(root)
-  const {version, botCli} = JSON.parse(readFileSync(join(real, 'package.json'), 'utf8')) as {version: string; botCli?: {published?: boolean}}
+  const {version, botCli} = JSON.parse(readFileSync(join(real, 'package.json'), 'utf8')) as {
+    version: string
+    botCli?: {published?: boolean}
+  }
   // Until bot-cli is on the registry (package.json "botCli": {"published": false}), an installed
   // copy (`npm i -g ./bot-cli-*.tgz`) is referenced by its folder too: its version would be a 404.
   return real.split(sep).includes('node_modules') && botCli?.published !== false ? version : `file:${real}`
@@ -173,8 +194,15 @@ export function nextSteps(plan: Pick<ProjectPlan, 'displayDir' | 'pm' | 'hasToke
   const steps: NextStep[] = []
   if (plan.displayDir !== '.') steps.push({command: `cd ${shellQuote(plan.displayDir)}`})
   if (!installed) steps.push({command: pmCommands(plan.pm).install.join(' '), note: 'install the dependencies'})
-  if (!plan.hasToken) steps.push({command: 'cp .env.example .env', note: 'then put the token from @BotFather (https://t.me/BotFather) in BOT_TOKEN'})
+  if (!plan.hasToken)
+    steps.push({
+      command: 'cp .env.example .env',
+      note: 'then put the token from @BotFather (https://t.me/BotFather) in BOT_TOKEN',
+    })
   steps.push({command: 'bot dev', note: 'run it against Telegram in webhook mode, behind a tunnel'})
-  steps.push({command: 'bot dev --offline', note: 'or try it with no token and no network: type messages in the terminal'})
+  steps.push({
+    command: 'bot dev --offline',
+    note: 'or try it with no token and no network: type messages in the terminal',
+  })
   return steps
 }

@@ -33,7 +33,8 @@ function code(error: unknown): string | undefined {
  * the project folder. Writes nothing.
  */
 export async function checkTargetDir(given: string, cwd: string, display: (path: string) => string): Promise<void> {
-  if (given.trim() === '') throw new UsageError('The project folder is empty (\'\').', `${CHOOSE} Use \`bot init .\` for the current folder.`)
+  if (given.trim() === '')
+    throw new UsageError("The project folder is empty ('').", `${CHOOSE} Use \`bot init .\` for the current folder.`)
   const dir = resolve(cwd, given)
   const own = await lstat(dir).catch(() => undefined)
   if (own?.isSymbolicLink() && !(await stat(dir).catch(() => undefined)))
@@ -50,7 +51,10 @@ export async function checkTargetDir(given: string, cwd: string, display: (path:
         base = dirname(base)
         continue
       }
-      throw new UsageError(`Cannot use ${display(dir)}: ${display(base)} cannot be read (${c ?? String(error)}).`, CHOOSE)
+      throw new UsageError(
+        `Cannot use ${display(dir)}: ${display(base)} cannot be read (${c ?? String(error)}).`,
+        CHOOSE,
+      )
     }
     if (info.isDirectory()) break
     if (base === dir) throw new UsageError(`"${display(dir)}" exists and is not a folder.`, CHOOSE)
@@ -59,7 +63,11 @@ export async function checkTargetDir(given: string, cwd: string, display: (path:
   try {
     const fs = await statfs(base)
     const kind = VIRTUAL_FS.get(Number(fs.type))
-    if (kind) throw new UsageError(`Cannot create ${display(dir)}: ${display(base)} is on ${kind}, a virtual file system of the kernel.`, CHOOSE)
+    if (kind)
+      throw new UsageError(
+        `Cannot create ${display(dir)}: ${display(base)} is on ${kind}, a virtual file system of the kernel.`,
+        CHOOSE,
+      )
   } catch (error) {
     if (error instanceof UsageError) throw error
     // statfs is a refinement; access() below still decides
@@ -82,7 +90,11 @@ function inside(root: string, path: string): boolean {
  * `dir`, "/"-separated) is a symbolic link whose target is outside `dir`: writing through it would
  * put files outside the project. Folders that do not exist yet are fine (they are created).
  */
-export async function checkNoEscapingLinks(dir: string, files: readonly string[], display: (path: string) => string): Promise<void> {
+export async function checkNoEscapingLinks(
+  dir: string,
+  files: readonly string[],
+  display: (path: string) => string,
+): Promise<void> {
   let root: string
   try {
     root = await realpath(dir)

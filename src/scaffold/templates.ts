@@ -4,9 +4,24 @@ import {join} from 'node:path'
 
 /** The templates `bot init` offers, in the order a prompt lists them (the first is the default). */
 export const TEMPLATES = [
-  {name: 'grammy', framework: 'grammY', description: 'grammY: modern, well documented, many plugins', docs: 'https://grammy.dev'},
-  {name: 'gramio', framework: 'GramIO', description: 'GramIO: type-safe, fast, runs on Node, Bun and Deno', docs: 'https://gramio.dev'},
-  {name: 'telegraf', framework: 'Telegraf', description: 'Telegraf: the long-standing classic', docs: 'https://telegraf.js.org'},
+  {
+    name: 'grammy',
+    framework: 'grammY',
+    description: 'grammY: modern, well documented, many plugins',
+    docs: 'https://grammy.dev',
+  },
+  {
+    name: 'gramio',
+    framework: 'GramIO',
+    description: 'GramIO: type-safe, fast, runs on Node, Bun and Deno',
+    docs: 'https://gramio.dev',
+  },
+  {
+    name: 'telegraf',
+    framework: 'Telegraf',
+    description: 'Telegraf: the long-standing classic',
+    docs: 'https://telegraf.js.org',
+  },
 ] as const
 
 export type TemplateName = (typeof TEMPLATES)[number]['name']

@@ -106,7 +106,9 @@ function redirectTarget(response: Response, apiRoot: string): string {
   try {
     const target = new URL(location, apiRoot)
     const root = new URL(apiRoot)
-    return target.origin === root.origin ? ' to another path on the same server' : ` to ${target.protocol}//${target.host}`
+    return target.origin === root.origin
+      ? ' to another path on the same server'
+      : ` to ${target.protocol}//${target.host}`
   } catch {
     return ''
   }
@@ -194,7 +196,8 @@ export class BotApi {
 
   async #body(params: Record<string, unknown>): Promise<{body: string | FormData; headers: Record<string, string>}> {
     const defined = Object.entries(params).filter(([, v]) => v !== undefined)
-    if (!hasFile(params)) return {body: JSON.stringify(Object.fromEntries(defined)), headers: {'content-type': 'application/json'}}
+    if (!hasFile(params))
+      return {body: JSON.stringify(Object.fromEntries(defined)), headers: {'content-type': 'application/json'}}
     const form = new FormData()
     for (const [key, value] of defined) {
       if (value instanceof Blob) form.append(key, value, key)
@@ -206,7 +209,11 @@ export class BotApi {
     return {body: form, headers: {}}
   }
 
-  async #once<T>(method: string, params: Record<string, unknown>, options: CallOptions): Promise<{result: T; description?: string}> {
+  async #once<T>(
+    method: string,
+    params: Record<string, unknown>,
+    options: CallOptions,
+  ): Promise<{result: T; description?: string}> {
     const url = `${this.apiRoot}/bot${pathToken(this.#token)}/${method}`
     const pollSeconds = method === 'getUpdates' && typeof params.timeout === 'number' ? params.timeout : 0
     const timeoutMs = (options.timeoutMs ?? this.#timeoutMs) + pollSeconds * 1000
@@ -234,7 +241,14 @@ export class BotApi {
       const code = cause?.code ?? (error as {code?: string}).code
       const detail = this.redact(cause?.message ?? (error as Error).message ?? String(error))
       this.#log(`✗ ${method} ${detail}`)
-      throw new BotApiError({kind: 'network', method, causeCode: code, description: this.redact(describeProxyFailure(this.apiRoot, error) ?? describeNetworkError(code, detail, this.apiRoot))})
+      throw new BotApiError({
+        kind: 'network',
+        method,
+        causeCode: code,
+        description: this.redact(
+          describeProxyFailure(this.apiRoot, error) ?? describeNetworkError(code, detail, this.apiRoot),
+        ),
+      })
     } finally {
       limit.clear()
     }
@@ -244,7 +258,9 @@ export class BotApi {
         kind: 'http',
         method,
         code: response.status,
-        description: this.redact(`${this.apiRoot} answered HTTP ${response.status} (a redirect${redirectTarget(response, this.apiRoot)}); a Bot API server never redirects, so the request was not sent on with the token`),
+        description: this.redact(
+          `${this.apiRoot} answered HTTP ${response.status} (a redirect${redirectTarget(response, this.apiRoot)}); a Bot API server never redirects, so the request was not sent on with the token`,
+        ),
       })
     }
     const ms = Math.round(performance.now() - started)
@@ -258,13 +274,19 @@ export class BotApi {
       envelope = undefined
     }
     if (!envelope) {
-      const what = /^\s*</.test(text) ? 'an HTML page' : text.trim() === '' ? 'an empty body' : 'a body that is not Bot API JSON'
+      const what = /^\s*</.test(text)
+        ? 'an HTML page'
+        : text.trim() === ''
+          ? 'an empty body'
+          : 'a body that is not Bot API JSON'
       const reason = response.statusText ? ` ${response.statusText}` : ''
       throw new BotApiError({
         kind: 'http',
         method,
         code: response.status,
-        description: this.redact(`${this.apiRoot} answered HTTP ${response.status}${reason} with ${what}, not the Bot API's JSON`),
+        description: this.redact(
+          `${this.apiRoot} answered HTTP ${response.status}${reason} with ${what}, not the Bot API's JSON`,
+        ),
       })
     }
     if (!envelope.ok) {
@@ -278,7 +300,10 @@ export class BotApi {
         migrateToChatId: envelope.parameters?.migrate_to_chat_id,
       })
     }
-    return {result: envelope.result as T, description: typeof envelope.description === 'string' ? envelope.description : undefined}
+    return {
+      result: envelope.result as T,
+      description: typeof envelope.description === 'string' ? envelope.description : undefined,
+    }
   }
 
   #log(line: string): void {

@@ -23,7 +23,8 @@ export function inspectToken(token: string): TokenShape {
   const idPart = token.slice(0, colon)
   if (!/^[1-9]\d*$/.test(idPart)) return {valid: false, problem: 'the part before ":" is not a bot id (digits)'}
   const botId = Number(idPart)
-  if (!STRICT.test(token)) return {valid: false, botId, problem: 'the part after ":" is not 30+ characters of A-Z a-z 0-9 _ -'}
+  if (!STRICT.test(token))
+    return {valid: false, botId, problem: 'the part after ":" is not 30+ characters of A-Z a-z 0-9 _ -'}
   return {valid: true, botId}
 }
 

@@ -25,7 +25,8 @@ const BOXED_URL = /\|\s*(https?:\/\/[^\s|]+)\s*\|/
 const REGISTERED = /Registered tunnel connection|\bConnection [0-9a-f-]{8,} registered\b/
 // eslint-disable-next-line no-control-regex
 const ANSI = /\x1b\[[0-9;]*m/g
-const NETWORK = /no such host|network is unreachable|i\/o timeout|connection refused|server misbehaving|temporary failure in name resolution|dial tcp/i
+const NETWORK =
+  /no such host|network is unreachable|i\/o timeout|connection refused|server misbehaving|temporary failure in name resolution|dial tcp/i
 
 /** Drops the time stamp cloudflared puts in front of each line, for shorter messages. */
 export function withoutTime(line: string): string {
@@ -43,22 +44,38 @@ export function redactPaths(line: string): string {
 export function classifyFailure(line: string): {kind: CloudflaredFailure; reason: string} | undefined {
   const text = withoutTime(line)
   if (/429 Too Many Requests|error code: 1015/.test(text)) {
-    return {kind: 'rate-limited', reason: 'trycloudflare.com refused a new quick tunnel: too many requests from this address (HTTP 429, Cloudflare error 1015)'}
+    return {
+      kind: 'rate-limited',
+      reason:
+        'trycloudflare.com refused a new quick tunnel: too many requests from this address (HTTP 429, Cloudflare error 1015)',
+    }
   }
   const failed = /failed to (?:request|unmarshal) quick Tunnel: ?(.*)$/i.exec(text)
   if (failed) {
     const detail = failed[1] ?? ''
     if (/^failed to request/i.test(text) && NETWORK.test(detail)) {
-      return {kind: 'network', reason: `cloudflared could not reach api.trycloudflare.com (${shortDetail(detail)}): no network, or DNS or a firewall blocks it`}
+      return {
+        kind: 'network',
+        reason: `cloudflared could not reach api.trycloudflare.com (${shortDetail(detail)}): no network, or DNS or a firewall blocks it`,
+      }
     }
-    return {kind: 'request', reason: `cloudflared could not get a quick tunnel from trycloudflare.com (${shortDetail(detail)})`}
+    return {
+      kind: 'request',
+      reason: `cloudflared could not get a quick tunnel from trycloudflare.com (${shortDetail(detail)})`,
+    }
   }
   if (/ERR .*Error unmarshaling QuickTunnel response/.test(text)) {
     const status = /status_code="([^"]+)"/.exec(text)?.[1]
-    return {kind: 'request', reason: `trycloudflare.com answered the quick tunnel request with an error${status ? ` (HTTP ${status})` : ''}`}
+    return {
+      kind: 'request',
+      reason: `trycloudflare.com answered the quick tunnel request with an error${status ? ` (HTTP ${status})` : ''}`,
+    }
   }
   if (/initial tunnel connection failed/i.test(text)) {
-    return {kind: 'edge', reason: "cloudflared could not connect to Cloudflare's edge (a firewall may block UDP port 7844)"}
+    return {
+      kind: 'edge',
+      reason: "cloudflared could not connect to Cloudflare's edge (a firewall may block UDP port 7844)",
+    }
   }
   return undefined
 }

@@ -15,7 +15,14 @@ import {randomBytes} from 'node:crypto'
 import {EventEmitter} from 'node:events'
 import {CloudflaredLog, type CloudflaredEvent} from './cloudflared-log.js'
 import {TunnelError} from './errors.js'
-import {DEFAULT_TUNNEL_TIMEOUT_MS, TUNNEL_MARKER_ENV, type Tunnel, type TunnelOpenOptions, type TunnelProcess, type TunnelProvider} from './types.js'
+import {
+  DEFAULT_TUNNEL_TIMEOUT_MS,
+  TUNNEL_MARKER_ENV,
+  type Tunnel,
+  type TunnelOpenOptions,
+  type TunnelProcess,
+  type TunnelProvider,
+} from './types.js'
 import {findExecutable} from './which.js'
 
 export const CLOUDFLARED_ENV = 'BOT_CLOUDFLARED'
@@ -152,10 +159,13 @@ export class CloudflaredTunnel implements Tunnel {
       if (this.closing) return
       const last = log.lastError()
       this.markDown(
-        new TunnelError(`cloudflared ${exitText(code, signal)}: the quick tunnel ${url} is gone${last ? ` (last: ${last})` : ''}`, {
-          code: 'tunnel_exited',
-          fix: `a new quick tunnel gets a new URL; ${OTHER_WAYS}`,
-        }),
+        new TunnelError(
+          `cloudflared ${exitText(code, signal)}: the quick tunnel ${url} is gone${last ? ` (last: ${last})` : ''}`,
+          {
+            code: 'tunnel_exited',
+            fix: `a new quick tunnel gets a new URL; ${OTHER_WAYS}`,
+          },
+        ),
       )
     })
   }
@@ -224,14 +234,20 @@ export class CloudflaredProvider implements TunnelProvider {
     if (named) {
       const found = findExecutable(named, this.env)
       if (found) return found
-      throw new TunnelError(`${this.bin ? 'the cloudflared program' : CLOUDFLARED_ENV} "${named}" is not an executable file`, {
-        code: 'tunnel_missing',
-        fix: `point ${CLOUDFLARED_ENV} at the cloudflared binary, or unset it to use cloudflared from PATH; ${OTHER_WAYS}`,
-      })
+      throw new TunnelError(
+        `${this.bin ? 'the cloudflared program' : CLOUDFLARED_ENV} "${named}" is not an executable file`,
+        {
+          code: 'tunnel_missing',
+          fix: `point ${CLOUDFLARED_ENV} at the cloudflared binary, or unset it to use cloudflared from PATH; ${OTHER_WAYS}`,
+        },
+      )
     }
     const found = findExecutable('cloudflared', this.env)
     if (found) return found
-    throw new TunnelError('cloudflared is not installed (not found on PATH)', {code: 'tunnel_missing', fix: CLOUDFLARED_INSTALL_FIX})
+    throw new TunnelError('cloudflared is not installed (not found on PATH)', {
+      code: 'tunnel_missing',
+      fix: CLOUDFLARED_INSTALL_FIX,
+    })
   }
 
   async open(options: TunnelOpenOptions): Promise<CloudflaredTunnel> {
@@ -256,10 +272,13 @@ export class CloudflaredProvider implements TunnelProvider {
         env: {...cloudflaredEnv(this.env), [TUNNEL_MARKER_ENV]: marker},
       })
     } catch (err) {
-      throw new TunnelError(`cloudflared (${program}) could not be started: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, {
-        code: 'tunnel_missing',
-        fix: `check that ${program} is an executable cloudflared binary; ${OTHER_WAYS}`,
-      })
+      throw new TunnelError(
+        `cloudflared (${program}) could not be started: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+        {
+          code: 'tunnel_missing',
+          fix: `check that ${program} is an executable cloudflared binary; ${OTHER_WAYS}`,
+        },
+      )
     }
     track(child)
     child.on('exit', () => live.delete(child))
@@ -282,7 +301,12 @@ export class CloudflaredProvider implements TunnelProvider {
       if (!settle) return
       if (event.type === 'registered') settle()
       else if (event.type === 'failure') {
-        settle(new TunnelError(event.reason, {code: event.kind === 'rate-limited' ? 'tunnel_refused' : 'tunnel_unreachable', fix: failureFix(event.kind)}))
+        settle(
+          new TunnelError(event.reason, {
+            code: event.kind === 'rate-limited' ? 'tunnel_refused' : 'tunnel_unreachable',
+            fix: failureFix(event.kind),
+          }),
+        )
       }
     }
     const log = new CloudflaredLog(onEvent)
@@ -302,27 +326,39 @@ export class CloudflaredProvider implements TunnelProvider {
           const what = url
             ? `cloudflared created ${url} but registered no connection to Cloudflare's edge within ${deadlineMs / 1000} s`
             : `cloudflared printed no quick tunnel URL within ${deadlineMs / 1000} s`
-          finish(new TunnelError(`${what}${last ? ` (last: ${last})` : ''}`, {
-            code: 'tunnel_unreachable',
-            fix: url
-              ? `a firewall may block UDP port 7844 (cloudflared's QUIC); ${OTHER_WAYS}`
-              : `check the network (cloudflared must reach api.trycloudflare.com); ${OTHER_WAYS}`,
-          }))
+          finish(
+            new TunnelError(`${what}${last ? ` (last: ${last})` : ''}`, {
+              code: 'tunnel_unreachable',
+              fix: url
+                ? `a firewall may block UDP port 7844 (cloudflared's QUIC); ${OTHER_WAYS}`
+                : `check the network (cloudflared must reach api.trycloudflare.com); ${OTHER_WAYS}`,
+            }),
+          )
         }, deadlineMs)
         const onAbort = () => finish(new TunnelError('opening the tunnel was cancelled', {code: 'tunnel_aborted'}))
         const onError = (err: NodeJS.ErrnoException) => {
-          finish(new TunnelError(`cloudflared (${program}) could not be started: ${err.code ?? err.message}`, {
-            code: 'tunnel_missing',
-            fix: err.code === 'ENOENT' ? CLOUDFLARED_INSTALL_FIX : `check that ${program} is an executable cloudflared binary; ${OTHER_WAYS}`,
-          }))
+          finish(
+            new TunnelError(`cloudflared (${program}) could not be started: ${err.code ?? err.message}`, {
+              code: 'tunnel_missing',
+              fix:
+                err.code === 'ENOENT'
+                  ? CLOUDFLARED_INSTALL_FIX
+                  : `check that ${program} is an executable cloudflared binary; ${OTHER_WAYS}`,
+            }),
+          )
         }
         const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
           log.end()
           const reason = log.lastError()
-          finish(new TunnelError(`cloudflared ${exitText(code, signal)} before the tunnel was ready${reason ? `: ${reason}` : ''}`, {
-            code: 'tunnel_exited',
-            fix: `run \`${program} tunnel --url http://127.0.0.1:${port}\` to see its full output; ${OTHER_WAYS}`,
-          }))
+          finish(
+            new TunnelError(
+              `cloudflared ${exitText(code, signal)} before the tunnel was ready${reason ? `: ${reason}` : ''}`,
+              {
+                code: 'tunnel_exited',
+                fix: `run \`${program} tunnel --url http://127.0.0.1:${port}\` to see its full output; ${OTHER_WAYS}`,
+              },
+            ),
+          )
         }
         const offEnded = onEnded(child, onExit)
         function finish(err?: TunnelError) {
@@ -334,10 +370,16 @@ export class CloudflaredProvider implements TunnelProvider {
           if (err) reject(err)
           else resolve()
         }
-        settle = (err?: TunnelError) => finish(err ?? (url ? undefined : new TunnelError('cloudflared registered a connection but printed no quick tunnel URL', {
-          code: 'tunnel_protocol',
-          fix: `this cloudflared may print its URL differently; ${OTHER_WAYS}`,
-        })))
+        settle = (err?: TunnelError) =>
+          finish(
+            err ??
+              (url
+                ? undefined
+                : new TunnelError('cloudflared registered a connection but printed no quick tunnel URL', {
+                    code: 'tunnel_protocol',
+                    fix: `this cloudflared may print its URL differently; ${OTHER_WAYS}`,
+                  })),
+          )
         options.signal?.addEventListener('abort', onAbort, {once: true})
         child.on('error', onError)
       })

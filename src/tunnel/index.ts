@@ -24,7 +24,14 @@ export {
 } from './localtunnel.js'
 export {publicUrlProvider, PublicUrlProvider, validatePublicUrl, isLoopbackHost} from './public-url.js'
 export {loopbackProvider, LoopbackProvider} from './loopback.js'
-export {probeTunnel, proveReachable, type ProbeOptions, type ProbeResult, type ProveOptions, type ProveResult} from './probe.js'
+export {
+  probeTunnel,
+  proveReachable,
+  type ProbeOptions,
+  type ProbeResult,
+  type ProveOptions,
+  type ProveResult,
+} from './probe.js'
 export {
   cloudflaredProvider,
   CloudflaredProvider,
@@ -52,9 +59,17 @@ export interface ProviderConfig {
 /** The provider table: name → factory. Add a provider by adding a file and a line here. */
 export const PROVIDERS: Readonly<Record<string, (config: ProviderConfig) => TunnelProvider>> = Object.freeze({
   localtunnel: (c: ProviderConfig) =>
-    localtunnelProvider({host: c.host, subdomain: c.subdomain, downAfterMs: c.downAfterMs} satisfies LocaltunnelProviderOptions),
+    localtunnelProvider({
+      host: c.host,
+      subdomain: c.subdomain,
+      downAfterMs: c.downAfterMs,
+    } satisfies LocaltunnelProviderOptions),
   'public-url': (c: ProviderConfig) => {
-    if (!c.url) throw new TunnelError('the public-url provider needs a URL', {code: 'tunnel_invalid', fix: 'pass --public-url https://…'})
+    if (!c.url)
+      throw new TunnelError('the public-url provider needs a URL', {
+        code: 'tunnel_invalid',
+        fix: 'pass --public-url https://…',
+      })
     return publicUrlProvider(c.url)
   },
   loopback: () => loopbackProvider(),
@@ -64,7 +79,9 @@ export const PROVIDERS: Readonly<Record<string, (config: ProviderConfig) => Tunn
 export function createProvider(name: string, config: ProviderConfig = {}): TunnelProvider {
   const factory = PROVIDERS[name]
   if (!factory) {
-    throw new TunnelError(`unknown tunnel provider "${name}" (known: ${Object.keys(PROVIDERS).join(', ')})`, {code: 'tunnel_invalid'})
+    throw new TunnelError(`unknown tunnel provider "${name}" (known: ${Object.keys(PROVIDERS).join(', ')})`, {
+      code: 'tunnel_invalid',
+    })
   }
   return factory(config)
 }
@@ -82,7 +99,10 @@ export function cloudflaredAvailable(env: NodeJS.ProcessEnv = process.env): bool
  * Which provider a `--tunnel` value means: auto = cloudflared when BOT_CLOUDFLARED is set or
  * cloudflared is on PATH, else localtunnel. An unknown value is bad input (exit 2) naming the choices.
  */
-export function resolveTunnelChoice(name: string, env: NodeJS.ProcessEnv = process.env): 'cloudflared' | 'localtunnel' | 'none' {
+export function resolveTunnelChoice(
+  name: string,
+  env: NodeJS.ProcessEnv = process.env,
+): 'cloudflared' | 'localtunnel' | 'none' {
   const choice = name.trim().toLowerCase()
   if (choice === 'auto') return cloudflaredAvailable(env) ? 'cloudflared' : 'localtunnel'
   if (choice === 'cloudflared' || choice === 'localtunnel' || choice === 'none') return choice

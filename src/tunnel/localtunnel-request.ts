@@ -127,24 +127,31 @@ export async function requestTunnel(ctx: StartContext): Promise<LocaltunnelInfo>
     } catch {
       body = undefined
     }
-    const message = body && typeof body === 'object' && typeof (body as {message?: unknown}).message === 'string'
-      ? (body as {message: string}).message
-      : undefined
+    const message =
+      body && typeof body === 'object' && typeof (body as {message?: unknown}).message === 'string'
+        ? (body as {message: string}).message
+        : undefined
     if (status >= 200 && status < 300) {
       const info = parseInfo(body)
       if (!info) {
-        throw new TunnelError(`${ctx.host} answered, but not like a localtunnel server (expected JSON with id, port and url)`, {
-          code: 'tunnel_protocol',
-          fix: `check that --tunnel-host points at a localtunnel server; or ${TUNNEL_FIX}`,
-        })
+        throw new TunnelError(
+          `${ctx.host} answered, but not like a localtunnel server (expected JSON with id, port and url)`,
+          {
+            code: 'tunnel_protocol',
+            fix: `check that --tunnel-host points at a localtunnel server; or ${TUNNEL_FIX}`,
+          },
+        )
       }
       return info
     }
     if (status >= 400 && status < 500 && status !== 408 && status !== 429) {
-      throw new TunnelError(`the localtunnel server ${ctx.host} refused the tunnel (HTTP ${status}${message ? `: ${message}` : ''})`, {
-        code: 'tunnel_refused',
-        fix: ctx.subdomain ? `try another --subdomain or none; or ${TUNNEL_FIX}` : TUNNEL_FIX,
-      })
+      throw new TunnelError(
+        `the localtunnel server ${ctx.host} refused the tunnel (HTTP ${status}${message ? `: ${message}` : ''})`,
+        {
+          code: 'tunnel_refused',
+          fix: ctx.subdomain ? `try another --subdomain or none; or ${TUNNEL_FIX}` : TUNNEL_FIX,
+        },
+      )
     }
     last = `HTTP ${status}${message ? ` (${message})` : ''}`
     await abortableDelay(ctx.retryDelayMs, ctx.signal)

@@ -85,7 +85,11 @@ export class LocaltunnelTunnel implements Tunnel {
   private checkDown(): void {
     if (this.closed || this.isDown || this.remotes.size > 0) return
     if (this.refused >= this.maxConn) {
-      this.goDown(new Error(`the localtunnel server stopped accepting the tunnel's connections (${this.lastError?.message ?? 'refused'})`))
+      this.goDown(
+        new Error(
+          `the localtunnel server stopped accepting the tunnel's connections (${this.lastError?.message ?? 'refused'})`,
+        ),
+      )
       return
     }
     this.downTimer ??= setTimeout(() => {
@@ -101,11 +105,14 @@ export class LocaltunnelTunnel implements Tunnel {
   private armStableCheck(): void {
     if (this.stableTimer || !this.downTimer || this.remotes.size === 0) return
     const oldest = Math.min(...this.remotes.values())
-    this.stableTimer = setTimeout(() => {
-      this.stableTimer = undefined
-      if (this.hasStableSocket()) this.clearDownWindow()
-      else this.armStableCheck()
-    }, Math.max(0, oldest + this.stableMs - Date.now()))
+    this.stableTimer = setTimeout(
+      () => {
+        this.stableTimer = undefined
+        if (this.hasStableSocket()) this.clearDownWindow()
+        else this.armStableCheck()
+      },
+      Math.max(0, oldest + this.stableMs - Date.now()),
+    )
   }
 
   private clearDownWindow(): void {
@@ -147,7 +154,12 @@ export class LocaltunnelTunnel implements Tunnel {
     // The client destroys its sockets to the server; wait (bounded) until everything is really closed.
     this.client.close()
     for (const s of pending) s.destroy()
-    await waitAtMost(Promise.all(pending.map((s) => new Promise<void>((resolve) => (s.closed ? resolve() : s.once('close', () => resolve()))))), 2000)
+    await waitAtMost(
+      Promise.all(
+        pending.map((s) => new Promise<void>((resolve) => (s.closed ? resolve() : s.once('close', () => resolve())))),
+      ),
+      2000,
+    )
     this.remotes.clear()
     this.locals.clear()
     this.events.removeAllListeners()

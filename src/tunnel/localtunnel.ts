@@ -18,7 +18,13 @@
 import {DEFAULT_TUNNEL_TIMEOUT_MS, type TunnelOpenOptions, type TunnelProvider} from './types.js'
 import {TUNNEL_FIX, TunnelError} from './errors.js'
 import {keepHostHeader, loadClientClass, type Client, type ClientClass, type ClientInfo} from './localtunnel-client.js'
-import {requestTunnel, validateSubdomain, validateTunnelHost, type LocaltunnelInfo, type StartContext} from './localtunnel-request.js'
+import {
+  requestTunnel,
+  validateSubdomain,
+  validateTunnelHost,
+  type LocaltunnelInfo,
+  type StartContext,
+} from './localtunnel-request.js'
 import {LocaltunnelTunnel} from './localtunnel-tunnel.js'
 
 export {requestTunnel, validateSubdomain, validateTunnelHost, type LocaltunnelInfo} from './localtunnel-request.js'
@@ -52,7 +58,8 @@ export class LocaltunnelProvider implements TunnelProvider {
 
   constructor(options: LocaltunnelProviderOptions = {}) {
     this.host = validateTunnelHost(options.host ?? DEFAULT_LOCALTUNNEL_HOST)
-    this.subdomain = options.subdomain === undefined || options.subdomain === '' ? undefined : validateSubdomain(options.subdomain)
+    this.subdomain =
+      options.subdomain === undefined || options.subdomain === '' ? undefined : validateSubdomain(options.subdomain)
     this.downAfterMs = options.downAfterMs ?? 10_000
     this.retryDelayMs = options.retryDelayMs ?? 1000
   }
@@ -160,20 +167,27 @@ export class LocaltunnelProvider implements TunnelProvider {
       const onError = () => {
         const refused = startErrors.filter((e) => /connection refused/i.test(e.message)).length
         if (refused >= maxConn && tunnel.sockets === 0) {
-          fail(new TunnelError(`the localtunnel server ${this.host} gave a tunnel, but its port ${target} refused the connection`, {
-            code: 'tunnel_connect',
-            fix: `a firewall may block outgoing connections to that port; ${TUNNEL_FIX}`,
-          }))
+          fail(
+            new TunnelError(
+              `the localtunnel server ${this.host} gave a tunnel, but its port ${target} refused the connection`,
+              {
+                code: 'tunnel_connect',
+                fix: `a firewall may block outgoing connections to that port; ${TUNNEL_FIX}`,
+              },
+            ),
+          )
         }
       }
       const onAbort = () => {
         if (ctx.reason() === 'aborted') {
           fail(new TunnelError('opening the tunnel was cancelled', {code: 'tunnel_aborted'}))
         } else {
-          fail(new TunnelError(
-            `the localtunnel server ${this.host} gave a tunnel, but no connection to ${target} succeeded within ${ctx.deadlineMs / 1000} s`,
-            {code: 'tunnel_connect', fix: `a firewall may block outgoing connections to that port; ${TUNNEL_FIX}`},
-          ))
+          fail(
+            new TunnelError(
+              `the localtunnel server ${this.host} gave a tunnel, but no connection to ${target} succeeded within ${ctx.deadlineMs / 1000} s`,
+              {code: 'tunnel_connect', fix: `a firewall may block outgoing connections to that port; ${TUNNEL_FIX}`},
+            ),
+          )
         }
       }
       if (tunnel.sockets > 0) return resolve()

@@ -47,7 +47,6 @@ export async function probeTunnel(url: string, path: string, options: ProbeOptio
 // ---------------------------------------------------------------------------------------------
 // The readiness proof: the public URL reaches our relay, before anything tells Telegram about it.
 
-
 export interface ProveOptions {
   /** The relay's health answer (`bot-dev <nonce>`) or its nonce alone; without it any 2xx proves it. */
   expect?: string
@@ -120,7 +119,11 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
  * Works for any provider (cloudflared, localtunnel, a public URL, loopback). For a host name, waits
  * first until public DNS knows it (see public-dns.ts), so this machine never caches "no such host".
  */
-export async function proveReachable(publicUrl: string, healthPath: string, options: ProveOptions = {}): Promise<ProveResult> {
+export async function proveReachable(
+  publicUrl: string,
+  healthPath: string,
+  options: ProveOptions = {},
+): Promise<ProveResult> {
   const started = performance.now()
   const timeoutMs = options.timeoutMs ?? 30_000
   const intervalMs = options.intervalMs ?? 500
@@ -190,7 +193,8 @@ export async function proveReachable(publicUrl: string, healthPath: string, opti
       await pause(Math.min(intervalMs, left()), signal)
     }
     if (options.signal?.aborted) throw aborted()
-    const others = 'another way in (--tunnel localtunnel, --tunnel cloudflared, --public-url URL, or --tunnel none, which needs no public URL)'
+    const others =
+      'another way in (--tunnel localtunnel, --tunnel cloudflared, --public-url URL, or --tunnel none, which needs no public URL)'
     const fix = foreign
       ? `the URL answers, but not from this relay: make it forward to the relay's port; or use --tunnel none (no public URL needed)`
       : lastStatus === 404
@@ -199,8 +203,8 @@ export async function proveReachable(publicUrl: string, healthPath: string, opti
     throw new TunnelError(
       `${base} did not reach the relay within ${Math.round(timeoutMs / 100) / 10} s (${attempts} ${attempts === 1 ? 'attempt' : 'attempts'}; last: ${last})`,
       {code: 'tunnel_unreachable', fix},
-    )  } finally {
+    )
+  } finally {
     whole.clear()
   }
-
 }

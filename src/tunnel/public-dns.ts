@@ -33,7 +33,9 @@ export const publicLookup: PublicLookup = async (hostname, signal) => {
   try {
     const answers = await Promise.allSettled([resolver.resolve4(hostname), resolver.resolve6(hostname)])
     if (answers.some((a) => a.status === 'fulfilled' && a.value.length > 0)) return 'yes'
-    const codes = answers.map((a) => (a.status === 'rejected' ? (a.reason as NodeJS.ErrnoException).code ?? '' : 'ENODATA'))
+    const codes = answers.map((a) =>
+      a.status === 'rejected' ? ((a.reason as NodeJS.ErrnoException).code ?? '') : 'ENODATA',
+    )
     return codes.every((c) => NOT_YET.has(c)) ? 'no' : 'unknown'
   } catch {
     return 'unknown'

@@ -27,10 +27,13 @@ export function validatePublicUrl(url: string): string {
   }
   if (parsed.protocol === 'http:') {
     if (!isLoopbackHost(parsed.hostname)) {
-      throw new TunnelError(`public URL "${url}" must use https (Telegram only delivers webhooks over https); http is accepted only for loopback`, {
-        code: 'tunnel_invalid',
-        fix,
-      })
+      throw new TunnelError(
+        `public URL "${url}" must use https (Telegram only delivers webhooks over https); http is accepted only for loopback`,
+        {
+          code: 'tunnel_invalid',
+          fix,
+        },
+      )
     }
   } else if (parsed.protocol !== 'https:') {
     throw new TunnelError(`public URL "${url}" must be an https:// URL`, {code: 'tunnel_invalid', fix})
@@ -39,10 +42,13 @@ export function validatePublicUrl(url: string): string {
     throw new TunnelError('public URL must not contain a user name or password', {code: 'tunnel_invalid', fix})
   }
   if (parsed.search || parsed.hash) {
-    throw new TunnelError(`public URL "${url}" must not have a query or a fragment (the webhook path is appended to it)`, {
-      code: 'tunnel_invalid',
-      fix,
-    })
+    throw new TunnelError(
+      `public URL "${url}" must not have a query or a fragment (the webhook path is appended to it)`,
+      {
+        code: 'tunnel_invalid',
+        fix,
+      },
+    )
   }
   return `${parsed.origin}${parsed.pathname}`.replace(/\/+$/, '')
 }

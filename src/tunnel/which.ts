@@ -15,7 +15,8 @@ function isExecutable(file: string): boolean {
 /** The absolute path of `name` (a bare name searched on env.PATH, or a path), or undefined. */
 export function findExecutable(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (!name) return undefined
-  const extensions = process.platform === 'win32' ? ['', ...(env.PATHEXT ?? '.EXE;.CMD;.BAT').split(';').filter(Boolean)] : ['']
+  const extensions =
+    process.platform === 'win32' ? ['', ...(env.PATHEXT ?? '.EXE;.CMD;.BAT').split(';').filter(Boolean)] : ['']
   if (name.includes('/') || (process.platform === 'win32' && name.includes('\\'))) {
     const file = path.resolve(name)
     for (const ext of extensions) if (isExecutable(file + ext)) return file + ext

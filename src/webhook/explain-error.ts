@@ -91,7 +91,8 @@ const RULES: Rule[] = [
     test: /Connection timed out/i,
     explain: () => ({
       id: 'connection-timeout',
-      meaning: 'Telegram could not open a connection: the host is down, the address is wrong, or a firewall drops the packets.',
+      meaning:
+        'Telegram could not open a connection: the host is down, the address is wrong, or a firewall drops the packets.',
       fix: "Check the host's DNS (A record) and firewall; allow 149.154.160.0/20 and 91.108.4.0/22 on the webhook port.",
     }),
   },
@@ -107,7 +108,8 @@ const RULES: Rule[] = [
     test: /Connection reset|Connection closed|Broken pipe/i,
     explain: () => ({
       id: 'connection-reset',
-      meaning: 'The connection was closed by the bot side before an answer was sent (a crash, a restart, or a proxy timeout).',
+      meaning:
+        'The connection was closed by the bot side before an answer was sent (a crash, a restart, or a proxy timeout).',
       fix: "Check the bot's logs and the proxy's timeouts.",
     }),
   },
@@ -115,7 +117,8 @@ const RULES: Rule[] = [
     test: /SSL|TLS|certificate/i,
     explain: () => ({
       id: 'tls',
-      meaning: "The TLS handshake failed: an expired or self-signed certificate, a name that does not match the host, or a missing intermediate certificate.",
+      meaning:
+        'The TLS handshake failed: an expired or self-signed certificate, a name that does not match the host, or a missing intermediate certificate.',
       fix: 'Use a certificate from a public CA with the full chain, or upload your self-signed one with `bot webhook set URL --certificate cert.pem`. Check with: openssl s_client -connect HOST:443 -servername HOST',
     }),
   },

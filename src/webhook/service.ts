@@ -57,7 +57,10 @@ export function summarizeWebhookInfo(info: WebhookInfo, nowMs = Date.now()): Web
   }
 }
 
-export async function readWebhook(api: BotApi, options?: CallOptions): Promise<{info: WebhookInfo; summary: WebhookSummary}> {
+export async function readWebhook(
+  api: BotApi,
+  options?: CallOptions,
+): Promise<{info: WebhookInfo; summary: WebhookSummary}> {
   const info = await api.getWebhookInfo(options)
   return {info, summary: summarizeWebhookInfo(info)}
 }
@@ -92,8 +95,17 @@ export interface DeleteWebhookResult {
   deleted: boolean
 }
 
-export async function removeWebhook(api: BotApi, dropPendingUpdates: boolean, options?: CallOptions): Promise<DeleteWebhookResult> {
-  const description = await callWithDescription(api, 'deleteWebhook', dropPendingUpdates ? {drop_pending_updates: true} : {}, options)
+export async function removeWebhook(
+  api: BotApi,
+  dropPendingUpdates: boolean,
+  options?: CallOptions,
+): Promise<DeleteWebhookResult> {
+  const description = await callWithDescription(
+    api,
+    'deleteWebhook',
+    dropPendingUpdates ? {drop_pending_updates: true} : {},
+    options,
+  )
   return {description: description ?? 'Webhook was deleted', deleted: !/already/i.test(description ?? '')}
 }
 

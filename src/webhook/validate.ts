@@ -105,7 +105,8 @@ export function validateWebhookUrl(raw: string, {cloud}: ValidateOptions): strin
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
     throw new UsageError(`URL "${raw}" uses ${url.protocol}; a webhook URL must be https://.`, 'Use an https:// URL.')
-  if (url.hash) throw new UsageError(`URL "${raw}" has a #fragment, which is never sent to a server.`, 'Drop the part after #.')
+  if (url.hash)
+    throw new UsageError(`URL "${raw}" has a #fragment, which is never sent to a server.`, 'Drop the part after #.')
   if (!cloud) return url.href
   if (url.protocol !== 'https:')
     throw new UsageError(
@@ -122,19 +123,26 @@ export function validateWebhookUrl(raw: string, {cloud}: ValidateOptions): strin
   if (host === 'localhost' || host.endsWith('.localhost') || (isIPv4(host) && isReservedIPv4(host)))
     throw new UsageError(
       `URL "${raw}" points at ${host}, a local address Telegram cannot reach (the Bot API refuses reserved IPs).`,
-      'Use a public host name: a tunnel (`bot dev` opens one) or your server\'s domain.',
+      "Use a public host name: a tunnel (`bot dev` opens one) or your server's domain.",
     )
   if (isIP(host) === 6)
-    throw new UsageError(`URL "${raw}" uses an IPv6 address; Telegram does not deliver webhooks over IPv6.`, 'Use a host name with an IPv4 (A) record.')
+    throw new UsageError(
+      `URL "${raw}" uses an IPv6 address; Telegram does not deliver webhooks over IPv6.`,
+      'Use a host name with an IPv4 (A) record.',
+    )
   return url.href
 }
 
 export function validateSecretToken(secret: string): string {
   if (SECRET_TOKEN_RE.test(secret)) return secret
   const rule = 'it must be 1-256 characters of A-Z, a-z, 0-9, _ and -'
-  if (secret.length === 0) throw new UsageError(`--secret-token is empty; ${rule}.`, 'Generate one with: openssl rand -hex 32')
+  if (secret.length === 0)
+    throw new UsageError(`--secret-token is empty; ${rule}.`, 'Generate one with: openssl rand -hex 32')
   if (secret.length > 256)
-    throw new UsageError(`--secret-token is ${secret.length} characters long; ${rule}.`, 'Generate one with: openssl rand -hex 32')
+    throw new UsageError(
+      `--secret-token is ${secret.length} characters long; ${rule}.`,
+      'Generate one with: openssl rand -hex 32',
+    )
   const bad = [...new Set([...secret].filter((c) => !/[A-Za-z0-9_-]/.test(c)))]
   // The secret itself is never echoed: only the characters that break the rule.
   throw new UsageError(
@@ -165,7 +173,9 @@ export function validateAllowedUpdates(raw: string): string[] {
     const guess = closest(item, known)
     throw new UsageError(
       `--allowed-updates "${item}" is not an update type; known types: ${known.join(', ')}.`,
-      guess ? `Did you mean "${guess}"?` : 'Pass a comma-separated list such as message,callback_query (or "" for the default set).',
+      guess
+        ? `Did you mean "${guess}"?`
+        : 'Pass a comma-separated list such as message,callback_query (or "" for the default set).',
     )
   }
   return [...new Set(items)]
@@ -177,28 +187,39 @@ export function validateIpAddress(ip: string, {cloud}: ValidateOptions): string 
     if (!isIPv4(value))
       throw new UsageError(
         `--ip-address "${ip}" is not an IPv4 address; Telegram sends webhooks to IPv4 only.`,
-        'Pass the server\'s public IPv4 address, e.g. 203.0.113.7.',
+        "Pass the server's public IPv4 address, e.g. 203.0.113.7.",
       )
     if (isReservedIPv4(value))
-      throw new UsageError(`--ip-address ${value} is a private or reserved address Telegram cannot reach.`, 'Pass the server\'s public IPv4 address.')
+      throw new UsageError(
+        `--ip-address ${value} is a private or reserved address Telegram cannot reach.`,
+        "Pass the server's public IPv4 address.",
+      )
     return value
   }
-  if (!isIP(value)) throw new UsageError(`--ip-address "${ip}" is not an IP address.`, 'Pass an address such as 203.0.113.7.')
+  if (!isIP(value))
+    throw new UsageError(`--ip-address "${ip}" is not an IP address.`, 'Pass an address such as 203.0.113.7.')
   return value
 }
 
-export function validateCertificate(path: string, {cwd = process.cwd()}: ValidateOptions): {path: string; bytes: number} {
+export function validateCertificate(
+  path: string,
+  {cwd = process.cwd()}: ValidateOptions,
+): {path: string; bytes: number} {
   const full = resolve(cwd, path)
   let size: number
   try {
     const st = statSync(full)
-    if (!st.isFile()) throw new UsageError(`--certificate ${path} is not a file; it must be a readable PEM certificate file.`, 'Pass the path of your public key certificate (.pem).')
+    if (!st.isFile())
+      throw new UsageError(
+        `--certificate ${path} is not a file; it must be a readable PEM certificate file.`,
+        'Pass the path of your public key certificate (.pem).',
+      )
     size = st.size
   } catch (error) {
     if (error instanceof UsageError) throw error
     const code = (error as {code?: string}).code
     throw new UsageError(
-      `--certificate ${path} cannot be read (${code === 'ENOENT' ? 'no such file' : code ?? 'error'}); it must be a readable PEM certificate file.`,
+      `--certificate ${path} cannot be read (${code === 'ENOENT' ? 'no such file' : (code ?? 'error')}); it must be a readable PEM certificate file.`,
       'Pass the path of your public key certificate (.pem).',
     )
   }
@@ -207,13 +228,20 @@ export function validateCertificate(path: string, {cwd = process.cwd()}: Validat
       `--certificate ${path} is ${size} bytes; the Bot API accepts at most 3 MiB (${MAX_CERTIFICATE_BYTES} bytes).`,
       'Upload only the public certificate, not a bundle or a private key.',
     )
-  if (size === 0) throw new UsageError(`--certificate ${path} is empty; it must be a PEM certificate file.`, 'Pass the path of your public key certificate (.pem).')
+  if (size === 0)
+    throw new UsageError(
+      `--certificate ${path} is empty; it must be a PEM certificate file.`,
+      'Pass the path of your public key certificate (.pem).',
+    )
   return {path: full, bytes: size}
 }
 
 /** Validate every setWebhook input; throws the first UsageError found. */
 export function validateWebhook(input: WebhookInput, options: ValidateOptions): ValidatedWebhook {
-  const out: ValidatedWebhook = {url: validateWebhookUrl(input.url, options), dropPendingUpdates: Boolean(input.dropPendingUpdates)}
+  const out: ValidatedWebhook = {
+    url: validateWebhookUrl(input.url, options),
+    dropPendingUpdates: Boolean(input.dropPendingUpdates),
+  }
   if (input.secretToken !== undefined) out.secretToken = validateSecretToken(input.secretToken)
   if (input.maxConnections !== undefined) out.maxConnections = validateMaxConnections(input.maxConnections, options)
   if (input.allowedUpdates !== undefined) out.allowedUpdates = validateAllowedUpdates(input.allowedUpdates)

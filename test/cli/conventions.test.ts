@@ -12,13 +12,26 @@ import {describe, expect, it} from 'vitest'
 
 import {hasScript, runCli, runCliOnTerminal} from '../support/cli.js'
 
-const COMMANDS = ['dev', 'doctor', 'emulator', 'init', 'webhook set', 'webhook info', 'webhook delete', 'trigger message', 'trigger callback', 'trigger update', 'replay']
+const COMMANDS = [
+  'dev',
+  'doctor',
+  'emulator',
+  'init',
+  'webhook set',
+  'webhook info',
+  'webhook delete',
+  'trigger message',
+  'trigger callback',
+  'trigger update',
+  'replay',
+]
 
 describe('help', () => {
   it('bot help lists every command, help and autocomplete included', async () => {
     const r = await runCli(['help'])
     expect(r.code).toBe(0)
-    for (const c of ['dev', 'doctor', 'emulator', 'init', 'replay', 'help', 'autocomplete']) expect(r.stdout).toMatch(new RegExp(`^  ${c} `, 'm'))
+    for (const c of ['dev', 'doctor', 'emulator', 'init', 'replay', 'help', 'autocomplete'])
+      expect(r.stdout).toMatch(new RegExp(`^  ${c} `, 'm'))
     expect(r.stdout).toMatch(/TOPICS\n {2}trigger .*\n(.*\n)? {2}webhook/)
     expect(r.stdout).not.toContain('webhook:')
   })
@@ -48,7 +61,10 @@ describe('help', () => {
   it('bot dev --help shows the --offline example first', async () => {
     const r = await runCli(['dev', '--help'])
     const examples = r.stdout.slice(r.stdout.indexOf('EXAMPLES\n'))
-    const commands = examples.split('\n').filter((l) => /^ {4}\S/.test(l)).map((l) => l.trim())
+    const commands = examples
+      .split('\n')
+      .filter((l) => /^ {4}\S/.test(l))
+      .map((l) => l.trim())
     expect(commands[0]).toBe('$ bot dev --offline')
     expect(commands[1]).toBe("printf '/start\\nhello\\n' | bot dev --offline")
   })
@@ -78,19 +94,27 @@ describe('a mistyped command', () => {
     expect(r.code).toBe(2)
     expect(r.stdout).toBe('')
     const stderr = r.stderr
-    expect(stderr).toBe(`✗ ${typed} is not a bot command. Did you mean ${suggestion}?\n  See \`bot help\` for the commands.\n`)
+    expect(stderr).toBe(
+      `✗ ${typed} is not a bot command. Did you mean ${suggestion}?\n  See \`bot help\` for the commands.\n`,
+    )
     expect(stderr).not.toMatch(/webhook:\w/)
     expect(stderr).not.toContain('(Y/n)')
   })
 
   it.runIf(hasScript)('asks on a terminal, and a "no" exits 2', async () => {
-    const r = await runCliOnTerminal(['dvv'], {env: {CI: undefined}, answers: [{prompt: /Did you mean .*dev.*\?/, input: 'n'}]})
+    const r = await runCliOnTerminal(['dvv'], {
+      env: {CI: undefined},
+      answers: [{prompt: /Did you mean .*dev.*\?/, input: 'n'}],
+    })
     expect(r.output).toMatch(/Did you mean .*dev/)
     expect(r.code).toBe(2)
   })
 
   it.runIf(hasScript)('asks on a terminal, and a "yes" runs the suggestion (space form)', async () => {
-    const r = await runCliOnTerminal(['webhok', 'info'], {env: {CI: undefined}, answers: [{prompt: /Did you mean .*webhook info.*\?/, input: 'y'}]})
+    const r = await runCliOnTerminal(['webhok', 'info'], {
+      env: {CI: undefined},
+      answers: [{prompt: /Did you mean .*webhook info.*\?/, input: 'y'}],
+    })
     expect(r.output).not.toContain('webhook:info')
     // webhook info ran: without a token it says so (bad input).
     expect(r.output).toContain('No bot token')

@@ -25,9 +25,21 @@ afterEach(() => {
 
 const ok = {type: 'update', status: 200, text: '10:42:01 ← #1 message chat 1 "hi" → 200 1 ms'}
 const failed = {type: 'update', status: 500, text: '10:42:01 ✗ #2 message chat 1 "x" → 500 1 ms'}
-const gone = {type: 'update', status: 499, text: '10:42:01 ✗ #3 message chat 1 "x" → 499 600 ms (Telegram closed the connection)'}
-const repeat = {type: 'update', status: 200, repeat: true, text: '10:42:01 ↺ #1 message chat 1 "hi" → 200 0 ms (sent again by Telegram…)'}
-const refused = {type: 'rejected', text: '10:42:01 ✗ refused POST (webhook path) → 401 (wrong or missing secret token; not forwarded)'}
+const gone = {
+  type: 'update',
+  status: 499,
+  text: '10:42:01 ✗ #3 message chat 1 "x" → 499 600 ms (Telegram closed the connection)',
+}
+const repeat = {
+  type: 'update',
+  status: 200,
+  repeat: true,
+  text: '10:42:01 ↺ #1 message chat 1 "hi" → 200 0 ms (sent again by Telegram…)',
+}
+const refused = {
+  type: 'rejected',
+  text: '10:42:01 ✗ refused POST (webhook path) → 401 (wrong or missing secret token; not forwarded)',
+}
 const call = {type: 'api-call', text: "  ↳ sendMessage 400 Bad Request: can't parse entities"}
 
 describe('output lines', () => {
@@ -46,7 +58,11 @@ describe('output lines', () => {
   })
 
   it('a failing call logged under an update that went well is red, with its explanation; the update line stays dim', () => {
-    const entry = {type: 'update', status: 200, text: `${ok.text}\n  ↳ sendMessage 400 Bad Request: can't parse entities\n    Escape the text or drop parse_mode.`}
+    const entry = {
+      type: 'update',
+      status: 200,
+      text: `${ok.text}\n  ↳ sendMessage 400 Bad Request: can't parse entities\n    Escape the text or drop parse_mode.`,
+    }
     expect(logLine(entry, tty).split('\n')).toEqual([
       `\u001B[2m${ok.text}\u001B[22m`,
       "\u001B[31m  ↳ sendMessage 400 Bad Request: can't parse entities\u001B[39m",
@@ -58,7 +74,9 @@ describe('output lines', () => {
   it('errors red as a whole, ✓ green and ! yellow as marks', () => {
     expect(errorLine('No bot token.', tty)).toBe('\u001B[31m✗ No bot token.\u001B[39m')
     expect(markedLine('✗ The bot exited with code 1.', tty)).toBe('\u001B[31m✗ The bot exited with code 1.\u001B[39m')
-    expect(markedLine('✓ Bot listening on port 1 (2 ms)', tty)).toBe('\u001B[32m✓\u001B[39m Bot listening on port 1 (2 ms)')
+    expect(markedLine('✓ Bot listening on port 1 (2 ms)', tty)).toBe(
+      '\u001B[32m✓\u001B[39m Bot listening on port 1 (2 ms)',
+    )
     expect(markedLine('! bot cleanup: timed out', tty)).toBe('\u001B[33m!\u001B[39m bot cleanup: timed out')
     expect(markedLine('■ bot dev ended', tty)).toBe('■ bot dev ended')
   })

@@ -23,7 +23,11 @@ describe('bot dev: the summary counts what happened, per mode', () => {
     const {emu, token} = world
     // The emulator stops waiting after 600 ms (its 60 s read timeout at timeScale 0.01), like
     // Telegram closing the connection; the bot takes 4 s to listen, so the update is held meanwhile.
-    const dev = startDev(world, {bot: 'slow-start-bot.mjs', env: {FIXTURE_START_DELAY_MS: '4000'}, args: ['--no-watch', '--json']})
+    const dev = startDev(world, {
+      bot: 'slow-start-bot.mjs',
+      env: {FIXTURE_START_DELAY_MS: '4000'},
+      args: ['--no-watch', '--json'],
+    })
     await until(() => emu.webhook(token) !== undefined, 'the webhook', 20_000)
     const update = emu.sendUserMessage(token, {text: 'held'})
     // Telegram's retry reaches the bot once it listens.
@@ -32,7 +36,10 @@ describe('bot dev: the summary counts what happened, per mode', () => {
     dev.kill('SIGINT')
     const result = await dev.exited
     expect(result.code).toBe(0)
-    const events = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as {type: string; status?: number; failures?: number; relayed?: number; text: string})
+    const events = result.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as {type: string; status?: number; failures?: number; relayed?: number; text: string})
     const gone = events.filter((e) => e.type === 'update' && e.status === 499)
     expect(gone.length, result.stdout).toBeGreaterThan(0)
     const summary = events.find((e) => e.type === 'summary')!
@@ -60,7 +67,9 @@ describe('bot dev: the summary counts what happened, per mode', () => {
     const lines = result.stdout.split('\n')
     expect(lines.filter((l) => / ✗ #\d+ message .*→ 500 /.test(l)).length).toBeGreaterThanOrEqual(2)
     const failed = lines.filter((l) => / ✗ #\d+ message .*→ \d{3} /.test(l)).length
-    expect(summaryOf(result.stderr), result.stdout).toMatch(new RegExp(`: 0 updates relayed, ${failed} failures; exit code 0\\.$`))
+    expect(summaryOf(result.stderr), result.stdout).toMatch(
+      new RegExp(`: 0 updates relayed, ${failed} failures; exit code 0\\.$`),
+    )
   }, 60_000)
 
   it('webhook mode: a delivery under way when the session stops is shown and counted before the summary', async () => {

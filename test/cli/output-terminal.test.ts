@@ -21,7 +21,6 @@ import {cliEnv, runCli} from '../support/cli.js'
 import {silentServer} from '../support/loopback-servers.js'
 import {hasPty, runOnTerminal, type PtyResult, type PtyStep} from '../support/pty.js'
 
-
 /** ora's symbols (log-symbols), unicode and fallback: none may appear. */
 const ORA_GLYPHS = /[✔✖⚠ℹ√×]/
 /** Any colour or style (SGR) sequence. */
@@ -35,15 +34,46 @@ afterEach(async () => {
 })
 
 /** Run `bot ARGS` on a terminal; `color: false` sets NO_COLOR=1. */
-function onTerminal(args: string[], options: {color: boolean; steps?: PtyStep[]; env?: Record<string, string | undefined>; cwd?: string; timeoutS?: number}): Promise<PtyResult> {
-  const env = cliEnv({env: {TERM: 'xterm', CI: undefined, COLORTERM: undefined, NO_COLOR: options.color ? undefined : '1', ...options.env}})
-  return runOnTerminal(args, {env, steps: options.steps, cwd: options.cwd, timeoutS: options.timeoutS, cols: 250, rows: 50})
+function onTerminal(
+  args: string[],
+  options: {
+    color: boolean
+    steps?: PtyStep[]
+    env?: Record<string, string | undefined>
+    cwd?: string
+    timeoutS?: number
+  },
+): Promise<PtyResult> {
+  const env = cliEnv({
+    env: {
+      TERM: 'xterm',
+      CI: undefined,
+      COLORTERM: undefined,
+      NO_COLOR: options.color ? undefined : '1',
+      ...options.env,
+    },
+  })
+  return runOnTerminal(args, {
+    env,
+    steps: options.steps,
+    cwd: options.cwd,
+    timeoutS: options.timeoutS,
+    cols: 250,
+    rows: 50,
+  })
 }
 
 /** The terminal's lines (\r\n), without what a spinner or readline drew before each line's last redraw. */
 function lines(output: string): string[] {
   // Cursor and erase sequences (CSI … other than m): a spinner's redraws, readline's prompt.
-  return output.split(/\r?\n/).map((l) => l.replace(/\u001B\[1?G/g, '\r').replace(/\u001B\[\??[0-9;]*[A-LN-Za-z]/g, '').split('\r').at(-1)!)
+  return output.split(/\r?\n/).map(
+    (l) =>
+      l
+        .replace(/\u001B\[1?G/g, '\r')
+        .replace(/\u001B\[\??[0-9;]*[A-LN-Za-z]/g, '')
+        .split('\r')
+        .at(-1)!,
+  )
 }
 
 function expectOneGlyphSet(r: PtyResult): void {
@@ -59,13 +89,16 @@ describe.skipIf(!hasPty)('output on a terminal', () => {
       closers.push(() => world.close())
       const {emu, token} = world
       const env = {BOT_TOKEN: token, BOT_API_ROOT: emu.apiRoot, BOT_STATE_DIR: world.stateDir}
-      const running = onTerminal(['dev', '--tunnel-host', world.lt.url, '--no-watch', '--', 'node', fixture('picky-bot.mjs')], {
-        color,
-        env,
-        cwd: world.dir,
-        // Ctrl-C once a failed delivery has been logged.
-        steps: [{pattern: '→ 500', send: '\u0003'}],
-      })
+      const running = onTerminal(
+        ['dev', '--tunnel-host', world.lt.url, '--no-watch', '--', 'node', fixture('picky-bot.mjs')],
+        {
+          color,
+          env,
+          cwd: world.dir,
+          // Ctrl-C once a failed delivery has been logged.
+          steps: [{pattern: '→ 500', send: '\u0003'}],
+        },
+      )
       let ok: {update_id: number}
       try {
         await until(() => emu.webhook(token) !== undefined, 'the webhook', 30_000)
@@ -91,9 +124,19 @@ describe.skipIf(!hasPty)('output on a terminal', () => {
     expect(plain).not.toMatch(SGR)
     const shape = (output: string) =>
       lines(stripSgr(output))
-        .map((l) => l.replace(/^\^C/, '').replace(/^(\d\d:\d\d:\d\d ✗ .*?) \(.*\)$/, '$1').replace(/failures?/, 'failures'))
+        .map((l) =>
+          l
+            .replace(/^\^C/, '')
+            .replace(/^(\d\d:\d\d:\d\d ✗ .*?) \(.*\)$/, '$1')
+            .replace(/failures?/, 'failures'),
+        )
         .filter((l) => /^(✓|✗|!|●|■|▶|\d\d:\d\d:\d\d [←✗])/.test(l))
-        .map((l) => l.replace(/, held \d+ ms/, '').replace(/\d+(\.\d+)?/g, 'N').replace(/https?:\/\/\S+/g, 'URL'))
+        .map((l) =>
+          l
+            .replace(/, held \d+ ms/, '')
+            .replace(/\d+(\.\d+)?/g, 'N')
+            .replace(/https?:\/\/\S+/g, 'URL'),
+        )
     const plainShape = shape(plain)
     expect(plainShape.some((l) => l.startsWith('✓ Bot @dev_test_bot'))).toBe(true)
     expect(plainShape.some((l) => /^N:N:N ✗ #N message chat N "fail please" → N /.test(l))).toBe(true)
@@ -122,14 +165,20 @@ describe.skipIf(!hasPty)('output on a terminal', () => {
       const text = stripSgr(r.output)
       const startUp = lines(text).filter((l) => l.startsWith('Offline: '))
       expect(startUp).toHaveLength(1)
-      expect(startUp[0]).toMatch(/^Offline: `node \S+picky-bot\.mjs` runs as @offline_dev_bot on the built-in emulator \(http:\/\/127\.0\.0\.1:\d+\), webhook over loopback on port \d+\. You are You \(chat 1111\): type a message, :help for commands, Ctrl-D ends\. Inspector: http:\/\/127\.0\.0\.1:\d+\/\?key=\w+$/)
+      expect(startUp[0]).toMatch(
+        /^Offline: `node \S+picky-bot\.mjs` runs as @offline_dev_bot on the built-in emulator \(http:\/\/127\.0\.0\.1:\d+\), webhook over loopback on port \d+\. You are You \(chat 1111\): type a message, :help for commands, Ctrl-D ends\. Inspector: http:\/\/127\.0\.0\.1:\d+\/\?key=\w+$/,
+      )
       expect(text).not.toMatch(/Relay on|Loopback URL|Webhook set|Webhook deleted|Ready:|long polling|Chatting with/)
       expect(text).toMatch(/✗ Unknown command :foo\. Commands: :press N \| :press LABEL, :help, :quit\./)
       expect(text).toMatch(/■ bot dev --offline ended after [\d.]+s: 2 updates sent, [1-9]\d* failures?; exit code 0\./)
       outputs.push(r.output)
     }
     const [colored, plain] = outputs
-    expect(colored).toContain(RED('✗ Unknown command :foo. Commands: :press N | :press LABEL, :help, :quit. To send a message that starts with ":", begin it with "::".'))
+    expect(colored).toContain(
+      RED(
+        '✗ Unknown command :foo. Commands: :press N | :press LABEL, :help, :quit. To send a message that starts with ":", begin it with "::".',
+      ),
+    )
     expect(colored).toMatch(/\u001B\[2m\d\d:\d\d:\d\d ← #\d+ message chat 1111 "hello" → 200/)
     expect(colored).toMatch(/\u001B\[31m\d\d:\d\d:\d\d ✗ #\d+ message chat 1111 "fail now" → 500/)
     expect(plain).not.toMatch(SGR)
@@ -149,7 +198,9 @@ describe.skipIf(!hasPty)('output on a terminal', () => {
       for (const r of [colored, plain]) expectOneGlyphSet(r)
       expect(colored.output).toMatch(expected)
       expect(plain.output).not.toMatch(SGR)
-      expect(plain.output).toContain(exit === 0 ? '✓ Installed dependencies with npm' : '✗ Could not install dependencies')
+      expect(plain.output).toContain(
+        exit === 0 ? '✓ Installed dependencies with npm' : '✗ Could not install dependencies',
+      )
     }
   }, 120_000)
 
@@ -166,15 +217,25 @@ describe.skipIf(!hasPty)('output on a terminal', () => {
       {args: ['emulator', '--port', '0'], steps: [{pattern: 'Bot API emulator on', send: '\u0003'}]},
     ]
     for (const {args, steps} of commands) {
-      const [colored, plain] = await Promise.all([onTerminal(args, {color: true, env, steps}), onTerminal(args, {color: false, env, steps})])
+      const [colored, plain] = await Promise.all([
+        onTerminal(args, {color: true, env, steps}),
+        onTerminal(args, {color: false, env, steps}),
+      ])
       for (const r of [colored, plain]) expectOneGlyphSet(r)
       expect(plain.output, args.join(' ')).not.toMatch(SGR)
       if (args[1] !== 'info') expect(stripSgr(plain.output), args.join(' ')).toMatch(/[✓✗!] /)
     }
     // bot dev whose first step fails: the spinner ends with a red ✗ and a red line, then the red error.
-    const unknownBot = {BOT_TOKEN: '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1', BOT_API_ROOT: emu.apiRoot, BOT_STATE_DIR: mkdtempSync(join(tmpdir(), 'bot-pty-state-'))}
+    const unknownBot = {
+      BOT_TOKEN: '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1',
+      BOT_API_ROOT: emu.apiRoot,
+      BOT_STATE_DIR: mkdtempSync(join(tmpdir(), 'bot-pty-state-')),
+    }
     const devArgs = ['dev', '--no-watch', '--', 'node', '-e', '0']
-    const [devColored, devPlain] = await Promise.all([onTerminal(devArgs, {color: true, env: unknownBot}), onTerminal(devArgs, {color: false, env: unknownBot})])
+    const [devColored, devPlain] = await Promise.all([
+      onTerminal(devArgs, {color: true, env: unknownBot}),
+      onTerminal(devArgs, {color: false, env: unknownBot}),
+    ])
     for (const r of [devColored, devPlain]) {
       expect(r.exitCode, r.output).toBe(1)
       expectOneGlyphSet(r)
@@ -201,7 +262,10 @@ describe.skipIf(!hasPty)('output on a terminal: interrupted', () => {
     closers.push(() => server.close())
     const env = {BOT_TOKEN: '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1', BOT_API_ROOT: server.url}
     const steps = [{pattern: 'Checking', send: '\u0003'}]
-    const [colored, plain] = await Promise.all([onTerminal(['doctor', '--no-probe'], {color: true, env, steps}), onTerminal(['doctor', '--no-probe'], {color: false, env, steps})])
+    const [colored, plain] = await Promise.all([
+      onTerminal(['doctor', '--no-probe'], {color: true, env, steps}),
+      onTerminal(['doctor', '--no-probe'], {color: false, env, steps}),
+    ])
     for (const r of [colored, plain]) {
       expect(r.exitCode, r.output).toBe(130)
       expectOneGlyphSet(r)
@@ -218,7 +282,11 @@ describe('output through pipes (not a terminal)', () => {
     const bad = await runCli(['webhook', 'info'], {env: noNoColor})
     expect(bad.code).toBe(2)
     expect(bad.stderr).toMatch(/^✗ /)
-    const offline = await runCli(['dev', '--offline', '--no-watch', '--', 'node', fixture('picky-bot.mjs')], {env: noNoColor, input: 'hello\nfail\n:foo\n', timeoutMs: 60_000})
+    const offline = await runCli(['dev', '--offline', '--no-watch', '--', 'node', fixture('picky-bot.mjs')], {
+      env: noNoColor,
+      input: 'hello\nfail\n:foo\n',
+      timeoutMs: 60_000,
+    })
     expect(offline.stdout).toContain('bot › ok: hello')
     expect(offline.stdout).toContain('✗ Unknown command :foo.')
     for (const text of [bad.stdout, bad.stderr, offline.stdout, offline.stderr]) expect(text).not.toMatch(/\u001B/)

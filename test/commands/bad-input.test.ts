@@ -45,7 +45,9 @@ async function busyPort(host = '127.0.0.1'): Promise<number> {
 }
 
 function run(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
-  return runCli(args, {env: {BOT_TOKEN: GOOD, BOT_API_ROOT: api.url, BOT_STATE_DIR: '/nonexistent/never-written', ...env}})
+  return runCli(args, {
+    env: {BOT_TOKEN: GOOD, BOT_API_ROOT: api.url, BOT_STATE_DIR: '/nonexistent/never-written', ...env},
+  })
 }
 
 /** Exit 2, one "✗ …" line and one fix line on stderr, nothing on stdout, no request. */
@@ -84,7 +86,12 @@ describe('a malformed token is refused by every command before any request', () 
   it('bot doctor sends nothing with a malformed token either (the token check says why)', async () => {
     const r = await runCli(['doctor', '--json', '--no-probe'], {env: {BOT_TOKEN: '123:short', BOT_API_ROOT: api.url}})
     expect(r.code).toBe(1)
-    const checks = Object.fromEntries((JSON.parse(r.stdout) as {checks: Array<{id: string; status: string; detail: string}>}).checks.map((c) => [c.id, c]))
+    const checks = Object.fromEntries(
+      (JSON.parse(r.stdout) as {checks: Array<{id: string; status: string; detail: string}>}).checks.map((c) => [
+        c.id,
+        c,
+      ]),
+    )
     expect(checks.config.status).toBe('fail')
     expect(checks.token.status).toBe('fail')
     expect(checks.token.detail).toMatch(/Not sent: the token is malformed/)
@@ -168,12 +175,18 @@ describe('bot dev: values checked before anything is set', () => {
   })
 
   it('--port equal to --relay-port', async () => {
-    expectRefused(await run(['dev', '--port', '45678', '--relay-port', '45678', ...BOT]), /--port and --relay-port are both 45678/)
+    expectRefused(
+      await run(['dev', '--port', '45678', '--relay-port', '45678', ...BOT]),
+      /--port and --relay-port are both 45678/,
+    )
   })
 
   it('the same checks hold offline', async () => {
     const port = await busyPort()
-    expectRefused(await run(['dev', '--offline', '--relay-port', String(port), ...BOT]), /--relay-port \d+ is already in use/)
+    expectRefused(
+      await run(['dev', '--offline', '--relay-port', String(port), ...BOT]),
+      /--relay-port \d+ is already in use/,
+    )
     expectRefused(await run(['dev', '--offline', '--']), /No bot command after `--`/)
   })
 })

@@ -29,9 +29,17 @@ afterEach(async () => {
   for (const c of closers.splice(0)) await c()
 })
 
-async function onTerminal(args: string[], options: {pattern: string; env?: Record<string, string | undefined>; cwd?: string; timeoutS?: number}): Promise<Interrupted> {
+async function onTerminal(
+  args: string[],
+  options: {pattern: string; env?: Record<string, string | undefined>; cwd?: string; timeoutS?: number},
+): Promise<Interrupted> {
   const env = cliEnv({env: {TERM: 'xterm', CI: undefined, NO_COLOR: '1', ...options.env}})
-  const r = await runOnTerminal(args, {env, steps: [{pattern: options.pattern, send: '\u0003'}], cwd: options.cwd, timeoutS: options.timeoutS})
+  const r = await runOnTerminal(args, {
+    env,
+    steps: [{pattern: options.pattern, send: '\u0003'}],
+    cwd: options.cwd,
+    timeoutS: options.timeoutS,
+  })
   return {...r, interrupted: r.steps === 1, secondsAfterInterrupt: r.secondsAfterLastStep}
 }
 
@@ -84,7 +92,9 @@ describe.skipIf(!hasPty)('Ctrl-C during a spinner on a real terminal', () => {
       env: {PATH: `${bin}:${process.env.PATH}`},
     })
     expectPromptExit(r)
-    expect(r.output).toMatch(/Install interrupted\. The files are in place; install later with: cd my-bot && npm install/)
+    expect(r.output).toMatch(
+      /Install interrupted\. The files are in place; install later with: cd my-bot && npm install/,
+    )
     expect(existsSync(join(cwd, 'my-bot', 'package.json'))).toBe(true)
   }, 90_000)
 })

@@ -61,7 +61,10 @@ describe('bot dev reads its defaults from package.json', () => {
     const {token} = emu.createBot()
     const port = await closedPort()
     // package.json's api root is not http(s): used, it is bad input (exit 2) before any request.
-    const used = await runCli(['dev', '--mode', 'polling', '--no-watch', '--', 'node', PICKY], {cwd: project({apiRoot: 'ftp://example.test'}), env: {BOT_TOKEN: token}})
+    const used = await runCli(['dev', '--mode', 'polling', '--no-watch', '--', 'node', PICKY], {
+      cwd: project({apiRoot: 'ftp://example.test'}),
+      env: {BOT_TOKEN: token},
+    })
     expect(used.code).toBe(2)
     expect(used.stderr).toContain('--api-root "ftp://example.test" is not an http(s) URL.')
     // With BOT_API_ROOT in .env, that one is used: a closed port on loopback, so "cannot reach", exit 1.
@@ -91,23 +94,34 @@ describe('bot dev reads its defaults from package.json', () => {
     const cwd = project({port: 'eighty'})
     const r = await runCli(['dev', '--offline'], {cwd, input: ''})
     expect(r.code).toBe(2)
-    expect(r.stderr.split('\n')[0]).toBe(`✗ "bot".dev.port in ${join(cwd, 'package.json')}: Expected an integer but received: eighty.`)
+    expect(r.stderr.split('\n')[0]).toBe(
+      `✗ "bot".dev.port in ${join(cwd, 'package.json')}: Expected an integer but received: eighty.`,
+    )
     const help = await runCli(['dev', '--help'], {cwd})
     expect(help.code).toBe(0)
   })
 
-  it.each(['grammy', 'gramio', 'telegraf'])('bot init writes a "bot".dev section (%s) that bot dev --offline runs', async (template) => {
-    const root = mkdtempSync(join(tmpdir(), 'bot-pkgcfg-init-'))
-    const dir = join(root, 'p')
-    const made = await runCli(['init', dir, '--template', template, '--no-install', '--no-git', '--yes'])
-    expect(made.code, made.stderr).toBe(0)
-    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {bot?: {dev?: Record<string, unknown>}}
-    expect(pkg.bot?.dev).toEqual({command: 'node --import tsx src/main.ts', mode: 'webhook'})
-    if (template !== 'grammy') return
-    symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir')
-    const r = await runCli(['dev', '--offline', '--no-watch'], {cwd: dir, input: 'hello\n', timeoutMs: 60_000, env: {BOT_STATE_DIR: join(dir, '.state')}})
-    expect(r.stderr).toContain('`node --import tsx src/main.ts` runs as @offline_dev_bot')
-    expect(r.stdout).toContain('bot › hello')
-    expect(r.code, r.stderr).toBe(0)
-  }, 65_000)
+  it.each(['grammy', 'gramio', 'telegraf'])(
+    'bot init writes a "bot".dev section (%s) that bot dev --offline runs',
+    async (template) => {
+      const root = mkdtempSync(join(tmpdir(), 'bot-pkgcfg-init-'))
+      const dir = join(root, 'p')
+      const made = await runCli(['init', dir, '--template', template, '--no-install', '--no-git', '--yes'])
+      expect(made.code, made.stderr).toBe(0)
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {bot?: {dev?: Record<string, unknown>}}
+      expect(pkg.bot?.dev).toEqual({command: 'node --import tsx src/main.ts', mode: 'webhook'})
+      if (template !== 'grammy') return
+      symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir')
+      const r = await runCli(['dev', '--offline', '--no-watch'], {
+        cwd: dir,
+        input: 'hello\n',
+        timeoutMs: 60_000,
+        env: {BOT_STATE_DIR: join(dir, '.state')},
+      })
+      expect(r.stderr).toContain('`node --import tsx src/main.ts` runs as @offline_dev_bot')
+      expect(r.stdout).toContain('bot › hello')
+      expect(r.code, r.stderr).toBe(0)
+    },
+    65_000,
+  )
 })

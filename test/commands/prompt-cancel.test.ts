@@ -41,25 +41,32 @@ describe.skipIf(!hasScript)('a cancelled prompt exits 130', () => {
   it.each([
     ['Ctrl-C', '\x03'],
     ['Esc', '\x1b'],
-  ])('%s at the confirmation of bot webhook delete --drop-pending-updates: 130, nothing changed', async (_key, bytes) => {
-    const {token} = emu.createBot()
-    emu.sendUserMessage(token, {text: 'pending'})
-    const p = onTerminal('webhook delete --drop-pending-updates', {BOT_TOKEN: token, BOT_API_ROOT: emu.apiRoot, BOT_STATE_DIR: tempDir()})
-    try {
-      await p.waitForOutput(/drop 1 pending update\?/)
-      p.child.stdin!.write(bytes)
-      await p.waitForOutput(/Cancelled: nothing changed/)
-    } finally {
-      p.child.stdin!.end()
-    }
-    const exit = await p.exited
-    expect(exit.code, p.output()).toBe(130)
-    expectCancelled(p.output(), 'Cancelled: nothing changed.')
-    expect(emu.calls(token).map((c) => c.method)).not.toContain('deleteWebhook')
-    expect(emu.pendingUpdates(token)).toHaveLength(1)
-  })
+  ])(
+    '%s at the confirmation of bot webhook delete --drop-pending-updates: 130, nothing changed',
+    async (_key, bytes) => {
+      const {token} = emu.createBot()
+      emu.sendUserMessage(token, {text: 'pending'})
+      const p = onTerminal('webhook delete --drop-pending-updates', {
+        BOT_TOKEN: token,
+        BOT_API_ROOT: emu.apiRoot,
+        BOT_STATE_DIR: tempDir(),
+      })
+      try {
+        await p.waitForOutput(/drop 1 pending update\?/)
+        p.child.stdin!.write(bytes)
+        await p.waitForOutput(/Cancelled: nothing changed/)
+      } finally {
+        p.child.stdin!.end()
+      }
+      const exit = await p.exited
+      expect(exit.code, p.output()).toBe(130)
+      expectCancelled(p.output(), 'Cancelled: nothing changed.')
+      expect(emu.calls(token).map((c) => c.method)).not.toContain('deleteWebhook')
+      expect(emu.pendingUpdates(token)).toHaveLength(1)
+    },
+  )
 
-  it('Esc at bot init\'s first prompt: 130, nothing written', async () => {
+  it("Esc at bot init's first prompt: 130, nothing written", async () => {
     const cwd = tempDir()
     const p = onTerminal('init --no-install --no-git', {}, cwd)
     try {

@@ -23,14 +23,26 @@ const KEY = 'f00dfeedcafebabe0123456789abcdef'
 const TOKEN = '123456789:AAHfakefakefakefakefakefakefakefak'
 
 function record(over: Partial<ControlRecord>): ControlRecord {
-  return {version: 1, pid: process.pid, botId: 555, cwd: '/nowhere', offline: false, mode: 'webhook', port: 1, key: KEY, startedAt: new Date().toISOString(), ...over}
+  return {
+    version: 1,
+    pid: process.pid,
+    botId: 555,
+    cwd: '/nowhere',
+    offline: false,
+    mode: 'webhook',
+    port: 1,
+    key: KEY,
+    startedAt: new Date().toISOString(),
+    ...over,
+  }
 }
 
 /** A fresh state folder and project folder; the CLI runs in the project with BOT_STATE_DIR set. */
 function place() {
   const stateDir = mkdtempSync(join(tmpdir(), 'trig-state-'))
   const project = mkdtempSync(join(tmpdir(), 'trig-proj-'))
-  const run = (args: string[], o: CliOptions = {}) => runCli(args, {cwd: project, ...o, env: {BOT_STATE_DIR: stateDir, ...o.env}, timeoutMs: 30_000})
+  const run = (args: string[], o: CliOptions = {}) =>
+    runCli(args, {cwd: project, ...o, env: {BOT_STATE_DIR: stateDir, ...o.env}, timeoutMs: 30_000})
   return {stateDir, project, run}
 }
 
@@ -60,12 +72,21 @@ describe('bot trigger / bot replay against a control port', () => {
     expect(r.code).toBe(0)
     const entry = parseJsonOutput<UpdateEntry>(r)
     expect(entry).toEqual(JSON.parse(JSON.stringify(actions.entries[0])))
-    expect(actions.triggers.at(-1)).toEqual({kind: 'message', text: '/start now', chatId: -1_001_234_567_890, userId: 42})
+    expect(actions.triggers.at(-1)).toEqual({
+      kind: 'message',
+      text: '/start now',
+      chatId: -1_001_234_567_890,
+      userId: 42,
+    })
     expect((entry.update as any).message.entities).toEqual([{offset: 0, length: 6, type: 'bot_command'}])
   })
 
   it('trigger callback: failed Bot API calls get a ↳ line each', async () => {
-    actions.failedCall = {method: 'answerCallbackQuery', errorCode: 400, description: 'Bad Request: query is too old and response timeout expired or query ID is invalid'}
+    actions.failedCall = {
+      method: 'answerCallbackQuery',
+      errorCode: 400,
+      description: 'Bad Request: query is too old and response timeout expired or query ID is invalid',
+    }
     try {
       const r = await p.run(['trigger', 'callback', 'like:42', '--message-id', '7'])
       expect(r.code).toBe(0)
@@ -95,13 +116,30 @@ describe('bot trigger / bot replay against a control port', () => {
 
   it('trigger update from a file and from stdin (update_id replaced)', async () => {
     const file = join(p.project, 'edited.json')
-    writeFileSync(file, JSON.stringify({update_id: 1, edited_message: {message_id: 3, chat: {id: 1111, type: 'private'}, date: 1_700_000_000, edit_date: 1_700_000_100, text: 'fixed'}}))
+    writeFileSync(
+      file,
+      JSON.stringify({
+        update_id: 1,
+        edited_message: {
+          message_id: 3,
+          chat: {id: 1111, type: 'private'},
+          date: 1_700_000_000,
+          edit_date: 1_700_000_100,
+          text: 'fixed',
+        },
+      }),
+    )
     const r = await p.run(['trigger', 'update', 'edited.json'])
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toMatch(/^✓ update #\d+ edited_message "fixed" delivered → 200 in 12 ms\n$/)
-    expect(actions.triggers.at(-1)).toMatchObject({kind: 'update', update: {update_id: 1, edited_message: {text: 'fixed'}}})
+    expect(actions.triggers.at(-1)).toMatchObject({
+      kind: 'update',
+      update: {update_id: 1, edited_message: {text: 'fixed'}},
+    })
     expect(actions.entries[0].updateId).not.toBe(1)
-    const s = await p.run(['trigger', 'update', '-'], {input: JSON.stringify({message: {message_id: 1, chat: {id: 5, type: 'private'}, date: 1, text: 'piped'}})})
+    const s = await p.run(['trigger', 'update', '-'], {
+      input: JSON.stringify({message: {message_id: 1, chat: {id: 5, type: 'private'}, date: 1, text: 'piped'}}),
+    })
     expect(s.code, s.stderr).toBe(0)
     expect(s.stdout).toContain('message "piped" delivered')
   })
@@ -110,7 +148,9 @@ describe('bot trigger / bot replay against a control port', () => {
     const last = actions.entries[0].updateId
     const r = await p.run(['replay', '--last'])
     expect(r.code, r.stderr).toBe(0)
-    expect(r.stdout).toMatch(new RegExp(`^✓ update #${last} \\(replay of #${last}\\) message "piped" delivered → 200 in 12 ms\\n$`))
+    expect(r.stdout).toMatch(
+      new RegExp(`^✓ update #${last} \\(replay of #${last}\\) message "piped" delivered → 200 in 12 ms\\n$`),
+    )
     const first = actions.entries.at(-1)!.updateId
     const j = await p.run(['replay', String(first), '--json'])
     expect(j.code, j.stderr).toBe(0)
@@ -122,20 +162,31 @@ describe('bot trigger / bot replay against a control port', () => {
     const r = await p.run(['replay', '999999'])
     expect(r.code).toBe(1)
     expect(r.stdout).toBe('')
-    expect(r.stderr).toBe("✗ Update 999999 is not in this session's history.\n  Pick one the inspector lists, or use --last.\n")
+    expect(r.stderr).toBe(
+      "✗ Update 999999 is not in this session's history.\n  Pick one the inspector lists, or use --last.\n",
+    )
     const j = await p.run(['replay', '999999', '--json'])
     expect(j.code).toBe(1)
-    expect(parseJsonOutput<any>(j).error).toMatchObject({message: "Update 999999 is not in this session's history.", fix: 'Pick one the inspector lists, or use --last.'})
+    expect(parseJsonOutput<any>(j).error).toMatchObject({
+      message: "Update 999999 is not in this session's history.",
+      fix: 'Pick one the inspector lists, or use --last.',
+    })
   })
 })
 
 describe('finding the session', () => {
   it('no session: exit 1 with the fix, for every command', async () => {
     const p = place()
-    for (const args of [['trigger', 'message', 'hi'], ['trigger', 'callback', 'x', '--message-id', '1'], ['replay', '--last']]) {
+    for (const args of [
+      ['trigger', 'message', 'hi'],
+      ['trigger', 'callback', 'x', '--message-id', '1'],
+      ['replay', '--last'],
+    ]) {
       const r = await p.run(args)
       expect(r.code, args.join(' ')).toBe(1)
-      expect(r.stderr).toBe('✗ No running `bot dev` session in this folder.\n  Start `bot dev` (or `bot dev --offline`) in this folder first.\n')
+      expect(r.stderr).toBe(
+        '✗ No running `bot dev` session in this folder.\n  Start `bot dev` (or `bot dev --offline`) in this folder first.\n',
+      )
     }
     const withToken = await p.run(['trigger', 'message', 'hi'], {env: {BOT_TOKEN: TOKEN}})
     expect(withToken.code).toBe(1)
@@ -209,7 +260,9 @@ describe('finding the session', () => {
     writeControlRecord(record({cwd: p.project, port: closed}), p.stateDir)
     const r = await p.run(['replay', '--last'])
     expect(r.code).toBe(1)
-    expect(r.stderr).toContain(`The \`bot dev\` session (pid ${process.pid}) does not answer on its control port ${closed}.`)
+    expect(r.stderr).toContain(
+      `The \`bot dev\` session (pid ${process.pid}) does not answer on its control port ${closed}.`,
+    )
   })
 })
 

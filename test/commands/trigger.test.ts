@@ -50,16 +50,26 @@ describe('bot trigger and bot replay with a running bot dev --offline', () => {
           return []
         }
       })
-  const botLines = () => events().flatMap((e) => (e.type === 'chat' && e.event?.type === 'bot' ? (e.event.lines ?? []) : []))
+  const botLines = () =>
+    events().flatMap((e) => (e.type === 'chat' && e.event?.type === 'bot' ? (e.event.lines ?? []) : []))
   const records = () => readdirSync(stateDir).filter((n) => /^control-\d+\.json$/.test(n))
 
   beforeAll(async () => {
     // stdin stays open: the session runs until it is closed.
-    dev = spawn(process.execPath, [BIN, 'dev', '--offline', '--no-watch', '--json'], {cwd: ECHO_BOT, env: cliEnv({env}), stdio: ['pipe', 'pipe', 'pipe']})
+    dev = spawn(process.execPath, [BIN, 'dev', '--offline', '--no-watch', '--json'], {
+      cwd: ECHO_BOT,
+      env: cliEnv({env}),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
     dev.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d))
     dev.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d))
     exited = new Promise((resolve) => dev.once('close', (code) => resolve(code)))
-    await until(() => records().length === 1 && events().some((e) => e.type === 'ready'), 45_000, 'ready event and control record', dump)
+    await until(
+      () => records().length === 1 && events().some((e) => e.type === 'ready'),
+      45_000,
+      'ready event and control record',
+      dump,
+    )
   }, 60_000)
 
   afterAll(async () => {
@@ -86,18 +96,35 @@ describe('bot trigger and bot replay with a running bot dev --offline', () => {
     const entry = parseJsonOutput<UpdateEntry>(r)
     expect(entry.type).toBe('message')
     expect(entry.source).toBe('replay')
-    await until(() => botLines().filter((l) => l === 'bot › hi').length === before + 1, 20_000, 'a second bot › hi', dump)
+    await until(
+      () => botLines().filter((l) => l === 'bot › hi').length === before + 1,
+      20_000,
+      'a second bot › hi',
+      dump,
+    )
   }, 70_000)
 
   it('bot trigger callback and bot trigger update - reach the same session', async () => {
-    const cb = await runCli(['trigger', 'callback', 'noop', '--message-id', '1', '--json'], {cwd: ECHO_BOT, env, timeoutMs: 60_000})
+    const cb = await runCli(['trigger', 'callback', 'noop', '--message-id', '1', '--json'], {
+      cwd: ECHO_BOT,
+      env,
+      timeoutMs: 60_000,
+    })
     expect(cb.code, cb.stderr).toBe(0)
     expect(parseJsonOutput<UpdateEntry>(cb).type).toBe('callback_query')
     const up = await runCli(['trigger', 'update', '-'], {
       cwd: ECHO_BOT,
       env,
       timeoutMs: 60_000,
-      input: JSON.stringify({message: {message_id: 1, from: {id: 1111, is_bot: false, first_name: 'You'}, chat: {id: 1111, type: 'private'}, date: Math.floor(Date.now() / 1000), text: 'from a file'}}),
+      input: JSON.stringify({
+        message: {
+          message_id: 1,
+          from: {id: 1111, is_bot: false, first_name: 'You'},
+          chat: {id: 1111, type: 'private'},
+          date: Math.floor(Date.now() / 1000),
+          text: 'from a file',
+        },
+      }),
     })
     expect(up.code, up.stderr).toBe(0)
     expect(up.stdout).toMatch(/^✓ update #\d+ message "from a file" delivered/)
@@ -128,24 +155,44 @@ describe('bot trigger with a running bot dev (webhook mode, the emulator as api 
     const env = {BOT_TOKEN: world.token, BOT_STATE_DIR: world.stateDir}
     try {
       // The fixture answers /missing with a sendMessage to a chat that does not exist.
-      const r = await runCli(['trigger', 'message', '/missing', '--chat', '4242'], {cwd: world.dir, env, timeoutMs: 60_000})
+      const r = await runCli(['trigger', 'message', '/missing', '--chat', '4242'], {
+        cwd: world.dir,
+        env,
+        timeoutMs: 60_000,
+      })
       expect(r.code, r.stderr).toBe(0)
       const [first, ...rest] = r.stdout.trimEnd().split('\n')
       expect(first).toMatch(/^✓ update #(\d+) message "\/missing" delivered → 200 in \d+ ms$/)
       expect(rest[0]).toBe('  ↳ sendMessage 400 Bad Request: chat not found')
       const updateId = Number(/#(\d+)/.exec(first)![1])
-      await untilAsync(() => world.recordedLines().includes(`${updateId} message /missing`), 'the bot recording the triggered update', 15_000)
+      await untilAsync(
+        () => world.recordedLines().includes(`${updateId} message /missing`),
+        'the bot recording the triggered update',
+        15_000,
+      )
       expect(r.stdout + r.stderr).not.toContain(world.token.split(':')[1])
 
       // A button press the api never saw: the bot's answerCallbackQuery fails (400), recorded in the entry's calls.
-      const cb = await runCli(['trigger', 'callback', 'like:1', '--message-id', '5', '--chat', '4242', '--json'], {cwd: world.dir, env, timeoutMs: 60_000})
+      const cb = await runCli(['trigger', 'callback', 'like:1', '--message-id', '5', '--chat', '4242', '--json'], {
+        cwd: world.dir,
+        env,
+        timeoutMs: 60_000,
+      })
       expect(cb.code, cb.stderr).toBe(0)
       const entry = parseJsonOutput<UpdateEntry>(cb)
       expect(entry).toMatchObject({type: 'callback_query', source: 'trigger', chatId: 4242, answer: {status: 200}})
-      expect((entry.update as any).callback_query).toMatchObject({data: 'like:1', from: {id: 4242}, message: {message_id: 5, chat: {id: 4242, type: 'private'}}})
+      expect((entry.update as any).callback_query).toMatchObject({
+        data: 'like:1',
+        from: {id: 4242},
+        message: {message_id: 5, chat: {id: 4242, type: 'private'}},
+      })
       expect(entry.calls).toEqual([expect.objectContaining({method: 'answerCallbackQuery', ok: false, errorCode: 400})])
       expect(entry.calls[0].description).toMatch(/query is too old|query ID is invalid/)
-      await untilAsync(() => world.recordedLines().includes(`${entry.updateId} callback like:1`), 'the bot recording the button press', 15_000)
+      await untilAsync(
+        () => world.recordedLines().includes(`${entry.updateId} callback like:1`),
+        'the bot recording the button press',
+        15_000,
+      )
     } finally {
       dev.kill('SIGINT')
       await dev.exited

@@ -32,7 +32,19 @@ async function devWebhook(token: string) {
   await new BotApi({token, apiRoot: emu.apiRoot}).setWebhook({url})
   // A running session owns it (this test process's pid), as `bot dev` records it.
   const stateDir = mkdtempSync(join(tmpdir(), 'bot-state-mask-'))
-  writeState({version: 1, botId: botIdOf(token)!, pid: process.pid, startedAt: new Date().toISOString(), cwd: stateDir, mode: 'webhook', apiRoot: emu.apiRoot, webhook: {url}}, stateDir)
+  writeState(
+    {
+      version: 1,
+      botId: botIdOf(token)!,
+      pid: process.pid,
+      startedAt: new Date().toISOString(),
+      cwd: stateDir,
+      mode: 'webhook',
+      apiRoot: emu.apiRoot,
+      webhook: {url},
+    },
+    stateDir,
+  )
   return {url, random, query, masked: `http://127.0.0.1:9/webhook/${random.slice(0, 4)}…?…`, stateDir}
 }
 
@@ -83,7 +95,7 @@ describe('a webhook path is never printed whole', () => {
     expectMasked(json, hook)
   })
 
-  it('bot webhook set: the replaced URL is masked (the new one is the user\'s own argument)', async () => {
+  it("bot webhook set: the replaced URL is masked (the new one is the user's own argument)", async () => {
     const {token} = emu.createBot({username: 'mask_set_bot'})
     const hook = await devWebhook(token)
     const next = 'http://127.0.0.1:9/production/hook'

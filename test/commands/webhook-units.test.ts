@@ -18,10 +18,13 @@ const cloud = {cloud: true}
 const local = {cloud: false}
 
 describe('validateWebhookUrl', () => {
-  it.each(['https://bot.example.com/hook', 'https://bot.example.com:8443/x?y=1', 'https://bot.example.com:88/', 'https://bot.example.com:80/', 'https://203.0.113.7/hook'])(
-    'accepts %s for the cloud',
-    (url) => expect(validateWebhookUrl(url, cloud)).toBe(new URL(url).href),
-  )
+  it.each([
+    'https://bot.example.com/hook',
+    'https://bot.example.com:8443/x?y=1',
+    'https://bot.example.com:88/',
+    'https://bot.example.com:80/',
+    'https://203.0.113.7/hook',
+  ])('accepts %s for the cloud', (url) => expect(validateWebhookUrl(url, cloud)).toBe(new URL(url).href))
 
   it.each([
     ['http://bot.example.com/hook', /is http; Telegram delivers webhooks over HTTPS only/],
@@ -75,13 +78,27 @@ describe('other setWebhook parameters', () => {
   })
 
   it('reserved IPv4 ranges', () => {
-    for (const ip of ['0.0.0.0', '10.0.0.1', '127.0.0.1', '169.254.1.1', '172.16.0.1', '172.31.255.255', '192.168.0.1', '100.64.0.1', '224.0.0.1'])
+    for (const ip of [
+      '0.0.0.0',
+      '10.0.0.1',
+      '127.0.0.1',
+      '169.254.1.1',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.0.1',
+      '100.64.0.1',
+      '224.0.0.1',
+    ])
       expect(isReservedIPv4(ip), ip).toBe(true)
-    for (const ip of ['8.8.8.8', '172.32.0.1', '149.154.167.220', '203.0.113.7']) expect(isReservedIPv4(ip), ip).toBe(false)
+    for (const ip of ['8.8.8.8', '172.32.0.1', '149.154.167.220', '203.0.113.7'])
+      expect(isReservedIPv4(ip), ip).toBe(false)
   })
 
   it('validateWebhook keeps only what was given', () => {
-    expect(validateWebhook({url: 'https://bot.example.com/h'}, cloud)).toEqual({url: 'https://bot.example.com/h', dropPendingUpdates: false})
+    expect(validateWebhook({url: 'https://bot.example.com/h'}, cloud)).toEqual({
+      url: 'https://bot.example.com/h',
+      dropPendingUpdates: false,
+    })
   })
 })
 
@@ -145,38 +162,80 @@ describe('summarizeWebhookInfo', () => {
       },
       now,
     )
-    expect(s).toMatchObject({mode: 'webhook', maxConnections: 40, ipAddress: '203.0.113.7', hasCustomCertificate: true, allowedUpdates: ['message']})
+    expect(s).toMatchObject({
+      mode: 'webhook',
+      maxConnections: 40,
+      ipAddress: '203.0.113.7',
+      hasCustomCertificate: true,
+      allowedUpdates: ['message'],
+    })
     expect(s.lastError).toMatchObject({ageSeconds: 180, age: '3 min ago', explanation: {id: 'http-5xx'}})
   })
 })
 
 describe('explainApiError', () => {
-  const api = (code: number, description: string, method = 'getMe') => new BotApiError({kind: 'api', method, code, description})
+  const api = (code: number, description: string, method = 'getMe') =>
+    new BotApiError({kind: 'api', method, code, description})
   const root = 'https://api.telegram.org'
 
   it('401 → @BotFather', () => expect(explainApiError(api(401, 'Unauthorized'), root).fix).toMatch(/@BotFather/))
-  it('404 → malformed token or api root', () => expect(explainApiError(api(404, 'Not Found'), root).fix).toMatch(/malformed/))
+  it('404 → malformed token or api root', () =>
+    expect(explainApiError(api(404, 'Not Found'), root).fix).toMatch(/malformed/))
   it('404 method not found → check the api root', () =>
     expect(explainApiError(api(404, 'Not Found: method not found'), 'http://127.0.0.1:1').fix).toMatch(/--api-root/))
   it('409 webhook active → bot webhook delete', () =>
-    expect(explainApiError(api(409, "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first"), root).fix).toMatch(
-      /bot webhook delete/,
-    ))
+    expect(
+      explainApiError(
+        api(
+          409,
+          "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
+        ),
+        root,
+      ).fix,
+    ).toMatch(/bot webhook delete/))
   it('409 other poller → bot doctor', () =>
-    expect(explainApiError(api(409, 'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running'), root).fix).toMatch(/bot doctor/))
+    expect(
+      explainApiError(
+        api(409, 'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running'),
+        root,
+      ).fix,
+    ).toMatch(/bot doctor/))
   it('429 → wait', () => {
-    const e = new BotApiError({kind: 'api', method: 'setWebhook', code: 429, description: 'Too Many Requests: retry after 7', retryAfter: 7})
-    expect(explainApiError(e, root)).toEqual({message: 'Telegram asks to slow down (429, retry after 7s).', fix: 'Wait 7 seconds and try again.'})
+    const e = new BotApiError({
+      kind: 'api',
+      method: 'setWebhook',
+      code: 429,
+      description: 'Too Many Requests: retry after 7',
+      retryAfter: 7,
+    })
+    expect(explainApiError(e, root)).toEqual({
+      message: 'Telegram asks to slow down (429, retry after 7s).',
+      fix: 'Wait 7 seconds and try again.',
+    })
   })
   it('400 bad webhook → a fix per reason', () => {
-    expect(explainApiError(api(400, 'Bad Request: bad webhook: Failed to resolve host: Name or service not known', 'setWebhook'), root).fix).toMatch(/DNS/)
-    expect(explainApiError(api(400, 'Bad Request: bad webhook: IP address 127.0.0.1 is reserved', 'setWebhook'), root).fix).toMatch(/public IPv4/)
+    expect(
+      explainApiError(
+        api(400, 'Bad Request: bad webhook: Failed to resolve host: Name or service not known', 'setWebhook'),
+        root,
+      ).fix,
+    ).toMatch(/DNS/)
+    expect(
+      explainApiError(api(400, 'Bad Request: bad webhook: IP address 127.0.0.1 is reserved', 'setWebhook'), root).fix,
+    ).toMatch(/public IPv4/)
   })
   it('5xx → Telegram trouble', () => expect(explainApiError(api(502, 'Bad Gateway'), root).fix).toMatch(/try again/))
   it('network, default root → internet and proxy', () => {
-    const e = new BotApiError({kind: 'network', method: 'getMe', description: 'cannot resolve the host name api.telegram.org (ENOTFOUND)', causeCode: 'ENOTFOUND'})
+    const e = new BotApiError({
+      kind: 'network',
+      method: 'getMe',
+      description: 'cannot resolve the host name api.telegram.org (ENOTFOUND)',
+      causeCode: 'ENOTFOUND',
+    })
     const x = explainApiError(e, root)
-    expect(x.message).toBe('Cannot reach the Bot API at https://api.telegram.org: cannot resolve the host name api.telegram.org (ENOTFOUND).')
+    expect(x.message).toBe(
+      'Cannot reach the Bot API at https://api.telegram.org: cannot resolve the host name api.telegram.org (ENOTFOUND).',
+    )
     expect(x.fix).toMatch(/internet connection/)
   })
 })

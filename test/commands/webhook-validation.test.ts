@@ -32,24 +32,76 @@ writeFileSync(emptyCert, '')
 
 const cases: Array<[string, string[], RegExp]> = [
   ['a URL that does not parse', ['not a url'], /URL "not a url" is not a valid absolute URL/],
-  ['an http URL', ['http://bot.example.com/hook'], /URL "http:\/\/bot\.example\.com\/hook" is http; Telegram delivers webhooks over HTTPS only/],
-  ['a port Telegram does not use', ['https://bot.example.com:3000/hook'], /uses port 3000; Telegram delivers webhooks only to ports 443, 80, 88 or 8443/],
+  [
+    'an http URL',
+    ['http://bot.example.com/hook'],
+    /URL "http:\/\/bot\.example\.com\/hook" is http; Telegram delivers webhooks over HTTPS only/,
+  ],
+  [
+    'a port Telegram does not use',
+    ['https://bot.example.com:3000/hook'],
+    /uses port 3000; Telegram delivers webhooks only to ports 443, 80, 88 or 8443/,
+  ],
   ['a loopback address', ['https://127.0.0.1/hook'], /points at 127\.0\.0\.1, a local address Telegram cannot reach/],
   ['localhost', ['https://localhost:8443/hook'], /points at localhost/],
   ['a non-web scheme', ['ftp://bot.example.com/hook'], /uses ftp:; a webhook URL must be https/],
-  ['a secret with a bad character', ['https://bot.example.com/h', '--secret-token', 'abc$def'], /--secret-token contains "\$"; it must be 1-256 characters of A-Z, a-z, 0-9, _ and -/],
-  ['a secret that is too long', ['https://bot.example.com/h', '--secret-token', 'a'.repeat(257)], /--secret-token is 257 characters long; it must be 1-256/],
+  [
+    'a secret with a bad character',
+    ['https://bot.example.com/h', '--secret-token', 'abc$def'],
+    /--secret-token contains "\$"; it must be 1-256 characters of A-Z, a-z, 0-9, _ and -/,
+  ],
+  [
+    'a secret that is too long',
+    ['https://bot.example.com/h', '--secret-token', 'a'.repeat(257)],
+    /--secret-token is 257 characters long; it must be 1-256/,
+  ],
   ['an empty secret', ['https://bot.example.com/h', '--secret-token', ''], /--secret-token is empty/],
-  ['max connections 0', ['https://bot.example.com/h', '--max-connections', '0'], /--max-connections "0" is not allowed; it must be a whole number from 1 to 100/],
-  ['max connections 101', ['https://bot.example.com/h', '--max-connections', '101'], /--max-connections "101" is not allowed; it must be a whole number from 1 to 100/],
-  ['max connections not a number', ['https://bot.example.com/h', '--max-connections', '12x'], /--max-connections "12x" is not allowed/],
-  ['an unknown update type', ['https://bot.example.com/h', '--allowed-updates', 'message,callbak_query'], /--allowed-updates "callbak_query" is not an update type[\s\S]*Did you mean "callback_query"\?/],
-  ['a missing certificate', ['https://bot.example.com/h', '--certificate', join(dir, 'nope.pem')], /--certificate .*nope\.pem cannot be read \(no such file\)/],
-  ['a certificate over 3 MiB', ['https://bot.example.com/h', '--certificate', bigCert], /--certificate .*big\.pem is 3145729 bytes; the Bot API accepts at most 3 MiB/],
-  ['an empty certificate', ['https://bot.example.com/h', '--certificate', emptyCert], /--certificate .*empty\.pem is empty/],
+  [
+    'max connections 0',
+    ['https://bot.example.com/h', '--max-connections', '0'],
+    /--max-connections "0" is not allowed; it must be a whole number from 1 to 100/,
+  ],
+  [
+    'max connections 101',
+    ['https://bot.example.com/h', '--max-connections', '101'],
+    /--max-connections "101" is not allowed; it must be a whole number from 1 to 100/,
+  ],
+  [
+    'max connections not a number',
+    ['https://bot.example.com/h', '--max-connections', '12x'],
+    /--max-connections "12x" is not allowed/,
+  ],
+  [
+    'an unknown update type',
+    ['https://bot.example.com/h', '--allowed-updates', 'message,callbak_query'],
+    /--allowed-updates "callbak_query" is not an update type[\s\S]*Did you mean "callback_query"\?/,
+  ],
+  [
+    'a missing certificate',
+    ['https://bot.example.com/h', '--certificate', join(dir, 'nope.pem')],
+    /--certificate .*nope\.pem cannot be read \(no such file\)/,
+  ],
+  [
+    'a certificate over 3 MiB',
+    ['https://bot.example.com/h', '--certificate', bigCert],
+    /--certificate .*big\.pem is 3145729 bytes; the Bot API accepts at most 3 MiB/,
+  ],
+  [
+    'an empty certificate',
+    ['https://bot.example.com/h', '--certificate', emptyCert],
+    /--certificate .*empty\.pem is empty/,
+  ],
   ['a directory as certificate', ['https://bot.example.com/h', '--certificate', dir], /is not a file/],
-  ['a private IP address', ['https://bot.example.com/h', '--ip-address', '192.168.1.10'], /--ip-address 192\.168\.1\.10 is a private or reserved address/],
-  ['an IP that is not IPv4', ['https://bot.example.com/h', '--ip-address', '2001:db8::1'], /--ip-address "2001:db8::1" is not an IPv4 address/],
+  [
+    'a private IP address',
+    ['https://bot.example.com/h', '--ip-address', '192.168.1.10'],
+    /--ip-address 192\.168\.1\.10 is a private or reserved address/,
+  ],
+  [
+    'an IP that is not IPv4',
+    ['https://bot.example.com/h', '--ip-address', '2001:db8::1'],
+    /--ip-address "2001:db8::1" is not an IPv4 address/,
+  ],
 ]
 
 describe('bot webhook set: validation before any call (default api root, network guarded)', () => {

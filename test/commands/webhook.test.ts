@@ -78,7 +78,9 @@ function newBot() {
 const emptyStateDir = mkdtempSync(join(tmpdir(), 'bot-state-empty-'))
 
 function webhook(token: string, args: string[], env: Record<string, string> = {}) {
-  return runCli(['webhook', ...args], {env: {BOT_TOKEN: token, BOT_API_ROOT: emu.apiRoot, BOT_STATE_DIR: emptyStateDir, ...env}})
+  return runCli(['webhook', ...args], {
+    env: {BOT_TOKEN: token, BOT_API_ROOT: emu.apiRoot, BOT_STATE_DIR: emptyStateDir, ...env},
+  })
 }
 
 const methods = (token: string) => emu.calls(token).map((c) => c.method)
@@ -95,12 +97,18 @@ describe('bot webhook set', () => {
     const cert = join(dir, 'public.pem')
     writeFileSync(cert, '-----BEGIN CERTIFICATE-----\nMIIBfake\n-----END CERTIFICATE-----\n')
     const r = await webhook(token, [
-      'set', url,
-      '--secret-token', 'S3cret_value-123',
-      '--max-connections', '7',
-      '--allowed-updates', 'message, callback_query',
-      '--ip-address', '127.0.0.1',
-      '--certificate', cert,
+      'set',
+      url,
+      '--secret-token',
+      'S3cret_value-123',
+      '--max-connections',
+      '7',
+      '--allowed-updates',
+      'message, callback_query',
+      '--ip-address',
+      '127.0.0.1',
+      '--certificate',
+      cert,
     ])
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
@@ -186,9 +194,21 @@ describe('bot webhook set', () => {
 
   it.each([
     ['a bad secret', ['--secret-token', 'no spaces allowed'], /--secret-token contains " "/],
-    ['too many connections even for a local server', ['--max-connections', '100001'], /--max-connections "100001" is not allowed; it must be a whole number from 1 to 100000/],
-    ['an unknown update type', ['--allowed-updates', 'messages'], /--allowed-updates "messages" is not an update type[\s\S]*Did you mean "message"/],
-    ['a missing certificate', ['--certificate', '/nonexistent/cert.pem'], /--certificate \/nonexistent\/cert\.pem cannot be read/],
+    [
+      'too many connections even for a local server',
+      ['--max-connections', '100001'],
+      /--max-connections "100001" is not allowed; it must be a whole number from 1 to 100000/,
+    ],
+    [
+      'an unknown update type',
+      ['--allowed-updates', 'messages'],
+      /--allowed-updates "messages" is not an update type[\s\S]*Did you mean "message"/,
+    ],
+    [
+      'a missing certificate',
+      ['--certificate', '/nonexistent/cert.pem'],
+      /--certificate \/nonexistent\/cert\.pem cannot be read/,
+    ],
     ['a bad IP', ['--ip-address', '300.1.1.1'], /--ip-address "300\.1\.1\.1" is not an IP address/],
   ])('rejects %s with exit 2 and makes no API call', async (_name, extra, message) => {
     const token = newBot()
@@ -303,13 +323,19 @@ describe('bot webhook delete', () => {
     inject(token, 2)
     const env = {BOT_TOKEN: token, BOT_API_ROOT: emu.apiRoot, BOT_STATE_DIR: emptyStateDir}
     const prompt = /Delete the webhook and drop 2 pending updates\? They are lost for good/
-    const no = await runCliOnTerminal(['webhook', 'delete', '--drop-pending-updates'], {env, answers: [{prompt, input: 'n'}]})
+    const no = await runCliOnTerminal(['webhook', 'delete', '--drop-pending-updates'], {
+      env,
+      answers: [{prompt, input: 'n'}],
+    })
     expect(no.code).toBe(1)
     expect(no.output).toContain('✗ Cancelled: nothing changed.')
     expect(methods(token)).not.toContain('deleteWebhook')
     expect(emu.pendingUpdates(token)).toHaveLength(2)
 
-    const yes = await runCliOnTerminal(['webhook', 'delete', '--drop-pending-updates'], {env, answers: [{prompt, input: 'y'}]})
+    const yes = await runCliOnTerminal(['webhook', 'delete', '--drop-pending-updates'], {
+      env,
+      answers: [{prompt, input: 'y'}],
+    })
     expect(yes.code).toBe(0)
     expect(yes.output).toContain(`Webhook deleted (was ${url})`)
     expect(yes.output).toContain('2 pending updates dropped.')
@@ -322,7 +348,12 @@ describe('bot webhook delete', () => {
     inject(token, 2)
     const r = await webhook(token, ['delete', '--drop-pending-updates', '--yes', '--json'])
     expect(r.code).toBe(0)
-    expect(parseJsonOutput(r)).toMatchObject({ok: true, dropPendingUpdates: true, droppedUpdates: 2, pendingUpdateCount: 0})
+    expect(parseJsonOutput(r)).toMatchObject({
+      ok: true,
+      dropPendingUpdates: true,
+      droppedUpdates: 2,
+      pendingUpdateCount: 0,
+    })
     expect(emu.pendingUpdates(token)).toHaveLength(0)
     // The emulator keeps non-string JSON values as their raw text, as the Bot API server does.
     expect(String(emu.calls(token).find((c) => c.method === 'deleteWebhook')?.params.drop_pending_updates)).toBe('true')
@@ -363,14 +394,20 @@ describe('bot webhook info', () => {
     await until(() => emu.getWebhookInfo(token).last_error_message, 5000, 'a delivery error')
     const r = await webhook(token, ['info'])
     expect(r.code).toBe(0)
-    expect(r.stdout).toMatch(/✗ Last delivery error \((just now|\d+ s ago)\): Wrong response from the webhook: 500 Internal Server Error/)
+    expect(r.stdout).toMatch(
+      /✗ Last delivery error \((just now|\d+ s ago)\): Wrong response from the webhook: 500 Internal Server Error/,
+    )
     expect(r.stdout).toContain('the bot crashed or threw while handling an update')
     expect(r.stdout).toMatch(/Fix: Look at the bot's logs/)
     expect(r.stdout).toMatch(/^Pending updates\s+1$/m)
 
     const json = await webhook(token, ['info', '--json'])
     expect(json.code).toBe(0)
-    const out = parseJsonOutput<{mode: string; pendingUpdateCount: number; lastError: {message: string; ageSeconds: number; explanation: {id: string}}}>(json)
+    const out = parseJsonOutput<{
+      mode: string
+      pendingUpdateCount: number
+      lastError: {message: string; ageSeconds: number; explanation: {id: string}}
+    }>(json)
     expect(out.mode).toBe('webhook')
     expect(out.pendingUpdateCount).toBe(1)
     expect(out.lastError.message).toBe('Wrong response from the webhook: 500 Internal Server Error')
@@ -409,7 +446,16 @@ describe('a webhook managed by `bot dev`', () => {
   function devState(token: string, pid: number, url: string): string {
     const dir = mkdtempSync(join(tmpdir(), 'bot-state-'))
     writeState(
-      {version: 1, botId: botIdOf(token)!, pid, startedAt: new Date().toISOString(), cwd: dir, mode: 'webhook', apiRoot: emu.apiRoot, webhook: {url}},
+      {
+        version: 1,
+        botId: botIdOf(token)!,
+        pid,
+        startedAt: new Date().toISOString(),
+        cwd: dir,
+        mode: 'webhook',
+        apiRoot: emu.apiRoot,
+        webhook: {url},
+      },
       dir,
     )
     return dir
@@ -453,7 +499,9 @@ describe('a webhook managed by `bot dev`', () => {
     const token = newBot()
     const {url} = await receiver()
     await webhook(token, ['set', url])
-    const r = await webhook(token, ['info'], {BOT_STATE_DIR: devState(token, process.pid, 'https://elsewhere.example/hook')})
+    const r = await webhook(token, ['info'], {
+      BOT_STATE_DIR: devState(token, process.pid, 'https://elsewhere.example/hook'),
+    })
     expect(r.stdout).not.toMatch(/Set by/)
   })
 })
@@ -466,7 +514,9 @@ describe('API errors become one line and a fix', () => {
       const r = await webhook(token, args)
       expect(r.code).toBe(1)
       expect(r.stdout).toBe('')
-      expect(r.stderr).toMatch(/^✗ Telegram rejected the token \(401 Unauthorized\)\.\n {2}The token is wrong or was revoked\. Get the current one from @BotFather/)
+      expect(r.stderr).toMatch(
+        /^✗ Telegram rejected the token \(401 Unauthorized\)\.\n {2}The token is wrong or was revoked\. Get the current one from @BotFather/,
+      )
     }
   })
 
@@ -475,7 +525,10 @@ describe('API errors become one line and a fix', () => {
     emu.revokeToken(token)
     const r = await webhook(token, ['info', '--json'])
     expect(r.code).toBe(1)
-    expect(parseJsonOutput(r)).toMatchObject({ok: false, error: {code: 'api_401', fix: expect.stringContaining('@BotFather')}})
+    expect(parseJsonOutput(r)).toMatchObject({
+      ok: false,
+      error: {code: 'api_401', fix: expect.stringContaining('@BotFather')},
+    })
   })
 
   it('a malformed token: exit 2 before any request (the shape is checked first)', async () => {
@@ -491,7 +544,9 @@ describe('API errors become one line and a fix', () => {
     const port = await closedPort()
     const r = await webhook(token, ['info'], {BOT_API_ROOT: `http://127.0.0.1:${port}`})
     expect(r.code).toBe(1)
-    expect(r.stderr).toContain(`✗ Cannot reach the Bot API at http://127.0.0.1:${port}: connection refused by 127.0.0.1:${port} (nothing listens there).`)
+    expect(r.stderr).toContain(
+      `✗ Cannot reach the Bot API at http://127.0.0.1:${port}: connection refused by 127.0.0.1:${port} (nothing listens there).`,
+    )
     expect(r.stderr).toContain(`Check that a Bot API server is running at http://127.0.0.1:${port}`)
   })
 

@@ -31,19 +31,28 @@ describe('the bot port is never one the kernel hands out meanwhile', () => {
     expect(ephemeralRange('/nonexistent')).toBeUndefined()
   })
 
-  it.skipIf(!canUnshare)('bot dev --offline in a 9-port ephemeral range: 8 runs, the bot listens every time', () => {
-    const script = [
-      NETNS_LO_UP,
-      "echo '40000 40008' > /proc/sys/net/ipv4/ip_local_port_range",
-      `printf '/start\\nhello\\n' | "${process.execPath}" "${BIN}" dev --offline --no-watch -- "${process.execPath}" "${BOT}"`,
-    ].join('\n')
-    const failures: string[] = []
-    for (let run = 0; run < 8; run++) {
-      const result = spawnSync('unshare', ['-rn', 'sh', '-c', script], {env: cliEnv(), encoding: 'utf8', timeout: 30_000})
-      const output = `${result.stdout}${result.stderr}`
-      const port = Number(/webhook over loopback on port (\d+)/.exec(output)?.[1])
-      if (result.status !== 0 || !(port < 40_000 || port > 40_008)) failures.push(`run ${run}: exit ${result.status}, port ${port}\n${output}`)
-    }
-    expect(failures, failures.join('\n---\n')).toEqual([])
-  }, 120_000)
+  it.skipIf(!canUnshare)(
+    'bot dev --offline in a 9-port ephemeral range: 8 runs, the bot listens every time',
+    () => {
+      const script = [
+        NETNS_LO_UP,
+        "echo '40000 40008' > /proc/sys/net/ipv4/ip_local_port_range",
+        `printf '/start\\nhello\\n' | "${process.execPath}" "${BIN}" dev --offline --no-watch -- "${process.execPath}" "${BOT}"`,
+      ].join('\n')
+      const failures: string[] = []
+      for (let run = 0; run < 8; run++) {
+        const result = spawnSync('unshare', ['-rn', 'sh', '-c', script], {
+          env: cliEnv(),
+          encoding: 'utf8',
+          timeout: 30_000,
+        })
+        const output = `${result.stdout}${result.stderr}`
+        const port = Number(/webhook over loopback on port (\d+)/.exec(output)?.[1])
+        if (result.status !== 0 || !(port < 40_000 || port > 40_008))
+          failures.push(`run ${run}: exit ${result.status}, port ${port}\n${output}`)
+      }
+      expect(failures, failures.join('\n---\n')).toEqual([])
+    },
+    120_000,
+  )
 })

@@ -5,10 +5,15 @@ import {parseReply, runnableAsReply} from '../../src/dev/delivery/bridge-reply.j
 
 describe('parseReply', () => {
   it('reads JSON, urlencoded and multipart answers that name a method', async () => {
-    expect(await parseReply('application/json; charset=utf-8', Buffer.from('{"method":"sendMessage","chat_id":1,"text":"hi","reply_markup":{"a":1}}')))
-      .toEqual({method: 'sendMessage', params: {chat_id: 1, text: 'hi', reply_markup: {a: 1}}})
-    expect(await parseReply('application/x-www-form-urlencoded', Buffer.from('method=sendMessage&chat_id=1&text=a+b')))
-      .toEqual({method: 'sendMessage', params: {chat_id: '1', text: 'a b'}})
+    expect(
+      await parseReply(
+        'application/json; charset=utf-8',
+        Buffer.from('{"method":"sendMessage","chat_id":1,"text":"hi","reply_markup":{"a":1}}'),
+      ),
+    ).toEqual({method: 'sendMessage', params: {chat_id: 1, text: 'hi', reply_markup: {a: 1}}})
+    expect(
+      await parseReply('application/x-www-form-urlencoded', Buffer.from('method=sendMessage&chat_id=1&text=a+b')),
+    ).toEqual({method: 'sendMessage', params: {chat_id: '1', text: 'a b'}})
     const form = new FormData()
     form.append('method', 'sendDocument')
     form.append('chat_id', '5')
@@ -32,7 +37,9 @@ describe('parseReply', () => {
 
 describe('runnableAsReply', () => {
   it('skips what Telegram skips: setWebhook, deleteWebhook, close, logOut and get*', () => {
-    for (const m of ['setWebhook', 'deleteWebhook', 'close', 'logOut', 'getMe', 'getUpdates', 'GETCHAT']) expect(runnableAsReply(m)).toBe(false)
-    for (const m of ['sendMessage', 'answerCallbackQuery', 'editMessageText', 'setMyCommands']) expect(runnableAsReply(m)).toBe(true)
+    for (const m of ['setWebhook', 'deleteWebhook', 'close', 'logOut', 'getMe', 'getUpdates', 'GETCHAT'])
+      expect(runnableAsReply(m)).toBe(false)
+    for (const m of ['sendMessage', 'answerCallbackQuery', 'editMessageText', 'setMyCommands'])
+      expect(runnableAsReply(m)).toBe(true)
   })
 })

@@ -42,8 +42,12 @@ describe('UpdateBridge soak', () => {
     const api = new BotApi({token: s.token, apiRoot: s.emu.apiRoot})
     let generation = 0
     const start = async () => {
-      const bridge = new UpdateBridge({api, target: {url: bot.url, secret: `${SECRET}-${++generation}`}, maxConnections: 8,
-        onEvent: () => undefined})
+      const bridge = new UpdateBridge({
+        api,
+        target: {url: bot.url, secret: `${SECRET}-${++generation}`},
+        maxConnections: 8,
+        onEvent: () => undefined,
+      })
       bridges.push(bridge)
       await bridge.start()
       return bridge
@@ -54,7 +58,9 @@ describe('UpdateBridge soak', () => {
     const ids: number[] = []
     let bridge = await start()
     for (let i = 0; i < total; i++) {
-      ids.push(s.emu.injectUpdate(s.token, textMessage(1000 + (i % chats), `m${i}`, Math.floor(i / chats) + 1)).update_id)
+      ids.push(
+        s.emu.injectUpdate(s.token, textMessage(1000 + (i % chats), `m${i}`, Math.floor(i / chats) + 1)).update_id,
+      )
       if (i === 80 || i === 160) {
         await until(() => acked.size >= i - 40, `progress before replacement at ${i}`, 20_000)
         await bridge.stop()

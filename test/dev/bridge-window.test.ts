@@ -4,7 +4,10 @@ import {describe, expect, it} from 'vitest'
 import {MAX_WINDOW, UpdateWindow} from '../../src/dev/delivery/bridge-window.js'
 import type {Update} from '../../src/telegram/types.js'
 
-const u = (id: number, chat = 1): Update => ({update_id: id, message: {message_id: id, date: 0, chat: {id: chat, type: 'private'}}})
+const u = (id: number, chat = 1): Update => ({
+  update_id: id,
+  message: {message_id: id, date: 0, chat: {id: chat, type: 'private'}},
+})
 
 describe('UpdateWindow', () => {
   it('confirms only the acknowledged prefix', () => {

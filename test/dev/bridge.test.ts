@@ -25,7 +25,12 @@ async function world(respond?: Parameters<typeof receiver>[0]) {
   const api = new BotApi({token: s.token, apiRoot: s.emu.apiRoot})
   const events: BridgeEvent[] = []
   const make = (options: Partial<BridgeOptions> = {}, target = bot.url) => {
-    const bridge = new UpdateBridge({api, target: {url: target, secret: SECRET}, onEvent: (e) => events.push(e), ...options})
+    const bridge = new UpdateBridge({
+      api,
+      target: {url: target, secret: SECRET},
+      onEvent: (e) => events.push(e),
+      ...options,
+    })
     bridges.push(bridge)
     return bridge
   }
@@ -85,9 +90,8 @@ describe('UpdateBridge', () => {
   it('executes a webhook reply against the Bot API, and reports one Telegram would not run', async () => {
     const w = await world((req) => {
       const text = req.body.message.text
-      const reply = text === 'ping'
-        ? {method: 'sendMessage', chat_id: chatOf(req.body), text: 'pong'}
-        : {method: 'getMe'}
+      const reply =
+        text === 'ping' ? {method: 'sendMessage', chat_id: chatOf(req.body), text: 'pong'} : {method: 'getMe'}
       return {status: 200, headers: {'content-type': 'application/json'}, body: JSON.stringify(reply)}
     })
     await w.make().start()
@@ -117,10 +121,19 @@ describe('UpdateBridge', () => {
     const a = w.emu.injectUpdate(w.token, textMessage(1, 'slow'))
     await until(() => bridge.stats.inFlight === 1, 'the slow POST in flight')
     // the poll after it (offset = a) was answered at once with a alone: from now on polls are paced
-    await until(() => w.emu.calls(w.token).some((c) => c.method === 'getUpdates' && Number(c.params.offset) === a.update_id &&
-      Array.isArray(c.result)), 'a poll at the offset of the slow update')
+    await until(
+      () =>
+        w.emu
+          .calls(w.token)
+          .some((c) => c.method === 'getUpdates' && Number(c.params.offset) === a.update_id && Array.isArray(c.result)),
+      'a poll at the offset of the slow update',
+    )
     const b = w.emu.injectUpdate(w.token, textMessage(2, 'quick'))
-    await until(() => of(w.events, 'delivered').some((e) => e.updateId === b.update_id), 'the other chat delivered meanwhile', 5000)
+    await until(
+      () => of(w.events, 'delivered').some((e) => e.updateId === b.update_id),
+      'the other chat delivered meanwhile',
+      5000,
+    )
     expect(bridge.stats.inFlight).toBe(1) // the slow one is still in flight
     expect(w.pendingIds()).toEqual([a.update_id, b.update_id]) // b acknowledged, not confirmable before a
     releaseSlow()
@@ -138,8 +151,10 @@ describe('UpdateBridge', () => {
     await until(() => w.pendingIds().length === 0, 'confirmed')
   })
 
-  it('honours the bot\'s Retry-After before trying again', async () => {
-    const w = await world((_req, index): Reply => (index === 0 ? {status: 503, headers: {'retry-after': '2'}} : {status: 200}))
+  it("honours the bot's Retry-After before trying again", async () => {
+    const w = await world(
+      (_req, index): Reply => (index === 0 ? {status: 503, headers: {'retry-after': '2'}} : {status: 200}),
+    )
     await w.make().start()
     w.emu.injectUpdate(w.token, textMessage(5, 'later'))
     await until(() => of(w.events, 'delivered').length === 1, 'delivered after the wait', 10_000)
@@ -157,8 +172,15 @@ describe('UpdateBridge', () => {
     const attemptsOf = (id: number) => w.bot.received.filter((r) => r.body.update_id === id).length
     await until(() => attemptsOf(poison.update_id) >= 4, 'four attempts of the poison update', 15_000)
     // polls went on meanwhile at the poison update's offset, returning b1 and b2 again: not delivered twice
-    const repolls = w.emu.calls(w.token).filter((c) => c.method === 'getUpdates' && Number(c.params.offset) === poison.update_id &&
-      Array.isArray(c.result) && (c.result as Array<{update_id: number}>).some((u) => u.update_id === b2.update_id))
+    const repolls = w.emu
+      .calls(w.token)
+      .filter(
+        (c) =>
+          c.method === 'getUpdates' &&
+          Number(c.params.offset) === poison.update_id &&
+          Array.isArray(c.result) &&
+          (c.result as Array<{update_id: number}>).some((u) => u.update_id === b2.update_id),
+      )
     expect(repolls.length).toBeGreaterThanOrEqual(2)
     expect(attemptsOf(b1.update_id)).toBe(1)
     expect(attemptsOf(b2.update_id)).toBe(1)
@@ -194,7 +216,10 @@ describe('UpdateBridge', () => {
     hold = false
     const second = w.make()
     await second.start()
-    await until(() => of(w.events, 'delivered').some((e) => e.updateId === update.update_id), 'delivered by the next bridge')
+    await until(
+      () => of(w.events, 'delivered').some((e) => e.updateId === update.update_id),
+      'delivered by the next bridge',
+    )
     await until(() => w.pendingIds().length === 0, 'confirmed')
     expect((await second.stop()).confirmed).toBe(1)
   })
@@ -202,8 +227,11 @@ describe('UpdateBridge', () => {
   it('stop is quick when nothing is in flight, and leaves nothing it delivered pending (real-time Bot API throttles)', async () => {
     const s = await setup({timeScale: 1})
     const bot = await receiver()
-    const bridge = new UpdateBridge({api: new BotApi({token: s.token, apiRoot: s.emu.apiRoot}), target: {url: bot.url, secret: SECRET},
-      onEvent: () => undefined})
+    const bridge = new UpdateBridge({
+      api: new BotApi({token: s.token, apiRoot: s.emu.apiRoot}),
+      target: {url: bot.url, secret: SECRET},
+      onEvent: () => undefined,
+    })
     bridges.push(bridge)
     await bridge.start()
     s.emu.injectUpdate(s.token, textMessage(1, 'one'))
@@ -218,8 +246,11 @@ describe('UpdateBridge', () => {
     const s = await setup({timeScale: 1})
     const bot = await receiver()
     await s.api('getUpdates', {timeout: 0}) // e.g. the session's poller probe: offset 0, just before
-    const bridge = new UpdateBridge({api: new BotApi({token: s.token, apiRoot: s.emu.apiRoot}), target: {url: bot.url, secret: SECRET},
-      onEvent: () => undefined})
+    const bridge = new UpdateBridge({
+      api: new BotApi({token: s.token, apiRoot: s.emu.apiRoot}),
+      target: {url: bot.url, secret: SECRET},
+      onEvent: () => undefined,
+    })
     bridges.push(bridge)
     const started = Date.now()
     await bridge.start()
@@ -246,20 +277,29 @@ describe('UpdateBridge', () => {
   it('start() rejects with a fix when a webhook is set, and when the token is refused', async () => {
     const w = await world()
     await w.raw('setWebhook', {url: 'http://127.0.0.1:9/hook'})
-    const error = await w.make().start().catch((e: unknown) => e)
+    const error = await w
+      .make()
+      .start()
+      .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(FixableError)
     expect((error as FixableError).message).toMatch(/webhook is active/)
     expect((error as FixableError).fix).toMatch(/bot webhook delete/)
 
-    const stranger = new UpdateBridge({api: new BotApi({token: '123456:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', apiRoot: w.emu.apiRoot}),
-      target: {url: w.bot.url, secret: SECRET}, onEvent: () => undefined})
+    const stranger = new UpdateBridge({
+      api: new BotApi({token: '123456:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', apiRoot: w.emu.apiRoot}),
+      target: {url: w.bot.url, secret: SECRET},
+      onEvent: () => undefined,
+    })
     bridges.push(stranger)
     const refused = await stranger.start().catch((e: unknown) => e)
     expect(refused).toBeInstanceOf(FixableError)
     expect((refused as FixableError).message).toMatch(/401/)
 
-    const malformed = new UpdateBridge({api: new BotApi({token: 'not-a-token', apiRoot: w.emu.apiRoot}),
-      target: {url: w.bot.url, secret: SECRET}, onEvent: () => undefined})
+    const malformed = new UpdateBridge({
+      api: new BotApi({token: 'not-a-token', apiRoot: w.emu.apiRoot}),
+      target: {url: w.bot.url, secret: SECRET},
+      onEvent: () => undefined,
+    })
     bridges.push(malformed)
     const notFound = await malformed.start().catch((e: unknown) => e)
     expect(notFound).toBeInstanceOf(FixableError)
@@ -305,8 +345,11 @@ describe('UpdateBridge', () => {
   })
 
   it('reports a webhook reply the Bot API refused, without retrying the update', async () => {
-    const w = await world(() => ({status: 200, headers: {'content-type': 'application/json'},
-      body: JSON.stringify({method: 'sendMessage', chat_id: 424242, text: 'to nowhere'})}))
+    const w = await world(() => ({
+      status: 200,
+      headers: {'content-type': 'application/json'},
+      body: JSON.stringify({method: 'sendMessage', chat_id: 424242, text: 'to nowhere'}),
+    }))
     await w.make().start()
     w.emu.injectUpdate(w.token, textMessage(8, 'hi'))
     await until(() => of(w.events, 'delivered').length === 1, 'delivered')
@@ -328,7 +371,11 @@ describe('UpdateBridge', () => {
     expect(of(w.events, 'poll-error')[0].text).toMatch(/A webhook was set for this bot while the bridge was polling/)
     await w.raw('deleteWebhook', {})
     const update = w.emu.injectUpdate(w.token, textMessage(4, 'after'))
-    await until(() => of(w.events, 'delivered').some((e) => e.updateId === update.update_id), 'delivered after the webhook went', 15_000)
+    await until(
+      () => of(w.events, 'delivered').some((e) => e.updateId === update.update_id),
+      'delivered after the webhook went',
+      15_000,
+    )
     expect(of(w.events, 'poll-error').length).toBeLessThanOrEqual(3) // backoff, not a flood
   })
 
@@ -349,8 +396,11 @@ describe('UpdateBridge events', () => {
     const path = '/webhook/Pr1vatePathSegment'
     const w = await world((req, index): Reply => {
       if (index < 2) return {status: 500}
-      return {status: 200, headers: {'content-type': 'application/json'},
-        body: JSON.stringify({method: 'sendMessage', chat_id: 999_999, text: w.token})}
+      return {
+        status: 200,
+        headers: {'content-type': 'application/json'},
+        body: JSON.stringify({method: 'sendMessage', chat_id: 999_999, text: w.token}),
+      }
     })
     const bridge = w.make({}, `http://127.0.0.1:${w.bot.port}${path}`)
     await bridge.start()
@@ -362,7 +412,8 @@ describe('UpdateBridge events', () => {
     const all = JSON.stringify(w.events)
     expect(of(w.events, 'failing')).toHaveLength(1)
     expect(of(w.events, 'delivered')[0].reply?.error).toMatch(/^400/)
-    for (const forbidden of [w.token, w.token.split(':')[1], SECRET, path, 'Pr1vatePathSegment']) expect(all).not.toContain(forbidden)
+    for (const forbidden of [w.token, w.token.split(':')[1], SECRET, path, 'Pr1vatePathSegment'])
+      expect(all).not.toContain(forbidden)
   })
 })
 
@@ -396,8 +447,12 @@ describe('queueKeyOf', () => {
     const msg = (chat: number) => ({message: {message_id: 1, date: 0, chat: {id: chat, type: 'group' as const}}})
     expect(queueKeyOf({update_id: 1, ...msg(-5)})).toBe('chat:-5')
     expect(queueKeyOf({update_id: 2, edited_message: msg(7).message} as never)).toBe('chat:7')
-    expect(queueKeyOf({update_id: 3, callback_query: {id: 'q', from: {id: 11}, chat_instance: '1'}} as never)).toBe('user:11')
-    expect(queueKeyOf({update_id: 4, poll_answer: {poll_id: 'p', user: {id: 12}, option_ids: []}} as never)).toBe('user:12')
+    expect(queueKeyOf({update_id: 3, callback_query: {id: 'q', from: {id: 11}, chat_instance: '1'}} as never)).toBe(
+      'user:11',
+    )
+    expect(queueKeyOf({update_id: 4, poll_answer: {poll_id: 'p', user: {id: 12}, option_ids: []}} as never)).toBe(
+      'user:12',
+    )
     expect(queueKeyOf({update_id: 5, poll: {id: 'p9'}} as never)).toBe('poll:p9')
     expect(queueKeyOf({update_id: 6, business_connection: {id: 'b'}} as never)).toBe('update:6')
   })

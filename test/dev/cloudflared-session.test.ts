@@ -37,7 +37,11 @@ describe.skipIf(!available)('bot dev with cloudflared', () => {
     const {emu, token} = world
     let setBeforeReachable = false
     const argvFile = join(world.dir, 'cf-argv.json')
-    const dev = startDev(world, {tunnel: false, args: ['--no-watch'], env: {PATH: fakeOnPath(), FAKE_CLOUDFLARED_DELAY_MS: '1500', FAKE_CLOUDFLARED_ARGV_FILE: argvFile}})
+    const dev = startDev(world, {
+      tunnel: false,
+      args: ['--no-watch'],
+      env: {PATH: fakeOnPath(), FAKE_CLOUDFLARED_DELAY_MS: '1500', FAKE_CLOUDFLARED_ARGV_FILE: argvFile},
+    })
     // Until the stand-in forwards (1.5 s after it printed its URL) no webhook may be set.
     await until(() => existsSync(argvFile), 'cloudflared started')
     const started = Date.now()
@@ -60,7 +64,12 @@ describe.skipIf(!available)('bot dev with cloudflared', () => {
   it('cloudflared killed → a new URL is registered, nothing lost, the same bot process', async () => {
     const {emu, token} = world
     const argvFile = join(world.dir, 'cf-argv.json')
-    const dev = startDev(world, {tunnel: false, args: ['--no-watch', '--tunnel', 'cloudflared', '--tunnel-backoff', '100'], env: {PATH: fakeOnPath(), FAKE_CLOUDFLARED_DELAY_MS: '200', FAKE_CLOUDFLARED_ARGV_FILE: argvFile}, timeoutMs: 40_000})
+    const dev = startDev(world, {
+      tunnel: false,
+      args: ['--no-watch', '--tunnel', 'cloudflared', '--tunnel-backoff', '100'],
+      env: {PATH: fakeOnPath(), FAKE_CLOUDFLARED_DELAY_MS: '200', FAKE_CLOUDFLARED_ARGV_FILE: argvFile},
+      timeoutMs: 40_000,
+    })
     await dev.waitForOutput(/Ready/, {timeoutMs: 20_000})
     const before = emu.webhook(token)!.url
     const botPid = /\(pid (\d+), webhook mode/.exec(dev.stderr())?.[1]

@@ -79,7 +79,11 @@ describe('bot dev deliveries', () => {
     await world.lt.kill()
     const dev = startDev(world, {args: ['--no-watch', '--json', '--tunnel-timeout', '1000']})
     await dev.waitForOutput(/"type":"ready"/, {timeoutMs: 15_000})
-    const events = dev.stdout().trim().split('\n').map((l) => JSON.parse(l) as {type: string; mode?: string; delivery?: string})
+    const events = dev
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as {type: string; mode?: string; delivery?: string})
     expect(events.find((e) => e.type === 'fallback')).toMatchObject({mode: 'bridge'})
     expect(events.find((e) => e.type === 'ready')).toMatchObject({mode: 'webhook', delivery: 'bridge'})
     dev.kill('SIGINT')
@@ -90,7 +94,10 @@ describe('bot dev deliveries', () => {
     const {emu, token} = world
     const relayPort = await freePort()
     const proxyPort = await freePort()
-    const dev = startDev(world, {tunnel: false, args: ['--no-watch', '--public-url', `http://127.0.0.1:${proxyPort}`, '--relay-port', String(relayPort)]})
+    const dev = startDev(world, {
+      tunnel: false,
+      args: ['--no-watch', '--public-url', `http://127.0.0.1:${proxyPort}`, '--relay-port', String(relayPort)],
+    })
     await dev.waitForOutput(/Relay on/)
     let setEarly = false
     const watch = setInterval(() => {
@@ -119,7 +126,10 @@ describe('bot dev deliveries', () => {
 
   it('--public-url with an explicit --tunnel is bad input: exit 2, nothing sent', async () => {
     const before = world.emu.calls(world.token).length
-    const result = await startDev(world, {tunnel: false, args: ['--no-watch', '--public-url', 'https://dev.example.com', '--tunnel', 'none']}).exited
+    const result = await startDev(world, {
+      tunnel: false,
+      args: ['--no-watch', '--public-url', 'https://dev.example.com', '--tunnel', 'none'],
+    }).exited
     expect(result.code).toBe(2)
     expect(result.stderr).toMatch(/--public-url and --tunnel none both say how updates arrive/)
     expect(world.emu.calls(world.token).length).toBe(before) // not even getMe

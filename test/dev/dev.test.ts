@@ -68,10 +68,17 @@ describe('bot dev (webhook mode)', () => {
     const dev = startDev(world)
     await dev.waitForOutput(/Ready/)
     const url = emu.webhook(token)!.url
-    const fake = JSON.stringify({update_id: 1, message: {message_id: 1, date: 0, chat: {id: 1, type: 'private'}, text: 'forged'}})
+    const fake = JSON.stringify({
+      update_id: 1,
+      message: {message_id: 1, date: 0, chat: {id: 1, type: 'private'}, text: 'forged'},
+    })
     expect(await postRaw(url, fake)).toBe(401)
     expect(await postRaw(url, fake, {'X-Telegram-Bot-Api-Secret-Token': 'wrong-secret'})).toBe(401)
-    expect(await postRaw(url.replace(/\/webhook\/.*/, '/webhook/guess'), fake, {'X-Telegram-Bot-Api-Secret-Token': emu.webhook(token)!.secretToken!})).toBe(404)
+    expect(
+      await postRaw(url.replace(/\/webhook\/.*/, '/webhook/guess'), fake, {
+        'X-Telegram-Bot-Api-Secret-Token': emu.webhook(token)!.secretToken!,
+      }),
+    ).toBe(404)
     await dev.waitForOutput(/refused POST \(webhook path\) → 401 \(wrong or missing secret token; not forwarded\)/)
     // A real update still gets through, and only it was processed.
     const update = emu.sendUserMessage(token, {text: 'real'})
@@ -106,7 +113,10 @@ describe('bot dev (webhook mode)', () => {
       const dev = startDev(world, {bot: 'error-bot.mjs'})
       await dev.waitForOutput(/Ready/)
       // A chat of its own: the previous round's update (still pending, still failing) blocks its chat.
-      const update = emu.sendUserMessage(token, {text: `pending ${signal}`, chatId: 800 + signal.length + signal.charCodeAt(3)})
+      const update = emu.sendUserMessage(token, {
+        text: `pending ${signal}`,
+        chatId: 800 + signal.length + signal.charCodeAt(3),
+      })
       await dev.waitForOutput(new RegExp(`#${update.update_id} .* → 500`))
       dev.kill(signal)
       const result = await dev.exited
@@ -150,10 +160,17 @@ describe('bot dev (webhook mode)', () => {
     await dev.waitForOutput(/"type":"update"/, {stream: 'stdout'})
     dev.kill('SIGINT')
     const result = await dev.exited
-    const events = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as {type: string; [k: string]: unknown})
+    const events = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as {type: string; [k: string]: unknown})
     const types = events.map((e) => e.type)
     expect(types).toEqual(expect.arrayContaining(['step', 'bot-start', 'ready', 'update', 'teardown', 'summary']))
-    expect(events.find((e) => e.type === 'update')).toMatchObject({updateId: update.update_id, updateType: 'message', status: 200})
+    expect(events.find((e) => e.type === 'update')).toMatchObject({
+      updateId: update.update_id,
+      updateType: 'message',
+      status: 200,
+    })
     expect(events.at(-1)).toMatchObject({type: 'summary', relayed: 1, failures: 0, exitCode: 0})
     assertNoToken(result, token)
   })
@@ -209,7 +226,9 @@ describe('bot dev (webhook mode)', () => {
   it('--tunnel localtunnel --no-fallback: fails with a clear error when the tunnel server does not answer, and cleans up', async () => {
     const {emu, token, lt} = world
     await lt.kill()
-    const result = await startDev(world, {args: ['--no-watch', '--tunnel', 'localtunnel', '--no-fallback', '--tunnel-timeout', '1500']}).exited
+    const result = await startDev(world, {
+      args: ['--no-watch', '--tunnel', 'localtunnel', '--no-fallback', '--tunnel-timeout', '1500'],
+    }).exited
     expect(result.code).toBe(1)
     expect(result.stderr).toMatch(/✗ .*tunnel/i)
     expect(result.stderr.split('\n').find((l) => l.startsWith('✗ '))).toBeDefined()
@@ -233,7 +252,10 @@ describe('bot dev (webhook mode)', () => {
     const {emu, token} = world
     const relayPort = await freePort()
     // Here "the user's reverse proxy" is plain loopback with a path prefix it does not strip.
-    const dev = startDev(world, {tunnel: false, args: ['--no-watch', '--public-url', `http://127.0.0.1:${relayPort}/mybot`, '--relay-port', String(relayPort)]})
+    const dev = startDev(world, {
+      tunnel: false,
+      args: ['--no-watch', '--public-url', `http://127.0.0.1:${relayPort}/mybot`, '--relay-port', String(relayPort)],
+    })
     await dev.waitForOutput(/Ready/)
     expect(emu.webhook(token)?.url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${relayPort}/mybot/webhook/[\\w-]+$`))
     emu.sendUserMessage(token, {text: '/start', chatId: 31})
@@ -248,7 +270,9 @@ describe('bot dev (webhook mode)', () => {
     const {emu, token} = world
     const result = await startDev(world, {bot: ['no-such-command-for-bot-dev']}).exited
     expect(result.code).toBe(127)
-    expect(result.stderr).toContain('✗ Could not start the bot (no-such-command-for-bot-dev): command not found: no-such-command-for-bot-dev.')
+    expect(result.stderr).toContain(
+      '✗ Could not start the bot (no-such-command-for-bot-dev): command not found: no-such-command-for-bot-dev.',
+    )
     expect(emu.webhook(token)).toBeUndefined()
   })
 
@@ -284,7 +308,11 @@ describe('bot dev (webhook mode)', () => {
     const second = startDev(world)
     await second.waitForOutput(/Ready/)
     const out = second.stdout() + second.stderr()
-    expect(out).toMatch(new RegExp(`Repaired: the previous \`bot dev\` \\(pid ${first.child.pid}.*deleted its webhook \\(pending updates kept\\)`))
+    expect(out).toMatch(
+      new RegExp(
+        `Repaired: the previous \`bot dev\` \\(pid ${first.child.pid}.*deleted its webhook \\(pending updates kept\\)`,
+      ),
+    )
     expect(out).toMatch(new RegExp(`Stopped the bot process \\(pid ${orphan}\\) left running`))
     expect(emu.webhook(token)?.url).not.toBe(left.url)
     // The repaired session works normally.
@@ -321,7 +349,9 @@ describe('bot dev (webhook mode)', () => {
 
     // The repair puts production back; without --force this run then refuses to replace it again.
     const next = await startDev(world, {env: {BOT_RESTORE_SECRET: 'prod_s'}}).exited
-    expect(next.stdout + next.stderr).toMatch(/Repaired: .*restored the webhook it had replaced \(http:\/\/127\.0\.0\.1:9\/prod\)/)
+    expect(next.stdout + next.stderr).toMatch(
+      /Repaired: .*restored the webhook it had replaced \(http:\/\/127\.0\.0\.1:9\/prod\)/,
+    )
     expect(next.code).toBe(1)
     expect(next.stderr).toMatch(/did not set is active: http:\/\/127\.0\.0\.1:9\/prod/)
     expect(emu.webhook(token)).toMatchObject({url: 'http://127.0.0.1:9/prod', maxConnections: 5, secretToken: 'prod_s'})
@@ -332,8 +362,17 @@ describe('bot dev (webhook mode)', () => {
   it('refuses a foreign (production) webhook, and with --force restores it on exit', async () => {
     const {emu, token} = world
     const api = (method: string, params: object) =>
-      fetch(`${emu.apiRoot}/bot${token}/${method}`, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify(params)}).then((r) => r.json())
-    const prod = {url: 'http://127.0.0.1:9/prod-hook', max_connections: 7, allowed_updates: ['message', 'callback_query'], secret_token: 'prod_secret_1'}
+      fetch(`${emu.apiRoot}/bot${token}/${method}`, {
+        method: 'POST',
+        headers: {'content-type': 'application/json'},
+        body: JSON.stringify(params),
+      }).then((r) => r.json())
+    const prod = {
+      url: 'http://127.0.0.1:9/prod-hook',
+      max_connections: 7,
+      allowed_updates: ['message', 'callback_query'],
+      secret_token: 'prod_secret_1',
+    }
     expect((await api('setWebhook', prod)).ok).toBe(true)
 
     const refusedJson = await startDev(world, {args: ['--no-watch', '--json']}).exited
@@ -358,7 +397,12 @@ describe('bot dev (webhook mode)', () => {
     const result = await forced.exited
     expect(result.code).toBe(0)
     expect(result.stderr).toMatch(/Restored the previous webhook http:\/\/127\.0\.0\.1:9\/prod-hook with its secret/)
-    expect(emu.webhook(token)).toMatchObject({url: prod.url, maxConnections: 7, allowedUpdates: ['message', 'callback_query'], secretToken: 'prod_secret_1'})
+    expect(emu.webhook(token)).toMatchObject({
+      url: prod.url,
+      maxConnections: 7,
+      allowedUpdates: ['message', 'callback_query'],
+      secretToken: 'prod_secret_1',
+    })
     expect(result.stdout + result.stderr).not.toContain('prod_secret_1')
     assertNoToken(result, token)
   })

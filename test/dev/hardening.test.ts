@@ -25,7 +25,11 @@ afterEach(async () => {
 })
 
 async function callApi(method: string, params: object): Promise<{ok: boolean}> {
-  const res = await fetch(`${world.emu.apiRoot}/bot${world.token}/${method}`, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify(params)})
+  const res = await fetch(`${world.emu.apiRoot}/bot${world.token}/${method}`, {
+    method: 'POST',
+    headers: {'content-type': 'application/json'},
+    body: JSON.stringify(params),
+  })
   return (await res.json()) as {ok: boolean}
 }
 
@@ -40,7 +44,11 @@ describe('bot dev hardening', () => {
 
     const second = startDev(world, {args: ['--no-watch', '--stop-grace', '500']})
     await second.waitForOutput(/Ready/, {timeoutMs: 15_000})
-    expect(second.stderr()).toMatch(new RegExp(`Killed the bot process \\(pid ${orphan}\\) left running by that session: it ignored SIGTERM for 0\\.5s, so it got SIGKILL\\.`))
+    expect(second.stderr()).toMatch(
+      new RegExp(
+        `Killed the bot process \\(pid ${orphan}\\) left running by that session: it ignored SIGTERM for 0\\.5s, so it got SIGKILL\\.`,
+      ),
+    )
     expect(second.stderr()).not.toMatch(/Stopped the bot process/)
     expect(alive(orphan)).toBe(false)
     second.kill('SIGINT')
@@ -60,8 +68,14 @@ describe('bot dev hardening', () => {
 
     // No --restore-secret this time: the kept one is used.
     const next = await startDev(world).exited
-    expect(next.stdout + next.stderr).toMatch(/Repaired: .*restored the webhook it had replaced \(http:\/\/127\.0\.0\.1:9\/prod\)/)
-    expect(emu.webhook(token)).toMatchObject({url: 'http://127.0.0.1:9/prod', maxConnections: 7, secretToken: 'prod_secret_9'})
+    expect(next.stdout + next.stderr).toMatch(
+      /Repaired: .*restored the webhook it had replaced \(http:\/\/127\.0\.0\.1:9\/prod\)/,
+    )
+    expect(emu.webhook(token)).toMatchObject({
+      url: 'http://127.0.0.1:9/prod',
+      maxConnections: 7,
+      secretToken: 'prod_secret_9',
+    })
     expect(next.stdout + next.stderr).not.toContain('prod_secret_9')
     expect(() => statSync(file)).toThrow()
   })
@@ -71,7 +85,20 @@ describe('bot dev hardening', () => {
     // What a --force session killed with SIGKILL leaves, minus its restore-secret file.
     const ours = 'http://127.0.0.1:9/webhook/left-by-dead-session'
     await callApi('setWebhook', {url: ours, secret_token: 'dev_secret'})
-    writeState({version: 1, botId: world.botId, pid: 999_999, startedAt: new Date().toISOString(), cwd: world.dir, mode: 'webhook', apiRoot: emu.apiRoot, webhook: {url: ours}, replaced: {url: 'http://127.0.0.1:9/prod', withSecret: true}}, world.stateDir)
+    writeState(
+      {
+        version: 1,
+        botId: world.botId,
+        pid: 999_999,
+        startedAt: new Date().toISOString(),
+        cwd: world.dir,
+        mode: 'webhook',
+        apiRoot: emu.apiRoot,
+        webhook: {url: ours},
+        replaced: {url: 'http://127.0.0.1:9/prod', withSecret: true},
+      },
+      world.stateDir,
+    )
     const result = await startDev(world).exited
     expect(result.code).toBe(1)
     expect(result.stderr).toMatch(/the secret_token to restore it with is gone/)
@@ -100,10 +127,15 @@ describe('bot dev hardening', () => {
     const watch = setInterval(() => {
       if (emu.webhook(token)) everSet = true
     }, 5)
-    const result = await startDev(world, {tunnel: false, args: ['--no-watch', '--public-url', `http://127.0.0.1:${nobody}`]}).exited
+    const result = await startDev(world, {
+      tunnel: false,
+      args: ['--no-watch', '--public-url', `http://127.0.0.1:${nobody}`],
+    }).exited
     clearInterval(watch)
     expect(result.code).toBe(1)
-    expect(result.stderr).toMatch(new RegExp(`The public URL http://127\\.0\\.0\\.1:${nobody} does not reach the relay`))
+    expect(result.stderr).toMatch(
+      new RegExp(`The public URL http://127\\.0\\.0\\.1:${nobody} does not reach the relay`),
+    )
     expect(result.stderr).toMatch(/--relay-port/)
     expect(result.stderr).not.toMatch(/Ready/)
     expect(everSet).toBe(false)
@@ -134,7 +166,9 @@ describe('bot dev hardening', () => {
     const dev = startDev(world, {bot: 'error-bot.mjs', args: ['--no-watch', '--webhook-check', '200']})
     await dev.waitForOutput(/Ready/)
     world.emu.sendUserMessage(world.token, {text: 'x'})
-    const out = await dev.waitForOutput(/Telegram could not deliver to the webhook: "[^"]*500[^"]*"/, {timeoutMs: 15_000})
+    const out = await dev.waitForOutput(/Telegram could not deliver to the webhook: "[^"]*500[^"]*"/, {
+      timeoutMs: 15_000,
+    })
     expect(out).toBeTruthy()
     dev.kill('SIGINT')
     await dev.exited
@@ -144,7 +178,10 @@ describe('bot dev hardening', () => {
     const {emu, token} = world
     const port = await freePort()
     // A "bot" that never listens; the foreign server takes its port after bot dev checked it.
-    const dev = startDev(world, {bot: ['node', '-e', 'setInterval(() => {}, 1000)'], args: ['--no-watch', '--port', String(port)]})
+    const dev = startDev(world, {
+      bot: ['node', '-e', 'setInterval(() => {}, 1000)'],
+      args: ['--no-watch', '--port', String(port)],
+    })
     await dev.waitForOutput(/webhook mode, PORT=/)
     const hits: string[] = []
     const foreign = http.createServer((req, res) => {
@@ -153,7 +190,9 @@ describe('bot dev hardening', () => {
     })
     await new Promise<void>((r) => foreign.listen(port, '127.0.0.1', r))
     try {
-      await dev.waitForOutput(new RegExp(`Port ${port} is answered by another program \\(pid ${process.pid}`), {timeoutMs: 15_000})
+      await dev.waitForOutput(new RegExp(`Port ${port} is answered by another program \\(pid ${process.pid}`), {
+        timeoutMs: 15_000,
+      })
       emu.sendUserMessage(token, {text: 'must not leak'})
       await until(() => emu.pendingUpdates(token).length >= 1, 'the update pending')
       await new Promise((r) => setTimeout(r, 500)) // give a wrong forward every chance to happen
@@ -168,14 +207,22 @@ describe('bot dev hardening', () => {
 
   it('item 12: a poller already running is named and said to be cut off', async () => {
     const poller = spawn(process.execPath, [join(PROJECT_ROOT, 'test', 'fixtures', 'pollers', 'poller.mjs'), 'retry'], {
-      env: {...process.env, BOT_TOKEN: world.token, BOT_API_ROOT: world.emu.apiRoot, POLL_TIMEOUT: '30', FIXTURE_LIFETIME_MS: '30000'},
+      env: {
+        ...process.env,
+        BOT_TOKEN: world.token,
+        BOT_API_ROOT: world.emu.apiRoot,
+        POLL_TIMEOUT: '30',
+        FIXTURE_LIFETIME_MS: '30000',
+      },
       stdio: 'ignore',
     })
     try {
       await until(() => world.emu.isLongPolling(world.token), 'the poller polling')
       const dev = startDev(world)
       await dev.waitForOutput(/Ready/, {timeoutMs: 20_000})
-      expect(dev.stderr()).toMatch(new RegExp(`Another program was long-polling this bot, on this machine: pid ${poller.pid} \\(`))
+      expect(dev.stderr()).toMatch(
+        new RegExp(`Another program was long-polling this bot, on this machine: pid ${poller.pid} \\(`),
+      )
       expect(dev.stderr()).toMatch(/cut it off/)
       dev.kill('SIGINT')
       assertNoToken(await dev.exited, world.token)
@@ -186,11 +233,26 @@ describe('bot dev hardening', () => {
 
   it('item 5: a closed stdout/stderr (| head) runs the teardown: webhook deleted, bot stopped', async () => {
     const {emu, token} = world
-    const child = spawn(process.execPath, [BIN, 'dev', '--api-root', emu.apiRoot, '--tunnel-host', world.lt.url, '--no-watch', '--', 'node', fixture('echo-bot.mjs')], {
-      cwd: world.dir,
-      env: cliEnv({env: {BOT_TOKEN: token, BOT_STATE_DIR: world.stateDir, FIXTURE_RECORD: world.record}}),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
+    const child = spawn(
+      process.execPath,
+      [
+        BIN,
+        'dev',
+        '--api-root',
+        emu.apiRoot,
+        '--tunnel-host',
+        world.lt.url,
+        '--no-watch',
+        '--',
+        'node',
+        fixture('echo-bot.mjs'),
+      ],
+      {
+        cwd: world.dir,
+        env: cliEnv({env: {BOT_TOKEN: token, BOT_STATE_DIR: world.stateDir, FIXTURE_RECORD: world.record}}),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    )
     const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)))
     let err = ''
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d))

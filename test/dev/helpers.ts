@@ -100,7 +100,12 @@ export function startDev(world: DevWorld, options: DevRunOptions = {}): RunningC
 }
 
 /** Poll `check` until it returns true, or fail after timeoutMs with `what` in the message. */
-export async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000, everyMs = 20): Promise<void> {
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 10_000,
+  everyMs = 20,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     if (await check()) return
@@ -112,7 +117,10 @@ export async function until(check: () => boolean | Promise<boolean>, what: strin
 /** The token (and its secret part) must appear nowhere in what the CLI printed. */
 export function assertNoToken(result: Pick<CliResult, 'stdout' | 'stderr'>, token: string): void {
   const secret = token.split(':')[1]
-  for (const [name, text] of [['stdout', result.stdout], ['stderr', result.stderr]] as const) {
+  for (const [name, text] of [
+    ['stdout', result.stdout],
+    ['stderr', result.stderr],
+  ] as const) {
     if (text.includes(token) || text.includes(secret)) throw new Error(`the token appears in ${name}:\n${text}`)
   }
 }

@@ -67,7 +67,9 @@ function doctorSessions(): Promise<CliResult> {
 }
 
 function sessionsOf(result: CliResult): {status: string; detail: string; fix?: string} {
-  const report = JSON.parse(result.stdout) as {checks: Array<{id: string; status: string; detail: string; fix?: string}>}
+  const report = JSON.parse(result.stdout) as {
+    checks: Array<{id: string; status: string; detail: string; fix?: string}>
+  }
   return report.checks.find((c) => c.id === 'sessions')!
 }
 
@@ -102,9 +104,16 @@ describe.skipIf(process.platform !== 'linux')('a cloudflared left running by a `
     expect(sessions.fix).toContain(`kill -TERM -${cfPid}`)
     expect(alive(cfPid)).toBe(true) // the doctor only reports
 
-    const second = startDev(world, {tunnel: false, args: ['--no-watch', '--tunnel', 'cloudflared'], env: {PATH: fakeOnPath(), FAKE_CLOUDFLARED_DELAY_MS: '100'}, timeoutMs: 40_000})
+    const second = startDev(world, {
+      tunnel: false,
+      args: ['--no-watch', '--tunnel', 'cloudflared'],
+      env: {PATH: fakeOnPath(), FAKE_CLOUDFLARED_DELAY_MS: '100'},
+      timeoutMs: 40_000,
+    })
     await second.waitForOutput(/Ready/, {timeoutMs: 25_000})
-    expect(second.stderr()).toContain(`Stopped the tunnel program cloudflared (pid ${cfPid}) left running by that session.`)
+    expect(second.stderr()).toContain(
+      `Stopped the tunnel program cloudflared (pid ${cfPid}) left running by that session.`,
+    )
     expect(alive(cfPid)).toBe(false)
     // The new session records its own cloudflared.
     const now = readState(world.botId, world.stateDir)?.tunnel
@@ -126,7 +135,9 @@ describe.skipIf(process.platform !== 'linux')('a cloudflared left running by a `
     expect(alive(cfPid)).toBe(true)
     const second = startDev(world, {args: ['--no-watch', '--tunnel', 'none', '--stop-grace', '500'], timeoutMs: 40_000})
     await second.waitForOutput(/Ready/, {timeoutMs: 25_000})
-    expect(second.stderr()).toContain(`Killed the tunnel program cloudflared (pid ${cfPid}) left running by that session: it ignored SIGTERM for 0.5s, so it got SIGKILL.`)
+    expect(second.stderr()).toContain(
+      `Killed the tunnel program cloudflared (pid ${cfPid}) left running by that session: it ignored SIGTERM for 0.5s, so it got SIGKILL.`,
+    )
     expect(second.stderr()).not.toContain(`Stopped the tunnel program cloudflared`)
     expect(alive(cfPid)).toBe(false)
     second.kill('SIGINT')
@@ -138,7 +149,11 @@ describe.skipIf(process.platform !== 'linux')('a cloudflared left running by a `
     const gone = spawn(process.execPath, ['-e', '0'], {stdio: 'ignore'})
     await new Promise((r) => gone.once('exit', r))
     // Now at the recorded pid: a program with another marker, in its own process group.
-    const impostor = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {detached: true, stdio: 'ignore', env: {...process.env, [TUNNEL_MARKER_ENV]: 'not-that-session'}})
+    const impostor = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {
+      detached: true,
+      stdio: 'ignore',
+      env: {...process.env, [TUNNEL_MARKER_ENV]: 'not-that-session'},
+    })
     leftovers.push(impostor)
     await new Promise((r) => impostor.once('spawn', r))
     const state: SessionState = {
@@ -201,7 +216,15 @@ describe('recordTunnelProcess', () => {
 
   it('records the running program, clears it when it exits, and keeps a newer one when an older exits late', async () => {
     const saved: Array<Partial<SessionState>> = []
-    const provider = recordTunnelProcess(reporting([{pid: 10, running: true}, {pid: 10, running: false}, {pid: 11, running: true}, {pid: 10, running: false}]), (p) => saved.push(p))
+    const provider = recordTunnelProcess(
+      reporting([
+        {pid: 10, running: true},
+        {pid: 10, running: false},
+        {pid: 11, running: true},
+        {pid: 10, running: false},
+      ]),
+      (p) => saved.push(p),
+    )
     expect(provider.name).toBe('cloudflared')
     await provider.open({port: 1, signal: new AbortController().signal})
     expect(saved).toEqual([{tunnel: {pid: 10, marker: 'm10'}}, {tunnel: undefined}, {tunnel: {pid: 11, marker: 'm11'}}])
@@ -211,7 +234,13 @@ describe('recordTunnelProcess', () => {
     const saved: Array<Partial<SessionState>> = []
     const stopping = new AbortController()
     stopping.abort()
-    await recordTunnelProcess(reporting([{pid: 12, running: true}, {pid: 12, running: false}]), (p) => saved.push(p)).open({port: 1, signal: stopping.signal})
+    await recordTunnelProcess(
+      reporting([
+        {pid: 12, running: true},
+        {pid: 12, running: false},
+      ]),
+      (p) => saved.push(p),
+    ).open({port: 1, signal: stopping.signal})
     expect(saved).toEqual([{tunnel: {pid: 12, marker: 'm12'}}])
   })
 })

@@ -62,18 +62,26 @@ describe('bot dev: the check for another poller', () => {
     const shell = await holder('bash', ['-c', 'sleep 300; :'])
     const sleeper = await holder('sleep', ['300'])
     const emulator = await emulatorProcess()
-    const poller = await holder(process.execPath, [join(PROJECT_ROOT, 'test', 'fixtures', 'pollers', 'poller.mjs'), 'retry'], {
-      BOT_API_ROOT: world.emu.apiRoot,
-      POLL_TIMEOUT: '30',
-      FIXTURE_LIFETIME_MS: '60000',
-    })
+    const poller = await holder(
+      process.execPath,
+      [join(PROJECT_ROOT, 'test', 'fixtures', 'pollers', 'poller.mjs'), 'retry'],
+      {
+        BOT_API_ROOT: world.emu.apiRoot,
+        POLL_TIMEOUT: '30',
+        FIXTURE_LIFETIME_MS: '60000',
+      },
+    )
     await until(() => world.emu.isLongPolling(world.token), 'the poller polling')
 
     const dev = startDev(world, {timeoutMs: 40_000})
     await dev.waitForOutput(/Ready/, {timeoutMs: 25_000})
     await dev.waitForOutput(/Another program was long-polling this bot/, {timeoutMs: 10_000})
     const line = pollerLine(dev.stderr())
-    expect(line).toMatch(new RegExp(`Another program was long-polling this bot, on this machine: pid ${poller} \\([^)]*poller\\.mjs retry\\); the webhook set by \`bot dev\` has cut it off`))
+    expect(line).toMatch(
+      new RegExp(
+        `Another program was long-polling this bot, on this machine: pid ${poller} \\([^)]*poller\\.mjs retry\\); the webhook set by \`bot dev\` has cut it off`,
+      ),
+    )
     for (const pid of [shell, sleeper, emulator]) expect(line).not.toContain(`pid ${pid} `)
     dev.kill('SIGINT')
     assertNoToken(await dev.exited, world.token)
@@ -92,7 +100,9 @@ describe('bot dev: the check for another poller', () => {
     await dev.waitForOutput(/Ready/, {timeoutMs: 25_000})
     await dev.waitForOutput(/Another program was long-polling this bot/, {timeoutMs: 10_000})
     const line = pollerLine(dev.stderr())
-    expect(line).toContain('Another program was long-polling this bot, not on this machine (a server somewhere else?); the webhook set by `bot dev` has cut it off')
+    expect(line).toContain(
+      'Another program was long-polling this bot, not on this machine (a server somewhere else?); the webhook set by `bot dev` has cut it off',
+    )
     for (const pid of [shell, emulator]) expect(line).not.toContain(`pid ${pid}`)
     dev.kill('SIGINT')
     assertNoToken(await dev.exited, world.token)
@@ -105,7 +115,10 @@ describe('bot dev: the check for another poller', () => {
     stops.push(() => new Promise<void>((r) => other.close(() => r())))
     const port = (other.address() as net.AddressInfo).port
     const connected = new Promise<void>((r) => other.once('connection', () => r()))
-    const elsewhere = await holder(process.execPath, ['-e', `require('net').connect(${port}, '127.0.0.1'); setInterval(() => {}, 1000)`])
+    const elsewhere = await holder(process.execPath, [
+      '-e',
+      `require('net').connect(${port}, '127.0.0.1'); setInterval(() => {}, 1000)`,
+    ])
     await connected
     const poller = inProcessPoller(world.emu.apiRoot, world.token)
     stops.push(() => poller.stop())
@@ -115,7 +128,9 @@ describe('bot dev: the check for another poller', () => {
     await dev.waitForOutput(/Ready/, {timeoutMs: 25_000})
     await dev.waitForOutput(/Another program was long-polling this bot/, {timeoutMs: 10_000})
     expect(pollerLine(dev.stderr())).toMatch(
-      new RegExp(`Another program was long-polling this bot, perhaps on this machine: pid ${elsewhere} \\(.*\\) holds the token, but whether it polls cannot be told; the webhook set`),
+      new RegExp(
+        `Another program was long-polling this bot, perhaps on this machine: pid ${elsewhere} \\(.*\\) holds the token, but whether it polls cannot be told; the webhook set`,
+      ),
     )
     dev.kill('SIGINT')
     assertNoToken(await dev.exited, world.token)

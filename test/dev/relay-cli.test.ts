@@ -48,9 +48,19 @@ describe('bot dev: the relay under attack', () => {
     const hook = emu.webhook(token)!
     const secret = hook.secretToken!
     const url = new URL(hook.url)
-    const body = JSON.stringify({update_id: 1, message: {message_id: 1, date: 0, chat: {id: 1, type: 'private'}, text: 'forged'}})
+    const body = JSON.stringify({
+      update_id: 1,
+      message: {message_id: 1, date: 0, chat: {id: 1, type: 'private'}, text: 'forged'},
+    })
     const forged = '\xe9' + '4'.repeat(secret.length - 1)
-    const head = [`POST ${url.pathname} HTTP/1.1`, `Host: ${url.host}`, 'Content-Type: application/json', `Content-Length: ${body.length}`, `X-Telegram-Bot-Api-Secret-Token: ${forged}`, 'Connection: close']
+    const head = [
+      `POST ${url.pathname} HTTP/1.1`,
+      `Host: ${url.host}`,
+      'Content-Type: application/json',
+      `Content-Length: ${body.length}`,
+      `X-Telegram-Bot-Api-Secret-Token: ${forged}`,
+      'Connection: close',
+    ]
     const answer = await sendRaw(hook.url, Buffer.from(head.join('\r\n') + '\r\n\r\n' + body, 'latin1'))
     expect(answer).toMatch(/^HTTP\/1\.1 401 /)
     // Still alive and delivering.
@@ -70,7 +80,10 @@ describe('bot dev: the relay under attack', () => {
     await dev.waitForOutput(/Ready/)
     const leaked = '7012345678:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0'
     const first = emu.sendUserMessage(token, {text: `my token is ${leaked}`, chatId: 11})
-    const second = emu.sendUserMessage(token, {text: '\u202eevil\u202c \u009b2J\u001b]0;x\u0007 \u2067x\u2069', chatId: 12})
+    const second = emu.sendUserMessage(token, {
+      text: '\u202eevil\u202c \u009b2J\u001b]0;x\u0007 \u2067x\u2069',
+      chatId: 12,
+    })
     await dev.waitForOutput(new RegExp(`#${second.update_id} message chat 12`))
     await dev.waitForOutput(new RegExp(`#${first.update_id} message chat 11`))
     dev.kill('SIGINT')

@@ -9,7 +9,14 @@ import type {AddressInfo} from 'node:net'
 
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {refusedSummaryText, Relay, type RelayOptions, type RelayRefusedSummaryEvent, type RelayRejectedEvent, type RelayUpdateEvent} from '../../src/dev/relay.js'
+import {
+  refusedSummaryText,
+  Relay,
+  type RelayOptions,
+  type RelayRefusedSummaryEvent,
+  type RelayRejectedEvent,
+  type RelayUpdateEvent,
+} from '../../src/dev/relay.js'
 
 const SECRET = 'S'.repeat(43) // the length bot dev's own secrets have
 const PATH = '/webhook/hardening'
@@ -39,10 +46,13 @@ async function startBot(): Promise<{port: number; seen: string[]}> {
     })
   })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  opened.push({close: () => new Promise<void>((r) => {
-    server.close(() => r())
-    server.closeAllConnections()
-  })})
+  opened.push({
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r())
+        server.closeAllConnections()
+      }),
+  })
   return {port: (server.address() as AddressInfo).port, seen}
 }
 
@@ -64,10 +74,15 @@ async function startRelay(options: Partial<RelayOptions> = {}) {
   return {relay, updates, rejected, summaries}
 }
 
-const update = (id: number) => JSON.stringify({update_id: id, message: {message_id: 1, date: 0, chat: {id: 5, type: 'private'}, text: 'hi'}})
+const update = (id: number) =>
+  JSON.stringify({update_id: id, message: {message_id: 1, date: 0, chat: {id: 5, type: 'private'}, text: 'hi'}})
 
 async function post(port: number, body: string, secret = SECRET): Promise<number> {
-  const res = await fetch(`http://127.0.0.1:${port}${PATH}`, {method: 'POST', body, headers: {'content-type': 'application/json', 'x-telegram-bot-api-secret-token': secret}})
+  const res = await fetch(`http://127.0.0.1:${port}${PATH}`, {
+    method: 'POST',
+    body,
+    headers: {'content-type': 'application/json', 'x-telegram-bot-api-secret-token': secret},
+  })
   await res.arrayBuffer()
   return res.status
 }
@@ -96,7 +111,12 @@ async function raw(port: number, head: string | Buffer): Promise<Raw> {
 }
 
 function postHead(length: number | undefined, headers: Record<string, string> = {}, path = PATH): string {
-  const lines = [`POST ${path} HTTP/1.1`, 'Host: 127.0.0.1', 'Content-Type: application/json', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)]
+  const lines = [
+    `POST ${path} HTTP/1.1`,
+    'Host: 127.0.0.1',
+    'Content-Type: application/json',
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+  ]
   lines.push(length === undefined ? 'Transfer-Encoding: chunked' : `Content-Length: ${length}`)
   return lines.join('\r\n') + '\r\n\r\n'
 }
@@ -108,12 +128,18 @@ describe('relay: item 1, a secret header that is not ASCII', () => {
     relay.setTarget({host: '127.0.0.1', port: bot.port, path: '/hook'})
     // \xe9 + 42 digits: 43 characters like the secret, 44 bytes in UTF-8 (timingSafeEqual used to throw).
     const body = update(1)
-    const conn = await raw(relay.port, Buffer.from(postHead(body.length, {'X-Telegram-Bot-Api-Secret-Token': '\xe9' + '4'.repeat(42)}) + body, 'latin1'))
+    const conn = await raw(
+      relay.port,
+      Buffer.from(postHead(body.length, {'X-Telegram-Bot-Api-Secret-Token': '\xe9' + '4'.repeat(42)}) + body, 'latin1'),
+    )
     await until(() => conn.closed, 'the relay to answer and close')
     expect(conn.received()).toMatch(/^HTTP\/1\.1 401 /)
     // Other bytes of every kind, and a header sent twice: refused, never forwarded.
     for (const value of ['\xff'.repeat(43), '\u0080'.repeat(43), 'S'.repeat(42) + '\xe9']) {
-      const c = await raw(relay.port, Buffer.from(postHead(body.length, {'X-Telegram-Bot-Api-Secret-Token': value}) + body, 'latin1'))
+      const c = await raw(
+        relay.port,
+        Buffer.from(postHead(body.length, {'X-Telegram-Bot-Api-Secret-Token': value}) + body, 'latin1'),
+      )
       await until(() => c.closed, 'the relay to answer and close')
       expect(c.received()).toMatch(/^HTTP\/1\.1 401 /)
     }
@@ -189,7 +215,8 @@ describe('relay: item 3, rejected requests, slow clients, big bodies', () => {
     const {relay} = await startRelay({maxBodyBytes: 64 * 1024})
     const conn = await raw(relay.port, postHead(undefined, {'X-Telegram-Bot-Api-Secret-Token': SECRET}))
     const chunk = Buffer.alloc(16 * 1024, 'a')
-    for (let i = 0; i < 8 && !conn.closed; i++) conn.socket.write(`${chunk.length.toString(16)}\r\n${chunk.toString()}\r\n`)
+    for (let i = 0; i < 8 && !conn.closed; i++)
+      conn.socket.write(`${chunk.length.toString(16)}\r\n${chunk.toString()}\r\n`)
     await until(() => conn.closed, 'the relay to close the connection')
     expect(conn.received()).toMatch(/^HTTP\/1\.1 413 /)
     expect(relay.buffered.peak).toBeLessThanOrEqual(80 * 1024)
@@ -202,7 +229,8 @@ describe('relay: item 3, rejected requests, slow clients, big bodies', () => {
     relay.setTarget({host: '127.0.0.1', port: bot.port, path: '/hook'})
     // Five clients with the secret declare 1 MB each and send nothing yet: three fit, two do not.
     const conns: Raw[] = []
-    for (let i = 0; i < 5; i++) conns.push(await raw(relay.port, postHead(1024 * 1024, {'X-Telegram-Bot-Api-Secret-Token': SECRET})))
+    for (let i = 0; i < 5; i++)
+      conns.push(await raw(relay.port, postHead(1024 * 1024, {'X-Telegram-Bot-Api-Secret-Token': SECRET})))
     await until(() => conns.filter((c) => c.closed).length === 2, 'two clients to be turned away')
     for (const c of conns.filter((c) => c.closed)) expect(c.received()).toMatch(/^HTTP\/1\.1 503 [^]*Retry-After: 1/i)
     expect(relay.buffered.now).toBe(3 * 1024 * 1024)
@@ -216,7 +244,10 @@ describe('relay: item 3, rejected requests, slow clients, big bodies', () => {
     const bot = await startBot()
     const {relay, updates} = await startRelay({headersTimeoutMs: 300, bodyTimeoutMs: 600})
     const slowHead = await raw(relay.port, `POST ${PATH} HTTP/1.1\r\nHost: x\r\n`)
-    const slowBody = await raw(relay.port, postHead(1000, {'X-Telegram-Bot-Api-Secret-Token': SECRET}) + '{"update_id":')
+    const slowBody = await raw(
+      relay.port,
+      postHead(1000, {'X-Telegram-Bot-Api-Secret-Token': SECRET}) + '{"update_id":',
+    )
     await until(() => slowHead.closed && slowBody.closed, 'both slow clients to be cut off')
     expect(slowHead.received()).toMatch(/^HTTP\/1\.1 408 /)
     expect(slowBody.received()).toMatch(/^HTTP\/1\.1 408 /)
@@ -252,7 +283,9 @@ describe('relay: item 3, rejected requests, slow clients, big bodies', () => {
   })
 
   it('words a one-minute summary as the issue asks', () => {
-    expect(refusedSummaryText(120, 60_000, {secret: 118, path: 2})).toBe('120 requests refused in the last minute (118 wrong secret, 2 unknown path); none was forwarded')
+    expect(refusedSummaryText(120, 60_000, {secret: 118, path: 2})).toBe(
+      '120 requests refused in the last minute (118 wrong secret, 2 unknown path); none was forwarded',
+    )
   })
 
   it('a refused path is reported cut short; raw control bytes never reach the relay', async () => {

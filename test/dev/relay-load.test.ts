@@ -58,7 +58,8 @@ function connect(host: string, port: number, head: string): Promise<Client> {
   })
 }
 
-const head = (headers: string[]) => [`POST ${PATH} HTTP/1.1`, 'Host: 127.0.0.1', 'Content-Type: application/json', ...headers].join('\r\n') + '\r\n\r\n'
+const head = (headers: string[]) =>
+  [`POST ${PATH} HTTP/1.1`, 'Host: 127.0.0.1', 'Content-Type: application/json', ...headers].join('\r\n') + '\r\n\r\n'
 
 describe('relay: slow clients through a tunnel with 10 sockets', () => {
   it('24 slow clients (a wrong secret, or the secret and a body that never ends) do not hold up a real update', async () => {
@@ -71,10 +72,13 @@ describe('relay: slow clients through a tunnel with 10 sockets', () => {
       req.on('end', () => res.end('{}'))
     })
     await new Promise<void>((r) => bot.listen(0, '127.0.0.1', r))
-    opened.push({close: () => new Promise<void>((r) => {
-      bot.close(() => r())
-      bot.closeAllConnections()
-    })})
+    opened.push({
+      close: () =>
+        new Promise<void>((r) => {
+          bot.close(() => r())
+          bot.closeAllConnections()
+        }),
+    })
     relay.setTarget({host: '127.0.0.1', port: (bot.address() as net.AddressInfo).port, path: '/hook'})
 
     const lt = await startLocaltunnelServer()
@@ -94,7 +98,10 @@ describe('relay: slow clients through a tunnel with 10 sockets', () => {
     await lt.waitFor((s) => s.tunnels[0].waiting > 0, 10_000)
 
     const started = Date.now()
-    const body = JSON.stringify({update_id: 99, message: {message_id: 1, date: 0, chat: {id: 1, type: 'private'}, text: 'real'}})
+    const body = JSON.stringify({
+      update_id: 99,
+      message: {message_id: 1, date: 0, chat: {id: 1, type: 'private'}, text: 'real'},
+    })
     const res = await fetch(`${tunnel.url}${PATH}`, {
       method: 'POST',
       body,
@@ -106,7 +113,10 @@ describe('relay: slow clients through a tunnel with 10 sockets', () => {
     // Within the body timeout (1.5 s) plus a margin for a loaded machine, not the tunnel's 60 s.
     expect(Date.now() - started).toBeLessThan(10_000)
     expect(relay.stats.relayed).toBe(1)
-    await until(() => slow.every((c) => c.closed || /^HTTP\/1\.1 (401|408) /.test(c.received())), 'every slow client to be answered')
+    await until(
+      () => slow.every((c) => c.closed || /^HTTP\/1\.1 (401|408) /.test(c.received())),
+      'every slow client to be answered',
+    )
   }, 40_000)
 })
 
@@ -119,56 +129,72 @@ function memoryMb(pid: number): {peak: number; now: number} {
 
 describe('relay: 40 clients sending 100 MB bodies with the secret', () => {
   const dist = join(PROJECT_ROOT, 'dist', 'dev', 'relay.js')
-  it.skipIf(process.platform !== 'linux' || !existsSync(dist))('keep the relay process within a memory bound; every client is turned away', async () => {
-    // A relay in its own process with no bot yet: a completed body would be held, the worst case.
-    const code = `
+  it.skipIf(process.platform !== 'linux' || !existsSync(dist))(
+    'keep the relay process within a memory bound; every client is turned away',
+    async () => {
+      // A relay in its own process with no bot yet: a completed body would be held, the worst case.
+      const code = `
       const {Relay} = await import(${JSON.stringify(pathToFileURL(dist).href)})
       const relay = new Relay({secret: ${JSON.stringify(SECRET)}, path: ${JSON.stringify(PATH)}, holdTimeoutMs: 60000})
       console.log('PORT ' + await relay.listen())
       setInterval(() => console.log('BUFFERED ' + relay.buffered.peak), 100)
     `
-    const child: ChildProcess = spawn(process.execPath, ['--input-type=module', '-e', code], {stdio: ['ignore', 'pipe', 'inherit']})
-    opened.push({close: () => void child.kill('SIGKILL')})
-    let relayPort = 0
-    let bufferedPeak = 0
-    createInterface({input: child.stdout!}).on('line', (line) => {
-      if (line.startsWith('PORT ')) relayPort = Number(line.slice(5))
-      if (line.startsWith('BUFFERED ')) bufferedPeak = Number(line.slice(9))
-    })
-    await until(() => relayPort > 0, 'the relay process to listen')
-    const before = memoryMb(child.pid!)
+      const child: ChildProcess = spawn(process.execPath, ['--input-type=module', '-e', code], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      })
+      opened.push({close: () => void child.kill('SIGKILL')})
+      let relayPort = 0
+      let bufferedPeak = 0
+      createInterface({input: child.stdout!}).on('line', (line) => {
+        if (line.startsWith('PORT ')) relayPort = Number(line.slice(5))
+        if (line.startsWith('BUFFERED ')) bufferedPeak = Number(line.slice(9))
+      })
+      await until(() => relayPort > 0, 'the relay process to listen')
+      const before = memoryMb(child.pid!)
 
-    const HUNDRED_MB = 100 * 1024 * 1024
-    const block = Buffer.alloc(64 * 1024, 'a')
-    const chunked = Buffer.concat([Buffer.from(`${block.length.toString(16)}\r\n`), block, Buffer.from('\r\n')])
-    const clients = await Promise.all(
-      Array.from({length: 40}, (_, i) =>
-        // Half declare the 100 MB, half send it chunked with no length.
-        connect('127.0.0.1', relayPort, head([`X-Telegram-Bot-Api-Secret-Token: ${SECRET}`, i % 2 ? `Content-Length: ${HUNDRED_MB}` : 'Transfer-Encoding: chunked'])),
-      ),
-    )
-    let sent = 0
-    await Promise.all(
-      clients.map(async (c, i) => {
-        const piece = i % 2 ? block : chunked
-        for (let n = 0; n < HUNDRED_MB && !c.closed; n += block.length) {
-          sent += piece.length
-          if (!c.socket.write(piece)) await new Promise<void>((r) => {
-            c.socket.once('drain', r)
-            c.socket.once('close', r)
-          })
-        }
-      }),
-    )
-    await until(() => clients.every((c) => c.closed), 'the relay to close every connection')
-    const after = memoryMb(child.pid!)
-    // Every answer that arrived before the close is a refusal (413 too large, 503 too much in flight).
-    for (const c of clients) if (c.received()) expect(c.received()).toMatch(/^HTTP\/1\.1 (413|503) /)
-    expect(clients.filter((c) => c.received()).length).toBeGreaterThan(0)
-    await until(() => bufferedPeak > 0, 'a stats line', 5000).catch(() => {})
-    expect(bufferedPeak).toBeLessThanOrEqual(32 * 1024 * 1024)
-    // Before the caps this took the process to ~775 MB; now the bodies it holds are capped at 32 MB.
-    expect(after.peak - before.peak).toBeLessThan(150)
-    console.log(`relay process: peak RSS ${before.peak.toFixed(0)} MB → ${after.peak.toFixed(0)} MB; body bytes held at most ${(bufferedPeak / 1024 / 1024).toFixed(1)} MB; ${(sent / 1024 / 1024).toFixed(0)} MB offered before the relay cut the clients off`)
-  }, 60_000)
+      const HUNDRED_MB = 100 * 1024 * 1024
+      const block = Buffer.alloc(64 * 1024, 'a')
+      const chunked = Buffer.concat([Buffer.from(`${block.length.toString(16)}\r\n`), block, Buffer.from('\r\n')])
+      const clients = await Promise.all(
+        Array.from({length: 40}, (_, i) =>
+          // Half declare the 100 MB, half send it chunked with no length.
+          connect(
+            '127.0.0.1',
+            relayPort,
+            head([
+              `X-Telegram-Bot-Api-Secret-Token: ${SECRET}`,
+              i % 2 ? `Content-Length: ${HUNDRED_MB}` : 'Transfer-Encoding: chunked',
+            ]),
+          ),
+        ),
+      )
+      let sent = 0
+      await Promise.all(
+        clients.map(async (c, i) => {
+          const piece = i % 2 ? block : chunked
+          for (let n = 0; n < HUNDRED_MB && !c.closed; n += block.length) {
+            sent += piece.length
+            if (!c.socket.write(piece))
+              await new Promise<void>((r) => {
+                c.socket.once('drain', r)
+                c.socket.once('close', r)
+              })
+          }
+        }),
+      )
+      await until(() => clients.every((c) => c.closed), 'the relay to close every connection')
+      const after = memoryMb(child.pid!)
+      // Every answer that arrived before the close is a refusal (413 too large, 503 too much in flight).
+      for (const c of clients) if (c.received()) expect(c.received()).toMatch(/^HTTP\/1\.1 (413|503) /)
+      expect(clients.filter((c) => c.received()).length).toBeGreaterThan(0)
+      await until(() => bufferedPeak > 0, 'a stats line', 5000).catch(() => {})
+      expect(bufferedPeak).toBeLessThanOrEqual(32 * 1024 * 1024)
+      // Before the caps this took the process to ~775 MB; now the bodies it holds are capped at 32 MB.
+      expect(after.peak - before.peak).toBeLessThan(150)
+      console.log(
+        `relay process: peak RSS ${before.peak.toFixed(0)} MB → ${after.peak.toFixed(0)} MB; body bytes held at most ${(bufferedPeak / 1024 / 1024).toFixed(1)} MB; ${(sent / 1024 / 1024).toFixed(0)} MB offered before the relay cut the clients off`,
+      )
+    },
+    60_000,
+  )
 })

@@ -5,7 +5,8 @@ import {describeUpdate, PREVIEW_MAX, safePreview} from '../../src/dev/relay.js'
 import {sanitizeForTerminal} from '../../src/lib/terminal.js'
 
 const TOKEN = '7012345678:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0'
-const message = (text: string) => JSON.stringify({update_id: 1, message: {message_id: 1, date: 0, chat: {id: 9, type: 'private'}, text}})
+const message = (text: string) =>
+  JSON.stringify({update_id: 1, message: {message_id: 1, date: 0, chat: {id: 9, type: 'private'}, text}})
 const UNSAFE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/
 
 describe('update preview (item 7: redact, then cut)', () => {
@@ -52,7 +53,9 @@ describe('update preview (item 18: terminal controls)', () => {
     const coloured = '\u001b[32minfo\u001b[0m \u001b[1;31mboom\u001b[0m'
     expect(sanitizeForTerminal(coloured, {keepColors: true})).toBe(coloured)
     // Cursor moves, title changes, C1 CSI and bidi overrides are still shown, not acted on.
-    expect(sanitizeForTerminal('\u001b[2J\u001b]0;pwned\u0007\u009b1m\u202e', {keepColors: true})).toBe('\\u001b[2J\\u001b]0;pwned\\u0007\\u009b1m\\u202e')
+    expect(sanitizeForTerminal('\u001b[2J\u001b]0;pwned\u0007\u009b1m\u202e', {keepColors: true})).toBe(
+      '\\u001b[2J\\u001b]0;pwned\\u0007\\u009b1m\\u202e',
+    )
     expect(sanitizeForTerminal('\u001b[32mx', {})).toBe('\\u001b[32mx')
   })
 

@@ -15,13 +15,20 @@ interface LoopbackBot {
 }
 
 /** A bot on loopback: answers with `answer(body)`. */
-async function startBot(answer: (body: string) => {status: number; body?: string; type?: string} = () => ({status: 200}), port = 0): Promise<LoopbackBot> {
+async function startBot(
+  answer: (body: string) => {status: number; body?: string; type?: string} = () => ({status: 200}),
+  port = 0,
+): Promise<LoopbackBot> {
   const seen: LoopbackBot['seen'] = []
   const server = http.createServer((req, res) => {
     let body = ''
     req.on('data', (c) => (body += c))
     req.on('end', () => {
-      seen.push({path: req.url ?? '', secret: req.headers['x-telegram-bot-api-secret-token'] as string | undefined, body})
+      seen.push({
+        path: req.url ?? '',
+        secret: req.headers['x-telegram-bot-api-secret-token'] as string | undefined,
+        body,
+      })
       const a = answer(body)
       res.writeHead(a.status, a.type ? {'content-type': a.type} : {})
       res.end(a.body ?? '')
@@ -54,17 +61,32 @@ afterEach(async () => {
 
 async function relayFor(options: {holdTimeoutMs?: number} = {}) {
   const events: RelayUpdateEvent[] = []
-  const relay = new Relay({secret: SECRET, path: PATH, holdTimeoutMs: options.holdTimeoutMs ?? 5000, onUpdate: (e) => events.push(e)})
+  const relay = new Relay({
+    secret: SECRET,
+    path: PATH,
+    holdTimeoutMs: options.holdTimeoutMs ?? 5000,
+    onUpdate: (e) => events.push(e),
+  })
   await relay.listen()
   opened.push(relay)
   return {relay, events, url: `http://127.0.0.1:${relay.port}`}
 }
 
-const update = (id: number, text = 'hello') => JSON.stringify({update_id: id, message: {message_id: 1, date: 0, chat: {id: 77, type: 'private'}, text}})
+const update = (id: number, text = 'hello') =>
+  JSON.stringify({update_id: id, message: {message_id: 1, date: 0, chat: {id: 77, type: 'private'}, text}})
 
 async function post(url: string, body: string, secret: string | null = SECRET) {
-  const res = await fetch(url, {method: 'POST', body, headers: {'content-type': 'application/json', ...(secret ? {'x-telegram-bot-api-secret-token': secret} : {})}})
-  return {status: res.status, type: res.headers.get('content-type'), body: await res.text(), retryAfter: res.headers.get('retry-after')}
+  const res = await fetch(url, {
+    method: 'POST',
+    body,
+    headers: {'content-type': 'application/json', ...(secret ? {'x-telegram-bot-api-secret-token': secret} : {})},
+  })
+  return {
+    status: res.status,
+    type: res.headers.get('content-type'),
+    body: await res.text(),
+    retryAfter: res.headers.get('retry-after'),
+  }
 }
 
 describe('Relay', () => {
@@ -78,7 +100,14 @@ describe('Relay', () => {
     expect(res).toMatchObject({status: 200, type: 'application/json', body: reply})
     expect(bot.seen).toEqual([{path: '/hook', secret: SECRET, body: update(10, '/start now')}])
     expect(events).toHaveLength(1)
-    expect(events[0]).toMatchObject({updateId: 10, updateType: 'message', chatId: 77, preview: '/start now', status: 200, heldMs: 0})
+    expect(events[0]).toMatchObject({
+      updateId: 10,
+      updateType: 'message',
+      chatId: 77,
+      preview: '/start now',
+      status: 200,
+      heldMs: 0,
+    })
     expect(relay.stats).toEqual({relayed: 1, failures: 0, rejected: 0, repeats: 0})
   })
 
@@ -155,7 +184,14 @@ describe('Relay', () => {
   it('does not forward a held update whose sender gave up (it will be sent again)', async () => {
     const {relay, events, url} = await relayFor()
     const body = update(7)
-    const req = http.request(url + PATH, {method: 'POST', headers: {'content-type': 'application/json', 'content-length': body.length, 'x-telegram-bot-api-secret-token': SECRET}})
+    const req = http.request(url + PATH, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'content-length': body.length,
+        'x-telegram-bot-api-secret-token': SECRET,
+      },
+    })
     req.on('error', () => {})
     req.end(body)
     await until(() => relay.held === 1, 'the relay to hold the update')
@@ -193,10 +229,13 @@ describe('Relay: switching targets (a bot restart)', () => {
       socket.on('close', () => open--)
     })
     await new Promise<void>((r) => old.listen(0, '127.0.0.1', r))
-    opened.push({close: () => new Promise<void>((r) => {
-      old.close(() => r())
-      old.closeAllConnections()
-    })})
+    opened.push({
+      close: () =>
+        new Promise<void>((r) => {
+          old.close(() => r())
+          old.closeAllConnections()
+        }),
+    })
     const {relay, url} = await relayFor()
     relay.setTarget({host: '127.0.0.1', port: (old.address() as AddressInfo).port, path: '/hook'})
     expect((await post(url + PATH, update(50))).body).toBe('old')
@@ -213,7 +252,11 @@ describe('Relay: switching targets (a bot restart)', () => {
 describe('Relay: retries of an update the bot already answered', () => {
   it('answers a repeated update_id with the same answer without sending it to the bot again', async () => {
     let n = 0
-    const bot = await startBot(() => ({status: 200, body: JSON.stringify({method: 'sendMessage', chat_id: 77, text: `answer ${++n}`}), type: 'application/json'}))
+    const bot = await startBot(() => ({
+      status: 200,
+      body: JSON.stringify({method: 'sendMessage', chat_id: 77, text: `answer ${++n}`}),
+      type: 'application/json',
+    }))
     opened.push(bot)
     const {relay, events, url} = await relayFor()
     relay.setTarget({host: '127.0.0.1', port: bot.port, path: '/hook'})
@@ -243,7 +286,13 @@ describe('Relay: retries of an update the bot already answered', () => {
       })
     })
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-    opened.push({close: () => new Promise<void>((r) => { server.close(() => r()); server.closeAllConnections() })})
+    opened.push({
+      close: () =>
+        new Promise<void>((r) => {
+          server.close(() => r())
+          server.closeAllConnections()
+        }),
+    })
     const {relay, url} = await relayFor()
     relay.setTarget({host: '127.0.0.1', port: (server.address() as AddressInfo).port, path: '/hook'})
     const first = post(url + PATH, update(30))
@@ -280,11 +329,18 @@ describe('peekUpdateId', () => {
 
 describe('describeUpdate', () => {
   it('reads id, type, chat and a short preview', () => {
-    expect(describeUpdate(update(9, 'line one\nline two'))).toEqual({updateId: 9, updateType: 'message', chatId: 77, preview: 'line one line two'})
+    expect(describeUpdate(update(9, 'line one\nline two'))).toEqual({
+      updateId: 9,
+      updateType: 'message',
+      chatId: 77,
+      preview: 'line one line two',
+    })
     const long = describeUpdate(update(9, 'x'.repeat(100)))
     expect(long.preview).toHaveLength(40)
     expect(long.preview!.endsWith('…')).toBe(true)
-    expect(describeUpdate(JSON.stringify({update_id: 3, callback_query: {id: 'q', from: {id: 5}, data: 'btn:1'}}))).toEqual({updateId: 3, updateType: 'callback_query', chatId: 5, preview: 'btn:1'})
+    expect(
+      describeUpdate(JSON.stringify({update_id: 3, callback_query: {id: 'q', from: {id: 5}, data: 'btn:1'}})),
+    ).toEqual({updateId: 3, updateType: 'callback_query', chatId: 5, preview: 'btn:1'})
     expect(describeUpdate('not json')).toEqual({})
   })
 })

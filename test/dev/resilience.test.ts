@@ -17,7 +17,16 @@ afterEach(async () => {
   await world.close()
 })
 
-const FAST_TUNNEL = ['--probe-interval', '200', '--tunnel-timeout', '1000', '--tunnel-backoff', '100', '--tunnel-down-after', '500']
+const FAST_TUNNEL = [
+  '--probe-interval',
+  '200',
+  '--tunnel-timeout',
+  '1000',
+  '--tunnel-backoff',
+  '100',
+  '--tunnel-down-after',
+  '500',
+]
 
 /** A project folder of its own: the watcher must not see the record file or the state dir. */
 function project(world: DevWorld): string {
@@ -44,7 +53,13 @@ describe('bot dev resilience', () => {
     const botFile = join(dir, 'bot.mjs')
     copyFileSync(fixture('echo-bot.mjs'), botFile)
     const failed = failedDeliveries(world)
-    const dev = startDev(world, {cwd: dir, bot: ['node', 'bot.mjs'], args: ['--debounce', '50'], env: {FIXTURE_WORK_MS: '10'}, timeoutMs: 40_000})
+    const dev = startDev(world, {
+      cwd: dir,
+      bot: ['node', 'bot.mjs'],
+      args: ['--debounce', '50'],
+      env: {FIXTURE_WORK_MS: '10'},
+      timeoutMs: 40_000,
+    })
     await dev.waitForOutput(/Ready: .*restarting on file changes/)
 
     const sent: number[] = []
@@ -139,7 +154,8 @@ describe('bot dev resilience', () => {
     const sent = [emu.sendUserMessage(token, {text: 'before', chatId: 1}).update_id]
     await until(() => world.recorded().includes(sent[0]), 'the first update')
     await lt.kill()
-    for (let i = 0; i < 5; i++) sent.push(emu.sendUserMessage(token, {text: `during ${i}`, chatId: 1 + (i % 2)}).update_id)
+    for (let i = 0; i < 5; i++)
+      sent.push(emu.sendUserMessage(token, {text: `during ${i}`, chatId: 1 + (i % 2)}).update_id)
     await dev.waitForOutput(/Updates now arrive by polling through `bot dev`/, {timeoutMs: 15_000})
     await until(() => emu.webhook(token) === undefined, 'the webhook deleted')
     for (let i = 0; i < 3; i++) sent.push(emu.sendUserMessage(token, {text: `after ${i}`, chatId: 3}).update_id)
@@ -161,7 +177,9 @@ describe('bot dev resilience', () => {
 
   it('--tunnel localtunnel --no-fallback: a tunnel that stays dead ends the session (exit 1, webhook deleted)', async () => {
     const {emu, token, lt} = world
-    const dev = startDev(world, {args: ['--no-watch', '--tunnel', 'localtunnel', '--no-fallback', ...FAST_TUNNEL, '--tunnel-retries', '2']})
+    const dev = startDev(world, {
+      args: ['--no-watch', '--tunnel', 'localtunnel', '--no-fallback', ...FAST_TUNNEL, '--tunnel-retries', '2'],
+    })
     await dev.waitForOutput(/Ready/)
     await lt.kill()
     const result = await dev.exited

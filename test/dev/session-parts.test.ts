@@ -68,8 +68,16 @@ describe.skipIf(process.platform !== 'linux')('stopOrphan', () => {
   it('SIGKILLs a marked process group that ignores SIGTERM, and only a marked one', async () => {
     const marker = 'abc123'
     const code = "process.on('SIGTERM', () => {}); console.log('ready'); setInterval(() => {}, 1000)"
-    const stubborn = spawn(process.execPath, ['-e', code], {detached: true, stdio: ['ignore', 'pipe', 'ignore'], env: {...process.env, BOT_DEV_SESSION: marker}})
-    const unmarked = spawn(process.execPath, ['-e', code], {detached: true, stdio: ['ignore', 'pipe', 'ignore'], env: {...process.env, BOT_DEV_SESSION: 'other'}})
+    const stubborn = spawn(process.execPath, ['-e', code], {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'ignore'],
+      env: {...process.env, BOT_DEV_SESSION: marker},
+    })
+    const unmarked = spawn(process.execPath, ['-e', code], {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'ignore'],
+      env: {...process.env, BOT_DEV_SESSION: 'other'},
+    })
     let ready = 0
     for (const child of [stubborn, unmarked]) child.stdout!.once('data', () => ready++)
     try {

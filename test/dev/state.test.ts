@@ -4,7 +4,18 @@ import {join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {claimState, isPidAlive, listStates, loadOrCreateSecret, readState, removeState, stateDir, statePath, writeState, type SessionState} from '../../src/dev/state.js'
+import {
+  claimState,
+  isPidAlive,
+  listStates,
+  loadOrCreateSecret,
+  readState,
+  removeState,
+  stateDir,
+  statePath,
+  writeState,
+  type SessionState,
+} from '../../src/dev/state.js'
 
 const dir = () => mkdtempSync(join(tmpdir(), 'bot-dev-state-'))
 const sample = (patch: Partial<SessionState> = {}): SessionState => ({

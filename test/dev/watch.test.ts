@@ -25,11 +25,29 @@ const EDITOR_TEMP_FILES = [
 
 describe('watch', () => {
   it('ignores node_modules, dist, .git and editor temp files', () => {
-    for (const p of ['node_modules/x/index.js', 'dist/main.js', '.git/HEAD', 'packages/a/node_modules/b.js', 'src/.#main.ts', 'src/main.ts~', 'src/.main.ts.swp'])
+    for (const p of [
+      'node_modules/x/index.js',
+      'dist/main.js',
+      '.git/HEAD',
+      'packages/a/node_modules/b.js',
+      'src/.#main.ts',
+      'src/main.ts~',
+      'src/.main.ts.swp',
+    ])
       expect(isIgnoredPath(p), p).toBe(true)
-    for (const p of ['src/main.ts', 'bot.mjs', '.env', 'src/distance.ts', 'gitlab.ts']) expect(isIgnoredPath(p), p).toBe(false)
+    for (const p of ['src/main.ts', 'bot.mjs', '.env', 'src/distance.ts', 'gitlab.ts'])
+      expect(isIgnoredPath(p), p).toBe(false)
     for (const p of EDITOR_TEMP_FILES) expect(isIgnoredPath(p), p).toBe(true)
-    for (const p of ['src/temp.ts', 'src/swap.ts', 'src/jb.ts', 'src/4913.ts', 'src/#channel.ts', 'src/main.swift', 'README.md']) expect(isIgnoredPath(p), p).toBe(false)
+    for (const p of [
+      'src/temp.ts',
+      'src/swap.ts',
+      'src/jb.ts',
+      'src/4913.ts',
+      'src/#channel.ts',
+      'src/main.swift',
+      'README.md',
+    ])
+      expect(isIgnoredPath(p), p).toBe(false)
   })
 
   it('editor temp files alone trigger nothing; a save names only the source file', async () => {
@@ -52,7 +70,8 @@ describe('watch', () => {
     renameSync(join(dir, 'src', 'main.ts___jb_tmp___'), join(dir, 'src', 'main.ts'))
     writeFileSync(join(dir, 'src', 'sentinel.ts'), '1')
     const deadline = Date.now() + 10_000
-    while (!bursts.flat().includes('src/sentinel.ts') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+    while (!bursts.flat().includes('src/sentinel.ts') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20))
     await watcher.close()
     // Whatever the bursts (one or several), only the two source files were ever named.
     expect([...new Set(bursts.flat())].sort()).toEqual(['src/main.ts', 'src/sentinel.ts'])

@@ -31,7 +31,10 @@ describe('bot doctor against a server that never answers', () => {
   it('ends within its bound, with and without the probe, and reports the timeout', async () => {
     const server = await silentServer()
     closers.push(() => server.close())
-    const [withProbe, noProbe] = await Promise.all([doctor(server.url, ['--probe-seconds', '3']), doctor(server.url, ['--no-probe'])])
+    const [withProbe, noProbe] = await Promise.all([
+      doctor(server.url, ['--probe-seconds', '3']),
+      doctor(server.url, ['--no-probe']),
+    ])
     for (const [r, bound] of [
       [withProbe, doctorBoundMs({probe: true, probeSeconds: 3})],
       [noProbe, doctorBoundMs({probe: false, probeSeconds: 3})],
@@ -72,7 +75,10 @@ describe('bot doctor against a server that never answers', () => {
     })
     closers.push(() => hangsPolls.close())
 
-    const [a, b] = await Promise.all([doctor(hangsGetMe.url, ['--no-probe']), doctor(hangsPolls.url, ['--probe-seconds', '3'])])
+    const [a, b] = await Promise.all([
+      doctor(hangsGetMe.url, ['--no-probe']),
+      doctor(hangsPolls.url, ['--probe-seconds', '3']),
+    ])
     expect(a.timedOut).toBe(false)
     expect(a.code).toBe(1)
     expect(a.ms).toBeLessThan(doctorBoundMs({probe: false, probeSeconds: 3}) + MARGIN_MS)

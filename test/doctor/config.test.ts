@@ -67,9 +67,12 @@ describe('bot doctor: config', () => {
     expect(r.byId.config.detail).toContain('.env: not inside a git repository')
     expect(r.byId.config.status).toBe('ok')
 
-    const remote = await runCli(['doctor', '--json', '--only', 'config', '--api-root', 'http://bot-api.example.com:8081'], {
-      env: {BOT_TOKEN: world.token, BOT_STATE_DIR: world.stateDir},
-    })
+    const remote = await runCli(
+      ['doctor', '--json', '--only', 'config', '--api-root', 'http://bot-api.example.com:8081'],
+      {
+        env: {BOT_TOKEN: world.token, BOT_STATE_DIR: world.stateDir},
+      },
+    )
     const c = report(remote).byId.config
     expect(c.status).toBe('warn')
     expect(c.detail).toMatch(/plain http to another host sends the token unencrypted/)

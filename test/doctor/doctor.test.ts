@@ -60,7 +60,15 @@ describe('bot doctor', () => {
     expect(json.code).toBe(0)
     const r = report(json)
     expect(r.ok).toBe(true)
-    expect(r.checks.map((c) => c.id)).toEqual(['config', 'reachability', 'token', 'delivery', 'sessions', 'local-pollers', 'poller-probe'])
+    expect(r.checks.map((c) => c.id)).toEqual([
+      'config',
+      'reachability',
+      'token',
+      'delivery',
+      'sessions',
+      'local-pollers',
+      'poller-probe',
+    ])
     for (const c of r.checks) expect(c.status, `${c.id}: ${c.detail}`).toBe('ok')
     expect(r.byId.token.detail).toContain('@healthy_bot')
     expect(r.byId.delivery.detail).toContain('long polling')
@@ -117,11 +125,16 @@ describe('bot doctor', () => {
 
   it('reachability shows the latency and notes proxy variables without their credentials', async () => {
     const bot = freshBot('proxy_bot')
-    const result = await doctorFor(bot.token, ['--json', '--only', 'reachability'], {HTTPS_PROXY: 'http://alice:s3cret@proxy.internal:3128', NO_PROXY: 'localhost'})
+    const result = await doctorFor(bot.token, ['--json', '--only', 'reachability'], {
+      HTTPS_PROXY: 'http://alice:s3cret@proxy.internal:3128',
+      NO_PROXY: 'localhost',
+    })
     const r = report(result).byId.reachability
     expect(r.status).toBe('ok')
     expect(r.detail).toMatch(new RegExp(`^HTTP: 127\\.0\\.0\\.1:\\d+ answered \\d{3} in \\d+ ms$`, 'm'))
-    expect(r.detail).toMatch(/^proxy variables set \(HTTPS_PROXY=http:\/\/proxy\.internal:3128, NO_PROXY=localhost\), but 127\.0\.0\.1:\d+ is loopback: bot connects to it directly$/m)
+    expect(r.detail).toMatch(
+      /^proxy variables set \(HTTPS_PROXY=http:\/\/proxy\.internal:3128, NO_PROXY=localhost\), but 127\.0\.0\.1:\d+ is loopback: bot connects to it directly$/m,
+    )
     expect(r.detail).not.toContain('s3cret')
     expect(r.detail).not.toContain('alice')
   })
@@ -200,7 +213,10 @@ describe('bot doctor', () => {
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
     await new BotApi({token: bot.token, apiRoot: world.emu.apiRoot}).setWebhook({url})
     world.emu.sendUserMessage(bot.token, {text: 'hello'})
-    await waitFor(() => Boolean(world.emu.getWebhookInfo(bot.token).last_error_message), 'the emulator to record a delivery error')
+    await waitFor(
+      () => Boolean(world.emu.getWebhookInfo(bot.token).last_error_message),
+      'the emulator to record a delivery error',
+    )
 
     const result = await doctorFor(bot.token, ['--json'])
     expect(result.code).toBe(1)
@@ -228,10 +244,22 @@ describe('bot doctor', () => {
     const url = `http://127.0.0.1:${await closedPort()}/dev-hook`
     await new BotApi({token: bot.token, apiRoot: world.emu.apiRoot}).setWebhook({url})
     writeState(
-      {version: 1, botId: bot.id, botUsername: bot.username, pid: deadPid, startedAt: new Date().toISOString(), cwd: '/tmp/my-bot', mode: 'webhook', apiRoot: world.emu.apiRoot, webhook: {url}},
+      {
+        version: 1,
+        botId: bot.id,
+        botUsername: bot.username,
+        pid: deadPid,
+        startedAt: new Date().toISOString(),
+        cwd: '/tmp/my-bot',
+        mode: 'webhook',
+        apiRoot: world.emu.apiRoot,
+        webhook: {url},
+      },
       world.stateDir,
     )
-    cleanups.push(() => new BotApi({token: bot.token, apiRoot: world.emu.apiRoot}).deleteWebhook().then(() => undefined))
+    cleanups.push(() =>
+      new BotApi({token: bot.token, apiRoot: world.emu.apiRoot}).deleteWebhook().then(() => undefined),
+    )
 
     const result = await doctorFor(bot.token, ['--json', '--no-probe'])
     expect(result.code).toBe(1)
@@ -260,7 +288,10 @@ describe('bot doctor', () => {
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
     cleanups.push(() => new Promise<void>((r) => receiver.close(() => r())))
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/ok`
-    await new BotApi({token: bot.token, apiRoot: world.emu.apiRoot}).setWebhook({url, allowed_updates: ['callback_query']})
+    await new BotApi({token: bot.token, apiRoot: world.emu.apiRoot}).setWebhook({
+      url,
+      allowed_updates: ['callback_query'],
+    })
     const result = await doctorFor(bot.token, ['--json', '--only', 'token,delivery'])
     const d = report(result).byId.delivery
     expect(d.status).toBe('warn')
@@ -273,7 +304,15 @@ describe('bot doctor', () => {
   it('a running dev session is reported as running, not stale', async () => {
     const bot = freshBot('live_session_bot')
     writeState(
-      {version: 1, botId: bot.id, pid: process.pid, startedAt: new Date().toISOString(), cwd: '/tmp/live', mode: 'polling', apiRoot: world.emu.apiRoot},
+      {
+        version: 1,
+        botId: bot.id,
+        pid: process.pid,
+        startedAt: new Date().toISOString(),
+        cwd: '/tmp/live',
+        mode: 'polling',
+        apiRoot: world.emu.apiRoot,
+      },
       world.stateDir,
     )
     const s = report(await doctorFor(bot.token, ['--json', '--only', 'token,sessions'])).byId.sessions
@@ -309,14 +348,23 @@ describe('bot doctor', () => {
     expect(skip.checks.map((c) => c.id)).toEqual(['config', 'reachability', 'token', 'delivery', 'sessions'])
     const list = await doctorFor(bot.token, ['--list-checks'])
     expect(list.code).toBe(0)
-    expect(list.stdout.split('\n').filter(Boolean).map((l) => l.split(/\s+/)[0])).toEqual([
-      'config', 'reachability', 'token', 'delivery', 'sessions', 'local-pollers', 'poller-probe',
-    ])
+    expect(
+      list.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split(/\s+/)[0]),
+    ).toEqual(['config', 'reachability', 'token', 'delivery', 'sessions', 'local-pollers', 'poller-probe'])
   })
 
   it('bad flags exit 2 with one line naming the value, before any API call', async () => {
     const bot = freshBot('flags_bot')
-    for (const args of [['--only', 'nope'], ['--skip', 'config,bogus'], ['--probe-seconds', '1'], ['--probe-seconds', 'abc'], ['--api-root', 'ftp://x']]) {
+    for (const args of [
+      ['--only', 'nope'],
+      ['--skip', 'config,bogus'],
+      ['--probe-seconds', '1'],
+      ['--probe-seconds', 'abc'],
+      ['--api-root', 'ftp://x'],
+    ]) {
       const result = await doctorFor(bot.token, args)
       expect(result.code, args.join(' ')).toBe(2)
       expect(result.stderr).toMatch(/^✗ /)
@@ -331,7 +379,9 @@ describe('bot doctor', () => {
     const onTty = (env: Record<string, string | undefined>) =>
       new Promise<string>((resolve, reject) => {
         const child = spawn('script', ['-qec', `${process.execPath} ${BIN} doctor --only config,token`, '/dev/null'], {
-          env: cliEnv({env: {BOT_TOKEN: bot.token, BOT_API_ROOT: world.emu.apiRoot, BOT_STATE_DIR: world.stateDir, ...env}}),
+          env: cliEnv({
+            env: {BOT_TOKEN: bot.token, BOT_API_ROOT: world.emu.apiRoot, BOT_STATE_DIR: world.stateDir, ...env},
+          }),
           stdio: ['ignore', 'pipe', 'pipe'],
         })
         let out = ''
@@ -351,7 +401,7 @@ describe('bot doctor', () => {
     expect(plain).not.toContain('\u001B[')
   })
 
-  it('back-to-back probes on an idle bot both find nothing (the probe\'s own 409 does not look like another poller)', async () => {
+  it("back-to-back probes on an idle bot both find nothing (the probe's own 409 does not look like another poller)", async () => {
     const bot = freshBot('twice_bot')
     for (let i = 0; i < 2; i++) {
       const result = await doctorFor(bot.token, ['--json', '--only', 'token,poller-probe', '--probe-seconds', '3'])

@@ -81,8 +81,17 @@ export interface Fixture {
 }
 
 /** Start `node test/fixtures/pollers/<name> ...args` with `env` added, and wait until it prints "ready". */
-export async function startFixture(name: string, env: Record<string, string>, args: string[] = [], cwd?: string): Promise<Fixture> {
-  const child = spawn(process.execPath, [join(POLLERS, name), ...args], {env: {...process.env, ...env}, cwd, stdio: ['ignore', 'pipe', 'pipe']})
+export async function startFixture(
+  name: string,
+  env: Record<string, string>,
+  args: string[] = [],
+  cwd?: string,
+): Promise<Fixture> {
+  const child = spawn(process.execPath, [join(POLLERS, name), ...args], {
+    env: {...process.env, ...env},
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let out = ''
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d))
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (out += d))

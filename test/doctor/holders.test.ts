@@ -58,7 +58,8 @@ function lineOf(detail: string, pid: number): string {
   return line!
 }
 
-const killed = (text: string | null) => [...(text ?? '').matchAll(/\bkill ([\d ]+)/g)].flatMap((m) => m[1].trim().split(' ').map(Number))
+const killed = (text: string | null) =>
+  [...(text ?? '').matchAll(/\bkill ([\d ]+)/g)].flatMap((m) => m[1].trim().split(' ').map(Number))
 
 describe('the local-process check', () => {
   it('suggests kill only for the process connected to the Bot API; bot emulator, a shell and a sleep are said for what they are', async () => {
@@ -68,17 +69,27 @@ describe('the local-process check', () => {
     const shell = await child('bash', ['-c', 'sleep 300; :'], env)
     const emulator = await emulatorProcess(bot.token)
     // A real poller of this bot (it retries on 409, so it is still there after the probe).
-    const poller: Fixture = await startFixture('poller.mjs', {BOT_TOKEN: bot.token, BOT_API_ROOT: world.emu.apiRoot}, ['retry'])
+    const poller: Fixture = await startFixture('poller.mjs', {BOT_TOKEN: bot.token, BOT_API_ROOT: world.emu.apiRoot}, [
+      'retry',
+    ])
     stops.push(() => poller.kill())
 
     const result = await world.doctor(['--json', '--probe-seconds', '3'], env)
     const r = report(result)
     const local = r.byId['local-pollers']
     expect(local.status).toBe('warn')
-    expect(lineOf(local.detail, poller.pid)).toMatch(/poller\.mjs retry \(token in BOT_TOKEN\): connected to the Bot API \(127\.0\.0\.1:\d+\): it uses the token$/)
-    expect(lineOf(local.detail, emulator.child.pid!)).toMatch(/run\.js emulator --port 0 \(token in BOT_TOKEN\): `bot emulator`, the local Bot API emulator: it serves this token, it does not poll$/)
-    expect(lineOf(local.detail, shell)).toMatch(/: a shell, terminal or editor \(bash\) with the token in its environment; it does not poll$/)
-    expect(lineOf(local.detail, sleeper)).toMatch(/sleep 300 \(token in BOT_TOKEN\): no network connection, so it does not poll/)
+    expect(lineOf(local.detail, poller.pid)).toMatch(
+      /poller\.mjs retry \(token in BOT_TOKEN\): connected to the Bot API \(127\.0\.0\.1:\d+\): it uses the token$/,
+    )
+    expect(lineOf(local.detail, emulator.child.pid!)).toMatch(
+      /run\.js emulator --port 0 \(token in BOT_TOKEN\): `bot emulator`, the local Bot API emulator: it serves this token, it does not poll$/,
+    )
+    expect(lineOf(local.detail, shell)).toMatch(
+      /: a shell, terminal or editor \(bash\) with the token in its environment; it does not poll$/,
+    )
+    expect(lineOf(local.detail, sleeper)).toMatch(
+      /sleep 300 \(token in BOT_TOKEN\): no network connection, so it does not poll/,
+    )
     expect(killed(local.fix)).toEqual([poller.pid])
 
     // The probe finds the poller: its fix kills that one only, and names only it.
@@ -97,7 +108,9 @@ describe('the local-process check', () => {
     const result = await world.doctor(['--only', 'local-pollers'], env)
     expect(result.code).toBe(0)
     expect(result.stdout).toMatch(/^✓ Other local processes with this token$/m)
-    expect(result.stdout).toMatch(/2 other processes (of yours|on this machine) hold this token; none is connected to the Bot API:/)
+    expect(result.stdout).toMatch(
+      /2 other processes (of yours|on this machine) hold this token; none is connected to the Bot API:/,
+    )
     expect(result.stdout).toContain(`pid ${sleeper}, `)
     expect(result.stdout).toContain(`pid ${emulator.child.pid}, `)
     expect(result.stdout).not.toMatch(/\bkill\b/)
@@ -119,42 +132,59 @@ describe('the local-process check', () => {
     expect(r.byId['local-pollers'].detail).toContain(`pid ${emulator.child.pid},`)
     const probe = r.byId['poller-probe']
     expect(probe.status).toBe('fail')
-    expect(probe.detail).toContain('No other process on this machine that holds the token is connected to the Bot API, so it runs elsewhere')
+    expect(probe.detail).toContain(
+      'No other process on this machine that holds the token is connected to the Bot API, so it runs elsewhere',
+    )
     expect(probe.detail).not.toContain(`pid ${emulator.child.pid},`)
     expect(killed(probe.fix)).toEqual([])
     expect(probe.fix).toMatch(/revoke the token/)
   }, 60_000)
 
   // Another user's processes need another user: run the doctor as nobody, which root can do.
-  it.skipIf(process.getuid?.() !== 0)('"could not be read" comes with its reason: another user\'s processes, run as nobody', async () => {
-    const bot = world.emu.createBot({username: 'holders_other_user_bot'})
-    // Root's processes, seen from nobody: one with the token in its command line (readable by all), one in its environment.
-    const inArgs = await startFixture('token-holder.mjs', {}, ['--token', bot.token])
-    stops.push(() => inArgs.kill())
-    const inEnv = await startFixture('token-holder.mjs', {BOT_TOKEN: bot.token})
-    stops.push(() => inEnv.kill())
+  it.skipIf(process.getuid?.() !== 0)(
+    '"could not be read" comes with its reason: another user\'s processes, run as nobody',
+    async () => {
+      const bot = world.emu.createBot({username: 'holders_other_user_bot'})
+      // Root's processes, seen from nobody: one with the token in its command line (readable by all), one in its environment.
+      const inArgs = await startFixture('token-holder.mjs', {}, ['--token', bot.token])
+      stops.push(() => inArgs.kill())
+      const inEnv = await startFixture('token-holder.mjs', {BOT_TOKEN: bot.token})
+      stops.push(() => inEnv.kill())
 
-    const doctor = spawn(process.execPath, [BIN, 'doctor', '--only', 'local-pollers', '--json'], {
-      cwd: tmpdir(),
-      uid: 65534,
-      gid: 65534,
-      env: cliEnv({env: {BOT_TOKEN: bot.token, BOT_API_ROOT: world.emu.apiRoot, HOME: tmpdir(), BOT_STATE_DIR: join(tmpdir(), 'bot-nobody-state')}}),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    doctor.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
-    doctor.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
-    const code = await new Promise<number | null>((r) => doctor.on('close', r))
-    const result = {code, stdout, stderr} as CliResult
-    expect(code, stderr).toBe(0)
-    const local = report(result).byId['local-pollers']
-    expect(local.detail).toMatch(/\d+ process(es)? could not be read \(owned by another user; run as that user or root\): pid \d+ \(/)
-    // Every "could not be read" says why.
-    for (const m of local.detail.matchAll(/could not be read(.{0,2})/g)) expect(m[1]).toBe(' (')
-    // The one with the token in its command line is found, and said to be unreadable with the reason.
-    expect(lineOf(local.detail, inArgs.pid)).toMatch(/token-holder\.mjs --token <token> \(token in command line\): cannot tell whether it polls \(owned by another user; run as that user or root\)$/)
-    expect(killed(local.fix)).toEqual([])
-    expectNoToken(result, bot.token)
-  }, 60_000)
+      const doctor = spawn(process.execPath, [BIN, 'doctor', '--only', 'local-pollers', '--json'], {
+        cwd: tmpdir(),
+        uid: 65534,
+        gid: 65534,
+        env: cliEnv({
+          env: {
+            BOT_TOKEN: bot.token,
+            BOT_API_ROOT: world.emu.apiRoot,
+            HOME: tmpdir(),
+            BOT_STATE_DIR: join(tmpdir(), 'bot-nobody-state'),
+          },
+        }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      let stdout = ''
+      let stderr = ''
+      doctor.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
+      doctor.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+      const code = await new Promise<number | null>((r) => doctor.on('close', r))
+      const result = {code, stdout, stderr} as CliResult
+      expect(code, stderr).toBe(0)
+      const local = report(result).byId['local-pollers']
+      expect(local.detail).toMatch(
+        /\d+ process(es)? could not be read \(owned by another user; run as that user or root\): pid \d+ \(/,
+      )
+      // Every "could not be read" says why.
+      for (const m of local.detail.matchAll(/could not be read(.{0,2})/g)) expect(m[1]).toBe(' (')
+      // The one with the token in its command line is found, and said to be unreadable with the reason.
+      expect(lineOf(local.detail, inArgs.pid)).toMatch(
+        /token-holder\.mjs --token <token> \(token in command line\): cannot tell whether it polls \(owned by another user; run as that user or root\)$/,
+      )
+      expect(killed(local.fix)).toEqual([])
+      expectNoToken(result, bot.token)
+    },
+    60_000,
+  )
 })

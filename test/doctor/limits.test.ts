@@ -47,7 +47,10 @@ describe('doctor time limits', () => {
       {totalTimeoutMs: 100},
     )
     expect(performance.now() - started).toBeLessThan(10_000)
-    expect(result.checks[0]).toMatchObject({status: 'fail', detail: "The check did not finish within the doctor's time limit of 0 s."})
+    expect(result.checks[0]).toMatchObject({
+      status: 'fail',
+      detail: "The check did not finish within the doctor's time limit of 0 s.",
+    })
     expect(result.checks[1].status).toBe('skipped')
     expect(seen.has('a')).toBe(true)
   })

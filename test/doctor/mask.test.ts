@@ -33,7 +33,17 @@ describe('bot doctor masks webhook paths', () => {
     const deadPid = gone.pid!
     await new Promise((r) => gone.on('exit', r))
     writeState(
-      {version: 1, botId: bot.id, botUsername: bot.username, pid: deadPid, startedAt: new Date().toISOString(), cwd: '/tmp/mask-bot', mode: 'webhook', apiRoot: world.emu.apiRoot, webhook: {url}},
+      {
+        version: 1,
+        botId: bot.id,
+        botUsername: bot.username,
+        pid: deadPid,
+        startedAt: new Date().toISOString(),
+        cwd: '/tmp/mask-bot',
+        mode: 'webhook',
+        apiRoot: world.emu.apiRoot,
+        webhook: {url},
+      },
       world.stateDir,
     )
 

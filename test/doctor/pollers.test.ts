@@ -75,7 +75,7 @@ describe('bot doctor finds a second poller', () => {
     expectNoToken(result, bot.token)
   })
 
-  it('a real grammY bot polling with bot.start(): caught, and it stops on the probe\'s 409 as the output warns', async () => {
+  it("a real grammY bot polling with bot.start(): caught, and it stops on the probe's 409 as the output warns", async () => {
     const bot = world.emu.createBot({username: 'grammy_poller_bot'})
     const grammy = await poller('grammy-poller.mjs', bot.token)
     const result = await world.doctor(['--json', '--probe-seconds', '3'], {BOT_TOKEN: bot.token})
@@ -88,7 +88,7 @@ describe('bot doctor finds a second poller', () => {
     expectNoToken(result, bot.token)
   })
 
-  it('a real Telegraf bot polling with bot.launch(): caught, and it stops on the probe\'s 409 too', async () => {
+  it("a real Telegraf bot polling with bot.launch(): caught, and it stops on the probe's 409 too", async () => {
     const bot = world.emu.createBot({username: 'telegraf_poller_bot'})
     const telegraf = await poller('telegraf-poller.mjs', bot.token)
     const result = await world.doctor(['--json', '--probe-seconds', '3'], {BOT_TOKEN: bot.token})
@@ -118,7 +118,9 @@ describe('bot doctor finds a second poller', () => {
     expect(result.code).toBe(1)
     const probe = report(result).byId['poller-probe']
     expect(probe.status).toBe('fail')
-    expect(probe.detail).toMatch(/was answered 409 "Conflict: terminated by other getUpdates request"|held our next 409 back/)
+    expect(probe.detail).toMatch(
+      /was answered 409 "Conflict: terminated by other getUpdates request"|held our next 409 back/,
+    )
     // The probe stops at the first evidence, so the newcomer keeps its poll.
     expect(late.child.exitCode).toBeNull()
     expectNoToken(result, bot.token)
@@ -135,7 +137,9 @@ describe('bot doctor finds a second poller', () => {
           headers: {'content-type': 'application/json'},
           body: JSON.stringify({timeout: 30}),
           signal: controller.signal,
-        }).then((r) => r.arrayBuffer()).catch(() => undefined)
+        })
+          .then((r) => r.arrayBuffer())
+          .catch(() => undefined)
       }
     })()
     try {
@@ -169,12 +173,21 @@ describe('bot doctor finds a second poller', () => {
     expect(result.code).toBe(0)
     // None of them has a network connection: listed for what they are, nothing to kill.
     expect(result.stdout).toMatch(/^✓ Other local processes with this token$/m)
-    expect(result.stdout).toMatch(/3 other processes (of yours|on this machine) hold this token; none is connected to the Bot API/)
+    expect(result.stdout).toMatch(
+      /3 other processes (of yours|on this machine) hold this token; none is connected to the Bot API/,
+    )
     expect(result.stdout).toContain(`pid ${viaDotenv.pid}, `)
     expect(result.stdout).toContain(`(token in ${join(realpathSync(project), '.env')} (its working directory))`)
-    expect(result.stdout).toMatch(new RegExp(`pid ${inEnv.pid}, started \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ: \\S*node \\S*token-holder\\.mjs \\(token in BOT_TOKEN\\)`))
-    expect(result.stdout).toMatch(new RegExp(`pid ${inArgs.pid}, .*token-holder\\.mjs --token <token> \\(token in command line\\)`))
-    for (const f of [inEnv, inArgs, viaDotenv]) expect(result.stdout).toMatch(new RegExp(`pid ${f.pid}, .*: no network connection, so it does not poll`))
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `pid ${inEnv.pid}, started \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ: \\S*node \\S*token-holder\\.mjs \\(token in BOT_TOKEN\\)`,
+      ),
+    )
+    expect(result.stdout).toMatch(
+      new RegExp(`pid ${inArgs.pid}, .*token-holder\\.mjs --token <token> \\(token in command line\\)`),
+    )
+    for (const f of [inEnv, inArgs, viaDotenv])
+      expect(result.stdout).toMatch(new RegExp(`pid ${f.pid}, .*: no network connection, so it does not poll`))
     expect(result.stdout).not.toMatch(/\bkill\b/)
     expect(result.stdout).toMatch(/^✓ Concurrent pollers \(409 probe\)$/m)
     expectNoToken(result, bot.token)

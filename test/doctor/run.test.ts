@@ -18,7 +18,11 @@ function deferred<T>() {
 }
 
 /** A check that logs its start and end, and finishes when `gate` resolves (or at once). */
-function check(id: string, result: Partial<CheckResult> = {}, opts: {needs?: string[]; gate?: Promise<void>} = {}): Check<Ctx> {
+function check(
+  id: string,
+  result: Partial<CheckResult> = {},
+  opts: {needs?: string[]; gate?: Promise<void>} = {},
+): Check<Ctx> {
   return {
     id,
     title: `Title ${id}`,
@@ -78,7 +82,12 @@ describe('doctor runner', () => {
   it('skips a check whose need failed, and cascades through a skipped need; ok is false', async () => {
     const c = ctx()
     const result = await runChecks(
-      [check('a', {status: 'fail', detail: 'broken', fix: 'mend it'}), check('b', {}, {needs: ['a']}), check('c', {}, {needs: ['b']}), check('d')],
+      [
+        check('a', {status: 'fail', detail: 'broken', fix: 'mend it'}),
+        check('b', {}, {needs: ['a']}),
+        check('c', {}, {needs: ['b']}),
+        check('d'),
+      ],
       c,
     )
     const byId = Object.fromEntries(result.checks.map((r) => [r.id, r]))
@@ -133,17 +142,29 @@ describe('doctor runner', () => {
   })
 
   it('a check that throws fails with its (redacted) message; one that hangs fails at its deadline', async () => {
-    const boom: Check<Ctx> = {id: 'boom', title: 'Boom', run: async () => {
-      throw new Error('exploded with SECRET inside')
-    }}
-    const hang: Check<Ctx> = {id: 'hang', title: 'Hang', timeoutMs: () => 50, run: () => new Promise<CheckResult>(() => {})}
+    const boom: Check<Ctx> = {
+      id: 'boom',
+      title: 'Boom',
+      run: async () => {
+        throw new Error('exploded with SECRET inside')
+      },
+    }
+    const hang: Check<Ctx> = {
+      id: 'hang',
+      title: 'Hang',
+      timeoutMs: () => 50,
+      run: () => new Promise<CheckResult>(() => {}),
+    }
     const result = await runChecks([boom, hang], ctx(), {redact: (t) => t.replace('SECRET', '<token>')})
-    expect(result.checks[0]).toMatchObject({status: 'fail', detail: 'The check itself failed: exploded with <token> inside'})
+    expect(result.checks[0]).toMatchObject({
+      status: 'fail',
+      detail: 'The check itself failed: exploded with <token> inside',
+    })
     expect(result.checks[1].status).toBe('fail')
     expect(result.checks[1].detail).toMatch(/did not finish/)
   })
 
-  it('outcome() gives a check another one\'s result without a hard need', async () => {
+  it("outcome() gives a check another one's result without a hard need", async () => {
     const reader: Check<Ctx> = {
       id: 'reader',
       title: 'Reader',
@@ -153,7 +174,11 @@ describe('doctor runner', () => {
         return {status: 'ok', detail: `${String(other?.data)} ${String(absent)}`}
       },
     }
-    const source: Check<Ctx> = {id: 'source', title: 'Source', run: async () => ({status: 'warn', detail: 'x', data: 42})}
+    const source: Check<Ctx> = {
+      id: 'source',
+      title: 'Source',
+      run: async () => ({status: 'warn', detail: 'x', data: 42}),
+    }
     const result = await runChecks([reader, source, check('not-selected')], ctx(), {skip: ['not-selected']})
     expect(result.checks[0].detail).toBe('42 undefined')
   })

@@ -41,7 +41,9 @@ describe.runIf(process.platform === 'linux')('connectionsOf', () => {
     expect(mine!.remote.some((e) => api!.matches(e))).toBe(true)
     // Another port of the same host is not the Bot API; localhost is the same loopback server.
     expect(api!.matches({address: '127.0.0.1', port: c!.port + 1})).toBe(false)
-    expect((await apiEndpoints(`http://localhost:${c!.port}`, {}))!.matches({address: '127.0.0.1', port: c!.port})).toBe(true)
+    expect(
+      (await apiEndpoints(`http://localhost:${c!.port}`, {}))!.matches({address: '127.0.0.1', port: c!.port}),
+    ).toBe(true)
   })
 
   it('reads IPv6 connections (tcp6) too, when the machine has ::1', async () => {

@@ -36,8 +36,10 @@ async function slowPollApi() {
     req.on('end', () => {
       const method = req.url?.split('/').pop()?.split('?')[0]
       if (req.method === 'GET' && req.url === '/') return void res.writeHead(404).end('not here')
-      if (method === 'getMe') return answer(res, {id: 123456789, is_bot: true, first_name: 'Slow', username: 'slow_poll_bot'})
-      if (method === 'getWebhookInfo') return answer(res, {url: '', has_custom_certificate: false, pending_update_count: 0})
+      if (method === 'getMe')
+        return answer(res, {id: 123456789, is_bot: true, first_name: 'Slow', username: 'slow_poll_bot'})
+      if (method === 'getWebhookInfo')
+        return answer(res, {url: '', has_custom_certificate: false, pending_update_count: 0})
       if (method === 'getUpdates') {
         if (released) {
           answeredPolls++
@@ -59,10 +61,11 @@ async function slowPollApi() {
     answeredPolls: () => answeredPolls,
     release() {
       released = true
-      for (const h of held.splice(0)) if (!h.closed) {
-        answeredPolls++
-        answer(h.res, [])
-      }
+      for (const h of held.splice(0))
+        if (!h.closed) {
+          answeredPolls++
+          answer(h.res, [])
+        }
     },
     async close() {
       server.closeAllConnections()
@@ -71,28 +74,41 @@ async function slowPollApi() {
   }
 }
 
-const TITLES = ['Configuration', 'Bot API reachable', 'Token accepted (getMe)', 'Delivery mode (getWebhookInfo)', 'Dev sessions', 'Other local processes with this token']
+const TITLES = [
+  'Configuration',
+  'Bot API reachable',
+  'Token accepted (getMe)',
+  'Delivery mode (getWebhookInfo)',
+  'Dev sessions',
+  'Other local processes with this token',
+]
 
 describe('bot doctor streams its report', () => {
   it('the checks before a slow one are on stdout, in order, while it still runs; the slow one and the summary follow', async () => {
     const api = await slowPollApi()
     closers.push(() => api.close())
     const stateDir = mkdtempSync(join(tmpdir(), 'bot-doctor-stream-'))
-    const doctor = startCli(['doctor', '--probe-seconds', '3'], {env: {BOT_TOKEN: TOKEN, BOT_API_ROOT: api.url, BOT_STATE_DIR: stateDir}, timeoutMs: 60_000})
+    const doctor = startCli(['doctor', '--probe-seconds', '3'], {
+      env: {BOT_TOKEN: TOKEN, BOT_API_ROOT: api.url, BOT_STATE_DIR: stateDir},
+      timeoutMs: 60_000,
+    })
     closers.push(async () => {
       doctor.kill('SIGKILL')
       await doctor.exited
     })
 
     // The probe's getUpdates arrives and is held…
-    await waitFor(() => api.held.length > 0, 'the probe\'s first getUpdates', 30_000)
+    await waitFor(() => api.held.length > 0, "the probe's first getUpdates", 30_000)
     // …and the six checks before it appear on stdout while it is held, in their order.
     await doctor.waitForOutput('Other local processes with this token', {stream: 'stdout', timeoutMs: 30_000})
     const early = doctor.stdout()
     expect(api.held.some((h) => !h.closed)).toBe(true)
     expect(api.answeredPolls()).toBe(0)
     const positions = TITLES.map((t) => early.indexOf(t))
-    expect(positions.every((p) => p >= 0), early).toBe(true)
+    expect(
+      positions.every((p) => p >= 0),
+      early,
+    ).toBe(true)
     expect([...positions].sort((a, b) => a - b)).toEqual(positions)
     expect(early).not.toContain('Concurrent pollers')
     expect(early).not.toMatch(/All good|Problems found|No failures/)
@@ -112,12 +128,23 @@ describe('bot doctor streams its report', () => {
     closers.push(() => api.close())
     api.release()
     const stateDir = mkdtempSync(join(tmpdir(), 'bot-doctor-stream-'))
-    const doctor = startCli(['doctor', '--probe-seconds', '3', '--json'], {env: {BOT_TOKEN: TOKEN, BOT_API_ROOT: api.url, BOT_STATE_DIR: stateDir}, timeoutMs: 60_000})
+    const doctor = startCli(['doctor', '--probe-seconds', '3', '--json'], {
+      env: {BOT_TOKEN: TOKEN, BOT_API_ROOT: api.url, BOT_STATE_DIR: stateDir},
+      timeoutMs: 60_000,
+    })
     const result = await doctor.exited
     expect(result.code).toBe(0)
     const report = parseJsonOutput<{checks: Array<{id: string}>; ok: boolean}>(result)
     expect(report.ok).toBe(true)
-    expect(report.checks.map((c) => c.id)).toEqual(['config', 'reachability', 'token', 'delivery', 'sessions', 'local-pollers', 'poller-probe'])
+    expect(report.checks.map((c) => c.id)).toEqual([
+      'config',
+      'reachability',
+      'token',
+      'delivery',
+      'sessions',
+      'local-pollers',
+      'poller-probe',
+    ])
     expect(result.stdout.trim().startsWith('{')).toBe(true)
   }, 90_000)
 })

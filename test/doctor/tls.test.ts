@@ -26,12 +26,34 @@ describe.skipIf(!hasOpenssl())('checkTls', () => {
 
   beforeAll(async () => {
     const dir = mkdtempSync(join(tmpdir(), 'bot-doctor-tls-'))
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-      '-days', '30', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'], {stdio: 'pipe'})
-    server = createTlsServer({key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem'))}, (socket) => {
-      socket.on('data', () => requests++)
-      socket.on('error', () => {})
-    })
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+        '-days',
+        '30',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=DNS:localhost,IP:127.0.0.1',
+      ],
+      {stdio: 'pipe'},
+    )
+    server = createTlsServer(
+      {key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem'))},
+      (socket) => {
+        socket.on('data', () => requests++)
+        socket.on('error', () => {})
+      },
+    )
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
     port = (server.address() as AddressInfo).port
   })
@@ -42,7 +64,9 @@ describe.skipIf(!hasOpenssl())('checkTls', () => {
   it('fails on a self-signed certificate that was not uploaded, with the fix', async () => {
     const finding = await checkTls('localhost', port, {address: '127.0.0.1'})
     expect(finding.status).toBe('fail')
-    expect(finding.detail).toBe(`TLS: handshake with localhost:${port} failed: the certificate is self-signed (DEPTH_ZERO_SELF_SIGNED_CERT)`)
+    expect(finding.detail).toBe(
+      `TLS: handshake with localhost:${port} failed: the certificate is self-signed (DEPTH_ZERO_SELF_SIGNED_CERT)`,
+    )
     expect(finding.fix).toContain('--certificate')
   })
 
@@ -50,7 +74,9 @@ describe.skipIf(!hasOpenssl())('checkTls', () => {
     const finding = await checkTls('localhost', port, {address: '127.0.0.1', customCertificate: true})
     // 30 days of validity: not yet in the warning window.
     expect(finding.status).toBe('ok')
-    expect(finding.detail).toMatch(/^TLS: TLSv1\.[23] handshake with localhost:\d+ ok, the uploaded self-signed certificate, valid until \d{4}-\d\d-\d\d$/)
+    expect(finding.detail).toMatch(
+      /^TLS: TLSv1\.[23] handshake with localhost:\d+ ok, the uploaded self-signed certificate, valid until \d{4}-\d\d-\d\d$/,
+    )
     expect(requests).toBe(0) // a handshake only: nothing was sent
   })
 

@@ -13,7 +13,11 @@ import {setup, until} from './helpers.js'
 function grammyBot(token: string, apiRoot: string): GrammyBot {
   const bot = new GrammyBot(token, {client: {apiRoot}})
   bot.command('start', (ctx) => ctx.reply(`Hi ${ctx.from?.first_name}!`))
-  bot.command('ask', (ctx) => ctx.reply('Like it?', {reply_markup: new InlineKeyboard().text('Yes', 'yes').text('No', 'no').url('Docs', 'https://example.com')}))
+  bot.command('ask', (ctx) =>
+    ctx.reply('Like it?', {
+      reply_markup: new InlineKeyboard().text('Yes', 'yes').text('No', 'no').url('Docs', 'https://example.com'),
+    }),
+  )
   bot.command('menu', (ctx) => ctx.reply('Pick one', {reply_markup: new Keyboard().text('Tea').text('Coffee')}))
   bot.command('two', async (ctx) => {
     await ctx.reply('one')
@@ -39,7 +43,12 @@ function grammyBot(token: string, apiRoot: string): GrammyBot {
 function telegrafBot(token: string, apiRoot: string): Telegraf {
   const bot = new Telegraf(token, {telegram: {apiRoot}})
   bot.start((ctx) => ctx.reply(`Hi ${ctx.from.first_name}!`))
-  bot.command('ask', (ctx) => ctx.reply('Like it?', Markup.inlineKeyboard([Markup.button.callback('Yes', 'yes'), Markup.button.callback('No', 'no')])))
+  bot.command('ask', (ctx) =>
+    ctx.reply(
+      'Like it?',
+      Markup.inlineKeyboard([Markup.button.callback('Yes', 'yes'), Markup.button.callback('No', 'no')]),
+    ),
+  )
   bot.action('yes', async (ctx) => {
     await ctx.answerCbQuery('Thanks!')
     await ctx.editMessageText('You like it.')
@@ -49,12 +58,20 @@ function telegrafBot(token: string, apiRoot: string): Telegraf {
 }
 
 /** A loopback HTTP server for a webhook handler, with setWebhook done; stopped by the returned function. */
-async function serveWebhook(emu: BotApiEmulator, token: string, handler: http.RequestListener): Promise<() => Promise<void>> {
+async function serveWebhook(
+  emu: BotApiEmulator,
+  token: string,
+  handler: http.RequestListener,
+): Promise<() => Promise<void>> {
   const server = http.createServer(handler)
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`
-  const res = await fetch(`${emu.apiRoot}/bot${token}/setWebhook`, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify({url})})
-  expect((await res.json() as {ok: boolean}).ok).toBe(true)
+  const res = await fetch(`${emu.apiRoot}/bot${token}/setWebhook`, {
+    method: 'POST',
+    headers: {'content-type': 'application/json'},
+    body: JSON.stringify({url}),
+  })
+  expect(((await res.json()) as {ok: boolean}).ok).toBe(true)
   return async () => {
     server.closeAllConnections()
     await new Promise((r) => server.close(r))
@@ -68,17 +85,24 @@ async function conversation(emu: BotApiEmulator, token: string) {
   const asked = await ada.send('/ask')
   expect(asked).toHaveLength(1)
   const clicked = await ada.click('Yes')
-  expect(clicked).toEqual([expect.objectContaining({message_id: asked[0].message_id, text: 'You like it.', edit_date: expect.any(Number)})])
+  expect(clicked).toEqual([
+    expect.objectContaining({message_id: asked[0].message_id, text: 'You like it.', edit_date: expect.any(Number)}),
+  ])
   expect(emu.sentMessages(token).at(-2)).toMatchObject({method: 'answerCallbackQuery', params: {text: 'Thanks!'}})
   // the chat as Ada sees it: her messages and the bot's, the question edited in place
   expect(ada.chat.map((m) => `${(m.from as {is_bot: boolean}).is_bot ? 'bot' : 'ada'}: ${String(m.text)}`)).toEqual([
-    'ada: /start', 'bot: Hi Ada!', 'ada: hello', 'bot: hello', 'ada: /ask', 'bot: You like it.',
+    'ada: /start',
+    'bot: Hi Ada!',
+    'ada: hello',
+    'bot: hello',
+    'ada: /ask',
+    'bot: You like it.',
   ])
   return ada
 }
 
 describe('conversation API, grammY', () => {
-  it('long polling: send resolves with the replies once handled; click presses a button; chat is the user\'s view', async () => {
+  it("long polling: send resolves with the replies once handled; click presses a button; chat is the user's view", async () => {
     const {emu, token} = await setup()
     const bot = grammyBot(token, emu.apiRoot)
     const running = bot.start()
@@ -114,7 +138,7 @@ describe('conversation API, grammY', () => {
     }
   })
 
-  it('two users in their own chats do not see each other\'s replies', async () => {
+  it("two users in their own chats do not see each other's replies", async () => {
     const {emu, token} = await setup()
     const bot = grammyBot(token, emu.apiRoot)
     const running = bot.start()
@@ -166,25 +190,32 @@ describe('conversation API failures name what was expected and what the bot sent
   it('no bot running: send rejects at its deadline, saying where the update is', async () => {
     const {emu, token} = await setup()
     const user = emu.user(token, {firstName: 'Ada', timeoutMs: 300})
-    await expect(user.send('/start')).rejects.toThrow(/^user\.send\("\/start"\): the bot did not finish handling update \d+ within 300 ms \(still queued: no webhook is set and no getUpdates is waiting \(is the bot running\?\)\); the bot made no calls$/)
+    await expect(user.send('/start')).rejects.toThrow(
+      /^user\.send\("\/start"\): the bot did not finish handling update \d+ within 300 ms \(still queued: no webhook is set and no getUpdates is waiting \(is the bot running\?\)\); the bot made no calls$/,
+    )
   })
 
-  it('a webhook that fails: the error says so and lists the bot\'s calls', async () => {
+  it("a webhook that fails: the error says so and lists the bot's calls", async () => {
     const {emu, token} = await setup()
     emu.addChat(token, {id: 500, type: 'private', first_name: 'Ada'})
     const stop = await serveWebhook(emu, token, (req, res) => {
       req.resume()
-      void fetch(`${emu.apiRoot}/bot${token}/sendMessage`, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify({chat_id: 500, text: 'working on it'})})
-        .then(() => {
-          res.writeHead(500)
-          res.end()
-        })
+      void fetch(`${emu.apiRoot}/bot${token}/sendMessage`, {
+        method: 'POST',
+        headers: {'content-type': 'application/json'},
+        body: JSON.stringify({chat_id: 500, text: 'working on it'}),
+      }).then(() => {
+        res.writeHead(500)
+        res.end()
+      })
     })
     try {
       const user = emu.user(token, {id: 500, firstName: 'Ada', timeoutMs: 400})
       const error = await user.send('hi').catch((e: Error) => e)
       expect(error).toBeInstanceOf(Error)
-      expect((error as Error).message).toMatch(/^user\.send\("hi"\): the bot did not finish handling update \d+ within 400 ms \(still queued for the webhook; last delivery error: Wrong response from the webhook: 500 Internal Server Error\); the bot's calls: sendMessage "working on it"/)
+      expect((error as Error).message).toMatch(
+        /^user\.send\("hi"\): the bot did not finish handling update \d+ within 400 ms \(still queued for the webhook; last delivery error: Wrong response from the webhook: 500 Internal Server Error\); the bot's calls: sendMessage "working on it"/,
+      )
     } finally {
       await stop()
     }
@@ -198,8 +229,12 @@ describe('conversation API failures name what was expected and what the bot sent
       await until(() => emu.isLongPolling(token), 'grammY to poll')
       const user = emu.user(token, {firstName: 'Ada'})
       await user.send('/ask')
-      await expect(user.click('Maybe')).rejects.toThrow(`user.click("Maybe"): no message in chat ${user.chatId} has a button "Maybe"; the buttons there: [Yes] [No] [Docs]; the chat: user: "/ask", bot: "Like it?"`)
-      await expect(user.click('Docs')).rejects.toThrow(/the button "Docs" of message \d+ is a url button, not a callback button/)
+      await expect(user.click('Maybe')).rejects.toThrow(
+        `user.click("Maybe"): no message in chat ${user.chatId} has a button "Maybe"; the buttons there: [Yes] [No] [Docs]; the chat: user: "/ask", bot: "Like it?"`,
+      )
+      await expect(user.click('Docs')).rejects.toThrow(
+        /the button "Docs" of message \d+ is a url button, not a callback button/,
+      )
       await expect(user.send('')).rejects.toThrow('user.send: the text must be a non-empty string')
     } finally {
       await bot.stop()

@@ -15,8 +15,13 @@ describe('webhook delivery (§6)', () => {
     expect(got.headers['x-telegram-bot-api-secret-token']).toBe('S3cret_-x')
     expect(got.headers['content-type']).toBe('application/json')
     expect(got.headers.host).toBe(`127.0.0.1:${hook.port}`)
-    expect(emu.getWebhookInfo(token)).toEqual({url: hook.url, has_custom_certificate: false, pending_update_count: 0,
-      max_connections: 100, ip_address: '127.0.0.1'})
+    expect(emu.getWebhookInfo(token)).toEqual({
+      url: hook.url,
+      has_custom_certificate: false,
+      pending_update_count: 0,
+      max_connections: 100,
+      ip_address: '127.0.0.1',
+    })
   })
 
   it('records a wrong status in last_error_*, retries at once, then keeps the error after success', async () => {
@@ -32,7 +37,10 @@ describe('webhook delivery (§6)', () => {
     const info = (await api('getWebhookInfo')).json.result
     expect(info.last_error_message).toBe('Wrong response from the webhook: 500 Internal Server Error')
     expect(Math.abs(info.last_error_date - Date.now() / 1000)).toBeLessThan(5)
-    expect(events.map((e) => [e.updateId, e.ok, e.status])).toEqual([[u.update_id, false, 500], [u.update_id, true, 200]])
+    expect(events.map((e) => [e.updateId, e.ok, e.status])).toEqual([
+      [u.update_id, false, 500],
+      [u.update_id, true, 200],
+    ])
     expect(events[0].error).toBe('Wrong response from the webhook: 500 Internal Server Error')
   })
 
@@ -55,7 +63,9 @@ describe('webhook delivery (§6)', () => {
     emu2.sendUserMessage(token2, {text: 'x'})
     await until(() => limited.received.length === 2, 'the retry')
     expect(limited.received[1].at - limited.received[0].at).toBeGreaterThanOrEqual(490) // 5 s scaled, not "at once"
-    expect(emu2.getWebhookInfo(token2).last_error_message).toBe('Wrong response from the webhook: 429 Too Many Requests')
+    expect(emu2.getWebhookInfo(token2).last_error_message).toBe(
+      'Wrong response from the webhook: 429 Too Many Requests',
+    )
   })
 
   it('reports Connection refused, redirects and Read timeout expired', async () => {
@@ -71,7 +81,10 @@ describe('webhook delivery (§6)', () => {
     const redirect = await receiver(() => ({status: 302, headers: {Location: '/elsewhere'}}))
     await api2('setWebhook', {url: redirect.url})
     emu2.sendUserMessage(token2, {text: 'x'})
-    await until(() => emu2.getWebhookInfo(token2).last_error_message === 'Wrong response from the webhook: 302 Found', 'a 302 error')
+    await until(
+      () => emu2.getWebhookInfo(token2).last_error_message === 'Wrong response from the webhook: 302 Found',
+      'a 302 error',
+    )
 
     const {api: api3, emu: emu3, token: token3} = await setup({webhookReadTimeoutMs: 5000}) // 50 ms scaled
     const slow = await receiver((_r, i) => ({status: 200, delayMs: i === 0 ? 400 : 0}))
@@ -104,11 +117,13 @@ describe('webhook delivery (§6)', () => {
     })
     await api('setWebhook', {url: hook.url})
     const sent: Record<number, number[]> = {1: [], 2: []}
-    for (let i = 0; i < 3; i++) for (const chat of [1, 2]) sent[chat].push(emu.injectUpdate(token, textMessage(chat, `m${i}`, i + 1)).update_id)
+    for (let i = 0; i < 3; i++)
+      for (const chat of [1, 2]) sent[chat].push(emu.injectUpdate(token, textMessage(chat, `m${i}`, i + 1)).update_id)
     await until(() => emu.pendingUpdates(token).length === 0, 'all deliveries', 10000)
     for (const chat of [1, 2]) {
       expect(spans[chat].map((s) => s[0])).toEqual(sent[chat])
-      for (let i = 1; i < spans[chat].length; i++) expect(spans[chat][i][1]).toBeGreaterThanOrEqual(spans[chat][i - 1][2])
+      for (let i = 1; i < spans[chat].length; i++)
+        expect(spans[chat][i][1]).toBeGreaterThanOrEqual(spans[chat][i - 1][2])
     }
     expect(hook.maxActive).toBe(2)
   })
@@ -152,20 +167,44 @@ describe('webhook delivery (§6)', () => {
     const {api, emu, token} = await setup()
     const hook = await receiver((r, i) => {
       const chat_id = r.body.message.chat.id
-      if (i === 0) return {status: 200, headers: {'Content-Type': 'application/json'}, body: JSON.stringify({method: 'sendMessage', chat_id, text: 'pong'})}
-      if (i === 1) return {status: 200, headers: {'Content-Type': 'application/x-www-form-urlencoded'}, body: `method=SENDMESSAGE&chat_id=${chat_id}&text=form+pong`}
-      if (i === 2) return {status: 200, headers: {'Content-Type': 'application/json'}, body: JSON.stringify({method: 'deleteWebhook'})}
+      if (i === 0)
+        return {
+          status: 200,
+          headers: {'Content-Type': 'application/json'},
+          body: JSON.stringify({method: 'sendMessage', chat_id, text: 'pong'}),
+        }
+      if (i === 1)
+        return {
+          status: 200,
+          headers: {'Content-Type': 'application/x-www-form-urlencoded'},
+          body: `method=SENDMESSAGE&chat_id=${chat_id}&text=form+pong`,
+        }
+      if (i === 2)
+        return {
+          status: 200,
+          headers: {'Content-Type': 'application/json'},
+          body: JSON.stringify({method: 'deleteWebhook'}),
+        }
       return {status: 200, headers: {'Content-Type': 'application/json'}, body: JSON.stringify({method: 'getMe'})}
     })
     await api('setWebhook', {url: hook.url})
     for (const text of ['ping', 'ping2', 'ping3', 'ping4']) emu.sendUserMessage(token, {text})
     const first = await emu.waitForBotMessage(token)
-    expect(first).toMatchObject({method: 'sendMessage', source: 'webhook-reply', params: {chat_id: '1111', text: 'pong'}})
+    expect(first).toMatchObject({
+      method: 'sendMessage',
+      source: 'webhook-reply',
+      params: {chat_id: '1111', text: 'pong'},
+    })
     expect((first.result as any).text).toBe('pong')
     const second = await emu.waitForBotMessage(token)
     expect(second).toMatchObject({method: 'SENDMESSAGE', source: 'webhook-reply', params: {text: 'form pong'}})
     await until(() => hook.received.length === 4 && emu.pendingUpdates(token).length === 0, 'all deliveries')
-    expect(emu.calls(token).filter((c) => c.source === 'webhook-reply').map((c) => c.method)).toEqual(['sendMessage', 'SENDMESSAGE'])
+    expect(
+      emu
+        .calls(token)
+        .filter((c) => c.source === 'webhook-reply')
+        .map((c) => c.method),
+    ).toEqual(['sendMessage', 'SENDMESSAGE'])
     expect(emu.webhook(token)?.url).toBe(hook.url) // deleteWebhook in a reply is not run
   })
 
@@ -180,7 +219,10 @@ describe('webhook delivery (§6)', () => {
     expect((await api('getUpdates')).json.result.map((u: any) => u.update_id)).toEqual([a.update_id, b.update_id])
     const working = await receiver()
     // a second setWebhook within 1 s gets 429: retry until the limit passes
-    await until(async () => (await api('setWebhook', {url: working.url})).status === 200, 'setWebhook past the rate limit')
+    await until(
+      async () => (await api('setWebhook', {url: working.url})).status === 200,
+      'setWebhook past the rate limit',
+    )
     await until(() => emu.pendingUpdates(token).length === 0, 'delivery after the switch back')
     expect(working.received.map((r) => r.body.update_id)).toEqual([a.update_id, b.update_id])
     expect(emu.getWebhookInfo(token).last_error_date).toBeUndefined() // cleared by the new webhook

@@ -7,12 +7,19 @@ describe('failNext', () => {
   it('answers the next `times` calls of the method with the error, then runs it again', async () => {
     const {emu, token, api} = await setup()
     emu.sendUserMessage(token, {text: 'hi', userId: 42})
-    emu.failNext(token, 'sendMessage', {errorCode: 429, description: 'Too Many Requests: retry after 5', retryAfter: 5, times: 2})
+    emu.failNext(token, 'sendMessage', {
+      errorCode: 429,
+      description: 'Too Many Requests: retry after 5',
+      retryAfter: 5,
+      times: 2,
+    })
     for (let i = 0; i < 2; i++) {
       const res = await api('sendMessage', {chat_id: 42, text: 'x'})
       expect(res.status).toBe(429)
       expect(res.headers.get('retry-after')).toBe('5')
-      expect(res.text).toBe('{"ok":false,"error_code":429,"description":"Too Many Requests: retry after 5","parameters":{"retry_after":5}}')
+      expect(res.text).toBe(
+        '{"ok":false,"error_code":429,"description":"Too Many Requests: retry after 5","parameters":{"retry_after":5}}',
+      )
     }
     const ok = await api('sendMessage', {chat_id: 42, text: 'x'})
     expect(ok.json).toMatchObject({ok: true, result: {text: 'x'}})
@@ -23,10 +30,19 @@ describe('failNext', () => {
 
   it('matches the method name case-insensitively and fires before the handler (even for a call that would fail)', async () => {
     const {emu, token, api} = await setup()
-    emu.failNext(token, 'SENDMESSAGE', {errorCode: 400, description: 'Bad Request: migrated', migrateToChatId: -1001234567890})
+    emu.failNext(token, 'SENDMESSAGE', {
+      errorCode: 400,
+      description: 'Bad Request: migrated',
+      migrateToChatId: -1001234567890,
+    })
     const res = await api('sendMessage', {chat_id: 999, text: 'x'}) // chat 999 is unknown: would be "chat not found"
     expect(res.status).toBe(400)
-    expect(res.json).toEqual({ok: false, error_code: 400, description: 'Bad Request: migrated', parameters: {migrate_to_chat_id: -1001234567890}})
+    expect(res.json).toEqual({
+      ok: false,
+      error_code: 400,
+      description: 'Bad Request: migrated',
+      parameters: {migrate_to_chat_id: -1001234567890},
+    })
     expect(res.headers.get('retry-after')).toBeNull()
     const after = await api('sendMessage', {chat_id: 999, text: 'x'})
     expect(after.json.description).toBe('Bad Request: chat not found')
@@ -36,15 +52,24 @@ describe('failNext', () => {
 
   it('rejects a bad fault with a message naming the field', async () => {
     const {emu, token} = await setup()
-    expect(() => emu.failNext(token, 'sendMessage', {errorCode: 200, description: 'x'})).toThrow(/errorCode 200 must be an HTTP error status/)
-    expect(() => emu.failNext(token, 'sendMessage', {errorCode: 429, description: 'x', retryAfter: 0})).toThrow(/retryAfter 0/)
-    expect(() => emu.failNext(token, 'send message', {errorCode: 400, description: 'x'})).toThrow(/method "send message"/)
+    expect(() => emu.failNext(token, 'sendMessage', {errorCode: 200, description: 'x'})).toThrow(
+      /errorCode 200 must be an HTTP error status/,
+    )
+    expect(() => emu.failNext(token, 'sendMessage', {errorCode: 429, description: 'x', retryAfter: 0})).toThrow(
+      /retryAfter 0/,
+    )
+    expect(() => emu.failNext(token, 'send message', {errorCode: 400, description: 'x'})).toThrow(
+      /method "send message"/,
+    )
   })
 
   it('grammY sees the injected 429 as a GrammyError with parameters.retry_after', async () => {
     const {emu, token} = await setup()
     emu.addChat(token, {id: 7, type: 'private', first_name: 'U'})
-    const bot = new GrammyBot(token, {client: {apiRoot: emu.apiRoot}, botInfo: {id: 1, is_bot: true, first_name: 'B', username: 'b_bot'} as never})
+    const bot = new GrammyBot(token, {
+      client: {apiRoot: emu.apiRoot},
+      botInfo: {id: 1, is_bot: true, first_name: 'B', username: 'b_bot'} as never,
+    })
     emu.failNext(token, 'sendMessage', {errorCode: 429, description: 'Too Many Requests: retry after 3', retryAfter: 3})
     const error = await bot.api.sendMessage(7, 'hello').catch((e: unknown) => e)
     expect(error).toBeInstanceOf(GrammyError)
@@ -78,8 +103,15 @@ describe('blockBot', () => {
       chat: {id: 42, first_name: 'Ada', username: 'ada', type: 'private'},
       from: {id: 42, is_bot: false, first_name: 'Ada', username: 'ada'},
       date: expect.any(Number),
-      old_chat_member: {user: {id: bot.id, is_bot: true, first_name: 'Test Bot', username: 'test_bot'}, status: 'member'},
-      new_chat_member: {user: {id: bot.id, is_bot: true, first_name: 'Test Bot', username: 'test_bot'}, status: 'kicked', until_date: 0},
+      old_chat_member: {
+        user: {id: bot.id, is_bot: true, first_name: 'Test Bot', username: 'test_bot'},
+        status: 'member',
+      },
+      new_chat_member: {
+        user: {id: bot.id, is_bot: true, first_name: 'Test Bot', username: 'test_bot'},
+        status: 'kicked',
+        until_date: 0,
+      },
     })
 
     emu.unblockBot(token, 42)
@@ -105,7 +137,9 @@ describe('migrateChat and deactivateUser', () => {
     expect(to).toBe(-1000000000123)
     const res = await api('sendMessage', {chat_id: -123, text: 'x'})
     expect(res.status).toBe(400)
-    expect(res.text).toBe('{"ok":false,"error_code":400,"description":"Bad Request: group chat was upgraded to a supergroup chat","parameters":{"migrate_to_chat_id":-1000000000123}}')
+    expect(res.text).toBe(
+      '{"ok":false,"error_code":400,"description":"Bad Request: group chat was upgraded to a supergroup chat","parameters":{"migrate_to_chat_id":-1000000000123}}',
+    )
     const moved = await api('sendMessage', {chat_id: to, text: 'x'})
     expect(moved.json.result.chat).toEqual({id: -1000000000123, title: 'Team', type: 'supergroup'})
     expect(() => emu.migrateChat(token, 5)).toThrow(/must be a group/)
@@ -134,7 +168,15 @@ describe('recorded calls stay bounded', () => {
     const {emu, token, api} = await setup()
     const bot = (emu as unknown as {bots: Map<string, {calls: unknown[]; callSeq: number}>}).bots.get(token)!
     // pretend a long session already recorded the maximum, then make one more call over HTTP
-    bot.calls.push(...Array.from({length: MAX_RECORDED_CALLS}, (_, i) => ({seq: i + 1, method: 'getMe', params: {}, at: 0, source: 'http'})))
+    bot.calls.push(
+      ...Array.from({length: MAX_RECORDED_CALLS}, (_, i) => ({
+        seq: i + 1,
+        method: 'getMe',
+        params: {},
+        at: 0,
+        source: 'http',
+      })),
+    )
     bot.callSeq = MAX_RECORDED_CALLS
     await api('getMe')
     const calls = emu.calls(token)

@@ -24,9 +24,12 @@ export async function setup(options: EmulatorOptions = {}) {
   const base = `${emu.apiRoot}/bot${bot.token}`
   /** Call a method with a JSON body (or GET without params). */
   const api = async (method: string, params?: Record<string, unknown>, init: RequestInit = {}): Promise<Raw> => {
-    const res = await fetch(`${base}/${method}`, params
-      ? {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify(params), ...init}
-      : init)
+    const res = await fetch(
+      `${base}/${method}`,
+      params
+        ? {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify(params), ...init}
+        : init,
+    )
     const text = await res.text()
     let json: any
     try {
@@ -52,7 +55,9 @@ export type Reply = {status: number; body?: string; headers?: Record<string, str
  * A webhook receiver on loopback. `respond` decides each answer (default 200 with an empty body).
  * Everything received is kept in `received`.
  */
-export async function receiver(respond: (req: Received, index: number) => Reply | Promise<Reply> = () => ({status: 200})) {
+export async function receiver(
+  respond: (req: Received, index: number) => Reply | Promise<Reply> = () => ({status: 200}),
+) {
   const received: Received[] = []
   const sockets = new Set<import('node:net').Socket>()
   let active = 0
@@ -87,10 +92,11 @@ export async function receiver(respond: (req: Received, index: number) => Reply 
     get maxActive() {
       return maxActive
     },
-    stop: () => new Promise<void>((r) => {
-      for (const s of sockets) s.destroy()
-      server.close(() => r())
-    }),
+    stop: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy()
+        server.close(() => r())
+      }),
   }
   running.push(handle)
   return handle
@@ -109,6 +115,11 @@ export async function until<T>(check: () => T | Promise<T>, what: string, timeou
 
 /** A private text message body for injectUpdate. */
 export const textMessage = (chatId: number, text: string, messageId = 1) => ({
-  message: {message_id: messageId, from: {id: chatId, is_bot: false, first_name: 'U'}, chat: {id: chatId, first_name: 'U', type: 'private'},
-    date: Math.floor(Date.now() / 1000), text},
+  message: {
+    message_id: messageId,
+    from: {id: chatId, is_bot: false, first_name: 'U'},
+    chat: {id: chatId, first_name: 'U', type: 'private'},
+    date: Math.floor(Date.now() / 1000),
+    text,
+  },
 })

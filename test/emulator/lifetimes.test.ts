@@ -17,12 +17,18 @@ describe('update lifetimes', () => {
     const {emu, token, api} = await setup()
     expect(emu.sendUserMessage(token, {text: 'old', date: now() - 86_401}).update_id).toBe(0)
     expect(emu.pendingUpdates(token)).toEqual([])
-    const edited = emu.injectUpdate(token, {edited_message: {...textMessage(5, 'x').message, date: now() - 90_000, edit_date: now() - 60}})
+    const edited = emu.injectUpdate(token, {
+      edited_message: {...textMessage(5, 'x').message, date: now() - 90_000, edit_date: now() - 60},
+    })
     expect(edited.update_id).toBeGreaterThan(0) // an edit lives 24 h after its edit_date
 
     const dying = emu.sendUserMessage(token, {text: 'almost a day old', date: now() - 86_399})
     expect(dying.update_id).toBeGreaterThan(0)
-    await until(() => !emu.pendingUpdates(token).some((u) => u.update_id === dying.update_id), 'the message to expire', 5000)
+    await until(
+      () => !emu.pendingUpdates(token).some((u) => u.update_id === dying.update_id),
+      'the message to expire',
+      5000,
+    )
     const polled = await api('getUpdates', {})
     expect(polled.json.result.map((u: any) => u.update_id)).toEqual([edited.update_id])
   })
@@ -33,27 +39,38 @@ describe('update lifetimes', () => {
     const query = emu.sendCallbackQuery(token, {data: 'x', userId: 9})
     expect(emu.pendingUpdates(token).map((u) => u.update_id)).toContain(query.update_id)
     const started = Date.now()
-    await until(() => !emu.pendingUpdates(token).some((u) => u.update_id === query.update_id), 'the callback query to expire')
+    await until(
+      () => !emu.pendingUpdates(token).some((u) => u.update_id === query.update_id),
+      'the callback query to expire',
+    )
     expect(Date.now() - started).toBeGreaterThan(200)
     const polled = await api('getUpdates', {})
     expect(polled.json.result.map((u: any) => Object.keys(u)[1])).toEqual(['message'])
   })
 
-  it('a webhook retry that would come after the update\'s lifetime never happens: the update is dropped', async () => {
+  it("a webhook retry that would come after the update's lifetime never happens: the update is dropped", async () => {
     const {emu, token, api} = await setup({lifetimeScale: 0.002, timeScale: 0.01}) // query lives 300 ms; backoff 20, 40, 80… ms
     const failing = await receiver(() => ({status: 500}))
     await api('setWebhook', {url: failing.url})
     emu.sendUserMessage(token, {text: 'hi', userId: 9, date: now()})
     const query = emu.sendCallbackQuery(token, {data: 'x', userId: 9})
     const attemptsOf = (id: number): number => failing.received.filter((r) => r.body.update_id === id).length
-    await until(() => !emu.pendingUpdates(token).some((u) => u.update_id === query.update_id), 'the callback query to be dropped', 5000)
+    await until(
+      () => !emu.pendingUpdates(token).some((u) => u.update_id === query.update_id),
+      'the callback query to be dropped',
+      5000,
+    )
     const queryAttempts = attemptsOf(query.update_id)
     expect(queryAttempts).toBeGreaterThan(1)
     // the message (24 h) is still there and keeps being retried; the dropped query is never sent again
     const message = emu.pendingUpdates(token)
     expect(message.map((u) => Object.keys(u)[1])).toEqual(['message'])
     const messageAttempts = attemptsOf(message[0].update_id)
-    await until(() => attemptsOf(message[0].update_id) >= messageAttempts + 2, 'two more retries of the message', 10_000)
+    await until(
+      () => attemptsOf(message[0].update_id) >= messageAttempts + 2,
+      'two more retries of the message',
+      10_000,
+    )
     expect(attemptsOf(query.update_id)).toBe(queryAttempts)
   })
 })
@@ -105,7 +122,9 @@ describe('limits', () => {
       const r = await api('close')
       return r.status === 400 ? r : undefined
     }, 'the instance to be closed')
-    expect(again.text).toBe('{"ok":false,"error_code":400,"description":"Bad Request: the bot has already been closed"}')
+    expect(again.text).toBe(
+      '{"ok":false,"error_code":400,"description":"Bad Request: the bot has already been closed"}',
+    )
     expect((await api('getMe')).status).toBe(200) // launched again
     expect((await api('close')).json).toEqual({ok: true, result: true})
   })
@@ -116,15 +135,22 @@ describe('local mode asks no DNS', () => {
     const {api} = await setup({timeScale: 0})
     expect((await api('setWebhook', {url: 'http://localhost:9/hook'})).json.ok).toBe(true)
     expect((await api('setWebhook', {url: 'http://bot.localhost:9/hook'})).json.ok).toBe(true)
-    expect((await api('setWebhook', {url: 'http://bot.example.invalid/hook'})).json.description).toBe('Bad Request: bad webhook: Failed to resolve host: Name or service not known')
+    expect((await api('setWebhook', {url: 'http://bot.example.invalid/hook'})).json.description).toBe(
+      'Bad Request: bad webhook: Failed to resolve host: Name or service not known',
+    )
   })
 
-  it('even a name the system resolves (this machine\'s host name) is not looked up', async () => {
+  it("even a name the system resolves (this machine's host name) is not looked up", async () => {
     const name = hostname()
-    const resolvable = await lookup(name).then(() => true, () => false)
+    const resolvable = await lookup(name).then(
+      () => true,
+      () => false,
+    )
     if (!resolvable || name === 'localhost') return // nothing to prove on this machine
     const {api} = await setup({timeScale: 0})
-    expect((await api('setWebhook', {url: `http://${name}:9/hook`})).json.description).toBe('Bad Request: bad webhook: Failed to resolve host: Name or service not known')
+    expect((await api('setWebhook', {url: `http://${name}:9/hook`})).json.description).toBe(
+      'Bad Request: bad webhook: Failed to resolve host: Name or service not known',
+    )
   })
 })
 
@@ -134,9 +160,15 @@ describe('uploads are recorded the same way whichever client sends them', () => 
   it('grammY (attach://), Telegraf (a file field) and a raw multipart form all give photo: {filename, mimeType, size}', async () => {
     const {emu, token, base} = await setup()
     emu.addChat(token, {id: 5, type: 'private', first_name: 'U'})
-    const grammy = new GrammyBot(token, {client: {apiRoot: emu.apiRoot}, botInfo: {id: 1, is_bot: true, first_name: 'B', username: 'b_bot'} as never})
+    const grammy = new GrammyBot(token, {
+      client: {apiRoot: emu.apiRoot},
+      botInfo: {id: 1, is_bot: true, first_name: 'B', username: 'b_bot'} as never,
+    })
     await grammy.api.sendPhoto(5, new InputFile(Buffer.from('abc'), 'cat.jpg'), {caption: 'grammY'})
-    await grammy.api.sendMediaGroup(5, [{type: 'photo', media: new InputFile(Buffer.from('abc'), 'cat.jpg')}, {type: 'photo', media: new InputFile(Buffer.from('defg'), 'dog.jpg')}])
+    await grammy.api.sendMediaGroup(5, [
+      {type: 'photo', media: new InputFile(Buffer.from('abc'), 'cat.jpg')},
+      {type: 'photo', media: new InputFile(Buffer.from('defg'), 'dog.jpg')},
+    ])
     const telegraf = new Telegraf(token, {telegram: {apiRoot: emu.apiRoot}})
     await telegraf.telegram.sendPhoto(5, {source: Buffer.from('abc'), filename: 'cat.jpg'}, {caption: 'Telegraf'})
     const form = new FormData()

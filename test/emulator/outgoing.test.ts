@@ -12,13 +12,21 @@ describe('outgoing methods', () => {
     emu.sendUserMessage(token, {text: 'hi', userId: 42, firstName: 'Ann', username: 'ann'})
     expect((await api('sendMessage', {chat_id: 42, text: '  '})).text).toBe(bad('Bad Request: text must be non-empty'))
     expect((await api('sendMessage', {chat_id: 42})).text).toBe(bad('Bad Request: message text is empty'))
-    const r = await api('sendMessage', {chat_id: 42, text: 'hello *you*', entities: [{type: 'bold', offset: 6, length: 5}],
-      reply_markup: {inline_keyboard: [[{text: 'Go', callback_data: 'go'}]]}})
+    const r = await api('sendMessage', {
+      chat_id: 42,
+      text: 'hello *you*',
+      entities: [{type: 'bold', offset: 6, length: 5}],
+      reply_markup: {inline_keyboard: [[{text: 'Go', callback_data: 'go'}]]},
+    })
     expect(r.status).toBe(200)
     const m = r.json.result
     expect(Object.keys(m)).toEqual(['message_id', 'from', 'chat', 'date', 'text', 'entities', 'reply_markup'])
-    expect(m).toMatchObject({message_id: 2, from: {id: bot.id, is_bot: true, first_name: 'Test Bot', username: 'test_bot'},
-      chat: {id: 42, first_name: 'Ann', username: 'ann', type: 'private'}, text: 'hello *you*'})
+    expect(m).toMatchObject({
+      message_id: 2,
+      from: {id: bot.id, is_bot: true, first_name: 'Test Bot', username: 'test_bot'},
+      chat: {id: 42, first_name: 'Ann', username: 'ann', type: 'private'},
+      text: 'hello *you*',
+    })
     expect(Math.abs(m.date - Date.now() / 1000)).toBeLessThan(5)
     expect((await api('sendMessage', {chat_id: '@ann', text: 'by username'})).json.result.message_id).toBe(3)
     expect(emu.sendUserMessage(token, {text: 'again', userId: 42}).message).toMatchObject({message_id: 4})
@@ -27,25 +35,47 @@ describe('outgoing methods', () => {
   it('edits, deletes and answers callback queries with the server texts', async () => {
     const {api, emu, token} = await setup()
     emu.sendUserMessage(token, {text: 'hi'})
-    const sent = (await api('sendMessage', {chat_id: 1111, text: 'v1', reply_markup: {inline_keyboard: [[{text: 'A', callback_data: 'a'}]]}})).json.result
+    const sent = (
+      await api('sendMessage', {
+        chat_id: 1111,
+        text: 'v1',
+        reply_markup: {inline_keyboard: [[{text: 'A', callback_data: 'a'}]]},
+      })
+    ).json.result
     const edit = (p: object) => api('editMessageText', {chat_id: 1111, message_id: sent.message_id, ...p})
-    const edited = (await edit({text: 'v2', reply_markup: {inline_keyboard: [[{text: 'A', callback_data: 'a'}]]}})).json.result
+    const edited = (await edit({text: 'v2', reply_markup: {inline_keyboard: [[{text: 'A', callback_data: 'a'}]]}})).json
+      .result
     expect(edited).toMatchObject({message_id: sent.message_id, text: 'v2'})
     expect(typeof edited.edit_date).toBe('number')
     expect((await edit({text: 'v2', reply_markup: {inline_keyboard: [[{text: 'A', callback_data: 'a'}]]}})).text).toBe(
-      bad('Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message'))
-    expect((await api('editMessageText', {chat_id: 1111, message_id: 999, text: 'x'})).text).toBe(bad('Bad Request: message to edit not found'))
-    expect((await api('editMessageReplyMarkup', {chat_id: 1111, message_id: sent.message_id})).json.result.reply_markup).toBeUndefined()
+      bad(
+        'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message',
+      ),
+    )
+    expect((await api('editMessageText', {chat_id: 1111, message_id: 999, text: 'x'})).text).toBe(
+      bad('Bad Request: message to edit not found'),
+    )
+    expect(
+      (await api('editMessageReplyMarkup', {chat_id: 1111, message_id: sent.message_id})).json.result.reply_markup,
+    ).toBeUndefined()
     expect((await api('editMessageText', {inline_message_id: 'abc', text: 'x'})).text).toBe('{"ok":true,"result":true}')
 
     const press = emu.sendCallbackQuery(token, {data: 'a'})
     const query = press.callback_query as any
     expect(query).toMatchObject({from: {id: 1111, is_bot: false}, data: 'a', message: {message_id: sent.message_id}})
-    expect((await api('answerCallbackQuery', {callback_query_id: query.id, text: 'ok'})).text).toBe('{"ok":true,"result":true}')
-    expect((await api('answerCallbackQuery', {callback_query_id: query.id})).text).toBe(bad('Bad Request: query is too old and response timeout expired or query ID is invalid'))
+    expect((await api('answerCallbackQuery', {callback_query_id: query.id, text: 'ok'})).text).toBe(
+      '{"ok":true,"result":true}',
+    )
+    expect((await api('answerCallbackQuery', {callback_query_id: query.id})).text).toBe(
+      bad('Bad Request: query is too old and response timeout expired or query ID is invalid'),
+    )
 
-    expect((await api('deleteMessage', {chat_id: 1111, message_id: sent.message_id})).text).toBe('{"ok":true,"result":true}')
-    expect((await api('deleteMessage', {chat_id: 1111, message_id: sent.message_id})).text).toBe(bad('Bad Request: message to delete not found'))
+    expect((await api('deleteMessage', {chat_id: 1111, message_id: sent.message_id})).text).toBe(
+      '{"ok":true,"result":true}',
+    )
+    expect((await api('deleteMessage', {chat_id: 1111, message_id: sent.message_id})).text).toBe(
+      bad('Bad Request: message to delete not found'),
+    )
   })
 
   it('handles media uploads, chat actions, commands and a generic fallback; unknown methods are 404', async () => {
@@ -60,16 +90,25 @@ describe('outgoing methods', () => {
     expect(photo.result.photo).toHaveLength(2)
     expect(emu.calls(token).at(-1)?.params.photo).toEqual({filename: 'cat.jpg', mimeType: 'image/jpeg', size: 2048})
     expect((await api('sendPhoto', {chat_id: 1111})).text).toBe(bad('Bad Request: there is no photo in the request'))
-    expect((await api('sendDocument', {chat_id: 1111, document: 'https://example.org/a.pdf'})).json.result.document.file_id).toBe('https://example.org/a.pdf')
+    expect(
+      (await api('sendDocument', {chat_id: 1111, document: 'https://example.org/a.pdf'})).json.result.document.file_id,
+    ).toBe('https://example.org/a.pdf')
     expect((await api('sendChatAction', {chat_id: 1111, action: 'typing'})).text).toBe('{"ok":true,"result":true}')
-    expect((await api('sendChatAction', {chat_id: 1111, action: 'dancing'})).text).toBe(bad('Bad Request: wrong parameter action in request'))
+    expect((await api('sendChatAction', {chat_id: 1111, action: 'dancing'})).text).toBe(
+      bad('Bad Request: wrong parameter action in request'),
+    )
     const commands = [{command: 'start', description: 'Start'}]
     expect((await api('setMyCommands', {commands})).json.result).toBe(true)
     expect((await api('getMyCommands')).json.result).toEqual(commands)
-    expect((await api('sendLocation', {chat_id: 1111, latitude: 1.5, longitude: 2})).json.result.location).toEqual({latitude: 1.5, longitude: 2})
+    expect((await api('sendLocation', {chat_id: 1111, latitude: 1.5, longitude: 2})).json.result.location).toEqual({
+      latitude: 1.5,
+      longitude: 2,
+    })
     expect((await api('setChatMenuButton', {})).json.result).toBe(true)
     expect((await api('answerInlineQuery', {inline_query_id: '1', results: []})).json.result).toBe(true)
-    expect((await api('getStarTransactions')).text).toBe('{"ok":false,"error_code":404,"description":"Not Found: method not found"}')
+    expect((await api('getStarTransactions')).text).toBe(
+      '{"ok":false,"error_code":404,"description":"Not Found: method not found"}',
+    )
   })
 
   it('logOut clears the queue, then every call gets 400 Logged out; close answers true', async () => {
@@ -110,15 +149,30 @@ describe('programmatic API', () => {
     await api('sendMessage', {chat_id: 1, text: 'not it'})
     await api('sendMessage', {chat_id: 1, text: 'three'})
     expect((await later).params.text).toBe('three')
-    await expect(emu.waitForBotMessage(token, {chatId: 2, timeoutMs: 30})).rejects.toThrow('no message from the bot in chat 2 within 30 ms')
+    await expect(emu.waitForBotMessage(token, {chatId: 2, timeoutMs: 30})).rejects.toThrow(
+      'no message from the bot in chat 2 within 30 ms',
+    )
   })
 
   it('builds user messages with bot_command entities, group chats and replies', async () => {
     const {emu, token} = await setup()
-    const u = emu.sendUserMessage(token, {text: '/start@test_bot now /help', userId: 5, firstName: 'Bo', username: 'bo'})
-    expect(u.message).toEqual({message_id: 1, from: {id: 5, is_bot: false, first_name: 'Bo', username: 'bo'},
-      chat: {id: 5, first_name: 'Bo', username: 'bo', type: 'private'}, date: (u.message as any).date, text: '/start@test_bot now /help',
-      entities: [{offset: 0, length: 15, type: 'bot_command'}, {offset: 20, length: 5, type: 'bot_command'}]})
+    const u = emu.sendUserMessage(token, {
+      text: '/start@test_bot now /help',
+      userId: 5,
+      firstName: 'Bo',
+      username: 'bo',
+    })
+    expect(u.message).toEqual({
+      message_id: 1,
+      from: {id: 5, is_bot: false, first_name: 'Bo', username: 'bo'},
+      chat: {id: 5, first_name: 'Bo', username: 'bo', type: 'private'},
+      date: (u.message as any).date,
+      text: '/start@test_bot now /help',
+      entities: [
+        {offset: 0, length: 15, type: 'bot_command'},
+        {offset: 20, length: 5, type: 'bot_command'},
+      ],
+    })
     const g = emu.sendUserMessage(token, {text: 'in a group', chatId: -100, userId: 5, replyToMessageId: undefined})
     expect((g.message as any).chat).toEqual({id: -100, title: 'Test Group', type: 'group'})
     const r = emu.sendUserMessage(token, {text: 'reply', userId: 5, replyToMessageId: 1})
@@ -146,11 +200,21 @@ describe('more methods', () => {
     emu.sendUserMessage(token, {text: 'hi', userId: 2})
     const fwd = (await api('forwardMessage', {chat_id: 2, from_chat_id: 1, message_id: 1})).json.result
     expect(fwd).toMatchObject({chat: {id: 2}, text: 'original', forward_origin: {type: 'user', sender_user: {id: 1}}})
-    expect((await api('copyMessage', {chat_id: 2, from_chat_id: 1, message_id: 1})).text).toBe(`{"ok":true,"result":{"message_id":${fwd.message_id + 1}}}`)
-    expect((await api('forwardMessage', {chat_id: 2, from_chat_id: 1, message_id: 99})).json.description).toBe('Bad Request: message to forward not found')
+    expect((await api('copyMessage', {chat_id: 2, from_chat_id: 1, message_id: 1})).text).toBe(
+      `{"ok":true,"result":{"message_id":${fwd.message_id + 1}}}`,
+    )
+    expect((await api('forwardMessage', {chat_id: 2, from_chat_id: 1, message_id: 99})).json.description).toBe(
+      'Bad Request: message to forward not found',
+    )
     const poll = (await api('sendPoll', {chat_id: 2, question: 'Q?', options: ['a', 'b']})).json.result
-    expect((await api('stopPoll', {chat_id: 2, message_id: poll.message_id})).json.result).toMatchObject({question: 'Q?', is_closed: true})
-    expect((await api('getChatMember', {chat_id: 2, user_id: 2})).json.result).toMatchObject({status: 'member', user: {id: 2}})
+    expect((await api('stopPoll', {chat_id: 2, message_id: poll.message_id})).json.result).toMatchObject({
+      question: 'Q?',
+      is_closed: true,
+    })
+    expect((await api('getChatMember', {chat_id: 2, user_id: 2})).json.result).toMatchObject({
+      status: 'member',
+      user: {id: 2},
+    })
     expect((await api('getChatMember', {chat_id: 2, user_id: bot.id})).json.result.user.is_bot).toBe(true)
     expect((await api('getFile', {file_id: 'abc'})).json.result.file_path).toContain('file_abc')
     expect((await api('pinChatMessage', {chat_id: 2, message_id: 1})).json.result).toBe(true)

@@ -84,7 +84,9 @@ describe('409 conflicts (§2.4)', () => {
     const first = await older
     expect(emu.calls(token).length).toBe(calls + 1)
     expect(first.status).toBe(409)
-    expect(first.text).toBe('{"ok":false,"error_code":409,"description":"Conflict: terminated by other getUpdates request; make sure that only one bot instance is running"}')
+    expect(first.text).toBe(
+      '{"ok":false,"error_code":409,"description":"Conflict: terminated by other getUpdates request; make sure that only one bot instance is running"}',
+    )
     const u = emu.sendUserMessage(token, {text: 'x'})
     expect((await newer).json.result).toEqual([u])
   })
@@ -108,7 +110,9 @@ describe('409 conflicts (§2.4)', () => {
     expect(ended.json.description).toBe('Conflict: terminated by setWebhook request')
     const refused = await api('getUpdates')
     expect(refused.status).toBe(409)
-    expect(refused.text).toBe(`{"ok":false,"error_code":409,"description":"Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first"}`)
+    expect(refused.text).toBe(
+      `{"ok":false,"error_code":409,"description":"Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first"}`,
+    )
   })
 
   it('deleteWebhook does not end a waiting poll', async () => {
@@ -172,7 +176,10 @@ describe('throttle and allowed_updates (§2.3, §2.6)', () => {
   it('stop() ends waiting polls and closes every connection quickly', async () => {
     const emu = await BotApiEmulator.start()
     const {token} = emu.createBot()
-    const poll = fetch(`${emu.apiRoot}/bot${token}/getUpdates?timeout=50`).then(() => 'answered', () => 'closed')
+    const poll = fetch(`${emu.apiRoot}/bot${token}/getUpdates?timeout=50`).then(
+      () => 'answered',
+      () => 'closed',
+    )
     await until(() => emu.isLongPolling(token), 'the poll to wait')
     const t0 = Date.now()
     await emu.stop()

@@ -41,9 +41,22 @@ describe('webhook target (§3)', () => {
   })
 
   it('knows the reserved IPv4 ranges', () => {
-    for (const ip of ['0.0.0.0', '10.2.3.4', '100.64.0.1', '127.0.0.1', '169.254.1.1', '172.16.0.1', '172.31.255.255',
-      '192.168.1.1', '198.18.0.1', '224.0.0.1', '255.255.255.255']) expect(isReservedIpv4(ip), ip).toBe(true)
-    for (const ip of ['149.154.167.220', '91.108.4.1', '172.32.0.1', '8.8.8.8', '100.128.0.1']) expect(isReservedIpv4(ip), ip).toBe(false)
+    for (const ip of [
+      '0.0.0.0',
+      '10.2.3.4',
+      '100.64.0.1',
+      '127.0.0.1',
+      '169.254.1.1',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.1.1',
+      '198.18.0.1',
+      '224.0.0.1',
+      '255.255.255.255',
+    ])
+      expect(isReservedIpv4(ip), ip).toBe(true)
+    for (const ip of ['149.154.167.220', '91.108.4.1', '172.32.0.1', '8.8.8.8', '100.128.0.1'])
+      expect(isReservedIpv4(ip), ip).toBe(false)
   })
 })
 
@@ -52,7 +65,9 @@ describe('updates (§6.4, §9)', () => {
     expect(webhookQueueOf({update_id: 1, message: {chat: {id: -5}, from: {id: 9}}})).toBe('chat:-5')
     expect(webhookQueueOf({update_id: 1, callback_query: {from: {id: 9}, message: {chat: {id: 1}}}})).toBe('user:9')
     expect(webhookQueueOf({update_id: 1, poll: {id: 'p1'}})).toBe('poll:p1')
-    expect(webhookQueueOf({update_id: 1, something_new: {}})).not.toBe(webhookQueueOf({update_id: 2, something_new: {}}))
+    expect(webhookQueueOf({update_id: 1, something_new: {}})).not.toBe(
+      webhookQueueOf({update_id: 2, something_new: {}}),
+    )
   })
 
   it('marks /commands (with an optional @bot) at the start or after whitespace', () => {

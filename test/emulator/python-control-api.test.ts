@@ -13,24 +13,38 @@ const PYTHON = '/usr/bin/python3'
 const hasPtb = spawnSync(PYTHON, ['-c', 'import telegram'], {stdio: 'ignore'}).status === 0
 
 describe('examples/python-control-api', () => {
-  it.skipIf(!hasPtb && !process.env.CI)('the PTB echo bot passes its unittest through the control API', async () => {
-    const cwd = join(PROJECT_ROOT, 'examples', 'python-control-api')
-    const child = spawn(PYTHON, ['-m', 'unittest', '-v', 'test_echo_bot'], {
-      cwd,
-      env: {...process.env, BOT_CMD: `${process.execPath} ${BIN}`, PYTHONDONTWRITEBYTECODE: '1', PYTHONWARNINGS: 'ignore'},
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let output = ''
-    child.stdout.on('data', (c: Buffer) => (output += c.toString()))
-    child.stderr.on('data', (c: Buffer) => (output += c.toString()))
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000)
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
-    clearTimeout(timer)
-    expect(output).toMatch(/Ran 4 tests/)
-    expect(output).toMatch(/\nOK\n/)
-    expect(code, output).toBe(0)
-    for (const name of ['test_start_greets_by_name', 'test_echoes_text', 'test_button_press_is_answered_and_edits_the_question', 'test_survives_a_blocked_send']) {
-      expect(output).toContain(`${name} (test_echo_bot.EchoBotTest.${name}) ...`) // each ran; "OK" above: all passed
-    }
-  }, 120_000)
+  it.skipIf(!hasPtb && !process.env.CI)(
+    'the PTB echo bot passes its unittest through the control API',
+    async () => {
+      const cwd = join(PROJECT_ROOT, 'examples', 'python-control-api')
+      const child = spawn(PYTHON, ['-m', 'unittest', '-v', 'test_echo_bot'], {
+        cwd,
+        env: {
+          ...process.env,
+          BOT_CMD: `${process.execPath} ${BIN}`,
+          PYTHONDONTWRITEBYTECODE: '1',
+          PYTHONWARNINGS: 'ignore',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      let output = ''
+      child.stdout.on('data', (c: Buffer) => (output += c.toString()))
+      child.stderr.on('data', (c: Buffer) => (output += c.toString()))
+      const timer = setTimeout(() => child.kill('SIGKILL'), 90_000)
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+      clearTimeout(timer)
+      expect(output).toMatch(/Ran 4 tests/)
+      expect(output).toMatch(/\nOK\n/)
+      expect(code, output).toBe(0)
+      for (const name of [
+        'test_start_greets_by_name',
+        'test_echoes_text',
+        'test_button_press_is_answered_and_edits_the_question',
+        'test_survives_a_blocked_send',
+      ]) {
+        expect(output).toContain(`${name} (test_echo_bot.EchoBotTest.${name}) ...`) // each ran; "OK" above: all passed
+      }
+    },
+    120_000,
+  )
 })

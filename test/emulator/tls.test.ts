@@ -16,8 +16,27 @@ const received: unknown[] = []
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'emu-tls-'))
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost',
-    '-addext', 'subjectAltName=DNS:localhost', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], {stdio: 'ignore'})
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+    ],
+    {stdio: 'ignore'},
+  )
   cert = readFileSync(join(dir, 'cert.pem'))
   server = https.createServer({key: readFileSync(join(dir, 'key.pem')), cert}, (req, res) => {
     const chunks: Buffer[] = []
@@ -42,7 +61,10 @@ describe('https webhooks', () => {
     const {api, emu, token} = await setup({timeScale: 1})
     await api('setWebhook', {url: `https://localhost:${port}/hook`, ip_address: '127.0.0.1'})
     emu.sendUserMessage(token, {text: 'x'})
-    const message = await until(() => emu.getWebhookInfo(token).last_error_message as string | undefined, 'an SSL error')
+    const message = await until(
+      () => emu.getWebhookInfo(token).last_error_message as string | undefined,
+      'an SSL error',
+    )
     expect(message).toMatch(/^SSL error \{.*self[- ]signed/i)
     expect(emu.pendingUpdates(token)).toHaveLength(1)
   })
@@ -53,7 +75,9 @@ describe('https webhooks', () => {
     form.set('url', `https://localhost:${port}/hook`)
     form.set('ip_address', '127.0.0.1')
     form.set('certificate', new Blob([cert]), 'cert.pem')
-    expect((await (await fetch(`${base}/setWebhook`, {method: 'POST', body: form})).json()).description).toBe('Webhook was set')
+    expect((await (await fetch(`${base}/setWebhook`, {method: 'POST', body: form})).json()).description).toBe(
+      'Webhook was set',
+    )
     const u = emu.sendUserMessage(token, {text: 'over tls'})
     await until(() => emu.pendingUpdates(token).length === 0, 'the TLS delivery')
     expect(received).toContainEqual(u)

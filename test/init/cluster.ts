@@ -107,7 +107,13 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
 }
 
 /** setWebhook on the emulator (local mode: http and any port are fine). */
-export async function setWebhook(apiRoot: string, token: string, url: string, secret: string, maxConnections?: number): Promise<void> {
+export async function setWebhook(
+  apiRoot: string,
+  token: string,
+  url: string,
+  secret: string,
+  maxConnections?: number,
+): Promise<void> {
   const res = await fetch(`${apiRoot}/bot${token}/setWebhook`, {
     method: 'POST',
     headers: {'content-type': 'application/json'},

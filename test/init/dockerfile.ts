@@ -36,7 +36,11 @@ export function parseDockerfile(text: string): {op: string; args: string}[] {
     })
 }
 
-export async function runDockerfileSteps(context: string, stagesRoot: string, env: NodeJS.ProcessEnv): Promise<DockerfileRun> {
+export async function runDockerfileSteps(
+  context: string,
+  stagesRoot: string,
+  env: NodeJS.ProcessEnv,
+): Promise<DockerfileRun> {
   const stages = new Map<string, string>()
   let dir = ''
   let stageEnv: Record<string, string> = {}

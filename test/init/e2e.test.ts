@@ -54,7 +54,11 @@ const cleanups: (() => Promise<unknown>)[] = []
 
 /** npm in a project, with none of the test runner's variables (a nested vitest must not see them). */
 function npm(args: string[], cwd: string, timeout = 180_000) {
-  return run(NPM, args, {cwd, timeout, env: cliEnv({env: {npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false'}})})
+  return run(NPM, args, {
+    cwd,
+    timeout,
+    env: cliEnv({env: {npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false'}}),
+  })
 }
 
 beforeAll(async () => {
@@ -66,14 +70,20 @@ beforeAll(async () => {
     TEMPLATES.map(async (template) => {
       const dir = join(root, `${template}-e2e-bot`)
       // A real install from the registry; prefer-offline reuses the shared cache when it has the packages.
-      const r = await init([dir, '--template', template, '--pm', 'npm', '--no-git', '--yes', '--json'], {npm_config_prefer_offline: 'true'})
+      const r = await init([dir, '--template', template, '--pm', 'npm', '--no-git', '--yes', '--json'], {
+        npm_config_prefer_offline: 'true',
+      })
       expect(r.code, `bot init ${template} failed:\n${r.stdout}\n${r.stderr}`).toBe(0)
       expect(JSON.parse(r.stdout)).toMatchObject({installed: true, template})
       await npm(['run', 'build'], dir)
       dirs[template] = dir
       // Every RUN and COPY of the Dockerfile, carried out in stage folders at another depth than the
       // project (a lock file that only works where it was made would fail here, as in an image).
-      images[template] = await runDockerfileSteps(dir, join(root, 'docker', template), cliEnv({env: {npm_config_prefer_offline: 'true'}}))
+      images[template] = await runDockerfileSteps(
+        dir,
+        join(root, 'docker', template),
+        cliEnv({env: {npm_config_prefer_offline: 'true'}}),
+      )
     }),
   )
 }, INSTALL_TIMEOUT_MS)
@@ -157,7 +167,10 @@ describe.each(TEMPLATES)('template %s', (template) => {
     const chatId = 8008
     const slow = emu.sendUserMessage(token, {text: '/slow 1500', chatId})
     expect((await emu.waitForBotMessage(token, {chatId, timeoutMs: 15_000})).params.text).toBe('Working on it…')
-    await waitFor(() => !emu.pendingUpdates(token).some((u) => u.update_id === slow.update_id), 'the /slow update acknowledged')
+    await waitFor(
+      () => !emu.pendingUpdates(token).some((u) => u.update_id === slow.update_id),
+      'the /slow update acknowledged',
+    )
     expect(emu.sentMessages(token, {chatId}).map((c) => c.params.text)).not.toContain('Done.')
     expect(await bot.stop()).toEqual({code: 0, signal: null})
     expect(bot.process.output()).toMatch(/SIGTERM: stopping/)
@@ -168,7 +181,15 @@ describe.each(TEMPLATES)('template %s', (template) => {
 
   it('scales: three instances behind nginx share sessions in Redis; errors are acknowledged; /health follows Redis', async () => {
     const {token} = emu.createBot({username: `${template}_scale_bot`})
-    const cluster: Cluster = await startCluster({dir, token, apiRoot: emu.apiRoot, instances: 3, redis: true, nginx: true, env: {BOT_TEST_COMMANDS: '1'}})
+    const cluster: Cluster = await startCluster({
+      dir,
+      token,
+      apiRoot: emu.apiRoot,
+      instances: 3,
+      redis: true,
+      nginx: true,
+      env: {BOT_TEST_COMMANDS: '1'},
+    })
     cleanups.push(() => cluster.stop())
     const deliveries: {updateId: number; ok: boolean; status?: number}[] = []
     const onDelivery = (d: {token: string; updateId: number; ok: boolean; status?: number}) => {
@@ -183,9 +204,14 @@ describe.each(TEMPLATES)('template %s', (template) => {
       // Six /count at once: the emulator keeps one update of a chat in flight at a time, so they
       // arrive in order, each at whichever instance nginx picks.
       for (let i = 0; i < 6; i++) emu.sendUserMessage(token, {text: '/count', chatId})
-      for (let n = 1; n <= 6; n++) expect((await emu.waitForBotMessage(token, {chatId, timeoutMs: 15_000})).params.text).toBe(`Count: ${n}`)
+      for (let n = 1; n <= 6; n++)
+        expect((await emu.waitForBotMessage(token, {chatId, timeoutMs: 15_000})).params.text).toBe(`Count: ${n}`)
       await waitFor(() => posts().length >= 6, 'six POSTs in the access log')
-      const served = new Set(posts().slice(0, 6).map((e) => e.upstreams.at(-1)))
+      const served = new Set(
+        posts()
+          .slice(0, 6)
+          .map((e) => e.upstreams.at(-1)),
+      )
       expect(served, JSON.stringify(posts())).toEqual(new Set(cluster.instances.map((i) => `127.0.0.1:${i.port}`)))
       expect(posts().every((e) => e.status === 200)).toBe(true)
 
@@ -194,14 +220,18 @@ describe.each(TEMPLATES)('template %s', (template) => {
       expect(await gone.stop()).toEqual({code: 0, signal: null})
       expect(gone.process.output()).toMatch(/SIGTERM: stopping/)
       for (let i = 0; i < 2; i++) emu.sendUserMessage(token, {text: '/count', chatId})
-      for (const n of [7, 8]) expect((await emu.waitForBotMessage(token, {chatId, timeoutMs: 15_000})).params.text).toBe(`Count: ${n}`)
+      for (const n of [7, 8])
+        expect((await emu.waitForBotMessage(token, {chatId, timeoutMs: 15_000})).params.text).toBe(`Count: ${n}`)
       await waitFor(() => posts().length >= 8, 'eight POSTs in the access log')
       const after = posts().slice(6, 8)
       expect(after.every((e) => e.status === 200)).toBe(true)
       // Round robin came back to the stopped instance once: refused, so nginx passed the update on.
       const stopped = `127.0.0.1:${gone.port}`
       expect(after.map((e) => e.upstreams.at(-1))).not.toContain(stopped)
-      expect(after.filter((e) => e.upstreams[0] === stopped).map((e) => e.upstreamStatuses), JSON.stringify(after)).toEqual([['502', '200']])
+      expect(
+        after.filter((e) => e.upstreams[0] === stopped).map((e) => e.upstreamStatuses),
+        JSON.stringify(after),
+      ).toEqual([['502', '200']])
       await waitFor(() => emu.pendingUpdates(token).length === 0, 'no update left pending')
 
       // A handler that throws: logged, acknowledged with 200 once (no retry), and the chat goes on.
@@ -209,20 +239,33 @@ describe.each(TEMPLATES)('template %s', (template) => {
       await waitFor(() => deliveries.some((d) => d.updateId === failing.update_id), 'the /fail delivery')
       emu.sendUserMessage(token, {text: 'still answered', chatId})
       expect((await emu.waitForBotMessage(token, {chatId, timeoutMs: 15_000})).params.text).toBe('still answered')
-      expect(deliveries.filter((d) => d.updateId === failing.update_id)).toEqual([expect.objectContaining({ok: true, status: 200})])
+      expect(deliveries.filter((d) => d.updateId === failing.update_id)).toEqual([
+        expect.objectContaining({ok: true, status: 200}),
+      ])
       await waitFor(() => posts().length >= 10, 'ten POSTs in the access log')
       expect(posts()[8].status).toBe(200)
-      await waitFor(() => rest.some((i) => i.process.output().includes('deliberate failure')), 'the error in an instance log')
+      await waitFor(
+        () => rest.some((i) => i.process.output().includes('deliberate failure')),
+        'the error in an instance log',
+      )
       await waitFor(() => emu.pendingUpdates(token).length === 0, 'no update left pending')
       expect(emu.getWebhookInfo(token).last_error_message).toBeUndefined()
 
       // Through nginx the health check is green; without Redis an instance says 503.
       expect((await fetch(`${cluster.nginx!.url}/health`)).status).toBe(200)
       await cluster.redis!.stop()
-      await waitFor(async () => (await fetch(`http://127.0.0.1:${rest[0].port}/health`)).status === 503, '/health 503 without Redis', 15_000)
+      await waitFor(
+        async () => (await fetch(`http://127.0.0.1:${rest[0].port}/health`)).status === 503,
+        '/health 503 without Redis',
+        15_000,
+      )
       // An update that finds the session storage gone is not acknowledged (500): Telegram keeps it.
       const stranded = emu.sendUserMessage(token, {text: '/count', chatId})
-      await waitFor(() => deliveries.find((d) => d.updateId === stranded.update_id), 'a delivery of the update without Redis', 15_000)
+      await waitFor(
+        () => deliveries.find((d) => d.updateId === stranded.update_id),
+        'a delivery of the update without Redis',
+        15_000,
+      )
       expect(deliveries.find((d) => d.updateId === stranded.update_id)).toMatchObject({ok: false, status: 500})
       expect(emu.pendingUpdates(token).map((u) => u.update_id)).toContain(stranded.update_id)
       await fetch(`${emu.apiRoot}/bot${token}/deleteWebhook`, {method: 'POST'}) // stop the retries; the update stays queued
@@ -269,7 +312,11 @@ describe.each(TEMPLATES)('template %s', (template) => {
       expect(String(hello.params.text)).toContain('Hello, Grace')
 
       emu.sendUserMessage(token, {text: 'through the tunnel', chatId})
-      await emu.waitForBotMessage(token, {chatId, timeoutMs: 10_000, predicate: (c) => c.params.text === 'through the tunnel'})
+      await emu.waitForBotMessage(token, {
+        chatId,
+        timeoutMs: 10_000,
+        predicate: (c) => c.params.text === 'through the tunnel',
+      })
 
       // Forged requests straight to the bot's own port, on the path it serves: the webhook's path (the
       // bot prints it masked, a secret; the emulator knows the URL).
@@ -287,7 +334,11 @@ describe.each(TEMPLATES)('template %s', (template) => {
         expect([401, 403]).toContain(res.status)
       }
       // And through the public URL without the secret: the relay refuses it.
-      const viaTunnel = await fetch(webhook!.url, {method: 'POST', headers: {'content-type': 'application/json'}, body: fakeUpdate(43, forgedChat, 'forged')})
+      const viaTunnel = await fetch(webhook!.url, {
+        method: 'POST',
+        headers: {'content-type': 'application/json'},
+        body: fakeUpdate(43, forgedChat, 'forged'),
+      })
       expect(viaTunnel.status).toBe(401)
       expect(emu.sentMessages(token, {chatId: forgedChat})).toEqual([])
 
@@ -311,7 +362,11 @@ describe.each(TEMPLATES)('template %s', (template) => {
       const hello = await emu.waitForBotMessage(token, {chatId, timeoutMs: 10_000})
       expect(String(hello.params.text)).toContain('Hello, Linus')
       emu.sendUserMessage(token, {text: 'polled and echoed', chatId})
-      await emu.waitForBotMessage(token, {chatId, timeoutMs: 10_000, predicate: (c) => c.params.text === 'polled and echoed'})
+      await emu.waitForBotMessage(token, {
+        chatId,
+        timeoutMs: 10_000,
+        predicate: (c) => c.params.text === 'polled and echoed',
+      })
     } finally {
       result = await stopWithCtrlC(dev)
     }

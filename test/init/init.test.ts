@@ -54,7 +54,11 @@ const expectedFiles = (template: string) => [...COMMON_FILES, ...OWN_FILES[templ
 /** The default template's files. */
 const EXPECTED_FILES = expectedFiles('grammy')
 
-const FRAMEWORK_DEP = {grammy: ['grammy', '1.46.0'], gramio: ['gramio', '0.10.0'], telegraf: ['telegraf', '4.16.3']} as const
+const FRAMEWORK_DEP = {
+  grammy: ['grammy', '1.46.0'],
+  gramio: ['gramio', '0.10.0'],
+  telegraf: ['telegraf', '4.16.3'],
+} as const
 
 describe('bot init: files and substitutions', () => {
   for (const template of TEMPLATES) {
@@ -102,7 +106,11 @@ describe('bot init: files and substitutions', () => {
 
   it('defaults to grammy and to the package manager that ran it', async () => {
     const root = tempDir()
-    const r = await init(['my-bot', '--no-install', '--no-git', '--yes'], {npm_config_user_agent: 'pnpm/9.12.0 npm/? node/v20.20.2 linux x64'}, root)
+    const r = await init(
+      ['my-bot', '--no-install', '--no-git', '--yes'],
+      {npm_config_user_agent: 'pnpm/9.12.0 npm/? node/v20.20.2 linux x64'},
+      root,
+    )
     expect(r.code, r.stderr).toBe(0)
     const pkg = JSON.parse(readFileSync(join(root, 'my-bot', 'package.json'), 'utf8'))
     expect(pkg.dependencies.grammy).toBe('1.46.0')
@@ -127,17 +135,37 @@ describe('bot init: files and substitutions', () => {
     const r = await init([join(root, 'jbot'), '-t', 'telegraf', '--no-install', '--no-git', '--json'])
     expect(r.code, r.stderr).toBe(0)
     const out = parseJsonOutput<Record<string, unknown>>(r)
-    expect(out).toMatchObject({dir: join(root, 'jbot'), template: 'telegraf', installed: false, git: false, name: 'jbot'})
-    expect(out.next).toEqual([`cd ${join(root, 'jbot')}`, 'npm install', 'cp .env.example .env', 'bot dev', 'bot dev --offline'])
+    expect(out).toMatchObject({
+      dir: join(root, 'jbot'),
+      template: 'telegraf',
+      installed: false,
+      git: false,
+      name: 'jbot',
+    })
+    expect(out.next).toEqual([
+      `cd ${join(root, 'jbot')}`,
+      'npm install',
+      'cp .env.example .env',
+      'bot dev',
+      'bot dev --offline',
+    ])
   })
 
   it('creates a git repository with an initial commit that leaves .env out', async () => {
     const root = tempDir()
-    const gitEnv = {GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.invalid'}
+    const gitEnv = {
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@example.invalid',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@example.invalid',
+    }
     const r = await init([join(root, 'g'), '--no-install', '--yes', '--token', TOKEN, '--json'], gitEnv)
     expect(r.code, r.stderr).toBe(0)
     expect(parseJsonOutput<{git: boolean}>(r).git).toBe(true)
-    const tracked = execFileSync('git', ['ls-files'], {cwd: join(root, 'g'), encoding: 'utf8'}).trim().split('\n').sort()
+    const tracked = execFileSync('git', ['ls-files'], {cwd: join(root, 'g'), encoding: 'utf8'})
+      .trim()
+      .split('\n')
+      .sort()
     expect(tracked).toEqual(EXPECTED_FILES)
     expect(tracked).not.toContain('.env')
   })
@@ -200,7 +228,10 @@ describe('bot init: refusals', () => {
     expect(existsSync(join(root, 'nowhere'))).toBe(false)
 
     symlinkSync(join(root, 'gone'), join(root, 'link'))
-    expectUsage(await init([join(root, 'link'), '--no-install', '--no-git', '--yes']), /link is a symbolic link to a missing path/)
+    expectUsage(
+      await init([join(root, 'link'), '--no-install', '--no-git', '--yes']),
+      /link is a symbolic link to a missing path/,
+    )
     expect(existsSync(join(root, 'gone'))).toBe(false)
 
     const inner = join(root, 'inner')
@@ -317,7 +348,11 @@ describe('bot init: a failed install', () => {
   it('keeps the files and says how to retry', async () => {
     const root = tempDir()
     // A real npm that can reach nothing: offline mode with an empty cache fails with ENOTCACHED.
-    const env = {npm_config_offline: 'true', npm_config_cache: join(root, 'empty-cache'), npm_config_registry: 'http://127.0.0.1:9/'}
+    const env = {
+      npm_config_offline: 'true',
+      npm_config_cache: join(root, 'empty-cache'),
+      npm_config_registry: 'http://127.0.0.1:9/',
+    }
     const r = await init([join(root, 'x'), '--pm', 'npm', '--no-git', '--yes'], env)
     expect(r.code).toBe(1)
     expect(r.stderr).toContain('Could not install dependencies')

@@ -18,7 +18,11 @@ describe.skipIf(!hasScript)('bot init on a terminal', () => {
   it('asks for the folder, the framework and the token (masked), then writes .env', async () => {
     const cwd = tempDir()
     const cmd = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} init --no-install --no-git`
-    const p = startProcess('script', ['-qefc', cmd, '/dev/null'], {cwd, env: cleanEnv({TERM: 'xterm', NO_COLOR: '1'}), stdin: 'pipe'})
+    const p = startProcess('script', ['-qefc', cmd, '/dev/null'], {
+      cwd,
+      env: cleanEnv({TERM: 'xterm', NO_COLOR: '1'}),
+      stdin: 'pipe',
+    })
     try {
       await p.waitForOutput(/Project folder/)
       p.child.stdin!.write('tty-bot\r')
@@ -46,7 +50,11 @@ describe.skipIf(!hasScript)('bot init on a terminal', () => {
   it('Ctrl-C at a prompt exits 130 with nothing written', async () => {
     const cwd = tempDir()
     const cmd = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} init --no-install --no-git`
-    const p = startProcess('script', ['-qefc', cmd, '/dev/null'], {cwd, env: cleanEnv({TERM: 'xterm', NO_COLOR: '1'}), stdin: 'pipe'})
+    const p = startProcess('script', ['-qefc', cmd, '/dev/null'], {
+      cwd,
+      env: cleanEnv({TERM: 'xterm', NO_COLOR: '1'}),
+      stdin: 'pipe',
+    })
     try {
       await p.waitForOutput(/Project folder/)
       p.child.stdin!.write('half\r')
@@ -79,7 +87,14 @@ describe.skipIf(!hasScript)('bot init install on a terminal', () => {
     const cwd = tempDir()
     const cmd = `${sttyPrefix}${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} init spin-bot --no-git --yes`
     // A real npm that can reach nothing: offline with an empty cache.
-    const env = cleanEnv({TERM: 'xterm', NO_COLOR: '1', CI: undefined, npm_config_offline: 'true', npm_config_cache: join(cwd, 'empty-cache'), npm_config_registry: 'http://127.0.0.1:9/'})
+    const env = cleanEnv({
+      TERM: 'xterm',
+      NO_COLOR: '1',
+      CI: undefined,
+      npm_config_offline: 'true',
+      npm_config_cache: join(cwd, 'empty-cache'),
+      npm_config_registry: 'http://127.0.0.1:9/',
+    })
     const p = startProcess('script', ['-qefc', cmd, '/dev/null'], {cwd, env})
     const exit = await p.exited
     expect(exit.code, p.output()).toBe(1)

@@ -6,13 +6,22 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {planCopy, substitute, writePlan} from '../../src/scaffold/copy.js'
-import {detectPackageManager, listTemplates, nextSteps, packageNameProblem, planProject, suggestPackageName, TEMPLATE_NAMES} from '../../src/scaffold/index.js'
+import {
+  detectPackageManager,
+  listTemplates,
+  nextSteps,
+  packageNameProblem,
+  planProject,
+  suggestPackageName,
+  TEMPLATE_NAMES,
+} from '../../src/scaffold/index.js'
 import {templateLayers} from '../../src/scaffold/templates.js'
 import {tempDir} from './support.js'
 
 describe('package names', () => {
   it('accepts what npm accepts for a new package', () => {
-    for (const ok of ['my-bot', 'bot2', 'a.b', 'x_y', '@me/my-bot', 'tilde~ok']) expect(packageNameProblem(ok), ok).toBeUndefined()
+    for (const ok of ['my-bot', 'bot2', 'a.b', 'x_y', '@me/my-bot', 'tilde~ok'])
+      expect(packageNameProblem(ok), ok).toBeUndefined()
   })
   it('names the rule a bad name breaks', () => {
     expect(packageNameProblem('')).toBe('it is empty')
@@ -96,9 +105,12 @@ describe('planProject and the copy', () => {
 
   it('creates a private file with exactly mode 0600 whatever the umask', async () => {
     const root = tempDir()
-    const plan = await planCopy(templateLayers('grammy', join(process.cwd(), 'templates')), join(root, 'p'), {name: 'p'}, [
-      {path: '.env', content: Buffer.from('BOT_TOKEN=x\n'), mode: 0o600},
-    ])
+    const plan = await planCopy(
+      templateLayers('grammy', join(process.cwd(), 'templates')),
+      join(root, 'p'),
+      {name: 'p'},
+      [{path: '.env', content: Buffer.from('BOT_TOKEN=x\n'), mode: 0o600}],
+    )
     const old = process.umask(0o000)
     try {
       await writePlan(plan)
@@ -111,32 +123,65 @@ describe('planProject and the copy', () => {
   })
 
   it('next steps', () => {
-    expect(nextSteps({displayDir: '.', pm: 'yarn', hasToken: true}, false).map((s) => s.command)).toEqual(['yarn install', 'bot dev', 'bot dev --offline'])
-    expect(nextSteps({displayDir: 'a b', pm: 'npm', hasToken: false}, true).map((s) => s.command)).toEqual(["cd 'a b'", 'cp .env.example .env', 'bot dev', 'bot dev --offline'])
+    expect(nextSteps({displayDir: '.', pm: 'yarn', hasToken: true}, false).map((s) => s.command)).toEqual([
+      'yarn install',
+      'bot dev',
+      'bot dev --offline',
+    ])
+    expect(nextSteps({displayDir: 'a b', pm: 'npm', hasToken: false}, true).map((s) => s.command)).toEqual([
+      "cd 'a b'",
+      'cp .env.example .env',
+      'bot dev',
+      'bot dev --offline',
+    ])
   })
 })
 
 describe('the templates as shipped', () => {
   it('are the shared files plus their own: each project gets both, and no template repeats a shared file', async () => {
     const root = join(process.cwd(), 'templates')
-    const shared = ['src/config.ts', 'src/dice.ts', 'src/http.ts', 'src/lifecycle.ts', 'tsconfig.json', '.gitignore', '.env.example']
+    const shared = [
+      'src/config.ts',
+      'src/dice.ts',
+      'src/http.ts',
+      'src/lifecycle.ts',
+      'tsconfig.json',
+      '.gitignore',
+      '.env.example',
+    ]
     for (const t of TEMPLATE_NAMES) {
       const plan = await planCopy(templateLayers(t, root), join(tempDir(), 'p'), {name: 'p'})
       const paths = plan.files.map((f) => f.path)
-      for (const f of [...shared, 'package.json', 'README.md', 'src/bot.ts', 'src/main.ts']) expect(paths, `${t}: ${f}`).toContain(f)
+      for (const f of [...shared, 'package.json', 'README.md', 'src/bot.ts', 'src/main.ts'])
+        expect(paths, `${t}: ${f}`).toContain(f)
       // A template may override a shared file on purpose, but never with a copy of it.
-      for (const f of ['src/config.ts', 'src/dice.ts', 'src/http.ts', 'src/lifecycle.ts', 'tsconfig.json', 'gitignore', '.env.example']) {
+      for (const f of [
+        'src/config.ts',
+        'src/dice.ts',
+        'src/http.ts',
+        'src/lifecycle.ts',
+        'tsconfig.json',
+        'gitignore',
+        '.env.example',
+      ]) {
         const own = join(root, t, f)
-        if (existsSync(own)) expect(readFileSync(own, 'utf8'), `${t}/${f}`).not.toBe(readFileSync(join(root, '_shared', f), 'utf8'))
+        if (existsSync(own))
+          expect(readFileSync(own, 'utf8'), `${t}/${f}`).not.toBe(readFileSync(join(root, '_shared', f), 'utf8'))
       }
     }
   })
 
   it('are packed by npm with gitignore and .env.example (no file lost to npm ignore rules)', () => {
-    const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {cwd: process.cwd(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore']})
+    const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+      cwd: process.cwd(),
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
     const packed = new Set((JSON.parse(out) as Array<{files: Array<{path: string}>}>)[0].files.map((f) => f.path))
-    for (const f of ['gitignore', '.env.example', 'tsconfig.json', 'src/http.ts']) expect(packed.has(`templates/_shared/${f}`), `_shared/${f}`).toBe(true)
+    for (const f of ['gitignore', '.env.example', 'tsconfig.json', 'src/http.ts'])
+      expect(packed.has(`templates/_shared/${f}`), `_shared/${f}`).toBe(true)
     for (const t of TEMPLATE_NAMES)
-      for (const f of ['package.json', 'README.md', 'src/bot.ts', 'src/main.ts']) expect(packed.has(`templates/${t}/${f}`), `${t}/${f}`).toBe(true)
+      for (const f of ['package.json', 'README.md', 'src/bot.ts', 'src/main.ts'])
+        expect(packed.has(`templates/${t}/${f}`), `${t}/${f}`).toBe(true)
   }, 60_000)
 })

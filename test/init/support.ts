@@ -22,7 +22,11 @@ export function init(args: string[], env: Record<string, string | undefined> = {
 }
 
 /** Poll `check` until it returns a truthy value, or fail after `timeoutMs`. */
-export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  check: () => T | Promise<T>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const value = await check()
@@ -40,8 +44,16 @@ export interface RunningProcess {
 }
 
 /** Start a process with piped output; everything it prints is collected. */
-export function startProcess(command: string, args: string[], options: {cwd: string; env: NodeJS.ProcessEnv; stdin?: 'pipe'}): RunningProcess {
-  const child = spawn(command, args, {cwd: options.cwd, env: options.env, stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe']})
+export function startProcess(
+  command: string,
+  args: string[],
+  options: {cwd: string; env: NodeJS.ProcessEnv; stdin?: 'pipe'},
+): RunningProcess {
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'],
+  })
   let output = ''
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (output += d))
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (output += d))
@@ -56,11 +68,15 @@ export function startProcess(command: string, args: string[], options: {cwd: str
     output: () => output,
     exited,
     async waitForOutput(pattern, timeoutMs = 20_000) {
-      await waitFor(() => {
-        if (pattern.test(output)) return true
-        if (done) throw new Error(`process exited before printing ${pattern}:\n${output}`)
-        return false
-      }, `${pattern} in the output:\n${output}`, timeoutMs)
+      await waitFor(
+        () => {
+          if (pattern.test(output)) return true
+          if (done) throw new Error(`process exited before printing ${pattern}:\n${output}`)
+          return false
+        },
+        `${pattern} in the output:\n${output}`,
+        timeoutMs,
+      )
     },
   }
 }
@@ -81,6 +97,12 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
 export function fakeUpdate(updateId: number, chatId: number, text: string): string {
   return JSON.stringify({
     update_id: updateId,
-    message: {message_id: 1, date: Math.floor(Date.now() / 1000), chat: {id: chatId, type: 'private', first_name: 'Mallory'}, from: {id: chatId, is_bot: false, first_name: 'Mallory'}, text},
+    message: {
+      message_id: 1,
+      date: Math.floor(Date.now() / 1000),
+      chat: {id: chatId, type: 'private', first_name: 'Mallory'},
+      from: {id: chatId, is_bot: false, first_name: 'Mallory'},
+      text,
+    },
   })
 }

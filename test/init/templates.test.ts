@@ -60,7 +60,14 @@ for (const template of TEMPLATES) {
       const {token} = emu.createBot({username: `${template}_hook_bot`})
       const port = await freePort()
       const secret = 'S3cret_for-tests'
-      const bot = startBot({BOT_TOKEN: token, BOT_API_ROOT: emu.apiRoot, BOT_MODE: 'webhook', PORT: String(port), WEBHOOK_PATH: '/tg/hook', WEBHOOK_SECRET: secret})
+      const bot = startBot({
+        BOT_TOKEN: token,
+        BOT_API_ROOT: emu.apiRoot,
+        BOT_MODE: 'webhook',
+        PORT: String(port),
+        WEBHOOK_PATH: '/tg/hook',
+        WEBHOOK_SECRET: secret,
+      })
       try {
         await bot.waitForOutput(/is running \(webhook/)
         expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200)
@@ -95,7 +102,10 @@ for (const template of TEMPLATES) {
         expect(String(echo.params.chat_id)).toBe(String(chatId))
 
         emu.sendUserMessage(token, {text: '/roll 3d6+1', chatId})
-        const roll = await emu.waitForBotMessage(token, {chatId, predicate: (c) => String(c.params.text).includes('3d6')})
+        const roll = await emu.waitForBotMessage(token, {
+          chatId,
+          predicate: (c) => String(c.params.text).includes('3d6'),
+        })
         const total = Number(/= (\d+)$/.exec(String(roll.params.text))?.[1])
         expect(total).toBeGreaterThanOrEqual(4)
         expect(total).toBeLessThanOrEqual(19)
@@ -127,7 +137,10 @@ for (const template of TEMPLATES) {
           expect((await emu.waitForBotMessage(token, {chatId})).params.text).toBe(`Count: ${n}`)
         }
         emu.sendUserMessage(token, {text: '/unknown', chatId})
-        const unknown = await emu.waitForBotMessage(token, {chatId, predicate: (c) => String(c.params.text).includes('do not know')})
+        const unknown = await emu.waitForBotMessage(token, {
+          chatId,
+          predicate: (c) => String(c.params.text).includes('do not know'),
+        })
         expect(unknown.method).toBe('sendMessage')
       } finally {
         await stopCleanly(bot)
@@ -143,18 +156,33 @@ for (const template of TEMPLATES) {
       expect(noToken.output()).toContain('@BotFather')
 
       const {token} = emu.createBot()
-      const noSecret = startBot({BOT_TOKEN: token, BOT_API_ROOT: emu.apiRoot, BOT_MODE: 'webhook', PORT: String(await freePort())})
+      const noSecret = startBot({
+        BOT_TOKEN: token,
+        BOT_API_ROOT: emu.apiRoot,
+        BOT_MODE: 'webhook',
+        PORT: String(await freePort()),
+      })
       expect((await noSecret.exited).code).toBe(1)
       expect(noSecret.output()).toContain('WEBHOOK_SECRET is not set')
 
       // Redis that does not answer: exit 1 naming the host, never the password in the URL.
       const deadPort = await freePort()
-      const noRedis = startBot({BOT_TOKEN: token, BOT_API_ROOT: emu.apiRoot, BOT_MODE: 'polling', REDIS_URL: `redis://user:Pa55word-secret@127.0.0.1:${deadPort}`})
+      const noRedis = startBot({
+        BOT_TOKEN: token,
+        BOT_API_ROOT: emu.apiRoot,
+        BOT_MODE: 'polling',
+        REDIS_URL: `redis://user:Pa55word-secret@127.0.0.1:${deadPort}`,
+      })
       expect((await noRedis.exited).code).toBe(1)
       expect(noRedis.output()).toContain(`Redis at redis://127.0.0.1:${deadPort} is unreachable`)
       expect(noRedis.output()).not.toContain('Pa55word-secret')
 
-      const badRedis = startBot({BOT_TOKEN: token, BOT_API_ROOT: emu.apiRoot, BOT_MODE: 'polling', REDIS_URL: 'localhost:6379'})
+      const badRedis = startBot({
+        BOT_TOKEN: token,
+        BOT_API_ROOT: emu.apiRoot,
+        BOT_MODE: 'polling',
+        REDIS_URL: 'localhost:6379',
+      })
       expect((await badRedis.exited).code).toBe(1)
       expect(badRedis.output()).toContain('REDIS_URL must look like redis://host:6379')
 

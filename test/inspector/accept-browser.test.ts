@@ -32,17 +32,36 @@ describe.skipIf(skip !== undefined)('webhook-reply calls on the inspector page',
 
   it('tags the call "webhook reply" in the row and in the detail card', async () => {
     const history = new UpdateHistory()
-    server = await startInspectorServer({history, actions: {replay: async () => Promise.reject(new Error('not here'))}, key: 'accept-key'})
+    server = await startInspectorServer({
+      history,
+      actions: {replay: async () => Promise.reject(new Error('not here'))},
+      key: 'accept-key',
+    })
     page = await browser.newPage()
     const problems: string[] = []
     page.on('pageerror', (err) => problems.push(err.message))
     await page.goto(server.url)
     await page.waitForSelector('#status[data-state="live"]', {timeout: 15_000})
 
-    const entry = history.begin({update_id: 77, message: {message_id: 1, chat: {id: 5, type: 'private'}, date: 1, text: 'hi'}}, 'webhook')
+    const entry = history.begin(
+      {update_id: 77, message: {message_id: 1, chat: {id: 5, type: 'private'}, date: 1, text: 'hi'}},
+      'webhook',
+    )
     const base = {ms: 0, time: new Date().toISOString(), chatId: 5}
-    history.addCall({...base, method: 'sendMessage', ok: true, params: {chat_id: 5, text: 'in answer'}, webhookReply: true} as ApiCall, entry)
-    history.addCall({...base, method: 'sendChatAction', ok: true, params: {chat_id: 5, action: 'typing'}} as ApiCall, entry)
+    history.addCall(
+      {
+        ...base,
+        method: 'sendMessage',
+        ok: true,
+        params: {chat_id: 5, text: 'in answer'},
+        webhookReply: true,
+      } as ApiCall,
+      entry,
+    )
+    history.addCall(
+      {...base, method: 'sendChatAction', ok: true, params: {chat_id: 5, action: 'typing'}} as ApiCall,
+      entry,
+    )
     history.finish(entry, {status: 200, body: '{"method":"sendMessage","chat_id":5,"text":"in answer"}'}, 3)
 
     const row = page.locator('#rows tr[data-update-id="77"]')

@@ -36,11 +36,24 @@ afterEach(async () => {
 })
 
 const OLD = 1_700_000_000
-const oldMessage = (text: string) => ({message: {message_id: 3, from: {id: 1111, is_bot: false, first_name: 'A'}, chat: {id: 1111, type: 'private', first_name: 'A'}, date: OLD, text}})
+const oldMessage = (text: string) => ({
+  message: {
+    message_id: 3,
+    from: {id: 1111, is_bot: false, first_name: 'A'},
+    chat: {id: 1111, type: 'private', first_name: 'A'},
+    date: OLD,
+    text,
+  },
+})
 const lines = recordLines
-const jsonLines = (text: string) => text.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Event)
+const jsonLines = (text: string) =>
+  text
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Event)
 
-const startOffline = (args: string[]) => startOfflineSession(['--json', ...args], running, {prefix: 'bot-accept-offline-', waitMs: 30_000, controlMs: 50_000})
+const startOffline = (args: string[]) =>
+  startOfflineSession(['--json', ...args], running, {prefix: 'bot-accept-offline-', waitMs: 30_000, controlMs: 50_000})
 
 describe('accept: triggers and replays are dated now (offline)', () => {
   it('webhook mode: bot trigger update with a 2023 date reaches the bot, dated now', async () => {
@@ -85,16 +98,25 @@ describe('accept: synthetic update ids (bot dev --tunnel none against the emulat
   }
   async function waitEvent(dev: RunningCli, what: string, match: (e: Event) => boolean): Promise<Event> {
     let found: Event | undefined
-    await until(() => (found = events(dev).find(match)) !== undefined, `${what}\nstdout: ${dev.stdout()}\nstderr: ${dev.stderr()}`, 30_000)
+    await until(
+      () => (found = events(dev).find(match)) !== undefined,
+      `${what}\nstdout: ${dev.stdout()}\nstderr: ${dev.stderr()}`,
+      30_000,
+    )
     return found!
   }
 
   it('count down from 2147483647, never the next real id; the API and bot replay name the trigger', async () => {
     world = await devWorld()
     const {emu, token} = world
-    const dev = startDev(world, {bot: 'inspector-bot.mjs', args: ['--no-watch', '--json', '--tunnel', 'none'], timeoutMs: 80_000})
+    const dev = startDev(world, {
+      bot: 'inspector-bot.mjs',
+      args: ['--no-watch', '--json', '--tunnel', 'none'],
+      timeoutMs: 80_000,
+    })
     const ready = await waitEvent(dev, 'ready', (e) => e.type === 'ready')
-    const control = (argv: string[]) => runCli(argv, {cwd: world!.dir, env: {BOT_TOKEN: token, BOT_STATE_DIR: world!.stateDir}, timeoutMs: 50_000})
+    const control = (argv: string[]) =>
+      runCli(argv, {cwd: world!.dir, env: {BOT_TOKEN: token, BOT_STATE_DIR: world!.stateDir}, timeoutMs: 50_000})
 
     const real = emu.sendUserMessage(token, {text: 'real one', chatId: 61})
     await waitEvent(dev, 'the real update', (e) => e.type === 'update' && e.updateId === real.update_id)
@@ -102,27 +124,40 @@ describe('accept: synthetic update ids (bot dev --tunnel none against the emulat
     expect(first.code, first.stderr).toBe(0)
     const second = await control(['trigger', 'message', 'synthetic two', '--chat', '61', '--json'])
     expect(second.code, second.stderr).toBe(0)
-    expect([JSON.parse(first.stdout).updateId, JSON.parse(second.stdout).updateId]).toEqual([2_147_483_647, 2_147_483_646])
+    expect([JSON.parse(first.stdout).updateId, JSON.parse(second.stdout).updateId]).toEqual([
+      2_147_483_647, 2_147_483_646,
+    ])
     // Telegram's (here the emulator's) next real update is numbered on from its own counter.
     const next = emu.sendUserMessage(token, {text: 'real two', chatId: 61})
     expect(next.update_id).toBe(real.update_id + 1)
     await waitEvent(dev, 'the next real update', (e) => e.type === 'update' && e.updateId === next.update_id)
 
     const url = new URL(ready.inspectorUrl)
-    const get = async (id: number) => (await fetch(`${url.origin}/api/updates/${id}`, {headers: {'x-bot-dev-key': url.searchParams.get('key')!}})).json() as Promise<Event>
+    const get = async (id: number) =>
+      (
+        await fetch(`${url.origin}/api/updates/${id}`, {headers: {'x-bot-dev-key': url.searchParams.get('key')!}})
+      ).json() as Promise<Event>
     expect(await get(2_147_483_647)).toMatchObject({source: 'trigger', preview: 'synthetic one'})
     expect(await get(next.update_id)).toMatchObject({source: 'webhook', preview: 'real two'})
     const replay = await control(['replay', '2147483647', '--json'])
     expect(replay.code, replay.stderr).toBe(0)
-    expect(JSON.parse(replay.stdout)).toMatchObject({source: 'replay', replayOf: 2_147_483_647, preview: 'synthetic one', answer: {status: 200}})
-    await until(() => emu.sentMessages(token, {chatId: 61}).filter((c) => c.params.text === 'echo: synthetic one').length === 2, 'the bot answered the trigger and its replay')
+    expect(JSON.parse(replay.stdout)).toMatchObject({
+      source: 'replay',
+      replayOf: 2_147_483_647,
+      preview: 'synthetic one',
+      answer: {status: 200},
+    })
+    await until(
+      () => emu.sentMessages(token, {chatId: 61}).filter((c) => c.params.text === 'echo: synthetic one').length === 2,
+      'the bot answered the trigger and its replay',
+    )
     dev.kill('SIGINT')
     expect((await dev.exited).code).toBe(0)
   }, 120_000)
 })
 
 describe('accept: a slow bot and the deadlines (session 30 s < control port 35 s < client 45 s)', () => {
-  it('bot trigger gets the session\'s own message when the bot never answers, and the session goes on', async () => {
+  it("bot trigger gets the session's own message when the bot never answers, and the session goes on", async () => {
     world = await devWorld()
     const {token} = world
     // A webhook bot that never answers "slow" (until it is stopped), and answers anything else at once.
@@ -141,9 +176,14 @@ const server = http.createServer((req, res) => {
 server.listen(Number(process.env.PORT), '127.0.0.1')
 `,
     )
-    const dev = startDev(world, {bot: ['node', bot], args: ['--no-watch', '--json', '--tunnel', 'none'], timeoutMs: 110_000})
+    const dev = startDev(world, {
+      bot: ['node', bot],
+      args: ['--no-watch', '--json', '--tunnel', 'none'],
+      timeoutMs: 110_000,
+    })
     await until(() => jsonLines(dev.stdout()).some((e) => e.type === 'ready'), `ready\n${dev.stderr()}`, 30_000)
-    const control = (argv: string[]) => runCli(argv, {cwd: world!.dir, env: {BOT_TOKEN: token, BOT_STATE_DIR: world!.stateDir}, timeoutMs: 80_000})
+    const control = (argv: string[]) =>
+      runCli(argv, {cwd: world!.dir, env: {BOT_TOKEN: token, BOT_STATE_DIR: world!.stateDir}, timeoutMs: 80_000})
     const slow = await control(['trigger', 'message', 'slow'])
     expect(slow.code, slow.stdout + slow.stderr).toBe(1)
     expect(slow.stderr).toMatch(/The bot did not take the update within 30s\./)

@@ -11,7 +11,13 @@ import {afterEach, describe, expect, it} from 'vitest'
 
 import {droppedError} from '../../src/dev/session-actions.js'
 import {BotApiEmulator} from '../../src/emulator/index.js'
-import {expiredDate, nextSyntheticUpdateId, SYNTHETIC_UPDATE_ID_TOP, syntheticUpdate, withCurrentDate} from '../../src/inspector/synthetic.js'
+import {
+  expiredDate,
+  nextSyntheticUpdateId,
+  SYNTHETIC_UPDATE_ID_TOP,
+  syntheticUpdate,
+  withCurrentDate,
+} from '../../src/inspector/synthetic.js'
 
 const servers: Server[] = []
 const closers: Array<() => Promise<unknown>> = []
@@ -23,7 +29,16 @@ afterEach(async () => {
 const NOW = Date.UTC(2026, 10, 23, 12, 0, 0)
 const OLD = 1_700_000_000
 
-const oldMessage = () => ({update_id: 5, message: {message_id: 3, from: {id: 1111, is_bot: false, first_name: 'A'}, chat: {id: 1111, type: 'private', first_name: 'A'}, date: OLD, text: 'old'}})
+const oldMessage = () => ({
+  update_id: 5,
+  message: {
+    message_id: 3,
+    from: {id: 1111, is_bot: false, first_name: 'A'},
+    chat: {id: 1111, type: 'private', first_name: 'A'},
+    date: OLD,
+    text: 'old',
+  },
+})
 
 describe('synthetic update ids', () => {
   it('count down from 2^31-1 (a positive 32-bit int), skipping ids the session has seen', () => {
@@ -36,7 +51,19 @@ describe('synthetic update ids', () => {
   })
 
   it('grammY (webhookCallback over real HTTP) handles an update with such an id, and the next one', async () => {
-    const bot = new Bot('123456:TEST-token-not-used', {botInfo: {id: 123456, is_bot: true, first_name: 'T', username: 't_bot', can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false, can_connect_to_business: false, has_main_web_app: false} as never})
+    const bot = new Bot('123456:TEST-token-not-used', {
+      botInfo: {
+        id: 123456,
+        is_bot: true,
+        first_name: 'T',
+        username: 't_bot',
+        can_join_groups: true,
+        can_read_all_group_messages: false,
+        supports_inline_queries: false,
+        can_connect_to_business: false,
+        has_main_web_app: false,
+      } as never,
+    })
     const handled: Array<{id: number; text: string | undefined}> = []
     bot.on('message', (ctx) => {
       handled.push({id: ctx.update.update_id, text: ctx.message.text})
@@ -49,7 +76,11 @@ describe('synthetic update ids', () => {
     for (const text of ['/start', 'second']) {
       id = nextSyntheticUpdateId(id)
       const update = syntheticUpdate({kind: 'message', text}, {updateId: id})
-      const res = await fetch(url, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify(update)})
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: {'content-type': 'application/json'},
+        body: JSON.stringify(update),
+      })
       expect(res.status).toBe(200)
     }
     expect(handled).toEqual([
@@ -63,8 +94,18 @@ describe('dates of triggers and replays', () => {
   it('a hand-written update is dated now (date and edit_date); nested messages keep theirs', () => {
     const update = syntheticUpdate({kind: 'update', update: oldMessage()}, {updateId: 9, now: NOW})
     expect(update).toMatchObject({update_id: 9, message: {date: NOW / 1000, text: 'old'}})
-    const edited = withCurrentDate({edited_message: {message_id: 1, date: OLD, edit_date: OLD + 5, reply_to_message: {message_id: 0, date: OLD}}}, NOW)
-    expect(edited).toEqual({edited_message: {message_id: 1, date: NOW / 1000, edit_date: NOW / 1000, reply_to_message: {message_id: 0, date: OLD}}})
+    const edited = withCurrentDate(
+      {edited_message: {message_id: 1, date: OLD, edit_date: OLD + 5, reply_to_message: {message_id: 0, date: OLD}}},
+      NOW,
+    )
+    expect(edited).toEqual({
+      edited_message: {
+        message_id: 1,
+        date: NOW / 1000,
+        edit_date: NOW / 1000,
+        reply_to_message: {message_id: 0, date: OLD},
+      },
+    })
     // No date of its own: unchanged.
     expect(withCurrentDate({callback_query: {id: '1', data: 'x'}}, NOW)).toEqual({callback_query: {id: '1', data: 'x'}})
   })

@@ -15,15 +15,27 @@ describe('api proxy with grammY', () => {
     emu.addChat(token, {id: 42, type: 'private', first_name: 'Ann'})
     const sent = await bot.api.sendMessage(42, '*bold*', {parse_mode: 'MarkdownV2'})
     expect(sent.text).toBe('bold')
-    const doc = await bot.api.sendDocument(42, new InputFile(Buffer.alloc(4321, 1), 'report.pdf'), {caption: 'the report'})
+    const doc = await bot.api.sendDocument(42, new InputFile(Buffer.alloc(4321, 1), 'report.pdf'), {
+      caption: 'the report',
+    })
     expect(doc.document?.file_size).toBe(4321)
-    await expect(bot.api.editMessageText(42, sent.message_id, '*bold*', {parse_mode: 'MarkdownV2'})).rejects.toThrow(/message is not modified/)
+    await expect(bot.api.editMessageText(42, sent.message_id, '*bold*', {parse_mode: 'MarkdownV2'})).rejects.toThrow(
+      /message is not modified/,
+    )
 
     await until(() => rec.calls.length === 4, 'four records')
     const by = Object.fromEntries(rec.calls.map((c) => [c.method, c]))
     expect(by.getMe).toMatchObject({ok: true})
-    expect(by.sendMessage).toMatchObject({ok: true, chatId: 42, params: {chat_id: 42, text: '*bold*', parse_mode: 'MarkdownV2'}})
-    expect(by.sendDocument).toMatchObject({ok: true, chatId: 42, params: {caption: 'the report', document: {file: 'report.pdf', size: 4321}}})
+    expect(by.sendMessage).toMatchObject({
+      ok: true,
+      chatId: 42,
+      params: {chat_id: 42, text: '*bold*', parse_mode: 'MarkdownV2'},
+    })
+    expect(by.sendDocument).toMatchObject({
+      ok: true,
+      chatId: 42,
+      params: {caption: 'the report', document: {file: 'report.pdf', size: 4321}},
+    })
     expect(by.editMessageText).toMatchObject({ok: false, errorCode: 400, chatId: 42})
     expect(by.editMessageText.description).toMatch(/^Bad Request: message is not modified/)
     expect(by.editMessageText.explanation).toMatch(/nothing changed/)
@@ -38,8 +50,16 @@ describe('api proxy with grammY', () => {
       const update = emu.sendUserMessage(token, {text: 'hi there', userId: 777})
       const reply = await emu.waitForBotMessage(token, {chatId: 777, timeoutMs: 15_000})
       expect(reply.params.text).toBe('echo: hi there')
-      await until(() => rec.updates.some((list) => list.some((u) => (u as {update_id: number}).update_id === update.update_id)), 'the update in onUpdates', 15_000)
-      await until(() => rec.calls.some((c) => c.method === 'sendMessage' && c.chatId === 777 && c.ok), 'the reply record', 15_000)
+      await until(
+        () => rec.updates.some((list) => list.some((u) => (u as {update_id: number}).update_id === update.update_id)),
+        'the update in onUpdates',
+        15_000,
+      )
+      await until(
+        () => rec.calls.some((c) => c.method === 'sendMessage' && c.chatId === 777 && c.ok),
+        'the reply record',
+        15_000,
+      )
     } finally {
       await bot.stop()
     }

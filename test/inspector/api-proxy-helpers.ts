@@ -49,7 +49,16 @@ export async function sink(respond?: (request: SinkRequest) => void) {
   const requests: SinkRequest[] = []
   const sockets = new Set<Socket>()
   const server = http.createServer((req, res) => {
-    const item: SinkRequest = {method: req.method ?? '', url: req.url ?? '', headers: req.headers, bytes: 0, complete: false, aborted: false, req, res}
+    const item: SinkRequest = {
+      method: req.method ?? '',
+      url: req.url ?? '',
+      headers: req.headers,
+      bytes: 0,
+      complete: false,
+      aborted: false,
+      req,
+      res,
+    }
     requests.push(item)
     req.on('data', (chunk: Buffer) => {
       item.bytes += chunk.length
@@ -98,7 +107,11 @@ export async function deadPort(): Promise<number> {
 
 /** POST JSON and read the answer. */
 export async function postJson(url: string, body: unknown): Promise<{status: number; json: any; text: string}> {
-  const res = await fetch(url, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify(body)})
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {'content-type': 'application/json'},
+    body: JSON.stringify(body),
+  })
   const text = await res.text()
   let json: any
   try {

@@ -16,7 +16,12 @@ function multipart(size: number) {
       `--${boundary}\r\nContent-Disposition: form-data; name="document"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
   )
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`)
-  return {head, tail, contentType: `multipart/form-data; boundary=${boundary}`, length: head.length + size + tail.length}
+  return {
+    head,
+    tail,
+    contentType: `multipart/form-data; boundary=${boundary}`,
+    length: head.length + size + tail.length,
+  }
 }
 
 function write(req: http.ClientRequest, chunk: Buffer): Promise<void> {
@@ -64,7 +69,11 @@ describe('api proxy: streaming', () => {
       if (written % (8 * MiB) === 0) {
         // Never more than 16 MiB between what the bot sent and what the upstream got: the proxy holds no body.
         const target = written - 16 * MiB
-        await until(() => upstream.requests[0] && upstream.requests[0].bytes >= target, `the upstream to receive ${target} bytes`, 20_000)
+        await until(
+          () => upstream.requests[0] && upstream.requests[0].bytes >= target,
+          `the upstream to receive ${target} bytes`,
+          20_000,
+        )
         memory.push(process.memoryUsage().rss)
       }
       if (written === MiB) await until(() => upstream.requests[0]?.bytes > 0, 'the upstream to start receiving', 20_000)
@@ -76,7 +85,12 @@ describe('api proxy: streaming', () => {
     expect(JSON.parse(result.body)).toEqual({ok: true, result: true})
     expect(upstream.requests[0].bytes).toBe(form.length)
     await until(() => rec.calls.length === 1, 'the record', 10_000)
-    expect(rec.calls[0]).toMatchObject({method: 'sendDocument', ok: true, chatId: 42, params: {chat_id: '42', document: {file: 'big.bin', size}}})
+    expect(rec.calls[0]).toMatchObject({
+      method: 'sendDocument',
+      ok: true,
+      chatId: 42,
+      params: {chat_id: '42', document: {file: 'big.bin', size}},
+    })
   })
 
   it('respects backpressure: while the upstream does not read, the bot cannot push the whole upload', async () => {
@@ -172,7 +186,14 @@ describe('api proxy: what passes through', () => {
     const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
       const req = http.request(`${rec.proxy.url}/bot${TOKEN}/getMe?x=1`, {
         method: 'POST',
-        headers: {'content-type': 'application/json', 'x-custom': 'kept', 'proxy-authorization': 'Basic c2VjcmV0', 'keep-alive': 'timeout=5', connection: 'keep-alive, x-drop', 'x-drop': 'gone'},
+        headers: {
+          'content-type': 'application/json',
+          'x-custom': 'kept',
+          'proxy-authorization': 'Basic c2VjcmV0',
+          'keep-alive': 'timeout=5',
+          connection: 'keep-alive, x-drop',
+          'x-drop': 'gone',
+        },
       })
       req.on('response', resolve)
       req.on('error', reject)
@@ -198,8 +219,14 @@ describe('api proxy: what passes through', () => {
       item.req.resume()
       item.req.on('end', () => {
         if (item.url.includes('sendMessage')) {
-          const body = gzipSync(JSON.stringify({ok: false, error_code: 400, description: 'Bad Request: message text is empty'}))
-          item.res.writeHead(400, {'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(body.length)})
+          const body = gzipSync(
+            JSON.stringify({ok: false, error_code: 400, description: 'Bad Request: message text is empty'}),
+          )
+          item.res.writeHead(400, {
+            'content-type': 'application/json',
+            'content-encoding': 'gzip',
+            'content-length': String(body.length),
+          })
           item.res.end(body)
         } else {
           item.res.writeHead(502, {'content-type': 'text/html'})
@@ -225,12 +252,21 @@ describe('api proxy: what passes through', () => {
       item.req.resume()
       item.req.on('end', () => {
         item.res.writeHead(404, {'content-type': 'application/json'})
-        item.res.end(JSON.stringify({ok: false, error_code: 404, description: `Not Found: ${item.url} ${decodeURIComponent(item.url)}`}))
+        item.res.end(
+          JSON.stringify({
+            ok: false,
+            error_code: 404,
+            description: `Not Found: ${item.url} ${decodeURIComponent(item.url)}`,
+          }),
+        )
       })
     })
     const rec = await recordingProxy(upstream.url)
     const encoded = encodeURIComponent(TOKEN)
-    await postJson(`${rec.proxy.url}/bot${encoded}/sendMessage?url=${encodeURIComponent(`https://x.example/${TOKEN}`)}`, {chat_id: 1, text: TOKEN})
+    await postJson(
+      `${rec.proxy.url}/bot${encoded}/sendMessage?url=${encodeURIComponent(`https://x.example/${TOKEN}`)}`,
+      {chat_id: 1, text: TOKEN},
+    )
     await until(() => rec.calls.length === 1, 'the record')
     const text = JSON.stringify(rec.calls)
     for (const needle of [TOKEN, TOKEN.split(':')[1], encoded]) expect(text).not.toContain(needle)

@@ -17,14 +17,23 @@ describe('api proxy: calls recorded against the emulator', () => {
     const {emu, token} = await setup()
     emu.addChat(token, {id: 42, type: 'private', first_name: 'Ann'})
     const rec = await recordingProxy(emu.apiRoot)
-    const answer = await postJson(`${rec.proxy.url}/bot${token}/sendMessage`, {chat_id: 42, text: 'hello there', reply_markup: {inline_keyboard: [[{text: 'A', callback_data: 'a'}]]}})
+    const answer = await postJson(`${rec.proxy.url}/bot${token}/sendMessage`, {
+      chat_id: 42,
+      text: 'hello there',
+      reply_markup: {inline_keyboard: [[{text: 'A', callback_data: 'a'}]]},
+    })
     expect(answer.status).toBe(200)
     expect(answer.json.ok).toBe(true)
     expect(answer.json.result.text).toBe('hello there')
     expect(emu.sentMessages(token, {chatId: 42}).length).toBe(1)
 
     const [call] = await until(() => (rec.calls.length === 1 ? rec.calls : undefined), 'the call record')
-    expect(call).toMatchObject({method: 'sendMessage', ok: true, chatId: 42, params: {chat_id: 42, text: 'hello there', reply_markup: {inline_keyboard: [[{text: 'A', callback_data: 'a'}]]}}})
+    expect(call).toMatchObject({
+      method: 'sendMessage',
+      ok: true,
+      chatId: 42,
+      params: {chat_id: 42, text: 'hello there', reply_markup: {inline_keyboard: [[{text: 'A', callback_data: 'a'}]]}},
+    })
     expect(call.errorCode).toBeUndefined()
     expect(call.ms).toBeGreaterThan(0)
     expect(Date.now() - Date.parse(call.time)).toBeLessThan(60_000)
@@ -36,7 +45,9 @@ describe('api proxy: calls recorded against the emulator', () => {
     const {emu, token} = await setup()
     emu.addChat(token, {id: 7, type: 'private', first_name: 'Bo'})
     const rec = await recordingProxy(emu.apiRoot)
-    const viaQuery = await fetch(`${rec.proxy.url}/bot${token}/SENDMESSAGE?chat_id=7&text=${encodeURIComponent('from the query')}`)
+    const viaQuery = await fetch(
+      `${rec.proxy.url}/bot${token}/SENDMESSAGE?chat_id=7&text=${encodeURIComponent('from the query')}`,
+    )
     expect((await viaQuery.json()).ok).toBe(true)
     const viaForm = await fetch(`${rec.proxy.url}/bot${token}/sendmessage`, {
       method: 'POST',
@@ -49,7 +60,12 @@ describe('api proxy: calls recorded against the emulator', () => {
     await until(() => rec.calls.length === 3, 'three records')
     const byMethod = Object.fromEntries(rec.calls.map((c) => [c.method, c]))
     expect(byMethod.SENDMESSAGE).toMatchObject({ok: true, chatId: 7, params: {chat_id: '7', text: 'from the query'}})
-    expect(byMethod.sendmessage).toMatchObject({ok: true, chatId: 7, userId: 99, params: {chat_id: '7', text: 'from a form', user_id: '99'}})
+    expect(byMethod.sendmessage).toMatchObject({
+      ok: true,
+      chatId: 7,
+      userId: 99,
+      params: {chat_id: '7', text: 'from a form', user_id: '99'},
+    })
     expect(byMethod.getMe).toMatchObject({ok: true, params: {}})
     assertNoToken(rec.calls, token)
   })
@@ -61,16 +77,30 @@ describe('api proxy: calls recorded against the emulator', () => {
     const missing = await postJson(`${rec.proxy.url}/bot${token}/sendMessage`, {chat_id: 31337, text: 'hi'})
     expect(missing.status).toBe(400)
     expect(missing.json).toEqual({ok: false, error_code: 400, description: 'Bad Request: chat not found'})
-    const markdown = await postJson(`${rec.proxy.url}/bot${token}/sendMessage`, {chat_id: 42, text: 'Price: 5.00!', parse_mode: 'MarkdownV2'})
+    const markdown = await postJson(`${rec.proxy.url}/bot${token}/sendMessage`, {
+      chat_id: 42,
+      text: 'Price: 5.00!',
+      parse_mode: 'MarkdownV2',
+    })
     expect(markdown.status).toBe(400)
     expect(markdown.json.description).toMatch(/^Bad Request: can't parse entities: /)
 
     await until(() => rec.calls.length === 2, 'two records')
     const notFound = rec.calls.find((c) => c.chatId === 31337)!
-    expect(notFound).toMatchObject({method: 'sendMessage', ok: false, errorCode: 400, description: 'Bad Request: chat not found'})
+    expect(notFound).toMatchObject({
+      method: 'sendMessage',
+      ok: false,
+      errorCode: 400,
+      description: 'Bad Request: chat not found',
+    })
     expect(notFound.explanation).toMatch(/does not know that chat/)
     const parse = rec.calls.find((c) => c.chatId === 42)!
-    expect(parse).toMatchObject({ok: false, errorCode: 400, description: markdown.json.description, params: {parse_mode: 'MarkdownV2'}})
+    expect(parse).toMatchObject({
+      ok: false,
+      errorCode: 400,
+      description: markdown.json.description,
+      params: {parse_mode: 'MarkdownV2'},
+    })
     expect(parse.explanation).toMatch(/MarkdownV2/)
     expect(parse.explanation).toMatch(/escaped with a backslash/)
   })
@@ -116,7 +146,11 @@ describe('api proxy: calls recorded against the emulator', () => {
 
     await until(() => rec.calls.length === 3, 'three records')
     const doc = rec.calls.find((c) => c.method === 'sendDocument')!
-    expect(doc).toMatchObject({ok: true, chatId: 42, params: {chat_id: '42', document: {file: 'notes.txt', size: 12_345}}})
+    expect(doc).toMatchObject({
+      ok: true,
+      chatId: 42,
+      params: {chat_id: '42', document: {file: 'notes.txt', size: 12_345}},
+    })
     const caption = doc.params.caption as string
     expect(caption).toContain('<token>')
     expect(caption.length).toBeLessThanOrEqual(201)
@@ -134,7 +168,13 @@ describe('api proxy: calls recorded against the emulator', () => {
     expect(answer.status).toBe(400)
     expect(answer.json.description).toMatch(/is too long/)
     await until(() => rec.calls.length === 1, 'the record')
-    expect(rec.calls[0]).toMatchObject({method: 'sendMessage', ok: false, errorCode: 400, chatId: 42, params: {chat_id: 42, truncated: true}})
+    expect(rec.calls[0]).toMatchObject({
+      method: 'sendMessage',
+      ok: false,
+      errorCode: 400,
+      chatId: 42,
+      params: {chat_id: 42, truncated: true},
+    })
     expect(rec.calls[0].explanation).toMatch(/4096/)
     expect(JSON.stringify(rec.calls[0]).length).toBeLessThan(2000)
   })

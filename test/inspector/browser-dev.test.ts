@@ -28,8 +28,17 @@ interface JsonEvent {
 }
 
 /** `bot dev --offline --json` with its stdin (the chat) kept open, its events parsed as they come. */
-function startDev(): {child: ChildProcess; events: JsonEvent[]; stderr: () => string; waitFor(what: string, test: (e: JsonEvent) => boolean, ms?: number): Promise<JsonEvent>} {
-  const child = spawn(process.execPath, [BIN, 'dev', '--offline', '--no-watch', '--json'], {cwd: ECHO_BOT, env: cliEnv(), stdio: ['pipe', 'pipe', 'pipe']})
+function startDev(): {
+  child: ChildProcess
+  events: JsonEvent[]
+  stderr: () => string
+  waitFor(what: string, test: (e: JsonEvent) => boolean, ms?: number): Promise<JsonEvent>
+} {
+  const child = spawn(process.execPath, [BIN, 'dev', '--offline', '--no-watch', '--json'], {
+    cwd: ECHO_BOT,
+    env: cliEnv(),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
   const events: JsonEvent[] = []
   const waiters = new Set<() => void>()
   let out = ''
@@ -61,7 +70,11 @@ function startDev(): {child: ChildProcess; events: JsonEvent[]; stderr: () => st
         }
         const timer = setTimeout(() => {
           waiters.delete(check)
-          reject(new Error(`bot dev: no ${what} within ${ms} ms\nevents: ${JSON.stringify(events).slice(-2000)}\nstderr: ${err.slice(-2000)}`))
+          reject(
+            new Error(
+              `bot dev: no ${what} within ${ms} ms\nevents: ${JSON.stringify(events).slice(-2000)}\nstderr: ${err.slice(-2000)}`,
+            ),
+          )
         }, ms)
         waiters.add(check)
         check()
@@ -111,7 +124,10 @@ describe.skipIf(skip !== undefined)('the inspector of a real bot dev --offline s
     expect(shownMs).toBeLessThanOrEqual(1000)
 
     // The bot's answer reaches the chat, and its call shows in the row and the detail view.
-    await dev.waitFor('the echo in the chat', (e) => e.type === 'chat' && e.event?.type === 'bot' && e.event.lines?.includes(`bot › ${text}`) === true)
+    await dev.waitFor(
+      'the echo in the chat',
+      (e) => e.type === 'chat' && e.event?.type === 'bot' && e.event.lines?.includes(`bot › ${text}`) === true,
+    )
     await row.locator('.call:text-is("sendMessage")').waitFor({timeout: 10_000})
     await row.click()
     // (grammY's first update also carries its getMe call.)
@@ -123,7 +139,9 @@ describe.skipIf(skip !== undefined)('the inspector of a real bot dev --offline s
     expect(JSON.parse((await page.locator('#detail-update').textContent())!)).toMatchObject({message: {text}})
 
     // Replay: a new delivery; the bot answers a second time (a second sendMessage, a second chat line).
-    const echoes = () => dev.events.filter((e) => e.type === 'chat' && e.event?.type === 'bot' && e.event.lines?.includes(`bot › ${text}`)).length
+    const echoes = () =>
+      dev.events.filter((e) => e.type === 'chat' && e.event?.type === 'bot' && e.event.lines?.includes(`bot › ${text}`))
+        .length
     const before = echoes()
     await page.locator('#replay').click()
     await page.locator('#rows tr .tag:text-matches("^replay of ")').first().waitFor({timeout: 20_000})

@@ -42,7 +42,12 @@ describe.skipIf(skip !== undefined)('the inspector page in chromium', () => {
 
   beforeEach(async () => {
     session = await startEchoSession()
-    server = await startInspectorServer({history: session.history, actions: session.actions, key: 'browser-test-key', secrets: [session.token]})
+    server = await startInspectorServer({
+      history: session.history,
+      actions: session.actions,
+      key: 'browser-test-key',
+      secrets: [session.token],
+    })
     page = await browser.newPage()
     problems.length = 0
     page.on('pageerror', (err) => problems.push(`page error: ${err.message}`))
@@ -75,7 +80,12 @@ describe.skipIf(skip !== undefined)('the inspector page in chromium', () => {
     const shownMs = Date.now() - sent
     expect(shownMs).toBeLessThanOrEqual(1000)
     const row = page.locator(rowSelector(id))
-    await until('the answer and the call in the row', async () => (await row.locator('td.calls').textContent()) === 'sendMessage' && (await row.locator('td.answer').textContent())!.startsWith('200'))
+    await until(
+      'the answer and the call in the row',
+      async () =>
+        (await row.locator('td.calls').textContent()) === 'sendMessage' &&
+        (await row.locator('td.answer').textContent())!.startsWith('200'),
+    )
     expect(await row.locator('td.type').textContent()).toBe('message')
     expect(await row.locator('td.chat').textContent()).toBe('4242')
     expect(await row.locator('td.preview').textContent()).toBe('hello inspector')
@@ -103,14 +113,26 @@ describe.skipIf(skip !== undefined)('the inspector page in chromium', () => {
     expect(await card.count()).toBe(1)
     expect(await card.getAttribute('class')).toBe('call-card failed')
     expect(await card.locator('.verdict').textContent()).toBe('error 400')
-    expect(await card.locator('.description').textContent()).toBe("Bad Request: can't parse entities: Can't find end of Bold entity at byte offset 9")
+    expect(await card.locator('.description').textContent()).toBe(
+      "Bad Request: can't parse entities: Can't find end of Bold entity at byte offset 9",
+    )
     expect(await card.locator('.explanation').textContent()).toContain('The text is not valid MarkdownV2')
-    expect(JSON.parse((await card.locator('pre.params').textContent())!)).toEqual({chat_id: 4242, text: 'you said *fail', parse_mode: 'MarkdownV2'})
-    expect(JSON.parse((await page.locator('#detail-update').textContent())!)).toMatchObject({update_id: bad, message: {text: 'fail'}})
+    expect(JSON.parse((await card.locator('pre.params').textContent())!)).toEqual({
+      chat_id: 4242,
+      text: 'you said *fail',
+      parse_mode: 'MarkdownV2',
+    })
+    expect(JSON.parse((await page.locator('#detail-update').textContent())!)).toMatchObject({
+      update_id: bad,
+      message: {text: 'fail'},
+    })
     expect(await page.locator('#detail-answer-status').textContent()).toMatch(/^HTTP 200 in /)
 
     await page.locator(rowSelector(ok)).click()
-    await until('the detail of the other update', async () => (await page.locator('#detail-title').textContent()) === `update ${ok} · message`)
+    await until(
+      'the detail of the other update',
+      async () => (await page.locator('#detail-title').textContent()) === `update ${ok} · message`,
+    )
     expect(await page.locator('#detail-calls .call-card .verdict').textContent()).toBe('ok')
     expect(problems).toEqual([])
   })
@@ -123,11 +145,16 @@ describe.skipIf(skip !== undefined)('the inspector page in chromium', () => {
     await page.locator(rowSelector(id)).click()
     await page.locator('#replay').click()
     await until('the replay delivered', () => session.handled() === before + 1)
-    await until('the bot answered again', () => session.emu.sentMessages(session.token).filter((c) => c.params.text === 'say it twice').length === 2)
+    await until(
+      'the bot answered again',
+      () => session.emu.sentMessages(session.token).filter((c) => c.params.text === 'say it twice').length === 2,
+    )
     await page.waitForSelector(`#rows tr[data-update-id="${id}"] .tag`)
     expect(await page.locator(`#rows tr[data-update-id="${id}"]`).count()).toBe(2)
     expect(await page.locator('#rows tr').first().locator('.tag').textContent()).toBe(`replay of ${id}`)
-    await until('the result line', async () => (await page.locator('#action-result').textContent())!.startsWith(`Delivered again as update ${id}`))
+    await until('the result line', async () =>
+      (await page.locator('#action-result').textContent())!.startsWith(`Delivered again as update ${id}`),
+    )
     // The detail view moved to the new delivery, with its own call.
     expect(await page.locator('#rows tr.selected .tag').textContent()).toBe(`replay of ${id}`)
     expect(await page.locator('#detail-meta').textContent()).toContain(`replay of ${id}`)
@@ -156,7 +183,9 @@ describe.skipIf(skip !== undefined)('the inspector page in chromium', () => {
     update.message.text = 'edited text'
     await editor.fill(JSON.stringify(update, null, 2))
     await page.locator('#editor-send').click()
-    await until('the edited update answered', () => session.emu.sentMessages(session.token).some((c) => c.params.text === 'edited text'))
+    await until('the edited update answered', () =>
+      session.emu.sentMessages(session.token).some((c) => c.params.text === 'edited text'),
+    )
     await until('the editor closed', async () => !(await page.locator('#editor').isVisible()))
     await page.waitForSelector('#rows tr:first-child td.preview:text-is("edited text")')
     expect(problems).toEqual([])
@@ -167,7 +196,10 @@ describe.skipIf(skip !== undefined)('the inspector page in chromium', () => {
     await page.waitForSelector(`${rowSelector(id)} .call`)
     await page.locator(rowSelector(id)).focus()
     await page.keyboard.press('Enter')
-    await until('the detail view', async () => (await page.locator('#detail-title').textContent()) === `update ${id} · message`)
+    await until(
+      'the detail view',
+      async () => (await page.locator('#detail-title').textContent()) === `update ${id} · message`,
+    )
   })
 
   it('filters by chat and by type', async () => {

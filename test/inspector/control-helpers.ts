@@ -29,7 +29,10 @@ export class RecordingActions implements SessionActions {
       update,
       answer: {status: this.answerStatus, body: ''},
       calls: this.failedCall
-        ? [{...this.failedCall, ok: false, ms: 1, params: {}, time: new Date().toISOString()}, {method: 'sendChatAction', ok: true, ms: 1, params: {}, time: new Date().toISOString()}]
+        ? [
+            {...this.failedCall, ok: false, ms: 1, params: {}, time: new Date().toISOString()},
+            {method: 'sendChatAction', ok: true, ms: 1, params: {}, time: new Date().toISOString()},
+          ]
         : [],
       seq: ++this.#seq,
       source,
@@ -59,7 +62,16 @@ export class RecordingActions implements SessionActions {
     this.replays.push({updateId, ...(edited ? {edited} : {})})
     await this.#gate()
     const original = updateId === 'last' ? this.entries[0] : this.entries.find((e) => e.updateId === updateId)
-    if (!original) throw new ActionError(404, `Update ${updateId} is not in this session's history.`, 'Pick one the inspector lists, or use --last.')
-    return this.#entry({...((edited ?? original.update) as Record<string, unknown>), update_id: original.updateId}, 'replay', original.updateId)
+    if (!original)
+      throw new ActionError(
+        404,
+        `Update ${updateId} is not in this session's history.`,
+        'Pick one the inspector lists, or use --last.',
+      )
+    return this.#entry(
+      {...((edited ?? original.update) as Record<string, unknown>), update_id: original.updateId},
+      'replay',
+      original.updateId,
+    )
   }
 }

@@ -5,11 +5,27 @@ import {join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {controlRecordPath, findControlRecord, removeControlRecord, writeControlRecord} from '../../src/inspector/control-record.js'
+import {
+  controlRecordPath,
+  findControlRecord,
+  removeControlRecord,
+  writeControlRecord,
+} from '../../src/inspector/control-record.js'
 import type {ControlRecord} from '../../src/inspector/types.js'
 
 function record(over: Partial<ControlRecord> = {}): ControlRecord {
-  return {version: 1, pid: process.pid, botId: 123, cwd: '/some/where', offline: false, mode: 'webhook', port: 40_000, key: 'k'.repeat(32), startedAt: new Date().toISOString(), ...over}
+  return {
+    version: 1,
+    pid: process.pid,
+    botId: 123,
+    cwd: '/some/where',
+    offline: false,
+    mode: 'webhook',
+    port: 40_000,
+    key: 'k'.repeat(32),
+    startedAt: new Date().toISOString(),
+    ...over,
+  }
 }
 
 /** The pid of a process that has exited. */
@@ -61,7 +77,10 @@ describe('control record', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ctl-'))
     const project = mkdtempSync(join(tmpdir(), 'proj-'))
     const dead = await deadPid()
-    writeControlRecord(record({pid: dead, botId: 123, cwd: project, startedAt: new Date(Date.now() + 60_000).toISOString()}), dir)
+    writeControlRecord(
+      record({pid: dead, botId: 123, cwd: project, startedAt: new Date(Date.now() + 60_000).toISOString()}),
+      dir,
+    )
     expect(findControlRecord({botId: 123, cwd: project, dir})).toBeUndefined()
     expect(findControlRecord({cwd: project, dir})).toBeUndefined()
     expect(readdirSync(dir)).toEqual([]) // removed on the way

@@ -20,10 +20,19 @@ interface Answer {
   headers: Record<string, unknown>
 }
 
-function post(port: number, path: string, body: unknown, o: {key?: string | null; host?: string; method?: string; raw?: string | Buffer} = {}): Promise<Answer> {
+function post(
+  port: number,
+  path: string,
+  body: unknown,
+  o: {key?: string | null; host?: string; method?: string; raw?: string | Buffer} = {},
+): Promise<Answer> {
   const payload = o.raw ?? JSON.stringify(body)
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string | number> = {'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), host: o.host ?? `127.0.0.1:${port}`}
+    const headers: Record<string, string | number> = {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(payload),
+      host: o.host ?? `127.0.0.1:${port}`,
+    }
     if (o.key !== null) headers['x-bot-dev-key'] = o.key ?? KEY
     const req = request({host: '127.0.0.1', port, path, method: o.method ?? 'POST', headers}, (res) => {
       const chunks: Buffer[] = []
@@ -59,7 +68,13 @@ describe('control port', () => {
     expect(r.status).toBe(200)
     expect(r.headers['content-type']).toMatch(/application\/json/)
     expect(actions.triggers).toEqual([{kind: 'message', text: '/start', chatId: -42, userId: 7}])
-    expect(r.body).toMatchObject({updateId: 100, type: 'message', chatId: -42, source: 'trigger', answer: {status: 200}})
+    expect(r.body).toMatchObject({
+      updateId: 100,
+      type: 'message',
+      chatId: -42,
+      source: 'trigger',
+      answer: {status: 200},
+    })
     expect(r.body.update.message.entities).toEqual([{offset: 0, length: 6, type: 'bot_command'}])
   })
 
@@ -70,17 +85,26 @@ describe('control port', () => {
     const last = await post(port, '/replay', {updateId: 'last'})
     expect(last.status).toBe(200)
     expect(last.body).toMatchObject({updateId: 101, replayOf: 101, type: 'callback_query', source: 'replay'})
-    const edited = await post(port, '/replay', {updateId: 100, update: {message: {message_id: 1, chat: {id: 1, type: 'private'}, date: 1, text: 'edited'}}})
+    const edited = await post(port, '/replay', {
+      updateId: 100,
+      update: {message: {message_id: 1, chat: {id: 1, type: 'private'}, date: 1, text: 'edited'}},
+    })
     expect(edited.status).toBe(200)
     expect(edited.body.update.message.text).toBe('edited')
-    expect(actions.replays).toEqual([{updateId: 'last'}, {updateId: 100, edited: {message: {message_id: 1, chat: {id: 1, type: 'private'}, date: 1, text: 'edited'}}}])
+    expect(actions.replays).toEqual([
+      {updateId: 'last'},
+      {updateId: 100, edited: {message: {message_id: 1, chat: {id: 1, type: 'private'}, date: 1, text: 'edited'}}},
+    ])
   })
 
   it('an ActionError answers its status with {error, fix}', async () => {
     const port = await start()
     const r = await post(port, '/replay', {updateId: 999})
     expect(r.status).toBe(404)
-    expect(r.body).toEqual({error: "Update 999 is not in this session's history.", fix: 'Pick one the inspector lists, or use --last.'})
+    expect(r.body).toEqual({
+      error: "Update 999 is not in this session's history.",
+      fix: 'Pick one the inspector lists, or use --last.',
+    })
     actions.fail = new ActionError(409, 'The bot is restarting.', 'Try again in a moment.')
     const t = await post(port, '/trigger', {kind: 'message', text: 'x'})
     expect(t.status).toBe(409)
@@ -116,12 +140,20 @@ describe('control port', () => {
 
   it('serves loopback Host headers for its own port only (DNS rebinding) → 403', async () => {
     const port = await start()
-    for (const host of ['evil.example', `evil.example:${port}`, `127.0.0.1:${port + 1}`, '127.0.0.1', `0.0.0.0:${port}`, `localhost.evil.example:${port}`]) {
+    for (const host of [
+      'evil.example',
+      `evil.example:${port}`,
+      `127.0.0.1:${port + 1}`,
+      '127.0.0.1',
+      `0.0.0.0:${port}`,
+      `localhost.evil.example:${port}`,
+    ]) {
       const r = await post(port, '/trigger', {kind: 'message', text: 'x'}, {host})
       expect(r.status, host).toBe(403)
     }
     expect(actions.triggers).toEqual([])
-    for (const host of [`localhost:${port}`, `[::1]:${port}`, `LOCALHOST:${port}`]) expect((await post(port, '/trigger', {kind: 'message', text: 'x'}, {host})).status, host).toBe(200)
+    for (const host of [`localhost:${port}`, `[::1]:${port}`, `LOCALHOST:${port}`])
+      expect((await post(port, '/trigger', {kind: 'message', text: 'x'}, {host})).status, host).toBe(200)
   })
 
   it('listens on 127.0.0.1 only', async () => {
@@ -169,10 +201,19 @@ describe('control port', () => {
     expect(r.status).toBe(413)
     // Streamed without a length (chunked): cut once over the cap.
     const streamed = await new Promise<number>((resolve, reject) => {
-      const req = request({host: '127.0.0.1', port, path: '/trigger', method: 'POST', headers: {host: `127.0.0.1:${port}`, 'x-bot-dev-key': KEY}}, (res) => {
-        res.resume()
-        resolve(res.statusCode!)
-      })
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/trigger',
+          method: 'POST',
+          headers: {host: `127.0.0.1:${port}`, 'x-bot-dev-key': KEY},
+        },
+        (res) => {
+          res.resume()
+          resolve(res.statusCode!)
+        },
+      )
       req.on('error', (error) => reject(error)) // after the answer (EPIPE while still writing): already settled
       const chunk = Buffer.alloc(64 * 1024, 'x')
       let sent = 0
@@ -193,7 +234,10 @@ describe('control port', () => {
   it('an update nested 100,000 levels deep → 400 before anything walks it; the port keeps serving', async () => {
     const port = await start()
     const bomb = '{"message":{"text":"x","a":' + '['.repeat(100_000) + ']'.repeat(100_000) + '}}'
-    for (const [path, raw] of [['/trigger', `{"kind":"update","update":${bomb}}`], ['/replay', `{"updateId":1,"update":${bomb}}`]] as const) {
+    for (const [path, raw] of [
+      ['/trigger', `{"kind":"update","update":${bomb}}`],
+      ['/replay', `{"updateId":1,"update":${bomb}}`],
+    ] as const) {
       const r = await post(port, path, undefined, {raw})
       expect(r.status, path).toBe(400)
       expect(r.body.error).toMatch(/nests more than 64 levels/)
@@ -224,7 +268,9 @@ describe('control port', () => {
     const port = await start()
     await new Promise<void>((resolve) => {
       const s = connect({host: '127.0.0.1', port}, () => {
-        s.write(`POST /trigger HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nx-bot-dev-key: ${KEY}\r\ncontent-length: 100\r\n\r\n{"kind":`)
+        s.write(
+          `POST /trigger HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nx-bot-dev-key: ${KEY}\r\ncontent-length: 100\r\n\r\n{"kind":`,
+        )
         s.destroy()
         resolve()
       })

@@ -4,17 +4,42 @@ import {FailedCallLines, REPEAT_WINDOW_MS, type FailedCallLine} from '../../src/
 import type {ApiCall, UpdateEntry} from '../../src/inspector/types.js'
 
 function failure(o: Partial<ApiCall> = {}): ApiCall {
-  return {method: 'sendMessage', ok: false, errorCode: 400, description: 'Bad Request: chat not found', ms: 2, params: {}, time: '2026-01-01T10:00:00.000Z', ...o}
+  return {
+    method: 'sendMessage',
+    ok: false,
+    errorCode: 400,
+    description: 'Bad Request: chat not found',
+    ms: 2,
+    params: {},
+    time: '2026-01-01T10:00:00.000Z',
+    ...o,
+  }
 }
 
 function entry(seq: number): UpdateEntry {
-  return {updateId: 100 + seq, seq, time: '2026-01-01T10:00:00.000Z', type: 'message', update: {}, answer: null, calls: [], source: 'webhook'}
+  return {
+    updateId: 100 + seq,
+    seq,
+    time: '2026-01-01T10:00:00.000Z',
+    type: 'message',
+    update: {},
+    answer: null,
+    calls: [],
+    source: 'webhook',
+  }
 }
 
 function lines() {
   const clock = {now: 0}
   const out: FailedCallLine[] = []
-  return {lines: new FailedCallLines((l) => out.push(l), () => clock.now), out, clock}
+  return {
+    lines: new FailedCallLines(
+      (l) => out.push(l),
+      () => clock.now,
+    ),
+    out,
+    clock,
+  }
 }
 
 describe('FailedCallLines', () => {
@@ -22,10 +47,21 @@ describe('FailedCallLines', () => {
     const {lines: l, out} = lines()
     const busy = entry(1)
     l.failed(failure({explanation: 'The bot has no chat with that id.'}), busy, true)
-    l.failed(failure({method: 'getUpdates', errorCode: 409, description: 'Conflict: terminated by other getUpdates request'}), undefined, false)
+    l.failed(
+      failure({method: 'getUpdates', errorCode: 409, description: 'Conflict: terminated by other getUpdates request'}),
+      undefined,
+      false,
+    )
     expect(out.map((e) => e.text)).toEqual(['  ↳ getUpdates 409 Conflict: terminated by other getUpdates request'])
     l.finished(busy)
-    expect(out.at(-1)).toMatchObject({type: 'api-call', method: 'sendMessage', errorCode: 400, updateId: 101, seq: 1, text: '  ↳ sendMessage 400 Bad Request: chat not found — The bot has no chat with that id.'})
+    expect(out.at(-1)).toMatchObject({
+      type: 'api-call',
+      method: 'sendMessage',
+      errorCode: 400,
+      updateId: 101,
+      seq: 1,
+      text: '  ↳ sendMessage 400 Bad Request: chat not found — The bot has no chat with that id.',
+    })
     l.finished(busy)
     expect(out).toHaveLength(2)
   })
@@ -51,7 +87,8 @@ describe('FailedCallLines', () => {
   it('keeps at most 20 lines waiting per update and says how many more failed', () => {
     const {lines: l, out} = lines()
     const busy = entry(2)
-    for (let i = 0; i < 50; i++) l.failed(failure({params: {chat_id: i}, description: `Bad Request: chat ${i} not found`}), busy, true)
+    for (let i = 0; i < 50; i++)
+      l.failed(failure({params: {chat_id: i}, description: `Bad Request: chat ${i} not found`}), busy, true)
     l.finished(busy)
     expect(out).toHaveLength(20)
     expect(out.at(-1)!.text).toMatch(/\(and 30 more failed calls for this update: see the inspector\)$/)

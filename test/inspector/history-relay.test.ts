@@ -31,17 +31,28 @@ async function startBot(answer: (body: string) => string = (b) => `{"got":${JSON
     })
   })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  const bot = {port: (server.address() as AddressInfo).port, seen, close: () => new Promise<void>((r) => {
-    server.close(() => r())
-    server.closeAllConnections()
-  })}
+  const bot = {
+    port: (server.address() as AddressInfo).port,
+    seen,
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r())
+        server.closeAllConnections()
+      }),
+  }
   opened.push(bot)
   return bot
 }
 
 async function recordedRelay(o: {holdTimeoutMs?: number} = {}) {
   const events: RelayUpdateEvent[] = []
-  const relay = new Relay({secret: SECRET, path: PATH, holdTimeoutMs: o.holdTimeoutMs ?? 5000, secrets: [SECRET], onUpdate: (e) => events.push(e)})
+  const relay = new Relay({
+    secret: SECRET,
+    path: PATH,
+    holdTimeoutMs: o.holdTimeoutMs ?? 5000,
+    secrets: [SECRET],
+    onUpdate: (e) => events.push(e),
+  })
   await relay.listen()
   opened.push(relay)
   const history = new UpdateHistory({secrets: [SECRET, PATH]})
@@ -52,10 +63,24 @@ async function recordedRelay(o: {holdTimeoutMs?: number} = {}) {
   return {relay, history, events, url: `http://127.0.0.1:${relay.port}${PATH}`}
 }
 
-const update = (id: number, text = 'hello') => JSON.stringify({update_id: id, message: {message_id: 1, date: 0, chat: {id: 77, type: 'private'}, from: {id: 77, is_bot: false, first_name: 'A'}, text}})
+const update = (id: number, text = 'hello') =>
+  JSON.stringify({
+    update_id: id,
+    message: {
+      message_id: 1,
+      date: 0,
+      chat: {id: 77, type: 'private'},
+      from: {id: 77, is_bot: false, first_name: 'A'},
+      text,
+    },
+  })
 
 function post(url: string, body: string) {
-  return fetch(url, {method: 'POST', body, headers: {'content-type': 'application/json', 'x-telegram-bot-api-secret-token': SECRET}}).then(async (r) => ({status: r.status, body: await r.text()}))
+  return fetch(url, {
+    method: 'POST',
+    body,
+    headers: {'content-type': 'application/json', 'x-telegram-bot-api-secret-token': SECRET},
+  }).then(async (r) => ({status: r.status, body: await r.text()}))
 }
 
 describe('relay recorder and inject', () => {
@@ -64,12 +89,21 @@ describe('relay recorder and inject', () => {
     const {relay, history, url} = await recordedRelay()
     relay.setTarget({host: '127.0.0.1', port: bot.port, path: '/bot'})
     const changes: string[] = []
-    history.subscribe((e, change) => changes.push(`${change} ${e.updateId} ${e.answer ? e.answer.status : 'in-flight'}`))
+    history.subscribe((e, change) =>
+      changes.push(`${change} ${e.updateId} ${e.answer ? e.answer.status : 'in-flight'}`),
+    )
     expect(await post(url, update(5))).toEqual({status: 200, body: '{"got":5}'})
     expect(await post(url, update(5))).toEqual({status: 200, body: '{"got":5}'}) // Telegram's retry: answered from the cache
     expect(bot.seen).toHaveLength(1)
     expect(changes).toEqual(['new 5 in-flight', 'update 5 200'])
-    expect(history.list()[0]).toMatchObject({updateId: 5, type: 'message', chatId: 77, preview: 'hello', source: 'webhook', answer: {status: 200, body: '{"got":5}'}})
+    expect(history.list()[0]).toMatchObject({
+      updateId: 5,
+      type: 'message',
+      chatId: 77,
+      preview: 'hello',
+      source: 'webhook',
+      answer: {status: 200, body: '{"got":5}'},
+    })
   })
 
   it('inject delivers an answered update_id to the bot again, without touching the answer cache', async () => {

@@ -13,11 +13,23 @@ const TOKEN = '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw'
 const SECRET = 'webhook_secret_value_123'
 
 function message(updateId: number, chatId: number, text = 'hi', userId = chatId): Record<string, unknown> {
-  return {update_id: updateId, message: {message_id: updateId, date: 1, chat: {id: chatId, type: 'private'}, from: {id: userId, is_bot: false, first_name: 'U'}, text}}
+  return {
+    update_id: updateId,
+    message: {
+      message_id: updateId,
+      date: 1,
+      chat: {id: chatId, type: 'private'},
+      from: {id: userId, is_bot: false, first_name: 'U'},
+      text,
+    },
+  }
 }
 
 function callback(updateId: number, userId: number, id: string): Record<string, unknown> {
-  return {update_id: updateId, callback_query: {id, from: {id: userId, is_bot: false, first_name: 'U'}, chat_instance: '1', data: 'x'}}
+  return {
+    update_id: updateId,
+    callback_query: {id, from: {id: userId, is_bot: false, first_name: 'U'}, chat_instance: '1', data: 'x'},
+  }
 }
 
 function call(o: Partial<ApiCall> & {at: number}): ApiCall {
@@ -45,7 +57,16 @@ describe('UpdateHistory: entries', () => {
     })
     const off = history.subscribe((entry, change) => seen.push(`${change} ${entry.updateId}`))
     const a = history.begin(message(10, 1111, '/start'), 'webhook')
-    expect(a).toMatchObject({updateId: 10, type: 'message', chatId: 1111, preview: '/start', answer: null, calls: [], seq: 1, source: 'webhook'})
+    expect(a).toMatchObject({
+      updateId: 10,
+      type: 'message',
+      chatId: 1111,
+      preview: '/start',
+      answer: null,
+      calls: [],
+      seq: 1,
+      source: 'webhook',
+    })
     expect(history.inFlight(a)).toBe(true)
     history.finish(a, {status: 200, body: '{"method":"sendMessage"}'}, 12.345)
     expect(a.answer).toEqual({status: 200, body: '{"method":"sendMessage"}'})
@@ -71,7 +92,10 @@ describe('UpdateHistory: entries', () => {
 
   it('redacts the token, the webhook secret and anything token-shaped from updates, answers and calls', () => {
     const {history, clock} = clocked({secrets: [TOKEN, SECRET]})
-    const e = history.begin(message(1, 5, `my token is ${TOKEN} and ${SECRET} and 987654321:ZZHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw`), 'webhook')
+    const e = history.begin(
+      message(1, 5, `my token is ${TOKEN} and ${SECRET} and 987654321:ZZHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw`),
+      'webhook',
+    )
     history.finish(e, {status: 200, body: `{"text":"${TOKEN.split(':')[1]}"}`}, 1)
     history.addCall(call({at: clock.now, chatId: 5, params: {text: `echo ${TOKEN}`}, description: SECRET}))
     const all = JSON.stringify(history.list())
@@ -150,7 +174,9 @@ describe('UpdateHistory: attaching calls', () => {
     const press = history.begin(callback(1, 300, 'cbq-42'), 'webhook')
     history.finish(press, {status: 200, body: ''}, 1)
     const msg = history.begin(message(2, 400), 'webhook')
-    expect(history.addCall(call({at: clock.now, method: 'answerCallbackQuery', params: {callback_query_id: 'cbq-42'}}))).toBe(press)
+    expect(
+      history.addCall(call({at: clock.now, method: 'answerCallbackQuery', params: {callback_query_id: 'cbq-42'}})),
+    ).toBe(press)
     expect(history.addCall(call({at: clock.now, method: 'getMe'}))).toBe(msg)
     // A call about another chat while exactly one update is handled belongs to that update.
     expect(history.addCall(call({at: clock.now, chatId: 999_999_999}))).toBe(msg)
@@ -184,7 +210,9 @@ describe('UpdateHistory: the JSONL log', () => {
     const {history, clock} = clocked({logFile: file, secrets: [TOKEN], flushMs: 5})
     const e = history.begin(message(7, 100, `token ${TOKEN}`), 'webhook')
     history.finish(e, {status: 200, body: 'ok'}, 3)
-    history.addCall(call({at: clock.now, chatId: 100, ok: false, errorCode: 400, description: 'Bad Request: chat not found'}))
+    history.addCall(
+      call({at: clock.now, chatId: 100, ok: false, errorCode: 400, description: 'Bad Request: chat not found'}),
+    )
     // flushed by its timer
     await waitFor(() => readFileSync(file, 'utf8').includes('chat not found'))
     expect(statSync(file).mode & 0o777).toBe(0o600)
@@ -194,7 +222,11 @@ describe('UpdateHistory: the JSONL log', () => {
     for (const line of text.trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow()
     const back = UpdateHistory.readLog(file)
     expect(back).toHaveLength(1)
-    expect(back[0]).toMatchObject({updateId: 7, answer: {status: 200, body: 'ok'}, calls: [{method: 'sendMessage', ok: false, errorCode: 400}]})
+    expect(back[0]).toMatchObject({
+      updateId: 7,
+      answer: {status: 200, body: 'ok'},
+      calls: [{method: 'sendMessage', ok: false, errorCode: 400}],
+    })
     expect(back[0]).not.toHaveProperty('session')
     history.close()
   })
@@ -249,4 +281,3 @@ async function waitFor(check: () => boolean, timeoutMs = 5000): Promise<void> {
     await new Promise((r) => setTimeout(r, 10))
   }
 }
-

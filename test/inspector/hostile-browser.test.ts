@@ -33,7 +33,13 @@ describe.skipIf(skip !== undefined)('inspector: hostile pages in chromium', () =
       executablePath: findChromium(),
       headless: true,
       timeout: 60_000,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--host-resolver-rules=MAP evil.test 127.0.0.1'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-dev-shm-usage',
+        '--no-first-run',
+        '--host-resolver-rules=MAP evil.test 127.0.0.1',
+      ],
     })
   })
 
@@ -43,7 +49,14 @@ describe.skipIf(skip !== undefined)('inspector: hostile pages in chromium', () =
 
   beforeEach(async () => {
     history = new UpdateHistory()
-    history.finish(history.begin({update_id: 100, message: {message_id: 1, date: 1, chat: {id: 42, type: 'private'}, text: 'hi'}}, 'webhook'), {status: 200, body: ''}, 1)
+    history.finish(
+      history.begin(
+        {update_id: 100, message: {message_id: 1, date: 1, chat: {id: 42, type: 'private'}, text: 'hi'}},
+        'webhook',
+      ),
+      {status: 200, body: ''},
+      1,
+    )
     replays = 0
     server = await startInspectorServer({
       history,
@@ -60,8 +73,13 @@ describe.skipIf(skip !== undefined)('inspector: hostile pages in chromium', () =
     evil = http.createServer((req, res) => {
       res.writeHead(200, {'content-type': 'text/html'})
       if (req.url === '/form')
-        res.end(`<form id=f method=POST enctype="text/plain" action="${target}"><input name='{"update_id":100,"x":"' value='"}'></form><script>document.getElementById('f').submit()</script>`)
-      else res.end(`<script>window.done = fetch(${JSON.stringify(target)}, {method: 'POST', mode: 'no-cors', body: '{}'}).then(() => 'sent', (e) => 'failed: ' + e.message)</script>`)
+        res.end(
+          `<form id=f method=POST enctype="text/plain" action="${target}"><input name='{"update_id":100,"x":"' value='"}'></form><script>document.getElementById('f').submit()</script>`,
+        )
+      else
+        res.end(
+          `<script>window.done = fetch(${JSON.stringify(target)}, {method: 'POST', mode: 'no-cors', body: '{}'}).then(() => 'sent', (e) => 'failed: ' + e.message)</script>`,
+        )
     })
     await new Promise<void>((r) => evil.listen(0, '127.0.0.1', r))
     evilPort = (evil.address() as AddressInfo).port

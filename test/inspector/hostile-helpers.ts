@@ -21,7 +21,11 @@ export function later(fn: () => unknown): void {
 }
 
 /** Polls `check` until it returns something truthy, or fails after `timeoutMs` (generous: the machine is shared). */
-export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 30_000): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  check: () => T | Promise<T>,
+  what: string,
+  timeoutMs = 30_000,
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const value = await check()
@@ -72,7 +76,13 @@ export async function connectRaw(port: number): Promise<RawConnection> {
       closed
         ? Promise.resolve()
         : new Promise<void>((resolve, reject) => {
-            const timer = setTimeout(() => reject(new Error(`the connection was not closed within ${timeoutMs} ms; got: ${conn.text().slice(0, 300)}`)), timeoutMs)
+            const timer = setTimeout(
+              () =>
+                reject(
+                  new Error(`the connection was not closed within ${timeoutMs} ms; got: ${conn.text().slice(0, 300)}`),
+                ),
+              timeoutMs,
+            )
             closeWaiters.push(() => {
               clearTimeout(timer)
               resolve()

@@ -22,7 +22,13 @@ async function expectServes(rec: Recorder): Promise<void> {
 /** Every variant of the token that must never be in a record. */
 function expectNoToken(value: unknown): void {
   const text = JSON.stringify(value)
-  for (const variant of [TOKEN, SECRET, encodeURIComponent(TOKEN), encodeURIComponent(TOKEN).toLowerCase(), TOKEN.replace(':', '%3a')]) {
+  for (const variant of [
+    TOKEN,
+    SECRET,
+    encodeURIComponent(TOKEN),
+    encodeURIComponent(TOKEN).toLowerCase(),
+    TOKEN.replace(':', '%3a'),
+  ]) {
     expect(text).not.toContain(variant)
   }
 }
@@ -58,13 +64,36 @@ describe('api proxy: malformed requests never reach the upstream', () => {
     ['ESC in the request target', head(`GET /bot${TOKEN}/\u001b[2J HTTP/1.1`)],
     ['a space in the request target', head(`GET /bot${TOKEN}/get Me HTTP/1.1`)],
     ['an obs-fold header', head(`GET /bot${TOKEN}/getMe HTTP/1.1`, 'Host: 127.0.0.1\r\nX-A: a\r\n  folded\r\n')],
-    ['Content-Length and Transfer-Encoding together (smuggling)', head(`POST /bot${TOKEN}/sendMessage HTTP/1.1`, 'Host: 127.0.0.1\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n') + '0\r\n\r\n'],
-    ['two different Content-Lengths', head(`POST /bot${TOKEN}/sendMessage HTTP/1.1`, 'Host: 127.0.0.1\r\nContent-Length: 2\r\nContent-Length: 3\r\n') + '{}x'],
-    ['a negative Content-Length', head(`POST /bot${TOKEN}/sendMessage HTTP/1.1`, 'Host: 127.0.0.1\r\nContent-Length: -1\r\n')],
-    ['a Content-Length that is not a number', head(`POST /bot${TOKEN}/sendMessage HTTP/1.1`, 'Host: 127.0.0.1\r\nContent-Length: 1e3\r\n')],
-    ['an unknown Transfer-Encoding', head(`POST /bot${TOKEN}/sendMessage HTTP/1.1`, 'Host: 127.0.0.1\r\nTransfer-Encoding: gzip, chunked, evil\r\n') + '0\r\n\r\n'],
+    [
+      'Content-Length and Transfer-Encoding together (smuggling)',
+      head(
+        `POST /bot${TOKEN}/sendMessage HTTP/1.1`,
+        'Host: 127.0.0.1\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n',
+      ) + '0\r\n\r\n',
+    ],
+    [
+      'two different Content-Lengths',
+      head(`POST /bot${TOKEN}/sendMessage HTTP/1.1`, 'Host: 127.0.0.1\r\nContent-Length: 2\r\nContent-Length: 3\r\n') +
+        '{}x',
+    ],
+    [
+      'a negative Content-Length',
+      head(`POST /bot${TOKEN}/sendMessage HTTP/1.1`, 'Host: 127.0.0.1\r\nContent-Length: -1\r\n'),
+    ],
+    [
+      'a Content-Length that is not a number',
+      head(`POST /bot${TOKEN}/sendMessage HTTP/1.1`, 'Host: 127.0.0.1\r\nContent-Length: 1e3\r\n'),
+    ],
+    [
+      'an unknown Transfer-Encoding',
+      head(`POST /bot${TOKEN}/sendMessage HTTP/1.1`, 'Host: 127.0.0.1\r\nTransfer-Encoding: gzip, chunked, evil\r\n') +
+        '0\r\n\r\n',
+    ],
     ['HTTP/1.1 without a Host header', head(`GET /bot${TOKEN}/getMe HTTP/1.1`, '')],
-    ['a headers block of 100 kB', head(`GET /bot${TOKEN}/getMe HTTP/1.1`, `Host: 127.0.0.1\r\nX-Big: ${'a'.repeat(100_000)}\r\n`)],
+    [
+      'a headers block of 100 kB',
+      head(`GET /bot${TOKEN}/getMe HTTP/1.1`, `Host: 127.0.0.1\r\nX-Big: ${'a'.repeat(100_000)}\r\n`),
+    ],
     ['5000 small headers', head(`GET /bot${TOKEN}/getMe HTTP/1.1`, 'Host: 127.0.0.1\r\n' + 'X-A: b\r\n'.repeat(5000))],
     ['a request line of 100 kB', head(`GET /bot${TOKEN}/${'m'.repeat(100_000)} HTTP/1.1`)],
   ]
@@ -87,7 +116,9 @@ describe('api proxy: malformed requests never reach the upstream', () => {
     const upstream = await holdingSink()
     const rec = await recordingProxy(upstream.url)
     const conn = await connectRaw(rec.proxy.port)
-    await conn.write(`POST /bot${TOKEN}/sendDocument HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n`)
+    await conn.write(
+      `POST /bot${TOKEN}/sendDocument HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n`,
+    )
     const forwarded = await waitFor(() => upstream.requests[0], 'the upstream request')
     await conn.write('zz-not-hex\r\nmore\r\n')
     await conn.whenClosed()
@@ -99,11 +130,16 @@ describe('api proxy: malformed requests never reach the upstream', () => {
   it('CONNECT (a tunnel) and Upgrade: websocket are not tunnelled anywhere', async () => {
     const upstream = await sink()
     const rec = await recordingProxy(upstream.url)
-    const connect = await rawExchange(rec.proxy.port, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n')
+    const connect = await rawExchange(
+      rec.proxy.port,
+      'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n',
+    )
     expect(connect).not.toMatch(/^HTTP\/1\.1 200/)
     expect(upstream.requests).toEqual([])
     const conn = await connectRaw(rec.proxy.port)
-    await conn.write(`GET /bot${TOKEN}/getMe HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`)
+    await conn.write(
+      `GET /bot${TOKEN}/getMe HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`,
+    )
     await conn.whenReceived((t) => t.includes('\r\n\r\n') || conn.closed)
     expect(statusOf(conn.text())).not.toBe(101)
     for (const r of upstream.requests) {
@@ -118,8 +154,16 @@ describe('api proxy: request targets', () => {
   it('an absolute-form target (proxy-style, `GET http://other-host/…`) is refused with 400: the proxy is no open relay', async () => {
     const upstream = await sink()
     const rec = await recordingProxy(upstream.url)
-    for (const target of ['http://169.254.169.254/latest/meta-data/', `https://api.telegram.org/bot${TOKEN}/getMe`, '*', 'example.com:80']) {
-      const answer = await rawExchange(rec.proxy.port, `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`)
+    for (const target of [
+      'http://169.254.169.254/latest/meta-data/',
+      `https://api.telegram.org/bot${TOKEN}/getMe`,
+      '*',
+      'example.com:80',
+    ]) {
+      const answer = await rawExchange(
+        rec.proxy.port,
+        `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
+      )
       expect(statusOf(answer), `${target}: ${answer.slice(0, 200)}`).toBe(400)
       expect(answer).not.toContain(SECRET)
     }
@@ -135,9 +179,17 @@ describe('api proxy: request targets', () => {
       r.res.end(JSON.stringify({ok: false, error_code: 404, description: 'Not Found'}))
     })
     const rec = await recordingProxy(`${upstream.url}/api`)
-    const paths = [`/bot${TOKEN}/../../../../etc/passwd`, '/../package.json', `/file/bot${TOKEN}/../../x`, `/bot${TOKEN}/%2e%2e/%2e%2e/x`]
+    const paths = [
+      `/bot${TOKEN}/../../../../etc/passwd`,
+      '/../package.json',
+      `/file/bot${TOKEN}/../../x`,
+      `/bot${TOKEN}/%2e%2e/%2e%2e/x`,
+    ]
     for (const path of paths) {
-      const answer = await rawExchange(rec.proxy.port, `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`)
+      const answer = await rawExchange(
+        rec.proxy.port,
+        `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
+      )
       expect(statusOf(answer)).toBe(404)
     }
     expect(upstream.requests.map((r) => r.url)).toEqual(paths.map((p) => `/api${p}`))
@@ -152,9 +204,17 @@ describe('api proxy: request targets', () => {
         decoded = decodeURIComponent(r.url)
       } catch {}
       r.res.writeHead(400, {'content-type': 'application/json'})
-      r.res.end(JSON.stringify({ok: false, error_code: 400, description: `Bad Request: no ${r.url} (${decoded}) ${SECRET.toUpperCase()}`}))
+      r.res.end(
+        JSON.stringify({
+          ok: false,
+          error_code: 400,
+          description: `Bad Request: no ${r.url} (${decoded}) ${SECRET.toUpperCase()}`,
+        }),
+      )
     }
-    const upstream = await sink((r) => r.req.on('end', () => (r.url === `/bot${TOKEN}/getMe` ? r.res.end('{"ok":true,"result":{}}') : echo(r))).resume())
+    const upstream = await sink((r) =>
+      r.req.on('end', () => (r.url === `/bot${TOKEN}/getMe` ? r.res.end('{"ok":true,"result":{}}') : echo(r))).resume(),
+    )
     const rec = await recordingProxy(upstream.url)
     const lowerEncoded = TOKEN.replace(':', '%3a')
     const letterEncoded = TOKEN.replace('AAF', '%41AF')
@@ -202,7 +262,9 @@ describe('api proxy: clients that stall or leave', () => {
     const upstream = await sink()
     const rec = await recordingProxy(upstream.url)
     const conn = await connectRaw(rec.proxy.port)
-    await conn.write(`POST /bot${TOKEN}/sendMessage HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"chat_id": 4`)
+    await conn.write(
+      `POST /bot${TOKEN}/sendMessage HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"chat_id": 4`,
+    )
     await expectServes(rec)
     expect(upstream.requests.map((r) => r.url)).toEqual([`/bot${TOKEN}/getMe`])
     conn.socket.destroy()
@@ -214,9 +276,14 @@ describe('api proxy: clients that stall or leave', () => {
     const upstream = await holdingSink()
     const rec = await recordingProxy(upstream.url)
     const conn = await connectRaw(rec.proxy.port)
-    await conn.write(`POST /bot${TOKEN}/sendDocument HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n\r\n`)
+    await conn.write(
+      `POST /bot${TOKEN}/sendDocument HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n\r\n`,
+    )
     for (let i = 0; i < 20; i++) await conn.write(`400\r\n${'x'.repeat(0x400)}\r\n`)
-    const forwarded = await waitFor(() => upstream.requests.find((r) => r.bytes >= 20 * 1024), 'the streamed body upstream')
+    const forwarded = await waitFor(
+      () => upstream.requests.find((r) => r.bytes >= 20 * 1024),
+      'the streamed body upstream',
+    )
     conn.socket.resetAndDestroy()
     await waitFor(() => forwarded.aborted, 'the upstream request to be cut')
     const call = await waitFor(() => rec.calls.find((c) => c.method === 'sendDocument'), 'the record')

@@ -60,7 +60,8 @@ describe(`api proxy: ${CLIENTS} concurrent slow clients`, () => {
     const fields = 64
     const value = 'v'.repeat(16 * 1024)
     let head = ''
-    for (let i = 0; i < fields; i++) head += `--${boundary}\r\nContent-Disposition: form-data; name="f${i}"\r\n\r\n${value}\r\n`
+    for (let i = 0; i < fields; i++)
+      head += `--${boundary}\r\nContent-Disposition: form-data; name="f${i}"\r\n\r\n${value}\r\n`
     const sent = Buffer.byteLength(head)
     const upstream = await upstreamWith(() => {})
     const rec = await recordingProxy(upstream.url)
@@ -77,7 +78,11 @@ describe(`api proxy: ${CLIENTS} concurrent slow clients`, () => {
       reqs.push(req)
       later(() => req.destroy())
     }
-    await waitFor(() => upstream.requests.length === CLIENTS && upstream.requests.every((r) => r.bytes === sent), 'every upload to reach the upstream', 120_000)
+    await waitFor(
+      () => upstream.requests.length === CLIENTS && upstream.requests.every((r) => r.bytes === sent),
+      'every upload to reach the upstream',
+      120_000,
+    )
     const grown = memory()
     const heapGrowth = grown.heap - base.heap
     // Without a bound: 200 × 64 × 16 kB = 200 MiB of field values held.
@@ -90,7 +95,8 @@ describe(`api proxy: ${CLIENTS} concurrent slow clients`, () => {
     const heads: http.ServerResponse[] = []
     const upstream = await upstreamWith((r) => {
       r.res.writeHead(200, {'content-type': 'application/json'})
-      if (r.url.includes('offset=7')) return r.res.end('{"ok":true,"result":[{"update_id":7,"message":{"text":"after"}}]}')
+      if (r.url.includes('offset=7'))
+        return r.res.end('{"ok":true,"result":[{"update_id":7,"message":{"text":"after"}}]}')
       r.res.write('{"ok":true,"result":[' + ' '.repeat(size))
       heads.push(r.res)
     })
@@ -122,7 +128,10 @@ describe(`api proxy: ${CLIENTS} concurrent slow clients`, () => {
     const after = await fetch(`${rec.proxy.url}/bot${TOKEN}/getUpdates?offset=7`)
     expect(after.status).toBe(200)
     await after.arrayBuffer()
-    await waitFor(() => rec.updates.some((list) => (list[0] as {update_id?: number})?.update_id === 7), 'the updates of the next getUpdates')
+    await waitFor(
+      () => rec.updates.some((list) => (list[0] as {update_id?: number})?.update_id === 7),
+      'the updates of the next getUpdates',
+    )
     await expectServes(rec)
   }, 240_000)
 
@@ -151,13 +160,17 @@ describe(`api proxy: ${CLIENTS} concurrent slow clients`, () => {
     }
     await waitFor(() => written.length === CLIENTS, 'every request upstream', 60_000)
     let last = -1
-    await waitFor(async () => {
-      const total = written.reduce((a, b) => a + b, 0)
-      const still = total === last
-      last = total
-      await new Promise((r) => setTimeout(r, 500))
-      return still
-    }, 'the upstream to be held back', 120_000)
+    await waitFor(
+      async () => {
+        const total = written.reduce((a, b) => a + b, 0)
+        const still = total === last
+        last = total
+        await new Promise((r) => setTimeout(r, 500))
+        return still
+      },
+      'the upstream to be held back',
+      120_000,
+    )
     const grown = memory()
     const growth = grown.buffers - base.buffers
     expect(growth, `buffers grew ${(growth / MiB).toFixed(1)} MiB`).toBeLessThan(100 * MiB)

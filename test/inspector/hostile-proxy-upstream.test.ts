@@ -38,7 +38,9 @@ async function hostileUpstream(hostile: (socket: import('node:net').Socket, head
       done = true
       if (/^GET \S*\/getMe /.test(text)) {
         const body = '{"ok":true,"result":{"id":1,"is_bot":true,"first_name":"B","username":"b_bot"}}'
-        socket.end(`HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`)
+        socket.end(
+          `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+        )
         return
       }
       hostile(socket, text)
@@ -150,13 +152,17 @@ describe('api proxy: an upstream that misbehaves', () => {
     const midway: import('node:net').Socket[] = []
     const upstream = await hostileUpstream((s, head) => {
       if (head.includes('/getChat?')) return s.resetAndDestroy()
-      s.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"ok":true,"result":[')
+      s.write(
+        'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"ok":true,"result":[',
+      )
       midway.push(s)
     })
     const rec = await recordingProxy(upstream.url)
     const before = await fetch(`${rec.proxy.url}/bot${TOKEN}/getChat?chat_id=1`)
     expect(before.status).toBe(502)
-    expect((await before.json()).description).toMatch(/the connection closed before the answer \((ECONNRESET|UND_ERR_SOCKET)\)/)
+    expect((await before.json()).description).toMatch(
+      /the connection closed before the answer \((ECONNRESET|UND_ERR_SOCKET)\)/,
+    )
 
     const conn = await connectRaw(rec.proxy.port)
     await conn.write(`GET /bot${TOKEN}/getChatAdministrators?chat_id=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`)
@@ -224,12 +230,18 @@ describe('api proxy: an upstream that misbehaves', () => {
 
 describe('api proxy: getUpdates answers', () => {
   it('a getUpdates answer over the kept copy (20 MiB) reaches the bot byte for byte; no updates are handed on, the record says so', async () => {
-    const update = {update_id: 1, message: {message_id: 1, date: 1, chat: {id: 5, type: 'private'}, text: 'x'.repeat(1000)}}
+    const update = {
+      update_id: 1,
+      message: {message_id: 1, date: 1, chat: {id: 5, type: 'private'}, text: 'x'.repeat(1000)},
+    }
     const many = Array.from({length: 20 * 1024}, (_, i) => ({...update, update_id: i + 1}))
     const body = Buffer.from(JSON.stringify({ok: true, result: many}))
     expect(body.length).toBeGreaterThan(16 * MiB)
     const upstream = await sink((r) => {
-      r.res.writeHead(200, {'content-type': 'application/json', 'content-length': String(r.url.endsWith('/getMe') ? 23 : body.length)})
+      r.res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-length': String(r.url.endsWith('/getMe') ? 23 : body.length),
+      })
       r.res.end(r.url.endsWith('/getMe') ? '{"ok":true,"result":{}}' : body)
     })
     const rec = await recordingProxy(upstream.url)
@@ -242,10 +254,18 @@ describe('api proxy: getUpdates answers', () => {
   }, 60_000)
 
   it('a getUpdates result that is not an array of updates: nothing breaks, only arrays are handed on, and a real history takes junk items', async () => {
-    const results: unknown[] = [{}, 'updates', null, 42, [1, null, 'x', {update_id: 'a'}, [[[]]], {update_id: 7, message: {text: '\u001b[2J'}}]]
+    const results: unknown[] = [
+      {},
+      'updates',
+      null,
+      42,
+      [1, null, 'x', {update_id: 'a'}, [[[]]], {update_id: 7, message: {text: '\u001b[2J'}}],
+    ]
     let i = 0
     const upstream = await sink((r) => {
-      const body = r.url.endsWith('/getMe') ? '{"ok":true,"result":{}}' : JSON.stringify({ok: true, result: results[i++]})
+      const body = r.url.endsWith('/getMe')
+        ? '{"ok":true,"result":{}}'
+        : JSON.stringify({ok: true, result: results[i++]})
       r.res.writeHead(200, {'content-type': 'application/json'})
       r.res.end(body)
     })
@@ -277,7 +297,9 @@ describe('api proxy: getUpdates answers', () => {
     const deep = (n: number) => '['.repeat(n) + ']'.repeat(n)
     const upstream = await sink((r) => {
       r.req.on('end', () => {
-        const body = r.url.endsWith('/getMe') ? '{"ok":true,"result":{}}' : `{"ok":true,"result":[{"update_id":9,"message":${'{"a":'.repeat(200_000)}1${'}'.repeat(200_000)}}, ${deep(200_000)}]}`
+        const body = r.url.endsWith('/getMe')
+          ? '{"ok":true,"result":{}}'
+          : `{"ok":true,"result":[{"update_id":9,"message":${'{"a":'.repeat(200_000)}1${'}'.repeat(200_000)}}, ${deep(200_000)}]}`
         r.res.writeHead(200, {'content-type': 'application/json'})
         r.res.end(body)
       })
@@ -296,7 +318,11 @@ describe('api proxy: getUpdates answers', () => {
     })
     expect(nested.status).toBe(200)
     await nested.arrayBuffer()
-    const big = await fetch(`${rec.proxy.url}/bot${TOKEN}/getUpdates`, {method: 'POST', headers: {'content-type': 'application/json'}, body: `{"x":${deep(30_000)}}`})
+    const big = await fetch(`${rec.proxy.url}/bot${TOKEN}/getUpdates`, {
+      method: 'POST',
+      headers: {'content-type': 'application/json'},
+      body: `{"x":${deep(30_000)}}`,
+    })
     expect(big.status).toBe(200)
     expect((await big.text()).length).toBeGreaterThan(400_000)
     await waitFor(() => rec.calls.length === 2, 'the records')
@@ -319,13 +345,19 @@ describe('api proxy: descriptions from the upstream', () => {
       r.req.resume()
     })
     const rec = await recordingProxy(upstream.url)
-    const answer = await postJson(`${rec.proxy.url}/bot${TOKEN}/sendMessage`, {chat_id: 1, text: 'hi', parse_mode: '\u001b[31mHTML'})
+    const answer = await postJson(`${rec.proxy.url}/bot${TOKEN}/sendMessage`, {
+      chat_id: 1,
+      text: 'hi',
+      parse_mode: '\u001b[31mHTML',
+    })
     expect(answer.status).toBe(400)
     // The bot itself gets Telegram's answer untouched: the proxy records, it does not rewrite.
     expect(answer.json.description).toBe(evil)
     const call = await waitFor(() => rec.calls.find((c) => c.method === 'sendMessage'), 'the record')
     expectClean(call)
-    expect(call.description).toMatch(/^Bad Request: can't parse entities: \\u001b\[2J\\u001b\]0;owned\\u0007 \\u009b31m \\u202egnp\.exe/)
+    expect(call.description).toMatch(
+      /^Bad Request: can't parse entities: \\u001b\[2J\\u001b\]0;owned\\u0007 \\u009b31m \\u202egnp\.exe/,
+    )
     expect(call.description!.length).toBeLessThan(1100)
     expect(call.explanation).toMatch(/formatting/)
     expect(call.retryAfter).toBe(3)
@@ -338,10 +370,15 @@ describe('api proxy: descriptions from the upstream', () => {
 
 describe('api proxy: hostile request bodies', () => {
   const boundary = 'hostileBoundary'
-  const part = (name: string, value: string) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`
+  const part = (name: string, value: string) =>
+    `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`
 
   async function sendMultipart(rec: Recorder, contentType: string, body: Buffer | string) {
-    const res = await fetch(`${rec.proxy.url}/bot${TOKEN}/sendDocument`, {method: 'POST', headers: {'content-type': contentType}, body})
+    const res = await fetch(`${rec.proxy.url}/bot${TOKEN}/sendDocument`, {
+      method: 'POST',
+      headers: {'content-type': contentType},
+      body,
+    })
     expect(res.status).toBe(200)
     await res.arrayBuffer()
   }
@@ -350,7 +387,13 @@ describe('api proxy: hostile request bodies', () => {
     const upstream = await sink()
     const rec = await recordingProxy(upstream.url)
     const body = part('chat_id', '42') + `--${boundary}--\r\n`
-    const types = ['multipart/form-data', 'multipart/form-data; boundary=', `multipart/form-data; boundary=${'b'.repeat(5000)}`, 'multipart/form-data; boundary=other', 'multipart/form-data; boundary="unterminated']
+    const types = [
+      'multipart/form-data',
+      'multipart/form-data; boundary=',
+      `multipart/form-data; boundary=${'b'.repeat(5000)}`,
+      'multipart/form-data; boundary=other',
+      'multipart/form-data; boundary="unterminated',
+    ]
     for (const type of types) await sendMultipart(rec, type, body + 'x'.repeat(70_000))
     await waitFor(() => rec.calls.length === types.length, 'the records')
     expect(upstream.requests.map((r) => r.bytes)).toEqual(types.map(() => Buffer.byteLength(body) + 70_000))
@@ -382,7 +425,8 @@ describe('api proxy: hostile request bodies', () => {
     await sendMultipart(rec, `multipart/form-data; boundary=${boundary}`, long)
     await waitFor(() => rec.calls.length === 2, 'the records')
     expect(upstream.requests.map((r) => r.bytes)).toEqual([Buffer.byteLength(huge), Buffer.byteLength(long)])
-    for (const call of rec.calls) for (const key of Object.keys(call.params)) expect(key.length).toBeLessThanOrEqual(201)
+    for (const call of rec.calls)
+      for (const key of Object.keys(call.params)) expect(key.length).toBeLessThanOrEqual(201)
     expect(rec.calls[1].params.chat_id).toBe('5')
     expectClean(rec.calls)
     await expectServes(rec)

@@ -52,7 +52,9 @@ async function start(extra: Partial<Parameters<typeof startInspectorServer>[0]> 
       replay(updateId, edited) {
         replays.push({updateId, edited})
         if (replayHangs) return new Promise<UpdateEntry>(() => {})
-        return Promise.resolve(history.begin(edited ?? history.find(updateId as number)?.update, 'replay', updateId as number))
+        return Promise.resolve(
+          history.begin(edited ?? history.find(updateId as number)?.update, 'replay', updateId as number),
+        )
       },
     },
     ...extra,
@@ -60,7 +62,16 @@ async function start(extra: Partial<Parameters<typeof startInspectorServer>[0]> 
 }
 
 function message(updateId: number, text: string): Record<string, unknown> {
-  return {update_id: updateId, message: {message_id: updateId, date: 1_700_000_000, chat: {id: 42, type: 'private'}, from: {id: 42, is_bot: false, first_name: 'Ann'}, text}}
+  return {
+    update_id: updateId,
+    message: {
+      message_id: updateId,
+      date: 1_700_000_000,
+      chat: {id: 42, type: 'private'},
+      from: {id: 42, is_bot: false, first_name: 'Ann'},
+      text,
+    },
+  }
 }
 
 beforeEach(async () => {
@@ -76,13 +87,15 @@ afterEach(async () => {
   await server.close()
 })
 
-
 const request = loopbackRequest
 
 /** A raw request: `target` and `host` exactly as given (no client normalises them). */
 function raw(target: string, host: string | undefined, extra = '', version = '1.1'): Promise<string> {
   const hostLine = host === undefined ? '' : `Host: ${host}\r\n`
-  return rawExchange(server.port, `GET ${target} HTTP/${version}\r\n${hostLine}x-bot-dev-key: ${KEY}\r\n${extra}Connection: close\r\n\r\n`)
+  return rawExchange(
+    server.port,
+    `GET ${target} HTTP/${version}\r\n${hostLine}x-bot-dev-key: ${KEY}\r\n${extra}Connection: close\r\n\r\n`,
+  )
 }
 
 /** The list answers with the key and a loopback Host. */
@@ -136,14 +149,23 @@ describe('inspector: Host headers (DNS rebinding)', () => {
   it('no Host at all: 403 over HTTP/1.0, 400 over HTTP/1.1; two Host headers: refused', async () => {
     expect(statusOf(await raw('/api/updates', undefined, '', '1.0'))).toBe(403)
     expect(statusOf(await raw('/api/updates', undefined))).toBe(400)
-    expect(statusOf(await raw('/api/updates', 'evil.com', `Host: 127.0.0.1:${server.port}\r\n`))).toBeGreaterThanOrEqual(400)
+    expect(
+      statusOf(await raw('/api/updates', 'evil.com', `Host: 127.0.0.1:${server.port}\r\n`)),
+    ).toBeGreaterThanOrEqual(400)
     expect(statusOf(await raw('/api/updates', `127.0.0.1:${server.port}`, 'Host: evil.com\r\n'))).toBe(403)
-    expect(statusOf(await raw('/api/updates', `127.0.0.1:${server.port}`, `Host: 127.0.0.1:${server.port}\r\n`))).toBe(403)
+    expect(statusOf(await raw('/api/updates', `127.0.0.1:${server.port}`, `Host: 127.0.0.1:${server.port}\r\n`))).toBe(
+      403,
+    )
     await expectServes()
   })
 
   it('serves 127.0.0.1, localhost and [::1] with this port, in any case', async () => {
-    for (const host of [`127.0.0.1:${server.port}`, `localhost:${server.port}`, `LocalHost:${server.port}`, `[::1]:${server.port}`]) {
+    for (const host of [
+      `127.0.0.1:${server.port}`,
+      `localhost:${server.port}`,
+      `LocalHost:${server.port}`,
+      `[::1]:${server.port}`,
+    ]) {
       expect(statusOf(await raw('/api/updates', host)), host).toBe(200)
     }
   })
@@ -180,13 +202,25 @@ describe('inspector: the key in unusual places', () => {
       if (status !== 200) expect(r.body).not.toContain('"updateId"')
     }
     // Two x-bot-dev-key headers on the wire are joined by Node: neither counts alone.
-    const twice = await rawExchange(server.port, `GET /api/updates HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nx-bot-dev-key: ${KEY}\r\nx-bot-dev-key: ${KEY}\r\nConnection: close\r\n\r\n`)
+    const twice = await rawExchange(
+      server.port,
+      `GET /api/updates HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nx-bot-dev-key: ${KEY}\r\nx-bot-dev-key: ${KEY}\r\nConnection: close\r\n\r\n`,
+    )
     expect(statusOf(twice)).toBe(401)
     await expectServes()
   })
 
   it('every route and method needs the key, the page files and OPTIONS included', async () => {
-    for (const path of ['/', '/app.js', '/style.css', '/favicon.svg', '/api/updates', '/api/updates/100', '/api/events', '/nothing']) {
+    for (const path of [
+      '/',
+      '/app.js',
+      '/style.css',
+      '/favicon.svg',
+      '/api/updates',
+      '/api/updates/100',
+      '/api/events',
+      '/nothing',
+    ]) {
       for (const method of ['GET', 'HEAD', 'OPTIONS', 'POST', 'DELETE']) {
         const r = await request(server.port, path, {method})
         expect(r.status, `${method} ${path}`).toBe(401)
@@ -263,7 +297,9 @@ describe('inspector: replay bodies', () => {
   it('a 64 MiB body: 413 at once, the connection cut past a bound, nothing replayed', async () => {
     const conn = await connectRaw(server.port)
     const size = 64 * 1024 * 1024
-    await conn.write(`POST /api/updates/100/replay HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nx-bot-dev-key: ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${size}\r\n\r\n`)
+    await conn.write(
+      `POST /api/updates/100/replay HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nx-bot-dev-key: ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${size}\r\n\r\n`,
+    )
     const chunk = Buffer.alloc(256 * 1024, 0x20)
     let sent = 0
     while (!conn.closed && sent < size) {
@@ -282,7 +318,9 @@ describe('inspector: replay bodies', () => {
 
   it('a body that stalls: others are served meanwhile; nothing is replayed', async () => {
     const conn = await connectRaw(server.port)
-    await conn.write(`POST /api/updates/100/replay HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nx-bot-dev-key: ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"update_id"`)
+    await conn.write(
+      `POST /api/updates/100/replay HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nx-bot-dev-key: ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"update_id"`,
+    )
     await expectServes()
     expect(replays).toEqual([])
     conn.socket.destroy()
@@ -294,22 +332,40 @@ describe('inspector: replay bodies', () => {
     const body = `{"update_id":100,"message":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}`
     const arrays = `{"update_id":100,"message":{"text":"x","entities":${'['.repeat(depth)}${']'.repeat(depth)}}}`
     for (const text of [body, arrays]) {
-      const r = await request(server.port, '/api/updates/100/replay', {method: 'POST', headers: {'x-bot-dev-key': KEY, 'content-type': 'application/json'}, body: text})
+      const r = await request(server.port, '/api/updates/100/replay', {
+        method: 'POST',
+        headers: {'x-bot-dev-key': KEY, 'content-type': 'application/json'},
+        body: text,
+      })
       expect(r.status).toBe(400)
       expect(JSON.parse(r.body).error).toMatch(/nested/)
     }
     expect(replays).toEqual([])
     // A real update nests a few levels (a reply inside a message inside the update): still fine.
     const normal = message(100, 'edited')
-    ;(normal.message as Record<string, unknown>).reply_to_message = {message_id: 1, date: 1, chat: {id: 42, type: 'private'}, text: 'x', entities: [{type: 'bold', offset: 0, length: 1}]}
-    const ok = await request(server.port, '/api/updates/100/replay', {method: 'POST', headers: {'x-bot-dev-key': KEY}, body: JSON.stringify(normal)})
+    ;(normal.message as Record<string, unknown>).reply_to_message = {
+      message_id: 1,
+      date: 1,
+      chat: {id: 42, type: 'private'},
+      text: 'x',
+      entities: [{type: 'bold', offset: 0, length: 1}],
+    }
+    const ok = await request(server.port, '/api/updates/100/replay', {
+      method: 'POST',
+      headers: {'x-bot-dev-key': KEY},
+      body: JSON.stringify(normal),
+    })
     expect(ok.status).toBe(200)
     expect(replays.length).toBe(1)
     await expectServes()
   })
 
   it('a `__proto__` key in the edited update pollutes nothing', async () => {
-    const r = await request(server.port, '/api/updates/100/replay', {method: 'POST', headers: {'x-bot-dev-key': KEY}, body: '{"update_id":100,"__proto__":{"polluted":1},"message":{"text":"x","constructor":{"prototype":{"polluted":2}}}}'})
+    const r = await request(server.port, '/api/updates/100/replay', {
+      method: 'POST',
+      headers: {'x-bot-dev-key': KEY},
+      body: '{"update_id":100,"__proto__":{"polluted":1},"message":{"text":"x","constructor":{"prototype":{"polluted":2}}}}',
+    })
     expect(r.status).toBe(200)
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
     await expectServes()
@@ -328,7 +384,11 @@ describe('inspector: replay bodies', () => {
 
 describe('inspector: cross-site POSTs (CSRF)', () => {
   const post = (headers: Record<string, string>) =>
-    request(server.port, `/api/updates/100/replay?key=${KEY}`, {method: 'POST', headers: {'content-type': 'text/plain', ...headers}, body: '{"update_id":100,"message":{"text":"forged"}}'})
+    request(server.port, `/api/updates/100/replay?key=${KEY}`, {
+      method: 'POST',
+      headers: {'content-type': 'text/plain', ...headers},
+      body: '{"update_id":100,"message":{"text":"forged"}}',
+    })
 
   it('refuses a POST from a foreign Origin or a cross-site/same-site fetch, even with the key in the query', async () => {
     const refused: Array<Record<string, string>> = [
@@ -383,7 +443,11 @@ describe('inspector: 500 SSE clients, then close()', () => {
     }
     await waitFor(() => clients.every((c) => c.text().includes('retry: 2000')), 'every stream to open', 60_000)
     history.begin(message(101, 'to everyone'), 'webhook')
-    await waitFor(() => clients.every((c) => c.text().includes('"updateId":101')), 'every client to get the entry', 60_000)
+    await waitFor(
+      () => clients.every((c) => c.text().includes('"updateId":101')),
+      'every client to get the entry',
+      60_000,
+    )
     for (const c of clients) expect(c.text()).not.toContain(SECRET)
     const t0 = Date.now()
     await server.close()

@@ -35,7 +35,9 @@ async function againstTheProxy(): Promise<void> {
   expect(await lived).toBeLessThan(150_000)
   expect(upstream.requests.length).toBe(1)
   // On a new connection (the first one's keep-alive ended meanwhile).
-  const again = await fetch(`${rec.proxy.url}/bot${TOKEN}/getMe`, {headers: {connection: 'close'}}).catch((e: Error) => e)
+  const again = await fetch(`${rec.proxy.url}/bot${TOKEN}/getMe`, {headers: {connection: 'close'}}).catch(
+    (e: Error) => e,
+  )
   if (again instanceof Error) console.warn('again failed', again, (again as {cause?: unknown}).cause)
   expect(again instanceof Error ? again.message : again.status).toBe(200)
 }
@@ -43,10 +45,15 @@ async function againstTheProxy(): Promise<void> {
 /** The inspector cuts a client that never ends its headers, serving others meanwhile. */
 async function againstTheInspector(): Promise<void> {
   const key = 'slow-key-0123456789'
-  const server = await startInspectorServer({history: new UpdateHistory(), actions: {replay: () => Promise.reject(new Error('no'))}, key})
+  const server = await startInspectorServer({
+    history: new UpdateHistory(),
+    actions: {replay: () => Promise.reject(new Error('no'))},
+    key,
+  })
   later(() => server.close())
   const lived = slowloris(server.port, `127.0.0.1:${server.port}`)
-  const list = async () => (await fetch(`http://127.0.0.1:${server.port}/api/updates`, {headers: {'x-bot-dev-key': key}})).status
+  const list = async () =>
+    (await fetch(`http://127.0.0.1:${server.port}/api/updates`, {headers: {'x-bot-dev-key': key}})).status
   expect(await list()).toBe(200)
   expect(await lived).toBeLessThan(150_000)
   await waitFor(async () => (await list()) === 200, 'the list')

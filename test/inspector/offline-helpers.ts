@@ -37,15 +37,23 @@ export interface OfflineSessionOptions {
   killAfterMs?: number
 }
 
-export function startOfflineSession(args: string[], running: ChildProcess[], o: OfflineSessionOptions = {}): OfflineSession {
+export function startOfflineSession(
+  args: string[],
+  running: ChildProcess[],
+  o: OfflineSessionOptions = {},
+): OfflineSession {
   const dir = mkdtempSync(join(tmpdir(), o.prefix ?? 'bot-inspector-offline-'))
   const stateDir = join(dir, 'state')
   const record = join(dir, 'record.txt')
-  const child = spawn(process.execPath, [BIN, 'dev', '--offline', '--no-watch', ...args, '--', 'node', fixture('inspector-bot.mjs')], {
-    cwd: dir,
-    env: cliEnv({env: {BOT_STATE_DIR: stateDir, FIXTURE_RECORD: record}}),
-    stdio: ['pipe', 'pipe', 'pipe'],
-  })
+  const child = spawn(
+    process.execPath,
+    [BIN, 'dev', '--offline', '--no-watch', ...args, '--', 'node', fixture('inspector-bot.mjs')],
+    {
+      cwd: dir,
+      env: cliEnv({env: {BOT_STATE_DIR: stateDir, FIXTURE_RECORD: record}}),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  )
   running.push(child)
   let stdout = ''
   let stderr = ''
@@ -59,12 +67,27 @@ export function startOfflineSession(args: string[], running: ChildProcess[], o: 
       resolve(code)
     }),
   )
-  const events = () => stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Event)
+  const events = () =>
+    stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Event)
   return {
-    child, dir, stateDir, record, stdout: () => stdout, stderr: () => stderr, events, exited,
+    child,
+    dir,
+    stateDir,
+    record,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    events,
+    exited,
     async waitEvent(what, match) {
       let found: Event | undefined
-      await until(() => (found = events().find(match)) !== undefined, `${what}\nstdout: ${stdout}\nstderr: ${stderr}`, o.waitMs ?? 20_000)
+      await until(
+        () => (found = events().find(match)) !== undefined,
+        `${what}\nstdout: ${stdout}\nstderr: ${stderr}`,
+        o.waitMs ?? 20_000,
+      )
       return found!
     },
     control: (argv) => runCli(argv, {cwd: dir, env: {BOT_STATE_DIR: stateDir}, timeoutMs: o.controlMs ?? 45_000}),
@@ -72,4 +95,5 @@ export function startOfflineSession(args: string[], running: ChildProcess[], o: 
 }
 
 /** The lines of a record file (none while it does not exist). */
-export const recordLines = (file: string): string[] => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : [])
+export const recordLines = (file: string): string[] =>
+  existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : []

@@ -21,18 +21,33 @@ const TOKEN = '123456789:AAHsecretsecretsecretsecretsecret12'
 const WEBHOOK_SECRET = 'wh-Secret-Path-0123456789'
 const XSS = '<img src=x onerror="document.title=\'pwned\'">'
 
-
 const request = loopbackRequest
 
 function message(updateId: number, text: string, chatId = 42): Record<string, unknown> {
-  return {update_id: updateId, message: {message_id: updateId, date: 1_700_000_000, chat: {id: chatId, type: 'private'}, from: {id: chatId, is_bot: false, first_name: 'Ann'}, text}}
+  return {
+    update_id: updateId,
+    message: {
+      message_id: updateId,
+      date: 1_700_000_000,
+      chat: {id: chatId, type: 'private'},
+      from: {id: chatId, is_bot: false, first_name: 'Ann'},
+      text,
+    },
+  }
 }
 
 /** Reads SSE events from a stream until `until` accepts one (or the deadline). */
-function readEvents(res: IncomingMessage, until: (event: {event: string; data: string}) => boolean, deadlineMs = 10_000): Promise<{event: string; data: string}> {
+function readEvents(
+  res: IncomingMessage,
+  until: (event: {event: string; data: string}) => boolean,
+  deadlineMs = 10_000,
+): Promise<{event: string; data: string}> {
   return new Promise((resolve, reject) => {
     let buffer = ''
-    const timer = setTimeout(() => reject(new Error(`no matching SSE event within ${deadlineMs} ms; got: ${buffer.slice(0, 500)}`)), deadlineMs)
+    const timer = setTimeout(
+      () => reject(new Error(`no matching SSE event within ${deadlineMs} ms; got: ${buffer.slice(0, 500)}`)),
+      deadlineMs,
+    )
     res.setEncoding('utf8')
     res.on('data', (chunk: string) => {
       buffer += chunk
@@ -54,7 +69,10 @@ function readEvents(res: IncomingMessage, until: (event: {event: string; data: s
 
 function openEvents(port: number, headers: Record<string, string> = {'x-bot-dev-key': KEY}): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({host: '127.0.0.1', port, path: '/api/events', headers: {host: `127.0.0.1:${port}`, ...headers}}, resolve)
+    const req = httpRequest(
+      {host: '127.0.0.1', port, path: '/api/events', headers: {host: `127.0.0.1:${port}`, ...headers}},
+      resolve,
+    )
     req.on('error', reject)
     req.end()
   })
@@ -104,7 +122,14 @@ describe('access', () => {
     expect(page.status).toBe(401)
     expect(page.headers['content-type']).toMatch(/^text\/html/)
     expect(page.body).toContain('Open the URL printed by <code>bot dev</code>')
-    for (const path of ['/api/updates', '/api/updates/1', '/api/events', '/app.js', '/style.css', `/api/updates?key=${KEY}x`]) {
+    for (const path of [
+      '/api/updates',
+      '/api/updates/1',
+      '/api/events',
+      '/app.js',
+      '/style.css',
+      `/api/updates?key=${KEY}x`,
+    ]) {
       const r = await request(server.port, path)
       expect(r.status, path).toBe(401)
     }
@@ -123,12 +148,24 @@ describe('access', () => {
   })
 
   it('refuses a foreign Host header with 403 even with the right key (DNS rebinding)', async () => {
-    for (const host of ['evil.example', `evil.example:${server.port}`, `127.0.0.1:${server.port + 1}`, `localhost.evil.example:${server.port}`, '127.0.0.1', `127.0.0.1:${server.port}.evil.example`]) {
+    for (const host of [
+      'evil.example',
+      `evil.example:${server.port}`,
+      `127.0.0.1:${server.port + 1}`,
+      `localhost.evil.example:${server.port}`,
+      '127.0.0.1',
+      `127.0.0.1:${server.port}.evil.example`,
+    ]) {
       const r = await request(server.port, `/api/updates?key=${KEY}`, {host})
       expect(r.status, host).toBe(403)
       expect(r.body).not.toContain('updateId')
     }
-    for (const host of [`127.0.0.1:${server.port}`, `localhost:${server.port}`, `[::1]:${server.port}`, `LOCALHOST:${server.port}`]) {
+    for (const host of [
+      `127.0.0.1:${server.port}`,
+      `localhost:${server.port}`,
+      `[::1]:${server.port}`,
+      `LOCALHOST:${server.port}`,
+    ]) {
       expect((await request(server.port, `/api/updates?key=${KEY}`, {host})).status, host).toBe(200)
     }
   })
@@ -172,8 +209,14 @@ describe('the page files', () => {
 
   it('are found by the build in dist/ and packed by npm pack', async () => {
     // dist/ exists after `npm run build` (npm test runs it first).
-    const dist = (await import(`${PROJECT_ROOT}/dist/inspector/server.js`)) as typeof import('../../src/inspector/server.js')
-    const built = await dist.startInspectorServer({history, key: KEY, actions: {replay: () => Promise.reject(new Error('unused'))}})
+    const dist = (await import(
+      `${PROJECT_ROOT}/dist/inspector/server.js`
+    )) as typeof import('../../src/inspector/server.js')
+    const built = await dist.startInspectorServer({
+      history,
+      key: KEY,
+      actions: {replay: () => Promise.reject(new Error('unused'))},
+    })
     try {
       const html = await request(built.port, `/?key=${KEY}`)
       expect(html.status).toBe(200)
@@ -182,7 +225,13 @@ describe('the page files', () => {
     } finally {
       await built.close()
     }
-    const packed = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--ignore-scripts', '--json'], {cwd: PROJECT_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore']})) as Array<{files: Array<{path: string}>}>
+    const packed = JSON.parse(
+      execFileSync('npm', ['pack', '--dry-run', '--ignore-scripts', '--json'], {
+        cwd: PROJECT_ROOT,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }),
+    ) as Array<{files: Array<{path: string}>}>
     const files = packed[0].files.map((f) => f.path)
     for (const f of ['index.html', 'app.js', 'style.css']) expect(files).toContain(`dist/inspector/page/${f}`)
   }, 60_000)
@@ -196,16 +245,29 @@ describe('GET /api/updates', () => {
     const headers = {'x-bot-dev-key': KEY}
     const all = JSON.parse((await request(server.port, '/api/updates', {headers})).body) as UpdateEntry[]
     expect(all.map((e) => e.updateId)).toEqual([12, 11, 10])
-    expect(all[2]).toMatchObject({updateId: 10, type: 'message', chatId: 42, preview: 'first', answer: null, calls: [], source: 'webhook'})
+    expect(all[2]).toMatchObject({
+      updateId: 10,
+      type: 'message',
+      chatId: 42,
+      preview: 'first',
+      answer: null,
+      calls: [],
+      source: 'webhook',
+    })
     const chat42 = JSON.parse((await request(server.port, '/api/updates?chat=42', {headers})).body) as UpdateEntry[]
     expect(chat42.map((e) => e.updateId)).toEqual([12, 10])
-    const messages42 = JSON.parse((await request(server.port, '/api/updates?chat=42&type=message', {headers})).body) as UpdateEntry[]
+    const messages42 = JSON.parse(
+      (await request(server.port, '/api/updates?chat=42&type=message', {headers})).body,
+    ) as UpdateEntry[]
     expect(messages42.map((e) => e.updateId)).toEqual([10])
     const one = await request(server.port, '/api/updates/11', {headers})
     expect(JSON.parse(one.body)).toMatchObject({updateId: 11, preview: 'second'})
     const missing = await request(server.port, '/api/updates/99', {headers})
     expect(missing.status).toBe(404)
-    expect(JSON.parse(missing.body)).toEqual({error: "no update 99 in this session's history", fix: 'GET /api/updates lists the recorded updates'})
+    expect(JSON.parse(missing.body)).toEqual({
+      error: "no update 99 in this session's history",
+      fix: 'GET /api/updates lists the recorded updates',
+    })
     expect((await request(server.port, '/api/updates/abc', {headers})).status).toBe(400)
     expect((await request(server.port, '/api/nothing', {headers})).status).toBe(404)
     expect((await request(server.port, '/api/updates', {headers, method: 'DELETE'})).status).toBe(405)
@@ -213,7 +275,16 @@ describe('GET /api/updates', () => {
 
   it('never shows the token, wherever it got into an entry', async () => {
     const entry = history.begin(message(20, `my token is ${TOKEN}`), 'webhook')
-    history.addCall({method: 'sendMessage', ok: false, errorCode: 400, description: `Bad Request: ${TOKEN.split(':')[1]}`, ms: 1, params: {text: TOKEN}, time: new Date().toISOString(), chatId: 42})
+    history.addCall({
+      method: 'sendMessage',
+      ok: false,
+      errorCode: 400,
+      description: `Bad Request: ${TOKEN.split(':')[1]}`,
+      ms: 1,
+      params: {text: TOKEN},
+      time: new Date().toISOString(),
+      chatId: 42,
+    })
     const list = await request(server.port, '/api/updates', {headers: {'x-bot-dev-key': KEY}})
     expect(list.body).toContain('my token is <token>')
     expect(list.body).not.toContain(TOKEN.split(':')[1])
@@ -271,7 +342,12 @@ describe('GET /api/events', () => {
     expect(created).toMatchObject({updateId: 40, preview: 'live', answer: null})
     const second = readEvents(events, (e) => e.event === 'entry')
     history.finish(entry, {status: 200, body: '{"method":"sendMessage"}'}, 12.5)
-    expect(JSON.parse((await second).data)).toMatchObject({updateId: 40, seq: created.seq, answer: {status: 200, body: '{"method":"sendMessage"}'}, ms: 12.5})
+    expect(JSON.parse((await second).data)).toMatchObject({
+      updateId: 40,
+      seq: created.seq,
+      answer: {status: 200, body: '{"method":"sendMessage"}'},
+      ms: 12.5,
+    })
     events.destroy()
   })
 
@@ -319,7 +395,7 @@ describe('GET /api/events', () => {
     stuck.on('data', (c: Buffer) => (stuckBytes += c.length))
     stuck.resume()
     await closed
-    expect(stuckBytes).toBeLessThan(total * big.length / 2)
+    expect(stuckBytes).toBeLessThan((total * big.length) / 2)
     live.destroy()
   }, 60_000)
 })
@@ -338,14 +414,22 @@ describe('POST /api/updates/{updateId}/replay', () => {
   it('passes an edited update on', async () => {
     history.begin(message(51, 'before'), 'webhook')
     const edited = message(51, 'after')
-    const r = await request(server.port, '/api/updates/51/replay', {method: 'POST', headers: {...headers, 'content-type': 'application/json'}, body: JSON.stringify(edited)})
+    const r = await request(server.port, '/api/updates/51/replay', {
+      method: 'POST',
+      headers: {...headers, 'content-type': 'application/json'},
+      body: JSON.stringify(edited),
+    })
     expect(r.status).toBe(200)
     expect(replays).toEqual([{updateId: 51, edited}])
     expect(JSON.parse(r.body)).toMatchObject({preview: 'after'})
   })
 
   it('refuses bad JSON, a non-object and an oversized body with a clear message, calling nothing', async () => {
-    const bad = await request(server.port, '/api/updates/52/replay', {method: 'POST', headers, body: '{"update_id": 52,'})
+    const bad = await request(server.port, '/api/updates/52/replay', {
+      method: 'POST',
+      headers,
+      body: '{"update_id": 52,',
+    })
     expect(bad.status).toBe(400)
     const body = JSON.parse(bad.body) as {error: string; fix: string}
     expect(body.error).toMatch(/^the edited update is not valid JSON: /)
@@ -353,7 +437,11 @@ describe('POST /api/updates/{updateId}/replay', () => {
     const array = await request(server.port, '/api/updates/52/replay', {method: 'POST', headers, body: '[1,2]'})
     expect(array.status).toBe(400)
     expect(JSON.parse(array.body)).toMatchObject({error: 'the edited update must be a JSON object'})
-    const huge = await request(server.port, '/api/updates/52/replay', {method: 'POST', headers, body: Buffer.alloc(2 * 1024 * 1024, 32)})
+    const huge = await request(server.port, '/api/updates/52/replay', {
+      method: 'POST',
+      headers,
+      body: Buffer.alloc(2 * 1024 * 1024, 32),
+    })
     expect(huge.status).toBe(413)
     expect((await request(server.port, '/api/updates/52/replay', {headers})).status).toBe(405)
     expect(replays).toEqual([])

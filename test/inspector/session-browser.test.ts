@@ -36,11 +36,20 @@ describe.skipIf(skip !== undefined)('bot dev: the inspector page of a running se
     const {emu, token} = world
     const dev = startDev(world, {bot: 'inspector-bot.mjs', args: ['--no-watch', '--json'], timeoutMs: 90_000})
     let url: string | undefined
-    await until(() => {
-      const ready = dev.stdout().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as {type: string; inspectorUrl?: string}).find((e) => e.type === 'ready')
-      url = ready?.inspectorUrl
-      return url !== undefined
-    }, 'the ready event', 20_000)
+    await until(
+      () => {
+        const ready = dev
+          .stdout()
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => JSON.parse(l) as {type: string; inspectorUrl?: string})
+          .find((e) => e.type === 'ready')
+        url = ready?.inspectorUrl
+        return url !== undefined
+      },
+      'the ready event',
+      20_000,
+    )
     const page = await browser.newPage()
     const problems: string[] = []
     page.on('pageerror', (err) => problems.push(`page error: ${err.message}`))
@@ -57,12 +66,22 @@ describe.skipIf(skip !== undefined)('bot dev: the inspector page of a running se
 
       await row(bad).click()
       await page.waitForSelector('#detail:not([hidden])')
-      expect(await page.locator('#detail-calls .call-card .description').textContent()).toBe('Bad Request: chat not found')
+      expect(await page.locator('#detail-calls .call-card .description').textContent()).toBe(
+        'Bad Request: chat not found',
+      )
 
       await row(hello).click()
-      await until(async () => (await page.locator('#detail-title').textContent()) === `update ${hello} · message`, 'the detail of the answered update', 10_000)
+      await until(
+        async () => (await page.locator('#detail-title').textContent()) === `update ${hello} · message`,
+        'the detail of the answered update',
+        10_000,
+      )
       await page.locator('#replay').click()
-      await until(() => emu.sentMessages(token, {chatId: 4242}).filter((c) => c.params.text === 'echo: hello page').length === 2, 'the bot answered the replay', 15_000)
+      await until(
+        () => emu.sentMessages(token, {chatId: 4242}).filter((c) => c.params.text === 'echo: hello page').length === 2,
+        'the bot answered the replay',
+        15_000,
+      )
       await until(async () => (await row(hello).count()) === 2, 'the replay row', 10_000)
       expect(await page.locator('#rows tr').first().locator('.tag').textContent()).toBe(`replay of ${hello}`)
       expect(problems).toEqual([])

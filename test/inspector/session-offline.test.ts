@@ -55,9 +55,16 @@ describe('bot dev --offline with the inspector', () => {
     const dir = mkdtempSync(join(tmpdir(), 'bot-inspector-offline-'))
     const notAFolder = join(dir, 'file')
     writeFileSync(notAFolder, '')
-    const result = await runCli(['dev', '--offline', '--no-watch', '--', 'node', fixture('inspector-bot.mjs')], {cwd: dir, input: 'hello\n', env: {BOT_STATE_DIR: notAFolder}, timeoutMs: 45_000})
+    const result = await runCli(['dev', '--offline', '--no-watch', '--', 'node', fixture('inspector-bot.mjs')], {
+      cwd: dir,
+      input: 'hello\n',
+      env: {BOT_STATE_DIR: notAFolder},
+      timeoutMs: 45_000,
+    })
     expect(result.code, result.stderr).toBe(0)
-    expect(result.stderr).toMatch(/! `bot trigger` and `bot replay` cannot find this session: its record could not be written to /)
+    expect(result.stderr).toMatch(
+      /! `bot trigger` and `bot replay` cannot find this session: its record could not be written to /,
+    )
     expect(result.stdout).toContain('bot › echo: hello')
   }, 60_000)
 
@@ -72,9 +79,17 @@ describe('bot dev --offline with the inspector', () => {
     const trigger = await o.control(['trigger', 'message', 'hi from trigger', '--json'])
     expect(trigger.code, trigger.stderr).toBe(0)
     const triggered = JSON.parse(trigger.stdout) as Event
-    expect(triggered).toMatchObject({source: 'trigger', chatId: 1111, preview: 'hi from trigger', answer: {status: 200}})
+    expect(triggered).toMatchObject({
+      source: 'trigger',
+      chatId: 1111,
+      preview: 'hi from trigger',
+      answer: {status: 200},
+    })
     expect(lines(o.record)).toEqual([`${triggered.updateId} message hi from trigger`])
-    await o.waitEvent('the trigger line', (e) => e.type === 'update' && e.updateId === triggered.updateId && / \(bot trigger\)$/.test(e.text))
+    await o.waitEvent(
+      'the trigger line',
+      (e) => e.type === 'update' && e.updateId === triggered.updateId && / \(bot trigger\)$/.test(e.text),
+    )
 
     // A press on a message the emulator does not have is refused: nothing reaches the bot.
     const unknown = await o.control(['trigger', 'callback', 'like:yes', '--message-id', '99999'])
@@ -84,10 +99,26 @@ describe('bot dev --offline with the inspector', () => {
 
     const replay = await o.control(['replay', '--last', '--json'])
     expect(replay.code, replay.stderr).toBe(0)
-    expect(JSON.parse(replay.stdout)).toMatchObject({updateId: triggered.updateId, source: 'replay', replayOf: triggered.updateId, answer: {status: 200}})
-    expect(lines(o.record)).toEqual([`${triggered.updateId} message hi from trigger`, `${triggered.updateId} message hi from trigger`])
+    expect(JSON.parse(replay.stdout)).toMatchObject({
+      updateId: triggered.updateId,
+      source: 'replay',
+      replayOf: triggered.updateId,
+      answer: {status: 200},
+    })
+    expect(lines(o.record)).toEqual([
+      `${triggered.updateId} message hi from trigger`,
+      `${triggered.updateId} message hi from trigger`,
+    ])
     // The bot's answer to each delivery went through the api proxy into the history.
-    await until(async () => (await entries(ready.inspectorUrl)).filter((e) => e.updateId === triggered.updateId && e.calls.some((c: Event) => c.params?.text === 'echo: hi from trigger' && c.ok)).length === 2, 'both entries with their call')
+    await until(
+      async () =>
+        (await entries(ready.inspectorUrl)).filter(
+          (e) =>
+            e.updateId === triggered.updateId &&
+            e.calls.some((c: Event) => c.params?.text === 'echo: hi from trigger' && c.ok),
+        ).length === 2,
+      'both entries with their call',
+    )
 
     o.child.stdin!.end()
     expect(await o.exited).toBe(0)
@@ -108,7 +139,9 @@ describe('bot dev --offline with the inspector', () => {
     const triggered = JSON.parse(trigger.stdout) as Event
     expect(triggered).toMatchObject({source: 'trigger', preview: 'polled trigger', answer: null})
     const line = await o.waitEvent('the trigger line', (e) => e.type === 'update' && e.updateId === triggered.updateId)
-    expect(line.text).toMatch(new RegExp(`← #${triggered.updateId} message chat 1111 "polled trigger" \\(bot trigger\\)$`))
+    expect(line.text).toMatch(
+      new RegExp(`← #${triggered.updateId} message chat 1111 "polled trigger" \\(bot trigger\\)$`),
+    )
 
     const replay = await o.control(['replay', String(typed.updateId), '--json'])
     expect(replay.code, replay.stderr).toBe(0)
@@ -116,10 +149,17 @@ describe('bot dev --offline with the inspector', () => {
     // In the emulator's queue a replay is a new update (a new update_id) carrying the same message.
     expect(replayed).toMatchObject({source: 'replay', replayOf: typed.updateId, preview: 'typed'})
     expect(replayed.updateId).toBeGreaterThan(triggered.updateId)
-    const replayLine = await o.waitEvent('the replay line', (e) => e.type === 'update' && e.updateId === replayed.updateId)
+    const replayLine = await o.waitEvent(
+      'the replay line',
+      (e) => e.type === 'update' && e.updateId === replayed.updateId,
+    )
     expect(replayLine.text).toMatch(new RegExp(`"typed" \\(replay of #${typed.updateId}\\)$`))
     await until(() => lines(o.record).length === 3, 'three updates at the bot')
-    expect(lines(o.record)).toEqual([`${typed.updateId} message typed`, `${triggered.updateId} message polled trigger`, `${replayed.updateId} message typed`])
+    expect(lines(o.record)).toEqual([
+      `${typed.updateId} message typed`,
+      `${triggered.updateId} message polled trigger`,
+      `${replayed.updateId} message typed`,
+    ])
     const listed = await entries(ready.inspectorUrl)
     expect(listed.map((e) => e.source)).toEqual(['replay', 'trigger', 'polling'])
 

@@ -31,14 +31,24 @@ function events(dev: RunningCli): Event[] {
     .map((l) => JSON.parse(l) as Event)
 }
 
-async function waitEvent(dev: RunningCli, what: string, match: (e: Event) => boolean, timeoutMs = 15_000): Promise<Event> {
+async function waitEvent(
+  dev: RunningCli,
+  what: string,
+  match: (e: Event) => boolean,
+  timeoutMs = 15_000,
+): Promise<Event> {
   let found: Event | undefined
   await until(() => (found = events(dev).find(match)) !== undefined, what, timeoutMs)
   return found!
 }
 
 function startInspected(args: string[], env: Record<string, string> = {}): RunningCli {
-  return startDev(world, {bot: 'inspector-bot.mjs', args: ['--no-watch', ...args], env: {FIXTURE_ENV_RECORD: join(world.dir, 'env.txt'), ...env}, timeoutMs: 60_000})
+  return startDev(world, {
+    bot: 'inspector-bot.mjs',
+    args: ['--no-watch', ...args],
+    env: {FIXTURE_ENV_RECORD: join(world.dir, 'env.txt'), ...env},
+    timeoutMs: 60_000,
+  })
 }
 
 /** `bot trigger …` / `bot replay …` run in the session's folder, finding it through the state folder. */
@@ -67,7 +77,13 @@ describe('bot dev with the inspector (webhook mode)', () => {
 
     const bad = emu.sendUserMessage(token, {text: '/missing', chatId: 4242})
     const failed = await waitEvent(dev, 'the failing call', (e) => e.type === 'api-call')
-    expect(failed).toMatchObject({method: 'sendMessage', ok: false, errorCode: 400, description: 'Bad Request: chat not found', updateId: bad.update_id})
+    expect(failed).toMatchObject({
+      method: 'sendMessage',
+      ok: false,
+      errorCode: 400,
+      description: 'Bad Request: chat not found',
+      updateId: bad.update_id,
+    })
     expect(failed.text).toMatch(/^ {2}↳ sendMessage 400 Bad Request: chat not found/)
     // …after its update's event.
     const all = events(dev)
@@ -78,15 +94,30 @@ describe('bot dev with the inspector (webhook mode)', () => {
     const listed = await apiUpdates(ready.inspectorUrl)
     const entry = listed.find((e) => e.updateId === bad.update_id)
     expect(entry).toMatchObject({type: 'message', chatId: 4242, source: 'webhook', answer: {status: 200}})
-    expect(entry!.calls).toEqual([expect.objectContaining({method: 'sendMessage', ok: false, errorCode: 400, description: 'Bad Request: chat not found'})])
+    expect(entry!.calls).toEqual([
+      expect.objectContaining({
+        method: 'sendMessage',
+        ok: false,
+        errorCode: 400,
+        description: 'Bad Request: chat not found',
+      }),
+    ])
 
     // Replay an answered update: the bot sees it again and answers again (a second sendMessage at the emulator).
     const hello = emu.sendUserMessage(token, {text: 'hello', chatId: 4242})
     await emu.waitForBotMessage(token, {chatId: 4242, timeoutMs: 10_000})
     const replay = await control(['replay', String(hello.update_id), '--json'])
     expect(replay.code, replay.stderr).toBe(0)
-    expect(JSON.parse(replay.stdout)).toMatchObject({updateId: hello.update_id, source: 'replay', replayOf: hello.update_id, answer: {status: 200}})
-    await until(() => emu.sentMessages(token, {chatId: 4242}).filter((c) => c.params.text === 'echo: hello').length === 2, 'the second answer at the emulator')
+    expect(JSON.parse(replay.stdout)).toMatchObject({
+      updateId: hello.update_id,
+      source: 'replay',
+      replayOf: hello.update_id,
+      answer: {status: 200},
+    })
+    await until(
+      () => emu.sentMessages(token, {chatId: 4242}).filter((c) => c.params.text === 'echo: hello').length === 2,
+      'the second answer at the emulator',
+    )
     expect(world.recordedLines().filter((l) => l.startsWith(`${hello.update_id} `))).toHaveLength(2)
 
     // A trigger: a synthetic update with a new update_id, answered by the bot.
@@ -95,8 +126,15 @@ describe('bot dev with the inspector (webhook mode)', () => {
     const triggered = JSON.parse(trigger.stdout) as Event
     expect(triggered).toMatchObject({source: 'trigger', type: 'message', chatId: 4242, answer: {status: 200}})
     expect(triggered.updateId).toBeGreaterThan(hello.update_id)
-    await until(() => emu.sentMessages(token, {chatId: 4242}).some((c) => c.params.text === 'echo: from trigger'), 'the triggered answer at the emulator')
-    await waitEvent(dev, 'the trigger line', (e) => e.type === 'update' && e.source === 'trigger' && /\(bot trigger\)$/.test(e.text))
+    await until(
+      () => emu.sentMessages(token, {chatId: 4242}).some((c) => c.params.text === 'echo: from trigger'),
+      'the triggered answer at the emulator',
+    )
+    await waitEvent(
+      dev,
+      'the trigger line',
+      (e) => e.type === 'update' && e.source === 'trigger' && /\(bot trigger\)$/.test(e.text),
+    )
 
     // The history log: 0600, the entries with their calls, no token, no webhook secret.
     const file = join(world.stateDir, `history-${world.botId}.jsonl`)
@@ -151,9 +189,20 @@ describe('bot dev with the inspector (webhook mode)', () => {
     const ready = await waitEvent(dev, 'ready', (e) => e.type === 'ready')
     const start = emu.sendUserMessage(token, {text: '/start', chatId: 808})
     await emu.waitForBotMessage(token, {chatId: 808, timeoutMs: 10_000})
-    await until(async () => (await apiUpdates(ready.inspectorUrl)).some((e) => e.updateId === start.update_id && e.answer), 'the answered entry')
+    await until(
+      async () => (await apiUpdates(ready.inspectorUrl)).some((e) => e.updateId === start.update_id && e.answer),
+      'the answered entry',
+    )
     const entry = (await apiUpdates(ready.inspectorUrl)).find((e) => e.updateId === start.update_id)!
-    expect(entry.calls).toEqual([expect.objectContaining({method: 'sendMessage', ok: true, webhookReply: true, chatId: 808, params: {chat_id: 808, text: 'Hello from the fixture bot'}})])
+    expect(entry.calls).toEqual([
+      expect.objectContaining({
+        method: 'sendMessage',
+        ok: true,
+        webhookReply: true,
+        chatId: 808,
+        params: {chat_id: 808, text: 'Hello from the fixture bot'},
+      }),
+    ])
     dev.kill('SIGINT')
     expect((await dev.exited).code).toBe(0)
   }, 60_000)
@@ -166,7 +215,10 @@ describe('bot dev with the inspector (webhook mode)', () => {
     expect(readFileSync(join(world.dir, 'env.txt'), 'utf8').trim()).toBe(emu.apiRoot)
     const trigger = await control(['trigger', 'message', 'no proxy', '--chat', '31', '--json'])
     expect(trigger.code, trigger.stderr).toBe(0)
-    await until(() => emu.sentMessages(token, {chatId: 31}).some((c) => c.params.text === 'echo: no proxy'), 'the answer at the emulator')
+    await until(
+      () => emu.sentMessages(token, {chatId: 31}).some((c) => c.params.text === 'echo: no proxy'),
+      'the answer at the emulator',
+    )
     // Without the proxy the calls are not seen.
     expect(JSON.parse(trigger.stdout).calls).toEqual([])
     dev.kill('SIGINT')
@@ -187,11 +239,22 @@ describe('bot dev with the inspector (webhook mode)', () => {
     expect(await apiUpdates(ready.inspectorUrl)).toEqual([])
     const replay = await control(['replay', String(old.update_id), '--json'])
     expect(replay.code, replay.stderr).toBe(0)
-    expect(JSON.parse(replay.stdout)).toMatchObject({source: 'replay', replayOf: old.update_id, preview: 'from before', answer: {status: 200}})
-    await until(() => emu.sentMessages(token, {chatId: 61}).filter((c) => c.params.text === 'echo: from before').length === 2, 'the replayed answer at the emulator')
+    expect(JSON.parse(replay.stdout)).toMatchObject({
+      source: 'replay',
+      replayOf: old.update_id,
+      preview: 'from before',
+      answer: {status: 200},
+    })
+    await until(
+      () => emu.sentMessages(token, {chatId: 61}).filter((c) => c.params.text === 'echo: from before').length === 2,
+      'the replayed answer at the emulator',
+    )
     const trigger = await control(['trigger', 'message', 'over the bridge', '--chat', '61', '--json'])
     expect(trigger.code, trigger.stderr).toBe(0)
-    await until(() => emu.sentMessages(token, {chatId: 61}).some((c) => c.params.text === 'echo: over the bridge'), 'the triggered answer at the emulator')
+    await until(
+      () => emu.sentMessages(token, {chatId: 61}).some((c) => c.params.text === 'echo: over the bridge'),
+      'the triggered answer at the emulator',
+    )
     second.kill('SIGINT')
     expect((await second.exited).code).toBe(0)
   }, 90_000)
@@ -226,10 +289,20 @@ describe('bot dev with the inspector (long polling)', () => {
     const dev = startInspected(['--json', '--mode', 'polling'])
     const ready = await waitEvent(dev, 'ready', (e) => e.type === 'ready')
     const update = emu.sendUserMessage(token, {text: 'polled', chatId: 55})
-    const line = await waitEvent(dev, 'the polled update', (e) => e.type === 'update' && e.updateId === update.update_id)
+    const line = await waitEvent(
+      dev,
+      'the polled update',
+      (e) => e.type === 'update' && e.updateId === update.update_id,
+    )
     expect(line).toMatchObject({source: 'polling', chatId: 55, preview: 'polled'})
     expect(line.text).toMatch(new RegExp(`← #${update.update_id} message chat 55 "polled" \\(long polling\\)$`))
-    await until(async () => (await apiUpdates(ready.inspectorUrl)).some((e) => e.updateId === update.update_id && e.calls.some((c: Event) => c.method === 'sendMessage' && c.ok)), 'the entry with its call')
+    await until(
+      async () =>
+        (await apiUpdates(ready.inspectorUrl)).some(
+          (e) => e.updateId === update.update_id && e.calls.some((c: Event) => c.method === 'sendMessage' && c.ok),
+        ),
+      'the entry with its call',
+    )
     const entry = (await apiUpdates(ready.inspectorUrl)).find((e) => e.updateId === update.update_id)!
     expect(entry).toMatchObject({source: 'polling', answer: null})
     // A failing call in polling mode: attached to its update (the newest of that chat), after its line.
@@ -237,7 +310,9 @@ describe('bot dev with the inspector (long polling)', () => {
     const failed = await waitEvent(dev, 'the failing call', (e) => e.type === 'api-call')
     expect(failed).toMatchObject({method: 'sendMessage', errorCode: 400, updateId: bad.update_id})
     const all = events(dev)
-    expect(all.findIndex((e) => e.type === 'update' && e.updateId === bad.update_id)).toBeLessThan(all.findIndex((e) => e.type === 'api-call'))
+    expect(all.findIndex((e) => e.type === 'update' && e.updateId === bad.update_id)).toBeLessThan(
+      all.findIndex((e) => e.type === 'api-call'),
+    )
 
     const trigger = await control(['trigger', 'message', 'nope'])
     expect(trigger.code).toBe(1)

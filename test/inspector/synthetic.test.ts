@@ -11,7 +11,14 @@ describe('syntheticUpdate: message', () => {
     expect(u.update_id).toBe(500)
     const m = u.message as Record<string, any>
     expect(Object.keys(m)).toEqual(['message_id', 'from', 'chat', 'date', 'text'])
-    expect(m.from).toEqual({id: 1111, is_bot: false, first_name: 'Test', last_name: 'User', username: 'user1111', language_code: 'en'})
+    expect(m.from).toEqual({
+      id: 1111,
+      is_bot: false,
+      first_name: 'Test',
+      last_name: 'User',
+      username: 'user1111',
+      language_code: 'en',
+    })
     expect(m.chat).toMatchObject({id: 1111, type: 'private', first_name: 'Test'})
     expect(Object.keys(m.chat).at(-1)).toBe('type')
     expect(m.date).toBe(1_700_000_000)
@@ -23,7 +30,8 @@ describe('syntheticUpdate: message', () => {
   it('marks a leading /command with a bot_command entity (with @botname too)', () => {
     const start = syntheticUpdate({kind: 'message', text: '/start'}, {updateId: 1, now: NOW}).message as any
     expect(start.entities).toEqual([{offset: 0, length: 6, type: 'bot_command'}])
-    const named = syntheticUpdate({kind: 'message', text: '/help@my_bot topics'}, {updateId: 2, now: NOW}).message as any
+    const named = syntheticUpdate({kind: 'message', text: '/help@my_bot topics'}, {updateId: 2, now: NOW})
+      .message as any
     expect(named.entities).toEqual([{offset: 0, length: 12, type: 'bot_command'}])
     expect(commandEntity('/start/x')).toBeUndefined()
     expect(commandEntity('hello /start')).toBeUndefined()
@@ -31,28 +39,35 @@ describe('syntheticUpdate: message', () => {
   })
 
   it('a negative chat is a group (or a supergroup for -100…), the sender the given user', () => {
-    const g = syntheticUpdate({kind: 'message', text: 'hi', chatId: -4567, userId: 42}, {updateId: 3, now: NOW}).message as any
+    const g = syntheticUpdate({kind: 'message', text: 'hi', chatId: -4567, userId: 42}, {updateId: 3, now: NOW})
+      .message as any
     expect(g.chat).toEqual({id: -4567, title: 'Test group', type: 'group'})
     expect(g.from.id).toBe(42)
-    const s = syntheticUpdate({kind: 'message', text: 'hi', chatId: -1_001_234_567_890}, {updateId: 4, now: NOW}).message as any
+    const s = syntheticUpdate({kind: 'message', text: 'hi', chatId: -1_001_234_567_890}, {updateId: 4, now: NOW})
+      .message as any
     expect(s.chat.type).toBe('supergroup')
     expect(s.from.id).toBe(1111)
   })
 
-  it('a positive chat without a user is that user\'s private chat', () => {
+  it("a positive chat without a user is that user's private chat", () => {
     const m = syntheticUpdate({kind: 'message', text: 'hi', chatId: 777}, {updateId: 5, now: NOW}).message as any
     expect(m.from.id).toBe(777)
     expect(m.chat).toMatchObject({id: 777, type: 'private'})
   })
 
   it('takes a message_id when given', () => {
-    expect((syntheticUpdate({kind: 'message', text: 'x'}, {updateId: 9, now: NOW, messageId: 31}).message as any).message_id).toBe(31)
+    expect(
+      (syntheticUpdate({kind: 'message', text: 'x'}, {updateId: 9, now: NOW, messageId: 31}).message as any).message_id,
+    ).toBe(31)
   })
 })
 
 describe('syntheticUpdate: callback_query', () => {
-  it('is a press of a button under the bot\'s message, with id, from, message, chat_instance, data', () => {
-    const u = syntheticUpdate({kind: 'callback', data: 'like:42', messageId: 7}, {updateId: 600, now: NOW, bot: {id: 99, username: 'x_bot'}})
+  it("is a press of a button under the bot's message, with id, from, message, chat_instance, data", () => {
+    const u = syntheticUpdate(
+      {kind: 'callback', data: 'like:42', messageId: 7},
+      {updateId: 600, now: NOW, bot: {id: 99, username: 'x_bot'}},
+    )
     const q = u.callback_query as Record<string, any>
     expect(Object.keys(q)).toEqual(['id', 'from', 'message', 'chat_instance', 'data'])
     expect(q.id).toMatch(/^\d+$/)
@@ -66,8 +81,10 @@ describe('syntheticUpdate: callback_query', () => {
       date: 1_700_000_000,
     })
     // Same chat, same chat_instance; another chat, another one.
-    const again = syntheticUpdate({kind: 'callback', data: 'x', messageId: 8}, {updateId: 601, now: NOW}).callback_query as any
-    const other = syntheticUpdate({kind: 'callback', data: 'x', messageId: 8, chatId: -5}, {updateId: 602, now: NOW}).callback_query as any
+    const again = syntheticUpdate({kind: 'callback', data: 'x', messageId: 8}, {updateId: 601, now: NOW})
+      .callback_query as any
+    const other = syntheticUpdate({kind: 'callback', data: 'x', messageId: 8, chatId: -5}, {updateId: 602, now: NOW})
+      .callback_query as any
     expect(again.chat_instance).toBe(q.chat_instance)
     expect(other.chat_instance).not.toBe(q.chat_instance)
     expect(again.id).not.toBe(q.id)
@@ -77,7 +94,10 @@ describe('syntheticUpdate: callback_query', () => {
 
 describe('syntheticUpdate: update', () => {
   it('passes the object through with the given update_id first', () => {
-    const u = syntheticUpdate({kind: 'update', update: {edited_message: {message_id: 3, text: 'x'}, update_id: 1}}, {updateId: 700})
+    const u = syntheticUpdate(
+      {kind: 'update', update: {edited_message: {message_id: 3, text: 'x'}, update_id: 1}},
+      {updateId: 700},
+    )
     expect(u).toEqual({update_id: 700, edited_message: {message_id: 3, text: 'x'}})
     expect(Object.keys(u)[0]).toBe('update_id')
   })
@@ -126,7 +146,11 @@ describe('checks', () => {
   })
 
   it('accepts valid requests and drops unknown fields', () => {
-    expect(checkTriggerRequest({kind: 'message', text: 'hi', chatId: -5, userId: 3, extra: 1})).toEqual({request: {kind: 'message', text: 'hi', chatId: -5, userId: 3}})
-    expect(checkTriggerRequest({kind: 'callback', data: 'x'.repeat(64), messageId: 2})).toMatchObject({request: {kind: 'callback', messageId: 2}})
+    expect(checkTriggerRequest({kind: 'message', text: 'hi', chatId: -5, userId: 3, extra: 1})).toEqual({
+      request: {kind: 'message', text: 'hi', chatId: -5, userId: 3},
+    })
+    expect(checkTriggerRequest({kind: 'callback', data: 'x'.repeat(64), messageId: 2})).toMatchObject({
+      request: {kind: 'callback', messageId: 2},
+    })
   })
 })

@@ -39,7 +39,9 @@ describe('configuration precedence: flags > environment > .env', () => {
   it('a flag wins over the environment', async () => {
     const good = emu.createBot().token
     const fromEnv = emu.createBot().token
-    const r = await runCli(['webhook', 'info', '--token', good, '--api-root', emu.apiRoot], {env: {BOT_TOKEN: fromEnv, BOT_API_ROOT: 'http://127.0.0.1:9'}})
+    const r = await runCli(['webhook', 'info', '--token', good, '--api-root', emu.apiRoot], {
+      env: {BOT_TOKEN: fromEnv, BOT_API_ROOT: 'http://127.0.0.1:9'},
+    })
     expect(r.code).toBe(0)
     expect(emu.calls(good)).toHaveLength(1)
     expect(emu.calls(fromEnv)).toEqual([])
@@ -47,7 +49,9 @@ describe('configuration precedence: flags > environment > .env', () => {
 
   it('.env alone is enough', async () => {
     const token = emu.createBot().token
-    const r = await runCli(['webhook', 'info'], {cwd: dirWithEnv([`BOT_TOKEN=${token}`, `BOT_API_ROOT=${emu.apiRoot}/`])})
+    const r = await runCli(['webhook', 'info'], {
+      cwd: dirWithEnv([`BOT_TOKEN=${token}`, `BOT_API_ROOT=${emu.apiRoot}/`]),
+    })
     expect(r.code).toBe(0)
     expect(emu.calls(token)).toHaveLength(1)
   })
@@ -64,7 +68,14 @@ describe('errors', () => {
   })
 
   it('a bad --api-root: exit 2', async () => {
-    const r = await runCli(['webhook', 'info', '--token', '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1', '--api-root', 'ftp://example.com'])
+    const r = await runCli([
+      'webhook',
+      'info',
+      '--token',
+      '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1',
+      '--api-root',
+      'ftp://example.com',
+    ])
     expect(r.code).toBe(2)
     expect(r.stderr).toMatch(/--api-root "ftp:\/\/example\.com" is not an http\(s\) URL/)
   })
@@ -87,7 +98,9 @@ describe('errors', () => {
 
   it('BOT_DEBUG=1 adds redacted request lines on stderr, even with --json', async () => {
     const token = emu.createBot().token
-    const r = await runCli(['webhook', 'info', '--json'], {env: {BOT_TOKEN: token, BOT_API_ROOT: emu.apiRoot, BOT_DEBUG: '1'}})
+    const r = await runCli(['webhook', 'info', '--json'], {
+      env: {BOT_TOKEN: token, BOT_API_ROOT: emu.apiRoot, BOT_DEBUG: '1'},
+    })
     expect(r.code).toBe(0)
     expect(r.stderr).toMatch(/^\[debug\] → getWebhookInfo \{\}$/m)
     expect(r.stderr).toMatch(/^\[debug\] ← getWebhookInfo 200 in \d+ms \{"ok":true/m)

@@ -25,9 +25,15 @@ describe('checkDevInput', () => {
   })
 
   it('an explicit empty flag is refused, naming it; an absent one is fine', () => {
-    expect(() => checkDevInput({...ok, argv: ['--public-url', ''], nonEmpty: {'public-url': ['', 'BOT_PUBLIC_URL']}})).toThrow(/^--public-url is empty/)
-    expect(() => checkDevInput({...ok, argv: ['--subdomain=  '], nonEmpty: {subdomain: ['  ', 'BOT_TUNNEL_SUBDOMAIN']}})).toThrow(/^--subdomain is empty/)
-    expect(() => checkDevInput({...ok, nonEmpty: {'tunnel-host': [undefined, 'BOT_TUNNEL_HOST']}, env: {}})).not.toThrow()
+    expect(() =>
+      checkDevInput({...ok, argv: ['--public-url', ''], nonEmpty: {'public-url': ['', 'BOT_PUBLIC_URL']}}),
+    ).toThrow(/^--public-url is empty/)
+    expect(() =>
+      checkDevInput({...ok, argv: ['--subdomain=  '], nonEmpty: {subdomain: ['  ', 'BOT_TUNNEL_SUBDOMAIN']}}),
+    ).toThrow(/^--subdomain is empty/)
+    expect(() =>
+      checkDevInput({...ok, nonEmpty: {'tunnel-host': [undefined, 'BOT_TUNNEL_HOST']}, env: {}}),
+    ).not.toThrow()
   })
 
   it('a variable that is set but empty is refused too (it would mean a public localtunnel nobody asked for)', () => {

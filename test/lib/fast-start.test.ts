@@ -38,7 +38,19 @@ describe('bin/run.js fast path', () => {
     }
   })
 
-  const COMMANDS = ['dev', 'doctor', 'emulator', 'init', 'webhook set', 'webhook info', 'webhook delete', 'trigger message', 'trigger callback', 'trigger update', 'replay']
+  const COMMANDS = [
+    'dev',
+    'doctor',
+    'emulator',
+    'init',
+    'webhook set',
+    'webhook info',
+    'webhook delete',
+    'trigger message',
+    'trigger callback',
+    'trigger update',
+    'replay',
+  ]
 
   it.each(COMMANDS)('prints the same help for %s as oclif (--help and -h, several widths)', async (command) => {
     for (const columns of ['40', '63', '80', '120']) {
@@ -53,20 +65,23 @@ describe('bin/run.js fast path', () => {
     }
   })
 
-  it.each(['webhook', 'trigger'])('prints the same topic help for %s as oclif (--help and -h, several widths)', async (topic) => {
-    for (const columns of ['40', '63', '80', '120']) {
-      for (const flag of ['--help', '-h']) {
-        const {fast, oclif} = await both([topic, flag], {OCLIF_COLUMNS: columns})
-        expect(oclif.code).toBe(0)
-        expect(fast.code).toBe(0)
-        expect(fast.stdout).toBe(oclif.stdout)
-        expect(fast.stdout).toContain(`USAGE\n  $ bot ${topic} COMMAND\n\nCOMMANDS\n  ${topic} `)
-        expect(fast.stderr).toBe(oclif.stderr)
+  it.each(['webhook', 'trigger'])(
+    'prints the same topic help for %s as oclif (--help and -h, several widths)',
+    async (topic) => {
+      for (const columns of ['40', '63', '80', '120']) {
+        for (const flag of ['--help', '-h']) {
+          const {fast, oclif} = await both([topic, flag], {OCLIF_COLUMNS: columns})
+          expect(oclif.code).toBe(0)
+          expect(fast.code).toBe(0)
+          expect(fast.stdout).toBe(oclif.stdout)
+          expect(fast.stdout).toContain(`USAGE\n  $ bot ${topic} COMMAND\n\nCOMMANDS\n  ${topic} `)
+          expect(fast.stderr).toBe(oclif.stderr)
+        }
       }
-    }
-  })
+    },
+  )
 
-  it('is actually taken: oclif is never loaded for --version, root help, a command\'s and a topic\'s help', async () => {
+  it("is actually taken: oclif is never loaded for --version, root help, a command's and a topic's help", async () => {
     // A preload that reports every CommonJS load of @oclif/core (an ESM import of a CJS
     // package goes through Module._load too).
     const probe = [
@@ -75,7 +90,17 @@ describe('bin/run.js fast path', () => {
       `M._load = function (request, ...rest) { if (/@oclif[\\/]core/.test(String(request))) process.stderr.write('OCLIF-LOADED\\n'); return load.call(this, request, ...rest) }`,
     ].join(';')
     const nodeArgs = ['--import', `data:text/javascript,${encodeURIComponent(probe)}`]
-    for (const args of [['--version'], ['--help'], ['-h'], [], ['dev', '--help'], ['webhook', 'info', '-h'], ['init', '--help'], ['webhook', '--help'], ['trigger', '-h']]) {
+    for (const args of [
+      ['--version'],
+      ['--help'],
+      ['-h'],
+      [],
+      ['dev', '--help'],
+      ['webhook', 'info', '-h'],
+      ['init', '--help'],
+      ['webhook', '--help'],
+      ['trigger', '-h'],
+    ]) {
       const r = await runCli(args, {nodeArgs})
       expect(r.code).toBe(0)
       expect(r.stderr).not.toContain('OCLIF-LOADED')
@@ -84,31 +109,45 @@ describe('bin/run.js fast path', () => {
     const control = await runCli(['--help'], {nodeArgs, env: {BOT_NO_FAST_START: '1'}})
     expect(control.stderr).toContain('OCLIF-LOADED')
     // A plugin's command and an unknown command are left to oclif.
-    for (const args of [['autocomplete', '--help'], ['nope', '--help']]) {
+    for (const args of [
+      ['autocomplete', '--help'],
+      ['nope', '--help'],
+    ]) {
       expect((await runCli(args, {nodeArgs})).stderr).toContain('OCLIF-LOADED')
     }
   })
 
   // On a terminal oclif prints bold headers depending on TERM/COLORTERM/NO_COLOR; util-linux
   // `script` gives the CLI a real pseudo-terminal.
-  it.runIf(hasScript).each([
-    {TERM: 'xterm-256color'},
-    {TERM: 'xterm-256color', NO_COLOR: '1'},
-    {TERM: 'dumb'},
-    {TERM: 'unknown-terminal'},
-    {TERM: 'unknown-terminal', COLORTERM: 'truecolor'},
-  ])('prints the same root help as oclif on a terminal with %o', (vars) => {
+  it
+    .runIf(hasScript)
+    .each([
+      {TERM: 'xterm-256color'},
+      {TERM: 'xterm-256color', NO_COLOR: '1'},
+      {TERM: 'dumb'},
+      {TERM: 'unknown-terminal'},
+      {TERM: 'unknown-terminal', COLORTERM: 'truecolor'},
+    ])('prints the same root help as oclif on a terminal with %o', (vars) => {
     const onTty = (extra: Record<string, string>) => {
       const env = cliEnv({env: {...vars, ...extra}})
       delete env.NO_COLOR
       if (vars.NO_COLOR) env.NO_COLOR = vars.NO_COLOR
       // CI=true (as CI runs us) turns colours off in oclif's detection; this test is about TERM.
       delete env.CI
-      const r = spawnSync('script', ['-qec', `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} --help`, '/dev/null'], {env, encoding: 'utf8', timeout: 20_000})
+      const r = spawnSync(
+        'script',
+        ['-qec', `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} --help`, '/dev/null'],
+        {env, encoding: 'utf8', timeout: 20_000},
+      )
       expect(r.status).toBe(0)
       return r.stdout
     }
-    for (const args of [['dev', '--help'], ['webhook', 'set', '-h'], ['webhook', '--help'], ['trigger', '-h']]) {
+    for (const args of [
+      ['dev', '--help'],
+      ['webhook', 'set', '-h'],
+      ['webhook', '--help'],
+      ['trigger', '-h'],
+    ]) {
       const cmdOnTty = (extra: Record<string, string>) => {
         const env = cliEnv({env: {...vars, ...extra}})
         delete env.NO_COLOR
@@ -148,7 +187,9 @@ describe('wrapPlain', () => {
       return seed % n
     }
     for (let i = 0; i < 2000; i++) {
-      const words = Array.from({length: 1 + rand(25)}, () => 'abcdefghijklmnopqrstuvwxyz'.slice(0, rand(4) === 0 ? rand(26) : 1 + rand(9)).repeat(1 + rand(3)))
+      const words = Array.from({length: 1 + rand(25)}, () =>
+        'abcdefghijklmnopqrstuvwxyz'.slice(0, rand(4) === 0 ? rand(26) : 1 + rand(9)).repeat(1 + rand(3)),
+      )
       const text = words.join(rand(5) === 0 ? '  ' : ' ') + (rand(4) === 0 ? '\nsecond line' : '')
       const cols = 5 + rand(60)
       expect(wrapPlain(text, cols), JSON.stringify({text, cols})).toBe(wrapAnsi(text, cols, {hard: true}))

@@ -5,7 +5,7 @@ import {describe, expect, it} from 'vitest'
 import {maskPath, maskPathAndQuery, maskUrl} from '../../src/lib/mask-url.js'
 
 describe('maskUrl', () => {
-  it("keeps the origin and the first segment of a `bot dev` URL, and at most 4 characters of its random part", () => {
+  it('keeps the origin and the first segment of a `bot dev` URL, and at most 4 characters of its random part', () => {
     const random = randomBytes(12).toString('base64url')
     const masked = maskUrl(`https://x.trycloudflare.com/webhook/${random}`)
     expect(masked).toBe(`https://x.trycloudflare.com/webhook/${random.slice(0, 4)}…`)

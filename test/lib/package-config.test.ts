@@ -22,7 +22,8 @@ function project(pkg: unknown): string {
   return dir
 }
 
-const apply = (cwd: string, argv: string[] = [], env: NodeJS.ProcessEnv = {}) => withPackageConfig('dev', argv, flags, {cwd, env})
+const apply = (cwd: string, argv: string[] = [], env: NodeJS.ProcessEnv = {}) =>
+  withPackageConfig('dev', argv, flags, {cwd, env})
 
 async function usage(p: Promise<unknown>): Promise<UsageError> {
   const error = await p.then(
@@ -36,10 +37,28 @@ async function usage(p: Promise<unknown>): Promise<UsageError> {
 
 describe('package.json "bot".dev defaults', () => {
   it('turns camelCase keys into flags and `command` into the words after --', async () => {
-    const dir = project({bot: {dev: {command: 'node bot.mjs', mode: 'polling', allowedUpdates: ['message', 'callback_query'], watch: false, port: 8080}}})
+    const dir = project({
+      bot: {
+        dev: {
+          command: 'node bot.mjs',
+          mode: 'polling',
+          allowedUpdates: ['message', 'callback_query'],
+          watch: false,
+          port: 8080,
+        },
+      },
+    })
     const r = await apply(dir)
     expect(r?.path).toBe(join(dir, 'package.json'))
-    expect(r?.argv).toEqual(['--mode=polling', '--allowed-updates=message,callback_query', '--no-watch', '--port=8080', '--', 'node', 'bot.mjs'])
+    expect(r?.argv).toEqual([
+      '--mode=polling',
+      '--allowed-updates=message,callback_query',
+      '--no-watch',
+      '--port=8080',
+      '--',
+      'node',
+      'bot.mjs',
+    ])
   })
 
   it('is found from a sub-folder, like npm', async () => {
@@ -70,7 +89,9 @@ describe('package.json "bot".dev defaults', () => {
     const dir = project({bot: {dev: {tunel: 'none', mode: 'polling', comand: 'x'}}})
     const e = await usage(apply(dir))
     expect(e.message).toBe(`Unknown keys "tunel", "comand" in "bot".dev in ${join(dir, 'package.json')}.`)
-    expect(e.fix).toMatch(/^Known keys \(the flags of `bot dev` in camelCase\): command, apiRoot, mode, .*allowedUpdates/)
+    expect(e.fix).toMatch(
+      /^Known keys \(the flags of `bot dev` in camelCase\): command, apiRoot, mode, .*allowedUpdates/,
+    )
     expect(e.fix).not.toMatch(/\btoken\b/)
     const section = await usage(apply(project({bot: {dve: {}}})))
     expect(section.message).toMatch(/^Unknown key "dve" in "bot" in /)
@@ -83,7 +104,10 @@ describe('package.json "bot".dev defaults', () => {
       [{watch: 'no'}, /"bot"\.dev\.watch in .* must be true or false, not a string\./],
       [{mode: 'carrier-pigeon'}, /"bot"\.dev\.mode in .* is "carrier-pigeon", not one of webhook, polling\./],
       [{mode: ['polling']}, /"bot"\.dev\.mode in .* must be a string or a number, not an array\./],
-      [{allowedUpdates: [1]}, /"bot"\.dev\.allowedUpdates in .* must be an array of strings or a string, not an array\./],
+      [
+        {allowedUpdates: [1]},
+        /"bot"\.dev\.allowedUpdates in .* must be an array of strings or a string, not an array\./,
+      ],
       [{command: ''}, /"bot"\.dev\.command in .* is empty\./],
       [{command: {run: 'x'}}, /"bot"\.dev\.command in .* must be a string or an array of strings, not an object\./],
       [{token: '123:abc'}, /"bot"\.dev\.token in .* is not allowed: the bot token is a secret/],
@@ -94,7 +118,14 @@ describe('package.json "bot".dev defaults', () => {
   })
 
   it('splits a command string like a shell', () => {
-    expect(splitCommand(`node --import tsx 'src/my bot.ts' "a \\"b\\"" c\\ d`)).toEqual(['node', '--import', 'tsx', 'src/my bot.ts', 'a "b"', 'c d'])
+    expect(splitCommand(`node --import tsx 'src/my bot.ts' "a \\"b\\"" c\\ d`)).toEqual([
+      'node',
+      '--import',
+      'tsx',
+      'src/my bot.ts',
+      'a "b"',
+      'c d',
+    ])
     expect(() => splitCommand('node "x')).toThrow(/unclosed/)
   })
 })

@@ -14,7 +14,14 @@ import {setGlobalDispatcher, type Dispatcher} from 'undici'
 import {UpdateBridge} from '../../src/dev/delivery/bridge.js'
 import {BotApiEmulator} from '../../src/emulator/index.js'
 import {explainApiError} from '../../src/lib/explain.js'
-import {createProxyDispatcher, describeProxyFailure, isLoopbackHost, proxyFor, proxyProblem, proxySummary} from '../../src/lib/proxy.js'
+import {
+  createProxyDispatcher,
+  describeProxyFailure,
+  isLoopbackHost,
+  proxyFor,
+  proxyProblem,
+  proxySummary,
+} from '../../src/lib/proxy.js'
 import {BotApi, BotApiError} from '../../src/telegram/index.js'
 import {startProxy, type TestProxy} from '../support/proxy.js'
 
@@ -25,19 +32,28 @@ describe('proxyFor', () => {
     const env = {HTTPS_PROXY: 'http://secure:3128', HTTP_PROXY: 'http://plain:8080'}
     expect(proxyFor('https://api.telegram.org', env)).toMatchObject({variable: 'HTTPS_PROXY', hostPort: 'secure:3128'})
     expect(proxyFor('http://api.telegram.test', env)).toMatchObject({variable: 'HTTP_PROXY', hostPort: 'plain:8080'})
-    expect(proxyFor('https://api.telegram.org', {HTTP_PROXY: 'plain:8080'})).toMatchObject({variable: 'HTTP_PROXY', hostPort: 'plain:8080', shown: 'http://plain:8080'})
+    expect(proxyFor('https://api.telegram.org', {HTTP_PROXY: 'plain:8080'})).toMatchObject({
+      variable: 'HTTP_PROXY',
+      hostPort: 'plain:8080',
+      shown: 'http://plain:8080',
+    })
     expect(proxyFor('https://api.telegram.org', {})).toBeUndefined()
   })
 
   it('lower-case names win, as in undici', () => {
-    expect(proxyFor('https://x.org', {https_proxy: 'http://lower:1', HTTPS_PROXY: 'http://upper:2'})).toMatchObject({variable: 'https_proxy', hostPort: 'lower:1'})
+    expect(proxyFor('https://x.org', {https_proxy: 'http://lower:1', HTTPS_PROXY: 'http://upper:2'})).toMatchObject({
+      variable: 'https_proxy',
+      hostPort: 'lower:1',
+    })
   })
 
   it('never shows credentials', () => {
     const p = proxyFor('https://x.org', {HTTPS_PROXY: 'http://alice:s3cret@proxy.corp:3128'})!
     expect(p).toMatchObject({hostPort: 'proxy.corp:3128', shown: 'http://proxy.corp:3128', hasCredentials: true})
     expect(JSON.stringify(p)).not.toContain('s3cret')
-    expect(proxySummary({HTTPS_PROXY: 'http://alice:s3cret@proxy.corp:3128', NO_PROXY: '.corp'})).toBe('HTTPS_PROXY=http://proxy.corp:3128, NO_PROXY=.corp')
+    expect(proxySummary({HTTPS_PROXY: 'http://alice:s3cret@proxy.corp:3128', NO_PROXY: '.corp'})).toBe(
+      'HTTPS_PROXY=http://proxy.corp:3128, NO_PROXY=.corp',
+    )
   })
 
   it('NO_PROXY: exact names, .suffix / *.suffix, :port, and *', () => {
@@ -53,7 +69,14 @@ describe('proxyFor', () => {
 
   it('loopback is never proxied, whatever NO_PROXY says', () => {
     const env = {HTTPS_PROXY: 'http://p:1', HTTP_PROXY: 'http://p:1', NO_PROXY: 'unrelated.org'}
-    for (const url of ['http://127.0.0.1:8081', 'http://127.8.9.10', 'http://localhost:3000', 'http://bot.localhost', 'http://[::1]:8081', 'http://[::ffff:127.0.0.1]:1'])
+    for (const url of [
+      'http://127.0.0.1:8081',
+      'http://127.8.9.10',
+      'http://localhost:3000',
+      'http://bot.localhost',
+      'http://[::1]:8081',
+      'http://[::ffff:127.0.0.1]:1',
+    ])
       expect(proxyFor(url, env), url).toBeUndefined()
     expect(proxyFor('http://128.0.0.1', env)).toBeDefined()
     expect(isLoopbackHost('10.0.0.1')).toBe(false)
@@ -115,7 +138,9 @@ describe('the proxy dispatcher with a real forward proxy', () => {
     const api = new BotApi({token, apiRoot: 'http://api.telegram.test'})
     const me = await api.getMe()
     expect(me.username).toBe('proxied_bot')
-    expect(proxy.seen).toEqual([expect.objectContaining({method: 'CONNECT', host: 'api.telegram.test', port: 80, status: 200})])
+    expect(proxy.seen).toEqual([
+      expect.objectContaining({method: 'CONNECT', host: 'api.telegram.test', port: 80, status: 200}),
+    ])
     // What the tunnel-less bridge does: long polling through the proxy.
     const sent = emu.sendUserMessage(token, {text: 'through the proxy'})
     const updates = await api.getUpdates({timeout: 5})
@@ -159,22 +184,35 @@ describe('the proxy dispatcher with a real forward proxy', () => {
     ;(globalThis as Record<symbol, unknown>)[GLOBAL] = saved
     const env = {HTTP_PROXY: `http://127.0.0.1:${port}`}
     await install(env)
-    const error = (await new BotApi({token, apiRoot: 'http://api.telegram.test'}).getMe().catch((e: unknown) => e)) as BotApiError
+    const error = (await new BotApi({token, apiRoot: 'http://api.telegram.test'})
+      .getMe()
+      .catch((e: unknown) => e)) as BotApiError
     expect(error).toBeInstanceOf(BotApiError)
     expect(error.kind).toBe('network')
-    expect(error.description).toBe(`the proxy 127.0.0.1:${port} (HTTP_PROXY) asks for credentials (407 Proxy Authentication Required)`)
-    expect(describeProxyFailure('http://api.telegram.test', new TypeError('fetch failed', {cause: new Error('Proxy response (407) !== 200 when HTTP Tunneling')}), {HTTP_PROXY: 'http://u:p@h:1'})).toBe(
-      'the proxy h:1 (HTTP_PROXY) rejected its credentials (407 Proxy Authentication Required)',
+    expect(error.description).toBe(
+      `the proxy 127.0.0.1:${port} (HTTP_PROXY) asks for credentials (407 Proxy Authentication Required)`,
     )
+    expect(
+      describeProxyFailure(
+        'http://api.telegram.test',
+        new TypeError('fetch failed', {cause: new Error('Proxy response (407) !== 200 when HTTP Tunneling')}),
+        {HTTP_PROXY: 'http://u:p@h:1'},
+      ),
+    ).toBe('the proxy h:1 (HTTP_PROXY) rejected its credentials (407 Proxy Authentication Required)')
   })
 
   it('a proxy whose name does not resolve, and one that accepts but never answers: each named, with the fix', async () => {
     const {token} = emu.createBot()
     await install({HTTPS_PROXY: 'http://user:pw@proxy.invalid:3128'})
-    const unresolved = (await new BotApi({token, apiRoot: 'https://api.telegram.test'}).getMe().catch((e: unknown) => e)) as BotApiError
-    expect(unresolved.description).toBe('cannot resolve the host name of the proxy proxy.invalid:3128 (HTTPS_PROXY): ENOTFOUND')
+    const unresolved = (await new BotApi({token, apiRoot: 'https://api.telegram.test'})
+      .getMe()
+      .catch((e: unknown) => e)) as BotApiError
+    expect(unresolved.description).toBe(
+      'cannot resolve the host name of the proxy proxy.invalid:3128 (HTTPS_PROXY): ENOTFOUND',
+    )
     expect(explainApiError(unresolved, 'https://api.telegram.test')).toEqual({
-      message: 'Cannot reach the Bot API at https://api.telegram.test: cannot resolve the host name of the proxy proxy.invalid:3128 (HTTPS_PROXY): ENOTFOUND.',
+      message:
+        'Cannot reach the Bot API at https://api.telegram.test: cannot resolve the host name of the proxy proxy.invalid:3128 (HTTPS_PROXY): ENOTFOUND.',
       fix: 'Check HTTPS_PROXY (a running proxy, credentials as http://user:password@host:port), or add api.telegram.test to NO_PROXY if it is reachable directly.',
     })
 
@@ -186,7 +224,9 @@ describe('the proxy dispatcher with a real forward proxy', () => {
       ;(globalThis as Record<symbol, unknown>)[GLOBAL] = saved
       const port = (silent.address() as AddressInfo).port
       await install({HTTPS_PROXY: `http://127.0.0.1:${port}`})
-      const hung = (await new BotApi({token, apiRoot: 'https://api.telegram.test', timeoutMs: 500}).getMe().catch((e: unknown) => e)) as BotApiError
+      const hung = (await new BotApi({token, apiRoot: 'https://api.telegram.test', timeoutMs: 500})
+        .getMe()
+        .catch((e: unknown) => e)) as BotApiError
       expect(hung.kind).toBe('timeout')
       expect(explainApiError(hung, 'https://api.telegram.test').message).toBe(
         `The Bot API at https://api.telegram.test did not answer in time (getMe, through the proxy 127.0.0.1:${port}).`,

@@ -19,7 +19,9 @@ describe('tokensInArgv', () => {
 
 describe('redactSecrets', () => {
   it('redacts given secrets, their secret parts, and anything token-shaped', () => {
-    expect(redactSecrets(`a ${TOKEN} b ${TOKEN.split(':')[1]} c ${OTHER}`, [TOKEN])).toBe('a <token> b <token> c <token>')
+    expect(redactSecrets(`a ${TOKEN} b ${TOKEN.split(':')[1]} c ${OTHER}`, [TOKEN])).toBe(
+      'a <token> b <token> c <token>',
+    )
   })
 })
 
@@ -27,7 +29,10 @@ describe('installOutputRedaction (in a child process)', () => {
   const secretsModule = pathToFileURL(join(PROJECT_ROOT, 'dist', 'lib', 'secrets.js')).href
   function child(code: string, env: Record<string, string> = {}, args: string[] = []) {
     const script = `import {installOutputRedaction, allowInOutput} from ${JSON.stringify(secretsModule)};\n${code}`
-    return spawnSync(process.execPath, ['--input-type=module', '-e', script, '--', ...args], {encoding: 'utf8', env: {PATH: process.env.PATH, ...env}})
+    return spawnSync(process.execPath, ['--input-type=module', '-e', script, '--', ...args], {
+      encoding: 'utf8',
+      env: {PATH: process.env.PATH, ...env},
+    })
   }
 
   it('filters strings and buffers on stdout and stderr, BOT_TOKEN read at write time', () => {
@@ -49,7 +54,9 @@ describe('installOutputRedaction (in a child process)', () => {
   })
 
   it('lets an allowed (fake, public) token through', () => {
-    const r = child(`installOutputRedaction([]); allowInOutput(${JSON.stringify(OTHER)}); console.log(${JSON.stringify(`${OTHER} ${TOKEN}`)})`)
+    const r = child(
+      `installOutputRedaction([]); allowInOutput(${JSON.stringify(OTHER)}); console.log(${JSON.stringify(`${OTHER} ${TOKEN}`)})`,
+    )
     expect(r.stdout).toBe(`${OTHER} <token>\n`)
   })
 })

@@ -27,13 +27,24 @@ afterAll(async () => {
 })
 
 /** Start `src/main.ts` in `dir` in webhook mode with a `bot dev`-style path; its start-up output. */
-async function startupLine(dir: string, username: string, ready: RegExp): Promise<{output: string; random: string; path: string}> {
+async function startupLine(
+  dir: string,
+  username: string,
+  ready: RegExp,
+): Promise<{output: string; random: string; path: string}> {
   const {token} = emu.createBot({username})
   const random = randomBytes(12).toString('base64url')
   const path = `/webhook/${random}`
   const bot = startProcess(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: dir,
-    env: cleanEnv({BOT_TOKEN: token, BOT_API_ROOT: emu.apiRoot, BOT_MODE: 'webhook', PORT: String(await freePort()), WEBHOOK_PATH: path, WEBHOOK_SECRET: 'S3cret_for-tests'}),
+    env: cleanEnv({
+      BOT_TOKEN: token,
+      BOT_API_ROOT: emu.apiRoot,
+      BOT_MODE: 'webhook',
+      PORT: String(await freePort()),
+      WEBHOOK_PATH: path,
+      WEBHOOK_SECRET: 'S3cret_for-tests',
+    }),
   })
   try {
     await bot.waitForOutput(ready, 30_000)
@@ -50,7 +61,7 @@ function expectMasked({output, random, path}: {output: string; random: string; p
   expect(output).not.toContain(random.slice(0, 5))
 }
 
-describe("the start-up line masks the webhook path", () => {
+describe('the start-up line masks the webhook path', () => {
   for (const template of TEMPLATES)
     it(`template ${template}`, async () => {
       const dir = join(root, `${template}-bot`)
@@ -62,7 +73,11 @@ describe("the start-up line masks the webhook path", () => {
     }, 90_000)
 
   it('examples/echo-bot', async () => {
-    const started = await startupLine(join(PROJECT_ROOT, 'examples', 'echo-bot'), 'echo_mask_bot', /echo-bot: webhook on :\d+\S*/)
+    const started = await startupLine(
+      join(PROJECT_ROOT, 'examples', 'echo-bot'),
+      'echo_mask_bot',
+      /echo-bot: webhook on :\d+\S*/,
+    )
     expectMasked(started)
   }, 60_000)
 })

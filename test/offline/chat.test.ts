@@ -20,13 +20,17 @@ function tinyBot(backend: OfflineBackend): Bot {
     await ctx.reply('first')
     await ctx.reply('second')
   })
-  bot.command('ask', (ctx) => ctx.reply('Coffee?', {reply_markup: new InlineKeyboard().text('Yes', 'c:yes').text('No', 'c:no')}))
+  bot.command('ask', (ctx) =>
+    ctx.reply('Coffee?', {reply_markup: new InlineKeyboard().text('Yes', 'c:yes').text('No', 'c:no')}),
+  )
   bot.callbackQuery(/^c:(.*)$/, async (ctx) => {
     await ctx.answerCallbackQuery({text: `chose ${ctx.match[1]}`})
     await ctx.editMessageText(`Coffee: ${ctx.match[1]}`)
   })
   bot.command('photo', (ctx) => ctx.replyWithPhoto('https://example.org/cat.jpg', {caption: 'a cat'}))
-  bot.command('menu', (ctx) => ctx.reply('Pick a size', {reply_markup: {keyboard: [[{text: 'Small'}, {text: 'Large'}]], one_time_keyboard: true}}))
+  bot.command('menu', (ctx) =>
+    ctx.reply('Pick a size', {reply_markup: {keyboard: [[{text: 'Small'}, {text: 'Large'}]], one_time_keyboard: true}}),
+  )
   bot.on('message:text', (ctx) => ctx.reply(`echo: ${ctx.message.text}`))
   return bot
 }
@@ -140,7 +144,11 @@ describe('terminal chat edge cases', () => {
     input.end('/menu\n:p large\n:help\n:press 7\n')
     await chat.done
     const text = transcript()
-    expect(text).toContain(['you › /menu', 'bot › Pick a size', '      ‹ Small › ‹ Large ›', 'you › [Large]', 'bot › echo: Large', ''].join('\n'))
+    expect(text).toContain(
+      ['you › /menu', 'bot › Pick a size', '      ‹ Small › ‹ Large ›', 'you › [Large]', 'bot › echo: Large', ''].join(
+        '\n',
+      ),
+    )
     expect(text).toContain(':press N | :press LABEL')
     expect(text).toContain('(no button number 7; the last keyboard has: 1 Small, 2 Large)')
     expect(backend.emulator.pendingUpdates(backend.token)).toEqual([])
@@ -152,12 +160,24 @@ describe('terminal chat edge cases', () => {
     const input = new PassThrough()
     const output = new PassThrough()
     const transcript = collect(output)
-    const chat = startChat({emulator: backend.emulator, token: backend.token, input, output, startupTimeoutMs: 200, replyTimeoutMs: 200})
+    const chat = startChat({
+      emulator: backend.emulator,
+      token: backend.token,
+      input,
+      output,
+      startupTimeoutMs: 200,
+      replyTimeoutMs: 200,
+    })
     input.end('anyone?\nstill nobody\n')
     const summary = await chat.done
     expect(summary).toMatchObject({sent: 2, replies: 0, unanswered: 2})
-    expect(transcript()).toMatch(/^you › anyone\?\n\(the bot has not handled "anyone\?" after \d+\.\ds; sending on, it stays queued\)\nyou › still nobody\n/)
-    expect(backend.emulator.pendingUpdates(backend.token).map((u) => (u.message as {text: string}).text)).toEqual(['anyone?', 'still nobody'])
+    expect(transcript()).toMatch(
+      /^you › anyone\?\n\(the bot has not handled "anyone\?" after \d+\.\ds; sending on, it stays queued\)\nyou › still nobody\n/,
+    )
+    expect(backend.emulator.pendingUpdates(backend.token).map((u) => (u.message as {text: string}).text)).toEqual([
+      'anyone?',
+      'still nobody',
+    ])
   })
 
   it('uses the chosen chat and user ids', async () => {
@@ -173,7 +193,9 @@ describe('terminal chat edge cases', () => {
     expect(summary.replies).toBe(1)
     const [reply] = backend.emulator.sentMessages(backend.token, {chatId: 4242})
     expect(reply.params.text).toBe('echo: hi')
-    const update = backend.emulator.calls(backend.token).find((c) => c.method === 'getUpdates' && Array.isArray(c.result) && c.result.length > 0)
+    const update = backend.emulator
+      .calls(backend.token)
+      .find((c) => c.method === 'getUpdates' && Array.isArray(c.result) && c.result.length > 0)
     const message = (update!.result as Array<{message: {from: {id: number; first_name: string}}}>)[0].message
     expect(message.from).toMatchObject({id: 77, first_name: 'Ann'})
   })

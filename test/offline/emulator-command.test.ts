@@ -21,7 +21,12 @@ function start(args: string[], options: Parameters<typeof startCli>[1] = {}): Ru
   return p
 }
 
-async function api(apiRoot: string, token: string, method: string, body: Record<string, unknown> = {}): Promise<{status: number; json: any}> {
+async function api(
+  apiRoot: string,
+  token: string,
+  method: string,
+  body: Record<string, unknown> = {},
+): Promise<{status: number; json: any}> {
   const res = await fetch(`${apiRoot}/bot${token}/${method}`, {
     method: 'POST',
     headers: {'content-type': 'application/json'},
@@ -73,7 +78,9 @@ describe('bot emulator', () => {
     const q = start(['emulator', '--port', '0'])
     const out2 = await q.waitForOutput(/Ctrl-C/, {stream: 'stdout', timeoutMs: 15_000})
     expect(out2).toContain('token   1234567890:OFFLINE-DEV-TOKEN-NOT-A-REAL-SECRET  (fake, not a secret)')
-    expect(out2).toMatch(/BOT_API_ROOT=http:\/\/127\.0\.0\.1:\d+ BOT_TOKEN=1234567890:OFFLINE-DEV-TOKEN-NOT-A-REAL-SECRET node your-bot.js/)
+    expect(out2).toMatch(
+      /BOT_API_ROOT=http:\/\/127\.0\.0\.1:\d+ BOT_TOKEN=1234567890:OFFLINE-DEV-TOKEN-NOT-A-REAL-SECRET node your-bot.js/,
+    )
   })
 
   it('--talk sends stdin lines to a bot polling it and prints the replies; --user and --chat choose the ids', async () => {
@@ -89,7 +96,10 @@ describe('bot emulator', () => {
       for (let i = 0; i < 50; i++) {
         const {json} = await api(apiRoot, token, 'getUpdates', {offset, timeout: 5})
         if (!json.ok) return
-        for (const u of json.result as Array<{update_id: number; message: {chat: {id: number}; from: {id: number}; text: string}}>) {
+        for (const u of json.result as Array<{
+          update_id: number
+          message: {chat: {id: number}; from: {id: number}; text: string}
+        }>) {
           offset = u.update_id + 1
           seen.push({from: u.message.from.id, chat: u.message.chat.id})
           await api(apiRoot, token, 'sendMessage', {chat_id: u.message.chat.id, text: u.message.text.toUpperCase()})
@@ -103,7 +113,10 @@ describe('bot emulator', () => {
     const result = await p.exited
     await polling
     expect(result.code).toBe(0)
-    expect(seen).toEqual([{from: 42, chat: -5}, {from: 42, chat: -5}])
+    expect(seen).toEqual([
+      {from: 42, chat: -5},
+      {from: 42, chat: -5},
+    ])
     expect(result.stdout).toContain('you › hi there\nbot › HI THERE\nyou › bye\nbot › BYE\n')
   }, 30_000)
 
@@ -113,7 +126,8 @@ describe('bot emulator', () => {
     const apiRoot = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1]
     const token = '1234567890:OFFLINE-DEV-TOKEN-NOT-A-REAL-SECRET'
     let update: {update_id: number; message: {chat: {id: number; type: string}; from: {id: number}}} | undefined
-    for (let i = 0; i < 20 && !update; i++) update = (await api(apiRoot, token, 'getUpdates', {timeout: 5})).json.result[0]
+    for (let i = 0; i < 20 && !update; i++)
+      update = (await api(apiRoot, token, 'getUpdates', {timeout: 5})).json.result[0]
     expect(update?.message).toMatchObject({from: {id: 1111}, chat: {id: 1111, type: 'private'}})
     await api(apiRoot, token, 'sendMessage', {chat_id: 1111, text: 'pong'})
     await api(apiRoot, token, 'getUpdates', {offset: update!.update_id + 1, timeout: 0})
@@ -128,7 +142,9 @@ describe('bot emulator', () => {
     const flagLine = (help: string, flag: string) => new RegExp(`^ +${flag}=<value> +(.*)$`, 'm').exec(help)?.[1]
     for (const flag of ['--chat', '--user']) {
       expect(flagLine(emulator.stdout, flag)).toBeDefined()
-      expect(flagLine(emulator.stdout, flag)!.replace('(--talk)', '(MODE)')).toBe(flagLine(dev.stdout, flag)!.replace('(--offline)', '(MODE)'))
+      expect(flagLine(emulator.stdout, flag)!.replace('(--talk)', '(MODE)')).toBe(
+        flagLine(dev.stdout, flag)!.replace('(--offline)', '(MODE)'),
+      )
     }
     expect(emulator.stdout).toMatch(/^ +--talk +send stdin lines to the bot/m)
     expect(emulator.stdout).toContain('$ bot emulator --talk')
@@ -136,28 +152,51 @@ describe('bot emulator', () => {
   })
 
   it.each([
-    [['--chat'], '--chat now takes a chat id (as in `bot dev --offline`); the terminal chat is --talk.', 'Run `bot emulator --talk`'],
-    [['--chat', '--user', '42'], '--chat now takes a chat id (as in `bot dev --offline`); the terminal chat is --talk.', 'Run `bot emulator --talk`'],
+    [
+      ['--chat'],
+      '--chat now takes a chat id (as in `bot dev --offline`); the terminal chat is --talk.',
+      'Run `bot emulator --talk`',
+    ],
+    [
+      ['--chat', '--user', '42'],
+      '--chat now takes a chat id (as in `bot dev --offline`); the terminal chat is --talk.',
+      'Run `bot emulator --talk`',
+    ],
     [['--talk', '--chat'], '--chat needs a chat id.', 'Run e.g. `bot emulator --talk --chat 42`'],
-    [['--chat-id', '42'], '--chat-id is now --chat (the same name as in `bot dev --offline`).', 'Run e.g. `bot emulator --talk --chat 42`.'],
-    [['--user-id=7'], '--user-id is now --user (the same name as in `bot dev --offline`).', 'Run e.g. `bot emulator --talk --user 7`.'],
-    [['--chat', '5'], '--chat only applies to the terminal chat (--talk).', 'Add --talk: `bot emulator --talk --chat 5`.'],
+    [
+      ['--chat-id', '42'],
+      '--chat-id is now --chat (the same name as in `bot dev --offline`).',
+      'Run e.g. `bot emulator --talk --chat 42`.',
+    ],
+    [
+      ['--user-id=7'],
+      '--user-id is now --user (the same name as in `bot dev --offline`).',
+      'Run e.g. `bot emulator --talk --user 7`.',
+    ],
+    [
+      ['--chat', '5'],
+      '--chat only applies to the terminal chat (--talk).',
+      'Add --talk: `bot emulator --talk --chat 5`.',
+    ],
     [['--talk', '--chat', '0'], '--chat 0 is not a chat id.', 'Use a positive id'],
-  ])('the old chat-mode spelling %j: exit 2, one line naming the new flag, nothing started', async (args, message, fix) => {
-    const r = await runCli(['emulator', '--port', '0', ...args], {input: 'hello\n'})
-    expect(r.code).toBe(2)
-    expect(r.stdout).toBe('')
-    const lines = r.stderr.trimEnd().split('\n')
-    expect(lines[0]).toBe(`✗ ${message}`)
-    expect(lines[1]).toContain(fix)
-    expect(lines).toHaveLength(2)
-  })
+  ])(
+    'the old chat-mode spelling %j: exit 2, one line naming the new flag, nothing started',
+    async (args, message, fix) => {
+      const r = await runCli(['emulator', '--port', '0', ...args], {input: 'hello\n'})
+      expect(r.code).toBe(2)
+      expect(r.stdout).toBe('')
+      const lines = r.stderr.trimEnd().split('\n')
+      expect(lines[0]).toBe(`✗ ${message}`)
+      expect(lines[1]).toContain(fix)
+      expect(lines).toHaveLength(2)
+    },
+  )
 
   it('refuses a malformed --token with exit 2 and a fix, without echoing it', async () => {
     const p = start(['emulator', '--port', '0', '--token', 'not-a-token-secret-value'])
     const result = await p.exited
     expect(result.code).toBe(2)
-    expect(result.stderr).toContain("--token is not a well-formed bot token: it has no \":\"")
+    expect(result.stderr).toContain('--token is not a well-formed bot token: it has no ":"')
     expect(result.stderr).not.toContain('not-a-token-secret-value')
   })
 

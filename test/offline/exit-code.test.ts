@@ -42,13 +42,18 @@ describe('piped bot dev --offline: the exit code says whether the bot answered',
     const r = await offline('hello\nfail now\n', ['--mode', 'webhook'])
     expect(r.stdout).toContain('bot › ok: hello')
     expect(r.stderr).toMatch(/→ 500/)
-    expect(r.stderr).toMatch(/✗ 1 line not handled in time, \d+ updates? failed \(of 2 lines piped in\): exiting with code 1\./)
+    expect(r.stderr).toMatch(
+      /✗ 1 line not handled in time, \d+ updates? failed \(of 2 lines piped in\): exiting with code 1\./,
+    )
     expect(r.code, r.stderr).toBe(1)
   }, 65_000)
 
   it('--json: the verdict is an event, and the exit code is 1', async () => {
     const r = await offline('ignore this\n', ['--json'])
-    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as {type: string; ok?: boolean; silent?: number; exitCode?: number})
+    const events = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as {type: string; ok?: boolean; silent?: number; exitCode?: number})
     // The verdict, then the summary with the same exit code.
     expect(events.at(-2)).toMatchObject({type: 'offline-result', ok: false, silent: 1, unanswered: 0})
     expect(events.at(-1)).toMatchObject({type: 'summary', exitCode: 1})

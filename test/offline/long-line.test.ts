@@ -39,7 +39,11 @@ describe('piped chat input: one line has a bound', () => {
   it('bot dev --offline fed 200 MB without a newline: the line is cut, memory stays bounded, the next line is answered', async () => {
     const child = spawn(process.execPath, [BIN, 'dev', '--offline', '--no-watch', '--', 'node', ECHO], {
       cwd: PROJECT_ROOT,
-      env: {...process.env, NO_COLOR: '1', BOT_STATE_DIR: join(PROJECT_ROOT, 'node_modules', '.cache', 'long-line-state')},
+      env: {
+        ...process.env,
+        NO_COLOR: '1',
+        BOT_STATE_DIR: join(PROJECT_ROOT, 'node_modules', '.cache', 'long-line-state'),
+      },
       stdio: ['pipe', 'pipe', 'pipe'],
     })
     let out = ''
@@ -55,7 +59,8 @@ describe('piped chat input: one line has a bound', () => {
     }
     child.stdin.write('\nhello\n')
     const deadline = Date.now() + 60_000
-    while (!/bot › ok: hello/.test(out) && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+    while (!/bot › ok: hello/.test(out) && child.exitCode === null && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100))
     if (child.exitCode === null) peak = Math.max(peak, peakRssMb(child.pid!))
     child.stdin.end()
     const code = await exited

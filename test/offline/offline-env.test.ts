@@ -13,9 +13,14 @@ describe('startOfflineBackend', () => {
       expect(backend.bot).toEqual({token: OFFLINE_TOKEN, id: 1234567890, username: 'offline_dev_bot'})
       expect(backend.user).toEqual({userId: 5, chatId: -100, firstName: 'You', username: 'offline_user'})
       const res = await fetch(`${backend.apiRoot}/bot${backend.token}/getMe`)
-      expect(await res.json()).toMatchObject({ok: true, result: {id: 1234567890, is_bot: true, username: 'offline_dev_bot'}})
+      expect(await res.json()).toMatchObject({
+        ok: true,
+        result: {id: 1234567890, is_bot: true, username: 'offline_dev_bot'},
+      })
       // Local mode: an http webhook on any port is accepted (the cloud would refuse it).
-      const set = await fetch(`${backend.apiRoot}/bot${backend.token}/setWebhook?url=${encodeURIComponent('http://127.0.0.1:1/hook')}`)
+      const set = await fetch(
+        `${backend.apiRoot}/bot${backend.token}/setWebhook?url=${encodeURIComponent('http://127.0.0.1:1/hook')}`,
+      )
       expect(await set.json()).toEqual({ok: true, result: true, description: 'Webhook was set'})
     } finally {
       await backend.stop()

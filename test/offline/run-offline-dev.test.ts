@@ -56,7 +56,12 @@ describe.each(['webhook', 'polling'] as const)('runOfflineDev, %s mode, examples
       'bot › (edited) You like it. 🎉',
       '',
     ])
-    expect(summary).toMatchObject({mode, exitCode: 0, endedBy: 'chat', chat: {sent: 4, unanswered: 0, reason: 'input-ended'}})
+    expect(summary).toMatchObject({
+      mode,
+      exitCode: 0,
+      endedBy: 'chat',
+      chat: {sent: 4, unanswered: 0, reason: 'input-ended'},
+    })
     if (mode === 'webhook') expect(summary.relayed).toBe(4)
 
     const offline = events.find((e) => e.type === 'offline')

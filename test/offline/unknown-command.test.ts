@@ -10,9 +10,14 @@ import {runCli} from '../support/cli.js'
 
 describe('bot dev --offline: :unknown commands', () => {
   it('are an error line, not a message to the bot; piped, they make the exit code 1', async () => {
-    const r = await runCli(['dev', '--offline', '--no-watch', '--', 'node', fixture('picky-bot.mjs')], {input: 'hello\n:foo bar\n::colon\n:help\n', timeoutMs: 60_000})
+    const r = await runCli(['dev', '--offline', '--no-watch', '--', 'node', fixture('picky-bot.mjs')], {
+      input: 'hello\n:foo bar\n::colon\n:help\n',
+      timeoutMs: 60_000,
+    })
     const out = r.stdout.split('\n')
-    expect(out).toContain('✗ Unknown command :foo. Commands: :press N | :press LABEL, :help, :quit. To send a message that starts with ":", begin it with "::".')
+    expect(out).toContain(
+      '✗ Unknown command :foo. Commands: :press N | :press LABEL, :help, :quit. To send a message that starts with ":", begin it with "::".',
+    )
     // Nothing of ":foo" was sent: no "you ›" line for it, no answer, no update.
     expect(r.stdout).not.toMatch(/you › :foo|ok: :foo/)
     expect(r.stderr).not.toContain(':foo')
@@ -22,14 +27,22 @@ describe('bot dev --offline: :unknown commands', () => {
     expect(r.stdout).toContain(':press N | :press LABEL') // :help still works
     // Two lines reached the bot (hello, :colon), one was refused: a script learns about the typo.
     // The verdict first, then the summary naming the same exit code.
-    expect(r.stderr).toContain('✗ 1 unknown :command (of 3 lines piped in): exiting with code 1.\n■ bot dev --offline ended after')
+    expect(r.stderr).toContain(
+      '✗ 1 unknown :command (of 3 lines piped in): exiting with code 1.\n■ bot dev --offline ended after',
+    )
     expect(r.stderr).toMatch(/: 2 updates sent, 0 failures; exit code 1\./)
     expect(r.code).toBe(1)
   }, 70_000)
 
   it('--json: the error is a chat event of its own, and no user message', async () => {
-    const r = await runCli(['dev', '--offline', '--no-watch', '--json', '--', 'node', fixture('picky-bot.mjs')], {input: ':nope\nhi\n', timeoutMs: 60_000})
-    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as {type: string; event?: {type: string; text?: string}; unknown?: number})
+    const r = await runCli(['dev', '--offline', '--no-watch', '--json', '--', 'node', fixture('picky-bot.mjs')], {
+      input: ':nope\nhi\n',
+      timeoutMs: 60_000,
+    })
+    const events = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as {type: string; event?: {type: string; text?: string}; unknown?: number})
     const chat = events.filter((e) => e.type === 'chat').map((e) => e.event!)
     expect(chat.find((e) => e.type === 'error')?.text).toMatch(/^✗ Unknown command :nope\./)
     expect(chat.filter((e) => e.type === 'user').map((e) => e.text)).toEqual(['hi'])

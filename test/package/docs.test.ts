@@ -13,7 +13,12 @@ import {describe, expect, it} from 'vitest'
 
 import {PROJECT_ROOT} from '../support/cli.js'
 
-const files = ['README.md', ...readdirSync(join(PROJECT_ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]
+const files = [
+  'README.md',
+  ...readdirSync(join(PROJECT_ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+]
 
 /** [text](target) links outside code blocks and code spans. */
 function links(markdown: string): string[] {
@@ -23,7 +28,11 @@ function links(markdown: string): string[] {
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to dashes. */
 function slug(heading: string): string {
-  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-')
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-')
 }
 
 describe("the README's fresh clone section", () => {
@@ -42,7 +51,12 @@ describe("the README's fresh clone section", () => {
   it('the first command prints the chat the README shows, and exits 0', () => {
     const shown = blocks.find((b) => b.lang === '' && b.text.startsWith('you › '))!.text
     const run = commands[0].text.split(' && cd examples/echo-bot && ')[1] // the build is this test run's
-    const r = spawnSync('sh', ['-c', run], {cwd: join(PROJECT_ROOT, 'examples/echo-bot'), encoding: 'utf8', timeout: 60_000, env: {...process.env, NO_COLOR: '1', BOT_TOKEN: ''}})
+    const r = spawnSync('sh', ['-c', run], {
+      cwd: join(PROJECT_ROOT, 'examples/echo-bot'),
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: {...process.env, NO_COLOR: '1', BOT_TOKEN: ''},
+    })
     expect(r.status, r.stderr).toBe(0)
     expect(r.stdout.trimEnd()).toBe(shown)
     // The session log shows the echo bot's start-up line, but never the random webhook path whole (a secret;
@@ -63,8 +77,12 @@ describe('links in the docs', () => {
 
   it('README: every #anchor is a heading of the README', () => {
     const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8')
-    const headings = new Set([...readme.replace(/```[\s\S]*?```/g, '').matchAll(/^#{1,6} (.+)$/gm)].map((m) => slug(m[1])))
-    const anchors = links(readme).filter((t) => t.startsWith('#')).map((t) => t.slice(1))
+    const headings = new Set(
+      [...readme.replace(/```[\s\S]*?```/g, '').matchAll(/^#{1,6} (.+)$/gm)].map((m) => slug(m[1])),
+    )
+    const anchors = links(readme)
+      .filter((t) => t.startsWith('#'))
+      .map((t) => t.slice(1))
     expect(anchors.length).toBeGreaterThan(0)
     expect(anchors.filter((a) => !headings.has(a))).toEqual([])
   })
@@ -75,19 +93,29 @@ describe('links in the docs', () => {
       expect(links(readme)).toContain(f)
       expect(existsSync(join(PROJECT_ROOT, f.replace('.txt', '.cast')))).toBe(true)
     }
-    expect(readFileSync(join(PROJECT_ROOT, 'docs/recordings/dev-offline.txt'), 'utf8')).toMatch(/^you › \/start\nbot › Hi You!/m)
+    expect(readFileSync(join(PROJECT_ROOT, 'docs/recordings/dev-offline.txt'), 'utf8')).toMatch(
+      /^you › \/start\nbot › Hi You!/m,
+    )
   })
 
-  it.each(['dev', 'dev-offline'])('docs/recordings/%s.cast is asciicast v2: a header, then output events in time order', (name) => {
-    const [header, ...events] = readFileSync(join(PROJECT_ROOT, `docs/recordings/${name}.cast`), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as unknown)
-    expect(header).toMatchObject({version: 2, width: expect.any(Number), height: expect.any(Number)})
-    expect(events.length).toBeGreaterThan(10)
-    let last = 0
-    for (const e of events as Array<[number, string, string]>) {
-      expect(e[1]).toBe('o')
-      expect(e[0]).toBeGreaterThanOrEqual(last)
-      last = e[0]
-    }
-    expect((events as Array<[number, string, string]>).map((e) => e[2]).join('')).toMatch(/bot dev (--offline )?ended/)
-  })
+  it.each(['dev', 'dev-offline'])(
+    'docs/recordings/%s.cast is asciicast v2: a header, then output events in time order',
+    (name) => {
+      const [header, ...events] = readFileSync(join(PROJECT_ROOT, `docs/recordings/${name}.cast`), 'utf8')
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as unknown)
+      expect(header).toMatchObject({version: 2, width: expect.any(Number), height: expect.any(Number)})
+      expect(events.length).toBeGreaterThan(10)
+      let last = 0
+      for (const e of events as Array<[number, string, string]>) {
+        expect(e[1]).toBe('o')
+        expect(e[0]).toBeGreaterThanOrEqual(last)
+        last = e[0]
+      }
+      expect((events as Array<[number, string, string]>).map((e) => e[2]).join('')).toMatch(
+        /bot dev (--offline )?ended/,
+      )
+    },
+  )
 })

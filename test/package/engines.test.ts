@@ -18,7 +18,8 @@ describe('the minimum Node.js version', () => {
 
   it('is >=20.6 in package.json and the same in every template', () => {
     expect(engines).toBe('>=20.6')
-    for (const t of ['grammy', 'gramio', 'telegraf']) expect(pkg(`templates/${t}/package.json`).engines?.node).toBe(engines)
+    for (const t of ['grammy', 'gramio', 'telegraf'])
+      expect(pkg(`templates/${t}/package.json`).engines?.node).toBe(engines)
   })
 
   it('is what the README says', () => {
@@ -26,7 +27,9 @@ describe('the minimum Node.js version', () => {
   })
 
   it("is what bot doctor's config check asks for", async () => {
-    const r = await runCli(['doctor', '--only', 'config', '--json'], {env: {BOT_TOKEN: '123456:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'}})
+    const r = await runCli(['doctor', '--only', 'config', '--json'], {
+      env: {BOT_TOKEN: '123456:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'},
+    })
     const detail = (JSON.parse(r.stdout) as {checks: Array<{detail: string}>}).checks[0].detail
     expect(detail).toContain(`(needs ${minimum} or later)`)
   })

@@ -25,7 +25,12 @@ const version = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'ut
 function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {}
   for (const [k, v] of Object.entries(process.env)) {
-    if (!/^(npm_|BOT_|WEBHOOK_|TELEGRAM_|NODE_CHANNEL_|VITEST|NODE_ENV$|NODE_OPTIONS$|NODE_PATH$|PORT$|INIT_CWD$|FORCE_COLOR$)/i.test(k)) env[k] = v
+    if (
+      !/^(npm_|BOT_|WEBHOOK_|TELEGRAM_|NODE_CHANNEL_|VITEST|NODE_ENV$|NODE_OPTIONS$|NODE_PATH$|PORT$|INIT_CWD$|FORCE_COLOR$)/i.test(
+        k,
+      )
+    )
+      env[k] = v
   }
   env.PATH = [join(prefix, 'bin'), dirname(process.execPath), process.env.PATH ?? ''].join(delimiter)
   env.NO_COLOR = '1'
@@ -45,9 +50,17 @@ interface Run {
   stderr: string
 }
 
-function run(command: string, args: string[], options: {cwd?: string; input?: string; timeoutMs?: number; env?: Record<string, string>} = {}): Promise<Run> {
+function run(
+  command: string,
+  args: string[],
+  options: {cwd?: string; input?: string; timeoutMs?: number; env?: Record<string, string>} = {},
+): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {cwd: options.cwd ?? work, env: userEnv(options.env), stdio: ['pipe', 'pipe', 'pipe']})
+    const child = spawn(command, args, {
+      cwd: options.cwd ?? work,
+      env: userEnv(options.env),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
@@ -56,7 +69,11 @@ function run(command: string, args: string[], options: {cwd?: string; input?: st
     child.stdin.end(options.input ?? '')
     const timer = setTimeout(() => {
       child.kill('SIGKILL')
-      reject(new Error(`${command} ${args.join(' ')} took over ${options.timeoutMs ?? 60_000} ms\nstdout: ${stdout}\nstderr: ${stderr}`))
+      reject(
+        new Error(
+          `${command} ${args.join(' ')} took over ${options.timeoutMs ?? 60_000} ms\nstdout: ${stdout}\nstderr: ${stderr}`,
+        ),
+      )
     }, options.timeoutMs ?? 60_000)
     child.on('error', reject)
     child.on('close', (code) => {
@@ -72,12 +89,17 @@ let contents: string[] = []
 beforeAll(async () => {
   mkdirSync(join(work, 'home'), {recursive: true})
   // --ignore-scripts: the build is there already (prepack would rebuild dist/ under other tests' feet).
-  const pack = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], {cwd: PROJECT_ROOT, timeoutMs: 120_000})
+  const pack = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], {
+    cwd: PROJECT_ROOT,
+    timeoutMs: 120_000,
+  })
   expect(pack.code, pack.stderr).toBe(0)
   const [info] = JSON.parse(pack.stdout) as Array<{filename: string; files: Array<{path: string}>}>
   tarball = join(work, info.filename)
   contents = info.files.map((f) => f.path)
-  const install = await run('npm', ['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', tarball], {timeoutMs: 300_000})
+  const install = await run('npm', ['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', tarball], {
+    timeoutMs: 300_000,
+  })
   expect(install.code, install.stderr).toBe(0)
 }, 420_000)
 
@@ -88,19 +110,46 @@ afterAll(() => {
 describe('npm pack', () => {
   it('is named bot-cli and ships what bot needs and nothing else', () => {
     expect(tarball).toMatch(new RegExp(`bot-cli-${version.replaceAll('.', '\\.')}\\.tgz$`))
-    for (const f of ['package.json', 'README.md', 'bin/run.js', 'oclif.manifest.json', 'dist/index.js', 'dist/commands/dev.js', 'dist/lib/fast-start.js', 'dist/hooks/not-found.js', 'dist/emulator/index.js', 'templates/_shared/gitignore', 'templates/_shared/tsconfig.json', 'templates/grammy/package.json', 'templates/gramio/src/main.ts', 'templates/telegraf/src/bot.ts']) {
+    for (const f of [
+      'package.json',
+      'README.md',
+      'bin/run.js',
+      'oclif.manifest.json',
+      'dist/index.js',
+      'dist/commands/dev.js',
+      'dist/lib/fast-start.js',
+      'dist/hooks/not-found.js',
+      'dist/emulator/index.js',
+      'templates/_shared/gitignore',
+      'templates/_shared/tsconfig.json',
+      'templates/grammy/package.json',
+      'templates/gramio/src/main.ts',
+      'templates/telegraf/src/bot.ts',
+    ]) {
       expect(contents).toContain(f)
     }
     const top = new Set(contents.map((f) => f.split('/')[0]))
-    expect([...top].sort()).toEqual(['LICENSE', 'README.md', 'bin', 'dist', 'oclif.manifest.json', 'package.json', 'templates'])
+    expect([...top].sort()).toEqual([
+      'LICENSE',
+      'README.md',
+      'bin',
+      'dist',
+      'oclif.manifest.json',
+      'package.json',
+      'templates',
+    ])
     // No tests of bot itself (the templates' own tests are template files: they ship).
     const ours = contents.filter((f) => !f.startsWith('templates/'))
-    expect(ours.filter((f) => /(^|\/)(test|tests|__tests__|node_modules)\/|\.test\.[jt]s$|^src\/|^bin\/dev\.js$/.test(f))).toEqual([])
+    expect(
+      ours.filter((f) => /(^|\/)(test|tests|__tests__|node_modules)\/|\.test\.[jt]s$|^src\/|^bin\/dev\.js$/.test(f)),
+    ).toEqual([])
     expect(contents.filter((f) => f.includes('node_modules/'))).toEqual([])
   })
 
   it('builds before packing (prepack)', () => {
-    const pjson = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as {scripts: Record<string, string>}
+    const pjson = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>
+    }
     expect(pjson.scripts.prepack).toBe('npm run build')
   })
 })
@@ -112,11 +161,16 @@ describe('the installed bot', () => {
     expect(v.stdout).toMatch(new RegExp(`^bot-cli/${version.replaceAll('.', '\\.')} `))
     const help = await run(bot, ['--help'])
     expect(help.code).toBe(0)
-    for (const c of ['autocomplete', 'dev', 'doctor', 'emulator', 'help', 'init']) expect(help.stdout).toMatch(new RegExp(`^  ${c} `, 'm'))
+    for (const c of ['autocomplete', 'dev', 'doctor', 'emulator', 'help', 'init'])
+      expect(help.stdout).toMatch(new RegExp(`^  ${c} `, 'm'))
     // The fast path and oclif agree in the installed layout too.
     const oclifHelp = await run(bot, ['--help'], {env: {BOT_NO_FAST_START: '1'}})
     expect(oclifHelp.stdout).toBe(help.stdout)
-    const results = await Promise.all(['dev', 'doctor', 'emulator', 'init', 'webhook set', 'webhook info', 'webhook delete', 'autocomplete'].map(async (c) => [c, await run(bot, [...c.split(' '), '-h'])] as const))
+    const results = await Promise.all(
+      ['dev', 'doctor', 'emulator', 'init', 'webhook set', 'webhook info', 'webhook delete', 'autocomplete'].map(
+        async (c) => [c, await run(bot, [...c.split(' '), '-h'])] as const,
+      ),
+    )
     for (const [c, r] of results) {
       expect(r.code, `${c}: ${r.stderr}`).toBe(0)
       expect(r.stdout).toContain(`$ bot ${c}`)
@@ -129,7 +183,11 @@ describe('the installed bot', () => {
   }, 120_000)
 
   it('runs bot emulator, bot webhook and bot doctor against it', async () => {
-    const emulator = spawn(bot, ['emulator', '--port', '0', '--json'], {cwd: work, env: userEnv(), stdio: ['ignore', 'pipe', 'pipe']})
+    const emulator = spawn(bot, ['emulator', '--port', '0', '--json'], {
+      cwd: work,
+      env: userEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     try {
       const started = await new Promise<{apiRoot: string; token: string}>((resolve, reject) => {
         let out = ''
@@ -166,7 +224,10 @@ describe('the installed bot', () => {
     const project = join(work, 'user-project')
     mkdirSync(project)
     writeFileSync(join(project, 'package.json'), JSON.stringify({name: 'user-project', private: true, type: 'module'}))
-    const install = await run('npm', ['install', '--save-dev', '--no-audit', '--no-fund', tarball], {cwd: project, timeoutMs: 300_000})
+    const install = await run('npm', ['install', '--save-dev', '--no-audit', '--no-fund', tarball], {
+      cwd: project,
+      timeoutMs: 300_000,
+    })
     expect(install.code, install.stderr).toBe(0)
     const script = [
       `import {BotApiEmulator} from 'bot-cli/emulator'`,
@@ -188,10 +249,14 @@ describe('the installed bot', () => {
     const init = await run(bot, ['init', 'x', '--no-git', '-y'], {timeoutMs: 300_000})
     expect(init.code, `${init.stdout}\n${init.stderr}`).toBe(0)
     const project = join(work, 'x')
-    const pjson = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as {name: string; devDependencies?: Record<string, string>}
+    const pjson = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as {
+      name: string
+      devDependencies?: Record<string, string>
+    }
     expect(pjson.name).toBe('x')
     // bot-cli is not on npm yet: the project points at the installed copy.
-    if (pjson.devDependencies?.['bot-cli']) expect(pjson.devDependencies['bot-cli']).toBe(`file:${join(prefix, 'lib', 'node_modules', 'bot-cli')}`)
+    if (pjson.devDependencies?.['bot-cli'])
+      expect(pjson.devDependencies['bot-cli']).toBe(`file:${join(prefix, 'lib', 'node_modules', 'bot-cli')}`)
     const dev = await run(bot, ['dev', '--offline'], {cwd: project, input: '/start\nhello\n', timeoutMs: 120_000})
     expect(dev.code, dev.stderr).toBe(0)
     expect(dev.stdout).toContain('you › hello')

@@ -12,7 +12,13 @@ import type {Browser} from 'playwright-core'
 
 import {BotApiEmulator} from '../../src/emulator/index.js'
 import {UpdateHistory} from '../../src/inspector/history.js'
-import {ActionError, type ApiCall, type EntrySource, type SessionActions, type UpdateEntry} from '../../src/inspector/types.js'
+import {
+  ActionError,
+  type ApiCall,
+  type EntrySource,
+  type SessionActions,
+  type UpdateEntry,
+} from '../../src/inspector/types.js'
 
 export const CHROMIUM_CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome']
 
@@ -35,13 +41,23 @@ export function browserSkipReason(): string | undefined {
 
 export async function launchChromium(): Promise<Browser> {
   const executablePath = findChromium()
-  if (!executablePath) throw new Error(`no chromium found (${CHROMIUM_CANDIDATES.join(', ')}); .ci/run installs it with apt-get`)
+  if (!executablePath)
+    throw new Error(`no chromium found (${CHROMIUM_CANDIDATES.join(', ')}); .ci/run installs it with apt-get`)
   const {chromium} = await import('playwright-core')
   return chromium.launch({
     executablePath,
     headless: true,
     timeout: 60_000,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-extensions', '--no-first-run', '--disable-sync', '--mute-audio'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-dev-shm-usage',
+      '--disable-background-networking',
+      '--disable-extensions',
+      '--no-first-run',
+      '--disable-sync',
+      '--mute-audio',
+    ],
   })
 }
 
@@ -68,25 +84,44 @@ export async function startEchoSession(): Promise<EchoSession> {
   async function call(method: string, params: Record<string, unknown>): Promise<ApiCall> {
     const started = performance.now()
     const time = new Date().toISOString()
-    const res = await fetch(`${emu.apiRoot}/bot${token}/${method}`, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify(params)})
+    const res = await fetch(`${emu.apiRoot}/bot${token}/${method}`, {
+      method: 'POST',
+      headers: {'content-type': 'application/json'},
+      body: JSON.stringify(params),
+    })
     const answer = (await res.json()) as {ok: boolean; error_code?: number; description?: string}
     const ms = Math.round((performance.now() - started) * 10) / 10
     return {
-      method, ok: answer.ok, ms, params, time, chatId: params.chat_id as number,
+      method,
+      ok: answer.ok,
+      ms,
+      params,
+      time,
+      chatId: params.chat_id as number,
       ...(answer.ok ? {} : {errorCode: answer.error_code, description: answer.description}),
-      ...(answer.description?.includes("can't parse entities") ? {explanation: 'The text is not valid MarkdownV2: escape _*[]()~`>#+-=|{}.! with a backslash, or send it without parse_mode.'} : {}),
+      ...(answer.description?.includes("can't parse entities")
+        ? {
+            explanation:
+              'The text is not valid MarkdownV2: escape _*[]()~`>#+-=|{}.! with a backslash, or send it without parse_mode.',
+          }
+        : {}),
     }
   }
 
-  async function deliver(update: Record<string, unknown>, source: EntrySource, replayOf?: number): Promise<UpdateEntry> {
+  async function deliver(
+    update: Record<string, unknown>,
+    source: EntrySource,
+    replayOf?: number,
+  ): Promise<UpdateEntry> {
     const started = performance.now()
     const entry = history.begin(update, source, replayOf)
     handled++
     const message = update.message as {text?: string; chat: {id: number}} | undefined
     if (message) {
-      const params = message.text === 'fail'
-        ? {chat_id: message.chat.id, text: 'you said *fail', parse_mode: 'MarkdownV2'}
-        : {chat_id: message.chat.id, text: message.text ?? '(no text)'}
+      const params =
+        message.text === 'fail'
+          ? {chat_id: message.chat.id, text: 'you said *fail', parse_mode: 'MarkdownV2'}
+          : {chat_id: message.chat.id, text: message.text ?? '(no text)'}
       history.addCall(await call('sendMessage', params))
     }
     history.finish(entry, {status: 200, body: ''}, Math.round((performance.now() - started) * 10) / 10)
@@ -104,20 +139,32 @@ export async function startEchoSession(): Promise<EchoSession> {
   })
   await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve))
   const hookPort = (hook.address() as AddressInfo).port
-  const set = await fetch(`${emu.apiRoot}/bot${token}/setWebhook`, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify({url: `http://127.0.0.1:${hookPort}/hook`})})
+  const set = await fetch(`${emu.apiRoot}/bot${token}/setWebhook`, {
+    method: 'POST',
+    headers: {'content-type': 'application/json'},
+    body: JSON.stringify({url: `http://127.0.0.1:${hookPort}/hook`}),
+  })
   if (!((await set.json()) as {ok: boolean}).ok) throw new Error('setWebhook on the emulator failed')
 
   const actions: Pick<SessionActions, 'replay'> = {
     async replay(updateId, edited) {
       const original = updateId === 'last' ? history.last() : history.find(updateId)
-      if (!original) throw new ActionError(404, `no update ${updateId} in this session's history`, 'bot replay --last replays the newest one')
+      if (!original)
+        throw new ActionError(
+          404,
+          `no update ${updateId} in this session's history`,
+          'bot replay --last replays the newest one',
+        )
       const update = {...((edited ?? original.update) as Record<string, unknown>), update_id: original.updateId}
       return deliver(update, 'replay', original.updateId)
     },
   }
 
   return {
-    emu, token, history, actions,
+    emu,
+    token,
+    history,
+    actions,
     handled: () => handled,
     async close() {
       hook.closeAllConnections()

@@ -52,7 +52,8 @@ export interface CliResult {
 
 // NODE_CHANNEL_*: vitest runs tests in forked workers; a child that inherits them thinks it has an IPC channel.
 // NODE_ENV=test (set by vitest) makes oclif look for TypeScript sources and load tsx.
-const SCRUBBED = /^(BOT_|WEBHOOK_|TELEGRAM_|NODE_CHANNEL_|VITEST|NODE_ENV$|NODE_OPTIONS$|PORT$|HTTPS?_PROXY$|ALL_PROXY$|NO_PROXY$|FORCE_COLOR$)/i
+const SCRUBBED =
+  /^(BOT_|WEBHOOK_|TELEGRAM_|NODE_CHANNEL_|VITEST|NODE_ENV$|NODE_OPTIONS$|PORT$|HTTPS?_PROXY$|ALL_PROXY$|NO_PROXY$|FORCE_COLOR$)/i
 
 let defaultCwd: string | undefined
 function emptyDir(): string {
@@ -77,7 +78,10 @@ export interface RunningCli {
   readonly stdout: () => string
   readonly stderr: () => string
   /** Resolves once stdout or stderr (combined) matches, or rejects after timeoutMs (default 10000). */
-  waitForOutput(pattern: RegExp | string, options?: {timeoutMs?: number; stream?: 'stdout' | 'stderr' | 'both'}): Promise<string>
+  waitForOutput(
+    pattern: RegExp | string,
+    options?: {timeoutMs?: number; stream?: 'stdout' | 'stderr' | 'both'},
+  ): Promise<string>
   /** Settles when the process exits (never rejects). */
   readonly exited: Promise<CliResult>
   kill(signal?: NodeJS.Signals): void
@@ -123,7 +127,14 @@ export function startCli(args: string[], options: CliOptions = {}): RunningCli {
     })
     child.on('error', (error) => {
       clearTimeout(killTimer)
-      resolveExit({code: null, signal: null, stdout, stderr: stderr + String(error), timedOut, ms: Math.round(performance.now() - started)})
+      resolveExit({
+        code: null,
+        signal: null,
+        stdout,
+        stderr: stderr + String(error),
+        timedOut,
+        ms: Math.round(performance.now() - started),
+      })
     })
   })
   let done = false
@@ -149,7 +160,9 @@ export function startCli(args: string[], options: CliOptions = {}): RunningCli {
             resolveWait(text())
           } else if (done) {
             cleanup()
-            rejectWait(new Error(`CLI exited before printing ${String(pattern)}.\nstdout: ${stdout}\nstderr: ${stderr}`))
+            rejectWait(
+              new Error(`CLI exited before printing ${String(pattern)}.\nstdout: ${stdout}\nstderr: ${stderr}`),
+            )
           }
         }
         const timer = setTimeout(() => {
@@ -195,7 +208,10 @@ export interface TerminalOptions extends Pick<CliOptions, 'env' | 'cwd' | 'timeo
  * prompts, colours and spinners behave as for a person. stdout and stderr arrive merged in
  * `output`, with the terminal's \r\n line ends. Check `hasScript` first.
  */
-export async function runCliOnTerminal(args: string[], options: TerminalOptions = {}): Promise<{code: number | null; output: string}> {
+export async function runCliOnTerminal(
+  args: string[],
+  options: TerminalOptions = {},
+): Promise<{code: number | null; output: string}> {
   const command = [process.execPath, BIN, ...args].map((a) => JSON.stringify(a)).join(' ')
   const child = spawn('script', ['-qec', command, '/dev/null'], {
     cwd: options.cwd ?? emptyDir(),

@@ -39,7 +39,8 @@ const inf = (m) => log('INF', m)
 const err = (m) => log('ERR', m)
 
 const argv = process.argv.slice(2)
-if (env.FAKE_CLOUDFLARED_ARGV_FILE) writeFileSync(env.FAKE_CLOUDFLARED_ARGV_FILE, JSON.stringify({argv, pid: process.pid, env}))
+if (env.FAKE_CLOUDFLARED_ARGV_FILE)
+  writeFileSync(env.FAKE_CLOUDFLARED_ARGV_FILE, JSON.stringify({argv, pid: process.pid, env}))
 
 function flag(name) {
   const i = argv.indexOf(name)
@@ -60,18 +61,23 @@ try {
   process.exit(1)
 }
 
-const terms = 'Thank you for trying Cloudflare Tunnel. Doing so, without a Cloudflare account, is a quick way to experiment and try it out. However, be aware that these account-less Tunnels have no uptime guarantee, are subject to the Cloudflare Online Services Terms of Use (https://www.cloudflare.com/website-terms/), and Cloudflare reserves the right to investigate your use of Tunnels for violations of such terms. If you intend to use Tunnels in production you should use a pre-created named tunnel by following: https://developers.cloudflare.com/cloudflare-one/connections/connect-apps'
+const terms =
+  'Thank you for trying Cloudflare Tunnel. Doing so, without a Cloudflare account, is a quick way to experiment and try it out. However, be aware that these account-less Tunnels have no uptime guarantee, are subject to the Cloudflare Online Services Terms of Use (https://www.cloudflare.com/website-terms/), and Cloudflare reserves the right to investigate your use of Tunnels for violations of such terms. If you intend to use Tunnels in production you should use a pre-created named tunnel by following: https://developers.cloudflare.com/cloudflare-one/connections/connect-apps'
 inf(terms)
 inf('Requesting new quick Tunnel on trycloudflare.com...')
 
 const fail = env.FAKE_CLOUDFLARED_FAIL
 if (fail === '429') {
-  err('Error unmarshaling QuickTunnel response: error code: 1015 error="invalid character \'e\' looking for beginning of value" status_code="429 Too Many Requests"')
+  err(
+    'Error unmarshaling QuickTunnel response: error code: 1015 error="invalid character \'e\' looking for beginning of value" status_code="429 Too Many Requests"',
+  )
   process.stderr.write("failed to unmarshal quick Tunnel: invalid character 'e' looking for beginning of value\n")
   process.exit(1)
 }
 if (fail === 'network') {
-  process.stderr.write('failed to request quick Tunnel: Post "https://api.trycloudflare.com/tunnel": dial tcp: lookup api.trycloudflare.com on 127.0.0.53:53: no such host\n')
+  process.stderr.write(
+    'failed to request quick Tunnel: Post "https://api.trycloudflare.com/tunnel": dial tcp: lookup api.trycloudflare.com on 127.0.0.53:53: no such host\n',
+  )
   process.exit(1)
 }
 if (fail === 'request') {
@@ -121,9 +127,21 @@ function handle(req, res) {
     }
   }
   res.on('close', finish)
-  const headers = {...req.headers, 'cf-connecting-ip': '127.0.0.1', 'x-forwarded-for': '127.0.0.1', 'x-forwarded-proto': 'https', 'cf-ray': `${randomUUID().slice(0, 16)}-FRA`}
+  const headers = {
+    ...req.headers,
+    'cf-connecting-ip': '127.0.0.1',
+    'x-forwarded-for': '127.0.0.1',
+    'x-forwarded-proto': 'https',
+    'cf-ray': `${randomUUID().slice(0, 16)}-FRA`,
+  }
   const upstream = http.request(
-    {host: target.hostname.replace(/^\[|\]$/g, ''), port: target.port || 80, method: req.method, path: req.url, headers},
+    {
+      host: target.hostname.replace(/^\[|\]$/g, ''),
+      port: target.port || 80,
+      method: req.method,
+      path: req.url,
+      headers,
+    },
     (up) => {
       res.writeHead(up.statusCode ?? 502, up.headers)
       up.pipe(res)
@@ -131,7 +149,9 @@ function handle(req, res) {
     },
   )
   upstream.on('error', (e) => {
-    err(`Request failed error="Unable to reach the origin service. The service may be down or it may not be responding to traffic from cloudflared: ${e.code ?? e.message}" connIndex=0 dest=${publicUrl}${req.url} event=0 ip=198.41.200.13 type=http`)
+    err(
+      `Request failed error="Unable to reach the origin service. The service may be down or it may not be responding to traffic from cloudflared: ${e.code ?? e.message}" connIndex=0 dest=${publicUrl}${req.url} event=0 ip=198.41.200.13 type=http`,
+    )
     if (!res.headersSent) res.writeHead(502, {'content-type': 'text/html'})
     res.end('<html><body><h1>Bad gateway</h1> Error code 502</body></html>')
   })
@@ -148,14 +168,22 @@ function box(lines) {
 server.listen(0, '127.0.0.1', () => {
   const {port} = server.address()
   publicUrl = `http://127.0.0.1:${port}`
-  for (const line of box(['Your quick Tunnel has been created! Visit it at (it may take some time to be reachable):', publicUrl])) inf(line)
+  for (const line of box([
+    'Your quick Tunnel has been created! Visit it at (it may take some time to be reachable):',
+    publicUrl,
+  ]))
+    inf(line)
   const printedAt = Date.now()
   if (env.FAKE_CLOUDFLARED_NEVER_REACHABLE !== '1') reachableAt = printedAt + delayMs
-  inf('Cannot determine default configuration path. No file [config.yml config.yaml] in [~/.cloudflared ~/.cloudflare-warp ~/cloudflare-warp /etc/cloudflared /usr/local/etc/cloudflared]')
+  inf(
+    'Cannot determine default configuration path. No file [config.yml config.yaml] in [~/.cloudflared ~/.cloudflare-warp ~/cloudflare-warp /etc/cloudflared /usr/local/etc/cloudflared]',
+  )
   inf('Version 2026.8.2 (Checksum 0000000000000000000000000000000000000000000000000000000000000000)')
   inf(`GOOS: ${process.platform}, GOVersion: go1.24.6, GoArch: ${process.arch}`)
   inf(`Settings: map[ha-connections:1 no-autoupdate:true protocol:quic url:${origin}]`)
-  inf('cloudflared will not automatically update when run from the shell. To enable auto-updates, run cloudflared as a service: https://developers.cloudflare.com/cloudflare-one/connections/connect-apps/configure-tunnels/local-management/as-a-service/')
+  inf(
+    'cloudflared will not automatically update when run from the shell. To enable auto-updates, run cloudflared as a service: https://developers.cloudflare.com/cloudflare-one/connections/connect-apps/configure-tunnels/local-management/as-a-service/',
+  )
   inf(`Generated Connector ID: ${randomUUID()}`)
   inf('Initial protocol quic')
   inf('Starting metrics server on 127.0.0.1:20241/metrics')
@@ -163,7 +191,9 @@ server.listen(0, '127.0.0.1', () => {
   if (fail === 'edge' || env.FAKE_CLOUDFLARED_NEVER_REGISTER === '1') {
     let tries = 0
     const dial = () => {
-      err('Failed to dial a quic connection error="failed to dial to edge with quic: timeout: no recent network activity" connIndex=0 event=0 ip=198.41.192.7')
+      err(
+        'Failed to dial a quic connection error="failed to dial to edge with quic: timeout: no recent network activity" connIndex=0 event=0 ip=198.41.192.7',
+      )
       inf(`Retrying connection in up to ${2 ** Math.min(++tries, 5)}s connIndex=0 event=0 ip=198.41.192.7`)
       if (fail === 'edge' && tries >= 2) {
         err('initial tunnel connection failed error="there was a problem with the connection to the edge"')
@@ -174,16 +204,21 @@ server.listen(0, '127.0.0.1', () => {
     setInterval(dial, 200)
     return
   }
-  setTimeout(() => {
-    inf(`Registered tunnel connection connIndex=0 connection=${randomUUID()} event=0 ip=198.41.200.13 location=fra08 protocol=quic`)
-    const exitAfter = num('FAKE_CLOUDFLARED_EXIT_AFTER_MS', undefined)
-    if (exitAfter !== undefined) {
-      setTimeout(() => {
-        err('Serve tunnel error error="timeout: no recent network activity" connIndex=0 event=0 ip=198.41.200.13')
-        process.exit(1)
-      }, exitAfter)
-    }
-  }, num('FAKE_CLOUDFLARED_REGISTER_MS', 100))
+  setTimeout(
+    () => {
+      inf(
+        `Registered tunnel connection connIndex=0 connection=${randomUUID()} event=0 ip=198.41.200.13 location=fra08 protocol=quic`,
+      )
+      const exitAfter = num('FAKE_CLOUDFLARED_EXIT_AFTER_MS', undefined)
+      if (exitAfter !== undefined) {
+        setTimeout(() => {
+          err('Serve tunnel error error="timeout: no recent network activity" connIndex=0 event=0 ip=198.41.200.13')
+          process.exit(1)
+        }, exitAfter)
+      }
+    },
+    num('FAKE_CLOUDFLARED_REGISTER_MS', 100),
+  )
 })
 
 for (const signal of ['SIGTERM', 'SIGINT']) {

@@ -70,8 +70,15 @@ export interface LocaltunnelServer {
 
 const SUBDOMAIN_RE = /^(?:[a-z0-9][a-z0-9-]{4,63}[a-z0-9]|[a-z0-9]{4,63})$/
 const HOP_BY_HOP = new Set([
-  'connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization',
-  'te', 'trailer', 'transfer-encoding', 'upgrade',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
 ])
 
 function stripHopByHop(raw: string[]): string[] {
@@ -145,7 +152,14 @@ class LtTunnel {
   }
 
   info(): LtTunnelInfo {
-    return {id: this.id, url: this.url, port: this.tcpPort, sockets: this.clientSockets.size, requests: this.requests, waiting: this.waiting.length}
+    return {
+      id: this.id,
+      url: this.url,
+      port: this.tcpPort,
+      sockets: this.clientSockets.size,
+      requests: this.requests,
+      waiting: this.waiting.length,
+    }
   }
 
   private armGrace(): void {
@@ -235,7 +249,10 @@ class LtTunnel {
       this.requests++
       this.changed()
     }
-    const timer = setTimeout(() => fail(504, 'localtunnel (test server): the tunnel did not answer in time'), this.opts.requestTimeoutMs)
+    const timer = setTimeout(
+      () => fail(504, 'localtunnel (test server): the tunnel did not answer in time'),
+      this.opts.requestTimeoutMs,
+    )
     res.once('close', () => {
       if (!done) {
         // The public client went away before the answer: the socket's state is unknown, drop it.
@@ -403,7 +420,9 @@ export async function startLocaltunnelServer(options: LocaltunnelServerOptions =
     }
     const subdomain = parts[0]
     if (!SUBDOMAIN_RE.test(subdomain)) {
-      json(res, 403, {message: 'Invalid subdomain. Subdomains must be lowercase and between 4 and 63 alphanumeric characters.'})
+      json(res, 403, {
+        message: 'Invalid subdomain. Subdomains must be lowercase and between 4 and 63 alphanumeric characters.',
+      })
       return
     }
     void createTunnel(res, subdomain)
@@ -452,7 +471,11 @@ export async function startLocaltunnelServer(options: LocaltunnelServerOptions =
         }
         const timer = setTimeout(() => {
           cleanup()
-          reject(new Error(`lt-server: condition not met within ${timeoutMs} ms (tunnels: ${JSON.stringify(server.tunnels)})`))
+          reject(
+            new Error(
+              `lt-server: condition not met within ${timeoutMs} ms (tunnels: ${JSON.stringify(server.tunnels)})`,
+            ),
+          )
         }, timeoutMs)
         const cleanup = () => {
           clearTimeout(timer)

@@ -12,7 +12,6 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {freePort} from '../../src/lib/free-port.js'
 
-
 export const NGINX = process.env.NGINX ?? '/usr/sbin/nginx'
 
 export interface AccessLogEntry {
@@ -96,7 +95,9 @@ export async function startNginx(options: NginxOptions, timeoutMs = 15_000): Pro
   mkdirSync(join(prefix, 'tmp'))
   writeFileSync(join(prefix, 'nginx.conf'), config(port, prefix, options))
   writeFileSync(join(prefix, 'access.log'), '')
-  const child = spawn(NGINX, ['-p', prefix, '-c', join(prefix, 'nginx.conf'), '-e', join(prefix, 'error.log')], {stdio: ['ignore', 'pipe', 'pipe']})
+  const child = spawn(NGINX, ['-p', prefix, '-c', join(prefix, 'nginx.conf'), '-e', join(prefix, 'error.log')], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let output = ''
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (output = (output + d).slice(-20_000)))
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (output = (output + d).slice(-20_000)))
@@ -114,7 +115,8 @@ export async function startNginx(options: NginxOptions, timeoutMs = 15_000): Pro
   }
   const deadline = Date.now() + timeoutMs
   while (!(await listening(port))) {
-    if (gone) throw new Error(`nginx exited before listening:\n${output}\n${readFileSync(join(prefix, 'error.log'), 'utf8')}`)
+    if (gone)
+      throw new Error(`nginx exited before listening:\n${output}\n${readFileSync(join(prefix, 'error.log'), 'utf8')}`)
     if (Date.now() > deadline) {
       await stop()
       throw new Error(`nginx did not listen within ${timeoutMs} ms:\n${output}`)
@@ -133,7 +135,13 @@ export async function startNginx(options: NginxOptions, timeoutMs = 15_000): Pro
         .filter(Boolean)
         .map((line) => {
           const [method, path, status, upstreams, upstreamStatuses] = line.split('|')
-          return {method, path, status: Number(status), upstreams: upstreams.split(/,\s*/), upstreamStatuses: upstreamStatuses.split(/,\s*/)}
+          return {
+            method,
+            path,
+            status: Number(status),
+            upstreams: upstreams.split(/,\s*/),
+            upstreamStatuses: upstreamStatuses.split(/,\s*/),
+          }
         }),
     stop,
   }

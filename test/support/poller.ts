@@ -11,7 +11,12 @@ export function inProcessPoller(apiRoot: string, token: string): InProcessPoller
   const controller = new AbortController()
   const loop = (async () => {
     while (!controller.signal.aborted)
-      await fetch(`${apiRoot}/bot${token}/getUpdates`, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify({timeout: 30}), signal: controller.signal})
+      await fetch(`${apiRoot}/bot${token}/getUpdates`, {
+        method: 'POST',
+        headers: {'content-type': 'application/json'},
+        body: JSON.stringify({timeout: 30}),
+        signal: controller.signal,
+      })
         .then((r) => r.arrayBuffer())
         .catch(() => undefined)
   })()

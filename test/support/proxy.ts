@@ -58,7 +58,14 @@ export async function startProxy(options: {hosts?: Record<string, number>; auth?
       return
     }
     const port = Number(target.port) || 80
-    const entry: SeenRequest = {method: req.method ?? '', host: target.hostname, port, path: target.pathname + target.search, credentials: credentialsOf(req), status: 0}
+    const entry: SeenRequest = {
+      method: req.method ?? '',
+      host: target.hostname,
+      port,
+      path: target.pathname + target.search,
+      credentials: credentialsOf(req),
+      status: 0,
+    }
     seen.push(entry)
     if (!authorized(req)) {
       entry.status = 407
@@ -103,7 +110,9 @@ export async function startProxy(options: {hosts?: Record<string, number>; auth?
     seen.push(entry)
     if (!authorized(req)) {
       entry.status = 407
-      client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\nContent-Length: 0\r\n\r\n')
+      client.end(
+        'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\nContent-Length: 0\r\n\r\n',
+      )
       return
     }
     const to = route(host, port)

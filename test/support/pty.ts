@@ -41,9 +41,19 @@ export interface PtyOptions {
 }
 
 export function runOnTerminal(args: string[], o: PtyOptions): Promise<PtyResult> {
-  const config = {command: [process.execPath, BIN, ...args], steps: o.steps ?? [], timeout: o.timeoutS ?? 60, cols: o.cols ?? 100, rows: o.rows ?? 40}
+  const config = {
+    command: [process.execPath, BIN, ...args],
+    steps: o.steps ?? [],
+    timeout: o.timeoutS ?? 60,
+    cols: o.cols ?? 100,
+    rows: o.rows ?? 40,
+  }
   return new Promise((resolve, reject) => {
-    const child = spawn('python3', [DRIVER, JSON.stringify(config)], {cwd: o.cwd ?? mkdtempSync(join(tmpdir(), 'bot-pty-')), env: o.env, stdio: ['ignore', 'pipe', 'pipe']})
+    const child = spawn('python3', [DRIVER, JSON.stringify(config)], {
+      cwd: o.cwd ?? mkdtempSync(join(tmpdir(), 'bot-pty-')),
+      env: o.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let out = ''
     let err = ''
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d))

@@ -6,7 +6,6 @@ import {spawn, type ChildProcess} from 'node:child_process'
 import {connect} from 'node:net'
 import {freePort} from '../../src/lib/free-port.js'
 
-
 export const REDIS_SERVER = process.env.REDIS_SERVER ?? '/usr/bin/redis-server'
 
 export interface RedisServer {
@@ -44,9 +43,13 @@ export function redisCommand(port: number, command: string, timeoutMs = 2000): P
 
 export async function startRedis(timeoutMs = 15_000): Promise<RedisServer> {
   const port = await freePort()
-  const child = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  const child = spawn(
+    REDIS_SERVER,
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
   let output = ''
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (output = (output + d).slice(-20_000)))
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (output = (output + d).slice(-20_000)))

@@ -16,7 +16,10 @@ afterAll(async () => {
   await emu.stop()
 })
 
-function client(token = emu.createBot({username: 'client_test_bot', firstName: 'Client'}).token, debug?: (l: string) => void) {
+function client(
+  token = emu.createBot({username: 'client_test_bot', firstName: 'Client'}).token,
+  debug?: (l: string) => void,
+) {
   return {token, api: new BotApi({token, apiRoot: emu.apiRoot, debug})}
 }
 
@@ -40,10 +43,19 @@ describe('BotApi against the emulator', () => {
 
   it('setWebhook / getWebhookInfo / deleteWebhook round trip, with descriptions', async () => {
     const {api, token} = client()
-    const set = await api.callEnvelope('setWebhook', {url: 'http://127.0.0.1:9/hook', max_connections: 2, allowed_updates: ['message']})
+    const set = await api.callEnvelope('setWebhook', {
+      url: 'http://127.0.0.1:9/hook',
+      max_connections: 2,
+      allowed_updates: ['message'],
+    })
     expect(set).toEqual({result: true, description: 'Webhook was set'})
     const info = await api.getWebhookInfo()
-    expect(info).toMatchObject({url: 'http://127.0.0.1:9/hook', max_connections: 2, allowed_updates: ['message'], pending_update_count: 0})
+    expect(info).toMatchObject({
+      url: 'http://127.0.0.1:9/hook',
+      max_connections: 2,
+      allowed_updates: ['message'],
+      pending_update_count: 0,
+    })
     expect(emu.webhook(token)?.url).toBe('http://127.0.0.1:9/hook')
     expect(await api.callEnvelope('deleteWebhook')).toEqual({result: true, description: 'Webhook was deleted'})
     expect(await api.callEnvelope('deleteWebhook')).toEqual({result: true, description: 'Webhook is already deleted'})

@@ -87,7 +87,9 @@ function expectClean(e: BotApiError) {
 
 describe('BotApi requests', () => {
   it('POSTs JSON to /bot<token>/<method> and returns result', async () => {
-    const {root, seen} = await serve((_req, res) => json(res, 200, {ok: true, result: {id: 123456789, is_bot: true, first_name: 'B'}}))
+    const {root, seen} = await serve((_req, res) =>
+      json(res, 200, {ok: true, result: {id: 123456789, is_bot: true, first_name: 'B'}}),
+    )
     const api = new BotApi({token: TOKEN, apiRoot: root + '/'})
     const me = await api.getMe()
     expect(me.id).toBe(123456789)
@@ -98,10 +100,21 @@ describe('BotApi requests', () => {
   })
 
   it('sends typed params as JSON, leaving undefined ones out', async () => {
-    const {root, seen} = await serve((_req, res) => json(res, 200, {ok: true, result: true, description: 'Webhook was set'}))
+    const {root, seen} = await serve((_req, res) =>
+      json(res, 200, {ok: true, result: true, description: 'Webhook was set'}),
+    )
     const api = new BotApi({token: TOKEN, apiRoot: root})
-    await api.setWebhook({url: 'https://example.com/hook', max_connections: 5, allowed_updates: ['message'], secret_token: undefined})
-    expect(JSON.parse(seen[0].body)).toEqual({url: 'https://example.com/hook', max_connections: 5, allowed_updates: ['message']})
+    await api.setWebhook({
+      url: 'https://example.com/hook',
+      max_connections: 5,
+      allowed_updates: ['message'],
+      secret_token: undefined,
+    })
+    expect(JSON.parse(seen[0].body)).toEqual({
+      url: 'https://example.com/hook',
+      max_connections: 5,
+      allowed_updates: ['message'],
+    })
   })
 
   it('uploads a certificate as multipart with its file name', async () => {
@@ -109,7 +122,11 @@ describe('BotApi requests', () => {
     const path = join(dir, 'public.pem')
     writeFileSync(path, '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n')
     const {root, seen} = await serve((_req, res) => json(res, 200, {ok: true, result: true}))
-    await new BotApi({token: TOKEN, apiRoot: root}).setWebhook({url: 'https://example.com/h', certificate: {path}, max_connections: 3})
+    await new BotApi({token: TOKEN, apiRoot: root}).setWebhook({
+      url: 'https://example.com/h',
+      certificate: {path},
+      max_connections: 3,
+    })
     expect(seen[0].headers['content-type']).toMatch(/^multipart\/form-data; boundary=/)
     expect(seen[0].body).toContain('filename="public.pem"')
     expect(seen[0].body).toContain('BEGIN CERTIFICATE')
@@ -129,7 +146,9 @@ describe('BotApi errors', () => {
   })
 
   it('redacts the token when a server echoes it in a description', async () => {
-    const {root} = await serve((req, res) => json(res, 400, {ok: false, error_code: 400, description: `Bad Request: bad path ${req.url}`}))
+    const {root} = await serve((req, res) =>
+      json(res, 400, {ok: false, error_code: 400, description: `Bad Request: bad path ${req.url}`}),
+    )
     const e = await failure(new BotApi({token: TOKEN, apiRoot: root}).getMe())
     expect(e.description).toContain('<token>')
     expectClean(e)
@@ -138,7 +157,9 @@ describe('BotApi errors', () => {
   it('reports an HTML 502 page as an http error, not a JSON parse error', async () => {
     const {root} = await serve((_req, res) => {
       res.writeHead(502, {'content-type': 'text/html'})
-      res.end('<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>')
+      res.end(
+        '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>',
+      )
     })
     const e = await failure(new BotApi({token: TOKEN, apiRoot: root}).getWebhookInfo())
     expect(e.kind).toBe('http')
@@ -241,13 +262,23 @@ describe('BotApi 429 handling', () => {
   it('waits retry_after seconds and retries once', async () => {
     const {root, seen} = await serve((_req, res, _b, n) => {
       if (n === 1)
-        json(res, 429, {ok: false, error_code: 429, description: 'Too Many Requests: retry after 1', parameters: {retry_after: 1}}, {'retry-after': '1'})
+        json(
+          res,
+          429,
+          {ok: false, error_code: 429, description: 'Too Many Requests: retry after 1', parameters: {retry_after: 1}},
+          {'retry-after': '1'},
+        )
       else json(res, 200, {ok: true, result: true})
     })
     const lines: string[] = []
     const retries: unknown[] = []
     const started = performance.now()
-    const api = new BotApi({token: TOKEN, apiRoot: root, debug: (l) => lines.push(l), onRetry: (info) => retries.push(info)})
+    const api = new BotApi({
+      token: TOKEN,
+      apiRoot: root,
+      debug: (l) => lines.push(l),
+      onRetry: (info) => retries.push(info),
+    })
     await expect(api.deleteWebhook()).resolves.toBe(true)
     expect(performance.now() - started).toBeGreaterThanOrEqual(950)
     expect(seen).toHaveLength(2)
@@ -266,7 +297,12 @@ describe('BotApi 429 handling', () => {
 
   it('does not wait longer than maxRetryAfter: fails at once with retryAfter', async () => {
     const {root, seen} = await serve((_req, res) =>
-      json(res, 429, {ok: false, error_code: 429, description: 'Too Many Requests: retry after 600', parameters: {retry_after: 600}}),
+      json(res, 429, {
+        ok: false,
+        error_code: 429,
+        description: 'Too Many Requests: retry after 600',
+        parameters: {retry_after: 600},
+      }),
     )
     const started = performance.now()
     const e = await failure(new BotApi({token: TOKEN, apiRoot: root, maxRetryAfter: 5}).getMe())
@@ -278,7 +314,12 @@ describe('BotApi 429 handling', () => {
 
   it('gives up after maxRetries waits', async () => {
     const {root, seen} = await serve((_req, res) =>
-      json(res, 429, {ok: false, error_code: 429, description: 'Too Many Requests: retry after 1', parameters: {retry_after: 1}}),
+      json(res, 429, {
+        ok: false,
+        error_code: 429,
+        description: 'Too Many Requests: retry after 1',
+        parameters: {retry_after: 1},
+      }),
     )
     const e = await failure(new BotApi({token: TOKEN, apiRoot: root, maxRetries: 1}).getMe())
     expect(e.code).toBe(429)
@@ -287,7 +328,12 @@ describe('BotApi 429 handling', () => {
 
   it('stops waiting when the caller aborts', async () => {
     const {root} = await serve((_req, res) =>
-      json(res, 429, {ok: false, error_code: 429, description: 'Too Many Requests: retry after 5', parameters: {retry_after: 5}}),
+      json(res, 429, {
+        ok: false,
+        error_code: 429,
+        description: 'Too Many Requests: retry after 5',
+        parameters: {retry_after: 5},
+      }),
     )
     const controller = new AbortController()
     const started = performance.now()
@@ -301,7 +347,9 @@ describe('BotApi 429 handling', () => {
 
 describe('BotApi debug lines', () => {
   it('log requests and answers without the token or the webhook secret', async () => {
-    const {root} = await serve((req, res) => json(res, 400, {ok: false, error_code: 400, description: `echo ${req.url}`}))
+    const {root} = await serve((req, res) =>
+      json(res, 400, {ok: false, error_code: 400, description: `echo ${req.url}`}),
+    )
     const lines: string[] = []
     const api = new BotApi({token: TOKEN, apiRoot: root, debug: (l) => lines.push(l)})
     await failure(api.setWebhook({url: 'https://example.com/h', secret_token: 'my_very_secret_value'}))

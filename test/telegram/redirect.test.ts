@@ -59,7 +59,9 @@ describe('the Bot API client never follows a redirect', () => {
 describe('commands against a redirecting api root', () => {
   it('bot webhook set: exit 1, the api root named, no "Webhook set", the other host never sees the token', async () => {
     const {root, elsewhere} = await redirectingRoot(302)
-    const r = await runCli(['webhook', 'set', 'https://example.com/hook'], {env: {BOT_TOKEN: TOKEN, BOT_API_ROOT: root.url}})
+    const r = await runCli(['webhook', 'set', 'https://example.com/hook'], {
+      env: {BOT_TOKEN: TOKEN, BOT_API_ROOT: root.url},
+    })
     expect(r.code).toBe(1)
     expect(r.stdout).not.toMatch(/Webhook set/)
     expect(r.stderr).toContain(`✗ The Bot API at ${root.url} redirects (HTTP 302)`)
@@ -81,7 +83,10 @@ describe('commands against a redirecting api root', () => {
 
   it('bot doctor: the token check fails with the redirect named; the other host never sees a request', async () => {
     const {root, elsewhere} = await redirectingRoot(302)
-    const r = await runCli(['doctor', '--json', '--no-probe', '--only', 'reachability,token'], {env: {BOT_TOKEN: TOKEN, BOT_API_ROOT: root.url}, timeoutMs: 30_000})
+    const r = await runCli(['doctor', '--json', '--no-probe', '--only', 'reachability,token'], {
+      env: {BOT_TOKEN: TOKEN, BOT_API_ROOT: root.url},
+      timeoutMs: 30_000,
+    })
     expect(r.code).toBe(1)
     const report = JSON.parse(r.stdout) as {checks: Array<{id: string; status: string; detail: string}>}
     const token = report.checks.find((c) => c.id === 'token')!

@@ -4,7 +4,14 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {chooseTunnelProvider, cloudflaredAvailable, findExecutable, PROVIDERS, resolveTunnelChoice, TunnelError} from '../../src/tunnel/index.js'
+import {
+  chooseTunnelProvider,
+  cloudflaredAvailable,
+  findExecutable,
+  PROVIDERS,
+  resolveTunnelChoice,
+  TunnelError,
+} from '../../src/tunnel/index.js'
 import {FAKE_CLOUDFLARED, fakeCloudflaredBin, type FakeBin} from './fake-cloudflared.js'
 import {startEchoServer} from './helpers.js'
 
@@ -34,7 +41,9 @@ describe('chooseTunnelProvider', () => {
   })
 
   it('auto: cloudflared when BOT_CLOUDFLARED is set, even if PATH has none', () => {
-    expect(chooseTunnelProvider('auto', {...noCloudflared, BOT_CLOUDFLARED: FAKE_CLOUDFLARED})?.name).toBe('cloudflared')
+    expect(chooseTunnelProvider('auto', {...noCloudflared, BOT_CLOUDFLARED: FAKE_CLOUDFLARED})?.name).toBe(
+      'cloudflared',
+    )
   })
 
   it('auto: localtunnel when cloudflared is nowhere (also a non-executable file named cloudflared)', () => {
@@ -53,7 +62,10 @@ describe('chooseTunnelProvider', () => {
 
   it('explicit names are taken as given; localtunnel gets its config; none is null', () => {
     expect(chooseTunnelProvider('cloudflared', noCloudflared)?.name).toBe('cloudflared')
-    const lt = chooseTunnelProvider('localtunnel', bin.env(), {host: 'http://127.0.0.1:9', subdomain: 'mybot-dev'}) as unknown as {name: string; host: string; subdomain: string}
+    const lt = chooseTunnelProvider('localtunnel', bin.env(), {
+      host: 'http://127.0.0.1:9',
+      subdomain: 'mybot-dev',
+    }) as unknown as {name: string; host: string; subdomain: string}
     expect([lt.name, lt.host, lt.subdomain]).toEqual(['localtunnel', 'http://127.0.0.1:9', 'mybot-dev'])
     expect(chooseTunnelProvider('none', bin.env())).toBeNull()
     expect(resolveTunnelChoice(' Auto ', noCloudflared)).toBe('localtunnel')
@@ -70,6 +82,8 @@ describe('chooseTunnelProvider', () => {
     expect(err).toBeInstanceOf(TunnelError)
     expect((err as TunnelError).exitCode).toBe(2)
     expect((err as TunnelError).message).toBe('--tunnel "ngrok" is not a tunnel provider')
-    expect((err as TunnelError).fix).toBe('use one of auto, cloudflared, localtunnel, none (BOT_TUNNEL takes the same values)')
+    expect((err as TunnelError).fix).toBe(
+      'use one of auto, cloudflared, localtunnel, none (BOT_TUNNEL takes the same values)',
+    )
   })
 })

@@ -1,7 +1,14 @@
 /** The cloudflared log reader, fed cloudflared's real lines (../shared/bot-api-facts-2.md §6). */
 import {describe, expect, it} from 'vitest'
 
-import {CloudflaredLog, classifyFailure, MAX_LINE, redactPaths, TAIL_LINES, type CloudflaredEvent} from '../../src/tunnel/cloudflared-log.js'
+import {
+  CloudflaredLog,
+  classifyFailure,
+  MAX_LINE,
+  redactPaths,
+  TAIL_LINES,
+  type CloudflaredEvent,
+} from '../../src/tunnel/cloudflared-log.js'
 
 const T = '2026-11-23T10:00:00Z'
 const BANNER = [
@@ -36,21 +43,43 @@ describe('CloudflaredLog', () => {
   })
 
   it('accepts any http(s) URL in the box (the stand-in prints a loopback one), but only after the banner', () => {
-    const box = (url: string) => [`${T} INF |  Your quick Tunnel has been created! Visit it at (it may take some time to be reachable):  |`, `${T} INF |  ${url}  |`]
+    const box = (url: string) => [
+      `${T} INF |  Your quick Tunnel has been created! Visit it at (it may take some time to be reachable):  |`,
+      `${T} INF |  ${url}  |`,
+    ]
     expect(read(box('http://127.0.0.1:41234'))).toEqual([{type: 'url', url: 'http://127.0.0.1:41234'}])
     expect(read([`${T} INF |  https://elsewhere.example.com  |`, REGISTERED])).toEqual([])
     expect(read(box('ftp://x.example.com'))).toEqual([])
   })
 
   it('knows the older "Connection <uuid> registered" line', () => {
-    expect(read([...BANNER, `${T} INF Connection 1b6e7d5a-3c3e-4a8e-9d55-4b0e9c3f2a11 registered connIndex=0 ip=198.41.200.13 location=AMS`])).toContainEqual({type: 'registered'})
+    expect(
+      read([
+        ...BANNER,
+        `${T} INF Connection 1b6e7d5a-3c3e-4a8e-9d55-4b0e9c3f2a11 registered connIndex=0 ip=198.41.200.13 location=AMS`,
+      ]),
+    ).toContainEqual({type: 'registered'})
   })
 
   it('classifies the known failure lines', () => {
-    expect(classifyFailure(`${T} ERR Error unmarshaling QuickTunnel response: error code: 1015 error="invalid character 'e' looking for beginning of value" status_code="429 Too Many Requests"`)?.kind).toBe('rate-limited')
-    expect(classifyFailure('failed to request quick Tunnel: Post "https://api.trycloudflare.com/tunnel": dial tcp: lookup api.trycloudflare.com on 127.0.0.11:53: no such host')?.kind).toBe('network')
-    expect(classifyFailure('failed to request quick Tunnel: Post "https://api.trycloudflare.com/tunnel": EOF')?.kind).toBe('request')
-    expect(classifyFailure(`${T} ERR Error unmarshaling QuickTunnel response: error code: 1101 error="invalid character 'e'" status_code="500 Internal Server Error"`)).toEqual({
+    expect(
+      classifyFailure(
+        `${T} ERR Error unmarshaling QuickTunnel response: error code: 1015 error="invalid character 'e' looking for beginning of value" status_code="429 Too Many Requests"`,
+      )?.kind,
+    ).toBe('rate-limited')
+    expect(
+      classifyFailure(
+        'failed to request quick Tunnel: Post "https://api.trycloudflare.com/tunnel": dial tcp: lookup api.trycloudflare.com on 127.0.0.11:53: no such host',
+      )?.kind,
+    ).toBe('network')
+    expect(
+      classifyFailure('failed to request quick Tunnel: Post "https://api.trycloudflare.com/tunnel": EOF')?.kind,
+    ).toBe('request')
+    expect(
+      classifyFailure(
+        `${T} ERR Error unmarshaling QuickTunnel response: error code: 1101 error="invalid character 'e'" status_code="500 Internal Server Error"`,
+      ),
+    ).toEqual({
       kind: 'request',
       reason: 'trycloudflare.com answered the quick tunnel request with an error (HTTP 500 Internal Server Error)',
     })
@@ -66,16 +95,22 @@ describe('CloudflaredLog', () => {
     log.push('y'.repeat(1000) + '\n')
     expect(log.lastLines()).toEqual(['x'.repeat(MAX_LINE)])
     for (let i = 0; i < TAIL_LINES + 5; i++) log.push(`${T} INF line ${i}\n`)
-    log.push(`${T} ERR Request failed error="Unable to reach the origin service" connIndex=0 dest=https://q.trycloudflare.com/webhook/SECRETPATH?x=1 event=0 type=http\n`)
+    log.push(
+      `${T} ERR Request failed error="Unable to reach the origin service" connIndex=0 dest=https://q.trycloudflare.com/webhook/SECRETPATH?x=1 event=0 type=http\n`,
+    )
     const tail = log.lastLines()
     expect(tail).toHaveLength(TAIL_LINES)
-    expect(tail.at(-1)).toBe('ERR Request failed error="Unable to reach the origin service" connIndex=0 dest=https://q.trycloudflare.com/… event=0 type=http')
+    expect(tail.at(-1)).toBe(
+      'ERR Request failed error="Unable to reach the origin service" connIndex=0 dest=https://q.trycloudflare.com/… event=0 type=http',
+    )
     expect(tail.join('\n')).not.toContain('SECRETPATH')
     expect(log.lastError()).toBe(tail.at(-1))
   })
 
   it('redactPaths keeps origins and blanks paths, queries and path fields', () => {
-    expect(redactPaths('dest=https://a.b/c/d?e path=/webhook/x url="http://h:1/p"')).toBe('dest=https://a.b/… path=… url=…')
+    expect(redactPaths('dest=https://a.b/c/d?e path=/webhook/x url="http://h:1/p"')).toBe(
+      'dest=https://a.b/… path=… url=…',
+    )
     expect(redactPaths('see https://a.b and http://127.0.0.1:8080')).toBe('see https://a.b and http://127.0.0.1:8080')
   })
 })

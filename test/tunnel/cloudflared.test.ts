@@ -36,7 +36,13 @@ async function openError(promise: Promise<unknown>): Promise<TunnelError> {
 describe('cloudflared provider', () => {
   it('runs `cloudflared tunnel --no-autoupdate --url http://127.0.0.1:PORT`, takes the URL from the banner, is ready after "Registered", forwards', async () => {
     const argvFile = path.join(bin.dir, 'argv.json')
-    const provider = createProvider('cloudflared', {env: bin.env({FAKE_CLOUDFLARED_ARGV_FILE: argvFile, FAKE_CLOUDFLARED_DELAY_MS: '0', FAKE_CLOUDFLARED_REGISTER_MS: '300'})})
+    const provider = createProvider('cloudflared', {
+      env: bin.env({
+        FAKE_CLOUDFLARED_ARGV_FILE: argvFile,
+        FAKE_CLOUDFLARED_DELAY_MS: '0',
+        FAKE_CLOUDFLARED_REGISTER_MS: '300',
+      }),
+    })
     expect(provider.name).toBe('cloudflared')
     const started = Date.now()
     const tunnel = (await provider.open({port: echo.port})) as CloudflaredTunnel
@@ -75,14 +81,19 @@ describe('cloudflared provider', () => {
     const seen = (JSON.parse(readFileSync(argvFile, 'utf8')) as {env: Record<string, string>}).env
     expect(seen.KEEP_ME).toBe('yes')
     expect(seen.PATH).toBe(env.PATH)
-    for (const key of ['BOT_TOKEN', 'MY_TELEGRAM_KEY', 'WEBHOOK_SECRET', 'TUNNEL_TOKEN']) expect(seen[key]).toBeUndefined()
+    for (const key of ['BOT_TOKEN', 'MY_TELEGRAM_KEY', 'WEBHOOK_SECRET', 'TUNNEL_TOKEN'])
+      expect(seen[key]).toBeUndefined()
     expect(JSON.stringify(seen)).not.toContain('SecretPart')
   })
 
   it('the stand-in enforces the quick tunnel limit of requests in flight (429 beyond)', async () => {
-    const tunnel = await cloudflaredProvider({env: bin.env({FAKE_CLOUDFLARED_DELAY_MS: '0', FAKE_CLOUDFLARED_MAX_INFLIGHT: '2'})}).open({port: echo.port})
+    const tunnel = await cloudflaredProvider({
+      env: bin.env({FAKE_CLOUDFLARED_DELAY_MS: '0', FAKE_CLOUDFLARED_MAX_INFLIGHT: '2'}),
+    }).open({port: echo.port})
     try {
-      const statuses = await Promise.all([1, 2, 3].map(() => fetch(`${tunnel.url}/slow?delay=800`).then((r) => r.status)))
+      const statuses = await Promise.all(
+        [1, 2, 3].map(() => fetch(`${tunnel.url}/slow?delay=800`).then((r) => r.status)),
+      )
       expect(statuses.sort()).toEqual([200, 200, 429])
     } finally {
       await tunnel.close()
@@ -90,41 +101,57 @@ describe('cloudflared provider', () => {
   })
 
   it('runs the program named by BOT_CLOUDFLARED (PATH without cloudflared)', async () => {
-    const env = {...bin.env({FAKE_CLOUDFLARED_DELAY_MS: '0'}), BOT_CLOUDFLARED: FAKE_CLOUDFLARED, PATH: path.dirname(process.execPath)}
+    const env = {
+      ...bin.env({FAKE_CLOUDFLARED_DELAY_MS: '0'}),
+      BOT_CLOUDFLARED: FAKE_CLOUDFLARED,
+      PATH: path.dirname(process.execPath),
+    }
     const tunnel = await cloudflaredProvider({env}).open({port: echo.port})
     await tunnel.close()
     expect(tunnel.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
   })
 
   it('not installed: a TunnelError whose fix says how to install it or to use another tunnel', async () => {
-    const err = await openError(cloudflaredProvider({env: {PATH: path.dirname(process.execPath)}}).open({port: echo.port}))
+    const err = await openError(
+      cloudflaredProvider({env: {PATH: path.dirname(process.execPath)}}).open({port: echo.port}),
+    )
     expect(err.reason).toBe('tunnel_missing')
     expect(err.message).toBe('cloudflared is not installed (not found on PATH)')
     expect(err.fix).toMatch(/install cloudflared/)
     expect(err.fix).toMatch(/--tunnel localtunnel/)
     expect(err.fix).toMatch(/--tunnel none/)
-    const bad = await openError(cloudflaredProvider({env: {PATH: '', BOT_CLOUDFLARED: '/nonexistent/cloudflared'}}).open({port: echo.port}))
+    const bad = await openError(
+      cloudflaredProvider({env: {PATH: '', BOT_CLOUDFLARED: '/nonexistent/cloudflared'}}).open({port: echo.port}),
+    )
     expect(bad.reason).toBe('tunnel_missing')
     expect(bad.message).toContain('BOT_CLOUDFLARED "/nonexistent/cloudflared" is not an executable file')
   })
 
   it('rate limited (429, error 1015): a TunnelError with the reason, and the child is gone', async () => {
-    const err = await openError(cloudflaredProvider({env: bin.env({FAKE_CLOUDFLARED_FAIL: '429'})}).open({port: echo.port}))
+    const err = await openError(
+      cloudflaredProvider({env: bin.env({FAKE_CLOUDFLARED_FAIL: '429'})}).open({port: echo.port}),
+    )
     expect(err.reason).toBe('tunnel_refused')
     expect(err.message).toMatch(/too many requests .*HTTP 429, Cloudflare error 1015/)
     expect(err.fix).toMatch(/wait a few minutes/)
   })
 
   it('no network: says cloudflared could not reach api.trycloudflare.com', async () => {
-    const err = await openError(cloudflaredProvider({env: bin.env({FAKE_CLOUDFLARED_FAIL: 'network'})}).open({port: echo.port}))
+    const err = await openError(
+      cloudflaredProvider({env: bin.env({FAKE_CLOUDFLARED_FAIL: 'network'})}).open({port: echo.port}),
+    )
     expect(err.message).toMatch(/could not reach api\.trycloudflare\.com .*no such host/)
     expect(err.fix).toMatch(/check the network/)
-    const req = await openError(cloudflaredProvider({env: bin.env({FAKE_CLOUDFLARED_FAIL: 'request'})}).open({port: echo.port}))
+    const req = await openError(
+      cloudflaredProvider({env: bin.env({FAKE_CLOUDFLARED_FAIL: 'request'})}).open({port: echo.port}),
+    )
     expect(req.message).toMatch(/could not get a quick tunnel from trycloudflare\.com/)
   })
 
   it('cannot reach the edge: the failure line ends the start-up', async () => {
-    const err = await openError(cloudflaredProvider({env: bin.env({FAKE_CLOUDFLARED_FAIL: 'edge'})}).open({port: echo.port}))
+    const err = await openError(
+      cloudflaredProvider({env: bin.env({FAKE_CLOUDFLARED_FAIL: 'edge'})}).open({port: echo.port}),
+    )
     expect(err.message).toMatch(/could not connect to Cloudflare's edge/)
     expect(err.fix).toMatch(/UDP port 7844/)
   })
@@ -133,11 +160,15 @@ describe('cloudflared provider', () => {
     const argvFile = path.join(bin.dir, 'argv-never.json')
     const started = Date.now()
     const err = await openError(
-      cloudflaredProvider({env: bin.env({FAKE_CLOUDFLARED_NEVER_REGISTER: '1', FAKE_CLOUDFLARED_ARGV_FILE: argvFile})}).open({port: echo.port, timeoutMs: 1500}),
+      cloudflaredProvider({
+        env: bin.env({FAKE_CLOUDFLARED_NEVER_REGISTER: '1', FAKE_CLOUDFLARED_ARGV_FILE: argvFile}),
+      }).open({port: echo.port, timeoutMs: 1500}),
     )
     expect(Date.now() - started).toBeGreaterThanOrEqual(1400)
     expect(err.reason).toBe('tunnel_unreachable')
-    expect(err.message).toMatch(/cloudflared created http:\/\/127\.0\.0\.1:\d+ but registered no connection to Cloudflare's edge within 1\.5 s/)
+    expect(err.message).toMatch(
+      /cloudflared created http:\/\/127\.0\.0\.1:\d+ but registered no connection to Cloudflare's edge within 1\.5 s/,
+    )
     expect(err.message).toContain('last: ERR Failed to dial a quic connection')
     expect(err.fix).toMatch(/UDP port 7844/)
     const {pid} = JSON.parse(readFileSync(argvFile, 'utf8')) as {pid: number}
@@ -147,17 +178,23 @@ describe('cloudflared provider', () => {
   it('aborted while starting: tunnel_aborted, the child is killed', async () => {
     const argvFile = path.join(bin.dir, 'argv-abort.json')
     const controller = new AbortController()
-    const pending = cloudflaredProvider({env: bin.env({FAKE_CLOUDFLARED_NEVER_REGISTER: '1', FAKE_CLOUDFLARED_ARGV_FILE: argvFile})}).open({
+    const pending = cloudflaredProvider({
+      env: bin.env({FAKE_CLOUDFLARED_NEVER_REGISTER: '1', FAKE_CLOUDFLARED_ARGV_FILE: argvFile}),
+    }).open({
       port: echo.port,
       signal: controller.signal,
     })
-    await until(() => {
-      try {
-        return JSON.parse(readFileSync(argvFile, 'utf8')) as {pid: number}
-      } catch {
-        return undefined
-      }
-    }, 'the stand-in to start', 10_000)
+    await until(
+      () => {
+        try {
+          return JSON.parse(readFileSync(argvFile, 'utf8')) as {pid: number}
+        } catch {
+          return undefined
+        }
+      },
+      'the stand-in to start',
+      10_000,
+    )
     controller.abort()
     const err = await openError(pending)
     expect(err.reason).toBe('tunnel_aborted')
@@ -166,12 +203,16 @@ describe('cloudflared provider', () => {
   })
 
   it('the child exits after start: one `down` event (a tunnel loss) with the reason', async () => {
-    const tunnel = await cloudflaredProvider({env: bin.env({FAKE_CLOUDFLARED_EXIT_AFTER_MS: '200', FAKE_CLOUDFLARED_DELAY_MS: '0'})}).open({port: echo.port})
+    const tunnel = await cloudflaredProvider({
+      env: bin.env({FAKE_CLOUDFLARED_EXIT_AFTER_MS: '200', FAKE_CLOUDFLARED_DELAY_MS: '0'}),
+    }).open({port: echo.port})
     const downs: (Error | undefined)[] = []
     tunnel.on('down', (e) => downs.push(e))
     await until(() => downs.length > 0, 'the down event', 10_000)
     expect(downs[0]).toBeInstanceOf(TunnelError)
-    expect(downs[0]!.message).toMatch(/^cloudflared exited with code 1: the quick tunnel http:\/\/127\.0\.0\.1:\d+ is gone \(last: ERR Serve tunnel error/)
+    expect(downs[0]!.message).toMatch(
+      /^cloudflared exited with code 1: the quick tunnel http:\/\/127\.0\.0\.1:\d+ is gone \(last: ERR Serve tunnel error/,
+    )
     // A listener added afterwards still hears it; it is emitted once.
     const late = await new Promise<Error | undefined>((resolve) => tunnel.on('down', resolve))
     expect(late).toBe(downs[0])
@@ -180,7 +221,9 @@ describe('cloudflared provider', () => {
   })
 
   it('close(): no `down`, the child is gone; SIGKILL when it ignores SIGTERM', async () => {
-    const tunnel = (await cloudflaredProvider({env: bin.env({FAKE_CLOUDFLARED_IGNORE_TERM: '1', FAKE_CLOUDFLARED_DELAY_MS: '0'})}).open({port: echo.port})) as CloudflaredTunnel
+    const tunnel = (await cloudflaredProvider({
+      env: bin.env({FAKE_CLOUDFLARED_IGNORE_TERM: '1', FAKE_CLOUDFLARED_DELAY_MS: '0'}),
+    }).open({port: echo.port})) as CloudflaredTunnel
     let downs = 0
     tunnel.on('down', () => downs++)
     const pid = tunnel.pid!
@@ -211,18 +254,31 @@ describe('cloudflared provider', () => {
 describe('cloudflared provider: programs that are not quite cloudflared', () => {
   it('a program that exits at once: tunnel_exited with its last line', async () => {
     const script = path.join(bin.dir, 'old-cloudflared')
-    writeFileSync(script, '#!/bin/sh\necho "Incorrect Usage: flag provided but not defined: -no-autoupdate" >&2\nexit 1\n', {mode: 0o755})
-    const err = await openError(cloudflaredProvider({env: {...bin.env(), BOT_CLOUDFLARED: script}}).open({port: echo.port}))
+    writeFileSync(
+      script,
+      '#!/bin/sh\necho "Incorrect Usage: flag provided but not defined: -no-autoupdate" >&2\nexit 1\n',
+      {mode: 0o755},
+    )
+    const err = await openError(
+      cloudflaredProvider({env: {...bin.env(), BOT_CLOUDFLARED: script}}).open({port: echo.port}),
+    )
     expect(err.reason).toBe('tunnel_exited')
-    expect(err.message).toBe('cloudflared exited with code 1 before the tunnel was ready: Incorrect Usage: flag provided but not defined: -no-autoupdate')
+    expect(err.message).toBe(
+      'cloudflared exited with code 1 before the tunnel was ready: Incorrect Usage: flag provided but not defined: -no-autoupdate',
+    )
   })
 
   it('a wrapper script that does not exec: close() stops the whole process group', async () => {
     const argvFile = path.join(bin.dir, 'argv-wrapped.json')
     const script = path.join(bin.dir, 'wrapped-cloudflared')
-    writeFileSync(script, `#!/bin/sh\n"${process.execPath}" "${FAKE_CLOUDFLARED}" "$@"\necho wrapper-done >&2\n`, {mode: 0o755})
+    writeFileSync(script, `#!/bin/sh\n"${process.execPath}" "${FAKE_CLOUDFLARED}" "$@"\necho wrapper-done >&2\n`, {
+      mode: 0o755,
+    })
     const tunnel = (await cloudflaredProvider({
-      env: {...bin.env({FAKE_CLOUDFLARED_DELAY_MS: '0', FAKE_CLOUDFLARED_ARGV_FILE: argvFile}), BOT_CLOUDFLARED: script},
+      env: {
+        ...bin.env({FAKE_CLOUDFLARED_DELAY_MS: '0', FAKE_CLOUDFLARED_ARGV_FILE: argvFile}),
+        BOT_CLOUDFLARED: script,
+      },
     }).open({port: echo.port})) as CloudflaredTunnel
     const {pid: innerPid} = JSON.parse(readFileSync(argvFile, 'utf8')) as {pid: number}
     expect(innerPid).not.toBe(tunnel.pid)

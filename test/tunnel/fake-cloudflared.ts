@@ -19,7 +19,12 @@ export function fakeCloudflaredBin(): FakeBin {
   symlinkSync(FAKE_CLOUDFLARED, path.join(dir, 'cloudflared'))
   return {
     dir,
-    env: (extra = {}) => ({...process.env, BOT_CLOUDFLARED: '', PATH: [dir, path.dirname(process.execPath)].join(path.delimiter), ...extra}),
+    env: (extra = {}) => ({
+      ...process.env,
+      BOT_CLOUDFLARED: '',
+      PATH: [dir, path.dirname(process.execPath)].join(path.delimiter),
+      ...extra,
+    }),
     remove: () => rmSync(dir, {recursive: true, force: true}),
   }
 }

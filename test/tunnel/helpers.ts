@@ -34,7 +34,11 @@ export async function startEchoServer(host = '127.0.0.1'): Promise<EchoServer> {
       const delay = Number(url.searchParams.get('delay') ?? 0)
       const answer = () => {
         const text = JSON.stringify({method: req.method, url: req.url, body})
-        res.writeHead(status, {'content-type': 'application/json', 'x-echo': 'yes', 'content-length': Buffer.byteLength(text)})
+        res.writeHead(status, {
+          'content-type': 'application/json',
+          'x-echo': 'yes',
+          'content-length': Buffer.byteLength(text),
+        })
         res.end(text)
       }
       if (delay > 0) setTimeout(answer, delay)
@@ -87,7 +91,11 @@ export async function startSilentServer(): Promise<{port: number; close(): Promi
 }
 
 /** A control server answering every GET with the given status and body (a fake localtunnel server). */
-export async function startFakeControl(status: number, body: string, contentType = 'application/json'): Promise<{url: string; hits: number; close(): Promise<void>}> {
+export async function startFakeControl(
+  status: number,
+  body: string,
+  contentType = 'application/json',
+): Promise<{url: string; hits: number; close(): Promise<void>}> {
   let hits = 0
   const server = http.createServer((_req, res) => {
     hits++
@@ -109,7 +117,12 @@ export async function startFakeControl(status: number, body: string, contentType
 }
 
 /** Polls `fn` until it returns a truthy value or the deadline passes (then throws with `what`). */
-export async function until<T>(fn: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = 5000, everyMs = 25): Promise<T> {
+export async function until<T>(
+  fn: () => Promise<T | undefined | false> | T | undefined | false,
+  what: string,
+  timeoutMs = 5000,
+  everyMs = 25,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs
   let last: unknown
   for (;;) {
@@ -119,7 +132,10 @@ export async function until<T>(fn: () => Promise<T | undefined | false> | T | un
     } catch (err) {
       last = err
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ''}`)
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ''}`,
+      )
     await new Promise((r) => setTimeout(r, everyMs))
   }
 }

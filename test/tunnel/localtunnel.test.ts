@@ -8,7 +8,15 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {localtunnelProvider, TunnelError, type LocaltunnelTunnel} from '../../src/tunnel/index.js'
 import {startLocaltunnelServer, type LocaltunnelServer} from '../support/lt-server.js'
-import {activeResources, closedPort, startEchoServer, startFakeControl, startSilentServer, until, type EchoServer} from './helpers.js'
+import {
+  activeResources,
+  closedPort,
+  startEchoServer,
+  startFakeControl,
+  startSilentServer,
+  until,
+  type EchoServer,
+} from './helpers.js'
 
 let lt: LocaltunnelServer
 let echo: EchoServer
@@ -31,9 +39,16 @@ async function open(options: {subdomain?: string; downAfterMs?: number} = {}): P
   return tunnel
 }
 
-async function getJson(url: string, init?: RequestInit): Promise<{status: number; body: {method: string; url: string; body: string}; headers: Headers}> {
+async function getJson(
+  url: string,
+  init?: RequestInit,
+): Promise<{status: number; body: {method: string; url: string; body: string}; headers: Headers}> {
   const res = await fetch(url, init)
-  return {status: res.status, body: (await res.json()) as {method: string; url: string; body: string}, headers: res.headers}
+  return {
+    status: res.status,
+    body: (await res.json()) as {method: string; url: string; body: string},
+    headers: res.headers,
+  }
 }
 
 describe('localtunnel provider against the loopback localtunnel server', () => {
@@ -75,7 +90,11 @@ describe('localtunnel provider against the loopback localtunnel server', () => {
     // 127.0.0.2 is loopback too, but not what "localhost" resolves to: only an honoured localHost reaches it.
     const other = await startEchoServer('127.0.0.2')
     try {
-      const tunnel = await localtunnelProvider({host: lt.url}).open({port: other.port, localHost: '127.0.0.2', timeoutMs: 5000})
+      const tunnel = await localtunnelProvider({host: lt.url}).open({
+        port: other.port,
+        localHost: '127.0.0.2',
+        timeoutMs: 5000,
+      })
       tunnels.push(tunnel)
       await lt.waitFor((s) => s.tunnels[0]?.sockets === 10)
       // The first request on each of the 10 sockets is where the client's Host rewriter would decode text.
@@ -86,7 +105,9 @@ describe('localtunnel provider against the loopback localtunnel server', () => {
       // Sockets the client opens again after a drop keep both properties.
       lt.dropAll()
       await lt.waitFor((s) => s.tunnels[0]?.sockets === 10)
-      const again = await Promise.all(bodies.slice(0, 10).map((b) => getJson(`${tunnel.url}/again`, {method: 'POST', body: b})))
+      const again = await Promise.all(
+        bodies.slice(0, 10).map((b) => getJson(`${tunnel.url}/again`, {method: 'POST', body: b})),
+      )
       again.forEach((a, i) => expect(a.body.body === bodies[i]).toBe(true))
       expect(other.seen.at(-1)?.headers.host).toBe(new URL(tunnel.url).host)
     } finally {
@@ -99,12 +120,12 @@ describe('localtunnel provider against the loopback localtunnel server', () => {
     await lt.waitFor((s) => s.tunnels[0]?.sockets === 10)
     const results = await Promise.all(
       Array.from({length: 50}, (_, i) =>
-        getJson(`${tunnel.url}/n/${i}?delay=${i % 5 * 10}`, {method: 'POST', body: `body-${i}`}),
+        getJson(`${tunnel.url}/n/${i}?delay=${(i % 5) * 10}`, {method: 'POST', body: `body-${i}`}),
       ),
     )
     results.forEach((r, i) => {
       expect(r.status).toBe(200)
-      expect(r.body).toEqual({method: 'POST', url: `/n/${i}?delay=${i % 5 * 10}`, body: `body-${i}`})
+      expect(r.body).toEqual({method: 'POST', url: `/n/${i}?delay=${(i % 5) * 10}`, body: `body-${i}`})
     })
     expect(echo.seen.length).toBe(50)
     expect(lt.tunnels[0].requests).toBe(50)
@@ -220,9 +241,15 @@ describe('localtunnel provider against the loopback localtunnel server', () => {
     })
     await new Promise<void>((resolve) => dropper.listen(0, '127.0.0.1', resolve))
     const port = (dropper.address() as net.AddressInfo).port
-    const fake = await startFakeControl(200, JSON.stringify({id: 'thrash', port, max_conn_count: 2, url: 'http://127.0.0.1:9'}))
+    const fake = await startFakeControl(
+      200,
+      JSON.stringify({id: 'thrash', port, max_conn_count: 2, url: 'http://127.0.0.1:9'}),
+    )
     try {
-      const tunnel = await localtunnelProvider({host: fake.url, downAfterMs: 800}).open({port: echo.port, timeoutMs: 5000})
+      const tunnel = await localtunnelProvider({host: fake.url, downAfterMs: 800}).open({
+        port: echo.port,
+        timeoutMs: 5000,
+      })
       tunnels.push(tunnel)
       const t0 = Date.now()
       const err = await new Promise<Error | undefined>((resolve) => tunnel.on('down', resolve))
@@ -254,11 +281,15 @@ describe('localtunnel provider against the loopback localtunnel server', () => {
     await lt.close()
     await echo.close()
     // Every TCP handle and timer the tunnel made is gone (the client's 1 s local retry is the longest).
-    const leftover = await until(() => {
-      const now = activeResources()
-      const extra = Object.entries(now).filter(([kind, n]) => /TCP|Timeout/.test(kind) && n > (baseline[kind] ?? 0))
-      return extra.length === 0 ? 'clean' : undefined
-    }, 'the tunnel to release its handles', 2500)
+    const leftover = await until(
+      () => {
+        const now = activeResources()
+        const extra = Object.entries(now).filter(([kind, n]) => /TCP|Timeout/.test(kind) && n > (baseline[kind] ?? 0))
+        return extra.length === 0 ? 'clean' : undefined
+      },
+      'the tunnel to release its handles',
+      2500,
+    )
     expect(leftover).toBe('clean')
     expect(down).toBe(0)
   })
@@ -303,7 +334,11 @@ describe('localtunnel start-up deadline', () => {
   it('stops at once when the caller aborts', async () => {
     const port = await closedPort()
     const controller = new AbortController()
-    const pending = localtunnelProvider({host: `http://127.0.0.1:${port}`}).open({port: echo.port, timeoutMs: 10_000, signal: controller.signal})
+    const pending = localtunnelProvider({host: `http://127.0.0.1:${port}`}).open({
+      port: echo.port,
+      timeoutMs: 10_000,
+      signal: controller.signal,
+    })
     const t0 = Date.now()
     setTimeout(() => controller.abort(), 100)
     const err = await pending.catch((e: unknown) => e)
@@ -321,10 +356,13 @@ describe('localtunnel start-up deadline', () => {
         return
       }
       // Third time: answer what the real (loopback) server answers.
-      fetch(`${lt.url}/?new`).then(async (r) => {
-        res.writeHead(r.status, {'content-type': 'application/json'})
-        res.end(await r.text())
-      }, () => res.destroy())
+      fetch(`${lt.url}/?new`).then(
+        async (r) => {
+          res.writeHead(r.status, {'content-type': 'application/json'})
+          res.end(await r.text())
+        },
+        () => res.destroy(),
+      )
     })
     await new Promise<void>((resolve) => flaky.listen(0, '127.0.0.1', resolve))
     try {
@@ -342,7 +380,9 @@ describe('localtunnel start-up deadline', () => {
   it('reports the last 5xx when the server never recovers', async () => {
     const fake = await startFakeControl(502, JSON.stringify({message: 'bad gateway'}))
     try {
-      const err = await localtunnelProvider({host: fake.url, retryDelayMs: 100}).open({port: echo.port, timeoutMs: 600}).catch((e: unknown) => e)
+      const err = await localtunnelProvider({host: fake.url, retryDelayMs: 100})
+        .open({port: echo.port, timeoutMs: 600})
+        .catch((e: unknown) => e)
       expect((err as TunnelError).reason).toBe('tunnel_unreachable')
       expect((err as TunnelError).message).toContain('last: HTTP 502 (bad gateway)')
       expect(fake.hits).toBeGreaterThan(1)
@@ -369,7 +409,9 @@ describe('localtunnel start-up deadline', () => {
   it('says so when the host is not a localtunnel server', async () => {
     const fake = await startFakeControl(200, '<html>hello</html>', 'text/html')
     try {
-      const err = await localtunnelProvider({host: fake.url}).open({port: echo.port, timeoutMs: 5000}).catch((e: unknown) => e)
+      const err = await localtunnelProvider({host: fake.url})
+        .open({port: echo.port, timeoutMs: 5000})
+        .catch((e: unknown) => e)
       expect((err as TunnelError).reason).toBe('tunnel_protocol')
       expect((err as TunnelError).message).toMatch(/not like a localtunnel server/)
     } finally {
@@ -379,10 +421,15 @@ describe('localtunnel start-up deadline', () => {
 
   it("fails fast when the server's tunnel port refuses connections", async () => {
     const port = await closedPort()
-    const fake = await startFakeControl(200, JSON.stringify({id: 'abcd', port, max_conn_count: 3, url: 'http://127.0.0.1:1'}))
+    const fake = await startFakeControl(
+      200,
+      JSON.stringify({id: 'abcd', port, max_conn_count: 3, url: 'http://127.0.0.1:1'}),
+    )
     try {
       const t0 = Date.now()
-      const err = await localtunnelProvider({host: fake.url}).open({port: echo.port, timeoutMs: 5000}).catch((e: unknown) => e)
+      const err = await localtunnelProvider({host: fake.url})
+        .open({port: echo.port, timeoutMs: 5000})
+        .catch((e: unknown) => e)
       expect((err as TunnelError).reason).toBe('tunnel_connect')
       expect((err as TunnelError).message).toContain(`127.0.0.1:${port} refused`)
       expect(Date.now() - t0).toBeLessThan(2000)

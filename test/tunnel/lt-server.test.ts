@@ -24,7 +24,10 @@ interface NewTunnel {
   ip?: string
 }
 
-async function newTunnel(server: LocaltunnelServer, path = '/?new'): Promise<{status: number; body: NewTunnel & {message?: string}}> {
+async function newTunnel(
+  server: LocaltunnelServer,
+  path = '/?new',
+): Promise<{status: number; body: NewTunnel & {message?: string}}> {
   const res = await fetch(server.url + path)
   return {status: res.status, body: (await res.json()) as NewTunnel & {message?: string}}
 }
@@ -52,7 +55,9 @@ function clientSocket(port: number, delayMs = 0): Promise<net.Socket & {served: 
         const path = head.split(' ')[1]
         const answer = () => {
           s.served++
-          s.write(`HTTP/1.1 200 OK\r\ncontent-length: ${Buffer.byteLength(path)}\r\nconnection: keep-alive\r\n\r\n${path}`)
+          s.write(
+            `HTTP/1.1 200 OK\r\ncontent-length: ${Buffer.byteLength(path)}\r\nconnection: keep-alive\r\n\r\n${path}`,
+          )
         }
         if (delayMs) setTimeout(answer, delayMs)
         else answer()
@@ -91,7 +96,9 @@ describe('loopback localtunnel server', () => {
     const {body} = await newTunnel(lt)
     const [a, b] = await Promise.all([clientSocket(body.port, 20), clientSocket(body.port, 20)])
     await lt.waitFor((s) => s.tunnels[0].sockets === 2)
-    const answers = await Promise.all(Array.from({length: 12}, (_, i) => fetch(`${body.url}/q${i}`).then((r) => r.text())))
+    const answers = await Promise.all(
+      Array.from({length: 12}, (_, i) => fetch(`${body.url}/q${i}`).then((r) => r.text())),
+    )
     expect(answers).toEqual(Array.from({length: 12}, (_, i) => `/q${i}`))
     // Both sockets were used, and each kept serving (keep-alive): 12 requests over 2 connections.
     expect(a.served + b.served).toBe(12)

@@ -16,10 +16,19 @@ afterAll(() => bin.remove())
 function run(scenario: string, deadlineMs: number): Promise<{code: number | null; out: string; msAfterClosed: number}> {
   return new Promise((resolve, reject) => {
     const cf = scenario.startsWith('cloudflared-')
-    const child = spawn(process.execPath, ['--import', 'tsx', cf ? cloudflaredScript : script, scenario.replace('cloudflared-', '')], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: cf ? bin.env({FAKE_CLOUDFLARED_DELAY_MS: '300', FAKE_CLOUDFLARED_NEVER_REGISTER: scenario === 'cloudflared-deadline' ? '1' : ''}) : process.env,
-    })
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', cf ? cloudflaredScript : script, scenario.replace('cloudflared-', '')],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: cf
+          ? bin.env({
+              FAKE_CLOUDFLARED_DELAY_MS: '300',
+              FAKE_CLOUDFLARED_NEVER_REGISTER: scenario === 'cloudflared-deadline' ? '1' : '',
+            })
+          : process.env,
+      },
+    )
     let out = ''
     let closedAt = 0
     child.stdout.setEncoding('utf8')

@@ -51,13 +51,20 @@ async function failure(promise: Promise<unknown>): Promise<TunnelError> {
 
 describe('proveReachable', () => {
   it('through a fresh quick tunnel: succeeds only once the stand-in forwards (530 before)', async () => {
-    const tunnel = await cloudflaredProvider({env: bin.env({FAKE_CLOUDFLARED_DELAY_MS: '1500', FAKE_CLOUDFLARED_REGISTER_MS: '50'})}).open({port: relay.port})
+    const tunnel = await cloudflaredProvider({
+      env: bin.env({FAKE_CLOUDFLARED_DELAY_MS: '1500', FAKE_CLOUDFLARED_REGISTER_MS: '50'}),
+    }).open({port: relay.port})
     tunnels.push(tunnel)
     // Registered, but not reachable yet: this is what setWebhook must not see.
     const early = await fetch(tunnel.url + relay.healthPath)
     expect(early.status).toBe(530)
     expect(await early.text()).toBe('error code: 1033')
-    const proof = await proveReachable(tunnel.url, relay.healthPath, {expect: relay.nonce, intervalMs: 100, timeoutMs: 20_000, lookup: noDns})
+    const proof = await proveReachable(tunnel.url, relay.healthPath, {
+      expect: relay.nonce,
+      intervalMs: 100,
+      timeoutMs: 20_000,
+      lookup: noDns,
+    })
     expect(proof.attempts).toBeGreaterThan(1)
     expect(proof.ms).toBeGreaterThan(0)
     const now = await fetch(tunnel.url + relay.healthPath)
@@ -65,34 +72,67 @@ describe('proveReachable', () => {
   })
 
   it('through a quick tunnel that resets connections at first', async () => {
-    const tunnel = await cloudflaredProvider({env: bin.env({FAKE_CLOUDFLARED_DELAY_MS: '1000', FAKE_CLOUDFLARED_UNREACHABLE: 'reset'})}).open({port: relay.port})
+    const tunnel = await cloudflaredProvider({
+      env: bin.env({FAKE_CLOUDFLARED_DELAY_MS: '1000', FAKE_CLOUDFLARED_UNREACHABLE: 'reset'}),
+    }).open({port: relay.port})
     tunnels.push(tunnel)
-    const proof = await proveReachable(tunnel.url, relay.healthPath, {expect: `bot-dev ${relay.nonce}`, intervalMs: 100, lookup: noDns})
+    const proof = await proveReachable(tunnel.url, relay.healthPath, {
+      expect: `bot-dev ${relay.nonce}`,
+      intervalMs: 100,
+      lookup: noDns,
+    })
     expect(proof.attempts).toBeGreaterThan(1)
   })
 
   it('a quick tunnel that never reaches the relay: a TunnelError at the deadline naming the 530, with a fix', async () => {
-    const tunnel = await cloudflaredProvider({env: bin.env({FAKE_CLOUDFLARED_NEVER_REACHABLE: '1'})}).open({port: relay.port})
+    const tunnel = await cloudflaredProvider({env: bin.env({FAKE_CLOUDFLARED_NEVER_REACHABLE: '1'})}).open({
+      port: relay.port,
+    })
     tunnels.push(tunnel)
     const started = Date.now()
-    const err = await failure(proveReachable(tunnel.url, relay.healthPath, {expect: relay.nonce, timeoutMs: 3000, intervalMs: 100, lookup: noDns}))
+    const err = await failure(
+      proveReachable(tunnel.url, relay.healthPath, {
+        expect: relay.nonce,
+        timeoutMs: 3000,
+        intervalMs: 100,
+        lookup: noDns,
+      }),
+    )
     expect(Date.now() - started).toBeGreaterThanOrEqual(2900)
     expect(err.reason).toBe('tunnel_unreachable')
-    expect(err.message).toMatch(new RegExp(`^${tunnel.url} did not reach the relay within 3 s \\(\\d+ attempts; last: HTTP 530 \\("error code: 1033"\\)\\)$`))
+    expect(err.message).toMatch(
+      new RegExp(
+        `^${tunnel.url} did not reach the relay within 3 s \\(\\d+ attempts; last: HTTP 530 \\("error code: 1033"\\)\\)$`,
+      ),
+    )
     expect(err.fix).toMatch(/--tunnel none/)
   })
 
   it('a URL that answers 200 but is not this relay fails, saying so', async () => {
     const echo = await startEchoServer()
     try {
-      const err = await failure(proveReachable(`http://127.0.0.1:${echo.port}`, relay.healthPath, {expect: relay.nonce, timeoutMs: 2500, intervalMs: 100, lookup: noDns}))
+      const err = await failure(
+        proveReachable(`http://127.0.0.1:${echo.port}`, relay.healthPath, {
+          expect: relay.nonce,
+          timeoutMs: 2500,
+          intervalMs: 100,
+          lookup: noDns,
+        }),
+      )
       expect(err.message).toMatch(/last: HTTP 200 from something that is not this relay/)
       expect(err.fix).toMatch(/forward to the relay's port/)
       // Another relay (another nonce) is not this one either.
       const other = new Relay({secret: 'x', path: '/w', holdTimeoutMs: 100})
       await other.listen()
       try {
-        await failure(proveReachable(`http://127.0.0.1:${other.port}`, other.healthPath, {expect: relay.nonce, timeoutMs: 2500, intervalMs: 100, lookup: noDns}))
+        await failure(
+          proveReachable(`http://127.0.0.1:${other.port}`, other.healthPath, {
+            expect: relay.nonce,
+            timeoutMs: 2500,
+            intervalMs: 100,
+            lookup: noDns,
+          }),
+        )
       } finally {
         await other.close()
       }
@@ -104,7 +144,13 @@ describe('proveReachable', () => {
   it('a 404 (the tunnel leads elsewhere): the fix names the cloudflared config.yml trap', async () => {
     const echo = await startEchoServer()
     try {
-      const err = await failure(proveReachable(`http://127.0.0.1:${echo.port}`, '/h?status=404', {timeoutMs: 2500, intervalMs: 100, lookup: noDns}))
+      const err = await failure(
+        proveReachable(`http://127.0.0.1:${echo.port}`, '/h?status=404', {
+          timeoutMs: 2500,
+          intervalMs: 100,
+          lookup: noDns,
+        }),
+      )
       expect(err.message).toMatch(/last: HTTP 404/)
       expect(err.fix).toMatch(/config\.yml with ingress rules/)
     } finally {
@@ -113,13 +159,20 @@ describe('proveReachable', () => {
   })
 
   it('nothing listening: names the connection error', async () => {
-    const err = await failure(proveReachable(`http://127.0.0.1:${await closedPort()}`, '/h', {timeoutMs: 2500, intervalMs: 100, lookup: noDns}))
+    const err = await failure(
+      proveReachable(`http://127.0.0.1:${await closedPort()}`, '/h', {timeoutMs: 2500, intervalMs: 100, lookup: noDns}),
+    )
     expect(err.message).toMatch(/last: ECONNREFUSED\)$/)
   })
 
   it('aborted: tunnel_aborted, at once', async () => {
     const controller = new AbortController()
-    const pending = proveReachable(`http://127.0.0.1:${await closedPort()}`, '/h', {timeoutMs: 20_000, intervalMs: 100, signal: controller.signal, lookup: noDns})
+    const pending = proveReachable(`http://127.0.0.1:${await closedPort()}`, '/h', {
+      timeoutMs: 20_000,
+      intervalMs: 100,
+      signal: controller.signal,
+      lookup: noDns,
+    })
     setTimeout(() => controller.abort(), 200)
     const started = Date.now()
     const err = await failure(pending)

@@ -79,15 +79,20 @@ describe('loopbackProvider', () => {
   it('rejects a bad port or a host that is not loopback', async () => {
     await expect(loopbackProvider().open({port: 0})).rejects.toThrow(/local port 0 is not a TCP port/)
     await expect(loopbackProvider().open({port: 70000})).rejects.toThrow(/not a TCP port/)
-    await expect(loopbackProvider().open({port: 80, localHost: '192.168.1.2'})).rejects.toThrow(/not a loopback address/)
+    await expect(loopbackProvider().open({port: 80, localHost: '192.168.1.2'})).rejects.toThrow(
+      /not a loopback address/,
+    )
   })
 })
 
 describe('localtunnelProvider input checks', () => {
-  it.each(['abc', 'Upper-Case', '-leading', 'trailing-', 'has_underscore', 'x'.repeat(70)])('rejects subdomain %s', (sub) => {
-    const err = invalid(() => localtunnelProvider({host: 'http://127.0.0.1:1', subdomain: sub}))
-    expect(err.message).toContain(`subdomain "${sub}" is not valid`)
-  })
+  it.each(['abc', 'Upper-Case', '-leading', 'trailing-', 'has_underscore', 'x'.repeat(70)])(
+    'rejects subdomain %s',
+    (sub) => {
+      const err = invalid(() => localtunnelProvider({host: 'http://127.0.0.1:1', subdomain: sub}))
+      expect(err.message).toContain(`subdomain "${sub}" is not valid`)
+    },
+  )
 
   it('accepts good subdomains and hosts, trimming a trailing slash', () => {
     const p = localtunnelProvider({host: 'https://tunnel.example.com/', subdomain: 'my-bot-dev'})
@@ -119,7 +124,9 @@ describe('provider table', () => {
   })
 
   it('names the known providers when given an unknown one', () => {
-    expect(invalid(() => createProvider('ngrok')).message).toBe('unknown tunnel provider "ngrok" (known: localtunnel, public-url, loopback, cloudflared)')
+    expect(invalid(() => createProvider('ngrok')).message).toBe(
+      'unknown tunnel provider "ngrok" (known: localtunnel, public-url, loopback, cloudflared)',
+    )
     expect(invalid(() => createProvider('public-url')).message).toMatch(/needs a URL/)
   })
 })

@@ -36,7 +36,9 @@ describe('tunnel failures behind a proxy', () => {
     process.env.HTTPS_PROXY = 'http://user:secret@proxy.corp.test:3128'
     const err = await failedTunnel()
     expect(err.reason).toBe('tunnel_unreachable')
-    expect(err.fix).toMatch(/^A proxy is set \(HTTPS_PROXY\) and tunnels usually do not pass corporate proxies: run `bot dev --tunnel none`/)
+    expect(err.fix).toMatch(
+      /^A proxy is set \(HTTPS_PROXY\) and tunnels usually do not pass corporate proxies: run `bot dev --tunnel none`/,
+    )
     expect(err.fix).toMatch(/Otherwise: .*--tunnel-host/)
     expect(err.fix).not.toContain('secret')
   })

@@ -9,15 +9,24 @@ export interface EchoBotOptions {
   apiRoot?: string
 }
 
-export const HELP = ['/start – greeting', '/help – this list', '/ask – a question with buttons', 'anything else – echoed back'].join('\n')
+export const HELP = [
+  '/start – greeting',
+  '/help – this list',
+  '/ask – a question with buttons',
+  'anything else – echoed back',
+].join('\n')
 
 export function createEchoBot(token: string, options: EchoBotOptions = {}): Bot {
   const bot = new Bot(token, options.apiRoot ? {client: {apiRoot: options.apiRoot}} : {})
 
-  bot.command('start', (ctx) => ctx.reply(`Hi ${ctx.from?.first_name ?? 'there'}! I echo what you send. /help lists what I can do.`))
+  bot.command('start', (ctx) =>
+    ctx.reply(`Hi ${ctx.from?.first_name ?? 'there'}! I echo what you send. /help lists what I can do.`),
+  )
   bot.command('help', (ctx) => ctx.reply(HELP))
   bot.command('ask', (ctx) =>
-    ctx.reply('Do you like this bot?', {reply_markup: new InlineKeyboard().text('Yes', 'like:yes').text('No', 'like:no')}),
+    ctx.reply('Do you like this bot?', {
+      reply_markup: new InlineKeyboard().text('Yes', 'like:yes').text('No', 'like:no'),
+    }),
   )
   bot.callbackQuery(/^like:(yes|no)$/, async (ctx) => {
     const yes = ctx.match[1] === 'yes'

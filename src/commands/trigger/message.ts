@@ -6,7 +6,8 @@ import {sourceOf} from '../../lib/config.js'
 export default class TriggerMessage extends BaseCommand<typeof TriggerMessage> {
   static summary = 'Send a text message from a user to the bot running under `bot dev`.'
 
-  static description = `Delivers a synthetic message update (a new update_id) to the running \`bot dev\` session of this bot, like one from Telegram: it shows in the session's log and inspector, and in an --offline session it is that user's message in the emulator. A leading /command gets its bot_command entity, as Telegram marks it.
+  static description =
+    `Delivers a synthetic message update (a new update_id) to the running \`bot dev\` session of this bot, like one from Telegram: it shows in the session's log and inspector, and in an --offline session it is that user's message in the emulator. A leading /command gets its bot_command entity, as Telegram marks it.
 
 The user is 1111, in a private chat with the bot, unless --user or --chat say otherwise (a negative --chat is a group). The session is the one of the bot of BOT_TOKEN (its id, no network call) or, without a token, the one started in this folder; none running: exit 1.
 
@@ -14,8 +15,14 @@ Prints one line (the update, the bot's answer, the time it took), then each Bot 
 
   static examples = [
     {description: 'Send /start as the default user', command: '<%= config.bin %> <%= command.id %> /start'},
-    {description: 'A message in a group, from user 42', command: '<%= config.bin %> <%= command.id %> "hello all" --chat -1001234567890 --user 42'},
-    {description: 'The update and the calls the bot made for it, as JSON', command: '<%= config.bin %> <%= command.id %> hi --json'},
+    {
+      description: 'A message in a group, from user 42',
+      command: '<%= config.bin %> <%= command.id %> "hello all" --chat -1001234567890 --user 42',
+    },
+    {
+      description: 'The update and the calls the bot made for it, as JSON',
+      command: '<%= config.bin %> <%= command.id %> hi --json',
+    },
   ]
 
   static args = {
@@ -23,9 +30,13 @@ Prints one line (the update, the bot's answer, the time it took), then each Bot 
   }
 
   static flags = {
-    chat: Flags.string({description: 'chat id (default: the user\'s private chat; negative = a group)'}),
+    chat: Flags.string({description: "chat id (default: the user's private chat; negative = a group)"}),
     user: Flags.string({description: 'user id of the sender [default: 1111, or the --chat id]'}),
-    token: Flags.string({description: 'bot token: picks that bot\'s session (never printed)', env: 'BOT_TOKEN', helpGroup: 'BOT API'}),
+    token: Flags.string({
+      description: "bot token: picks that bot's session (never printed)",
+      env: 'BOT_TOKEN',
+      helpGroup: 'BOT API',
+    }),
   }
 
   async run() {
@@ -33,7 +44,10 @@ Prints one line (the update, the bot's answer, the time it took), then each Bot 
     const {flags} = this
     const chatId = parseId(flags.chat, '--chat', {example: '--chat 1111 or --chat -1001234567890'})
     const userId = parseId(flags.user, '--user', {positive: true, example: '--user 1111'})
-    const result = await triggerSession({kind: 'message', text: this.args.text, chatId, userId}, {token: sessionToken(flags.token, sourceOf('BOT_TOKEN', this.argv, 'token') === 'flag')})
+    const result = await triggerSession(
+      {kind: 'message', text: this.args.text, chatId, userId},
+      {token: sessionToken(flags.token, sourceOf('BOT_TOKEN', this.argv, 'token') === 'flag')},
+    )
     for (const line of result.lines) this.log(line)
     if (!result.ok) process.exitCode = 1
     return result.entry

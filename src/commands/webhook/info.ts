@@ -6,7 +6,8 @@ import {NOT_DEFAULT_UPDATE_TYPES, readWebhook} from '../../webhook/service.js'
 export default class WebhookInfo extends BaseCommand<typeof WebhookInfo> {
   static summary = 'Show the webhook state and explain the last delivery error.'
 
-  static description = `Shows the delivery mode (long polling or webhook), the webhook URL, how many updates wait for delivery, max connections, allowed update types, the IP address Telegram uses and whether a custom certificate was uploaded.
+  static description =
+    `Shows the delivery mode (long polling or webhook), the webhook URL, how many updates wait for delivery, max connections, allowed update types, the IP address Telegram uses and whether a custom certificate was uploaded.
 
 When Telegram failed to deliver an update, it shows the error, how long ago it happened, what it means and how to fix it (for example "Wrong response from the webhook: 401 Unauthorized" usually means the bot checks a different secret token).
 
@@ -16,8 +17,14 @@ The URL is shown with its path and query masked (https://host/webhook/AbCdâ€¦?â€
 
   static examples = [
     {description: 'Show the webhook state', command: '<%= config.bin %> <%= command.id %>'},
-    {description: 'Against a local Bot API server', command: '<%= config.bin %> <%= command.id %> --api-root http://127.0.0.1:8081'},
-    {description: 'Just the pending update count, with jq', command: "<%= config.bin %> <%= command.id %> --json | jq .pendingUpdateCount"},
+    {
+      description: 'Against a local Bot API server',
+      command: '<%= config.bin %> <%= command.id %> --api-root http://127.0.0.1:8081',
+    },
+    {
+      description: 'Just the pending update count, with jq',
+      command: '<%= config.bin %> <%= command.id %> --json | jq .pendingUpdateCount',
+    },
   ]
 
   static flags = {...apiFlags}
@@ -28,7 +35,8 @@ The URL is shown with its path and query masked (https://host/webhook/AbCdâ€¦?â€
     const {info, summary} = await readWebhook(client)
     const {devSessionFor} = await import('../../webhook/dev-session.js')
     const dev = devSessionFor(api.token, api.apiRoot)
-    const devOwned = dev && dev.sameApiRoot && dev.webhookUrl !== undefined && dev.webhookUrl === summary.url ? dev : undefined
+    const devOwned =
+      dev && dev.sameApiRoot && dev.webhookUrl !== undefined && dev.webhookUrl === summary.url ? dev : undefined
 
     const allowed =
       summary.allowedUpdates === null
@@ -43,8 +51,20 @@ The URL is shown with its path and query masked (https://host/webhook/AbCdâ€¦?â€
         ['Max connections', summary.maxConnections === null ? undefined : String(summary.maxConnections)],
         ['Allowed updates', allowed],
         ['IP address', summary.ipAddress ?? undefined],
-        ['Certificate', summary.mode === 'webhook' ? (summary.hasCustomCertificate ? 'custom (uploaded)' : 'none (public CA)') : undefined],
-        ['Set by', devOwned ? `\`${this.config.bin} dev\` (pid ${devOwned.pid}, ${devOwned.alive ? 'running' : 'no longer running'})` : undefined],
+        [
+          'Certificate',
+          summary.mode === 'webhook'
+            ? summary.hasCustomCertificate
+              ? 'custom (uploaded)'
+              : 'none (public CA)'
+            : undefined,
+        ],
+        [
+          'Set by',
+          devOwned
+            ? `\`${this.config.bin} dev\` (pid ${devOwned.pid}, ${devOwned.alive ? 'running' : 'no longer running'})`
+            : undefined,
+        ],
       ],
       '',
     )
@@ -65,8 +85,15 @@ The URL is shown with its path and query masked (https://host/webhook/AbCdâ€¦?â€
         `${mark.fail()} This webhook was left by a \`${this.config.bin} dev\` session that is gone (pid ${devOwned.pid}): updates go nowhere.\n  Fix: run \`${this.config.bin} dev\` again (it repairs this) or \`${this.config.bin} webhook delete\` (pending updates are kept).`,
       )
     if (summary.lastSynchronizationError)
-      this.log(`${mark.warn()} Telegram reported a synchronization problem on its side ${summary.lastSynchronizationError.age}; it usually clears by itself.`)
-    if (summary.mode === 'webhook' && summary.allowedUpdates && summary.allowedUpdates.length > 0 && !summary.allowedUpdates.includes('message'))
+      this.log(
+        `${mark.warn()} Telegram reported a synchronization problem on its side ${summary.lastSynchronizationError.age}; it usually clears by itself.`,
+      )
+    if (
+      summary.mode === 'webhook' &&
+      summary.allowedUpdates &&
+      summary.allowedUpdates.length > 0 &&
+      !summary.allowedUpdates.includes('message')
+    )
       this.log(`${mark.warn()} allowed updates exclude "message": the bot gets no ordinary messages.`)
 
     return {

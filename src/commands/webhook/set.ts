@@ -11,7 +11,8 @@ import {validateWebhook} from '../../webhook/validate.js'
 export default class WebhookSet extends BaseCommand<typeof WebhookSet> {
   static summary = "Set the bot's webhook URL (setWebhook), validated before the call."
 
-  static description = `Registers URL with Telegram's setWebhook, with every parameter of the Bot API. Everything is checked before anything is sent: the URL (https, port 443, 80, 88 or 8443, not a local address), the secret token (1-256 of A-Z a-z 0-9 _ -), max connections (1-100), the update types and the certificate file (readable, at most 3 MiB). A bad value exits with code 2 and nothing is called.
+  static description =
+    `Registers URL with Telegram's setWebhook, with every parameter of the Bot API. Everything is checked before anything is sent: the URL (https, port 443, 80, 88 or 8443, not a local address), the secret token (1-256 of A-Z a-z 0-9 _ -), max connections (1-100), the update types and the certificate file (readable, at most 3 MiB). A bad value exits with code 2 and nothing is called.
 
 With a local Bot API server or the emulator (--api-root), http URLs, any port and up to 100000 connections are allowed, as such a server does.
 
@@ -20,10 +21,24 @@ Pending updates are kept unless you pass --drop-pending-updates, which asks firs
 The secret token can come from WEBHOOK_SECRET (in the environment or .env) instead of the flag: a flag's value is visible to other users of the machine in \`ps\`.`
 
   static examples = [
-    {description: 'Production webhook with a secret the bot checks', command: '<%= config.bin %> <%= command.id %> https://bot.example.com/webhook --secret-token "$WEBHOOK_SECRET"'},
-    {description: 'Only messages and button presses, at most 10 connections', command: '<%= config.bin %> <%= command.id %> https://bot.example.com/webhook --allowed-updates message,callback_query --max-connections 10'},
-    {description: 'A self-signed certificate and a fixed IP', command: '<%= config.bin %> <%= command.id %> https://203.0.113.7:8443/hook --certificate ./public.pem --ip-address 203.0.113.7'},
-    {description: 'Machine-readable result', command: '<%= config.bin %> <%= command.id %> https://bot.example.com/webhook --json'},
+    {
+      description: 'Production webhook with a secret the bot checks',
+      command: '<%= config.bin %> <%= command.id %> https://bot.example.com/webhook --secret-token "$WEBHOOK_SECRET"',
+    },
+    {
+      description: 'Only messages and button presses, at most 10 connections',
+      command:
+        '<%= config.bin %> <%= command.id %> https://bot.example.com/webhook --allowed-updates message,callback_query --max-connections 10',
+    },
+    {
+      description: 'A self-signed certificate and a fixed IP',
+      command:
+        '<%= config.bin %> <%= command.id %> https://203.0.113.7:8443/hook --certificate ./public.pem --ip-address 203.0.113.7',
+    },
+    {
+      description: 'Machine-readable result',
+      command: '<%= config.bin %> <%= command.id %> https://bot.example.com/webhook --json',
+    },
   ]
 
   static args = {
@@ -32,16 +47,24 @@ The secret token can come from WEBHOOK_SECRET (in the environment or .env) inste
 
   static flags = {
     'secret-token': Flags.string({
-      description: 'secret Telegram sends in the X-Telegram-Bot-Api-Secret-Token header (1-256 of A-Z a-z 0-9 _ -); never printed',
+      description:
+        'secret Telegram sends in the X-Telegram-Bot-Api-Secret-Token header (1-256 of A-Z a-z 0-9 _ -); never printed',
       env: 'WEBHOOK_SECRET',
     }),
-    'max-connections': Flags.string({description: 'most simultaneous connections Telegram opens (1-100; Telegram defaults to 40)'}),
+    'max-connections': Flags.string({
+      description: 'most simultaneous connections Telegram opens (1-100; Telegram defaults to 40)',
+    }),
     'allowed-updates': Flags.string({
       description: 'comma-separated update types to receive, e.g. message,callback_query ("" = the default set)',
     }),
-    'drop-pending-updates': Flags.boolean({description: 'drop every update waiting for delivery (asks first)', default: false}),
+    'drop-pending-updates': Flags.boolean({
+      description: 'drop every update waiting for delivery (asks first)',
+      default: false,
+    }),
     'ip-address': Flags.string({description: 'fixed IPv4 address Telegram sends to instead of resolving the host'}),
-    certificate: Flags.string({description: 'public key certificate file to upload (self-signed HTTPS; PEM, at most 3 MiB)'}),
+    certificate: Flags.string({
+      description: 'public key certificate file to upload (self-signed HTTPS; PEM, at most 3 MiB)',
+    }),
     yes: Flags.boolean({char: 'y', description: 'do not ask before dropping pending updates', default: false}),
     ...apiFlags,
   }
@@ -67,7 +90,9 @@ The secret token can come from WEBHOOK_SECRET (in the environment or .env) inste
     const {devSessionFor} = await import('../../webhook/dev-session.js')
     const dev = devSessionFor(api.token, api.apiRoot)
     if (dev?.alive && dev.sameApiRoot)
-      this.logToStderr(`! \`${this.config.bin} dev\` (pid ${dev.pid}) runs for this bot and manages its webhook: it sets its own again when its tunnel reconnects and deletes the webhook when it stops.`)
+      this.logToStderr(
+        `! \`${this.config.bin} dev\` (pid ${dev.pid}) runs for this bot and manages its webhook: it sets its own again when its tunnel reconnects and deletes the webhook when it stops.`,
+      )
 
     if (webhook.dropPendingUpdates) {
       const n = before.summary.pendingUpdateCount
@@ -100,12 +125,26 @@ The secret token can come from WEBHOOK_SECRET (in the environment or .env) inste
       droppedUpdates: webhook.dropPendingUpdates ? before.summary.pendingUpdateCount : 0,
     }
 
-    const head = result.changed ? `${mark.ok()} Webhook set: ${webhook.url}` : `${mark.ok()} Webhook already set to ${webhook.url} with these settings (nothing changed).`
+    const head = result.changed
+      ? `${mark.ok()} Webhook set: ${webhook.url}`
+      : `${mark.ok()} Webhook already set to ${webhook.url} with these settings (nothing changed).`
     this.log(head)
     const lines = rows([
       ['replaces', previousUrl && replaced !== webhook.url ? previousUrl : undefined],
-      ['secret token', webhook.secretToken === undefined ? 'none (anyone who knows the URL can post fake updates)' : `set (${webhook.secretToken.length} characters, not shown)`],
-      ['max connections', webhook.maxConnections === undefined ? (api.cloud ? 'Telegram default (40)' : 'server default') : String(webhook.maxConnections)],
+      [
+        'secret token',
+        webhook.secretToken === undefined
+          ? 'none (anyone who knows the URL can post fake updates)'
+          : `set (${webhook.secretToken.length} characters, not shown)`,
+      ],
+      [
+        'max connections',
+        webhook.maxConnections === undefined
+          ? api.cloud
+            ? 'Telegram default (40)'
+            : 'server default'
+          : String(webhook.maxConnections),
+      ],
       [
         'allowed updates',
         webhook.allowedUpdates === undefined
@@ -115,7 +154,10 @@ The secret token can come from WEBHOOK_SECRET (in the environment or .env) inste
             : webhook.allowedUpdates.join(', '),
       ],
       ['ip address', webhook.ipAddress],
-      ['certificate', webhook.certificate ? `${flags.certificate} (${webhook.certificate.bytes} bytes, uploaded)` : undefined],
+      [
+        'certificate',
+        webhook.certificate ? `${flags.certificate} (${webhook.certificate.bytes} bytes, uploaded)` : undefined,
+      ],
       [
         'pending updates',
         webhook.dropPendingUpdates

@@ -123,14 +123,21 @@ export class WebhookPoster {
           res.on('error', (error) => settle({ok: false, status, error: describeConnectionError(error)}))
           res.on('end', () => {
             if (ok) {
-              const reply = !tooLarge && size > 0 ? {contentType: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks)} : undefined
+              const reply =
+                !tooLarge && size > 0
+                  ? {contentType: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks)}
+                  : undefined
               settle({ok: true, status, ...(reply ? {reply} : {}), ...(tooLarge ? {replyTooLarge: true} : {})})
               return
             }
             const reason = res.statusMessage || http.STATUS_CODES[status] || ''
             const retryAfter = retryAfterOf(res.headers['retry-after'])
-            settle({ok: false, status, error: `the bot answered ${status}${reason ? ` ${reason}` : ''}`,
-              ...(retryAfter !== undefined ? {retryAfter} : {})})
+            settle({
+              ok: false,
+              status,
+              error: `the bot answered ${status}${reason ? ` ${reason}` : ''}`,
+              ...(retryAfter !== undefined ? {retryAfter} : {}),
+            })
           })
         },
       )

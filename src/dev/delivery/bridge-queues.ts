@@ -7,11 +7,29 @@
  */
 import type {Update} from '../../telegram/types.js'
 
-const CHAT_KEYED = ['message', 'edited_message', 'channel_post', 'edited_channel_post', 'business_message',
-  'edited_business_message', 'my_chat_member', 'chat_member', 'chat_join_request', 'chat_boost',
-  'removed_chat_boost', 'message_reaction', 'message_reaction_count']
-const USER_KEYED = ['inline_query', 'chosen_inline_result', 'callback_query', 'shipping_query', 'pre_checkout_query',
-  'poll_answer']
+const CHAT_KEYED = [
+  'message',
+  'edited_message',
+  'channel_post',
+  'edited_channel_post',
+  'business_message',
+  'edited_business_message',
+  'my_chat_member',
+  'chat_member',
+  'chat_join_request',
+  'chat_boost',
+  'removed_chat_boost',
+  'message_reaction',
+  'message_reaction_count',
+]
+const USER_KEYED = [
+  'inline_query',
+  'chosen_inline_result',
+  'callback_query',
+  'shipping_query',
+  'pre_checkout_query',
+  'poll_answer',
+]
 
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null
@@ -91,12 +109,15 @@ export class ChatQueues<T extends Queued> {
       if (queue.length === 0) this.#queues.delete(item.key)
       else this.#ready.push(item.key)
     } else {
-      const timer = setTimeout(() => {
-        this.#timers.delete(item.key)
-        if (this.#stopped) return
-        this.#ready.push(item.key)
-        this.#pump()
-      }, Math.max(0, outcome.retryInMs))
+      const timer = setTimeout(
+        () => {
+          this.#timers.delete(item.key)
+          if (this.#stopped) return
+          this.#ready.push(item.key)
+          this.#pump()
+        },
+        Math.max(0, outcome.retryInMs),
+      )
       this.#timers.set(item.key, timer)
     }
     this.#pump()

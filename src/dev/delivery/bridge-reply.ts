@@ -14,7 +14,10 @@ export interface ReplyOutcome {
 }
 
 /** The method and parameters of a webhook reply, or undefined when the body carries none. */
-export async function parseReply(contentType: string, body: Buffer): Promise<{method: string; params: Record<string, unknown>} | undefined> {
+export async function parseReply(
+  contentType: string,
+  body: Buffer,
+): Promise<{method: string; params: Record<string, unknown>} | undefined> {
   const type = contentType.split(';')[0].trim().toLowerCase()
   let params: Record<string, unknown> = {}
   try {
@@ -46,19 +49,28 @@ export function runnableAsReply(method: string): boolean {
 }
 
 /** Execute the reply carried by a 2xx answer, if any. Never throws. */
-export async function executeReply(api: BotApi, reply: {contentType: string; body: Buffer}, options: {timeoutMs: number; signal?: AbortSignal}): Promise<ReplyOutcome | undefined> {
+export async function executeReply(
+  api: BotApi,
+  reply: {contentType: string; body: Buffer},
+  options: {timeoutMs: number; signal?: AbortSignal},
+): Promise<ReplyOutcome | undefined> {
   const parsed = await parseReply(reply.contentType, reply.body)
   if (!parsed) return undefined
   const {method, params} = parsed
   if (!runnableAsReply(method)) {
-    return {method, error: `not run: Telegram ignores ${method} as a webhook reply (call it through the Bot API instead)`}
+    return {
+      method,
+      error: `not run: Telegram ignores ${method} as a webhook reply (call it through the Bot API instead)`,
+    }
   }
   try {
     await api.call(method, params, {timeoutMs: options.timeoutMs, signal: options.signal})
     return {method}
   } catch (error) {
     const text = isBotApiError(error)
-      ? (error.kind === 'api' ? `${error.code} ${error.description}` : error.description)
+      ? error.kind === 'api'
+        ? `${error.code} ${error.description}`
+        : error.description
       : api.redact(error instanceof Error ? error.message : String(error))
     return {method, error: text}
   }

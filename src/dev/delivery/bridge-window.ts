@@ -41,7 +41,9 @@ export class UpdateWindow {
   /** The offset that confirms exactly the acknowledged prefix. */
   offset(): number {
     for (const item of this.#items.values()) if (!item.acked) return item.id
-    return this.#lastReceived !== undefined ? Math.max(this.#lastReceived + 1, this.#confirmedOffset) : this.#confirmedOffset
+    return this.#lastReceived !== undefined
+      ? Math.max(this.#lastReceived + 1, this.#confirmedOffset)
+      : this.#confirmedOffset
   }
 
   /** Updates received and not acknowledged. */

@@ -102,7 +102,10 @@ export class UpdateBridge {
       }
     }
     const maxConnections = clamp(options.maxConnections, 40, 1, 100)
-    this.#poster = new WebhookPoster(options.target, {maxSockets: maxConnections, timeoutMs: clamp(options.requestTimeoutMs, 60_000, 100, 3_600_000)})
+    this.#poster = new WebhookPoster(options.target, {
+      maxSockets: maxConnections,
+      timeoutMs: clamp(options.requestTimeoutMs, 60_000, 100, 3_600_000),
+    })
     this.#queues = new ChatQueues<Item>(maxConnections, (item) => this.#track(this.#deliver(item)))
   }
 
@@ -188,8 +191,12 @@ export class UpdateBridge {
       this.#lastPoll = {offset, at: performance.now()}
       try {
         const updates = await this.#api.getUpdates(
-          {...(offset > 0 ? {offset} : {}), limit: 100, timeout: isFirst ? 0 : this.#pollTimeoutSec,
-            ...(this.#allowed ? {allowed_updates: this.#allowed} : {})},
+          {
+            ...(offset > 0 ? {offset} : {}),
+            limit: 100,
+            timeout: isFirst ? 0 : this.#pollTimeoutSec,
+            ...(this.#allowed ? {allowed_updates: this.#allowed} : {}),
+          },
           {signal: this.#pollAbort.signal},
         )
         if (offset > 0) this.#window.confirm(offset)
@@ -297,13 +304,27 @@ export class UpdateBridge {
     this.#wake?.() // the confirmable offset may have moved
     let reply: ReplyOutcome | undefined
     if (result.replyTooLarge) reply = {method: '?', error: 'not run: the answer was too large to be a webhook reply'}
-    else if (result.reply) reply = await executeReply(this.#api, result.reply, {timeoutMs: REPLY_TIMEOUT_MS, signal: this.#replyAbort.signal})
+    else if (result.reply)
+      reply = await executeReply(this.#api, result.reply, {
+        timeoutMs: REPLY_TIMEOUT_MS,
+        signal: this.#replyAbort.signal,
+      })
     const status = result.status ?? 200
-    this.#emit({type: 'delivered', updateId: item.id, status, ms: result.ms,
-      text: deliveredText(item.id, describeQueue(item.key), status, result.ms, reply), ...(reply ? {reply} : {})})
+    this.#emit({
+      type: 'delivered',
+      updateId: item.id,
+      status,
+      ms: result.ms,
+      text: deliveredText(item.id, describeQueue(item.key), status, result.ms, reply),
+      ...(reply ? {reply} : {}),
+    })
     if (item.reported !== undefined) {
       this.stats.failing -= 1
-      this.#emit({type: 'recovered', updateId: item.id, text: recoveredText(item.id, describeQueue(item.key), item.attempts)})
+      this.#emit({
+        type: 'recovered',
+        updateId: item.id,
+        text: recoveredText(item.id, describeQueue(item.key), item.attempts),
+      })
     }
   }
 
@@ -313,9 +334,14 @@ export class UpdateBridge {
     if (item.reported === what) return
     if (item.reported === undefined) this.stats.failing += 1
     item.reported = what
-    this.#emit({type: 'failing', updateId: item.id, attempts: item.attempts,
-      ...(result.status !== undefined ? {status: result.status} : {}), ...(result.error ? {error: result.error} : {}),
-      text: failingText(item.id, describeQueue(item.key), what, item.attempts)})
+    this.#emit({
+      type: 'failing',
+      updateId: item.id,
+      attempts: item.attempts,
+      ...(result.status !== undefined ? {status: result.status} : {}),
+      ...(result.error ? {error: result.error} : {}),
+      text: failingText(item.id, describeQueue(item.key), what, item.attempts),
+    })
   }
 }
 
@@ -334,4 +360,3 @@ function retryDelay(attempts: number, result: PostResult): number {
 function isFatalAtStart(error: BotApiError): boolean {
   return error.kind === 'api' && (error.code === 401 || error.code === 404 || error.isWebhookActiveConflict)
 }
-

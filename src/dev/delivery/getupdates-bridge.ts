@@ -28,32 +28,42 @@ export class BridgeDelivery implements Delivery {
   async start(): Promise<void> {
     const c = this.#c
     const relay = c.relay!
-    await c.step('webhook', 'Starting the polling bridge (no webhook, no public URL)…', async () => {
-      if (c.webhook.replaced) await deleteDevWebhook(c.api, {signal: c.signal})
-      else if (c.dropPendingUpdates) await c.api.deleteWebhook({drop_pending_updates: true}, {signal: c.signal})
-      const found = await c.pollers()
-      const bridge = new UpdateBridge({
-        api: c.api,
-        target: {url: joinUrl(`http://127.0.0.1:${relay.port}`, c.path), secret: c.secret},
-        maxConnections: c.maxConnections,
-        allowedUpdates: c.allowedUpdates,
-        signal: c.signal,
-        onEvent: (e) => {
-          if (e.type === 'delivered') return // the relay logs each update
-          if (e.type === 'recovered') c.emit({type: 'info', text: e.text})
-          else c.emit({type: 'warn', text: e.text, ...('fix' in e && e.fix ? {fix: e.fix} : {})})
-        },
-      })
-      this.#bridge = bridge
-      await bridge.start()
-      if (found) c.emit({type: 'warn', ...pollerCutOffText(found, 'bridge')})
-    }, () => 'Polling bridge running: `bot dev` takes the updates with getUpdates and posts them to the bot (no webhook is set)')
+    await c.step(
+      'webhook',
+      'Starting the polling bridge (no webhook, no public URL)…',
+      async () => {
+        if (c.webhook.replaced) await deleteDevWebhook(c.api, {signal: c.signal})
+        else if (c.dropPendingUpdates) await c.api.deleteWebhook({drop_pending_updates: true}, {signal: c.signal})
+        const found = await c.pollers()
+        const bridge = new UpdateBridge({
+          api: c.api,
+          target: {url: joinUrl(`http://127.0.0.1:${relay.port}`, c.path), secret: c.secret},
+          maxConnections: c.maxConnections,
+          allowedUpdates: c.allowedUpdates,
+          signal: c.signal,
+          onEvent: (e) => {
+            if (e.type === 'delivered') return // the relay logs each update
+            if (e.type === 'recovered') c.emit({type: 'info', text: e.text})
+            else c.emit({type: 'warn', text: e.text, ...('fix' in e && e.fix ? {fix: e.fix} : {})})
+          },
+        })
+        this.#bridge = bridge
+        await bridge.start()
+        if (found) c.emit({type: 'warn', ...pollerCutOffText(found, 'bridge')})
+      },
+      () =>
+        'Polling bridge running: `bot dev` takes the updates with getUpdates and posts them to the bot (no webhook is set)',
+    )
   }
 
   stop(): Promise<void> {
     this.#stopping ??= (async () => {
       const result = await this.#bridge?.stop()
-      if (result?.pending) this.#c.emit({type: 'info', text: `${result.pending} update${result.pending === 1 ? '' : 's'} not acknowledged by the bot stay pending at Telegram.`})
+      if (result?.pending)
+        this.#c.emit({
+          type: 'info',
+          text: `${result.pending} update${result.pending === 1 ? '' : 's'} not acknowledged by the bot stay pending at Telegram.`,
+        })
     })()
     return this.#stopping
   }

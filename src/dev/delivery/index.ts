@@ -30,7 +30,12 @@ export function createDelivery(o: DevSessionOptions, context: DeliveryContext): 
  * Close the lost tunnel, delete our webhook (pending updates kept) and start the bridge in its
  * place. Returns the bridge, or undefined when the session must stop (it has been told why).
  */
-export async function swapToBridge(context: DeliveryContext, from: Delivery, reason: string, stopped: () => boolean): Promise<Delivery | undefined> {
+export async function swapToBridge(
+  context: DeliveryContext,
+  from: Delivery,
+  reason: string,
+  stopped: () => boolean,
+): Promise<Delivery | undefined> {
   const {webhook, emit} = context
   await from.close().catch(() => {})
   for (let attempt = 0; attempt < 3 && webhook.url !== undefined && !stopped(); attempt++) {
@@ -42,7 +47,11 @@ export async function swapToBridge(context: DeliveryContext, from: Delivery, rea
   }
   if (stopped()) return undefined
   if (webhook.url !== undefined) {
-    emit({type: 'warn', text: 'The webhook could not be deleted, so polling would get 409; stopping.', fix: 'Run `bot webhook delete`, then `bot dev --tunnel none`.'})
+    emit({
+      type: 'warn',
+      text: 'The webhook could not be deleted, so polling would get 409; stopping.',
+      fix: 'Run `bot webhook delete`, then `bot dev --tunnel none`.',
+    })
     return undefined
   }
   emit({

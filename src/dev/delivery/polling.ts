@@ -19,7 +19,12 @@ export class PollingDelivery implements Delivery {
   async start(): Promise<void> {
     const c = this.#c
     if (c.webhook.replaced) {
-      await c.step('webhook', 'Deleting the webhook (pending updates kept)…', () => deleteDevWebhook(c.api, {signal: c.signal}), () => 'Webhook deleted for this session (restored on exit)')
+      await c.step(
+        'webhook',
+        'Deleting the webhook (pending updates kept)…',
+        () => deleteDevWebhook(c.api, {signal: c.signal}),
+        () => 'Webhook deleted for this session (restored on exit)',
+      )
     } else if (c.dropPendingUpdates) {
       await c.api.deleteWebhook({drop_pending_updates: true}, {signal: c.signal})
       c.emit({type: 'info', text: 'Pending updates dropped, as asked (--drop-pending-updates).'})

@@ -33,7 +33,13 @@ export interface TunnelDeliveryOptions {
  * must answer the relay's nonce). A URL with a path (a proxy that keeps its prefix) may reach the
  * health path at the host's root instead: both are tried at once, the first proof wins.
  */
-export async function proveToRelay(url: string, healthPath: string, nonce: string, timeoutMs: number, signal: AbortSignal): Promise<void> {
+export async function proveToRelay(
+  url: string,
+  healthPath: string,
+  nonce: string,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<void> {
   const origin = new URL(url).origin
   const bases = origin === url.replace(/\/+$/, '') ? [url] : [url, origin]
   const done = new AbortController()
@@ -94,9 +100,21 @@ export class TunnelWebhookDelivery implements Delivery {
       backoffMs: o.backoffMs,
       openTimeoutMs: o.openTimeoutMs,
       signal: c.signal,
-      onDown: (error) => c.emit({type: 'tunnel-down', error, text: `! The tunnel is down (${error ?? 'no reason given'}); reconnecting…`}),
+      onDown: (error) =>
+        c.emit({
+          type: 'tunnel-down',
+          error,
+          text: `! The tunnel is down (${error ?? 'no reason given'}); reconnecting…`,
+        }),
       onRetry: (attempt, of, delayMs, error) =>
-        c.emit({type: 'tunnel-retry', attempt, of, delayMs, error, text: `  tunnel attempt ${attempt}/${of}${delayMs ? ` in ${(delayMs / 1000).toFixed(1)}s` : ''}${error ? ` (last error: ${error})` : ''}`}),
+        c.emit({
+          type: 'tunnel-retry',
+          attempt,
+          of,
+          delayMs,
+          error,
+          text: `  tunnel attempt ${attempt}/${of}${delayMs ? ` in ${(delayMs / 1000).toFixed(1)}s` : ''}${error ? ` (last error: ${error})` : ''}`,
+        }),
       onReconnected: async (tunnel) => {
         await proveToRelay(tunnel.url, relay.healthPath, relay.nonce, proveMs, c.signal)
         await c.webhook.set(joinUrl(tunnel.url, c.path), c.signal)
@@ -109,42 +127,70 @@ export class TunnelWebhookDelivery implements Delivery {
     })
     this.#keeper = keeper
 
-
-    const opening = name === 'loopback' ? 'Using loopback (no tunnel)…' : name === 'public-url' ? 'Using your public URL (no tunnel)…' : `Opening a tunnel (${name})…`
-    const tunnel = await c.step('tunnel', opening, async () => {
-      let opened: Tunnel
-      try {
-        opened = await keeper.open()
-      } catch (error) {
-        if (c.signal.aborted) throw error
-        throw new DeliveryStartError(errorMessage(error), {cause: error})
-      }
-      this.#tunnel = opened
-      if (name === 'loopback') return opened
-      try {
-        await proveToRelay(opened.url, relay.healthPath, relay.nonce, proveMs, c.signal)
-      } catch (error) {
-        if (c.signal.aborted) throw error
-        if (name === 'public-url')
-          throw new FixableError(`The public URL ${opened.url} does not reach the relay: ${errorMessage(error)}.`, {
-            code: 'public_url_unreachable',
-            fix: `Forward it to the relay on 127.0.0.1:${relay.port}, or pass --relay-port with the port your proxy forwards to; then run \`bot dev\` again.`,
+    const opening =
+      name === 'loopback'
+        ? 'Using loopback (no tunnel)…'
+        : name === 'public-url'
+          ? 'Using your public URL (no tunnel)…'
+          : `Opening a tunnel (${name})…`
+    const tunnel = await c.step(
+      'tunnel',
+      opening,
+      async () => {
+        let opened: Tunnel
+        try {
+          opened = await keeper.open()
+        } catch (error) {
+          if (c.signal.aborted) throw error
+          throw new DeliveryStartError(errorMessage(error), {cause: error})
+        }
+        this.#tunnel = opened
+        if (name === 'loopback') return opened
+        try {
+          await proveToRelay(opened.url, relay.healthPath, relay.nonce, proveMs, c.signal)
+        } catch (error) {
+          if (c.signal.aborted) throw error
+          if (name === 'public-url')
+            throw new FixableError(`The public URL ${opened.url} does not reach the relay: ${errorMessage(error)}.`, {
+              code: 'public_url_unreachable',
+              fix: `Forward it to the relay on 127.0.0.1:${relay.port}, or pass --relay-port with the port your proxy forwards to; then run \`bot dev\` again.`,
+            })
+          throw new DeliveryStartError(`the tunnel ${opened.url} does not reach the relay (${errorMessage(error)})`, {
+            cause: error,
           })
-        throw new DeliveryStartError(`the tunnel ${opened.url} does not reach the relay (${errorMessage(error)})`, {cause: error})
-      }
-      return opened
-    }, (t) => (name === 'loopback' ? `Loopback URL ${t.url} (no tunnel)` : name === 'public-url' ? `Public URL ${t.url} → relay port ${relay.port} (answers)` : `Tunnel ${t.url} (answers)`))
+        }
+        return opened
+      },
+      (t) =>
+        name === 'loopback'
+          ? `Loopback URL ${t.url} (no tunnel)`
+          : name === 'public-url'
+            ? `Public URL ${t.url} → relay port ${relay.port} (answers)`
+            : `Tunnel ${t.url} (answers)`,
+    )
 
     const prefix = new URL(tunnel.url).pathname.replace(/\/+$/, '')
     if (prefix) relay.addAlias(prefix + c.path)
 
     // Is someone else long-polling this bot? (setWebhook is about to cut them off.)
     const found = await c.pollers()
-    await c.step('webhook', 'Setting the webhook…', () => c.webhook.set(joinUrl(tunnel.url, c.path), c.signal), () => `Webhook set to ${tunnel.url}/webhook/… with a secret token${c.dropPendingUpdates ? ' (pending updates dropped, as asked)' : ''}`)
+    await c.step(
+      'webhook',
+      'Setting the webhook…',
+      () => c.webhook.set(joinUrl(tunnel.url, c.path), c.signal),
+      () =>
+        `Webhook set to ${tunnel.url}/webhook/… with a secret token${c.dropPendingUpdates ? ' (pending updates dropped, as asked)' : ''}`,
+    )
     if (found) c.emit({type: 'warn', ...pollerCutOffText(found, 'webhook')})
 
     if (name !== 'loopback') {
-      this.#watch = new WebhookWatch({api: c.api, webhook: c.webhook, intervalMs: o.webhookCheckMs ?? 20_000, signal: c.signal, emit: c.emit})
+      this.#watch = new WebhookWatch({
+        api: c.api,
+        webhook: c.webhook,
+        intervalMs: o.webhookCheckMs ?? 20_000,
+        signal: c.signal,
+        emit: c.emit,
+      })
       this.#watch.start()
     }
   }

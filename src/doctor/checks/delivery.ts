@@ -32,14 +32,48 @@ function urlParts(info: WebhookInfo, cloud: boolean): {parts: Part[]; url?: URL}
   try {
     url = new URL(info.url)
   } catch {
-    return {parts: [{status: 'fail', line: 'URL: not a valid URL', fix: 'Set a valid https URL with `bot webhook set`, or `bot webhook delete` to go back to long polling.'}]}
+    return {
+      parts: [
+        {
+          status: 'fail',
+          line: 'URL: not a valid URL',
+          fix: 'Set a valid https URL with `bot webhook set`, or `bot webhook delete` to go back to long polling.',
+        },
+      ],
+    }
   }
   const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80))
   if (cloud && url.protocol !== 'https:')
-    return {url, parts: [{status: 'fail', line: `URL: ${url.protocol} is not allowed (Telegram delivers over https only)`, fix: 'Set an https URL with `bot webhook set`.'}]}
+    return {
+      url,
+      parts: [
+        {
+          status: 'fail',
+          line: `URL: ${url.protocol} is not allowed (Telegram delivers over https only)`,
+          fix: 'Set an https URL with `bot webhook set`.',
+        },
+      ],
+    }
   if (cloud && !(WEBHOOK_PORTS as readonly number[]).includes(port))
-    return {url, parts: [{status: 'fail', line: `URL: port ${port} is not one Telegram delivers to (443, 80, 88, 8443)`, fix: 'Serve the webhook on 443, 80, 88 or 8443 and set that URL with `bot webhook set`.'}]}
-  return {url, parts: [{status: 'ok', line: `URL: valid for ${cloud ? 'api.telegram.org' : 'a local Bot API server'} (${url.protocol.slice(0, -1)}, port ${port})`}]}
+    return {
+      url,
+      parts: [
+        {
+          status: 'fail',
+          line: `URL: port ${port} is not one Telegram delivers to (443, 80, 88, 8443)`,
+          fix: 'Serve the webhook on 443, 80, 88 or 8443 and set that URL with `bot webhook set`.',
+        },
+      ],
+    }
+  return {
+    url,
+    parts: [
+      {
+        status: 'ok',
+        line: `URL: valid for ${cloud ? 'api.telegram.org' : 'a local Bot API server'} (${url.protocol.slice(0, -1)}, port ${port})`,
+      },
+    ],
+  }
 }
 
 function lastErrorPart(info: WebhookInfo, now: number): Part | undefined {
@@ -88,23 +122,36 @@ export const deliveryCheck: Check = {
     const parts: Part[] = []
 
     if (!info.url) {
-      parts.push({status: 'ok', line: 'mode: long polling (no webhook set): updates wait until the bot calls getUpdates'})
-      parts.push({status: 'ok', line: `pending updates: ${pending}${pending > 0 ? ' (waiting for a getUpdates; if your bot runs and they stay, see the poller checks)' : ''}`})
+      parts.push({
+        status: 'ok',
+        line: 'mode: long polling (no webhook set): updates wait until the bot calls getUpdates',
+      })
+      parts.push({
+        status: 'ok',
+        line: `pending updates: ${pending}${pending > 0 ? ' (waiting for a getUpdates; if your bot runs and they stay, see the poller checks)' : ''}`,
+      })
       const allowed = allowedPart(info, 'polling')
       if (allowed) parts.push(allowed)
       return summarize(parts, info)
     }
 
     const cloud = ctx.apiRoot === DEFAULT_API_ROOT
-    parts.push({status: 'ok', line: `mode: webhook → ${ctx.redact(maskUrl(info.url))} (a bot that long-polls gets 409 "webhook is active" until \`bot webhook delete\`)`})
+    parts.push({
+      status: 'ok',
+      line: `mode: webhook → ${ctx.redact(maskUrl(info.url))} (a bot that long-polls gets 409 "webhook is active" until \`bot webhook delete\`)`,
+    })
     const {parts: urlChecks, url} = urlParts(info, cloud)
     parts.push(...urlChecks)
-    if (info.ip_address && info.ip_address !== '<unknown>') parts.push({status: 'ok', line: `Telegram connects to ${info.ip_address}`})
+    if (info.ip_address && info.ip_address !== '<unknown>')
+      parts.push({status: 'ok', line: `Telegram connects to ${info.ip_address}`})
     if (info.has_custom_certificate) parts.push({status: 'ok', line: 'a self-signed certificate was uploaded'})
     parts.push({
       status: pending >= BACKLOG_WARN && !info.last_error_message ? 'warn' : 'ok',
       line: `pending updates: ${pending}`,
-      fix: pending >= BACKLOG_WARN ? 'A backlog is building up: the bot answers too slowly for the update rate; raise --max-connections or answer faster.' : undefined,
+      fix:
+        pending >= BACKLOG_WARN
+          ? 'A backlog is building up: the bot answers too slowly for the update rate; raise --max-connections or answer faster.'
+          : undefined,
     })
     const lastError = lastErrorPart(info, Date.now())
     if (lastError) parts.push(lastError)
@@ -113,7 +160,8 @@ export const deliveryCheck: Check = {
 
     if (url) {
       const host = url.hostname.replace(/^\[|\]$/g, '')
-      if (url.protocol !== 'https:') parts.push({status: 'ok', line: 'TLS: check skipped (http URL, allowed by a local Bot API server)'})
+      if (url.protocol !== 'https:')
+        parts.push({status: 'ok', line: 'TLS: check skipped (http URL, allowed by a local Bot API server)'})
       else if (isLoopback(host)) parts.push({status: 'ok', line: `TLS: check skipped (loopback host ${host})`})
       else {
         const port = Number(url.port || 443)

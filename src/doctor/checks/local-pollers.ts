@@ -35,11 +35,17 @@ export const localPollersCheck: Check = {
   async run(ctx: DoctorContext): Promise<CheckResult> {
     if (!ctx.token) return {status: 'skipped', detail: 'No token to look for (see Configuration).'}
     const scan = await findTokenHolders(ctx.token, {apiRoot: ctx.apiRoot, env: ctx.env})
-    if (!scan.supported) return {status: 'skipped', detail: `Listing other processes is not supported on ${process.platform}.`}
+    if (!scan.supported)
+      return {status: 'skipped', detail: `Listing other processes is not supported on ${process.platform}.`}
     const whose = process.getuid?.() === 0 ? 'on this machine' : 'of yours'
     const unread = unreadableLines(scan.unreadable)
     const n = scan.holders.length
-    if (n === 0) return {status: 'ok', detail: ctx.redact([`No other process ${whose} holds this token.`, ...unread].join('\n')), data: scan.holders}
+    if (n === 0)
+      return {
+        status: 'ok',
+        detail: ctx.redact([`No other process ${whose} holds this token.`, ...unread].join('\n')),
+        data: scan.holders,
+      }
 
     const users = scan.holders.filter((h) => h.kind === 'api-client')
     const unknown = scan.holders.filter((h) => h.kind === 'unknown')
@@ -49,7 +55,9 @@ export const localPollersCheck: Check = {
         : `${n} other ${plural(n, 'process', 'processes')} ${whose} ${plural(n, 'holds', 'hold')} this token; none is connected to the Bot API:`
     const fixes: string[] = []
     if (users.length > 0)
-      fixes.push(`If one is an old copy of your bot (a second poller means 409 Conflict for one of them), stop it: kill ${users.map((h) => h.pid).join(' ')}`)
+      fixes.push(
+        `If one is an old copy of your bot (a second poller means 409 Conflict for one of them), stop it: kill ${users.map((h) => h.pid).join(' ')}`,
+      )
     if (unknown.length > 0)
       fixes.push(
         `Whether ${unknown.map((h) => `pid ${h.pid}`).join(', ')} ${plural(unknown.length, 'polls', 'poll')} with this token cannot be told from here: if one is an old copy of your bot, stop it.`,

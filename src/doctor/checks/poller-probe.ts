@@ -17,9 +17,14 @@ function stopFix(running: TokenHolder[]): string {
   const users = running.filter((h) => h.kind === 'api-client')
   const rest = running.filter((h) => h.kind !== 'api-client')
   const parts: string[] = []
-  if (users.length > 0) parts.push(`Stop the extra copy (kill ${users.map((h) => h.pid).join(' ')}) so that only one process polls this token.`)
+  if (users.length > 0)
+    parts.push(
+      `Stop the extra copy (kill ${users.map((h) => h.pid).join(' ')}) so that only one process polls this token.`,
+    )
   if (rest.length > 0)
-    parts.push(`${users.length > 0 ? 'Otherwise check' : 'Check'} ${rest.map((h) => `pid ${h.pid}`).join(', ')} (see above): stop the one that is an old copy of your bot, so that only one process polls this token.`)
+    parts.push(
+      `${users.length > 0 ? 'Otherwise check' : 'Check'} ${rest.map((h) => `pid ${h.pid}`).join(', ')} (see above): stop the one that is an old copy of your bot, so that only one process polls this token.`,
+    )
   return parts.join('\n')
 }
 
@@ -43,7 +48,8 @@ export const pollerProbeCheck: Check = {
     if (url)
       return {
         status: 'skipped',
-        detail: 'Not run: a webhook is set, so every getUpdates is refused with 409 "webhook is active" (a delivery finding, not a second poller: see Delivery mode).',
+        detail:
+          'Not run: a webhook is set, so every getUpdates is refused with 409 "webhook is active" (a delivery finding, not a second poller: see Delivery mode).',
       }
 
     // List the local token holders BEFORE probing: a poller that stops on 409 may exit at our first poll.
@@ -54,10 +60,18 @@ export const pollerProbeCheck: Check = {
     const polls = `${outcome.polls} getUpdates with limit 1 and no offset: nothing confirmed, no update consumed`
     switch (outcome.kind) {
       case 'webhook':
-        return {status: 'skipped', detail: 'Stopped: a webhook was set while probing (getUpdates got 409 "webhook is active"); see Delivery mode.'}
+        return {
+          status: 'skipped',
+          detail:
+            'Stopped: a webhook was set while probing (getUpdates got 409 "webhook is active"); see Delivery mode.',
+        }
       case 'error': {
         const e = explainForDoctor(outcome.error, ctx.apiRoot)
-        return {status: 'warn', detail: ctx.redact(`The probe could not finish: ${e.message}`), fix: e.fix && ctx.redact(e.fix)}
+        return {
+          status: 'warn',
+          detail: ctx.redact(`The probe could not finish: ${e.message}`),
+          fix: e.fix && ctx.redact(e.fix),
+        }
       }
       case 'clear':
         if (outcome.updatesPending)
@@ -79,7 +93,9 @@ export const pollerProbeCheck: Check = {
             : ''
         const where =
           holders.length > 0
-            ? ['It is probably one of these local processes:', ...holders.map((h) => `  ${describeHolder(h)}`)].join('\n')
+            ? ['It is probably one of these local processes:', ...holders.map((h) => `  ${describeHolder(h)}`)].join(
+                '\n',
+              )
             : all.length > 0
               ? 'No other process on this machine that holds the token is connected to the Bot API, so it runs elsewhere: a server, a container, another machine (or a CI job).'
               : 'No other process on this machine holds the token, so it runs elsewhere: a server, a container, another machine (or a CI job).'
@@ -91,7 +107,7 @@ export const pollerProbeCheck: Check = {
               ? ELSEWHERE_FIX
               : exited.length < holders.length
                 ? stopFix(holders.filter((h) => !exited.includes(h)))
-                : 'The other copy stopped on the probe\'s 409; make sure it does not start again next to your bot (one poller per token), or move one of them to a webhook.',
+                : "The other copy stopped on the probe's 409; make sure it does not start again next to your bot (one poller per token), or move one of them to a webhook.",
         }
       }
     }

@@ -33,7 +33,10 @@ function proxyNote(env: NodeJS.ProcessEnv, apiRoot: string): string | undefined 
 
 function causeOf(error: unknown): {code?: string; message: string} {
   const cause = (error as {cause?: {code?: string; message?: string}})?.cause
-  return {code: cause?.code ?? (error as {code?: string})?.code, message: cause?.message ?? (error as Error)?.message ?? String(error)}
+  return {
+    code: cause?.code ?? (error as {code?: string})?.code,
+    message: cause?.message ?? (error as Error)?.message ?? String(error),
+  }
 }
 
 export const reachabilityCheck: Check = {
@@ -81,7 +84,11 @@ export const reachabilityCheck: Check = {
       lines.push(`HTTP: ${url.host} answered ${response.status} in ${ms} ms`)
       if (proxy) lines.push(proxy)
       if (ms > SLOW_MS)
-        return {status: 'warn', detail: lines.join('\n'), fix: 'The Bot API answers slowly from here; long polling still works, but replies will lag. Check the network.'}
+        return {
+          status: 'warn',
+          detail: lines.join('\n'),
+          fix: 'The Bot API answers slowly from here; long polling still works, but replies will lag. Check the network.',
+        }
       return {status: 'ok', detail: lines.join('\n')}
     } catch (error) {
       const {code, message} = causeOf(error)
@@ -100,7 +107,11 @@ export const reachabilityCheck: Check = {
         if (at >= 0) lines[at] = `HTTP: no answer through the proxy: ${through}`
         else lines.push(`proxy: ${through}`)
       }
-      const fix = via ? proxyFix(via, ctx.apiRoot) : proxy && isDefault ? `${whereFix} If this network only allows traffic through the proxy, run the bot where it can reach the Bot API directly, or use a local Bot API server.` : whereFix
+      const fix = via
+        ? proxyFix(via, ctx.apiRoot)
+        : proxy && isDefault
+          ? `${whereFix} If this network only allows traffic through the proxy, run the bot where it can reach the Bot API directly, or use a local Bot API server.`
+          : whereFix
       return {status: 'fail', detail: lines.join('\n'), fix}
     }
   },

@@ -75,7 +75,9 @@ async function examine(ctx: DoctorContext, state: SessionState): Promise<CheckRe
       fix: `Run \`bot dev\` again in ${state.cwd} (it repairs a webhook left behind), or \`bot webhook info\` to see the webhook.`,
     }
   if (stillSet) {
-    const restore = state.replaced ? ` It also restores the webhook it replaced (${ctx.redact(maskUrl(state.replaced.url))}).` : ''
+    const restore = state.replaced
+      ? ` It also restores the webhook it replaced (${ctx.redact(maskUrl(state.replaced.url))}).`
+      : ''
     return {
       status: 'fail',
       detail: `${describe(state)} is gone but its webhook is still set (${ctx.redact(maskUrl(ours!))}): updates queue up for a tunnel that no longer exists, and long polling gets 409.`,

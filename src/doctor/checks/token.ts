@@ -29,7 +29,8 @@ export const tokenCheck: Check = {
       const e = explainForDoctor(error, ctx.apiRoot)
       let fix = e.fix
       if (error.kind === 'api' && error.code === 401)
-        fix = 'The token is wrong or was revoked. Open @BotFather → /mybots → your bot → API Token, copy the current token, and put it in .env as BOT_TOKEN (then restart every copy of the bot).'
+        fix =
+          'The token is wrong or was revoked. Open @BotFather → /mybots → your bot → API Token, copy the current token, and put it in .env as BOT_TOKEN (then restart every copy of the bot).'
       return {status: 'fail', detail: ctx.redact(e.message), fix: fix && ctx.redact(fix)}
     }
   },

@@ -91,22 +91,28 @@ function cashtags(text: string, out: Entity[]): void {
 }
 
 /** Top-level domains accepted without a protocol (a short list of the common ones). */
-const TLDS = new Set(('com org net edu gov mil int info biz name pro mobi asia tel travel museum aero coop jobs ' +
-  'io ai app dev me tv co cc ly gg to fm am im is it in us uk eu de fr es nl be ch at se no fi dk pl cz sk hu ro bg ' +
-  'gr pt ie lt lv ee ru ua by kz uz am ge az tr il ir ae sa in cn jp kr tw hk sg my id th vn ph au nz ca mx br ar cl ' +
-  'co za ng ke eg xyz online site store tech top club live shop blog cloud link news space website fun art design ' +
-  'рф su').split(' '))
+const TLDS = new Set(
+  (
+    'com org net edu gov mil int info biz name pro mobi asia tel travel museum aero coop jobs ' +
+    'io ai app dev me tv co cc ly gg to fm am im is it in us uk eu de fr es nl be ch at se no fi dk pl cz sk hu ro bg ' +
+    'gr pt ie lt lv ee ru ua by kz uz am ge az tr il ir ae sa in cn jp kr tw hk sg my id th vn ph au nz ca mx br ar cl ' +
+    'co za ng ke eg xyz online site store tech top club live shop blog cloud link news space website fun art design ' +
+    'рф su'
+  ).split(' '),
+)
 
-const URL_RE = /(?<![\p{L}\p{N}_.\/@-])(?:(?:https?|ftp|tonsite):\/\/)?(?:(?:[\p{L}\p{N}_-]+\.)+[\p{L}\p{N}_-]+|\d{1,3}(?:\.\d{1,3}){3})(?::\d{1,5})?(?:[/?#][^\s<>"«»]*)?/giu
+const URL_RE =
+  /(?<![\p{L}\p{N}_.\/@-])(?:(?:https?|ftp|tonsite):\/\/)?(?:(?:[\p{L}\p{N}_-]+\.)+[\p{L}\p{N}_-]+|\d{1,3}(?:\.\d{1,3}){3})(?::\d{1,5})?(?:[/?#][^\s<>"«»]*)?/giu
 const TG_URL_RE = /\b(?:tg|ton|tonsite):\/\/[\w-]+(?:[/?#][^\s<>"«»]*)?/giu
 const EMAIL_SCAN = /(?<![a-z0-9_.+-])(?:mailto:)?[a-z0-9_.+-]+@[a-z0-9_.-]+\.[a-z]{2,8}(?![a-z0-9_-])/giu
-const EMAIL_RE = /^(?:[a-z0-9_-]{0,26}[.+]){0,10}[a-z0-9_-]{1,35}@(?:(?:[a-z0-9][a-z0-9_-]{0,28})?[a-z0-9][.]){1,6}[a-z]{2,8}$/i
+const EMAIL_RE =
+  /^(?:[a-z0-9_-]{0,26}[.+]){0,10}[a-z0-9_-]{1,35}@(?:(?:[a-z0-9][a-z0-9_-]{0,28})?[a-z0-9][.]){1,6}[a-z]{2,8}$/i
 
 /** Trailing characters td trims from a URL; a `)` only when it closes nothing. */
 function trimUrl(url: string): string {
   for (;;) {
     const last = url.at(-1) ?? ''
-    if ('.:;,(\'?!`'.includes(last) && url.length > 0) url = url.slice(0, -1)
+    if (".:;,('?!`".includes(last) && url.length > 0) url = url.slice(0, -1)
     else if (last === ')' && (url.match(/\(/g)?.length ?? 0) < (url.match(/\)/g)?.length ?? 0)) url = url.slice(0, -1)
     else return url
   }
@@ -127,7 +133,8 @@ function urls(text: string, out: Entity[]): void {
     for (const m of text.matchAll(EMAIL_SCAN)) {
       if (WORD.test(before(text, m.index))) continue
       const mailto = m[0].toLowerCase().startsWith('mailto:') ? 7 : 0
-      if (EMAIL_RE.test(m[0].slice(mailto))) out.push({type: 'email', offset: m.index + mailto, length: m[0].length - mailto})
+      if (EMAIL_RE.test(m[0].slice(mailto)))
+        out.push({type: 'email', offset: m.index + mailto, length: m[0].length - mailto})
     }
   }
   for (const m of text.matchAll(TG_URL_RE)) out.push({type: 'url', offset: m.index, length: trimUrl(m[0]).length})

@@ -21,14 +21,33 @@ export class FormatError extends Error {}
 
 /** td's sort priority per type (MessageEntity::get_type_priority); ties broken by offset, then longer first. */
 const PRIORITY: Record<string, number> = {
-  mention: 50, hashtag: 50, bot_command: 50, url: 50, email: 50, cashtag: 50, phone_number: 50, bank_card_number: 50,
-  bold: 90, italic: 91, underline: 92, strikethrough: 93, spoiler: 94, code: 20, pre: 11, text_link: 49,
-  text_mention: 49, blockquote: 0, expandable_blockquote: 0, custom_emoji: 99, date_time: 30,
+  mention: 50,
+  hashtag: 50,
+  bot_command: 50,
+  url: 50,
+  email: 50,
+  cashtag: 50,
+  phone_number: 50,
+  bank_card_number: 50,
+  bold: 90,
+  italic: 91,
+  underline: 92,
+  strikethrough: 93,
+  spoiler: 94,
+  code: 20,
+  pre: 11,
+  text_link: 49,
+  text_mention: 49,
+  blockquote: 0,
+  expandable_blockquote: 0,
+  custom_emoji: 99,
+  date_time: 30,
 }
 
 export function sortEntities(entities: Entity[]): Entity[] {
-  return entities.sort((a, b) => a.offset - b.offset || b.length - a.length ||
-    (PRIORITY[a.type] ?? 50) - (PRIORITY[b.type] ?? 50))
+  return entities.sort(
+    (a, b) => a.offset - b.offset || b.length - a.length || (PRIORITY[a.type] ?? 50) - (PRIORITY[b.type] ?? 50),
+  )
 }
 
 /** Entities no other entity may sit inside (td's "pre" mask). */

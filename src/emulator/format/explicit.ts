@@ -11,8 +11,26 @@ export class EntityError extends Error {}
 /** A td error about explicit entities: the client sees `Bad Request: <message, first letter lower-cased>`. */
 export class TdError extends FormatError {}
 
-const DROPPED = new Set(['mention', 'hashtag', 'cashtag', 'bot_command', 'url', 'email', 'phone_number', 'bank_card_number'])
-const PLAIN = new Set(['bold', 'italic', 'underline', 'strikethrough', 'spoiler', 'code', 'blockquote', 'expandable_blockquote'])
+const DROPPED = new Set([
+  'mention',
+  'hashtag',
+  'cashtag',
+  'bot_command',
+  'url',
+  'email',
+  'phone_number',
+  'bank_card_number',
+])
+const PLAIN = new Set([
+  'bold',
+  'italic',
+  'underline',
+  'strikethrough',
+  'spoiler',
+  'code',
+  'blockquote',
+  'expandable_blockquote',
+])
 
 type Json = Record<string, unknown>
 
@@ -26,7 +44,8 @@ function intField(o: Json, name: string, required: boolean, bits: 32 | 64): numb
   const text = String(v)
   if (!/^-?\d+$/.test(text)) throw new EntityError(`Field "${name}" must be a valid Number`)
   const n = BigInt(text)
-  if (bits === 32 ? BigInt.asIntN(32, n) !== n : BigInt.asIntN(64, n) !== n) throw new EntityError(`Field "${name}" must be a valid Number`)
+  if (bits === 32 ? BigInt.asIntN(32, n) !== n : BigInt.asIntN(64, n) !== n)
+    throw new EntityError(`Field "${name}" must be a valid Number`)
   return bits === 32 ? Number(n) : n
 }
 
@@ -60,7 +79,8 @@ function readEntity(value: unknown): Entity | undefined {
     case 'text_mention': {
       if (!('user' in o)) throw new EntityError('Can\'t find field "user"')
       const user = o.user
-      if (!user || typeof user !== 'object' || Array.isArray(user)) throw new EntityError('Field "user" must be of type Object')
+      if (!user || typeof user !== 'object' || Array.isArray(user))
+        throw new EntityError('Field "user" must be of type Object')
       const id = intField(user as Json, 'id', true, 64) as bigint
       return {type, offset, length, user: {id: Number(id)}}
     }
@@ -109,17 +129,30 @@ export function checkExplicitEntities(entities: Entity[], text: string): Entity[
   }
   const kept = entities.filter((e) => e.length > 0 && !(e.type === 'text_link' && e.url === ''))
   const sorted = [...kept].sort((a, b) => a.offset - b.offset || b.length - a.length)
-  const inPair = (i: number): boolean => i > 0 && i < text.length && text.charCodeAt(i - 1) >= 0xd800 && text.charCodeAt(i - 1) <= 0xdbff &&
-    text.charCodeAt(i) >= 0xdc00 && text.charCodeAt(i) <= 0xdfff
+  const inPair = (i: number): boolean =>
+    i > 0 &&
+    i < text.length &&
+    text.charCodeAt(i - 1) >= 0xd800 &&
+    text.charCodeAt(i - 1) <= 0xdbff &&
+    text.charCodeAt(i) >= 0xdc00 &&
+    text.charCodeAt(i) <= 0xdfff
   const byteOffset = (i: number): number => Buffer.byteLength(text.slice(0, i + 1))
   for (const e of sorted) {
-    if (e.offset > text.length) throw new TdError(`Entity begins after the end of the text at UTF-16 offset ${e.offset}`)
-    if (inPair(e.offset)) throw new TdError(`Entity begins in a middle of a UTF-16 symbol at byte offset ${byteOffset(e.offset)}`)
+    if (e.offset > text.length)
+      throw new TdError(`Entity begins after the end of the text at UTF-16 offset ${e.offset}`)
+    if (inPair(e.offset))
+      throw new TdError(`Entity begins in a middle of a UTF-16 symbol at byte offset ${byteOffset(e.offset)}`)
   }
   for (const e of sorted) {
     const end = e.offset + e.length
-    if (end > text.length) throw new TdError(`Entity beginning at UTF-16 offset ${e.offset} ends after the end of the text at UTF-16 offset ${end}`)
-    if (inPair(end)) throw new TdError(`Entity beginning at UTF-16 offset ${e.offset} ends in a middle of a UTF-16 symbol at byte offset ${byteOffset(end)}`)
+    if (end > text.length)
+      throw new TdError(
+        `Entity beginning at UTF-16 offset ${e.offset} ends after the end of the text at UTF-16 offset ${end}`,
+      )
+    if (inPair(end))
+      throw new TdError(
+        `Entity beginning at UTF-16 offset ${e.offset} ends in a middle of a UTF-16 symbol at byte offset ${byteOffset(end)}`,
+      )
   }
   for (const e of kept) {
     if (e.type === 'text_link') {

@@ -93,8 +93,9 @@ function normalize(entities: Entity[]): Entity[] {
   const splittable = entities.filter((e) => SPLITTABLE_TYPES.has(e.type))
   const quotes = nonIntersecting(entities.filter(isBlockquote))
   const quoteBounds = new Intervals(quotes)
-  const continuous = nonIntersecting(entities.filter((e) => !SPLITTABLE_TYPES.has(e.type) && !isBlockquote(e)))
-    .filter((e) => !quoteBounds.crosses(e.offset, e.offset + e.length))
+  const continuous = nonIntersecting(entities.filter((e) => !SPLITTABLE_TYPES.has(e.type) && !isBlockquote(e))).filter(
+    (e) => !quoteBounds.crosses(e.offset, e.offset + e.length),
+  )
   const others = [...continuous, ...quotes]
   const cuts = [...new Set(others.flatMap((e) => [e.offset, e.offset + e.length]))].sort((a, b) => a - b)
   const pre = new Intervals(continuous.filter((e) => PRE_TYPES.has(e.type)))
@@ -144,7 +145,11 @@ function capUserEntities(entities: Entity[]): Entity[] {
  * The final text and entities. Throws FormatError('Text must be non-empty') when nothing but spaces and newlines is
  * left, unless `allowEmpty` (captions), which answers an empty text.
  */
-export function finish(raw: string, parsed: Entity[], options: {allowEmpty: boolean; limit?: number}): {text: string; entities: Entity[]} {
+export function finish(
+  raw: string,
+  parsed: Entity[],
+  options: {allowEmpty: boolean; limit?: number},
+): {text: string; entities: Entity[]} {
   let entities = parsed.filter((e) => e.length > 0)
   let text = clean(raw, entities)
   entities = entities.filter((e) => e.length > 0)
@@ -172,12 +177,15 @@ export function finish(raw: string, parsed: Entity[], options: {allowEmpty: bool
     text = text.slice(first)
     for (const e of entities) e.offset -= first
   }
-  if (options.limit !== undefined && text.length > options.limit && codePoints(text) > options.limit) throw new TooLong()
+  if (options.limit !== undefined && text.length > options.limit && codePoints(text) > options.limit)
+    throw new TooLong()
   const detected = detectEntities(text)
   if (detected.length > 0) {
     const blocking = new Intervals(entities.filter((e) => !SPLITTABLE_TYPES.has(e.type) && !isBlockquote(e)))
     const quotes = new Intervals(entities.filter(isBlockquote))
-    const free = detected.filter((d) => !blocking.overlaps(d.offset, d.offset + d.length) && !quotes.crosses(d.offset, d.offset + d.length))
+    const free = detected.filter(
+      (d) => !blocking.overlaps(d.offset, d.offset + d.length) && !quotes.crosses(d.offset, d.offset + d.length),
+    )
     if (free.length > 0) entities = normalize([...entities, ...free])
   }
   return {text, entities: capUserEntities(entities)}

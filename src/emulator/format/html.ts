@@ -2,18 +2,52 @@
  * parse_mode=HTML (facts-2 §1.3): the tags td accepts, `&lt; &gt; &amp; &quot; &#N; &#xH;` (the `;` optional), any
  * other `&…` kept as it is. Errors name the byte offset of the tag in the raw input.
  */
-import {type Entity, FormatError, Output, type Parsed, byteAt, dateFormatValid, isSpace, sortEntities} from './entity.js'
+import {
+  type Entity,
+  FormatError,
+  Output,
+  type Parsed,
+  byteAt,
+  dateFormatValid,
+  isSpace,
+  sortEntities,
+} from './entity.js'
 import {checkedLink, linkUserId} from './links.js'
 
-const TAGS = new Set(['a', 'b', 'strong', 'i', 'em', 's', 'strike', 'del', 'u', 'ins', 'tg-spoiler', 'tg-emoji',
-  'tg-time', 'span', 'pre', 'code', 'blockquote'])
+const TAGS = new Set([
+  'a',
+  'b',
+  'strong',
+  'i',
+  'em',
+  's',
+  'strike',
+  'del',
+  'u',
+  'ins',
+  'tg-spoiler',
+  'tg-emoji',
+  'tg-time',
+  'span',
+  'pre',
+  'code',
+  'blockquote',
+])
 const SIMPLE: Record<string, string> = {
-  b: 'bold', strong: 'bold', i: 'italic', em: 'italic', s: 'strikethrough', strike: 'strikethrough', del: 'strikethrough',
-  u: 'underline', ins: 'underline', 'tg-spoiler': 'spoiler',
+  b: 'bold',
+  strong: 'bold',
+  i: 'italic',
+  em: 'italic',
+  s: 'strikethrough',
+  strike: 'strikethrough',
+  del: 'strikethrough',
+  u: 'underline',
+  ins: 'underline',
+  'tg-spoiler': 'spoiler',
 }
 
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39
-const isAlpha = (c: number): boolean => ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a)
+const isAlpha = (c: number): boolean => (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a
 const isHex = (c: number): boolean => isDigit(c) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x66)
 
 /** A character reference at `pos` (which holds '&'): its code point and the position after it, or code 0. */
@@ -52,7 +86,8 @@ export function parseHtml(input: Uint8Array): Parsed {
   const entities: Entity[] = []
   const nested: Open[] = []
   const at = (i: number): number => byteAt(input, i)
-  const lower = (from: number, to: number): string => Buffer.from(input.subarray(from, to)).toString('utf8').toLowerCase()
+  const lower = (from: number, to: number): string =>
+    Buffer.from(input.subarray(from, to)).toString('utf8').toLowerCase()
   let surrogate = false
 
   for (let i = 0; i < input.length; i++) {
@@ -82,7 +117,15 @@ export function parseHtml(input: Uint8Array): Parsed {
         while (at(i) !== 0 && isSpace(at(i))) i++
         if (at(i) === 0x3e) break
         const nameBegin = i
-        while (!isSpace(at(i)) && at(i) !== 0x3d && at(i) !== 0x3e && at(i) !== 0x2f && at(i) !== 0x22 && at(i) !== 0x27) i++
+        while (
+          !isSpace(at(i)) &&
+          at(i) !== 0x3d &&
+          at(i) !== 0x3e &&
+          at(i) !== 0x2f &&
+          at(i) !== 0x22 &&
+          at(i) !== 0x27
+        )
+          i++
         const name = Buffer.from(input.subarray(nameBegin, i)).toString('utf8')
         if (name === '') throw new FormatError(`Empty attribute name in the tag "${tag}" at byte offset ${beginPos}`)
         while (at(i) !== 0 && isSpace(at(i))) i++
@@ -99,7 +142,8 @@ export function parseHtml(input: Uint8Array): Parsed {
           const tokenBegin = i
           while (isDigit(at(i)) || isAlpha(at(i)) || at(i) === 0x2e || at(i) === 0x2d) i++
           value = lower(tokenBegin, i)
-          if (!isSpace(at(i)) && at(i) !== 0x3e) throw new FormatError(`Unexpected end of name token at byte offset ${tokenBegin}`)
+          if (!isSpace(at(i)) && at(i) !== 0x3e)
+            throw new FormatError(`Unexpected end of name token at byte offset ${tokenBegin}`)
         } else {
           const quote = input[i++]
           const bytes = new Output(input.length)
@@ -126,7 +170,8 @@ export function parseHtml(input: Uint8Array): Parsed {
         else if (tag === 'tg-time' && name === 'unix') date = /^-?\d+$/.test(value) ? Number(value) | 0 : 0
         else if (tag === 'tg-time' && name === 'format') argument = value
       }
-      if (tag === 'span' && argument !== 'spoiler') throw new FormatError(`Tag "span" must have class "tg-spoiler" at byte offset ${beginPos}`)
+      if (tag === 'span' && argument !== 'spoiler')
+        throw new FormatError(`Tag "span" must have class "tg-spoiler" at byte offset ${beginPos}`)
       nested.push({tag, argument, date, offset: out.utf16, beginPos: out.size})
       continue
     }
@@ -139,7 +184,9 @@ export function parseHtml(input: Uint8Array): Parsed {
     if (at(i) !== 0x3e) throw new FormatError(`Unclosed end tag at byte offset ${beginPos}`)
     const open = nested.at(-1)!
     if (endTag !== '' && endTag !== open.tag) {
-      throw new FormatError(`Unmatched end tag at byte offset ${beginPos}, expected "</${open.tag}>", found "</${endTag}>"`)
+      throw new FormatError(
+        `Unmatched end tag at byte offset ${beginPos}, expected "</${open.tag}>", found "</${endTag}>"`,
+      )
     }
     if (out.utf16 > open.offset) {
       const offset = open.offset
@@ -148,13 +195,24 @@ export function parseHtml(input: Uint8Array): Parsed {
       const last = entities.at(-1)
       if (SIMPLE[tag] || tag === 'span') entities.push({type: SIMPLE[tag] ?? 'spoiler', offset, length})
       else if (tag === 'tg-emoji') {
-        if (!/^-?\d{1,19}$/.test(open.argument) || BigInt(open.argument) === 0n || BigInt.asIntN(64, BigInt(open.argument)) !== BigInt(open.argument)) {
+        if (
+          !/^-?\d{1,19}$/.test(open.argument) ||
+          BigInt(open.argument) === 0n ||
+          BigInt.asIntN(64, BigInt(open.argument)) !== BigInt(open.argument)
+        ) {
           throw new FormatError('Invalid custom emoji identifier specified')
         }
         entities.push({type: 'custom_emoji', offset, length, custom_emoji_id: open.argument})
       } else if (tag === 'tg-time') {
         if (!dateFormatValid(open.argument)) throw new FormatError('Invalid date format used')
-        if (open.date > 0) entities.push({type: 'date_time', offset, length, unix_time: open.date, ...(open.argument ? {date_time_format: open.argument} : {})})
+        if (open.date > 0)
+          entities.push({
+            type: 'date_time',
+            offset,
+            length,
+            unix_time: open.date,
+            ...(open.argument ? {date_time_format: open.argument} : {}),
+          })
       } else if (tag === 'a') {
         const url = open.argument || out.slice(open.beginPos)
         const userId = linkUserId(url)
@@ -164,10 +222,12 @@ export function parseHtml(input: Uint8Array): Parsed {
           if (checked) entities.push({type: 'text_link', offset, length, url: checked})
         }
       } else if (tag === 'pre') {
-        if (last?.type === 'code' && last.offset === offset && last.length === length && last.language) last.type = 'pre'
+        if (last?.type === 'code' && last.offset === offset && last.length === length && last.language)
+          last.type = 'pre'
         else entities.push({type: 'pre', offset, length})
       } else if (tag === 'code') {
-        if (last?.type === 'pre' && last.offset === offset && last.length === length && open.argument) last.language = open.argument
+        if (last?.type === 'pre' && last.offset === offset && last.length === length && open.argument)
+          last.language = open.argument
         else entities.push({type: 'code', offset, length, ...(open.argument ? {language: open.argument} : {})})
       } else if (tag === 'blockquote') {
         entities.push({type: open.argument ? 'expandable_blockquote' : 'blockquote', offset, length})
@@ -179,7 +239,9 @@ export function parseHtml(input: Uint8Array): Parsed {
   for (const e of entities) if (e.type === 'code') delete e.language
   const text = out.text()
   if (surrogate && hasLoneSurrogateBytes(out.bytes.subarray(0, out.size))) {
-    throw new FormatError('Text contains invalid Unicode characters after decoding HTML entities, check for unmatched surrogate code units')
+    throw new FormatError(
+      'Text contains invalid Unicode characters after decoding HTML entities, check for unmatched surrogate code units',
+    )
   }
   return {text, entities: sortEntities(entities)}
 }

@@ -76,9 +76,13 @@ export function formatText(input: FormatInput): () => {text: string; entities: E
     let result: {text: string; entities: Entity[]}
     try {
       const source = parsed ?? {text: raw, entities: checkExplicitEntities(explicit!, raw)}
-      result = finish(source.text, source.entities, {allowEmpty: kind === 'caption', limit: kind === 'caption' ? CAPTION_LIMIT : TEXT_LIMIT})
+      result = finish(source.text, source.entities, {
+        allowEmpty: kind === 'caption',
+        limit: kind === 'caption' ? CAPTION_LIMIT : TEXT_LIMIT,
+      })
     } catch (err) {
-      if (err instanceof TooLong) throw badRequest(kind === 'caption' ? 'message caption is too long' : 'message is too long')
+      if (err instanceof TooLong)
+        throw badRequest(kind === 'caption' ? 'message caption is too long' : 'message is too long')
       if (err instanceof FormatError) throw tdError(err.message)
       throw err
     }

@@ -40,7 +40,8 @@ export function checkLink(link: string): {url: string} | {error: string} {
       return {error: scheme === 'tg' ? 'Wrong tg URL' : 'Wrong ton URL'}
     }
     for (const c of host) {
-      if (!/[A-Za-z0-9_-]/.test(c) && !(scheme === 'tonsite' && c === '.')) return {error: 'Unallowed characters in URL host'}
+      if (!/[A-Za-z0-9_-]/.test(c) && !(scheme === 'tonsite' && c === '.'))
+        return {error: 'Unallowed characters in URL host'}
     }
     let query = rest.slice(host.length)
     if (query.startsWith('/?')) query = query.slice(1)

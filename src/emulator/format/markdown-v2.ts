@@ -3,7 +3,16 @@
  * `[text](url)`, `![emoji](tg://emoji?id=N)`, `` `code` ``, ```` ```lang\npre``` ````, `>` blockquotes; `\` escapes
  * any ASCII character. Errors name the byte offset into the raw input.
  */
-import {type Entity, FormatError, Output, type Parsed, byteAt, dateFormatValid, isSpace, sortEntities} from './entity.js'
+import {
+  type Entity,
+  FormatError,
+  Output,
+  type Parsed,
+  byteAt,
+  dateFormatValid,
+  isSpace,
+  sortEntities,
+} from './entity.js'
 import {checkedLink, linkCustomEmojiId, linkDateTime, linkUserId} from './links.js'
 
 const RESERVED = new Set([...'_*[]()~`>#+-=|{}.!\n'].map((c) => c.charCodeAt(0)))
@@ -11,8 +20,17 @@ const BACKTICK = 0x60
 
 /** td's names for the error `Can't find end of <Name> entity at byte offset N`. */
 const NAMES: Record<string, string> = {
-  bold: 'Bold', italic: 'Italic', underline: 'Underline', strikethrough: 'Strikethrough', spoiler: 'Spoiler',
-  code: 'Code', pre: 'Pre', precode: 'PreCode', text_link: 'TextUrl', custom_emoji: 'CustomEmoji', blockquote: 'BlockQuote',
+  bold: 'Bold',
+  italic: 'Italic',
+  underline: 'Underline',
+  strikethrough: 'Strikethrough',
+  spoiler: 'Spoiler',
+  code: 'Code',
+  pre: 'Pre',
+  precode: 'PreCode',
+  text_link: 'TextUrl',
+  custom_emoji: 'CustomEmoji',
+  blockquote: 'BlockQuote',
 }
 
 interface Open {
@@ -25,7 +43,8 @@ interface Open {
 
 const reserved = (c: number): FormatError =>
   new FormatError(`Character '${String.fromCharCode(c)}' is reserved and must be escaped with the preceding '\\'`)
-const noEnd = (e: Open): FormatError => new FormatError(`Can't find end of ${NAMES[e.type]} entity at byte offset ${e.byteOffset}`)
+const noEnd = (e: Open): FormatError =>
+  new FormatError(`Can't find end of ${NAMES[e.type]} entity at byte offset ${e.byteOffset}`)
 
 export function parseMarkdownV2(input: Uint8Array): Parsed {
   const out = new Output(input.length)
@@ -72,15 +91,34 @@ export function parseMarkdownV2(input: Uint8Array): Parsed {
       if (haveBlockquote && c === 0x0a && (i + 1 === input.length || at(i + 1) !== 0x3e)) isEnd = true
       else {
         switch (top.type) {
-          case 'bold': isEnd = c === 0x2a; break
-          case 'italic': isEnd = c === 0x5f && at(i + 1) !== 0x5f; break
-          case 'code': isEnd = c === BACKTICK; break
-          case 'pre': case 'precode': isEnd = c === BACKTICK && at(i + 1) === BACKTICK && at(i + 2) === BACKTICK; break
-          case 'text_link': case 'custom_emoji': isEnd = c === 0x5d; break
-          case 'underline': isEnd = c === 0x5f && at(i + 1) === 0x5f; break
-          case 'strikethrough': isEnd = c === 0x7e; break
-          case 'spoiler': isEnd = c === 0x7c && at(i + 1) === 0x7c; break
-          default: isEnd = false
+          case 'bold':
+            isEnd = c === 0x2a
+            break
+          case 'italic':
+            isEnd = c === 0x5f && at(i + 1) !== 0x5f
+            break
+          case 'code':
+            isEnd = c === BACKTICK
+            break
+          case 'pre':
+          case 'precode':
+            isEnd = c === BACKTICK && at(i + 1) === BACKTICK && at(i + 2) === BACKTICK
+            break
+          case 'text_link':
+          case 'custom_emoji':
+            isEnd = c === 0x5d
+            break
+          case 'underline':
+            isEnd = c === 0x5f && at(i + 1) === 0x5f
+            break
+          case 'strikethrough':
+            isEnd = c === 0x7e
+            break
+          case 'spoiler':
+            isEnd = c === 0x7c && at(i + 1) === 0x7c
+            break
+          default:
+            isEnd = false
         }
       }
     }
@@ -96,14 +134,20 @@ export function parseMarkdownV2(input: Uint8Array): Parsed {
             i++
           } else type = 'italic'
           break
-        case 0x2a: type = 'bold'; break
-        case 0x7e: type = 'strikethrough'; break
+        case 0x2a:
+          type = 'bold'
+          break
+        case 0x7e:
+          type = 'strikethrough'
+          break
         case 0x7c:
           if (at(i + 1) !== 0x7c) throw reserved(c)
           i++
           type = 'spoiler'
           break
-        case 0x5b: type = 'text_link'; break
+        case 0x5b:
+          type = 'text_link'
+          break
         case BACKTICK:
           if (at(i + 1) === BACKTICK && at(i + 2) === BACKTICK) {
             i += 3
@@ -148,8 +192,9 @@ export function parseMarkdownV2(input: Uint8Array): Parsed {
     let e = nested.at(-1)!
     let type = e.type
     if (c === 0x0a && type !== 'blockquote') {
-      const spoilerRightBefore = type === 'spoiler' && (e.byteOffset === i - 2 ||
-        (e.byteOffset === i - 3 && out.size !== 0 && out.bytes[out.size - 1] === 0x0d))
+      const spoilerRightBefore =
+        type === 'spoiler' &&
+        (e.byteOffset === i - 2 || (e.byteOffset === i - 3 && out.size !== 0 && out.bytes[out.size - 1] === 0x0d))
       if (!spoilerRightBefore) throw noEnd(e)
       nested.pop()
       e = nested.at(-1)!
@@ -162,8 +207,14 @@ export function parseMarkdownV2(input: Uint8Array): Parsed {
     let emojiId: string | undefined
     let date: {unix: number; format: string} | undefined
     switch (type) {
-      case 'underline': case 'spoiler': i++; break
-      case 'pre': case 'precode': i += 2; break
+      case 'underline':
+      case 'spoiler':
+        i++
+        break
+      case 'pre':
+      case 'precode':
+        i += 2
+        break
       case 'text_link': {
         let url = ''
         if (at(i + 1) !== 0x28) url = out.slice(e.beginPos)
@@ -192,7 +243,8 @@ export function parseMarkdownV2(input: Uint8Array): Parsed {
         }
         break
       }
-      case 'blockquote': case 'expandable_blockquote':
+      case 'blockquote':
+      case 'expandable_blockquote':
         haveBlockquote = false
         out.push(input[i])
         canStartBlockquote = true
@@ -206,7 +258,14 @@ export function parseMarkdownV2(input: Uint8Array): Parsed {
       const length = out.utf16 - offset
       if (userId !== undefined) entities.push({type: 'text_mention', offset, length, user: {id: userId}})
       else if (emojiId !== undefined) entities.push({type: 'custom_emoji', offset, length, custom_emoji_id: emojiId})
-      else if (date) entities.push({type: 'date_time', offset, length, unix_time: date.unix, ...(date.format ? {date_time_format: date.format} : {})})
+      else if (date)
+        entities.push({
+          type: 'date_time',
+          offset,
+          length,
+          unix_time: date.unix,
+          ...(date.format ? {date_time_format: date.format} : {}),
+        })
       else if (type === 'text_link') entities.push({type, offset, length, url: argument})
       else if (type === 'precode') entities.push({type: 'pre', offset, length, language: argument})
       else entities.push({type, offset, length})

@@ -6,8 +6,9 @@
 import {type Entity, FormatError, Output, type Parsed, byteAt, isSpace, sortEntities} from './entity.js'
 import {checkedLink, linkUserId} from './links.js'
 
-const [UNDERSCORE, STAR, BACKTICK, OPEN, CLOSE, PAREN_OPEN, PAREN_CLOSE, BACKSLASH, LF, CR] =
-  [0x5f, 0x2a, 0x60, 0x5b, 0x5d, 0x28, 0x29, 0x5c, 0x0a, 0x0d]
+const [UNDERSCORE, STAR, BACKTICK, OPEN, CLOSE, PAREN_OPEN, PAREN_CLOSE, BACKSLASH, LF, CR] = [
+  0x5f, 0x2a, 0x60, 0x5b, 0x5d, 0x28, 0x29, 0x5c, 0x0a, 0x0d,
+]
 
 export function parseMarkdown(input: Uint8Array): Parsed {
   const out = new Output(input.length)
@@ -63,7 +64,8 @@ export function parseMarkdown(input: Uint8Array): Parsed {
           url = Buffer.from(input.subarray(urlStart, i)).toString('utf8')
         }
         const userId = linkUserId(url)
-        if (userId !== undefined) entities.push({type: 'text_mention', offset: entityOffset, length, user: {id: userId}})
+        if (userId !== undefined)
+          entities.push({type: 'text_mention', offset: entityOffset, length, user: {id: userId}})
         else {
           const checked = checkedLink(url)
           if (checked) entities.push({type: 'text_link', offset: entityOffset, length, url: checked})

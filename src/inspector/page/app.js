@@ -2,7 +2,6 @@
 // a detail view with Replay and Edit and replay. Plain JavaScript, no framework, no CDN.
 // Everything from the session is put into the page with textContent, never as HTML.
 'use strict'
-
 ;(function () {
   const key = new URLSearchParams(location.search).get('key') || ''
   const MAX_ENTRIES = 2000
@@ -30,7 +29,11 @@
     return fetch(path, init).then(function (res) {
       return res.text().then(function (text) {
         let body = null
-        try { body = text ? JSON.parse(text) : null } catch (e) { body = {error: text} }
+        try {
+          body = text ? JSON.parse(text) : null
+        } catch (e) {
+          body = {error: text}
+        }
         if (!res.ok) {
           const err = new Error((body && body.error) || 'HTTP ' + res.status)
           err.fix = body && body.fix
@@ -57,13 +60,20 @@
 
   function pretty(text) {
     if (typeof text !== 'string') return JSON.stringify(text, null, 2)
-    try { return JSON.stringify(JSON.parse(text), null, 2) } catch (e) { return text }
+    try {
+      return JSON.stringify(JSON.parse(text), null, 2)
+    } catch (e) {
+      return text
+    }
   }
 
-  function failed(call) { return !call.ok }
+  function failed(call) {
+    return !call.ok
+  }
 
   /** A call the bot made in its answer to the webhook request (ApiCall.webhookReply). */
-  const WEBHOOK_REPLY = 'Sent in the bot\u2019s answer to the webhook request: Telegram runs it but reports no result, so its success is not known.'
+  const WEBHOOK_REPLY =
+    'Sent in the bot\u2019s answer to the webhook request: Telegram runs it but reports no result, so its success is not known.'
 
   function answerText(entry) {
     if (entry.answer) return String(entry.answer.status) + (typeof entry.ms === 'number' ? ' · ' + ms(entry.ms) : '')
@@ -95,7 +105,13 @@
     tr.appendChild(el('td', 'time', clock(entry.time)))
     const id = el('td', 'id mono', entry.updateId)
     if (entry.source === 'replay' || entry.source === 'trigger') {
-      id.appendChild(el('span', 'tag', entry.source === 'replay' && entry.replayOf !== undefined ? 'replay of ' + entry.replayOf : entry.source))
+      id.appendChild(
+        el(
+          'span',
+          'tag',
+          entry.source === 'replay' && entry.replayOf !== undefined ? 'replay of ' + entry.replayOf : entry.source,
+        ),
+      )
     }
     tr.appendChild(id)
     tr.appendChild(el('td', 'type', entry.type))
@@ -120,7 +136,9 @@
     if (entry.seq === selectedSeq) tr.classList.add('selected')
     tr.hidden = !visible(entry)
     tr.tabIndex = 0
-    tr.addEventListener('click', function () { select(entry.seq) })
+    tr.addEventListener('click', function () {
+      select(entry.seq)
+    })
     tr.addEventListener('keydown', function (event) {
       if (event.key === 'Enter' || event.key === ' ') {
         event.preventDefault()
@@ -141,7 +159,10 @@
       if (fresh) row.classList.add('fresh')
       let before = null
       for (const node of tbody.children) {
-        if (Number(node.dataset.seq) < entry.seq) { before = node; break }
+        if (Number(node.dataset.seq) < entry.seq) {
+          before = node
+          break
+        }
       }
       tbody.insertBefore(row, before)
     }
@@ -165,7 +186,12 @@
   function updateCount() {
     let shown = 0
     for (const e of entries.values()) if (visible(e)) shown++
-    $('count').textContent = entries.size === 0 ? '' : shown === entries.size ? entries.size + ' updates' : shown + ' of ' + entries.size + ' updates'
+    $('count').textContent =
+      entries.size === 0
+        ? ''
+        : shown === entries.size
+          ? entries.size + ' updates'
+          : shown + ' of ' + entries.size + ' updates'
     $('empty').hidden = entries.size > 0
   }
 
@@ -216,9 +242,20 @@
 
     const calls = $('detail-calls')
     calls.replaceChildren()
-    if (!entry.calls || entry.calls.length === 0) calls.appendChild(el('p', 'dim', 'No Bot API calls recorded for this update.'))
+    if (!entry.calls || entry.calls.length === 0)
+      calls.appendChild(el('p', 'dim', 'No Bot API calls recorded for this update.'))
     for (const call of entry.calls || []) calls.appendChild(callCard(call))
-    if (entry.droppedCalls) calls.appendChild(el('p', 'dim', entry.droppedCalls + ' more calls were made for this update; the history keeps the first ' + entry.calls.length + '.'))
+    if (entry.droppedCalls)
+      calls.appendChild(
+        el(
+          'p',
+          'dim',
+          entry.droppedCalls +
+            ' more calls were made for this update; the history keeps the first ' +
+            entry.calls.length +
+            '.',
+        ),
+      )
 
     // A truncated update (too large for the history to keep whole) cannot be replayed.
     $('truncated').hidden = !entry.truncated
@@ -226,11 +263,15 @@
     $('edit').disabled = Boolean(entry.truncated)
 
     if (entry.answer) {
-      $('detail-answer-status').textContent = 'HTTP ' + entry.answer.status + (typeof entry.ms === 'number' ? ' in ' + ms(entry.ms) : '')
+      $('detail-answer-status').textContent =
+        'HTTP ' + entry.answer.status + (typeof entry.ms === 'number' ? ' in ' + ms(entry.ms) : '')
       $('detail-answer').textContent = entry.answer.body ? pretty(entry.answer.body) : '(empty body)'
       $('detail-answer').hidden = false
     } else {
-      $('detail-answer-status').textContent = entry.source === 'polling' ? 'Polling mode: the bot fetched this update with getUpdates (no webhook answer).' : 'Waiting for the bot…'
+      $('detail-answer-status').textContent =
+        entry.source === 'polling'
+          ? 'Polling mode: the bot fetched this update with getUpdates (no webhook answer).'
+          : 'Waiting for the bot…'
       $('detail-answer').hidden = true
     }
     $('detail-update').textContent = JSON.stringify(entry.update, null, 2)
@@ -240,7 +281,11 @@
     const card = el('div', failed(call) ? 'call-card failed' : 'call-card')
     card.dataset.method = call.method
     const title = el('div', 'title', call.method)
-    const verdict = call.webhookReply ? 'handed over' : call.ok ? 'ok' : 'error ' + (call.errorCode !== undefined ? call.errorCode : '')
+    const verdict = call.webhookReply
+      ? 'handed over'
+      : call.ok
+        ? 'ok'
+        : 'error ' + (call.errorCode !== undefined ? call.errorCode : '')
     title.appendChild(el('span', call.ok ? 'verdict ok' : 'verdict', verdict))
     if (call.webhookReply) title.appendChild(el('span', 'tag', 'webhook reply'))
     title.appendChild(el('span', 'dim', ' · ' + ms(call.ms) + (call.time ? ' · ' + clock(call.time) : '')))
@@ -255,7 +300,10 @@
 
   function showResult(text, bad) {
     const p = $('action-result')
-    if (!text) { p.hidden = true; return }
+    if (!text) {
+      p.hidden = true
+      return
+    }
     p.hidden = false
     p.className = bad ? 'action-result failed' : 'action-result'
     p.textContent = text
@@ -267,7 +315,9 @@
     const entry = entries.get(selectedSeq)
     if (!entry) return Promise.resolve()
     const buttons = [$('replay'), $('edit'), $('editor-send')]
-    buttons.forEach((b) => { b.disabled = true })
+    buttons.forEach((b) => {
+      b.disabled = true
+    })
     const restore = Boolean(entry.truncated)
     showResult('Replaying update ' + entry.updateId + '…')
     const init = {method: 'POST'}
@@ -283,13 +333,20 @@
           select(result.seq)
         }
         hideEditor()
-        showResult('Delivered again as update ' + (result ? result.updateId : '?') + (result && result.answer ? ': the bot answered ' + result.answer.status : '') + '.')
+        showResult(
+          'Delivered again as update ' +
+            (result ? result.updateId : '?') +
+            (result && result.answer ? ': the bot answered ' + result.answer.status : '') +
+            '.',
+        )
       })
       .catch(function (err) {
         showResult('Replay failed: ' + err.message + (err.fix ? ' (' + err.fix + ')' : ''), true)
       })
       .finally(function () {
-        buttons.forEach((b) => { b.disabled = false })
+        buttons.forEach((b) => {
+          b.disabled = false
+        })
         $('replay').disabled = restore
         $('edit').disabled = restore
       })
@@ -316,7 +373,8 @@
     } catch (e) {
       return editorError('Not valid JSON: ' + e.message)
     }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return editorError('The update must be a JSON object, like {"update_id": 1, "message": {…}}.')
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      return editorError('The update must be a JSON object, like {"update_id": 1, "message": {…}}.')
     $('editor-error').hidden = true
     replay(value)
   }
@@ -335,13 +393,15 @@
   }
 
   function loadList() {
-    return api('/api/updates').then(function (list) {
-      // Entries that came over SSE meanwhile are newer than the list's copy: keep them.
-      for (const entry of (list || []).slice().reverse()) if (!entries.has(entry.seq)) upsert(entry, false)
-      updateCount()
-    }).catch(function (err) {
-      setStatus('lost', err.message)
-    })
+    return api('/api/updates')
+      .then(function (list) {
+        // Entries that came over SSE meanwhile are newer than the list's copy: keep them.
+        for (const entry of (list || []).slice().reverse()) if (!entries.has(entry.seq)) upsert(entry, false)
+        updateCount()
+      })
+      .catch(function (err) {
+        setStatus('lost', err.message)
+      })
   }
 
   function connect() {
@@ -351,7 +411,11 @@
       loadList()
     })
     source.addEventListener('entry', function (event) {
-      try { upsert(JSON.parse(event.data), true) } catch (e) { /* a malformed event is skipped */ }
+      try {
+        upsert(JSON.parse(event.data), true)
+      } catch (e) {
+        /* a malformed event is skipped */
+      }
     })
     source.addEventListener('error', function () {
       setStatus('lost', source.readyState === EventSource.CLOSED ? 'disconnected' : 'reconnecting…')
@@ -360,7 +424,9 @@
 
   $('filter-chat').addEventListener('change', applyFilters)
   $('filter-type').addEventListener('change', applyFilters)
-  $('replay').addEventListener('click', function () { replay(undefined) })
+  $('replay').addEventListener('click', function () {
+    replay(undefined)
+  })
   $('edit').addEventListener('click', showEditor)
   $('editor-send').addEventListener('click', sendEdited)
   $('editor-cancel').addEventListener('click', hideEditor)

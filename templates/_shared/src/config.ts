@@ -47,7 +47,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const mode: Mode = env.BOT_MODE === 'webhook' ? 'webhook' : 'polling'
   const redisUrl = env.REDIS_URL?.trim() || undefined
   if (redisUrl && !/^rediss?:\/\/[^\s]+$/.test(redisUrl))
-    throw new ConfigError('REDIS_URL must look like redis://host:6379 (or rediss:// for TLS, redis://user:password@host:6379/0).')
+    throw new ConfigError(
+      'REDIS_URL must look like redis://host:6379 (or rediss:// for TLS, redis://user:password@host:6379/0).',
+    )
   const testCommands = env.BOT_TEST_COMMANDS === '1'
   if (mode === 'polling') return {token, apiRoot, mode, redisUrl, testCommands}
 

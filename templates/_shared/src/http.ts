@@ -62,7 +62,8 @@ export function createWebhookServer(
         .then(health)
         .catch((err: unknown) => String(err instanceof Error ? err.message : err))
         .then((problem) => {
-          if (problem) res.writeHead(503, {'content-type': 'application/json'}).end(JSON.stringify({ok: false, error: problem}))
+          if (problem)
+            res.writeHead(503, {'content-type': 'application/json'}).end(JSON.stringify({ok: false, error: problem}))
           else res.writeHead(200, {'content-type': 'application/json'}).end('{"ok":true}')
         })
       return

@@ -20,14 +20,15 @@ export function track<T>(promise: Promise<T>): Promise<T> {
 }
 
 /** Run `work` once the current handler has returned; its errors go to `onError`. */
-export function afterAck(work: () => Promise<unknown> | unknown, onError: (err: unknown) => void = console.error): void {
+export function afterAck(
+  work: () => Promise<unknown> | unknown,
+  onError: (err: unknown) => void = console.error,
+): void {
   void track(
-    new Promise<void>((resolve) => setImmediate(resolve))
-      .then(work)
-      .then(
-        () => undefined,
-        (err: unknown) => onError(err),
-      ),
+    new Promise<void>((resolve) => setImmediate(resolve)).then(work).then(
+      () => undefined,
+      (err: unknown) => onError(err),
+    ),
   )
 }
 

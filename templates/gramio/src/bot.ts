@@ -39,7 +39,13 @@ export const HELP = [
 
 const resetButton = () => new InlineKeyboard().text('Reset', 'count:reset')
 
-export function createBot({token, apiRoot, onError = console.error, storage = memoryStorage(), testCommands = false}: BotOptions) {
+export function createBot({
+  token,
+  apiRoot,
+  onError = console.error,
+  storage = memoryStorage(),
+  testCommands = false,
+}: BotOptions) {
   // GramIO builds request URLs as `${baseURL}${token}/${method}`.
   const bot = new Bot(token, apiRoot ? {api: {baseURL: `${apiRoot}/bot`}} : {})
     // Every update counts as in flight until handled: a clean stop waits for it.
@@ -47,7 +53,11 @@ export function createBot({token, apiRoot, onError = console.error, storage = me
     // One session per chat, loaded before the handlers and saved after them.
     .extend(session<SessionData>(guardStorage(storage), () => ({count: 0})))
 
-  bot.command('start', (ctx) => ctx.send(`Hello, ${ctx.from?.firstName ?? 'there'}! Send me a message and I will echo it. /help lists the commands.`))
+  bot.command('start', (ctx) =>
+    ctx.send(
+      `Hello, ${ctx.from?.firstName ?? 'there'}! Send me a message and I will echo it. /help lists the commands.`,
+    ),
+  )
 
   bot.command('help', (ctx) => ctx.send(HELP))
 

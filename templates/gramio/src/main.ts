@@ -20,11 +20,21 @@ let store: SessionStore<SessionData> | undefined
 if (config.redisUrl) {
   const url = config.redisUrl
   store = await connectRedis<SessionData>(url, logError).catch((err: unknown) =>
-    fail(`Redis at ${redisHost(url)} is unreachable`, err, 'Start Redis, or fix REDIS_URL (unset it to keep sessions in memory, for one process only).'),
+    fail(
+      `Redis at ${redisHost(url)} is unreachable`,
+      err,
+      'Start Redis, or fix REDIS_URL (unset it to keep sessions in memory, for one process only).',
+    ),
   )
 }
 
-const bot = createBot({token: config.token, apiRoot: config.apiRoot, onError: logError, storage: store?.storage, testCommands: config.testCommands})
+const bot = createBot({
+  token: config.token,
+  apiRoot: config.apiRoot,
+  onError: logError,
+  storage: store?.storage,
+  testCommands: config.testCommands,
+})
 
 /** After the last update: background work finishes, then Redis closes. */
 async function finish(): Promise<void> {
@@ -37,13 +47,24 @@ if (config.webhook) {
   const {webhook} = config
   // `webhook: true` = webhook mode without calling setWebhook (the CLI or the deploy owns it).
   // It checks the token (getMe) before anything listens, so a wrong token fails at once.
-  const me = await bot.start({webhook: true}).catch((err: unknown) => fail('The bot could not start', err, 'Check BOT_TOKEN (from @BotFather) and BOT_API_ROOT; `bot doctor` tells what is wrong.'))
+  const me = await bot
+    .start({webhook: true})
+    .catch((err: unknown) =>
+      fail(
+        'The bot could not start',
+        err,
+        'Check BOT_TOKEN (from @BotFather) and BOT_API_ROOT; `bot doctor` tells what is wrong.',
+      ),
+    )
   // GramIO's adapter checks the secret too; checking it first here also keeps a forged
   // request's body from ever being parsed. shouldWait: answer once the handlers have run, so an
   // update is acknowledged only after it was handled; after 10 s ("return") it is acknowledged
   // anyway while the handler goes on (a clean stop still waits for it), instead of answering an
   // error that would make Telegram deliver it again. Slow work goes in afterAck() (src/tasks.ts).
-  const handle = webhookHandler(bot, 'http', {secretToken: webhook.secret, shouldWait: {timeout: 10_000, onTimeout: 'return'}})
+  const handle = webhookHandler(bot, 'http', {
+    secretToken: webhook.secret,
+    shouldWait: {timeout: 10_000, onTimeout: 'return'},
+  })
   const server = createWebhookServer(
     webhook,
     (req, res) => {
@@ -54,9 +75,15 @@ if (config.webhook) {
     () => store?.check(),
   )
   const port = await listen(server, webhook.port).catch((err: unknown) =>
-    fail(`Could not listen on port ${webhook.port}`, err, 'Another process uses that port: stop it, or set PORT to a free one.'),
+    fail(
+      `Could not listen on port ${webhook.port}`,
+      err,
+      'Another process uses that port: stop it, or set PORT to a free one.',
+    ),
   )
-  console.log(`@${me.username} is running (webhook: POST ${maskPath(webhook.path)} on port ${port}); sessions in ${where}`)
+  console.log(
+    `@${me.username} is running (webhook: POST ${maskPath(webhook.path)} on port ${port}); sessions in ${where}`,
+  )
   onShutdown(async () => {
     await close(server) // no new updates; the ones in flight finish
     await bot.stop()
@@ -64,7 +91,15 @@ if (config.webhook) {
   })
 } else {
   // Long polling runs in the background until bot.stop().
-  const me = await bot.start().catch((err: unknown) => fail('The bot could not start', err, 'Check BOT_TOKEN (from @BotFather) and BOT_API_ROOT; `bot doctor` tells what is wrong.'))
+  const me = await bot
+    .start()
+    .catch((err: unknown) =>
+      fail(
+        'The bot could not start',
+        err,
+        'Check BOT_TOKEN (from @BotFather) and BOT_API_ROOT; `bot doctor` tells what is wrong.',
+      ),
+    )
   console.log(`@${me.username} is running (long polling); sessions in ${where}`)
   onShutdown(async () => {
     await bot.stop()

@@ -31,7 +31,10 @@ export function memoryStorage<T>(): SessionStorage<T> {
 }
 
 /** Sessions in Redis (ioredis), kept `ttlSeconds` after the chat's last update. */
-export function redisStorage<T>(client: Redis, {prefix = 'session:', ttlSeconds = 60 * 60 * 24 * 30} = {}): SessionStorage<T> {
+export function redisStorage<T>(
+  client: Redis,
+  {prefix = 'session:', ttlSeconds = 60 * 60 * 24 * 30} = {},
+): SessionStorage<T> {
   return {
     async get(key) {
       const value = await client.get(prefix + key)

@@ -40,7 +40,13 @@ export const HELP = [
 
 const resetButton = () => new InlineKeyboard().text('Reset', 'count:reset')
 
-export function createBot({token, apiRoot, onError = console.error, storage, testCommands = false}: BotOptions): Bot<BotContext> {
+export function createBot({
+  token,
+  apiRoot,
+  onError = console.error,
+  storage,
+  testCommands = false,
+}: BotOptions): Bot<BotContext> {
   const bot = new Bot<BotContext>(token, apiRoot ? {client: {apiRoot}} : {})
 
   // Every update counts as in flight until handled: a clean stop waits for it.
@@ -55,7 +61,11 @@ export function createBot({token, apiRoot, onError = console.error, storage, tes
   // (src/storage-error.ts).
   const handlers = bot.errorBoundary((err) => onError(err.error))
 
-  handlers.command('start', (ctx) => ctx.reply(`Hello, ${ctx.from?.first_name ?? 'there'}! Send me a message and I will echo it. /help lists the commands.`))
+  handlers.command('start', (ctx) =>
+    ctx.reply(
+      `Hello, ${ctx.from?.first_name ?? 'there'}! Send me a message and I will echo it. /help lists the commands.`,
+    ),
+  )
 
   handlers.command('help', (ctx) => ctx.reply(HELP))
 
@@ -94,7 +104,9 @@ export function createBot({token, apiRoot, onError = console.error, storage, tes
   }
 
   // Any other command: say so instead of echoing it.
-  handlers.on('message:entities:bot_command', (ctx) => ctx.reply('I do not know that command. /help lists the ones I do.'))
+  handlers.on('message:entities:bot_command', (ctx) =>
+    ctx.reply('I do not know that command. /help lists the ones I do.'),
+  )
 
   handlers.on('message:text', (ctx) => ctx.reply(ctx.message.text))
 

@@ -21,17 +21,31 @@ let store: SessionStore<SessionData> | undefined
 if (config.redisUrl) {
   const url = config.redisUrl
   store = await connectRedis<SessionData>(url, logError).catch((err: unknown) =>
-    fail(`Redis at ${redisHost(url)} is unreachable`, err, 'Start Redis, or fix REDIS_URL (unset it to keep sessions in memory, for one process only).'),
+    fail(
+      `Redis at ${redisHost(url)} is unreachable`,
+      err,
+      'Start Redis, or fix REDIS_URL (unset it to keep sessions in memory, for one process only).',
+    ),
   )
 }
 
-const bot = createBot({token: config.token, apiRoot: config.apiRoot, onError: logError, storage: store?.storage, testCommands: config.testCommands})
+const bot = createBot({
+  token: config.token,
+  apiRoot: config.apiRoot,
+  onError: logError,
+  storage: store?.storage,
+  testCommands: config.testCommands,
+})
 
 try {
   // Checks the token (getMe) before anything listens, so a wrong token fails at once.
   await bot.init()
 } catch (err) {
-  fail('The bot could not start', err, 'Check BOT_TOKEN (from @BotFather) and BOT_API_ROOT; `bot doctor` tells what is wrong.')
+  fail(
+    'The bot could not start',
+    err,
+    'Check BOT_TOKEN (from @BotFather) and BOT_API_ROOT; `bot doctor` tells what is wrong.',
+  )
 }
 
 /** After the last update: background work finishes, then Redis closes. */
@@ -46,12 +60,22 @@ if (config.webhook) {
   // while the handler goes on (a clean stop still waits for it), instead of answering 500, which
   // would make Telegram deliver the update again and run it twice. Keep handlers fast anyway:
   // slow work goes in afterAck() (src/tasks.ts).
-  const handle = webhookCallback(bot, 'http', {secretToken: webhook.secret, onTimeout: 'return', timeoutMilliseconds: 10_000})
+  const handle = webhookCallback(bot, 'http', {
+    secretToken: webhook.secret,
+    onTimeout: 'return',
+    timeoutMilliseconds: 10_000,
+  })
   const server = createWebhookServer(webhook, handle, logError, () => store?.check())
   const port = await listen(server, webhook.port).catch((err: unknown) =>
-    fail(`Could not listen on port ${webhook.port}`, err, 'Another process uses that port: stop it, or set PORT to a free one.'),
+    fail(
+      `Could not listen on port ${webhook.port}`,
+      err,
+      'Another process uses that port: stop it, or set PORT to a free one.',
+    ),
   )
-  console.log(`@${bot.botInfo.username} is running (webhook: POST ${maskPath(webhook.path)} on port ${port}); sessions in ${config.redisUrl ? 'Redis' : 'memory'}`)
+  console.log(
+    `@${bot.botInfo.username} is running (webhook: POST ${maskPath(webhook.path)} on port ${port}); sessions in ${config.redisUrl ? 'Redis' : 'memory'}`,
+  )
   onShutdown(async () => {
     await close(server) // no new updates; the ones in flight finish
     await finish()
@@ -63,7 +87,10 @@ if (config.webhook) {
   })
   // Resolves when bot.stop() has been called and the last updates are confirmed.
   await bot
-    .start({onStart: (me) => console.log(`@${me.username} is running (long polling); sessions in ${config.redisUrl ? 'Redis' : 'memory'}`)})
+    .start({
+      onStart: (me) =>
+        console.log(`@${me.username} is running (long polling); sessions in ${config.redisUrl ? 'Redis' : 'memory'}`),
+    })
     .catch((err: unknown) =>
       fail(
         'Long polling stopped',

@@ -15,10 +15,19 @@ export interface SessionStore<T> {
   close(): Promise<void>
 }
 
-export async function connectRedis<T>(url: string, onError: (err: unknown) => void, timeoutMs = 5000): Promise<SessionStore<T>> {
+export async function connectRedis<T>(
+  url: string,
+  onError: (err: unknown) => void,
+  timeoutMs = 5000,
+): Promise<SessionStore<T>> {
   // enableOfflineQueue false: while Redis is away a command fails at once (the update is then not
   // acknowledged and comes again later) instead of waiting in a queue until Redis is back.
-  const client = new Redis(url, {lazyConnect: true, connectTimeout: timeoutMs, maxRetriesPerRequest: 1, enableOfflineQueue: false})
+  const client = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+  })
   // ioredis reconnects on its own; say so once per outage instead of once per attempt.
   let down = false
   client.on('error', (err: Error) => {
@@ -35,7 +44,9 @@ export async function connectRedis<T>(url: string, onError: (err: unknown) => vo
       try {
         const pong = await Promise.race([
           client.ping(),
-          new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('no answer within 1 s')), 1000))),
+          new Promise<never>(
+            (_, reject) => (timer = setTimeout(() => reject(new Error('no answer within 1 s')), 1000)),
+          ),
         ])
         return pong === 'PONG' ? undefined : `Redis answered ${pong}`
       } catch (err) {

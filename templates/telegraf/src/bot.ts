@@ -43,7 +43,13 @@ export const HELP = [
 
 const resetButton = () => Markup.inlineKeyboard([Markup.button.callback('Reset', 'count:reset')])
 
-export function createBot({token, apiRoot, onError = console.error, store, testCommands = false}: BotOptions): Telegraf<BotContext> {
+export function createBot({
+  token,
+  apiRoot,
+  onError = console.error,
+  store,
+  testCommands = false,
+}: BotOptions): Telegraf<BotContext> {
   // handlerTimeout: Telegraf stops waiting for a handler after 10 s and acknowledges the update
   // (the handler goes on, and a clean stop still waits for it), well before Telegram's 60 s.
   const bot = new Telegraf<BotContext>(token, {handlerTimeout: 10_000, ...(apiRoot ? {telegram: {apiRoot}} : {})})
@@ -70,7 +76,11 @@ export function createBot({token, apiRoot, onError = console.error, store, testC
     }
   })
 
-  bot.start((ctx) => ctx.reply(`Hello, ${ctx.from?.first_name ?? 'there'}! Send me a message and I will echo it. /help lists the commands.`))
+  bot.start((ctx) =>
+    ctx.reply(
+      `Hello, ${ctx.from?.first_name ?? 'there'}! Send me a message and I will echo it. /help lists the commands.`,
+    ),
+  )
 
   bot.help((ctx) => ctx.reply(HELP))
 

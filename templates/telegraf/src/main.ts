@@ -23,17 +23,31 @@ let sessions: SessionStore<SessionData> | undefined
 if (config.redisUrl) {
   const url = config.redisUrl
   sessions = await connectRedis<SessionData>(url, logError).catch((err: unknown) =>
-    fail(`Redis at ${redisHost(url)} is unreachable`, err, 'Start Redis, or fix REDIS_URL (unset it to keep sessions in memory, for one process only).'),
+    fail(
+      `Redis at ${redisHost(url)} is unreachable`,
+      err,
+      'Start Redis, or fix REDIS_URL (unset it to keep sessions in memory, for one process only).',
+    ),
   )
 }
 
-const bot = createBot({token: config.token, apiRoot: config.apiRoot, onError: logError, store: sessions?.store, testCommands: config.testCommands})
+const bot = createBot({
+  token: config.token,
+  apiRoot: config.apiRoot,
+  onError: logError,
+  store: sessions?.store,
+  testCommands: config.testCommands,
+})
 
 try {
   // Checks the token (getMe) before anything listens, so a wrong token fails at once.
   bot.botInfo = await bot.telegram.getMe()
 } catch (err) {
-  fail('The bot could not start', err, 'Check BOT_TOKEN (from @BotFather) and BOT_API_ROOT; `bot doctor` tells what is wrong.')
+  fail(
+    'The bot could not start',
+    err,
+    'Check BOT_TOKEN (from @BotFather) and BOT_API_ROOT; `bot doctor` tells what is wrong.',
+  )
 }
 
 /** After the last update: background work finishes, then Redis closes. */
@@ -56,9 +70,15 @@ if (config.webhook) {
   }
   const server = createWebhookServer(webhook, handle, logError, () => sessions?.check())
   const port = await listen(server, webhook.port).catch((err: unknown) =>
-    fail(`Could not listen on port ${webhook.port}`, err, 'Another process uses that port: stop it, or set PORT to a free one.'),
+    fail(
+      `Could not listen on port ${webhook.port}`,
+      err,
+      'Another process uses that port: stop it, or set PORT to a free one.',
+    ),
   )
-  console.log(`@${bot.botInfo.username} is running (webhook: POST ${maskPath(webhook.path)} on port ${port}); sessions in ${where}`)
+  console.log(
+    `@${bot.botInfo.username} is running (webhook: POST ${maskPath(webhook.path)} on port ${port}); sessions in ${where}`,
+  )
   onShutdown(async () => {
     await close(server) // no new updates; the ones in flight finish
     await finish()

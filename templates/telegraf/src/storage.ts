@@ -20,11 +20,17 @@ function withDeadline<T>(promise: Promise<T>, ms: number, what: string): Promise
   let timer: NodeJS.Timeout | undefined
   return Promise.race([
     promise,
-    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms))),
+    new Promise<never>(
+      (_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms)),
+    ),
   ]).finally(() => clearTimeout(timer))
 }
 
-export async function connectRedis<T>(url: string, onError: (err: unknown) => void, timeoutMs = 5000): Promise<SessionStore<T>> {
+export async function connectRedis<T>(
+  url: string,
+  onError: (err: unknown) => void,
+  timeoutMs = 5000,
+): Promise<SessionStore<T>> {
   // disableOfflineQueue: while Redis is away a command fails at once (the update is then not
   // acknowledged and comes again later) instead of waiting in a queue until Redis is back.
   const client = createClient({url, socket: {connectTimeout: timeoutMs}, disableOfflineQueue: true})
