@@ -2,20 +2,20 @@
 import {EventEmitter} from 'node:events'
 import http from 'node:http'
 import type {AddressInfo} from 'node:net'
-import type {BotState} from './bot.js'
-import {NEVER_ABORTED, type Answer, type Core} from './core.js'
-import {WebhookWorker} from './delivery.js'
+import type {BotState} from './state/bot.js'
+import {NEVER_ABORTED, type Answer, type Core} from './methods/core.js'
+import {WebhookWorker} from './webhook/delivery.js'
 import {ApiError} from './errors.js'
-import {isOutgoing, runnableAsReply} from './methods.js'
-import type {Params} from './params.js'
-import {ConversationUser, type ConversationOptions} from './conversation.js'
-import {createControlHandler} from './control-api.js'
-import {checkFaultSpec, migrate, setBlocked, type FaultSpec} from './faults.js'
-import {dispatch} from './dispatch.js'
-import {BotRegistry} from './registry.js'
-import {createHandler} from './server.js'
-import {callbackQuery, userMessage} from './user-side.js'
-import {chatMatches, waitForCall} from './wait.js'
+import {isOutgoing, runnableAsReply} from './methods/index.js'
+import type {Params} from './http/params.js'
+import {ConversationUser, type ConversationOptions} from './user/conversation.js'
+import {createControlHandler} from './control/api.js'
+import {checkFaultSpec, type FaultSpec} from './state/faults.js'
+import {dispatch} from './methods/dispatch.js'
+import {BotRegistry} from './state/registry.js'
+import {createHandler} from './http/server.js'
+import {callbackQuery, migrate, setBlocked, userMessage} from './user/actions.js'
+import {chatMatches, waitForCall} from './user/wait.js'
 import type {
   BotInfo,
   CallbackQueryOptions,
@@ -29,8 +29,8 @@ import type {
   WaitOptions,
   WebhookState,
 } from './types.js'
-import {allowedUpdatesList} from './updates.js'
-import {webhookInfo} from './webhook-config.js'
+import {allowedUpdatesList} from './state/updates.js'
+import {webhookInfo} from './methods/webhook-config.js'
 
 export interface EmulatorEvents {
   /** Every recorded API call (HTTP or webhook reply). */

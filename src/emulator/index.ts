@@ -25,6 +25,6 @@ export type {
   WaitOptions,
   WebhookState,
 } from './types.js'
-export {UPDATE_TYPES} from './updates.js'
-export type {ConversationOptions, ConversationUser} from './conversation.js'
-export type {FaultSpec} from './faults.js'
+export {UPDATE_TYPES} from './state/updates.js'
+export type {ConversationOptions, ConversationUser} from './user/conversation.js'
+export type {FaultSpec} from './state/faults.js'

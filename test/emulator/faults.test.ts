@@ -164,7 +164,7 @@ describe('migrateChat and deactivateUser', () => {
 
 describe('recorded calls stay bounded', () => {
   it('keeps the newest calls (seq goes on) once there are more than MAX_RECORDED_CALLS', async () => {
-    const {MAX_RECORDED_CALLS} = await import('../../src/emulator/dispatch.js')
+    const {MAX_RECORDED_CALLS} = await import('../../src/emulator/methods/dispatch.js')
     const {emu, token, api} = await setup()
     const bot = (emu as unknown as {bots: Map<string, {calls: unknown[]; callSeq: number}>}).bots.get(token)!
     // pretend a long session already recorded the maximum, then make one more call over HTTP

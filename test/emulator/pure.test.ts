@@ -1,8 +1,13 @@
 /** The pure readings of the facts: integer/boolean parameters, allowed_updates, webhook URLs and addresses, commands. */
 import {describe, expect, it} from 'vitest'
-import {toBool, toInt} from '../../src/emulator/params.js'
-import {allowedUpdatesList, commandEntities, parseAllowedUpdates, webhookQueueOf} from '../../src/emulator/updates.js'
-import {isReservedIpv4, parseWebhookUrl} from '../../src/emulator/webhook-config.js'
+import {toBool, toInt} from '../../src/emulator/http/params.js'
+import {
+  allowedUpdatesList,
+  commandEntities,
+  parseAllowedUpdates,
+  webhookQueueOf,
+} from '../../src/emulator/state/updates.js'
+import {isReservedIpv4, parseWebhookUrl} from '../../src/emulator/methods/webhook-config.js'
 
 describe('parameter readings (§1.2)', () => {
   it('toInt: empty → default, leading digits, clamped, saturating', () => {

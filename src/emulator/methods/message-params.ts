@@ -1,10 +1,10 @@
 /** Parameters the outgoing methods share: JSON values, the target chat, formatted text, the reply target, the markup. */
-import type {BotState} from './bot.js'
-import {badRequest} from './errors.js'
-import {entitiesJson, formatText} from './format/index.js'
+import type {BotState} from '../state/bot.js'
+import {badRequest} from '../errors.js'
+import {entitiesJson, formatText} from '../format/index.js'
 import {type Markup, finishInlineKeyboard, readReplyMarkup} from './keyboards.js'
-import type {Params} from './params.js'
-import type {TgObject} from './types.js'
+import type {Params} from '../http/params.js'
+import type {TgObject} from '../types.js'
 
 export const now = (): number => Math.floor(Date.now() / 1000)
 

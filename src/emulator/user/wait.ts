@@ -1,7 +1,7 @@
 /** waitForBotMessage: the next successful outgoing call of a bot not yet handed out, recorded or to come. */
-import type {BotState} from './bot.js'
-import {isOutgoing} from './methods.js'
-import type {RecordedCall, WaitOptions} from './types.js'
+import type {BotState} from '../state/bot.js'
+import {isOutgoing} from '../methods/index.js'
+import type {RecordedCall, WaitOptions} from '../types.js'
 
 /** Where recorded calls are announced (the emulator's 'call' event). */
 export interface CallEvents {

@@ -3,9 +3,9 @@
  * then td's checks of an inline keyboard (button URLs, the silent cut to 12 buttons per row and 300 in all, empty
  * buttons and rows dropped) and the server's BUTTON_DATA_INVALID for callback_data over 64 bytes.
  */
-import {badRequest} from './errors.js'
-import {checkLink, linkUserId} from './format/links.js'
-import type {TgObject} from './types.js'
+import {badRequest} from '../errors.js'
+import {checkLink, linkUserId} from '../format/links.js'
+import type {TgObject} from '../types.js'
 
 /** What a markup becomes: an inline keyboard (stored on the message and answered back), or anything else. */
 export type Markup = {inline: TgObject[][]} | {other: true} | undefined

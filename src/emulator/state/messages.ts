@@ -2,7 +2,7 @@
  * The messages of one bot's chats as the server knows them: who sent each (the bot or someone else), its current
  * content (edits applied) and whether it was deleted. Edits, replies, deletions and button presses look here.
  */
-import type {TgObject} from './types.js'
+import type {TgObject} from '../types.js'
 
 export interface StoredMessage {
   message: TgObject

@@ -7,7 +7,7 @@ import type {IncomingHttpHeaders} from 'node:http'
 import type {Readable} from 'node:stream'
 import {createGunzip, createInflate} from 'node:zlib'
 import busboy from 'busboy'
-import {ApiError} from './errors.js'
+import {ApiError} from '../errors.js'
 
 /** A file received in a multipart body. */
 export interface UploadedFile {

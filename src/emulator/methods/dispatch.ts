@@ -2,12 +2,12 @@
  * One API call, as the server runs it: the instance's state (logged out, closing, closed), the method table, the
  * injected failures (before the handler), then the handler. Every call is recorded with its seq, result or error.
  */
-import type {BotState} from './bot.js'
+import type {BotState} from '../state/bot.js'
 import type {Answer, Core} from './core.js'
-import {ApiError} from './errors.js'
-import {handlerFor, methodNotFound} from './methods.js'
-import type {Params} from './params.js'
-import type {RecordedCall} from './types.js'
+import {ApiError} from '../errors.js'
+import {handlerFor, methodNotFound} from './index.js'
+import type {Params} from '../http/params.js'
+import type {RecordedCall} from '../types.js'
 
 /** Calls kept per bot: beyond it the oldest tenth is forgotten (a long `bot dev --offline` session stays bounded). */
 export const MAX_RECORDED_CALLS = 100_000

@@ -1,8 +1,8 @@
 /** The state of one bot: identity, its single update queue, known chats and messages, webhook settings. */
-import {OpenQueries} from './callbacks.js'
+import {OpenQueries} from './open-queries.js'
 import {Faults} from './faults.js'
 import {MessageStore} from './messages.js'
-import type {RecordedCall, TgObject, Update, WebhookState} from './types.js'
+import type {RecordedCall, TgObject, Update, WebhookState} from '../types.js'
 import {DEFAULT_ALLOWED, chatsIn, updateTypeOf, webhookQueueOf} from './updates.js'
 
 /** One queued update. */

@@ -15,11 +15,27 @@
  * is never echoed back.
  */
 import type http from 'node:http'
-import type {BotState} from './bot.js'
-import type {BotApiEmulator} from './emulator.js'
-import {UPDATE_TYPES} from './updates.js'
-import type {RecordedCall, TgObject} from './types.js'
-import {webhookInfo} from './webhook-config.js'
+import type {BotState} from '../state/bot.js'
+import {UPDATE_TYPES} from '../state/updates.js'
+import type {CallbackQueryOptions, RecordedCall, TgObject, Update, UserMessageOptions} from '../types.js'
+import type {FaultSpec} from '../state/faults.js'
+import {webhookInfo} from '../methods/webhook-config.js'
+
+/** What the control API asks of the emulator (ControlledEmulator implements it). */
+export interface ControlledEmulator {
+  sendUserMessage(token: string, options: UserMessageOptions): Update
+  sendCallbackQuery(token: string, options: CallbackQueryOptions): Update
+  injectUpdate(token: string, body: TgObject): Update
+  failNext(token: string, method: string, fault: FaultSpec): void
+  blockBot(token: string, chatId: number): Update
+  unblockBot(token: string, chatId: number): Update
+  migrateChat(token: string, chatId: number): number
+  deactivateUser(token: string, userId: number): void
+  pendingUpdates(token: string): Update[]
+  reset(): void
+  on(event: 'call', listener: (call: RecordedCall, token: string) => void): unknown
+  off(event: 'call', listener: (call: RecordedCall, token: string) => void): unknown
+}
 
 export interface ControlDeps {
   /** The bot of a token, or undefined when the emulator does not know it. */
@@ -31,7 +47,7 @@ export interface ControlDeps {
 type Handler = (ctx: Ctx) => unknown
 
 interface Ctx {
-  emu: BotApiEmulator
+  emu: ControlledEmulator
   deps: ControlDeps
   bot: BotState
   body: Record<string, unknown>
@@ -55,7 +71,7 @@ const MAX_BODY = 1 << 20
 const MAX_CALLS = 1000
 const MAX_WAIT_SECONDS = 50
 
-export function createControlHandler(emu: BotApiEmulator, deps: ControlDeps) {
+export function createControlHandler(emu: ControlledEmulator, deps: ControlDeps) {
   return async (req: http.IncomingMessage, res: http.ServerResponse, path: string, search: string): Promise<void> => {
     try {
       const answer = await route(emu, deps, req, res, path, search)
@@ -107,7 +123,7 @@ const ROUTES: Record<string, {method: 'GET' | 'POST'; handler: Handler; withId?:
 }
 
 async function route(
-  emu: BotApiEmulator,
+  emu: ControlledEmulator,
   deps: ControlDeps,
   req: http.IncomingMessage,
   res: http.ServerResponse,

@@ -6,8 +6,8 @@
  */
 import {randomBytes, randomInt} from 'node:crypto'
 import {BotState} from './bot.js'
-import {notFound, unauthorized} from './errors.js'
-import type {BotInfo, CreateBotOptions, EmulatorOptions} from './types.js'
+import {notFound, unauthorized} from '../errors.js'
+import type {BotInfo, CreateBotOptions, EmulatorOptions} from '../types.js'
 
 /** A token the official front-end would route: `<bot id>:<24+ base64url characters>`, at most 80 characters. */
 const WELL_FORMED = /^[1-9]\d{0,15}:[A-Za-z0-9_-]{24,}$/

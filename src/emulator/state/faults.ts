@@ -3,10 +3,7 @@
  * the method's handler. One-shot faults per method (failNext), and per-chat states that make every send to the
  * chat fail the way Telegram does: a user who blocked the bot, a group upgraded to a supergroup, a deleted user.
  */
-import type {BotState} from './bot.js'
-import {ApiError} from './errors.js'
-import type {Params} from './params.js'
-import type {TgObject} from './types.js'
+import {ApiError} from '../errors.js'
 
 /** What failNext makes a method answer. */
 export interface FaultSpec {
@@ -76,7 +73,11 @@ export class Faults {
    * The error this call must answer instead of running, if any. One-shot faults come first; then the state of
    * the chat the call writes to. `resolveChat` turns a `chat_id` parameter (number or @username) into a chat id.
    */
-  check(method: string, params: Params, resolveChat: (raw: string) => number | undefined): ApiError | undefined {
+  check(
+    method: string,
+    params: {get(name: string): string | undefined},
+    resolveChat: (raw: string) => number | undefined,
+  ): ApiError | undefined {
     const list = this.next.get(method)
     if (list && list.length > 0) {
       const fault = list[0]
@@ -117,48 +118,4 @@ function toApiError(spec: FaultSpec): ApiError {
 /** The supergroup id a basic group gets when it is upgraded: `-100` followed by the group's id on 10 digits. */
 export function supergroupIdFor(chatId: number): number {
   return -(1_000_000_000_000 + (Math.abs(chatId) % 1_000_000_000_000))
-}
-
-/**
- * Block (or unblock) the bot in the private chat `chatId`, and the `my_chat_member` update Telegram sends then: the
- * user, the chat, and the bot's membership going from `member` to `kicked` (until_date 0), or back.
- */
-export function setBlocked(bot: BotState, chatId: number, blocked: boolean): TgObject {
-  const what = blocked ? 'blockBot' : 'unblockBot'
-  if (!Number.isSafeInteger(chatId) || chatId <= 0)
-    throw new Error(`${what}: chat ${String(chatId)} must be a private chat (the user's id, a positive integer)`)
-  if (blocked) bot.faults.blocked.add(String(chatId))
-  else bot.faults.blocked.delete(String(chatId))
-  const chat: TgObject = bot.findChat(String(chatId)) ?? {id: chatId, first_name: 'User', type: 'private'}
-  const user: TgObject = {
-    id: chatId,
-    is_bot: false,
-    first_name: chat.first_name ?? 'User',
-    ...(chat.last_name ? {last_name: chat.last_name} : {}),
-    ...(chat.username ? {username: chat.username} : {}),
-  }
-  const member = {user: bot.from, status: 'member'}
-  const kicked = {user: bot.from, status: 'kicked', until_date: 0}
-  return {
-    my_chat_member: {
-      chat,
-      from: user,
-      date: Math.floor(Date.now() / 1000),
-      old_chat_member: blocked ? member : kicked,
-      new_chat_member: blocked ? kicked : member,
-    },
-  }
-}
-
-/** Upgrade the basic group `chatId` to a supergroup (known to the bot from now on); returns the supergroup's id. */
-export function migrate(bot: BotState, chatId: number, toChatId?: number): number {
-  if (!Number.isSafeInteger(chatId) || chatId >= 0)
-    throw new Error(`migrateChat: chat ${String(chatId)} must be a group (a negative id)`)
-  if (toChatId !== undefined && (!Number.isSafeInteger(toChatId) || toChatId >= 0))
-    throw new Error(`migrateChat: toChatId ${String(toChatId)} must be a negative id`)
-  const target = toChatId ?? supergroupIdFor(chatId)
-  bot.faults.migrated.set(String(chatId), target)
-  const old = bot.findChat(String(chatId))
-  bot.rememberChat({id: target, title: old?.title ?? 'Test Group', type: 'supergroup'})
-  return target
 }

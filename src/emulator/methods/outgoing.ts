@@ -5,9 +5,9 @@
  */
 import {randomBytes} from 'node:crypto'
 import type {Answer, Handler} from './core.js'
-import {badRequest} from './errors.js'
+import {badRequest} from '../errors.js'
 import {chatOf, parseJson} from './message-params.js'
-import type {TgObject} from './types.js'
+import type {TgObject} from '../types.js'
 
 export {sendChatAction, sendDocument, sendMessage, sendOther, sendPhoto} from './send.js'
 export {

@@ -1,11 +1,11 @@
 /** setWebhook, deleteWebhook and getWebhookInfo (bot-api-facts §3–§5). */
 import {lookup} from 'node:dns/promises'
 import {isIP} from 'node:net'
-import type {BotState, WebhookSettings} from './bot.js'
+import type {BotState, WebhookSettings} from '../state/bot.js'
 import type {Answer, CallContext, Core} from './core.js'
-import {ApiError, CONFLICT_OTHER_SET_WEBHOOK, CONFLICT_SET_WEBHOOK, badRequest, tooManyRequests} from './errors.js'
-import {toBool, toInt, type Params} from './params.js'
-import {allowedUpdatesList, parseAllowedUpdates} from './updates.js'
+import {ApiError, CONFLICT_OTHER_SET_WEBHOOK, CONFLICT_SET_WEBHOOK, badRequest, tooManyRequests} from '../errors.js'
+import {toBool, toInt, type Params} from '../http/params.js'
+import {allowedUpdatesList, parseAllowedUpdates} from '../state/updates.js'
 
 const CLOUD_PORTS = new Set([443, 80, 88, 8443])
 const MAX_CERTIFICATE = 3 << 20

@@ -1,6 +1,6 @@
 /** Update types, the allowed_updates filter (bot-api-facts §2.6) and the webhook queue of an update (§6.4). */
-import {detectEntities, entitiesJson} from './format/index.js'
-import type {TgObject} from './types.js'
+import {detectEntities, entitiesJson} from '../format/index.js'
+import type {TgObject} from '../types.js'
 
 /** Names recognized in allowed_updates, in the server's order. */
 export const UPDATE_TYPES = [

@@ -1,16 +1,11 @@
 /** What method handlers need from the emulator (implemented by BotApiEmulator). */
-import type {BotState} from './bot.js'
-import type {ApiError} from './errors.js'
-import type {Params} from './params.js'
-import type {DeliveryEvent} from './types.js'
+import type {BotState} from '../state/bot.js'
+import type {ApiError} from '../errors.js'
+import type {Params} from '../http/params.js'
+import type {Answer} from '../http/server.js'
 
-/** A successful answer: `{"ok":true,"result":…}` plus `description` when set. */
-export interface Answer {
-  result: unknown
-  /** `result` already encoded as JSON (the server then writes it as it is). */
-  raw?: string
-  description?: string
-}
+export type {Answer}
+import type {DeliveryEvent} from '../types.js'
 
 export interface CallContext {
   /** Lower-cased method name. */

@@ -3,9 +3,8 @@
  * HTTP status = error_code, `Retry-After` on 429 (bot-api-facts §1).
  */
 import http from 'node:http'
-import type {BotState} from './bot.js'
-import type {Answer} from './core.js'
-import {ApiError, notFound} from './errors.js'
+import type {BotState} from '../state/bot.js'
+import {ApiError, notFound} from '../errors.js'
 import {readParams, type Params} from './params.js'
 
 export interface Router {
@@ -15,6 +14,14 @@ export interface Router {
   invoke(bot: BotState, method: string, params: Params, onAbort: (fn: () => void) => () => void): Promise<Answer>
   /** The control API under /_emulator (see control-api.ts). */
   control(req: http.IncomingMessage, res: http.ServerResponse, path: string, search: string): Promise<void>
+}
+
+/** A successful answer: `{"ok":true,"result":…}` plus `description` when set. */
+export interface Answer {
+  result: unknown
+  /** `result` already encoded as JSON (the server then writes it as it is). */
+  raw?: string
+  description?: string
 }
 
 export function okBody(answer: Answer): string {

@@ -1,10 +1,10 @@
 /** getUpdates: offset/limit/timeout semantics, the single waiting long poll, 409s (bot-api-facts §2). */
-import type {BotState} from './bot.js'
+import type {BotState} from '../state/bot.js'
 import type {Answer, CallContext, Core} from './core.js'
-import {ApiError, CONFLICT_OTHER_POLL, CONFLICT_WEBHOOK_ACTIVE} from './errors.js'
-import {toInt, type Params} from './params.js'
-import type {Update} from './types.js'
-import {parseAllowedUpdates} from './updates.js'
+import {ApiError, CONFLICT_OTHER_POLL, CONFLICT_WEBHOOK_ACTIVE} from '../errors.js'
+import {toInt, type Params} from '../http/params.js'
+import type {Update} from '../types.js'
+import {parseAllowedUpdates} from '../state/updates.js'
 
 const INT32_MIN = -2147483648
 const INT32_MAX = 2147483647

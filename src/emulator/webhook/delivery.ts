@@ -7,9 +7,9 @@ import http from 'node:http'
 import {isIP} from 'node:net'
 import https from 'node:https'
 import {Readable} from 'node:stream'
-import type {BotState, QueueEntry, WebhookSettings} from './bot.js'
-import type {Core} from './core.js'
-import {readParams} from './params.js'
+import type {BotState, QueueEntry, WebhookSettings} from '../state/bot.js'
+import type {Core} from '../methods/core.js'
+import {readParams} from '../http/params.js'
 
 export class WebhookWorker {
   private readonly agent: http.Agent

@@ -1,6 +1,6 @@
 /** The method table: lower-cased name → handler, with the generic fallbacks for send*, edit*, answer*, set*, delete*. */
 import type {Handler} from './core.js'
-import {ApiError, badRequest, tooManyRequests} from './errors.js'
+import {ApiError, badRequest, tooManyRequests} from '../errors.js'
 import * as out from './outgoing.js'
 import {getUpdates} from './polling.js'
 import {getWebhookInfo, setWebhook} from './webhook-config.js'

@@ -3,12 +3,12 @@
  * found`, `message can't be edited` (not the bot's own message), `there is no text in the message to edit`,
  * `message is not modified: …`, `message to delete not found`.
  */
-import type {BotState} from './bot.js'
+import type {BotState} from '../state/bot.js'
 import type {Answer, Handler} from './core.js'
-import {badRequest} from './errors.js'
+import {badRequest} from '../errors.js'
 import {chatOf, formatted, markupOf, now} from './message-params.js'
-import type {Params} from './params.js'
-import type {TgObject} from './types.js'
+import type {Params} from '../http/params.js'
+import type {TgObject} from '../types.js'
 
 export const NOT_MODIFIED =
   'message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message'

@@ -11,10 +11,10 @@
  * update and the bot's calls then went quiet for a short settle window with none in flight. Every wait has a deadline; failures name what was expected and what the bot sent.
  */
 import type {EventEmitter} from 'node:events'
-import type {BotState} from './bot.js'
-import {isOutgoing} from './methods.js'
+import type {BotState} from '../state/bot.js'
+import {isOutgoing} from '../methods/index.js'
 import type {CallEvents} from './wait.js'
-import type {CallbackQueryOptions, RecordedCall, TgObject, Update, UserMessageOptions} from './types.js'
+import type {CallbackQueryOptions, RecordedCall, TgObject, Update, UserMessageOptions} from '../types.js'
 
 export interface ConversationOptions {
   /** The user's id (default: a new one per user, from 100001). */

@@ -1,8 +1,12 @@
-/** What a user does, as Telegram delivers it: a text message, a press on an inline button. */
+/**
+ * What a user does, as Telegram delivers it: a text message, a press on an inline button, blocking the bot; and a
+ * group upgraded to a supergroup.
+ */
 import {randomInt} from 'node:crypto'
-import type {BotState} from './bot.js'
-import type {CallbackQueryOptions, TgObject, UserMessageOptions} from './types.js'
-import {commandEntities} from './updates.js'
+import type {BotState} from '../state/bot.js'
+import type {CallbackQueryOptions, TgObject, UserMessageOptions} from '../types.js'
+import {commandEntities} from '../state/updates.js'
+import {supergroupIdFor} from '../state/faults.js'
 
 /** A text message from a user in a private chat (or a group when chatId < 0); `/commands` get bot_command entities. */
 export function userMessage(bot: BotState, options: UserMessageOptions): TgObject {
@@ -70,4 +74,48 @@ function latestBotMessageId(bot: BotState, chatId: number): number | undefined {
     }
   }
   return undefined
+}
+
+/**
+ * Block (or unblock) the bot in the private chat `chatId`, and the `my_chat_member` update Telegram sends then: the
+ * user, the chat, and the bot's membership going from `member` to `kicked` (until_date 0), or back.
+ */
+export function setBlocked(bot: BotState, chatId: number, blocked: boolean): TgObject {
+  const what = blocked ? 'blockBot' : 'unblockBot'
+  if (!Number.isSafeInteger(chatId) || chatId <= 0)
+    throw new Error(`${what}: chat ${String(chatId)} must be a private chat (the user's id, a positive integer)`)
+  if (blocked) bot.faults.blocked.add(String(chatId))
+  else bot.faults.blocked.delete(String(chatId))
+  const chat: TgObject = bot.findChat(String(chatId)) ?? {id: chatId, first_name: 'User', type: 'private'}
+  const user: TgObject = {
+    id: chatId,
+    is_bot: false,
+    first_name: chat.first_name ?? 'User',
+    ...(chat.last_name ? {last_name: chat.last_name} : {}),
+    ...(chat.username ? {username: chat.username} : {}),
+  }
+  const member = {user: bot.from, status: 'member'}
+  const kicked = {user: bot.from, status: 'kicked', until_date: 0}
+  return {
+    my_chat_member: {
+      chat,
+      from: user,
+      date: Math.floor(Date.now() / 1000),
+      old_chat_member: blocked ? member : kicked,
+      new_chat_member: blocked ? kicked : member,
+    },
+  }
+}
+
+/** Upgrade the basic group `chatId` to a supergroup (known to the bot from now on); returns the supergroup's id. */
+export function migrate(bot: BotState, chatId: number, toChatId?: number): number {
+  if (!Number.isSafeInteger(chatId) || chatId >= 0)
+    throw new Error(`migrateChat: chat ${String(chatId)} must be a group (a negative id)`)
+  if (toChatId !== undefined && (!Number.isSafeInteger(toChatId) || toChatId >= 0))
+    throw new Error(`migrateChat: toChatId ${String(toChatId)} must be a negative id`)
+  const target = toChatId ?? supergroupIdFor(chatId)
+  bot.faults.migrated.set(String(chatId), target)
+  const old = bot.findChat(String(chatId))
+  bot.rememberChat({id: target, title: old?.title ?? 'Test Group', type: 'supergroup'})
+  return target
 }

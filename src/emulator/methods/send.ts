@@ -3,13 +3,13 @@
  * keyboard contents, text limits), then a plausible Message, stored in the bot's message store.
  */
 import {randomBytes} from 'node:crypto'
-import type {BotState} from './bot.js'
+import type {BotState} from '../state/bot.js'
 import type {Handler} from './core.js'
-import {badRequest} from './errors.js'
-import {entitiesJson, formatText} from './format/index.js'
+import {badRequest} from '../errors.js'
+import {entitiesJson, formatText} from '../format/index.js'
 import {chatOf, formatted, markupOf, now, parseJson, repliedMessage, replyTarget} from './message-params.js'
-import type {Params, UploadedFile} from './params.js'
-import type {TgObject} from './types.js'
+import type {Params, UploadedFile} from '../http/params.js'
+import type {TgObject} from '../types.js'
 
 /**
  * A new message from the bot in the chat of `chat_id`: `content()` runs after the chat and the reply target were
