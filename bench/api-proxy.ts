@@ -29,7 +29,7 @@ async function emulatorRole(): Promise<void> {
 }
 
 async function proxyRole(upstream: string): Promise<void> {
-  const {startApiProxy} = await import('../src/inspector/api-proxy.js')
+  const {startApiProxy} = await import('../src/inspector/proxy/api-proxy.js')
   let recorded = 0
   const proxy = await startApiProxy({upstream, onCall: (call) => void (recorded += call.method.length > 0 ? 1 : 0)})
   process.on('SIGTERM', () => process.exit(recorded >= 0 ? 0 : 1))

@@ -48,13 +48,13 @@ async function runBridge(env: {
   url: string
   relay: boolean
 }): Promise<{stop(): Promise<unknown>}> {
-  const {UpdateBridge} = await import('../src/dev/delivery/bridge.js')
+  const {UpdateBridge} = await import('../src/dev/delivery/bridge/bridge.js')
   const {BotApi} = await import('../src/telegram/client.js')
   let url = env.url
   let relay: {close(): Promise<void>} | undefined
   if (env.relay) {
     // as in `bot dev --tunnel none`: the bridge posts to the relay (same process), which forwards to the bot
-    const {Relay} = await import('../src/dev/relay.js')
+    const {Relay} = await import('../src/dev/relay/relay.js')
     const bot = new URL(env.url)
     const r = new Relay({secret: SECRET, path: '/webhook/relayed', holdTimeoutMs: 30_000})
     await r.listen()

@@ -6,7 +6,7 @@
  *
  * --bot-ms N makes the bot wait N ms (like an API call) before answering, for a less trivial bot.
  * --events also builds the update line for every update, as `bot dev` does.
- * --relay-module FILE runs another build of src/dev/relay.ts (default dist/dev/relay.js).
+ * --relay-module FILE runs another build of src/dev/relay/relay.ts (default dist/dev/relay/relay.js).
  * The CPU lines compare the relay's CPU time per update with the bot's own (target ≤ 1.5× at 40).
  * The bot and the relay each run in their own process (as in `bot dev`), the load generator in
  * this one. Targets: p50 added ≤ 0.5 ms; throughput at 40 ≥ 80 % of direct.
@@ -184,7 +184,7 @@ async function main(): Promise<void> {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130))
   const moduleArg = process.argv.indexOf('--relay-module')
   const relayModule = resolve(
-    moduleArg > 0 ? process.argv[moduleArg + 1] : fileURLToPath(new URL('../dist/dev/relay.js', import.meta.url)),
+    moduleArg > 0 ? process.argv[moduleArg + 1] : fileURLToPath(new URL('../dist/dev/relay/relay.js', import.meta.url)),
   )
   if (!existsSync(relayModule))
     throw new Error(`${relayModule} not found: run \`npm run build\` first (or pass --relay-module)`)

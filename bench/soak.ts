@@ -212,7 +212,7 @@ async function main(): Promise<void> {
   console.log(`No-loss soak: ${UPDATES} updates over ${CHATS} chats through bot dev (emulator timeScale 0.01, ${path})`)
   if (bridgeKind)
     console.log(
-      `bridge: ${bridgeKind === 'real' ? 'src/dev/delivery/bridge.ts' : 'STUB test/dev/stub-bridge.mjs (src/dev/delivery/bridge.ts is not in this build)'}`,
+      `bridge: ${bridgeKind === 'real' ? 'src/dev/delivery/bridge/bridge.ts' : 'STUB test/dev/stub-bridge.mjs (src/dev/delivery/bridge/bridge.ts is not in this build)'}`,
     )
   console.log('')
   console.log(`processed (unique)        ${unique.size} / ${UPDATES}`)

@@ -19,7 +19,7 @@ import {fileURLToPath} from 'node:url'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const bin = join(root, 'bin', 'run.js')
-if (!existsSync(join(root, 'dist', 'lib', 'fast-start.js')) || !existsSync(join(root, 'oclif.manifest.json'))) {
+if (!existsSync(join(root, 'dist', 'cli', 'fast', 'start.js')) || !existsSync(join(root, 'oclif.manifest.json'))) {
   console.error('Build first: npm run build (dist/ and oclif.manifest.json are needed).')
   process.exit(2)
 }

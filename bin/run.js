@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `bot --version`, the root help, a command's and a topic's help are answered from package.json and the oclif manifest
-// without loading oclif (src/lib/fast-start.ts prints the same bytes as oclif, or declines).
+// without loading oclif (src/cli/fast/start.ts prints the same bytes as oclif, or declines).
 // Everything else runs through oclif, from the compiled dist/ only (never TypeScript
 // sources, whatever NODE_ENV says).
 const argv = process.argv.slice(2)
@@ -14,10 +14,10 @@ if (
   try {
     const commandHelp = argv.length >= 2 && help(argv.at(-1))
     const [{fastStart}, {fileURLToPath}, fastHelp, fastTopic] = await Promise.all([
-      import('../dist/lib/fast-start.js'),
+      import('../dist/cli/fast/start.js'),
       import('node:url'),
-      commandHelp ? import('../dist/lib/fast-help.js') : undefined,
-      commandHelp && argv.length === 2 ? import('../dist/lib/fast-topic.js') : undefined,
+      commandHelp ? import('../dist/cli/fast/help.js') : undefined,
+      commandHelp && argv.length === 2 ? import('../dist/cli/fast/topic.js') : undefined,
     ])
     done = fastStart(argv, fileURLToPath(new URL('..', import.meta.url)), fastHelp?.commandHelp, fastTopic?.topicHelp)
   } catch {
@@ -33,8 +33,8 @@ if (!done) {
   // .env is loaded first (as every command does) so a token that lives only there is known too.
   // (Without a build there is no dist/ and no command to run: oclif then says so itself.)
   const lib = await Promise.all([
-    import('../dist/lib/secrets.js'),
-    import('../dist/lib/config.js'),
+    import('../dist/cli/secrets.js'),
+    import('../dist/cli/config.js'),
     import('../dist/lib/proxy.js'),
   ]).catch(() => undefined)
   if (lib) {

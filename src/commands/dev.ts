@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 
-import {apiFlags, BaseCommand} from '../lib/base-command.js'
+import {apiFlags, BaseCommand} from '../cli/base-command.js'
 import {UsageError} from '../lib/errors.js'
-import {loadSpinner, useColor as useColorOn, type Spinner} from '../lib/output.js'
+import {loadSpinner, useColor as useColorOn, type Spinner} from '../cli/output.js'
 
 export default class Dev extends BaseCommand<typeof Dev> {
   static summary = 'Run your bot locally in webhook mode behind a tunnel, and put it back on long polling on exit.'
@@ -173,12 +173,12 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     debounce: Flags.integer({hidden: true, description: 'ms', default: 50}),
   }
 
-  #guard: import('../dev/closed-output.js').OutputGuard | undefined
+  #guard: import('../cli/closed-output.js').OutputGuard | undefined
   #spinner: ((text: string) => Spinner) | undefined
 
   /** Defaults from package.json's "bot": {"dev": {…}} (flags > environment > .env > package.json), before parsing. */
   public async init(): Promise<void> {
-    const {applyPackageConfig} = await import('../lib/package-config-hook.js')
+    const {applyPackageConfig} = await import('../cli/package-config-hook.js')
     this.argv = await applyPackageConfig('dev', this.argv, this.ctor.flags)
     await super.init()
   }
@@ -193,10 +193,10 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
         `Unexpected argument ${JSON.stringify(positional[0])}: the bot command must follow \`--\`.`,
         'Run e.g. `bot dev -- node bot.js`.',
       )
-    // Bad input exits 2 before anything is sent, set or started (src/lib/dev-input.ts, src/dev/ports.ts).
+    // Bad input exits 2 before anything is sent, set or started (src/cli/dev-input.ts, src/cli/ports.ts).
     const [{checkDevInput}, {checkPorts}] = await Promise.all([
-      import('../lib/dev-input.js'),
-      import('../dev/ports.js'),
+      import('../cli/dev-input.js'),
+      import('../cli/ports.js'),
     ])
     checkDevInput({
       argv: this.argv,
@@ -240,8 +240,8 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     // A closed stdout/stderr (EPIPE) ends the session like SIGPIPE: teardown first, then exit.
     const closedOutput = new AbortController()
     const [{guardOutput}, {DevRenderer}] = await Promise.all([
-      import('../dev/closed-output.js'),
-      import('../lib/dev-render.js'),
+      import('../cli/closed-output.js'),
+      import('../cli/render/dev.js'),
     ])
     this.#guard = guardOutput([process.stdout, process.stderr], () => closedOutput.abort('SIGPIPE'))
     const renderer = new DevRenderer({
@@ -326,7 +326,7 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
       handleSignals: true,
       onEvent: json
         ? (event) => this.#json(event as import('../dev/index.js').DevEvent)
-        : (await import('../lib/dev-render.js')).offlineRenderer((t) => this.redact(t)),
+        : (await import('../cli/render/dev.js')).offlineRenderer((t) => this.redact(t)),
     })
     process.exitCode = summary.exitCode
     setTimeout(() => process.exit(summary.exitCode), 300).unref()

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
-import {apiFlags, BaseCommand} from '../lib/base-command.js'
-import {loadDotenv, sourceOf} from '../lib/config.js'
+import {apiFlags, BaseCommand} from '../cli/base-command.js'
+import {loadDotenv, sourceOf} from '../cli/config.js'
 import {UsageError} from '../lib/errors.js'
 
 export default class Doctor extends BaseCommand<typeof Doctor> {
@@ -97,7 +97,7 @@ Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 fo
     const selected = selectChecks(CHECKS, {only: flags.only, skip: flags.skip}).map((c) => c.id)
     const json = this.jsonEnabled()
     const {orderedReports} = await import('../doctor/stream.js')
-    const {renderCheck, summaryLine} = await import('../doctor/render.js')
+    const {renderCheck, summaryLine} = await import('../cli/render/doctor.js')
     const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR
 
     // A spinner needs a real terminal width (ora misbehaves with 0 columns, as under `script`).

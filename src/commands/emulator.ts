@@ -2,9 +2,9 @@ import {Writable} from 'node:stream'
 
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../lib/base-command.js'
+import {BaseCommand} from '../cli/base-command.js'
 import {UsageError} from '../lib/errors.js'
-import {allowInOutput} from '../lib/secrets.js'
+import {allowInOutput} from '../cli/secrets.js'
 
 export default class Emulator extends BaseCommand<typeof Emulator> {
   static summary = 'Run the built-in Bot API emulator on its own (no token, no network).'

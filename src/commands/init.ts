@@ -1,8 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand} from '../lib/base-command.js'
+import {BaseCommand} from '../cli/base-command.js'
 import {UsageError} from '../lib/errors.js'
-import {loadSpinner, mark, paint} from '../lib/output.js'
+import {loadSpinner, mark, paint} from '../cli/output.js'
 import type {GitResult, InstallResult, PackageManager, ProjectPlan, TemplateName} from '../scaffold/index.js'
 
 const TEMPLATE_NAMES = ['grammy', 'gramio', 'telegraf'] as const
@@ -182,7 +182,7 @@ On a terminal, bot init asks for what is missing (folder, framework, token); wit
 
   /** Ctrl-C or Esc at a prompt: nothing has been written yet, say so and exit 130. */
   private async prompt<T>(question: (context: {signal: AbortSignal}) => Promise<T>): Promise<T> {
-    const {ask} = await import('../lib/prompt.js')
+    const {ask} = await import('../cli/prompt.js')
     return ask(question, 'Cancelled: nothing was written.')
   }
 

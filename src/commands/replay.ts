@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand} from '../lib/base-command.js'
-import {sourceOf} from '../lib/config.js'
+import {BaseCommand} from '../cli/base-command.js'
+import {sourceOf} from '../cli/config.js'
 import {UsageError} from '../lib/errors.js'
 
 export default class Replay extends BaseCommand<typeof Replay> {
@@ -37,7 +37,7 @@ Prints one line (the update, the bot's answer, the time it took), then each Bot 
   }
 
   async run() {
-    const {parseId, replaySession, sessionToken} = await import('../inspector/control-client.js')
+    const {parseId, replaySession, sessionToken} = await import('../control/client.js')
     const {args, flags} = this
     if ((args.update_id === undefined) === !flags.last)
       throw new UsageError(

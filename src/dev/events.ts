@@ -3,8 +3,8 @@
  * a person can read; `bot dev` prints it (or the whole event with --json). The service never
  * prints by itself.
  */
-import type {FailedCallLine} from '../inspector/history-lines.js'
-import type {RelayRejectedEvent, RelayUpdateEvent} from './relay.js'
+import type {FailedCallLine} from '../inspector/history/failed-lines.js'
+import type {RelayRejectedEvent, RelayUpdateEvent} from './relay/relay.js'
 import type {DevSummary} from './render.js'
 
 export type StepId =

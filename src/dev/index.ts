@@ -1,7 +1,7 @@
 /** The `bot dev` service: run a bot behind a relay (and a tunnel), with teardown and crash repair. */
 export {DevSession, runDevSession, type DevSessionOptions, type DevSummary} from './session.js'
 export type {DevEvent, DevEventSink, StepId} from './events.js'
-export {resolveBotCommand, DEFAULT_ENTRY_FILES, type BotCommand} from './command.js'
+export {resolveBotCommand, DEFAULT_ENTRY_FILES, type BotCommand} from './bot/command.js'
 export {
   Relay,
   describeUpdate,
@@ -10,8 +10,8 @@ export {
   type RelayOptions,
   type RelayTarget,
   type RelayUpdateEvent,
-} from './relay.js'
-export {BotProcess, botEnv, canConnect, type BotExit, type BotMode} from './bot-process.js'
+} from './relay/relay.js'
+export {BotProcess, botEnv, canConnect, type BotExit, type BotMode} from './bot/process.js'
 export {
   stateDir,
   readState,
@@ -21,6 +21,6 @@ export {
   removeState,
   statePath,
   type SessionState,
-} from './state.js'
+} from '../session-store/state.js'
 export {watchProject, isIgnoredPath, IGNORED_DIRS} from './watch.js'
-export {TunnelKeeper, probeThrough} from './tunnel-keeper.js'
+export {TunnelKeeper, probeThrough} from './delivery/tunnel/keeper.js'

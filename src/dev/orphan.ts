@@ -9,7 +9,7 @@ import {readFileSync} from 'node:fs'
 
 import type {TunnelProcess, TunnelProvider} from '../tunnel/types.js'
 import type {DevSessionOptions} from './session-options.js'
-import {isPidAlive, type SessionState} from './state.js'
+import {isPidAlive, type SessionState} from '../session-store/state.js'
 
 export type OrphanOutcome = 'none' | 'stopped' | 'killed' | 'survived'
 

@@ -1,6 +1,6 @@
 /** The one-line texts of a dev session's events: updates, refused requests, the closing summary. */
-import type {RelayRejectedEvent, RelayUpdateEvent} from './relay.js'
-import type {CleanResult, SessionWebhook} from './session-webhook.js'
+import type {RelayRejectedEvent, RelayUpdateEvent} from './relay/relay.js'
+import type {CleanResult, SessionWebhook} from './webhook/session-webhook.js'
 
 export interface DevSummary {
   relayed: number

@@ -8,7 +8,7 @@ import type {BotApi, User, WebhookInfo} from '../telegram/index.js'
 import type {DevEventSink} from './events.js'
 import {TUNNEL_MARKER_ENV} from '../tunnel/types.js'
 import {orphanText, stopOrphan, TUNNEL_WHAT} from './orphan.js'
-import type {SessionWebhook} from './session-webhook.js'
+import type {SessionWebhook} from './webhook/session-webhook.js'
 import {
   claimState,
   isPidAlive,
@@ -17,8 +17,14 @@ import {
   saveRestoreSecret,
   writeState,
   type SessionState,
-} from './state.js'
-import {classifyWebhook, deleteDevWebhook, describeWebhook, foreignWebhookError, restoreWebhook} from './webhook.js'
+} from '../session-store/state.js'
+import {
+  classifyWebhook,
+  deleteDevWebhook,
+  describeWebhook,
+  foreignWebhookError,
+  restoreWebhook,
+} from './webhook/operations.js'
 
 /** Refuse when another live session owns this bot; return a dead one's state (to repair) and ours. */
 export function claimSession(

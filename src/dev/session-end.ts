@@ -4,16 +4,16 @@
  * bot and tries once, quickly, to delete or restore the webhook, and the summary it ends with.
  */
 import type {User} from '../telegram/index.js'
-import type {BotRunner} from './bot-runner.js'
+import type {BotRunner} from './bot/runner.js'
 import type {Delivery} from './delivery/index.js'
 import type {DevEventSink} from './events.js'
-import type {Relay} from './relay.js'
-import type {RelayStats} from './relay-types.js'
+import type {Relay} from './relay/relay.js'
+import type {RelayStats} from './relay/types.js'
 import {cleanedText, errorMessage, repairFix, type DevSummary} from './render.js'
 import type {SessionInspector} from './session-inspector.js'
 import {exitCodeFor, SIGNAL_EXIT, type DevSessionOptions, type StopReason} from './session-options.js'
-import type {SessionWebhook} from './session-webhook.js'
-import {removeState} from './state.js'
+import type {SessionWebhook} from './webhook/session-webhook.js'
+import {removeState} from '../session-store/state.js'
 import type {Teardown} from './teardown.js'
 
 /** The teardown step 'webhook': restore the replaced webhook, else delete ours, and say so. */

@@ -1,5 +1,5 @@
 /**
- * The inspector inside a `bot dev` session: the update history (src/inspector/history.ts) fed by
+ * The inspector inside a `bot dev` session: the update history (src/inspector/history/history.ts) fed by
  * the relay (each update's body and the bot's answer) and by the api proxy (each Bot API call of
  * the bot, and in polling mode the updates its getUpdates got), the inspector's web page, the
  * control port `bot trigger`/`bot replay` talk to (found through a 0600 control record), and the
@@ -12,24 +12,24 @@
 import {randomBytes} from 'node:crypto'
 import {join} from 'node:path'
 
-import {startApiProxy} from '../inspector/api-proxy.js'
-import {buildCall, redactorFor} from '../inspector/call-record.js'
-import {startControlServer} from '../inspector/control.js'
-import {removeControlRecord, writeControlRecord} from '../inspector/control-record.js'
-import {ATTACH_WINDOW_MS, UpdateHistory} from '../inspector/history.js'
-import {FailedCallLines} from '../inspector/history-lines.js'
-import {startInspectorServer} from '../inspector/server.js'
-import {nextSyntheticUpdateId} from '../inspector/synthetic.js'
+import {startApiProxy} from '../inspector/proxy/api-proxy.js'
+import {buildCall, redactorFor} from '../inspector/proxy/call-record.js'
+import {startControlServer} from '../control/server.js'
+import {removeControlRecord, writeControlRecord} from '../control/record.js'
+import {ATTACH_WINDOW_MS, UpdateHistory} from '../inspector/history/history.js'
+import {FailedCallLines} from '../inspector/history/failed-lines.js'
+import {startInspectorServer} from '../inspector/web/server.js'
+import {nextSyntheticUpdateId} from '../control/synthetic.js'
 import {UsageError} from '../lib/errors.js'
 import {inspectorText, pollingUpdateText, sourceSuffix} from '../inspector/render.js'
 import type {ApiCall, EntrySource, UpdateEntry} from '../inspector/types.js'
 import type {DevEvent, DevEventSink} from './events.js'
-import {probePort} from './ports.js'
-import {peekUpdateId} from './relay-describe.js'
-import type {Relay} from './relay.js'
-import {InspectorActions, type OfflineTarget} from './session-actions.js'
+import {probePort} from '../cli/ports.js'
+import {peekUpdateId} from '../telegram/describe.js'
+import type {Relay} from './relay/relay.js'
+import {InspectorActions, type OfflineTarget} from '../control/actions.js'
 
-export type {OfflineTarget} from './session-actions.js'
+export type {OfflineTarget} from '../control/actions.js'
 
 export interface SessionInspectorOptions {
   token: string

@@ -3,11 +3,11 @@ import {constants as osConstants} from 'node:os'
 
 import type {BotApi, User} from '../telegram/index.js'
 import type {TunnelProvider} from '../tunnel/types.js'
-import type {BotExit, BotMode} from './bot-process.js'
-import type {BotCommand} from './command.js'
+import type {BotExit, BotMode} from './bot/process.js'
+import type {BotCommand} from './bot/command.js'
 import type {DevEventSink} from './events.js'
-import type {OfflineTarget} from './session-actions.js'
-import type {SessionState} from './state.js'
+import type {OfflineTarget} from '../control/actions.js'
+import type {SessionState} from '../session-store/state.js'
 
 export interface DevSessionOptions {
   /** Bot API client for the user's token (or the emulator's). */

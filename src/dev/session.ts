@@ -14,20 +14,20 @@
 import {randomBytes} from 'node:crypto'
 
 import type {User} from '../telegram/index.js'
-import {BotRunner} from './bot-runner.js'
+import {BotRunner} from './bot/runner.js'
 import {createDelivery, DeliveryStartError, type DeliveryContext} from './delivery/index.js'
 import type {DevEvent, DevEventSink, StepId} from './events.js'
 import {SessionDelivery} from './session-delivery.js'
 import {cleanWebhook, emergencyExit, runTeardown, sessionSummary} from './session-end.js'
 import {freshState, type DevSessionOptions, type StopReason} from './session-options.js'
-import type {Relay} from './relay.js'
-import {startRelay} from './relay-start.js'
+import type {Relay} from './relay/relay.js'
+import {startRelay} from './relay/start.js'
 import {readyText, summaryText, type DevSummary} from './render.js'
 import {checkWebhook, claimSession} from './repair.js'
 import {withTunnelRecord} from './orphan.js'
 import {findRunningPoller, type PollerFound} from './poller-check.js'
 import {SessionInspector} from './session-inspector.js'
-import {SessionWebhook} from './session-webhook.js'
+import {SessionWebhook} from './webhook/session-webhook.js'
 import {
   loadOrCreateSecret,
   removeRestoreSecret,
@@ -35,10 +35,10 @@ import {
   stateDir as defaultStateDir,
   writeState,
   type SessionState,
-} from './state.js'
+} from '../session-store/state.js'
 import {onSignals, Teardown} from './teardown.js'
 import {watchProject} from './watch.js'
-import {randomWebhookPath} from './webhook.js'
+import {randomWebhookPath} from './webhook/operations.js'
 
 export type {DevSummary} from './render.js'
 export type {DevSessionOptions} from './session-options.js'

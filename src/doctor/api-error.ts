@@ -1,5 +1,5 @@
 /** A Bot API failure as a doctor finding: the shared explanation, minus advice to run the doctor. */
-import {explainApiError} from '../lib/explain.js'
+import {explainApiError} from '../telegram/explain.js'
 import type {BotApiError} from '../telegram/index.js'
 
 export function explainForDoctor(error: BotApiError, apiRoot: string): {message: string; fix?: string} {

@@ -8,7 +8,7 @@
 import {readFile, realpath} from 'node:fs/promises'
 import {basename, dirname, isAbsolute, resolve} from 'node:path'
 
-import type {ApiEndpoints, Connections} from './sockets.js'
+import type {ApiEndpoints, Connections} from '../session-store/sockets.js'
 
 export type HolderKind =
   /** Connected to the Bot API: it uses the token (a poller, or a bot that sends). */

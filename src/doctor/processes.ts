@@ -12,7 +12,7 @@ import {parse as parseDotenv} from 'dotenv'
 
 import {redact} from '../telegram/index.js'
 import {classifyHolder, type HolderKind} from './holder-kind.js'
-import {apiEndpoints, connectionsOf, type ApiEndpoints} from './sockets.js'
+import {apiEndpoints, connectionsOf, type ApiEndpoints} from '../session-store/sockets.js'
 
 export interface TokenHolder {
   pid: number

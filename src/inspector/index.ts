@@ -5,10 +5,10 @@
  * A dev session wires them together in src/dev/session-inspector.ts.
  */
 export * from './types.js'
-export {startApiProxy, type ApiProxy, type ApiProxyOptions} from './api-proxy.js'
-export {ATTACH_WINDOW_MS, HISTORY_LIMIT, UpdateHistory, type UpdateHistoryOptions} from './history.js'
-export {startInspectorServer, type InspectorServer, type InspectorServerOptions} from './server.js'
-export {startControlServer, KEY_HEADER, type ControlServer, type ControlServerOptions} from './control.js'
-export {findControlRecord, listControlRecords, removeControlRecord, writeControlRecord} from './control-record.js'
-export {syntheticUpdate, type SyntheticOptions} from './synthetic.js'
+export {startApiProxy, type ApiProxy, type ApiProxyOptions} from './proxy/api-proxy.js'
+export {ATTACH_WINDOW_MS, HISTORY_LIMIT, UpdateHistory, type UpdateHistoryOptions} from './history/history.js'
+export {startInspectorServer, type InspectorServer, type InspectorServerOptions} from './web/server.js'
+export {startControlServer, KEY_HEADER, type ControlServer, type ControlServerOptions} from '../control/server.js'
+export {findControlRecord, listControlRecords, removeControlRecord, writeControlRecord} from '../control/record.js'
+export {syntheticUpdate, type SyntheticOptions} from '../control/synthetic.js'
 export {callText, inspectorText, pollingUpdateText, sourceSuffix} from './render.js'

@@ -1,9 +1,9 @@
 /**
  * Whether a `bot dev` session manages this bot's webhook, read from the dev session state
- * (src/dev/state.ts; never the token). Used by the webhook commands to warn before they change
+ * (src/session-store/state.ts; never the token). Used by the webhook commands to warn before they change
  * a webhook that a running `bot dev` owns, and by `info` to say who set the current one.
  */
-import {isPidAlive, readState, type SessionState} from '../dev/state.js'
+import {isPidAlive, readState, type SessionState} from '../session-store/state.js'
 import {botIdOf} from '../telegram/token.js'
 
 export interface DevSessionStatus {

@@ -1,12 +1,12 @@
 /**
- * The line styling of src/lib/output.ts and src/lib/dev-render.ts, on a stream that says it is a
+ * The line styling of src/cli/output.ts and src/cli/render/dev.ts, on a stream that says it is a
  * terminal: marks and colours per kind of line, and with NO_COLOR (or no terminal) exactly the
  * same text with no escape code.
  */
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {isFailureLine, logLine} from '../../src/lib/dev-render.js'
-import {errorLine, GLYPH, mark, markedLine} from '../../src/lib/output.js'
+import {isFailureLine, logLine} from '../../src/cli/render/dev.js'
+import {errorLine, GLYPH, mark, markedLine} from '../../src/cli/output.js'
 
 const tty = {isTTY: true} as NodeJS.WriteStream
 const pipe = {isTTY: false} as NodeJS.WriteStream

@@ -13,8 +13,8 @@ import type {AddressInfo} from 'node:net'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {startControlServer, type ControlServer} from '../../src/inspector/control.js'
-import {writeControlRecord} from '../../src/inspector/control-record.js'
+import {startControlServer, type ControlServer} from '../../src/control/server.js'
+import {writeControlRecord} from '../../src/control/record.js'
 import type {ControlRecord, UpdateEntry} from '../../src/inspector/types.js'
 import {RecordingActions} from '../inspector/control-helpers.js'
 import {parseJsonOutput, runCli, type CliOptions} from '../support/cli.js'

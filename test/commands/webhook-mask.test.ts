@@ -10,7 +10,7 @@ import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {writeState} from '../../src/dev/state.js'
+import {writeState} from '../../src/session-store/state.js'
 import {BotApiEmulator} from '../../src/emulator/index.js'
 import {BotApi, botIdOf} from '../../src/telegram/index.js'
 import {parseJsonOutput, runCli, type CliResult} from '../support/cli.js'

@@ -1,7 +1,7 @@
 /** Pure parts behind the webhook commands: validation rules, error explanations, summaries. */
 import {describe, expect, it} from 'vitest'
 
-import {explainApiError} from '../../src/lib/explain.js'
+import {explainApiError} from '../../src/telegram/explain.js'
 import {BotApiError} from '../../src/telegram/index.js'
 import {explainDeliveryError, formatAge} from '../../src/webhook/explain-error.js'
 import {summarizeWebhookInfo} from '../../src/webhook/service.js'

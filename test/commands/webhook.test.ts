@@ -12,7 +12,7 @@ import {join} from 'node:path'
 
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
-import {writeState} from '../../src/dev/state.js'
+import {writeState} from '../../src/session-store/state.js'
 import {BotApiEmulator} from '../../src/emulator/index.js'
 import {botIdOf} from '../../src/telegram/index.js'
 import {hasScript, parseJsonOutput, runCli, runCliOnTerminal} from '../support/cli.js'

@@ -1,7 +1,7 @@
 /** Reading a webhook reply out of the bot's answer (bot-api-facts §6.5). */
 import {describe, expect, it} from 'vitest'
 
-import {parseReply, runnableAsReply} from '../../src/dev/delivery/bridge-reply.js'
+import {parseReply, runnableAsReply} from '../../src/dev/delivery/bridge/reply.js'
 
 describe('parseReply', () => {
   it('reads JSON, urlencoded and multipart answers that name a method', async () => {

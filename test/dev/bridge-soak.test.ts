@@ -5,7 +5,7 @@
  */
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {UpdateBridge} from '../../src/dev/delivery/bridge.js'
+import {UpdateBridge} from '../../src/dev/delivery/bridge/bridge.js'
 import {BotApi} from '../../src/telegram/client.js'
 import {receiver, setup, textMessage, until} from '../emulator/helpers.js'
 

@@ -1,7 +1,7 @@
 /** The bridge's window: which offset is confirmable, which updates of an answer are new. */
 import {describe, expect, it} from 'vitest'
 
-import {MAX_WINDOW, UpdateWindow} from '../../src/dev/delivery/bridge-window.js'
+import {MAX_WINDOW, UpdateWindow} from '../../src/dev/delivery/bridge/window.js'
 import type {Update} from '../../src/telegram/types.js'
 
 const u = (id: number, chat = 1): Update => ({

@@ -6,9 +6,9 @@ import type {AddressInfo} from 'node:net'
 
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {UpdateBridge, type BridgeEvent, type BridgeOptions} from '../../src/dev/delivery/bridge.js'
-import {queueKeyOf} from '../../src/dev/delivery/bridge-queues.js'
-import {Relay} from '../../src/dev/relay.js'
+import {UpdateBridge, type BridgeEvent, type BridgeOptions} from '../../src/dev/delivery/bridge/bridge.js'
+import {queueKeyOf} from '../../src/dev/delivery/bridge/queues.js'
+import {Relay} from '../../src/dev/relay/relay.js'
 import {FixableError} from '../../src/lib/errors.js'
 import {BotApi} from '../../src/telegram/client.js'
 import {receiver, setup, textMessage, until, type Reply} from '../emulator/helpers.js'

@@ -4,7 +4,7 @@ import {join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {resolveBotCommand} from '../../src/dev/command.js'
+import {resolveBotCommand} from '../../src/dev/bot/command.js'
 import {UsageError} from '../../src/lib/errors.js'
 
 function project(files: Record<string, string>): string {
@@ -74,7 +74,7 @@ describe('resolveBotCommand', () => {
 
 describe('botEnv', () => {
   it('sets the contract for webhook mode and replaces stale values', async () => {
-    const {botEnv} = await import('../../src/dev/bot-process.js')
+    const {botEnv} = await import('../../src/dev/bot/process.js')
     const base = {PATH: '/bin', PORT: '1', WEBHOOK_SECRET: 'stale', BOT_API_ROOT: 'http://old', OTHER: 'kept'}
     expect(
       botEnv(
@@ -111,7 +111,7 @@ describe('botEnv', () => {
   })
 
   it('keeps loopback away from a proxy the bot inherits (and leaves NO_PROXY alone without one)', async () => {
-    const {botEnv} = await import('../../src/dev/bot-process.js')
+    const {botEnv} = await import('../../src/dev/bot/process.js')
     const proxied = botEnv(
       {token: 't', mode: 'webhook', port: 5000},
       {HTTPS_PROXY: 'http://proxy.corp:3128', NO_PROXY: 'internal.corp'},

@@ -4,7 +4,7 @@
  */
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {readState} from '../../src/dev/state.js'
+import {readState} from '../../src/session-store/state.js'
 import {assertNoToken, devWorld, startDev, until, type DevWorld} from './helpers.js'
 import {freePort} from '../../src/lib/free-port.js'
 

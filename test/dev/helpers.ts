@@ -5,7 +5,7 @@ import {join, resolve} from 'node:path'
 
 import type {ChildProcess} from 'node:child_process'
 
-import {listStates} from '../../src/dev/state.js'
+import {listStates} from '../../src/session-store/state.js'
 import {BotApiEmulator, type EmulatorOptions} from '../../src/emulator/index.js'
 import {startCli, PROJECT_ROOT, type RunningCli, type CliResult} from '../support/cli.js'
 import {startLocaltunnelServer, type LocaltunnelServer} from '../support/lt-server.js'

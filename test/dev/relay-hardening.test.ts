@@ -16,7 +16,7 @@ import {
   type RelayRefusedSummaryEvent,
   type RelayRejectedEvent,
   type RelayUpdateEvent,
-} from '../../src/dev/relay.js'
+} from '../../src/dev/relay/relay.js'
 
 const SECRET = 'S'.repeat(43) // the length bot dev's own secrets have
 const PATH = '/webhook/hardening'

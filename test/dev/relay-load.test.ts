@@ -13,7 +13,7 @@ import {pathToFileURL} from 'node:url'
 
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {Relay} from '../../src/dev/relay.js'
+import {Relay} from '../../src/dev/relay/relay.js'
 import {localtunnelProvider} from '../../src/tunnel/index.js'
 import {PROJECT_ROOT} from '../support/cli.js'
 import {startLocaltunnelServer} from '../support/lt-server.js'

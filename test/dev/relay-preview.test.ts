@@ -1,7 +1,7 @@
 /** Update previews: tokens redacted before the cut, terminal controls and bidi escaped, cut by whole characters. */
 import {describe, expect, it} from 'vitest'
 
-import {describeUpdate, PREVIEW_MAX, safePreview} from '../../src/dev/relay.js'
+import {describeUpdate, PREVIEW_MAX, safePreview} from '../../src/dev/relay/relay.js'
 import {sanitizeForTerminal} from '../../src/lib/terminal.js'
 
 const TOKEN = '7012345678:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0'

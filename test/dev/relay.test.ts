@@ -3,7 +3,7 @@ import type {AddressInfo} from 'node:net'
 
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {describeUpdate, Relay, type RelayUpdateEvent} from '../../src/dev/relay.js'
+import {describeUpdate, Relay, type RelayUpdateEvent} from '../../src/dev/relay/relay.js'
 
 const SECRET = 'relay_test_secret'
 const PATH = '/webhook/abc'
@@ -319,7 +319,7 @@ describe('Relay: retries of an update the bot already answered', () => {
 
 describe('peekUpdateId', () => {
   it('reads the leading update_id only', async () => {
-    const {peekUpdateId} = await import('../../src/dev/relay.js')
+    const {peekUpdateId} = await import('../../src/dev/relay/relay.js')
     expect(peekUpdateId(Buffer.from('{"update_id":123456789,\n"message":{}}'))).toBe(123456789)
     expect(peekUpdateId(Buffer.from(' { "update_id" : 5 }'))).toBe(5)
     expect(peekUpdateId(Buffer.from('{"message":{"text":"{\\"update_id\\":1"},"update_id":9}'))).toBeUndefined()

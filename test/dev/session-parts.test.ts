@@ -8,10 +8,10 @@ import {PassThrough} from 'node:stream'
 
 import {describe, expect, it} from 'vitest'
 
-import {guardOutput} from '../../src/dev/closed-output.js'
-import {listenerOwner, processGroup} from '../../src/dev/listener.js'
+import {guardOutput} from '../../src/cli/closed-output.js'
+import {listenerOwner, processGroup} from '../../src/session-store/listener.js'
 import {stopOrphan} from '../../src/dev/orphan.js'
-import {readRestoreSecret, removeRestoreSecret, saveRestoreSecret} from '../../src/dev/state.js'
+import {readRestoreSecret, removeRestoreSecret, saveRestoreSecret} from '../../src/session-store/state.js'
 import {Teardown} from '../../src/dev/teardown.js'
 import {until} from './helpers.js'
 

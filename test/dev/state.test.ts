@@ -15,7 +15,7 @@ import {
   statePath,
   writeState,
   type SessionState,
-} from '../../src/dev/state.js'
+} from '../../src/session-store/state.js'
 
 const dir = () => mkdtempSync(join(tmpdir(), 'bot-dev-state-'))
 const sample = (patch: Partial<SessionState> = {}): SessionState => ({

@@ -8,7 +8,7 @@ import {createServer as createNetServer, type AddressInfo} from 'node:net'
 
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
-import {writeState} from '../../src/dev/state.js'
+import {writeState} from '../../src/session-store/state.js'
 import {BotApi} from '../../src/telegram/index.js'
 import {BIN, cliEnv} from '../support/cli.js'
 import {doctorWorld, expectNoToken, report, waitFor, type DoctorWorld} from './helpers.js'

@@ -8,7 +8,7 @@ import {randomBytes} from 'node:crypto'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {writeState} from '../../src/dev/state.js'
+import {writeState} from '../../src/session-store/state.js'
 import {BotApi} from '../../src/telegram/index.js'
 import {doctorWorld, expectNoToken, report, type DoctorWorld} from './helpers.js'
 

@@ -7,7 +7,7 @@ import {connect, createServer, type AddressInfo, type Server, type Socket} from 
 
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {apiEndpoints, connectionsOf, normalizeIp} from '../../src/doctor/sockets.js'
+import {apiEndpoints, connectionsOf, normalizeIp} from '../../src/session-store/sockets.js'
 
 const open: Array<Server | Socket> = []
 afterEach(() => {

@@ -6,8 +6,8 @@
 import type {Browser, Page} from 'playwright-core'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
-import {UpdateHistory} from '../../src/inspector/history.js'
-import {startInspectorServer, type InspectorServer} from '../../src/inspector/server.js'
+import {UpdateHistory} from '../../src/inspector/history/history.js'
+import {startInspectorServer, type InspectorServer} from '../../src/inspector/web/server.js'
 import type {ApiCall} from '../../src/inspector/types.js'
 import {browserSkipReason, launchChromium} from '../support/browser.js'
 

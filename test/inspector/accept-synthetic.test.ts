@@ -9,7 +9,7 @@ import type {AddressInfo} from 'node:net'
 import {Bot, webhookCallback} from 'grammy'
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {droppedError} from '../../src/dev/session-actions.js'
+import {droppedError} from '../../src/control/actions.js'
 import {BotApiEmulator} from '../../src/emulator/index.js'
 import {
   expiredDate,
@@ -17,7 +17,7 @@ import {
   SYNTHETIC_UPDATE_ID_TOP,
   syntheticUpdate,
   withCurrentDate,
-} from '../../src/inspector/synthetic.js'
+} from '../../src/control/synthetic.js'
 
 const servers: Server[] = []
 const closers: Array<() => Promise<unknown>> = []

@@ -1,8 +1,8 @@
 /** The explanations and summaries the api proxy puts in its records (pure parts). */
 import {describe, expect, it} from 'vitest'
-import {explainCall} from '../../src/inspector/call-explain.js'
-import {paramsOf} from '../../src/inspector/call-params.js'
-import {buildCall, redactorFor, summarize} from '../../src/inspector/call-record.js'
+import {explainCall} from '../../src/inspector/proxy/call-explain.js'
+import {paramsOf} from '../../src/inspector/proxy/call-params.js'
+import {buildCall, redactorFor, summarize} from '../../src/inspector/proxy/call-record.js'
 
 describe('explainCall: Telegram texts (bot-api-facts) get one line', () => {
   const cases: Array<[string, string, RegExp]> = [

@@ -2,7 +2,7 @@
 import http from 'node:http'
 import type {AddressInfo, Socket} from 'node:net'
 import {afterEach} from 'vitest'
-import {startApiProxy, type ApiProxy, type ApiProxyOptions} from '../../src/inspector/api-proxy.js'
+import {startApiProxy, type ApiProxy, type ApiProxyOptions} from '../../src/inspector/proxy/api-proxy.js'
 import type {ApiCall} from '../../src/inspector/types.js'
 
 const running: Array<{close(): Promise<void>}> = []

@@ -9,7 +9,7 @@
 import type {Browser, Page} from 'playwright-core'
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
-import {startInspectorServer, type InspectorServer} from '../../src/inspector/server.js'
+import {startInspectorServer, type InspectorServer} from '../../src/inspector/web/server.js'
 import {browserSkipReason, launchChromium, startEchoSession, type EchoSession} from '../support/browser.js'
 
 const skip = browserSkipReason()

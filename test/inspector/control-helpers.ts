@@ -3,7 +3,7 @@
  * trigger builds the synthetic update and "delivers" it (an entry answered 200), replay re-delivers
  * a recorded one. `fail` makes the next call throw, `hang` makes calls never settle.
  */
-import {syntheticUpdate} from '../../src/inspector/synthetic.js'
+import {syntheticUpdate} from '../../src/control/synthetic.js'
 import {ActionError, type SessionActions, type TriggerRequest, type UpdateEntry} from '../../src/inspector/types.js'
 
 export class RecordingActions implements SessionActions {

@@ -10,7 +10,7 @@ import {
   findControlRecord,
   removeControlRecord,
   writeControlRecord,
-} from '../../src/inspector/control-record.js'
+} from '../../src/control/record.js'
 import type {ControlRecord} from '../../src/inspector/types.js'
 
 function record(over: Partial<ControlRecord> = {}): ControlRecord {

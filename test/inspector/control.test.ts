@@ -7,8 +7,8 @@ import {connect} from 'node:net'
 
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {startControlServer, type ControlServer} from '../../src/inspector/control.js'
-import {keyMatches as sameKey} from '../../src/inspector/server-http.js'
+import {startControlServer, type ControlServer} from '../../src/control/server.js'
+import {keyMatches as sameKey} from '../../src/inspector/web/http.js'
 import {ActionError} from '../../src/inspector/types.js'
 import {RecordingActions} from './control-helpers.js'
 

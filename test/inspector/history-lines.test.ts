@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {FailedCallLines, REPEAT_WINDOW_MS, type FailedCallLine} from '../../src/inspector/history-lines.js'
+import {FailedCallLines, REPEAT_WINDOW_MS, type FailedCallLine} from '../../src/inspector/history/failed-lines.js'
 import type {ApiCall, UpdateEntry} from '../../src/inspector/types.js'
 
 function failure(o: Partial<ApiCall> = {}): ApiCall {

@@ -7,8 +7,8 @@ import type {AddressInfo} from 'node:net'
 
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {Relay, type RelayUpdateEvent} from '../../src/dev/relay.js'
-import {UpdateHistory} from '../../src/inspector/history.js'
+import {Relay, type RelayUpdateEvent} from '../../src/dev/relay/relay.js'
+import {UpdateHistory} from '../../src/inspector/history/history.js'
 import type {UpdateEntry} from '../../src/inspector/types.js'
 
 const SECRET = 'history_relay_secret'

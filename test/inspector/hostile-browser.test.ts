@@ -10,8 +10,8 @@ import type {AddressInfo} from 'node:net'
 import type {Browser} from 'playwright-core'
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
-import {UpdateHistory} from '../../src/inspector/history.js'
-import {startInspectorServer, type InspectorServer} from '../../src/inspector/server.js'
+import {UpdateHistory} from '../../src/inspector/history/history.js'
+import {startInspectorServer, type InspectorServer} from '../../src/inspector/web/server.js'
 import {browserSkipReason, findChromium} from '../support/browser.js'
 import {waitFor} from './hostile-helpers.js'
 

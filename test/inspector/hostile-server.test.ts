@@ -8,8 +8,8 @@
 import {readFileSync} from 'node:fs'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {UpdateHistory} from '../../src/inspector/history.js'
-import {startInspectorServer, type InspectorServer} from '../../src/inspector/server.js'
+import {UpdateHistory} from '../../src/inspector/history/history.js'
+import {startInspectorServer, type InspectorServer} from '../../src/inspector/web/server.js'
 import type {HistoryView, UpdateEntry} from '../../src/inspector/types.js'
 import {PROJECT_ROOT} from '../support/cli.js'
 import {loopbackRequest} from '../support/http.js'

@@ -5,8 +5,8 @@
  * at once.
  */
 import {describe, expect, it} from 'vitest'
-import {UpdateHistory} from '../../src/inspector/history.js'
-import {startInspectorServer} from '../../src/inspector/server.js'
+import {UpdateHistory} from '../../src/inspector/history/history.js'
+import {startInspectorServer} from '../../src/inspector/web/server.js'
 import {recordingProxy, sink} from './api-proxy-helpers.js'
 import {connectRaw, later, TOKEN, waitFor} from './hostile-helpers.js'
 

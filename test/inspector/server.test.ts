@@ -9,8 +9,8 @@ import {request as httpRequest, type IncomingMessage} from 'node:http'
 
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {UpdateHistory} from '../../src/inspector/history.js'
-import {startInspectorServer, type InspectorServer} from '../../src/inspector/server.js'
+import {UpdateHistory} from '../../src/inspector/history/history.js'
+import {startInspectorServer, type InspectorServer} from '../../src/inspector/web/server.js'
 import {ActionError, type UpdateEntry} from '../../src/inspector/types.js'
 import {PROJECT_ROOT} from '../support/cli.js'
 import {loopbackRequest} from '../support/http.js'
@@ -210,8 +210,8 @@ describe('the page files', () => {
   it('are found by the build in dist/ and packed by npm pack', async () => {
     // dist/ exists after `npm run build` (npm test runs it first).
     const dist = (await import(
-      `${PROJECT_ROOT}/dist/inspector/server.js`
-    )) as typeof import('../../src/inspector/server.js')
+      `${PROJECT_ROOT}/dist/inspector/web/server.js`
+    )) as typeof import('../../src/inspector/web/server.js')
     const built = await dist.startInspectorServer({
       history,
       key: KEY,
@@ -233,7 +233,7 @@ describe('the page files', () => {
       }),
     ) as Array<{files: Array<{path: string}>}>
     const files = packed[0].files.map((f) => f.path)
-    for (const f of ['index.html', 'app.js', 'style.css']) expect(files).toContain(`dist/inspector/page/${f}`)
+    for (const f of ['index.html', 'app.js', 'style.css']) expect(files).toContain(`dist/inspector/web/page/${f}`)
   }, 60_000)
 })
 

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {checkTriggerRequest, checkUpdateObject, commandEntity, syntheticUpdate} from '../../src/inspector/synthetic.js'
+import {checkTriggerRequest, checkUpdateObject, commandEntity, syntheticUpdate} from '../../src/control/synthetic.js'
 
 const NOW = 1_700_000_000_123
 

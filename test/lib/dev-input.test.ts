@@ -4,8 +4,8 @@ import {createServer, type AddressInfo} from 'node:net'
 
 import {describe, expect, it} from 'vitest'
 
-import {checkPorts, probePort} from '../../src/dev/ports.js'
-import {checkDevInput, commandAfterDashes, MAX_TIMER_MS} from '../../src/lib/dev-input.js'
+import {checkPorts, probePort} from '../../src/cli/ports.js'
+import {checkDevInput, commandAfterDashes, MAX_TIMER_MS} from '../../src/cli/dev-input.js'
 import {UsageError} from '../../src/lib/errors.js'
 
 const ok = {argv: [], holdTimeout: 30, nonEmpty: {}}

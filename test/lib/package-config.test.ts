@@ -1,5 +1,5 @@
 /**
- * src/lib/package-config.ts with `bot dev`'s real flag definitions: the nearest package.json's
+ * src/cli/package-config.ts with `bot dev`'s real flag definitions: the nearest package.json's
  * "bot".dev section becomes flags (camelCase keys, `command` after `--`), only where neither the
  * command line nor the environment (.env included) sets the flag; unknown keys and wrong types
  * are UsageErrors (exit 2) naming the key and the file.
@@ -12,7 +12,7 @@ import {describe, expect, it} from 'vitest'
 
 import Dev from '../../src/commands/dev.js'
 import {UsageError} from '../../src/lib/errors.js'
-import {findPackageJson, splitCommand, withPackageConfig, type FlagDefinition} from '../../src/lib/package-config.js'
+import {findPackageJson, splitCommand, withPackageConfig, type FlagDefinition} from '../../src/cli/package-config.js'
 
 const flags = Dev.flags as unknown as Record<string, FlagDefinition>
 

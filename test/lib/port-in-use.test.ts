@@ -1,5 +1,5 @@
 /**
- * A port taken between the check and the listen (src/dev/ports.ts checks first; this is the
+ * A port taken between the check and the listen (src/cli/ports.ts checks first; this is the
  * backstop): the base command turns a raw EADDRINUSE into one line and exit 2. In-process: a tiny
  * command on the base class listens on a port another server holds.
  */
@@ -9,7 +9,7 @@ import {createServer, type AddressInfo} from 'node:net'
 import {Config} from '@oclif/core'
 import {afterEach, beforeEach, describe, expect, it, vi} from 'vitest'
 
-import {BaseCommand} from '../../src/lib/base-command.js'
+import {BaseCommand} from '../../src/cli/base-command.js'
 import {PROJECT_ROOT} from '../support/cli.js'
 
 class Listen extends BaseCommand<typeof Listen> {

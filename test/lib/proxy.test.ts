@@ -11,9 +11,9 @@ import {createServer, type AddressInfo} from 'node:net'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {setGlobalDispatcher, type Dispatcher} from 'undici'
 
-import {UpdateBridge} from '../../src/dev/delivery/bridge.js'
+import {UpdateBridge} from '../../src/dev/delivery/bridge/bridge.js'
 import {BotApiEmulator} from '../../src/emulator/index.js'
-import {explainApiError} from '../../src/lib/explain.js'
+import {explainApiError} from '../../src/telegram/explain.js'
 import {
   createProxyDispatcher,
   describeProxyFailure,

@@ -4,7 +4,7 @@ import {pathToFileURL} from 'node:url'
 
 import {describe, expect, it} from 'vitest'
 
-import {redactSecrets, tokensInArgv} from '../../src/lib/secrets.js'
+import {redactSecrets, tokensInArgv} from '../../src/cli/secrets.js'
 import {PROJECT_ROOT} from '../support/cli.js'
 
 const TOKEN = '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw'

@@ -117,7 +117,7 @@ describe('npm pack', () => {
       'oclif.manifest.json',
       'dist/index.js',
       'dist/commands/dev.js',
-      'dist/lib/fast-start.js',
+      'dist/cli/fast/start.js',
       'dist/hooks/not-found.js',
       'dist/emulator/index.js',
       'templates/_shared/gitignore',

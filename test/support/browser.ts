@@ -11,7 +11,7 @@ import type {AddressInfo} from 'node:net'
 import type {Browser} from 'playwright-core'
 
 import {BotApiEmulator} from '../../src/emulator/index.js'
-import {UpdateHistory} from '../../src/inspector/history.js'
+import {UpdateHistory} from '../../src/inspector/history/history.js'
 import {
   ActionError,
   type ApiCall,

@@ -1,10 +1,10 @@
 /**
  * proveReachable: the public URL must bring back the relay's own health answer (a real Relay from
- * src/dev/relay.ts) before anything is registered with Telegram. Through every provider, on loopback.
+ * src/dev/relay/relay.ts) before anything is registered with Telegram. Through every provider, on loopback.
  */
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
-import {Relay} from '../../src/dev/relay.js'
+import {Relay} from '../../src/dev/relay/relay.js'
 import {
   cloudflaredProvider,
   localtunnelProvider,

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
-import {sourceOf} from '../../lib/config.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {sourceOf} from '../../cli/config.js'
 import {UsageError} from '../../lib/errors.js'
 
 export default class TriggerCallback extends BaseCommand<typeof TriggerCallback> {
@@ -45,7 +45,7 @@ Prints one line (the update, the bot's answer, the time it took), then each Bot 
   }
 
   async run() {
-    const {parseId, sessionToken, triggerSession} = await import('../../inspector/control-client.js')
+    const {parseId, sessionToken, triggerSession} = await import('../../control/client.js')
     const {flags} = this
     if (flags['message-id'] === undefined)
       throw new UsageError(

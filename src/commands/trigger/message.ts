@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
-import {sourceOf} from '../../lib/config.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {sourceOf} from '../../cli/config.js'
 
 export default class TriggerMessage extends BaseCommand<typeof TriggerMessage> {
   static summary = 'Send a text message from a user to the bot running under `bot dev`.'
@@ -40,7 +40,7 @@ Prints one line (the update, the bot's answer, the time it took), then each Bot 
   }
 
   async run() {
-    const {parseId, sessionToken, triggerSession} = await import('../../inspector/control-client.js')
+    const {parseId, sessionToken, triggerSession} = await import('../../control/client.js')
     const {flags} = this
     const chatId = parseId(flags.chat, '--chat', {example: '--chat 1111 or --chat -1001234567890'})
     const userId = parseId(flags.user, '--user', {positive: true, example: '--user 1111'})

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
-import {sourceOf} from '../../lib/config.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {sourceOf} from '../../cli/config.js'
 
 export default class TriggerUpdate extends BaseCommand<typeof TriggerUpdate> {
   static summary = 'Send any Update, written as JSON, to the bot running under `bot dev`.'
@@ -35,7 +35,7 @@ Prints one line (the update, the bot's answer, the time it took), then each Bot 
   }
 
   async run() {
-    const {readUpdateFile, sessionToken, triggerSession} = await import('../../inspector/control-client.js')
+    const {readUpdateFile, sessionToken, triggerSession} = await import('../../control/client.js')
     const token = sessionToken(this.flags.token, sourceOf('BOT_TOKEN', this.argv, 'token') === 'flag')
     const update = await readUpdateFile(this.args.file)
     const result = await triggerSession({kind: 'update', update}, {token})

@@ -1,10 +1,10 @@
 import {Flags} from '@oclif/core'
 
-import {apiFlags, BaseCommand} from '../../lib/base-command.js'
-import {confirmOrRefuse} from '../../lib/confirm.js'
+import {apiFlags, BaseCommand} from '../../cli/base-command.js'
+import {confirmOrRefuse} from '../../cli/confirm.js'
 import {FixableError} from '../../lib/errors.js'
 import {maskUrl} from '../../lib/mask-url.js'
-import {mark, plural} from '../../lib/output.js'
+import {mark, plural} from '../../cli/output.js'
 import {readWebhook, removeWebhook} from '../../webhook/service.js'
 
 export default class WebhookDelete extends BaseCommand<typeof WebhookDelete> {

@@ -1,6 +1,6 @@
-import {apiFlags, BaseCommand} from '../../lib/base-command.js'
+import {apiFlags, BaseCommand} from '../../cli/base-command.js'
 import {maskUrl} from '../../lib/mask-url.js'
-import {mark, paint, rows} from '../../lib/output.js'
+import {mark, paint, rows} from '../../cli/output.js'
 import {NOT_DEFAULT_UPDATE_TYPES, readWebhook} from '../../webhook/service.js'
 
 export default class WebhookInfo extends BaseCommand<typeof WebhookInfo> {

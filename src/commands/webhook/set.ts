@@ -1,10 +1,10 @@
 import {Args, Flags} from '@oclif/core'
 
-import {apiFlags, BaseCommand} from '../../lib/base-command.js'
-import {confirmOrRefuse} from '../../lib/confirm.js'
+import {apiFlags, BaseCommand} from '../../cli/base-command.js'
+import {confirmOrRefuse} from '../../cli/confirm.js'
 import {FixableError} from '../../lib/errors.js'
 import {maskUrl} from '../../lib/mask-url.js'
-import {mark, plural, rows} from '../../lib/output.js'
+import {mark, plural, rows} from '../../cli/output.js'
 import {applyWebhook, readWebhook} from '../../webhook/service.js'
 import {validateWebhook} from '../../webhook/validate.js'
 

@@ -4,9 +4,9 @@
  */
 import type {DevSessionOptions} from '../session-options.js'
 import {errorMessage} from '../render.js'
-import {BridgeDelivery} from './getupdates-bridge.js'
+import {BridgeDelivery} from './bridge/delivery.js'
 import {PollingDelivery} from './polling.js'
-import {TunnelWebhookDelivery} from './tunnel-webhook.js'
+import {TunnelWebhookDelivery} from './tunnel/delivery.js'
 import type {Delivery, DeliveryContext} from './types.js'
 
 export {DeliveryStartError, type Delivery, type DeliveryContext, type DeliveryName} from './types.js'

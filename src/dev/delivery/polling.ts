@@ -3,7 +3,7 @@
  * BOT_MODE=polling. A webhook replaced with --force is deleted for the session (pending kept)
  * and put back after the bot stopped polling.
  */
-import {deleteDevWebhook} from '../webhook.js'
+import {deleteDevWebhook} from '../webhook/operations.js'
 import type {Delivery, DeliveryContext} from './types.js'
 
 export class PollingDelivery implements Delivery {

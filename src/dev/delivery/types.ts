@@ -7,11 +7,11 @@
  * - polling.ts: no relay; the bot polls by itself (BOT_MODE=polling).
  */
 import type {BotApi} from '../../telegram/index.js'
-import type {BotMode} from '../bot-process.js'
+import type {BotMode} from '../bot/process.js'
 import type {DevEventSink, StepId} from '../events.js'
-import type {Relay} from '../relay.js'
+import type {Relay} from '../relay/relay.js'
 import type {PollerFound} from '../poller-check.js'
-import type {SessionWebhook} from '../session-webhook.js'
+import type {SessionWebhook} from '../webhook/session-webhook.js'
 
 export type DeliveryName = 'tunnel' | 'bridge' | 'polling'
 

@@ -1,0 +1,253 @@
+import {Command, Flags, Interfaces} from '@oclif/core'
+
+import {BotApiError} from '../telegram/errors.js'
+import {BotApi, DEFAULT_API_ROOT, isCloudApiRoot, type BotApiOptions} from '../telegram/client.js'
+import {checkTokenShape} from '../telegram/token.js'
+import {loadDotenv, sourceOf, type ValueSource} from './config.js'
+import {redactSecrets, tokensInArgv} from './secrets.js'
+import {FixableError, UsageError} from '../lib/errors.js'
+import {explainApiError} from '../telegram/explain.js'
+import {errorLine} from './output.js'
+import {isPromptCancel} from './prompt.js'
+import {proxyProblem} from '../lib/proxy.js'
+
+export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<
+  (typeof BaseCommand)['baseFlags'] & T['flags']
+>
+export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
+
+/** Flags for commands that talk to the Bot API. Spread into a command's `flags`. */
+export const apiFlags = {
+  token: Flags.string({
+    description: 'bot token from @BotFather (never printed)',
+    env: 'BOT_TOKEN',
+    helpGroup: 'BOT API',
+  }),
+  'api-root': Flags.string({
+    description: 'Bot API server [default: https://api.telegram.org]',
+    env: 'BOT_API_ROOT',
+    helpGroup: 'BOT API',
+  }),
+}
+
+export interface ResolvedApi {
+  token: string
+  tokenSource: ValueSource
+  apiRoot: string
+  apiRootSource: ValueSource
+  /** True for api.telegram.org (cloud rules), false for a local Bot API server or the emulator. */
+  cloud: boolean
+}
+
+/**
+ * oclif's parse errors span several lines ("Missing 1 required arg:\nurl  description\nSee more
+ * help with --help"): one line, "Missing 1 required arg: url — description".
+ */
+function oneLine(message: string): string {
+  const lines = message
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !/^See more help with/i.test(l))
+    .map((l) => l.replace(/\s{2,}/g, ' — '))
+  if (lines.length <= 1) return lines[0] ?? message
+  const [first, ...rest] = lines
+  return `${first} ${rest.join('; ')}`
+}
+
+/**
+ * The base of every command: loads .env before flags are parsed (flags > env > .env),
+ * owns --json, redacts the token from everything it prints, and turns errors into one
+ * clear line plus a fix.
+ */
+export abstract class BaseCommand<T extends typeof Command> extends Command {
+  static enableJsonFlag = true
+  static baseFlags = {}
+
+  protected flags!: BaseFlags<T>
+  protected args!: BaseArgs<T>
+  #secrets: string[] = []
+
+  public async init(): Promise<void> {
+    loadDotenv()
+    if (process.env.BOT_TOKEN) this.#secrets.push(process.env.BOT_TOKEN)
+    this.#secrets.push(...tokensInArgv(this.argv))
+    await super.init()
+    const {args, flags} = await this.parse({
+      flags: this.ctor.flags,
+      baseFlags: (super.ctor as typeof BaseCommand).baseFlags,
+      enableJsonFlag: this.ctor.enableJsonFlag,
+      args: this.ctor.args,
+      strict: this.ctor.strict,
+    })
+    this.flags = flags as BaseFlags<T>
+    this.args = args as BaseArgs<T>
+    const token = (flags as {token?: string}).token
+    if (token) this.#secrets.push(token)
+  }
+
+  /** Token and api root from flags/env/.env; fails with a fix when no token is set. */
+  protected resolveApi(): ResolvedApi {
+    const flags = this.flags as {token?: string; 'api-root'?: string}
+    const token = flags.token
+    if (!token)
+      throw new UsageError(
+        'No bot token: pass --token or set BOT_TOKEN (in the environment or in .env).',
+        'Get a token from @BotFather (/newbot) and put BOT_TOKEN=… in .env; `bot dev --offline` needs none.',
+      )
+    const tokenSource = sourceOf('BOT_TOKEN', this.argv, 'token')
+    const shape = checkTokenShape(
+      token,
+      tokenSource === 'flag' ? '--token' : tokenSource === '.env' ? 'BOT_TOKEN in .env' : 'BOT_TOKEN',
+    )
+    if (shape) throw new UsageError(shape.message, shape.fix)
+    const apiRoot = (flags['api-root'] ?? DEFAULT_API_ROOT).replace(/\/+$/, '')
+    try {
+      const u = new URL(apiRoot)
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme')
+    } catch {
+      throw new UsageError(
+        `--api-root "${apiRoot}" is not an http(s) URL.`,
+        'Use e.g. https://api.telegram.org or http://127.0.0.1:8081.',
+      )
+    }
+    return {
+      token,
+      tokenSource,
+      apiRoot,
+      apiRootSource: flags['api-root'] ? sourceOf('BOT_API_ROOT', this.argv, 'api-root') : 'default',
+      cloud: isCloudApiRoot(apiRoot),
+    }
+  }
+
+  /**
+   * A Bot API client for the resolved token and api root. With BOT_DEBUG set, one redacted
+   * line per request and answer goes to stderr.
+   */
+  protected createApi(resolved: ResolvedApi = this.resolveApi(), options: Partial<BotApiOptions> = {}): BotApi {
+    const badProxy = proxyProblem()
+    if (badProxy) throw new UsageError(badProxy.message, badProxy.fix)
+    this.addSecret(resolved.token)
+    // Debug lines go to stderr even with --json (stdout stays clean), always redacted.
+    const debug = process.env.BOT_DEBUG
+      ? (line: string) => process.stderr.write(this.redact(`[debug] ${line}`) + '\n')
+      : undefined
+    const onRetry = ({method, retryAfter}: {method: string; retryAfter: number}) =>
+      this.logToStderr(`… Telegram asked to slow down (429): retrying ${method} in ${retryAfter}s.`)
+    return new BotApi({token: resolved.token, apiRoot: resolved.apiRoot, debug, onRetry, ...options})
+  }
+
+  /**
+   * Ctrl-C (and SIGTERM, SIGHUP) end the command at once: `cleanup` runs (stop a spinner, abort
+   * requests), one line says so, and the exit code is 130 (143, 129). For commands without a
+   * teardown of their own. Returns a function that removes the handlers.
+   */
+  protected exitOnInterrupt(cleanup?: () => void): () => void {
+    const codes = {SIGINT: 130, SIGTERM: 143, SIGHUP: 129} as const
+    const handlers = Object.entries(codes).map(([signal, code]) => {
+      const handler = () => {
+        try {
+          cleanup?.()
+        } catch {
+          // exiting anyway
+        }
+        try {
+          process.stderr.write(`\n${this.jsonEnabled() ? 'Interrupted.' : errorLine('Interrupted.', process.stderr)}\n`)
+        } catch {
+          // a closed stderr must not keep us from exiting
+        }
+        process.exit(code)
+      }
+      process.once(signal as NodeJS.Signals, handler)
+      return [signal as NodeJS.Signals, handler] as const
+    })
+    return () => {
+      for (const [signal, handler] of handlers) process.removeListener(signal, handler)
+    }
+  }
+
+  /** Register another secret to redact from output (e.g. a webhook secret token). */
+  protected addSecret(secret: string | undefined): void {
+    if (secret) this.#secrets.push(secret)
+  }
+
+  protected redact(text: string): string {
+    return redactSecrets(text, this.#secrets)
+  }
+
+  public log(message = '', ...args: unknown[]): void {
+    super.log(this.redact(message), ...args)
+  }
+
+  public logToStderr(message = '', ...args: unknown[]): void {
+    super.logToStderr(this.redact(message), ...args)
+  }
+
+  public logJson(json: unknown): void {
+    process.stdout.write(this.redact(JSON.stringify(json, null, 2)) + '\n')
+  }
+
+  /**
+   * Whether decorations (colours, spinners) belong on stderr: a terminal with a width (ora
+   * redraws forever on a pty that reports 0 columns), no --json, not CI.
+   */
+  protected get interactive(): boolean {
+    return Boolean(process.stderr.isTTY) && (process.stderr.columns ?? 0) > 0 && !this.jsonEnabled() && !process.env.CI
+  }
+
+  protected async catch(err: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<unknown> {
+    // oclif's own exits (this.exit, --help, --version) pass through untouched.
+    if (err.name === 'ExitError' || err.message?.startsWith('EEXIT')) throw err
+    let message: string
+    let fix: string | undefined
+    let exit = 1
+    let code = 'error'
+    if (err instanceof BotApiError) {
+      const flags = this.flags as {'api-root'?: string} | undefined
+      const e = explainApiError(err, (flags?.['api-root'] ?? DEFAULT_API_ROOT).replace(/\/+$/, ''))
+      message = e.message
+      fix = e.fix
+      code = err.kind === 'api' ? `api_${err.code}` : err.kind
+    } else if (err instanceof FixableError) {
+      message = err.message
+      fix = err.fix
+      exit = err.exitCode
+      code = err.code
+    } else if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      // A port taken between the check and the listen (or by a path without a check): one line, exit 2.
+      const {address, port} = err as {address?: string; port?: number}
+      message = `${port ? `Port ${port}${address ? ` on ${address}` : ''}` : 'A port'} is already in use.`
+      fix = 'Pick another port (or leave the port flag out for a free one), or stop the program that listens there.'
+      exit = 2
+      code = 'usage'
+    } else if (isPromptCancel(err)) {
+      // Ctrl-C / Esc at a question (an @inquirer error that was not turned into a FixableError): exit 130.
+      message = 'Cancelled.'
+      exit = 130
+      code = 'cancelled'
+    } else if (
+      err.oclif?.exit === 2 ||
+      /Unexpected argument|Nonexistent flag|Missing required|Expected .* to be one of|Parsing --/.test(
+        err.message ?? '',
+      )
+    ) {
+      // oclif parse errors: bad input, exit 2.
+      message = oneLine(err.message)
+      fix = `See \`${this.config.bin} ${(this.id ?? '').replaceAll(':', ' ')} --help\` for usage.`.replace('  ', ' ')
+      exit = 2
+      code = 'usage'
+    } else {
+      message = err.message ?? String(err)
+    }
+    message = this.redact(message)
+    fix = fix && this.redact(fix)
+    if (this.jsonEnabled?.()) {
+      this.logJson({ok: false, error: {code, message, ...(fix ? {fix} : {})}})
+    } else {
+      this.logToStderr(errorLine(message, process.stderr))
+      if (fix) this.logToStderr(`  ${fix}`)
+      if (process.env.BOT_DEBUG && err.stack) this.logToStderr(this.redact(err.stack))
+    }
+    process.exitCode = exit
+    return this.exit(exit)
+  }
+}

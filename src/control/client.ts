@@ -1,0 +1,264 @@
+/**
+ * The client side of the control port, for `bot trigger` and `bot replay`: find the running
+ * session (its control record), read and check the user's input, send the request over
+ * loopback, and describe the delivered update in a few lines. No oclif, no printing: errors are
+ * FixableError (exit 1) or UsageError (exit 2, nothing sent).
+ */
+import {request as httpRequest} from 'node:http'
+import {readFile} from 'node:fs/promises'
+
+import {FixableError, UsageError} from '../lib/errors.js'
+import {botIdOf} from '../telegram/token.js'
+import {findControlRecord} from './record.js'
+import {KEY_HEADER, MAX_BODY_BYTES} from './server.js'
+import {checkTriggerRequest, checkUpdateObject} from './synthetic.js'
+import type {ControlRecord, TriggerRequest, UpdateEntry} from '../inspector/types.js'
+
+export const NO_SESSION_FIX = 'Start `bot dev` (or `bot dev --offline`) in this folder first.'
+
+/** Longer than the session's own deadline (35 s), so its answer wins. */
+const CLIENT_TIMEOUT_MS = 45_000
+
+/** The running session for this token (by bot id) or, without one, for this folder. Exit 1 when none. */
+export function findSession(o: {token?: string; cwd?: string; dir?: string} = {}): ControlRecord {
+  const botId = o.token ? botIdOf(o.token) : undefined
+  const record = findControlRecord({botId, cwd: o.cwd ?? process.cwd(), dir: o.dir})
+  if (!record)
+    throw new FixableError(
+      botId === undefined
+        ? 'No running `bot dev` session in this folder.'
+        : `No running \`bot dev\` session for bot ${botId}.`,
+      {
+        fix: NO_SESSION_FIX,
+        code: 'no_session',
+      },
+    )
+  return record
+}
+
+/** An integer flag or argument: exit 2 naming the value when it is not one. */
+export function parseId(
+  value: string | undefined,
+  what: string,
+  o: {positive?: boolean; nonNegative?: boolean; example: string},
+): number | undefined {
+  if (value === undefined) return undefined
+  const n = /^-?\d{1,16}$/.test(value.trim()) ? Number(value.trim()) : Number.NaN
+  const ok = Number.isSafeInteger(n) && (o.positive ? n > 0 : o.nonNegative ? n >= 0 : n !== 0)
+  if (!ok)
+    throw new UsageError(
+      `${what} "${value}" is not ${o.positive ? 'a positive integer' : o.nonNegative ? 'a non-negative integer' : 'a non-zero integer'}.`,
+      `Pass e.g. ${o.example}. Nothing was sent.`,
+    )
+  return n
+}
+
+/** A trigger request checked as the session will check it: exit 2 when it would be refused. */
+export function checkRequest(request: TriggerRequest): TriggerRequest {
+  const checked = checkTriggerRequest(request)
+  if ('error' in checked)
+    throw new UsageError(
+      checked.error.replace(/^./, (c) => c.toUpperCase()),
+      `${checked.fix} Nothing was sent.`,
+    )
+  return checked.request
+}
+
+async function readStdin(max: number): Promise<string> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of process.stdin) {
+    size += (chunk as Buffer).length
+    if (size > max)
+      throw new UsageError(`The update on stdin is over ${max} bytes.`, 'Send one Update object. Nothing was sent.')
+    chunks.push(chunk as Buffer)
+  }
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+/** Reads one Update object from FILE.json (or stdin for `-`): exit 2 for a missing file, bad JSON or a non-update. */
+export async function readUpdateFile(file: string): Promise<Record<string, unknown>> {
+  const name = file === '-' ? 'stdin' : file
+  let text: string
+  if (file === '-') text = await readStdin(MAX_BODY_BYTES)
+  else {
+    try {
+      const buf = await readFile(file)
+      if (buf.length > MAX_BODY_BYTES)
+        throw new UsageError(`${file} is over ${MAX_BODY_BYTES} bytes.`, 'Write one Update object. Nothing was sent.')
+      text = buf.toString('utf8')
+    } catch (error) {
+      if (error instanceof UsageError) throw error
+      const code = (error as NodeJS.ErrnoException).code
+      throw new UsageError(
+        code === 'ENOENT'
+          ? `${file} does not exist.`
+          : code === 'EISDIR'
+            ? `${file} is a folder, not a file.`
+            : `${file} cannot be read (${code ?? (error as Error).message}).`,
+        'Give the path of a JSON file holding one Update, or - to read it from stdin. Nothing was sent.',
+      )
+    }
+  }
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    throw new UsageError(
+      `${name} is not valid JSON: ${(error as Error).message}.`,
+      'Fix the JSON (one Update object). Nothing was sent.',
+    )
+  }
+  const bad = checkUpdateObject(value, name)
+  if (bad) throw new UsageError(bad.error, `${bad.fix} Nothing was sent.`)
+  return value as Record<string, unknown>
+}
+
+/** POSTs a JSON body to the session's control port and returns the delivered UpdateEntry. */
+export function sendToSession(
+  record: ControlRecord,
+  path: '/trigger' | '/replay',
+  body: unknown,
+): Promise<UpdateEntry> {
+  const payload = JSON.stringify(body)
+  return new Promise((resolve, reject) => {
+    const gone = () =>
+      new FixableError(
+        `The \`bot dev\` session (pid ${record.pid}) does not answer on its control port ${record.port}.`,
+        {
+          fix: 'Restart `bot dev` (or `bot dev --offline`) in this folder.',
+          code: 'no_session',
+        },
+      )
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port: record.port,
+        path,
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(payload),
+          [KEY_HEADER]: record.key,
+        },
+        timeout: CLIENT_TIMEOUT_MS,
+      },
+      (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (c: Buffer) => chunks.push(c))
+        res.on('error', () => reject(gone()))
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8')
+          let value: {error?: string; fix?: string} & Partial<UpdateEntry>
+          try {
+            value = JSON.parse(text)
+          } catch {
+            reject(
+              new FixableError(`The session answered ${res.statusCode} with something other than JSON.`, {
+                fix: 'Is `bot dev` on this port? Restart it.',
+              }),
+            )
+            return
+          }
+          if (res.statusCode === 200 && typeof value.updateId === 'number') resolve(value as UpdateEntry)
+          else
+            reject(
+              new FixableError(value.error ?? `The session answered ${res.statusCode}.`, {
+                fix: value.fix,
+                code: res.statusCode === 401 ? 'unauthorized' : 'session_error',
+              }),
+            )
+        })
+      },
+    )
+    req.on('timeout', () => {
+      req.destroy()
+      reject(
+        new FixableError(`The session did not answer within ${CLIENT_TIMEOUT_MS / 1000} s.`, {
+          fix: 'See the `bot dev` log: the bot may hang on this update.',
+        }),
+      )
+    })
+    req.on('error', () => reject(gone()))
+    req.end(payload)
+  })
+}
+
+function quote(text: string | undefined, max = 40): string {
+  if (!text) return ''
+  const one = text.replace(/\s+/g, ' ').trim()
+  return ` "${one.length > max ? `${one.slice(0, max - 1)}…` : one}"`
+}
+
+/** True when the bot took the update (2xx, or no answer to wait for in polling mode). */
+export function delivered(entry: UpdateEntry): boolean {
+  return entry.answer === null || (entry.answer.status >= 200 && entry.answer.status < 300)
+}
+
+/**
+ * `✓ update #123 message "hello" delivered → 200 in 12 ms`, then one `  ↳ method code description`
+ * line per failed Bot API call.
+ */
+export function describeEntry(entry: UpdateEntry): {ok: boolean; lines: string[]} {
+  const ok = delivered(entry)
+  const replay = entry.replayOf === undefined ? '' : ` (replay of #${entry.replayOf})`
+  const answer = entry.answer ? ` → ${entry.answer.status}` : ''
+  const ms = entry.ms === undefined ? '' : ` in ${Math.round(entry.ms)} ms`
+  const verb = ok ? 'delivered' : 'delivered, but the bot answered'
+  const lines = [
+    `${ok ? '✓' : '✗'} update #${entry.updateId}${replay} ${entry.type}${quote(entry.preview)} ${verb}${answer}${ms}`,
+  ]
+  for (const call of entry.calls ?? []) {
+    if (call.ok) continue
+    lines.push(
+      `  ↳ ${[call.method, call.errorCode, call.description].filter((p) => p !== undefined && p !== '').join(' ')}`,
+    )
+    if (call.explanation) lines.push(`    ${call.explanation}`)
+  }
+  return {ok, lines}
+}
+
+export interface Delivery {
+  entry: UpdateEntry
+  /** False when the bot answered with an error status (the command exits 1). */
+  ok: boolean
+  lines: string[]
+}
+
+export interface SessionLookup {
+  /** BOT_TOKEN / --token when set: its bot id picks the session (no network call). */
+  token?: string
+  cwd?: string
+  /** State folder (default stateDir()). */
+  dir?: string
+}
+
+/** `bot trigger …`: checks the request (exit 2), finds the session (exit 1), delivers, describes. */
+export async function triggerSession(request: TriggerRequest, o: SessionLookup = {}): Promise<Delivery> {
+  const checked = checkRequest(request)
+  const record = findSession(o)
+  const entry = await sendToSession(record, '/trigger', checked)
+  return {entry, ...describeEntry(entry)}
+}
+
+/** `bot replay`: re-delivers a recorded update (`'last'`: the newest) through the session. */
+export async function replaySession(updateId: number | 'last', o: SessionLookup = {}): Promise<Delivery> {
+  const record = findSession(o)
+  const entry = await sendToSession(record, '/replay', {updateId})
+  return {entry, ...describeEntry(entry)}
+}
+
+/**
+ * The token only picks a session (by its bot id): a --token without a bot id is bad input (exit 2);
+ * a malformed BOT_TOKEN from the environment or .env is ignored (the session of this folder is used).
+ */
+export function sessionToken(token: string | undefined, fromFlag: boolean): string | undefined {
+  if (!token) return undefined
+  if (botIdOf(token) !== undefined) return token
+  if (fromFlag)
+    throw new UsageError(
+      '--token is not a bot token (it does not start with the bot id and ":").',
+      'Pass the token from @BotFather, or leave --token out to use the session started in this folder. Nothing was sent.',
+    )
+  return undefined
+}

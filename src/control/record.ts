@@ -1,0 +1,138 @@
+/**
+ * The control record: a running `bot dev` session leaves `control-<pid>.json` (0600, written
+ * atomically, no token) in the state folder, naming its loopback control port and key, so that
+ * `bot trigger` and `bot replay` can find it. Removed at exit; a record whose process is gone is
+ * stale, ignored and removed by the next lookup.
+ */
+import {randomBytes} from 'node:crypto'
+import {
+  chmodSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs'
+import {join, resolve} from 'node:path'
+
+import {isPidAlive, stateDir} from '../session-store/state.js'
+import type {ControlRecord} from '../inspector/types.js'
+
+const NAME = /^control-(\d+)\.json$/
+
+export function controlRecordPath(pid: number, dir = stateDir()): string {
+  return join(dir, `control-${pid}.json`)
+}
+
+/** Writes the record atomically (temp file 0600, rename); returns its path. */
+export function writeControlRecord(record: ControlRecord, dir = stateDir()): string {
+  mkdirSync(dir, {recursive: true, mode: 0o700})
+  const path = controlRecordPath(record.pid, dir)
+  const tmp = join(dir, `.tmp-control-${process.pid}-${randomBytes(4).toString('hex')}`)
+  try {
+    writeFileSync(tmp, JSON.stringify(record, null, 2) + '\n', {mode: 0o600})
+    chmodSync(tmp, 0o600)
+    renameSync(tmp, path)
+  } catch (error) {
+    try {
+      unlinkSync(tmp)
+    } catch {
+      // never written
+    }
+    throw error
+  }
+  return path
+}
+
+/** Removes the record of `pid` (nothing when there is none). */
+export function removeControlRecord(pid: number, dir = stateDir()): void {
+  try {
+    unlinkSync(controlRecordPath(pid, dir))
+  } catch {
+    // already gone
+  }
+}
+
+function parseRecord(text: string, pid: number): ControlRecord | undefined {
+  try {
+    const r = JSON.parse(text) as ControlRecord
+    if (
+      r &&
+      r.version === 1 &&
+      r.pid === pid &&
+      Number.isSafeInteger(r.botId) &&
+      typeof r.cwd === 'string' &&
+      Number.isInteger(r.port) &&
+      r.port > 0 &&
+      r.port < 65_536 &&
+      typeof r.key === 'string' &&
+      r.key.length > 0
+    )
+      return r
+  } catch {
+    // torn or foreign: treated as absent
+  }
+  return undefined
+}
+
+/** Every record of a live session (stale ones are removed on the way). */
+export function listControlRecords(dir = stateDir()): ControlRecord[] {
+  let names: string[]
+  try {
+    names = readdirSync(dir)
+  } catch {
+    return []
+  }
+  const out: ControlRecord[] = []
+  for (const name of names) {
+    const m = NAME.exec(name)
+    if (!m) continue
+    const pid = Number(m[1])
+    if (!isPidAlive(pid)) {
+      removeControlRecord(pid, dir)
+      continue
+    }
+    let text: string
+    try {
+      text = readFileSync(join(dir, name), 'utf8')
+    } catch {
+      continue // vanished between readdir and read
+    }
+    const record = parseRecord(text, pid)
+    if (record) out.push(record)
+  }
+  return out
+}
+
+function samePath(a: string, b: string): boolean {
+  const real = (p: string) => {
+    try {
+      return realpathSync(p)
+    } catch {
+      return resolve(p)
+    }
+  }
+  return resolve(a) === resolve(b) || real(a) === real(b)
+}
+
+function newest(records: ControlRecord[]): ControlRecord | undefined {
+  const time = (r: ControlRecord) => {
+    const t = Date.parse(r.startedAt)
+    return Number.isNaN(t) ? 0 : t
+  }
+  return records.sort((a, b) => time(b) - time(a) || b.pid - a.pid)[0]
+}
+
+/**
+ * The running session to talk to: with a bot id (from the token's prefix), the newest live
+ * session of that bot; else the newest live session started in `cwd`. An offline session in
+ * `cwd` also answers for a bot id (it runs a fake bot, whatever token .env holds).
+ */
+export function findControlRecord(o: {botId?: number; cwd: string; dir?: string}): ControlRecord | undefined {
+  const live = listControlRecords(o.dir)
+  const here = live.filter((r) => samePath(r.cwd, o.cwd))
+  if (o.botId === undefined) return newest(here)
+  return newest(live.filter((r) => r.botId === o.botId)) ?? newest(here.filter((r) => r.offline))
+}

@@ -1,0 +1,216 @@
+/**
+ * The session's control port: a small HTTP server on 127.0.0.1 (a random port) through which
+ * `bot trigger` and `bot replay` ask the running `bot dev` session to deliver an update.
+ *
+ *   POST /trigger  body TriggerRequest                              → 200 UpdateEntry
+ *   POST /replay   body {updateId: number | 'last', update?: object} → 200 UpdateEntry
+ *   otherwise      {error, fix} with 4xx/5xx (an ActionError's own status)
+ *
+ * Every request needs the key in the `x-bot-dev-key` header (compared in constant time, else
+ * 401) and a loopback Host header naming this port (else 403, against DNS rebinding). Bodies
+ * are capped (413), requests and the wait for the session have deadlines, and no request can
+ * throw out of the handler.
+ */
+import {createServer, type IncomingMessage, type ServerResponse} from 'node:http'
+import type {AddressInfo} from 'node:net'
+
+import {redactSecrets} from '../cli/secrets.js'
+import {MAX_EDIT_DEPTH, nestedDeeperThan} from '../lib/json-depth.js'
+import {BodyCutOff, BodyTooLarge, hostAllowed, keyMatches, readBody} from '../inspector/web/http.js'
+import {checkTriggerRequest, checkUpdateObject} from './synthetic.js'
+import {ActionError, type SessionActions, type UpdateEntry} from '../inspector/types.js'
+
+export const KEY_HEADER = 'x-bot-dev-key'
+export const MAX_BODY_BYTES = 1024 * 1024
+export const ACTION_DEADLINE_MS = 35_000
+
+export interface ControlServerOptions {
+  actions: SessionActions
+  key: string
+  /** Default 0: a free port. */
+  port?: number
+  /** Redacted from every answer (the token, the webhook secret). */
+  secrets?: string[]
+  /** How long to wait for the session to deliver (default 35 s). */
+  deadlineMs?: number
+  /** Body cap in bytes (default 1 MiB). */
+  maxBodyBytes?: number
+}
+
+export interface ControlServer {
+  port: number
+  close(): Promise<void>
+}
+
+class Refused extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly fix?: string,
+  ) {
+    super(message)
+  }
+}
+
+/** The body of a control request, or a Refused saying why not. */
+async function readRequestBody(req: IncomingMessage, max: number): Promise<string> {
+  try {
+    return await readBody(req, max)
+  } catch (error) {
+    if (error instanceof BodyTooLarge)
+      throw new Refused(413, `The request body is over ${max} bytes.`, 'Send a smaller update.')
+    if (error instanceof BodyCutOff) throw new Refused(400, 'The request body was cut off.', 'Send the whole body.')
+    throw error
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    const value: unknown = JSON.parse(text)
+    if (nestedDeeperThan(value, MAX_EDIT_DEPTH))
+      throw new Refused(
+        400,
+        `The request body nests more than ${MAX_EDIT_DEPTH} levels deep.`,
+        'Send an update shaped like a real one.',
+      )
+    return value
+  } catch (error) {
+    if (error instanceof Refused) throw error
+    throw new Refused(400, 'The request body is not valid JSON.', 'Send a JSON object.')
+  }
+}
+
+function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new Refused(
+            504,
+            `The session did not finish the delivery within ${Math.round(ms / 1000)} s.`,
+            'Check the bot: it may hang on this update (see the `bot dev` log).',
+          ),
+        ),
+      ms,
+    )
+    timer.unref()
+  })
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer))
+}
+
+function replayArgs(body: unknown): {updateId: number | 'last'; update?: Record<string, unknown>} {
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new Refused(
+      400,
+      'The replay request is not a JSON object.',
+      'Send {"updateId": 123} or {"updateId": "last"}.',
+    )
+  const {updateId, update} = body as {updateId?: unknown; update?: unknown}
+  if (updateId !== 'last' && !(typeof updateId === 'number' && Number.isSafeInteger(updateId) && updateId >= 0))
+    throw new Refused(
+      400,
+      `updateId ${JSON.stringify(updateId) ?? 'undefined'} is neither an update_id (a non-negative integer) nor "last".`,
+      'Send {"updateId": 123} or {"updateId": "last"}.',
+    )
+  if (update === undefined) return {updateId}
+  const bad = checkUpdateObject(update, 'the edited update')
+  if (bad) throw new Refused(400, bad.error, bad.fix)
+  return {updateId, update: update as Record<string, unknown>}
+}
+
+export function startControlServer(o: ControlServerOptions): Promise<ControlServer> {
+  const secrets = [o.key, ...(o.secrets ?? [])]
+  const deadlineMs = o.deadlineMs ?? ACTION_DEADLINE_MS
+  const maxBody = o.maxBodyBytes ?? MAX_BODY_BYTES
+  let port = 0
+
+  const send = (res: ServerResponse, status: number, value: unknown, close = false) => {
+    if (res.headersSent || res.destroyed) return
+    const body = redactSecrets(JSON.stringify(value), secrets)
+    res.writeHead(status, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      'cache-control': 'no-store',
+      ...(close ? {connection: 'close'} : {}),
+    })
+    res.end(body)
+  }
+
+  const route = async (req: IncomingMessage): Promise<UpdateEntry> => {
+    if (!hostAllowed(req.headers.host, port))
+      throw new Refused(403, 'Only loopback Host headers are served here.', `Use http://127.0.0.1:${port}.`)
+    const given = req.headers[KEY_HEADER]
+    if (!keyMatches(Array.isArray(given) ? given[0] : given, o.key))
+      throw new Refused(
+        401,
+        `Missing or wrong ${KEY_HEADER} header.`,
+        "Use `bot trigger` / `bot replay`: they read the key from the session's control record.",
+      )
+    const path = (req.url ?? '/').split('?')[0]
+    if (path !== '/trigger' && path !== '/replay')
+      throw new Refused(404, `No route ${path}.`, 'Use POST /trigger or POST /replay.')
+    if (req.method !== 'POST') throw new Refused(405, `${req.method} ${path} is not allowed.`, `Use POST ${path}.`)
+    const body = parseJson(await readRequestBody(req, maxBody))
+    if (path === '/trigger') {
+      const checked = checkTriggerRequest(body)
+      if ('error' in checked) throw new Refused(400, checked.error, checked.fix)
+      return withDeadline(o.actions.trigger(checked.request), deadlineMs)
+    }
+    const {updateId, update} = replayArgs(body)
+    return withDeadline(o.actions.replay(updateId, update), deadlineMs)
+  }
+
+  const server = createServer((req, res) => {
+    req.on('error', () => {}) // a client that goes away mid-body changes nothing
+    res.on('error', () => {})
+    route(req)
+      .then((entry) => send(res, 200, entry))
+      .catch((error: unknown) => {
+        if (error instanceof Refused) {
+          // A refused body was not read to its end: close the connection after the answer.
+          send(res, error.status, {error: error.message, ...(error.fix ? {fix: error.fix} : {})}, error.status === 413)
+        } else if (error instanceof ActionError) {
+          const status =
+            Number.isInteger(error.status) && error.status >= 400 && error.status < 600 ? error.status : 500
+          send(res, status, {error: error.message, ...(error.fix ? {fix: error.fix} : {})})
+        } else {
+          send(res, 500, {
+            error: `The session failed to deliver: ${(error as Error)?.message ?? String(error)}`,
+            fix: 'See the `bot dev` log.',
+          })
+        }
+      })
+      .catch(() => {
+        // writing the answer failed: the client is gone
+      })
+  })
+  server.requestTimeout = 15_000
+  server.headersTimeout = 10_000
+  server.keepAliveTimeout = 5000
+  server.maxConnections = 64
+  server.on('clientError', (_error, socket) => {
+    try {
+      socket.destroy()
+    } catch {
+      // already closed
+    }
+  })
+
+  return new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(o.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject)
+      server.on('error', () => {})
+      port = (server.address() as AddressInfo).port
+      resolve({
+        port,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done())
+            server.closeAllConnections()
+          }),
+      })
+    })
+  })
+}

@@ -1,0 +1,265 @@
+/**
+ * The user's bot as a child process (execa): the env contract of design.md, its output as
+ * lines, "listening" detection by polling a TCP connect to PORT, and a stop that sends SIGTERM
+ * to the whole process tree and SIGKILL after a grace period.
+ *
+ * The child runs in its own process group (detached), so a wrapper (sh, npm, tsx) and what it
+ * starts are stopped together, and a terminal's Ctrl-C reaches the CLI only: the CLI decides the
+ * order of teardown.
+ */
+import {createConnection} from 'node:net'
+import {createInterface} from 'node:readline'
+
+import {execa, type ResultPromise} from 'execa'
+
+import {pathWith, type BotCommand} from './command.js'
+import {BOT_MARKER_ENV} from '../orphan.js'
+
+export type BotMode = 'webhook' | 'polling'
+
+export interface BotEnvOptions {
+  token: string
+  apiRoot?: string // undefined when it is the default
+  mode: BotMode
+  port?: number
+  webhookPath?: string
+  webhookSecret?: string
+  webhookUrl?: string
+  marker?: string
+}
+
+const CONTRACT_VARS = ['BOT_TOKEN', 'BOT_API_ROOT', 'BOT_MODE', 'PORT', 'WEBHOOK_PATH', 'WEBHOOK_SECRET', 'WEBHOOK_URL']
+
+/** The environment a bot gets from `bot dev` (design.md "The contract"). */
+export function botEnv(options: BotEnvOptions, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {...base}
+  // Stale contract values from the shell or .env must not leak in (a PORT of the user's own is kept in polling mode).
+  for (const name of CONTRACT_VARS) if (!(name === 'PORT' && options.mode === 'polling')) delete env[name]
+  env.BOT_TOKEN = options.token
+  if (options.apiRoot) env.BOT_API_ROOT = options.apiRoot
+  env.BOT_MODE = options.mode
+  if (options.mode === 'webhook') {
+    if (options.port !== undefined) env.PORT = String(options.port)
+    if (options.webhookPath) env.WEBHOOK_PATH = options.webhookPath
+    if (options.webhookSecret) env.WEBHOOK_SECRET = options.webhookSecret
+    if (options.webhookUrl) env.WEBHOOK_URL = options.webhookUrl
+  }
+  if (options.marker) env[BOT_MARKER_ENV] = options.marker
+  keepLoopbackDirect(env)
+  return env
+}
+
+const PROXY_VARS = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy']
+const LOOPBACK = ['localhost', '127.0.0.1', '::1']
+
+/**
+ * With a proxy in the environment, the bot's calls to loopback (the relay, the emulator, the api
+ * proxy of `bot dev`) must not go through it: a library that honours HTTPS_PROXY would otherwise
+ * send them to the proxy. Loopback is added to NO_PROXY / no_proxy; nothing changes without a proxy.
+ */
+function keepLoopbackDirect(env: NodeJS.ProcessEnv): void {
+  if (!PROXY_VARS.some((name) => env[name])) return
+  for (const name of ['NO_PROXY', 'no_proxy']) {
+    const have = (env[name] ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+    if (have.includes('*')) continue
+    env[name] = [...have, ...LOOPBACK.filter((host) => !have.includes(host))].join(',')
+  }
+}
+
+export interface BotExit {
+  code: number | null
+  signal: string | null
+  /** True when we asked it to stop. */
+  expected: boolean
+  /** How long it ran, ms. */
+  ms: number
+  /** Why it could not start at all (command not found…). */
+  spawnError?: string
+}
+
+/** Is something accepting TCP connections on host:port? */
+export function canConnect(host: string, port: number, timeoutMs = 500): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({host, port})
+    const done = (ok: boolean) => {
+      socket.destroy()
+      resolve(ok)
+    }
+    socket.setTimeout(timeoutMs, () => done(false))
+    socket.once('connect', () => done(true))
+    socket.once('error', () => done(false))
+  })
+}
+
+export interface StartOptions {
+  command: BotCommand
+  cwd: string
+  env: NodeJS.ProcessEnv
+  onOutput?: (stream: 'stdout' | 'stderr', line: string) => void
+}
+
+const isWindows = process.platform === 'win32'
+
+function killGroup(pid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(isWindows ? pid : -pid, signal)
+    return true
+  } catch {
+    return false
+  }
+}
+
+function groupAlive(pid: number): boolean {
+  if (isWindows) return false
+  try {
+    process.kill(-pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/** "command not found: x" for ENOENT, else the last line of execa's message. */
+function spawnFailure(message: string, file: string): string {
+  if (/\bENOENT\b/.test(message)) return `command not found: ${file}`
+  if (/\bEACCES\b/.test(message)) return `permission denied: ${file}`
+  return message.trim().split('\n').at(-1) ?? message
+}
+
+/** One run of the bot. Create a new one for each (re)start. */
+export class BotProcess {
+  readonly pid: number
+  readonly exited: Promise<BotExit>
+  #child: ResultPromise
+  #stopping = false
+  #alive = true
+  #started = performance.now()
+  #onParentExit = () => {
+    killGroup(this.pid, 'SIGKILL')
+  }
+
+  constructor(options: StartOptions) {
+    const {command} = options
+    const env = {...options.env, PATH: pathWith(command.pathPrepend, options.env.PATH)}
+    this.#child = execa(command.file, command.args, {
+      cwd: options.cwd,
+      env,
+      extendEnv: false,
+      shell: command.shell,
+      detached: !isWindows,
+      stdin: 'ignore',
+      buffer: false,
+      reject: false,
+      cleanup: true,
+      windowsHide: true,
+    })
+    if (this.#child.pid === undefined) {
+      // Spawn failed synchronously (e.g. ENOENT is reported through the promise); keep a fake pid.
+      this.pid = -1
+    } else this.pid = this.#child.pid
+    process.once('exit', this.#onParentExit)
+
+    for (const stream of ['stdout', 'stderr'] as const) {
+      const readable = this.#child[stream]
+      if (!readable) continue
+      const rl = createInterface({input: readable, crlfDelay: Infinity})
+      rl.on('line', (line) => options.onOutput?.(stream, line))
+    }
+
+    this.exited = this.#child.then(
+      (result) =>
+        this.#finish(
+          result.exitCode ?? null,
+          result.signal ?? null,
+          result.failed && result.exitCode === undefined && !result.signal
+            ? spawnFailure(result.shortMessage ?? '', command.file)
+            : undefined,
+        ),
+      (error: Error) => this.#finish(null, null, error.message),
+    )
+  }
+
+  #finish(code: number | null, signal: string | null, spawnError?: string): BotExit {
+    this.#alive = false
+    process.off('exit', this.#onParentExit)
+    if (spawnError && code === null && signal === null) {
+      // Could not start at all (command not found…): report as exit code 127 like a shell.
+      return {
+        code: 127,
+        signal: null,
+        expected: this.#stopping,
+        ms: Math.round(performance.now() - this.#started),
+        spawnError,
+      }
+    }
+    return {code, signal, expected: this.#stopping, ms: Math.round(performance.now() - this.#started)}
+  }
+
+  get alive(): boolean {
+    return this.#alive
+  }
+
+  get stopping(): boolean {
+    return this.#stopping
+  }
+
+  /**
+   * Resolve with the host that accepts connections on `port` once the bot listens (127.0.0.1 or
+   * ::1), or undefined when the bot exits first or `signal` aborts. Polls a TCP connect.
+   */
+  async waitListening(
+    port: number,
+    options: {signal?: AbortSignal; intervalMs?: number; slowAfterMs?: number; onSlow?: () => void} = {},
+  ): Promise<string | undefined> {
+    const interval = options.intervalMs ?? 20
+    const slowAt = performance.now() + (options.slowAfterMs ?? 30_000)
+    let warned = false
+    let exited = false
+    void this.exited.then(() => {
+      exited = true
+    })
+    while (!exited && !options.signal?.aborted) {
+      for (const host of ['127.0.0.1', '::1']) {
+        if (await canConnect(host, port, 300)) return exited ? undefined : host
+      }
+      if (!warned && performance.now() > slowAt) {
+        warned = true
+        options.onSlow?.()
+      }
+      await new Promise((r) => setTimeout(r, warned ? interval * 10 : interval))
+    }
+    return undefined
+  }
+
+  /** SIGTERM to the process tree, SIGKILL after graceMs; resolves when it is gone. Idempotent. */
+  async stop(graceMs = 3000): Promise<BotExit> {
+    if (!this.#alive) return this.exited
+    this.#stopping = true
+    if (this.pid > 0) killGroup(this.pid, 'SIGTERM')
+    const deadline = performance.now() + graceMs
+    let timer: NodeJS.Timeout | undefined
+    const timedOut = await Promise.race([
+      this.exited.then(() => false),
+      new Promise<boolean>((r) => {
+        timer = setTimeout(() => r(true), graceMs)
+      }),
+    ])
+    clearTimeout(timer)
+    if (timedOut) killGroup(this.pid, 'SIGKILL')
+    const result = await this.exited
+    // Children left behind by a wrapper that exited first get the rest of the grace period.
+    while (this.pid > 0 && groupAlive(this.pid) && performance.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20))
+    if (this.pid > 0 && groupAlive(this.pid)) killGroup(this.pid, 'SIGKILL')
+    return result
+  }
+
+  /** Immediate SIGKILL of the tree (second Ctrl-C). */
+  kill(): void {
+    this.#stopping = true
+    if (this.pid > 0) killGroup(this.pid, 'SIGKILL')
+  }
+}

@@ -1,0 +1,191 @@
+/**
+ * The user's bot within a session: start it with the env contract, point the relay at it once
+ * *its* process tree listens on PORT, restart it on file changes (the relay holds updates
+ * meanwhile), report its exits, stop it at the end.
+ */
+import {BotProcess, botEnv, type BotExit, type BotMode} from './process.js'
+import type {BotCommand} from './command.js'
+import type {DevEventSink} from '../events.js'
+import {commandOf, listenerOwner} from '../../session-store/listener.js'
+import type {Relay} from '../relay/relay.js'
+import type {SessionState} from '../../session-store/state.js'
+
+export interface BotRunnerOptions {
+  command: BotCommand
+  cwd: string
+  token: string
+  /** BOT_API_ROOT, or undefined for the default. */
+  apiRoot?: string
+  env?: Record<string, string>
+  mode: BotMode
+  port: number
+  path: string
+  secret: string
+  marker: string
+  relay?: Relay
+  stopGraceMs: number
+  slowStartMs?: number
+  signal: AbortSignal
+  emit: DevEventSink
+  saveState: (patch: Partial<SessionState>) => void
+  /** The public webhook URL to show the bot (WEBHOOK_URL). */
+  webhookUrl: () => string | undefined
+  /** The bot listens (webhook mode) or was started (polling). */
+  onUp: () => void
+  /** An unexpected exit (not one we asked for). */
+  onExit: (exit: BotExit) => void
+}
+
+export class BotRunner {
+  readonly #o: BotRunnerOptions
+  #bot: BotProcess | undefined
+  lastExit: BotExit | undefined
+  crashed = false
+  restarts = 0
+  #restarting: Promise<void> | undefined
+  #queued: string[] | undefined
+  #closed = false
+
+  constructor(options: BotRunnerOptions) {
+    this.#o = options
+  }
+
+  get bot(): BotProcess | undefined {
+    return this.#bot
+  }
+
+  launch(): BotProcess {
+    const o = this.#o
+    const env = {
+      ...botEnv({
+        token: o.token,
+        apiRoot: o.apiRoot,
+        mode: o.mode,
+        port: o.port,
+        webhookPath: o.path,
+        webhookSecret: o.secret,
+        webhookUrl: o.webhookUrl(),
+        marker: o.marker,
+      }),
+      ...o.env,
+    }
+    const bot = new BotProcess({
+      command: o.command,
+      cwd: o.cwd,
+      env,
+      onOutput: (stream, line) => o.emit({type: 'bot-output', stream, line, text: line}),
+    })
+    this.#bot = bot
+    this.crashed = false
+    o.saveState({bot: bot.pid > 0 ? {pid: bot.pid, marker: o.marker} : undefined})
+    o.emit({
+      type: 'bot-start',
+      pid: bot.pid,
+      mode: o.mode,
+      command: o.command.display,
+      text: `▶ ${o.command.display} (${bot.pid > 0 ? `pid ${bot.pid}, ` : ''}${o.mode === 'webhook' ? `webhook mode, PORT=${o.port}` : 'long polling'})`,
+    })
+    void bot.exited.then((exit) => this.#exited(bot, exit))
+    if (o.mode === 'webhook') void this.#waitListening(bot)
+    else o.onUp()
+    return bot
+  }
+
+  /** Wait until the bot's own process tree listens on PORT, then point the relay at it. */
+  async #waitListening(bot: BotProcess): Promise<void> {
+    const o = this.#o
+    const started = performance.now()
+    let warnedForeign = false
+    for (;;) {
+      const host = await bot.waitListening(o.port, {
+        signal: o.signal,
+        slowAfterMs: o.slowStartMs,
+        onSlow: () =>
+          o.emit({
+            type: 'warn',
+            text: `The bot has not opened port ${o.port} after ${Math.round((o.slowStartMs ?? 30_000) / 1000)}s; updates are being held.`,
+            fix: 'In webhook mode the bot must serve POST process.env.WEBHOOK_PATH on process.env.PORT (see `bot dev --help`).',
+          }),
+      })
+      if (!host || this.#bot !== bot || !bot.alive || bot.stopping) return
+      const {owner, pids} = listenerOwner(o.port, bot.pid)
+      if (owner !== 'foreign') {
+        o.relay?.setTarget({host, port: o.port, path: o.path})
+        const ms = Math.round(performance.now() - started)
+        o.emit({type: 'bot-listening', port: o.port, host, ms, text: `✓ Bot listening on port ${o.port} (${ms} ms)`})
+        o.onUp()
+        return
+      }
+      if (!warnedForeign) {
+        warnedForeign = true
+        const who = pids.map((pid) => `pid ${pid}${commandOf(pid) ? ` (${commandOf(pid)})` : ''}`).join(', ')
+        o.emit({
+          type: 'warn',
+          text: `Port ${o.port} is answered by another program (${who}), not by your bot; updates are held and never sent there.`,
+          fix: `Stop that program or run \`bot dev\` without --port (a free port is chosen).`,
+        })
+      }
+      await new Promise((r) => setTimeout(r, 200))
+      if (o.signal.aborted) return
+    }
+  }
+
+  #exited(bot: BotProcess, exit: BotExit): void {
+    if (bot !== this.#bot) return
+    this.#o.relay?.setTarget(undefined)
+    this.lastExit = exit
+    if (exit.expected) return
+    const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`
+    this.crashed = exit.code !== 0
+    const text = exit.spawnError
+      ? `✗ Could not start the bot (${this.#o.command.display}): ${exit.spawnError}.`
+      : `${this.crashed ? '✗' : '■'} The bot ${how}${exit.code === 127 ? ' (command not found?)' : ''}.`
+    this.#o.emit({type: 'bot-exit', code: exit.code, signal: exit.signal, crashed: this.crashed, text})
+    this.#o.onExit(exit)
+  }
+
+  async stop(): Promise<void> {
+    const bot = this.#bot
+    if (!bot) return
+    this.#o.relay?.setTarget(undefined)
+    const exit = await bot.stop(this.#o.stopGraceMs)
+    if (bot === this.#bot) this.lastExit = this.lastExit && !bot.alive && !exit.expected ? this.lastExit : exit
+  }
+
+  /** No more restarts (teardown). */
+  close(): void {
+    this.#closed = true
+  }
+
+  async restart(files: string[], why?: string): Promise<void> {
+    if (this.#closed) return
+    if (this.#restarting) {
+      this.#queued = [...(this.#queued ?? []), ...files]
+      return this.#restarting
+    }
+    this.#restarting = (async () => {
+      const shown = files.slice(0, 3).join(', ') + (files.length > 3 ? ` and ${files.length - 3} more` : '')
+      this.#o.emit({
+        type: 'restart',
+        files,
+        text: why ?? `↻ ${shown} changed; restarting the bot (updates are held meanwhile)`,
+      })
+      this.restarts++
+      await this.stop()
+      if (this.#closed) return
+      this.launch()
+    })()
+    try {
+      await this.#restarting
+    } finally {
+      this.#restarting = undefined
+    }
+    const queued = this.#queued
+    this.#queued = undefined
+    if (queued && !this.#closed) await this.restart(queued)
+  }
+
+  kill(): void {
+    this.#bot?.kill()
+  }
+}

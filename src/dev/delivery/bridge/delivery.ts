@@ -1,0 +1,74 @@
+/**
+ * Bridge delivery (`--tunnel none`, and the fallback when no tunnel works): no public URL and no
+ * webhook. `bot dev` long-polls getUpdates and POSTs each update to the relay the way Telegram
+ * would (UpdateBridge in ./bridge.ts); the bot runs in webhook mode, unchanged.
+ */
+import {pollerCutOffText} from '../../poller-check.js'
+import {deleteDevWebhook, joinUrl} from '../../webhook/operations.js'
+import {UpdateBridge} from './bridge.js'
+import type {Delivery, DeliveryContext} from '../types.js'
+
+export class BridgeDelivery implements Delivery {
+  readonly name = 'bridge'
+  readonly botMode = 'webhook'
+  readonly url = undefined
+  readonly #c: DeliveryContext
+  #bridge: UpdateBridge | undefined
+  #stopping: Promise<void> | undefined
+
+  constructor(context: DeliveryContext) {
+    if (!context.relay) throw new Error('the bridge delivery needs the relay')
+    this.#c = context
+  }
+
+  onLost(): void {
+    // The bridge is the last resort: it reports trouble but is never replaced.
+  }
+
+  async start(): Promise<void> {
+    const c = this.#c
+    const relay = c.relay!
+    await c.step(
+      'webhook',
+      'Starting the polling bridge (no webhook, no public URL)…',
+      async () => {
+        if (c.webhook.replaced) await deleteDevWebhook(c.api, {signal: c.signal})
+        else if (c.dropPendingUpdates) await c.api.deleteWebhook({drop_pending_updates: true}, {signal: c.signal})
+        const found = await c.pollers()
+        const bridge = new UpdateBridge({
+          api: c.api,
+          target: {url: joinUrl(`http://127.0.0.1:${relay.port}`, c.path), secret: c.secret},
+          maxConnections: c.maxConnections,
+          allowedUpdates: c.allowedUpdates,
+          signal: c.signal,
+          onEvent: (e) => {
+            if (e.type === 'delivered') return // the relay logs each update
+            if (e.type === 'recovered') c.emit({type: 'info', text: e.text})
+            else c.emit({type: 'warn', text: e.text, ...('fix' in e && e.fix ? {fix: e.fix} : {})})
+          },
+        })
+        this.#bridge = bridge
+        await bridge.start()
+        if (found) c.emit({type: 'warn', ...pollerCutOffText(found, 'bridge')})
+      },
+      () =>
+        'Polling bridge running: `bot dev` takes the updates with getUpdates and posts them to the bot (no webhook is set)',
+    )
+  }
+
+  stop(): Promise<void> {
+    this.#stopping ??= (async () => {
+      const result = await this.#bridge?.stop()
+      if (result?.pending)
+        this.#c.emit({
+          type: 'info',
+          text: `${result.pending} update${result.pending === 1 ? '' : 's'} not acknowledged by the bot stay pending at Telegram.`,
+        })
+    })()
+    return this.#stopping
+  }
+
+  async close(): Promise<void> {
+    await this.stop()
+  }
+}

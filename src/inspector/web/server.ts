@@ -1,0 +1,344 @@
+/**
+ * The inspector: a web page and JSON API on loopback over the session's update history.
+ *
+ *   GET  /                              the page (plain HTML/CSS/JS from ./page)
+ *   GET  /app.js, /style.css, /favicon.svg
+ *   GET  /api/updates[?chat=&type=]     entries, newest first
+ *   GET  /api/updates/{updateId}        the newest entry with that update_id
+ *   POST /api/updates/{updateId}/replay deliver it again (optional JSON body: the edited update)
+ *   GET  /api/events                    SSE: `event: entry` per new or changed entry
+ *
+ * Every request needs the session's key (`?key=` or `x-bot-dev-key`; the header wins when both
+ * are sent, the first `?key=` when it is repeated) and exactly one loopback Host header naming this
+ * port (a page on another site that rebinds its DNS name to 127.0.0.1 gets 403). A POST made by a
+ * page of another origin is refused (403) even with the key: an `Origin` other than this server's
+ * own (127.0.0.1, localhost or [::1] with this port), `Origin: null`, or `Sec-Fetch-Site` other than
+ * same-origin / none; tools that send neither (curl, scripts) are served. An edited update nested
+ * deeper than a real one ever is (MAX_EDIT_DEPTH) is refused before anything walks it, and a replay
+ * the session does not answer within `actionTimeoutMs` gets 504.
+ * Listens on 127.0.0.1 only; no CORS; nothing cached; answers run through the token redaction.
+ */
+import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
+import type {AddressInfo} from 'node:net'
+
+import {
+  BodyTooLarge,
+  BODY_LIMIT,
+  hostAllowed,
+  keyMatches,
+  presentedKey,
+  readBody,
+  send,
+  sendError,
+  sendJson,
+} from './http.js'
+import {MAX_EDIT_DEPTH, nestedDeeperThan} from '../../lib/json-depth.js'
+import {FAVICON_SVG, loadPage, NO_KEY_HTML, pageHtml, type PageFiles} from './page-files.js'
+import {SseHub} from './sse.js'
+import {ActionError, type HistoryView, type SessionActions, type UpdateEntry} from '../types.js'
+
+export interface InspectorServerOptions {
+  history: HistoryView
+  actions: Pick<SessionActions, 'replay'>
+  key: string
+  host?: string
+  port?: number
+  /** Strings never to appear in an answer (the token, the webhook secret and path). */
+  secrets?: string[]
+  /** SSE heartbeat period (default 15 s). */
+  heartbeatMs?: number
+  /** Bytes one SSE client may have queued before it is dropped (default 1 MiB). */
+  sseMaxBuffered?: number
+  /** How long a replay may take before the request gets 504 (default 60 s; the session's own deadline is shorter). */
+  actionTimeoutMs?: number
+}
+
+export interface InspectorServer {
+  /** http://127.0.0.1:PORT/?key=KEY */
+  url: string
+  port: number
+  close(): Promise<void>
+}
+
+export {MAX_EDIT_DEPTH, nestedDeeperThan} from '../../lib/json-depth.js'
+
+const JS = 'text/javascript; charset=utf-8'
+const CSS = 'text/css; charset=utf-8'
+const HTML = 'text/html; charset=utf-8'
+
+interface Context {
+  o: InspectorServerOptions
+  secrets: string[]
+  page: PageFiles
+  sse: SseHub
+}
+
+export async function startInspectorServer(o: InspectorServerOptions): Promise<InspectorServer> {
+  if (!o.key) throw new Error('the inspector needs a non-empty key')
+  const host = o.host ?? '127.0.0.1'
+  const secrets = (o.secrets ?? []).filter(Boolean)
+  const page = await loadPage()
+  const sse = new SseHub({history: o.history, secrets, heartbeatMs: o.heartbeatMs, maxBuffered: o.sseMaxBuffered})
+  const ctx: Context = {o, secrets, page, sse}
+  let port = 0
+  const server: Server = createServer((req, res) => {
+    handle(ctx, port, req, res).catch((err: unknown) => {
+      try {
+        sendError(
+          res,
+          500,
+          `the inspector failed: ${err instanceof Error ? err.message : String(err)}`,
+          undefined,
+          secrets,
+        )
+      } catch {
+        res.destroy()
+      }
+    })
+  })
+  server.on('clientError', (_err, socket) => socket.destroy())
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(o.port ?? 0, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  server.on('error', () => {})
+  port = (server.address() as AddressInfo).port
+  let closing: Promise<void> | undefined
+  return {
+    url: `http://127.0.0.1:${port}/?key=${encodeURIComponent(o.key)}`,
+    port,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        sse.close()
+        server.close(() => resolve())
+        server.closeAllConnections()
+      })
+      return closing
+    },
+  }
+}
+
+async function handle(ctx: Context, port: number, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const {o, secrets} = ctx
+  const target = req.url ?? '/'
+  const api = target.startsWith('/api/')
+  // Host first: a foreign Host learns nothing else, not even whether its request parses.
+  if (!hostAllowed(req.headers.host, port) || (req.headersDistinct.host?.length ?? 0) > 1) {
+    const error = 'this inspector answers only on 127.0.0.1, localhost or [::1] with its own port'
+    if (api) sendError(res, 403, error, 'open the URL printed by bot dev', secrets)
+    else send(res, 403, 'text/plain; charset=utf-8', error + '\n')
+    return
+  }
+  let url: URL
+  try {
+    url = new URL(target, 'http://127.0.0.1')
+  } catch {
+    sendError(res, 400, 'the request target is not a URL path', 'open the URL printed by bot dev', secrets)
+    return
+  }
+  const path = url.pathname
+  if (!keyMatches(presentedKey(req, url), o.key)) {
+    if (api)
+      sendError(
+        res,
+        401,
+        'the inspector key is missing or wrong',
+        'use the URL printed by bot dev (?key=…) or send the key in the x-bot-dev-key header',
+        secrets,
+      )
+    else send(res, 401, HTML, NO_KEY_HTML)
+    return
+  }
+  const method = req.method ?? 'GET'
+  if (method !== 'GET' && method !== 'HEAD' && !sameOrigin(req, port)) {
+    sendError(
+      res,
+      403,
+      'a request from another site is refused',
+      'use the inspector page itself, or send the request without an Origin header (curl, scripts)',
+      secrets,
+    )
+    return
+  }
+  if (path === '/' || path === '/app.js' || path === '/style.css' || path === '/favicon.svg') {
+    if (method !== 'GET' && method !== 'HEAD') return notAllowed(res, 'GET', secrets)
+    if (path === '/') send(res, 200, HTML, pageHtml(ctx.page, o.key))
+    else if (path === '/app.js') send(res, 200, JS, ctx.page.js)
+    else if (path === '/style.css') send(res, 200, CSS, ctx.page.css)
+    else send(res, 200, 'image/svg+xml', FAVICON_SVG)
+    return
+  }
+  if (path === '/api/updates') {
+    if (method !== 'GET') return notAllowed(res, 'GET', secrets)
+    sendJson(res, 200, filtered(o.history.list(), url.searchParams), secrets)
+    return
+  }
+  if (path === '/api/events') {
+    if (method !== 'GET') return notAllowed(res, 'GET', secrets)
+    ctx.sse.attach(res)
+    return
+  }
+  const one = /^\/api\/updates\/([^/]+)(\/replay)?$/.exec(path)
+  if (one) {
+    const updateId = parseUpdateId(one[1])
+    if (updateId === undefined) {
+      sendError(
+        res,
+        400,
+        `"${one[1].slice(0, 40)}" is not an update_id`,
+        'use the updateId of an entry of GET /api/updates (an integer)',
+        secrets,
+      )
+      return
+    }
+    if (one[2]) {
+      if (method !== 'POST') return notAllowed(res, 'POST', secrets)
+      await replay(ctx, req, res, updateId)
+      return
+    }
+    if (method !== 'GET') return notAllowed(res, 'GET', secrets)
+    const entry = o.history.find(updateId)
+    if (entry) sendJson(res, 200, entry, secrets)
+    else
+      sendError(
+        res,
+        404,
+        `no update ${updateId} in this session's history`,
+        'GET /api/updates lists the recorded updates',
+        secrets,
+      )
+    return
+  }
+  sendError(
+    res,
+    404,
+    `no route ${method} ${path}`,
+    'the API is GET /api/updates, GET /api/updates/{updateId}, POST /api/updates/{updateId}/replay, GET /api/events',
+    secrets,
+  )
+}
+
+async function replay(ctx: Context, req: IncomingMessage, res: ServerResponse, updateId: number): Promise<void> {
+  const {secrets} = ctx
+  let text: string
+  try {
+    text = await readBody(req)
+  } catch (err) {
+    if (err instanceof BodyTooLarge) {
+      // Answer, close the connection after it, and discard (not keep) what the client still sends,
+      // up to a bound past which its socket is cut.
+      res.shouldKeepAlive = false
+      sendError(res, 413, `the edited update is over ${BODY_LIMIT / 1024 / 1024} MiB`, 'send a smaller update', secrets)
+      let discarded = 0
+      req.on('data', (chunk: Buffer) => {
+        discarded += chunk.length
+        if (discarded > 16 * BODY_LIMIT) req.socket.destroy()
+      })
+      req.resume()
+      return
+    }
+    throw err
+  }
+  let edited: Record<string, unknown> | undefined
+  if (text.trim() !== '') {
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(text)
+    } catch (err) {
+      sendError(
+        res,
+        400,
+        `the edited update is not valid JSON: ${(err as Error).message}`,
+        'send the update as a JSON object, or no body to replay it unchanged',
+        secrets,
+      )
+      return
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      sendError(
+        res,
+        400,
+        'the edited update must be a JSON object',
+        'send the update as a JSON object ({"update_id": …, "message": {…}}), or no body to replay it unchanged',
+        secrets,
+      )
+      return
+    }
+    if (nestedDeeperThan(parsed, MAX_EDIT_DEPTH)) {
+      sendError(
+        res,
+        400,
+        `the edited update is nested more than ${MAX_EDIT_DEPTH} levels deep`,
+        'send an update shaped like a real one (GET /api/updates/{updateId} shows it)',
+        secrets,
+      )
+      return
+    }
+    edited = parsed as Record<string, unknown>
+  }
+  let entry: UpdateEntry
+  const timeoutMs = ctx.o.actionTimeoutMs ?? 60_000
+  let timer: NodeJS.Timeout | undefined
+  try {
+    const late = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new ReplayTimeout()), timeoutMs)
+    })
+    entry = await Promise.race([ctx.o.actions.replay(updateId, edited), late])
+  } catch (err) {
+    if (err instanceof ReplayTimeout) {
+      sendError(
+        res,
+        504,
+        `the session gave no answer to the replay within ${Math.round(timeoutMs / 1000)} s`,
+        'look at the bot dev terminal: the bot may be restarting or stuck',
+        secrets,
+      )
+      return
+    }
+    if (err instanceof ActionError) {
+      sendError(res, err.status, err.message, err.fix, secrets)
+      return
+    }
+    sendError(res, 500, `the replay failed: ${err instanceof Error ? err.message : String(err)}`, undefined, secrets)
+    return
+  } finally {
+    clearTimeout(timer)
+  }
+  sendJson(res, 200, entry, secrets)
+}
+
+class ReplayTimeout extends Error {}
+
+/**
+ * Whether a state-changing request may come from where it says: no Origin and no Sec-Fetch-Site
+ * (a tool), or this server's own origin and a same-origin (or user-typed) fetch.
+ */
+function sameOrigin(req: IncomingMessage, port: number): boolean {
+  const site = req.headers['sec-fetch-site']
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return false
+  const origin = req.headers.origin
+  if (origin === undefined) return true
+  const o = origin.toLowerCase()
+  return o === `http://127.0.0.1:${port}` || o === `http://localhost:${port}` || o === `http://[::1]:${port}`
+}
+
+function parseUpdateId(s: string): number | undefined {
+  if (!/^-?\d{1,16}$/.test(s)) return undefined
+  const n = Number(s)
+  return Number.isSafeInteger(n) ? n : undefined
+}
+
+function filtered(entries: UpdateEntry[], params: URLSearchParams): UpdateEntry[] {
+  const chat = params.get('chat')
+  const type = params.get('type')
+  if (!chat && !type) return entries
+  return entries.filter((e) => (!chat || String(e.chatId) === chat) && (!type || e.type === type))
+}
+
+function notAllowed(res: ServerResponse, allow: string, secrets: string[]): void {
+  res.setHeader('Allow', allow)
+  sendError(res, 405, `use ${allow} here`, undefined, secrets)
+}

@@ -1,0 +1,77 @@
+/**
+ * What the update log shows of an update: its id, type, chat and a short preview of its text.
+ * The preview is made safe at the source: tokens are redacted in the whole text *before* it is
+ * cut (a cut token would no longer look like one), then terminal controls and bidi characters
+ * are escaped (see lib/terminal.ts), then it is cut to PREVIEW_MAX characters.
+ */
+import {redactSecrets} from '../cli/secrets.js'
+import {escapeChar, isUnsafeForTerminal, sanitizeForTerminal} from '../lib/terminal.js'
+
+export const PREVIEW_MAX = 40
+/** Longest update type shown (a forged body could have any key). */
+const TYPE_MAX = 40
+
+export interface UpdateDescription {
+  updateId?: number
+  updateType?: string
+  chatId?: number
+  preview?: string
+}
+
+const UPDATE_ID_RE = /^\s*\{\s*"update_id"\s*:\s*(\d+)/
+
+/**
+ * The update_id of a raw update without parsing it: Telegram writes it first ({"update_id":N,…}).
+ * Undefined when the body does not start that way.
+ */
+export function peekUpdateId(body: Buffer): number | undefined {
+  const m = UPDATE_ID_RE.exec(body.toString('latin1', 0, Math.min(body.length, 64)))
+  return m ? Number(m[1]) : undefined
+}
+
+/** `text` on one line, tokens redacted, controls escaped, at most `max` characters (… when cut). */
+export function safePreview(text: string, secrets: Array<string | undefined> = [], max = PREVIEW_MAX): string {
+  const flat = redactSecrets(text.replace(/\s+/g, ' ').trim(), secrets)
+  const safe = sanitizeForTerminal(flat)
+  if (safe.length <= max) return safe
+  // Cut by whole characters: never inside a surrogate pair or an escape.
+  let out = ''
+  for (const char of flat) {
+    const piece = char.length === 1 && isUnsafeForTerminal(char) ? escapeChar(char) : char
+    if (out.length + piece.length > max - 1) break
+    out += piece
+  }
+  return out + '…'
+}
+
+/** Update id, type, chat and a short text preview of a raw update body; never throws. */
+export function describeUpdate(body: Buffer | string, secrets: Array<string | undefined> = []): UpdateDescription {
+  let update: Record<string, unknown>
+  try {
+    update = JSON.parse(typeof body === 'string' ? body : body.toString('utf8')) as Record<string, unknown>
+  } catch {
+    return {}
+  }
+  if (!update || typeof update !== 'object' || Array.isArray(update)) return {}
+  const updateId = typeof update.update_id === 'number' ? update.update_id : undefined
+  let updateType: string | undefined
+  for (const key in update) {
+    if (key !== 'update_id') {
+      updateType = key
+      break
+    }
+  }
+  const payload = (updateType ? update[updateType] : undefined) as Record<string, any> | undefined
+  let chatId: unknown
+  let text: unknown
+  if (payload && typeof payload === 'object') {
+    chatId = payload.chat?.id ?? payload.message?.chat?.id ?? payload.from?.id ?? payload.user?.id
+    text = payload.text ?? payload.caption ?? payload.data ?? payload.query ?? payload.question
+  }
+  return {
+    updateId,
+    updateType: updateType === undefined ? undefined : safePreview(updateType, secrets, TYPE_MAX),
+    chatId: typeof chatId === 'number' ? chatId : undefined,
+    preview: typeof text === 'string' ? safePreview(text, secrets) : undefined,
+  }
+}
