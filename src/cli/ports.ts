@@ -1,28 +1,17 @@
 /**
- * The ports `bot dev` is told to use, checked before anything is set: a `--port` another program
+ * The ports `bot dev` is told to use (--port, --relay-port, --inspect-port), checked before anything is set: a `--port` another program
  * already listens on would receive the updates (with the secret) instead of the bot, and a busy
  * `--relay-port` would fail late with a raw EADDRINUSE. Each port is bound on 127.0.0.1 and
  * released at once.
  */
-import {createServer} from 'node:net'
-
 import {UsageError} from '../lib/errors.js'
+import {probePort} from '../lib/free-port.js'
 
 export interface PortsToCheck {
   /** The bot's PORT (--port), when given. */
   port?: number
   /** The relay's port (--relay-port), when given. */
   relayPort?: number
-}
-
-/** Bind `port` on `host` and release it: undefined when free, else the error code (EADDRINUSE, EACCES…). */
-export function probePort(port: number, host = '127.0.0.1'): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    const server = createServer()
-    server.unref()
-    server.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'EUNKNOWN'))
-    server.listen({port, host, exclusive: true}, () => server.close(() => resolve(undefined)))
-  })
 }
 
 function refusal(flag: string, port: number, code: string): UsageError {
@@ -58,4 +47,35 @@ export async function checkPorts({port, relayPort}: PortsToCheck): Promise<void>
     const code = await probePort(value)
     if (code) throw refusal(flag, value, code)
   }
+}
+
+/** `--inspect-port`: exit 2 (one line and a fix) when it is busy, or the same as --port / --relay-port. */
+export async function checkInspectPort(
+  inspectPort: number | undefined,
+  others: {port?: number; relayPort?: number; inspect?: boolean},
+): Promise<void> {
+  if (inspectPort === undefined) return
+  if (others.inspect === false)
+    throw new UsageError(`--inspect-port ${inspectPort} and --no-inspect contradict each other.`, 'Pass one of them.')
+  for (const [flag, value] of [
+    ['--port', others.port],
+    ['--relay-port', others.relayPort],
+  ] as const) {
+    if (value === inspectPort)
+      throw new UsageError(
+        `--inspect-port and ${flag} are both ${inspectPort}: two servers cannot listen on the same port.`,
+        'Give them different ports, or leave --inspect-port out for a free one.',
+      )
+  }
+  const code = await probePort(inspectPort)
+  if (code === 'EADDRINUSE')
+    throw new UsageError(
+      `--inspect-port ${inspectPort} is already in use on 127.0.0.1: another program listens there.`,
+      'Stop that program, or pick another --inspect-port (or leave it out for a free one).',
+    )
+  if (code)
+    throw new UsageError(
+      `--inspect-port ${inspectPort} cannot be used on 127.0.0.1 (${code}).`,
+      'Pick a port from 1024 to 65535, or leave --inspect-port out for a free one.',
+    )
 }

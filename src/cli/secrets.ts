@@ -1,11 +1,8 @@
 /**
  * Last line of defence against printing a bot token: helpers shared by the base command and
- * bin/run.js. Keep this module light (it is loaded at start-up).
+ * bin/run.js (the redaction itself is telegram/redact.ts). Keep this module light (it is loaded at start-up).
  */
-import {redact, REDACTED} from '../telegram/redact.js'
-
-/** Anything shaped like a bot token (`<id>:<30+ base64url chars>`). */
-export const TOKEN_SHAPE = /\b\d{5,16}:[A-Za-z0-9_-]{30,}/g
+import {redactSecrets} from '../telegram/redact.js'
 
 /** Values of --token in raw argv (`--token X` or `--token=X`), known before anything is parsed. */
 export function tokensInArgv(argv: string[]): string[] {
@@ -15,11 +12,6 @@ export function tokensInArgv(argv: string[]): string[] {
     else if (arg.startsWith('--token=')) out.push(arg.slice('--token='.length))
   })
   return out
-}
-
-/** Redact the given tokens (whole, secret part, URL-encoded) and anything token-shaped. */
-export function redactSecrets(text: string, secrets: Array<string | undefined>): string {
-  return redact(text, ...secrets).replace(TOKEN_SHAPE, REDACTED)
 }
 
 const allowed = new Set<string>()

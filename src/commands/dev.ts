@@ -194,7 +194,7 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
         'Run e.g. `bot dev -- node bot.js`.',
       )
     // Bad input exits 2 before anything is sent, set or started (src/cli/dev-input.ts, src/cli/ports.ts).
-    const [{checkDevInput}, {checkPorts}] = await Promise.all([
+    const [{checkDevInput}, {checkInspectPort, checkPorts}] = await Promise.all([
       import('../cli/dev-input.js'),
       import('../cli/ports.js'),
     ])
@@ -208,7 +208,7 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
       },
     })
     await checkPorts({port: flags.port, relayPort: flags['relay-port']})
-    await (await import('../dev/session-inspector.js')).checkInspectPort(flags['inspect-port'], {
+    await checkInspectPort(flags['inspect-port'], {
       port: flags.port,
       relayPort: flags['relay-port'],
       inspect: flags.inspect,

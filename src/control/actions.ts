@@ -12,14 +12,16 @@
 import type {BotApiEmulator} from '../emulator/index.js'
 import type {UpdateHistory} from '../inspector/history/history.js'
 import {expiredDate, syntheticUpdate, updateContent, withCurrentDate} from './synthetic.js'
-import {
-  ActionError,
-  type EntrySource,
-  type SessionActions,
-  type TriggerRequest,
-  type UpdateEntry,
-} from '../inspector/types.js'
-import type {Relay} from '../dev/relay/relay.js'
+import type {EntrySource, UpdateEntry} from '../inspector/types.js'
+import {ActionError, type SessionActions, type TriggerRequest} from './protocol.js'
+
+/** Where a webhook-mode session hands an update straight to the bot (the relay, past its answer cache). */
+export interface UpdateInjector {
+  inject(
+    body: string,
+    options: {source: 'trigger' | 'replay'; replayOf?: number},
+  ): Promise<{status: number; record?: unknown}>
+}
 
 /** Who offline triggers speak as, and where they go. */
 export interface OfflineTarget {
@@ -35,7 +37,7 @@ export interface InspectorActionsOptions {
   offline?: OfflineTarget
   timeoutMs: number
   history: () => UpdateHistory | undefined
-  relay: () => Relay | undefined
+  relay: () => UpdateInjector | undefined
   nextUpdateId: () => number
   /** The bot (the author of a message whose button a synthetic callback presses). */
   bot: () => {id: number; first_name?: string; username?: string} | undefined

@@ -10,9 +10,9 @@ import {readFile} from 'node:fs/promises'
 import {FixableError, UsageError} from '../lib/errors.js'
 import {botIdOf} from '../telegram/token.js'
 import {findControlRecord} from './record.js'
-import {KEY_HEADER, MAX_BODY_BYTES} from './server.js'
 import {checkTriggerRequest, checkUpdateObject} from './synthetic.js'
-import type {ControlRecord, TriggerRequest, UpdateEntry} from '../inspector/types.js'
+import type {UpdateEntry} from '../inspector/types.js'
+import {KEY_HEADER, MAX_BODY_BYTES, type ControlRecord, type TriggerRequest} from './protocol.js'
 
 export const NO_SESSION_FIX = 'Start `bot dev` (or `bot dev --offline`) in this folder first.'
 

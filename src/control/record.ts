@@ -17,8 +17,9 @@ import {
 } from 'node:fs'
 import {join, resolve} from 'node:path'
 
-import {isPidAlive, stateDir} from '../session-store/state.js'
-import type {ControlRecord} from '../inspector/types.js'
+import {isPidAlive} from '../session-store/processes.js'
+import {stateDir} from '../session-store/state.js'
+import type {ControlRecord} from './protocol.js'
 
 const NAME = /^control-(\d+)\.json$/
 

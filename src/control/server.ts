@@ -14,14 +14,13 @@
 import {createServer, type IncomingMessage, type ServerResponse} from 'node:http'
 import type {AddressInfo} from 'node:net'
 
-import {redactSecrets} from '../cli/secrets.js'
+import {redactSecrets} from '../telegram/redact.js'
 import {MAX_EDIT_DEPTH, nestedDeeperThan} from '../lib/json-depth.js'
-import {BodyCutOff, BodyTooLarge, hostAllowed, keyMatches, readBody} from '../inspector/web/http.js'
+import {BodyCutOff, BodyTooLarge, hostAllowed, keyMatches, readBody} from '../lib/loopback-http.js'
 import {checkTriggerRequest, checkUpdateObject} from './synthetic.js'
-import {ActionError, type SessionActions, type UpdateEntry} from '../inspector/types.js'
+import type {UpdateEntry} from '../inspector/types.js'
+import {ActionError, KEY_HEADER, MAX_BODY_BYTES, type SessionActions} from './protocol.js'
 
-export const KEY_HEADER = 'x-bot-dev-key'
-export const MAX_BODY_BYTES = 1024 * 1024
 export const ACTION_DEADLINE_MS = 35_000
 
 export interface ControlServerOptions {

@@ -5,7 +5,7 @@
  * is delivered. Pure functions: no I/O.
  */
 import {UPDATE_TYPES} from '../telegram/types.js'
-import type {TriggerRequest} from '../inspector/types.js'
+import type {TriggerRequest} from './protocol.js'
 
 /** The default user of a trigger (a private chat with them unless a chat is given). */
 export const DEFAULT_USER_ID = 1111

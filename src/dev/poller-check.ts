@@ -6,7 +6,7 @@
  * BOT_TOKEN never is. Taking over cuts such a poller off; the session says so plainly.
  */
 import type {BotApi} from '../telegram/index.js'
-import {isSessionBot} from './orphan.js'
+import {isSessionBot} from '../session-store/processes.js'
 
 export interface PollerFound {
   /** Local processes connected to the Bot API with the token (not our bot), e.g. "pid 42 (node bot.js)". */

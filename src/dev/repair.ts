@@ -7,11 +7,11 @@ import {FixableError} from '../lib/errors.js'
 import type {BotApi, User, WebhookInfo} from '../telegram/index.js'
 import type {DevEventSink} from './events.js'
 import {TUNNEL_MARKER_ENV} from '../tunnel/types.js'
-import {orphanText, stopOrphan, TUNNEL_WHAT} from './orphan.js'
+import {orphanText, TUNNEL_WHAT} from './orphan.js'
+import {isPidAlive, stopOrphan} from '../session-store/processes.js'
 import type {SessionWebhook} from './webhook/session-webhook.js'
 import {
   claimState,
-  isPidAlive,
   readRestoreSecret,
   readState,
   saveRestoreSecret,

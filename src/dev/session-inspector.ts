@@ -20,11 +20,9 @@ import {ATTACH_WINDOW_MS, UpdateHistory} from '../inspector/history/history.js'
 import {FailedCallLines} from '../inspector/history/failed-lines.js'
 import {startInspectorServer} from '../inspector/web/server.js'
 import {nextSyntheticUpdateId} from '../control/synthetic.js'
-import {UsageError} from '../lib/errors.js'
 import {inspectorText, pollingUpdateText, sourceSuffix} from '../inspector/render.js'
 import type {ApiCall, EntrySource, UpdateEntry} from '../inspector/types.js'
 import type {DevEvent, DevEventSink} from './events.js'
-import {probePort} from '../cli/ports.js'
 import {peekUpdateId} from '../telegram/describe.js'
 import type {Relay} from './relay/relay.js'
 import {InspectorActions, type OfflineTarget} from '../control/actions.js'
@@ -353,35 +351,4 @@ export function pollingEvent(entry: UpdateEntry): DevEvent {
     ...(entry.replayOf !== undefined ? {replayOf: entry.replayOf} : {}),
     text: pollingUpdateText(entry),
   }
-}
-
-/** `--inspect-port`: exit 2 (one line and a fix) when it is busy, or the same as --port / --relay-port. */
-export async function checkInspectPort(
-  inspectPort: number | undefined,
-  others: {port?: number; relayPort?: number; inspect?: boolean},
-): Promise<void> {
-  if (inspectPort === undefined) return
-  if (others.inspect === false)
-    throw new UsageError(`--inspect-port ${inspectPort} and --no-inspect contradict each other.`, 'Pass one of them.')
-  for (const [flag, value] of [
-    ['--port', others.port],
-    ['--relay-port', others.relayPort],
-  ] as const) {
-    if (value === inspectPort)
-      throw new UsageError(
-        `--inspect-port and ${flag} are both ${inspectPort}: two servers cannot listen on the same port.`,
-        'Give them different ports, or leave --inspect-port out for a free one.',
-      )
-  }
-  const code = await probePort(inspectPort)
-  if (code === 'EADDRINUSE')
-    throw new UsageError(
-      `--inspect-port ${inspectPort} is already in use on 127.0.0.1: another program listens there.`,
-      'Stop that program, or pick another --inspect-port (or leave it out for a free one).',
-    )
-  if (code)
-    throw new UsageError(
-      `--inspect-port ${inspectPort} cannot be used on 127.0.0.1 (${code}).`,
-      'Pick a port from 1024 to 65535, or leave --inspect-port out for a free one.',
-    )
 }

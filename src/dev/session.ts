@@ -24,7 +24,7 @@ import type {Relay} from './relay/relay.js'
 import {startRelay} from './relay/start.js'
 import {readyText, summaryText, type DevSummary} from './render.js'
 import {checkWebhook, claimSession} from './repair.js'
-import {withTunnelRecord} from './orphan.js'
+import {recordTunnelProcess} from './orphan.js'
 import {findRunningPoller, type PollerFound} from './poller-check.js'
 import {SessionInspector} from './session-inspector.js'
 import {SessionWebhook} from './webhook/session-webhook.js'
@@ -260,7 +260,7 @@ export class DevSession {
     if (o.mode === 'webhook') await this.#startRelay()
     this.#runner = this.#newRunner()
     const delivery = createDelivery(
-      withTunnelRecord(o, (p) => this.#saveState(p)),
+      o.tunnel ? {...o, tunnel: recordTunnelProcess(o.tunnel, (p) => this.#saveState(p))} : o,
       this.#deliveryContext(),
     )
     this.#delivery.use(delivery)

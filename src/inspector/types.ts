@@ -70,46 +70,13 @@ export interface HistoryView {
   subscribe(listener: (entry: UpdateEntry, change: EntryChange) => void): () => void
 }
 
-export type TriggerRequest =
-  | {kind: 'message'; text: string; chatId?: number; userId?: number}
-  | {kind: 'callback'; data: string; messageId: number; chatId?: number; userId?: number}
-  | {kind: 'update'; update: Record<string, unknown>}
-
-/** What `bot trigger`, `bot replay` and the page's Replay buttons ask a running session to do. */
-export interface SessionActions {
-  /** Deliver a synthetic update (a new update_id) like a real one; offline: the emulator user's action. Resolves once the bot answered (or the delivery failed). */
-  trigger(request: TriggerRequest): Promise<UpdateEntry>
-  /** Deliver a recorded update again (optionally edited) as a new delivery the bot sees. */
-  replay(updateId: number | 'last', edited?: Record<string, unknown>): Promise<UpdateEntry>
-}
-
 /**
- * Left by a running session in the default state folder as `control-<pid>.json` (0600), removed at
- * exit: how `bot trigger`/`bot replay` reach it. No token in it.
+ * A request the session refused or could not carry out (a replay of an unknown update, a bot that
+ * did not answer in time): the HTTP status to answer with, the reason and a fix. The control
+ * layer's ActionError has this shape; the inspector's server reads it by shape.
  */
-export interface ControlRecord {
-  version: 1
-  pid: number
-  botId: number
-  cwd: string
-  offline: boolean
-  mode: 'webhook' | 'polling'
-  /** Loopback control port and its key (sent as the x-bot-dev-key header). */
-  port: number
-  key: string
-  startedAt: string
-  /** The on-disk JSONL history of this session (for `bot replay` of an older update). */
-  historyFile?: string
-}
-
-/** Thrown by SessionActions when a request cannot be done (the control port answers 4xx with it). */
-export class ActionError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly fix?: string,
-  ) {
-    super(message)
-    this.name = 'ActionError'
-  }
+export interface ActionFailure {
+  status: number
+  message: string
+  fix?: string
 }

@@ -9,6 +9,7 @@
  * sessions starting together do not try the same ports in the same order).
  */
 import {readFileSync} from 'node:fs'
+import {createServer} from 'node:net'
 
 /** The kernel's ephemeral port range, or undefined where it cannot be read (not Linux). */
 export function ephemeralRange(
@@ -46,4 +47,14 @@ export async function freePort(): Promise<number> {
   // get-port tries the candidates in order (free on every local address, as the bot may listen on
   // all of them) and falls back to a port of the kernel's choice.
   return getPort({port: candidates})
+}
+
+/** Bind `port` on `host` and release it: undefined when free, else the error code (EADDRINUSE, EACCES…). */
+export function probePort(port: number, host = '127.0.0.1'): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const server = createServer()
+    server.unref()
+    server.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'EUNKNOWN'))
+    server.listen({port, host, exclusive: true}, () => server.close(() => resolve(undefined)))
+  })
 }

@@ -9,15 +9,10 @@
  */
 import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
-import {dirname, join, resolve} from 'node:path'
+import {join} from 'node:path'
 
-import {
-  DevSession,
-  stateDir as defaultStateDir,
-  type DevEvent,
-  type DevSessionOptions,
-  type DevSummary,
-} from '../dev/index.js'
+import {DevSession, type DevEvent, type DevSessionOptions, type DevSummary} from '../dev/index.js'
+import {stateDir as defaultStateDir} from '../session-store/state.js'
 import {BotApi} from '../telegram/index.js'
 import {loopbackProvider} from '../tunnel/index.js'
 import {startOfflineChat, type Chat, type ChatEvent, type ChatSummary} from './chat.js'
@@ -96,18 +91,6 @@ export interface OfflineDevSummary extends DevSummary {
   chat?: ChatSummary
   /** Why it ended from the offline side: the chat input ended/quit, or the session ended by itself. */
   endedBy: 'chat' | 'session'
-}
-
-/** Every `node_modules/.bin` from `cwd` up to the root, nearest first (what `npm run` puts on PATH). */
-export function binDirsUpFrom(cwd: string): string[] {
-  const dirs: string[] = []
-  let dir = resolve(cwd)
-  for (;;) {
-    dirs.push(join(dir, 'node_modules', '.bin'))
-    const parent = dirname(dir)
-    if (parent === dir) return dirs
-    dir = parent
-  }
 }
 
 export async function runOfflineDev(options: OfflineDevOptions): Promise<OfflineDevSummary> {
@@ -237,10 +220,6 @@ export async function runOfflineDev(options: OfflineDevOptions): Promise<Offline
 
   const dev = new DevSession({
     ...session,
-    command: {
-      ...session.command,
-      pathPrepend: [...new Set([...session.command.pathPrepend, ...binDirsUpFrom(session.cwd)])],
-    },
     api: new BotApi({token: backend.token, apiRoot: backend.apiRoot}),
     token: backend.token,
     apiRoot: backend.apiRoot,

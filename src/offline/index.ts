@@ -27,7 +27,6 @@ export {
 } from './offline-env.js'
 export {
   runOfflineDev,
-  binDirsUpFrom,
   type OfflineDevEvent,
   type OfflineDevOptions,
   type OfflineDevSummary,

@@ -96,17 +96,6 @@ export function listStates(dir = stateDir()): SessionState[] {
   return out
 }
 
-/** True when a process with this pid exists (EPERM means it exists but is not ours). */
-export function isPidAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
 function tempFile(dir: string, text: string): string {
   const tmp = join(dir, `.tmp-${process.pid}-${randomBytes(4).toString('hex')}`)
   writeFileSync(tmp, text, {mode: 0o600})

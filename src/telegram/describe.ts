@@ -4,7 +4,7 @@
  * cut (a cut token would no longer look like one), then terminal controls and bidi characters
  * are escaped (see lib/terminal.ts), then it is cut to PREVIEW_MAX characters.
  */
-import {redactSecrets} from '../cli/secrets.js'
+import {redactSecrets} from './redact.js'
 import {escapeChar, isUnsafeForTerminal, sanitizeForTerminal} from '../lib/terminal.js'
 
 export const PREVIEW_MAX = 40

@@ -5,6 +5,9 @@
  */
 export const REDACTED = '<token>'
 
+/** Anything shaped like a bot token (`<id>:<30+ base64url chars>`). */
+export const TOKEN_SHAPE = /\b\d{5,16}:[A-Za-z0-9_-]{30,}/g
+
 function variants(token: string): string[] {
   const out = new Set<string>()
   const add = (s: string) => {
@@ -48,4 +51,9 @@ export function redactionPattern(tokens: Array<string | undefined>, ...extra: Re
 /** A redactor bound to a set of tokens, for passing around to loggers. */
 export function redactor(...tokens: Array<string | undefined>): (text: string) => string {
   return (text) => redact(text, ...tokens)
+}
+
+/** Redact the given tokens (whole, secret part, URL-encoded) and anything token-shaped. */
+export function redactSecrets(text: string, secrets: Array<string | undefined>): string {
+  return redact(text, ...secrets).replace(TOKEN_SHAPE, REDACTED)
 }

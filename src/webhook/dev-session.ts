@@ -3,7 +3,8 @@
  * (src/session-store/state.ts; never the token). Used by the webhook commands to warn before they change
  * a webhook that a running `bot dev` owns, and by `info` to say who set the current one.
  */
-import {isPidAlive, readState, type SessionState} from '../session-store/state.js'
+import {isPidAlive} from '../session-store/processes.js'
+import {readState, type SessionState} from '../session-store/state.js'
 import {botIdOf} from '../telegram/token.js'
 
 export interface DevSessionStatus {

@@ -15,7 +15,8 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {startControlServer, type ControlServer} from '../../src/control/server.js'
 import {writeControlRecord} from '../../src/control/record.js'
-import type {ControlRecord, UpdateEntry} from '../../src/inspector/types.js'
+import type {UpdateEntry} from '../../src/inspector/types.js'
+import type {ControlRecord} from '../../src/control/protocol.js'
 import {RecordingActions} from '../inspector/control-helpers.js'
 import {parseJsonOutput, runCli, type CliOptions} from '../support/cli.js'
 

@@ -11,7 +11,8 @@ import {join} from 'node:path'
 
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {isPidAlive as alive, readState, writeState} from '../../src/session-store/state.js'
+import {isPidAlive as alive} from '../../src/session-store/processes.js'
+import {readState, writeState} from '../../src/session-store/state.js'
 import {BIN, cliEnv, PROJECT_ROOT} from '../support/cli.js'
 import {assertNoToken, devWorld, fixture, startDev, until, type DevWorld} from './helpers.js'
 import {freePort} from '../../src/lib/free-port.js'

@@ -11,8 +11,9 @@ import {join, resolve} from 'node:path'
 
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {recordTunnelProcess, stopOrphan} from '../../src/dev/orphan.js'
-import {isPidAlive as alive, readState, writeState, type SessionState} from '../../src/session-store/state.js'
+import {recordTunnelProcess} from '../../src/dev/orphan.js'
+import {isPidAlive as alive, stopOrphan} from '../../src/session-store/processes.js'
+import {readState, writeState, type SessionState} from '../../src/session-store/state.js'
 import {TUNNEL_MARKER_ENV, type Tunnel, type TunnelOpenOptions, type TunnelProvider} from '../../src/tunnel/types.js'
 import {PROJECT_ROOT, runCli, type CliResult} from '../support/cli.js'
 import {assertNoToken, devWorld, startDev, until, type DevWorld} from './helpers.js'

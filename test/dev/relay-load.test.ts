@@ -128,7 +128,7 @@ function memoryMb(pid: number): {peak: number; now: number} {
 }
 
 describe('relay: 40 clients sending 100 MB bodies with the secret', () => {
-  const dist = join(PROJECT_ROOT, 'dist', 'dev', 'relay.js')
+  const dist = join(PROJECT_ROOT, 'dist', 'dev', 'relay', 'relay.js')
   it.skipIf(process.platform !== 'linux' || !existsSync(dist))(
     'keep the relay process within a memory bound; every client is turned away',
     async () => {

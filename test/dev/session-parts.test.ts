@@ -10,7 +10,7 @@ import {describe, expect, it} from 'vitest'
 
 import {guardOutput} from '../../src/cli/closed-output.js'
 import {listenerOwner, processGroup} from '../../src/session-store/listener.js'
-import {stopOrphan} from '../../src/dev/orphan.js'
+import {stopOrphan} from '../../src/session-store/processes.js'
 import {readRestoreSecret, removeRestoreSecret, saveRestoreSecret} from '../../src/session-store/state.js'
 import {Teardown} from '../../src/dev/teardown.js'
 import {until} from './helpers.js'

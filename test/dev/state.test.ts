@@ -6,7 +6,6 @@ import {describe, expect, it} from 'vitest'
 
 import {
   claimState,
-  isPidAlive,
   listStates,
   loadOrCreateSecret,
   readState,
@@ -16,6 +15,7 @@ import {
   writeState,
   type SessionState,
 } from '../../src/session-store/state.js'
+import {isPidAlive} from '../../src/session-store/processes.js'
 
 const dir = () => mkdtempSync(join(tmpdir(), 'bot-dev-state-'))
 const sample = (patch: Partial<SessionState> = {}): SessionState => ({

@@ -4,7 +4,8 @@
  * a recorded one. `fail` makes the next call throw, `hang` makes calls never settle.
  */
 import {syntheticUpdate} from '../../src/control/synthetic.js'
-import {ActionError, type SessionActions, type TriggerRequest, type UpdateEntry} from '../../src/inspector/types.js'
+import type {UpdateEntry} from '../../src/inspector/types.js'
+import {ActionError, type SessionActions, type TriggerRequest} from '../../src/control/protocol.js'
 
 export class RecordingActions implements SessionActions {
   triggers: TriggerRequest[] = []

@@ -11,7 +11,7 @@ import {
   removeControlRecord,
   writeControlRecord,
 } from '../../src/control/record.js'
-import type {ControlRecord} from '../../src/inspector/types.js'
+import type {ControlRecord} from '../../src/control/protocol.js'
 
 function record(over: Partial<ControlRecord> = {}): ControlRecord {
   return {

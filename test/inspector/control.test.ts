@@ -8,8 +8,8 @@ import {connect} from 'node:net'
 import {afterEach, describe, expect, it} from 'vitest'
 
 import {startControlServer, type ControlServer} from '../../src/control/server.js'
-import {keyMatches as sameKey} from '../../src/inspector/web/http.js'
-import {ActionError} from '../../src/inspector/types.js'
+import {keyMatches as sameKey} from '../../src/lib/loopback-http.js'
+import {ActionError} from '../../src/control/protocol.js'
 import {RecordingActions} from './control-helpers.js'
 
 const KEY = 'a3f1c2d4e5f60718293a4b5c6d7e8f90'

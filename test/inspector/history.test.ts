@@ -6,7 +6,7 @@ import {describe, expect, it} from 'vitest'
 
 import {ATTACH_WINDOW_MS, UpdateHistory} from '../../src/inspector/history/history.js'
 import {clean, MAX_CALLS, MAX_UPDATE_BYTES} from '../../src/inspector/history/shape.js'
-import {redactSecrets} from '../../src/cli/secrets.js'
+import {redactSecrets} from '../../src/telegram/redact.js'
 import type {ApiCall} from '../../src/inspector/types.js'
 
 const TOKEN = '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw'

@@ -11,7 +11,8 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {UpdateHistory} from '../../src/inspector/history/history.js'
 import {startInspectorServer, type InspectorServer} from '../../src/inspector/web/server.js'
-import {ActionError, type UpdateEntry} from '../../src/inspector/types.js'
+import type {UpdateEntry} from '../../src/inspector/types.js'
+import {ActionError} from '../../src/control/protocol.js'
 import {PROJECT_ROOT} from '../support/cli.js'
 import {loopbackRequest} from '../support/http.js'
 

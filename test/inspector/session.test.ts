@@ -8,7 +8,7 @@ import {join} from 'node:path'
 
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {probePort} from '../../src/cli/ports.js'
+import {probePort} from '../../src/lib/free-port.js'
 import {assertNoToken, devWorld, startDev, until, type DevWorld, type RunningCli} from '../dev/helpers.js'
 import {runCli} from '../support/cli.js'
 import {freePort} from '../../src/lib/free-port.js'

@@ -4,7 +4,8 @@ import {createServer, type AddressInfo} from 'node:net'
 
 import {describe, expect, it} from 'vitest'
 
-import {checkPorts, probePort} from '../../src/cli/ports.js'
+import {checkPorts} from '../../src/cli/ports.js'
+import {probePort} from '../../src/lib/free-port.js'
 import {checkDevInput, commandAfterDashes, MAX_TIMER_MS} from '../../src/cli/dev-input.js'
 import {UsageError} from '../../src/lib/errors.js'
 

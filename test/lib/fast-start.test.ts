@@ -7,7 +7,7 @@ import {createRequire} from 'node:module'
 
 import {describe, expect, it} from 'vitest'
 
-import {wrapPlain} from '../../src/cli/fast/start.js'
+import {wrapPlain} from '../../src/cli/fast/render.js'
 import {BIN, cliEnv, runCli} from '../support/cli.js'
 
 const hasScript = spawnSync('script', ['--version']).status === 0

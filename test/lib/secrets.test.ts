@@ -4,7 +4,8 @@ import {pathToFileURL} from 'node:url'
 
 import {describe, expect, it} from 'vitest'
 
-import {redactSecrets, tokensInArgv} from '../../src/cli/secrets.js'
+import {tokensInArgv} from '../../src/cli/secrets.js'
+import {redactSecrets} from '../../src/telegram/redact.js'
 import {PROJECT_ROOT} from '../support/cli.js'
 
 const TOKEN = '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw'
@@ -26,7 +27,7 @@ describe('redactSecrets', () => {
 })
 
 describe('installOutputRedaction (in a child process)', () => {
-  const secretsModule = pathToFileURL(join(PROJECT_ROOT, 'dist', 'lib', 'secrets.js')).href
+  const secretsModule = pathToFileURL(join(PROJECT_ROOT, 'dist', 'cli', 'secrets.js')).href
   function child(code: string, env: Record<string, string> = {}, args: string[] = []) {
     const script = `import {installOutputRedaction, allowInOutput} from ${JSON.stringify(secretsModule)};\n${code}`
     return spawnSync(process.execPath, ['--input-type=module', '-e', script, '--', ...args], {

@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
 import {inspectToken} from '../../src/telegram/index.js'
-import {binDirsUpFrom} from '../../src/offline/dev-offline.js'
+import {binDirs as binDirsUpFrom} from '../../src/dev/bot/command.js'
 import {OFFLINE_TOKEN, startOfflineBackend} from '../../src/offline/offline-env.js'
 
 describe('startOfflineBackend', () => {

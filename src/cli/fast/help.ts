@@ -12,7 +12,7 @@
  * Dependency-free, like fast-start.ts (whose list renderer and indent it shares: that module is
  * always loaded first).
  */
-import {indent, renderList} from './start.js'
+import {indent, renderList} from './render.js'
 
 export interface ManifestFlag {
   name: string

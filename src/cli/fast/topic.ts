@@ -6,7 +6,7 @@
  * topic without a description of its own in package.json, templates, wide characters.
  * Dependency-free, like fast-start.ts.
  */
-import {Renderer, narrow, summaryLine, template, type ManifestCommand} from './start.js'
+import {Renderer, narrow, summaryLine, template, type ManifestCommand} from './render.js'
 
 export interface TopicHelpEnv {
   bin: string

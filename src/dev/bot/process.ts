@@ -13,7 +13,7 @@ import {createInterface} from 'node:readline'
 import {execa, type ResultPromise} from 'execa'
 
 import {pathWith, type BotCommand} from './command.js'
-import {BOT_MARKER_ENV} from '../orphan.js'
+import {BOT_MARKER_ENV, groupAlive} from '../../session-store/processes.js'
 
 export type BotMode = 'webhook' | 'polling'
 
@@ -109,16 +109,6 @@ function killGroup(pid: number, signal: NodeJS.Signals): boolean {
     return true
   } catch {
     return false
-  }
-}
-
-function groupAlive(pid: number): boolean {
-  if (isWindows) return false
-  try {
-    process.kill(-pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
 }
 

@@ -1,6 +1,6 @@
 /** poller-probe: another process long-polling this token, found through 409 (see ../probe.ts). */
 import {explainForDoctor} from '../api-error.js'
-import {isPidAlive} from '../dev-state.js'
+import {isPidAlive} from '../../session-store/processes.js'
 import {probePollers} from '../probe.js'
 import type {TokenHolder} from '../processes.js'
 import type {Check, CheckResult, DoctorContext} from '../types.js'

@@ -7,7 +7,9 @@
  */
 import {maskUrl} from '../../lib/mask-url.js'
 import {botIdOf} from '../../telegram/index.js'
-import {isOrphan, isPidAlive, readState, stateDir, TUNNEL_MARKER_ENV, type SessionState} from '../dev-state.js'
+import {isOrphan, isPidAlive} from '../../session-store/processes.js'
+import {readState, stateDir, type SessionState} from '../../session-store/state.js'
+import {TUNNEL_MARKER_ENV} from '../../tunnel/types.js'
 import type {Check, CheckResult, DoctorContext} from '../types.js'
 
 function describe(state: SessionState): string {

@@ -3,7 +3,7 @@
  * secret and path) redacted everywhere, anything token-shaped too, and every part bounded, so an
  * entry is safe to show, serve and write to disk and no entry can grow without limit.
  */
-import {TOKEN_SHAPE} from '../../cli/secrets.js'
+import {TOKEN_SHAPE} from '../../telegram/redact.js'
 import {REDACTED, redactionPattern} from '../../telegram/redact.js'
 import {safePreview} from '../../telegram/describe.js'
 import type {ApiCall} from '../types.js'

@@ -21,25 +21,19 @@
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import type {AddressInfo} from 'node:net'
 
-import {
-  BodyTooLarge,
-  BODY_LIMIT,
-  hostAllowed,
-  keyMatches,
-  presentedKey,
-  readBody,
-  send,
-  sendError,
-  sendJson,
-} from './http.js'
+import {BodyTooLarge, BODY_LIMIT, hostAllowed, keyMatches, readBody} from '../../lib/loopback-http.js'
+import {presentedKey, send, sendError, sendJson} from './http.js'
 import {MAX_EDIT_DEPTH, nestedDeeperThan} from '../../lib/json-depth.js'
 import {FAVICON_SVG, loadPage, NO_KEY_HTML, pageHtml, type PageFiles} from './page-files.js'
 import {SseHub} from './sse.js'
-import {ActionError, type HistoryView, type SessionActions, type UpdateEntry} from '../types.js'
+import type {ActionFailure, HistoryView, UpdateEntry} from '../types.js'
 
 export interface InspectorServerOptions {
   history: HistoryView
-  actions: Pick<SessionActions, 'replay'>
+  actions: {
+    /** Deliver a recorded update again (optionally edited); rejects with an ActionFailure when it cannot. */
+    replay(updateId: number, edited?: Record<string, unknown>): Promise<UpdateEntry>
+  }
   key: string
   host?: string
   port?: number
@@ -298,7 +292,7 @@ async function replay(ctx: Context, req: IncomingMessage, res: ServerResponse, u
       )
       return
     }
-    if (err instanceof ActionError) {
+    if (isActionFailure(err)) {
       sendError(res, err.status, err.message, err.fix, secrets)
       return
     }
@@ -341,4 +335,8 @@ function filtered(entries: UpdateEntry[], params: URLSearchParams): UpdateEntry[
 function notAllowed(res: ServerResponse, allow: string, secrets: string[]): void {
   res.setHeader('Allow', allow)
   sendError(res, 405, `use ${allow} here`, undefined, secrets)
+}
+
+function isActionFailure(error: unknown): error is ActionFailure {
+  return error instanceof Error && typeof (error as {status?: unknown}).status === 'number'
 }

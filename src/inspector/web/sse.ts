@@ -6,7 +6,7 @@
  */
 import type {ServerResponse} from 'node:http'
 
-import {redactSecrets} from '../../cli/secrets.js'
+import {redactSecrets} from '../../telegram/redact.js'
 import type {HistoryView, UpdateEntry} from '../types.js'
 import {SECURITY_HEADERS} from './http.js'
 
