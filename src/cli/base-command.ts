@@ -4,6 +4,7 @@ import {BotApiError} from '../telegram/errors.js'
 import {BotApi, DEFAULT_API_ROOT, isCloudApiRoot, type BotApiOptions} from '../telegram/client.js'
 import {checkTokenShape} from '../telegram/token.js'
 import {loadDotenv, sourceOf, type ValueSource} from './config.js'
+import {readPackageConfig, withDefaults, type FlagDefinition, type PackageConfig} from './package-config.js'
 import {redactSecrets} from '../telegram/redact.js'
 import {tokensInArgv} from './secrets.js'
 import {FixableError, UsageError} from '../lib/errors.js'
@@ -56,16 +57,24 @@ function oneLine(message: string): string {
 }
 
 /**
- * The base of every command: loads .env before flags are parsed (flags > env > .env),
+ * The base of every command: loads .env before flags are parsed (flags > env > .env > the
+ * command's section of package.json's "bot", see package-config.ts),
  * owns --json, redacts the token from everything it prints, and turns errors into one
  * clear line plus a fix.
  */
 export abstract class BaseCommand<T extends typeof Command> extends Command {
   static enableJsonFlag = true
   static baseFlags = {}
+  /** The section of package.json's "bot" whose keys are this command's flag defaults (e.g. "dev"). */
+  static packageSection: string | undefined
+
+  /** What package.json's "bot" section gave this command (its flag defaults and, for dev, the bot command). */
+  protected packageConfig: PackageConfig | undefined
 
   protected flags!: BaseFlags<T>
   protected args!: BaseArgs<T>
+  /** The arguments that are not flags (with `strict = false`, the words after `--` too). */
+  protected positional: string[] = []
   #secrets: string[] = []
 
   public async init(): Promise<void> {
@@ -73,8 +82,14 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     if (process.env.BOT_TOKEN) this.#secrets.push(process.env.BOT_TOKEN)
     this.#secrets.push(...tokensInArgv(this.argv))
     await super.init()
-    const {args, flags} = await this.parse({
-      flags: this.ctor.flags,
+    const section = (this.ctor as unknown as typeof BaseCommand).packageSection
+    if (section)
+      this.packageConfig = await readPackageConfig(
+        section,
+        this.ctor.flags as unknown as Record<string, FlagDefinition>,
+      )
+    const {args, flags, argv} = await this.parse({
+      flags: withDefaults(this.ctor.flags, this.packageConfig),
       baseFlags: (super.ctor as typeof BaseCommand).baseFlags,
       enableJsonFlag: this.ctor.enableJsonFlag,
       args: this.ctor.args,
@@ -82,6 +97,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     })
     this.flags = flags as BaseFlags<T>
     this.args = args as BaseArgs<T>
+    this.positional = argv as string[]
     const token = (flags as {token?: string}).token
     if (token) this.#secrets.push(token)
   }

@@ -5,14 +5,10 @@
  *   {"bot": {"dev": {"command": "node bot.mjs", "tunnel": "none", "allowedUpdates": ["message", "callback_query"]}}}
  *
  * Keys are the flag names in camelCase (`allowedUpdates` for --allowed-updates); `command` is
- * the bot command (the words after `--`, a string or an array of words). Precedence: flags >
- * environment > .env > package.json, so a value applies only when the flag is not on the command
- * line and its environment variable is not set (.env is loaded into the environment first).
- * Unknown keys and wrong types are bad input (UsageError, exit 2) naming them, raised before the
- * command does anything.
- *
- * `withPackageConfig` returns the argv with the values from package.json added as flags, so
- * oclif parses and validates them like typed ones.
+ * the bot command (the words after `--`, a string or an array of words). A value becomes the
+ * flag's default, so oclif's own precedence holds: flags > environment > .env > package.json
+ * (.env is loaded into the environment before flags are parsed). Unknown keys and wrong types are
+ * bad input (UsageError, exit 2) naming them, raised before the command does anything.
  */
 import {existsSync, readFileSync} from 'node:fs'
 import {dirname, join, resolve} from 'node:path'
@@ -41,10 +37,10 @@ const LISTS = new Set(['allowed-updates'])
 export interface PackageConfig {
   /** Absolute path of the package.json that was read. */
   path: string
-  /** argv with the defaults added (before `--`, and the command after it when none was given). */
-  argv: string[]
-  /** What came from package.json, by key (for messages and tests). */
-  applied: string[]
+  /** Flag name → its default from package.json, parsed as the flag parses a value (an integer flag: a number). */
+  defaults: Record<string, unknown>
+  /** The bot command's words ("command"), when given. */
+  command?: string[]
 }
 
 /** The nearest package.json from `cwd` up to the root, or undefined. */
@@ -101,31 +97,17 @@ export function splitCommand(text: string): string[] {
   return words
 }
 
-/** Whether argv (before `--`) sets the flag itself. */
-function givenOnCommandLine(options: string[], name: string, flag: FlagDefinition): boolean {
-  return options.some(
-    (a) =>
-      a === `--${name}` ||
-      a.startsWith(`--${name}=`) ||
-      (flag.type === 'boolean' && flag.allowNo && a === `--no-${name}`) ||
-      (flag.char !== undefined &&
-        (a === `-${flag.char}` || (flag.type === 'option' && a.startsWith(`-${flag.char}`) && !a.startsWith('--')))),
-  )
-}
-
 /**
- * Read the "bot" section of the nearest package.json for `command` (e.g. "dev") and return argv
- * with its defaults added. Undefined when there is no package.json or no section for the command.
+ * Read the "bot" section of the nearest package.json for `command` (e.g. "dev"): its flag
+ * defaults and bot command, checked. Undefined when there is no package.json or no section.
  */
-export async function withPackageConfig(
+export async function readPackageConfig(
   command: string,
-  argv: string[],
   flags: Record<string, FlagDefinition>,
-  options: {cwd?: string; env?: NodeJS.ProcessEnv} = {},
+  options: {cwd?: string} = {},
 ): Promise<PackageConfig | undefined> {
   const path = findPackageJson(options.cwd)
   if (!path) return undefined
-  const env = options.env ?? process.env
   let pkg: unknown
   try {
     pkg = JSON.parse(readFileSync(path, 'utf8'))
@@ -176,11 +158,7 @@ export async function withPackageConfig(
     )
   }
 
-  const dashdash = argv.indexOf('--')
-  const flagArgs = dashdash >= 0 ? argv.slice(0, dashdash) : [...argv]
-  const tail = dashdash >= 0 ? argv.slice(dashdash) : []
-  const added: string[] = []
-  const applied: string[] = []
+  const defaults: Record<string, unknown> = {}
   let commandWords: string[] | undefined
 
   for (const [key, value] of entries) {
@@ -210,10 +188,7 @@ export async function withPackageConfig(
     if (flag.type === 'boolean') {
       if (typeof value !== 'boolean')
         throw new UsageError(`${at} must be true or false, not ${kind(value)}.`, `E.g. "${key}": ${!flag.allowNo}.`)
-      if (givenOnCommandLine(flagArgs, name, flag) || (flag.env && env[flag.env] !== undefined)) continue
-      if (value) added.push(`--${name}`)
-      else if (flag.allowNo) added.push(`--no-${name}`)
-      applied.push(key)
+      defaults[name] = value
       continue
     }
     let text: string
@@ -232,19 +207,21 @@ export async function withPackageConfig(
         `Use one of ${flag.options.join(', ')}.`,
       )
     try {
-      await flag.parse?.(text, undefined, flag)
+      defaults[name] = flag.parse ? await flag.parse(text, undefined, flag) : text
     } catch (error) {
       throw new UsageError(`${at}: ${(error as Error).message}.`, `It is the default for --${name}.`)
     }
-    if (givenOnCommandLine(flagArgs, name, flag) || (flag.env && env[flag.env] !== undefined)) continue
-    added.push(`--${name}=${text}`)
-    applied.push(key)
   }
+  return {path, defaults, ...(commandWords ? {command: commandWords} : {})}
+}
 
-  let newTail = tail
-  if (commandWords && tail.length <= 1) {
-    newTail = ['--', ...commandWords]
-    applied.push('command')
-  }
-  return {path, argv: [...flagArgs, ...added, ...newTail], applied}
+/**
+ * The command's flags with the defaults of `config` in place (oclif then applies them only when
+ * neither the flag nor its environment variable is given).
+ */
+export function withDefaults<F extends Record<string, object>>(flags: F, config: PackageConfig | undefined): F {
+  if (!config) return flags
+  const out: Record<string, object> = {...flags}
+  for (const [name, value] of Object.entries(config.defaults)) out[name] = {...flags[name], default: value}
+  return out as F
 }

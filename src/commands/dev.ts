@@ -1,7 +1,6 @@
 import {Flags} from '@oclif/core'
 
 import {apiFlags, BaseCommand} from '../cli/base-command.js'
-import {UsageError} from '../lib/errors.js'
 import {loadSpinner, useColor as useColorOn, type Spinner} from '../cli/output.js'
 
 export default class Dev extends BaseCommand<typeof Dev> {
@@ -47,6 +46,7 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
   ]
 
   static strict = false
+  static packageSection = 'dev'
 
   static flags = {
     ...apiFlags,
@@ -176,70 +176,34 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
   #guard: import('../cli/closed-output.js').OutputGuard | undefined
   #spinner: ((text: string) => Spinner) | undefined
 
-  /** Defaults from package.json's "bot": {"dev": {…}} (flags > environment > .env > package.json), before parsing. */
-  public async init(): Promise<void> {
-    const {applyPackageConfig} = await import('../cli/package-config-hook.js')
-    this.argv = await applyPackageConfig('dev', this.argv, this.ctor.flags)
-    await super.init()
-  }
-
   async run(): Promise<void> {
     const flags = this.flags
-    const dashdash = this.argv.indexOf('--')
-    const argvCommand = dashdash >= 0 ? this.argv.slice(dashdash + 1) : []
-    const {argv: positional} = await this.parse(Dev)
-    if (positional.length > argvCommand.length)
-      throw new UsageError(
-        `Unexpected argument ${JSON.stringify(positional[0])}: the bot command must follow \`--\`.`,
-        'Run e.g. `bot dev -- node bot.js`.',
-      )
-    // Bad input exits 2 before anything is sent, set or started (src/cli/dev-input.ts, src/cli/ports.ts).
-    const [{checkDevInput}, {checkInspectPort, checkPorts}] = await Promise.all([
-      import('../cli/dev-input.js'),
-      import('../cli/ports.js'),
+    const [options, {resolveBotCommand}] = await Promise.all([
+      import('../cli/dev-options.js'),
+      import('../dev/bot/command.js'),
     ])
-    checkDevInput({
-      argv: this.argv,
-      holdTimeout: flags['hold-timeout'],
-      nonEmpty: {
-        'public-url': [flags['public-url'], 'BOT_PUBLIC_URL'],
-        'tunnel-host': [flags['tunnel-host'], 'BOT_TUNNEL_HOST'],
-        subdomain: [flags.subdomain, 'BOT_TUNNEL_SUBDOMAIN'],
-      },
-    })
-    await checkPorts({port: flags.port, relayPort: flags['relay-port']})
-    await checkInspectPort(flags['inspect-port'], {
-      port: flags.port,
-      relayPort: flags['relay-port'],
-      inspect: flags.inspect,
-    })
-    if (flags.offline) return this.#offline(argvCommand)
+    // Bad input exits 2 before anything is sent, set or started.
+    const words = options.botCommandWords(this.argv, this.positional, this.packageConfig?.command)
+    await options.checkDevFlags(flags, this.argv)
+    const cwd = process.cwd()
+    const command = resolveBotCommand(words ?? [], cwd)
+    if (flags.offline) return this.#offline(options.offlineOptions(flags, command, cwd))
     if (this.interactive) this.#spinner = await loadSpinner(process.stderr)
 
     const resolved = this.resolveApi()
-    const cloud = resolved.apiRoot === 'https://api.telegram.org'
-    const {validateAllowedUpdates, validateMaxConnections, validateSecretToken} = await import('../webhook/validate.js')
-    const allowedUpdates =
-      flags['allowed-updates'] !== undefined ? validateAllowedUpdates(flags['allowed-updates']) : undefined
-    const maxConnections =
-      flags['max-connections'] !== undefined ? validateMaxConnections(flags['max-connections'], {cloud}) : undefined
-    const restoreSecret =
-      flags['restore-secret'] !== undefined ? validateSecretToken(flags['restore-secret']) : undefined
-    this.addSecret(restoreSecret)
-
-    const [{runDevSession, resolveBotCommand}, tunnel] = await Promise.all([
-      import('../dev/index.js'),
-      import('../tunnel/index.js'),
-    ])
-    const command = resolveBotCommand(argvCommand, process.cwd())
-    const mode = flags.mode as 'webhook' | 'polling'
-    const choice = mode === 'webhook' ? await this.#chooseDelivery(tunnel) : undefined
-
-    const api = this.createApi(resolved)
-    const json = this.jsonEnabled()
+    const session = options.sessionOptions(flags, {
+      api: this.createApi(resolved),
+      token: resolved.token,
+      apiRoot: resolved.apiRoot,
+      cloud: resolved.cloud,
+      command,
+      cwd,
+    })
+    this.addSecret(session.restoreSecret)
     // A closed stdout/stderr (EPIPE) ends the session like SIGPIPE: teardown first, then exit.
     const closedOutput = new AbortController()
-    const [{guardOutput}, {DevRenderer}] = await Promise.all([
+    const [{runDevSession}, {guardOutput}, {DevRenderer}] = await Promise.all([
+      import('../dev/index.js'),
       import('../cli/closed-output.js'),
       import('../cli/render/dev.js'),
     ])
@@ -250,76 +214,23 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
       writable: (s) => this.#guard?.writable(s) ?? true,
     })
     const summary = await runDevSession({
-      api,
-      token: resolved.token,
-      apiRoot: resolved.apiRoot,
-      passApiRoot: !cloud,
-      mode,
-      tunnel: choice?.provider,
-      bridge: choice?.bridge,
-      fallback: choice?.fallback,
-      webhookCheckMs: flags['webhook-check'],
-      checkPollers: flags['poller-check'],
+      ...session,
       signal: closedOutput.signal,
-      relayPort: flags['relay-port'],
-      command,
-      cwd: process.cwd(),
-      port: flags.port,
-      watch: flags.watch,
-      debounceMs: flags.debounce,
-      force: flags.force,
-      restoreSecret,
-      allowedUpdates,
-      maxConnections,
-      dropPendingUpdates: flags['drop-pending-updates'],
-      holdTimeoutMs: flags['hold-timeout'] * 1000,
-      stopGraceMs: flags['stop-grace'],
-      tunnelRetries: flags['tunnel-retries'],
-      tunnelOpenTimeoutMs: flags['tunnel-timeout'],
-      tunnelBackoffMs: flags['tunnel-backoff'],
-      probeIntervalMs: flags['probe-interval'],
-      apiProxy: flags['api-proxy'],
-      inspect: flags.inspect,
-      inspectPort: flags['inspect-port'],
       handleSignals: true,
-      onEvent: json ? (e) => this.#json(e) : (e) => renderer.render(e),
+      onEvent: this.jsonEnabled() ? (e) => this.#json(e) : (e) => renderer.render(e),
     }).finally(() => {
       renderer.stop()
       this.#guard?.dispose()
     })
-    process.exitCode = summary.exitCode
-    // Anything still open (a stuck socket, an emergency exit) must not keep us alive.
-    setTimeout(() => process.exit(summary.exitCode), 300).unref()
+    this.#exit(summary.exitCode)
   }
 
   /** `bot dev --offline`: the same session against the in-process emulator, with the terminal chat. */
-  async #offline(argvCommand: string[]): Promise<void> {
-    const flags = this.flags
-    const {validateAllowedUpdates} = await import('../webhook/validate.js')
-    const [{resolveBotCommand}, {runOfflineDev}] = await Promise.all([
-      import('../dev/index.js'),
-      import('../offline/index.js'),
-    ])
+  async #offline(options: Omit<import('../offline/index.js').OfflineDevOptions, 'input' | 'onEvent'>): Promise<void> {
+    const {runOfflineDev} = await import('../offline/index.js')
     const json = this.jsonEnabled()
     const summary = await runOfflineDev({
-      mode: flags.mode as 'webhook' | 'polling',
-      command: resolveBotCommand(argvCommand, process.cwd()),
-      cwd: process.cwd(),
-      port: flags.port,
-      relayPort: flags['relay-port'],
-      watch: flags.watch,
-      debounceMs: flags.debounce,
-      allowedUpdates:
-        flags['allowed-updates'] !== undefined ? validateAllowedUpdates(flags['allowed-updates']) : undefined,
-      maxConnections: flags['max-connections'],
-      dropPendingUpdates: flags['drop-pending-updates'],
-      holdTimeoutMs: flags['hold-timeout'] * 1000,
-      stopGraceMs: flags['stop-grace'],
-      chatId: flags.chat,
-      userId: flags.user,
-      apiProxy: flags['api-proxy'],
-      inspect: flags.inspect,
-      inspectPort: flags['inspect-port'],
+      ...options,
       input: process.stdin,
       // With --json the transcript is in the events; stdout carries only those.
       ...(json ? {} : {output: process.stdout, logOutput: process.stderr, color: useColorOn(process.stdout)}),
@@ -328,41 +239,13 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
         ? (event) => this.#json(event as import('../dev/index.js').DevEvent)
         : (await import('../cli/render/dev.js')).offlineRenderer((t) => this.redact(t)),
     })
-    process.exitCode = summary.exitCode
-    setTimeout(() => process.exit(summary.exitCode), 300).unref()
+    this.#exit(summary.exitCode)
   }
 
-  /**
-   * Which delivery webhook mode uses: --public-url, else --tunnel (auto: cloudflared when on PATH,
-   * localtunnel when --tunnel-host/--subdomain ask for it or cloudflared is missing; none: the bridge).
-   * A tunnel falls back to the bridge unless it was named explicitly with --no-fallback.
-   */
-  async #chooseDelivery(
-    tunnel: typeof import('../tunnel/index.js'),
-  ): Promise<{provider?: import('../tunnel/index.js').TunnelProvider; bridge?: boolean; fallback: boolean}> {
-    const flags = this.flags
-    if (flags['public-url']) {
-      if (flags.tunnel !== 'auto')
-        throw new UsageError(
-          `--public-url and --tunnel ${flags.tunnel} both say how updates arrive.`,
-          'Pass one of them: --public-url for your own URL, --tunnel for a tunnel or none.',
-        )
-      return {provider: tunnel.publicUrlProvider(tunnel.validatePublicUrl(flags['public-url'])), fallback: false}
-    }
-    let name = flags.tunnel
-    if (name === 'none') return {bridge: true, fallback: false}
-    const explicit = name !== 'auto'
-    const fallback = !(explicit && !flags.fallback)
-    const localtunnel = () =>
-      tunnel.localtunnelProvider({
-        host: flags['tunnel-host'] ? tunnel.validateTunnelHost(flags['tunnel-host']) : undefined,
-        subdomain: flags.subdomain ? tunnel.validateSubdomain(flags.subdomain) : undefined,
-        downAfterMs: flags['tunnel-down-after'],
-      })
-    if (name === 'auto')
-      name = flags['tunnel-host'] || flags.subdomain ? 'localtunnel' : tunnel.resolveTunnelChoice('auto', process.env)
-    if (name === 'localtunnel') return {provider: localtunnel(), fallback}
-    return {provider: tunnel.createProvider(name, {env: process.env}), fallback}
+  /** The session's exit code; anything still open (a stuck socket, an emergency exit) must not keep us alive. */
+  #exit(code: number): void {
+    process.exitCode = code
+    setTimeout(() => process.exit(code), 300).unref()
   }
 
   #json(event: import('../dev/index.js').DevEvent): void {

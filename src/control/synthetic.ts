@@ -4,7 +4,7 @@
  * by a user, and the checks a trigger request or a hand-written update must pass before anything
  * is delivered. Pure functions: no I/O.
  */
-import {UPDATE_TYPES} from '../telegram/types.js'
+import {MESSAGE_UPDATE_TYPES, UPDATE_TYPES} from '../telegram/types.js'
 import type {TriggerRequest} from './protocol.js'
 
 /** The default user of a trigger (a private chat with them unless a chat is given). */
@@ -52,14 +52,7 @@ export function updateContent(update: Record<string, unknown>): {type?: string; 
 }
 
 /** Update types Telegram never queues once their own (edit) date is more than a day old (bot-api-facts-2: expiry by type). */
-const DATED_TYPES = new Set([
-  'message',
-  'edited_message',
-  'channel_post',
-  'edited_channel_post',
-  'business_message',
-  'edited_business_message',
-])
+const DATED_TYPES = new Set<string>(MESSAGE_UPDATE_TYPES)
 const DAY_SECONDS = 86_400
 
 /** Why Telegram (and the emulator) would not deliver this update: dated more than a day ago, else undefined. */

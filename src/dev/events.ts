@@ -50,29 +50,6 @@ export type DevEvent =
   | {type: 'warn'; text: string; fix?: string}
   | {type: 'info'; text: string}
   | {type: 'teardown'; step: string; ok: boolean; text: string}
-  | {
-      type: 'summary'
-      relayed: number
-      failures: number
-      rejected: number
-      repeats: number
-      restarts: number
-      durationMs: number
-      exitCode: number
-      reason: string
-      mode: 'webhook' | 'polling'
-      seen?: number
-      text: string
-    }
+  | ({type: 'summary'; text: string} & DevSummary)
 
 export type DevEventSink = (event: DevEvent) => void
-
-/**
- * The summary event is sent as `{type: 'summary', ...summary, text}` (a spread, which the compiler
- * does not check for undeclared fields): this fails to compile when DevSummary gains a field the
- * event above does not declare.
- */
-type Assert<T extends true> = T
-export type SummaryEventDeclaresDevSummary = Assert<
-  [Exclude<keyof DevSummary, keyof Extract<DevEvent, {type: 'summary'}>>] extends [never] ? true : false
->

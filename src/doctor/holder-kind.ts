@@ -8,7 +8,8 @@
 import {readFile, realpath} from 'node:fs/promises'
 import {basename, dirname, isAbsolute, resolve} from 'node:path'
 
-import type {ApiEndpoints, Connections} from '../session-store/sockets.js'
+import type {ApiEndpoints} from './api-endpoints.js'
+import type {Connections} from '../session-store/proc-net.js'
 
 export type HolderKind =
   /** Connected to the Bot API: it uses the token (a poller, or a bot that sends). */

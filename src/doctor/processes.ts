@@ -12,7 +12,8 @@ import {parse as parseDotenv} from 'dotenv'
 
 import {redact} from '../telegram/index.js'
 import {classifyHolder, type HolderKind} from './holder-kind.js'
-import {apiEndpoints, connectionsOf, type ApiEndpoints} from '../session-store/sockets.js'
+import {apiEndpoints, type ApiEndpoints} from './api-endpoints.js'
+import {connectionsOf} from '../session-store/proc-net.js'
 
 export interface TokenHolder {
   pid: number

@@ -12,19 +12,7 @@
  * ```
  */
 export {BotApiEmulator, type EmulatorEvents} from './emulator.js'
-export type {
-  BotInfo,
-  CallbackQueryOptions,
-  CreateBotOptions,
-  DeliveryEvent,
-  EmulatorOptions,
-  RecordedCall,
-  TgObject,
-  Update,
-  UserMessageOptions,
-  WaitOptions,
-  WebhookState,
-} from './types.js'
+export type * from './types.js'
 export {UPDATE_TYPES} from './state/updates.js'
 export type {ConversationOptions, ConversationUser} from './user/conversation.js'
 export type {FaultSpec} from './state/faults.js'

@@ -132,267 +132,287 @@ interface LastKeyboard {
 
 /** Start the chat; see the module comment. */
 export function startChat(options: ChatOptions): Chat {
-  const {emulator, token} = options
-  const userId = options.userId ?? DEFAULT_USER_ID
-  const chatId = options.chatId ?? userId
-  const firstName = options.firstName ?? 'You'
-  const username = options.username
-  const interactive = options.interactive ?? Boolean((options.input as {isTTY?: boolean}).isTTY)
-  const replyTimeoutMs = options.replyTimeoutMs ?? 5000
-  const startupTimeoutMs = options.startupTimeoutMs ?? 30_000
-  const settleMs = options.settleMs ?? 150
-  const output = options.output
+  return new TerminalChat(options)
+}
 
-  let closed = false
-  let firstSent = false
-  let lastActivity = Date.now()
-  let lastKeyboard: LastKeyboard | undefined
-  const summary: Omit<ChatSummary, 'reason'> = {sent: 0, replies: 0, unanswered: 0, silent: 0, unknown: 0}
-  /** Wakes whoever waits for the bot (a call, a delivery). */
-  const wakers = new Set<() => void>()
-  const wake = () => {
-    for (const w of [...wakers]) w()
+/** The chat: the transcript it writes, what the bot does (its replies, its keyboards), what the user does. */
+class TerminalChat implements Chat {
+  readonly done: Promise<ChatSummary>
+  readonly #o: ChatOptions
+  readonly #user: {chatId: number; userId: number; firstName: string; username?: string}
+  readonly #interactive: boolean
+  readonly #rl: Interface
+  readonly #summary: Omit<ChatSummary, 'reason'> = {sent: 0, replies: 0, unanswered: 0, silent: 0, unknown: 0}
+  /** Wake whoever waits for the bot (a call, a delivery). */
+  readonly #wakers = new Set<() => void>()
+  readonly #onCall = (call: CallLike, token: string) => this.#botCalled(call, token)
+  readonly #onDelivery = (d: {token: string}) => {
+    if (d.token === this.#o.token) this.#wake()
+  }
+  #resolveDone!: (s: ChatSummary) => void
+  #closed = false
+  #finished = false
+  #firstSent = false
+  #lastActivity = Date.now()
+  #lastKeyboard: LastKeyboard | undefined
+
+  constructor(options: ChatOptions) {
+    this.#o = options
+    const userId = options.userId ?? DEFAULT_USER_ID
+    this.#user = {
+      userId,
+      chatId: options.chatId ?? userId,
+      firstName: options.firstName ?? 'You',
+      ...(options.username ? {username: options.username} : {}),
+    }
+    this.#interactive = options.interactive ?? Boolean((options.input as {isTTY?: boolean}).isTTY)
+    this.done = new Promise<ChatSummary>((resolve) => (this.#resolveDone = resolve))
+    options.emulator.on('call', this.#onCall)
+    options.emulator.on('delivery', this.#onDelivery)
+    const output = options.output
+    this.#rl = createInterface({
+      // Piped input is cut at MAX_LINE_BYTES per line (a terminal's line is typed by a person).
+      input: this.#interactive
+        ? options.input
+        : limitLines(options.input, MAX_LINE_BYTES, () =>
+            this.#error(`✗ A line longer than ${MAX_LINE_BYTES / 1024} KiB was cut there; the rest of it is not sent.`),
+          ),
+      ...(this.#interactive && output ? {output, terminal: true, prompt: 'you › '} : {terminal: false}),
+    })
+    if (this.#interactive)
+      this.#rl.on('SIGINT', () => (options.onInterrupt ?? (() => process.kill(process.pid, 'SIGINT')))())
+    void this.#run()
   }
 
-  const emit = (event: ChatEvent) => options.onEvent?.(event)
+  /** Print a line of someone else's (e.g. the dev session's log) without breaking the prompt. */
+  print(line: string): void {
+    this.#write(line.split('\n'))
+  }
 
-  let rl: Interface | undefined
-  const write = (lines: string[]) => {
+  close(): void {
+    this.#finish('closed')
+  }
+
+  // ── the transcript ─────────────────────────────────────────────────────
+
+  #emit(event: ChatEvent): void {
+    this.#o.onEvent?.(event)
+  }
+
+  #write(lines: string[]): void {
+    const output = this.#o.output
     if (!output || lines.length === 0) return
-    if (interactive && rl && !closed) {
+    if (this.#interactive && !this.#closed) {
       // Clear the prompt line, print, then redraw the prompt with what the user has typed so far.
       output.write('\r\u001B[K' + lines.join('\n') + '\n')
-      rl.prompt(true)
+      this.#rl.prompt(true)
     } else {
       output.write(lines.join('\n') + '\n')
     }
   }
-  const note = (text: string) => {
-    emit({type: 'note', text})
-    write(text.split('\n').map((l) => (options.color ? `\u001B[2m${l}\u001B[22m` : l)))
-  }
-  const error = (text: string) => {
-    emit({type: 'error', text})
-    write([options.color ? `\u001B[31m${text}\u001B[39m` : text])
+
+  #note(text: string): void {
+    this.#emit({type: 'note', text})
+    this.#write(text.split('\n').map((l) => (this.#o.color ? `\u001B[2m${l}\u001B[22m` : l)))
   }
 
-  const onCall = (call: CallLike, callToken: string) => {
-    if (callToken !== token) return
-    lastActivity = Date.now()
-    const rendered = renderCall(call, {showChatActions: options.showChatActions})
+  #error(text: string): void {
+    this.#emit({type: 'error', text})
+    this.#write([this.#o.color ? `\u001B[31m${text}\u001B[39m` : text])
+  }
+
+  // ── the bot's side ─────────────────────────────────────────────────────
+
+  #botCalled(call: CallLike, token: string): void {
+    if (token !== this.#o.token) return
+    this.#lastActivity = Date.now()
+    const rendered = renderCall(call, {showChatActions: this.#o.showChatActions})
     if (rendered) {
-      const own = rendered.chatId === undefined || Number(rendered.chatId) === chatId
-      rememberKeyboard(rendered, call)
+      const own = rendered.chatId === undefined || Number(rendered.chatId) === this.#user.chatId
+      this.#rememberKeyboard(rendered, call)
       const lines = formatRendered(rendered, {
-        color: options.color,
+        color: this.#o.color,
         prefix: own ? 'bot › ' : `bot → ${String(rendered.chatId)} › `,
       })
-      summary.replies++
-      emit({type: 'bot', rendered, lines, method: call.method, chatId: rendered.chatId})
-      write(lines)
+      this.#summary.replies++
+      this.#emit({type: 'bot', rendered, lines, method: call.method, chatId: rendered.chatId})
+      this.#write(lines)
     }
-    wake()
-  }
-  const onDelivery = (d: {token: string}) => {
-    if (d.token === token) wake()
+    this.#wake()
   }
 
-  const rememberKeyboard = (rendered: RenderedCall, call: CallLike) => {
-    if (rendered.chatId !== undefined && Number(rendered.chatId) !== chatId) return
+  #rememberKeyboard(rendered: RenderedCall, call: CallLike): void {
+    if (rendered.chatId !== undefined && Number(rendered.chatId) !== this.#user.chatId) return
     const method = call.method.toLowerCase()
+    const last = this.#lastKeyboard
     if (rendered.keyboard) {
-      lastKeyboard = {keyboard: rendered.keyboard, messageId: rendered.messageId}
-    } else if (
-      lastKeyboard?.keyboard.type === 'inline' &&
-      method.startsWith('edit') &&
-      rendered.messageId === lastKeyboard.messageId
-    ) {
+      this.#lastKeyboard = {keyboard: rendered.keyboard, messageId: rendered.messageId}
+    } else if (last?.keyboard.type === 'inline' && method.startsWith('edit') && rendered.messageId === last.messageId) {
       // Editing a message without reply_markup removes its inline keyboard.
-      lastKeyboard = undefined
-    } else if (lastKeyboard?.keyboard.type === 'reply' && rendered.markupNote === '(keyboard removed)') {
-      lastKeyboard = undefined
+      this.#lastKeyboard = undefined
+    } else if (last?.keyboard.type === 'reply' && rendered.markupNote === '(keyboard removed)') {
+      this.#lastKeyboard = undefined
     }
   }
 
-  emulator.on('call', onCall)
-  emulator.on('delivery', onDelivery)
-
-  const isPending = (updateId: number) => emulator.pendingUpdates(token).some((u) => u.update_id === updateId)
+  #wake(): void {
+    for (const w of [...this.#wakers]) w()
+  }
 
   /** Wait until the bot handled the update (acknowledged it) and no reply came for settleMs; bounded. */
-  const waitHandled = async (updateId: number | undefined, label: string, repliesBefore: number) => {
-    const limit = firstSent ? replyTimeoutMs : startupTimeoutMs
-    firstSent = true
+  async #waitHandled(updateId: number | undefined, label: string, repliesBefore: number): Promise<void> {
+    const limit = this.#firstSent ? (this.#o.replyTimeoutMs ?? 5000) : (this.#o.startupTimeoutMs ?? 30_000)
+    const settleMs = this.#o.settleMs ?? 150
+    this.#firstSent = true
     const started = Date.now()
-    const deadline = started + limit
-    const handled = await until(() => updateId === undefined || !isPending(updateId), deadline)
+    const pending = (id: number) => this.#o.emulator.pendingUpdates(this.#o.token).some((u) => u.update_id === id)
+    const handled = await this.#until(() => updateId === undefined || !pending(updateId), started + limit)
     if (!handled) {
-      if (closed) return
-      summary.unanswered++
+      if (this.#closed) return
+      this.#summary.unanswered++
       const waitedMs = Date.now() - started
-      emit({type: 'no-reply', text: label, waitedMs})
-      note(`(the bot has not handled "${label}" after ${(waitedMs / 1000).toFixed(1)}s; sending on, it stays queued)`)
+      this.#emit({type: 'no-reply', text: label, waitedMs})
+      this.#note(
+        `(the bot has not handled "${label}" after ${(waitedMs / 1000).toFixed(1)}s; sending on, it stays queued)`,
+      )
       return
     }
     // Replies a bot sends without awaiting them (and a webhook reply) arrive just after it
     // acknowledged the update: wait for settleMs of quiet counted from then, not from the last reply.
     const handledAt = Date.now()
     const settleDeadline = Math.min(Date.now() + Math.max(settleMs * 8, 1000), Date.now() + limit)
-    await until(() => Date.now() - Math.max(lastActivity, handledAt) >= settleMs, settleDeadline)
-    if (summary.replies === repliesBefore && !closed) summary.silent++
+    await this.#until(() => Date.now() - Math.max(this.#lastActivity, handledAt) >= settleMs, settleDeadline)
+    if (this.#summary.replies === repliesBefore && !this.#closed) this.#summary.silent++
   }
 
   /** Resolve true once cond() holds (checked on every emulator event and every 25 ms), false at the deadline or on close. */
-  const until = (cond: () => boolean, deadline: number) =>
-    new Promise<boolean>((resolve) => {
+  #until(cond: () => boolean, deadline: number): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
       const check = () => {
-        if (closed) return finish(false)
+        if (this.#closed) return finish(false)
         if (cond()) return finish(true)
         if (Date.now() >= deadline) return finish(false)
       }
       const timer = setInterval(check, 25)
       const finish = (value: boolean) => {
         clearInterval(timer)
-        wakers.delete(check)
+        this.#wakers.delete(check)
         resolve(value)
       }
-      wakers.add(check)
+      this.#wakers.add(check)
       check()
     })
+  }
 
-  const sendText = async (text: string) => {
-    const update = await emulator.sendUserMessage(token, {
-      text,
-      chatId,
-      userId,
-      firstName,
-      ...(username ? {username} : {}),
-    })
-    summary.sent++
-    emit({type: 'user', text, updateId: update?.update_id})
+  // ── the user's side ────────────────────────────────────────────────────
+
+  async #sendText(text: string): Promise<number | undefined> {
+    const update = await this.#o.emulator.sendUserMessage(this.#o.token, {text, ...this.#user})
+    this.#summary.sent++
+    this.#emit({type: 'user', text, updateId: update?.update_id})
     return update?.update_id
   }
 
-  const press = async (arg: string) => {
-    if (!lastKeyboard) return note('(no keyboard to press: the bot has not sent one)')
-    const buttons = flatButtons(lastKeyboard.keyboard)
+  async #press(arg: string): Promise<void> {
+    const last = this.#lastKeyboard
+    if (!last) return this.#note('(no keyboard to press: the bot has not sent one)')
+    const buttons = flatButtons(last.keyboard)
     const {button, n} = pickButton(buttons, arg)
     if (!button) {
       const list = buttons.map((b, i) => `${i + 1} ${b.text}`).join(', ')
-      return note(`(no button ${n !== undefined ? `number ${n}` : `"${arg}"`}; the last keyboard has: ${list})`)
+      return this.#note(`(no button ${n !== undefined ? `number ${n}` : `"${arg}"`}; the last keyboard has: ${list})`)
     }
-    if (!interactive) write([`you › [${button.text}]`])
-    const before = summary.replies
+    if (!this.#interactive) this.#write([`you › [${button.text}]`])
+    const before = this.#summary.replies
     if (button.kind === 'reply') {
       // A reply-keyboard button sends its label as a message.
-      const id = await sendText(button.text)
-      return waitHandled(id, button.text, before)
+      const id = await this.#sendText(button.text)
+      return this.#waitHandled(id, button.text, before)
     }
-    if (button.kind === 'url') return note(`(a link button: ${button.url ?? ''}; not opened offline)`)
+    if (button.kind === 'url') return this.#note(`(a link button: ${button.url ?? ''}; not opened offline)`)
     if (button.kind !== 'callback')
-      return note(`(the "${button.text}" button is not a callback button; only callback and link buttons work offline)`)
-    const update = await emulator.sendCallbackQuery(token, {
+      return this.#note(
+        `(the "${button.text}" button is not a callback button; only callback and link buttons work offline)`,
+      )
+    const update = await this.#o.emulator.sendCallbackQuery(this.#o.token, {
       data: button.data ?? '',
-      ...(lastKeyboard.messageId !== undefined ? {messageId: lastKeyboard.messageId} : {}),
-      chatId,
-      userId,
-      firstName,
-      ...(username ? {username} : {}),
+      ...(last.messageId !== undefined ? {messageId: last.messageId} : {}),
+      ...this.#user,
     })
-    summary.sent++
-    emit({type: 'press', button, updateId: update?.update_id})
-    return waitHandled(update?.update_id, `[${button.text}]`, before)
+    this.#summary.sent++
+    this.#emit({type: 'press', button, updateId: update?.update_id})
+    return this.#waitHandled(update?.update_id, `[${button.text}]`, before)
   }
 
   /** Handle one input line; returns false when the chat should end. */
-  const handleLine = async (raw: string): Promise<boolean> => {
+  async #handleLine(raw: string): Promise<boolean> {
     const parsed = parseChatLine(raw)
     switch (parsed.kind) {
       case 'empty':
         return true
       case 'unknown':
-        summary.unknown++
-        error(unknownCommandText(parsed.name))
+        this.#summary.unknown++
+        this.#error(unknownCommandText(parsed.name))
         return true
       case 'press':
-        if (!parsed.arg) note('(usage: :press N or :press LABEL)')
-        else await press(parsed.arg.trim())
+        if (!parsed.arg) this.#note('(usage: :press N or :press LABEL)')
+        else await this.#press(parsed.arg.trim())
         return true
       case 'help':
-        note(CHAT_HELP.join('\n'))
+        this.#note(CHAT_HELP.join('\n'))
         return true
       case 'quit':
         return false
     }
     const line = parsed.text
-    if (!interactive) write([`you › ${line}`])
-    const before = summary.replies
-    const id = await sendText(line)
-    await waitHandled(id, line, before)
+    if (!this.#interactive) this.#write([`you › ${line}`])
+    const before = this.#summary.replies
+    const id = await this.#sendText(line)
+    await this.#waitHandled(id, line, before)
     return true
   }
 
-  let resolveDone!: (s: ChatSummary) => void
-  const done = new Promise<ChatSummary>((r) => (resolveDone = r))
-  let finished = false
-  const finish = (reason: ChatSummary['reason']) => {
-    if (finished) return
-    finished = true
-    emit({type: 'end', reason})
-    cleanup()
-    resolveDone({...summary, reason})
-  }
-  const cleanup = () => {
-    // Take the prompt off the screen: what prints next is not chat.
-    if (interactive && output && rl && !closed) output.write('\r\u001B[K')
-    closed = true
-    const off = (emulator.off ?? emulator.removeListener)?.bind(emulator)
-    off?.('call', onCall as (...args: never[]) => void)
-    off?.('delivery', onDelivery as (...args: never[]) => void)
-    wake()
-    rl?.close()
-  }
+  // ── the input loop and the end ─────────────────────────────────────────
 
-  rl = createInterface({
-    // Piped input is cut at MAX_LINE_BYTES per line (a terminal's line is typed by a person).
-    input: interactive
-      ? options.input
-      : limitLines(options.input, MAX_LINE_BYTES, () =>
-          error(`✗ A line longer than ${MAX_LINE_BYTES / 1024} KiB was cut there; the rest of it is not sent.`),
-        ),
-    ...(interactive && output ? {output, terminal: true, prompt: 'you › '} : {terminal: false}),
-  })
-  if (interactive) {
-    rl.on('SIGINT', () => (options.onInterrupt ?? (() => process.kill(process.pid, 'SIGINT')))())
-  }
-
-  void (async () => {
+  async #run(): Promise<void> {
     let reason: ChatSummary['reason'] = 'input-ended'
     try {
-      if (interactive) {
-        if (options.intro !== false)
-          note(`Chatting with the bot as ${firstName} (chat ${chatId}). :help for commands, Ctrl-D to end.`)
-        rl.prompt()
+      if (this.#interactive) {
+        if (this.#o.intro !== false)
+          this.#note(
+            `Chatting with the bot as ${this.#user.firstName} (chat ${this.#user.chatId}). :help for commands, Ctrl-D to end.`,
+          )
+        this.#rl.prompt()
       }
-      for await (const line of rl) {
-        if (closed) break
-        const more = await handleLine(line)
-        if (!more) {
+      for await (const line of this.#rl) {
+        if (this.#closed) break
+        if (!(await this.#handleLine(line))) {
           reason = 'quit'
           break
         }
-        if (interactive && !closed) rl.prompt(true) // keep the cursor: the user may have typed on while the bot answered
+        // Keep the cursor: the user may have typed on while the bot answered.
+        if (this.#interactive && !this.#closed) this.#rl.prompt(true)
       }
     } catch {
       // The input failed (e.g. closed under us): end the chat as if it had ended.
     }
-    finish(closed && reason === 'input-ended' ? 'closed' : reason)
-  })()
+    this.#finish(this.#closed && reason === 'input-ended' ? 'closed' : reason)
+  }
 
-  return {
-    done,
-    print: (line: string) => write(line.split('\n')),
-    close: () => finish('closed'),
+  #finish(reason: ChatSummary['reason']): void {
+    if (this.#finished) return
+    this.#finished = true
+    this.#emit({type: 'end', reason})
+    // Take the prompt off the screen: what prints next is not chat.
+    if (this.#interactive && this.#o.output && !this.#closed) this.#o.output.write('\r\u001B[K')
+    this.#closed = true
+    const emulator = this.#o.emulator
+    const off = (emulator.off ?? emulator.removeListener)?.bind(emulator)
+    off?.('call', this.#onCall as (...args: never[]) => void)
+    off?.('delivery', this.#onDelivery as (...args: never[]) => void)
+    this.#wake()
+    this.#rl.close()
+    this.#resolveDone({...this.#summary, reason})
   }
 }
 

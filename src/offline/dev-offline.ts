@@ -94,75 +94,186 @@ export interface OfflineDevSummary extends DevSummary {
 }
 
 export async function runOfflineDev(options: OfflineDevOptions): Promise<OfflineDevSummary> {
-  const {
-    chatId,
-    userId,
-    firstName,
-    username,
-    input,
-    output,
-    logOutput,
-    interactive: interactiveOption,
-    color,
-    showChatActions,
-    replyTimeoutMs,
-    startupTimeoutMs,
-    emulatorPort,
-    stateDir: givenStateDir,
-    onEvent,
-    signal: externalSignal,
-    ...session
-  } = options
-  const interactive = interactiveOption ?? Boolean((input as {isTTY?: boolean}).isTTY)
-  const backend: OfflineBackend = await startOfflineBackend({
-    port: emulatorPort ?? 0,
-    chatId,
-    userId,
-    firstName,
-    username,
-  })
-  const stateDir = givenStateDir ?? mkdtempSync(join(tmpdir(), 'bot-offline-state-'))
-  const controller = new AbortController()
-  const onExternalAbort = () => controller.abort(externalSignal?.reason)
-  if (externalSignal?.aborted) controller.abort(externalSignal.reason)
-  else externalSignal?.addEventListener('abort', onExternalAbort, {once: true})
+  const {chatId, userId, firstName, username, emulatorPort} = options
+  const backend = await startOfflineBackend({port: emulatorPort ?? 0, chatId, userId, firstName, username})
+  return new OfflineRun(options, backend).run()
+}
 
-  let chat: Chat | undefined
-  let endedBy: OfflineDevSummary['endedBy'] = 'session'
-  let sessionOver = false
-  const fallbackOut = logOutput ?? output
-  const print: OfflinePrint = (line) => {
-    if (chat && interactive) chat.print(line)
-    else fallbackOut?.write(line + '\n')
+/**
+ * One offline run: the dev session against the backend's emulator, the chat started once the
+ * session is ready, the session's events in offline words, and the verdict on piped input.
+ */
+class OfflineRun {
+  readonly #o: OfflineDevOptions
+  readonly #backend: OfflineBackend
+  readonly #interactive: boolean
+  readonly #stateDir: string
+  /** Aborted when the chat ended, or from outside: the session stops. */
+  readonly #controller = new AbortController()
+  readonly #info: OfflineInfo
+  #chat: Chat | undefined
+  #chatEnded: ChatSummary | undefined
+  #endedBy: OfflineDevSummary['endedBy'] = 'session'
+  #sessionOver = false
+  /** Updates the user sent: chat lines, button presses, triggers and replays. */
+  #sent = 0
+  #verdict: ReturnType<typeof offlineResult> | undefined
+
+  constructor(options: OfflineDevOptions, backend: OfflineBackend) {
+    this.#o = options
+    this.#backend = backend
+    this.#interactive = options.interactive ?? Boolean((options.input as {isTTY?: boolean}).isTTY)
+    this.#stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), 'bot-offline-state-'))
+    this.#info = {
+      apiRoot: backend.apiRoot,
+      botUsername: backend.bot.username,
+      mode: options.mode,
+      firstName: backend.user.firstName,
+      chatId: backend.user.chatId,
+      interactive: this.#interactive,
+    }
   }
-  const emit = (event: OfflineDevEvent) => onEvent(event, print)
-  let sent = 0
-  let chatEnded: ChatSummary | undefined
-  let verdict: ReturnType<typeof offlineResult> | undefined
-  /** Piped input that ended the session: its verdict, decided (and shown when it fails) once. */
-  const pipedVerdict = (chatSummary: ChatSummary | undefined, failures: number) => {
-    if (verdict || interactive || !chatSummary || (endedBy as OfflineDevSummary['endedBy']) !== 'chat') return verdict
-    verdict = offlineResult(chatSummary, failures)
-    if (!verdict.ok) emit(verdict)
-    return verdict
+
+  async run(): Promise<OfflineDevSummary> {
+    const o = this.#o
+    const backend = this.#backend
+    const external = o.signal
+    const onExternalAbort = () => this.#controller.abort(external?.reason)
+    if (external?.aborted) this.#controller.abort(external.reason)
+    else external?.addEventListener('abort', onExternalAbort, {once: true})
+    this.#emit({
+      type: 'offline',
+      apiRoot: backend.apiRoot,
+      botUsername: backend.bot.username,
+      botId: backend.bot.id,
+      userId: backend.user.userId,
+      chatId: backend.user.chatId,
+      mode: o.mode,
+      text: `Offline: Bot API emulator on ${backend.apiRoot}, bot @${backend.bot.username} (fake token), ${
+        o.mode === 'webhook' ? 'webhook over loopback (no tunnel)' : 'long polling'
+      }; you are ${backend.user.firstName} (user ${backend.user.userId}, chat ${backend.user.chatId}).`,
+    })
+    const dev = this.#session()
+    // Once the session stops (end of input, a signal, the bot's exit), the chat stops reading and
+    // its prompt goes away, so teardown lines print plainly.
+    const onStopping = () => {
+      this.#sessionOver = true
+      this.#chat?.close()
+    }
+    dev.signal.addEventListener('abort', onStopping, {once: true})
+    let summary: DevSummary
+    try {
+      summary = await dev.run()
+    } finally {
+      onStopping()
+      dev.signal.removeEventListener('abort', onStopping)
+      external?.removeEventListener('abort', onExternalAbort)
+      await backend.stop()
+      if (!o.stateDir) rmSync(this.#stateDir, {recursive: true, force: true})
+    }
+    const chatSummary = this.#chat ? await this.#chat.done : undefined
+    let exitCode = summary.exitCode
+    // Piped input (a CI script): a line the bot left without an answer, or an update it failed, is a failure.
+    const result = this.#pipedVerdict(chatSummary, summary.failures)
+    if (result && !result.ok && exitCode === 0) exitCode = 1
+    return {...summary, exitCode, ...(chatSummary ? {chat: chatSummary} : {}), endedBy: this.#endedBy}
   }
-  const info: OfflineInfo = {
-    apiRoot: backend.apiRoot,
-    botUsername: backend.bot.username,
-    mode: session.mode,
-    firstName: backend.user.firstName,
-    chatId: backend.user.chatId,
-    interactive,
+
+  /** The dev session against the emulator (webhooks over loopback), speaking as the chat's user for triggers. */
+  #session(): DevSession {
+    const {
+      chatId: _chatId,
+      userId: _userId,
+      firstName: _firstName,
+      username: _username,
+      input: _input,
+      output: _output,
+      logOutput: _logOutput,
+      interactive: _interactive,
+      color: _color,
+      showChatActions: _showChatActions,
+      replyTimeoutMs: _replyTimeoutMs,
+      startupTimeoutMs: _startupTimeoutMs,
+      emulatorPort: _emulatorPort,
+      stateDir: _stateDir,
+      onEvent: _onEvent,
+      signal: _signal,
+      ...session
+    } = this.#o
+    const backend = this.#backend
+    return new DevSession({
+      ...session,
+      api: new BotApi({token: backend.token, apiRoot: backend.apiRoot}),
+      token: backend.token,
+      apiRoot: backend.apiRoot,
+      passApiRoot: true,
+      ...(session.mode === 'webhook' ? {tunnel: loopbackProvider()} : {}),
+      stateDir: this.#stateDir,
+      // `bot trigger` / `bot replay` find the session in the usual state folder, and speak as the chat's user.
+      controlDir: session.controlDir ?? defaultStateDir(),
+      offline: {
+        emulator: backend.emulator,
+        token: backend.token,
+        user: backend.user,
+        onSent: () => this.#sent++,
+      },
+      signal: this.#controller.signal,
+      onEvent: (event) => {
+        this.#emit(this.#offlineWords(event))
+        if (event.type === 'ready') this.#startChat()
+      },
+    })
   }
+
+  #emit(event: OfflineDevEvent): void {
+    this.#o.onEvent(event, (line) => this.#print(line))
+  }
+
+  /** A line that does not break the chat's prompt (through the chat once it runs, else to logOutput). */
+  #print(line: string): void {
+    if (this.#chat && this.#interactive) this.#chat.print(line)
+    else (this.#o.logOutput ?? this.#o.output)?.write(line + '\n')
+  }
+
+  #startChat(): void {
+    if (this.#chat || this.#controller.signal.aborted) return
+    const o = this.#o
+    const chat = startOfflineChat(this.#backend, {
+      input: o.input,
+      output: o.output,
+      interactive: this.#interactive,
+      color: o.color,
+      showChatActions: o.showChatActions,
+      replyTimeoutMs: o.replyTimeoutMs,
+      startupTimeoutMs: o.startupTimeoutMs,
+      // The start-up line already says who you are and how to chat.
+      intro: false,
+      onEvent: (event) => {
+        if (event.type === 'user' || event.type === 'press') this.#sent++
+        this.#emit({type: 'chat', event, text: chatEventText(event)})
+      },
+      // Ctrl-C at the prompt: the same as a SIGINT from outside when the session handles signals.
+      onInterrupt: () =>
+        o.handleSignals ? process.kill(process.pid, 'SIGINT') : this.#controller.abort(new Error('interrupted')),
+    })
+    this.#chat = chat
+    void chat.done.then((summary) => {
+      this.#chatEnded = summary
+      if (this.#sessionOver || this.#controller.signal.aborted) return
+      this.#endedBy = 'chat'
+      this.#controller.abort(new Error('the chat ended'))
+    })
+  }
+
   /** The session's events in offline words (session-text.ts); every other field as it was. */
-  const offlineEvent = (event: DevEvent): DevEvent => {
+  #offlineWords(event: DevEvent): DevEvent {
     if (event.type === 'ready')
       return {
         ...event,
-        text: offlineReadyText(info, {
+        text: offlineReadyText(this.#info, {
           command: event.command,
           port: event.port,
-          watching: Boolean(session.watch),
+          watching: Boolean(this.#o.watch),
           inspectorUrl: event.inspectorUrl,
         }),
       }
@@ -170,96 +281,20 @@ export async function runOfflineDev(options: OfflineDevOptions): Promise<Offline
       return {...event, text: OFFLINE_WEBHOOK_DELETED}
     if (event.type === 'summary') {
       // Piped input: the verdict on the chat comes first, and the summary's exit code agrees with it.
-      const result = pipedVerdict(chatEnded, event.failures)
+      const result = this.#pipedVerdict(this.#chatEnded, event.failures)
       const exitCode = result && !result.ok && event.exitCode === 0 ? 1 : event.exitCode
-      return {...event, exitCode, text: offlineSummaryText({...event, exitCode}, sent)}
+      return {...event, exitCode, text: offlineSummaryText({...event, exitCode}, this.#sent)}
     }
     return event
   }
 
-  const startTheChat = () => {
-    if (chat || controller.signal.aborted) return
-    chat = startOfflineChat(backend, {
-      input,
-      output,
-      interactive,
-      color,
-      showChatActions,
-      replyTimeoutMs,
-      startupTimeoutMs,
-      // The start-up line already says who you are and how to chat.
-      intro: false,
-      onEvent: (event) => {
-        if (event.type === 'user' || event.type === 'press') sent++
-        emit({type: 'chat', event, text: chatEventText(event)})
-      },
-      // Ctrl-C at the prompt: the same as a SIGINT from outside when the session handles signals.
-      onInterrupt: () =>
-        session.handleSignals ? process.kill(process.pid, 'SIGINT') : controller.abort(new Error('interrupted')),
-    })
-    void chat.done.then((summary) => {
-      chatEnded = summary
-      if (sessionOver || controller.signal.aborted) return
-      endedBy = 'chat'
-      controller.abort(new Error('the chat ended'))
-    })
+  /** Piped input that ended the session: its verdict, decided (and shown when it fails) once. */
+  #pipedVerdict(chat: ChatSummary | undefined, failures: number): ReturnType<typeof offlineResult> | undefined {
+    if (this.#verdict || this.#interactive || !chat || this.#endedBy !== 'chat') return this.#verdict
+    this.#verdict = offlineResult(chat, failures)
+    if (!this.#verdict.ok) this.#emit(this.#verdict)
+    return this.#verdict
   }
-
-  emit({
-    type: 'offline',
-    apiRoot: backend.apiRoot,
-    botUsername: backend.bot.username,
-    botId: backend.bot.id,
-    userId: backend.user.userId,
-    chatId: backend.user.chatId,
-    mode: session.mode,
-    text: `Offline: Bot API emulator on ${backend.apiRoot}, bot @${backend.bot.username} (fake token), ${
-      session.mode === 'webhook' ? 'webhook over loopback (no tunnel)' : 'long polling'
-    }; you are ${backend.user.firstName} (user ${backend.user.userId}, chat ${backend.user.chatId}).`,
-  })
-
-  const dev = new DevSession({
-    ...session,
-    api: new BotApi({token: backend.token, apiRoot: backend.apiRoot}),
-    token: backend.token,
-    apiRoot: backend.apiRoot,
-    passApiRoot: true,
-    ...(session.mode === 'webhook' ? {tunnel: loopbackProvider()} : {}),
-    stateDir,
-    // `bot trigger` / `bot replay` find the session in the usual state folder, and speak as the chat's user.
-    controlDir: session.controlDir ?? defaultStateDir(),
-    offline: {emulator: backend.emulator, token: backend.token, user: backend.user, onSent: () => sent++},
-    signal: controller.signal,
-    onEvent: (event) => {
-      emit(offlineEvent(event))
-      if (event.type === 'ready') startTheChat()
-    },
-  })
-  // Once the session stops (end of input, a signal, the bot's exit), the chat stops reading and
-  // its prompt goes away, so teardown lines print plainly.
-  const onStopping = () => {
-    sessionOver = true
-    chat?.close()
-  }
-  dev.signal.addEventListener('abort', onStopping, {once: true})
-
-  let summary: DevSummary
-  try {
-    summary = await dev.run()
-  } finally {
-    onStopping()
-    dev.signal.removeEventListener('abort', onStopping)
-    externalSignal?.removeEventListener('abort', onExternalAbort)
-    chat?.close()
-    await backend.stop()
-    if (!givenStateDir) rmSync(stateDir, {recursive: true, force: true})
-  }
-  const chatSummary = chat ? await chat.done : undefined
-  let exitCode = summary.exitCode
-  // Piped input (a CI script): a line the bot left without an answer, or an update it failed, is a failure.
-  const result = pipedVerdict(chatSummary, summary.failures)
-  if (result && !result.ok && exitCode === 0) exitCode = 1
-  return {...summary, exitCode, ...(chatSummary ? {chat: chatSummary} : {}), endedBy}
 }
 
 /** The verdict on a piped chat: every line answered, no update failed. */

@@ -1,5 +1,15 @@
 /** The subset of Bot API types this tool reads. Field names follow the Bot API. */
 
+/** The update types that carry a message (dated: Telegram drops one more than a day old). */
+export const MESSAGE_UPDATE_TYPES = [
+  'message',
+  'edited_message',
+  'channel_post',
+  'edited_channel_post',
+  'business_message',
+  'edited_business_message',
+] as const
+
 export interface User {
   id: number
   is_bot: boolean

@@ -68,7 +68,7 @@ export const PROVIDERS: Readonly<Record<string, (config: ProviderConfig) => Tunn
     if (!c.url)
       throw new TunnelError('the public-url provider needs a URL', {
         code: 'tunnel_invalid',
-        fix: 'pass --public-url https://…',
+        fix: 'give the public https URL that forwards to the relay',
       })
     return publicUrlProvider(c.url)
   },
@@ -86,7 +86,7 @@ export function createProvider(name: string, config: ProviderConfig = {}): Tunne
   return factory(config)
 }
 
-/** The values of `--tunnel` / BOT_TUNNEL. */
+/** The tunnel choices (`bot dev --tunnel`, BOT_TUNNEL). */
 export const TUNNEL_CHOICES = ['auto', 'cloudflared', 'localtunnel', 'none'] as const
 export type TunnelChoice = (typeof TUNNEL_CHOICES)[number]
 
@@ -96,7 +96,7 @@ export function cloudflaredAvailable(env: NodeJS.ProcessEnv = process.env): bool
 }
 
 /**
- * Which provider a `--tunnel` value means: auto = cloudflared when BOT_CLOUDFLARED is set or
+ * Which provider a tunnel choice means: auto = cloudflared when BOT_CLOUDFLARED is set or
  * cloudflared is on PATH, else localtunnel. An unknown value is bad input (exit 2) naming the choices.
  */
 export function resolveTunnelChoice(
@@ -106,22 +106,24 @@ export function resolveTunnelChoice(
   const choice = name.trim().toLowerCase()
   if (choice === 'auto') return cloudflaredAvailable(env) ? 'cloudflared' : 'localtunnel'
   if (choice === 'cloudflared' || choice === 'localtunnel' || choice === 'none') return choice
-  throw new TunnelError(`--tunnel "${name}" is not a tunnel provider`, {
+  throw new TunnelError(`"${name}" is not a tunnel provider`, {
     code: 'tunnel_invalid',
-    fix: `use one of ${TUNNEL_CHOICES.join(', ')} (BOT_TUNNEL takes the same values)`,
+    fix: `use one of ${TUNNEL_CHOICES.join(', ')}`,
   })
 }
 
 /**
- * The provider for a `--tunnel` value (see resolveTunnelChoice), built with `config` (localtunnel's
- * host and subdomain); null for `none` (the bridge: no public URL; the session decides).
+ * The provider for a tunnel choice (see resolveTunnelChoice), built with `config`; `auto` with a
+ * localtunnel host or subdomain in `config` means localtunnel. Null for `none` (the bridge: no
+ * public URL; the session decides).
  */
 export function chooseTunnelProvider(
   name: TunnelChoice | string,
   env: NodeJS.ProcessEnv = process.env,
   config: ProviderConfig = {},
 ): TunnelProvider | null {
-  const choice = resolveTunnelChoice(name, env)
+  const asksForLocaltunnel = name.trim().toLowerCase() === 'auto' && Boolean(config.host || config.subdomain)
+  const choice = asksForLocaltunnel ? 'localtunnel' : resolveTunnelChoice(name, env)
   if (choice === 'none') return null
   return createProvider(choice, {...config, env})
 }

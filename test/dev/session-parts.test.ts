@@ -9,7 +9,7 @@ import {PassThrough} from 'node:stream'
 import {describe, expect, it} from 'vitest'
 
 import {guardOutput} from '../../src/cli/closed-output.js'
-import {listenerOwner, processGroup} from '../../src/session-store/listener.js'
+import {listenerOwner, processGroup} from '../../src/session-store/proc-net.js'
 import {stopOrphan} from '../../src/session-store/processes.js'
 import {readRestoreSecret, removeRestoreSecret, saveRestoreSecret} from '../../src/session-store/state.js'
 import {Teardown} from '../../src/dev/teardown.js'

@@ -7,7 +7,8 @@ import {connect, createServer, type AddressInfo, type Server, type Socket} from 
 
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {apiEndpoints, connectionsOf, normalizeIp} from '../../src/session-store/sockets.js'
+import {apiEndpoints} from '../../src/doctor/api-endpoints.js'
+import {connectionsOf, normalizeIp} from '../../src/session-store/proc-net.js'
 
 const open: Array<Server | Socket> = []
 afterEach(() => {

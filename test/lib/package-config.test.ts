@@ -1,18 +1,25 @@
 /**
- * src/cli/package-config.ts with `bot dev`'s real flag definitions: the nearest package.json's
- * "bot".dev section becomes flags (camelCase keys, `command` after `--`), only where neither the
- * command line nor the environment (.env included) sets the flag; unknown keys and wrong types
- * are UsageErrors (exit 2) naming the key and the file.
+ * src/cli/package-config.ts with `bot dev`'s real flag definitions and oclif's real parser: the
+ * nearest package.json's "bot".dev section gives the flags their defaults (camelCase keys; `command`
+ * is the bot command), so the command line and the environment (.env included) win over it;
+ * unknown keys and wrong types are UsageErrors (exit 2) naming the key and the file.
  */
 import {mkdirSync, mkdtempSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
+import {Parser} from '@oclif/core'
 import {describe, expect, it} from 'vitest'
 
 import Dev from '../../src/commands/dev.js'
 import {UsageError} from '../../src/lib/errors.js'
-import {findPackageJson, splitCommand, withPackageConfig, type FlagDefinition} from '../../src/cli/package-config.js'
+import {
+  findPackageJson,
+  readPackageConfig,
+  splitCommand,
+  withDefaults,
+  type FlagDefinition,
+} from '../../src/cli/package-config.js'
 
 const flags = Dev.flags as unknown as Record<string, FlagDefinition>
 
@@ -22,8 +29,20 @@ function project(pkg: unknown): string {
   return dir
 }
 
-const apply = (cwd: string, argv: string[] = [], env: NodeJS.ProcessEnv = {}) =>
-  withPackageConfig('dev', argv, flags, {cwd, env})
+const apply = (cwd: string) => readPackageConfig('dev', flags, {cwd})
+
+/** The flags oclif parses from `argv` (with `env` as the environment) once package.json gave the defaults. */
+async function parsed(cwd: string, argv: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<Record<string, unknown>> {
+  const config = await apply(cwd)
+  const saved = process.env
+  process.env = {...env}
+  try {
+    const out = await Parser.parse(argv, {flags: withDefaults(Dev.flags, config), strict: false})
+    return out.flags as Record<string, unknown>
+  } finally {
+    process.env = saved
+  }
+}
 
 async function usage(p: Promise<unknown>): Promise<UsageError> {
   const error = await p.then(
@@ -36,7 +55,7 @@ async function usage(p: Promise<unknown>): Promise<UsageError> {
 }
 
 describe('package.json "bot".dev defaults', () => {
-  it('turns camelCase keys into flags and `command` into the words after --', async () => {
+  it('turns camelCase keys into flag defaults and `command` into the bot command', async () => {
     const dir = project({
       bot: {
         dev: {
@@ -50,38 +69,44 @@ describe('package.json "bot".dev defaults', () => {
     })
     const r = await apply(dir)
     expect(r?.path).toBe(join(dir, 'package.json'))
-    expect(r?.argv).toEqual([
-      '--mode=polling',
-      '--allowed-updates=message,callback_query',
-      '--no-watch',
-      '--port=8080',
-      '--',
-      'node',
-      'bot.mjs',
-    ])
+    expect(r?.command).toEqual(['node', 'bot.mjs'])
+    expect(r?.defaults).toEqual({
+      mode: 'polling',
+      'allowed-updates': 'message,callback_query',
+      watch: false,
+      port: 8080,
+    })
+    const f = await parsed(dir)
+    expect([f.mode, f['allowed-updates'], f.watch, f.port]).toEqual(['polling', 'message,callback_query', false, 8080])
+    // flags package.json does not name keep their own defaults
+    expect([f.tunnel, f['hold-timeout']]).toEqual(['auto', 30])
   })
 
   it('is found from a sub-folder, like npm', async () => {
     const dir = project({bot: {dev: {mode: 'polling'}}})
     mkdirSync(join(dir, 'src', 'deep'), {recursive: true})
     expect(findPackageJson(join(dir, 'src', 'deep'))).toBe(join(dir, 'package.json'))
-    expect((await apply(join(dir, 'src', 'deep')))?.argv).toEqual(['--mode=polling'])
+    expect((await parsed(join(dir, 'src', 'deep'))).mode).toBe('polling')
   })
 
-  it('flags win: a flag on the command line (any form) and a command after -- are kept as given', async () => {
+  it('flags win: a flag on the command line (any form) wins over its default from package.json', async () => {
     const dir = project({bot: {dev: {command: 'node other.mjs', mode: 'polling', watch: false, port: 1}}})
-    const r = await apply(dir, ['--mode', 'webhook', '--watch', '--port=2', '--', 'node', 'mine.mjs'])
-    expect(r?.argv).toEqual(['--mode', 'webhook', '--watch', '--port=2', '--', 'node', 'mine.mjs'])
+    const f = await parsed(dir, ['--mode', 'webhook', '--watch', '--port=2', '--', 'node', 'mine.mjs'])
+    expect([f.mode, f.watch, f.port]).toEqual(['webhook', true, 2])
+    expect((await parsed(dir, ['--no-watch'])).watch).toBe(false)
   })
 
   it('the environment (and so .env) wins over package.json for flags with a variable', async () => {
     const dir = project({bot: {dev: {apiRoot: 'http://from-package.test'}}})
-    expect((await apply(dir, [], {BOT_API_ROOT: 'http://from-env.test'}))?.argv).toEqual([])
-    expect((await apply(dir, [], {}))?.argv).toEqual(['--api-root=http://from-package.test'])
+    expect((await parsed(dir, [], {BOT_API_ROOT: 'http://from-env.test'}))['api-root']).toBe('http://from-env.test')
+    expect((await parsed(dir, [], {}))['api-root']).toBe('http://from-package.test')
+    expect(
+      (await parsed(dir, ['--api-root', 'http://from-flag.test'], {BOT_API_ROOT: 'http://from-env.test'}))['api-root'],
+    ).toBe('http://from-flag.test')
   })
 
   it('no package.json, no "bot" section, or no "dev" in it: nothing changes', async () => {
-    expect(await apply(project({name: 'x'}), ['--mode', 'polling'])).toBeUndefined()
+    expect(await apply(project({name: 'x'}))).toBeUndefined()
     expect(await apply(project({bot: {}}))).toBeUndefined()
   })
 

@@ -68,6 +68,11 @@ describe('chooseTunnelProvider', () => {
     }) as unknown as {name: string; host: string; subdomain: string}
     expect([lt.name, lt.host, lt.subdomain]).toEqual(['localtunnel', 'http://127.0.0.1:9', 'mybot-dev'])
     expect(chooseTunnelProvider('none', bin.env())).toBeNull()
+    // auto with a localtunnel server or subdomain asked for: localtunnel, even where cloudflared could run
+    const withCloudflared = {...noCloudflared, BOT_CLOUDFLARED: FAKE_CLOUDFLARED}
+    expect(chooseTunnelProvider('auto', withCloudflared)?.name).toBe('cloudflared')
+    expect(chooseTunnelProvider('auto', withCloudflared, {subdomain: 'mybot-dev'})?.name).toBe('localtunnel')
+    expect(chooseTunnelProvider('auto', withCloudflared, {host: 'http://127.0.0.1:9'})?.name).toBe('localtunnel')
     expect(resolveTunnelChoice(' Auto ', noCloudflared)).toBe('localtunnel')
     expect(Object.keys(PROVIDERS)).toContain('cloudflared')
   })
@@ -81,9 +86,7 @@ describe('chooseTunnelProvider', () => {
     }
     expect(err).toBeInstanceOf(TunnelError)
     expect((err as TunnelError).exitCode).toBe(2)
-    expect((err as TunnelError).message).toBe('--tunnel "ngrok" is not a tunnel provider')
-    expect((err as TunnelError).fix).toBe(
-      'use one of auto, cloudflared, localtunnel, none (BOT_TUNNEL takes the same values)',
-    )
+    expect((err as TunnelError).message).toBe('"ngrok" is not a tunnel provider')
+    expect((err as TunnelError).fix).toBe('use one of auto, cloudflared, localtunnel, none')
   })
 })

@@ -12,7 +12,7 @@
  * Dependency-free, like fast-start.ts (whose list renderer and indent it shares: that module is
  * always loaded first).
  */
-import {indent, renderList} from './render.js'
+import {indent, renderList, type ManifestCommand} from './render.js'
 
 export interface ManifestFlag {
   name: string
@@ -43,13 +43,7 @@ export interface ManifestArg {
   [key: string]: unknown
 }
 
-export interface ManifestCommandFull {
-  id: string
-  summary?: string
-  description?: string
-  hidden?: boolean
-  aliases?: string[]
-  hiddenAliases?: string[]
+export interface ManifestCommandFull extends ManifestCommand {
   strict?: boolean
   examples?: Array<string | {description?: string; command?: string}>
   flags?: Record<string, ManifestFlag>
@@ -108,6 +102,8 @@ const COMMAND_KEYS = new Set([
   'enableJsonFlag',
   'isESM',
   'relativePath',
+  // Ours (BaseCommand): which package.json section holds the flag defaults; not shown in help.
+  'packageSection',
   'deprecateAliases',
   'baseFlags',
 ])

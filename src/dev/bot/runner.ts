@@ -6,7 +6,7 @@
 import {BotProcess, botEnv, type BotExit, type BotMode} from './process.js'
 import type {BotCommand} from './command.js'
 import type {DevEventSink} from '../events.js'
-import {commandOf, listenerOwner} from '../../session-store/listener.js'
+import {commandOf, listenerOwner} from '../../session-store/proc-net.js'
 import type {Relay} from '../relay/relay.js'
 import type {SessionState} from '../../session-store/state.js'
 

@@ -5,15 +5,10 @@
  * `max` queues send in parallel. A queue whose head failed waits for its retry without holding a
  * connection slot, so the other chats keep flowing.
  */
-import type {Update} from '../../../telegram/types.js'
+import {MESSAGE_UPDATE_TYPES, type Update} from '../../../telegram/types.js'
 
 const CHAT_KEYED = [
-  'message',
-  'edited_message',
-  'channel_post',
-  'edited_channel_post',
-  'business_message',
-  'edited_business_message',
+  ...MESSAGE_UPDATE_TYPES,
   'my_chat_member',
   'chat_member',
   'chat_join_request',

@@ -1,54 +1,36 @@
 /**
- * The inspector inside a `bot dev` session: the update history (src/inspector/history/history.ts) fed by
- * the relay (each update's body and the bot's answer) and by the api proxy (each Bot API call of
- * the bot, and in polling mode the updates its getUpdates got), the inspector's web page, the
- * control port `bot trigger`/`bot replay` talk to (found through a 0600 control record), and the
- * SessionActions behind them.
+ * What a `bot dev` session records (inspector/history): each update the relay forwards, with the
+ * bot's answer; each Bot API call of the bot the api proxy sees (attached to its update), and in
+ * polling mode the updates its getUpdates got; and the actions behind `bot trigger`, `bot replay`
+ * and the page's Replay (control/actions.ts), which know the updates they injected.
  *
- * What the terminal shows: a failing call as `  ↳ sendMessage 400 Bad Request: …` under its
+ * What the terminal shows of it: a failing call as `  ↳ sendMessage 400 Bad Request: …` under its
  * update (held until that update's line is out), an update seen in polling mode as one line, and
- * where an injected update came from. Every resource registers its cleanup as it is created.
+ * where an injected update came from.
  */
-import {randomBytes} from 'node:crypto'
 import {join} from 'node:path'
 
-import {startApiProxy} from '../inspector/proxy/api-proxy.js'
-import {buildCall, redactorFor} from '../inspector/proxy/call-record.js'
-import {startControlServer} from '../control/server.js'
-import {removeControlRecord, writeControlRecord} from '../control/record.js'
-import {ATTACH_WINDOW_MS, UpdateHistory} from '../inspector/history/history.js'
-import {FailedCallLines} from '../inspector/history/failed-lines.js'
-import {startInspectorServer} from '../inspector/web/server.js'
-import {nextSyntheticUpdateId} from '../control/synthetic.js'
-import {inspectorText, pollingUpdateText, sourceSuffix} from '../inspector/render.js'
-import type {ApiCall, EntrySource, UpdateEntry} from '../inspector/types.js'
-import type {DevEvent, DevEventSink} from './events.js'
-import {peekUpdateId} from '../telegram/describe.js'
-import type {Relay} from './relay/relay.js'
 import {InspectorActions, type OfflineTarget} from '../control/actions.js'
+import {nextSyntheticUpdateId} from '../control/synthetic.js'
+import {buildCall, redactorFor} from '../inspector/proxy/call-record.js'
+import {FailedCallLines} from '../inspector/history/failed-lines.js'
+import {ATTACH_WINDOW_MS, UpdateHistory} from '../inspector/history/history.js'
+import {pollingUpdateText, sourceSuffix} from '../inspector/render.js'
+import type {ApiCall, EntrySource, UpdateEntry} from '../inspector/types.js'
+import {peekUpdateId} from '../telegram/describe.js'
+import type {DevEvent, DevEventSink} from './events.js'
+import type {Relay} from './relay/relay.js'
 
-export type {OfflineTarget} from '../control/actions.js'
-
-export interface SessionInspectorOptions {
+export interface SessionRecordingOptions {
   token: string
-  /** Where the bot's calls really go: the api root (or the emulator). */
-  apiRoot: string
   mode: 'webhook' | 'polling'
-  cwd: string
-  /** Record the bot's calls through the api proxy (default true; --no-api-proxy). */
+  /** The bot's calls go through the api proxy (default true): false, and polled updates are recorded as they are put in. */
   apiProxy?: boolean
-  /** Serve the inspector page (default true; --no-inspect). */
-  inspect?: boolean
-  inspectPort?: number
   /** Offline: triggers go into the emulator as its user's actions. */
   offline?: OfflineTarget
   /** The session's state folder (the history log goes there). */
   stateDir: string
-  /** Where the control record goes (offline: the default state folder, not the session's temporary one). */
-  controlDir: string
   emit: DevEventSink
-  /** Registers a cleanup in the session's teardown. */
-  register: (name: string, run: () => Promise<void>, minMs?: number) => void
   /** How long a trigger or replay waits for the bot's answer. Default 30 s (the control port waits 35 s). */
   actionTimeoutMs?: number
 }
@@ -58,14 +40,12 @@ const SEEN_MAX = 5000
 /** Polled updates counted as being handled at once (getUpdates returns at most 100). */
 const POLLING_MAX = 200
 
-export class SessionInspector {
-  readonly #o: SessionInspectorOptions
+export class SessionRecording {
+  readonly #o: SessionRecordingOptions
   /** Redacted from everything the history keeps; the webhook secret and path join once known. */
   readonly #secrets: string[]
   #history: UpdateHistory | undefined
   #relay: Relay | undefined
-  #url: string | undefined
-  #proxyUrl: string | undefined
   readonly #lines: FailedCallLines
   #seenPolling = new Set<number>()
   /** Polled updates the bot may still be handling. */
@@ -74,10 +54,9 @@ export class SessionInspector {
   readonly #seenIds = new Set<number>()
   #lastSynthetic: number | undefined
   #bot: {id: number; first_name?: string; username?: string} | undefined
-  #removeRecord: (() => void) | undefined
   readonly actions: InspectorActions
 
-  constructor(o: SessionInspectorOptions) {
+  constructor(o: SessionRecordingOptions) {
     this.#o = o
     this.#secrets = [o.token]
     this.#lines = new FailedCallLines((line) => o.emit(line))
@@ -96,11 +75,6 @@ export class SessionInspector {
     })
   }
 
-  /** The inspector page (with its key), once started. */
-  get url(): string | undefined {
-    return this.#url
-  }
-
   get history(): UpdateHistory | undefined {
     return this.#history
   }
@@ -110,89 +84,21 @@ export class SessionInspector {
     for (const s of secrets) if (s && !this.#secrets.includes(s)) this.#secrets.push(s)
   }
 
-  /**
-   * Start the history, the api proxy, the page and the control port for this bot. Returns the api
-   * root to give the bot (BOT_API_ROOT): the proxy, or undefined without one.
-   */
-  async start(bot: {id: number; first_name?: string; username?: string}): Promise<string | undefined> {
-    const o = this.#o
+  /** The secrets redacted from everything kept (the api proxy and the servers redact them too). */
+  get secrets(): string[] {
+    return this.#secrets
+  }
+
+  /** Start the history of this bot (its JSONL log in the state folder). */
+  open(bot: {id: number; first_name?: string; username?: string}): UpdateHistory {
     this.#bot = bot
     const history = new UpdateHistory({
-      logFile: join(o.stateDir, `history-${bot.id}.jsonl`),
+      logFile: join(this.#o.stateDir, `history-${bot.id}.jsonl`),
       secrets: this.#secrets,
-      onError: (text) => o.emit({type: 'warn', text}),
+      onError: (text) => this.#o.emit({type: 'warn', text}),
     })
     this.#history = history
-    let control: {port: number; close(): Promise<void>} | undefined
-    let server: {url: string; close(): Promise<void>} | undefined
-    o.register('inspector', async () => {
-      this.#removeRecord?.()
-      await Promise.allSettled([control?.close(), server?.close()])
-      history.close()
-    })
-    if (o.apiProxy !== false) {
-      const proxy = await startApiProxy({
-        upstream: o.apiRoot,
-        secrets: this.#secrets,
-        onCall: (call) => this.#onCall(call),
-        onUpdates: o.mode === 'polling' ? (updates) => this.#onPollingUpdates(updates) : undefined,
-      })
-      o.register('api-proxy', () => proxy.close())
-      this.#proxyUrl = proxy.url
-      o.emit({
-        type: 'step',
-        step: 'api-proxy',
-        status: 'ok',
-        text: `Bot API proxy on ${proxy.url} → ${o.apiRoot} (records the bot's calls)`,
-      })
-    }
-    if (o.inspect !== false) {
-      server = await startInspectorServer({
-        history,
-        actions: {replay: (id, edited) => this.actions.replay(id, edited)},
-        key: randomBytes(16).toString('hex'),
-        port: o.inspectPort,
-        secrets: this.#secrets,
-      })
-      this.#url = server.url
-      o.emit({type: 'step', step: 'inspector', status: 'ok', text: inspectorText(server.url)})
-    }
-    // Always (also with --no-inspect): the control port `bot trigger` and `bot replay` use.
-    const key = randomBytes(16).toString('hex')
-    control = await startControlServer({actions: this.actions, key, secrets: this.#secrets})
-    try {
-      writeControlRecord(
-        {
-          version: 1,
-          pid: process.pid,
-          botId: bot.id,
-          cwd: o.cwd,
-          offline: Boolean(o.offline),
-          mode: o.mode,
-          port: control.port,
-          key,
-          startedAt: new Date().toISOString(),
-          historyFile: history.logFile,
-        },
-        o.controlDir,
-      )
-    } catch (error) {
-      o.emit({
-        type: 'warn',
-        text: `\`bot trigger\` and \`bot replay\` cannot find this session: its record could not be written to ${o.controlDir} (${(error as Error).message}).`,
-        fix: 'Make that folder writable (or set BOT_STATE_DIR to one that is), then restart `bot dev`.',
-      })
-      return this.#proxyUrl
-    }
-    this.#removeRecord = () => {
-      this.#removeRecord = undefined
-      try {
-        removeControlRecord(process.pid, o.controlDir)
-      } catch {
-        // already gone
-      }
-    }
-    return this.#proxyUrl
+    return history
   }
 
   /** Record what the relay forwards. */
@@ -216,11 +122,6 @@ export class SessionInspector {
     }
     if (event.source === 'trigger' || event.source === 'replay')
       event.text += sourceSuffix(event.source, event.replayOf)
-  }
-
-  /** A second Ctrl-C: no teardown, but no control record left behind either. */
-  abandon(): void {
-    this.#removeRecord?.()
   }
 
   #begin(body: Buffer, source: EntrySource, replayOf?: number): UpdateEntry | undefined {
@@ -258,7 +159,8 @@ export class SessionInspector {
     this.actions.settled(entry)
   }
 
-  #onCall(call: ApiCall): void {
+  /** A Bot API call the api proxy saw. */
+  onCall(call: ApiCall): void {
     const history = this.#history
     if (!history) return
     if (call.method.toLowerCase() === 'getupdates') {
@@ -288,7 +190,7 @@ export class SessionInspector {
   }
 
   /** Polling: the updates the bot's getUpdates got, one line each (a repeat of one already shown is skipped). */
-  #onPollingUpdates(updates: unknown[]): void {
+  onPollingUpdates(updates: unknown[]): void {
     const history = this.#history
     if (!history || !Array.isArray(updates)) return
     for (const update of updates) {

@@ -1,13 +1,10 @@
-/** What a `bot dev` session is given, and how it ends (stop reasons and their exit codes). */
-import {constants as osConstants} from 'node:os'
-
-import type {BotApi, User} from '../telegram/index.js'
+/** What a `bot dev` session is given (the CLI builds it from flags; tests build it directly). */
+import type {BotApi} from '../telegram/index.js'
 import type {TunnelProvider} from '../tunnel/types.js'
-import type {BotExit, BotMode} from './bot/process.js'
+import type {BotMode} from './bot/process.js'
 import type {BotCommand} from './bot/command.js'
 import type {DevEventSink} from './events.js'
 import type {OfflineTarget} from '../control/actions.js'
-import type {SessionState} from '../session-store/state.js'
 
 export interface DevSessionOptions {
   /** Bot API client for the user's token (or the emulator's). */
@@ -62,6 +59,8 @@ export interface DevSessionOptions {
   inspectPort?: number
   /** Offline sessions: `bot trigger` speaks as the emulator's user. */
   offline?: OfflineTarget
+  /** How long a trigger or replay waits for the bot's answer (default 30000). */
+  actionTimeoutMs?: number
   /** Where the control record for `bot trigger`/`bot replay` goes (default: stateDir). */
   controlDir?: string
   /** Extra variables for the bot's environment. */
@@ -71,46 +70,4 @@ export interface DevSessionOptions {
   handleSignals?: boolean
   /** Stop the session when this aborts. */
   signal?: AbortSignal
-}
-
-export type StopReason = 'SIGINT' | 'SIGTERM' | 'SIGHUP' | 'SIGPIPE' | 'bot-exit' | 'aborted' | 'error' | 'stop'
-
-export const SIGNAL_EXIT: Record<string, number> = {SIGINT: 130, SIGTERM: 143, SIGHUP: 129, SIGPIPE: 141}
-
-export function signalExitCode(signal: string | null): number {
-  if (!signal) return 1
-  const n = (osConstants.signals as Record<string, number>)[signal]
-  return n ? 128 + n : 1
-}
-
-/** The session's exit code: the bot's when it ended the session (or crashed), 1 for an error or a webhook left set, else the signal's. */
-export function exitCodeFor(
-  reason: StopReason | undefined,
-  exit: BotExit | undefined,
-  crashed: boolean,
-  cleanFailed: boolean,
-): number {
-  if (reason === 'bot-exit' || crashed) {
-    if (!exit) return 1
-    return exit.code ?? signalExitCode(exit.signal)
-  }
-  if (reason === 'error' || cleanFailed) return 1
-  if (!exit) return reason && SIGNAL_EXIT[reason] ? SIGNAL_EXIT[reason] : 0
-  // Stopped by us: an exit code is the bot's answer; our own signal is not a failure.
-  if (exit.code !== null) return exit.code
-  return 0
-}
-
-/** The session state this run claims for the bot (no token in it). */
-export function freshState(me: User, o: Pick<DevSessionOptions, 'cwd' | 'mode' | 'apiRoot'>): SessionState {
-  return {
-    version: 1,
-    botId: me.id,
-    ...(me.username ? {botUsername: me.username} : {}),
-    pid: process.pid,
-    startedAt: new Date().toISOString(),
-    cwd: o.cwd,
-    mode: o.mode,
-    apiRoot: o.apiRoot,
-  }
 }

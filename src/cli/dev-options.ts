@@ -1,0 +1,191 @@
+/**
+ * `bot dev`'s flags as the options of the session it runs (online: dev/, offline: offline/). The
+ * checks that need no network run first (dev-input.ts, ports.ts), so bad input exits 2 with one
+ * line and a fix before anything is sent, set or started. The services below never see a flag name.
+ */
+import type {BotCommand} from '../dev/bot/command.js'
+import type {DevSessionOptions} from '../dev/options.js'
+import {UsageError} from '../lib/errors.js'
+import type {OfflineDevOptions} from '../offline/dev-offline.js'
+import type {BotApi} from '../telegram/index.js'
+import {chooseTunnelProvider, publicUrlProvider, validatePublicUrl, type TunnelProvider} from '../tunnel/index.js'
+import {validateAllowedUpdates, validateMaxConnections, validateSecretToken} from '../webhook/validate.js'
+import {checkDevInput, commandAfterDashes} from './dev-input.js'
+import {checkInspectPort, checkPorts} from './ports.js'
+
+/** The flags of `bot dev` this module reads (src/commands/dev.ts declares them). */
+export interface DevFlags {
+  mode: string
+  tunnel: string
+  fallback: boolean
+  'tunnel-host'?: string
+  subdomain?: string
+  'public-url'?: string
+  'relay-port'?: number
+  port?: number
+  watch: boolean
+  force: boolean
+  'restore-secret'?: string
+  'allowed-updates'?: string
+  'max-connections'?: number
+  'drop-pending-updates': boolean
+  'hold-timeout': number
+  offline: boolean
+  'api-proxy': boolean
+  inspect: boolean
+  'inspect-port'?: number
+  chat?: number
+  user?: number
+  'tunnel-retries': number
+  'tunnel-timeout': number
+  'tunnel-backoff': number
+  'probe-interval': number
+  'tunnel-down-after': number
+  'stop-grace': number
+  'webhook-check': number
+  'poller-check': boolean
+  debounce: number
+}
+
+/**
+ * The bot command's words: what follows `--`, else package.json's "bot".dev.command; undefined
+ * for the default (the dev:bot script, the entry file). A word before `--` is refused.
+ */
+export function botCommandWords(argv: string[], positional: string[], fromPackage?: string[]): string[] | undefined {
+  const afterDashes = commandAfterDashes(argv)
+  if (positional.length > (afterDashes?.length ?? 0))
+    throw new UsageError(
+      `Unexpected argument ${JSON.stringify(positional[0])}: the bot command must follow \`--\`.`,
+      'Run e.g. `bot dev -- node bot.js`.',
+    )
+  return afterDashes ?? fromPackage
+}
+
+/** Everything about the flags that can be checked before the session starts (exit 2 when wrong). */
+export async function checkDevFlags(flags: DevFlags, argv: string[]): Promise<void> {
+  checkDevInput({
+    argv,
+    holdTimeout: flags['hold-timeout'],
+    nonEmpty: {
+      'public-url': [flags['public-url'], 'BOT_PUBLIC_URL'],
+      'tunnel-host': [flags['tunnel-host'], 'BOT_TUNNEL_HOST'],
+      subdomain: [flags.subdomain, 'BOT_TUNNEL_SUBDOMAIN'],
+    },
+  })
+  await checkPorts({port: flags.port, relayPort: flags['relay-port']})
+  await checkInspectPort(flags['inspect-port'], {
+    port: flags.port,
+    relayPort: flags['relay-port'],
+    inspect: flags.inspect,
+  })
+}
+
+/**
+ * How webhook mode gets its updates: --public-url, else --tunnel (auto: cloudflared when it can
+ * run, localtunnel when --tunnel-host/--subdomain ask for it or cloudflared is missing; none: the
+ * bridge). A tunnel falls back to the bridge unless it was named explicitly with --no-fallback.
+ */
+export function deliveryFromFlags(
+  flags: DevFlags,
+  env: NodeJS.ProcessEnv = process.env,
+): {tunnel?: TunnelProvider; bridge?: boolean; fallback: boolean} {
+  if (flags['public-url']) {
+    if (flags.tunnel !== 'auto')
+      throw new UsageError(
+        `--public-url and --tunnel ${flags.tunnel} both say how updates arrive.`,
+        'Pass one of them: --public-url for your own URL, --tunnel for a tunnel or none.',
+      )
+    return {tunnel: publicUrlProvider(validatePublicUrl(flags['public-url'])), fallback: false}
+  }
+  const provider = chooseTunnelProvider(flags.tunnel, env, {
+    host: flags['tunnel-host'],
+    subdomain: flags.subdomain,
+    downAfterMs: flags['tunnel-down-after'],
+  })
+  if (!provider) return {bridge: true, fallback: false}
+  return {tunnel: provider, fallback: flags.tunnel === 'auto' || flags.fallback}
+}
+
+/** What the online session needs besides the flags. */
+export interface OnlineContext {
+  api: BotApi
+  token: string
+  apiRoot: string
+  /** api.telegram.org: its stricter setWebhook rules apply. */
+  cloud: boolean
+  command: BotCommand
+  cwd: string
+}
+
+/** The online session's options from the flags (validated: exit 2 on a bad value). */
+export function sessionOptions(
+  flags: DevFlags,
+  c: OnlineContext,
+): Omit<DevSessionOptions, 'onEvent' | 'signal' | 'handleSignals'> {
+  const mode = flags.mode as 'webhook' | 'polling'
+  const delivery = mode === 'webhook' ? deliveryFromFlags(flags) : undefined
+  return {
+    api: c.api,
+    token: c.token,
+    apiRoot: c.apiRoot,
+    passApiRoot: !c.cloud,
+    mode,
+    tunnel: delivery?.tunnel,
+    bridge: delivery?.bridge,
+    fallback: delivery?.fallback,
+    webhookCheckMs: flags['webhook-check'],
+    checkPollers: flags['poller-check'],
+    relayPort: flags['relay-port'],
+    command: c.command,
+    cwd: c.cwd,
+    port: flags.port,
+    watch: flags.watch,
+    debounceMs: flags.debounce,
+    force: flags.force,
+    restoreSecret: flags['restore-secret'] !== undefined ? validateSecretToken(flags['restore-secret']) : undefined,
+    allowedUpdates:
+      flags['allowed-updates'] !== undefined ? validateAllowedUpdates(flags['allowed-updates']) : undefined,
+    maxConnections:
+      flags['max-connections'] !== undefined
+        ? validateMaxConnections(flags['max-connections'], {cloud: c.cloud})
+        : undefined,
+    dropPendingUpdates: flags['drop-pending-updates'],
+    holdTimeoutMs: flags['hold-timeout'] * 1000,
+    stopGraceMs: flags['stop-grace'],
+    tunnelRetries: flags['tunnel-retries'],
+    tunnelOpenTimeoutMs: flags['tunnel-timeout'],
+    tunnelBackoffMs: flags['tunnel-backoff'],
+    probeIntervalMs: flags['probe-interval'],
+    apiProxy: flags['api-proxy'],
+    inspect: flags.inspect,
+    inspectPort: flags['inspect-port'],
+  }
+}
+
+/** The offline session's options from the flags (the terminal chat and the emulator are the CLI's to add). */
+export function offlineOptions(
+  flags: DevFlags,
+  command: BotCommand,
+  cwd: string,
+): Omit<OfflineDevOptions, 'input' | 'onEvent' | 'handleSignals'> {
+  return {
+    mode: flags.mode as 'webhook' | 'polling',
+    command,
+    cwd,
+    port: flags.port,
+    relayPort: flags['relay-port'],
+    watch: flags.watch,
+    debounceMs: flags.debounce,
+    allowedUpdates:
+      flags['allowed-updates'] !== undefined ? validateAllowedUpdates(flags['allowed-updates']) : undefined,
+    maxConnections: flags['max-connections'],
+    dropPendingUpdates: flags['drop-pending-updates'],
+    holdTimeoutMs: flags['hold-timeout'] * 1000,
+    stopGraceMs: flags['stop-grace'],
+    chatId: flags.chat,
+    userId: flags.user,
+    apiProxy: flags['api-proxy'],
+    inspect: flags.inspect,
+    inspectPort: flags['inspect-port'],
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * A `bot dev` session as a list of parts, started in this order and stopped in reverse. What varies
+ * with the options is chosen here, once: webhook mode runs the relay, starts the bot, then the
+ * delivery (the bot starts while the tunnel opens; the relay holds updates until it listens);
+ * polling mode deletes the webhook first (else the bot's getUpdates gets 409), then starts the bot,
+ * and restores a replaced webhook only after the bot stopped polling.
+ */
+import type {DevSessionOptions} from './options.js'
+import type {SessionPart} from './part.js'
+import {apiProxyPart} from './parts/api-proxy.js'
+import {botPart} from './parts/bot.js'
+import {claimPart} from './parts/claim.js'
+import {controlPart} from './parts/control.js'
+import {deliveryPart} from './parts/delivery.js'
+import {inspectorPart} from './parts/inspector.js'
+import {pollerCheckPart} from './parts/poller-check.js'
+import {recordingPart} from './parts/recording.js'
+import {relayPart} from './parts/relay.js'
+import {tokenPart} from './parts/token.js'
+import {watcherPart} from './parts/watcher.js'
+import {webhookCheckPart} from './parts/webhook-check.js'
+
+export function setupSessionParts(o: DevSessionOptions): SessionPart[] {
+  const webhook = o.mode === 'webhook'
+  const getsUpdates = webhook
+    ? [relayPart(), botPart(), deliveryPart(o.bridge ? 'bridge' : 'tunnel')]
+    : [deliveryPart('polling'), botPart()]
+  return [
+    tokenPart(),
+    claimPart(),
+    webhookCheckPart(),
+    recordingPart(),
+    ...(o.apiProxy !== false ? [apiProxyPart()] : []),
+    ...(o.inspect !== false ? [inspectorPart()] : []),
+    controlPart(),
+    ...(webhook && o.checkPollers ? [pollerCheckPart()] : []),
+    ...getsUpdates,
+    ...(o.watch ? [watcherPart()] : []),
+  ]
+}

@@ -1,0 +1,50 @@
+/**
+ * bot: the user's bot as a child process with the env contract (bot/runner.ts), restarted on file
+ * changes; it tells the runner when it is up and when it exits unasked.
+ */
+import {BotRunner} from '../bot/runner.js'
+import type {SessionPart} from '../part.js'
+
+export function botPart(): SessionPart {
+  let runner: BotRunner | undefined
+  return {
+    name: 'bot',
+    stopMinMs: 1000,
+    async start(ctx) {
+      const o = ctx.options
+      runner = new BotRunner({
+        command: o.command,
+        cwd: o.cwd,
+        token: o.token,
+        apiRoot: ctx.botApiRoot ?? (o.passApiRoot === false ? undefined : o.apiRoot),
+        env: o.env,
+        mode: o.mode,
+        port: ctx.port,
+        path: ctx.path,
+        secret: ctx.secret,
+        marker: ctx.marker,
+        relay: ctx.relay,
+        stopGraceMs: o.stopGraceMs ?? 3000,
+        slowStartMs: o.slowStartMs,
+        signal: ctx.signal,
+        emit: ctx.emit,
+        saveState: (p) => ctx.saveState(p),
+        webhookUrl: () => ctx.webhook.url,
+        onUp: () => ctx.events.emit('bot-up'),
+        onExit: () => ctx.events.emit('bot-exit'),
+      })
+      ctx.runner = runner
+      const r = runner
+      // The session is ending: no more restarts.
+      ctx.signal.addEventListener('abort', () => r.close(), {once: true})
+      ctx.events.on('files-changed', (files) => void r.restart(files))
+      r.launch()
+    },
+    async stop() {
+      await runner?.stop()
+    },
+    abandon() {
+      runner?.kill()
+    },
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * claim: the bot's session state file (session-store/state.ts) becomes this session's, or the
+ * session stops when another live `bot dev` holds it; a dead one's record is kept for the repair
+ * (webhook-check). On exit the file goes, unless the webhook could not be cleaned (then the next
+ * run, or `bot doctor`, repairs it). A second Ctrl-C still tries, once and quickly, to delete or
+ * restore the webhook.
+ */
+import {removeRestoreSecret, removeState, type SessionState} from '../../session-store/state.js'
+import type {User} from '../../telegram/index.js'
+import type {SessionContext} from '../part.js'
+import type {DevSessionOptions} from '../options.js'
+import type {SessionPart} from '../part.js'
+import {errorMessage, repairFix} from '../render.js'
+import {claimSession} from '../repair.js'
+
+/** The session state this run claims for the bot (no token in it). */
+export function freshState(me: User, o: Pick<DevSessionOptions, 'cwd' | 'mode' | 'apiRoot'>): SessionState {
+  return {
+    version: 1,
+    botId: me.id,
+    ...(me.username ? {botUsername: me.username} : {}),
+    pid: process.pid,
+    startedAt: new Date().toISOString(),
+    cwd: o.cwd,
+    mode: o.mode,
+    apiRoot: o.apiRoot,
+  }
+}
+
+export function claimPart(): SessionPart {
+  let ctx: SessionContext | undefined
+  let me: User | undefined
+  const release = () => {
+    if (!ctx || !me) return
+    removeState(me.id, ctx.stateDir)
+    removeRestoreSecret(me.id, ctx.stateDir)
+  }
+  return {
+    name: 'state',
+    async start(c) {
+      const bot = c.me!
+      const previous = await c.step(
+        'session',
+        'Checking for another `bot dev` on this bot…',
+        async () => {
+          const {state, previous} = claimSession(bot, freshState(bot, c.options), c.stateDir)
+          c.claimed(state)
+          ctx = c
+          me = bot
+          return previous
+        },
+        (p) => (p ? `Previous session (pid ${p.pid}) ended without cleaning up` : 'No other session'),
+      )
+      c.previous = previous
+    },
+    async stop() {
+      // A webhook left set: keep the record so the next run (or bot doctor) can repair it.
+      if (!ctx?.webhook.cleanFailed) release()
+    },
+    async abandon() {
+      if (!ctx) return
+      const {webhook, emit} = ctx
+      if (webhook.dirty) {
+        try {
+          await webhook.clean(1500)
+          emit({
+            type: 'teardown',
+            step: 'webhook',
+            ok: true,
+            text: webhook.replaced ? '✓ Restored the previous webhook' : '✓ Webhook deleted (pending updates kept)',
+          })
+        } catch (error) {
+          webhook.cleanFailed = true
+          emit({type: 'warn', text: `Could not delete the webhook: ${errorMessage(error)}`, fix: repairFix(webhook)})
+          return
+        }
+      }
+      release()
+    },
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * control: the loopback port `bot trigger` and `bot replay` talk to (also with --no-inspect), found
+ * through the 0600 control record the session leaves in the state folder while it runs.
+ */
+import {randomBytes} from 'node:crypto'
+
+import {removeControlRecord, writeControlRecord} from '../../control/record.js'
+import {startControlServer, type ControlServer} from '../../control/server.js'
+import type {SessionPart} from '../part.js'
+
+export function controlPart(): SessionPart {
+  let server: ControlServer | undefined
+  let removeRecord: (() => void) | undefined
+  return {
+    name: 'control',
+    async start(ctx) {
+      const o = ctx.options
+      const recording = ctx.recording!
+      const dir = o.controlDir ?? ctx.stateDir
+      const key = randomBytes(16).toString('hex')
+      server = await startControlServer({actions: recording.actions, key, secrets: recording.secrets})
+      try {
+        writeControlRecord(
+          {
+            version: 1,
+            pid: process.pid,
+            botId: ctx.me!.id,
+            cwd: o.cwd,
+            offline: Boolean(o.offline),
+            mode: o.mode,
+            port: server.port,
+            key,
+            startedAt: new Date().toISOString(),
+            historyFile: recording.history?.logFile,
+          },
+          dir,
+        )
+      } catch (error) {
+        ctx.emit({
+          type: 'warn',
+          text: `\`bot trigger\` and \`bot replay\` cannot find this session: its record could not be written to ${dir} (${(error as Error).message}).`,
+          fix: 'Make that folder writable (or set BOT_STATE_DIR to one that is), then restart `bot dev`.',
+        })
+        return
+      }
+      removeRecord = () => {
+        removeRecord = undefined
+        try {
+          removeControlRecord(process.pid, dir)
+        } catch {
+          // already gone
+        }
+      }
+    },
+    async stop() {
+      removeRecord?.()
+      await server?.close()
+    },
+    abandon() {
+      removeRecord?.()
+    },
+  }
+}

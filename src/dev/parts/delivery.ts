@@ -1,0 +1,135 @@
+/**
+ * delivery: how updates reach the bot, one at a time (design.md "How `bot dev` works"):
+ * - tunnel: open a tunnel to the relay (cloudflared, localtunnel, --public-url; loopback offline),
+ *   prove it reaches the relay, setWebhook; lost for good → the bridge takes its place (fallback);
+ * - bridge: no public URL; `bot dev` long-polls and POSTs each update to the relay;
+ * - polling: the bot long-polls by itself (BOT_MODE=polling).
+ * Stopping: stop taking updates, then delete our webhook (or restore the one --force replaced),
+ * then release what is left (the tunnel), each step within its own bound.
+ */
+import {waitAtMost} from '../../lib/deadline.js'
+import type {SessionContext} from '../part.js'
+import {BridgeDelivery} from '../delivery/bridge/delivery.js'
+import {PollingDelivery} from '../delivery/polling.js'
+import {TunnelWebhookDelivery} from '../delivery/tunnel/delivery.js'
+import {DeliveryStartError, type Delivery} from '../delivery/types.js'
+import {ReplaceablePartError, type SessionPart} from '../part.js'
+import {recordTunnelProcess} from '../orphan.js'
+import {cleanedText, errorMessage, repairFix} from '../render.js'
+
+type Kind = 'tunnel' | 'bridge' | 'polling'
+
+function create(kind: Kind, ctx: SessionContext): Delivery {
+  const o = ctx.options
+  const context = ctx.deliveryContext()
+  if (kind === 'polling') return new PollingDelivery(context)
+  if (kind === 'bridge') return new BridgeDelivery(context)
+  if (!o.tunnel) throw new Error('webhook mode needs a tunnel provider or the bridge')
+  return new TunnelWebhookDelivery(context, {
+    // The tunnel program it runs is recorded in the state file, so a later session can stop it.
+    provider: recordTunnelProcess(o.tunnel, (patch) => ctx.saveState(patch)),
+    monitor: o.monitorTunnel,
+    probeIntervalMs: o.probeIntervalMs,
+    retries: o.tunnelRetries,
+    backoffMs: o.tunnelBackoffMs,
+    openTimeoutMs: o.tunnelOpenTimeoutMs,
+    webhookCheckMs: o.webhookCheckMs,
+  })
+}
+
+/** Restore the replaced webhook, else delete ours, and say so; a failure keeps the state file for a repair. */
+export async function cleanWebhook(ctx: SessionContext): Promise<void> {
+  const {webhook, emit} = ctx
+  try {
+    const text = cleanedText(await webhook.clean(3000), webhook)
+    if (text) emit({type: 'teardown', step: 'webhook', ok: true, text})
+  } catch (error) {
+    webhook.cleanFailed = true
+    emit({
+      type: 'teardown',
+      step: 'webhook',
+      ok: false,
+      text: `✗ Could not ${webhook.replaced ? 'restore' : 'delete'} the webhook: ${errorMessage(error)}`,
+    })
+    emit({
+      type: 'warn',
+      text: 'The webhook still points at this (now closed) session, so the bot gets no updates.',
+      fix: repairFix(webhook),
+    })
+  }
+}
+
+/** The delivery of `kind`; `after` names why it replaces a lost one (the bridge after a tunnel). */
+export function deliveryPart(kind: Kind, after?: string): SessionPart {
+  let ctx: SessionContext | undefined
+  let delivery: Delivery | undefined
+  const part: SessionPart = {
+    name: 'delivery',
+    stopMinMs: 7000,
+    async start(c) {
+      ctx = c
+      if (after !== undefined)
+        c.emit({
+          type: 'fallback',
+          mode: 'bridge',
+          error: after,
+          text: `! No tunnel works (${after}). Updates now arrive by polling through \`bot dev\` (webhook deleted, pending updates kept); the bot keeps running in webhook mode, same process.`,
+        })
+      delivery = create(kind, c)
+      c.delivery = delivery
+      delivery.onLost((reason) => {
+        if (kind === 'tunnel' && !c.options.fallback)
+          c.emit({
+            type: 'warn',
+            text: `The tunnel could not be reopened (${reason}); stopping (--no-fallback).`,
+            fix: 'Run `bot dev` again, or without --no-fallback to let updates arrive through the polling bridge.',
+          })
+        c.events.emit('lost', part, reason)
+      })
+      try {
+        await delivery.start()
+      } catch (error) {
+        // A tunnel that cannot be opened or proved: the runner may put the bridge in its place.
+        if (error instanceof DeliveryStartError) throw new ReplaceablePartError(error.message, {cause: error})
+        throw error
+      }
+    },
+    async stop() {
+      if (!ctx || !delivery) return
+      await waitAtMost(delivery.stop(), 2000)
+      await cleanWebhook(ctx)
+      await waitAtMost(delivery.close(), 2000)
+    },
+    abandon() {
+      void delivery?.stop().catch(() => {})
+      void delivery?.close().catch(() => {})
+    },
+  }
+  if (kind !== 'tunnel') return part
+  // A tunnel lost for good gives way to the bridge, the bot untouched.
+  return Object.assign(part, {
+    fallback(reason: string) {
+      return ctx?.options.fallback ? deliveryPart('bridge', reason) : undefined
+    },
+    async handOver() {
+      if (!ctx) return true
+      const {webhook, emit} = ctx
+      await delivery?.close().catch(() => {})
+      for (let attempt = 0; attempt < 3 && webhook.url !== undefined && !ctx.signal.aborted; attempt++) {
+        try {
+          await webhook.deleteOurs({timeoutMs: 5000})
+        } catch (e) {
+          emit({type: 'warn', text: `deleteWebhook failed: ${errorMessage(e)}`})
+        }
+      }
+      if (webhook.url === undefined) return true
+      if (!ctx.signal.aborted)
+        emit({
+          type: 'warn',
+          text: 'The webhook could not be deleted, so polling would get 409; stopping.',
+          fix: 'Run `bot webhook delete`, then `bot dev --tunnel none`.',
+        })
+      return false
+    },
+  } satisfies Pick<SessionPart, 'fallback' | 'handOver'>)
+}

@@ -1,0 +1,28 @@
+/** inspector: the loopback page and JSON API over the session's history (random key, loopback Host only). */
+import {randomBytes} from 'node:crypto'
+
+import {inspectorText} from '../../inspector/render.js'
+import {startInspectorServer, type InspectorServer} from '../../inspector/web/server.js'
+import type {SessionPart} from '../part.js'
+
+export function inspectorPart(): SessionPart {
+  let server: InspectorServer | undefined
+  return {
+    name: 'inspector',
+    async start(ctx) {
+      const recording = ctx.recording!
+      server = await startInspectorServer({
+        history: recording.history!,
+        actions: {replay: (id, edited) => recording.actions.replay(id, edited)},
+        key: randomBytes(16).toString('hex'),
+        port: ctx.options.inspectPort,
+        secrets: recording.secrets,
+      })
+      ctx.inspectorUrl = server.url
+      ctx.emit({type: 'step', step: 'inspector', status: 'ok', text: inspectorText(server.url)})
+    },
+    async stop() {
+      await server?.close()
+    },
+  }
+}

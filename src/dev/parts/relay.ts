@@ -1,0 +1,55 @@
+/**
+ * relay (webhook mode): the loopback server between the delivery and the bot (secret check, update
+ * log, hold while the bot restarts), its update lines wired to the session's events and its
+ * traffic to the recording. The bot's port is chosen once the relay holds its own, outside the
+ * ephemeral range (see lib/free-port.ts): a port probed there may be handed to the relay or to a
+ * connection of ours before the bot listens, and the bot would die with EADDRINUSE.
+ */
+import {freePort} from '../../lib/free-port.js'
+import type {SessionPart} from '../part.js'
+import {Relay} from '../relay/relay.js'
+import {rejectedText, updateText} from '../render.js'
+
+export function relayPart(): SessionPart {
+  let relay: Relay | undefined
+  return {
+    name: 'relay',
+    async start(ctx) {
+      const o = ctx.options
+      const started = await ctx.step(
+        'relay',
+        'Starting the relay…',
+        async () => {
+          const r = new Relay({
+            secret: ctx.secret,
+            path: ctx.path,
+            holdTimeoutMs: o.holdTimeoutMs,
+            port: o.relayPort,
+            secrets: [o.token, ctx.secret],
+            onUpdate: (e) => {
+              ctx.emit({type: 'update', ...e, text: updateText(e)})
+              // A failing or long-held delivery: a good moment to look at the webhook.
+              if (e.status >= 500 || e.heldMs > 5000) ctx.events.emit('stall')
+            },
+            onRejected: (e) => ctx.emit({type: 'rejected', ...e, text: rejectedText(e)}),
+            // Refusals beyond the first few are summarised by the relay: one line per window.
+            onRefusedSummary: (e) => ctx.emit({type: 'info', text: e.text}),
+          })
+          await r.listen()
+          relay = r
+          return {relay: r, botPort: o.port ?? (await freePort())}
+        },
+        (r) => `Relay on http://127.0.0.1:${r.relay.port} → bot on port ${r.botPort}`,
+      )
+      ctx.relay = started.relay
+      ctx.port = started.botPort
+      ctx.recording?.attachRelay(started.relay)
+    },
+    async stop() {
+      await relay?.close()
+    },
+    abandon() {
+      void relay?.close()
+    },
+  }
+}

@@ -1,0 +1,32 @@
+/** watcher: restart the bot when the project's files change (node_modules, dist and .git ignored). */
+import type {SessionPart} from '../part.js'
+import {watchProject} from '../watch.js'
+
+export function watcherPart(): SessionPart {
+  let close: (() => Promise<void>) | undefined
+  return {
+    name: 'watch',
+    async start(ctx) {
+      const o = ctx.options
+      await ctx.step(
+        'watch',
+        'Starting the file watcher…',
+        async () => {
+          const watcher = watchProject({
+            cwd: o.cwd,
+            debounceMs: o.debounceMs,
+            onChange: (files) => ctx.events.emit('files-changed', files),
+            onError: (error) => ctx.emit({type: 'warn', text: `File watching failed: ${error.message}`}),
+          })
+          close = () => watcher.close()
+          await watcher.ready
+          ctx.watching = true
+        },
+        () => `Watching ${o.cwd} for changes (node_modules, dist and .git ignored)`,
+      )
+    },
+    async stop() {
+      await close?.()
+    },
+  }
+}
