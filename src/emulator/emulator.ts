@@ -31,6 +31,8 @@ import type {
 } from './types.js'
 import {allowedUpdatesList} from './state/updates.js'
 import {webhookInfo} from './methods/webhook-config.js'
+import {type PayOptions, type PaymentHost, buyPaidMedia, pay, renewSubscription} from './user/payments.js'
+import type {PaymentAttempt} from './state/payments.js'
 
 export interface EmulatorEvents {
   /** Every recorded API call (HTTP or webhook reply). */
@@ -114,6 +116,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
       delivered: (event) => this.emit('delivery', event),
       confirmed: (bot) => this.signals.emit('confirmed', bot),
       handled: (bot, updateId, replied) => this.signals.emit('handled', bot, updateId, replied),
+      inject: (bot, body) => this.injectUpdate(bot.token, body),
     }
     this.signals.setMaxListeners(0)
     this.setMaxListeners(0)
@@ -294,6 +297,8 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
         sendUserMessage: (t, o) => this.sendUserMessage(t, o),
         sendCallbackQuery: (t, o) => this.sendCallbackQuery(t, o),
         onStop: (fail) => this.onStop(fail),
+        injectUpdate: (t, body) => this.injectUpdate(t, body),
+        payInvoice: (o, injectPaid) => pay(this.paymentHost(bot, injectPaid), o),
       },
       {...options, id},
     )
@@ -399,4 +404,54 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
       recorded: (call) => this.emit('call', call, bot.token),
     })
   }
+
+  // ---------------------------------------------------------------- payments (docs/emulator.md, "Payments")
+
+  /**
+   * The user pays an invoice (a message of the bot, or an invoice link): a shipping_query for a flexible invoice
+   * paid with a provider, then a pre_checkout_query the bot must answer within 10 s (times timeScale), then on
+   * `ok: true` the successful_payment message. Resolves with the attempt once settled: `status` is 'paid',
+   * 'refused' (the bot's error_message in `errorMessage`), 'timeout', 'shipping_refused'… Throws at once when there
+   * is nothing to pay (no such invoice, already paid).
+   */
+  payInvoice(token: string, options: PayOptions): Promise<PaymentAttempt> {
+    return pay(this.paymentHost(this.mustBot(token)), options)
+  }
+
+  /** Every payment attempt of the bot's users, oldest first, with its outcome. */
+  payments(token: string): PaymentAttempt[] {
+    return [...this.mustBot(token).payments.attempts]
+  }
+
+  /**
+   * The next period of a Stars subscription is paid now (as Telegram does when a period ends): a successful_payment
+   * with `is_recurring`. Throws when the bot canceled it with editUserStarSubscription. Returns the new charge id.
+   */
+  renewSubscription(token: string, chargeId: string): {chargeId: string; message: TgObject} {
+    return renewSubscription(this.paymentHost(this.mustBot(token)), chargeId)
+  }
+
+  /** A user buys the paid media of the bot's message: a Star transaction, and a purchased_paid_media update. */
+  buyPaidMedia(
+    token: string,
+    options: {chatId: number; messageId: number; userId?: number},
+  ): {update_id: number; transaction?: TgObject} {
+    return buyPaidMedia(this.paymentHost(this.mustBot(token)), options)
+  }
+
+  /** What the payment flow needs: injection, timers cleared by stop(), the 10-second window scaled. */
+  private paymentHost(bot: BotState, injectPaid?: (body: TgObject) => Update): PaymentHost {
+    const windowMs = this.timeScale === 0 ? PRE_CHECKOUT_WINDOW_MS : this.core.scale(PRE_CHECKOUT_WINDOW_MS)
+    return {
+      bot,
+      inject: (body) => this.injectUpdate(bot.token, body),
+      ...(injectPaid ? {injectPaid} : {}),
+      later: (fn, ms) => this.later(fn, ms),
+      windowMs,
+      onStop: (fail) => this.onStop(fail),
+    }
+  }
 }
+
+/** "The Bot API must receive an answer within 10 seconds after the pre-checkout query was sent" (DOC). */
+const PRE_CHECKOUT_WINDOW_MS = 10_000

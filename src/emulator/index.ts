@@ -28,3 +28,5 @@ export type {
 export {UPDATE_TYPES} from './state/updates.js'
 export type {ConversationOptions, ConversationUser} from './user/conversation.js'
 export type {FaultSpec} from './state/faults.js'
+export type {PayOptions} from './user/payments.js'
+export type {PaymentAttempt, PaymentStatus} from './state/payments.js'

@@ -106,7 +106,7 @@ describe('outgoing methods', () => {
     })
     expect((await api('setChatMenuButton', {})).json.result).toBe(true)
     expect((await api('answerInlineQuery', {inline_query_id: '1', results: []})).json.result).toBe(true)
-    expect((await api('getStarTransactions')).text).toBe(
+    expect((await api('getMyUnicorns')).text).toBe(
       '{"ok":false,"error_code":404,"description":"Not Found: method not found"}',
     )
   })

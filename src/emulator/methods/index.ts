@@ -4,6 +4,8 @@ import {ApiError, badRequest, tooManyRequests} from '../errors.js'
 import * as out from './outgoing.js'
 import {getUpdates} from './polling.js'
 import {getWebhookInfo, setWebhook} from './webhook-config.js'
+import {PAYMENT_METHODS} from './payments.js'
+import {STAR_METHODS} from './stars.js'
 
 const logOut: Handler = (bot, _params, core) => {
   bot.clearQueue()
@@ -64,6 +66,8 @@ const TABLE: Record<string, Handler> = {
   getchatadministrators: () => ({result: []}),
   stoppoll: out.stopPoll,
   stopmessagelivelocation: out.editOther,
+  ...PAYMENT_METHODS,
+  ...STAR_METHODS,
 }
 
 /** Chat-management actions answered with `true` (ban, pin, approve…). */

@@ -4,6 +4,8 @@ import {Faults} from './faults.js'
 import {MessageStore} from './messages.js'
 import type {RecordedCall, TgObject, Update, WebhookState} from '../types.js'
 import {DEFAULT_ALLOWED, chatsIn, updateTypeOf, webhookQueueOf} from './updates.js'
+import {Payments} from './payments.js'
+import {Business} from './business.js'
 
 /** One queued update. */
 export interface QueueEntry {
@@ -90,6 +92,10 @@ export class BotState {
 
   /** Listeners woken when an update is queued (webhook worker). */
   onQueued?: () => void
+  /** Invoices, the payment queries waiting for answers, charges, Star transactions (payments.ts). */
+  readonly payments = new Payments()
+  /** Business connections and their chats' messages (business.ts). */
+  readonly business = new Business()
 
   constructor(
     readonly token: string,
@@ -174,6 +180,8 @@ export class BotState {
     this.lastPoll = undefined
     this.allowed = new Set(DEFAULT_ALLOWED)
     this.commands = []
+    this.payments.clear()
+    this.business.clear()
   }
 
   /** Drop every pending update. */

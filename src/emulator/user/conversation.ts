@@ -15,6 +15,8 @@ import type {BotState} from '../state/bot.js'
 import {isOutgoing} from '../methods/index.js'
 import type {CallEvents} from './wait.js'
 import type {CallbackQueryOptions, RecordedCall, TgObject, Update, UserMessageOptions} from '../types.js'
+import type {PayOptions} from './payments.js'
+import type {PaymentAttempt} from '../state/payments.js'
 
 export interface ConversationOptions {
   /** The user's id (default: a new one per user, from 100001). */
@@ -43,6 +45,9 @@ export interface ConversationHost {
   sendCallbackQuery(token: string, options: CallbackQueryOptions): Update
   /** Register a function that fails a pending wait when the emulator stops; returns its unregistration. */
   onStop(fail: (err: Error) => void): () => void
+  injectUpdate(token: string, body: TgObject): Update
+  /** Pay an invoice; `injectPaid` queues the successful_payment message (so the user can wait on it). */
+  payInvoice(options: PayOptions, injectPaid: (body: TgObject) => Update): Promise<PaymentAttempt>
 }
 
 type Message = TgObject & {message_id: number; chat: TgObject}
@@ -261,6 +266,38 @@ export class ConversationUser {
       }
     }
     return out
+  }
+
+  /**
+   * Pay an invoice of the bot: `invoice` is the invoice message's id (default: the chat's last invoice) or an invoice
+   * link (or its slug). Resolves with the payment (its `status`: 'paid', 'refused' with the bot's `errorMessage`,
+   * 'timeout'…) and, when paid, the messages the bot sent in this chat while handling the successful_payment.
+   */
+  async pay(
+    invoice?: number | string,
+    options: Pick<PayOptions, 'orderInfo' | 'shippingAddress' | 'shippingOptionId' | 'tipAmount'> = {},
+  ): Promise<{payment: PaymentAttempt; replies: Message[]}> {
+    const what = `user.pay(${invoice === undefined ? '' : JSON.stringify(invoice)})`
+    let target: Pick<PayOptions, 'messageId' | 'chatId' | 'slug'>
+    if (typeof invoice === 'string') target = {slug: invoice}
+    else {
+      const messageId = invoice ?? this.chat.filter((m) => m.invoice).at(-1)?.message_id
+      if (messageId === undefined) throw new Error(`${what}: the bot sent no invoice in chat ${this.chatId}`)
+      target = {messageId, chatId: this.chatId}
+    }
+    let handled: Promise<Message[]> | undefined
+    const payment = await this.host.payInvoice(
+      {...target, userId: this.id, firstName: this.options.firstName, username: this.options.username, ...options},
+      (body) => {
+        let update: Update = {update_id: 0}
+        handled = this.exchange(what, () => {
+          update = this.host.injectUpdate(this.host.token, body)
+          return update
+        })
+        return update
+      },
+    )
+    return {payment, replies: handled ? await handled : []}
   }
 
   private whereIs(updateId: number, confirmed: boolean): string {

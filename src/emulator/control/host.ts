@@ -1,0 +1,24 @@
+/** What the control API asks of the emulator (BotApiEmulator implements it). */
+import type {CallbackQueryOptions, RecordedCall, TgObject, Update, UserMessageOptions} from '../types.js'
+import type {FaultSpec} from '../state/faults.js'
+import type {PaymentAttempt} from '../state/payments.js'
+import type {PayOptions} from '../user/payments.js'
+
+export interface ControlledEmulator {
+  sendUserMessage(token: string, options: UserMessageOptions): Update
+  sendCallbackQuery(token: string, options: CallbackQueryOptions): Update
+  injectUpdate(token: string, body: TgObject): Update
+  failNext(token: string, method: string, fault: FaultSpec): void
+  blockBot(token: string, chatId: number): Update
+  unblockBot(token: string, chatId: number): Update
+  migrateChat(token: string, chatId: number): number
+  deactivateUser(token: string, userId: number): void
+  pendingUpdates(token: string): Update[]
+  reset(): void
+  on(event: 'call', listener: (call: RecordedCall, token: string) => void): unknown
+  off(event: 'call', listener: (call: RecordedCall, token: string) => void): unknown
+  payInvoice(token: string, options: PayOptions): Promise<PaymentAttempt>
+  payments(token: string): PaymentAttempt[]
+  renewSubscription(token: string, chargeId: string): {chargeId: string; message: TgObject}
+  buyPaidMedia(token: string, options: {chatId: number; messageId: number; userId?: number}): {update_id: number}
+}
