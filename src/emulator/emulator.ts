@@ -29,10 +29,11 @@ import type {
   WaitOptions,
   WebhookState,
 } from './types.js'
-import {allowedUpdatesList} from './state/updates.js'
+import {allowedUpdatesList, droppedReason} from './state/updates.js'
 import {webhookInfo} from './methods/webhook-config.js'
 import {type PayOptions, type PaymentHost, buyPaidMedia, pay, renewSubscription} from './user/payments.js'
 import type {PaymentAttempt} from './state/payments.js'
+import {type ReactionOptions, reactionUpdate} from './user/reactions.js'
 
 export interface EmulatorEvents {
   /** Every recorded API call (HTTP or webhook reply). */
@@ -299,6 +300,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
         onStop: (fail) => this.onStop(fail),
         injectUpdate: (t, body) => this.injectUpdate(t, body),
         payInvoice: (o, injectPaid) => pay(this.paymentHost(bot, injectPaid), o),
+        react: (t, o) => this.react(t, o),
       },
       {...options, id},
     )
@@ -437,6 +439,21 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     options: {chatId: number; messageId: number; userId?: number},
   ): {update_id: number; transaction?: TgObject} {
     return buyPaidMedia(this.paymentHost(this.mustBot(token)), options)
+  }
+
+  // ---------------------------------------------------------------- reactions (docs/emulator.md, "Reactions")
+
+  /**
+   * A user reacts to a message: a `message_reaction` update (a `message_reaction_count` one in a channel). Returns
+   * the Update, or `{update_id: 0, reason}` when Telegram would send none: the bot is no administrator of the group
+   * or channel, or its allowed_updates leave the type out (both reaction types are off unless asked for).
+   */
+  react(token: string, options: ReactionOptions): Update & {reason?: string} {
+    const made = reactionUpdate(this.mustBot(token), options)
+    if ('skipped' in made) return {update_id: 0, reason: made.skipped}
+    const update = this.injectUpdate(token, made.update)
+    if (update.update_id !== 0) return update
+    return {update_id: 0, reason: droppedReason(Object.keys(made.update)[0])}
   }
 
   /** What the payment flow needs: injection, timers cleared by stop(), the 10-second window scaled. */

@@ -23,12 +23,19 @@ export async function serveWebhook(
   const server = http.createServer(handler)
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`
-  const res = await fetch(`${emu.apiRoot}/bot${token}/setWebhook`, {
-    method: 'POST',
-    headers: {'content-type': 'application/json'},
-    body: JSON.stringify({url, ...(allowedUpdates ? {allowed_updates: allowedUpdates} : {})}),
-  })
-  const answer = (await res.json()) as {ok: boolean; description?: string}
+  const setWebhook = async () => {
+    const res = await fetch(`${emu.apiRoot}/bot${token}/setWebhook`, {
+      method: 'POST',
+      headers: {'content-type': 'application/json'},
+      body: JSON.stringify({url, ...(allowedUpdates ? {allowed_updates: allowedUpdates} : {})}),
+    })
+    return (await res.json()) as {ok: boolean; error_code?: number; description?: string}
+  }
+  // a second setWebhook within a second gets 429 (as on Telegram): retry until it is taken
+  const answer = await until(async () => {
+    const a = await setWebhook()
+    return a.error_code === 429 ? undefined : a
+  }, 'setWebhook to be taken')
   if (!answer.ok) throw new Error(`setWebhook failed: ${answer.description}`)
   return async () => {
     server.closeAllConnections()

@@ -32,6 +32,7 @@ import {
 } from './route.js'
 
 import {PAYMENT_ROUTES} from './payments.js'
+import {REACTION_ROUTES} from './reactions.js'
 
 export type {ControlledEmulator} from './host.js'
 export type {ControlDeps} from './route.js'
@@ -90,6 +91,7 @@ const ROUTES: Record<string, Route> = {
     withId: true,
   },
   ...PAYMENT_ROUTES,
+  ...REACTION_ROUTES,
 }
 
 async function route(

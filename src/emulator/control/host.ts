@@ -3,6 +3,7 @@ import type {CallbackQueryOptions, RecordedCall, TgObject, Update, UserMessageOp
 import type {FaultSpec} from '../state/faults.js'
 import type {PaymentAttempt} from '../state/payments.js'
 import type {PayOptions} from '../user/payments.js'
+import type {ReactionOptions} from '../user/reactions.js'
 
 export interface ControlledEmulator {
   sendUserMessage(token: string, options: UserMessageOptions): Update
@@ -21,4 +22,5 @@ export interface ControlledEmulator {
   payments(token: string): PaymentAttempt[]
   renewSubscription(token: string, chargeId: string): {chargeId: string; message: TgObject}
   buyPaidMedia(token: string, options: {chatId: number; messageId: number; userId?: number}): {update_id: number}
+  react(token: string, options: ReactionOptions): Update & {reason?: string}
 }

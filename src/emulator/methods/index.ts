@@ -6,6 +6,7 @@ import {getUpdates} from './polling.js'
 import {getWebhookInfo, setWebhook} from './webhook-config.js'
 import {PAYMENT_METHODS} from './payments.js'
 import {STAR_METHODS} from './stars.js'
+import {REACTION_METHODS} from './reactions.js'
 
 const logOut: Handler = (bot, _params, core) => {
   bot.clearQueue()
@@ -68,6 +69,7 @@ const TABLE: Record<string, Handler> = {
   stopmessagelivelocation: out.editOther,
   ...PAYMENT_METHODS,
   ...STAR_METHODS,
+  ...REACTION_METHODS,
 }
 
 /** Chat-management actions answered with `true` (ban, pin, approve…). */

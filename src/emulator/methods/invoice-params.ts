@@ -7,6 +7,7 @@
 import {badRequest} from '../errors.js'
 import type {Params} from '../http/params.js'
 import type {Invoice, LabeledPrice} from '../state/payments.js'
+import {integerSafe, longField, required, stringField, toBool} from './args.js'
 
 /** td's `check_currency_amount`: |amount| ≤ 9999'9999'9999. */
 const MAX_AMOUNT = 999_999_999_999
@@ -16,43 +17,7 @@ export const SUBSCRIPTION_PERIOD = 2_592_000
 const MAX_SUBSCRIPTION_STARS = 10_000
 const MAX_PAYLOAD_BYTES = 128
 
-const toBool = (v: string | undefined): boolean => ['true', 'yes', '1'].includes((v ?? '').trim().toLowerCase())
-
-/** A required string parameter: missing or empty → `parameter "X" is required` (BA get_required_string_arg). */
-export function required(params: Params, name: string): string {
-  const value = params.get(name) ?? ''
-  if (value === '') throw badRequest(`parameter "${name}" is required`)
-  return value
-}
-
-/** td's `to_integer_safe`: an optional minus sign and digits that fit, else `Can't parse "x" as number`. */
-export function integerSafe(text: string): number {
-  if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(Number(text))) throw new Error(`Can't parse "${text}" as number`)
-  return Number(text)
-}
-
-/** A JSON object's long field as td reads it (a Number, or a String holding one). */
-export function longField(o: Record<string, unknown>, name: string): number {
-  if (!(name in o)) throw new Error(`Can't find field "${name}"`)
-  const v = o[name]
-  if (typeof v === 'number') return integerSafe(String(v))
-  if (typeof v === 'string') return integerSafe(v)
-  throw new Error(`Field "${name}" must be a Number`)
-}
-
-/** A JSON object's string field as td reads it (a String, or a Number taken as its text). */
-export function stringField(o: Record<string, unknown>, name: string): string {
-  if (!(name in o)) throw new Error(`Can't find field "${name}"`)
-  const v = o[name]
-  if (typeof v === 'string') return v
-  if (typeof v === 'number') return String(v)
-  throw new Error(`Field "${name}" must be of type String`)
-}
-
 const lowerFirst = (s: string): string => (/^.[A-Z_]/.test(s) ? s : s.charAt(0).toLowerCase() + s.slice(1))
-
-/** A td message wrapped by the server: `Can't parse X: <message>` (first letter lower-cased by the envelope rule). */
-const wrapped = (prefix: string, err: unknown): Error => badRequest(lowerFirst(`${prefix}: ${(err as Error).message}`))
 
 /** A JSON array of LabeledPrice (BA `get_labeled_price_parts`): the error text without the `Bad Request: ` prefix. */
 export function labeledPrices(value: unknown): LabeledPrice[] {
@@ -175,5 +140,3 @@ export function checkInvoice(invoice: Invoice): void {
   }
   if (Buffer.byteLength(invoice.payload, 'utf8') > MAX_PAYLOAD_BYTES) throw badRequest('INVOICE_PAYLOAD_INVALID')
 }
-
-export {wrapped}

@@ -8,11 +8,10 @@
 import type {Handler} from './core.js'
 import {badRequest} from '../errors.js'
 import {QUERY_INVALID} from './callbacks.js'
-import {checkInvoice, labeledPrices, readInvoice, required, stringField} from './invoice-params.js'
+import {checkInvoice, labeledPrices, readInvoice} from './invoice-params.js'
+import {required, stringField, toBool} from './args.js'
 import {sendNew} from './send.js'
 import type {ShippingOption} from '../state/payments.js'
-
-const toBool = (v: string | undefined): boolean => ['true', 'yes', '1'].includes((v ?? '').trim().toLowerCase())
 
 export const sendInvoice: Handler = (bot, params) => {
   const invoice = readInvoice(params, false)

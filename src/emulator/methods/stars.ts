@@ -6,28 +6,11 @@
 import {randomBytes} from 'node:crypto'
 import type {Handler} from './core.js'
 import {badRequest} from '../errors.js'
-import {required} from './invoice-params.js'
+import {integerArg, required, toBool, userIdParam} from './args.js'
 import {formatted} from './message-params.js'
 import {sendNew} from './send.js'
 import type {TgObject} from '../types.js'
 import type {Params} from '../http/params.js'
-
-const toBool = (v: string | undefined): boolean => ['true', 'yes', '1'].includes((v ?? '').trim().toLowerCase())
-
-/** BA `get_integer_arg`: empty → default, else the integer clamped to [min, max]. */
-function integerArg(params: Params, name: string, fallback: number, min: number, max: number): number {
-  const raw = (params.get(name) ?? '').trim()
-  if (raw === '') return fallback
-  const n = Number.parseInt(raw, 10)
-  return Math.min(max, Math.max(min, Number.isFinite(n) ? n : 0))
-}
-
-/** BA `get_user_id`: a positive id, else `invalid user_id specified`. */
-export function userIdParam(params: Params, name = 'user_id'): number {
-  const n = Number.parseInt((params.get(name) ?? '').trim(), 10)
-  if (!Number.isSafeInteger(n) || n <= 0) throw badRequest(`invalid ${name} specified`)
-  return n
-}
 
 /**
  * refundStarPayment: the Stars go back to the user, the ledger gets the outgoing transaction (same id as the

@@ -6,6 +6,7 @@ import type {RecordedCall, TgObject, Update, WebhookState} from '../types.js'
 import {DEFAULT_ALLOWED, chatsIn, updateTypeOf, webhookQueueOf} from './updates.js'
 import {Payments} from './payments.js'
 import {Business} from './business.js'
+import {Members} from './members.js'
 
 /** One queued update. */
 export interface QueueEntry {
@@ -96,6 +97,8 @@ export class BotState {
   readonly payments = new Payments()
   /** Business connections and their chats' messages (business.ts). */
   readonly business = new Business()
+  /** Members, invite links, join requests and reactions of the bot's chats (members.ts). */
+  readonly members = new Members()
 
   constructor(
     readonly token: string,
@@ -182,6 +185,7 @@ export class BotState {
     this.commands = []
     this.payments.clear()
     this.business.clear()
+    this.members.clear()
   }
 
   /** Drop every pending update. */

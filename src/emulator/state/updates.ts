@@ -36,6 +36,12 @@ const NOT_BY_DEFAULT = new Set(['chat_member', 'message_reaction', 'message_reac
 /** The default filter: every type except chat_member, message_reaction and message_reaction_count. */
 export const DEFAULT_ALLOWED: ReadonlySet<string> = new Set(UPDATE_TYPES.filter((t) => !NOT_BY_DEFAULT.has(t)))
 
+/** Why an update of `type` did not reach the bot: the allowed_updates filter (the opt-in types said to be opt-in). */
+export function droppedReason(type: string): string {
+  const optIn = NOT_BY_DEFAULT.has(type) ? ' (it is off unless asked for, as on Telegram)' : ''
+  return `the bot's allowed_updates leave out ${type}${optIn}`
+}
+
 /**
  * The new setting for an allowed_updates parameter, or undefined when the setting stays unchanged
  * (missing, invalid JSON, not an array, a non-string element). `[]` or no known name → the default.

@@ -16,6 +16,7 @@ import {isOutgoing} from '../methods/index.js'
 import type {CallEvents} from './wait.js'
 import type {CallbackQueryOptions, RecordedCall, TgObject, Update, UserMessageOptions} from '../types.js'
 import type {PayOptions} from './payments.js'
+import type {ReactionOptions} from './reactions.js'
 import type {PaymentAttempt} from '../state/payments.js'
 
 export interface ConversationOptions {
@@ -48,6 +49,7 @@ export interface ConversationHost {
   injectUpdate(token: string, body: TgObject): Update
   /** Pay an invoice; `injectPaid` queues the successful_payment message (so the user can wait on it). */
   payInvoice(options: PayOptions, injectPaid: (body: TgObject) => Update): Promise<PaymentAttempt>
+  react(token: string, options: ReactionOptions): Update & {reason?: string}
 }
 
 type Message = TgObject & {message_id: number; chat: TgObject}
@@ -298,6 +300,31 @@ export class ConversationUser {
       },
     )
     return {payment, replies: handled ? await handled : []}
+  }
+
+  /**
+   * React to a message (default: the bot's last message in this chat): `'👍'`, a ReactionType, or a list; `[]`
+   * takes the user's reactions back. Resolves like send() with the bot's messages while it handled the update;
+   * rejects when Telegram would send the bot none (its allowed_updates leave reactions out, as they are by default,
+   * or it is no administrator of the group).
+   */
+  react(reaction: string | TgObject | Array<string | TgObject>, messageId?: number): Promise<Message[]> {
+    const what = `user.react(${JSON.stringify(reaction)})`
+    const target = messageId ?? this.chat.filter((m) => (m.from as TgObject | undefined)?.is_bot).at(-1)?.message_id
+    if (target === undefined)
+      return Promise.reject(new Error(`${what}: the bot sent no message in chat ${this.chatId}`))
+    return this.exchange(what, () => {
+      const made = this.host.react(this.host.token, {
+        chatId: this.chatId,
+        messageId: target,
+        userId: this.id,
+        firstName: this.options.firstName,
+        username: this.options.username,
+        reaction: Array.isArray(reaction) ? reaction : [reaction],
+      })
+      if (made.update_id === 0) throw new Error(`${what}: Telegram would send no update: ${made.reason}`)
+      return made
+    })
   }
 
   private whereIs(updateId: number, confirmed: boolean): string {

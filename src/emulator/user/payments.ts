@@ -17,6 +17,7 @@ import {
 } from '../state/payments.js'
 import type {TgObject, Update} from '../types.js'
 import {randomBytes} from 'node:crypto'
+import {userFor} from './users.js'
 
 export interface PayOptions {
   /** The invoice message of the bot (in `chatId`, default: the user's private chat)… */
@@ -60,14 +61,6 @@ export const SHIPPING_TIMEOUT =
   'The bot did not answer the shipping query in time: the order could not be completed and no money was taken.'
 
 const now = (): number => Math.floor(Date.now() / 1000)
-
-/** The payer as a User, from what the bot knows of their chat (else defaults, as a user message has). */
-export function payer(bot: BotState, userId: number, options: {firstName?: string; username?: string} = {}): TgObject {
-  const chat = bot.findChat(String(userId))
-  const firstName = options.firstName ?? (chat?.type === 'private' ? (chat.first_name as string) : undefined) ?? 'Test'
-  const username = options.username ?? (chat?.type === 'private' ? (chat.username as string) : undefined) ?? 'tester'
-  return {id: userId, is_bot: false, first_name: firstName, username}
-}
 
 function privateChat(user: TgObject): TgObject {
   return {
@@ -165,7 +158,7 @@ export function pay(host: PaymentHost, options: PayOptions): Promise<PaymentAtte
     if (tip > invoice.maxTipAmount)
       throw new Error(`tip_amount ${tip} is over the invoice's max_tip_amount (${invoice.maxTipAmount})`)
   }
-  const user = payer(bot, userId, options)
+  const user = userFor(bot, userId, options)
   const attempt = bot.payments.newAttempt({
     userId,
     invoice: invoice.slug ? {slug: invoice.slug} : {chat_id: invoice.chatId!, message_id: invoice.messageId!},
@@ -335,7 +328,7 @@ export function renewSubscription(host: PaymentHost, chargeId: string): {message
   subscription.expiresAt += subscription.period
   return paid(host, undefined, {
     invoice: subscription.invoice,
-    user: payer(host.bot, charge.userId),
+    user: userFor(host.bot, charge.userId),
     totalAmount: subscription.invoice.totalAmount,
     subscription,
   })
@@ -355,7 +348,7 @@ export function buyPaidMedia(
   if (!entry || !message)
     throw new Error(`there is no paid media message ${options.messageId} in chat ${options.chatId} (sendPaidMedia)`)
   const userId = options.userId ?? (options.chatId > 0 ? options.chatId : 1111)
-  const user = payer(bot, userId, options)
+  const user = userFor(bot, userId, options)
   const channel = (message.chat as TgObject).type === 'channel'
   let transaction: TgObject | undefined
   if (!channel) {
