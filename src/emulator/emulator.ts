@@ -34,6 +34,7 @@ import {webhookInfo} from './methods/webhook-config.js'
 import {type PayOptions, type PaymentHost, buyPaidMedia, pay, renewSubscription} from './user/payments.js'
 import type {PaymentAttempt} from './state/payments.js'
 import {type ReactionOptions, reactionUpdate} from './user/reactions.js'
+import {type JoinRequestOptions, type MemberChange, requestJoin, setBotStatus, setMemberStatus} from './user/members.js'
 
 export interface EmulatorEvents {
   /** Every recorded API call (HTTP or webhook reply). */
@@ -301,6 +302,8 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
         injectUpdate: (t, body) => this.injectUpdate(t, body),
         payInvoice: (o, injectPaid) => pay(this.paymentHost(bot, injectPaid), o),
         react: (t, o) => this.react(t, o),
+        setMemberStatus: (t, c) => this.setMemberStatus(t, c),
+        requestJoin: (t, o) => this.requestJoin(t, o),
       },
       {...options, id},
     )
@@ -456,6 +459,64 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     return {update_id: 0, reason: droppedReason(Object.keys(made.update)[0])}
   }
 
+  // ---------------------------------------------------------------- membership (docs/emulator.md, "Joining and membership")
+
+  /**
+   * A member's status changes in a group or channel: `member` (joined, through `inviteLink` if given), `left`,
+   * `kicked`, `restricted`, `administrator`, `creator`. Queues the chat_member update (for a bot that administers
+   * the chat and asked for chat_member) and the service message of a join or departure. Returns the updates, a
+   * dropped one with update_id 0.
+   */
+  setMemberStatus(token: string, change: MemberChange): Update[] {
+    return setMemberStatus(this.mustBot(token), change).map((body) => this.injectUpdate(token, body))
+  }
+
+  /** A user joins a group or channel (as setMemberStatus with status `member`). */
+  joinChat(token: string, change: Omit<MemberChange, 'status'>): Update[] {
+    return this.setMemberStatus(token, {...change, status: 'member'})
+  }
+
+  /** A user leaves a group or channel (as setMemberStatus with status `left`). */
+  leaveChat(token: string, change: Omit<MemberChange, 'status'>): Update[] {
+    return this.setMemberStatus(token, {...change, status: 'left'})
+  }
+
+  /**
+   * A user asks to join (a join-request invite link): a `chat_join_request` update, answered by the bot with
+   * approveChatJoinRequest / declineChatJoinRequest (or, with `withQuery`, Bot API 10.1's
+   * answerChatJoinRequestQuery within 10 s times timeScale). `{update_id: 0, reason}` when the bot gets none.
+   */
+  requestJoin(token: string, options: JoinRequestOptions): Update & {reason?: string} {
+    const windowMs = this.timeScale === 0 ? JOIN_QUERY_WINDOW_MS : this.core.scale(JOIN_QUERY_WINDOW_MS)
+    const made = requestJoin(this.mustBot(token), options, windowMs)
+    if ('skipped' in made) return {update_id: 0, reason: made.skipped}
+    const update = this.injectUpdate(token, made.update)
+    return update.update_id !== 0 ? update : {update_id: 0, reason: droppedReason('chat_join_request')}
+  }
+
+  /** The bot is added to, promoted in or removed from a group or channel: a my_chat_member update (and more). */
+  setBotStatus(token: string, change: Omit<MemberChange, 'userId' | 'inviteLink' | 'customTitle'>): Update[] {
+    return setBotStatus(this.mustBot(token), change).map((body) => this.injectUpdate(token, body))
+  }
+
+  /** What the emulator knows of a chat's members: their ChatMember, the invite links, the pending join requests. */
+  chatMembers(token: string, chatId: number): {members: TgObject[]; inviteLinks: TgObject[]; joinRequests: TgObject[]} {
+    const bot = this.mustBot(token)
+    return {
+      members: bot.members.all(chatId),
+      inviteLinks: [...bot.members.links.values()].filter((l) => l.chatId === chatId).map((l) => l.link),
+      joinRequests: [...bot.members.requests.values()]
+        .filter((r) => r.chatId === chatId)
+        .map((r) => ({
+          user: r.user,
+          date: r.date,
+          ...(r.bio ? {bio: r.bio} : {}),
+          ...(r.inviteLink ? {invite_link: r.inviteLink} : {}),
+          ...(r.queryId ? {query_id: r.queryId} : {}),
+        })),
+    }
+  }
+
   /** What the payment flow needs: injection, timers cleared by stop(), the 10-second window scaled. */
   private paymentHost(bot: BotState, injectPaid?: (body: TgObject) => Update): PaymentHost {
     const windowMs = this.timeScale === 0 ? PRE_CHECKOUT_WINDOW_MS : this.core.scale(PRE_CHECKOUT_WINDOW_MS)
@@ -469,6 +530,9 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     }
   }
 }
+
+/** "…the bot must call sendChatJoinRequestWebApp or directly call answerChatJoinRequestQuery within 10 seconds" (DOC). */
+const JOIN_QUERY_WINDOW_MS = 10_000
 
 /** "The Bot API must receive an answer within 10 seconds after the pre-checkout query was sent" (DOC). */
 const PRE_CHECKOUT_WINDOW_MS = 10_000

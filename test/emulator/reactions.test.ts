@@ -119,6 +119,19 @@ describe('a user reacts: message_reaction, opt-in', () => {
     expect(queued).toEqual(['message_reaction_count', 'message_reaction_count', 'message_reaction_count'])
   })
 
+  it('a bot that is no administrator of the group gets no reaction updates', async () => {
+    const {emu, token, api} = await setup()
+    await api('getUpdates', {allowed_updates: ['message', 'message_reaction'], offset: -1})
+    emu.setBotStatus(token, {chatId: -900, status: 'member'})
+    emu.sendUserMessage(token, {text: 'hello', userId: 7, chatId: -900})
+    const last = emu.pendingUpdates(token).at(-1)!.message as {message_id: number}
+    const made = emu.react(token, {chatId: -900, messageId: last.message_id, userId: 7, reaction: ['👍']})
+    expect(made).toEqual({update_id: 0, reason: expect.stringContaining('the bot is not an administrator of the chat')})
+    emu.setBotStatus(token, {chatId: -900, status: 'administrator', rights: ['can_delete_messages']})
+    const now = emu.react(token, {chatId: -900, messageId: last.message_id, userId: 7, reaction: ['🔥']})
+    expect(now.message_reaction).toMatchObject({old_reaction: [THUMBS], new_reaction: [FIRE]})
+  })
+
   it('bad input to the control API is a 400 naming it', async () => {
     const {emu, token} = await setup()
     emu.sendUserMessage(token, {text: 'hi', userId: 7})

@@ -33,6 +33,7 @@ import {
 
 import {PAYMENT_ROUTES} from './payments.js'
 import {REACTION_ROUTES} from './reactions.js'
+import {MEMBER_ROUTES} from './members.js'
 
 export type {ControlledEmulator} from './host.js'
 export type {ControlDeps} from './route.js'
@@ -92,6 +93,7 @@ const ROUTES: Record<string, Route> = {
   },
   ...PAYMENT_ROUTES,
   ...REACTION_ROUTES,
+  ...MEMBER_ROUTES,
 }
 
 async function route(

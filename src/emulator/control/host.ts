@@ -4,6 +4,7 @@ import type {FaultSpec} from '../state/faults.js'
 import type {PaymentAttempt} from '../state/payments.js'
 import type {PayOptions} from '../user/payments.js'
 import type {ReactionOptions} from '../user/reactions.js'
+import type {JoinRequestOptions, MemberChange} from '../user/members.js'
 
 export interface ControlledEmulator {
   sendUserMessage(token: string, options: UserMessageOptions): Update
@@ -23,4 +24,8 @@ export interface ControlledEmulator {
   renewSubscription(token: string, chargeId: string): {chargeId: string; message: TgObject}
   buyPaidMedia(token: string, options: {chatId: number; messageId: number; userId?: number}): {update_id: number}
   react(token: string, options: ReactionOptions): Update & {reason?: string}
+  setMemberStatus(token: string, change: MemberChange): Update[]
+  requestJoin(token: string, options: JoinRequestOptions): Update & {reason?: string}
+  setBotStatus(token: string, change: Omit<MemberChange, 'userId' | 'inviteLink' | 'customTitle'>): Update[]
+  chatMembers(token: string, chatId: number): {members: TgObject[]; inviteLinks: TgObject[]; joinRequests: TgObject[]}
 }

@@ -7,6 +7,7 @@ import {getWebhookInfo, setWebhook} from './webhook-config.js'
 import {PAYMENT_METHODS} from './payments.js'
 import {STAR_METHODS} from './stars.js'
 import {REACTION_METHODS} from './reactions.js'
+import {MEMBER_METHODS} from './members.js'
 
 const logOut: Handler = (bot, _params, core) => {
   bot.clearQueue()
@@ -70,6 +71,7 @@ const TABLE: Record<string, Handler> = {
   ...PAYMENT_METHODS,
   ...STAR_METHODS,
   ...REACTION_METHODS,
+  ...MEMBER_METHODS,
 }
 
 /** Chat-management actions answered with `true` (ban, pin, approve…). */

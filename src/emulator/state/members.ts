@@ -133,6 +133,10 @@ export interface JoinRequest {
   inviteLink?: string
   /** Bot API 10.1: the query a bot assigned to process join requests must answer within 10 seconds. */
   queryId?: string
+  /** Epoch ms after which the query can no longer be answered (the request stays, for the administrators). */
+  queryDeadline?: number
+  /** The Mini App sendChatJoinRequestWebApp showed the user. */
+  webAppUrl?: string
 }
 
 const MAX_CHATS = 10_000
@@ -141,7 +145,10 @@ const MAX_PER_CHAT = 10_000
 export class Members {
   private readonly byChat = new Map<string, Map<number, TgObject>>()
   readonly links = new Map<string, InviteLink>()
+  /** Pending join requests by `chat:user`. */
   readonly requests = new Map<string, JoinRequest>()
+  /** Join requests with an open 10.1 query, by query id. */
+  readonly queries = new Map<string, JoinRequest>()
   /** Reactions on messages: `chat:message` → actor (user id) → the ReactionType list it set. */
   private readonly reactions = new Map<string, Map<number, TgObject[]>>()
 
@@ -231,6 +238,7 @@ export class Members {
     this.byChat.clear()
     this.links.clear()
     this.requests.clear()
+    this.queries.clear()
     this.reactions.clear()
   }
 }

@@ -17,6 +17,7 @@ import type {CallEvents} from './wait.js'
 import type {CallbackQueryOptions, RecordedCall, TgObject, Update, UserMessageOptions} from '../types.js'
 import type {PayOptions} from './payments.js'
 import type {ReactionOptions} from './reactions.js'
+import type {JoinRequestOptions, MemberChange} from './members.js'
 import type {PaymentAttempt} from '../state/payments.js'
 
 export interface ConversationOptions {
@@ -50,6 +51,8 @@ export interface ConversationHost {
   /** Pay an invoice; `injectPaid` queues the successful_payment message (so the user can wait on it). */
   payInvoice(options: PayOptions, injectPaid: (body: TgObject) => Update): Promise<PaymentAttempt>
   react(token: string, options: ReactionOptions): Update & {reason?: string}
+  setMemberStatus(token: string, change: MemberChange): Update[]
+  requestJoin(token: string, options: JoinRequestOptions): Update & {reason?: string}
 }
 
 type Message = TgObject & {message_id: number; chat: TgObject}
@@ -171,7 +174,7 @@ export class ConversationUser {
   }
 
   /** Inject an update and wait until the bot has handled it; the bot's messages in this chat meanwhile. */
-  private exchange(what: string, inject: () => Update): Promise<Message[]> {
+  private exchange(what: string, inject: () => Update, chatId = this.chatId): Promise<Message[]> {
     const {bot, calls, signals} = this.host
     const startSeq = bot.callSeq
     const seen: RecordedCall[] = []
@@ -190,7 +193,7 @@ export class ConversationUser {
       }
       const done = (): void => {
         cleanup()
-        resolve(this.messagesIn(seen))
+        resolve(this.messagesIn(seen, chatId))
       }
       const fail = (err: Error): void => {
         cleanup()
@@ -252,7 +255,7 @@ export class ConversationUser {
     })
   }
 
-  private messagesIn(calls: RecordedCall[]): Message[] {
+  private messagesIn(calls: RecordedCall[], chatId = this.chatId): Message[] {
     const out: Message[] = []
     for (const call of calls) {
       if (call.error || !isOutgoing(call.method)) continue
@@ -262,7 +265,7 @@ export class ConversationUser {
           message &&
           typeof message === 'object' &&
           typeof message.message_id === 'number' &&
-          (message.chat as TgObject | undefined)?.id === this.chatId
+          (message.chat as TgObject | undefined)?.id === chatId
         )
           out.push(message)
       }
@@ -324,6 +327,62 @@ export class ConversationUser {
       })
       if (made.update_id === 0) throw new Error(`${what}: Telegram would send no update: ${made.reason}`)
       return made
+    })
+  }
+
+  /**
+   * Join the user's group or channel (`chatId` of the user, negative), through an invite link if given. Resolves like
+   * send() once the bot handled the last update of the join (chat_member, and the service message in groups).
+   */
+  join(options: {inviteLink?: string} = {}): Promise<Message[]> {
+    return this.memberChange('user.join()', 'member', options.inviteLink)
+  }
+
+  /** Leave the user's group or channel; resolves like join(). */
+  leave(): Promise<Message[]> {
+    return this.memberChange('user.leave()', 'left')
+  }
+
+  /**
+   * Ask to join the user's group or channel (a join-request invite link, or none): resolves once the bot handled
+   * the chat_join_request, with the messages the bot sent (a join request lets it write to the user for 5 minutes:
+   * those count too). Rejects when the bot gets no join request (it may not invite users there).
+   */
+  requestJoin(options: {inviteLink?: string; bio?: string} = {}): Promise<Message[]> {
+    const what = 'user.requestJoin()'
+    return this.exchange(
+      what,
+      () => {
+        const made = this.host.requestJoin(this.host.token, {
+          chatId: this.chatId,
+          userId: this.id,
+          firstName: this.options.firstName,
+          username: this.options.username,
+          ...options,
+        })
+        if (made.update_id === 0) throw new Error(`${what}: Telegram would send no update: ${made.reason}`)
+        return made
+      },
+      this.id,
+    )
+  }
+
+  private memberChange(what: string, status: 'member' | 'left', inviteLink?: string): Promise<Message[]> {
+    return this.exchange(what, () => {
+      const updates = this.host.setMemberStatus(this.host.token, {
+        chatId: this.chatId,
+        userId: this.id,
+        status,
+        firstName: this.options.firstName,
+        username: this.options.username,
+        ...(inviteLink ? {inviteLink} : {}),
+      })
+      const delivered = updates.filter((u) => u.update_id !== 0)
+      if (delivered.length === 0)
+        throw new Error(
+          `${what}: Telegram would send no update (a channel's bot without chat_member in allowed_updates)`,
+        )
+      return delivered.at(-1)!
     })
   }
 
