@@ -35,6 +35,16 @@ import {type PayOptions, type PaymentHost, buyPaidMedia, pay, renewSubscription}
 import type {PaymentAttempt} from './state/payments.js'
 import {type ReactionOptions, reactionUpdate} from './user/reactions.js'
 import {type JoinRequestOptions, type MemberChange, requestJoin, setBotStatus, setMemberStatus} from './user/members.js'
+import {
+  type BusinessMessageOptions,
+  type ConnectOptions,
+  businessMessage,
+  connect,
+  deleteBusinessMessages,
+  editBusinessMessage,
+  editConnection,
+} from './user/business.js'
+import {businessConnectionJson} from './state/business.js'
 
 export interface EmulatorEvents {
   /** Every recorded API call (HTTP or webhook reply). */
@@ -204,7 +214,13 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
    */
   injectUpdate(token: string, body: TgObject): Update {
     const bot = this.mustBot(token)
-    for (const key of ['message', 'edited_message', 'channel_post', 'edited_channel_post', 'business_message']) {
+    const business = body.business_message as TgObject | undefined
+    const connection = bot.business.connections.get(String(business?.business_connection_id))
+    if (business && connection && typeof (business.chat as TgObject | undefined)?.id === 'number') {
+      bot.business.noteMessageId(connection.id, (business.chat as TgObject).id as number, Number(business.message_id))
+      bot.business.put(connection.id, business)
+    }
+    for (const key of ['message', 'edited_message', 'channel_post', 'edited_channel_post']) {
       const message = body[key] as TgObject | undefined
       const chat = message?.chat as TgObject | undefined
       if (message && chat && typeof chat.id === 'number' && typeof message.message_id === 'number') {
@@ -304,6 +320,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
         react: (t, o) => this.react(t, o),
         setMemberStatus: (t, c) => this.setMemberStatus(t, c),
         requestJoin: (t, o) => this.requestJoin(t, o),
+        sendBusinessMessage: (t, o) => this.sendBusinessMessage(t, o),
       },
       {...options, id},
     )
@@ -515,6 +532,45 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
           ...(r.queryId ? {query_id: r.queryId} : {}),
         })),
     }
+  }
+
+  // ---------------------------------------------------------------- business (docs/emulator.md, "Business connections")
+
+  /**
+   * A business account connects the bot (default: user 2222, rights can_reply and can_read_messages): a
+   * `business_connection` update. Returns the BusinessConnection and the update.
+   */
+  connectBusiness(token: string, options: ConnectOptions = {}): {connection: TgObject; update: Update} {
+    const made = connect(this.mustBot(token), options)
+    return {connection: businessConnectionJson(made.connection), update: this.injectUpdate(token, made.update)}
+  }
+
+  /** The connection's rights change, or it is disabled (`isEnabled: false`) or enabled again: a business_connection update. */
+  editBusinessConnection(
+    token: string,
+    id: string,
+    change: {rights?: string[]; isEnabled?: boolean},
+  ): {connection: TgObject; update: Update} {
+    const made = editConnection(this.mustBot(token), id, change)
+    return {connection: businessConnectionJson(made.connection), update: this.injectUpdate(token, made.update)}
+  }
+
+  /** A customer (or, `fromOwner`, the account itself) writes in a business chat: a `business_message` update. */
+  sendBusinessMessage(token: string, options: BusinessMessageOptions): Update {
+    return this.injectUpdate(token, businessMessage(this.mustBot(token), options))
+  }
+
+  /** A message of a business chat is edited: an `edited_business_message` update. */
+  editBusinessMessage(
+    token: string,
+    options: {connectionId: string; chatId: number; messageId: number; text: string},
+  ): Update {
+    return this.injectUpdate(token, editBusinessMessage(this.mustBot(token), options))
+  }
+
+  /** Messages of a business chat are deleted: a `deleted_business_messages` update. */
+  deleteBusinessMessages(token: string, options: {connectionId: string; chatId: number; messageIds: number[]}): Update {
+    return this.injectUpdate(token, deleteBusinessMessages(this.mustBot(token), options))
   }
 
   /** What the payment flow needs: injection, timers cleared by stop(), the 10-second window scaled. */

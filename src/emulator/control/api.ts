@@ -34,6 +34,7 @@ import {
 import {PAYMENT_ROUTES} from './payments.js'
 import {REACTION_ROUTES} from './reactions.js'
 import {MEMBER_ROUTES} from './members.js'
+import {BUSINESS_ROUTES} from './business.js'
 
 export type {ControlledEmulator} from './host.js'
 export type {ControlDeps} from './route.js'
@@ -94,6 +95,7 @@ const ROUTES: Record<string, Route> = {
   ...PAYMENT_ROUTES,
   ...REACTION_ROUTES,
   ...MEMBER_ROUTES,
+  ...BUSINESS_ROUTES,
 }
 
 async function route(

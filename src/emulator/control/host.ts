@@ -5,6 +5,7 @@ import type {PaymentAttempt} from '../state/payments.js'
 import type {PayOptions} from '../user/payments.js'
 import type {ReactionOptions} from '../user/reactions.js'
 import type {JoinRequestOptions, MemberChange} from '../user/members.js'
+import type {BusinessMessageOptions, ConnectOptions} from '../user/business.js'
 
 export interface ControlledEmulator {
   sendUserMessage(token: string, options: UserMessageOptions): Update
@@ -28,4 +29,16 @@ export interface ControlledEmulator {
   requestJoin(token: string, options: JoinRequestOptions): Update & {reason?: string}
   setBotStatus(token: string, change: Omit<MemberChange, 'userId' | 'inviteLink' | 'customTitle'>): Update[]
   chatMembers(token: string, chatId: number): {members: TgObject[]; inviteLinks: TgObject[]; joinRequests: TgObject[]}
+  connectBusiness(token: string, options?: ConnectOptions): {connection: TgObject; update: Update}
+  editBusinessConnection(
+    token: string,
+    id: string,
+    change: {rights?: string[]; isEnabled?: boolean},
+  ): {connection: TgObject; update: Update}
+  sendBusinessMessage(token: string, options: BusinessMessageOptions): Update
+  editBusinessMessage(
+    token: string,
+    options: {connectionId: string; chatId: number; messageId: number; text: string},
+  ): Update
+  deleteBusinessMessages(token: string, options: {connectionId: string; chatId: number; messageIds: number[]}): Update
 }

@@ -8,6 +8,7 @@ import {PAYMENT_METHODS} from './payments.js'
 import {STAR_METHODS} from './stars.js'
 import {REACTION_METHODS} from './reactions.js'
 import {MEMBER_METHODS} from './members.js'
+import {BUSINESS_METHODS} from './business.js'
 
 const logOut: Handler = (bot, _params, core) => {
   bot.clearQueue()
@@ -72,6 +73,7 @@ const TABLE: Record<string, Handler> = {
   ...STAR_METHODS,
   ...REACTION_METHODS,
   ...MEMBER_METHODS,
+  ...BUSINESS_METHODS,
 }
 
 /** Chat-management actions answered with `true` (ban, pin, approve…). */

@@ -78,6 +78,15 @@ export class Business {
     return next
   }
 
+  /** The last message id used in a business chat (ids count per chat, as in a private chat). */
+  lastMessageId(connectionId: string, chatId: number): number {
+    return this.lastIds.get(`${connectionId}:${chatId}`) ?? 0
+  }
+
+  noteMessageId(connectionId: string, chatId: number, messageId: number): void {
+    if (this.lastMessageId(connectionId, chatId) < messageId) this.lastIds.set(`${connectionId}:${chatId}`, messageId)
+  }
+
   /** Store a message of a business chat (a new one, or the new content of an edited one). */
   put(connectionId: string, message: TgObject): void {
     const key = `${connectionId}:${(message.chat as TgObject).id}:${message.message_id}`
@@ -102,6 +111,14 @@ export class Business {
       }
     }
     return out
+  }
+
+  /** The chats of a connection that have messages. */
+  chatIds(connectionId: string): number[] {
+    const prefix = `${connectionId}:`
+    const out = new Set<number>()
+    for (const key of this.messages.keys()) if (key.startsWith(prefix)) out.add(Number(key.split(':')[1]))
+    return [...out]
   }
 
   /** The live messages of one business chat, oldest first. */

@@ -128,6 +128,13 @@ export function webhookQueueOf(update: TgObject): string {
   return `unique:${uniqueQueue}`
 }
 
+const BUSINESS = new Set([
+  'business_connection',
+  'business_message',
+  'edited_business_message',
+  'deleted_business_messages',
+])
+
 /** Every chat an update mentions (so the bot may write to it later). */
 export function chatsIn(update: TgObject): TgObject[] {
   const out: TgObject[] = []
@@ -149,7 +156,8 @@ export function chatsIn(update: TgObject): TgObject[] {
       })
     }
   }
-  for (const [key, body] of Object.entries(update)) if (key !== 'update_id') visit(body, 0)
+  // a business chat is the business account's, not the bot's: it gives the bot no chat to write to
+  for (const [key, body] of Object.entries(update)) if (key !== 'update_id' && !BUSINESS.has(key)) visit(body, 0)
   return out
 }
 

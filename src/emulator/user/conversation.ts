@@ -18,6 +18,7 @@ import type {CallbackQueryOptions, RecordedCall, TgObject, Update, UserMessageOp
 import type {PayOptions} from './payments.js'
 import type {ReactionOptions} from './reactions.js'
 import type {JoinRequestOptions, MemberChange} from './members.js'
+import type {BusinessMessageOptions} from './business.js'
 import type {PaymentAttempt} from '../state/payments.js'
 
 export interface ConversationOptions {
@@ -33,6 +34,11 @@ export interface ConversationOptions {
   timeoutMs?: number
   /** Polling mode: how long the bot's calls must stay quiet after the update is confirmed (default 5 ms). */
   settleMs?: number
+  /**
+   * The user is a customer of a business account connected to the bot (emu.connectBusiness): send() writes in
+   * the account's chat with them (business_message), and `chat` is that chat.
+   */
+  businessConnectionId?: string
 }
 
 export type Signals = {confirmed: [bot: BotState]; handled: [bot: BotState, updateId: number, replied: boolean]}
@@ -53,6 +59,7 @@ export interface ConversationHost {
   react(token: string, options: ReactionOptions): Update & {reason?: string}
   setMemberStatus(token: string, change: MemberChange): Update[]
   requestJoin(token: string, options: JoinRequestOptions): Update & {reason?: string}
+  sendBusinessMessage(token: string, options: BusinessMessageOptions): Update
 }
 
 type Message = TgObject & {message_id: number; chat: TgObject}
@@ -79,6 +86,8 @@ export class ConversationUser {
 
   /** The chat's messages as the user sees them, oldest first: the user's and the bot's, edits applied, deletions removed. */
   get chat(): Message[] {
+    if (this.options.businessConnectionId !== undefined)
+      return this.host.bot.business.chat(this.options.businessConnectionId, this.id) as Message[]
     const prefix = `${this.chatId}:`
     const out: Message[] = []
     for (const [key, message] of this.host.bot.messages) if (key.startsWith(prefix)) out.push(message as Message)
@@ -89,6 +98,17 @@ export class ConversationUser {
   send(text: string, options: {replyToMessageId?: number} = {}): Promise<Message[]> {
     if (typeof text !== 'string' || text === '')
       return Promise.reject(new Error('user.send: the text must be a non-empty string'))
+    const business = this.options.businessConnectionId
+    if (business !== undefined)
+      return this.exchange(`user.send(${JSON.stringify(text)})`, () =>
+        this.host.sendBusinessMessage(this.host.token, {
+          connectionId: business,
+          text,
+          customerId: this.id,
+          firstName: this.options.firstName,
+          username: this.options.username,
+        }),
+      )
     return this.exchange(`user.send(${JSON.stringify(text)})`, () =>
       this.host.sendUserMessage(this.host.token, {
         text,
