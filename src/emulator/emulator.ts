@@ -45,6 +45,7 @@ import {
   editConnection,
 } from './user/business.js'
 import {businessConnectionJson} from './state/business.js'
+import {type BoostOptions, boostChat, openWebApp, removeBoost, webAppData} from './user/boosts.js'
 
 export interface EmulatorEvents {
   /** Every recorded API call (HTTP or webhook reply). */
@@ -321,6 +322,8 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
         setMemberStatus: (t, c) => this.setMemberStatus(t, c),
         requestJoin: (t, o) => this.requestJoin(t, o),
         sendBusinessMessage: (t, o) => this.sendBusinessMessage(t, o),
+        sendWebAppData: (t, o) => this.sendWebAppData(t, o),
+        openWebApp: (t, o) => this.openWebApp(t, o),
       },
       {...options, id},
     )
@@ -571,6 +574,32 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
   /** Messages of a business chat are deleted: a `deleted_business_messages` update. */
   deleteBusinessMessages(token: string, options: {connectionId: string; chatId: number; messageIds: number[]}): Update {
     return this.injectUpdate(token, deleteBusinessMessages(this.mustBot(token), options))
+  }
+
+  // ---------------------------------------------------------------- boosts and Mini Apps (docs/emulator.md)
+
+  /**
+   * A user boosts a channel or supergroup: a `chat_boost` update (for a bot that administers it) and, in a
+   * supergroup, the `boost_added` service message. Returns the updates queued.
+   */
+  boostChat(token: string, options: BoostOptions): Update[] {
+    return boostChat(this.mustBot(token), options).updates.map((body) => this.injectUpdate(token, body))
+  }
+
+  /** A boost is taken back: a `removed_chat_boost` update (update_id 0 when the bot administers no such chat). */
+  removeChatBoost(token: string, options: {chatId: number; boostId: string}): Update {
+    const body = removeBoost(this.mustBot(token), options)
+    return body ? this.injectUpdate(token, body) : {update_id: 0}
+  }
+
+  /** A Mini App opened from a keyboard button sends data: a `web_app_data` message from the user. */
+  sendWebAppData(token: string, options: {userId?: number; data: string; buttonText: string}): Update {
+    return this.injectUpdate(token, webAppData(this.mustBot(token), options))
+  }
+
+  /** A Mini App is opened with a query (inline button, menu): the query_id the bot answers with answerWebAppQuery. */
+  openWebApp(token: string, options: {userId?: number; chatId?: number} = {}): string {
+    return openWebApp(this.mustBot(token), options)
   }
 
   /** What the payment flow needs: injection, timers cleared by stop(), the 10-second window scaled. */

@@ -35,6 +35,7 @@ import {PAYMENT_ROUTES} from './payments.js'
 import {REACTION_ROUTES} from './reactions.js'
 import {MEMBER_ROUTES} from './members.js'
 import {BUSINESS_ROUTES} from './business.js'
+import {BOOST_ROUTES} from './boosts.js'
 
 export type {ControlledEmulator} from './host.js'
 export type {ControlDeps} from './route.js'
@@ -96,6 +97,7 @@ const ROUTES: Record<string, Route> = {
   ...REACTION_ROUTES,
   ...MEMBER_ROUTES,
   ...BUSINESS_ROUTES,
+  ...BOOST_ROUTES,
 }
 
 async function route(

@@ -6,6 +6,7 @@ import type {PayOptions} from '../user/payments.js'
 import type {ReactionOptions} from '../user/reactions.js'
 import type {JoinRequestOptions, MemberChange} from '../user/members.js'
 import type {BusinessMessageOptions, ConnectOptions} from '../user/business.js'
+import type {BoostOptions} from '../user/boosts.js'
 
 export interface ControlledEmulator {
   sendUserMessage(token: string, options: UserMessageOptions): Update
@@ -41,4 +42,8 @@ export interface ControlledEmulator {
     options: {connectionId: string; chatId: number; messageId: number; text: string},
   ): Update
   deleteBusinessMessages(token: string, options: {connectionId: string; chatId: number; messageIds: number[]}): Update
+  boostChat(token: string, options: BoostOptions): Update[]
+  removeChatBoost(token: string, options: {chatId: number; boostId: string}): Update
+  sendWebAppData(token: string, options: {userId?: number; data: string; buttonText: string}): Update
+  openWebApp(token: string, options?: {userId?: number; chatId?: number}): string
 }

@@ -9,6 +9,7 @@ import {STAR_METHODS} from './stars.js'
 import {REACTION_METHODS} from './reactions.js'
 import {MEMBER_METHODS} from './members.js'
 import {BUSINESS_METHODS} from './business.js'
+import {BOOST_METHODS} from './boosts.js'
 
 const logOut: Handler = (bot, _params, core) => {
   bot.clearQueue()
@@ -74,6 +75,7 @@ const TABLE: Record<string, Handler> = {
   ...REACTION_METHODS,
   ...MEMBER_METHODS,
   ...BUSINESS_METHODS,
+  ...BOOST_METHODS,
 }
 
 /** Chat-management actions answered with `true` (ban, pin, approve…). */

@@ -7,6 +7,7 @@ import {DEFAULT_ALLOWED, chatsIn, updateTypeOf, webhookQueueOf} from './updates.
 import {Payments} from './payments.js'
 import {Business} from './business.js'
 import {Members} from './members.js'
+import {Boosts, WebAppQueries} from './boosts.js'
 
 /** One queued update. */
 export interface QueueEntry {
@@ -99,6 +100,9 @@ export class BotState {
   readonly business = new Business()
   /** Members, invite links, join requests and reactions of the bot's chats (members.ts). */
   readonly members = new Members()
+  /** Boosts of the bot's channels and supergroups, and the Mini App queries waiting for answerWebAppQuery (boosts.ts). */
+  readonly boosts = new Boosts()
+  readonly webAppQueries = new WebAppQueries()
 
   constructor(
     readonly token: string,
@@ -186,6 +190,8 @@ export class BotState {
     this.payments.clear()
     this.business.clear()
     this.members.clear()
+    this.boosts.clear()
+    this.webAppQueries.clear()
   }
 
   /** Drop every pending update. */

@@ -60,6 +60,8 @@ export interface ConversationHost {
   setMemberStatus(token: string, change: MemberChange): Update[]
   requestJoin(token: string, options: JoinRequestOptions): Update & {reason?: string}
   sendBusinessMessage(token: string, options: BusinessMessageOptions): Update
+  sendWebAppData(token: string, options: {userId?: number; data: string; buttonText: string}): Update
+  openWebApp(token: string, options?: {userId?: number; chatId?: number}): string
 }
 
 type Message = TgObject & {message_id: number; chat: TgObject}
@@ -385,6 +387,40 @@ export class ConversationUser {
       },
       this.id,
     )
+  }
+
+  /**
+   * Send data from the Mini App of the bot's reply keyboard (Telegram.WebApp.sendData): a `web_app_data` message.
+   * `buttonText` defaults to the keyboard's `web_app` button. Resolves like send().
+   */
+  sendWebAppData(data: string, buttonText?: string): Promise<Message[]> {
+    const what = `user.sendWebAppData(${JSON.stringify(data)})`
+    const button = buttonText ?? this.replyKeyboardButtons().find((b) => b.web_app)?.text
+    if (typeof button !== 'string')
+      return Promise.reject(new Error(`${what}: the bot's reply keyboard in chat ${this.chatId} has no web_app button`))
+    return this.exchange(what, () =>
+      this.host.sendWebAppData(this.host.token, {userId: this.id, data, buttonText: button}),
+    )
+  }
+
+  /** Open a Mini App with a query (an inline button or the menu): the query_id for answerWebAppQuery. */
+  openWebApp(): string {
+    return this.host.openWebApp(this.host.token, {userId: this.id, chatId: this.chatId})
+  }
+
+  /** The buttons (as objects) of the reply keyboard the bot last showed in this chat. */
+  private replyKeyboardButtons(): TgObject[] {
+    const calls = this.host.bot.calls
+    for (let i = calls.length - 1; i >= 0; i--) {
+      const call = calls[i]
+      if (call.error || !isOutgoing(call.method) || String(call.params.chat_id) !== String(this.chatId)) continue
+      const markup = call.params.reply_markup as TgObject | undefined
+      if (!markup || typeof markup !== 'object') continue
+      if (markup.remove_keyboard) return []
+      if (Array.isArray(markup.keyboard))
+        return (markup.keyboard as unknown[]).flat().map((b) => (typeof b === 'string' ? {text: b} : (b as TgObject)))
+    }
+    return []
   }
 
   private memberChange(what: string, status: 'member' | 'left', inviteLink?: string): Promise<Message[]> {
