@@ -46,6 +46,7 @@ import {
 } from './user/business.js'
 import {businessConnectionJson} from './state/business.js'
 import {type BoostOptions, boostChat, openWebApp, removeBoost, webAppData} from './user/boosts.js'
+import {type GuestOptions, guestMessage} from './user/guests.js'
 
 export interface EmulatorEvents {
   /** Every recorded API call (HTTP or webhook reply). */
@@ -600,6 +601,14 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
   /** A Mini App is opened with a query (inline button, menu): the query_id the bot answers with answerWebAppQuery. */
   openWebApp(token: string, options: {userId?: number; chatId?: number} = {}): string {
     return openWebApp(this.mustBot(token), options)
+  }
+
+  /**
+   * Guest mode (Bot API 10.0): a user summons the bot in a chat it is not in: a `guest_message` with
+   * `guest_query_id`, answered with answerGuestQuery. The bot must be created with `supportsGuestQueries`.
+   */
+  summonGuest(token: string, options: GuestOptions): Update {
+    return this.injectUpdate(token, guestMessage(this.mustBot(token), options))
   }
 
   /** What the payment flow needs: injection, timers cleared by stop(), the 10-second window scaled. */

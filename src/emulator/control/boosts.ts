@@ -5,6 +5,7 @@
  *   POST /_emulator/bots/{token}/chats/{chat_id}/boosts/{boost_id}/remove
  *   POST /_emulator/bots/{token}/web_app_data                               {user_id?, data, button_text}
  *   POST /_emulator/bots/{token}/web_app_queries                            {user_id?, chat_id?}
+ *   POST /_emulator/bots/{token}/guest_messages                             {chat_id, text, user_id?} (Bot API 10.0)
  */
 import {type Ctx, type Route, int, only, pathInt, str} from './route.js'
 
@@ -48,9 +49,22 @@ function postWebAppQuery({emu, bot, body}: Ctx): unknown {
   }
 }
 
+function postGuestMessage({emu, bot, body}: Ctx): unknown {
+  only(body, ['chat_id', 'text', 'user_id', 'first_name', 'username', 'title'])
+  return emu.summonGuest(bot.token, {
+    chatId: int(body, 'chat_id', {required: true, nonZero: true})!,
+    text: str(body, 'text', true)!,
+    userId: int(body, 'user_id', {min: 1}),
+    firstName: str(body, 'first_name'),
+    username: str(body, 'username'),
+    title: str(body, 'title'),
+  })
+}
+
 export const BOOST_ROUTES: Record<string, Route> = {
   'chats/:chat_id/boosts': {method: 'POST', handler: postBoost},
   'chats/:chat_id/boosts/:boost_id/remove': {method: 'POST', handler: postRemoveBoost},
   web_app_data: {method: 'POST', handler: postWebAppData},
   web_app_queries: {method: 'POST', handler: postWebAppQuery},
+  guest_messages: {method: 'POST', handler: postGuestMessage},
 }

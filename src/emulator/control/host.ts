@@ -7,6 +7,7 @@ import type {ReactionOptions} from '../user/reactions.js'
 import type {JoinRequestOptions, MemberChange} from '../user/members.js'
 import type {BusinessMessageOptions, ConnectOptions} from '../user/business.js'
 import type {BoostOptions} from '../user/boosts.js'
+import type {GuestOptions} from '../user/guests.js'
 
 export interface ControlledEmulator {
   sendUserMessage(token: string, options: UserMessageOptions): Update
@@ -46,4 +47,5 @@ export interface ControlledEmulator {
   removeChatBoost(token: string, options: {chatId: number; boostId: string}): Update
   sendWebAppData(token: string, options: {userId?: number; data: string; buttonText: string}): Update
   openWebApp(token: string, options?: {userId?: number; chatId?: number}): string
+  summonGuest(token: string, options: GuestOptions): Update
 }

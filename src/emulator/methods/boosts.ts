@@ -9,6 +9,7 @@ import {userIdParam} from './args.js'
 import {QUERY_INVALID} from './callbacks.js'
 import {chatOf} from './message-params.js'
 import type {TgObject} from '../types.js'
+import type {Params} from '../http/params.js'
 
 export const getUserChatBoosts: Handler = (bot, params) => {
   const userId = userIdParam(params)
@@ -23,19 +24,9 @@ export const getUserChatBoosts: Handler = (bot, params) => {
  * receives it. `inline_message_id` only when the result has an inline keyboard (DOC SentWebAppMessage).
  */
 export const answerWebAppQuery: Handler = (bot, params, core) => {
-  const raw = params.get('result') ?? ''
-  if (raw === '') throw badRequest("result isn't specified")
-  let result: unknown
-  try {
-    result = JSON.parse(raw)
-  } catch (err) {
-    throw badRequest(`can't parse JSON encoded web view query results ${(err as Error).message}`)
-  }
-  if (!result || typeof result !== 'object' || Array.isArray(result))
-    throw badRequest('inline query result must be an object')
+  const r = readInlineResult(params)
   const query = bot.webAppQueries.take(params.get('web_app_query_id') ?? '')
   if (!query) throw badRequest(QUERY_INVALID)
-  const r = result as TgObject
   const content = (r.input_message_content as TgObject | undefined) ?? {}
   const text =
     typeof content.message_text === 'string' ? content.message_text : typeof r.title === 'string' ? r.title : ''
@@ -53,6 +44,21 @@ export const answerWebAppQuery: Handler = (bot, params, core) => {
     })
   }
   return {result: r.reply_markup ? {inline_message_id: randomBytes(18).toString('base64url')} : {}}
+}
+
+/** The `result` of answerWebAppQuery and answerGuestQuery (BA `get_inline_query_result` 10287-10310). */
+export function readInlineResult(params: Params): TgObject {
+  const raw = params.get('result') ?? ''
+  if (raw === '') throw badRequest("result isn't specified")
+  let result: unknown
+  try {
+    result = JSON.parse(raw)
+  } catch (err) {
+    throw badRequest(`can't parse JSON encoded web view query results ${(err as Error).message}`)
+  }
+  if (!result || typeof result !== 'object' || Array.isArray(result))
+    throw badRequest('inline query result must be an object')
+  return result as TgObject
 }
 
 /** The handlers of this file, by lower-cased method name (spread into the method table). */

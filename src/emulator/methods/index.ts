@@ -10,6 +10,7 @@ import {REACTION_METHODS} from './reactions.js'
 import {MEMBER_METHODS} from './members.js'
 import {BUSINESS_METHODS} from './business.js'
 import {BOOST_METHODS} from './boosts.js'
+import {GUEST_METHODS} from './guests.js'
 
 const logOut: Handler = (bot, _params, core) => {
   bot.clearQueue()
@@ -76,6 +77,7 @@ const TABLE: Record<string, Handler> = {
   ...MEMBER_METHODS,
   ...BUSINESS_METHODS,
   ...BOOST_METHODS,
+  ...GUEST_METHODS,
 }
 
 /** Chat-management actions answered with `true` (ban, pin, approve…). */

@@ -1,4 +1,4 @@
-/** The boosts of a bot's channels and supergroups (facts: DOC ChatBoost), each with its booster and source. */
+/** The boosts of a bot's channels and supergroups (DOC ChatBoost), and the queries a bot answers once by id. */
 import type {TgObject} from '../types.js'
 
 export interface Boost {
@@ -41,9 +41,21 @@ export class Boosts {
   }
 }
 
-/** Mini Apps opened with a query (inline button, menu, attachment menu): answerWebAppQuery answers each once. */
-export class WebAppQueries {
+/**
+ * Queries answered once, by id: Mini Apps opened with a query (answerWebAppQuery) and guest messages (Bot API 10.0,
+ * answerGuestQuery), each with the user and chat it came from.
+ */
+export class AnswerOnce {
   private readonly open = new Map<string, {userId: number; chatId: number}>()
+  private readonly lastIds = new Map<number, number>()
+
+  /** Message ids of chats that are not the bot's (a guest bot's chats), counted here. */
+  nextMessageId(chatId: number): number {
+    const next = (this.lastIds.get(chatId) ?? 0) + 1
+    this.lastIds.set(chatId, next)
+    if (this.lastIds.size > MAX_BOOSTS) this.lastIds.delete(this.lastIds.keys().next().value!)
+    return next
+  }
 
   add(id: string, query: {userId: number; chatId: number}): void {
     this.open.set(id, query)
@@ -59,5 +71,6 @@ export class WebAppQueries {
 
   clear(): void {
     this.open.clear()
+    this.lastIds.clear()
   }
 }

@@ -7,7 +7,7 @@ import {DEFAULT_ALLOWED, chatsIn, updateTypeOf, webhookQueueOf} from './updates.
 import {Payments} from './payments.js'
 import {Business} from './business.js'
 import {Members} from './members.js'
-import {Boosts, WebAppQueries} from './boosts.js'
+import {AnswerOnce, Boosts} from './boosts.js'
 
 /** One queued update. */
 export interface QueueEntry {
@@ -100,9 +100,10 @@ export class BotState {
   readonly business = new Business()
   /** Members, invite links, join requests and reactions of the bot's chats (members.ts). */
   readonly members = new Members()
-  /** Boosts of the bot's channels and supergroups, and the Mini App queries waiting for answerWebAppQuery (boosts.ts). */
+  /** Boosts of the bot's channels and supergroups; Mini App and guest queries waiting for their answer (boosts.ts). */
   readonly boosts = new Boosts()
-  readonly webAppQueries = new WebAppQueries()
+  readonly webAppQueries = new AnswerOnce()
+  readonly guestQueries = new AnswerOnce()
 
   constructor(
     readonly token: string,
@@ -114,6 +115,8 @@ export class BotState {
       canJoinGroups: boolean
       canReadAllGroupMessages: boolean
       supportsInlineQueries: boolean
+      supportsGuestQueries?: boolean
+      supportsJoinRequestQueries?: boolean
     },
     firstUpdateId: number,
   ) {
@@ -128,12 +131,13 @@ export class BotState {
       can_join_groups: info.canJoinGroups,
       can_read_all_group_messages: info.canReadAllGroupMessages,
       supports_inline_queries: info.supportsInlineQueries,
-      supports_guest_queries: false,
+      supports_guest_queries: info.supportsGuestQueries ?? false,
       can_connect_to_business: false,
       has_main_web_app: false,
       has_topics_enabled: false,
       allows_users_to_create_topics: false,
       can_manage_bots: false,
+      supports_join_request_queries: info.supportsJoinRequestQueries ?? false,
     }
   }
 
@@ -192,6 +196,7 @@ export class BotState {
     this.members.clear()
     this.boosts.clear()
     this.webAppQueries.clear()
+    this.guestQueries.clear()
   }
 
   /** Drop every pending update. */

@@ -128,11 +128,13 @@ export function webhookQueueOf(update: TgObject): string {
   return `unique:${uniqueQueue}`
 }
 
-const BUSINESS = new Set([
+/** Updates from chats that are not the bot's: a business account's chats, and the chats a guest bot is summoned to. */
+const NOT_THE_BOTS = new Set([
   'business_connection',
   'business_message',
   'edited_business_message',
   'deleted_business_messages',
+  'guest_message',
 ])
 
 /** Every chat an update mentions (so the bot may write to it later). */
@@ -156,8 +158,8 @@ export function chatsIn(update: TgObject): TgObject[] {
       })
     }
   }
-  // a business chat is the business account's, not the bot's: it gives the bot no chat to write to
-  for (const [key, body] of Object.entries(update)) if (key !== 'update_id' && !BUSINESS.has(key)) visit(body, 0)
+  // a business chat is the business account's, a guest bot's chat is someone else's: neither lets the bot write there
+  for (const [key, body] of Object.entries(update)) if (key !== 'update_id' && !NOT_THE_BOTS.has(key)) visit(body, 0)
   return out
 }
 

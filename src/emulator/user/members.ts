@@ -96,7 +96,10 @@ export interface JoinRequestOptions {
   /** A link of the chat made with creates_join_request (optional: a request can come without one). */
   inviteLink?: string
   bio?: string
-  /** Bot API 10.1: the bot is assigned to process join requests; the update gets a `query_id` to answer. */
+  /**
+   * Bot API 10.1: the bot is assigned to process join requests; the update gets a `query_id` to answer (default:
+   * the bot's supports_join_request_queries, createBot({supportsJoinRequestQueries})).
+   */
   withQuery?: boolean
   firstName?: string
   username?: string
@@ -123,7 +126,8 @@ export function requestJoin(
   if (link && !link.link.creates_join_request)
     throw new Error(`the invite link ${options.inviteLink} does not create join requests: the user joins at once`)
   const date = Math.floor(Date.now() / 1000)
-  const queryId = options.withQuery ? String(randomInt(1, 2 ** 47)) + String(randomInt(100, 999)) : undefined
+  const withQuery = options.withQuery ?? bot.user.supports_join_request_queries === true
+  const queryId = withQuery ? String(randomInt(1, 2 ** 47)) + String(randomInt(100, 999)) : undefined
   const request = {
     chatId: options.chatId,
     user,
