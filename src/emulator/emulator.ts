@@ -613,6 +613,8 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
 
   /** What the payment flow needs: injection, timers cleared by stop(), the 10-second window scaled. */
   private paymentHost(bot: BotState, injectPaid?: (body: TgObject) => Update): PaymentHost {
+    // a stopped emulator has no timers left: a payment would wait forever for its window to close
+    if (this.stopped) throw new Error('the emulator was stopped')
     const windowMs = this.timeScale === 0 ? PRE_CHECKOUT_WINDOW_MS : this.core.scale(PRE_CHECKOUT_WINDOW_MS)
     return {
       bot,

@@ -30,3 +30,8 @@ export type {ConversationOptions, ConversationUser} from './user/conversation.js
 export type {FaultSpec} from './state/faults.js'
 export type {PayOptions} from './user/payments.js'
 export type {PaymentAttempt, PaymentStatus} from './state/payments.js'
+export type {ReactionOptions} from './user/reactions.js'
+export type {JoinRequestOptions, MemberChange} from './user/members.js'
+export type {BusinessMessageOptions, ConnectOptions} from './user/business.js'
+export type {BoostOptions} from './user/boosts.js'
+export type {GuestOptions} from './user/guests.js'

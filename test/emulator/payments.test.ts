@@ -256,6 +256,23 @@ describe('the pre-checkout query: 10 seconds (times timeScale), once', () => {
     }
   })
 
+  it('a payment waiting for its answer settles as stopped when the emulator stops; none starts after', async () => {
+    const {emu, token, api} = await setup({timeScale: 1}) // a 10-second window: only the stop ends it
+    emu.addChat(token, {id: 1111, type: 'private', first_name: 'Ada'})
+    const prices = [{label: 'Tea', amount: 5}]
+    const invoice = (
+      await api('sendInvoice', {chat_id: 1111, title: 'T', description: 'D', payload: 'p', currency: 'XTR', prices})
+    ).json.result
+    const paying = emu.payInvoice(token, {messageId: invoice.message_id})
+    expect(emu.payments(token).map((p) => p.status)).toEqual(['pending'])
+    await emu.stop()
+    expect(await paying).toMatchObject({
+      status: 'stopped',
+      errorMessage: 'the emulator was stopped or reset during the payment',
+    })
+    expect(() => emu.payInvoice(token, {messageId: invoice.message_id})).toThrow('the emulator was stopped')
+  })
+
   it('allowed_updates without pre_checkout_query: the bot never hears of it, so the payment times out', async () => {
     const {emu, token} = await setup({timeScale: 0.01})
     const {bot} = grammyShop(token, emu.apiRoot)

@@ -95,6 +95,7 @@ export const createChatInviteLink: Handler = (bot, params) => {
   const fields = linkFields(params)
   const link = inviteLinkJson({url: newLinkUrl(), creator: bot.from, isPrimary: false, ...fields})
   bot.members.links.set(link.invite_link as string, {chatId: chat.id as number, link, joined: 0})
+  bot.members.trim()
   return {result: link}
 }
 
@@ -130,6 +131,7 @@ export const exportChatInviteLink: Handler = (bot, params) => {
     if (entry.chatId === chat.id && entry.link.is_primary) entry.link = {...entry.link, is_revoked: true}
   const link = inviteLinkJson({url: newLinkUrl(), creator: bot.from, isPrimary: true, createsJoinRequest: false})
   bot.members.links.set(link.invite_link as string, {chatId: chat.id as number, link, joined: 0})
+  bot.members.trim()
   return {result: link.invite_link}
 }
 

@@ -142,6 +142,11 @@ export interface JoinRequest {
 const MAX_CHATS = 10_000
 const MAX_PER_CHAT = 10_000
 
+/** Forget the oldest entries of a map beyond `max`. */
+function trim<K, V>(map: Map<K, V>, max: number): void {
+  while (map.size > max) map.delete(map.keys().next().value as K)
+}
+
 export class Members {
   private readonly byChat = new Map<string, Map<number, TgObject>>()
   readonly links = new Map<string, InviteLink>()
@@ -151,6 +156,13 @@ export class Members {
   readonly queries = new Map<string, JoinRequest>()
   /** Reactions on messages: `chat:message` → actor (user id) → the ReactionType list it set. */
   private readonly reactions = new Map<string, Map<number, TgObject[]>>()
+
+  /** Keep the links, requests and queries bounded (called after each addition). */
+  trim(): void {
+    trim(this.links, MAX_CHATS * 10)
+    trim(this.requests, MAX_CHATS * 10)
+    trim(this.queries, MAX_CHATS * 10)
+  }
 
   /** The recorded ChatMember of a user in a chat, if any. */
   get(chatId: number, userId: number): TgObject | undefined {

@@ -138,6 +138,7 @@ export function requestJoin(
   }
   bot.members.requests.set(`${options.chatId}:${userId}`, request)
   if (queryId) bot.members.queries.set(queryId, request)
+  bot.members.trim()
   const me = bot.members.bot(chat, bot.from)
   if (!(me.status === 'creator' || (me.status === 'administrator' && me.can_invite_users === true)))
     return {
