@@ -325,6 +325,8 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
         sendBusinessMessage: (t, o) => this.sendBusinessMessage(t, o),
         sendWebAppData: (t, o) => this.sendWebAppData(t, o),
         openWebApp: (t, o) => this.openWebApp(t, o),
+        boostChat: (t, o) => this.boostChat(t, o),
+        summonGuest: (t, o) => this.summonGuest(t, o),
       },
       {...options, id},
     )

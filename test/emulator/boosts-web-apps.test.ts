@@ -93,6 +93,10 @@ describe('Mini Apps and boosts', () => {
         expect(removed.json.removed_chat_boost).toMatchObject({boost_id: id, source: {source: 'premium'}})
         await until(() => boosts.includes(`removed ${id}`), 'the removal')
         expect((await bot.api.getUserChatBoosts(SUPERGROUP, 77)).boosts).toEqual([])
+        // the conversation API: a member boosts their supergroup, resolved once the bot handled it
+        const cy = emu.user(token, {firstName: 'Cy', chatId: SUPERGROUP})
+        await cy.boost()
+        expect(boosts.filter((b) => b === 'boost by Cy')).toHaveLength(1)
       } finally {
         await stop()
       }

@@ -48,6 +48,9 @@ describe('guest mode (Bot API 10.0)', () => {
         })
         await until(() => answers.length === 2, 'the two answers')
         expect(answers).toEqual([{inline_message_id: expect.any(String)}, QUERY_INVALID])
+        // the conversation API: resolved once the bot handled it (both of its answers are in)
+        await emu.user(token, {id: 43, chatId: -778}).summon('@new_bot again')
+        expect(answers).toHaveLength(4)
         // the chat it was summoned to is not the bot's
         await expect(bot.api.sendMessage(-777, 'may I?')).rejects.toThrow('chat not found')
       } finally {

@@ -19,6 +19,8 @@ import type {PayOptions} from './payments.js'
 import type {ReactionOptions} from './reactions.js'
 import type {JoinRequestOptions, MemberChange} from './members.js'
 import type {BusinessMessageOptions} from './business.js'
+import type {BoostOptions} from './boosts.js'
+import type {GuestOptions} from './guests.js'
 import type {PaymentAttempt} from '../state/payments.js'
 
 export interface ConversationOptions {
@@ -62,6 +64,8 @@ export interface ConversationHost {
   sendBusinessMessage(token: string, options: BusinessMessageOptions): Update
   sendWebAppData(token: string, options: {userId?: number; data: string; buttonText: string}): Update
   openWebApp(token: string, options?: {userId?: number; chatId?: number}): string
+  boostChat(token: string, options: BoostOptions): Update[]
+  summonGuest(token: string, options: GuestOptions): Update
 }
 
 type Message = TgObject & {message_id: number; chat: TgObject}
@@ -406,6 +410,40 @@ export class ConversationUser {
   /** Open a Mini App with a query (an inline button or the menu): the query_id for answerWebAppQuery. */
   openWebApp(): string {
     return this.host.openWebApp(this.host.token, {userId: this.id, chatId: this.chatId})
+  }
+
+  /**
+   * Boost the user's channel or supergroup (`chatId`): resolves like send() once the bot handled the last update
+   * (chat_boost, and boost_added in a supergroup).
+   */
+  boost(): Promise<Message[]> {
+    return this.exchange('user.boost()', () => {
+      const updates = this.host.boostChat(this.host.token, {
+        chatId: this.chatId,
+        userId: this.id,
+        firstName: this.options.firstName,
+        username: this.options.username,
+      })
+      const delivered = updates.filter((u) => u.update_id !== 0)
+      if (delivered.length === 0) throw new Error('user.boost(): Telegram would send no update')
+      return delivered.at(-1)!
+    })
+  }
+
+  /**
+   * Summon the bot in guest mode (Bot API 10.0) in the user's chat, a chat the bot is not in: a guest_message.
+   * Resolves once the bot handled it (its answerGuestQuery is in emu.calls; the reply is no message of the bot's).
+   */
+  summon(text: string): Promise<Message[]> {
+    return this.exchange(`user.summon(${JSON.stringify(text)})`, () =>
+      this.host.summonGuest(this.host.token, {
+        chatId: this.chatId,
+        userId: this.id,
+        text,
+        firstName: this.options.firstName,
+        username: this.options.username,
+      }),
+    )
   }
 
   /** The buttons (as objects) of the reply keyboard the bot last showed in this chat. */
