@@ -29,8 +29,24 @@ import type {
   WaitOptions,
   WebhookState,
 } from './types.js'
-import {allowedUpdatesList} from './state/updates.js'
+import {allowedUpdatesList, droppedReason} from './state/updates.js'
 import {webhookInfo} from './methods/webhook-config.js'
+import {type PayOptions, type PaymentHost, buyPaidMedia, pay, renewSubscription} from './user/payments.js'
+import type {PaymentAttempt} from './state/payments.js'
+import {type ReactionOptions, reactionUpdate} from './user/reactions.js'
+import {type JoinRequestOptions, type MemberChange, requestJoin, setBotStatus, setMemberStatus} from './user/members.js'
+import {
+  type BusinessMessageOptions,
+  type ConnectOptions,
+  businessMessage,
+  connect,
+  deleteBusinessMessages,
+  editBusinessMessage,
+  editConnection,
+} from './user/business.js'
+import {businessConnectionJson} from './state/business.js'
+import {type BoostOptions, boostChat, openWebApp, removeBoost, webAppData} from './user/boosts.js'
+import {type GuestOptions, guestMessage} from './user/guests.js'
 
 export interface EmulatorEvents {
   /** Every recorded API call (HTTP or webhook reply). */
@@ -114,6 +130,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
       delivered: (event) => this.emit('delivery', event),
       confirmed: (bot) => this.signals.emit('confirmed', bot),
       handled: (bot, updateId, replied) => this.signals.emit('handled', bot, updateId, replied),
+      inject: (bot, body) => this.injectUpdate(bot.token, body),
     }
     this.signals.setMaxListeners(0)
     this.setMaxListeners(0)
@@ -199,7 +216,13 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
    */
   injectUpdate(token: string, body: TgObject): Update {
     const bot = this.mustBot(token)
-    for (const key of ['message', 'edited_message', 'channel_post', 'edited_channel_post', 'business_message']) {
+    const business = body.business_message as TgObject | undefined
+    const connection = bot.business.connections.get(String(business?.business_connection_id))
+    if (business && connection && typeof (business.chat as TgObject | undefined)?.id === 'number') {
+      bot.business.noteMessageId(connection.id, (business.chat as TgObject).id as number, Number(business.message_id))
+      bot.business.put(connection.id, business)
+    }
+    for (const key of ['message', 'edited_message', 'channel_post', 'edited_channel_post']) {
       const message = body[key] as TgObject | undefined
       const chat = message?.chat as TgObject | undefined
       if (message && chat && typeof chat.id === 'number' && typeof message.message_id === 'number') {
@@ -294,6 +317,16 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
         sendUserMessage: (t, o) => this.sendUserMessage(t, o),
         sendCallbackQuery: (t, o) => this.sendCallbackQuery(t, o),
         onStop: (fail) => this.onStop(fail),
+        injectUpdate: (t, body) => this.injectUpdate(t, body),
+        payInvoice: (o, injectPaid) => pay(this.paymentHost(bot, injectPaid), o),
+        react: (t, o) => this.react(t, o),
+        setMemberStatus: (t, c) => this.setMemberStatus(t, c),
+        requestJoin: (t, o) => this.requestJoin(t, o),
+        sendBusinessMessage: (t, o) => this.sendBusinessMessage(t, o),
+        sendWebAppData: (t, o) => this.sendWebAppData(t, o),
+        openWebApp: (t, o) => this.openWebApp(t, o),
+        boostChat: (t, o) => this.boostChat(t, o),
+        summonGuest: (t, o) => this.summonGuest(t, o),
       },
       {...options, id},
     )
@@ -399,4 +432,205 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
       recorded: (call) => this.emit('call', call, bot.token),
     })
   }
+
+  // ---------------------------------------------------------------- payments (docs/emulator.md, "Payments")
+
+  /**
+   * The user pays an invoice (a message of the bot, or an invoice link): a shipping_query for a flexible invoice
+   * paid with a provider, then a pre_checkout_query the bot must answer within 10 s (times timeScale), then on
+   * `ok: true` the successful_payment message. Resolves with the attempt once settled: `status` is 'paid',
+   * 'refused' (the bot's error_message in `errorMessage`), 'timeout', 'shipping_refused'… Throws at once when there
+   * is nothing to pay (no such invoice, already paid).
+   */
+  payInvoice(token: string, options: PayOptions): Promise<PaymentAttempt> {
+    return pay(this.paymentHost(this.mustBot(token)), options)
+  }
+
+  /** Every payment attempt of the bot's users, oldest first, with its outcome. */
+  payments(token: string): PaymentAttempt[] {
+    return [...this.mustBot(token).payments.attempts]
+  }
+
+  /**
+   * The next period of a Stars subscription is paid now (as Telegram does when a period ends): a successful_payment
+   * with `is_recurring`. Throws when the bot canceled it with editUserStarSubscription. Returns the new charge id.
+   */
+  renewSubscription(token: string, chargeId: string): {chargeId: string; message: TgObject} {
+    return renewSubscription(this.paymentHost(this.mustBot(token)), chargeId)
+  }
+
+  /** A user buys the paid media of the bot's message: a Star transaction, and a purchased_paid_media update. */
+  buyPaidMedia(
+    token: string,
+    options: {chatId: number; messageId: number; userId?: number},
+  ): {update_id: number; transaction?: TgObject} {
+    return buyPaidMedia(this.paymentHost(this.mustBot(token)), options)
+  }
+
+  // ---------------------------------------------------------------- reactions (docs/emulator.md, "Reactions")
+
+  /**
+   * A user reacts to a message: a `message_reaction` update (a `message_reaction_count` one in a channel). Returns
+   * the Update, or `{update_id: 0, reason}` when Telegram would send none: the bot is no administrator of the group
+   * or channel, or its allowed_updates leave the type out (both reaction types are off unless asked for).
+   */
+  react(token: string, options: ReactionOptions): Update & {reason?: string} {
+    const made = reactionUpdate(this.mustBot(token), options)
+    if ('skipped' in made) return {update_id: 0, reason: made.skipped}
+    const update = this.injectUpdate(token, made.update)
+    if (update.update_id !== 0) return update
+    return {update_id: 0, reason: droppedReason(Object.keys(made.update)[0])}
+  }
+
+  // ---------------------------------------------------------------- membership (docs/emulator.md, "Joining and membership")
+
+  /**
+   * A member's status changes in a group or channel: `member` (joined, through `inviteLink` if given), `left`,
+   * `kicked`, `restricted`, `administrator`, `creator`. Queues the chat_member update (for a bot that administers
+   * the chat and asked for chat_member) and the service message of a join or departure. Returns the updates, a
+   * dropped one with update_id 0.
+   */
+  setMemberStatus(token: string, change: MemberChange): Update[] {
+    return setMemberStatus(this.mustBot(token), change).map((body) => this.injectUpdate(token, body))
+  }
+
+  /** A user joins a group or channel (as setMemberStatus with status `member`). */
+  joinChat(token: string, change: Omit<MemberChange, 'status'>): Update[] {
+    return this.setMemberStatus(token, {...change, status: 'member'})
+  }
+
+  /** A user leaves a group or channel (as setMemberStatus with status `left`). */
+  leaveChat(token: string, change: Omit<MemberChange, 'status'>): Update[] {
+    return this.setMemberStatus(token, {...change, status: 'left'})
+  }
+
+  /**
+   * A user asks to join (a join-request invite link): a `chat_join_request` update, answered by the bot with
+   * approveChatJoinRequest / declineChatJoinRequest (or, with `withQuery`, Bot API 10.1's
+   * answerChatJoinRequestQuery within 10 s times timeScale). `{update_id: 0, reason}` when the bot gets none.
+   */
+  requestJoin(token: string, options: JoinRequestOptions): Update & {reason?: string} {
+    const windowMs = this.timeScale === 0 ? JOIN_QUERY_WINDOW_MS : this.core.scale(JOIN_QUERY_WINDOW_MS)
+    const made = requestJoin(this.mustBot(token), options, windowMs)
+    if ('skipped' in made) return {update_id: 0, reason: made.skipped}
+    const update = this.injectUpdate(token, made.update)
+    return update.update_id !== 0 ? update : {update_id: 0, reason: droppedReason('chat_join_request')}
+  }
+
+  /** The bot is added to, promoted in or removed from a group or channel: a my_chat_member update (and more). */
+  setBotStatus(token: string, change: Omit<MemberChange, 'userId' | 'inviteLink' | 'customTitle'>): Update[] {
+    return setBotStatus(this.mustBot(token), change).map((body) => this.injectUpdate(token, body))
+  }
+
+  /** What the emulator knows of a chat's members: their ChatMember, the invite links, the pending join requests. */
+  chatMembers(token: string, chatId: number): {members: TgObject[]; inviteLinks: TgObject[]; joinRequests: TgObject[]} {
+    const bot = this.mustBot(token)
+    return {
+      members: bot.members.all(chatId),
+      inviteLinks: [...bot.members.links.values()].filter((l) => l.chatId === chatId).map((l) => l.link),
+      joinRequests: [...bot.members.requests.values()]
+        .filter((r) => r.chatId === chatId)
+        .map((r) => ({
+          user: r.user,
+          date: r.date,
+          ...(r.bio ? {bio: r.bio} : {}),
+          ...(r.inviteLink ? {invite_link: r.inviteLink} : {}),
+          ...(r.queryId ? {query_id: r.queryId} : {}),
+        })),
+    }
+  }
+
+  // ---------------------------------------------------------------- business (docs/emulator.md, "Business connections")
+
+  /**
+   * A business account connects the bot (default: user 2222, rights can_reply and can_read_messages): a
+   * `business_connection` update. Returns the BusinessConnection and the update.
+   */
+  connectBusiness(token: string, options: ConnectOptions = {}): {connection: TgObject; update: Update} {
+    const made = connect(this.mustBot(token), options)
+    return {connection: businessConnectionJson(made.connection), update: this.injectUpdate(token, made.update)}
+  }
+
+  /** The connection's rights change, or it is disabled (`isEnabled: false`) or enabled again: a business_connection update. */
+  editBusinessConnection(
+    token: string,
+    id: string,
+    change: {rights?: string[]; isEnabled?: boolean},
+  ): {connection: TgObject; update: Update} {
+    const made = editConnection(this.mustBot(token), id, change)
+    return {connection: businessConnectionJson(made.connection), update: this.injectUpdate(token, made.update)}
+  }
+
+  /** A customer (or, `fromOwner`, the account itself) writes in a business chat: a `business_message` update. */
+  sendBusinessMessage(token: string, options: BusinessMessageOptions): Update {
+    return this.injectUpdate(token, businessMessage(this.mustBot(token), options))
+  }
+
+  /** A message of a business chat is edited: an `edited_business_message` update. */
+  editBusinessMessage(
+    token: string,
+    options: {connectionId: string; chatId: number; messageId: number; text: string},
+  ): Update {
+    return this.injectUpdate(token, editBusinessMessage(this.mustBot(token), options))
+  }
+
+  /** Messages of a business chat are deleted: a `deleted_business_messages` update. */
+  deleteBusinessMessages(token: string, options: {connectionId: string; chatId: number; messageIds: number[]}): Update {
+    return this.injectUpdate(token, deleteBusinessMessages(this.mustBot(token), options))
+  }
+
+  // ---------------------------------------------------------------- boosts and Mini Apps (docs/emulator.md)
+
+  /**
+   * A user boosts a channel or supergroup: a `chat_boost` update (for a bot that administers it) and, in a
+   * supergroup, the `boost_added` service message. Returns the updates queued.
+   */
+  boostChat(token: string, options: BoostOptions): Update[] {
+    return boostChat(this.mustBot(token), options).updates.map((body) => this.injectUpdate(token, body))
+  }
+
+  /** A boost is taken back: a `removed_chat_boost` update (update_id 0 when the bot administers no such chat). */
+  removeChatBoost(token: string, options: {chatId: number; boostId: string}): Update {
+    const body = removeBoost(this.mustBot(token), options)
+    return body ? this.injectUpdate(token, body) : {update_id: 0}
+  }
+
+  /** A Mini App opened from a keyboard button sends data: a `web_app_data` message from the user. */
+  sendWebAppData(token: string, options: {userId?: number; data: string; buttonText: string}): Update {
+    return this.injectUpdate(token, webAppData(this.mustBot(token), options))
+  }
+
+  /** A Mini App is opened with a query (inline button, menu): the query_id the bot answers with answerWebAppQuery. */
+  openWebApp(token: string, options: {userId?: number; chatId?: number} = {}): string {
+    return openWebApp(this.mustBot(token), options)
+  }
+
+  /**
+   * Guest mode (Bot API 10.0): a user summons the bot in a chat it is not in: a `guest_message` with
+   * `guest_query_id`, answered with answerGuestQuery. The bot must be created with `supportsGuestQueries`.
+   */
+  summonGuest(token: string, options: GuestOptions): Update {
+    return this.injectUpdate(token, guestMessage(this.mustBot(token), options))
+  }
+
+  /** What the payment flow needs: injection, timers cleared by stop(), the 10-second window scaled. */
+  private paymentHost(bot: BotState, injectPaid?: (body: TgObject) => Update): PaymentHost {
+    // a stopped emulator has no timers left: a payment would wait forever for its window to close
+    if (this.stopped) throw new Error('the emulator was stopped')
+    const windowMs = this.timeScale === 0 ? PRE_CHECKOUT_WINDOW_MS : this.core.scale(PRE_CHECKOUT_WINDOW_MS)
+    return {
+      bot,
+      inject: (body) => this.injectUpdate(bot.token, body),
+      ...(injectPaid ? {injectPaid} : {}),
+      later: (fn, ms) => this.later(fn, ms),
+      windowMs,
+      onStop: (fail) => this.onStop(fail),
+    }
+  }
 }
+
+/** "…the bot must call sendChatJoinRequestWebApp or directly call answerChatJoinRequestQuery within 10 seconds" (DOC). */
+const JOIN_QUERY_WINDOW_MS = 10_000
+
+/** "The Bot API must receive an answer within 10 seconds after the pre-checkout query was sent" (DOC). */
+const PRE_CHECKOUT_WINDOW_MS = 10_000

@@ -45,6 +45,10 @@ export interface CreateBotOptions {
   canJoinGroups?: boolean
   canReadAllGroupMessages?: boolean
   supportsInlineQueries?: boolean
+  /** Bot API 10.0 guest mode: users may summon the bot in chats it is not in (getMe's supports_guest_queries). */
+  supportsGuestQueries?: boolean
+  /** Bot API 10.1: the bot processes join requests (supports_join_request_queries; join requests carry query_id). */
+  supportsJoinRequestQueries?: boolean
 }
 
 export interface BotInfo {

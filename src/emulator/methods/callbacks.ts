@@ -7,7 +7,7 @@ import type {Handler} from './core.js'
 import {badRequest} from '../errors.js'
 import {CALLBACK_QUERY_LIFETIME_MS, OpenQueries} from '../state/open-queries.js'
 
-const QUERY_INVALID = 'query is too old and response timeout expired or query ID is invalid'
+export const QUERY_INVALID = 'query is too old and response timeout expired or query ID is invalid'
 
 export const answerCallbackQuery: Handler = (bot, params, core) => {
   const id = params.get('callback_query_id') ?? ''

@@ -6,6 +6,7 @@ import type {BotState} from '../state/bot.js'
 import type {Answer, Core} from './core.js'
 import {ApiError} from '../errors.js'
 import {handlerFor, methodNotFound} from './index.js'
+import {asBusiness} from './business.js'
 import type {Params} from '../http/params.js'
 import type {RecordedCall} from '../types.js'
 
@@ -29,7 +30,7 @@ export async function dispatch(bot: BotState, method: string, params: Params, ct
     if (bot.loggedOut) throw new ApiError(400, 'Logged out')
     if (bot.closeState === 'closing') throw new ApiError(500, 'Internal Server Error: restart')
     if (bot.closeState === 'closed' && lower !== 'close') relaunch(bot, ctx.core)
-    const handler = handlerFor(lower)
+    const handler = asBusiness(lower, params, handlerFor(lower))
     if (!handler) throw methodNotFound()
     const fault = bot.faults.check(lower, params, (raw) => chatIdOf(bot, raw))
     if (fault) throw fault

@@ -4,6 +4,13 @@ import {ApiError, badRequest, tooManyRequests} from '../errors.js'
 import * as out from './outgoing.js'
 import {getUpdates} from './polling.js'
 import {getWebhookInfo, setWebhook} from './webhook-config.js'
+import {PAYMENT_METHODS} from './payments.js'
+import {STAR_METHODS} from './stars.js'
+import {REACTION_METHODS} from './reactions.js'
+import {MEMBER_METHODS} from './members.js'
+import {BUSINESS_METHODS} from './business.js'
+import {BOOST_METHODS} from './boosts.js'
+import {GUEST_METHODS} from './guests.js'
 
 const logOut: Handler = (bot, _params, core) => {
   bot.clearQueue()
@@ -64,6 +71,13 @@ const TABLE: Record<string, Handler> = {
   getchatadministrators: () => ({result: []}),
   stoppoll: out.stopPoll,
   stopmessagelivelocation: out.editOther,
+  ...PAYMENT_METHODS,
+  ...STAR_METHODS,
+  ...REACTION_METHODS,
+  ...MEMBER_METHODS,
+  ...BUSINESS_METHODS,
+  ...BOOST_METHODS,
+  ...GUEST_METHODS,
 }
 
 /** Chat-management actions answered with `true` (ban, pin, approve…). */

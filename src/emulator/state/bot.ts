@@ -4,6 +4,10 @@ import {Faults} from './faults.js'
 import {MessageStore} from './messages.js'
 import type {RecordedCall, TgObject, Update, WebhookState} from '../types.js'
 import {DEFAULT_ALLOWED, chatsIn, updateTypeOf, webhookQueueOf} from './updates.js'
+import {Payments} from './payments.js'
+import {Business} from './business.js'
+import {Members} from './members.js'
+import {AnswerOnce, Boosts} from './boosts.js'
 
 /** One queued update. */
 export interface QueueEntry {
@@ -90,6 +94,16 @@ export class BotState {
 
   /** Listeners woken when an update is queued (webhook worker). */
   onQueued?: () => void
+  /** Invoices, the payment queries waiting for answers, charges, Star transactions (payments.ts). */
+  readonly payments = new Payments()
+  /** Business connections and their chats' messages (business.ts). */
+  readonly business = new Business()
+  /** Members, invite links, join requests and reactions of the bot's chats (members.ts). */
+  readonly members = new Members()
+  /** Boosts of the bot's channels and supergroups; Mini App and guest queries waiting for their answer (boosts.ts). */
+  readonly boosts = new Boosts()
+  readonly webAppQueries = new AnswerOnce()
+  readonly guestQueries = new AnswerOnce()
 
   constructor(
     readonly token: string,
@@ -101,6 +115,8 @@ export class BotState {
       canJoinGroups: boolean
       canReadAllGroupMessages: boolean
       supportsInlineQueries: boolean
+      supportsGuestQueries?: boolean
+      supportsJoinRequestQueries?: boolean
     },
     firstUpdateId: number,
   ) {
@@ -115,12 +131,13 @@ export class BotState {
       can_join_groups: info.canJoinGroups,
       can_read_all_group_messages: info.canReadAllGroupMessages,
       supports_inline_queries: info.supportsInlineQueries,
-      supports_guest_queries: false,
+      supports_guest_queries: info.supportsGuestQueries ?? false,
       can_connect_to_business: false,
       has_main_web_app: false,
       has_topics_enabled: false,
       allows_users_to_create_topics: false,
       can_manage_bots: false,
+      supports_join_request_queries: info.supportsJoinRequestQueries ?? false,
     }
   }
 
@@ -174,6 +191,12 @@ export class BotState {
     this.lastPoll = undefined
     this.allowed = new Set(DEFAULT_ALLOWED)
     this.commands = []
+    this.payments.clear()
+    this.business.clear()
+    this.members.clear()
+    this.boosts.clear()
+    this.webAppQueries.clear()
+    this.guestQueries.clear()
   }
 
   /** Drop every pending update. */

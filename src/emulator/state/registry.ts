@@ -51,6 +51,8 @@ export class BotRegistry {
         canJoinGroups: options.canJoinGroups ?? true,
         canReadAllGroupMessages: options.canReadAllGroupMessages ?? false,
         supportsInlineQueries: options.supportsInlineQueries ?? false,
+        supportsGuestQueries: options.supportsGuestQueries,
+        supportsJoinRequestQueries: options.supportsJoinRequestQueries,
       },
       this.#o.firstUpdateId ?? randomInt(100_000_000, 1_000_000_000),
     )

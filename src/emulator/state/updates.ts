@@ -36,6 +36,12 @@ const NOT_BY_DEFAULT = new Set(['chat_member', 'message_reaction', 'message_reac
 /** The default filter: every type except chat_member, message_reaction and message_reaction_count. */
 export const DEFAULT_ALLOWED: ReadonlySet<string> = new Set(UPDATE_TYPES.filter((t) => !NOT_BY_DEFAULT.has(t)))
 
+/** Why an update of `type` did not reach the bot: the allowed_updates filter (the opt-in types said to be opt-in). */
+export function droppedReason(type: string): string {
+  const optIn = NOT_BY_DEFAULT.has(type) ? ' (it is off unless asked for, as on Telegram)' : ''
+  return `the bot's allowed_updates leave out ${type}${optIn}`
+}
+
 /**
  * The new setting for an allowed_updates parameter, or undefined when the setting stays unchanged
  * (missing, invalid JSON, not an array, a non-string element). `[]` or no known name → the default.
@@ -122,6 +128,15 @@ export function webhookQueueOf(update: TgObject): string {
   return `unique:${uniqueQueue}`
 }
 
+/** Updates from chats that are not the bot's: a business account's chats, and the chats a guest bot is summoned to. */
+const NOT_THE_BOTS = new Set([
+  'business_connection',
+  'business_message',
+  'edited_business_message',
+  'deleted_business_messages',
+  'guest_message',
+])
+
 /** Every chat an update mentions (so the bot may write to it later). */
 export function chatsIn(update: TgObject): TgObject[] {
   const out: TgObject[] = []
@@ -143,7 +158,8 @@ export function chatsIn(update: TgObject): TgObject[] {
       })
     }
   }
-  for (const [key, body] of Object.entries(update)) if (key !== 'update_id') visit(body, 0)
+  // a business chat is the business account's, a guest bot's chat is someone else's: neither lets the bot write there
+  for (const [key, body] of Object.entries(update)) if (key !== 'update_id' && !NOT_THE_BOTS.has(key)) visit(body, 0)
   return out
 }
 

@@ -15,6 +15,13 @@ import type {BotState} from '../state/bot.js'
 import {isOutgoing} from '../methods/index.js'
 import type {CallEvents} from './wait.js'
 import type {CallbackQueryOptions, RecordedCall, TgObject, Update, UserMessageOptions} from '../types.js'
+import type {PayOptions} from './payments.js'
+import type {ReactionOptions} from './reactions.js'
+import type {JoinRequestOptions, MemberChange} from './members.js'
+import type {BusinessMessageOptions} from './business.js'
+import type {BoostOptions} from './boosts.js'
+import type {GuestOptions} from './guests.js'
+import type {PaymentAttempt} from '../state/payments.js'
 
 export interface ConversationOptions {
   /** The user's id (default: a new one per user, from 100001). */
@@ -29,6 +36,11 @@ export interface ConversationOptions {
   timeoutMs?: number
   /** Polling mode: how long the bot's calls must stay quiet after the update is confirmed (default 5 ms). */
   settleMs?: number
+  /**
+   * The user is a customer of a business account connected to the bot (emu.connectBusiness): send() writes in
+   * the account's chat with them (business_message), and `chat` is that chat.
+   */
+  businessConnectionId?: string
 }
 
 export type Signals = {confirmed: [bot: BotState]; handled: [bot: BotState, updateId: number, replied: boolean]}
@@ -43,6 +55,17 @@ export interface ConversationHost {
   sendCallbackQuery(token: string, options: CallbackQueryOptions): Update
   /** Register a function that fails a pending wait when the emulator stops; returns its unregistration. */
   onStop(fail: (err: Error) => void): () => void
+  injectUpdate(token: string, body: TgObject): Update
+  /** Pay an invoice; `injectPaid` queues the successful_payment message (so the user can wait on it). */
+  payInvoice(options: PayOptions, injectPaid: (body: TgObject) => Update): Promise<PaymentAttempt>
+  react(token: string, options: ReactionOptions): Update & {reason?: string}
+  setMemberStatus(token: string, change: MemberChange): Update[]
+  requestJoin(token: string, options: JoinRequestOptions): Update & {reason?: string}
+  sendBusinessMessage(token: string, options: BusinessMessageOptions): Update
+  sendWebAppData(token: string, options: {userId?: number; data: string; buttonText: string}): Update
+  openWebApp(token: string, options?: {userId?: number; chatId?: number}): string
+  boostChat(token: string, options: BoostOptions): Update[]
+  summonGuest(token: string, options: GuestOptions): Update
 }
 
 type Message = TgObject & {message_id: number; chat: TgObject}
@@ -69,6 +92,8 @@ export class ConversationUser {
 
   /** The chat's messages as the user sees them, oldest first: the user's and the bot's, edits applied, deletions removed. */
   get chat(): Message[] {
+    if (this.options.businessConnectionId !== undefined)
+      return this.host.bot.business.chat(this.options.businessConnectionId, this.id) as Message[]
     const prefix = `${this.chatId}:`
     const out: Message[] = []
     for (const [key, message] of this.host.bot.messages) if (key.startsWith(prefix)) out.push(message as Message)
@@ -79,6 +104,17 @@ export class ConversationUser {
   send(text: string, options: {replyToMessageId?: number} = {}): Promise<Message[]> {
     if (typeof text !== 'string' || text === '')
       return Promise.reject(new Error('user.send: the text must be a non-empty string'))
+    const business = this.options.businessConnectionId
+    if (business !== undefined)
+      return this.exchange(`user.send(${JSON.stringify(text)})`, () =>
+        this.host.sendBusinessMessage(this.host.token, {
+          connectionId: business,
+          text,
+          customerId: this.id,
+          firstName: this.options.firstName,
+          username: this.options.username,
+        }),
+      )
     return this.exchange(`user.send(${JSON.stringify(text)})`, () =>
       this.host.sendUserMessage(this.host.token, {
         text,
@@ -164,7 +200,7 @@ export class ConversationUser {
   }
 
   /** Inject an update and wait until the bot has handled it; the bot's messages in this chat meanwhile. */
-  private exchange(what: string, inject: () => Update): Promise<Message[]> {
+  private exchange(what: string, inject: () => Update, chatId = this.chatId): Promise<Message[]> {
     const {bot, calls, signals} = this.host
     const startSeq = bot.callSeq
     const seen: RecordedCall[] = []
@@ -183,7 +219,7 @@ export class ConversationUser {
       }
       const done = (): void => {
         cleanup()
-        resolve(this.messagesIn(seen))
+        resolve(this.messagesIn(seen, chatId))
       }
       const fail = (err: Error): void => {
         cleanup()
@@ -245,7 +281,7 @@ export class ConversationUser {
     })
   }
 
-  private messagesIn(calls: RecordedCall[]): Message[] {
+  private messagesIn(calls: RecordedCall[], chatId = this.chatId): Message[] {
     const out: Message[] = []
     for (const call of calls) {
       if (call.error || !isOutgoing(call.method)) continue
@@ -255,12 +291,193 @@ export class ConversationUser {
           message &&
           typeof message === 'object' &&
           typeof message.message_id === 'number' &&
-          (message.chat as TgObject | undefined)?.id === this.chatId
+          (message.chat as TgObject | undefined)?.id === chatId
         )
           out.push(message)
       }
     }
     return out
+  }
+
+  /**
+   * Pay an invoice of the bot: `invoice` is the invoice message's id (default: the chat's last invoice) or an invoice
+   * link (or its slug). Resolves with the payment (its `status`: 'paid', 'refused' with the bot's `errorMessage`,
+   * 'timeout'…) and, when paid, the messages the bot sent in this chat while handling the successful_payment.
+   */
+  async pay(
+    invoice?: number | string,
+    options: Pick<PayOptions, 'orderInfo' | 'shippingAddress' | 'shippingOptionId' | 'tipAmount'> = {},
+  ): Promise<{payment: PaymentAttempt; replies: Message[]}> {
+    const what = `user.pay(${invoice === undefined ? '' : JSON.stringify(invoice)})`
+    let target: Pick<PayOptions, 'messageId' | 'chatId' | 'slug'>
+    if (typeof invoice === 'string') target = {slug: invoice}
+    else {
+      const messageId = invoice ?? this.chat.filter((m) => m.invoice).at(-1)?.message_id
+      if (messageId === undefined) throw new Error(`${what}: the bot sent no invoice in chat ${this.chatId}`)
+      target = {messageId, chatId: this.chatId}
+    }
+    let handled: Promise<Message[]> | undefined
+    const payment = await this.host.payInvoice(
+      {...target, userId: this.id, firstName: this.options.firstName, username: this.options.username, ...options},
+      (body) => {
+        let update: Update = {update_id: 0}
+        handled = this.exchange(what, () => {
+          update = this.host.injectUpdate(this.host.token, body)
+          return update
+        })
+        return update
+      },
+    )
+    return {payment, replies: handled ? await handled : []}
+  }
+
+  /**
+   * React to a message (default: the bot's last message in this chat): `'👍'`, a ReactionType, or a list; `[]`
+   * takes the user's reactions back. Resolves like send() with the bot's messages while it handled the update;
+   * rejects when Telegram would send the bot none (its allowed_updates leave reactions out, as they are by default,
+   * or it is no administrator of the group).
+   */
+  react(reaction: string | TgObject | Array<string | TgObject>, messageId?: number): Promise<Message[]> {
+    const what = `user.react(${JSON.stringify(reaction)})`
+    const target = messageId ?? this.chat.filter((m) => (m.from as TgObject | undefined)?.is_bot).at(-1)?.message_id
+    if (target === undefined)
+      return Promise.reject(new Error(`${what}: the bot sent no message in chat ${this.chatId}`))
+    return this.exchange(what, () => {
+      const made = this.host.react(this.host.token, {
+        chatId: this.chatId,
+        messageId: target,
+        userId: this.id,
+        firstName: this.options.firstName,
+        username: this.options.username,
+        reaction: Array.isArray(reaction) ? reaction : [reaction],
+      })
+      if (made.update_id === 0) throw new Error(`${what}: Telegram would send no update: ${made.reason}`)
+      return made
+    })
+  }
+
+  /**
+   * Join the user's group or channel (`chatId` of the user, negative), through an invite link if given. Resolves like
+   * send() once the bot handled the last update of the join (chat_member, and the service message in groups).
+   */
+  join(options: {inviteLink?: string} = {}): Promise<Message[]> {
+    return this.memberChange('user.join()', 'member', options.inviteLink)
+  }
+
+  /** Leave the user's group or channel; resolves like join(). */
+  leave(): Promise<Message[]> {
+    return this.memberChange('user.leave()', 'left')
+  }
+
+  /**
+   * Ask to join the user's group or channel (a join-request invite link, or none): resolves once the bot handled
+   * the chat_join_request, with the messages the bot sent (a join request lets it write to the user for 5 minutes:
+   * those count too). Rejects when the bot gets no join request (it may not invite users there).
+   */
+  requestJoin(options: {inviteLink?: string; bio?: string} = {}): Promise<Message[]> {
+    const what = 'user.requestJoin()'
+    return this.exchange(
+      what,
+      () => {
+        const made = this.host.requestJoin(this.host.token, {
+          chatId: this.chatId,
+          userId: this.id,
+          firstName: this.options.firstName,
+          username: this.options.username,
+          ...options,
+        })
+        if (made.update_id === 0) throw new Error(`${what}: Telegram would send no update: ${made.reason}`)
+        return made
+      },
+      this.id,
+    )
+  }
+
+  /**
+   * Send data from the Mini App of the bot's reply keyboard (Telegram.WebApp.sendData): a `web_app_data` message.
+   * `buttonText` defaults to the keyboard's `web_app` button. Resolves like send().
+   */
+  sendWebAppData(data: string, buttonText?: string): Promise<Message[]> {
+    const what = `user.sendWebAppData(${JSON.stringify(data)})`
+    const button = buttonText ?? this.replyKeyboardButtons().find((b) => b.web_app)?.text
+    if (typeof button !== 'string')
+      return Promise.reject(new Error(`${what}: the bot's reply keyboard in chat ${this.chatId} has no web_app button`))
+    return this.exchange(what, () =>
+      this.host.sendWebAppData(this.host.token, {userId: this.id, data, buttonText: button}),
+    )
+  }
+
+  /** Open a Mini App with a query (an inline button or the menu): the query_id for answerWebAppQuery. */
+  openWebApp(): string {
+    return this.host.openWebApp(this.host.token, {userId: this.id, chatId: this.chatId})
+  }
+
+  /**
+   * Boost the user's channel or supergroup (`chatId`): resolves like send() once the bot handled the last update
+   * (chat_boost, and boost_added in a supergroup).
+   */
+  boost(): Promise<Message[]> {
+    return this.exchange('user.boost()', () => {
+      const updates = this.host.boostChat(this.host.token, {
+        chatId: this.chatId,
+        userId: this.id,
+        firstName: this.options.firstName,
+        username: this.options.username,
+      })
+      const delivered = updates.filter((u) => u.update_id !== 0)
+      if (delivered.length === 0) throw new Error('user.boost(): Telegram would send no update')
+      return delivered.at(-1)!
+    })
+  }
+
+  /**
+   * Summon the bot in guest mode (Bot API 10.0) in the user's chat, a chat the bot is not in: a guest_message.
+   * Resolves once the bot handled it (its answerGuestQuery is in emu.calls; the reply is no message of the bot's).
+   */
+  summon(text: string): Promise<Message[]> {
+    return this.exchange(`user.summon(${JSON.stringify(text)})`, () =>
+      this.host.summonGuest(this.host.token, {
+        chatId: this.chatId,
+        userId: this.id,
+        text,
+        firstName: this.options.firstName,
+        username: this.options.username,
+      }),
+    )
+  }
+
+  /** The buttons (as objects) of the reply keyboard the bot last showed in this chat. */
+  private replyKeyboardButtons(): TgObject[] {
+    const calls = this.host.bot.calls
+    for (let i = calls.length - 1; i >= 0; i--) {
+      const call = calls[i]
+      if (call.error || !isOutgoing(call.method) || String(call.params.chat_id) !== String(this.chatId)) continue
+      const markup = call.params.reply_markup as TgObject | undefined
+      if (!markup || typeof markup !== 'object') continue
+      if (markup.remove_keyboard) return []
+      if (Array.isArray(markup.keyboard))
+        return (markup.keyboard as unknown[]).flat().map((b) => (typeof b === 'string' ? {text: b} : (b as TgObject)))
+    }
+    return []
+  }
+
+  private memberChange(what: string, status: 'member' | 'left', inviteLink?: string): Promise<Message[]> {
+    return this.exchange(what, () => {
+      const updates = this.host.setMemberStatus(this.host.token, {
+        chatId: this.chatId,
+        userId: this.id,
+        status,
+        firstName: this.options.firstName,
+        username: this.options.username,
+        ...(inviteLink ? {inviteLink} : {}),
+      })
+      const delivered = updates.filter((u) => u.update_id !== 0)
+      if (delivered.length === 0)
+        throw new Error(
+          `${what}: Telegram would send no update (a channel's bot without chat_member in allowed_updates)`,
+        )
+      return delivered.at(-1)!
+    })
   }
 
   private whereIs(updateId: number, confirmed: boolean): string {

@@ -1,0 +1,66 @@
+/**
+ * Parameters as the Bot API server reads them: required strings, booleans, clamped integers, user ids (BA
+ * `get_required_string_arg` 12367, `to_bool` 9357, `get_integer_arg` 12360, `get_user_id` 12451), and the fields of
+ * JSON objects as td reads them (TD `JsonBuilder.cpp`). Errors carry the server's texts.
+ */
+import {badRequest} from '../errors.js'
+import type {Params} from '../http/params.js'
+
+/** True for `true`, `yes` or `1` (any case, trimmed). */
+export const toBool = (v: string | undefined): boolean => ['true', 'yes', '1'].includes((v ?? '').trim().toLowerCase())
+
+/** A required string parameter: missing or empty → `parameter "X" is required` (BA get_required_string_arg). */
+export function required(params: Params, name: string): string {
+  const value = params.get(name) ?? ''
+  if (value === '') throw badRequest(`parameter "${name}" is required`)
+  return value
+}
+
+/** td's `to_integer_safe<int64>`: an optional minus sign and digits within int64, else `Can't parse "x" as number`. */
+export function int64Text(text: string): string {
+  const ok = /^-?\d+$/.test(text) && BigInt(text) >= -(2n ** 63n) && BigInt(text) < 2n ** 63n
+  if (!ok) throw new Error(`Can't parse "${text}" as number`)
+  return BigInt(text).toString()
+}
+
+/** The same, as a number (exact up to 2^53; larger values are beyond every amount the emulator checks). */
+export function integerSafe(text: string): number {
+  return Number(int64Text(text))
+}
+
+/** A JSON object's long field as td reads it, as its decimal text (a Number, or a String holding one). */
+export function longFieldText(o: Record<string, unknown>, name: string): string {
+  if (!(name in o)) throw new Error(`Can't find field "${name}"`)
+  const v = o[name]
+  if (typeof v === 'number' || typeof v === 'string') return int64Text(String(v))
+  throw new Error(`Field "${name}" must be a Number`)
+}
+
+/** A JSON object's long field as td reads it (a Number, or a String holding one). */
+export function longField(o: Record<string, unknown>, name: string): number {
+  return Number(longFieldText(o, name))
+}
+
+/** A JSON object's string field as td reads it (a String, or a Number taken as its text). */
+export function stringField(o: Record<string, unknown>, name: string): string {
+  if (!(name in o)) throw new Error(`Can't find field "${name}"`)
+  const v = o[name]
+  if (typeof v === 'string') return v
+  if (typeof v === 'number') return String(v)
+  throw new Error(`Field "${name}" must be of type String`)
+}
+
+/** BA `get_integer_arg`: empty → default, else the integer clamped to [min, max]. */
+export function integerArg(params: Params, name: string, fallback: number, min: number, max: number): number {
+  const raw = (params.get(name) ?? '').trim()
+  if (raw === '') return fallback
+  const n = Number.parseInt(raw, 10)
+  return Math.min(max, Math.max(min, Number.isFinite(n) ? n : 0))
+}
+
+/** BA `get_user_id`: a positive id, else `invalid user_id specified`. */
+export function userIdParam(params: Params, name = 'user_id'): number {
+  const n = Number.parseInt((params.get(name) ?? '').trim(), 10)
+  if (!Number.isSafeInteger(n) || n <= 0) throw badRequest(`invalid ${name} specified`)
+  return n
+}

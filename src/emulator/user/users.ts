@@ -1,0 +1,15 @@
+/** Users as the emulator's user actions show them. */
+import type {BotState} from '../state/bot.js'
+import type {TgObject} from '../types.js'
+
+/** A user as a User object, from what the bot knows of their private chat (else the defaults a user message has). */
+export function userFor(
+  bot: BotState,
+  userId: number,
+  options: {firstName?: string; username?: string} = {},
+): TgObject {
+  const chat = bot.findChat(String(userId))
+  const firstName = options.firstName ?? (chat?.type === 'private' ? (chat.first_name as string) : undefined) ?? 'Test'
+  const username = options.username ?? (chat?.type === 'private' ? (chat.username as string) : undefined) ?? 'tester'
+  return {id: userId, is_bot: false, first_name: firstName, username}
+}

@@ -1,0 +1,56 @@
+/**
+ * Payments from Python: test/emulator/python/test_shop_bot.py runs the python-telegram-bot 13 shop bot
+ * (python/shop_bot.py, long polling) against an emulator started here, and pays its Stars invoices through the
+ * control API: paid and refunded (a second refund refused), refused at pre-checkout, timed out (the bot never
+ * answers: the 10-second window, times timeScale 0.2), an unknown charge refunded. Debian's python3 with
+ * python3-python-telegram-bot (.ci/run installs it); outside CI the test is skipped when that package is missing.
+ */
+import {spawn, spawnSync} from 'node:child_process'
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {PROJECT_ROOT} from '../support/cli.js'
+import {setup} from './helpers.js'
+
+const PYTHON = '/usr/bin/python3'
+const hasPtb = spawnSync(PYTHON, ['-c', 'import telegram'], {stdio: 'ignore'}).status === 0
+
+describe('payments from python-telegram-bot 13 through the control API', () => {
+  it.skipIf(!hasPtb && !process.env.CI)(
+    'a Stars shop: paid, refunded, refused, timed out, unknown charge',
+    async () => {
+      const {emu, token} = await setup({timeScale: 0.2})
+      const child = spawn(PYTHON, ['-m', 'unittest', '-v', 'test_shop_bot'], {
+        cwd: join(PROJECT_ROOT, 'test', 'emulator', 'python'),
+        env: {
+          ...process.env,
+          EMULATOR_API_ROOT: emu.apiRoot,
+          EMULATOR_TOKEN: token,
+          EMULATOR_CONTROL: emu.controlApiRoot,
+          PYTHONDONTWRITEBYTECODE: '1',
+          PYTHONWARNINGS: 'ignore',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      let output = ''
+      child.stdout.on('data', (c: Buffer) => (output += c.toString()))
+      child.stderr.on('data', (c: Buffer) => (output += c.toString()))
+      const timer = setTimeout(() => child.kill('SIGKILL'), 90_000)
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+      clearTimeout(timer)
+      expect(output).toMatch(/Ran 4 tests/)
+      expect(output).toMatch(/\nOK\n/)
+      expect(code, output).toBe(0)
+      for (const name of [
+        'test_1_a_paid_invoice_is_thanked_and_refunded_once',
+        'test_2_a_refused_payment_shows_the_bots_message',
+        'test_3_an_unanswered_pre_checkout_query_times_out',
+        'test_4_refunding_an_unknown_charge',
+      ]) {
+        expect(output).toContain(`${name} (test_shop_bot.ShopBotTest.${name}) ... ok`)
+      }
+      // the emulator saw it too: three attempts, one of each outcome
+      expect(emu.payments(token).map((p) => p.status)).toEqual(['paid', 'refused', 'timeout'])
+    },
+    120_000,
+  )
+})
