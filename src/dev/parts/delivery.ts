@@ -65,7 +65,8 @@ export function deliveryPart(kind: Kind, after?: string): SessionPart {
   let delivery: Delivery | undefined
   const part: SessionPart = {
     name: 'delivery',
-    stopMinMs: 7000,
+    // Stopping the bridge confirms what the bot acknowledged (up to ~5 s), then the webhook, then the tunnel.
+    stopMinMs: 11_000,
     async start(c) {
       ctx = c
       if (after !== undefined)
@@ -96,7 +97,7 @@ export function deliveryPart(kind: Kind, after?: string): SessionPart {
     },
     async stop() {
       if (!ctx || !delivery) return
-      await waitAtMost(delivery.stop(), 2000)
+      await waitAtMost(delivery.stop(), 6000)
       await cleanWebhook(ctx)
       await waitAtMost(delivery.close(), 2000)
     },
