@@ -11,7 +11,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {UpdateHistory} from '../../src/inspector/history/history.js'
 import {startInspectorServer, type InspectorServer} from '../../src/inspector/web/server.js'
 import type {HistoryView, UpdateEntry} from '../../src/inspector/types.js'
-import {PROJECT_ROOT} from '../support/cli.js'
+import {PROJECT_ROOT} from '../support/paths.js'
 import {loopbackRequest} from '../support/http.js'
 import {connectRaw, rawExchange, SECRET, statusOf, TOKEN, waitFor, type RawConnection} from './hostile-helpers.js'
 

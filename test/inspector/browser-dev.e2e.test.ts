@@ -17,7 +17,7 @@ import {browserSkipReason, launchChromium} from '../support/browser.js'
 import {BIN, cliEnv, PROJECT_ROOT} from '../support/cli.js'
 
 const skip = browserSkipReason()
-if (skip) console.warn(`test/inspector/browser-dev.test.ts skipped: ${skip}`)
+if (skip) console.warn(`test/inspector/browser-dev.e2e.test.ts skipped: ${skip}`)
 
 const ECHO_BOT = join(PROJECT_ROOT, 'examples', 'echo-bot')
 

@@ -10,7 +10,7 @@ import {describe, expect, it} from 'vitest'
 
 import {resolveBotCommand} from '../../src/dev/index.js'
 import {runOfflineDev, type OfflineDevEvent} from '../../src/offline/index.js'
-import {PROJECT_ROOT} from '../support/cli.js'
+import {PROJECT_ROOT} from '../support/paths.js'
 
 const ECHO_BOT = join(PROJECT_ROOT, 'examples', 'echo-bot')
 

@@ -13,7 +13,7 @@ import {startInspectorServer, type InspectorServer} from '../../src/inspector/we
 import {browserSkipReason, launchChromium, startEchoSession, type EchoSession} from '../support/browser.js'
 
 const skip = browserSkipReason()
-if (skip) console.warn(`test/inspector/browser.test.ts skipped: ${skip}`)
+if (skip) console.warn(`test/inspector/browser.e2e.test.ts skipped: ${skip}`)
 
 const XSS = '<img src=x onerror="window.__xss = 1">'
 

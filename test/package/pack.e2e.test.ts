@@ -14,7 +14,7 @@ import {delimiter, dirname, join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {PROJECT_ROOT} from '../support/cli.js'
+import {PROJECT_ROOT} from '../support/paths.js'
 
 const work = realpathSync(mkdtempSync(join(tmpdir(), 'bot-pack-')))
 const prefix = join(work, 'prefix')

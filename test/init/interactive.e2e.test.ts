@@ -8,7 +8,7 @@ import {join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {BIN} from '../support/cli.js'
+import {BIN} from '../support/paths.js'
 import {cleanEnv, init, startProcess, tempDir} from './support.js'
 
 const hasScript = spawnSync('script', ['--version']).status === 0

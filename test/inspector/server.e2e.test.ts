@@ -13,7 +13,7 @@ import {UpdateHistory} from '../../src/inspector/history/history.js'
 import {startInspectorServer, type InspectorServer} from '../../src/inspector/web/server.js'
 import type {UpdateEntry} from '../../src/inspector/types.js'
 import {ActionError} from '../../src/control/protocol.js'
-import {PROJECT_ROOT} from '../support/cli.js'
+import {PROJECT_ROOT} from '../support/paths.js'
 import {loopbackRequest} from '../support/http.js'
 
 const KEY = 'k3y-Abc_123'

@@ -6,7 +6,7 @@ import {describe, expect, it} from 'vitest'
 
 import {tokensInArgv} from '../../src/cli/secrets.js'
 import {redactSecrets} from '../../src/telegram/redact.js'
-import {PROJECT_ROOT} from '../support/cli.js'
+import {PROJECT_ROOT} from '../support/paths.js'
 
 const TOKEN = '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw'
 const OTHER = '987654321:ZZHdqTcvCH1vGWJxfSeofSAs0K5PALDxyz'

@@ -13,7 +13,7 @@ import {promisify} from 'node:util'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {BotApiEmulator} from '../../src/emulator/index.js'
-import {PROJECT_ROOT} from '../support/cli.js'
+import {PROJECT_ROOT} from '../support/paths.js'
 import {TEMPLATES, cleanEnv, fakeUpdate, init, startProcess, tempDir, waitFor, type RunningProcess} from './support.js'
 import {freePort} from '../../src/lib/free-port.js'
 

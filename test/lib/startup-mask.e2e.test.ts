@@ -11,7 +11,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {BotApiEmulator} from '../../src/emulator/index.js'
 import {maskPathAndQuery} from '../../src/lib/mask-url.js'
-import {PROJECT_ROOT} from '../support/cli.js'
+import {PROJECT_ROOT} from '../support/paths.js'
 import {TEMPLATES, cleanEnv, init, startProcess, tempDir} from '../init/support.js'
 import {freePort} from '../../src/lib/free-port.js'
 

@@ -13,7 +13,7 @@ import {devWorld, startDev, until, type DevWorld} from '../dev/helpers.js'
 import {browserSkipReason, launchChromium} from '../support/browser.js'
 
 const skip = browserSkipReason()
-if (skip) console.warn(`test/inspector/session-browser.test.ts skipped: ${skip}`)
+if (skip) console.warn(`test/inspector/session-browser.e2e.test.ts skipped: ${skip}`)
 
 describe.skipIf(skip !== undefined)('bot dev: the inspector page of a running session, in chromium', () => {
   let browser: Browser

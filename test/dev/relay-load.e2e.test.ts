@@ -15,7 +15,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 
 import {Relay} from '../../src/dev/relay/relay.js'
 import {localtunnelProvider} from '../../src/tunnel/index.js'
-import {PROJECT_ROOT} from '../support/cli.js'
+import {PROJECT_ROOT} from '../support/paths.js'
 import {startLocaltunnelServer} from '../support/lt-server.js'
 
 const SECRET = 'load_test_secret_' + 'x'.repeat(26)

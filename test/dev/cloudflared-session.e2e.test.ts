@@ -9,7 +9,7 @@ import {join, resolve} from 'node:path'
 
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {PROJECT_ROOT} from '../support/cli.js'
+import {PROJECT_ROOT} from '../support/paths.js'
 import {assertNoToken, devWorld, startDev, until, type DevWorld} from './helpers.js'
 
 const FAKE = resolve(PROJECT_ROOT, 'test', 'support', 'fake-cloudflared.mjs')

@@ -10,7 +10,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {BotApiEmulator} from '../../src/emulator/index.js'
 import {cleanEnv, startProcess, tempDir} from '../init/support.js'
-import {BIN} from '../support/cli.js'
+import {BIN} from '../support/paths.js'
 
 const hasScript = spawnSync('script', ['--version']).status === 0
 const node = JSON.stringify(process.execPath)

@@ -10,7 +10,7 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {limitLines} from '../../src/offline/line-limit.js'
-import {BIN, PROJECT_ROOT} from '../support/cli.js'
+import {BIN, PROJECT_ROOT} from '../support/paths.js'
 import {PassThrough} from 'node:stream'
 
 const ECHO = join(PROJECT_ROOT, 'test', 'fixtures', 'bots', 'picky-bot.mjs')

@@ -17,7 +17,7 @@ import {waitFor} from './hostile-helpers.js'
 
 const KEY = 'b7c4e1a90d2f3e4a5b6c7d8e9f001122'
 const skip = browserSkipReason()
-if (skip) console.warn(`test/inspector/hostile-browser.test.ts skipped: ${skip}`)
+if (skip) console.warn(`test/inspector/hostile-browser.e2e.test.ts skipped: ${skip}`)
 
 describe.skipIf(skip !== undefined)('inspector: hostile pages in chromium', () => {
   let browser: Browser

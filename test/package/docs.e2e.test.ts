@@ -11,7 +11,7 @@ import {dirname, join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {PROJECT_ROOT} from '../support/cli.js'
+import {PROJECT_ROOT} from '../support/paths.js'
 
 const files = [
   'README.md',

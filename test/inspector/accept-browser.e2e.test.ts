@@ -12,7 +12,7 @@ import type {ApiCall} from '../../src/inspector/types.js'
 import {browserSkipReason, launchChromium} from '../support/browser.js'
 
 const skip = browserSkipReason()
-if (skip) console.warn(`test/inspector/accept-browser.test.ts skipped: ${skip}`)
+if (skip) console.warn(`test/inspector/accept-browser.e2e.test.ts skipped: ${skip}`)
 
 describe.skipIf(skip !== undefined)('webhook-reply calls on the inspector page', () => {
   let browser: Browser
