@@ -158,6 +158,12 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     'probe-interval': Flags.integer({hidden: true, description: 'ms', default: 10_000}),
     'tunnel-down-after': Flags.integer({hidden: true, description: 'ms', default: 10_000}),
     'stop-grace': Flags.integer({hidden: true, description: 'ms', default: 3000}),
+    'action-timeout': Flags.integer({
+      hidden: true,
+      description: 'ms a trigger or replay waits for the bot',
+      default: 30_000,
+      min: 1,
+    }),
     'webhook-check': Flags.integer({
       hidden: true,
       description: 'ms between getWebhookInfo checks',
@@ -274,6 +280,7 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
       dropPendingUpdates: flags['drop-pending-updates'],
       holdTimeoutMs: flags['hold-timeout'] * 1000,
       stopGraceMs: flags['stop-grace'],
+      actionTimeoutMs: flags['action-timeout'],
       tunnelRetries: flags['tunnel-retries'],
       tunnelOpenTimeoutMs: flags['tunnel-timeout'],
       tunnelBackoffMs: flags['tunnel-backoff'],
@@ -315,6 +322,7 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
       dropPendingUpdates: flags['drop-pending-updates'],
       holdTimeoutMs: flags['hold-timeout'] * 1000,
       stopGraceMs: flags['stop-grace'],
+      actionTimeoutMs: flags['action-timeout'],
       chatId: flags.chat,
       userId: flags.user,
       apiProxy: flags['api-proxy'],

@@ -40,6 +40,8 @@ export interface DevSessionOptions {
   holdTimeoutMs?: number
   /** SIGTERM → SIGKILL grace for the bot. Default 3000. */
   stopGraceMs?: number
+  /** How long a trigger or replay waits for the bot's answer. Default 30000 (the control port waits 35 s). */
+  actionTimeoutMs?: number
   /** Upper bound of the whole teardown. Default 10000. */
   teardownTimeoutMs?: number
   tunnelOpenTimeoutMs?: number
