@@ -6,7 +6,8 @@
  */
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {devWorld, startDev, until, type DevWorld} from '../dev/helpers.js'
+import {devWorld, startDev, type DevWorld} from '../dev/helpers.js'
+import {waitFor} from '../support/wait.js'
 
 let world: DevWorld
 beforeEach(async () => {
@@ -28,10 +29,13 @@ describe('bot dev: the summary counts what happened, per mode', () => {
       env: {FIXTURE_START_DELAY_MS: '4000'},
       args: ['--no-watch', '--json'],
     })
-    await until(() => emu.webhook(token) !== undefined, 'the webhook', 20_000)
+    await waitFor(() => emu.webhook(token) !== undefined, {what: 'the webhook', timeout: 20_000})
     const update = emu.sendUserMessage(token, {text: 'held'})
     // Telegram's retry reaches the bot once it listens.
-    await until(() => world.recorded().includes(update.update_id), 'the retried update to reach the bot', 20_000)
+    await waitFor(() => world.recorded().includes(update.update_id), {
+      what: 'the retried update to reach the bot',
+      timeout: 20_000,
+    })
     await dev.waitForOutput(/"type":"update"[^\n]*"status":200/)
     dev.kill('SIGINT')
     const result = await dev.exited
@@ -58,7 +62,7 @@ describe('bot dev: the summary counts what happened, per mode', () => {
     const dev = startDev(world, {bot: 'error-bot.mjs'})
     await dev.waitForOutput(/Ready/, {timeoutMs: 20_000})
     emu.sendUserMessage(token, {text: 'x'})
-    await until(() => statuses.filter((s) => s === 500).length >= 2, 'two 500 deliveries (a retry)')
+    await waitFor(() => statuses.filter((s) => s === 500).length >= 2, {what: 'two 500 deliveries (a retry)'})
     await dev.waitForOutput(/→ 500[^\n]*\n[^]*→ 500/, {stream: 'stdout'})
     dev.kill('SIGINT')
     const result = await dev.exited
@@ -81,9 +85,9 @@ describe('bot dev: the summary counts what happened, per mode', () => {
     const dev = startDev(world, {bot: 'slow-error-bot.mjs'})
     await dev.waitForOutput(/Ready/, {timeoutMs: 20_000})
     emu.sendUserMessage(token, {text: 'x'})
-    await until(() => statuses.filter((s) => s === 500).length >= 2, 'two 500 deliveries (a retry)')
+    await waitFor(() => statuses.filter((s) => s === 500).length >= 2, {what: 'two 500 deliveries (a retry)'})
     // The third delivery is now with the bot, which takes 3 s to answer: stop meanwhile.
-    await new Promise((r) => setTimeout(r, 300))
+    await waitFor(() => world.recordedLines().length >= 3, {what: 'the third delivery at the bot'})
     dev.kill('SIGINT')
     const result = await dev.exited
     const lines = result.stdout.split('\n').filter((l) => / ✗ #\d+ message .*→ \d{3} /.test(l))

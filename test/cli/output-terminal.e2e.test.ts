@@ -16,10 +16,11 @@ import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 
 import {BotApiEmulator} from '../../src/emulator/index.js'
-import {devWorld, fixture, until, type DevWorld} from '../dev/helpers.js'
+import {devWorld, fixture, type DevWorld} from '../dev/helpers.js'
 import {cliEnv, runCli} from '../support/cli.js'
 import {silentServer} from '../support/loopback-servers.js'
 import {hasPty, runOnTerminal, type PtyResult, type PtyStep} from '../support/pty.js'
+import {waitFor} from '../support/wait.js'
 
 /** ora's symbols (log-symbols), unicode and fallback: none may appear. */
 const ORA_GLYPHS = /[✔✖⚠ℹ√×]/
@@ -101,7 +102,7 @@ describe.skipIf(!hasPty)('output on a terminal', () => {
       )
       let ok: {update_id: number}
       try {
-        await until(() => emu.webhook(token) !== undefined, 'the webhook', 30_000)
+        await waitFor(() => emu.webhook(token) !== undefined, {what: 'the webhook', timeout: 30_000})
         ok = emu.sendUserMessage(token, {text: 'hello', chatId: 7})
         await emu.waitForBotMessage(token, {chatId: 7, timeoutMs: 20_000})
         emu.sendUserMessage(token, {text: 'fail please', chatId: 8})

@@ -23,6 +23,7 @@ import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {BotApiEmulator} from '../../src/emulator/index.js'
 import {parseJsonOutput, PROJECT_ROOT, runCli, startCli} from '../support/cli.js'
 import {startProxy, type TestProxy} from '../support/proxy.js'
+import {waitFor} from '../support/wait.js'
 
 const ROOT = 'https://api.telegram.test'
 let emu: BotApiEmulator
@@ -304,12 +305,10 @@ describe('bot behind a proxy', () => {
     try {
       await dev.waitForOutput(/Ready: updates reach the bot through the polling bridge/, {timeoutMs: 40_000})
       const sent = emu.sendUserMessage(token, {text: 'through the proxy', chatId: 5})
-      const deadline = Date.now() + 20_000
-      while (
-        !(existsSync(record) && readFileSync(record, 'utf8').includes(`${sent.update_id} `)) &&
-        Date.now() < deadline
-      )
-        await new Promise((r) => setTimeout(r, 50))
+      await waitFor(() => existsSync(record) && readFileSync(record, 'utf8').includes(`${sent.update_id} `), {
+        what: "the update in the bot's record",
+        timeout: 20_000,
+      })
       expect(readFileSync(record, 'utf8')).toContain(`${sent.update_id} 5 webhook`)
     } finally {
       dev.kill('SIGINT')

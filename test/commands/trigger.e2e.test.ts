@@ -13,22 +13,14 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {BIN, cliEnv, parseJsonOutput, PROJECT_ROOT, runCli} from '../support/cli.js'
 import type {UpdateEntry} from '../../src/inspector/types.js'
-import {devWorld, startDev, until as untilAsync, type DevWorld} from '../dev/helpers.js'
+import {devWorld, startDev, type DevWorld} from '../dev/helpers.js'
+import {waitFor} from '../support/wait.js'
 
 const ECHO_BOT = join(PROJECT_ROOT, 'examples', 'echo-bot')
 
 interface DevEventLine {
   type: string
   event?: {type: string; lines?: string[]}
-}
-
-/** Poll `check` until it is true, or fail after `ms`. */
-async function until(check: () => boolean, ms: number, what: string, dump: () => string): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`No ${what} within ${ms} ms.\n${dump()}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
 }
 
 describe('bot trigger and bot replay with a running bot dev --offline', () => {
@@ -64,12 +56,10 @@ describe('bot trigger and bot replay with a running bot dev --offline', () => {
     dev.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d))
     dev.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d))
     exited = new Promise((resolve) => dev.once('close', (code) => resolve(code)))
-    await until(
-      () => records().length === 1 && events().some((e) => e.type === 'ready'),
-      45_000,
-      'ready event and control record',
-      dump,
-    )
+    await waitFor(() => records().length === 1 && events().some((e) => e.type === 'ready'), {
+      timeout: 45_000,
+      what: () => `ready event and control record\n${dump()}`,
+    })
   }, 60_000)
 
   afterAll(async () => {
@@ -85,7 +75,10 @@ describe('bot trigger and bot replay with a running bot dev --offline', () => {
     const r = await runCli(['trigger', 'message', 'hi'], {cwd: ECHO_BOT, env, timeoutMs: 60_000})
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toMatch(/^✓ update #\d+ message "hi" delivered/)
-    await until(() => botLines().includes('bot › hi'), 20_000, 'bot › hi in the session output', dump)
+    await waitFor(() => botLines().includes('bot › hi'), {
+      timeout: 20_000,
+      what: () => `bot › hi in the session output\n${dump()}`,
+    })
   }, 70_000)
 
   it('bot replay --last delivers it again: the bot answers again', async () => {
@@ -96,12 +89,10 @@ describe('bot trigger and bot replay with a running bot dev --offline', () => {
     const entry = parseJsonOutput<UpdateEntry>(r)
     expect(entry.type).toBe('message')
     expect(entry.source).toBe('replay')
-    await until(
-      () => botLines().filter((l) => l === 'bot › hi').length === before + 1,
-      20_000,
-      'a second bot › hi',
-      dump,
-    )
+    await waitFor(() => botLines().filter((l) => l === 'bot › hi').length === before + 1, {
+      timeout: 20_000,
+      what: () => `a second bot › hi\n${dump()}`,
+    })
   }, 70_000)
 
   it('bot trigger callback and bot trigger update - reach the same session', async () => {
@@ -165,11 +156,10 @@ describe('bot trigger with a running bot dev (webhook mode, the emulator as api 
       expect(first).toMatch(/^✓ update #(\d+) message "\/missing" delivered → 200 in \d+ ms$/)
       expect(rest[0]).toBe('  ↳ sendMessage 400 Bad Request: chat not found')
       const updateId = Number(/#(\d+)/.exec(first)![1])
-      await untilAsync(
-        () => world.recordedLines().includes(`${updateId} message /missing`),
-        'the bot recording the triggered update',
-        15_000,
-      )
+      await waitFor(() => world.recordedLines().includes(`${updateId} message /missing`), {
+        what: 'the bot recording the triggered update',
+        timeout: 15_000,
+      })
       expect(r.stdout + r.stderr).not.toContain(world.token.split(':')[1])
 
       // A button press the api never saw: the bot's answerCallbackQuery fails (400), recorded in the entry's calls.
@@ -188,11 +178,10 @@ describe('bot trigger with a running bot dev (webhook mode, the emulator as api 
       })
       expect(entry.calls).toEqual([expect.objectContaining({method: 'answerCallbackQuery', ok: false, errorCode: 400})])
       expect(entry.calls[0].description).toMatch(/query is too old|query ID is invalid/)
-      await untilAsync(
-        () => world.recordedLines().includes(`${entry.updateId} callback like:1`),
-        'the bot recording the button press',
-        15_000,
-      )
+      await waitFor(() => world.recordedLines().includes(`${entry.updateId} callback like:1`), {
+        what: 'the bot recording the button press',
+        timeout: 15_000,
+      })
     } finally {
       dev.kill('SIGINT')
       await dev.exited

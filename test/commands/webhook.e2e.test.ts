@@ -16,6 +16,7 @@ import {writeState} from '../../src/session-store/state.js'
 import {BotApiEmulator} from '../../src/emulator/index.js'
 import {botIdOf} from '../../src/telegram/index.js'
 import {hasScript, parseJsonOutput, runCli, runCliOnTerminal} from '../support/cli.js'
+import {waitFor} from '../support/wait.js'
 
 let emu: BotApiEmulator
 const servers: Server[] = []
@@ -57,17 +58,6 @@ async function closedPort(): Promise<number> {
   const {port} = s.address() as AddressInfo
   await new Promise((r) => s.close(r))
   return port
-}
-
-/** Poll `check` until it returns a value, or fail after `ms`. */
-async function until<T>(check: () => T | undefined | false, ms = 5000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const v = check()
-    if (v) return v
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
 }
 
 function newBot() {
@@ -276,7 +266,7 @@ describe('bot webhook delete', () => {
     const failing = await receiver(500)
     await webhook(token, ['set', failing.url])
     inject(token, 3)
-    await until(() => emu.getWebhookInfo(token).last_error_message, 5000, 'a delivery error')
+    await waitFor(() => emu.getWebhookInfo(token).last_error_message, {what: 'a delivery error', timeout: 5000})
     const r = await webhook(token, ['delete'])
     expect(r.code).toBe(0)
     expect(r.stdout).toContain(`✓ Webhook deleted (was ${failing.url}). The bot is on long polling now.`)
@@ -391,7 +381,7 @@ describe('bot webhook info', () => {
     const {url} = await receiver(500)
     await webhook(token, ['set', url])
     inject(token, 1)
-    await until(() => emu.getWebhookInfo(token).last_error_message, 5000, 'a delivery error')
+    await waitFor(() => emu.getWebhookInfo(token).last_error_message, {what: 'a delivery error', timeout: 5000})
     const r = await webhook(token, ['info'])
     expect(r.code).toBe(0)
     expect(r.stdout).toMatch(
@@ -420,7 +410,7 @@ describe('bot webhook info', () => {
     const {url, secrets} = await receiver(401)
     await webhook(token, ['set', url, '--secret-token', 'what_telegram_sends'])
     inject(token, 1)
-    await until(() => emu.getWebhookInfo(token).last_error_message, 5000, 'a delivery error')
+    await waitFor(() => emu.getWebhookInfo(token).last_error_message, {what: 'a delivery error', timeout: 5000})
     expect(secrets[0]).toBe('what_telegram_sends')
     const r = await webhook(token, ['info'])
     expect(r.stdout).toContain('Wrong response from the webhook: 401')
@@ -433,7 +423,7 @@ describe('bot webhook info', () => {
     const port = await closedPort()
     await webhook(token, ['set', `http://127.0.0.1:${port}/hook`])
     inject(token, 1)
-    await until(() => emu.getWebhookInfo(token).last_error_message, 5000, 'a delivery error')
+    await waitFor(() => emu.getWebhookInfo(token).last_error_message, {what: 'a delivery error', timeout: 5000})
     const r = await webhook(token, ['info', '--json'])
     const out = parseJsonOutput<{lastError: {message: string; explanation: {id: string; fix: string}}}>(r)
     expect(out.lastError.message).toBe('Connection refused')

@@ -10,7 +10,8 @@ import {join, resolve} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {PROJECT_ROOT} from '../support/paths.js'
-import {assertNoToken, devWorld, startDev, until, type DevWorld} from './helpers.js'
+import {assertNoToken, devWorld, startDev, type DevWorld} from './helpers.js'
+import {waitFor} from '../support/wait.js'
 
 const FAKE = resolve(PROJECT_ROOT, 'test', 'support', 'fake-cloudflared.mjs')
 const available = existsSync(FAKE) && existsSync(resolve(PROJECT_ROOT, 'src', 'tunnel', 'cloudflared.ts'))
@@ -43,7 +44,7 @@ describe.skipIf(!available)('bot dev with cloudflared', () => {
       env: {PATH: fakeOnPath(), FAKE_CLOUDFLARED_DELAY_MS: '1500', FAKE_CLOUDFLARED_ARGV_FILE: argvFile},
     })
     // Until the stand-in forwards (1.5 s after it printed its URL) no webhook may be set.
-    await until(() => existsSync(argvFile), 'cloudflared started')
+    await waitFor(() => existsSync(argvFile), {what: 'cloudflared started'})
     const started = Date.now()
     const timer = setInterval(() => {
       if (emu.webhook(token) && Date.now() - started < 1200) setBeforeReachable = true
@@ -53,7 +54,7 @@ describe.skipIf(!available)('bot dev with cloudflared', () => {
     expect(setBeforeReachable).toBe(false)
     expect(dev.stderr()).toMatch(/Opening a tunnel \(cloudflared\)|Tunnel http/)
     const update = emu.sendUserMessage(token, {text: 'via cloudflared'})
-    await until(() => world.recorded().includes(update.update_id), 'the update through cloudflared')
+    await waitFor(() => world.recorded().includes(update.update_id), {what: 'the update through cloudflared'})
     dev.kill('SIGINT')
     const result = await dev.exited
     expect(result.code).toBe(0)
@@ -74,13 +75,16 @@ describe.skipIf(!available)('bot dev with cloudflared', () => {
     const before = emu.webhook(token)!.url
     const botPid = /\(pid (\d+), webhook mode/.exec(dev.stderr())?.[1]
     const first = emu.sendUserMessage(token, {text: 'first'})
-    await until(() => world.recorded().includes(first.update_id), 'the first update')
+    await waitFor(() => world.recorded().includes(first.update_id), {what: 'the first update'})
     const cfPid = (JSON.parse(readFileSync(argvFile, 'utf8')) as {pid: number}).pid
     process.kill(cfPid, 'SIGKILL')
     const during = emu.sendUserMessage(token, {text: 'while the tunnel is down'})
     await dev.waitForOutput(/Tunnel back at/, {timeoutMs: 20_000})
     expect(emu.webhook(token)!.url).not.toBe(before)
-    await until(() => world.recorded().includes(during.update_id), 'the update sent while down', 20_000)
+    await waitFor(() => world.recorded().includes(during.update_id), {
+      what: 'the update sent while down',
+      timeout: 20_000,
+    })
     expect(new Set(world.recordedLines().map((l) => l.split(' ')[3]))).toEqual(new Set([botPid]))
     dev.kill('SIGINT')
     expect((await dev.exited).code).toBe(0)

@@ -7,8 +7,9 @@ import net from 'node:net'
 
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {assertNoToken, devWorld, startDev, until, type DevWorld} from './helpers.js'
+import {assertNoToken, devWorld, startDev, type DevWorld} from './helpers.js'
 import {freePort} from '../../src/lib/free-port.js'
+import {waitFor} from '../support/wait.js'
 
 let world: DevWorld
 beforeEach(async () => {
@@ -40,7 +41,7 @@ describe('bot dev deliveries', () => {
       await dev.waitForOutput(/Ready: updates reach the bot through the polling bridge/)
       expect(dev.stderr()).toMatch(/webhook mode, PORT=/)
       const ids = [1, 2, 3].map((i) => emu.sendUserMessage(token, {text: `b${i}`, chatId: 7}).update_id)
-      await until(() => ids.every((id) => world.recorded().includes(id)), 'three updates through the bridge')
+      await waitFor(() => ids.every((id) => world.recorded().includes(id)), {what: 'three updates through the bridge'})
       expect(world.recorded()).toEqual(ids) // in order, once each
       expect(world.recordedLines().every((l) => l.split(' ')[2] === 'webhook')).toBe(true)
       dev.kill('SIGINT')
@@ -66,7 +67,7 @@ describe('bot dev deliveries', () => {
     await dev.waitForOutput(/Updates now arrive by polling through `bot dev`/, {timeoutMs: 15_000})
     await dev.waitForOutput(/Ready: updates reach the bot through the polling bridge/)
     const update = emu.sendUserMessage(token, {text: 'hello'})
-    await until(() => world.recorded().includes(update.update_id), 'the update through the bridge')
+    await waitFor(() => world.recorded().includes(update.update_id), {what: 'the update through the bridge'})
     expect(emu.webhook(token)).toBeUndefined()
     expect((dev.stderr().match(/▶ /g) ?? []).length).toBe(1) // started once
     dev.kill('SIGINT')
@@ -103,10 +104,17 @@ describe('bot dev deliveries', () => {
     const watch = setInterval(() => {
       if (emu.webhook(token)) setEarly = true
     }, 5)
-    // The "public URL" starts forwarding to the relay only a moment later (like a fresh quick tunnel).
-    await new Promise((r) => setTimeout(r, 1000))
-    clearInterval(watch)
+    // The "public URL" cuts every connection at first, and forwards to the relay only after the
+    // session has tried it a few times (like a fresh quick tunnel).
+    let forwarding = false
+    let cut = 0
     const proxy = net.createServer((client) => {
+      client.on('error', () => {})
+      if (!forwarding) {
+        cut++
+        client.destroy()
+        return
+      }
       const upstream = net.connect(relayPort, '127.0.0.1')
       client.pipe(upstream).pipe(client)
       client.on('error', () => upstream.destroy())
@@ -114,6 +122,9 @@ describe('bot dev deliveries', () => {
     })
     await new Promise<void>((r) => proxy.listen(proxyPort, '127.0.0.1', r))
     try {
+      await waitFor(() => cut >= 3, {what: 'three attempts of the session on the public URL'})
+      clearInterval(watch)
+      forwarding = true
       expect(setEarly).toBe(false)
       await dev.waitForOutput(/Ready/)
       expect(emu.webhook(token)?.url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${proxyPort}/webhook/`))

@@ -5,8 +5,9 @@
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {readState} from '../../src/session-store/state.js'
-import {assertNoToken, devWorld, startDev, until, type DevWorld} from './helpers.js'
+import {assertNoToken, devWorld, startDev, type DevWorld} from './helpers.js'
 import {freePort} from '../../src/lib/free-port.js'
+import {waitFor} from '../support/wait.js'
 
 let world: DevWorld
 beforeEach(async () => {
@@ -82,7 +83,7 @@ describe('bot dev (webhook mode)', () => {
     await dev.waitForOutput(/refused POST \(webhook path\) → 401 \(wrong or missing secret token; not forwarded\)/)
     // A real update still gets through, and only it was processed.
     const update = emu.sendUserMessage(token, {text: 'real'})
-    await until(() => world.recorded().length === 1, 'the real update')
+    await waitFor(() => world.recorded().length === 1, {what: 'the real update'})
     expect(world.recorded()).toEqual([update.update_id])
     dev.kill('SIGINT')
     const result = await dev.exited
@@ -142,14 +143,17 @@ describe('bot dev (webhook mode)', () => {
     expect(result.code).toBe(130)
     expect(result.stderr).toMatch(/SIGINT again: exiting now/)
     expect(emu.webhook(token)).toBeUndefined()
-    await until(() => {
-      try {
-        process.kill(botPid, 0)
-        return false
-      } catch {
-        return true
-      }
-    }, 'the bot to be killed')
+    await waitFor(
+      () => {
+        try {
+          process.kill(botPid, 0)
+          return false
+        } catch {
+          return true
+        }
+      },
+      {what: 'the bot to be killed'},
+    )
   })
 
   it('--json prints one JSON event per line and nothing else on stdout', async () => {
@@ -184,7 +188,7 @@ describe('bot dev (webhook mode)', () => {
     const dev = startDev(world, {bot: 'error-bot.mjs'})
     await dev.waitForOutput(/Ready/)
     const update = emu.sendUserMessage(token, {text: 'x'})
-    await until(() => statuses.filter((s) => s === 500).length >= 2, 'two 500 deliveries (a retry)')
+    await waitFor(() => statuses.filter((s) => s === 500).length >= 2, {what: 'two 500 deliveries (a retry)'})
     expect(world.recorded().filter((id) => id === update.update_id).length).toBeGreaterThanOrEqual(2)
     dev.kill('SIGINT')
     await dev.exited
@@ -202,7 +206,7 @@ describe('bot dev (webhook mode)', () => {
     // Start-up checks for another poller while the tunnel opens (~1 s): the bot must still be asleep after that.
     const dev = startDev(world, {bot: 'slow-start-bot.mjs', env: {FIXTURE_START_DELAY_MS: '4000'}})
     // The webhook is set while the bot still sleeps; the update waits in the relay.
-    await until(() => emu.webhook(token) !== undefined, 'the webhook')
+    await waitFor(() => emu.webhook(token) !== undefined, {what: 'the webhook'})
     const update = emu.sendUserMessage(token, {text: '/start'})
     await emu.waitForBotMessage(token, {timeoutMs: 8000})
     expect(world.recorded()).toEqual([update.update_id])
@@ -237,14 +241,17 @@ describe('bot dev (webhook mode)', () => {
     // The bot had been started in parallel with the tunnel: it must be gone too.
     const pid = Number(/\(pid (\d+), webhook mode/.exec(result.stderr)?.[1])
     expect(pid).toBeGreaterThan(0)
-    await until(() => {
-      try {
-        process.kill(pid, 0)
-        return false
-      } catch {
-        return true
-      }
-    }, 'the bot to be stopped')
+    await waitFor(
+      () => {
+        try {
+          process.kill(pid, 0)
+          return false
+        } catch {
+          return true
+        }
+      },
+      {what: 'the bot to be stopped'},
+    )
     assertNoToken(result, token)
   })
 
@@ -323,14 +330,17 @@ describe('bot dev (webhook mode)', () => {
     expect(result.code).toBe(0)
     expect(emu.webhook(token)).toBeUndefined()
     expect(readState(world.botId, world.stateDir)).toBeUndefined()
-    await until(() => {
-      try {
-        process.kill(orphan!, 0)
-        return false
-      } catch {
-        return true
-      }
-    }, 'the orphaned bot to be gone')
+    await waitFor(
+      () => {
+        try {
+          process.kill(orphan!, 0)
+          return false
+        } catch {
+          return true
+        }
+      },
+      {what: 'the orphaned bot to be gone'},
+    )
   })
 
   it('after SIGKILL of a --force session, the next run restores the production webhook it had replaced', async () => {

@@ -14,8 +14,9 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {isPidAlive as alive} from '../../src/session-store/processes.js'
 import {readState, writeState} from '../../src/session-store/state.js'
 import {BIN, cliEnv, PROJECT_ROOT} from '../support/cli.js'
-import {assertNoToken, devWorld, fixture, startDev, until, type DevWorld} from './helpers.js'
+import {assertNoToken, devWorld, fixture, startDev, type DevWorld} from './helpers.js'
 import {freePort} from '../../src/lib/free-port.js'
+import {waitFor} from '../support/wait.js'
 
 let world: DevWorld
 beforeEach(async () => {
@@ -150,9 +151,9 @@ describe('bot dev hardening', () => {
     const ours = emu.webhook(token)!.url
     await callApi('deleteWebhook', {})
     await dev.waitForOutput(/The webhook of this session was deleted by something else/)
-    await until(() => emu.webhook(token)?.url === ours, 'our webhook set again')
+    await waitFor(() => emu.webhook(token)?.url === ours, {what: 'our webhook set again'})
     const update = emu.sendUserMessage(token, {text: 'after the repair'})
-    await until(() => world.recorded().includes(update.update_id), 'an update through the restored webhook')
+    await waitFor(() => world.recorded().includes(update.update_id), {what: 'an update through the restored webhook'})
 
     await callApi('setWebhook', {url: 'http://127.0.0.1:9/theirs'})
     await dev.waitForOutput(/The webhook was replaced by someone else with http:\/\/127\.0\.0\.1:9\/theirs/)
@@ -195,7 +196,7 @@ describe('bot dev hardening', () => {
         timeoutMs: 15_000,
       })
       emu.sendUserMessage(token, {text: 'must not leak'})
-      await until(() => emu.pendingUpdates(token).length >= 1, 'the update pending')
+      await waitFor(() => emu.pendingUpdates(token).length >= 1, {what: 'the update pending'})
       await new Promise((r) => setTimeout(r, 500)) // give a wrong forward every chance to happen
       expect(hits).toEqual([])
       expect(dev.stderr()).not.toMatch(/Bot listening/)
@@ -218,7 +219,7 @@ describe('bot dev hardening', () => {
       stdio: 'ignore',
     })
     try {
-      await until(() => world.emu.isLongPolling(world.token), 'the poller polling')
+      await waitFor(() => world.emu.isLongPolling(world.token), {what: 'the poller polling'})
       const dev = startDev(world)
       await dev.waitForOutput(/Ready/, {timeoutMs: 20_000})
       expect(dev.stderr()).toMatch(
@@ -257,7 +258,7 @@ describe('bot dev hardening', () => {
     const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)))
     let err = ''
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d))
-    await until(() => /Ready/.test(err), 'Ready', 20_000)
+    await waitFor(() => /Ready/.test(err), {what: 'Ready', timeout: 20_000})
     const botPid = Number(/\(pid (\d+), webhook mode/.exec(err)?.[1])
     // `| head` is done: both pipes close; the next line bot dev writes meets EPIPE.
     child.stdout!.destroy()
@@ -266,7 +267,7 @@ describe('bot dev hardening', () => {
     const code = await Promise.race([exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 20_000))])
     expect(code).not.toBe('hung')
     expect(emu.webhook(token)).toBeUndefined()
-    await until(() => !alive(botPid), 'the bot stopped')
+    await waitFor(() => !alive(botPid), {what: 'the bot stopped'})
     expect(readState(world.botId, world.stateDir)).toBeUndefined()
   })
 })

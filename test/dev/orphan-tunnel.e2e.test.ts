@@ -16,7 +16,8 @@ import {isPidAlive as alive, stopOrphan} from '../../src/session-store/processes
 import {readState, writeState, type SessionState} from '../../src/session-store/state.js'
 import {TUNNEL_MARKER_ENV, type Tunnel, type TunnelOpenOptions, type TunnelProvider} from '../../src/tunnel/types.js'
 import {PROJECT_ROOT, runCli, type CliResult} from '../support/cli.js'
-import {assertNoToken, devWorld, startDev, until, type DevWorld} from './helpers.js'
+import {assertNoToken, devWorld, startDev, type DevWorld} from './helpers.js'
+import {waitFor} from '../support/wait.js'
 
 const FAKE = resolve(PROJECT_ROOT, 'test', 'support', 'fake-cloudflared.mjs')
 
@@ -126,7 +127,7 @@ describe.skipIf(process.platform !== 'linux')('a cloudflared left running by a `
     second.kill('SIGINT')
     const result = await second.exited
     expect(result.code).toBe(0)
-    await until(() => !alive(now!.pid), 'the second cloudflared stopped')
+    await waitFor(() => !alive(now!.pid), {what: 'the second cloudflared stopped'})
     expect(readState(world.botId, world.stateDir)).toBeUndefined()
     assertNoToken(result, world.token)
   }, 120_000)

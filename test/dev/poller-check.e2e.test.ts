@@ -12,7 +12,8 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {PROJECT_ROOT, startCli, type RunningCli} from '../support/cli.js'
 import {inProcessPoller} from '../support/poller.js'
-import {assertNoToken, devWorld, startDev, until, type DevWorld} from './helpers.js'
+import {assertNoToken, devWorld, startDev, type DevWorld} from './helpers.js'
+import {waitFor} from '../support/wait.js'
 
 let world: DevWorld
 const stops: Array<() => Promise<void> | void> = []
@@ -71,7 +72,7 @@ describe('bot dev: the check for another poller', () => {
         FIXTURE_LIFETIME_MS: '60000',
       },
     )
-    await until(() => world.emu.isLongPolling(world.token), 'the poller polling')
+    await waitFor(() => world.emu.isLongPolling(world.token), {what: 'the poller polling'})
 
     const dev = startDev(world, {timeoutMs: 40_000})
     await dev.waitForOutput(/Ready/, {timeoutMs: 25_000})
@@ -94,7 +95,7 @@ describe('bot dev: the check for another poller', () => {
     // has no token in its environment): to `bot dev` it runs elsewhere.
     const poller = inProcessPoller(world.emu.apiRoot, world.token)
     stops.push(() => poller.stop())
-    await until(() => world.emu.isLongPolling(world.token), 'the in-process poller to wait')
+    await waitFor(() => world.emu.isLongPolling(world.token), {what: 'the in-process poller to wait'})
 
     const dev = startDev(world, {timeoutMs: 40_000})
     await dev.waitForOutput(/Ready/, {timeoutMs: 25_000})
@@ -122,7 +123,7 @@ describe('bot dev: the check for another poller', () => {
     await connected
     const poller = inProcessPoller(world.emu.apiRoot, world.token)
     stops.push(() => poller.stop())
-    await until(() => world.emu.isLongPolling(world.token), 'the in-process poller to wait')
+    await waitFor(() => world.emu.isLongPolling(world.token), {what: 'the in-process poller to wait'})
 
     const dev = startDev(world, {timeoutMs: 40_000})
     await dev.waitForOutput(/Ready/, {timeoutMs: 25_000})

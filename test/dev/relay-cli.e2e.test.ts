@@ -7,7 +7,8 @@ import net from 'node:net'
 
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {assertNoToken, devWorld, startDev, until, type DevWorld} from './helpers.js'
+import {assertNoToken, devWorld, startDev, type DevWorld} from './helpers.js'
+import {waitFor} from '../support/wait.js'
 
 let world: DevWorld
 beforeEach(async () => {
@@ -65,7 +66,7 @@ describe('bot dev: the relay under attack', () => {
     expect(answer).toMatch(/^HTTP\/1\.1 401 /)
     // Still alive and delivering.
     const update = emu.sendUserMessage(token, {text: 'real', chatId: 3})
-    await until(() => world.recorded().includes(update.update_id), 'the real update to reach the bot')
+    await waitFor(() => world.recorded().includes(update.update_id), {what: 'the real update to reach the bot'})
     dev.kill('SIGINT')
     const result = await dev.exited
     expect(result.code).toBe(0)

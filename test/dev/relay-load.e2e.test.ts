@@ -17,6 +17,7 @@ import {Relay} from '../../src/dev/relay/relay.js'
 import {localtunnelProvider} from '../../src/tunnel/index.js'
 import {PROJECT_ROOT} from '../support/paths.js'
 import {startLocaltunnelServer} from '../support/lt-server.js'
+import {waitFor} from '../support/wait.js'
 
 const SECRET = 'load_test_secret_' + 'x'.repeat(26)
 const PATH = '/webhook/load'
@@ -25,14 +26,6 @@ const opened: Array<{close(): Promise<void> | void}> = []
 afterEach(async () => {
   for (const o of opened.splice(0).reverse()) await o.close()
 })
-
-async function until(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
 
 interface Client {
   socket: net.Socket
@@ -113,10 +106,10 @@ describe('relay: slow clients through a tunnel with 10 sockets', () => {
     // Within the body timeout (1.5 s) plus a margin for a loaded machine, not the tunnel's 60 s.
     expect(Date.now() - started).toBeLessThan(10_000)
     expect(relay.stats.relayed).toBe(1)
-    await until(
-      () => slow.every((c) => c.closed || /^HTTP\/1\.1 (401|408) /.test(c.received())),
-      'every slow client to be answered',
-    )
+    await waitFor(() => slow.every((c) => c.closed || /^HTTP\/1\.1 (401|408) /.test(c.received())), {
+      what: 'every slow client to be answered',
+      timeout: 15_000,
+    })
   }, 40_000)
 })
 
@@ -149,7 +142,7 @@ describe('relay: 40 clients sending 100 MB bodies with the secret', () => {
         if (line.startsWith('PORT ')) relayPort = Number(line.slice(5))
         if (line.startsWith('BUFFERED ')) bufferedPeak = Number(line.slice(9))
       })
-      await until(() => relayPort > 0, 'the relay process to listen')
+      await waitFor(() => relayPort > 0, {what: 'the relay process to listen', timeout: 15_000})
       const before = memoryMb(child.pid!)
 
       const HUNDRED_MB = 100 * 1024 * 1024
@@ -182,12 +175,15 @@ describe('relay: 40 clients sending 100 MB bodies with the secret', () => {
           }
         }),
       )
-      await until(() => clients.every((c) => c.closed), 'the relay to close every connection')
+      await waitFor(() => clients.every((c) => c.closed), {
+        what: 'the relay to close every connection',
+        timeout: 15_000,
+      })
       const after = memoryMb(child.pid!)
       // Every answer that arrived before the close is a refusal (413 too large, 503 too much in flight).
       for (const c of clients) if (c.received()) expect(c.received()).toMatch(/^HTTP\/1\.1 (413|503) /)
       expect(clients.filter((c) => c.received()).length).toBeGreaterThan(0)
-      await until(() => bufferedPeak > 0, 'a stats line', 5000).catch(() => {})
+      await waitFor(() => bufferedPeak > 0, {what: 'a stats line', timeout: 5000}).catch(() => {})
       expect(bufferedPeak).toBeLessThanOrEqual(32 * 1024 * 1024)
       // Before the caps this took the process to ~775 MB; now the bodies it holds are capped at 32 MB.
       expect(after.peak - before.peak).toBeLessThan(150)

@@ -7,7 +7,8 @@ import {join} from 'node:path'
 
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {assertNoToken, devWorld, fixture, startDev, until, type DevWorld} from './helpers.js'
+import {assertNoToken, devWorld, fixture, startDev, type DevWorld} from './helpers.js'
+import {waitFor} from '../support/wait.js'
 
 let world: DevWorld
 beforeEach(async () => {
@@ -66,14 +67,17 @@ describe('bot dev resilience', () => {
     for (let i = 0; i < 90; i++) sent.push(emu.sendUserMessage(token, {text: `m${i}`, chatId: 100 + (i % 3)}).update_id)
     let restarts = 0
     for (const threshold of [10, 35, 60]) {
-      await until(() => world.recorded().length >= threshold, `${threshold} updates processed`)
+      await waitFor(() => world.recorded().length >= threshold, {what: `${threshold} updates processed`})
       const now = new Date()
       utimesSync(botFile, now, now)
       restarts++
       await dev.waitForOutput(new RegExp(`(↻ bot.mjs changed[^]*){${restarts}}`))
     }
-    await until(() => sent.every((id) => world.recorded().includes(id)), 'every update processed', 20_000)
-    await until(() => emu.pendingUpdates(token).length === 0, 'an empty queue')
+    await waitFor(() => sent.every((id) => world.recorded().includes(id)), {
+      what: 'every update processed',
+      timeout: 20_000,
+    })
+    await waitFor(() => emu.pendingUpdates(token).length === 0, {what: 'an empty queue'})
     // Processed by more than one bot process: the restarts really happened in between.
     const pids = new Set(world.recordedLines().map((l) => l.split(' ')[3]))
     expect(pids.size).toBeGreaterThanOrEqual(2)
@@ -111,14 +115,17 @@ describe('bot dev resilience', () => {
     const dev = startDev(world, {args: ['--no-watch', ...FAST_TUNNEL]})
     await dev.waitForOutput(/Ready/)
     const first = emu.sendUserMessage(token, {text: 'before'})
-    await until(() => world.recorded().includes(first.update_id), 'the first update')
+    await waitFor(() => world.recorded().includes(first.update_id), {what: 'the first update'})
     for (let i = 0; i < 3; i++) {
       lt.dropAll()
       const update = emu.sendUserMessage(token, {text: `after drop ${i}`})
-      await until(() => world.recorded().includes(update.update_id), `the update after drop ${i}`, 15_000)
+      await waitFor(() => world.recorded().includes(update.update_id), {
+        what: `the update after drop ${i}`,
+        timeout: 15_000,
+      })
     }
     // An answer cut by a drop is retried by Telegram: the queue empties once the retries got through.
-    await until(() => emu.pendingUpdates(token).length === 0, 'an empty queue')
+    await waitFor(() => emu.pendingUpdates(token).length === 0, {what: 'an empty queue'})
     dev.kill('SIGINT')
     const result = await dev.exited
     expect(result.code).toBe(0)
@@ -137,9 +144,12 @@ describe('bot dev resilience', () => {
     await lt.revive()
     await dev.waitForOutput(/Tunnel back at/, {timeoutMs: 15_000})
     expect(emu.webhook(token)!.url).not.toBe(before)
-    await until(() => world.recorded().includes(during.update_id), 'the update sent while down', 15_000)
+    await waitFor(() => world.recorded().includes(during.update_id), {
+      what: 'the update sent while down',
+      timeout: 15_000,
+    })
     const after = emu.sendUserMessage(token, {text: 'after'})
-    await until(() => world.recorded().includes(after.update_id), 'an update after the reconnect')
+    await waitFor(() => world.recorded().includes(after.update_id), {what: 'an update after the reconnect'})
     dev.kill('SIGINT')
     const result = await dev.exited
     expect(result.code).toBe(0)
@@ -152,14 +162,17 @@ describe('bot dev resilience', () => {
     await dev.waitForOutput(/Ready/)
     const pid = Number(/\(pid (\d+), webhook mode/.exec(dev.stderr())?.[1])
     const sent = [emu.sendUserMessage(token, {text: 'before', chatId: 1}).update_id]
-    await until(() => world.recorded().includes(sent[0]), 'the first update')
+    await waitFor(() => world.recorded().includes(sent[0]), {what: 'the first update'})
     await lt.kill()
     for (let i = 0; i < 5; i++)
       sent.push(emu.sendUserMessage(token, {text: `during ${i}`, chatId: 1 + (i % 2)}).update_id)
     await dev.waitForOutput(/Updates now arrive by polling through `bot dev`/, {timeoutMs: 15_000})
-    await until(() => emu.webhook(token) === undefined, 'the webhook deleted')
+    await waitFor(() => emu.webhook(token) === undefined, {what: 'the webhook deleted'})
     for (let i = 0; i < 3; i++) sent.push(emu.sendUserMessage(token, {text: `after ${i}`, chatId: 3}).update_id)
-    await until(() => sent.every((id) => world.recorded().includes(id)), 'every update processed', 15_000)
+    await waitFor(() => sent.every((id) => world.recorded().includes(id)), {
+      what: 'every update processed',
+      timeout: 15_000,
+    })
     const lines = world.recordedLines()
     // No restart: every update went to the first process, in webhook mode; none twice.
     expect(new Set(lines.map((l) => l.split(' ')[3]))).toEqual(new Set([String(pid)]))

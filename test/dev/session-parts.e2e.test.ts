@@ -13,7 +13,8 @@ import {listenerOwner, processGroup} from '../../src/session-store/listener.js'
 import {stopOrphan} from '../../src/session-store/processes.js'
 import {readRestoreSecret, removeRestoreSecret, saveRestoreSecret} from '../../src/session-store/state.js'
 import {Teardown} from '../../src/dev/teardown.js'
-import {until} from './helpers.js'
+import {} from './helpers.js'
+import {waitFor} from '../support/wait.js'
 
 describe.skipIf(process.platform !== 'linux')('listenerOwner', () => {
   it("tells our process group's listener from another group's", async () => {
@@ -81,10 +82,10 @@ describe.skipIf(process.platform !== 'linux')('stopOrphan', () => {
     let ready = 0
     for (const child of [stubborn, unmarked]) child.stdout!.once('data', () => ready++)
     try {
-      await until(() => ready === 2, 'both ready (SIGTERM handler installed)')
+      await waitFor(() => ready === 2, {what: 'both ready (SIGTERM handler installed)'})
       expect(await stopOrphan({pid: unmarked.pid!, marker}, 200)).toBe('none')
       expect(await stopOrphan({pid: stubborn.pid!, marker}, 300)).toBe('killed')
-      await until(() => stubborn.exitCode !== null || stubborn.signalCode !== null, 'the stubborn one gone')
+      await waitFor(() => stubborn.exitCode !== null || stubborn.signalCode !== null, {what: 'the stubborn one gone'})
       expect(stubborn.signalCode).toBe('SIGKILL')
       expect(unmarked.exitCode).toBeNull()
     } finally {

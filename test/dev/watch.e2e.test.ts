@@ -6,6 +6,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 
 import {isIgnoredPath, watchProject} from '../../src/dev/watch.js'
 import {devWorld, startDev, type DevWorld} from './helpers.js'
+import {waitFor} from '../support/wait.js'
 
 /** What editors write beside a file they save (src/main.ts here), in src/ and at the top. */
 const EDITOR_TEMP_FILES = [
@@ -69,9 +70,7 @@ describe('watch', () => {
     writeFileSync(join(dir, 'src', 'main.ts___jb_tmp___'), '2')
     renameSync(join(dir, 'src', 'main.ts___jb_tmp___'), join(dir, 'src', 'main.ts'))
     writeFileSync(join(dir, 'src', 'sentinel.ts'), '1')
-    const deadline = Date.now() + 10_000
-    while (!bursts.flat().includes('src/sentinel.ts') && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20))
+    await waitFor(() => bursts.flat().includes('src/sentinel.ts'), {what: 'a burst naming src/sentinel.ts'})
     await watcher.close()
     // Whatever the bursts (one or several), only the two source files were ever named.
     expect([...new Set(bursts.flat())].sort()).toEqual(['src/main.ts', 'src/sentinel.ts'])
@@ -87,8 +86,7 @@ describe('watch', () => {
     writeFileSync(join(dir, 'node_modules', 'ignored.js'), '1')
     writeFileSync(join(dir, 'src', 'a.ts'), '1')
     writeFileSync(join(dir, 'src', 'b.ts'), '1')
-    const deadline = Date.now() + 5000
-    while (bursts.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+    await waitFor(() => bursts.length > 0, {what: 'a burst'})
     await watcher.close()
     expect(bursts).toEqual([['src/a.ts', 'src/b.ts']])
   })

@@ -11,7 +11,8 @@ import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {writeState} from '../../src/session-store/state.js'
 import {BotApi} from '../../src/telegram/index.js'
 import {BIN, cliEnv} from '../support/cli.js'
-import {doctorWorld, expectNoToken, report, waitFor, type DoctorWorld} from './helpers.js'
+import {doctorWorld, expectNoToken, report, type DoctorWorld} from './helpers.js'
+import {waitFor} from '../support/wait.js'
 
 function hasScript(): boolean {
   try {
@@ -213,10 +214,9 @@ describe('bot doctor', () => {
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
     await new BotApi({token: bot.token, apiRoot: world.emu.apiRoot}).setWebhook({url})
     world.emu.sendUserMessage(bot.token, {text: 'hello'})
-    await waitFor(
-      () => Boolean(world.emu.getWebhookInfo(bot.token).last_error_message),
-      'the emulator to record a delivery error',
-    )
+    await waitFor(() => Boolean(world.emu.getWebhookInfo(bot.token).last_error_message), {
+      what: 'the emulator to record a delivery error',
+    })
 
     const result = await doctorFor(bot.token, ['--json'])
     expect(result.code).toBe(1)

@@ -12,7 +12,8 @@ import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
 import {BIN, cliEnv, startCli, type CliResult, type RunningCli} from '../support/cli.js'
 import {inProcessPoller} from '../support/poller.js'
-import {doctorWorld, expectNoToken, report, startFixture, waitFor, type DoctorWorld, type Fixture} from './helpers.js'
+import {doctorWorld, expectNoToken, report, startFixture, type DoctorWorld, type Fixture} from './helpers.js'
+import {waitFor} from '../support/wait.js'
 
 let world: DoctorWorld
 const stops: Array<() => Promise<void> | void> = []
@@ -125,7 +126,7 @@ describe('the local-process check', () => {
     // no token in its environment anyway): to the doctor it runs elsewhere.
     const poller = inProcessPoller(world.emu.apiRoot, bot.token)
     stops.push(() => poller.stop())
-    await waitFor(() => world.emu.isLongPolling(bot.token), 'the in-process poller to wait')
+    await waitFor(() => world.emu.isLongPolling(bot.token), {what: 'the in-process poller to wait'})
     const result = await world.doctor(['--json', '--probe-seconds', '3'], env)
     const r = report(result)
     expect(r.byId['local-pollers'].detail).toContain(`pid ${sleeper},`)

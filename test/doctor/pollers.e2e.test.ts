@@ -10,7 +10,8 @@ import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
 import {startCli} from '../support/cli.js'
-import {doctorWorld, expectNoToken, report, startFixture, waitFor, type DoctorWorld, type Fixture} from './helpers.js'
+import {doctorWorld, expectNoToken, report, startFixture, type DoctorWorld, type Fixture} from './helpers.js'
+import {waitFor} from '../support/wait.js'
 
 let world: DoctorWorld
 const fixtures: Fixture[] = []
@@ -29,7 +30,9 @@ async function poller(name: string, token: string, args: string[] = []): Promise
   const f = await startFixture(name, {BOT_TOKEN: token, BOT_API_ROOT: world.emu.apiRoot}, args)
   fixtures.push(f)
   // Its getUpdates is the waiting long poll now.
-  await waitFor(() => world.emu.isLongPolling(token), `${[name, ...args].join(' ')} to wait in getUpdates`)
+  await waitFor(() => world.emu.isLongPolling(token), {
+    what: () => `${[name, ...args].join(' ')} to wait in getUpdates`,
+  })
   return f
 }
 
@@ -109,7 +112,10 @@ describe('bot doctor finds a second poller', () => {
     // The probe's own poll is the waiting one (no other poller exists yet)…
     let exited = false
     void doctor.exited.then(() => (exited = true))
-    await waitFor(() => world.emu.isLongPolling(bot.token) || exited, 'the probe to wait in getUpdates', 15_000)
+    await waitFor(() => world.emu.isLongPolling(bot.token) || exited, {
+      what: 'the probe to wait in getUpdates',
+      timeout: 15_000,
+    })
     if (exited) throw new Error(`bot doctor exited before probing:\n${doctor.stdout()}${doctor.stderr()}`)
     // …then a poller starts and polls: being the newer poll, it wins; the probe gets the 409.
     const late = await startFixture('poller.mjs', {BOT_TOKEN: bot.token, BOT_API_ROOT: world.emu.apiRoot}, ['stop'])
@@ -143,7 +149,7 @@ describe('bot doctor finds a second poller', () => {
       }
     })()
     try {
-      await waitFor(() => world.emu.isLongPolling(bot.token), 'the in-process poller to wait')
+      await waitFor(() => world.emu.isLongPolling(bot.token), {what: 'the in-process poller to wait'})
       const result = await world.doctor(['--json', '--probe-seconds', '3'], {BOT_TOKEN: bot.token})
       expect(result.code).toBe(1)
       const probe = report(result).byId['poller-probe']

@@ -14,7 +14,8 @@ import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 
 import {parseJsonOutput, startCli} from '../support/cli.js'
-import {waitFor} from './helpers.js'
+import {} from './helpers.js'
+import {waitFor} from '../support/wait.js'
 
 const TOKEN = '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1'
 const closers: Array<() => Promise<void>> = []
@@ -98,7 +99,7 @@ describe('bot doctor streams its report', () => {
     })
 
     // The probe's getUpdates arrives and is held…
-    await waitFor(() => api.held.length > 0, "the probe's first getUpdates", 30_000)
+    await waitFor(() => api.held.length > 0, {what: "the probe's first getUpdates", timeout: 30_000})
     // …and the six checks before it appear on stdout while it is held, in their order.
     await doctor.waitForOutput('Other local processes with this token', {stream: 'stdout', timeoutMs: 30_000})
     const early = doctor.stdout()

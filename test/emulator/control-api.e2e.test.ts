@@ -1,7 +1,8 @@
 /** The control API (/_emulator/…): the user side over HTTP, as a test in another language drives it. */
 import {Bot as GrammyBot} from 'grammy'
 import {describe, expect, it} from 'vitest'
-import {setup, until} from './helpers.js'
+import {setup} from './helpers.js'
+import {waitFor} from '../support/wait.js'
 
 async function control(root: string, method: 'GET' | 'POST', path: string, body?: unknown, raw?: string) {
   const res = await fetch(`${root}${path}`, {
@@ -239,7 +240,7 @@ describe('control API', () => {
   it('a long-polling GET calls is answered when the emulator stops', async () => {
     const {c, path, emu} = await started()
     const waiting = c('GET', `${path}/calls?wait=30`).catch(() => 'closed')
-    await until(() => emu.listenerCount('call') > 0, 'the long poll to register')
+    await waitFor(() => emu.listenerCount('call') > 0, {what: 'the long poll to register'})
     await emu.stop()
     const res = await waiting
     expect(res === 'closed' || (res as any).json.calls.length === 0).toBe(true)
@@ -251,7 +252,7 @@ describe('control API', () => {
     bot.on('message:text', (ctx) => ctx.reply(`echo: ${ctx.message.text}`))
     const running = bot.start()
     try {
-      await until(() => emu.isLongPolling(token), 'grammY to poll')
+      await waitFor(() => emu.isLongPolling(token), {what: 'grammY to poll'})
       await c('POST', `${path}/messages`, {text: 'ping', user_id: 31})
       const res = await c('GET', `${path}/calls?since=0&wait=20&method=sendMessage`)
       expect(res.json.calls).toHaveLength(1)

@@ -6,7 +6,8 @@ import type {AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {setup, until} from './helpers.js'
+import {setup} from './helpers.js'
+import {waitFor} from '../support/wait.js'
 
 let dir: string
 let cert: Buffer
@@ -61,10 +62,9 @@ describe('https webhooks', () => {
     const {api, emu, token} = await setup({timeScale: 1})
     await api('setWebhook', {url: `https://localhost:${port}/hook`, ip_address: '127.0.0.1'})
     emu.sendUserMessage(token, {text: 'x'})
-    const message = await until(
-      () => emu.getWebhookInfo(token).last_error_message as string | undefined,
-      'an SSL error',
-    )
+    const message = await waitFor(() => emu.getWebhookInfo(token).last_error_message as string | undefined, {
+      what: 'an SSL error',
+    })
     expect(message).toMatch(/^SSL error \{.*self[- ]signed/i)
     expect(emu.pendingUpdates(token)).toHaveLength(1)
   })
@@ -74,12 +74,12 @@ describe('https webhooks', () => {
     const form = new FormData()
     form.set('url', `https://localhost:${port}/hook`)
     form.set('ip_address', '127.0.0.1')
-    form.set('certificate', new Blob([cert]), 'cert.pem')
+    form.set('certificate', new Blob([new Uint8Array(cert)]), 'cert.pem')
     expect((await (await fetch(`${base}/setWebhook`, {method: 'POST', body: form})).json()).description).toBe(
       'Webhook was set',
     )
     const u = emu.sendUserMessage(token, {text: 'over tls'})
-    await until(() => emu.pendingUpdates(token).length === 0, 'the TLS delivery')
+    await waitFor(() => emu.pendingUpdates(token).length === 0, {what: 'the TLS delivery'})
     expect(received).toContainEqual(u)
     expect(emu.getWebhookInfo(token)).toMatchObject({has_custom_certificate: true, ip_address: '127.0.0.1'})
   })

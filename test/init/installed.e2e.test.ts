@@ -37,8 +37,9 @@ import {startLocaltunnelServer, type LocaltunnelServer} from '../support/lt-serv
 import {startRedis} from '../support/redis.js'
 import {setWebhook, startCluster, startInstance, type Cluster} from './cluster.js'
 import {runDockerfileSteps, type DockerfileRun} from './dockerfile.js'
-import {TEMPLATES, fakeUpdate, init, tempDir, waitFor, type Template} from './support.js'
+import {TEMPLATES, fakeUpdate, init, tempDir, type Template} from './support.js'
 import {freePort} from '../../src/lib/free-port.js'
+import {waitFor} from '../support/wait.js'
 
 const run = promisify(execFile)
 const INSTALL_TIMEOUT_MS = 5 * 60_000
@@ -167,10 +168,9 @@ describe.each(TEMPLATES)('template %s', (template) => {
     const chatId = 8008
     const slow = emu.sendUserMessage(token, {text: '/slow 1500', chatId})
     expect((await emu.waitForBotMessage(token, {chatId, timeoutMs: 15_000})).params.text).toBe('Working on it…')
-    await waitFor(
-      () => !emu.pendingUpdates(token).some((u) => u.update_id === slow.update_id),
-      'the /slow update acknowledged',
-    )
+    await waitFor(() => !emu.pendingUpdates(token).some((u) => u.update_id === slow.update_id), {
+      what: 'the /slow update acknowledged',
+    })
     expect(emu.sentMessages(token, {chatId}).map((c) => c.params.text)).not.toContain('Done.')
     expect(await bot.stop()).toEqual({code: 0, signal: null})
     expect(bot.process.output()).toMatch(/SIGTERM: stopping/)
@@ -206,7 +206,7 @@ describe.each(TEMPLATES)('template %s', (template) => {
       for (let i = 0; i < 6; i++) emu.sendUserMessage(token, {text: '/count', chatId})
       for (let n = 1; n <= 6; n++)
         expect((await emu.waitForBotMessage(token, {chatId, timeoutMs: 15_000})).params.text).toBe(`Count: ${n}`)
-      await waitFor(() => posts().length >= 6, 'six POSTs in the access log')
+      await waitFor(() => posts().length >= 6, {what: 'six POSTs in the access log'})
       const served = new Set(
         posts()
           .slice(0, 6)
@@ -222,7 +222,7 @@ describe.each(TEMPLATES)('template %s', (template) => {
       for (let i = 0; i < 2; i++) emu.sendUserMessage(token, {text: '/count', chatId})
       for (const n of [7, 8])
         expect((await emu.waitForBotMessage(token, {chatId, timeoutMs: 15_000})).params.text).toBe(`Count: ${n}`)
-      await waitFor(() => posts().length >= 8, 'eight POSTs in the access log')
+      await waitFor(() => posts().length >= 8, {what: 'eight POSTs in the access log'})
       const after = posts().slice(6, 8)
       expect(after.every((e) => e.status === 200)).toBe(true)
       // Round robin came back to the stopped instance once: refused, so nginx passed the update on.
@@ -232,40 +232,37 @@ describe.each(TEMPLATES)('template %s', (template) => {
         after.filter((e) => e.upstreams[0] === stopped).map((e) => e.upstreamStatuses),
         JSON.stringify(after),
       ).toEqual([['502', '200']])
-      await waitFor(() => emu.pendingUpdates(token).length === 0, 'no update left pending')
+      await waitFor(() => emu.pendingUpdates(token).length === 0, {what: 'no update left pending'})
 
       // A handler that throws: logged, acknowledged with 200 once (no retry), and the chat goes on.
       const failing = emu.sendUserMessage(token, {text: '/fail', chatId})
-      await waitFor(() => deliveries.some((d) => d.updateId === failing.update_id), 'the /fail delivery')
+      await waitFor(() => deliveries.some((d) => d.updateId === failing.update_id), {what: 'the /fail delivery'})
       emu.sendUserMessage(token, {text: 'still answered', chatId})
       expect((await emu.waitForBotMessage(token, {chatId, timeoutMs: 15_000})).params.text).toBe('still answered')
       expect(deliveries.filter((d) => d.updateId === failing.update_id)).toEqual([
         expect.objectContaining({ok: true, status: 200}),
       ])
-      await waitFor(() => posts().length >= 10, 'ten POSTs in the access log')
+      await waitFor(() => posts().length >= 10, {what: 'ten POSTs in the access log'})
       expect(posts()[8].status).toBe(200)
-      await waitFor(
-        () => rest.some((i) => i.process.output().includes('deliberate failure')),
-        'the error in an instance log',
-      )
-      await waitFor(() => emu.pendingUpdates(token).length === 0, 'no update left pending')
+      await waitFor(() => rest.some((i) => i.process.output().includes('deliberate failure')), {
+        what: 'the error in an instance log',
+      })
+      await waitFor(() => emu.pendingUpdates(token).length === 0, {what: 'no update left pending'})
       expect(emu.getWebhookInfo(token).last_error_message).toBeUndefined()
 
       // Through nginx the health check is green; without Redis an instance says 503.
       expect((await fetch(`${cluster.nginx!.url}/health`)).status).toBe(200)
       await cluster.redis!.stop()
-      await waitFor(
-        async () => (await fetch(`http://127.0.0.1:${rest[0].port}/health`)).status === 503,
-        '/health 503 without Redis',
-        15_000,
-      )
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${rest[0].port}/health`)).status === 503, {
+        what: '/health 503 without Redis',
+        timeout: 15_000,
+      })
       // An update that finds the session storage gone is not acknowledged (500): Telegram keeps it.
       const stranded = emu.sendUserMessage(token, {text: '/count', chatId})
-      await waitFor(
-        () => deliveries.find((d) => d.updateId === stranded.update_id),
-        'a delivery of the update without Redis',
-        15_000,
-      )
+      await waitFor(() => deliveries.find((d) => d.updateId === stranded.update_id), {
+        what: 'a delivery of the update without Redis',
+        timeout: 15_000,
+      })
       expect(deliveries.find((d) => d.updateId === stranded.update_id)).toMatchObject({ok: false, status: 500})
       expect(emu.pendingUpdates(token).map((u) => u.update_id)).toContain(stranded.update_id)
       await fetch(`${emu.apiRoot}/bot${token}/deleteWebhook`, {method: 'POST'}) // stop the retries; the update stays queued
@@ -325,7 +322,7 @@ describe.each(TEMPLATES)('template %s', (template) => {
       const path = new URL(webhook!.url).pathname
       expect(started?.[1]).toBe(`${path.slice(0, path.indexOf('/', 1) + 5)}…`)
       const forgedChat = 6660
-      for (const headers of [{}, {'x-telegram-bot-api-secret-token': 'not-the-secret'}]) {
+      for (const headers of [{}, {'x-telegram-bot-api-secret-token': 'not-the-secret'}] as Record<string, string>[]) {
         const res = await fetch(`http://127.0.0.1:${port}${path}`, {
           method: 'POST',
           headers: {'content-type': 'application/json', ...headers},
@@ -342,7 +339,7 @@ describe.each(TEMPLATES)('template %s', (template) => {
       expect(viaTunnel.status).toBe(401)
       expect(emu.sentMessages(token, {chatId: forgedChat})).toEqual([])
 
-      await waitFor(() => emu.pendingUpdates(token).length === 0, 'every update acknowledged')
+      await waitFor(() => emu.pendingUpdates(token).length === 0, {what: 'every update acknowledged'})
     } finally {
       result = await stopWithCtrlC(dev)
     }

@@ -14,8 +14,9 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {BotApiEmulator} from '../../src/emulator/index.js'
 import {PROJECT_ROOT} from '../support/paths.js'
-import {TEMPLATES, cleanEnv, fakeUpdate, init, startProcess, tempDir, waitFor, type RunningProcess} from './support.js'
+import {TEMPLATES, cleanEnv, fakeUpdate, init, startProcess, tempDir, type RunningProcess} from './support.js'
 import {freePort} from '../../src/lib/free-port.js'
+import {waitFor} from '../support/wait.js'
 
 const run = promisify(execFile)
 const TSC = join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
@@ -75,7 +76,7 @@ for (const template of TEMPLATES) {
 
         // Forged requests straight to the bot's port: no header, a wrong header.
         const forgedChat = 666
-        for (const headers of [{}, {'x-telegram-bot-api-secret-token': 'wrong'}]) {
+        for (const headers of [{}, {'x-telegram-bot-api-secret-token': 'wrong'}] as Record<string, string>[]) {
           const res = await fetch(`http://127.0.0.1:${port}/tg/hook`, {
             method: 'POST',
             headers: {'content-type': 'application/json', ...headers},
@@ -113,7 +114,7 @@ for (const template of TEMPLATES) {
         // The forged updates were never handled: nothing was sent to their chat, and every real
         // update was acknowledged.
         expect(emu.sentMessages(token, {chatId: forgedChat})).toEqual([])
-        await waitFor(() => emu.pendingUpdates(token).length === 0, 'every update acknowledged')
+        await waitFor(() => emu.pendingUpdates(token).length === 0, {what: 'every update acknowledged'})
         expect(bot.output()).not.toContain(token.split(':')[1])
       } finally {
         await stopCleanly(bot)

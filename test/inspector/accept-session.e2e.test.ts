@@ -13,9 +13,10 @@ import {join} from 'node:path'
 
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {devWorld, startDev, until, type DevWorld, type RunningCli} from '../dev/helpers.js'
+import {devWorld, startDev, type DevWorld, type RunningCli} from '../dev/helpers.js'
 import {runCli} from '../support/cli.js'
 import {recordLines, startOfflineSession, type Event} from './offline-helpers.js'
+import {waitFor} from '../support/wait.js'
 
 const running: ChildProcess[] = []
 let world: DevWorld | undefined
@@ -67,7 +68,7 @@ describe('accept: triggers and replays are dated now (offline)', () => {
     const entry = JSON.parse(r.stdout) as Event
     expect(entry).toMatchObject({source: 'trigger', preview: 'from 2023', answer: {status: 200}})
     expect(entry.update.message.date).toBeGreaterThanOrEqual(before)
-    await until(() => lines(o.record).includes(`${entry.updateId} message from 2023`), 'the bot got it')
+    await waitFor(() => lines(o.record).includes(`${entry.updateId} message from 2023`), {what: 'the bot got it'})
     o.child.stdin!.end()
     expect(await o.exited).toBe(0)
   }, 90_000)
@@ -86,7 +87,9 @@ describe('accept: triggers and replays are dated now (offline)', () => {
     const body = (await res.json()) as Event
     expect(res.status, JSON.stringify(body)).toBe(200)
     expect(body).toMatchObject({source: 'replay', replayOf: typed.updateId, preview: 'edited old'})
-    await until(() => lines(o.record).includes(`${body.updateId} message edited old`), 'the bot got the replay')
+    await waitFor(() => lines(o.record).includes(`${body.updateId} message edited old`), {
+      what: 'the bot got the replay',
+    })
     o.child.stdin!.end()
     expect(await o.exited).toBe(0)
   }, 90_000)
@@ -98,11 +101,10 @@ describe('accept: synthetic update ids (bot dev --tunnel none against the emulat
   }
   async function waitEvent(dev: RunningCli, what: string, match: (e: Event) => boolean): Promise<Event> {
     let found: Event | undefined
-    await until(
-      () => (found = events(dev).find(match)) !== undefined,
-      `${what}\nstdout: ${dev.stdout()}\nstderr: ${dev.stderr()}`,
-      30_000,
-    )
+    await waitFor(() => (found = events(dev).find(match)) !== undefined, {
+      what: () => `${what}\nstdout: ${dev.stdout()}\nstderr: ${dev.stderr()}`,
+      timeout: 30_000,
+    })
     return found!
   }
 
@@ -147,9 +149,9 @@ describe('accept: synthetic update ids (bot dev --tunnel none against the emulat
       preview: 'synthetic one',
       answer: {status: 200},
     })
-    await until(
+    await waitFor(
       () => emu.sentMessages(token, {chatId: 61}).filter((c) => c.params.text === 'echo: synthetic one').length === 2,
-      'the bot answered the trigger and its replay',
+      {what: 'the bot answered the trigger and its replay'},
     )
     dev.kill('SIGINT')
     expect((await dev.exited).code).toBe(0)
@@ -182,7 +184,10 @@ server.listen(Number(process.env.PORT), '127.0.0.1')
       args: ['--no-watch', '--json', '--tunnel', 'none', '--action-timeout', '3000'],
       timeoutMs: 60_000,
     })
-    await until(() => jsonLines(dev.stdout()).some((e) => e.type === 'ready'), `ready\n${dev.stderr()}`, 30_000)
+    await waitFor(() => jsonLines(dev.stdout()).some((e) => e.type === 'ready'), {
+      what: () => `ready\n${dev.stderr()}`,
+      timeout: 30_000,
+    })
     const control = (argv: string[]) =>
       runCli(argv, {cwd: world!.dir, env: {BOT_TOKEN: token, BOT_STATE_DIR: world!.stateDir}, timeoutMs: 80_000})
     const slow = await control(['trigger', 'message', 'slow'])

@@ -11,19 +11,12 @@ import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from '
 
 import {startInspectorServer, type InspectorServer} from '../../src/inspector/web/server.js'
 import {browserSkipReason, launchChromium, startEchoSession, type EchoSession} from '../support/browser.js'
+import {waitFor} from '../support/wait.js'
 
 const skip = browserSkipReason()
 if (skip) console.warn(`test/inspector/browser.e2e.test.ts skipped: ${skip}`)
 
 const XSS = '<img src=x onerror="window.__xss = 1">'
-
-async function until(what: string, check: () => boolean | Promise<boolean>, deadlineMs = 10_000): Promise<void> {
-  const deadline = Date.now() + deadlineMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${deadlineMs} ms waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
 
 describe.skipIf(skip !== undefined)('the inspector page in chromium', () => {
   let browser: Browser
@@ -80,11 +73,11 @@ describe.skipIf(skip !== undefined)('the inspector page in chromium', () => {
     const shownMs = Date.now() - sent
     expect(shownMs).toBeLessThanOrEqual(1000)
     const row = page.locator(rowSelector(id))
-    await until(
-      'the answer and the call in the row',
+    await waitFor(
       async () =>
         (await row.locator('td.calls').textContent()) === 'sendMessage' &&
         (await row.locator('td.answer').textContent())!.startsWith('200'),
+      {what: 'the answer and the call in the row'},
     )
     expect(await row.locator('td.type').textContent()).toBe('message')
     expect(await row.locator('td.chat').textContent()).toBe('4242')
@@ -97,7 +90,7 @@ describe.skipIf(skip !== undefined)('the inspector page in chromium', () => {
     const ok = send('fine')
     const bad = send('fail')
     const badRow = page.locator(rowSelector(bad))
-    await until('the failed call chip', async () => (await badRow.locator('.call.failed').count()) === 1)
+    await waitFor(async () => (await badRow.locator('.call.failed').count()) === 1, {what: 'the failed call chip'})
     expect(await badRow.locator('.call.failed').textContent()).toBe('sendMessage 400')
     await page.waitForSelector(`${rowSelector(ok)} .call:not(.failed)`)
     const red = await badRow.locator('.call.failed').evaluate((n) => getComputedStyle(n).color)
@@ -129,10 +122,9 @@ describe.skipIf(skip !== undefined)('the inspector page in chromium', () => {
     expect(await page.locator('#detail-answer-status').textContent()).toMatch(/^HTTP 200 in /)
 
     await page.locator(rowSelector(ok)).click()
-    await until(
-      'the detail of the other update',
-      async () => (await page.locator('#detail-title').textContent()) === `update ${ok} · message`,
-    )
+    await waitFor(async () => (await page.locator('#detail-title').textContent()) === `update ${ok} · message`, {
+      what: 'the detail of the other update',
+    })
     expect(await page.locator('#detail-calls .call-card .verdict').textContent()).toBe('ok')
     expect(problems).toEqual([])
   })
@@ -144,16 +136,17 @@ describe.skipIf(skip !== undefined)('the inspector page in chromium', () => {
     const before = session.handled()
     await page.locator(rowSelector(id)).click()
     await page.locator('#replay').click()
-    await until('the replay delivered', () => session.handled() === before + 1)
-    await until(
-      'the bot answered again',
+    await waitFor(() => session.handled() === before + 1, {what: 'the replay delivered'})
+    await waitFor(
       () => session.emu.sentMessages(session.token).filter((c) => c.params.text === 'say it twice').length === 2,
+      {what: 'the bot answered again'},
     )
     await page.waitForSelector(`#rows tr[data-update-id="${id}"] .tag`)
     expect(await page.locator(`#rows tr[data-update-id="${id}"]`).count()).toBe(2)
     expect(await page.locator('#rows tr').first().locator('.tag').textContent()).toBe(`replay of ${id}`)
-    await until('the result line', async () =>
-      (await page.locator('#action-result').textContent())!.startsWith(`Delivered again as update ${id}`),
+    await waitFor(
+      async () => (await page.locator('#action-result').textContent())!.startsWith(`Delivered again as update ${id}`),
+      {what: 'the result line'},
     )
     // The detail view moved to the new delivery, with its own call.
     expect(await page.locator('#rows tr.selected .tag').textContent()).toBe(`replay of ${id}`)
@@ -183,10 +176,10 @@ describe.skipIf(skip !== undefined)('the inspector page in chromium', () => {
     update.message.text = 'edited text'
     await editor.fill(JSON.stringify(update, null, 2))
     await page.locator('#editor-send').click()
-    await until('the edited update answered', () =>
-      session.emu.sentMessages(session.token).some((c) => c.params.text === 'edited text'),
-    )
-    await until('the editor closed', async () => !(await page.locator('#editor').isVisible()))
+    await waitFor(() => session.emu.sentMessages(session.token).some((c) => c.params.text === 'edited text'), {
+      what: 'the edited update answered',
+    })
+    await waitFor(async () => !(await page.locator('#editor').isVisible()), {what: 'the editor closed'})
     await page.waitForSelector('#rows tr:first-child td.preview:text-is("edited text")')
     expect(problems).toEqual([])
   })
@@ -196,10 +189,9 @@ describe.skipIf(skip !== undefined)('the inspector page in chromium', () => {
     await page.waitForSelector(`${rowSelector(id)} .call`)
     await page.locator(rowSelector(id)).focus()
     await page.keyboard.press('Enter')
-    await until(
-      'the detail view',
-      async () => (await page.locator('#detail-title').textContent()) === `update ${id} · message`,
-    )
+    await waitFor(async () => (await page.locator('#detail-title').textContent()) === `update ${id} · message`, {
+      what: 'the detail view',
+    })
   })
 
   it('filters by chat and by type', async () => {

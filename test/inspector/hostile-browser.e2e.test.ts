@@ -13,7 +13,8 @@ import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from '
 import {UpdateHistory} from '../../src/inspector/history/history.js'
 import {startInspectorServer, type InspectorServer} from '../../src/inspector/web/server.js'
 import {browserSkipReason, findChromium} from '../support/browser.js'
-import {waitFor} from './hostile-helpers.js'
+import {} from './hostile-helpers.js'
+import {waitFor} from '../support/wait.js'
 
 const KEY = 'b7c4e1a90d2f3e4a5b6c7d8e9f001122'
 const skip = browserSkipReason()
@@ -129,7 +130,7 @@ describe.skipIf(skip !== undefined)('inspector: hostile pages in chromium', () =
       await page.waitForSelector('tr[data-update-id="100"]', {timeout: 15_000})
       await page.click('tr[data-update-id="100"]')
       await page.click('#replay')
-      await waitFor(() => replays === 1, 'the replay')
+      await waitFor(() => replays === 1, {what: 'the replay'})
       await page.waitForSelector('#action-result:not(.failed)', {timeout: 15_000})
     } finally {
       await page.close()

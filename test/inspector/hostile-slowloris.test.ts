@@ -7,7 +7,8 @@ import {describe, expect, it} from 'vitest'
 import {UpdateHistory} from '../../src/inspector/history/history.js'
 import {startInspectorServer} from '../../src/inspector/web/server.js'
 import {recordingProxy, sink} from './api-proxy-helpers.js'
-import {connectRaw, later, TOKEN, waitFor} from './hostile-helpers.js'
+import {connectRaw, later, TOKEN} from './hostile-helpers.js'
+import {waitFor} from '../support/wait.js'
 
 /** The servers' headers deadline in this test (60 s in a session). */
 const HEADERS_TIMEOUT_MS = 1000
@@ -63,7 +64,7 @@ async function againstTheInspector(): Promise<void> {
   expect(await list()).toBe(200)
   expect(await lived).toBeGreaterThanOrEqual(HEADERS_TIMEOUT_MS / 2)
   expect(await lived).toBeLessThan(CUT_WITHIN_MS)
-  await waitFor(async () => (await list()) === 200, 'the list')
+  await waitFor(async () => (await list()) === 200, {what: 'the list'})
 }
 
 describe('slowloris', () => {

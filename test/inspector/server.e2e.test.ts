@@ -15,6 +15,7 @@ import type {UpdateEntry} from '../../src/inspector/types.js'
 import {ActionError} from '../../src/control/protocol.js'
 import {PROJECT_ROOT} from '../support/paths.js'
 import {loopbackRequest} from '../support/http.js'
+import {waitFor} from '../support/wait.js'
 
 const KEY = 'k3y-Abc_123'
 const TOKEN = '123456789:AAHsecretsecretsecretsecretsecret12'
@@ -359,8 +360,7 @@ describe('GET /api/events', () => {
     let text = ''
     events.setEncoding('utf8')
     events.on('data', (c: string) => (text += c))
-    const deadline = Date.now() + 10_000
-    while (!text.includes(': ping') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+    await waitFor(() => text.includes(': ping'), {what: 'a heartbeat'})
     expect(text).toContain(': ping\n\n')
     const ended = new Promise<void>((resolve) => events.on('close', resolve))
     await server.close()
@@ -381,10 +381,9 @@ describe('GET /api/events', () => {
     const big = 'x'.repeat(40_000)
     const total = 600
     // One entry at a time, the next once the reading client has the last: it gets every event…
-    const deadline = Date.now() + 30_000
     for (let i = 0; i < total; i++) {
       history.begin(message(1000 + i, big), 'webhook')
-      while (liveEvents < i + 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 2))
+      await waitFor(() => liveEvents >= i + 1, {what: `event ${i + 1} at the reading client`, interval: 2})
     }
     expect(liveEvents).toBe(total)
     // …the stuck one was cut off: resumed, its stream ends having carried far fewer.

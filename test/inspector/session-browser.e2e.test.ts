@@ -9,8 +9,9 @@
 import type {Browser} from 'playwright-core'
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
-import {devWorld, startDev, until, type DevWorld} from '../dev/helpers.js'
+import {devWorld, startDev, type DevWorld} from '../dev/helpers.js'
 import {browserSkipReason, launchChromium} from '../support/browser.js'
+import {waitFor} from '../support/wait.js'
 
 const skip = browserSkipReason()
 if (skip) console.warn(`test/inspector/session-browser.e2e.test.ts skipped: ${skip}`)
@@ -36,7 +37,7 @@ describe.skipIf(skip !== undefined)('bot dev: the inspector page of a running se
     const {emu, token} = world
     const dev = startDev(world, {bot: 'inspector-bot.mjs', args: ['--no-watch', '--json'], timeoutMs: 90_000})
     let url: string | undefined
-    await until(
+    await waitFor(
       () => {
         const ready = dev
           .stdout()
@@ -47,8 +48,7 @@ describe.skipIf(skip !== undefined)('bot dev: the inspector page of a running se
         url = ready?.inspectorUrl
         return url !== undefined
       },
-      'the ready event',
-      20_000,
+      {what: 'the ready event', timeout: 20_000},
     )
     const page = await browser.newPage()
     const problems: string[] = []
@@ -61,7 +61,10 @@ describe.skipIf(skip !== undefined)('bot dev: the inspector page of a running se
       const bad = emu.sendUserMessage(token, {text: '/missing', chatId: 4242}).update_id
       const row = (id: number) => page.locator(`#rows tr[data-update-id="${id}"]`)
       await page.waitForSelector(`#rows tr[data-update-id="${hello}"] .call`, {timeout: 10_000})
-      await until(async () => (await row(bad).locator('.call.failed').count()) === 1, 'the failed call chip', 10_000)
+      await waitFor(async () => (await row(bad).locator('.call.failed').count()) === 1, {
+        what: 'the failed call chip',
+        timeout: 10_000,
+      })
       expect(await row(bad).locator('.call.failed').textContent()).toBe('sendMessage 400')
 
       await row(bad).click()
@@ -71,18 +74,16 @@ describe.skipIf(skip !== undefined)('bot dev: the inspector page of a running se
       )
 
       await row(hello).click()
-      await until(
-        async () => (await page.locator('#detail-title').textContent()) === `update ${hello} · message`,
-        'the detail of the answered update',
-        10_000,
-      )
+      await waitFor(async () => (await page.locator('#detail-title').textContent()) === `update ${hello} · message`, {
+        what: 'the detail of the answered update',
+        timeout: 10_000,
+      })
       await page.locator('#replay').click()
-      await until(
+      await waitFor(
         () => emu.sentMessages(token, {chatId: 4242}).filter((c) => c.params.text === 'echo: hello page').length === 2,
-        'the bot answered the replay',
-        15_000,
+        {what: 'the bot answered the replay', timeout: 15_000},
       )
-      await until(async () => (await row(hello).count()) === 2, 'the replay row', 10_000)
+      await waitFor(async () => (await row(hello).count()) === 2, {what: 'the replay row', timeout: 10_000})
       expect(await page.locator('#rows tr').first().locator('.tag').textContent()).toBe(`replay of ${hello}`)
       expect(problems).toEqual([])
     } finally {

@@ -10,9 +10,10 @@ import {join} from 'node:path'
 
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {fixture, until} from '../dev/helpers.js'
+import {fixture} from '../dev/helpers.js'
 import {runCli} from '../support/cli.js'
 import {recordLines, startOfflineSession, type Event} from './offline-helpers.js'
+import {waitFor} from '../support/wait.js'
 
 const running: ChildProcess[] = []
 afterEach(() => {
@@ -110,14 +111,14 @@ describe('bot dev --offline with the inspector', () => {
       `${triggered.updateId} message hi from trigger`,
     ])
     // The bot's answer to each delivery went through the api proxy into the history.
-    await until(
+    await waitFor(
       async () =>
         (await entries(ready.inspectorUrl)).filter(
           (e) =>
             e.updateId === triggered.updateId &&
             e.calls.some((c: Event) => c.params?.text === 'echo: hi from trigger' && c.ok),
         ).length === 2,
-      'both entries with their call',
+      {what: 'both entries with their call'},
     )
 
     o.child.stdin!.end()
@@ -154,7 +155,7 @@ describe('bot dev --offline with the inspector', () => {
       (e) => e.type === 'update' && e.updateId === replayed.updateId,
     )
     expect(replayLine.text).toMatch(new RegExp(`"typed" \\(replay of #${typed.updateId}\\)$`))
-    await until(() => lines(o.record).length === 3, 'three updates at the bot')
+    await waitFor(() => lines(o.record).length === 3, {what: 'three updates at the bot'})
     expect(lines(o.record)).toEqual([
       `${typed.updateId} message typed`,
       `${triggered.updateId} message polled trigger`,
@@ -175,7 +176,7 @@ describe('bot dev --offline with the inspector', () => {
     expect(trigger.code, trigger.stderr).toBe(0)
     const triggered = JSON.parse(trigger.stdout) as Event
     expect(triggered).toMatchObject({source: 'trigger', preview: 'unproxied', calls: []})
-    await until(() => lines(o.record).includes(`${triggered.updateId} message unproxied`), 'the bot got it')
+    await waitFor(() => lines(o.record).includes(`${triggered.updateId} message unproxied`), {what: 'the bot got it'})
     o.child.stdin!.end()
     expect(await o.exited).toBe(0)
   }, 60_000)

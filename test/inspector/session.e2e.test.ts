@@ -9,9 +9,10 @@ import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {probePort} from '../../src/lib/free-port.js'
-import {assertNoToken, devWorld, startDev, until, type DevWorld, type RunningCli} from '../dev/helpers.js'
+import {assertNoToken, devWorld, startDev, type DevWorld, type RunningCli} from '../dev/helpers.js'
 import {runCli} from '../support/cli.js'
 import {freePort} from '../../src/lib/free-port.js'
+import {waitFor} from '../support/wait.js'
 
 let world: DevWorld
 beforeEach(async () => {
@@ -38,7 +39,7 @@ async function waitEvent(
   timeoutMs = 15_000,
 ): Promise<Event> {
   let found: Event | undefined
-  await until(() => (found = events(dev).find(match)) !== undefined, what, timeoutMs)
+  await waitFor(() => (found = events(dev).find(match)) !== undefined, {what: what, timeout: timeoutMs})
   return found!
 }
 
@@ -114,9 +115,9 @@ describe('bot dev with the inspector (webhook mode)', () => {
       replayOf: hello.update_id,
       answer: {status: 200},
     })
-    await until(
+    await waitFor(
       () => emu.sentMessages(token, {chatId: 4242}).filter((c) => c.params.text === 'echo: hello').length === 2,
-      'the second answer at the emulator',
+      {what: 'the second answer at the emulator'},
     )
     expect(world.recordedLines().filter((l) => l.startsWith(`${hello.update_id} `))).toHaveLength(2)
 
@@ -126,10 +127,9 @@ describe('bot dev with the inspector (webhook mode)', () => {
     const triggered = JSON.parse(trigger.stdout) as Event
     expect(triggered).toMatchObject({source: 'trigger', type: 'message', chatId: 4242, answer: {status: 200}})
     expect(triggered.updateId).toBeGreaterThan(hello.update_id)
-    await until(
-      () => emu.sentMessages(token, {chatId: 4242}).some((c) => c.params.text === 'echo: from trigger'),
-      'the triggered answer at the emulator',
-    )
+    await waitFor(() => emu.sentMessages(token, {chatId: 4242}).some((c) => c.params.text === 'echo: from trigger'), {
+      what: 'the triggered answer at the emulator',
+    })
     await waitEvent(
       dev,
       'the trigger line',
@@ -138,13 +138,16 @@ describe('bot dev with the inspector (webhook mode)', () => {
 
     // The history log: 0600, the entries with their calls, no token, no webhook secret.
     const file = join(world.stateDir, `history-${world.botId}.jsonl`)
-    await until(() => {
-      try {
-        return readFileSync(file, 'utf8').includes('from trigger')
-      } catch {
-        return false
-      }
-    }, 'the history log')
+    await waitFor(
+      () => {
+        try {
+          return readFileSync(file, 'utf8').includes('from trigger')
+        } catch {
+          return false
+        }
+      },
+      {what: 'the history log'},
+    )
     expect(statSync(file).mode & 0o777).toBe(0o600)
     const log = readFileSync(file, 'utf8')
     expect(log).toContain('chat not found')
@@ -189,9 +192,9 @@ describe('bot dev with the inspector (webhook mode)', () => {
     const ready = await waitEvent(dev, 'ready', (e) => e.type === 'ready')
     const start = emu.sendUserMessage(token, {text: '/start', chatId: 808})
     await emu.waitForBotMessage(token, {chatId: 808, timeoutMs: 10_000})
-    await until(
+    await waitFor(
       async () => (await apiUpdates(ready.inspectorUrl)).some((e) => e.updateId === start.update_id && e.answer),
-      'the answered entry',
+      {what: 'the answered entry'},
     )
     const entry = (await apiUpdates(ready.inspectorUrl)).find((e) => e.updateId === start.update_id)!
     expect(entry.calls).toEqual([
@@ -215,10 +218,9 @@ describe('bot dev with the inspector (webhook mode)', () => {
     expect(readFileSync(join(world.dir, 'env.txt'), 'utf8').trim()).toBe(emu.apiRoot)
     const trigger = await control(['trigger', 'message', 'no proxy', '--chat', '31', '--json'])
     expect(trigger.code, trigger.stderr).toBe(0)
-    await until(
-      () => emu.sentMessages(token, {chatId: 31}).some((c) => c.params.text === 'echo: no proxy'),
-      'the answer at the emulator',
-    )
+    await waitFor(() => emu.sentMessages(token, {chatId: 31}).some((c) => c.params.text === 'echo: no proxy'), {
+      what: 'the answer at the emulator',
+    })
     // Without the proxy the calls are not seen.
     expect(JSON.parse(trigger.stdout).calls).toEqual([])
     dev.kill('SIGINT')
@@ -245,16 +247,15 @@ describe('bot dev with the inspector (webhook mode)', () => {
       preview: 'from before',
       answer: {status: 200},
     })
-    await until(
+    await waitFor(
       () => emu.sentMessages(token, {chatId: 61}).filter((c) => c.params.text === 'echo: from before').length === 2,
-      'the replayed answer at the emulator',
+      {what: 'the replayed answer at the emulator'},
     )
     const trigger = await control(['trigger', 'message', 'over the bridge', '--chat', '61', '--json'])
     expect(trigger.code, trigger.stderr).toBe(0)
-    await until(
-      () => emu.sentMessages(token, {chatId: 61}).some((c) => c.params.text === 'echo: over the bridge'),
-      'the triggered answer at the emulator',
-    )
+    await waitFor(() => emu.sentMessages(token, {chatId: 61}).some((c) => c.params.text === 'echo: over the bridge'), {
+      what: 'the triggered answer at the emulator',
+    })
     second.kill('SIGINT')
     expect((await second.exited).code).toBe(0)
   }, 90_000)
@@ -296,12 +297,12 @@ describe('bot dev with the inspector (long polling)', () => {
     )
     expect(line).toMatchObject({source: 'polling', chatId: 55, preview: 'polled'})
     expect(line.text).toMatch(new RegExp(`← #${update.update_id} message chat 55 "polled" \\(long polling\\)$`))
-    await until(
+    await waitFor(
       async () =>
         (await apiUpdates(ready.inspectorUrl)).some(
           (e) => e.updateId === update.update_id && e.calls.some((c: Event) => c.method === 'sendMessage' && c.ok),
         ),
-      'the entry with its call',
+      {what: 'the entry with its call'},
     )
     const entry = (await apiUpdates(ready.inspectorUrl)).find((e) => e.updateId === update.update_id)!
     expect(entry).toMatchObject({source: 'polling', answer: null})

@@ -12,6 +12,7 @@ import {describe, expect, it} from 'vitest'
 import {limitLines} from '../../src/offline/line-limit.js'
 import {BIN, PROJECT_ROOT} from '../support/paths.js'
 import {PassThrough} from 'node:stream'
+import {waitFor} from '../support/wait.js'
 
 const ECHO = join(PROJECT_ROOT, 'test', 'fixtures', 'bots', 'picky-bot.mjs')
 
@@ -58,9 +59,10 @@ describe('piped chat input: one line has a bound', () => {
       if (i % 20 === 0 && child.exitCode === null) peak = Math.max(peak, peakRssMb(child.pid!))
     }
     child.stdin.write('\nhello\n')
-    const deadline = Date.now() + 60_000
-    while (!/bot › ok: hello/.test(out) && child.exitCode === null && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 100))
+    await waitFor(() => /bot › ok: hello/.test(out) || child.exitCode !== null, {
+      what: 'the answer to hello (or the exit)',
+      timeout: 60_000,
+    })
     if (child.exitCode === null) peak = Math.max(peak, peakRssMb(child.pid!))
     child.stdin.end()
     const code = await exited

@@ -12,13 +12,8 @@ import type {Browser} from 'playwright-core'
 
 import {BotApiEmulator} from '../../src/emulator/index.js'
 import {UpdateHistory} from '../../src/inspector/history/history.js'
-import {
-  ActionError,
-  type ApiCall,
-  type EntrySource,
-  type SessionActions,
-  type UpdateEntry,
-} from '../../src/inspector/types.js'
+import {ActionError, type SessionActions} from '../../src/control/protocol.js'
+import type {ApiCall, EntrySource, UpdateEntry} from '../../src/inspector/types.js'
 
 export const CHROMIUM_CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome']
 

@@ -10,7 +10,8 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {cloudflaredProvider, createProvider, TunnelError, type CloudflaredTunnel} from '../../src/tunnel/index.js'
 import {alive, FAKE_CLOUDFLARED, fakeCloudflaredBin, type FakeBin} from './fake-cloudflared.js'
-import {startEchoServer, until, type EchoServer} from './helpers.js'
+import {startEchoServer, type EchoServer} from './helpers.js'
+import {waitFor} from '../support/wait.js'
 
 let bin: FakeBin
 let echo: EchoServer
@@ -184,7 +185,7 @@ describe('cloudflared provider', () => {
       port: echo.port,
       signal: controller.signal,
     })
-    await until(
+    await waitFor(
       () => {
         try {
           return JSON.parse(readFileSync(argvFile, 'utf8')) as {pid: number}
@@ -192,8 +193,7 @@ describe('cloudflared provider', () => {
           return undefined
         }
       },
-      'the stand-in to start',
-      10_000,
+      {what: 'the stand-in to start', timeout: 10_000},
     )
     controller.abort()
     const err = await openError(pending)
@@ -208,7 +208,7 @@ describe('cloudflared provider', () => {
     }).open({port: echo.port})
     const downs: (Error | undefined)[] = []
     tunnel.on('down', (e) => downs.push(e))
-    await until(() => downs.length > 0, 'the down event', 10_000)
+    await waitFor(() => downs.length > 0, {what: 'the down event', timeout: 10_000})
     expect(downs[0]).toBeInstanceOf(TunnelError)
     expect(downs[0]!.message).toMatch(
       /^cloudflared exited with code 1: the quick tunnel http:\/\/127\.0\.0\.1:\d+ is gone \(last: ERR Serve tunnel error/,
@@ -247,7 +247,7 @@ describe('cloudflared provider', () => {
     const pid = Number(/cloudflared pid (\d+)/.exec(out)?.[1])
     expect(code, out).toBe(0)
     expect(pid).toBeGreaterThan(0)
-    await until(() => !alive(pid), 'the orphaned stand-in to be gone', 5000)
+    await waitFor(() => !alive(pid), {what: 'the orphaned stand-in to be gone', timeout: 5000})
   })
 })
 
@@ -284,6 +284,6 @@ describe('cloudflared provider: programs that are not quite cloudflared', () => 
     expect(innerPid).not.toBe(tunnel.pid)
     expect(alive(innerPid)).toBe(true)
     await tunnel.close()
-    await until(() => !alive(innerPid), 'the wrapped stand-in to be gone', 5000)
+    await waitFor(() => !alive(innerPid), {what: 'the wrapped stand-in to be gone', timeout: 5000})
   })
 })

@@ -30,4 +30,4 @@ export function fakeCloudflaredBin(): FakeBin {
 }
 
 /** True while a process with this pid exists (the session state's own check). */
-export {isPidAlive as alive} from '../../src/session-store/state.js'
+export {isPidAlive as alive} from '../../src/session-store/processes.js'
