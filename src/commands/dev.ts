@@ -164,6 +164,12 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
       default: 30_000,
       min: 1,
     }),
+    'reply-timeout': Flags.integer({
+      hidden: true,
+      description: 'ms the --offline chat waits for the bot to handle a line',
+      default: 5000,
+      min: 1,
+    }),
     'webhook-check': Flags.integer({
       hidden: true,
       description: 'ms between getWebhookInfo checks',
@@ -325,6 +331,7 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
       actionTimeoutMs: flags['action-timeout'],
       chatId: flags.chat,
       userId: flags.user,
+      replyTimeoutMs: flags['reply-timeout'],
       apiProxy: flags['api-proxy'],
       inspect: flags.inspect,
       inspectPort: flags['inspect-port'],

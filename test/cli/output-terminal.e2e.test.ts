@@ -151,7 +151,9 @@ describe.skipIf(!hasPty)('output on a terminal', () => {
   it('bot dev --offline: one start-up line, the chat, an unknown :command as a red error; NO_COLOR: no colour codes', async () => {
     const outputs: string[] = []
     for (const color of [true, false]) {
-      const r = await onTerminal(['dev', '--offline', '--no-watch', '--', 'node', fixture('picky-bot.mjs')], {
+      // The chat gives up on "fail now" after --reply-timeout (5 s by default).
+      const args = ['dev', '--offline', '--no-watch', '--reply-timeout', '1000', '--', 'node', fixture('picky-bot.mjs')]
+      const r = await onTerminal(args, {
         color,
         steps: [
           {pattern: 'you › ', send: 'hello\r'},

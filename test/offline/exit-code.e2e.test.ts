@@ -39,7 +39,8 @@ describe('piped bot dev --offline: the exit code says whether the bot answered',
 
   it('an update the bot fails (500 from its webhook): exit 1, the failure counted', async () => {
     // (Last: a failed update is retried, and later lines of the chat would queue behind it.)
-    const r = await offline('hello\nfail now\n', ['--mode', 'webhook'])
+    // The chat gives up on "fail now" after --reply-timeout (5 s by default).
+    const r = await offline('hello\nfail now\n', ['--mode', 'webhook', '--reply-timeout', '1000'])
     expect(r.stdout).toContain('bot › ok: hello')
     expect(r.stderr).toMatch(/→ 500/)
     expect(r.stderr).toMatch(
