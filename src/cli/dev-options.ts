@@ -42,6 +42,8 @@ export interface DevFlags {
   'probe-interval': number
   'tunnel-down-after': number
   'stop-grace': number
+  'action-timeout': number
+  'reply-timeout': number
   'webhook-check': number
   'poller-check': boolean
   debounce: number
@@ -152,6 +154,7 @@ export function sessionOptions(
     dropPendingUpdates: flags['drop-pending-updates'],
     holdTimeoutMs: flags['hold-timeout'] * 1000,
     stopGraceMs: flags['stop-grace'],
+    actionTimeoutMs: flags['action-timeout'],
     tunnelRetries: flags['tunnel-retries'],
     tunnelOpenTimeoutMs: flags['tunnel-timeout'],
     tunnelBackoffMs: flags['tunnel-backoff'],
@@ -182,8 +185,10 @@ export function offlineOptions(
     dropPendingUpdates: flags['drop-pending-updates'],
     holdTimeoutMs: flags['hold-timeout'] * 1000,
     stopGraceMs: flags['stop-grace'],
+    actionTimeoutMs: flags['action-timeout'],
     chatId: flags.chat,
     userId: flags.user,
+    replyTimeoutMs: flags['reply-timeout'],
     apiProxy: flags['api-proxy'],
     inspect: flags.inspect,
     inspectPort: flags['inspect-port'],

@@ -158,6 +158,18 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     'probe-interval': Flags.integer({hidden: true, description: 'ms', default: 10_000}),
     'tunnel-down-after': Flags.integer({hidden: true, description: 'ms', default: 10_000}),
     'stop-grace': Flags.integer({hidden: true, description: 'ms', default: 3000}),
+    'action-timeout': Flags.integer({
+      hidden: true,
+      description: 'ms a trigger or replay waits for the bot',
+      default: 30_000,
+      min: 1,
+    }),
+    'reply-timeout': Flags.integer({
+      hidden: true,
+      description: 'ms the --offline chat waits for the bot to handle a line',
+      default: 5000,
+      min: 1,
+    }),
     'webhook-check': Flags.integer({
       hidden: true,
       description: 'ms between getWebhookInfo checks',

@@ -37,6 +37,8 @@ export interface DevSessionOptions {
   holdTimeoutMs?: number
   /** SIGTERM → SIGKILL grace for the bot. Default 3000. */
   stopGraceMs?: number
+  /** How long a trigger or replay waits for the bot's answer. Default 30000 (the control port waits 35 s). */
+  actionTimeoutMs?: number
   /** Upper bound of the whole teardown. Default 10000. */
   teardownTimeoutMs?: number
   tunnelOpenTimeoutMs?: number
@@ -59,8 +61,6 @@ export interface DevSessionOptions {
   inspectPort?: number
   /** Offline sessions: `bot trigger` speaks as the emulator's user. */
   offline?: OfflineTarget
-  /** How long a trigger or replay waits for the bot's answer (default 30000). */
-  actionTimeoutMs?: number
   /** Where the control record for `bot trigger`/`bot replay` goes (default: stateDir). */
   controlDir?: string
   /** Extra variables for the bot's environment. */

@@ -7,7 +7,8 @@ import {afterEach, describe, expect, it} from 'vitest'
 
 import {UpdateBridge} from '../../src/dev/delivery/bridge/bridge.js'
 import {BotApi} from '../../src/telegram/client.js'
-import {receiver, setup, textMessage, until} from '../emulator/helpers.js'
+import {receiver, setup, textMessage} from '../emulator/helpers.js'
+import {waitFor} from '../support/wait.js'
 
 const SECRET = 'soak-secret'
 const bridges: UpdateBridge[] = []
@@ -62,13 +63,16 @@ describe('UpdateBridge soak', () => {
         s.emu.injectUpdate(s.token, textMessage(1000 + (i % chats), `m${i}`, Math.floor(i / chats) + 1)).update_id,
       )
       if (i === 80 || i === 160) {
-        await until(() => acked.size >= i - 40, `progress before replacement at ${i}`, 20_000)
+        await waitFor(() => acked.size >= i - 40, {what: `progress before replacement at ${i}`, timeout: 20_000})
         await bridge.stop()
         bridge = await start()
       }
     }
-    await until(() => acked.size === total, 'every update acknowledged', 30_000)
-    await until(() => s.emu.pendingUpdates(s.token).length === 0, 'nothing pending at the Bot API', 10_000)
+    await waitFor(() => acked.size === total, {what: 'every update acknowledged', timeout: 30_000})
+    await waitFor(() => s.emu.pendingUpdates(s.token).length === 0, {
+      what: 'nothing pending at the Bot API',
+      timeout: 10_000,
+    })
     expect([...acked].sort((a, b) => a - b)).toEqual(ids)
     for (const [, seq] of firstAcks) expect(seq).toEqual([...seq].sort((a, b) => a - b))
     // One bridge never delivers an update again once the bot acknowledged it. A replacement may: what

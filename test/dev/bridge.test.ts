@@ -11,7 +11,8 @@ import {queueKeyOf} from '../../src/dev/delivery/bridge/queues.js'
 import {Relay} from '../../src/dev/relay/relay.js'
 import {FixableError} from '../../src/lib/errors.js'
 import {BotApi} from '../../src/telegram/client.js'
-import {receiver, setup, textMessage, until, type Reply} from '../emulator/helpers.js'
+import {receiver, setup, textMessage, type Reply} from '../emulator/helpers.js'
+import {waitFor} from '../support/wait.js'
 
 const SECRET = 'bridge-secret_0123456789'
 const bridges: UpdateBridge[] = []
@@ -48,12 +49,12 @@ describe('UpdateBridge', () => {
     const w = await world()
     await w.make().start()
     const update = w.emu.injectUpdate(w.token, textMessage(42, 'hello'))
-    await until(() => w.bot.received.length === 1, 'the POST')
+    await waitFor(() => w.bot.received.length === 1, {what: 'the POST'})
     const got = w.bot.received[0]
     expect(got.raw).toBe(JSON.stringify(update))
     expect(got.headers['content-type']).toBe('application/json')
     expect(got.headers['x-telegram-bot-api-secret-token']).toBe(SECRET)
-    await until(() => w.pendingIds().length === 0, 'the update confirmed')
+    await waitFor(() => w.pendingIds().length === 0, {what: 'the update confirmed'})
     const delivered = of(w.events, 'delivered')
     expect(delivered).toHaveLength(1)
     expect(delivered[0]).toMatchObject({updateId: update.update_id, status: 200})
@@ -78,12 +79,12 @@ describe('UpdateBridge', () => {
     await w.make({maxConnections: 3}).start()
     const chats = [1, 2, 3, 4, 5, 6]
     for (let i = 0; i < 5; i++) for (const chat of chats) w.emu.injectUpdate(w.token, textMessage(chat, `m${i}`, i + 1))
-    await until(() => w.bot.received.length === 30, 'all 30 updates', 20_000)
+    await waitFor(() => w.bot.received.length === 30, {what: 'all 30 updates', timeout: 20_000})
     expect(overlaps).toEqual([])
     for (const chat of chats) expect(order.get(chat)).toEqual(['m0', 'm1', 'm2', 'm3', 'm4'])
     expect(w.bot.maxActive).toBeLessThanOrEqual(3)
     expect(w.bot.maxActive).toBeGreaterThanOrEqual(2)
-    await until(() => w.pendingIds().length === 0, 'all confirmed')
+    await waitFor(() => w.pendingIds().length === 0, {what: 'all confirmed'})
     expect(new Set(w.bot.received.map((r) => r.body.update_id)).size).toBe(30)
   })
 
@@ -100,7 +101,7 @@ describe('UpdateBridge', () => {
     expect(sent.method).toBe('sendMessage')
     expect(sent.params.text).toBe('pong')
     w.emu.injectUpdate(w.token, textMessage(7, 'other', 2))
-    await until(() => of(w.events, 'delivered').length === 2, 'two delivered events')
+    await waitFor(() => of(w.events, 'delivered').length === 2, {what: 'two delivered events'})
     const [first, second] = of(w.events, 'delivered')
     expect(first).toMatchObject({updateId: ping.update_id, reply: {method: 'sendMessage'}})
     expect(first.reply?.error).toBeUndefined()
@@ -119,25 +120,24 @@ describe('UpdateBridge', () => {
     const bridge = w.make()
     await bridge.start()
     const a = w.emu.injectUpdate(w.token, textMessage(1, 'slow'))
-    await until(() => bridge.stats.inFlight === 1, 'the slow POST in flight')
+    await waitFor(() => bridge.stats.inFlight === 1, {what: 'the slow POST in flight'})
     // the poll after it (offset = a) was answered at once with a alone: from now on polls are paced
-    await until(
+    await waitFor(
       () =>
         w.emu
           .calls(w.token)
           .some((c) => c.method === 'getUpdates' && Number(c.params.offset) === a.update_id && Array.isArray(c.result)),
-      'a poll at the offset of the slow update',
+      {what: 'a poll at the offset of the slow update'},
     )
     const b = w.emu.injectUpdate(w.token, textMessage(2, 'quick'))
-    await until(
-      () => of(w.events, 'delivered').some((e) => e.updateId === b.update_id),
-      'the other chat delivered meanwhile',
-      5000,
-    )
+    await waitFor(() => of(w.events, 'delivered').some((e) => e.updateId === b.update_id), {
+      what: 'the other chat delivered meanwhile',
+      timeout: 5000,
+    })
     expect(bridge.stats.inFlight).toBe(1) // the slow one is still in flight
     expect(w.pendingIds()).toEqual([a.update_id, b.update_id]) // b acknowledged, not confirmable before a
     releaseSlow()
-    await until(() => w.pendingIds().length === 0, 'both confirmed')
+    await waitFor(() => w.pendingIds().length === 0, {what: 'both confirmed'})
     expect(w.bot.received.map((r) => r.body.update_id)).toEqual([a.update_id, b.update_id])
   })
 
@@ -145,10 +145,10 @@ describe('UpdateBridge', () => {
     const w = await world((_req, index): Reply => (index === 0 ? {status: 500} : {status: 200}))
     await w.make().start()
     const update = w.emu.injectUpdate(w.token, textMessage(5, 'x'))
-    await until(() => of(w.events, 'delivered').length === 1, 'delivered after a retry')
+    await waitFor(() => of(w.events, 'delivered').length === 1, {what: 'delivered after a retry'})
     expect(w.bot.received.map((r) => r.body.update_id)).toEqual([update.update_id, update.update_id])
     expect(of(w.events, 'failing')).toEqual([]) // one failure is not "keeps failing"
-    await until(() => w.pendingIds().length === 0, 'confirmed')
+    await waitFor(() => w.pendingIds().length === 0, {what: 'confirmed'})
   })
 
   it("honours the bot's Retry-After before trying again", async () => {
@@ -157,7 +157,7 @@ describe('UpdateBridge', () => {
     )
     await w.make().start()
     w.emu.injectUpdate(w.token, textMessage(5, 'later'))
-    await until(() => of(w.events, 'delivered').length === 1, 'delivered after the wait', 10_000)
+    await waitFor(() => of(w.events, 'delivered').length === 1, {what: 'delivered after the wait', timeout: 10_000})
     const [first, second] = w.bot.received
     expect(second.at - first.at).toBeGreaterThanOrEqual(1900) // not the 0.5 s of the default backoff
   })
@@ -170,7 +170,10 @@ describe('UpdateBridge', () => {
     const b1 = w.emu.injectUpdate(w.token, textMessage(2, 'b1'))
     const b2 = w.emu.injectUpdate(w.token, textMessage(2, 'b2', 2))
     const attemptsOf = (id: number) => w.bot.received.filter((r) => r.body.update_id === id).length
-    await until(() => attemptsOf(poison.update_id) >= 4, 'four attempts of the poison update', 15_000)
+    await waitFor(() => attemptsOf(poison.update_id) >= 4, {
+      what: 'four attempts of the poison update',
+      timeout: 15_000,
+    })
     // polls went on meanwhile at the poison update's offset, returning b1 and b2 again: not delivered twice
     const repolls = w.emu
       .calls(w.token)
@@ -205,7 +208,7 @@ describe('UpdateBridge', () => {
     const first = w.make()
     await first.start()
     const update = w.emu.injectUpdate(w.token, textMessage(3, 'slow'))
-    await until(() => first.stats.inFlight === 1, 'the POST in flight')
+    await waitFor(() => first.stats.inFlight === 1, {what: 'the POST in flight'})
     const started = Date.now()
     const result = await first.stop()
     expect(Date.now() - started).toBeLessThan(5500)
@@ -216,11 +219,10 @@ describe('UpdateBridge', () => {
     hold = false
     const second = w.make()
     await second.start()
-    await until(
-      () => of(w.events, 'delivered').some((e) => e.updateId === update.update_id),
-      'delivered by the next bridge',
-    )
-    await until(() => w.pendingIds().length === 0, 'confirmed')
+    await waitFor(() => of(w.events, 'delivered').some((e) => e.updateId === update.update_id), {
+      what: 'delivered by the next bridge',
+    })
+    await waitFor(() => w.pendingIds().length === 0, {what: 'confirmed'})
     expect((await second.stop()).confirmed).toBe(1)
   })
 
@@ -235,7 +237,9 @@ describe('UpdateBridge', () => {
     bridges.push(bridge)
     await bridge.start()
     s.emu.injectUpdate(s.token, textMessage(1, 'one'))
-    await until(() => bridge.stats.delivered === 1 && s.emu.isLongPolling(s.token), 'delivered, and long-polling again')
+    await waitFor(() => bridge.stats.delivered === 1 && s.emu.isLongPolling(s.token), {
+      what: 'delivered, and long-polling again',
+    })
     const started = Date.now()
     expect(await bridge.stop()).toEqual({pending: 0, confirmed: 1})
     expect(Date.now() - started).toBeLessThan(1000)
@@ -256,17 +260,17 @@ describe('UpdateBridge', () => {
     await bridge.start()
     expect(Date.now() - started).toBeLessThan(2000) // the server holds that poll 3 s
     const update = s.emu.injectUpdate(s.token, textMessage(1, 'first'))
-    await until(() => bot.received.some((r) => r.body.update_id === update.update_id), 'delivered')
+    await waitFor(() => bot.received.some((r) => r.body.update_id === update.update_id), {what: 'delivered'})
   })
 
   it('explains a 409 from another poller and backs off instead of taking the poll back at once', async () => {
     const w = await world()
     await w.make().start()
-    await until(() => w.emu.isLongPolling(w.token), 'the bridge long-polling')
+    await waitFor(() => w.emu.isLongPolling(w.token), {what: 'the bridge long-polling'})
     // The other poller's long poll (1 s) displaces ours; if the bridge re-polled within that second, the
     // other poll would be answered 409 instead of [].
     const other = await w.raw('getUpdates', {timeout: 1})
-    await until(() => of(w.events, 'conflict').length > 0, 'the conflict event')
+    await waitFor(() => of(w.events, 'conflict').length > 0, {what: 'the conflict event'})
     expect(other.status).toBe(200)
     expect(other.json.result).toEqual([])
     const [conflict] = of(w.events, 'conflict')
@@ -318,7 +322,7 @@ describe('UpdateBridge', () => {
     const bridge = w.make({}, `http://127.0.0.1:${port}/hook`)
     await bridge.start()
     const update = w.emu.injectUpdate(w.token, textMessage(9, 'while down'))
-    await until(() => of(w.events, 'failing').length === 1, 'the failing event', 10_000)
+    await waitFor(() => of(w.events, 'failing').length === 1, {what: 'the failing event', timeout: 10_000})
     expect(of(w.events, 'failing')[0]).toMatchObject({updateId: update.update_id, attempts: 2})
     expect(of(w.events, 'failing')[0].error).toMatch(/connection refused/)
     expect(bridge.stats.failing).toBe(1)
@@ -333,11 +337,11 @@ describe('UpdateBridge', () => {
     })
     await new Promise<void>((r) => late.listen(port, '127.0.0.1', r))
     try {
-      await until(() => of(w.events, 'recovered').length === 1, 'the recovered event', 15_000)
+      await waitFor(() => of(w.events, 'recovered').length === 1, {what: 'the recovered event', timeout: 15_000})
       expect(bodies).toEqual([JSON.stringify(update)])
       expect(of(w.events, 'recovered')[0].text).toMatch(/acknowledged after \d+ attempts/)
       expect(bridge.stats.failing).toBe(0)
-      await until(() => w.pendingIds().length === 0, 'confirmed')
+      await waitFor(() => w.pendingIds().length === 0, {what: 'confirmed'})
     } finally {
       await bridge.stop()
       await new Promise<void>((r) => late.close(() => r()))
@@ -352,12 +356,12 @@ describe('UpdateBridge', () => {
     }))
     await w.make().start()
     w.emu.injectUpdate(w.token, textMessage(8, 'hi'))
-    await until(() => of(w.events, 'delivered').length === 1, 'delivered')
+    await waitFor(() => of(w.events, 'delivered').length === 1, {what: 'delivered'})
     const [event] = of(w.events, 'delivered')
     expect(event.reply?.method).toBe('sendMessage')
     expect(event.reply?.error).toMatch(/^400 Bad Request: chat not found/)
     expect(event.text).toMatch(/webhook reply sendMessage failed: 400/)
-    await until(() => w.pendingIds().length === 0, 'confirmed')
+    await waitFor(() => w.pendingIds().length === 0, {what: 'confirmed'})
     expect(w.bot.received).toHaveLength(1)
     expect(w.emu.calls(w.token).filter((c) => c.method === 'sendMessage')).toHaveLength(1)
   })
@@ -365,17 +369,16 @@ describe('UpdateBridge', () => {
   it('a webhook set behind its back: one explained poll error, then it resumes once the webhook is gone', async () => {
     const w = await world()
     await w.make().start()
-    await until(() => w.emu.isLongPolling(w.token), 'the bridge long-polling')
+    await waitFor(() => w.emu.isLongPolling(w.token), {what: 'the bridge long-polling'})
     await w.raw('setWebhook', {url: 'http://127.0.0.1:9/elsewhere'})
-    await until(() => of(w.events, 'poll-error').length > 0, 'the poll error')
+    await waitFor(() => of(w.events, 'poll-error').length > 0, {what: 'the poll error'})
     expect(of(w.events, 'poll-error')[0].text).toMatch(/A webhook was set for this bot while the bridge was polling/)
     await w.raw('deleteWebhook', {})
     const update = w.emu.injectUpdate(w.token, textMessage(4, 'after'))
-    await until(
-      () => of(w.events, 'delivered').some((e) => e.updateId === update.update_id),
-      'delivered after the webhook went',
-      15_000,
-    )
+    await waitFor(() => of(w.events, 'delivered').some((e) => e.updateId === update.update_id), {
+      what: 'delivered after the webhook went',
+      timeout: 15_000,
+    })
     expect(of(w.events, 'poll-error').length).toBeLessThanOrEqual(3) // backoff, not a flood
   })
 
@@ -384,9 +387,9 @@ describe('UpdateBridge', () => {
     const controller = new AbortController()
     const bridge = w.make({signal: controller.signal})
     await bridge.start()
-    await until(() => w.emu.isLongPolling(w.token), 'the bridge long-polling')
+    await waitFor(() => w.emu.isLongPolling(w.token), {what: 'the bridge long-polling'})
     controller.abort()
-    await until(() => !w.emu.isLongPolling(w.token), 'the long poll aborted')
+    await waitFor(() => !w.emu.isLongPolling(w.token), {what: 'the long poll aborted'})
     expect(await bridge.stop()).toEqual({pending: 0, confirmed: 0})
   })
 })
@@ -405,10 +408,10 @@ describe('UpdateBridge events', () => {
     const bridge = w.make({}, `http://127.0.0.1:${w.bot.port}${path}`)
     await bridge.start()
     w.emu.injectUpdate(w.token, textMessage(1, 'x'))
-    await until(() => of(w.events, 'recovered').length === 1, 'failing, then recovered', 10_000)
-    await until(() => w.emu.isLongPolling(w.token), 'polling again')
+    await waitFor(() => of(w.events, 'recovered').length === 1, {what: 'failing, then recovered', timeout: 10_000})
+    await waitFor(() => w.emu.isLongPolling(w.token), {what: 'polling again'})
     await w.raw('setWebhook', {url: `http://127.0.0.1:9${path}`, secret_token: SECRET})
-    await until(() => of(w.events, 'poll-error').length > 0, 'a poll error')
+    await waitFor(() => of(w.events, 'poll-error').length > 0, {what: 'a poll error'})
     const all = JSON.stringify(w.events)
     expect(of(w.events, 'failing')).toHaveLength(1)
     expect(of(w.events, 'delivered')[0].reply?.error).toMatch(/^400/)
@@ -427,15 +430,15 @@ describe('UpdateBridge through the relay', () => {
       const bridge = w.make({}, `http://127.0.0.1:${relay.port}/webhook/abc`)
       await bridge.start()
       const update = w.emu.injectUpdate(w.token, textMessage(6, 'held'))
-      await until(() => bridge.stats.inFlight === 1, 'the POST held by the relay')
+      await waitFor(() => bridge.stats.inFlight === 1, {what: 'the POST held by the relay'})
       expect(w.bot.received).toHaveLength(0)
       expect(w.pendingIds()).toEqual([update.update_id])
       relay.setTarget({host: '127.0.0.1', port: w.bot.port, path: '/hook'})
-      await until(() => of(w.events, 'delivered').length === 1, 'delivered through the relay')
+      await waitFor(() => of(w.events, 'delivered').length === 1, {what: 'delivered through the relay'})
       expect(w.bot.received.map((r) => r.raw)).toEqual([JSON.stringify(update)])
       expect(w.bot.received[0].headers['x-telegram-bot-api-secret-token']).toBe(SECRET)
       expect(of(w.events, 'failing')).toEqual([])
-      await until(() => w.pendingIds().length === 0, 'confirmed')
+      await waitFor(() => w.pendingIds().length === 0, {what: 'confirmed'})
     } finally {
       await relay.close()
     }

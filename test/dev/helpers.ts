@@ -99,21 +99,6 @@ export function startDev(world: DevWorld, options: DevRunOptions = {}): RunningC
   return cli
 }
 
-/** Poll `check` until it returns true, or fail after timeoutMs with `what` in the message. */
-export async function until(
-  check: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 10_000,
-  everyMs = 20,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    if (await check()) return
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, everyMs))
-  }
-}
-
 /** The token (and its secret part) must appear nowhere in what the CLI printed. */
 export function assertNoToken(result: Pick<CliResult, 'stdout' | 'stderr'>, token: string): void {
   const secret = token.split(':')[1]

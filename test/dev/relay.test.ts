@@ -4,6 +4,7 @@ import type {AddressInfo} from 'node:net'
 import {afterEach, describe, expect, it} from 'vitest'
 
 import {describeUpdate, Relay, type RelayUpdateEvent} from '../../src/dev/relay/relay.js'
+import {waitFor} from '../support/wait.js'
 
 const SECRET = 'relay_test_secret'
 const PATH = '/webhook/abc'
@@ -43,14 +44,6 @@ async function startBot(
         server.close(() => r())
         server.closeAllConnections()
       }),
-  }
-}
-
-async function until(check: () => boolean, what: string, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 5))
   }
 }
 
@@ -147,7 +140,7 @@ describe('Relay', () => {
     let settled = false
     void pending.then(() => (settled = true))
     // Nothing is sent while there is no target.
-    await until(() => relay.held === 1, 'the relay to hold the update')
+    await waitFor(() => relay.held === 1, {what: 'the relay to hold the update'})
     expect(settled).toBe(false)
     const bot = await startBot(() => ({status: 200, body: 'ok'}))
     opened.push(bot)
@@ -194,9 +187,9 @@ describe('Relay', () => {
     })
     req.on('error', () => {})
     req.end(body)
-    await until(() => relay.held === 1, 'the relay to hold the update')
+    await waitFor(() => relay.held === 1, {what: 'the relay to hold the update'})
     req.destroy()
-    await until(() => events.length === 1, 'the relay to notice')
+    await waitFor(() => events.length === 1, {what: 'the relay to notice'})
     expect(events[0]).toMatchObject({updateId: 7, status: 499})
     expect(relay.held).toBe(0)
     const bot = await startBot()
@@ -210,7 +203,7 @@ describe('Relay', () => {
   it('answers held requests with 503 at once when it closes', async () => {
     const {relay, url} = await relayFor({holdTimeoutMs: 60_000})
     const pending = post(url + PATH, update(6))
-    await until(() => relay.held === 1, 'the relay to hold the update')
+    await waitFor(() => relay.held === 1, {what: 'the relay to hold the update'})
     const closing = relay.close()
     expect((await pending).status).toBe(503)
     await closing
@@ -244,7 +237,7 @@ describe('Relay: switching targets (a bot restart)', () => {
     opened.push(next)
     relay.setTarget({host: '127.0.0.1', port: next.port, path: '/hook'})
     // Closed by the relay, not by the old bot: a bot that is stopping is not kept waiting.
-    await until(() => open === 0, 'the relay to close its connection to the old bot', 5000)
+    await waitFor(() => open === 0, {what: 'the relay to close its connection to the old bot', timeout: 5000})
     expect((await post(url + PATH, update(51))).body).toBe('new')
   })
 })
@@ -296,7 +289,7 @@ describe('Relay: retries of an update the bot already answered', () => {
     const {relay, url} = await relayFor()
     relay.setTarget({host: '127.0.0.1', port: (server.address() as AddressInfo).port, path: '/hook'})
     const first = post(url + PATH, update(30))
-    await until(() => seen.length === 1, 'the bot to get the update')
+    await waitFor(() => seen.length === 1, {what: 'the bot to get the update'})
     const retry = post(url + PATH, update(30))
     release()
     const [a, b] = await Promise.all([first, retry])

@@ -9,6 +9,7 @@ import {expect} from 'vitest'
 import type {CheckReport, DoctorReport} from '../../src/doctor/types.js'
 import {BotApiEmulator} from '../../src/emulator/index.js'
 import {parseJsonOutput, PROJECT_ROOT, runCli, type CliResult} from '../support/cli.js'
+import {waitFor} from '../support/wait.js'
 
 export const POLLERS = resolve(PROJECT_ROOT, 'test', 'fixtures', 'pollers')
 
@@ -62,15 +63,6 @@ export function expectNoToken(result: Pick<CliResult, 'stdout' | 'stderr'>, toke
   }
 }
 
-/** Poll `condition` until it holds, or fail after `timeoutMs`. */
-export async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
-
 export interface Fixture {
   child: ChildProcess
   pid: number
@@ -98,7 +90,7 @@ export async function startFixture(
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)))
   let gone = false
   void exited.then(() => (gone = true))
-  await waitFor(() => out.includes('ready') || gone, `${name} to start`)
+  await waitFor(() => out.includes('ready') || gone, {what: `${name} to start`})
   if (gone) throw new Error(`${name} exited at start: ${out}`)
   return {child, pid: child.pid!, output: () => out, exited, kill: () => child.kill('SIGKILL')}
 }

@@ -9,7 +9,8 @@ import {Telegraf} from 'telegraf'
 import {describe, expect, it} from 'vitest'
 import type {BotApiEmulator} from '../../src/emulator/index.js'
 import {MODES, control, runGrammy, runTelegraf} from './bots.js'
-import {setup, until} from './helpers.js'
+import {setup} from './helpers.js'
+import {waitFor} from '../support/wait.js'
 
 const SUPERGROUP = -1009876543210
 const QUERY_INVALID = 'Bad Request: query is too old and response timeout expired or query ID is invalid'
@@ -55,7 +56,9 @@ async function miniApps(emu: BotApiEmulator, token: string) {
     body: JSON.stringify({web_app_query_id: queryId, result}),
   }).then((r) => r.json())
   expect(answer).toEqual({ok: true, result: {}})
-  await until(() => ada.chat.some((m) => m.text === 'via bot: I ordered tea'), 'the bot to see the message via itself')
+  await waitFor(() => ada.chat.some((m) => m.text === 'via bot: I ordered tea'), {
+    what: 'the bot to see the message via itself',
+  })
   const again = await fetch(`${emu.apiRoot}/bot${token}/answerWebAppQuery`, {
     method: 'POST',
     headers: {'content-type': 'application/json'},
@@ -83,7 +86,9 @@ describe('Mini Apps and boosts', () => {
             source: {source: 'premium', user: {id: 77, is_bot: false, first_name: 'Bo', username: 'tester'}},
           },
         })
-        await until(() => boosts.includes('boost by Bo') && boosts.includes('service message'), 'the boost updates')
+        await waitFor(() => boosts.includes('boost by Bo') && boosts.includes('service message'), {
+          what: 'the boost updates',
+        })
         const mine = await bot.api.getUserChatBoosts(SUPERGROUP, 77)
         expect(mine.boosts.map((b) => b.boost_id)).toEqual([
           (boost.chat_boost as {boost: {boost_id: string}}).boost.boost_id,
@@ -91,7 +96,7 @@ describe('Mini Apps and boosts', () => {
         const id = mine.boosts[0].boost_id
         const removed = await control(emu, token, `/chats/${SUPERGROUP}/boosts/${id}/remove`, {})
         expect(removed.json.removed_chat_boost).toMatchObject({boost_id: id, source: {source: 'premium'}})
-        await until(() => boosts.includes(`removed ${id}`), 'the removal')
+        await waitFor(() => boosts.includes(`removed ${id}`), {what: 'the removal'})
         expect((await bot.api.getUserChatBoosts(SUPERGROUP, 77)).boosts).toEqual([])
         // the conversation API: a member boosts their supergroup, resolved once the bot handled it
         const cy = emu.user(token, {firstName: 'Cy', chatId: SUPERGROUP})

@@ -8,7 +8,7 @@ import type {AddressInfo} from 'node:net'
 import {type Bot as GrammyBot, webhookCallback} from 'grammy'
 import type {Telegraf} from 'telegraf'
 import type {BotApiEmulator} from '../../src/emulator/index.js'
-import {until} from './helpers.js'
+import {waitFor} from '../support/wait.js'
 
 export type Mode = 'polling' | 'webhook'
 export const MODES: Mode[] = ['polling', 'webhook']
@@ -32,10 +32,13 @@ export async function serveWebhook(
     return (await res.json()) as {ok: boolean; error_code?: number; description?: string}
   }
   // a second setWebhook within a second gets 429 (as on Telegram): retry until it is taken
-  const answer = await until(async () => {
-    const a = await setWebhook()
-    return a.error_code === 429 ? undefined : a
-  }, 'setWebhook to be taken')
+  const answer = await waitFor(
+    async () => {
+      const a = await setWebhook()
+      return a.error_code === 429 ? undefined : a
+    },
+    {what: 'setWebhook to be taken'},
+  )
   if (!answer.ok) throw new Error(`setWebhook failed: ${answer.description}`)
   return async () => {
     server.closeAllConnections()
@@ -55,7 +58,7 @@ export async function runGrammy(
     return serveWebhook(emu, token, webhookCallback(bot, 'http'), allowedUpdates)
   }
   const running = bot.start(allowedUpdates ? {allowed_updates: allowedUpdates as never} : {})
-  await until(() => emu.isLongPolling(token), 'grammY to poll')
+  await waitFor(() => emu.isLongPolling(token), {what: 'grammY to poll'})
   return async () => {
     await bot.stop()
     await running
@@ -75,7 +78,7 @@ export async function runTelegraf(
   const running = bot.launch({allowedUpdates: allowedUpdates as never}, () => {
     launched = true
   })
-  await until(() => launched && emu.isLongPolling(token), 'Telegraf to poll')
+  await waitFor(() => launched && emu.isLongPolling(token), {what: 'Telegraf to poll'})
   return async () => {
     bot.stop('test over')
     await running

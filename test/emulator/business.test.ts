@@ -9,7 +9,8 @@ import {Telegraf} from 'telegraf'
 import {describe, expect, it} from 'vitest'
 import type {BotApiEmulator} from '../../src/emulator/index.js'
 import {MODES, control, runGrammy, runTelegraf} from './bots.js'
-import {setup, until} from './helpers.js'
+import {setup} from './helpers.js'
+import {waitFor} from '../support/wait.js'
 
 function grammyShop(token: string, apiRoot: string) {
   const bot = new GrammyBot(token, {client: {apiRoot}})
@@ -43,7 +44,7 @@ async function shopping(emu: BotApiEmulator, token: string, seen: string[]) {
     can_reply: true,
     rights: {can_reply: true},
   })
-  await until(() => seen.includes('connection on'), 'the business_connection update')
+  await waitFor(() => seen.includes('connection on'), {what: 'the business_connection update'})
   const cleo = emu.user(token, {id: 3001, firstName: 'Cleo', businessConnectionId: connection.id as string})
   const [reply] = await cleo.send('Do you have tea?')
   expect(reply).toMatchObject({
@@ -76,14 +77,16 @@ async function shopping(emu: BotApiEmulator, token: string, seen: string[]) {
     message_id: 1,
     text: 'Do you have coffee?',
   })
-  await until(() => cleo.chat.some((m) => m.text === 'You changed it to: Do you have coffee?'), 'the reply to the edit')
+  await waitFor(() => cleo.chat.some((m) => m.text === 'You changed it to: Do you have coffee?'), {
+    what: 'the reply to the edit',
+  })
   const deleted = await control(emu, token, `${path}/delete`, {chat_id: 3001, message_ids: [1]})
   expect(deleted.json.deleted_business_messages).toEqual({
     business_connection_id: connection.id,
     chat: expect.objectContaining({id: 3001}),
     message_ids: [1],
   })
-  await until(() => seen.includes('deleted 1'), 'the deletion update')
+  await waitFor(() => seen.includes('deleted 1'), {what: 'the deletion update'})
   // the bot's own chat with Cleo is another chat: she never wrote to the bot
   const own = await fetch(`${emu.apiRoot}/bot${token}/sendMessage`, {
     method: 'POST',
@@ -105,7 +108,7 @@ describe('a business account and its customers', () => {
         expect((await bot.api.getBusinessConnection(connection.id as string)).user.id).toBe(2222)
         // disabled: an update, and the bot can no longer answer in the account's name
         emu.editBusinessConnection(token, connection.id as string, {isEnabled: false})
-        await until(() => seen.includes('connection off'), 'the disabling update')
+        await waitFor(() => seen.includes('connection off'), {what: 'the disabling update'})
         await expect(
           bot.api.sendMessage(3001, 'still there?', {business_connection_id: connection.id as string}),
         ).rejects.toThrow('BUSINESS_PEER_INVALID')

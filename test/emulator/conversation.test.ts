@@ -8,7 +8,8 @@ import {Bot as GrammyBot, InlineKeyboard, Keyboard, webhookCallback} from 'gramm
 import {Markup, Telegraf} from 'telegraf'
 import {describe, expect, it} from 'vitest'
 import type {BotApiEmulator} from '../../src/emulator/index.js'
-import {setup, until} from './helpers.js'
+import {setup} from './helpers.js'
+import {waitFor} from '../support/wait.js'
 
 function grammyBot(token: string, apiRoot: string): GrammyBot {
   const bot = new GrammyBot(token, {client: {apiRoot}})
@@ -107,7 +108,7 @@ describe('conversation API, grammY', () => {
     const bot = grammyBot(token, emu.apiRoot)
     const running = bot.start()
     try {
-      await until(() => emu.isLongPolling(token), 'grammY to poll')
+      await waitFor(() => emu.isLongPolling(token), {what: 'grammY to poll'})
       const ada = await conversation(emu, token)
       // a handler that keeps going after its first call: both replies, in order
       expect((await ada.send('/two')).map((m) => m.text)).toEqual(['one', 'two'])
@@ -143,7 +144,7 @@ describe('conversation API, grammY', () => {
     const bot = grammyBot(token, emu.apiRoot)
     const running = bot.start()
     try {
-      await until(() => emu.isLongPolling(token), 'grammY to poll')
+      await waitFor(() => emu.isLongPolling(token), {what: 'grammY to poll'})
       const a = emu.user(token, {firstName: 'A'})
       const b = emu.user(token, {firstName: 'B'})
       expect(a.id).not.toBe(b.id)
@@ -166,7 +167,7 @@ describe('conversation API, Telegraf', () => {
       launched = true
     })
     try {
-      await until(() => launched && emu.isLongPolling(token), 'Telegraf to poll')
+      await waitFor(() => launched && emu.isLongPolling(token), {what: 'Telegraf to poll'})
       await conversation(emu, token)
     } finally {
       bot.stop('test over')
@@ -226,7 +227,7 @@ describe('conversation API failures name what was expected and what the bot sent
     const bot = grammyBot(token, emu.apiRoot)
     const running = bot.start()
     try {
-      await until(() => emu.isLongPolling(token), 'grammY to poll')
+      await waitFor(() => emu.isLongPolling(token), {what: 'grammY to poll'})
       const user = emu.user(token, {firstName: 'Ada'})
       await user.send('/ask')
       await expect(user.click('Maybe')).rejects.toThrow(

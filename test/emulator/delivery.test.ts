@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import type {DeliveryEvent} from '../../src/emulator/index.js'
-import {receiver, setup, textMessage, until} from './helpers.js'
+import {receiver, setup, textMessage} from './helpers.js'
+import {waitFor} from '../support/wait.js'
 
 describe('webhook delivery (§6)', () => {
   it('POSTs the update as JSON with the secret header; 2xx acknowledges it', async () => {
@@ -8,7 +9,7 @@ describe('webhook delivery (§6)', () => {
     const hook = await receiver()
     await api('setWebhook', {url: hook.url, secret_token: 'S3cret_-x'})
     const u = emu.sendUserMessage(token, {text: 'hi'})
-    await until(() => hook.received.length === 1 && emu.pendingUpdates(token).length === 0, 'the delivery')
+    await waitFor(() => hook.received.length === 1 && emu.pendingUpdates(token).length === 0, {what: 'the delivery'})
     const got = hook.received[0]
     expect(got.body).toEqual(u)
     expect(got.raw.startsWith(`{"update_id":${u.update_id},\n"message":{`)).toBe(true)
@@ -31,7 +32,7 @@ describe('webhook delivery (§6)', () => {
     emu.on('delivery', (e) => events.push(e))
     await api('setWebhook', {url: hook.url})
     const u = emu.sendUserMessage(token, {text: 'hi'})
-    await until(() => emu.pendingUpdates(token).length === 0, 'the second attempt')
+    await waitFor(() => emu.pendingUpdates(token).length === 0, {what: 'the second attempt'})
     expect(hook.received.map((r) => r.body.update_id)).toEqual([u.update_id, u.update_id])
     expect(hook.received[1].at - hook.received[0].at).toBeLessThan(1000) // at once, not after 2 s
     const info = (await api('getWebhookInfo')).json.result
@@ -49,7 +50,7 @@ describe('webhook delivery (§6)', () => {
     const hook = await receiver((_r, i) => (i < 4 ? {status: 502} : {status: 200}))
     await api('setWebhook', {url: hook.url})
     emu.sendUserMessage(token, {text: 'x'})
-    await until(() => emu.pendingUpdates(token).length === 0, 'the fifth attempt')
+    await waitFor(() => emu.pendingUpdates(token).length === 0, {what: 'the fifth attempt'})
     const gaps = hook.received.slice(1).map((r, i) => r.at - hook.received[i].at)
     expect(gaps[0]).toBeLessThan(150)
     expect(gaps[1]).toBeGreaterThanOrEqual(190)
@@ -61,7 +62,7 @@ describe('webhook delivery (§6)', () => {
     const limited = await receiver((_r, i) => (i === 0 ? {status: 429, headers: {'Retry-After': '5'}} : {status: 200}))
     await api2('setWebhook', {url: limited.url})
     emu2.sendUserMessage(token2, {text: 'x'})
-    await until(() => limited.received.length === 2, 'the retry')
+    await waitFor(() => limited.received.length === 2, {what: 'the retry'})
     expect(limited.received[1].at - limited.received[0].at).toBeGreaterThanOrEqual(490) // 5 s scaled, not "at once"
     expect(emu2.getWebhookInfo(token2).last_error_message).toBe(
       'Wrong response from the webhook: 429 Too Many Requests',
@@ -75,22 +76,24 @@ describe('webhook delivery (§6)', () => {
     const {api, emu, token} = await setup()
     await api('setWebhook', {url: closedUrl})
     emu.sendUserMessage(token, {text: 'x'})
-    await until(() => emu.getWebhookInfo(token).last_error_message === 'Connection refused', 'Connection refused')
+    await waitFor(() => emu.getWebhookInfo(token).last_error_message === 'Connection refused', {
+      what: 'Connection refused',
+    })
 
     const {api: api2, emu: emu2, token: token2} = await setup()
     const redirect = await receiver(() => ({status: 302, headers: {Location: '/elsewhere'}}))
     await api2('setWebhook', {url: redirect.url})
     emu2.sendUserMessage(token2, {text: 'x'})
-    await until(
+    await waitFor(
       () => emu2.getWebhookInfo(token2).last_error_message === 'Wrong response from the webhook: 302 Found',
-      'a 302 error',
+      {what: 'a 302 error'},
     )
 
     const {api: api3, emu: emu3, token: token3} = await setup({webhookReadTimeoutMs: 5000}) // 50 ms scaled
     const slow = await receiver((_r, i) => ({status: 200, delayMs: i === 0 ? 400 : 0}))
     await api3('setWebhook', {url: slow.url})
     emu3.sendUserMessage(token3, {text: 'x'})
-    await until(() => emu3.pendingUpdates(token3).length === 0, 'the retry after the timeout')
+    await waitFor(() => emu3.pendingUpdates(token3).length === 0, {what: 'the retry after the timeout'})
     expect(emu3.getWebhookInfo(token3).last_error_message).toBe('Read timeout expired')
     expect(slow.received.length).toBe(2)
   })
@@ -100,7 +103,7 @@ describe('webhook delivery (§6)', () => {
     const slow = await receiver(() => ({status: 200, delayMs: 50}))
     await api('setWebhook', {url: slow.url})
     emu.sendUserMessage(token, {text: 'x'})
-    await until(() => emu.pendingUpdates(token).length === 0, 'the delivery')
+    await waitFor(() => emu.pendingUpdates(token).length === 0, {what: 'the delivery'})
     expect(slow.received.length).toBe(1)
     expect(emu.getWebhookInfo(token).last_error_message).toBeUndefined()
   })
@@ -119,7 +122,7 @@ describe('webhook delivery (§6)', () => {
     const sent: Record<number, number[]> = {1: [], 2: []}
     for (let i = 0; i < 3; i++)
       for (const chat of [1, 2]) sent[chat].push(emu.injectUpdate(token, textMessage(chat, `m${i}`, i + 1)).update_id)
-    await until(() => emu.pendingUpdates(token).length === 0, 'all deliveries', 10000)
+    await waitFor(() => emu.pendingUpdates(token).length === 0, {what: 'all deliveries', timeout: 10000})
     for (const chat of [1, 2]) {
       expect(spans[chat].map((s) => s[0])).toEqual(sent[chat])
       for (let i = 1; i < spans[chat].length; i++)
@@ -135,8 +138,10 @@ describe('webhook delivery (§6)', () => {
     emu.injectUpdate(token, textMessage(1, 'a', 1))
     emu.injectUpdate(token, textMessage(1, 'b', 2))
     const other = emu.injectUpdate(token, textMessage(2, 'c', 1))
-    await until(() => hook.received.some((r) => r.body.update_id === other.update_id), 'chat 2 delivered')
-    await until(() => hook.received.filter((r) => r.body.message.chat.id === 1).length >= 2, 'the immediate retry')
+    await waitFor(() => hook.received.some((r) => r.body.update_id === other.update_id), {what: 'chat 2 delivered'})
+    await waitFor(() => hook.received.filter((r) => r.body.message.chat.id === 1).length >= 2, {
+      what: 'the immediate retry',
+    })
     expect(hook.received.filter((r) => r.body.message?.text === 'b')).toHaveLength(0)
     expect(emu.pendingUpdates(token)).toHaveLength(2)
   })
@@ -148,8 +153,10 @@ describe('webhook delivery (§6)', () => {
     emu.sendCallbackQuery(token, {data: 'fail', userId: 7, chatId: 1})
     emu.sendCallbackQuery(token, {data: 'blocked', userId: 7, chatId: 2})
     const free = emu.sendCallbackQuery(token, {data: 'free', userId: 8, chatId: 1})
-    await until(() => hook.received.some((r) => r.body.update_id === free.update_id), 'user 8 delivered')
-    await until(() => hook.received.filter((r) => r.body.callback_query.data === 'fail').length >= 2, 'the retry')
+    await waitFor(() => hook.received.some((r) => r.body.update_id === free.update_id), {what: 'user 8 delivered'})
+    await waitFor(() => hook.received.filter((r) => r.body.callback_query.data === 'fail').length >= 2, {
+      what: 'the retry',
+    })
     expect(hook.received.filter((r) => r.body.callback_query.data === 'blocked')).toHaveLength(0)
   })
 
@@ -158,7 +165,7 @@ describe('webhook delivery (§6)', () => {
     const hook = await receiver(async () => ({status: 200, delayMs: 40}))
     await api('setWebhook', {url: hook.url, max_connections: 3})
     for (let chat = 1; chat <= 9; chat++) emu.injectUpdate(token, textMessage(chat, 'x'))
-    await until(() => emu.pendingUpdates(token).length === 0, 'all deliveries', 10000)
+    await waitFor(() => emu.pendingUpdates(token).length === 0, {what: 'all deliveries', timeout: 10000})
     expect(hook.received).toHaveLength(9)
     expect(hook.maxActive).toBe(3)
   })
@@ -198,7 +205,7 @@ describe('webhook delivery (§6)', () => {
     expect((first.result as any).text).toBe('pong')
     const second = await emu.waitForBotMessage(token)
     expect(second).toMatchObject({method: 'SENDMESSAGE', source: 'webhook-reply', params: {text: 'form pong'}})
-    await until(() => hook.received.length === 4 && emu.pendingUpdates(token).length === 0, 'all deliveries')
+    await waitFor(() => hook.received.length === 4 && emu.pendingUpdates(token).length === 0, {what: 'all deliveries'})
     expect(
       emu
         .calls(token)
@@ -213,17 +220,16 @@ describe('webhook delivery (§6)', () => {
     const failing = await receiver(() => ({status: 500}))
     await api('setWebhook', {url: failing.url})
     const a = emu.sendUserMessage(token, {text: 'a'})
-    await until(() => failing.received.length >= 2, 'two failed attempts')
+    await waitFor(() => failing.received.length >= 2, {what: 'two failed attempts'})
     await api('deleteWebhook')
     const b = emu.sendUserMessage(token, {text: 'b'})
     expect((await api('getUpdates')).json.result.map((u: any) => u.update_id)).toEqual([a.update_id, b.update_id])
     const working = await receiver()
     // a second setWebhook within 1 s gets 429: retry until the limit passes
-    await until(
-      async () => (await api('setWebhook', {url: working.url})).status === 200,
-      'setWebhook past the rate limit',
-    )
-    await until(() => emu.pendingUpdates(token).length === 0, 'delivery after the switch back')
+    await waitFor(async () => (await api('setWebhook', {url: working.url})).status === 200, {
+      what: 'setWebhook past the rate limit',
+    })
+    await waitFor(() => emu.pendingUpdates(token).length === 0, {what: 'delivery after the switch back'})
     expect(working.received.map((r) => r.body.update_id)).toEqual([a.update_id, b.update_id])
     expect(emu.getWebhookInfo(token).last_error_date).toBeUndefined() // cleared by the new webhook
   })

@@ -3,7 +3,8 @@ import {Bot as GrammyBot} from 'grammy'
 import {Bot as GramioBot} from 'gramio'
 import {Telegraf} from 'telegraf'
 import {describe, expect, it} from 'vitest'
-import {setup, until} from './helpers.js'
+import {setup} from './helpers.js'
+import {waitFor} from '../support/wait.js'
 
 describe('real frameworks in polling mode against the emulator', () => {
   it('grammY', async () => {
@@ -12,7 +13,7 @@ describe('real frameworks in polling mode against the emulator', () => {
     bot.command('start', (ctx) => ctx.reply(`Hello from grammY, ${ctx.from?.first_name}`))
     const running = bot.start({drop_pending_updates: false})
     try {
-      await until(() => emu.isLongPolling(token), 'grammY to poll')
+      await waitFor(() => emu.isLongPolling(token), {what: 'grammY to poll'})
       emu.sendUserMessage(token, {text: '/start', userId: 77, firstName: 'Kim'})
       const reply = await emu.waitForBotMessage(token, {chatId: 77})
       expect(reply).toMatchObject({method: 'sendMessage', params: {chat_id: '77', text: 'Hello from grammY, Kim'}})
@@ -33,7 +34,7 @@ describe('real frameworks in polling mode against the emulator', () => {
       launched = true
     })
     try {
-      await until(() => launched && emu.isLongPolling(token), 'Telegraf to poll')
+      await waitFor(() => launched && emu.isLongPolling(token), {what: 'Telegraf to poll'})
       emu.sendUserMessage(token, {text: '/start', userId: 78, firstName: 'Lee'})
       const reply = await emu.waitForBotMessage(token, {chatId: 78})
       expect(reply).toMatchObject({method: 'sendMessage', params: {chat_id: '78', text: 'Hello from Telegraf, Lee'}})
@@ -49,15 +50,15 @@ describe('real frameworks in polling mode against the emulator', () => {
     bot.command('start', (ctx) => ctx.send(`Hello from GramIO, ${ctx.from?.firstName}`))
     await bot.start({longPolling: {timeout: 1}})
     try {
-      await until(() => emu.isLongPolling(token), 'GramIO to poll')
+      await waitFor(() => emu.isLongPolling(token), {what: 'GramIO to poll'})
       emu.sendUserMessage(token, {text: '/start', userId: 79, firstName: 'Max'})
       const reply = await emu.waitForBotMessage(token, {chatId: 79})
       expect(reply).toMatchObject({method: 'sendMessage', params: {chat_id: '79', text: 'Hello from GramIO, Max'}})
     } finally {
-      await until(() => emu.isLongPolling(token), 'GramIO to poll again')
+      await waitFor(() => emu.isLongPolling(token), {what: 'GramIO to poll again'})
       await bot.stop()
       // GramIO lets its last getUpdates (timeout 1 s) finish instead of aborting it
-      await until(() => !emu.isLongPolling(token), 'GramIO to leave its last poll')
+      await waitFor(() => !emu.isLongPolling(token), {what: 'GramIO to leave its last poll'})
     }
   })
 })

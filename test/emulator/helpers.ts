@@ -102,17 +102,6 @@ export async function receiver(
   return handle
 }
 
-/** Poll `check` until it returns a truthy value or the deadline passes. */
-export async function until<T>(check: () => T | Promise<T>, what: string, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await check()
-    if (value) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 5))
-  }
-}
-
 /** A private text message body for injectUpdate. */
 export const textMessage = (chatId: number, text: string, messageId = 1) => ({
   message: {

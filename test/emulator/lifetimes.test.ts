@@ -8,7 +8,8 @@ import {hostname} from 'node:os'
 import {Bot as GrammyBot, InputFile} from 'grammy'
 import {Telegraf} from 'telegraf'
 import {describe, expect, it} from 'vitest'
-import {receiver, setup, textMessage, until} from './helpers.js'
+import {receiver, setup, textMessage} from './helpers.js'
+import {waitFor} from '../support/wait.js'
 
 const now = (): number => Math.floor(Date.now() / 1000)
 
@@ -24,11 +25,10 @@ describe('update lifetimes', () => {
 
     const dying = emu.sendUserMessage(token, {text: 'almost a day old', date: now() - 86_399})
     expect(dying.update_id).toBeGreaterThan(0)
-    await until(
-      () => !emu.pendingUpdates(token).some((u) => u.update_id === dying.update_id),
-      'the message to expire',
-      5000,
-    )
+    await waitFor(() => !emu.pendingUpdates(token).some((u) => u.update_id === dying.update_id), {
+      what: 'the message to expire',
+      timeout: 5000,
+    })
     const polled = await api('getUpdates', {})
     expect(polled.json.result.map((u: any) => u.update_id)).toEqual([edited.update_id])
   })
@@ -39,10 +39,9 @@ describe('update lifetimes', () => {
     const query = emu.sendCallbackQuery(token, {data: 'x', userId: 9})
     expect(emu.pendingUpdates(token).map((u) => u.update_id)).toContain(query.update_id)
     const started = Date.now()
-    await until(
-      () => !emu.pendingUpdates(token).some((u) => u.update_id === query.update_id),
-      'the callback query to expire',
-    )
+    await waitFor(() => !emu.pendingUpdates(token).some((u) => u.update_id === query.update_id), {
+      what: 'the callback query to expire',
+    })
     expect(Date.now() - started).toBeGreaterThan(200)
     const polled = await api('getUpdates', {})
     expect(polled.json.result.map((u: any) => Object.keys(u)[1])).toEqual(['message'])
@@ -55,22 +54,20 @@ describe('update lifetimes', () => {
     emu.sendUserMessage(token, {text: 'hi', userId: 9, date: now()})
     const query = emu.sendCallbackQuery(token, {data: 'x', userId: 9})
     const attemptsOf = (id: number): number => failing.received.filter((r) => r.body.update_id === id).length
-    await until(
-      () => !emu.pendingUpdates(token).some((u) => u.update_id === query.update_id),
-      'the callback query to be dropped',
-      5000,
-    )
+    await waitFor(() => !emu.pendingUpdates(token).some((u) => u.update_id === query.update_id), {
+      what: 'the callback query to be dropped',
+      timeout: 5000,
+    })
     const queryAttempts = attemptsOf(query.update_id)
     expect(queryAttempts).toBeGreaterThan(1)
     // the message (24 h) is still there and keeps being retried; the dropped query is never sent again
     const message = emu.pendingUpdates(token)
     expect(message.map((u) => Object.keys(u)[1])).toEqual(['message'])
     const messageAttempts = attemptsOf(message[0].update_id)
-    await until(
-      () => attemptsOf(message[0].update_id) >= messageAttempts + 2,
-      'two more retries of the message',
-      10_000,
-    )
+    await waitFor(() => attemptsOf(message[0].update_id) >= messageAttempts + 2, {
+      what: 'two more retries of the message',
+      timeout: 10_000,
+    })
     expect(attemptsOf(query.update_id)).toBe(queryAttempts)
   })
 })
@@ -90,11 +87,14 @@ describe('limits', () => {
     })
     await api('setWebhook', {url: hook.url, max_connections: 10})
     for (let chat = 1; chat <= 5; chat++) emu.sendUserMessage(token, {text: 'x', userId: chat})
-    await until(() => seen.length >= 15, '15 delivery attempts', 10_000)
+    await waitFor(() => seen.length >= 15, {what: '15 delivery attempts', timeout: 10_000})
     expect(Math.max(...seen.slice(0, 5).map((s) => s.active))).toBeGreaterThan(1) // healthy at first: in parallel
     expect(seen.slice(6, 15).every((s) => s.active === 1)).toBe(true) // failing: one at a time
     healthy = true
-    await until(() => emu.pendingUpdates(token).length === 0, 'all delivered once it answers 200', 10_000)
+    await waitFor(() => emu.pendingUpdates(token).length === 0, {
+      what: 'all delivered once it answers 200',
+      timeout: 10_000,
+    })
   })
 
   it('getUpdates stops adding updates past 4 MiB (50 bytes + JSON each), but always answers the first', async () => {
@@ -118,10 +118,13 @@ describe('limits', () => {
     const during = await api('getMe')
     expect(during.status).toBe(500)
     expect(during.text).toBe('{"ok":false,"error_code":500,"description":"Internal Server Error: restart"}')
-    const again = await until(async () => {
-      const r = await api('close')
-      return r.status === 400 ? r : undefined
-    }, 'the instance to be closed')
+    const again = await waitFor(
+      async () => {
+        const r = await api('close')
+        return r.status === 400 ? r : undefined
+      },
+      {what: 'the instance to be closed'},
+    )
     expect(again.text).toBe(
       '{"ok":false,"error_code":400,"description":"Bad Request: the bot has already been closed"}',
     )

@@ -10,7 +10,8 @@ import {Telegraf} from 'telegraf'
 import {describe, expect, it} from 'vitest'
 import type {BotApiEmulator} from '../../src/emulator/index.js'
 import {MODES, control, runGrammy, runTelegraf} from './bots.js'
-import {setup, until} from './helpers.js'
+import {setup} from './helpers.js'
+import {waitFor} from '../support/wait.js'
 
 const GROUP = -1001234567890
 const QUERY_INVALID = 'Bad Request: query is too old and response timeout expired or query ID is invalid'
@@ -32,7 +33,7 @@ function grammyGatekeeper(token: string, apiRoot: string) {
   bot.on('chat_member', (ctx) => {
     const u = ctx.chatMember
     seen.push(
-      `member ${u.new_chat_member.user.first_name}: ${u.old_chat_member.status} -> ${u.new_chat_member.status}${u.via_join_request ? ' (request)' : ''}`,
+      `member ${u.new_chat_member.user.first_name}: ${u.old_chat_member.status} -> ${u.new_chat_member.status}${(u as {via_join_request?: boolean}).via_join_request ? ' (request)' : ''}`,
     )
   })
   bot.on('message:new_chat_members', (ctx) =>
@@ -51,7 +52,7 @@ async function gatekeeping(emu: BotApiEmulator, token: string, seen: string[], w
     title: 'Club',
   })
   expect(added.map((u) => Object.keys(u)[1])).toEqual(['my_chat_member', 'message'])
-  await until(() => seen.includes('me: left -> administrator'), 'my_chat_member')
+  await waitFor(() => seen.includes('me: left -> administrator'), {what: 'my_chat_member'})
   const link = await fetch(`${emu.apiRoot}/bot${token}/createChatInviteLink`, {
     method: 'POST',
     headers: {'content-type': 'application/json'},
@@ -61,7 +62,7 @@ async function gatekeeping(emu: BotApiEmulator, token: string, seen: string[], w
   const ada = emu.user(token, {firstName: 'Ada', chatId: GROUP})
   const welcomed = await ada.requestJoin({inviteLink: link.result.invite_link, bio: 'I like clubs'})
   expect(welcomed.map((m) => m.text)).toEqual(['Welcome aboard!'])
-  await until(() => ada.chat.some((m) => m.text === 'Hello Ada!'), 'the greeting in the group')
+  await waitFor(() => ada.chat.some((m) => m.text === 'Hello Ada!'), {what: 'the greeting in the group'})
   expect(seen).toContain('request from Ada via link')
   const approve = emu.calls(token).find((c) => c.method === 'approveChatJoinRequest')!
   expect(approve).toMatchObject({params: {user_id: String(ada.id)}, result: true})
@@ -75,7 +76,9 @@ async function gatekeeping(emu: BotApiEmulator, token: string, seen: string[], w
   expect(again).toEqual({ok: false, error_code: 400, description: 'Bad Request: USER_ALREADY_PARTICIPANT'})
   // she leaves: a left_chat_member message (and chat_member)
   expect((await ada.leave()).map((m) => m.text)).toEqual(['Bye Ada.'])
-  await until(() => !withChatMember || seen.includes('member Ada: member -> left'), 'the chat_member of leaving')
+  await waitFor(() => !withChatMember || seen.includes('member Ada: member -> left'), {
+    what: 'the chat_member of leaving',
+  })
   return ada
 }
 
@@ -102,7 +105,7 @@ describe('join requests, approved', () => {
         const ada = await gatekeeping(emu, token, seen, true)
         // the bot bans her: chat_member (kicked); she cannot come back on her own
         await bot.api.banChatMember(GROUP, ada.id)
-        await until(() => seen.includes('member Ada: left -> kicked'), 'the ban')
+        await waitFor(() => seen.includes('member Ada: left -> kicked'), {what: 'the ban'})
         expect(() => emu.joinChat(token, {chatId: GROUP, userId: ada.id})).toThrow('is banned from chat')
         expect((await bot.api.getChatMember(GROUP, ada.id)).status).toBe('kicked')
         const {json} = await control(emu, token, `/chats/${GROUP}/members`)
@@ -129,7 +132,7 @@ describe('join requests, approved', () => {
       bot.on('chat_member', (ctx) => {
         const u = ctx.chatMember
         seen.push(
-          `member ${u.new_chat_member.user.first_name}: ${u.old_chat_member.status} -> ${u.new_chat_member.status}${u.via_join_request ? ' (request)' : ''}`,
+          `member ${u.new_chat_member.user.first_name}: ${u.old_chat_member.status} -> ${u.new_chat_member.status}${(u as {via_join_request?: boolean}).via_join_request ? ' (request)' : ''}`,
         )
       })
       bot.on('new_chat_members', (ctx) =>
@@ -254,7 +257,7 @@ describe('join request queries (Bot API 10.1): answered within 10 seconds (times
     const third = emu.requestJoin(token, {chatId: GROUP, userId: 52, withQuery: true})
     const late = (third.chat_join_request as {query_id: string}).query_id
     const closed = Date.now() + 150
-    await until(() => Date.now() > closed, 'the window to close')
+    await waitFor(() => Date.now() > closed, {what: 'the window to close'})
     expect(
       (await api('answerChatJoinRequestQuery', {chat_join_request_query_id: late, result: 'approve'})).json.description,
     ).toBe(QUERY_INVALID)

@@ -1,6 +1,7 @@
 /** The message store and the errors that depend on it, over HTTP against a started emulator. */
 import {describe, expect, it} from 'vitest'
-import {setup, until} from './helpers.js'
+import {setup} from './helpers.js'
+import {waitFor} from '../support/wait.js'
 
 const bad = (description: string) => `{"ok":false,"error_code":400,"description":${JSON.stringify(description)}}`
 const NOT_MODIFIED =
@@ -186,7 +187,7 @@ describe('callback queries', () => {
     emu.sendUserMessage(token, {text: 'hi'})
     const made = Date.now()
     const id = (emu.sendCallbackQuery(token, {data: 'late'}).callback_query as {id: string}).id
-    await until(() => Date.now() - made > 30, 'the query to age past its lifetime')
+    await waitFor(() => Date.now() - made > 30, {what: 'the query to age past its lifetime'})
     expect((await api('answerCallbackQuery', {callback_query_id: id})).text).toBe(
       bad('Bad Request: query is too old and response timeout expired or query ID is invalid'),
     )

@@ -8,7 +8,7 @@ import {Telegraf} from 'telegraf'
 import {describe, expect, it} from 'vitest'
 import {BotApiEmulator} from '../../src/emulator/index.js'
 import {MODES, control, runGrammy, runTelegraf} from './bots.js'
-import {until} from './helpers.js'
+import {waitFor} from '../support/wait.js'
 
 const QUERY_INVALID = 'Bad Request: query is too old and response timeout expired or query ID is invalid'
 const ARTICLE = {type: 'article', id: '1', title: 'Hi', input_message_content: {message_text: 'Hello from a guest bot'}}
@@ -46,7 +46,7 @@ describe('guest mode (Bot API 10.0)', () => {
           text: '@new_bot hi',
           entities: [{offset: 0, length: 8, type: 'mention'}],
         })
-        await until(() => answers.length === 2, 'the two answers')
+        await waitFor(() => answers.length === 2, {what: 'the two answers'})
         expect(answers).toEqual([{inline_message_id: expect.any(String)}, QUERY_INVALID])
         // the conversation API: resolved once the bot handled it (both of its answers are in)
         await emu.user(token, {id: 43, chatId: -778}).summon('@new_bot again')
@@ -77,7 +77,7 @@ describe('guest mode (Bot API 10.0)', () => {
           chat: {id: 555, type: 'private'},
           guest_query_id: expect.any(String),
         })
-        await until(() => emu.calls(token).some((c) => c.method === 'answerGuestQuery'), 'the answer')
+        await waitFor(() => emu.calls(token).some((c) => c.method === 'answerGuestQuery'), {what: 'the answer'})
         expect(emu.calls(token).find((c) => c.method === 'answerGuestQuery')?.result).toEqual({
           inline_message_id: expect.any(String),
         })
@@ -112,7 +112,9 @@ describe('join request queries (Bot API 10.1)', () => {
         await ada.requestJoin()
         const answered = emu.calls(token).find((c) => c.method === 'answerChatJoinRequestQuery')!
         expect(answered).toMatchObject({params: {result: 'approve'}, result: true})
-        await until(() => emu.chatMembers(token, -1001111).members.some((m) => m.status === 'member'), 'the join')
+        await waitFor(() => emu.chatMembers(token, -1001111).members.some((m) => m.status === 'member'), {
+          what: 'the join',
+        })
         expect((await bot.api.getChatMember(-1001111, ada.id)).status).toBe('member')
       } finally {
         await stop()

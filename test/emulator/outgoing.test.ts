@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import type {RecordedCall} from '../../src/emulator/index.js'
-import {setup, until} from './helpers.js'
+import {setup} from './helpers.js'
+import {waitFor} from '../support/wait.js'
 
 const bad = (description: string) => `{"ok":false,"error_code":400,"description":"${description}"}`
 
@@ -115,7 +116,7 @@ describe('outgoing methods', () => {
     const {api, emu, token} = await setup()
     expect((await api('close')).text).toBe('{"ok":true,"result":true}')
     // closing (500 restart) for a moment, then closed: the next call launches the bot again
-    await until(async () => (await api('getMe')).status === 200, 'the closed bot to launch again')
+    await waitFor(async () => (await api('getMe')).status === 200, {what: 'the closed bot to launch again'})
     emu.sendUserMessage(token, {text: 'x'})
     expect((await api('logOut')).text).toBe('{"ok":true,"result":true}')
     expect(emu.pendingUpdates(token)).toHaveLength(0)

@@ -10,7 +10,8 @@ import {Telegraf} from 'telegraf'
 import {describe, expect, it} from 'vitest'
 import type {BotApiEmulator} from '../../src/emulator/index.js'
 import {MODES, control, runGrammy, runTelegraf} from './bots.js'
-import {setup, until} from './helpers.js'
+import {setup} from './helpers.js'
+import {waitFor} from '../support/wait.js'
 
 const QUERY_INVALID = 'Bad Request: query is too old and response timeout expired or query ID is invalid'
 
@@ -118,7 +119,9 @@ describe('a Stars payment, end to end', () => {
         expect((await ada.send('/balance')).map((m) => m.text)).toEqual(['Balance 50, 1 transactions'])
         const refunded = await ada.send('/refund')
         expect(refunded.map((m) => m.text)).toContain('Done.')
-        await until(() => ada.chat.some((m) => m.text === 'Refunded 50 Stars.'), 'the refunded_payment to be handled')
+        await waitFor(() => ada.chat.some((m) => m.text === 'Refunded 50 Stars.'), {
+          what: 'the refunded_payment to be handled',
+        })
         const refund = ada.chat.find((m) => m.refunded_payment)!
         expect(refund.refunded_payment).toEqual({
           currency: 'XTR',
@@ -179,7 +182,7 @@ describe('a Stars payment, end to end', () => {
           total_amount: 50,
           successful_payment: {currency: 'XTR', total_amount: 50, invoice_payload: 'coffee-1'},
         })
-        await until(() => ada.chat.some((m) => m.text === 'Thanks for 50 Stars!'), 'the thanks')
+        await waitFor(() => ada.chat.some((m) => m.text === 'Thanks for 50 Stars!'), {what: 'the thanks'})
         expect(charges).toEqual([paid.json.telegram_payment_charge_id])
         expect((await ada.send('/refund')).map((m) => m.text)).toEqual(['Done.'])
         expect(emu.calls(token).find((c) => c.method === 'refundStarPayment')?.result).toBe(true)
@@ -202,7 +205,7 @@ describe('the pre-checkout query: 10 seconds (times timeScale), once', () => {
     const late: string[] = []
     bot.on('pre_checkout_query', async (ctx) => {
       // a slow bot: it answers only after the payment was given up
-      await until(() => emu.payments(token).at(-1)?.status === 'timeout', 'the window to close')
+      await waitFor(() => emu.payments(token).at(-1)?.status === 'timeout', {what: 'the window to close'})
       await ctx.answerPreCheckoutQuery(true).catch((e: Error & {description?: string}) => late.push(e.description!))
     })
     bot.on('message:successful_payment', (ctx) => ctx.reply('never'))
@@ -216,7 +219,7 @@ describe('the pre-checkout query: 10 seconds (times timeScale), once', () => {
         'The bot did not answer the pre-checkout query within 10 seconds: the payment was canceled and no money was taken.',
       )
       expect(replies).toEqual([])
-      await until(() => late.length > 0, 'the late answer')
+      await waitFor(() => late.length > 0, {what: 'the late answer'})
       expect(late).toEqual([QUERY_INVALID])
       expect(ada.chat.some((m) => m.successful_payment)).toBe(false)
       expect((await control(emu, token, '/payments')).json).toMatchObject({transactions: [], balance: 0})
@@ -525,7 +528,7 @@ describe('invoice links, subscriptions and paid media', () => {
       const sp = first.json.successful_payment
       expect(sp).toMatchObject({is_recurring: true, is_first_recurring: true})
       expect(sp.subscription_expiration_date - Math.floor(Date.now() / 1000)).toBeGreaterThan(2592000 - 60)
-      await until(() => payments.length === 1, 'the first payment')
+      await waitFor(() => payments.length === 1, {what: 'the first payment'})
       const renewed = await control(emu, token, `/subscriptions/${sp.telegram_payment_charge_id}/renew`, {})
       expect(renewed.status).toBe(200)
       expect(renewed.json.message.successful_payment).toMatchObject({
@@ -533,7 +536,7 @@ describe('invoice links, subscriptions and paid media', () => {
         subscription_expiration_date: sp.subscription_expiration_date + 2592000,
       })
       expect(renewed.json.message.successful_payment.is_first_recurring).toBeUndefined()
-      await until(() => payments.length === 2, 'the renewal')
+      await waitFor(() => payments.length === 2, {what: 'the renewal'})
       const cancel = await api('editUserStarSubscription', {
         user_id: 4242,
         telegram_payment_charge_id: sp.telegram_payment_charge_id,
@@ -577,7 +580,7 @@ describe('invoice links, subscriptions and paid media', () => {
       expect(message.caption).toBe('A cat')
       const res = await control(emu, token, `/chats/${ada.id}/messages/${message.message_id}/purchase`, {})
       expect(res.json).toMatchObject({update_id: expect.any(Number), transaction: {amount: 20}})
-      await until(() => bought.length === 1, 'the purchase update')
+      await waitFor(() => bought.length === 1, {what: 'the purchase update'})
       expect(bought[0]).toEqual({from: expect.objectContaining({id: ada.id}), paid_media_payload: 'cat-1'})
       expect((await control(emu, token, '/payments')).json.transactions[0].source).toMatchObject({
         transaction_type: 'paid_media_payment',

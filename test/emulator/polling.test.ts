@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import {BotApiEmulator} from '../../src/emulator/index.js'
-import {setup, textMessage, until} from './helpers.js'
+import {setup, textMessage} from './helpers.js'
+import {waitFor} from '../support/wait.js'
 
 const ids = (r: {json: any}) => (r.json.result as Array<{update_id: number}>).map((u) => u.update_id)
 
@@ -58,7 +59,7 @@ describe('the update queue (§2.2, §2.5)', () => {
   it('a long poll waits and answers as soon as an update arrives', async () => {
     const {emu, token, api} = await setup()
     const poll = api('getUpdates', {timeout: 20})
-    await until(() => emu.isLongPolling(token), 'the poll to wait')
+    await waitFor(() => emu.isLongPolling(token), {what: 'the poll to wait'})
     const t0 = Date.now()
     const u = emu.sendUserMessage(token, {text: 'hello'})
     const answer = await poll
@@ -78,7 +79,7 @@ describe('409 conflicts (§2.4)', () => {
   it('a newer waiting poll makes the older one fail with 409; the newer one still gets the update', async () => {
     const {emu, token, api} = await setup()
     const older = api('getUpdates', {timeout: 20, offset: 1})
-    await until(() => emu.isLongPolling(token), 'the poll to wait')
+    await waitFor(() => emu.isLongPolling(token), {what: 'the poll to wait'})
     const calls = emu.calls(token).length
     const newer = api('getUpdates', {timeout: 20, offset: 2})
     const first = await older
@@ -94,7 +95,7 @@ describe('409 conflicts (§2.4)', () => {
   it('a poll answered at once does not disturb a waiting one', async () => {
     const {emu, token, api} = await setup()
     const waiting = api('getUpdates', {timeout: 20, offset: 1})
-    await until(() => emu.isLongPolling(token), 'the poll to wait')
+    await waitFor(() => emu.isLongPolling(token), {what: 'the poll to wait'})
     expect((await api('getUpdates', {timeout: 0, offset: 5})).json.result).toEqual([])
     const u = emu.sendUserMessage(token, {text: 'x'})
     expect((await waiting).json.result).toEqual([u])
@@ -103,7 +104,7 @@ describe('409 conflicts (§2.4)', () => {
   it('getUpdates while a webhook is set gets 409; setWebhook ends a waiting poll with its own 409', async () => {
     const {api, emu, token} = await setup()
     const waiting = api('getUpdates', {timeout: 20})
-    await until(() => emu.isLongPolling(token), 'the poll to wait')
+    await waitFor(() => emu.isLongPolling(token), {what: 'the poll to wait'})
     expect((await api('setWebhook', {url: 'http://127.0.0.1:9/x'})).json.description).toBe('Webhook was set')
     const ended = await waiting
     expect(ended.status).toBe(409)
@@ -118,7 +119,7 @@ describe('409 conflicts (§2.4)', () => {
   it('deleteWebhook does not end a waiting poll', async () => {
     const {emu, token, api} = await setup()
     const waiting = api('getUpdates', {timeout: 20})
-    await until(() => emu.isLongPolling(token), 'the poll to wait')
+    await waitFor(() => emu.isLongPolling(token), {what: 'the poll to wait'})
     expect((await api('deleteWebhook')).json.description).toBe('Webhook is already deleted')
     const u = emu.sendUserMessage(token, {text: 'x'})
     expect((await waiting).json.result).toEqual([u])
@@ -180,7 +181,7 @@ describe('throttle and allowed_updates (§2.3, §2.6)', () => {
       () => 'answered',
       () => 'closed',
     )
-    await until(() => emu.isLongPolling(token), 'the poll to wait')
+    await waitFor(() => emu.isLongPolling(token), {what: 'the poll to wait'})
     const t0 = Date.now()
     await emu.stop()
     expect(await poll).toBe('closed')
@@ -192,7 +193,7 @@ describe('waiting polls and offsets ahead of the queue', () => {
   it('a poll with an offset in (tail, tail+10] keeps waiting for an update it may return', async () => {
     const {emu, token, api} = await setup({firstUpdateId: 100})
     const waiting = api('getUpdates', {offset: 102, timeout: 20})
-    await until(() => emu.isLongPolling(token), 'the poll to wait')
+    await waitFor(() => emu.isLongPolling(token), {what: 'the poll to wait'})
     emu.injectUpdate(token, textMessage(1, 'a')) // id 100: below the offset
     emu.injectUpdate(token, textMessage(1, 'b')) // id 101
     const c = emu.injectUpdate(token, textMessage(1, 'c')) // id 102
@@ -202,7 +203,7 @@ describe('waiting polls and offsets ahead of the queue', () => {
   it('revokeToken and reset() answer a waiting poll at once', async () => {
     const {emu, token, api} = await setup()
     const waiting = api('getUpdates', {timeout: 20})
-    await until(() => emu.isLongPolling(token), 'the poll to wait')
+    await waitFor(() => emu.isLongPolling(token), {what: 'the poll to wait'})
     emu.reset()
     expect((await waiting).text).toBe('{"ok":true,"result":[]}')
   })

@@ -8,7 +8,8 @@ import {Bot as GrammyBot} from 'grammy'
 import {Telegraf} from 'telegraf'
 import {describe, expect, it} from 'vitest'
 import {MODES, control, runGrammy, runTelegraf} from './bots.js'
-import {setup, until} from './helpers.js'
+import {setup} from './helpers.js'
+import {waitFor} from '../support/wait.js'
 
 const THUMBS = {type: 'emoji', emoji: '👍'}
 const FIRE = {type: 'emoji', emoji: '🔥'}
@@ -74,7 +75,7 @@ describe('a user reacts: message_reaction, opt-in', () => {
             new_reaction: [FIRE],
           },
         })
-        await until(() => ada.chat.some((m) => m.text === 'added 🔥 removed -'), 'the bot to handle it')
+        await waitFor(() => ada.chat.some((m) => m.text === 'added 🔥 removed -'), {what: 'the bot to handle it'})
       } finally {
         await stop()
       }

@@ -1,5 +1,6 @@
 import {describe, expect, it} from 'vitest'
-import {setup, until} from './helpers.js'
+import {setup} from './helpers.js'
+import {waitFor} from '../support/wait.js'
 
 const ok = (description: string) => `{"ok":true,"result":true,"description":"${description}"}`
 const bad = (description: string) => `{"ok":false,"error_code":400,"description":"${description}"}`
@@ -121,11 +122,10 @@ describe('setWebhook / deleteWebhook (§3, §4)', () => {
     await api('setWebhook', {url: 'http://127.0.0.1:9/a'})
     expect((await api('setWebhook', {url: 'http://127.0.0.1:9/b'})).status).toBe(429)
     expect((await api('deleteWebhook')).status).toBe(200) // an empty url is not limited
-    await until(
-      async () => (await api('setWebhook', {url: 'http://127.0.0.1:9/c'})).status === 200,
-      'the limit to pass',
-      3000,
-    )
+    await waitFor(async () => (await api('setWebhook', {url: 'http://127.0.0.1:9/c'})).status === 200, {
+      what: 'the limit to pass',
+      timeout: 3000,
+    })
     expect(Date.now() - t0).toBeGreaterThanOrEqual(1000)
   })
 
@@ -165,7 +165,9 @@ describe('getWebhookInfo (§5)', () => {
       allowed_updates: ['message', 'chat_member'],
     })
     emu.sendUserMessage(token, {text: 'x'})
-    await until(() => emu.getWebhookInfo(token).last_error_date, 'a delivery error (nothing listens on port 9)')
+    await waitFor(() => emu.getWebhookInfo(token).last_error_date, {
+      what: 'a delivery error (nothing listens on port 9)',
+    })
     const info = (await api('getWebhookInfo')).json.result
     expect(Object.keys(info)).toEqual([
       'url',

@@ -8,6 +8,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
 import {runCli, type CliResult} from '../support/cli.js'
+import {waitFor} from '../support/wait.js'
 
 export const TEMPLATES = ['grammy', 'gramio', 'telegraf'] as const
 export type Template = (typeof TEMPLATES)[number]
@@ -19,21 +20,6 @@ export function tempDir(prefix = 'bot-init-'): string {
 /** `bot init <dir> …` as a real process. */
 export function init(args: string[], env: Record<string, string | undefined> = {}, cwd?: string): Promise<CliResult> {
   return runCli(['init', ...args], {env, cwd, timeoutMs: 60_000})
-}
-
-/** Poll `check` until it returns a truthy value, or fail after `timeoutMs`. */
-export async function waitFor<T>(
-  check: () => T | Promise<T>,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await check()
-    if (value) return value as NonNullable<T>
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 25))
-  }
 }
 
 export interface RunningProcess {
@@ -74,8 +60,7 @@ export function startProcess(
           if (done) throw new Error(`process exited before printing ${pattern}:\n${output}`)
           return false
         },
-        `${pattern} in the output:\n${output}`,
-        timeoutMs,
+        {what: () => `${pattern} in the output:\n${output}`, timeout: timeoutMs},
       )
     },
   }

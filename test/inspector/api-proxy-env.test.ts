@@ -2,8 +2,9 @@
 import http from 'node:http'
 import net, {type AddressInfo} from 'node:net'
 import {afterEach, describe, expect, it} from 'vitest'
-import {until} from '../emulator/helpers.js'
+import {} from '../emulator/helpers.js'
 import {deadPort, postJson, recordingProxy, sink} from './api-proxy-helpers.js'
+import {waitFor} from '../support/wait.js'
 
 const TOKEN = '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw'
 const saved = {...process.env}
@@ -62,7 +63,7 @@ describe('api proxy behind HTTP(S)_PROXY', () => {
       expect(forward.asked).toEqual(['api.telegram.invalid:8081'])
       expect(upstream.requests[0].url).toBe(`/bot${TOKEN}/getMe`)
       expect(upstream.requests[0].headers.host).toBe('api.telegram.invalid:8081')
-      await until(() => rec.calls.length === 1, 'the record')
+      await waitFor(() => rec.calls.length === 1, {what: 'the record'})
     } finally {
       await forward.close()
     }

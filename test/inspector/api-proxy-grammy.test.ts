@@ -1,8 +1,9 @@
 /** A real client library (grammY) talks to the emulator through the api proxy: calls, uploads and long polling. */
 import {Bot, InputFile} from 'grammy'
 import {describe, expect, it} from 'vitest'
-import {setup, until} from '../emulator/helpers.js'
+import {setup} from '../emulator/helpers.js'
 import {recordingProxy} from './api-proxy-helpers.js'
+import {waitFor} from '../support/wait.js'
 
 describe('api proxy with grammY', () => {
   it('records grammY calls (JSON, multipart upload, a failure) and sees its long-polled updates', async () => {
@@ -23,7 +24,7 @@ describe('api proxy with grammY', () => {
       /message is not modified/,
     )
 
-    await until(() => rec.calls.length === 4, 'four records')
+    await waitFor(() => rec.calls.length === 4, {what: 'four records'})
     const by = Object.fromEntries(rec.calls.map((c) => [c.method, c]))
     expect(by.getMe).toMatchObject({ok: true})
     expect(by.sendMessage).toMatchObject({
@@ -50,16 +51,14 @@ describe('api proxy with grammY', () => {
       const update = emu.sendUserMessage(token, {text: 'hi there', userId: 777})
       const reply = await emu.waitForBotMessage(token, {chatId: 777, timeoutMs: 15_000})
       expect(reply.params.text).toBe('echo: hi there')
-      await until(
+      await waitFor(
         () => rec.updates.some((list) => list.some((u) => (u as {update_id: number}).update_id === update.update_id)),
-        'the update in onUpdates',
-        15_000,
+        {what: 'the update in onUpdates', timeout: 15_000},
       )
-      await until(
-        () => rec.calls.some((c) => c.method === 'sendMessage' && c.chatId === 777 && c.ok),
-        'the reply record',
-        15_000,
-      )
+      await waitFor(() => rec.calls.some((c) => c.method === 'sendMessage' && c.chatId === 777 && c.ok), {
+        what: 'the reply record',
+        timeout: 15_000,
+      })
     } finally {
       await bot.stop()
     }

@@ -2,8 +2,9 @@
 import http from 'node:http'
 import {gzipSync} from 'node:zlib'
 import {describe, expect, it} from 'vitest'
-import {until} from '../emulator/helpers.js'
+import {} from '../emulator/helpers.js'
 import {postJson, recordingProxy, sink} from './api-proxy-helpers.js'
+import {waitFor} from '../support/wait.js'
 
 const TOKEN = '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw'
 const MiB = 1024 * 1024
@@ -69,14 +70,14 @@ describe('api proxy: streaming', () => {
       if (written % (8 * MiB) === 0) {
         // Never more than 16 MiB between what the bot sent and what the upstream got: the proxy holds no body.
         const target = written - 16 * MiB
-        await until(
-          () => upstream.requests[0] && upstream.requests[0].bytes >= target,
-          `the upstream to receive ${target} bytes`,
-          20_000,
-        )
+        await waitFor(() => upstream.requests[0] && upstream.requests[0].bytes >= target, {
+          what: `the upstream to receive ${target} bytes`,
+          timeout: 20_000,
+        })
         memory.push(process.memoryUsage().rss)
       }
-      if (written === MiB) await until(() => upstream.requests[0]?.bytes > 0, 'the upstream to start receiving', 20_000)
+      if (written === MiB)
+        await waitFor(() => upstream.requests[0]?.bytes > 0, {what: 'the upstream to start receiving', timeout: 20_000})
     }
     expect(upstream.requests[0].complete).toBe(false)
     req.end(form.tail)
@@ -84,7 +85,7 @@ describe('api proxy: streaming', () => {
     expect(result.status).toBe(200)
     expect(JSON.parse(result.body)).toEqual({ok: true, result: true})
     expect(upstream.requests[0].bytes).toBe(form.length)
-    await until(() => rec.calls.length === 1, 'the record', 10_000)
+    await waitFor(() => rec.calls.length === 1, {what: 'the record', timeout: 10_000})
     expect(rec.calls[0]).toMatchObject({
       method: 'sendDocument',
       ok: true,
@@ -121,7 +122,7 @@ describe('api proxy: streaming', () => {
     req.destroy()
     // A paused socket does not notice its peer closing: let the upstream read again.
     upstream.requests[0].req.resume()
-    await until(() => upstream.requests[0]?.aborted, 'the upstream request to be aborted', 10_000)
+    await waitFor(() => upstream.requests[0]?.aborted, {what: 'the upstream request to be aborted', timeout: 10_000})
   })
 
   it('streams a /file/bot… download through (the bot reads the first part before the upstream sends the rest) and records no call', async () => {
@@ -129,7 +130,7 @@ describe('api proxy: streaming', () => {
     const upstream = await sink(async (item) => {
       item.res.writeHead(200, {'content-type': 'application/octet-stream', 'content-length': String(2 * MiB)})
       item.res.write(Buffer.alloc(MiB, 3))
-      await until(() => clientGot >= MiB, 'the bot to receive the first MiB', 20_000)
+      await waitFor(() => clientGot >= MiB, {what: 'the bot to receive the first MiB', timeout: 20_000})
       item.res.end(Buffer.alloc(MiB, 4))
     })
     const rec = await recordingProxy(upstream.url)
@@ -147,7 +148,7 @@ describe('api proxy: streaming', () => {
     expect(total).toBe(2 * MiB)
     expect(upstream.requests[0].url).toBe(`/file/bot${TOKEN}/documents/file_0.bin`)
     await postJson(`${rec.proxy.url}/bot${TOKEN}/getMe`, {})
-    await until(() => rec.calls.length === 1, 'the getMe record')
+    await waitFor(() => rec.calls.length === 1, {what: 'the getMe record'})
     expect(rec.calls.map((c) => c.method)).toEqual(['getMe'])
   })
 
@@ -162,10 +163,10 @@ describe('api proxy: streaming', () => {
     req.on('error', () => {})
     await write(req, form.head)
     await write(req, Buffer.alloc(MiB, 5))
-    await until(() => upstream.requests[0]?.bytes > 0, 'the upstream to start receiving', 10_000)
+    await waitFor(() => upstream.requests[0]?.bytes > 0, {what: 'the upstream to start receiving', timeout: 10_000})
     req.destroy()
-    await until(() => upstream.requests[0].aborted, 'the upstream request to be aborted', 10_000)
-    await until(() => rec.calls.length === 1, 'the record of the cancelled call', 10_000)
+    await waitFor(() => upstream.requests[0].aborted, {what: 'the upstream request to be aborted', timeout: 10_000})
+    await waitFor(() => rec.calls.length === 1, {what: 'the record of the cancelled call', timeout: 10_000})
     expect(rec.calls[0]).toMatchObject({method: 'sendDocument', ok: false, chatId: 42})
     expect(rec.calls[0].description).toMatch(/cancelled/)
     const after = await postJson(`${rec.proxy.url}/bot${TOKEN}/getMe`, {})
@@ -210,7 +211,7 @@ describe('api proxy: what passes through', () => {
     expect(seen.headers['proxy-authorization']).toBeUndefined()
     expect(seen.headers['keep-alive']).toBeUndefined()
     expect(seen.headers['x-drop']).toBeUndefined()
-    await until(() => rec.calls.length === 1, 'the record')
+    await waitFor(() => rec.calls.length === 1, {what: 'the record'})
     expect(rec.calls[0]).toMatchObject({method: 'getMe', ok: true, params: {x: '1'}})
   })
 
@@ -240,7 +241,7 @@ describe('api proxy: what passes through', () => {
     const html = await fetch(`${rec.proxy.url}/bot${TOKEN}/getMe`)
     expect(html.status).toBe(502)
     expect(await html.text()).toContain('502 Bad Gateway')
-    await until(() => rec.calls.length === 2, 'two records')
+    await waitFor(() => rec.calls.length === 2, {what: 'two records'})
     const send = rec.calls.find((c) => c.method === 'sendMessage')!
     expect(send).toMatchObject({ok: false, errorCode: 400, description: 'Bad Request: message text is empty'})
     expect(send.explanation).toMatch(/empty/)
@@ -267,7 +268,7 @@ describe('api proxy: what passes through', () => {
       `${rec.proxy.url}/bot${encoded}/sendMessage?url=${encodeURIComponent(`https://x.example/${TOKEN}`)}`,
       {chat_id: 1, text: TOKEN},
     )
-    await until(() => rec.calls.length === 1, 'the record')
+    await waitFor(() => rec.calls.length === 1, {what: 'the record'})
     const text = JSON.stringify(rec.calls)
     for (const needle of [TOKEN, TOKEN.split(':')[1], encoded]) expect(text).not.toContain(needle)
     expect(rec.calls[0].description).toContain('<token>')
@@ -279,7 +280,7 @@ describe('api proxy: what passes through', () => {
     const rec = await recordingProxy(upstream.url)
     await postJson(`${rec.proxy.url}/bot${TOKEN}/`, {method: 'getWebhookInfo'})
     await postJson(`${rec.proxy.url}/bot${TOKEN}/test/getMe`, {})
-    await until(() => rec.calls.length === 2, 'two records')
+    await waitFor(() => rec.calls.length === 2, {what: 'two records'})
     expect(rec.calls.map((c) => c.method).sort()).toEqual(['getMe', 'getWebhookInfo'])
     expect(upstream.requests.map((r) => r.url)).toEqual([`/bot${TOKEN}/`, `/bot${TOKEN}/test/getMe`])
   })
@@ -295,7 +296,7 @@ describe('api proxy: what passes through', () => {
     })
     const rec = await recordingProxy(upstream.url)
     await expect(postJson(`${rec.proxy.url}/bot${TOKEN}/sendMessage`, {chat_id: 9, text: 'x'})).rejects.toThrow()
-    await until(() => rec.calls.length === 1, 'the record')
+    await waitFor(() => rec.calls.length === 1, {what: 'the record'})
     expect(rec.calls[0]).toMatchObject({method: 'sendMessage', ok: false, chatId: 9})
     expect(rec.calls[0].description).toMatch(/the answer was cut/)
   })

@@ -1,7 +1,8 @@
 /** The recording Bot API proxy against the real emulator (and a raw upstream where the emulator cannot show it). */
 import {describe, expect, it} from 'vitest'
-import {receiver, setup, until} from '../emulator/helpers.js'
+import {receiver, setup} from '../emulator/helpers.js'
 import {deadPort, postJson, recordingProxy, sink} from './api-proxy-helpers.js'
+import {waitFor} from '../support/wait.js'
 
 const secretOf = (token: string) => token.slice(token.indexOf(':') + 1)
 
@@ -27,7 +28,7 @@ describe('api proxy: calls recorded against the emulator', () => {
     expect(answer.json.result.text).toBe('hello there')
     expect(emu.sentMessages(token, {chatId: 42}).length).toBe(1)
 
-    const [call] = await until(() => (rec.calls.length === 1 ? rec.calls : undefined), 'the call record')
+    const [call] = await waitFor(() => (rec.calls.length === 1 ? rec.calls : undefined), {what: 'the call record'})
     expect(call).toMatchObject({
       method: 'sendMessage',
       ok: true,
@@ -57,7 +58,7 @@ describe('api proxy: calls recorded against the emulator', () => {
     expect((await viaForm.json()).ok).toBe(true)
     expect((await (await fetch(`${rec.proxy.url}/bot${token}/getMe`)).json()).result.username).toBe('test_bot')
 
-    await until(() => rec.calls.length === 3, 'three records')
+    await waitFor(() => rec.calls.length === 3, {what: 'three records'})
     const byMethod = Object.fromEntries(rec.calls.map((c) => [c.method, c]))
     expect(byMethod.SENDMESSAGE).toMatchObject({ok: true, chatId: 7, params: {chat_id: '7', text: 'from the query'}})
     expect(byMethod.sendmessage).toMatchObject({
@@ -85,7 +86,7 @@ describe('api proxy: calls recorded against the emulator', () => {
     expect(markdown.status).toBe(400)
     expect(markdown.json.description).toMatch(/^Bad Request: can't parse entities: /)
 
-    await until(() => rec.calls.length === 2, 'two records')
+    await waitFor(() => rec.calls.length === 2, {what: 'two records'})
     const notFound = rec.calls.find((c) => c.chatId === 31337)!
     expect(notFound).toMatchObject({
       method: 'sendMessage',
@@ -116,7 +117,7 @@ describe('api proxy: calls recorded against the emulator', () => {
     expect(flood.status).toBe(429)
     const blocked = await postJson(`${rec.proxy.url}/bot${token}/sendMessage`, {chat_id: 43, text: 'two'})
     expect(blocked.status).toBe(403)
-    await until(() => rec.calls.length === 2, 'two records')
+    await waitFor(() => rec.calls.length === 2, {what: 'two records'})
     const flooded = rec.calls.find((c) => c.chatId === 42)!
     expect(flooded).toMatchObject({ok: false, errorCode: 429, retryAfter: 7})
     expect(flooded.explanation).toMatch(/wait 7 s/)
@@ -144,7 +145,7 @@ describe('api proxy: calls recorded against the emulator', () => {
     await postJson(`${rec.proxy.url}/bot${token}/setWebhook`, {url: `https://example.com/${hookSecret}/${token}`})
     await postJson(`${rec.proxy.url}/bot${encodeURIComponent(token)}/getMe`, {})
 
-    await until(() => rec.calls.length === 3, 'three records')
+    await waitFor(() => rec.calls.length === 3, {what: 'three records'})
     const doc = rec.calls.find((c) => c.method === 'sendDocument')!
     expect(doc).toMatchObject({
       ok: true,
@@ -167,7 +168,7 @@ describe('api proxy: calls recorded against the emulator', () => {
     const answer = await postJson(`${rec.proxy.url}/bot${token}/sendMessage`, {chat_id: 42, text: 'y'.repeat(70_000)})
     expect(answer.status).toBe(400)
     expect(answer.json.description).toMatch(/is too long/)
-    await until(() => rec.calls.length === 1, 'the record')
+    await waitFor(() => rec.calls.length === 1, {what: 'the record'})
     expect(rec.calls[0]).toMatchObject({
       method: 'sendMessage',
       ok: false,
@@ -183,13 +184,13 @@ describe('api proxy: calls recorded against the emulator', () => {
     const {emu, token} = await setup({timeScale: 1})
     const rec = await recordingProxy(emu.apiRoot)
     const poll = postJson(`${rec.proxy.url}/bot${token}/getUpdates`, {timeout: 20, offset: 0})
-    await until(() => emu.isLongPolling(token), 'the long poll to wait in the emulator', 10_000)
+    await waitFor(() => emu.isLongPolling(token), {what: 'the long poll to wait in the emulator', timeout: 10_000})
     const sent = emu.sendUserMessage(token, {text: 'ping', userId: 5150})
     const answer = await poll
     expect(answer.json.ok).toBe(true)
     expect(answer.json.result.map((u: {update_id: number}) => u.update_id)).toEqual([sent.update_id])
 
-    await until(() => rec.calls.length === 1, 'the getUpdates record')
+    await waitFor(() => rec.calls.length === 1, {what: 'the getUpdates record'})
     expect(rec.updates).toEqual([answer.json.result])
     expect(rec.calls[0]).toMatchObject({method: 'getUpdates', ok: true, params: {timeout: 20, offset: 0}})
     expect(rec.calls[0].ms).toBeGreaterThan(0)
@@ -203,7 +204,7 @@ describe('api proxy: calls recorded against the emulator', () => {
     expect(set.json.ok).toBe(true)
     const conflict = await postJson(`${rec.proxy.url}/bot${token}/getUpdates`, {})
     expect(conflict.status).toBe(409)
-    await until(() => rec.calls.length === 2, 'two records')
+    await waitFor(() => rec.calls.length === 2, {what: 'two records'})
     expect(rec.updates).toEqual([])
     expect(rec.calls.find((c) => c.method === 'getUpdates')!.explanation).toMatch(/webhook is set/)
   })
@@ -228,7 +229,7 @@ describe('api proxy: calls recorded against the emulator', () => {
     emu.sendUserMessage(token, {text: 'x', userId: 42})
     const updates = await postJson(`${rec.proxy.url}/bot${token}/getUpdates`, {})
     expect(updates.json.result).toHaveLength(1)
-    await until(() => seen === 6, 'six listener calls')
+    await waitFor(() => seen === 6, {what: 'six listener calls'})
     expect(emu.sentMessages(token, {chatId: 42}).map((m) => m.params.text)).toEqual(['n0', 'n1', 'n2', 'n3', 'n4'])
   })
 })
@@ -246,7 +247,7 @@ describe('api proxy: upstream failures', () => {
       description: `Bad Gateway: bot dev could not reach 127.0.0.1:${port}: connection refused (ECONNREFUSED)`,
     })
     expect(answer.text).not.toContain(secretOf(token))
-    await until(() => rec.calls.length === 1, 'the record')
+    await waitFor(() => rec.calls.length === 1, {what: 'the record'})
     expect(rec.calls[0]).toMatchObject({method: 'sendMessage', ok: false, errorCode: 502, chatId: 1})
     expect(rec.calls[0].description).toMatch(/^Bad Gateway: bot dev could not reach/)
     expect(rec.calls[0].explanation).toMatch(/could not reach/)

@@ -8,6 +8,7 @@ import {ATTACH_WINDOW_MS, UpdateHistory} from '../../src/inspector/history/histo
 import {clean, MAX_CALLS, MAX_UPDATE_BYTES} from '../../src/inspector/history/shape.js'
 import {redactSecrets} from '../../src/telegram/redact.js'
 import type {ApiCall} from '../../src/inspector/types.js'
+import {waitFor} from '../support/wait.js'
 
 const TOKEN = '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw'
 const SECRET = 'webhook_secret_value_123'
@@ -273,11 +274,3 @@ describe('UpdateHistory: the JSONL log', () => {
     expect(UpdateHistory.readLog(join(blocker, 'history.jsonl'))).toEqual([])
   })
 })
-
-async function waitFor(check: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out')
-    await new Promise((r) => setTimeout(r, 10))
-  }
-}

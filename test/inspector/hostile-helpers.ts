@@ -5,6 +5,7 @@
  */
 import net, {type AddressInfo, type Socket} from 'node:net'
 import {afterEach} from 'vitest'
+import {waitFor} from '../support/wait.js'
 
 /** Real tokens are `<bot id>:<35 characters>`; this one is only for the tests. */
 export const TOKEN = '7123456789:AAF-hostile_Token_0123456789abcdefghij'
@@ -18,21 +19,6 @@ afterEach(async () => {
 /** Runs `fn` after the current test (in reverse order of registration). */
 export function later(fn: () => unknown): void {
   cleanups.push(fn)
-}
-
-/** Polls `check` until it returns something truthy, or fails after `timeoutMs` (generous: the machine is shared). */
-export async function waitFor<T>(
-  check: () => T | Promise<T>,
-  what: string,
-  timeoutMs = 30_000,
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await check()
-    if (value) return value as NonNullable<T>
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 10))
-  }
 }
 
 export interface RawConnection {
@@ -89,7 +75,7 @@ export async function connectRaw(port: number): Promise<RawConnection> {
             })
           }),
     whenReceived: async (test, timeoutMs = 30_000) => {
-      await waitFor(() => test(conn.text()), 'the expected bytes', timeoutMs)
+      await waitFor(() => test(conn.text()), {what: 'the expected bytes', timeout: timeoutMs})
       return conn.text()
     },
     write: (data) =>

@@ -7,8 +7,9 @@
 import http from 'node:http'
 import {describe, expect, it} from 'vitest'
 import {recordingProxy, sink, type SinkRequest} from './api-proxy-helpers.js'
-import {connectRaw, rawExchange, SECRET, statusOf, TERMINAL_CONTROL, TOKEN, waitFor} from './hostile-helpers.js'
+import {connectRaw, rawExchange, SECRET, statusOf, TERMINAL_CONTROL, TOKEN} from './hostile-helpers.js'
 import type {Recorder} from './api-proxy-helpers.js'
+import {waitFor} from '../support/wait.js'
 
 /** A normal getMe through the proxy answers and is recorded. */
 async function expectServes(rec: Recorder): Promise<void> {
@@ -16,7 +17,9 @@ async function expectServes(rec: Recorder): Promise<void> {
   const res = await fetch(`${rec.proxy.url}/bot${TOKEN}/getMe`)
   expect(res.status).toBe(200)
   expect(await res.json()).toMatchObject({ok: true})
-  await waitFor(() => rec.calls.length > before && rec.calls.some((c) => c.method === 'getMe'), 'the getMe record')
+  await waitFor(() => rec.calls.length > before && rec.calls.some((c) => c.method === 'getMe'), {
+    what: 'the getMe record',
+  })
 }
 
 /** Every variant of the token that must never be in a record. */
@@ -119,10 +122,10 @@ describe('api proxy: malformed requests never reach the upstream', () => {
     await conn.write(
       `POST /bot${TOKEN}/sendDocument HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n`,
     )
-    const forwarded = await waitFor(() => upstream.requests[0], 'the upstream request')
+    const forwarded = await waitFor(() => upstream.requests[0], {what: 'the upstream request'})
     await conn.write('zz-not-hex\r\nmore\r\n')
     await conn.whenClosed()
-    await waitFor(() => forwarded.aborted, 'the upstream request to be cut')
+    await waitFor(() => forwarded.aborted, {what: 'the upstream request to be cut'})
     expect(forwarded.complete).toBe(false)
     await expectServes(rec)
   })
@@ -234,7 +237,7 @@ describe('api proxy: request targets', () => {
       expect(res.status).toBe(400)
     }
     expect(upstream.requests.map((r) => r.url)).toEqual(paths)
-    await waitFor(() => rec.calls.length >= paths.length - 1, 'the records')
+    await waitFor(() => rec.calls.length >= paths.length - 1, {what: 'the records'})
     expectNoToken(rec.calls)
     const methods = rec.calls.map((c) => c.method)
     expect(methods).toContain('send/Message')
@@ -248,7 +251,7 @@ describe('api proxy: request targets', () => {
     const method = encodeURIComponent('send\u001b[2J\u001b]0;owned\u0007\u009b31m\u202egnp.exe')
     const res = await get(`${rec.proxy.url}/bot${TOKEN}/${method}?text=${encodeURIComponent('hi\u001b[31m\u202e')}`)
     expect(res.status).toBe(200)
-    const [call] = await waitFor(() => (rec.calls.length ? rec.calls : undefined), 'the record')
+    const [call] = await waitFor(() => (rec.calls.length ? rec.calls : undefined), {what: 'the record'})
     expect(call.method).toMatch(/^send\\u001b\[2J/)
     expect(call.method).not.toMatch(TERMINAL_CONTROL)
     expect(JSON.stringify(call.params)).not.toMatch(TERMINAL_CONTROL)
@@ -280,13 +283,12 @@ describe('api proxy: clients that stall or leave', () => {
       `POST /bot${TOKEN}/sendDocument HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n\r\n`,
     )
     for (let i = 0; i < 20; i++) await conn.write(`400\r\n${'x'.repeat(0x400)}\r\n`)
-    const forwarded = await waitFor(
-      () => upstream.requests.find((r) => r.bytes >= 20 * 1024),
-      'the streamed body upstream',
-    )
+    const forwarded = await waitFor(() => upstream.requests.find((r) => r.bytes >= 20 * 1024), {
+      what: 'the streamed body upstream',
+    })
     conn.socket.resetAndDestroy()
-    await waitFor(() => forwarded.aborted, 'the upstream request to be cut')
-    const call = await waitFor(() => rec.calls.find((c) => c.method === 'sendDocument'), 'the record')
+    await waitFor(() => forwarded.aborted, {what: 'the upstream request to be cut'})
+    const call = await waitFor(() => rec.calls.find((c) => c.method === 'sendDocument'), {what: 'the record'})
     expect(call.ok).toBe(false)
     expect(call.description).toMatch(/cancelled/)
     await expectServes(rec)
@@ -314,8 +316,8 @@ describe('api proxy: clients that stall or leave', () => {
       upstreamClosed = true
     })
     conn.socket.resetAndDestroy()
-    await waitFor(() => upstreamClosed, 'the upstream answer to be cut')
-    const call = await waitFor(() => rec.calls.find((c) => c.method === 'getStickerSet'), 'the record')
+    await waitFor(() => upstreamClosed, {what: 'the upstream answer to be cut'})
+    const call = await waitFor(() => rec.calls.find((c) => c.method === 'getStickerSet'), {what: 'the record'})
     expect(call).toMatchObject({ok: false, description: 'cancelled: the bot closed the connection before the answer'})
     expect(served).toBe(1)
     await expectServes(rec)

@@ -9,7 +9,8 @@ import v8 from 'node:v8'
 import vm from 'node:vm'
 import {describe, expect, it} from 'vitest'
 import {recordingProxy, sink, type Recorder} from './api-proxy-helpers.js'
-import {connectRaw, later, TOKEN, waitFor, type RawConnection} from './hostile-helpers.js'
+import {connectRaw, later, TOKEN, type RawConnection} from './hostile-helpers.js'
+import {waitFor} from '../support/wait.js'
 
 const MiB = 1024 * 1024
 const CLIENTS = 200
@@ -78,11 +79,10 @@ describe(`api proxy: ${CLIENTS} concurrent slow clients`, () => {
       reqs.push(req)
       later(() => req.destroy())
     }
-    await waitFor(
-      () => upstream.requests.length === CLIENTS && upstream.requests.every((r) => r.bytes === sent),
-      'every upload to reach the upstream',
-      120_000,
-    )
+    await waitFor(() => upstream.requests.length === CLIENTS && upstream.requests.every((r) => r.bytes === sent), {
+      what: 'every upload to reach the upstream',
+      timeout: 120_000,
+    })
     const grown = memory()
     const heapGrowth = grown.heap - base.heap
     // Without a bound: 200 × 64 × 16 kB = 200 MiB of field values held.
@@ -115,23 +115,28 @@ describe(`api proxy: ${CLIENTS} concurrent slow clients`, () => {
       reqs.push(req)
       later(() => req.destroy())
     }
-    await waitFor(() => received.every((n) => n >= size), 'every client to receive its answer but the end', 180_000)
+    await waitFor(() => received.every((n) => n >= size), {
+      what: 'every client to receive its answer but the end',
+      timeout: 180_000,
+    })
     const grown = memory()
     // Buffers only: the copies are Buffers (and a previous test's heap freed meanwhile would hide a growth of both).
     const growth = grown.buffers - base.buffers
     // Without a bound: 200 × 1.5 MiB = 300 MiB of copies held until the answers end.
     expect(growth, `buffers grew ${(growth / MiB).toFixed(1)} MiB`).toBeLessThan(120 * MiB)
     for (const res of heads) res.end(']}')
-    await waitFor(() => rec.calls.filter((c) => c.method === 'getUpdates').length === CLIENTS, 'every record', 60_000)
+    await waitFor(() => rec.calls.filter((c) => c.method === 'getUpdates').length === CLIENTS, {
+      what: 'every record',
+      timeout: 60_000,
+    })
     expect(rec.calls.every((c) => c.ok)).toBe(true)
     // The bound is given back: a getUpdates after them is read again.
     const after = await fetch(`${rec.proxy.url}/bot${TOKEN}/getUpdates?offset=7`)
     expect(after.status).toBe(200)
     await after.arrayBuffer()
-    await waitFor(
-      () => rec.updates.some((list) => (list[0] as {update_id?: number})?.update_id === 7),
-      'the updates of the next getUpdates',
-    )
+    await waitFor(() => rec.updates.some((list) => (list[0] as {update_id?: number})?.update_id === 7), {
+      what: 'the updates of the next getUpdates',
+    })
     await expectServes(rec)
   }, 240_000)
 
@@ -158,7 +163,7 @@ describe(`api proxy: ${CLIENTS} concurrent slow clients`, () => {
       req.on('error', () => {})
       later(() => req.destroy())
     }
-    await waitFor(() => written.length === CLIENTS, 'every request upstream', 60_000)
+    await waitFor(() => written.length === CLIENTS, {what: 'every request upstream', timeout: 60_000})
     let last = -1
     await waitFor(
       async () => {
@@ -168,8 +173,7 @@ describe(`api proxy: ${CLIENTS} concurrent slow clients`, () => {
         await new Promise((r) => setTimeout(r, 500))
         return still
       },
-      'the upstream to be held back',
-      120_000,
+      {what: 'the upstream to be held back', timeout: 120_000},
     )
     const grown = memory()
     const growth = grown.buffers - base.buffers

@@ -13,7 +13,8 @@ import {startApiProxy} from '../../src/inspector/proxy/api-proxy.js'
 import {UpdateHistory} from '../../src/inspector/history/history.js'
 import {callText} from '../../src/inspector/render.js'
 import {postJson, recordingProxy, sink, type Recorder} from './api-proxy-helpers.js'
-import {afterHead, connectRaw, later, rawUpstream, SECRET, TERMINAL_CONTROL, TOKEN, waitFor} from './hostile-helpers.js'
+import {afterHead, connectRaw, later, rawUpstream, SECRET, TERMINAL_CONTROL, TOKEN} from './hostile-helpers.js'
+import {waitFor} from '../support/wait.js'
 
 const MiB = 1024 * 1024
 
@@ -23,7 +24,7 @@ async function expectServes(rec: Recorder): Promise<void> {
   const res = await fetch(`${rec.proxy.url}/bot${TOKEN}/getMe`)
   expect(res.status).toBe(200)
   expect(await res.json()).toMatchObject({ok: true})
-  await waitFor(() => rec.calls.length > before, 'the getMe record')
+  await waitFor(() => rec.calls.length > before, {what: 'the getMe record'})
 }
 
 /** A raw upstream: getMe gets a proper answer, every other request what `hostile` does with its socket. */
@@ -84,7 +85,7 @@ describe('api proxy: an upstream that misbehaves', () => {
     expect(answer.status).toBe(502)
     expect(answer.json).toMatchObject({ok: false, error_code: 502})
     expect(answer.json.description).toMatch(/^Bad Gateway: bot dev could not reach 127\.0\.0\.1:\d+: /)
-    const call = await waitFor(() => rec.calls.find((c) => c.method === 'sendMessage'), 'the record')
+    const call = await waitFor(() => rec.calls.find((c) => c.method === 'sendMessage'), {what: 'the record'})
     expect(call).toMatchObject({ok: false, errorCode: 502})
     expectClean(rec.calls)
     await expectServes(rec)
@@ -105,14 +106,14 @@ describe('api proxy: an upstream that misbehaves', () => {
     expect(conn.text()).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/)
     expect(conn.text()).toMatch(/\r\n\r\n\{\}$/)
     expect(conn.text()).not.toMatch(/[\u001b\u0007\u009b]/)
-    const call = await waitFor(() => rec.calls.find((c) => c.method === 'getChat'), 'the record')
+    const call = await waitFor(() => rec.calls.find((c) => c.method === 'getChat'), {what: 'the record'})
     expect(call).toMatchObject({ok: false, errorCode: 400})
 
     const header = await fetch(`${rec.proxy.url}/bot${TOKEN}/getChatMember?chat_id=1`)
     expect(header.status).toBe(502)
     expect([...header.headers.values()].join(' ')).not.toContain('\u001b')
     await header.arrayBuffer()
-    await waitFor(() => rec.calls.find((c) => c.method === 'getChatMember'), 'the second record')
+    await waitFor(() => rec.calls.find((c) => c.method === 'getChatMember'), {what: 'the second record'})
     expectClean(rec.calls)
     await expectServes(rec)
   })
@@ -123,12 +124,12 @@ describe('api proxy: an upstream that misbehaves', () => {
     const rec = await recordingProxy(upstream.url)
     const conn = await connectRaw(rec.proxy.port)
     await conn.write(`GET /bot${TOKEN}/getChat?chat_id=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`)
-    const first = await waitFor(() => held[0], 'the upstream request')
+    const first = await waitFor(() => held[0], {what: 'the upstream request'})
     let firstClosed = false
     first.on('close', () => (firstClosed = true))
     conn.socket.destroy()
-    await waitFor(() => firstClosed, 'the upstream request to be cut')
-    const call = await waitFor(() => rec.calls.find((c) => c.method === 'getChat'), 'the record')
+    await waitFor(() => firstClosed, {what: 'the upstream request to be cut'})
+    const call = await waitFor(() => rec.calls.find((c) => c.method === 'getChat'), {what: 'the record'})
     expect(call.description).toMatch(/^cancelled/)
     await expectServes(rec)
 
@@ -138,14 +139,14 @@ describe('api proxy: an upstream that misbehaves', () => {
       (r) => r.status,
       () => 'cut',
     )
-    const second = await waitFor(() => held[1], 'the second upstream request')
+    const second = await waitFor(() => held[1], {what: 'the second upstream request'})
     let secondClosed = false
     second.on('close', () => (secondClosed = true))
     const t0 = Date.now()
     await proxy.close()
     expect(Date.now() - t0).toBeLessThan(10_000)
     expect(await pending).toBe('cut')
-    await waitFor(() => secondClosed, 'the pending upstream request to be cut')
+    await waitFor(() => secondClosed, {what: 'the pending upstream request to be cut'})
   })
 
   it('resets before the answer: 502 with the reason; resets in the middle of it: the bot sees the cut, the record says so', async () => {
@@ -170,7 +171,7 @@ describe('api proxy: an upstream that misbehaves', () => {
     expect(conn.text()).toMatch(/^HTTP\/1\.1 200 /)
     midway[0].resetAndDestroy()
     await conn.whenClosed()
-    const cut = await waitFor(() => rec.calls.find((c) => c.method === 'getChatAdministrators'), 'the record')
+    const cut = await waitFor(() => rec.calls.find((c) => c.method === 'getChatAdministrators'), {what: 'the record'})
     expect(cut).toMatchObject({ok: false, errorCode: 200})
     expect(cut.description).toMatch(/^the answer was cut: /)
     expectClean(rec.calls)
@@ -201,13 +202,16 @@ describe('api proxy: an upstream that misbehaves', () => {
     res.pause()
     // Wait until the upstream is blocked: `written` stops growing.
     let last = -1
-    await waitFor(async () => {
-      const now = written
-      const still = now === last && now > 0
-      last = now
-      await new Promise((r) => setTimeout(r, 300))
-      return still
-    }, 'the upstream to be held back')
+    await waitFor(
+      async () => {
+        const now = written
+        const still = now === last && now > 0
+        last = now
+        await new Promise((r) => setTimeout(r, 300))
+        return still
+      },
+      {what: 'the upstream to be held back'},
+    )
     expect(written).toBeLessThan(64 * MiB)
     // Now read 200 MiB and leave.
     let read = 0
@@ -247,7 +251,7 @@ describe('api proxy: getUpdates answers', () => {
     const rec = await recordingProxy(upstream.url)
     const got = await bigRequest(`${rec.proxy.url}/bot${TOKEN}/getUpdates`)
     expect(got).toMatchObject({status: 200, bytes: body.length, sha: createHash('sha256').update(body).digest('hex')})
-    const call = await waitFor(() => rec.calls.find((c) => c.method === 'getUpdates'), 'the record')
+    const call = await waitFor(() => rec.calls.find((c) => c.method === 'getUpdates'), {what: 'the record'})
     expect(call).toMatchObject({ok: true, description: 'the answer was too large to be recorded'})
     expect(rec.updates).toEqual([])
     await expectServes(rec)
@@ -285,7 +289,7 @@ describe('api proxy: getUpdates answers', () => {
       const answer = await postJson(`${proxy.url}/bot${TOKEN}/getUpdates`, {offset: 0})
       expect(answer.json).toEqual({ok: true, result})
     }
-    await waitFor(() => calls.length === results.length, 'the records')
+    await waitFor(() => calls.length === results.length, {what: 'the records'})
     expect(updates).toEqual([results[4]])
     expect(history.list().length).toBe(6)
     expect(JSON.stringify(history.list())).not.toMatch(/\u001b/)
@@ -325,7 +329,7 @@ describe('api proxy: getUpdates answers', () => {
     })
     expect(big.status).toBe(200)
     expect((await big.text()).length).toBeGreaterThan(400_000)
-    await waitFor(() => rec.calls.length === 2, 'the records')
+    await waitFor(() => rec.calls.length === 2, {what: 'the records'})
     expect(JSON.stringify(rec.calls).length).toBeLessThan(20_000)
     expect(history.list().length).toBe(2)
     expect(() => JSON.stringify(history.list())).not.toThrow()
@@ -353,7 +357,7 @@ describe('api proxy: descriptions from the upstream', () => {
     expect(answer.status).toBe(400)
     // The bot itself gets Telegram's answer untouched: the proxy records, it does not rewrite.
     expect(answer.json.description).toBe(evil)
-    const call = await waitFor(() => rec.calls.find((c) => c.method === 'sendMessage'), 'the record')
+    const call = await waitFor(() => rec.calls.find((c) => c.method === 'sendMessage'), {what: 'the record'})
     expectClean(call)
     expect(call.description).toMatch(
       /^Bad Request: can't parse entities: \\u001b\[2J\\u001b\]0;owned\\u0007 \\u009b31m \\u202egnp\.exe/,
@@ -377,7 +381,7 @@ describe('api proxy: hostile request bodies', () => {
     const res = await fetch(`${rec.proxy.url}/bot${TOKEN}/sendDocument`, {
       method: 'POST',
       headers: {'content-type': contentType},
-      body,
+      body: typeof body === 'string' ? body : new Uint8Array(body),
     })
     expect(res.status).toBe(200)
     await res.arrayBuffer()
@@ -395,7 +399,7 @@ describe('api proxy: hostile request bodies', () => {
       'multipart/form-data; boundary="unterminated',
     ]
     for (const type of types) await sendMultipart(rec, type, body + 'x'.repeat(70_000))
-    await waitFor(() => rec.calls.length === types.length, 'the records')
+    await waitFor(() => rec.calls.length === types.length, {what: 'the records'})
     expect(upstream.requests.map((r) => r.bytes)).toEqual(types.map(() => Buffer.byteLength(body) + 70_000))
     for (const call of rec.calls) expect(call.params.chat_id).toBeUndefined()
     expectClean(rec.calls)
@@ -409,7 +413,7 @@ describe('api proxy: hostile request bodies', () => {
     for (let i = 0; i < 5000; i++) body += part(`f${i}`, `v${i}`)
     body += `--${boundary}--\r\n`
     await sendMultipart(rec, `multipart/form-data; boundary=${boundary}`, body)
-    const call = await waitFor(() => rec.calls[0], 'the record')
+    const call = await waitFor(() => rec.calls[0], {what: 'the record'})
     expect(upstream.requests[0].bytes).toBe(Buffer.byteLength(body))
     expect(Object.keys(call.params).length).toBeLessThanOrEqual(42)
     expect(JSON.stringify(call).length).toBeLessThan(10_000)
@@ -423,7 +427,7 @@ describe('api proxy: hostile request bodies', () => {
     await sendMultipart(rec, `multipart/form-data; boundary=${boundary}`, huge)
     const long = part(`${TOKEN}${'k'.repeat(10_000)}`, 'v') + part('chat_id', '5') + `--${boundary}--\r\n`
     await sendMultipart(rec, `multipart/form-data; boundary=${boundary}`, long)
-    await waitFor(() => rec.calls.length === 2, 'the records')
+    await waitFor(() => rec.calls.length === 2, {what: 'the records'})
     expect(upstream.requests.map((r) => r.bytes)).toEqual([Buffer.byteLength(huge), Buffer.byteLength(long)])
     for (const call of rec.calls)
       for (const key of Object.keys(call.params)) expect(key.length).toBeLessThanOrEqual(201)

@@ -11,9 +11,10 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {UpdateHistory} from '../../src/inspector/history/history.js'
 import {startInspectorServer, type InspectorServer} from '../../src/inspector/web/server.js'
 import type {HistoryView, UpdateEntry} from '../../src/inspector/types.js'
-import {PROJECT_ROOT} from '../support/cli.js'
+import {PROJECT_ROOT} from '../support/paths.js'
 import {loopbackRequest} from '../support/http.js'
-import {connectRaw, rawExchange, SECRET, statusOf, TOKEN, waitFor, type RawConnection} from './hostile-helpers.js'
+import {connectRaw, rawExchange, SECRET, statusOf, TOKEN, type RawConnection} from './hostile-helpers.js'
+import {waitFor} from '../support/wait.js'
 
 const KEY = 'f00dfeedc0ffee0123456789abcdef42'
 const PACKAGE_JSON = readFileSync(`${PROJECT_ROOT}/package.json`, 'utf8')
@@ -441,19 +442,21 @@ describe('inspector: 500 SSE clients, then close()', () => {
       await conn.write(`GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nx-bot-dev-key: ${KEY}\r\n\r\n`)
       clients.push(conn)
     }
-    await waitFor(() => clients.every((c) => c.text().includes('retry: 2000')), 'every stream to open', 60_000)
+    await waitFor(() => clients.every((c) => c.text().includes('retry: 2000')), {
+      what: 'every stream to open',
+      timeout: 60_000,
+    })
     history.begin(message(101, 'to everyone'), 'webhook')
-    await waitFor(
-      () => clients.every((c) => c.text().includes('"updateId":101')),
-      'every client to get the entry',
-      60_000,
-    )
+    await waitFor(() => clients.every((c) => c.text().includes('"updateId":101')), {
+      what: 'every client to get the entry',
+      timeout: 60_000,
+    })
     for (const c of clients) expect(c.text()).not.toContain(SECRET)
     const t0 = Date.now()
     await server.close()
     const ms = Date.now() - t0
     expect(ms).toBeLessThan(10_000)
-    await waitFor(() => clients.every((c) => c.closed), 'every client to be closed', 30_000)
+    await waitFor(() => clients.every((c) => c.closed), {what: 'every client to be closed', timeout: 30_000})
     expect(subscriptions).toBe(0)
     expect(process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length).toBeLessThanOrEqual(timersBefore)
     // The history goes on without it, and a new server on it serves.

@@ -8,8 +8,9 @@ import {existsSync, mkdtempSync, readFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-import {fixture, until} from '../dev/helpers.js'
+import {fixture} from '../dev/helpers.js'
 import {BIN, cliEnv, runCli, type CliResult} from '../support/cli.js'
+import {waitFor} from '../support/wait.js'
 
 export type Event = Record<string, any>
 
@@ -83,11 +84,10 @@ export function startOfflineSession(
     exited,
     async waitEvent(what, match) {
       let found: Event | undefined
-      await until(
-        () => (found = events().find(match)) !== undefined,
-        `${what}\nstdout: ${stdout}\nstderr: ${stderr}`,
-        o.waitMs ?? 20_000,
-      )
+      await waitFor(() => (found = events().find(match)) !== undefined, {
+        what: () => `${what}\nstdout: ${stdout}\nstderr: ${stderr}`,
+        timeout: o.waitMs ?? 20_000,
+      })
       return found!
     },
     control: (argv) => runCli(argv, {cwd: dir, env: {BOT_STATE_DIR: stateDir}, timeoutMs: o.controlMs ?? 45_000}),

@@ -1,4 +1,4 @@
-/** The pure parts of `bot dev`'s input checks (the CLI cases are in test/commands/bad-input.test.ts). */
+/** The pure parts of `bot dev`'s input checks (the CLI cases are in test/commands/bad-input.e2e.test.ts). */
 import {once} from 'node:events'
 import {createServer, type AddressInfo} from 'node:net'
 

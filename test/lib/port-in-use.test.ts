@@ -10,7 +10,7 @@ import {Config} from '@oclif/core'
 import {afterEach, beforeEach, describe, expect, it, vi} from 'vitest'
 
 import {BaseCommand} from '../../src/cli/base-command.js'
-import {PROJECT_ROOT} from '../support/cli.js'
+import {PROJECT_ROOT} from '../support/paths.js'
 
 class Listen extends BaseCommand<typeof Listen> {
   static port = 0

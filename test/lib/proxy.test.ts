@@ -24,6 +24,7 @@ import {
 } from '../../src/lib/proxy.js'
 import {BotApi, BotApiError} from '../../src/telegram/index.js'
 import {startProxy, type TestProxy} from '../support/proxy.js'
+import {waitFor} from '../support/wait.js'
 
 const GLOBAL = Symbol.for('undici.globalDispatcher.1')
 
@@ -261,8 +262,7 @@ describe('the proxy dispatcher with a real forward proxy', () => {
     try {
       await bridge.start()
       const sent = emu.sendUserMessage(token, {text: 'via the bridge'})
-      const deadline = Date.now() + 20_000
-      while (!got.includes(sent.update_id) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25))
+      await waitFor(() => got.includes(sent.update_id), {what: 'the update at the bot', timeout: 20_000})
       expect(got).toEqual([sent.update_id])
     } finally {
       await bridge.stop()

@@ -12,6 +12,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {startChat, type ChatEvent} from '../../src/offline/chat.js'
 import {OFFLINE_TOKEN, startOfflineBackend, type OfflineBackend} from '../../src/offline/offline-env.js'
 import {startOfflineChat} from '../../src/offline/index.js'
+import {waitFor} from '../support/wait.js'
 
 function tinyBot(backend: OfflineBackend): Bot {
   const bot = new Bot(backend.token, {client: {apiRoot: backend.apiRoot}})
@@ -227,9 +228,8 @@ describe('terminal chat edge cases', () => {
     // The reply is in, but the chat still waits for the bot to settle before it shows the prompt again:
     // the user starts typing the next line meanwhile.
     input.write('h')
-    const deadline = Date.now() + 10_000
     // Once the bot has settled the chat shows the prompt again, with the "h" typed so far.
-    while (!transcript().includes('you › h') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
+    await waitFor(() => transcript().includes('you › h'), {what: 'the prompt again, with the "h"'})
     expect(transcript()).toContain('you › h')
     for (const key of 'ello') {
       input.write(key) // key by key, as typed (a chunk of several characters reaches readline as a paste)

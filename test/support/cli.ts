@@ -19,11 +19,11 @@
 import {spawn, spawnSync, type ChildProcess} from 'node:child_process'
 import {mkdtempSync} from 'node:fs'
 import {tmpdir} from 'node:os'
-import {dirname, join, resolve} from 'node:path'
-import {fileURLToPath} from 'node:url'
+import {join} from 'node:path'
 
-export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
-export const BIN = join(PROJECT_ROOT, 'bin', 'run.js')
+import {BIN} from './paths.js'
+
+export {BIN, PROJECT_ROOT} from './paths.js'
 
 export interface CliOptions {
   /** Extra environment variables (undefined values remove a variable). */

@@ -11,6 +11,7 @@ import {connect} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {freePort} from '../../src/lib/free-port.js'
+import {waitFor} from './wait.js'
 
 export const NGINX = process.env.NGINX ?? '/usr/sbin/nginx'
 
@@ -113,16 +114,18 @@ export async function startNginx(options: NginxOptions, timeoutMs = 15_000): Pro
     }
     rmSync(prefix, {recursive: true, force: true})
   }
-  const deadline = Date.now() + timeoutMs
-  while (!(await listening(port))) {
-    if (gone)
-      throw new Error(`nginx exited before listening:\n${output}\n${readFileSync(join(prefix, 'error.log'), 'utf8')}`)
-    if (Date.now() > deadline) {
-      await stop()
-      throw new Error(`nginx did not listen within ${timeoutMs} ms:\n${output}`)
-    }
-    await new Promise((r) => setTimeout(r, 50))
+  try {
+    await waitFor(async () => gone || (await listening(port)), {
+      what: () => `nginx to listen:\n${output}`,
+      timeout: timeoutMs,
+      interval: 50,
+    })
+  } catch (error) {
+    await stop()
+    throw error
   }
+  if (gone)
+    throw new Error(`nginx exited before listening:\n${output}\n${readFileSync(join(prefix, 'error.log'), 'utf8')}`)
   return {
     url: `http://127.0.0.1:${port}`,
     port,

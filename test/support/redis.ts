@@ -5,6 +5,7 @@
 import {spawn, type ChildProcess} from 'node:child_process'
 import {connect} from 'node:net'
 import {freePort} from '../../src/lib/free-port.js'
+import {waitFor} from './wait.js'
 
 export const REDIS_SERVER = process.env.REDIS_SERVER ?? '/usr/bin/redis-server'
 
@@ -63,19 +64,17 @@ export async function startRedis(timeoutMs = 15_000): Promise<RedisServer> {
     await exited
     clearTimeout(timer)
   }
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    if (gone) throw new Error(`redis-server exited before answering:\n${output}`)
-    try {
-      if ((await redisCommand(port, 'PING', 1000)) === '+PONG') break
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      await stop()
-      throw new Error(`redis-server did not answer PING within ${timeoutMs} ms:\n${output}`)
-    }
-    await new Promise((r) => setTimeout(r, 50))
+  try {
+    // (an error: not listening yet)
+    await waitFor(async () => gone || (await redisCommand(port, 'PING', 1000)) === '+PONG', {
+      what: () => `redis-server to answer PING:\n${output}`,
+      timeout: timeoutMs,
+      interval: 50,
+    })
+  } catch (error) {
+    await stop()
+    throw error
   }
+  if (gone) throw new Error(`redis-server exited before answering:\n${output}`)
   return {url: `redis://127.0.0.1:${port}`, port, child, output: () => output, stop}
 }

@@ -6,6 +6,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {BotApiEmulator} from '../../src/emulator/index.js'
 import {BotApi, BotApiError} from '../../src/telegram/index.js'
+import {waitFor} from '../support/wait.js'
 
 let emu: BotApiEmulator
 
@@ -92,8 +93,7 @@ describe('BotApi against the emulator', () => {
     const {api, token} = client()
     const older = failure(api.getUpdates({timeout: 10}))
     // Start the newer poll once the older one is waiting.
-    const deadline = Date.now() + 5000
-    while (!emu.isLongPolling(token) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
+    await waitFor(() => emu.isLongPolling(token), {what: 'the older poll waiting'})
     const newer = api.getUpdates({timeout: 1})
     const e = await older
     expect(e.code).toBe(409)

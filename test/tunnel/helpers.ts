@@ -116,30 +116,6 @@ export async function startFakeControl(
   }
 }
 
-/** Polls `fn` until it returns a truthy value or the deadline passes (then throws with `what`). */
-export async function until<T>(
-  fn: () => Promise<T | undefined | false> | T | undefined | false,
-  what: string,
-  timeoutMs = 5000,
-  everyMs = 25,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  let last: unknown
-  for (;;) {
-    try {
-      const v = await fn()
-      if (v) return v
-    } catch (err) {
-      last = err
-    }
-    if (Date.now() > deadline)
-      throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ''}`,
-      )
-    await new Promise((r) => setTimeout(r, everyMs))
-  }
-}
-
 /** Counts of the process's active handles by kind (sockets, servers, timers). */
 export function activeResources(): Record<string, number> {
   const counts: Record<string, number> = {}

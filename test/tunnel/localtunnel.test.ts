@@ -14,9 +14,9 @@ import {
   startEchoServer,
   startFakeControl,
   startSilentServer,
-  until,
   type EchoServer,
 } from './helpers.js'
+import {waitFor} from '../support/wait.js'
 
 let lt: LocaltunnelServer
 let echo: EchoServer
@@ -180,10 +180,13 @@ describe('localtunnel provider against the loopback localtunnel server', () => {
     expect(during.body.url).toBe('/during-drop')
     await lt.waitFor((s) => s.tunnels[0]?.sockets === 10)
     expect(echo.connections).toBeGreaterThan(before)
-    const after = await until(async () => {
-      const r = await getJson(`${tunnel.url}/after-drop`)
-      return r.status === 200 ? r : undefined
-    }, 'a request through the tunnel after the drop')
+    const after = await waitFor(
+      async () => {
+        const r = await getJson(`${tunnel.url}/after-drop`)
+        return r.status === 200 ? r : undefined
+      },
+      {what: 'a request through the tunnel after the drop'},
+    )
     expect(after.body.url).toBe('/after-drop')
 
     // Twice more, for good measure.
@@ -281,14 +284,13 @@ describe('localtunnel provider against the loopback localtunnel server', () => {
     await lt.close()
     await echo.close()
     // Every TCP handle and timer the tunnel made is gone (the client's 1 s local retry is the longest).
-    const leftover = await until(
+    const leftover = await waitFor(
       () => {
         const now = activeResources()
         const extra = Object.entries(now).filter(([kind, n]) => /TCP|Timeout/.test(kind) && n > (baseline[kind] ?? 0))
         return extra.length === 0 ? 'clean' : undefined
       },
-      'the tunnel to release its handles',
-      2500,
+      {what: 'the tunnel to release its handles', timeout: 2500},
     )
     expect(leftover).toBe('clean')
     expect(down).toBe(0)

@@ -6,7 +6,7 @@
  * Only plain output is produced (no colour: a pipe, NO_COLOR, or a terminal oclif would not
  * colour); anything this renderer does not reproduce exactly (aliases, deprecations, dynamic
  * help, custom usage, dependsOn, help labels, templates other than config.bin and command.id,
- * wide characters, sub-commands) returns undefined and oclif answers. test/lib/fast-start.test.ts
+ * wide characters, sub-commands) returns undefined and oclif answers. test/lib/fast-start.e2e.test.ts
  * compares the bytes with oclif's for every command.
  *
  * Dependency-free, like fast-start.ts (whose list renderer and indent it shares: that module is

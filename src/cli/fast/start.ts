@@ -3,7 +3,7 @@
  * rendered from package.json and oclif.manifest.json WITHOUT loading @oclif/core, whose
  * module graph alone costs about as much as starting Node itself.
  *
- * The output is byte-for-byte what oclif 4 prints (test/lib/fast-start.test.ts compares
+ * The output is byte-for-byte what oclif 4 prints (test/lib/fast-start.e2e.test.ts compares
  * both at several widths). Whenever a setting could make oclif print something else
  * (hooks, plugins, themes, aliases, templates, colour decisions it makes differently, WSL,
  * a stale or missing manifest…), `fastStart` returns false and oclif runs as usual.

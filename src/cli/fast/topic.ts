@@ -1,7 +1,7 @@
 /**
  * A topic's help (`bot webhook --help`, `bot trigger -h`) the way oclif 4's Help.showTopicHelp
  * prints it: the topic's description, `USAGE $ bot TOPIC COMMAND`, then its commands. For
- * bin/run.js's fast path (no @oclif/core); test/lib/fast-start.test.ts compares the bytes with
+ * bin/run.js's fast path (no @oclif/core); test/lib/fast-start.e2e.test.ts compares the bytes with
  * oclif's. Returns undefined (oclif answers) for anything it does not reproduce: sub-topics, a
  * topic without a description of its own in package.json, templates, wide characters.
  * Dependency-free, like fast-start.ts.

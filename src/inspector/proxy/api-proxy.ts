@@ -34,6 +34,8 @@ export interface ApiProxyOptions {
   port?: number
   onCall: (call: ApiCall) => void
   onUpdates?: (updates: unknown[]) => void
+  /** A client must have sent its request headers within this long (default 60 s). */
+  headersTimeoutMs?: number
 }
 
 export interface ApiProxy {
@@ -383,8 +385,11 @@ export async function startApiProxy(o: ApiProxyOptions): Promise<ApiProxy> {
     onCall: o.onCall,
     onUpdates: o.onUpdates,
   }
+  const headersTimeout = o.headersTimeoutMs ?? 60_000
+  // Node looks for connections past the deadline every 30 s by default; a shorter deadline is checked more often.
+  const connectionsCheckingInterval = Math.min(30_000, headersTimeout / 2)
   const server = http.createServer(
-    {requestTimeout: 0, headersTimeout: 60_000, keepAliveTimeout: 65_000},
+    {requestTimeout: 0, headersTimeout, keepAliveTimeout: 65_000, connectionsCheckingInterval},
     (req, res) => {
       try {
         if (!req.url?.startsWith('/')) return refuseTarget(req, res)

@@ -45,6 +45,8 @@ export interface InspectorServerOptions {
   sseMaxBuffered?: number
   /** How long a replay may take before the request gets 504 (default 60 s; the session's own deadline is shorter). */
   actionTimeoutMs?: number
+  /** A client must have sent its request headers within this long (default 60 s, Node's). */
+  headersTimeoutMs?: number
 }
 
 export interface InspectorServer {
@@ -75,7 +77,10 @@ export async function startInspectorServer(o: InspectorServerOptions): Promise<I
   const sse = new SseHub({history: o.history, secrets, heartbeatMs: o.heartbeatMs, maxBuffered: o.sseMaxBuffered})
   const ctx: Context = {o, secrets, page, sse}
   let port = 0
-  const server: Server = createServer((req, res) => {
+  const headersTimeout = o.headersTimeoutMs ?? 60_000
+  // Node looks for connections past the deadline every 30 s by default; a shorter deadline is checked more often.
+  const connectionsCheckingInterval = Math.min(30_000, headersTimeout / 2)
+  const server: Server = createServer({headersTimeout, connectionsCheckingInterval}, (req, res) => {
     handle(ctx, port, req, res).catch((err: unknown) => {
       try {
         sendError(

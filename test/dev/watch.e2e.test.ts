@@ -1,0 +1,120 @@
+import {mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import {afterEach, describe, expect, it} from 'vitest'
+
+import {isIgnoredPath, watchProject} from '../../src/dev/watch.js'
+import {devWorld, startDev, type DevWorld} from './helpers.js'
+import {waitFor} from '../support/wait.js'
+
+/** What editors write beside a file they save (src/main.ts here), in src/ and at the top. */
+const EDITOR_TEMP_FILES = [
+  'src/.main.ts.swp', // vim swap
+  'src/.main.ts.swo',
+  'src/.main.ts.swx',
+  'src/4913', // vim's "can I write here" probe
+  'src/main.ts~', // vim/emacs/gedit backup
+  'src/#main.ts#', // emacs autosave
+  'src/.#main.ts', // emacs lock
+  'src/main.ts___jb_tmp___', // JetBrains safe write
+  'src/main.ts___jb_old___',
+  'src/main.ts.tmp', // VS Code and others: write, then rename
+  'src/main.ts.kate-swp',
+  '.DS_Store',
+]
+
+describe('watch', () => {
+  it('ignores node_modules, dist, .git and editor temp files', () => {
+    for (const p of [
+      'node_modules/x/index.js',
+      'dist/main.js',
+      '.git/HEAD',
+      'packages/a/node_modules/b.js',
+      'src/.#main.ts',
+      'src/main.ts~',
+      'src/.main.ts.swp',
+    ])
+      expect(isIgnoredPath(p), p).toBe(true)
+    for (const p of ['src/main.ts', 'bot.mjs', '.env', 'src/distance.ts', 'gitlab.ts'])
+      expect(isIgnoredPath(p), p).toBe(false)
+    for (const p of EDITOR_TEMP_FILES) expect(isIgnoredPath(p), p).toBe(true)
+    for (const p of [
+      'src/temp.ts',
+      'src/swap.ts',
+      'src/jb.ts',
+      'src/4913.ts',
+      'src/#channel.ts',
+      'src/main.swift',
+      'README.md',
+    ])
+      expect(isIgnoredPath(p), p).toBe(false)
+  })
+
+  it('editor temp files alone trigger nothing; a save names only the source file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bot-dev-watch-'))
+    mkdirSync(join(dir, 'src'))
+    writeFileSync(join(dir, 'src', 'main.ts'), '0')
+    const bursts: string[][] = []
+    const watcher = watchProject({cwd: dir, debounceMs: 100, onChange: (files) => bursts.push(files.sort())})
+    await watcher.ready
+    // The temp files first, each created, changed and (most) removed as editors do...
+    for (const f of EDITOR_TEMP_FILES) writeFileSync(join(dir, f), 'x')
+    for (const f of EDITOR_TEMP_FILES) writeFileSync(join(dir, f), 'xy')
+    for (const f of EDITOR_TEMP_FILES.slice(0, 6)) rmSync(join(dir, f))
+    // ...then a vim-style save of src/main.ts (backup by rename, write anew, drop the backup),
+    // a JetBrains-style one (temp file renamed over it), and a new source file as the sentinel.
+    renameSync(join(dir, 'src', 'main.ts'), join(dir, 'src', 'main.ts~'))
+    writeFileSync(join(dir, 'src', 'main.ts'), '1')
+    rmSync(join(dir, 'src', 'main.ts~'))
+    writeFileSync(join(dir, 'src', 'main.ts___jb_tmp___'), '2')
+    renameSync(join(dir, 'src', 'main.ts___jb_tmp___'), join(dir, 'src', 'main.ts'))
+    writeFileSync(join(dir, 'src', 'sentinel.ts'), '1')
+    await waitFor(() => bursts.flat().includes('src/sentinel.ts'), {what: 'a burst naming src/sentinel.ts'})
+    await watcher.close()
+    // Whatever the bursts (one or several), only the two source files were ever named.
+    expect([...new Set(bursts.flat())].sort()).toEqual(['src/main.ts', 'src/sentinel.ts'])
+  })
+
+  it('reports one debounced burst of changes, and not changes in ignored folders', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bot-dev-watch-'))
+    mkdirSync(join(dir, 'src'))
+    mkdirSync(join(dir, 'node_modules'))
+    const bursts: string[][] = []
+    const watcher = watchProject({cwd: dir, debounceMs: 100, onChange: (files) => bursts.push(files.sort())})
+    await watcher.ready
+    writeFileSync(join(dir, 'node_modules', 'ignored.js'), '1')
+    writeFileSync(join(dir, 'src', 'a.ts'), '1')
+    writeFileSync(join(dir, 'src', 'b.ts'), '1')
+    await waitFor(() => bursts.length > 0, {what: 'a burst'})
+    await watcher.close()
+    expect(bursts).toEqual([['src/a.ts', 'src/b.ts']])
+  })
+})
+
+describe('bot dev: the restart line', () => {
+  let world: DevWorld | undefined
+  afterEach(async () => {
+    await world?.close()
+    world = undefined
+  })
+
+  it('names the changed source file, never an editor temp file; temp files alone restart nothing', async () => {
+    world = await devWorld()
+    const project = mkdtempSync(join(tmpdir(), 'bot-dev-watch-project-'))
+    mkdirSync(join(project, 'src'))
+    writeFileSync(join(project, 'src', 'main.ts'), '// v0\n')
+    const dev = startDev(world, {cwd: project, args: ['--debounce', '100']})
+    await dev.waitForOutput(/Ready/, {timeoutMs: 20_000})
+    for (const f of EDITOR_TEMP_FILES) writeFileSync(join(project, f), 'x')
+    writeFileSync(join(project, 'src', 'main.ts'), '// v1\n')
+    await dev.waitForOutput(/↻ src\/main\.ts changed/, {timeoutMs: 15_000})
+    await dev.waitForOutput(/✓ Bot listening on port \d+[^]*✓ Bot listening on port \d+/, {timeoutMs: 15_000})
+    dev.kill('SIGINT')
+    const result = await dev.exited
+    expect(result.code).toBe(0)
+    const restarts = result.stderr.split('\n').filter((l) => l.startsWith('↻'))
+    expect(restarts).toEqual(['↻ src/main.ts changed; restarting the bot (updates are held meanwhile)'])
+    expect(result.stderr).toMatch(/, 1 restart; exit code 0\./)
+  }, 60_000)
+})
