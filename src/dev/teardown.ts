@@ -2,6 +2,8 @@
  * The session's cleanups: each resource registers one as it is created; `run()` executes them in
  * reverse order, once, each bounded by what is left of an overall deadline (with a floor per step).
  */
+import {withTimeout} from '../lib/deadline.js'
+
 export interface Cleanup {
   name: string
   run: () => Promise<void>
@@ -25,18 +27,10 @@ export class Teardown {
       this.#steps.length = 0
       for (const step of steps) {
         const budget = Math.max(deadline - performance.now(), step.minMs ?? 200)
-        let timer: NodeJS.Timeout | undefined
         try {
-          await Promise.race([
-            step.run(),
-            new Promise<never>((_, reject) => {
-              timer = setTimeout(() => reject(new Error(`timed out after ${Math.round(budget)} ms`)), budget)
-            }),
-          ])
+          await withTimeout(step.run(), budget, () => new Error(`timed out after ${Math.round(budget)} ms`))
         } catch (error) {
           onError(step.name, error)
-        } finally {
-          clearTimeout(timer)
         }
       }
     })()

@@ -93,3 +93,21 @@ export async function waitAtMost(work: Promise<unknown>, ms: number): Promise<vo
   ])
   clearTimeout(timer)
 }
+
+/**
+ * `work`'s outcome, or the error `onTimeout()` makes when `work` has not settled within `ms`. The
+ * timer is cleared either way; `work` itself goes on (abort it through its own signal if it must stop).
+ */
+export async function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  try {
+    return await Promise.race([
+      work,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(onTimeout()), Math.max(0, Math.min(ms, 2_147_483_647)))
+      }),
+    ])
+  } finally {
+    clearTimeout(timer)
+  }
+}

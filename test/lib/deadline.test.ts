@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {deadline, linked, TimeoutError, waitAtMost} from '../../src/lib/deadline.js'
+import {deadline, linked, TimeoutError, waitAtMost, withTimeout} from '../../src/lib/deadline.js'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -53,5 +53,17 @@ describe('waitAtMost', () => {
     const t1 = performance.now()
     await waitAtMost(new Promise(() => {}), 50)
     expect(performance.now() - t1).toBeGreaterThanOrEqual(45)
+  })
+})
+
+describe('withTimeout', () => {
+  it("gives the work's outcome when it settles in time", async () => {
+    await expect(withTimeout(Promise.resolve(7), 5000, () => new Error('late'))).resolves.toBe(7)
+    await expect(withTimeout(Promise.reject(new Error('no')), 5000, () => new Error('late'))).rejects.toThrow('no')
+  })
+
+  it('rejects with the given error when the work has not settled in time', async () => {
+    const never = new Promise<number>(() => {})
+    await expect(withTimeout(never, 20, () => new Error('late by design'))).rejects.toThrow('late by design')
   })
 })
