@@ -136,13 +136,18 @@ describe('bot dev resilience', () => {
     const {emu, token, lt} = world
     const dev = startDev(world, {args: ['--no-watch', ...FAST_TUNNEL, '--tunnel-retries', '8']})
     await dev.waitForOutput(/Ready/)
+    // Lines printed after the kill (on a loaded machine the fast probes may already have reopened
+    // the tunnel once before it: that earlier "Tunnel back at" must not count).
+    const [outFrom, errFrom] = [dev.stdout().length, dev.stderr().length]
+    const printed = () => `${dev.stdout().slice(outFrom)}\n${dev.stderr().slice(errFrom)}`
+    const since = (pattern: RegExp) => pattern.test(printed())
     const before = emu.webhook(token)!.url
     await lt.kill()
     // Updates sent while the tunnel is down wait at Telegram (retried) and are not lost.
     const during = emu.sendUserMessage(token, {text: 'while down'})
-    await dev.waitForOutput(/tunnel attempt 2\/8/, {timeoutMs: 10_000})
+    await waitFor(() => since(/tunnel attempt 2\/8/), {what: 'a second tunnel attempt', timeout: 10_000})
     await lt.revive()
-    await dev.waitForOutput(/Tunnel back at/, {timeoutMs: 15_000})
+    await waitFor(() => since(/Tunnel back at/), {what: () => `the tunnel back\n${printed()}`, timeout: 15_000})
     expect(emu.webhook(token)!.url).not.toBe(before)
     await waitFor(() => world.recorded().includes(during.update_id), {
       what: 'the update sent while down',
