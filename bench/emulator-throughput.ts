@@ -309,8 +309,8 @@ function echoGrammy(token: string, apiRoot: string): GrammyBot {
   return bot
 }
 
-const expectEcho = (replies: Array<{text?: unknown}>, text: string): void => {
-  if (replies.length !== 1 || replies[0].text !== `re: ${text}`)
+const expectEcho = (replies: ReadonlyArray<object>, text: string): void => {
+  if (replies.length !== 1 || (replies[0] as {text?: unknown}).text !== `re: ${text}`)
     throw new Error(`unexpected replies to ${text}: ${JSON.stringify(replies)}`)
 }
 

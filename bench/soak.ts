@@ -30,7 +30,6 @@ import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 import {BotApiEmulator} from '../src/emulator/index.js'
-import {ensureBridge} from '../test/dev/helpers.js'
 import {startLocaltunnelServer} from '../test/support/lt-server.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
@@ -74,7 +73,6 @@ async function main(): Promise<void> {
     if (!d.ok) failedDeliveries++
   })
 
-  const bridgeKind = DELIVERY === 'bridge' || TUNNEL_DIES ? ensureBridge() : undefined
   const deliveryArgs =
     DELIVERY === 'bridge'
       ? ['--tunnel', 'none']
@@ -210,10 +208,6 @@ async function main(): Promise<void> {
         ? 'tunnel → relay → bot, then the tunnel dies for good → bridge'
         : 'tunnel → relay → bot'
   console.log(`No-loss soak: ${UPDATES} updates over ${CHATS} chats through bot dev (emulator timeScale 0.01, ${path})`)
-  if (bridgeKind)
-    console.log(
-      `bridge: ${bridgeKind === 'real' ? 'src/dev/delivery/bridge/bridge.ts' : 'STUB test/dev/stub-bridge.mjs (src/dev/delivery/bridge/bridge.ts is not in this build)'}`,
-    )
   console.log('')
   console.log(`processed (unique)        ${unique.size} / ${UPDATES}`)
   console.log(`lost                      ${lost}`)
