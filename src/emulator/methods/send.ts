@@ -15,7 +15,7 @@ import type {TgObject} from '../types.js'
  * A new message from the bot in the chat of `chat_id`: `content()` runs after the chat and the reply target were
  * checked (td's checks come last); fields in the server's order.
  */
-function sendNew(bot: BotState, params: Params, content: () => TgObject, chat?: TgObject): TgObject {
+export function sendNew(bot: BotState, params: Params, content: () => TgObject, chat?: TgObject): TgObject {
   const reply = replyTarget(params)
   const markup = markupOf(params)
   const target = chat ?? chatOf(bot, params)

@@ -2,6 +2,10 @@
 import {OpenQueries} from './open-queries.js'
 import {Faults} from './faults.js'
 import {MessageStore} from './messages.js'
+import {BotProfile} from './profile.js'
+import {ChatInfoStore} from './chat-info.js'
+import {StickerSets} from './sticker-sets.js'
+import {UserDirectory} from './users.js'
 import type {RecordedCall, TgObject, Update, WebhookState} from '../types.js'
 import {DEFAULT_ALLOWED, chatsIn, updateTypeOf, webhookQueueOf} from './updates.js'
 
@@ -90,6 +94,17 @@ export class BotState {
 
   /** Listeners woken when an update is queued (webhook worker). */
   onQueued?: () => void
+  /** The name the bot was created with (getMe's first_name until setMyName changes it). */
+  readonly defaultName: string
+  /** What the bot says about itself: name, descriptions, menu button, default rights (profile.ts). */
+  readonly profile = new BotProfile()
+  /** The users who talk to the bot, one profile per id, and each chat's chat_instance (users.ts). */
+  readonly users = new UserDirectory()
+  /** What getChat adds to a chat and the chat's set… methods change (chat-info.ts). */
+  readonly chatInfo = new ChatInfoStore()
+  /** The sticker sets the bot created (sticker-sets.ts), and a counter for custom emoji ids. */
+  readonly stickerSets = new StickerSets()
+  stickerSerial = 1
 
   constructor(
     readonly token: string,
@@ -105,6 +120,7 @@ export class BotState {
     firstUpdateId: number,
   ) {
     this.id = info.id
+    this.defaultName = info.firstName
     this.nextUpdateId = firstUpdateId
     this.user = {
       id: info.id,
@@ -174,6 +190,11 @@ export class BotState {
     this.lastPoll = undefined
     this.allowed = new Set(DEFAULT_ALLOWED)
     this.commands = []
+    this.profile.clear()
+    this.users.clear()
+    this.chatInfo.clear()
+    this.stickerSets.clear()
+    this.user.first_name = this.defaultName
   }
 
   /** Drop every pending update. */
