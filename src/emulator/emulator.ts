@@ -14,7 +14,7 @@ import {checkFaultSpec, type FaultSpec} from './state/faults.js'
 import {dispatch} from './methods/dispatch.js'
 import {BotRegistry} from './state/registry.js'
 import {createHandler} from './http/server.js'
-import {callbackQuery, migrate, setBlocked, userMessage} from './user/actions.js'
+import {callbackQuery, migrate, noteUsers, setBlocked, userMessage} from './user/actions.js'
 import {chatMatches, waitForCall} from './user/wait.js'
 import type {
   BotInfo,
@@ -28,6 +28,7 @@ import type {
   UserMessageOptions,
   WaitOptions,
   WebhookState,
+  UserProfileOptions,
 } from './types.js'
 import {allowedUpdatesList} from './state/updates.js'
 import {webhookInfo} from './methods/webhook-config.js'
@@ -209,6 +210,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     }
     const query = body.callback_query as TgObject | undefined
     if (query && typeof query.id === 'string') bot.openCallbackQueries.add(query.id)
+    noteUsers(bot, body)
     const update = bot.push(body)
     if (!update) return {update_id: 0, ...body}
     this.emit('update', update, token)
@@ -297,6 +299,16 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
       },
       {...options, id},
     )
+  }
+
+  /**
+   * Describe a user once (name, username, language, premium): every later update from them (messages, button
+   * presses, inline queries, votes) carries this profile unless the call says otherwise. Returns the User.
+   */
+  setUser(token: string, userId: number, profile: UserProfileOptions): TgObject {
+    if (!Number.isSafeInteger(userId) || userId <= 0)
+      throw new Error(`setUser: user ${String(userId)} must be a user id (a positive integer)`)
+    return this.mustBot(token).users.update(userId, profile)
   }
 
   /** The control API's base URL: `${apiRoot}/_emulator` (see docs/emulator.md). */

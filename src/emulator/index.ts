@@ -24,6 +24,7 @@ export type {
   UserMessageOptions,
   WaitOptions,
   WebhookState,
+  UserProfileOptions,
 } from './types.js'
 export {UPDATE_TYPES} from './state/updates.js'
 export type {ConversationOptions, ConversationUser} from './user/conversation.js'

@@ -123,3 +123,12 @@ export interface WaitOptions {
   timeoutMs?: number
   predicate?: (call: RecordedCall) => boolean
 }
+
+/** What is known about a user (emu.setUser, the control API's POST …/users/{user_id}). */
+export interface UserProfileOptions {
+  firstName?: string
+  lastName?: string
+  username?: string
+  languageCode?: string
+  isPremium?: boolean
+}

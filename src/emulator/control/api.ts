@@ -15,57 +15,13 @@
  * is never echoed back.
  */
 import type http from 'node:http'
-import type {BotState} from '../state/bot.js'
 import {UPDATE_TYPES} from '../state/updates.js'
-import type {CallbackQueryOptions, RecordedCall, TgObject, Update, UserMessageOptions} from '../types.js'
-import type {FaultSpec} from '../state/faults.js'
+import type {RecordedCall, TgObject} from '../types.js'
 import {webhookInfo} from '../methods/webhook-config.js'
+import {USER_ROUTES} from './users.js'
+import {type ControlDeps, type ControlledEmulator, ControlError, type Ctx, int, only, type Route, str} from './route.js'
 
-/** What the control API asks of the emulator (ControlledEmulator implements it). */
-export interface ControlledEmulator {
-  sendUserMessage(token: string, options: UserMessageOptions): Update
-  sendCallbackQuery(token: string, options: CallbackQueryOptions): Update
-  injectUpdate(token: string, body: TgObject): Update
-  failNext(token: string, method: string, fault: FaultSpec): void
-  blockBot(token: string, chatId: number): Update
-  unblockBot(token: string, chatId: number): Update
-  migrateChat(token: string, chatId: number): number
-  deactivateUser(token: string, userId: number): void
-  pendingUpdates(token: string): Update[]
-  reset(): void
-  on(event: 'call', listener: (call: RecordedCall, token: string) => void): unknown
-  off(event: 'call', listener: (call: RecordedCall, token: string) => void): unknown
-}
-
-export interface ControlDeps {
-  /** The bot of a token, or undefined when the emulator does not know it. */
-  botFor(token: string): BotState | undefined
-  /** Fail a pending long poll when the emulator stops; returns its unregistration. */
-  onStop(fail: (err: Error) => void): () => void
-}
-
-type Handler = (ctx: Ctx) => unknown
-
-interface Ctx {
-  emu: ControlledEmulator
-  deps: ControlDeps
-  bot: BotState
-  body: Record<string, unknown>
-  query: URLSearchParams
-  /** The `{chat_id}` / `{user_id}` path segment. */
-  id?: number
-  req: http.IncomingMessage
-  res: http.ServerResponse
-}
-
-class ControlError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message)
-  }
-}
+export type {ControlDeps, ControlledEmulator} from './route.js'
 
 const MAX_BODY = 1 << 20
 const MAX_CALLS = 1000
@@ -90,7 +46,7 @@ function reply(res: http.ServerResponse, status: number, body: unknown): void {
   res.end(text)
 }
 
-const ROUTES: Record<string, {method: 'GET' | 'POST'; handler: Handler; withId?: boolean}> = {
+const ROUTES: Record<string, Route> = {
   messages: {method: 'POST', handler: postMessage},
   callback_queries: {method: 'POST', handler: postCallbackQuery},
   updates: {method: 'POST', handler: postUpdate},
@@ -112,6 +68,7 @@ const ROUTES: Record<string, {method: 'GET' | 'POST'; handler: Handler; withId?:
     handler: ({emu, bot, id}) => ({migrate_to_chat_id: emu.migrateChat(bot.token, id!)}),
     withId: true,
   },
+  ...USER_ROUTES,
   'users/deactivate': {
     method: 'POST',
     handler: ({emu, bot, id}) => {
@@ -147,6 +104,7 @@ async function route(
   const token = safeDecode(parts[1])
   let name = parts[2]
   let id: number | undefined
+  let segment: string | undefined
   if ((parts[2] === 'chats' || parts[2] === 'users') && parts.length === 5) {
     id = Number(parts[3])
     if (!Number.isSafeInteger(id) || id === 0)
@@ -155,10 +113,14 @@ async function route(
         `${parts[2] === 'chats' ? 'chat_id' : 'user_id'} "${parts[3]}" in the path must be a non-zero integer`,
       )
     name = `${parts[2]}/${parts[4]}`
+  } else if (parts.length === 4 || parts.length === 5) {
+    // collection/{id} and collection/{id}/action (users/{user_id}, polls/{poll_id}/answers…)
+    segment = safeDecode(parts[3])
+    name = parts.length === 4 ? `${parts[2]}/{id}` : `${parts[2]}/{id}/${parts[4]}`
   } else if (parts.length !== 3) {
     name = ''
   }
-  const entry = ROUTES[name]
+  const entry = ROUTES[`${req.method ?? ''} ${name}`] ?? ROUTES[name]
   if (!entry) {
     req.resume()
     throw new ControlError(
@@ -180,7 +142,7 @@ async function route(
   }
   const body = entry.method === 'POST' ? await readJson(req) : (req.resume(), {})
   try {
-    return await entry.handler({emu, deps, bot, body, query: new URLSearchParams(search), id, req, res})
+    return await entry.handler({emu, deps, bot, body, query: new URLSearchParams(search), id, segment, req, res})
   } catch (err) {
     if (err instanceof ControlError) throw err
     // the emulator's own argument checks (blockBot, failNext…) say what is wrong
@@ -225,43 +187,6 @@ async function readJson(req: http.IncomingMessage): Promise<Record<string, unkno
   if (!value || typeof value !== 'object' || Array.isArray(value))
     throw new ControlError(400, 'the body must be a JSON object')
   return value as Record<string, unknown>
-}
-
-// ---------------------------------------------------------------- field readers
-
-function only(body: Record<string, unknown>, allowed: string[]): void {
-  for (const key of Object.keys(body)) {
-    if (!allowed.includes(key))
-      throw new ControlError(400, `unknown field "${key}"; the fields are ${allowed.join(', ')}`)
-  }
-}
-
-function int(
-  body: Record<string, unknown>,
-  name: string,
-  rule: {required?: boolean; min?: number; nonZero?: boolean} = {},
-): number | undefined {
-  const value = body[name]
-  if (value === undefined || value === null) {
-    if (rule.required) throw new ControlError(400, `${name} is required (an integer)`)
-    return undefined
-  }
-  const n = typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value
-  if (typeof n !== 'number' || !Number.isSafeInteger(n))
-    throw new ControlError(400, `${name} ${JSON.stringify(value)} must be an integer`)
-  if (rule.min !== undefined && n < rule.min) throw new ControlError(400, `${name} ${n} must be ≥ ${rule.min}`)
-  if (rule.nonZero && n === 0) throw new ControlError(400, `${name} must not be 0`)
-  return n
-}
-
-function str(body: Record<string, unknown>, name: string, required = false): string | undefined {
-  const value = body[name]
-  if (value === undefined || value === null) {
-    if (required) throw new ControlError(400, `${name} is required (a non-empty string)`)
-    return undefined
-  }
-  if (typeof value !== 'string' || value === '') throw new ControlError(400, `${name} must be a non-empty string`)
-  return value
 }
 
 // ---------------------------------------------------------------- handlers
