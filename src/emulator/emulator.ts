@@ -16,6 +16,7 @@ import {BotRegistry} from './state/registry.js'
 import {createHandler} from './http/server.js'
 import {callbackQuery, migrate, noteUsers, setBlocked, userMessage} from './user/actions.js'
 import {chatMatches, waitForCall} from './user/wait.js'
+import {userMediaMessage} from './user/media.js'
 import type {
   BotInfo,
   CallbackQueryOptions,
@@ -29,6 +30,7 @@ import type {
   WaitOptions,
   WebhookState,
   UserProfileOptions,
+  UserMediaOptions,
 } from './types.js'
 import {allowedUpdatesList} from './state/updates.js'
 import {webhookInfo} from './methods/webhook-config.js'
@@ -128,6 +130,11 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
         botFor: (token) => this.bots.forRequest(token),
         invoke: (bot, method, params, onAbort) => this.invoke(bot, method, params, onAbort, 'http'),
         control,
+        file: (token, filePath) => {
+          const bot = this.bots.get(token)
+          const file = bot && !bot.revoked ? bot.files.atPath(filePath) : undefined
+          return file && bot ? bot.files.contentOf(file) : undefined
+        },
       }),
     )
     this.server.headersTimeout = 0
@@ -223,6 +230,14 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
   }
 
   /**
+   * A media message from a user (photo, document, video, audio, voice, animation, sticker, video note) with the real
+   * bytes: sizes and durations come from them, the file is stored for the bot (getFile and /file/bot… serve it).
+   */
+  sendUserMedia(token: string, options: UserMediaOptions): Update {
+    return this.injectUpdate(token, {message: userMediaMessage(this.mustBot(token), options)})
+  }
+
+  /**
    * A press on an inline button: a callback_query on the bot's message `messageId` (default: the bot's latest
    * message in the chat). The bot answers it with answerCallbackQuery.
    */
@@ -296,6 +311,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
         sendUserMessage: (t, o) => this.sendUserMessage(t, o),
         sendCallbackQuery: (t, o) => this.sendCallbackQuery(t, o),
         onStop: (fail) => this.onStop(fail),
+        sendUserMedia: (t, o) => this.sendUserMedia(t, o),
       },
       {...options, id},
     )

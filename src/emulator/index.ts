@@ -25,6 +25,8 @@ export type {
   WaitOptions,
   WebhookState,
   UserProfileOptions,
+  UserMediaOptions,
+  UserMediaKind,
 } from './types.js'
 export {UPDATE_TYPES} from './state/updates.js'
 export type {ConversationOptions, ConversationUser} from './user/conversation.js'

@@ -132,3 +132,25 @@ export interface UserProfileOptions {
   languageCode?: string
   isPremium?: boolean
 }
+
+/** The kinds of media a user can send (a file field of the control API's POST …/messages is named after its kind). */
+export type UserMediaKind = 'photo' | 'document' | 'video' | 'audio' | 'voice' | 'animation' | 'sticker' | 'video_note'
+
+/** A media message from a user: the real bytes (sizes and durations are read from them), a caption. */
+export interface UserMediaOptions extends Omit<UserMessageOptions, 'text'> {
+  kind: UserMediaKind
+  data: Buffer
+  /** The file's name (kept for documents, audio, video, animations). */
+  filename?: string
+  mimeType?: string
+  caption?: string
+  /** A sticker's emoji. */
+  emoji?: string
+  /** Seconds, width and height the user's app would send for video and audio (default: read from the bytes). */
+  duration?: number
+  width?: number
+  height?: number
+  /** An audio's title and performer. */
+  title?: string
+  performer?: string
+}

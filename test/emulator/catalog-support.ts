@@ -72,7 +72,8 @@ export function sample(type: string, file: string, depth = 0): unknown {
   for (const field of spec.fields) {
     if (field.constant !== undefined) out[field.name] = field.constant
     else if (field.required && depth < 5)
-      out[field.name] = field.type.startsWith('InputFile') ? file : sample(field.type, file, depth + 1)
+      out[field.name] =
+        field.type.startsWith('InputFile') || field.name === 'media' ? file : sample(field.type, file, depth + 1)
   }
   return out
 }

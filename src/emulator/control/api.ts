@@ -19,6 +19,8 @@ import {UPDATE_TYPES} from '../state/updates.js'
 import type {RecordedCall, TgObject} from '../types.js'
 import {webhookInfo} from '../methods/webhook-config.js'
 import {USER_ROUTES} from './users.js'
+import {postMedia} from './media.js'
+import {type Params, type UploadedFile, readParams} from '../http/params.js'
 import {type ControlDeps, type ControlledEmulator, ControlError, type Ctx, int, only, type Route, str} from './route.js'
 
 export type {ControlDeps, ControlledEmulator} from './route.js'
@@ -140,9 +142,10 @@ async function route(
       'no bot with this token in the emulator (create it with createBot, or start `bot emulator --any-token`)',
     )
   }
-  const body = entry.method === 'POST' ? await readJson(req) : (req.resume(), {})
+  const {body, files} = entry.method === 'POST' ? await readBody(req) : (req.resume(), {body: {}, files: undefined})
   try {
-    return await entry.handler({emu, deps, bot, body, query: new URLSearchParams(search), id, segment, req, res})
+    const query = new URLSearchParams(search)
+    return await entry.handler({emu, deps, bot, body, query, id, segment, ...(files ? {files} : {}), req, res})
   } catch (err) {
     if (err instanceof ControlError) throw err
     // the emulator's own argument checks (blockBot, failNext…) say what is wrong
@@ -163,6 +166,27 @@ function safeDecode(text: string): string {
   } catch {
     return text
   }
+}
+
+/** A JSON object, or a multipart/form-data body (its fields as text, its files apart; up to 50 MB). */
+async function readBody(
+  req: http.IncomingMessage,
+): Promise<{body: Record<string, unknown>; files?: Map<string, UploadedFile>}> {
+  if (
+    !String(req.headers['content-type'] ?? '')
+      .toLowerCase()
+      .includes('multipart/form-data')
+  )
+    return {body: await readJson(req)}
+  let params: Params
+  try {
+    params = await readParams('', req.headers, req)
+  } catch (err) {
+    throw new ControlError(400, `the multipart body could not be read: ${(err as Error).message}`)
+  }
+  const body: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(params.toRecord())) if (!params.files.has(name)) body[name] = value
+  return {body, files: params.files}
 }
 
 async function readJson(req: http.IncomingMessage): Promise<Record<string, unknown>> {
@@ -191,7 +215,9 @@ async function readJson(req: http.IncomingMessage): Promise<Record<string, unkno
 
 // ---------------------------------------------------------------- handlers
 
-function postMessage({emu, bot, body}: Ctx): unknown {
+function postMessage(ctx: Ctx): unknown {
+  const {emu, bot, body} = ctx
+  if (ctx.files) return postMedia(ctx)
   only(body, [
     'text',
     'chat_id',

@@ -4,13 +4,22 @@
  */
 import type http from 'node:http'
 import type {BotState} from '../state/bot.js'
-import type {CallbackQueryOptions, RecordedCall, TgObject, Update, UserMessageOptions} from '../types.js'
+import type {
+  CallbackQueryOptions,
+  RecordedCall,
+  TgObject,
+  Update,
+  UserMediaOptions,
+  UserMessageOptions,
+} from '../types.js'
 import type {FaultSpec} from '../state/faults.js'
+import type {UploadedFile} from '../http/params.js'
 
 /** What the control API asks of the emulator (ControlledEmulator implements it). */
 export interface ControlledEmulator {
   sendUserMessage(token: string, options: UserMessageOptions): Update
   sendCallbackQuery(token: string, options: CallbackQueryOptions): Update
+  sendUserMedia(token: string, options: UserMediaOptions): Update
   injectUpdate(token: string, body: TgObject): Update
   failNext(token: string, method: string, fault: FaultSpec): void
   blockBot(token: string, chatId: number): Update
@@ -42,6 +51,8 @@ export interface Ctx {
   id?: number
   /** The `{…}` segment of a route written `collection/{id}` or `collection/{id}/action`, as text. */
   segment?: string
+  /** The files of a multipart/form-data body (its other fields are in `body`, as text). */
+  files?: Map<string, UploadedFile>
   req: http.IncomingMessage
   res: http.ServerResponse
 }

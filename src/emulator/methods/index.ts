@@ -7,6 +7,7 @@ import {COMMAND_METHODS} from './commands.js'
 import {FILE_METHODS} from './files.js'
 import {generic} from './generic.js'
 import {MESSAGE_METHODS} from './outgoing.js'
+import {MEDIA_METHODS} from './send-media.js'
 import {PROFILE_METHODS} from './profile.js'
 import {STICKER_METHODS} from './stickers.js'
 import {getUpdates} from './polling.js'
@@ -61,6 +62,7 @@ const CORE_METHODS: Record<string, Handler> = {
 const TABLE: Record<string, Handler> = {
   ...CORE_METHODS,
   ...MESSAGE_METHODS,
+  ...MEDIA_METHODS,
   ...CHAT_METHODS,
   ...PROFILE_METHODS,
   ...COMMAND_METHODS,

@@ -7,7 +7,7 @@ import type {Answer, Handler} from './core.js'
 import {badRequest} from '../errors.js'
 import {chatOf, parseJson} from './message-params.js'
 import type {TgObject} from '../types.js'
-import {sendChatAction, sendDocument, sendMessage, sendOther, sendPhoto} from './send.js'
+import {sendChatAction, sendMessage, sendOther} from './send.js'
 import {
   deleteMessage,
   editMessageCaption,
@@ -60,19 +60,10 @@ export const copyMessage: Handler = (bot, params, core, ctx) => {
 
 export const MESSAGE_METHODS: Record<string, Handler> = {
   sendmessage: sendMessage,
-  sendphoto: sendPhoto,
-  senddocument: sendDocument,
-  sendaudio: sendOther,
-  sendvideo: sendOther,
-  sendanimation: sendOther,
-  sendvoice: sendOther,
-  sendvideonote: sendOther,
-  sendsticker: sendOther,
   sendlocation: sendOther,
   senddice: sendOther,
   sendcontact: sendOther,
   sendpoll: sendOther,
-  sendmediagroup: sendOther,
   sendchataction: sendChatAction,
   editmessagetext: editMessageText,
   editmessagereplymarkup: editMessageReplyMarkup,

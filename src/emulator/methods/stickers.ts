@@ -9,7 +9,8 @@ import type {Handler} from './core.js'
 import {badRequest} from '../errors.js'
 import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
-import {randomBytes} from 'node:crypto'
+import {type FileRef, fileRef, resolveFile} from '../media/input.js'
+import {mediaJson} from '../media/objects.js'
 
 /** The docs' rule: letters, digits, underscores; a letter first; no `__`; ends in `_by_<bot username>`; ≤ 64. */
 function checkSetName(bot: BotState, name: string): void {
@@ -36,20 +37,13 @@ function userOf(bot: BotState, params: Params): number {
  * only through sticker_format), `emoji_list` (1-20 emoji), `mask_position`, `keywords`. Errors are prefixed by the
  * caller.
  */
-function readInputSticker(
-  bot: BotState,
-  params: Params,
-  value: unknown,
-  set: StickerSetState,
-  defaultFormat: string,
-): TgObject {
+function readInputSticker(params: Params, value: unknown, defaultFormat: string): PendingSticker {
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error('InputSticker must be an Object')
   const o = value as TgObject
   if (o.sticker !== undefined && typeof o.sticker !== 'string')
     throw new Error('Field "sticker" must be of type String')
-  const ref = (o.sticker as string | undefined) ?? ''
-  const upload = ref.startsWith('attach://') ? params.files.get(ref.slice(9)) : undefined
-  if (ref === '' || (ref.startsWith('attach://') && !upload)) throw new Error('sticker not found')
+  const ref = fileRef(params, '', (o.sticker as string | undefined) ?? '')
+  if (!ref) throw new Error('sticker not found')
   let format = defaultFormat
   if (o.format !== undefined) {
     if (typeof o.format !== 'string') throw new Error('Field "format" must be of type String')
@@ -63,30 +57,36 @@ function readInputSticker(
   if (emoji.length === 0) throw new Error('emoji list must be non-empty')
   if (emoji.length > 20) throw new Error('too many emoji specified')
   if (emoji.some((e) => typeof e !== 'string')) throw new Error('emoji must be a string')
-  const animated = format === 'animated'
-  const video = format === 'video'
-  // BA's Sticker keys in order (facts-3 §1.5); the ids come last
-  return {
-    width: 512,
-    height: 512,
-    emoji: emoji[0],
+  return {ref, emoji: emoji[0] as string, format}
+}
+
+/** A sticker read from an InputSticker, before its file is resolved. */
+interface PendingSticker {
+  ref: NonNullable<FileRef>
+  emoji: string
+  format: string
+}
+
+/** The Sticker of the set, its file resolved (upload, this bot's file_id, URL). */
+async function storeSticker(bot: BotState, pending: PendingSticker, set: StickerSetState): Promise<TgObject> {
+  const file = await resolveFile(bot, pending.ref, 'sticker')
+  const fields = {
+    emoji: pending.emoji,
     set_name: set.name,
-    is_animated: animated,
-    is_video: video,
+    is_animated: pending.format === 'animated',
+    is_video: pending.format === 'video',
     type: set.stickerType,
     ...(set.stickerType === 'custom_emoji'
       ? {custom_emoji_id: String(5_000_000_000_000_000_000n + BigInt(bot.stickerSerial++))}
       : {}),
-    file_id: randomBytes(24).toString('base64url'),
-    file_unique_id: randomBytes(12).toString('base64url'),
-    ...(upload ? {file_size: upload.size} : {}),
   }
+  return mediaJson('sticker', file, {fields})
 }
 
 /** `can't parse InputSticker: <why>` for an item the reader refused. */
-function parsedSticker(bot: BotState, params: Params, value: unknown, set: StickerSetState, format: string): TgObject {
+function parsedSticker(params: Params, value: unknown, format: string): PendingSticker {
   try {
-    return readInputSticker(bot, params, value, set, format)
+    return readInputSticker(params, value, format)
   } catch (err) {
     throw badRequest(`can't parse InputSticker: ${(err as Error).message}`)
   }
@@ -94,7 +94,7 @@ function parsedSticker(bot: BotState, params: Params, value: unknown, set: Stick
 
 const STICKER_TYPES = new Set(['regular', 'mask', 'custom_emoji'])
 
-const createNewStickerSet: Handler = (bot, params) => {
+const createNewStickerSet: Handler = async (bot, params) => {
   userOf(bot, params)
   const name = params.get('name') ?? ''
   const title = params.get('title') ?? ''
@@ -110,9 +110,10 @@ const createNewStickerSet: Handler = (bot, params) => {
   if (!STICKER_TYPES.has(type)) throw badRequest('unsupported sticker type specified')
   const set: StickerSetState = {name, title, stickerType: type as StickerSetState['stickerType'], stickers: []}
   const format = params.get('sticker_format') ?? ''
-  for (const item of items) set.stickers.push(parsedSticker(bot, params, item, set, format))
+  const pending = items.map((item) => parsedSticker(params, item, format))
   checkSetName(bot, name)
   if (bot.stickerSets.get(name)) throw badRequest('sticker set name is already occupied')
+  for (const p of pending) set.stickers.push(await storeSticker(bot, p, set))
   bot.stickerSets.add(set)
   return {result: true}
 }
@@ -123,7 +124,7 @@ function setOf(bot: BotState, params: Params): StickerSetState {
   return set
 }
 
-const addStickerToSet: Handler = (bot, params) => {
+const addStickerToSet: Handler = async (bot, params) => {
   userOf(bot, params)
   const set = setOf(bot, params)
   let item: unknown
@@ -132,9 +133,9 @@ const addStickerToSet: Handler = (bot, params) => {
   } catch {
     throw badRequest("can't parse sticker JSON object")
   }
-  const sticker = parsedSticker(bot, params, item, set, '')
+  const pending = parsedSticker(params, item, '')
   if (set.stickers.length >= (set.stickerType === 'custom_emoji' ? 200 : 120)) throw badRequest('STICKERS_TOO_MUCH')
-  set.stickers.push(sticker)
+  set.stickers.push(await storeSticker(bot, pending, set))
   return {result: true}
 }
 

@@ -5,6 +5,7 @@ import {MessageStore} from './messages.js'
 import {BotProfile} from './profile.js'
 import {ChatInfoStore} from './chat-info.js'
 import {StickerSets} from './sticker-sets.js'
+import {FileStore} from './files.js'
 import {UserDirectory} from './users.js'
 import type {RecordedCall, TgObject, Update, WebhookState} from '../types.js'
 import {DEFAULT_ALLOWED, chatsIn, updateTypeOf, webhookQueueOf} from './updates.js'
@@ -105,6 +106,8 @@ export class BotState {
   /** The sticker sets the bot created (sticker-sets.ts), and a counter for custom emoji ids. */
   readonly stickerSets = new StickerSets()
   stickerSerial = 1
+  /** The bot's files: uploads, users' media, files sent by URL (files.ts). */
+  readonly files: FileStore
 
   constructor(
     readonly token: string,
@@ -121,6 +124,7 @@ export class BotState {
   ) {
     this.id = info.id
     this.defaultName = info.firstName
+    this.files = new FileStore(info.id)
     this.nextUpdateId = firstUpdateId
     this.user = {
       id: info.id,
@@ -194,6 +198,7 @@ export class BotState {
     this.users.clear()
     this.chatInfo.clear()
     this.stickerSets.clear()
+    this.files.clear()
     this.user.first_name = this.defaultName
   }
 

@@ -14,7 +14,18 @@ import type {EventEmitter} from 'node:events'
 import type {BotState} from '../state/bot.js'
 import {isOutgoing} from '../methods/index.js'
 import type {CallEvents} from './wait.js'
-import type {CallbackQueryOptions, RecordedCall, TgObject, Update, UserMessageOptions} from '../types.js'
+import type {
+  CallbackQueryOptions,
+  RecordedCall,
+  TgObject,
+  Update,
+  UserMediaKind,
+  UserMediaOptions,
+  UserMessageOptions,
+} from '../types.js'
+import {readFileSync, statSync} from 'node:fs'
+import {basename} from 'node:path'
+import {MAX_USER_FILE} from './media.js'
 
 export interface ConversationOptions {
   /** The user's id (default: a new one per user, from 100001). */
@@ -43,9 +54,13 @@ export interface ConversationHost {
   sendCallbackQuery(token: string, options: CallbackQueryOptions): Update
   /** Register a function that fails a pending wait when the emulator stops; returns its unregistration. */
   onStop(fail: (err: Error) => void): () => void
+  sendUserMedia(token: string, options: UserMediaOptions): Update
 }
 
 type Message = TgObject & {message_id: number; chat: TgObject}
+
+/** What a media message may carry besides the file. */
+export type MediaSendOptions = Omit<UserMediaOptions, 'kind' | 'data' | 'chatId' | 'userId'>
 
 export class ConversationUser {
   readonly id: number
@@ -132,6 +147,66 @@ export class ConversationUser {
             : 'the bot sent no buttons') +
           `; the chat: ${describeChat(messages)}`,
       ),
+    )
+  }
+
+  /** Send a photo (bytes, or a path to read); resolves like send(). */
+  sendPhoto(file: Buffer | string, options: MediaSendOptions = {}): Promise<Message[]> {
+    return this.sendMedia('photo', file, options)
+  }
+
+  sendDocument(file: Buffer | string, options: MediaSendOptions = {}): Promise<Message[]> {
+    return this.sendMedia('document', file, options)
+  }
+
+  sendVideo(file: Buffer | string, options: MediaSendOptions = {}): Promise<Message[]> {
+    return this.sendMedia('video', file, options)
+  }
+
+  sendAudio(file: Buffer | string, options: MediaSendOptions = {}): Promise<Message[]> {
+    return this.sendMedia('audio', file, options)
+  }
+
+  sendVoice(file: Buffer | string, options: MediaSendOptions = {}): Promise<Message[]> {
+    return this.sendMedia('voice', file, options)
+  }
+
+  sendAnimation(file: Buffer | string, options: MediaSendOptions = {}): Promise<Message[]> {
+    return this.sendMedia('animation', file, options)
+  }
+
+  sendSticker(file: Buffer | string, options: MediaSendOptions = {}): Promise<Message[]> {
+    return this.sendMedia('sticker', file, options)
+  }
+
+  sendVideoNote(file: Buffer | string, options: MediaSendOptions = {}): Promise<Message[]> {
+    return this.sendMedia('video_note', file, options)
+  }
+
+  /** Any of the media above by kind: the file's bytes, or a path to read. */
+  sendMedia(kind: UserMediaKind, file: Buffer | string, options: MediaSendOptions = {}): Promise<Message[]> {
+    const what = `user.send${kind === 'video_note' ? 'VideoNote' : kind[0].toUpperCase() + kind.slice(1)}(${typeof file === 'string' ? JSON.stringify(file) : `<${file.length} bytes>`})`
+    let data: Buffer
+    let filename = options.filename
+    try {
+      if (typeof file === 'string') {
+        if (statSync(file).size > MAX_USER_FILE) throw new Error(`the file is over ${MAX_USER_FILE} bytes`)
+        data = readFileSync(file)
+        filename ??= basename(file)
+      } else data = file
+    } catch (err) {
+      return Promise.reject(new Error(`${what}: ${(err as Error).message}`))
+    }
+    return this.exchange(what, () =>
+      this.host.sendUserMedia(this.host.token, {
+        ...options,
+        kind,
+        data,
+        ...(filename ? {filename} : {}),
+        chatId: this.chatId,
+        userId: this.id,
+        ...this.identity(),
+      }),
     )
   }
 
