@@ -17,6 +17,8 @@ import {createHandler} from './http/server.js'
 import {callbackQuery, migrate, noteUsers, setBlocked, userMessage} from './user/actions.js'
 import {chatMatches, waitForCall} from './user/wait.js'
 import {userMediaMessage} from './user/media.js'
+import {type VoteOptions, vote} from './user/polls.js'
+import {pollJson} from './state/polls.js'
 import type {
   BotInfo,
   CallbackQueryOptions,
@@ -117,6 +119,11 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
       delivered: (event) => this.emit('delivery', event),
       confirmed: (bot) => this.signals.emit('confirmed', bot),
       handled: (bot, updateId, replied) => this.signals.emit('handled', bot, updateId, replied),
+      queue: (bot, body) => {
+        const update = bot.push(body)
+        if (update) this.emit('update', update, bot.token)
+        return update
+      },
     }
     this.signals.setMaxListeners(0)
     this.setMaxListeners(0)
@@ -245,6 +252,16 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     return this.injectUpdate(token, {callback_query: callbackQuery(this.mustBot(token), options)})
   }
 
+  /**
+   * A user votes in the bot's poll `pollId` (`optionIds` are option indexes; [] retracts): queues `poll_answer` for a
+   * non-anonymous poll and the `poll` with its new counts. Returns the updates and the poll.
+   */
+  votePoll(token: string, pollId: string, options: VoteOptions): {updates: Update[]; poll: TgObject} {
+    const bot = this.mustBot(token)
+    const updates = vote(bot, pollId, options).map((body) => this.injectUpdate(token, body))
+    return {updates, poll: pollJson(bot.polls.get(pollId)!)}
+  }
+
   /** Make a chat known to the bot (so sendMessage to it works without a prior update from it). */
   addChat(token: string, chat: TgObject & {id: number; type: string}): void {
     this.mustBot(token).rememberChat(chat)
@@ -312,6 +329,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
         sendCallbackQuery: (t, o) => this.sendCallbackQuery(t, o),
         onStop: (fail) => this.onStop(fail),
         sendUserMedia: (t, o) => this.sendUserMedia(t, o),
+        votePoll: (t, id, o) => this.votePoll(t, id, o),
       },
       {...options, id},
     )

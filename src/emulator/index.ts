@@ -31,3 +31,4 @@ export type {
 export {UPDATE_TYPES} from './state/updates.js'
 export type {ConversationOptions, ConversationUser} from './user/conversation.js'
 export type {FaultSpec} from './state/faults.js'
+export type {VoteOptions} from './user/polls.js'

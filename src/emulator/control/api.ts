@@ -20,6 +20,7 @@ import type {RecordedCall, TgObject} from '../types.js'
 import {webhookInfo} from '../methods/webhook-config.js'
 import {USER_ROUTES} from './users.js'
 import {postMedia} from './media.js'
+import {POLL_ROUTES} from './polls.js'
 import {type Params, type UploadedFile, readParams} from '../http/params.js'
 import {type ControlDeps, type ControlledEmulator, ControlError, type Ctx, int, only, type Route, str} from './route.js'
 
@@ -71,6 +72,7 @@ const ROUTES: Record<string, Route> = {
     withId: true,
   },
   ...USER_ROUTES,
+  ...POLL_ROUTES,
   'users/deactivate': {
     method: 'POST',
     handler: ({emu, bot, id}) => {

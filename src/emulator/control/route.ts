@@ -14,12 +14,14 @@ import type {
 } from '../types.js'
 import type {FaultSpec} from '../state/faults.js'
 import type {UploadedFile} from '../http/params.js'
+import type {VoteOptions} from '../user/polls.js'
 
 /** What the control API asks of the emulator (ControlledEmulator implements it). */
 export interface ControlledEmulator {
   sendUserMessage(token: string, options: UserMessageOptions): Update
   sendCallbackQuery(token: string, options: CallbackQueryOptions): Update
   sendUserMedia(token: string, options: UserMediaOptions): Update
+  votePoll(token: string, pollId: string, options: VoteOptions): {updates: Update[]; poll: TgObject}
   injectUpdate(token: string, body: TgObject): Update
   failNext(token: string, method: string, fault: FaultSpec): void
   blockBot(token: string, chatId: number): Update

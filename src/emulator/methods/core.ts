@@ -5,7 +5,7 @@ import type {Params} from '../http/params.js'
 import type {Answer} from '../http/server.js'
 
 export type {Answer}
-import type {DeliveryEvent} from '../types.js'
+import type {DeliveryEvent, TgObject, Update} from '../types.js'
 
 export interface CallContext {
   /** Lower-cased method name. */
@@ -49,4 +49,6 @@ export interface Core {
    * there was one (then the bot's handler may still be running: frameworks answer the webhook early for it).
    */
   handled(bot: BotState, updateId: number, replied: boolean): void
+  /** Queue an update the server makes by itself (a poll closing at its close_date); undefined when filtered out. */
+  queue(bot: BotState, body: TgObject): Update | undefined
 }

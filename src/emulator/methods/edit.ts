@@ -1,5 +1,5 @@
 /**
- * edit*, deleteMessage and stopPoll against the bot's message store, with the server's texts: `message to edit not
+ * edit* and deleteMessage against the bot's message store, with the server's texts: `message to edit not
  * found`, `message can't be edited` (not the bot's own message), `there is no text in the message to edit`,
  * `message is not modified: …`, `message to delete not found`.
  */
@@ -105,13 +105,4 @@ export const deleteMessage: Handler = (bot, params) => {
     throw badRequest('message to delete not found')
   }
   return {result: true}
-}
-
-/** stopPoll: the poll of the message, closed. */
-export const stopPoll: Handler = (bot, params) => {
-  const target = editTarget(bot, params)
-  if (target === 'inline' || !target.poll) throw badRequest('message with poll to stop not found')
-  const poll = {...(target.poll as TgObject), is_closed: true}
-  bot.storeMessage({...target, poll})
-  return {result: poll}
 }

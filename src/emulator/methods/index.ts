@@ -8,6 +8,7 @@ import {FILE_METHODS} from './files.js'
 import {generic} from './generic.js'
 import {MESSAGE_METHODS} from './outgoing.js'
 import {MEDIA_METHODS} from './send-media.js'
+import {POLL_METHODS} from './polls.js'
 import {PROFILE_METHODS} from './profile.js'
 import {STICKER_METHODS} from './stickers.js'
 import {getUpdates} from './polling.js'
@@ -63,6 +64,7 @@ const TABLE: Record<string, Handler> = {
   ...CORE_METHODS,
   ...MESSAGE_METHODS,
   ...MEDIA_METHODS,
+  ...POLL_METHODS,
   ...CHAT_METHODS,
   ...PROFILE_METHODS,
   ...COMMAND_METHODS,

@@ -8,14 +8,7 @@ import {badRequest} from '../errors.js'
 import {chatOf, parseJson} from './message-params.js'
 import type {TgObject} from '../types.js'
 import {sendChatAction, sendMessage, sendOther} from './send.js'
-import {
-  deleteMessage,
-  editMessageCaption,
-  editMessageReplyMarkup,
-  editMessageText,
-  editOther,
-  stopPoll,
-} from './edit.js'
+import {deleteMessage, editMessageCaption, editMessageReplyMarkup, editMessageText, editOther} from './edit.js'
 import {answerCallbackQuery} from './callbacks.js'
 
 /** forwardMessage: a copy of the original in the target chat, with forward_origin. */
@@ -63,7 +56,6 @@ export const MESSAGE_METHODS: Record<string, Handler> = {
   sendlocation: sendOther,
   senddice: sendOther,
   sendcontact: sendOther,
-  sendpoll: sendOther,
   sendchataction: sendChatAction,
   editmessagetext: editMessageText,
   editmessagereplymarkup: editMessageReplyMarkup,
@@ -75,5 +67,4 @@ export const MESSAGE_METHODS: Record<string, Handler> = {
   answercallbackquery: answerCallbackQuery,
   forwardmessage: forwardMessage,
   copymessage: copyMessage,
-  stoppoll: stopPoll,
 }

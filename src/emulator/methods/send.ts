@@ -56,7 +56,7 @@ export const sendMessage: Handler = (bot, params) => {
   return {result: sendNew(bot, params, text)}
 }
 
-/** sendLocation, sendDice, sendContact, sendPoll: a message carrying what could be read from the parameters. */
+/** sendLocation, sendDice, sendContact: a message carrying what could be read from the parameters. */
 export const sendOther: Handler = (bot, params, core, ctx) => {
   const content: TgObject = {}
   switch (ctx.method) {
@@ -68,21 +68,6 @@ export const sendOther: Handler = (bot, params, core, ctx) => {
       break
     case 'sendcontact':
       content.contact = {phone_number: params.get('phone_number') ?? '', first_name: params.get('first_name') ?? ''}
-      break
-    case 'sendpoll':
-      content.poll = {
-        id: String(Date.now()),
-        question: params.get('question') ?? '',
-        options: ((parseJson(params.get('options'), 'options') as unknown[] | undefined) ?? []).map((o) => ({
-          text: typeof o === 'string' ? o : ((o as {text?: string}).text ?? ''),
-          voter_count: 0,
-        })),
-        total_voter_count: 0,
-        is_closed: false,
-        is_anonymous: true,
-        type: 'regular',
-        allows_multiple_answers: false,
-      }
       break
     case 'sendchataction':
       return sendChatAction(bot, params, core, ctx)

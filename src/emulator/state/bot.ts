@@ -6,6 +6,7 @@ import {BotProfile} from './profile.js'
 import {ChatInfoStore} from './chat-info.js'
 import {StickerSets} from './sticker-sets.js'
 import {FileStore} from './files.js'
+import {PollStore} from './polls.js'
 import {UserDirectory} from './users.js'
 import type {RecordedCall, TgObject, Update, WebhookState} from '../types.js'
 import {DEFAULT_ALLOWED, chatsIn, updateTypeOf, webhookQueueOf} from './updates.js'
@@ -108,6 +109,8 @@ export class BotState {
   stickerSerial = 1
   /** The bot's files: uploads, users' media, files sent by URL (files.ts). */
   readonly files: FileStore
+  /** The polls the bot sent, their votes (polls.ts). */
+  readonly polls = new PollStore()
 
   constructor(
     readonly token: string,
@@ -199,6 +202,7 @@ export class BotState {
     this.chatInfo.clear()
     this.stickerSets.clear()
     this.files.clear()
+    this.polls.clear()
     this.user.first_name = this.defaultName
   }
 

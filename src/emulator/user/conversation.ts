@@ -26,6 +26,7 @@ import type {
 import {readFileSync, statSync} from 'node:fs'
 import {basename} from 'node:path'
 import {MAX_USER_FILE} from './media.js'
+import type {VoteOptions} from './polls.js'
 
 export interface ConversationOptions {
   /** The user's id (default: a new one per user, from 100001). */
@@ -55,6 +56,7 @@ export interface ConversationHost {
   /** Register a function that fails a pending wait when the emulator stops; returns its unregistration. */
   onStop(fail: (err: Error) => void): () => void
   sendUserMedia(token: string, options: UserMediaOptions): Update
+  votePoll(token: string, pollId: string, options: VoteOptions): {updates: Update[]; poll: TgObject}
 }
 
 type Message = TgObject & {message_id: number; chat: TgObject}
@@ -208,6 +210,28 @@ export class ConversationUser {
         ...this.identity(),
       }),
     )
+  }
+
+  /**
+   * Vote in the bot's latest poll in this chat (or the poll of `messageId`): option indexes, [] retracts. Resolves
+   * like send() once the bot handled the updates (poll_answer for a non-anonymous poll, then poll).
+   */
+  vote(optionIds: number | number[], options: {messageId?: number} = {}): Promise<Message[]> {
+    const ids = Array.isArray(optionIds) ? optionIds : [optionIds]
+    const what = `user.vote(${JSON.stringify(ids)})`
+    const messages = this.chat.filter(
+      (m) => m.poll && (options.messageId === undefined || m.message_id === options.messageId),
+    )
+    const poll = messages.at(-1)?.poll as TgObject | undefined
+    if (!poll) return Promise.reject(new Error(`${what}: there is no poll in chat ${this.chatId}`))
+    return this.exchange(what, () => {
+      const {updates} = this.host.votePoll(this.host.token, String(poll.id), {
+        optionIds: ids,
+        userId: this.id,
+        ...(this.options.firstName !== undefined ? {firstName: this.options.firstName} : {}),
+      })
+      return updates.at(-1)!
+    })
   }
 
   private identity(): Partial<UserMessageOptions> {
