@@ -262,6 +262,20 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     return {updates, poll: pollJson(bot.polls.get(pollId)!)}
   }
 
+  /**
+   * The commands a user sees in a chat's menu, found as the Bot API documents it (BotCommandScope): the first list
+   * set for the chat member, the chat's administrators (`isAdministrator`), the chat, all administrators, all group
+   * or private chats, the default; each in the user's language first.
+   */
+  commandsFor(
+    token: string,
+    options: {chatId: number; userId?: number; languageCode?: string; isAdministrator?: boolean},
+  ): TgObject[] {
+    const userId = options.userId ?? (options.chatId > 0 ? options.chatId : 1111)
+    const language = options.languageCode ?? ((this.mustBot(token).users.known(userId)?.language_code as string) || '')
+    return this.mustBot(token).commandLists.visible(options.chatId, userId, language, options.isAdministrator)
+  }
+
   /** Make a chat known to the bot (so sendMessage to it works without a prior update from it). */
   addChat(token: string, chat: TgObject & {id: number; type: string}): void {
     this.mustBot(token).rememberChat(chat)

@@ -7,6 +7,7 @@ import {ChatInfoStore} from './chat-info.js'
 import {StickerSets} from './sticker-sets.js'
 import {FileStore} from './files.js'
 import {PollStore} from './polls.js'
+import {CommandLists} from './commands.js'
 import {UserDirectory} from './users.js'
 import type {RecordedCall, TgObject, Update, WebhookState} from '../types.js'
 import {DEFAULT_ALLOWED, chatsIn, updateTypeOf, webhookQueueOf} from './updates.js'
@@ -92,7 +93,8 @@ export class BotState {
   readonly messages = new MessageStore()
   /** callback_query ids not yet answered, with the time each was made (they expire after 150 s). */
   readonly openCallbackQueries = new OpenQueries()
-  commands: unknown = []
+  /** The command lists, one per (scope, language) (commands.ts). */
+  readonly commandLists = new CommandLists()
 
   /** Listeners woken when an update is queued (webhook worker). */
   onQueued?: () => void
@@ -196,7 +198,7 @@ export class BotState {
     this.lastConflictAt = -Infinity
     this.lastPoll = undefined
     this.allowed = new Set(DEFAULT_ALLOWED)
-    this.commands = []
+    this.commandLists.clear()
     this.profile.clear()
     this.users.clear()
     this.chatInfo.clear()
