@@ -19,6 +19,7 @@ import {chatMatches, waitForCall} from './user/wait.js'
 import {userMediaMessage} from './user/media.js'
 import {type VoteOptions, vote} from './user/polls.js'
 import {pollJson} from './state/polls.js'
+import {type InlineQueryOptions, chooseResult, inlineQuery} from './user/inline.js'
 import type {
   BotInfo,
   CallbackQueryOptions,
@@ -276,6 +277,24 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     return this.mustBot(token).commandLists.visible(options.chatId, userId, language, options.isAdministrator)
   }
 
+  /**
+   * A user types an inline query (`@bot query`): queues the inline_query update. Only for a bot that supports
+   * inline queries (createBot's or the emulator's `supportsInlineQueries`), as Telegram sends none otherwise.
+   */
+  sendInlineQuery(token: string, options: InlineQueryOptions): Update {
+    return this.injectUpdate(token, {inline_query: inlineQuery(this.mustBot(token), options)})
+  }
+
+  /** The bot's answer to an inline query (answerInlineQuery's results, cache_time…), or undefined before it answered. */
+  inlineAnswer(token: string, queryId: string): TgObject | undefined {
+    return this.mustBot(token).inline.queries.get(queryId)?.answer
+  }
+
+  /** The user picks result `resultId` of the answer: queues chosen_inline_result (with inline_message_id when it has a keyboard). */
+  chooseInlineResult(token: string, queryId: string, resultId: string): Update {
+    return this.injectUpdate(token, {chosen_inline_result: chooseResult(this.mustBot(token), queryId, resultId)})
+  }
+
   /** Make a chat known to the bot (so sendMessage to it works without a prior update from it). */
   addChat(token: string, chat: TgObject & {id: number; type: string}): void {
     this.mustBot(token).rememberChat(chat)
@@ -344,6 +363,8 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
         onStop: (fail) => this.onStop(fail),
         sendUserMedia: (t, o) => this.sendUserMedia(t, o),
         votePoll: (t, id, o) => this.votePoll(t, id, o),
+        sendInlineQuery: (t, o) => this.sendInlineQuery(t, o),
+        inject: (t, body) => this.injectUpdate(t, body),
       },
       {...options, id},
     )

@@ -34,6 +34,8 @@ export interface EmulatorOptions {
    * their date.
    */
   lifetimeScale?: number
+  /** getMe's supports_inline_queries for the bots created (default false: Telegram sends inline queries only then). */
+  supportsInlineQueries?: boolean
 }
 
 export interface CreateBotOptions {

@@ -22,6 +22,7 @@ import {USER_ROUTES} from './users.js'
 import {postMedia} from './media.js'
 import {POLL_ROUTES} from './polls.js'
 import {COMMAND_ROUTES} from './commands.js'
+import {INLINE_ROUTES} from './inline.js'
 import {type Params, type UploadedFile, readParams} from '../http/params.js'
 import {type ControlDeps, type ControlledEmulator, ControlError, type Ctx, int, only, type Route, str} from './route.js'
 
@@ -75,6 +76,7 @@ const ROUTES: Record<string, Route> = {
   ...USER_ROUTES,
   ...POLL_ROUTES,
   ...COMMAND_ROUTES,
+  ...INLINE_ROUTES,
   'users/deactivate': {
     method: 'POST',
     handler: ({emu, bot, id}) => {

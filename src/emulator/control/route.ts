@@ -15,6 +15,7 @@ import type {
 import type {FaultSpec} from '../state/faults.js'
 import type {UploadedFile} from '../http/params.js'
 import type {VoteOptions} from '../user/polls.js'
+import type {InlineQueryOptions} from '../user/inline.js'
 
 /** What the control API asks of the emulator (ControlledEmulator implements it). */
 export interface ControlledEmulator {
@@ -22,6 +23,7 @@ export interface ControlledEmulator {
   sendCallbackQuery(token: string, options: CallbackQueryOptions): Update
   sendUserMedia(token: string, options: UserMediaOptions): Update
   votePoll(token: string, pollId: string, options: VoteOptions): {updates: Update[]; poll: TgObject}
+  sendInlineQuery(token: string, options: InlineQueryOptions): Update
   injectUpdate(token: string, body: TgObject): Update
   failNext(token: string, method: string, fault: FaultSpec): void
   blockBot(token: string, chatId: number): Update

@@ -9,6 +9,7 @@ import {generic} from './generic.js'
 import {MESSAGE_METHODS} from './outgoing.js'
 import {MEDIA_METHODS} from './send-media.js'
 import {POLL_METHODS} from './polls.js'
+import {INLINE_METHODS} from './inline.js'
 import {PROFILE_METHODS} from './profile.js'
 import {STICKER_METHODS} from './stickers.js'
 import {getUpdates} from './polling.js'
@@ -65,6 +66,7 @@ const TABLE: Record<string, Handler> = {
   ...MESSAGE_METHODS,
   ...MEDIA_METHODS,
   ...POLL_METHODS,
+  ...INLINE_METHODS,
   ...CHAT_METHODS,
   ...PROFILE_METHODS,
   ...COMMAND_METHODS,

@@ -8,6 +8,7 @@ import {StickerSets} from './sticker-sets.js'
 import {FileStore} from './files.js'
 import {PollStore} from './polls.js'
 import {CommandLists} from './commands.js'
+import {InlineStore} from './inline.js'
 import {UserDirectory} from './users.js'
 import type {RecordedCall, TgObject, Update, WebhookState} from '../types.js'
 import {DEFAULT_ALLOWED, chatsIn, updateTypeOf, webhookQueueOf} from './updates.js'
@@ -113,6 +114,8 @@ export class BotState {
   readonly files: FileStore
   /** The polls the bot sent, their votes (polls.ts). */
   readonly polls = new PollStore()
+  /** Inline queries, their answers and inline messages (inline.ts). */
+  readonly inline = new InlineStore()
 
   constructor(
     readonly token: string,
@@ -205,6 +208,7 @@ export class BotState {
     this.stickerSets.clear()
     this.files.clear()
     this.polls.clear()
+    this.inline.clear()
     this.user.first_name = this.defaultName
   }
 

@@ -27,6 +27,7 @@ import {readFileSync, statSync} from 'node:fs'
 import {basename} from 'node:path'
 import {MAX_USER_FILE} from './media.js'
 import type {VoteOptions} from './polls.js'
+import {type InlineQueryOptions, chooseResult} from './inline.js'
 
 export interface ConversationOptions {
   /** The user's id (default: a new one per user, from 100001). */
@@ -57,6 +58,8 @@ export interface ConversationHost {
   onStop(fail: (err: Error) => void): () => void
   sendUserMedia(token: string, options: UserMediaOptions): Update
   votePoll(token: string, pollId: string, options: VoteOptions): {updates: Update[]; poll: TgObject}
+  sendInlineQuery(token: string, options: InlineQueryOptions): Update
+  inject(token: string, body: TgObject): Update
 }
 
 type Message = TgObject & {message_id: number; chat: TgObject}
@@ -233,6 +236,40 @@ export class ConversationUser {
       return updates.at(-1)!
     })
   }
+
+  /**
+   * Type an inline query (`@bot query`); resolves, once the bot handled it, with its answer (answerInlineQuery's
+   * `{results, cache_time, is_personal, next_offset, button?}`), or undefined when it did not answer.
+   */
+  async inlineQuery(query: string, options: {offset?: string; chatType?: string} = {}): Promise<TgObject | undefined> {
+    let id = ''
+    await this.exchange(`user.inlineQuery(${JSON.stringify(query)})`, () => {
+      const update = this.host.sendInlineQuery(this.host.token, {
+        query,
+        userId: this.id,
+        ...options,
+        ...this.identity(),
+      })
+      id = String((update.inline_query as TgObject | undefined)?.id ?? '')
+      return update
+    })
+    this.lastInlineQuery = id
+    return this.host.bot.inline.queries.get(id)?.answer
+  }
+
+  /** Pick result `resultId` of the answer to this user's last inline query: the bot gets chosen_inline_result. */
+  chooseInlineResult(resultId: string): Promise<Message[]> {
+    const what = `user.chooseInlineResult(${JSON.stringify(resultId)})`
+    if (!this.lastInlineQuery)
+      return Promise.reject(new Error(`${what}: make an inline query first (user.inlineQuery)`))
+    const queryId = this.lastInlineQuery
+    return this.exchange(what, () => {
+      const body = {chosen_inline_result: chooseResult(this.host.bot, queryId, resultId)}
+      return this.host.inject(this.host.token, body)
+    })
+  }
+
+  private lastInlineQuery = ''
 
   private identity(): Partial<UserMessageOptions> {
     const {firstName, lastName, username, languageCode} = this.options
