@@ -59,7 +59,9 @@ describe('outgoing methods', () => {
     expect(
       (await api('editMessageReplyMarkup', {chat_id: 1111, message_id: sent.message_id})).json.result.reply_markup,
     ).toBeUndefined()
-    expect((await api('editMessageText', {inline_message_id: 'abc', text: 'x'})).text).toBe('{"ok":true,"result":true}')
+    expect((await api('editMessageText', {inline_message_id: 'abc', text: 'x'})).text).toBe(
+      bad('Bad Request: invalid inline message identifier specified'),
+    )
 
     const press = emu.sendCallbackQuery(token, {data: 'a'})
     const query = press.callback_query as any

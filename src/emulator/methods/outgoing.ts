@@ -1,5 +1,5 @@
 /**
- * The message methods: send.ts (send*), edit.ts (edit*, deleteMessage, stopPoll), callbacks.ts
+ * The message methods: send.ts (send*), edit.ts (edit*, deleteMessage), polls.ts (sendPoll, stopPoll), callbacks.ts
  * (answerCallbackQuery); this module keeps forward/copy and gives the method table its MESSAGE_METHODS.
  */
 import {randomBytes} from 'node:crypto'
@@ -8,7 +8,15 @@ import {badRequest} from '../errors.js'
 import {chatOf, parseJson} from './message-params.js'
 import type {TgObject} from '../types.js'
 import {sendChatAction, sendMessage, sendOther} from './send.js'
-import {deleteMessage, editMessageCaption, editMessageReplyMarkup, editMessageText, editOther} from './edit.js'
+import {
+  deleteMessage,
+  editMessageCaption,
+  editMessageLiveLocation,
+  editMessageMedia,
+  editMessageReplyMarkup,
+  editMessageText,
+  stopMessageLiveLocation,
+} from './edit.js'
 import {answerCallbackQuery} from './callbacks.js'
 
 /** forwardMessage: a copy of the original in the target chat, with forward_origin. */
@@ -60,9 +68,9 @@ export const MESSAGE_METHODS: Record<string, Handler> = {
   editmessagetext: editMessageText,
   editmessagereplymarkup: editMessageReplyMarkup,
   editmessagecaption: editMessageCaption,
-  editmessagemedia: editOther,
-  editmessagelivelocation: editOther,
-  stopmessagelivelocation: editOther,
+  editmessagemedia: editMessageMedia,
+  editmessagelivelocation: editMessageLiveLocation,
+  stopmessagelivelocation: stopMessageLiveLocation,
   deletemessage: deleteMessage,
   answercallbackquery: answerCallbackQuery,
   forwardmessage: forwardMessage,

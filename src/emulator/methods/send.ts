@@ -4,7 +4,7 @@
  */
 import type {BotState} from '../state/bot.js'
 import type {Handler} from './core.js'
-import {badRequest} from '../errors.js'
+import {ApiError, badRequest} from '../errors.js'
 import {chatOf, formatted, markupOf, now, parseJson, repliedMessage, replyTarget} from './message-params.js'
 import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
@@ -60,9 +60,25 @@ export const sendMessage: Handler = (bot, params) => {
 export const sendOther: Handler = (bot, params, core, ctx) => {
   const content: TgObject = {}
   switch (ctx.method) {
-    case 'sendlocation':
-      content.location = {latitude: Number(params.get('latitude')), longitude: Number(params.get('longitude'))}
+    case 'sendlocation': {
+      const latitude = (params.get('latitude') ?? '').trim()
+      if (latitude === '') throw new ApiError(400, 'Bad Request: latitude is empty')
+      const longitude = (params.get('longitude') ?? '').trim()
+      if (longitude === '') throw new ApiError(400, 'Bad Request: longitude is empty')
+      const live = Number.parseInt(params.get('live_period') ?? '', 10) || 0
+      const heading = Number.parseInt(params.get('heading') ?? '', 10) || 0
+      const radius = Number.parseInt(params.get('proximity_alert_radius') ?? '', 10) || 0
+      const accuracy = Number.parseFloat(params.get('horizontal_accuracy') ?? '') || 0
+      content.location = {
+        latitude: Number.parseFloat(latitude) || 0,
+        longitude: Number.parseFloat(longitude) || 0,
+        ...(accuracy > 0 ? {horizontal_accuracy: accuracy} : {}),
+        ...(live > 0 ? {live_period: live} : {}),
+        ...(live > 0 && heading > 0 ? {heading} : {}),
+        ...(live > 0 && radius > 0 ? {proximity_alert_radius: radius} : {}),
+      }
       break
+    }
     case 'senddice':
       content.dice = {emoji: params.get('emoji') || '🎲', value: 1 + Math.floor(Math.random() * 6)}
       break
