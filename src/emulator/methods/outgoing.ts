@@ -2,10 +2,9 @@
  * The message methods: send.ts (send*), edit.ts (edit*, deleteMessage), polls.ts (sendPoll, stopPoll), callbacks.ts
  * (answerCallbackQuery); this module keeps forward/copy and gives the method table its MESSAGE_METHODS.
  */
-import {randomBytes} from 'node:crypto'
 import type {Answer, Handler} from './core.js'
 import {badRequest} from '../errors.js'
-import {chatOf, parseJson} from './message-params.js'
+import {chatOf} from './message-params.js'
 import type {TgObject} from '../types.js'
 import {sendChatAction, sendMessage, sendOther} from './send.js'
 import {

@@ -5,7 +5,7 @@
 import type {BotState} from '../state/bot.js'
 import type {Handler} from './core.js'
 import {ApiError, badRequest} from '../errors.js'
-import {chatOf, formatted, markupOf, now, parseJson, repliedMessage, replyTarget} from './message-params.js'
+import {chatOf, formatted, markupOf, now, repliedMessage, replyTarget} from './message-params.js'
 import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
 
