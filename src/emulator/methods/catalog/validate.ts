@@ -25,7 +25,6 @@ export const MESSAGE_TARGETS: Readonly<Record<string, string>> = {
   stoppoll: 'message with poll to stop',
   deletemessage: 'message to delete',
   editmessagechecklist: 'message to edit',
-  readbusinessmessage: 'message to read',
 }
 
 /** The words of `can't parse … JSON object` where they are not the parameter's name (BA Client.cpp). */
