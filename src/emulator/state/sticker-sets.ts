@@ -8,6 +8,9 @@ export interface StickerSetState {
   stickers: TgObject[]
 }
 
+/** Kept per bot; beyond it the oldest set is forgotten. */
+const MAX_SETS = 10_000
+
 export class StickerSets {
   private readonly byName = new Map<string, StickerSetState>()
 
@@ -17,6 +20,7 @@ export class StickerSets {
 
   add(set: StickerSetState): void {
     this.byName.set(set.name.toLowerCase(), set)
+    if (this.byName.size > MAX_SETS) this.byName.delete(this.byName.keys().next().value!)
   }
 
   delete(name: string): boolean {
