@@ -103,6 +103,11 @@ describe('inline mode', () => {
     const refused = await call('POST', '/inline_queries', {query: 'x'})
     expect(refused.status).toBe(400)
     expect(refused.json.error).toMatch(/does not support inline queries/)
+    // as /setinline in BotFather: getMe says so, and inline queries arrive
+    const on = await call('POST', '/settings', {supports_inline_queries: true})
+    expect(on.json.user.supports_inline_queries).toBe(true)
+    expect((await call('POST', '/inline_queries', {query: 'x'})).status).toBe(200)
+    expect((await call('POST', '/settings', {supports_inline_queries: 'yes'})).status).toBe(400)
     const other = emu.createBot({supportsInlineQueries: true})
     const post = async (path: string, body: unknown) => {
       const res = await fetch(`${emu.controlApiRoot}/bots/${other.token}${path}`, {

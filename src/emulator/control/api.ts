@@ -23,6 +23,7 @@ import {postMedia} from './media.js'
 import {POLL_ROUTES} from './polls.js'
 import {COMMAND_ROUTES} from './commands.js'
 import {INLINE_ROUTES} from './inline.js'
+import {SETTINGS_ROUTES} from './settings.js'
 import {type Params, type UploadedFile, readParams} from '../http/params.js'
 import {type ControlDeps, type ControlledEmulator, ControlError, type Ctx, int, only, type Route, str} from './route.js'
 
@@ -77,6 +78,7 @@ const ROUTES: Record<string, Route> = {
   ...POLL_ROUTES,
   ...COMMAND_ROUTES,
   ...INLINE_ROUTES,
+  ...SETTINGS_ROUTES,
   'users/deactivate': {
     method: 'POST',
     handler: ({emu, bot, id}) => {
