@@ -134,6 +134,7 @@ export function noteUsers(bot: BotState, body: TgObject): void {
     for (const key of ['from', 'user']) {
       const user = (value as TgObject)[key] as TgObject | undefined
       if (!user || typeof user.id !== 'number' || user.is_bot === true || user.id <= 0) continue
+      if (bot.users.known(user.id) === user) continue // the profile itself (a message the emulator made)
       bot.users.update(user.id, {
         ...(typeof user.first_name === 'string' ? {firstName: user.first_name} : {}),
         ...(typeof user.last_name === 'string' ? {lastName: user.last_name} : {}),
