@@ -14,8 +14,12 @@ import {checkFaultSpec, type FaultSpec} from './state/faults.js'
 import {dispatch} from './methods/dispatch.js'
 import {BotRegistry} from './state/registry.js'
 import {createHandler} from './http/server.js'
-import {callbackQuery, migrate, setBlocked, userMessage} from './user/actions.js'
+import {callbackQuery, migrate, noteUsers, setBlocked, userMessage} from './user/actions.js'
 import {chatMatches, waitForCall} from './user/wait.js'
+import {userMediaMessage} from './user/media.js'
+import {type VoteOptions, vote} from './user/polls.js'
+import {pollJson} from './state/polls.js'
+import {type InlineQueryOptions, chooseResult, inlineQuery} from './user/inline.js'
 import type {
   BotInfo,
   CallbackQueryOptions,
@@ -28,6 +32,8 @@ import type {
   UserMessageOptions,
   WaitOptions,
   WebhookState,
+  UserProfileOptions,
+  UserMediaOptions,
 } from './types.js'
 import {allowedUpdatesList, droppedReason} from './state/updates.js'
 import {webhookInfo} from './methods/webhook-config.js'
@@ -144,6 +150,11 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
         botFor: (token) => this.bots.forRequest(token),
         invoke: (bot, method, params, onAbort) => this.invoke(bot, method, params, onAbort, 'http'),
         control,
+        file: (token, filePath) => {
+          const bot = this.bots.get(token)
+          const file = bot && !bot.revoked ? bot.files.atPath(filePath) : undefined
+          return file && bot ? bot.files.contentOf(file) : undefined
+        },
       }),
     )
     this.server.headersTimeout = 0
@@ -232,6 +243,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     }
     const query = body.callback_query as TgObject | undefined
     if (query && typeof query.id === 'string') bot.openCallbackQueries.add(query.id)
+    noteUsers(bot, body)
     const update = bot.push(body)
     if (!update) return {update_id: 0, ...body}
     this.emit('update', update, token)
@@ -244,11 +256,61 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
   }
 
   /**
+   * A media message from a user (photo, document, video, audio, voice, animation, sticker, video note) with the real
+   * bytes: sizes and durations come from them, the file is stored for the bot (getFile and /file/bot… serve it).
+   */
+  sendUserMedia(token: string, options: UserMediaOptions): Update {
+    return this.injectUpdate(token, {message: userMediaMessage(this.mustBot(token), options)})
+  }
+
+  /**
    * A press on an inline button: a callback_query on the bot's message `messageId` (default: the bot's latest
    * message in the chat). The bot answers it with answerCallbackQuery.
    */
   sendCallbackQuery(token: string, options: CallbackQueryOptions): Update {
     return this.injectUpdate(token, {callback_query: callbackQuery(this.mustBot(token), options)})
+  }
+
+  /**
+   * A user votes in the bot's poll `pollId` (`optionIds` are option indexes; [] retracts): queues `poll_answer` for a
+   * non-anonymous poll and the `poll` with its new counts. Returns the updates and the poll.
+   */
+  votePoll(token: string, pollId: string, options: VoteOptions): {updates: Update[]; poll: TgObject} {
+    const bot = this.mustBot(token)
+    const updates = vote(bot, pollId, options).map((body) => this.injectUpdate(token, body))
+    return {updates, poll: pollJson(bot.polls.get(pollId)!)}
+  }
+
+  /**
+   * The commands a user sees in a chat's menu, found as the Bot API documents it (BotCommandScope): the first list
+   * set for the chat member, the chat's administrators (`isAdministrator`), the chat, all administrators, all group
+   * or private chats, the default; each in the user's language first.
+   */
+  commandsFor(
+    token: string,
+    options: {chatId: number; userId?: number; languageCode?: string; isAdministrator?: boolean},
+  ): TgObject[] {
+    const userId = options.userId ?? (options.chatId > 0 ? options.chatId : 1111)
+    const language = options.languageCode ?? ((this.mustBot(token).users.known(userId)?.language_code as string) || '')
+    return this.mustBot(token).commandLists.visible(options.chatId, userId, language, options.isAdministrator)
+  }
+
+  /**
+   * A user types an inline query (`@bot query`): queues the inline_query update. Only for a bot that supports
+   * inline queries (createBot's or the emulator's `supportsInlineQueries`), as Telegram sends none otherwise.
+   */
+  sendInlineQuery(token: string, options: InlineQueryOptions): Update {
+    return this.injectUpdate(token, {inline_query: inlineQuery(this.mustBot(token), options)})
+  }
+
+  /** The bot's answer to an inline query (answerInlineQuery's results, cache_time…), or undefined before it answered. */
+  inlineAnswer(token: string, queryId: string): TgObject | undefined {
+    return this.mustBot(token).inline.queries.get(queryId)?.answer
+  }
+
+  /** The user picks result `resultId` of the answer: queues chosen_inline_result (with inline_message_id when it has a keyboard). */
+  chooseInlineResult(token: string, queryId: string, resultId: string): Update {
+    return this.injectUpdate(token, {chosen_inline_result: chooseResult(this.mustBot(token), queryId, resultId)})
   }
 
   /** Make a chat known to the bot (so sendMessage to it works without a prior update from it). */
@@ -327,9 +389,22 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
         openWebApp: (t, o) => this.openWebApp(t, o),
         boostChat: (t, o) => this.boostChat(t, o),
         summonGuest: (t, o) => this.summonGuest(t, o),
+        sendUserMedia: (t, o) => this.sendUserMedia(t, o),
+        votePoll: (t, id, o) => this.votePoll(t, id, o),
+        sendInlineQuery: (t, o) => this.sendInlineQuery(t, o),
       },
       {...options, id},
     )
+  }
+
+  /**
+   * Describe a user once (name, username, language, premium): every later update from them (messages, button
+   * presses, inline queries, votes) carries this profile unless the call says otherwise. Returns the User.
+   */
+  setUser(token: string, userId: number, profile: UserProfileOptions): TgObject {
+    if (!Number.isSafeInteger(userId) || userId <= 0)
+      throw new Error(`setUser: user ${String(userId)} must be a user id (a positive integer)`)
+    return this.mustBot(token).users.update(userId, profile)
   }
 
   /** The control API's base URL: `${apiRoot}/_emulator` (see docs/emulator.md). */

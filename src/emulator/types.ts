@@ -34,6 +34,8 @@ export interface EmulatorOptions {
    * their date.
    */
   lifetimeScale?: number
+  /** getMe's supports_inline_queries for the bots created (default false: Telegram sends inline queries only then). */
+  supportsInlineQueries?: boolean
 }
 
 export interface CreateBotOptions {
@@ -126,4 +128,35 @@ export interface WaitOptions {
   chatId?: number | string
   timeoutMs?: number
   predicate?: (call: RecordedCall) => boolean
+}
+
+/** What is known about a user (emu.setUser, the control API's POST …/users/{user_id}). */
+export interface UserProfileOptions {
+  firstName?: string
+  lastName?: string
+  username?: string
+  languageCode?: string
+  isPremium?: boolean
+}
+
+/** The kinds of media a user can send (a file field of the control API's POST …/messages is named after its kind). */
+export type UserMediaKind = 'photo' | 'document' | 'video' | 'audio' | 'voice' | 'animation' | 'sticker' | 'video_note'
+
+/** A media message from a user: the real bytes (sizes and durations are read from them), a caption. */
+export interface UserMediaOptions extends Omit<UserMessageOptions, 'text'> {
+  kind: UserMediaKind
+  data: Buffer
+  /** The file's name (kept for documents, audio, video, animations). */
+  filename?: string
+  mimeType?: string
+  caption?: string
+  /** A sticker's emoji. */
+  emoji?: string
+  /** Seconds, width and height the user's app would send for video and audio (default: read from the bytes). */
+  duration?: number
+  width?: number
+  height?: number
+  /** An audio's title and performer. */
+  title?: string
+  performer?: string
 }

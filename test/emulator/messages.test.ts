@@ -41,7 +41,8 @@ describe('edits', () => {
     expect((await api('editMessageText', {chat_id: 1111, message_id: 999, text: 'x'})).text).toBe(
       bad('Bad Request: message to edit not found'),
     )
-    const photo = (await api('sendPhoto', {chat_id: 1111, photo: 'AgAD', caption: 'c'})).json.result
+    const photo = (await api('sendPhoto', {chat_id: 1111, photo: 'https://example.com/cat.jpg', caption: 'c'})).json
+      .result
     expect((await api('editMessageText', {chat_id: 1111, message_id: photo.message_id, text: 'x'})).text).toBe(
       bad('Bad Request: there is no text in the message to edit'),
     )

@@ -36,6 +36,13 @@ import {REACTION_ROUTES} from './reactions.js'
 import {MEMBER_ROUTES} from './members.js'
 import {BUSINESS_ROUTES} from './business.js'
 import {BOOST_ROUTES} from './boosts.js'
+import {USER_ROUTES} from './users.js'
+import {postMedia} from './media.js'
+import {POLL_ROUTES} from './polls.js'
+import {COMMAND_ROUTES} from './commands.js'
+import {INLINE_ROUTES} from './inline.js'
+import {SETTINGS_ROUTES} from './settings.js'
+import {type Params, type UploadedFile, readParams} from '../http/params.js'
 
 export type {ControlledEmulator} from './host.js'
 export type {ControlDeps} from './route.js'
@@ -98,6 +105,11 @@ const ROUTES: Record<string, Route> = {
   ...MEMBER_ROUTES,
   ...BUSINESS_ROUTES,
   ...BOOST_ROUTES,
+  ...USER_ROUTES,
+  ...POLL_ROUTES,
+  ...COMMAND_ROUTES,
+  ...INLINE_ROUTES,
+  ...SETTINGS_ROUTES,
 }
 
 async function route(
@@ -136,12 +148,18 @@ async function route(
   } else if (parts.length !== 3) {
     name = ''
   }
-  let entry: Route | undefined = ROUTES[name]
+  const method = req.method ?? ''
+  let entry: Route | undefined = ROUTES[`${method} ${name}`] ?? ROUTES[name]
   let params: Record<string, string> = {}
-  for (const [key, route] of Object.entries(ROUTES)) {
-    if (entry) break
-    const matched = key.includes(':') ? matchPattern(key, parts.slice(2)) : undefined
-    if (matched) [entry, params] = [route, matched]
+  // Pattern routes: one of this HTTP method first, then any (whose method then gets a 405).
+  for (const sameMethod of [true, false]) {
+    for (const [key, candidate] of Object.entries(ROUTES)) {
+      if (entry) break
+      const [prefix, pattern] = key.includes(' ') ? key.split(' ', 2) : [undefined, key]
+      if (!pattern.includes(':') || (sameMethod && prefix !== undefined && prefix !== method)) continue
+      const matched = matchPattern(pattern, parts.slice(2))
+      if (matched) [entry, params] = [candidate, matched]
+    }
   }
   if (!entry) {
     req.resume()
@@ -162,9 +180,10 @@ async function route(
       'no bot with this token in the emulator (create it with createBot, or start `bot emulator --any-token`)',
     )
   }
-  const body = entry.method === 'POST' ? await readJson(req) : (req.resume(), {})
+  const {body, files} = entry.method === 'POST' ? await readBody(req) : (req.resume(), {body: {}, files: undefined})
   try {
-    return await entry.handler({emu, deps, bot, body, query: new URLSearchParams(search), id, path: params, req, res})
+    const query = new URLSearchParams(search)
+    return await entry.handler({emu, deps, bot, body, query, id, path: params, ...(files ? {files} : {}), req, res})
   } catch (err) {
     if (err instanceof ControlError) throw err
     // the emulator's own argument checks (blockBot, failNext…) say what is wrong
@@ -177,6 +196,27 @@ function shown(parts: string[]): string {
   const copy = [...parts]
   if (copy[0] === 'bots' && copy.length > 1) copy[1] = '{token}'
   return `/_emulator/${copy.join('/')}`
+}
+
+/** A JSON object, or a multipart/form-data body (its fields as text, its files apart; up to 50 MB). */
+async function readBody(
+  req: http.IncomingMessage,
+): Promise<{body: Record<string, unknown>; files?: Map<string, UploadedFile>}> {
+  if (
+    !String(req.headers['content-type'] ?? '')
+      .toLowerCase()
+      .includes('multipart/form-data')
+  )
+    return {body: await readJson(req)}
+  let params: Params
+  try {
+    params = await readParams('', req.headers, req)
+  } catch (err) {
+    throw new ControlError(400, `the multipart body could not be read: ${(err as Error).message}`)
+  }
+  const body: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(params.toRecord())) if (!params.files.has(name)) body[name] = value
+  return {body, files: params.files}
 }
 
 async function readJson(req: http.IncomingMessage): Promise<Record<string, unknown>> {
@@ -205,7 +245,9 @@ async function readJson(req: http.IncomingMessage): Promise<Record<string, unkno
 
 // ---------------------------------------------------------------- handlers
 
-function postMessage({emu, bot, body}: Ctx): unknown {
+function postMessage(ctx: Ctx): unknown {
+  const {emu, bot, body} = ctx
+  if (ctx.files) return postMedia(ctx)
   only(body, [
     'text',
     'chat_id',

@@ -1,5 +1,14 @@
 /** What the control API asks of the emulator (BotApiEmulator implements it). */
-import type {CallbackQueryOptions, RecordedCall, TgObject, Update, UserMessageOptions} from '../types.js'
+import type {
+  CallbackQueryOptions,
+  RecordedCall,
+  TgObject,
+  Update,
+  UserMediaOptions,
+  UserMessageOptions,
+} from '../types.js'
+import type {VoteOptions} from '../user/polls.js'
+import type {InlineQueryOptions} from '../user/inline.js'
 import type {FaultSpec} from '../state/faults.js'
 import type {PaymentAttempt} from '../state/payments.js'
 import type {PayOptions} from '../user/payments.js'
@@ -12,6 +21,9 @@ import type {GuestOptions} from '../user/guests.js'
 export interface ControlledEmulator {
   sendUserMessage(token: string, options: UserMessageOptions): Update
   sendCallbackQuery(token: string, options: CallbackQueryOptions): Update
+  sendUserMedia(token: string, options: UserMediaOptions): Update
+  votePoll(token: string, pollId: string, options: VoteOptions): {updates: Update[]; poll: TgObject}
+  sendInlineQuery(token: string, options: InlineQueryOptions): Update
   injectUpdate(token: string, body: TgObject): Update
   failNext(token: string, method: string, fault: FaultSpec): void
   blockBot(token: string, chatId: number): Update

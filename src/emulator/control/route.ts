@@ -5,6 +5,7 @@
  */
 import type http from 'node:http'
 import type {BotState} from '../state/bot.js'
+import type {UploadedFile} from '../http/params.js'
 import type {ControlledEmulator} from './host.js'
 
 export interface ControlDeps {
@@ -24,6 +25,8 @@ export interface Ctx {
   id?: number
   /** The `:name` segments of a pattern route (`invoices/:invoice/pay` → `{invoice: '7'}`), decoded. */
   path: Record<string, string>
+  /** The files of a multipart/form-data body (its other fields are in `body`, as text). */
+  files?: Map<string, UploadedFile>
   req: http.IncomingMessage
   res: http.ServerResponse
 }
@@ -33,7 +36,8 @@ export type Handler = (ctx: Ctx) => unknown
 /**
  * One route under `/_emulator/bots/{token}/`. Its key in the table is the path after the token: a fixed name
  * (`messages`), `chats/block` with `withId` for `chats/{chat_id}/block`, or a pattern whose `:name` segments match
- * any one segment (`chats/:chat_id/messages/:message_id/reactions`).
+ * any one segment (`chats/:chat_id/messages/:message_id/reactions`). A key may start with its HTTP method
+ * (`GET users/:user_id`) where one path has a route per method.
  */
 export interface Route {
   method: 'GET' | 'POST'

@@ -14,6 +14,8 @@ export interface Router {
   invoke(bot: BotState, method: string, params: Params, onAbort: (fn: () => void) => () => void): Promise<Answer>
   /** The control API under /_emulator (see control-api.ts). */
   control(req: http.IncomingMessage, res: http.ServerResponse, path: string, search: string): Promise<void>
+  /** The bytes served at /file/bot<token>/<file_path> (what getFile's file_path names), if any. */
+  file(token: string, filePath: string): Buffer | undefined
 }
 
 /** A successful answer: `{"ok":true,"result":…}` plus `description` when set. */
@@ -74,6 +76,7 @@ async function handle(router: Router, req: http.IncomingMessage, res: http.Serve
   const path = q < 0 ? url : url.slice(0, q)
   const search = q < 0 ? '' : url.slice(q + 1)
   if (path === '/_emulator' || path.startsWith('/_emulator/')) return router.control(req, res, path, search)
+  if (path.startsWith('/file/bot')) return download(router, req, res, path.slice('/file/bot'.length))
   if (!path.startsWith('/bot')) throw notFound()
   const rest = path.slice(4)
   const slash = rest.indexOf('/')
@@ -97,6 +100,45 @@ async function handle(router: Router, req: http.IncomingMessage, res: http.Serve
   const answer = await router.invoke(bot, method, params, onAbort)
   send(res, 200, okBody(answer))
 }
+
+/**
+ * GET /file/bot<token>/<file_path>: the file's bytes, as the cloud serves downloads (facts-3 §1.1); anything else is
+ * the cloud's `404 {"ok":false,"error_code":404,"description":"Not Found"}`.
+ */
+function download(router: Router, req: http.IncomingMessage, res: http.ServerResponse, rest: string): void {
+  req.resume()
+  const slash = rest.indexOf('/')
+  const data = slash > 0 ? router.file(safeDecode(rest.slice(0, slash)), safeDecode(rest.slice(slash + 1))) : undefined
+  if (!data) {
+    sendError(res, notFound())
+    return
+  }
+  res.writeHead(200, {
+    'Content-Type': contentType(rest),
+    'Content-Length': data.length,
+    Connection: 'keep-alive',
+  })
+  res.end(req.method === 'GET' ? data : undefined)
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  jpg: 'image/jpeg',
+  png: 'image/png',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  mp4: 'video/mp4',
+  webm: 'video/webm',
+  mp3: 'audio/mpeg',
+  oga: 'audio/ogg',
+  ogg: 'audio/ogg',
+  pdf: 'application/pdf',
+  zip: 'application/zip',
+  txt: 'text/plain',
+  json: 'application/json',
+}
+
+const contentType = (path: string): string =>
+  CONTENT_TYPES[/\.([a-z0-9]+)$/i.exec(path)?.[1].toLowerCase() ?? ''] ?? 'application/octet-stream'
 
 function safeDecode(text: string): string {
   try {

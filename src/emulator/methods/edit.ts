@@ -1,58 +1,108 @@
 /**
- * edit*, deleteMessage and stopPoll against the bot's message store, with the server's texts: `message to edit not
- * found`, `message can't be edited` (not the bot's own message), `there is no text in the message to edit`,
- * `message is not modified: …`, `message to delete not found`.
+ * edit* and deleteMessage against the bot's message store and its inline messages, with the server's texts.
+ * The target is read as BA reads it: without chat_id and message_id it is the inline message of inline_message_id
+ * (`message identifier is not specified`, `invalid inline message identifier specified`, `MESSAGE_ID_INVALID` for one
+ * the bot never made); otherwise the chat's message (`chat_id is empty`, `message to edit not found`, `message can't
+ * be edited`). Every edit replaces the keyboard: one left out is removed, as on Telegram. Nothing changed is
+ * `message is not modified: …`.
  */
 import type {BotState} from '../state/bot.js'
 import type {Answer, Handler} from './core.js'
 import {badRequest} from '../errors.js'
-import {chatOf, formatted, markupOf, now} from './message-params.js'
+import {formatted, markupOf, now} from './message-params.js'
 import type {Params} from '../http/params.js'
+import {type InlineMessageState, readableInlineMessageId} from '../state/inline.js'
 import type {TgObject} from '../types.js'
+import {readInputMedia} from '../media/input-media.js'
+import {resolveFile, storeBytes} from '../media/input.js'
+import {messageMedia} from '../media/objects.js'
+import {ApiError} from '../errors.js'
 
 export const NOT_MODIFIED =
   'message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message'
 
 /** Content types that carry a caption. */
 const WITH_CAPTION = ['photo', 'video', 'document', 'audio', 'animation', 'voice', 'paid_media']
+/** Content an editMessageMedia may replace. */
+const MEDIA_FIELDS = ['photo', 'video', 'document', 'audio', 'animation']
 
-/**
- * The message an edit* call targets (chat_id + message_id), or 'inline' for inline_message_id. `kind` names the
- * content the edit needs: the message must have it.
- */
-function editTarget(bot: BotState, params: Params, kind?: 'text' | 'caption'): TgObject | 'inline' {
-  if (params.get('inline_message_id')) return 'inline'
-  const chat = chatOf(bot, params)
-  const id = Number(params.get('message_id'))
-  if (!Number.isInteger(id) || id <= 0) throw badRequest('message to edit not found')
-  const stored = bot.messages.get(chat.id as number, id)
+/** td::to_integer on message_id: leading digits (`12abc` is 12), anything else 0. */
+function messageIdOf(params: Params): number {
+  const m = /^\s*\+?(\d{1,10})/.exec(params.get('message_id') ?? '')
+  return m ? Number(m[1]) : 0
+}
+
+type Target = {kind: 'message'; message: TgObject} | {kind: 'inline'; inline: InlineMessageState}
+
+/** The message an edit targets (BA: chat_id and message_id, else inline_message_id); `kind`: what it must contain. */
+function editTarget(bot: BotState, params: Params, kind?: 'text' | 'caption' | 'media' | 'live'): Target {
+  const chatId = (params.get('chat_id') ?? '').trim()
+  const messageId = messageIdOf(params)
+  if (chatId === '' && messageId === 0) {
+    const id = params.get('inline_message_id') ?? ''
+    if (id === '') throw badRequest('message identifier is not specified')
+    if (!readableInlineMessageId(id)) throw badRequest('invalid inline message identifier specified')
+    const inline = bot.inline.messages.get(id)
+    if (!inline) throw badRequest('MESSAGE_ID_INVALID')
+    check(inline.content, kind)
+    return {kind: 'inline', inline}
+  }
+  if (chatId === '') throw badRequest('chat_id is empty')
+  const chat = bot.findChat(chatId)
+  if (!chat) throw badRequest('chat not found')
+  const stored = messageId > 0 ? bot.messages.get(chat.id as number, messageId) : undefined
   if (!stored || stored.deleted) throw badRequest('message to edit not found')
   if (!stored.byBot) throw badRequest("message can't be edited")
-  const message = stored.message
-  if (kind === 'text' && typeof message.text !== 'string') throw badRequest('there is no text in the message to edit')
-  if (kind === 'caption' && !WITH_CAPTION.some((f) => f in message))
-    throw badRequest('there is no caption in the message to edit')
-  return message
+  check(stored.message, kind)
+  return {kind: 'message', message: stored.message}
 }
+
+/** td's checks of what the edited message holds. */
+function check(message: TgObject, kind: 'text' | 'caption' | 'media' | 'live' | undefined): void {
+  if (kind === 'text' && typeof message.text !== 'string') throw badRequest('there is no text in the message to edit')
+  if (kind === 'caption' && !WITH_CAPTION.some((f) => f in message) && message.media === undefined)
+    throw badRequest('there is no caption in the message to edit')
+  if (kind === 'media' && !MEDIA_FIELDS.some((f) => f in message) && message.media === undefined)
+    throw badRequest('there is no media in the message to edit')
+  if (kind === 'live') {
+    const location = message.location as TgObject | undefined
+    const live = (location?.live_period ?? message.live_period) as number | undefined
+    const date = (message.date as number | undefined) ?? 0
+    const alive = typeof live === 'number' && live > 0 && (live === 0x7fffffff || date === 0 || date + live > now())
+    if (!location || !alive || stopped.has(location)) throw badRequest("message can't be edited")
+  }
+}
+
+/** Live locations that were stopped (the location objects, which edits replace): they can no longer be edited. */
+const stopped = new WeakSet<object>()
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
 
 /** Apply new content (fields to set; `drop` fields to remove) and the new keyboard; `not modified` when nothing changes. */
 function applyEdit(
   bot: BotState,
-  message: TgObject,
+  target: Target,
   changes: TgObject,
   drop: string[],
   keyboard: TgObject | undefined,
 ): Answer {
-  const next: TgObject = {...message}
+  const current =
+    target.kind === 'message' ? target.message : {...target.inline.content, reply_markup: target.inline.replyMarkup}
+  const next: TgObject = {...current}
   for (const field of drop) delete next[field]
   Object.assign(next, changes)
   delete next.reply_markup
   delete next.edit_date
   if (keyboard) next.reply_markup = keyboard
-  const {edit_date: _e, ...before} = message
+  const {edit_date: _e, ...before} = current
+  if (before.reply_markup === undefined) delete before.reply_markup
   if (same(before, next)) throw badRequest(NOT_MODIFIED)
+  if (target.kind === 'inline') {
+    const {reply_markup, ...content} = next
+    target.inline.content = content
+    target.inline.replyMarkup = reply_markup as TgObject | undefined
+    return {result: true}
+  }
   next.edit_date = now()
   bot.storeMessage(next)
   return {result: next}
@@ -64,9 +114,7 @@ export const editMessageText: Handler = (bot, params) => {
   const markup = markupOf(params)
   const target = editTarget(bot, params, 'text')
   const keyboard = markup()
-  const content = text()
-  if (target === 'inline') return {result: true}
-  return applyEdit(bot, target, content, ['text', 'entities'], keyboard)
+  return applyEdit(bot, target, text(), ['text', 'entities'], keyboard)
 }
 
 export const editMessageCaption: Handler = (bot, params) => {
@@ -74,44 +122,120 @@ export const editMessageCaption: Handler = (bot, params) => {
   const markup = markupOf(params)
   const target = editTarget(bot, params, 'caption')
   const keyboard = markup()
-  const content = caption()
-  if (target === 'inline') return {result: true}
-  return applyEdit(bot, target, content, ['caption', 'caption_entities'], keyboard)
+  return applyEdit(bot, target, caption(), ['caption', 'caption_entities'], keyboard)
 }
 
 export const editMessageReplyMarkup: Handler = (bot, params) => {
   const markup = markupOf(params)
   const target = editTarget(bot, params)
   const keyboard = markup()
-  if (target === 'inline') return {result: true}
   return applyEdit(bot, target, {}, [], keyboard)
 }
 
-/** Any other edit*: the message with an edit_date, or true for inline messages. */
+/**
+ * editMessageMedia: the new InputMedia (`can't parse input media JSON object`, `can't parse InputMedia: …`) replaces
+ * the message's media and caption; its file is resolved like a send's.
+ */
+export const editMessageMedia: Handler = async (bot, params) => {
+  const raw = params.get('media') ?? ''
+  let value: unknown
+  try {
+    value = JSON.parse(raw)
+  } catch {
+    throw badRequest("can't parse input media JSON object")
+  }
+  let media: ReturnType<typeof readInputMedia>
+  try {
+    media = readInputMedia(params, value, false)
+  } catch (err) {
+    throw badRequest(`can't parse InputMedia: ${(err as Error).message}`)
+  }
+  const markup = markupOf(params)
+  const target = editTarget(bot, params, 'media')
+  const keyboard = markup()
+  const file = await resolveFile(bot, media.ref, media.type)
+  const thumbnail =
+    media.thumbnail && 'upload' in media.thumbnail
+      ? storeBytes(bot, 'thumbnail', media.thumbnail.upload.data, media.thumbnail.upload.filename)
+      : undefined
+  const fields = media.type === 'audio' ? {title: media.attributes.title, performer: media.attributes.performer} : {}
+  const content = {
+    ...messageMedia(bot.files, media.type, file, {fields, ...(thumbnail ? {thumbnail} : {})}),
+    ...media.caption(),
+  }
+  return applyEdit(bot, target, content, [...MEDIA_FIELDS, 'media', 'caption', 'caption_entities'], keyboard)
+}
+
+/** get_location: `latitude is empty` / `longitude is empty`, read before the target. */
+function locationOf(params: Params): TgObject {
+  const latitude = (params.get('latitude') ?? '').trim()
+  if (latitude === '') throw new ApiError(400, 'Bad Request: latitude is empty')
+  const longitude = (params.get('longitude') ?? '').trim()
+  if (longitude === '') throw new ApiError(400, 'Bad Request: longitude is empty')
+  const accuracy = Number.parseFloat(params.get('horizontal_accuracy') ?? '')
+  return {
+    latitude: Number.parseFloat(latitude) || 0,
+    longitude: Number.parseFloat(longitude) || 0,
+    ...(accuracy > 0 ? {horizontal_accuracy: accuracy} : {}),
+  }
+}
+
+/** editMessageLiveLocation: a live location still live; the new point (and heading, alert radius). */
+export const editMessageLiveLocation: Handler = (bot, params) => {
+  const point = locationOf(params)
+  const markup = markupOf(params)
+  const target = editTarget(bot, params, 'live')
+  const keyboard = markup()
+  const current = (target.kind === 'message' ? target.message.location : target.inline.content.location) as TgObject
+  const heading = Number.parseInt(params.get('heading') ?? '', 10)
+  const radius = Number.parseInt(params.get('proximity_alert_radius') ?? '', 10)
+  const location: TgObject = {
+    ...point,
+    ...(current.live_period !== undefined ? {live_period: current.live_period} : {}),
+    ...(heading > 0 ? {heading} : {}),
+    ...(radius > 0 ? {proximity_alert_radius: radius} : {}),
+  }
+  return applyEdit(bot, target, {location}, ['location'], keyboard)
+}
+
+/** stopMessageLiveLocation: the live location stops (it can no longer be edited or stopped again). */
+export const stopMessageLiveLocation: Handler = (bot, params) => {
+  const markup = markupOf(params)
+  const target = editTarget(bot, params, 'live')
+  const keyboard = markup()
+  const current = (target.kind === 'message' ? target.message.location : target.inline.content.location) as TgObject
+  const location = {...current}
+  stopped.add(location)
+  // the content is the same point: only the keyboard can make it "modified", so apply it without the check
+  if (target.kind === 'inline') {
+    target.inline.content = {...target.inline.content, location}
+    target.inline.replyMarkup = keyboard
+    return {result: true}
+  }
+  const next: TgObject = {...target.message, location, edit_date: now()}
+  delete next.reply_markup
+  if (keyboard) next.reply_markup = keyboard
+  bot.storeMessage(next)
+  return {result: next}
+}
+
+/** Any other edit* (editMessageChecklist): the message with an edit_date, or true for inline messages. */
 export const editOther: Handler = (bot, params) => {
   const target = editTarget(bot, params)
-  if (target === 'inline') return {result: true}
-  const next = {...target, edit_date: now()}
+  if (target.kind === 'inline') return {result: true}
+  const next = {...target.message, edit_date: now()}
   bot.storeMessage(next)
   return {result: next}
 }
 
 export const deleteMessage: Handler = (bot, params) => {
-  const chat = chatOf(bot, params)
-  const raw = params.get('message_id')
-  if (raw === undefined || raw === '') throw badRequest('message identifier is not specified')
-  const id = Number(raw)
-  if (!Number.isInteger(id) || id <= 0 || !bot.messages.markDeleted(chat.id as number, id)) {
-    throw badRequest('message to delete not found')
-  }
+  const raw = params.get('chat_id')
+  if (raw === undefined || raw.trim() === '') throw badRequest('chat_id is empty')
+  const chat = bot.findChat(raw.trim())
+  if (!chat) throw badRequest('chat not found')
+  const rawId = params.get('message_id')
+  if (rawId === undefined || rawId === '') throw badRequest('message identifier is not specified')
+  const id = messageIdOf(params)
+  if (id <= 0 || !bot.messages.markDeleted(chat.id as number, id)) throw badRequest('message to delete not found')
   return {result: true}
-}
-
-/** stopPoll: the poll of the message, closed. */
-export const stopPoll: Handler = (bot, params) => {
-  const target = editTarget(bot, params)
-  if (target === 'inline' || !target.poll) throw badRequest('message with poll to stop not found')
-  const poll = {...(target.poll as TgObject), is_closed: true}
-  bot.storeMessage({...target, poll})
-  return {result: poll}
 }

@@ -1,7 +1,17 @@
-/** The method table: lower-cased name → handler, with the generic fallbacks for send*, edit*, answer*, set*, delete*. */
+/** The method table: lower-cased name → handler; the catalogue's generic answer for every other Bot API method. */
 import type {Handler} from './core.js'
 import {ApiError, badRequest, tooManyRequests} from '../errors.js'
-import * as out from './outgoing.js'
+import {methodSpec} from './catalog/index.js'
+import {CHAT_METHODS} from './chats.js'
+import {COMMAND_METHODS} from './commands.js'
+import {FILE_METHODS} from './files.js'
+import {generic} from './generic.js'
+import {MESSAGE_METHODS} from './outgoing.js'
+import {MEDIA_METHODS} from './send-media.js'
+import {POLL_METHODS} from './polls.js'
+import {INLINE_METHODS} from './inline.js'
+import {PROFILE_METHODS} from './profile.js'
+import {STICKER_METHODS} from './stickers.js'
 import {getUpdates} from './polling.js'
 import {getWebhookInfo, setWebhook} from './webhook-config.js'
 import {PAYMENT_METHODS} from './payments.js'
@@ -42,7 +52,8 @@ const close: Handler = (bot, _params, core) => {
   return {result: true}
 }
 
-const TABLE: Record<string, Handler> = {
+/** The instance itself: identity, updates, webhook, logOut and close. */
+const CORE_METHODS: Record<string, Handler> = {
   getme: (bot) => ({result: bot.user}),
   getupdates: getUpdates,
   setwebhook: setWebhook,
@@ -50,27 +61,24 @@ const TABLE: Record<string, Handler> = {
   getwebhookinfo: getWebhookInfo,
   logout: logOut,
   close,
-  sendmessage: out.sendMessage,
-  sendphoto: out.sendPhoto,
-  senddocument: out.sendDocument,
-  sendchataction: out.sendChatAction,
-  editmessagetext: out.editMessageText,
-  editmessagereplymarkup: out.editMessageReplyMarkup,
-  editmessagecaption: out.editMessageCaption,
-  deletemessage: out.deleteMessage,
-  answercallbackquery: out.answerCallbackQuery,
-  setmycommands: out.setMyCommands,
-  getmycommands: out.getMyCommands,
-  deletemycommands: out.deleteMyCommands,
-  getchat: out.getChat,
-  forwardmessage: out.forwardMessage,
-  copymessage: out.copyMessage,
-  getchatmember: out.getChatMember,
-  getfile: out.getFile,
-  getchatmembercount: () => ({result: 2}),
-  getchatadministrators: () => ({result: []}),
-  stoppoll: out.stopPoll,
-  stopmessagelivelocation: out.editOther,
+}
+
+/**
+ * Handlers with behaviour of their own, by lower-cased name, one table per area: a later table overrides an earlier
+ * one for the same name. Every other method of the Bot API (catalog/) gets the generic answer (generic.ts): its
+ * documented parameters checked, a result of its documented type. A name the Bot API does not have is a 404.
+ */
+const TABLE: Record<string, Handler> = {
+  ...CORE_METHODS,
+  ...MESSAGE_METHODS,
+  ...MEDIA_METHODS,
+  ...POLL_METHODS,
+  ...INLINE_METHODS,
+  ...CHAT_METHODS,
+  ...PROFILE_METHODS,
+  ...COMMAND_METHODS,
+  ...FILE_METHODS,
+  ...STICKER_METHODS,
   ...PAYMENT_METHODS,
   ...STAR_METHODS,
   ...REACTION_METHODS,
@@ -80,18 +88,13 @@ const TABLE: Record<string, Handler> = {
   ...GUEST_METHODS,
 }
 
-/** Chat-management actions answered with `true` (ban, pin, approve…). */
-const ACCEPTED_ACTIONS =
-  /^(ban|unban|restrict|promote|approve|decline|pin|unpin|leave|hide|unhide|reopen|closeforum|closegeneral|verify|remove|read|refund|gift|transfer|convert|upgrade|post|repost|upload)[a-z]/
-
-/** The handler of a lower-cased method name, or undefined (→ 404 `Not Found: method not found`). */
+/** The handler of a lower-cased method name (or a legacy alias), or undefined (→ 404 `Not Found: method not found`). */
 export function handlerFor(method: string): Handler | undefined {
-  const known = TABLE[method]
-  if (known) return known
-  if (method.startsWith('send') && method.length > 4) return out.sendOther
-  if (method.startsWith('edit') && method.length > 4) return out.editOther
-  if (/^(answer|set|delete)[a-z]/.test(method) || ACCEPTED_ACTIONS.test(method)) return out.acceptTrue
-  return undefined
+  const own = TABLE[method]
+  if (own) return own
+  const spec = methodSpec(method)
+  if (!spec) return undefined
+  return TABLE[spec.name.toLowerCase()] ?? generic
 }
 
 /** Methods a webhook reply may not run (§6.5). */

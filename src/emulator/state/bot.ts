@@ -2,6 +2,14 @@
 import {OpenQueries} from './open-queries.js'
 import {Faults} from './faults.js'
 import {MessageStore} from './messages.js'
+import {BotProfile} from './profile.js'
+import {ChatInfoStore} from './chat-info.js'
+import {StickerSets} from './sticker-sets.js'
+import {FileStore} from './files.js'
+import {PollStore} from './polls.js'
+import {CommandLists} from './commands.js'
+import {InlineStore} from './inline.js'
+import {UserDirectory} from './users.js'
 import type {RecordedCall, TgObject, Update, WebhookState} from '../types.js'
 import {DEFAULT_ALLOWED, chatsIn, updateTypeOf, webhookQueueOf} from './updates.js'
 import {Payments} from './payments.js'
@@ -90,10 +98,28 @@ export class BotState {
   readonly messages = new MessageStore()
   /** callback_query ids not yet answered, with the time each was made (they expire after 150 s). */
   readonly openCallbackQueries = new OpenQueries()
-  commands: unknown = []
+  /** The command lists, one per (scope, language) (commands.ts). */
+  readonly commandLists = new CommandLists()
 
   /** Listeners woken when an update is queued (webhook worker). */
   onQueued?: () => void
+  /** The name the bot was created with (getMe's first_name until setMyName changes it). */
+  readonly defaultName: string
+  /** What the bot says about itself: name, descriptions, menu button, default rights (profile.ts). */
+  readonly profile = new BotProfile()
+  /** The users who talk to the bot, one profile per id, and each chat's chat_instance (users.ts). */
+  readonly users = new UserDirectory()
+  /** What getChat adds to a chat and the chat's set… methods change (chat-info.ts). */
+  readonly chatInfo = new ChatInfoStore()
+  /** The sticker sets the bot created (sticker-sets.ts), and a counter for custom emoji ids. */
+  readonly stickerSets = new StickerSets()
+  stickerSerial = 1
+  /** The bot's files: uploads, users' media, files sent by URL (files.ts). */
+  readonly files: FileStore
+  /** The polls the bot sent, their votes (polls.ts). */
+  readonly polls = new PollStore()
+  /** Inline queries, their answers and inline messages (inline.ts). */
+  readonly inline = new InlineStore()
   /** Invoices, the payment queries waiting for answers, charges, Star transactions (payments.ts). */
   readonly payments = new Payments()
   /** Business connections and their chats' messages (business.ts). */
@@ -121,6 +147,8 @@ export class BotState {
     firstUpdateId: number,
   ) {
     this.id = info.id
+    this.defaultName = info.firstName
+    this.files = new FileStore(info.id)
     this.nextUpdateId = firstUpdateId
     this.user = {
       id: info.id,
@@ -190,7 +218,15 @@ export class BotState {
     this.lastConflictAt = -Infinity
     this.lastPoll = undefined
     this.allowed = new Set(DEFAULT_ALLOWED)
-    this.commands = []
+    this.commandLists.clear()
+    this.profile.clear()
+    this.users.clear()
+    this.chatInfo.clear()
+    this.stickerSets.clear()
+    this.files.clear()
+    this.polls.clear()
+    this.inline.clear()
+    this.user.first_name = this.defaultName
     this.payments.clear()
     this.business.clear()
     this.members.clear()

@@ -18,10 +18,12 @@ function wellFormed(token: string): boolean {
 
 export class BotRegistry {
   readonly #bots = new Map<string, BotState>()
-  readonly #o: Pick<EmulatorOptions, 'acceptAnyToken' | 'firstUpdateId' | 'lifetimeScale'>
+  readonly #o: Pick<EmulatorOptions, 'acceptAnyToken' | 'firstUpdateId' | 'lifetimeScale' | 'supportsInlineQueries'>
   #count = 0
 
-  constructor(options: Pick<EmulatorOptions, 'acceptAnyToken' | 'firstUpdateId' | 'lifetimeScale'>) {
+  constructor(
+    options: Pick<EmulatorOptions, 'acceptAnyToken' | 'firstUpdateId' | 'lifetimeScale' | 'supportsInlineQueries'>,
+  ) {
     this.#o = options
   }
 
@@ -50,7 +52,7 @@ export class BotRegistry {
         lastName: options.lastName,
         canJoinGroups: options.canJoinGroups ?? true,
         canReadAllGroupMessages: options.canReadAllGroupMessages ?? false,
-        supportsInlineQueries: options.supportsInlineQueries ?? false,
+        supportsInlineQueries: options.supportsInlineQueries ?? this.#o.supportsInlineQueries ?? false,
         supportsGuestQueries: options.supportsGuestQueries,
         supportsJoinRequestQueries: options.supportsJoinRequestQueries,
       },
@@ -65,7 +67,12 @@ export class BotRegistry {
   reissue(bot: BotState): string {
     let fresh = randomToken(bot.id)
     while (this.#bots.has(fresh)) fresh = randomToken(bot.id)
-    this.create({token: fresh, username: bot.user.username as string, firstName: bot.user.first_name as string})
+    this.create({
+      token: fresh,
+      username: bot.user.username as string,
+      firstName: bot.user.first_name as string,
+      supportsInlineQueries: bot.user.supports_inline_queries === true,
+    })
     return fresh
   }
 

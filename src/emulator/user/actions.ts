@@ -10,7 +10,7 @@ import {supergroupIdFor} from '../state/faults.js'
 
 /** A text message from a user in a private chat (or a group when chatId < 0); `/commands` get bot_command entities. */
 export function userMessage(bot: BotState, options: UserMessageOptions): TgObject {
-  const from = userOf(options)
+  const from = userOf(bot, options)
   const chatId = options.chatId ?? (from.id as number)
   const chat: TgObject =
     chatId < 0
@@ -37,7 +37,7 @@ export function userMessage(bot: BotState, options: UserMessageOptions): TgObjec
 
 /** A callback_query on the bot's message `messageId` (default: the bot's latest message in the chat). */
 export function callbackQuery(bot: BotState, options: CallbackQueryOptions): TgObject {
-  const from = userOf(options)
+  const from = userOf(bot, options)
   const chatId = options.chatId ?? (from.id as number)
   const messageId = options.messageId ?? latestBotMessageId(bot, chatId)
   const message = messageId !== undefined ? bot.message(chatId, messageId) : undefined
@@ -45,24 +45,24 @@ export function callbackQuery(bot: BotState, options: CallbackQueryOptions): TgO
   if (options.messageId !== undefined && !message)
     throw new Error(`there is no message ${options.messageId} in chat ${chatId}`)
   const id = String(randomInt(1, 2 ** 47)) + String(randomInt(10, 99))
-  return {id, from, ...(message ? {message} : {}), chat_instance: String(-randomInt(1, 2 ** 47)), data: options.data}
+  // one chat_instance per chat, as Telegram keeps it (users.ts)
+  return {id, from, ...(message ? {message} : {}), chat_instance: bot.users.chatInstance(chatId), data: options.data}
 }
 
-function userOf(options: {
-  userId?: number
-  firstName?: string
-  lastName?: string
-  username?: string
-  languageCode?: string
-}): TgObject {
-  return {
-    id: options.userId ?? 1111,
-    is_bot: false,
-    first_name: options.firstName ?? 'Test',
-    ...(options.lastName ? {last_name: options.lastName} : {}),
-    ...(options.username !== undefined ? {username: options.username} : {username: 'tester'}),
-    ...(options.languageCode ? {language_code: options.languageCode} : {}),
-  }
+/**
+ * The user behind an action: their profile (one per user id, users.ts), updated with what the caller says about
+ * them. A user never described is "Test" (@tester).
+ */
+export function userOf(
+  bot: BotState,
+  options: {userId?: number; firstName?: string; lastName?: string; username?: string; languageCode?: string},
+): TgObject {
+  return bot.users.update(options.userId ?? 1111, {
+    firstName: options.firstName,
+    lastName: options.lastName,
+    username: options.username,
+    languageCode: options.languageCode,
+  })
 }
 
 function latestBotMessageId(bot: BotState, chatId: number): number | undefined {
@@ -86,13 +86,20 @@ export function setBlocked(bot: BotState, chatId: number, blocked: boolean): TgO
     throw new Error(`${what}: chat ${String(chatId)} must be a private chat (the user's id, a positive integer)`)
   if (blocked) bot.faults.blocked.add(String(chatId))
   else bot.faults.blocked.delete(String(chatId))
-  const chat: TgObject = bot.findChat(String(chatId)) ?? {id: chatId, first_name: 'User', type: 'private'}
-  const user: TgObject = {
+  const known = bot.findChat(String(chatId))
+  const user: TgObject = bot.users.known(chatId) ?? {
     id: chatId,
     is_bot: false,
-    first_name: chat.first_name ?? 'User',
-    ...(chat.last_name ? {last_name: chat.last_name} : {}),
-    ...(chat.username ? {username: chat.username} : {}),
+    first_name: known?.first_name ?? 'User',
+    ...(known?.last_name ? {last_name: known.last_name} : {}),
+    ...(known?.username ? {username: known.username} : {}),
+  }
+  const chat: TgObject = known ?? {
+    id: chatId,
+    first_name: user.first_name,
+    ...(user.last_name ? {last_name: user.last_name} : {}),
+    ...(user.username ? {username: user.username} : {}),
+    type: 'private',
   }
   const member = {user: bot.from, status: 'member'}
   const kicked = {user: bot.from, status: 'kicked', until_date: 0}
@@ -118,4 +125,22 @@ export function migrate(bot: BotState, chatId: number, toChatId?: number): numbe
   const old = bot.findChat(String(chatId))
   bot.rememberChat({id: target, title: old?.title ?? 'Test Group', type: 'supergroup'})
   return target
+}
+
+/** Users an injected update names (`from`, a poll answer's `user`) become known with what it says about them. */
+export function noteUsers(bot: BotState, body: TgObject): void {
+  for (const value of Object.values(body)) {
+    if (!value || typeof value !== 'object') continue
+    for (const key of ['from', 'user']) {
+      const user = (value as TgObject)[key] as TgObject | undefined
+      if (!user || typeof user.id !== 'number' || user.is_bot === true || user.id <= 0) continue
+      if (bot.users.known(user.id) === user) continue // the profile itself (a message the emulator made)
+      bot.users.update(user.id, {
+        ...(typeof user.first_name === 'string' ? {firstName: user.first_name} : {}),
+        ...(typeof user.last_name === 'string' ? {lastName: user.last_name} : {}),
+        ...(typeof user.username === 'string' ? {username: user.username} : {username: ''}),
+        ...(typeof user.language_code === 'string' ? {languageCode: user.language_code} : {}),
+      })
+    }
+  }
 }

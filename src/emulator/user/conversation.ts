@@ -14,7 +14,20 @@ import type {EventEmitter} from 'node:events'
 import type {BotState} from '../state/bot.js'
 import {isOutgoing} from '../methods/index.js'
 import type {CallEvents} from './wait.js'
-import type {CallbackQueryOptions, RecordedCall, TgObject, Update, UserMessageOptions} from '../types.js'
+import type {
+  CallbackQueryOptions,
+  RecordedCall,
+  TgObject,
+  Update,
+  UserMediaKind,
+  UserMediaOptions,
+  UserMessageOptions,
+} from '../types.js'
+import {readFileSync, statSync} from 'node:fs'
+import {basename} from 'node:path'
+import {MAX_USER_FILE} from './media.js'
+import type {VoteOptions} from './polls.js'
+import {type InlineQueryOptions, chooseResult} from './inline.js'
 import type {PayOptions} from './payments.js'
 import type {ReactionOptions} from './reactions.js'
 import type {JoinRequestOptions, MemberChange} from './members.js'
@@ -66,9 +79,15 @@ export interface ConversationHost {
   openWebApp(token: string, options?: {userId?: number; chatId?: number}): string
   boostChat(token: string, options: BoostOptions): Update[]
   summonGuest(token: string, options: GuestOptions): Update
+  sendUserMedia(token: string, options: UserMediaOptions): Update
+  votePoll(token: string, pollId: string, options: VoteOptions): {updates: Update[]; poll: TgObject}
+  sendInlineQuery(token: string, options: InlineQueryOptions): Update
 }
 
 type Message = TgObject & {message_id: number; chat: TgObject}
+
+/** What a media message may carry besides the file. */
+export type MediaSendOptions = Omit<UserMediaOptions, 'kind' | 'data' | 'chatId' | 'userId'>
 
 export class ConversationUser {
   readonly id: number
@@ -170,6 +189,122 @@ export class ConversationUser {
       ),
     )
   }
+
+  /** Send a photo (bytes, or a path to read); resolves like send(). */
+  sendPhoto(file: Buffer | string, options: MediaSendOptions = {}): Promise<Message[]> {
+    return this.sendMedia('photo', file, options)
+  }
+
+  sendDocument(file: Buffer | string, options: MediaSendOptions = {}): Promise<Message[]> {
+    return this.sendMedia('document', file, options)
+  }
+
+  sendVideo(file: Buffer | string, options: MediaSendOptions = {}): Promise<Message[]> {
+    return this.sendMedia('video', file, options)
+  }
+
+  sendAudio(file: Buffer | string, options: MediaSendOptions = {}): Promise<Message[]> {
+    return this.sendMedia('audio', file, options)
+  }
+
+  sendVoice(file: Buffer | string, options: MediaSendOptions = {}): Promise<Message[]> {
+    return this.sendMedia('voice', file, options)
+  }
+
+  sendAnimation(file: Buffer | string, options: MediaSendOptions = {}): Promise<Message[]> {
+    return this.sendMedia('animation', file, options)
+  }
+
+  sendSticker(file: Buffer | string, options: MediaSendOptions = {}): Promise<Message[]> {
+    return this.sendMedia('sticker', file, options)
+  }
+
+  sendVideoNote(file: Buffer | string, options: MediaSendOptions = {}): Promise<Message[]> {
+    return this.sendMedia('video_note', file, options)
+  }
+
+  /** Any of the media above by kind: the file's bytes, or a path to read. */
+  sendMedia(kind: UserMediaKind, file: Buffer | string, options: MediaSendOptions = {}): Promise<Message[]> {
+    const what = `user.send${kind === 'video_note' ? 'VideoNote' : kind[0].toUpperCase() + kind.slice(1)}(${typeof file === 'string' ? JSON.stringify(file) : `<${file.length} bytes>`})`
+    let data: Buffer
+    let filename = options.filename
+    try {
+      if (typeof file === 'string') {
+        if (statSync(file).size > MAX_USER_FILE) throw new Error(`the file is over ${MAX_USER_FILE} bytes`)
+        data = readFileSync(file)
+        filename ??= basename(file)
+      } else data = file
+    } catch (err) {
+      return Promise.reject(new Error(`${what}: ${(err as Error).message}`))
+    }
+    return this.exchange(what, () =>
+      this.host.sendUserMedia(this.host.token, {
+        ...options,
+        kind,
+        data,
+        ...(filename ? {filename} : {}),
+        chatId: this.chatId,
+        userId: this.id,
+        ...this.identity(),
+      }),
+    )
+  }
+
+  /**
+   * Vote in the bot's latest poll in this chat (or the poll of `messageId`): option indexes, [] retracts. Resolves
+   * like send() once the bot handled the updates (poll_answer for a non-anonymous poll, then poll).
+   */
+  vote(optionIds: number | number[], options: {messageId?: number} = {}): Promise<Message[]> {
+    const ids = Array.isArray(optionIds) ? optionIds : [optionIds]
+    const what = `user.vote(${JSON.stringify(ids)})`
+    const messages = this.chat.filter(
+      (m) => m.poll && (options.messageId === undefined || m.message_id === options.messageId),
+    )
+    const poll = messages.at(-1)?.poll as TgObject | undefined
+    if (!poll) return Promise.reject(new Error(`${what}: there is no poll in chat ${this.chatId}`))
+    return this.exchange(what, () => {
+      const {updates} = this.host.votePoll(this.host.token, String(poll.id), {
+        optionIds: ids,
+        userId: this.id,
+        ...(this.options.firstName !== undefined ? {firstName: this.options.firstName} : {}),
+      })
+      return updates.at(-1)!
+    })
+  }
+
+  /**
+   * Type an inline query (`@bot query`); resolves, once the bot handled it, with its answer (answerInlineQuery's
+   * `{results, cache_time, is_personal, next_offset, button?}`), or undefined when it did not answer.
+   */
+  async inlineQuery(query: string, options: {offset?: string; chatType?: string} = {}): Promise<TgObject | undefined> {
+    let id = ''
+    await this.exchange(`user.inlineQuery(${JSON.stringify(query)})`, () => {
+      const update = this.host.sendInlineQuery(this.host.token, {
+        query,
+        userId: this.id,
+        ...options,
+        ...this.identity(),
+      })
+      id = String((update.inline_query as TgObject | undefined)?.id ?? '')
+      return update
+    })
+    this.lastInlineQuery = id
+    return this.host.bot.inline.queries.get(id)?.answer
+  }
+
+  /** Pick result `resultId` of the answer to this user's last inline query: the bot gets chosen_inline_result. */
+  chooseInlineResult(resultId: string): Promise<Message[]> {
+    const what = `user.chooseInlineResult(${JSON.stringify(resultId)})`
+    if (!this.lastInlineQuery)
+      return Promise.reject(new Error(`${what}: make an inline query first (user.inlineQuery)`))
+    const queryId = this.lastInlineQuery
+    return this.exchange(what, () => {
+      const body = {chosen_inline_result: chooseResult(this.host.bot, queryId, resultId)}
+      return this.host.injectUpdate(this.host.token, body)
+    })
+  }
+
+  private lastInlineQuery = ''
 
   private identity(): Partial<UserMessageOptions> {
     const {firstName, lastName, username, languageCode} = this.options

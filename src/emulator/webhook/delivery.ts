@@ -192,8 +192,10 @@ export class WebhookWorker {
       // A floor of 10 ms after the first retry keeps a tiny timeScale from turning retries into a busy loop.
       const delay = this.core.scale(seconds * 1000)
       entry.nextAttemptAt = Date.now() + (entry.failures > 1 ? Math.max(10, delay) : delay)
-      this.bot.lastErrorDate = Math.floor(Date.now() / 1000)
-      this.bot.lastErrorMessage = error
+      if (error !== undefined) {
+        this.bot.lastErrorDate = Math.floor(Date.now() / 1000)
+        this.bot.lastErrorMessage = error
+      }
       // a retry that would come after the update's lifetime never happens: the server drops it
       if (entry.nextAttemptAt >= entry.expiresAt) this.bot.queue.delete(updateId)
     }
@@ -226,14 +228,46 @@ function retryAfterOf(value: string | undefined): number | undefined {
   return Math.min(3600, Number(value))
 }
 
-/** The text the server records for a connection-level failure. */
-export function describeError(err: Error): string {
+/** The facts' text for a TLS peer that is no TLS server (plain HTTP on the port; ISS tdlib/telegram-bot-api#478). */
+export const SSL_NO_TLS_SERVER = 'SSL error {error:140840FF:SSL routines:ssl3_connect:unknown state}'
+/** The facts' text for a certificate the server does not trust (OpenSSL 3's wording). */
+export const SSL_VERIFY_FAILED = 'SSL error {error:0A000086:SSL routines::certificate verify failed}'
+
+/** Node's codes for a certificate that fails verification (self-signed, unknown issuer, expired, wrong name…). */
+const CERTIFICATE_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_DECRYPT_CERT_SIGNATURE',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_NOT_YET_VALID',
+  'CERT_HAS_EXPIRED',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'INVALID_CA',
+  'HOSTNAME_MISMATCH',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+])
+
+/**
+ * The text the server records in last_error_message for a connection-level failure (facts-3 §10), never Node's own
+ * words; undefined for a connection closed without an answer, which the server only retries (WebhookActor.cpp:657).
+ */
+export function describeError(err: Error): string | undefined {
   const code = (err as NodeJS.ErrnoException).code ?? ''
+  const message = err.message ?? ''
+  if (CERTIFICATE_CODES.has(code)) return SSL_VERIFY_FAILED
+  if (
+    code === 'EPROTO' ||
+    code.startsWith('ERR_SSL') ||
+    /wrong version number|packet length too long|unknown protocol/i.test(message)
+  )
+    return SSL_NO_TLS_SERVER
   switch (code) {
     case 'ECONNREFUSED':
       return 'Connection refused'
-    case 'ECONNRESET':
-      return 'Connection reset by peer'
     case 'ETIMEDOUT':
       return 'Connection timed out'
     case 'EHOSTUNREACH':
@@ -245,7 +279,10 @@ export function describeError(err: Error): string {
     case 'EAI_AGAIN':
       return 'Failed to resolve host: Temporary failure in name resolution'
   }
-  if (/CERT|TLS|SSL|SELF_SIGNED/i.test(code)) return `SSL error {${err.message}}`
-  if (err.message === 'socket hang up') return 'Connection closed'
-  return err.message
+  if (message === 'socket hang up') return undefined // closed without a response: "Webhook connection closed", not recorded
+  if (code === 'ECONNRESET') return 'Connection reset by peer'
+  if (code === 'EPIPE') return 'Broken pipe'
+  if (code.startsWith('HPE_')) return 'Wrong response from the webhook: the answer is not an HTTP response'
+  if (/CERT|TLS|SSL/i.test(code)) return SSL_VERIFY_FAILED
+  return "Can't connect to the webhook"
 }

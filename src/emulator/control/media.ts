@@ -1,0 +1,73 @@
+/**
+ * A user sends media through the control API: `POST /_emulator/bots/{token}/messages` as multipart/form-data, the
+ * fields of the JSON form as form fields, `caption`, and exactly one file field named after the kind (photo,
+ * document, video, audio, voice, animation, sticker, video_note). Answers `{update_id, message}`.
+ */
+import type {UserMediaKind} from '../types.js'
+import {USER_MEDIA_KINDS} from '../user/media.js'
+import {ControlError, type Ctx, int, only, str} from './route.js'
+
+const FIELDS = [
+  'chat_id',
+  'user_id',
+  'first_name',
+  'last_name',
+  'username',
+  'language_code',
+  'chat_title',
+  'date',
+  'reply_to_message_id',
+  'caption',
+  'emoji',
+  'duration',
+  'width',
+  'height',
+  'title',
+  'performer',
+]
+
+export function postMedia({emu, bot, body, files}: Ctx): unknown {
+  if ('text' in body)
+    throw new ControlError(400, 'a media message has no text: send its caption as the field "caption"')
+  only(body, FIELDS)
+  const names = [...(files?.keys() ?? [])]
+  const kinds = names.filter((n) => (USER_MEDIA_KINDS as readonly string[]).includes(n))
+  if (names.length !== 1 || kinds.length !== 1)
+    throw new ControlError(
+      400,
+      `send exactly one file, in a field named after its kind (${USER_MEDIA_KINDS.join(', ')}); got ${
+        names.length === 0 ? 'none' : names.join(', ')
+      }`,
+    )
+  const kind = kinds[0] as UserMediaKind
+  const file = files!.get(kind)!
+  if (file.size === 0) throw new ControlError(400, `the ${kind} file is empty`)
+  const replyTo = int(body, 'reply_to_message_id', {min: 1})
+  const userId = int(body, 'user_id', {min: 1})
+  const chatId = int(body, 'chat_id', {nonZero: true}) ?? userId ?? 1111
+  if (replyTo !== undefined && !bot.message(chatId, replyTo))
+    throw new ControlError(400, `reply_to_message_id ${replyTo}: there is no message ${replyTo} in chat ${chatId}`)
+  const update = emu.sendUserMedia(bot.token, {
+    kind,
+    data: file.data,
+    filename: file.filename,
+    mimeType: file.mimeType,
+    caption: str(body, 'caption'),
+    emoji: str(body, 'emoji'),
+    duration: int(body, 'duration', {min: 0}),
+    width: int(body, 'width', {min: 0}),
+    height: int(body, 'height', {min: 0}),
+    title: str(body, 'title'),
+    performer: str(body, 'performer'),
+    chatId,
+    userId,
+    firstName: str(body, 'first_name'),
+    lastName: str(body, 'last_name'),
+    username: str(body, 'username'),
+    languageCode: str(body, 'language_code'),
+    chatTitle: str(body, 'chat_title'),
+    date: int(body, 'date', {min: 0}),
+    replyToMessageId: replyTo,
+  })
+  return {update_id: update.update_id, message: update.message}
+}

@@ -1,0 +1,155 @@
+/**
+ * The generic parameter checks of the catalogue: what the server's shared argument readers answer (BA Client.cpp
+ * get_user_id, get_message_ids, get_location, get_input_file, get_required_string_arg, check_chat, check_user,
+ * check_message), applied to a method from its documented parameters. Methods with a handler of their own run
+ * their own checks (in the server's order); every other method of the catalogue goes through these.
+ */
+import type {BotState} from '../../state/bot.js'
+import {badRequest} from '../../errors.js'
+import type {Params} from '../../http/params.js'
+import type {TgObject} from '../../types.js'
+import type {FieldSpec, MethodSpec} from './index.js'
+
+/** `<what> not found`: the message a method's message_id names (BA check_message's message_type). */
+export const MESSAGE_TARGETS: Readonly<Record<string, string>> = {
+  pinchatmessage: 'message to pin',
+  unpinchatmessage: 'message to unpin',
+  setmessagereaction: 'message to react',
+  deletemessagereaction: 'message to delete reactions',
+  setgamescore: 'message to set game score',
+  getgamehighscores: 'message to get game high scores',
+  approvesuggestedpost: 'suggested post',
+  declinesuggestedpost: 'suggested post',
+  forwardmessage: 'message to forward',
+  copymessage: 'message to copy',
+  stoppoll: 'message with poll to stop',
+  deletemessage: 'message to delete',
+  editmessagechecklist: 'message to edit',
+}
+
+/** The words of `can't parse … JSON object` where they are not the parameter's name (BA Client.cpp). */
+const JSON_NAMES: Readonly<Record<string, string>> = {
+  rights: 'ChatAdministratorRights',
+  reaction: 'reaction types',
+  custom_emoji_ids: 'custom emoji identifiers',
+  checklist: 'InputChecklist',
+  content: 'story content',
+  areas: 'story areas',
+  scope: 'BotCommandScope',
+  result: 'inline query result',
+}
+
+/** Types that are read as text (the rest of the documented types are JSON). */
+const SCALARS = new Set([
+  'String',
+  'Integer',
+  'Float',
+  'Boolean',
+  'Integer or String',
+  'InputFile or String',
+  'InputFile',
+])
+
+export const QUERY_ID_INVALID = 'query is too old and response timeout expired or query ID is invalid'
+
+/** A parameter that holds JSON (an object type or an array). */
+export const isJsonParam = (p: FieldSpec): boolean => !SCALARS.has(p.type)
+
+/** What the checks found, for the result builder: the chat named by chat_id and the decoded JSON parameters. */
+export interface Checked {
+  chat?: TgObject
+  message?: TgObject
+  json: Record<string, unknown>
+}
+
+/**
+ * The generic checks in the server's order: first what is read from the request (ids, required strings, JSON,
+ * files), then the chat, then the user, then the message. Throws the ApiError the server answers.
+ */
+export function checkParams(bot: BotState, spec: MethodSpec, params: Params): Checked {
+  const lower = spec.name.toLowerCase()
+  const json: Record<string, unknown> = {}
+  let userId: number | undefined
+  for (const p of spec.params) {
+    const raw = params.get(p.name)
+    const present = raw !== undefined && raw !== ''
+    if (p.name === 'chat_id' || p.name === 'message_id') continue
+    if (/(^|_)user_id$/.test(p.name) && p.type === 'Integer') {
+      if (!p.required && !present) continue
+      const id = Math.max(0, Math.trunc(Number.parseInt(raw ?? '', 10) || 0))
+      if (id === 0) throw badRequest(`invalid ${p.name} specified`)
+      if (p.name === 'user_id') userId = id
+      continue
+    }
+    if (p.name === 'message_ids') {
+      json[p.name] = messageIds(raw, p.name)
+      continue
+    }
+    if (p.type === 'Float' && (p.name === 'latitude' || p.name === 'longitude')) {
+      if (p.required && (raw ?? '').trim() === '') throw badRequest(`${p.name} is empty`)
+      continue
+    }
+    if (p.type === 'InputFile' || p.type === 'InputFile or String') {
+      if (p.required && !params.has(p.name)) throw badRequest(`there is no ${p.name.replace(/_/g, ' ')} in the request`)
+      continue
+    }
+    if (isJsonParam(p)) {
+      if (!present) {
+        if (p.required) throw badRequest(`parameter "${p.name}" is required`)
+        continue
+      }
+      try {
+        json[p.name] = JSON.parse(raw)
+      } catch {
+        throw badRequest(`can't parse ${JSON_NAMES[p.name] ?? p.name.replace(/_/g, ' ')} JSON object`)
+      }
+      continue
+    }
+    if (p.type === 'String' && p.required && !present && !p.name.endsWith('_query_id'))
+      throw badRequest(`parameter "${p.name}" is required`)
+  }
+  for (const p of spec.params) {
+    // ids of queries the emulator never made (web app, guest, join request queries): Telegram's QUERY_ID_INVALID
+    if (p.name.endsWith('_query_id') && (p.required || params.get(p.name))) throw badRequest(QUERY_ID_INVALID)
+  }
+  const checked: Checked = {json}
+  const chatParam = spec.params.find((p) => p.name === 'chat_id')
+  if (chatParam && (chatParam.required || (params.get('chat_id') ?? '') !== '')) {
+    const raw = (params.get('chat_id') ?? '').trim()
+    if (raw === '') throw badRequest('chat_id is empty')
+    checked.chat = bot.findChat(raw)
+    if (!checked.chat) throw badRequest('chat not found')
+  }
+  if (userId !== undefined && userId !== bot.id && !bot.findChat(String(userId))) throw badRequest('user not found')
+  const target = MESSAGE_TARGETS[lower]
+  const messageParam = spec.params.find((p) => p.name === 'message_id')
+  if (messageParam && checked.chat && (messageParam.required || params.get('message_id'))) {
+    const id = Number.parseInt(params.get('message_id') ?? '', 10)
+    const message = id > 0 ? bot.message(checked.chat.id as number, id) : undefined
+    if (!message) throw badRequest(`${target ?? 'message'} not found`)
+    checked.message = message
+  }
+  return checked
+}
+
+/** get_message_ids: a JSON array of 1..100 positive integers (as numbers or strings), with the server's texts. */
+export function messageIds(raw: string | undefined, name = 'message_ids', max = 100): number[] {
+  if (raw === undefined || raw === '') throw badRequest('message identifiers are not specified')
+  let value: unknown
+  try {
+    value = JSON.parse(raw)
+  } catch {
+    throw badRequest(`can't parse ${name} JSON object`)
+  }
+  if (!Array.isArray(value)) throw badRequest('expected an Array of message identifiers')
+  if (value.length > max) throw badRequest('too many message identifiers specified')
+  return value.map((v) => {
+    if (typeof v !== 'number' && typeof v !== 'string') throw badRequest('message identifier must be a Number')
+    const text = String(v)
+    if (!/^-?\d+$/.test(text.trim()) || Math.abs(Number(text)) > 2147483647)
+      throw badRequest("can't parse message identifier as a Number")
+    const id = Number(text)
+    if (id <= 0) throw badRequest('invalid message identifier specified')
+    return id
+  })
+}
