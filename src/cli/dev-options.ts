@@ -7,6 +7,7 @@ import type {BotCommand} from '../dev/bot/command.js'
 import type {DevSessionOptions} from '../dev/options.js'
 import {UsageError} from '../lib/errors.js'
 import type {OfflineDevOptions} from '../offline/dev-offline.js'
+import {stateDir, stateFolderProblem} from '../session-store/state.js'
 import type {BotApi} from '../telegram/index.js'
 import {chooseTunnelProvider, publicUrlProvider, validatePublicUrl, type TunnelProvider} from '../tunnel/index.js'
 import {validateAllowedUpdates, validateMaxConnections, validateSecretToken} from '../webhook/validate.js'
@@ -74,6 +75,9 @@ export async function checkDevFlags(flags: DevFlags, argv: string[]): Promise<vo
       subdomain: [flags.subdomain, 'BOT_TUNNEL_SUBDOMAIN'],
     },
   })
+  // The webhook secret and the session's files live there: a folder another user owns or can write is refused.
+  const unsafe = stateFolderProblem(stateDir())
+  if (unsafe) throw new UsageError(unsafe)
   await checkPorts({port: flags.port, relayPort: flags['relay-port']})
   await checkInspectPort(flags['inspect-port'], {
     port: flags.port,

@@ -14,6 +14,18 @@ export function tokensInArgv(argv: string[]): string[] {
   return out
 }
 
+/**
+ * The warning for a secret given as a flag (`--restore-secret X`, `--secret-token=X`; words after
+ * `--` are the bot's, not ours): one line saying that argv is visible to other local users, naming
+ * the environment variable to use instead. Undefined when the flag is not in argv.
+ */
+export function argvSecretWarning(argv: string[], flag: string, envName: string): string | undefined {
+  const end = argv.indexOf('--')
+  const ours = end === -1 ? argv : argv.slice(0, end)
+  if (!ours.some((a) => a === `--${flag}` || a.startsWith(`--${flag}=`))) return undefined
+  return `! --${flag} is in the command line, which every user of this machine can read (ps, /proc): set ${envName} in the environment (or .env) instead.`
+}
+
 const allowed = new Set<string>()
 
 /**

@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {apiFlags, BaseCommand} from '../cli/base-command.js'
 import {loadSpinner, useColor as useColorOn, type Spinner} from '../cli/output.js'
+import {argvSecretWarning} from '../cli/secrets.js'
 
 export default class Dev extends BaseCommand<typeof Dev> {
   static summary = 'Run your bot locally in webhook mode behind a tunnel, and put it back on long polling on exit.'
@@ -212,6 +213,8 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
       cwd,
     })
     this.addSecret(session.restoreSecret)
+    const inArgv = argvSecretWarning(this.argv, 'restore-secret', 'BOT_RESTORE_SECRET')
+    if (inArgv) process.stderr.write(`${inArgv}\n`) // also with --json (stdout stays JSON)
     // A closed stdout/stderr (EPIPE) ends the session like SIGPIPE: teardown first, then exit.
     const closedOutput = new AbortController()
     const [{runDevSession}, {guardOutput}, {DevRenderer}] = await Promise.all([

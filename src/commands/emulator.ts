@@ -4,7 +4,7 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../cli/base-command.js'
 import {UsageError} from '../lib/errors.js'
-import {allowInOutput} from '../cli/secrets.js'
+import {allowInOutput, argvSecretWarning} from '../cli/secrets.js'
 
 export default class Emulator extends BaseCommand<typeof Emulator> {
   static summary = 'Run the built-in Bot API emulator on its own (no token, no network).'
@@ -35,7 +35,11 @@ With --talk, each line typed (or piped) on stdin is sent to the bot as a message
       env: 'BOT_EMULATOR_PORT',
     }),
     host: Flags.string({description: 'interface to listen on', default: '127.0.0.1', env: 'BOT_EMULATOR_HOST'}),
-    token: Flags.string({description: 'accept this token instead of the built-in fake one (never printed)'}),
+    token: Flags.string({
+      description:
+        'accept this token instead of the built-in fake one (never printed; BOT_EMULATOR_TOKEN keeps it out of ps)',
+      env: 'BOT_EMULATOR_TOKEN',
+    }),
     username: Flags.string({description: 'username of the emulated bot', default: 'offline_dev_bot'}),
     cloud: Flags.boolean({
       description: "apply the cloud's webhook rules (https, ports 443/80/88/8443) instead of the local server's",
@@ -93,11 +97,13 @@ With --talk, each line typed (or piped) on stdin is sent to the bot as a message
     if (flags.token !== undefined) {
       const {inspectToken} = await import('../telegram/token.js')
       const shape = inspectToken(flags.token)
+      const fromArgv = argvSecretWarning(this.argv, 'token', 'BOT_EMULATOR_TOKEN')
       if (!shape.valid)
         throw new UsageError(
-          `--token is not a well-formed bot token: ${shape.problem}.`,
+          `${fromArgv ? '--token' : 'BOT_EMULATOR_TOKEN'} is not a well-formed bot token: ${shape.problem}.`,
           'Pass a token shaped like 123456:ABC… (digits, ":", 30+ of A-Z a-z 0-9 _ -), or omit --token to use the fake one.',
         )
+      if (fromArgv) process.stderr.write(`${fromArgv}\n`) // also with --json (stdout stays JSON)
     }
     const {describeStandalone, standaloneJson, startStandaloneEmulator} = await import('../offline/standalone.js')
     let running

@@ -11,7 +11,7 @@
  */
 import type {BotApiEmulator} from '../emulator/index.js'
 import type {UpdateHistory} from '../inspector/history/history.js'
-import {expiredDate, syntheticUpdate, updateContent, withCurrentDate} from './synthetic.js'
+import {checkUpdateObject, expiredDate, syntheticUpdate, updateContent, withCurrentDate} from './synthetic.js'
 import type {EntrySource, UpdateEntry} from '../inspector/types.js'
 import {ActionError, type SessionActions, type TriggerRequest} from './protocol.js'
 
@@ -121,11 +121,13 @@ export class InspectorActions implements SessionActions {
           : `Update ${updateId} is not in this session's history (the newest 1000 updates are kept).`,
         'Send the bot a message first, or pick an update_id from the inspector or the `bot dev` log (`bot replay --last` replays the newest).',
       )
-    if (edited !== undefined && (edited === null || typeof edited !== 'object' || Array.isArray(edited)))
+    // The one Update check (the control port applies it too; the inspector's replay comes here).
+    const bad = edited === undefined ? undefined : checkUpdateObject(edited, 'the edited update')
+    if (bad)
       throw new ActionError(
         400,
-        'The edited update is not a JSON object.',
-        'Send the whole update as an object, e.g. {"update_id": 1, "message": {…}}.',
+        bad.error.replace(/^./, (c) => c.toUpperCase()),
+        bad.fix,
       )
     if (!edited && entry.truncated)
       throw new ActionError(

@@ -130,6 +130,15 @@ export function sendToSession(
           code: 'no_session',
         },
       )
+    // The port took the connection but cut it (a flood of other connections pushed it out): the
+    // session is there, and busy; nothing listening there means it is gone.
+    const failed = (error: NodeJS.ErrnoException) =>
+      error.code === 'ECONNREFUSED'
+        ? gone()
+        : new FixableError(
+            `The \`bot dev\` session (pid ${record.pid}) is busy: its control port ${record.port} closed the connection (${error.code ?? error.message}).`,
+            {fix: 'Try again in a moment; if it stays busy, look at what else connects to that port.', code: 'busy'},
+          )
     const req = httpRequest(
       {
         host: '127.0.0.1',
@@ -146,7 +155,7 @@ export function sendToSession(
       (res) => {
         const chunks: Buffer[] = []
         res.on('data', (c: Buffer) => chunks.push(c))
-        res.on('error', () => reject(gone()))
+        res.on('error', (error) => reject(failed(error)))
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8')
           let value: {error?: string; fix?: string} & Partial<UpdateEntry>
@@ -165,7 +174,7 @@ export function sendToSession(
             reject(
               new FixableError(value.error ?? `The session answered ${res.statusCode}.`, {
                 fix: value.fix,
-                code: res.statusCode === 401 ? 'unauthorized' : 'session_error',
+                code: res.statusCode === 401 ? 'unauthorized' : res.statusCode === 503 ? 'busy' : 'session_error',
               }),
             )
         })
@@ -179,7 +188,7 @@ export function sendToSession(
         }),
       )
     })
-    req.on('error', () => reject(gone()))
+    req.on('error', (error) => reject(failed(error)))
     req.end(payload)
   })
 }

@@ -2,21 +2,13 @@
  * The control record: a running `bot dev` session leaves `control-<pid>.json` (0600, written
  * atomically, no token) in the state folder, naming its loopback control port and key, so that
  * `bot trigger` and `bot replay` can find it. Removed at exit; a record whose process is gone is
- * stale, ignored and removed by the next lookup.
+ * stale, ignored and removed by the next lookup. A record is read only from a regular file of the
+ * user's own (never through a symlink): one planted by another user is ignored.
  */
-import {randomBytes} from 'node:crypto'
-import {
-  chmodSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  renameSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs'
+import {readdirSync, realpathSync, unlinkSync} from 'node:fs'
 import {join, resolve} from 'node:path'
 
+import {ensureStateFolder, readPrivateFile, writePrivateFile} from '../session-store/private-files.js'
 import {isPidAlive} from '../session-store/processes.js'
 import {stateDir} from '../session-store/state.js'
 import type {ControlRecord} from './protocol.js'
@@ -29,21 +21,9 @@ export function controlRecordPath(pid: number, dir = stateDir()): string {
 
 /** Writes the record atomically (temp file 0600, rename); returns its path. */
 export function writeControlRecord(record: ControlRecord, dir = stateDir()): string {
-  mkdirSync(dir, {recursive: true, mode: 0o700})
+  ensureStateFolder(dir)
   const path = controlRecordPath(record.pid, dir)
-  const tmp = join(dir, `.tmp-control-${process.pid}-${randomBytes(4).toString('hex')}`)
-  try {
-    writeFileSync(tmp, JSON.stringify(record, null, 2) + '\n', {mode: 0o600})
-    chmodSync(tmp, 0o600)
-    renameSync(tmp, path)
-  } catch (error) {
-    try {
-      unlinkSync(tmp)
-    } catch {
-      // never written
-    }
-    throw error
-  }
+  writePrivateFile(dir, path, JSON.stringify(record, null, 2) + '\n')
   return path
 }
 
@@ -95,12 +75,8 @@ export function listControlRecords(dir = stateDir()): ControlRecord[] {
       removeControlRecord(pid, dir)
       continue
     }
-    let text: string
-    try {
-      text = readFileSync(join(dir, name), 'utf8')
-    } catch {
-      continue // vanished between readdir and read
-    }
+    const text = readPrivateFile(join(dir, name), {max: 64 * 1024})
+    if (text === undefined) continue // vanished between readdir and read, or not the user's
     const record = parseRecord(text, pid)
     if (record) out.push(record)
   }

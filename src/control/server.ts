@@ -6,17 +6,29 @@
  *   POST /replay   body {updateId: number | 'last', update?: object} → 200 UpdateEntry
  *   otherwise      {error, fix} with 4xx/5xx (an ActionError's own status)
  *
- * Every request needs the key in the `x-bot-dev-key` header (compared in constant time, else
- * 401) and a loopback Host header naming this port (else 403, against DNS rebinding). Bodies
- * are capped (413), requests and the wait for the session have deadlines, and no request can
- * throw out of the handler.
+ * Every request needs exactly one loopback Host header naming this port (else 403, against DNS
+ * rebinding), no sign of a web page of another site (Origin, Sec-Fetch-Site: else 403) and the key in
+ * the `x-bot-dev-key` header (compared in constant time, else 401): the checks of
+ * lib/loopback-http.ts, shared with the inspector and the api proxy. Connections without such a
+ * request are bounded (the oldest idle ones are closed first); with every connection busy, a new
+ * request gets 503 "busy". Bodies are capped (413), an update is checked by checkUpdateObject (the
+ * one check of trigger and replay, also the inspector's), requests and the wait for the session
+ * have deadlines, and no request can throw out of the handler.
  */
 import {createServer, type IncomingMessage, type ServerResponse} from 'node:http'
 import type {AddressInfo} from 'node:net'
 
 import {redactSecrets} from '../telegram/redact.js'
+import {ConnectionGuard} from '../lib/connection-guard.js'
 import {MAX_EDIT_DEPTH, nestedDeeperThan} from '../lib/json-depth.js'
-import {BodyCutOff, BodyTooLarge, hostAllowed, keyMatches, readBody} from '../lib/loopback-http.js'
+import {
+  BodyCutOff,
+  BodyTooLarge,
+  fromAnotherSite,
+  keyMatches,
+  readBody,
+  requestHostAllowed,
+} from '../lib/loopback-http.js'
 import {checkTriggerRequest, checkUpdateObject} from './synthetic.js'
 import type {UpdateEntry} from '../inspector/types.js'
 import {ActionError, KEY_HEADER, MAX_BODY_BYTES, type SessionActions} from './protocol.js'
@@ -34,12 +46,24 @@ export interface ControlServerOptions {
   deadlineMs?: number
   /** Body cap in bytes (default 1 MiB). */
   maxBodyBytes?: number
+  /** Most connections kept open without a request that has the key (default 16; the oldest idle go first). */
+  maxIdleConnections?: number
+  /** Most connections in all (default 64); beyond, a request is answered 503 (busy). */
+  maxConnections?: number
 }
 
 export interface ControlServer {
   port: number
+  /** Stop taking connections and close those with no request in progress (a session's teardown). */
+  quiesce(): void
   close(): Promise<void>
 }
+
+export const CONTROL_MAX_IDLE = 16
+export const CONTROL_MAX_CONNECTIONS = 64
+
+/** The error of a control port with every connection busy (`bot trigger` says the session is busy). */
+export const BUSY_ERROR = 'The session is busy: every connection of its control port is in use.'
 
 class Refused extends Error {
   constructor(
@@ -136,9 +160,16 @@ export function startControlServer(o: ControlServerOptions): Promise<ControlServ
     res.end(body)
   }
 
-  const route = async (req: IncomingMessage): Promise<UpdateEntry> => {
-    if (!hostAllowed(req.headers.host, port))
+  const route = async (req: IncomingMessage, res: ServerResponse): Promise<UpdateEntry> => {
+    if (!requestHostAllowed(req, port))
       throw new Refused(403, 'Only loopback Host headers are served here.', `Use http://127.0.0.1:${port}.`)
+    const foreign = fromAnotherSite(req, port)
+    if (foreign)
+      throw new Refused(
+        403,
+        `A request from a web page (${foreign}) is refused.`,
+        'Use `bot trigger` / `bot replay`, or send the request without an Origin header.',
+      )
     const given = req.headers[KEY_HEADER]
     if (!keyMatches(Array.isArray(given) ? given[0] : given, o.key))
       throw new Refused(
@@ -146,6 +177,7 @@ export function startControlServer(o: ControlServerOptions): Promise<ControlServ
         `Missing or wrong ${KEY_HEADER} header.`,
         "Use `bot trigger` / `bot replay`: they read the key from the session's control record.",
       )
+    guard.busy(req, res)
     const path = (req.url ?? '/').split('?')[0]
     if (path !== '/trigger' && path !== '/replay')
       throw new Refused(404, `No route ${path}.`, 'Use POST /trigger or POST /replay.')
@@ -163,7 +195,12 @@ export function startControlServer(o: ControlServerOptions): Promise<ControlServ
   const server = createServer((req, res) => {
     req.on('error', () => {}) // a client that goes away mid-body changes nothing
     res.on('error', () => {})
-    route(req)
+    if (guard.over(req)) {
+      req.resume()
+      send(res, 503, {error: BUSY_ERROR, fix: 'Wait for the triggers in flight to finish, then try again.'}, true)
+      return
+    }
+    route(req, res)
       .then((entry) => send(res, 200, entry))
       .catch((error: unknown) => {
         if (error instanceof Refused) {
@@ -187,7 +224,10 @@ export function startControlServer(o: ControlServerOptions): Promise<ControlServ
   server.requestTimeout = 15_000
   server.headersTimeout = 10_000
   server.keepAliveTimeout = 5000
-  server.maxConnections = 64
+  const guard = new ConnectionGuard(server, {
+    maxIdle: o.maxIdleConnections ?? CONTROL_MAX_IDLE,
+    maxTotal: o.maxConnections ?? CONTROL_MAX_CONNECTIONS,
+  })
   server.on('clientError', (_error, socket) => {
     try {
       socket.destroy()
@@ -204,6 +244,10 @@ export function startControlServer(o: ControlServerOptions): Promise<ControlServ
       port = (server.address() as AddressInfo).port
       resolve({
         port,
+        quiesce: () => {
+          server.close()
+          guard.closeIdle()
+        },
         close: () =>
           new Promise<void>((done) => {
             server.close(() => done())

@@ -4,6 +4,7 @@
  * by a user, and the checks a trigger request or a hand-written update must pass before anything
  * is delivered. Pure functions: no I/O.
  */
+import {MAX_EDIT_DEPTH, nestedDeeperThan} from '../lib/json-depth.js'
 import {MESSAGE_UPDATE_TYPES, UPDATE_TYPES} from '../telegram/types.js'
 import type {TriggerRequest} from './protocol.js'
 
@@ -113,15 +114,33 @@ function checkParties(request: Record<string, unknown>): Refusal | undefined {
   return undefined
 }
 
+/** The largest update_id a replay may carry: Telegram's are positive 32-bit integers (so are the synthetic ones). */
+export const MAX_UPDATE_ID = SYNTHETIC_UPDATE_ID_TOP
+
 /**
- * Checks a hand-written update (`bot trigger update`, an edited replay): an object with exactly
- * one update type field (an object) besides update_id. Returns the refusal, or undefined.
+ * The one Update check of a session, for every update that comes from outside (`bot trigger
+ * update`, `bot replay` and the inspector's Edit and replay, through the control port or the
+ * inspector): an object nested no deeper than a real update ever is (MAX_EDIT_DEPTH, checked
+ * before anything else walks it), with exactly one update type field (an object) besides
+ * update_id, and an update_id, when there is one, that is a positive 32-bit integer. Returns the
+ * refusal, or undefined.
  */
 export function checkUpdateObject(update: unknown, what = 'the update'): Refusal | undefined {
   if (!isPlainObject(update))
     return {
       error: `${what} is not a JSON object.`,
       fix: 'Write one Update object, e.g. {"message": {…}} (update_id is set by the session).',
+    }
+  if (nestedDeeperThan(update, MAX_EDIT_DEPTH))
+    return {
+      error: `${what} is nested more than ${MAX_EDIT_DEPTH} levels deep.`,
+      fix: 'Send an update shaped like a real one (the inspector shows them).',
+    }
+  const id = update.update_id
+  if (id !== undefined && !(Number.isSafeInteger(id) && (id as number) > 0 && (id as number) <= MAX_UPDATE_ID))
+    return {
+      error: `${what} has update_id ${String(JSON.stringify(id)).slice(0, 40)}, which is not a positive 32-bit integer.`,
+      fix: `Leave update_id out (the session sets it) or give an integer from 1 to ${MAX_UPDATE_ID}.`,
     }
   const types = Object.keys(update).filter((k) => k !== 'update_id')
   if (types.length !== 1)

@@ -10,7 +10,7 @@ import {basename, join} from 'node:path'
 
 import {parse as parseDotenv} from 'dotenv'
 
-import {redact} from '../telegram/index.js'
+import {redact, REDACTED} from '../telegram/index.js'
 import {classifyHolder, type HolderKind} from './holder-kind.js'
 import {apiEndpoints, type ApiEndpoints} from './api-endpoints.js'
 import {connectionsOf} from '../session-store/proc-net.js'
@@ -65,8 +65,58 @@ function needles(token: string): string[] {
   return out
 }
 
-function shorten(command: string, token: string, max = MAX_COMMAND): string {
-  const clean = redact(command, token).replace(/\s+/g, ' ').trim()
+/** Flags whose value is a secret whatever it looks like. */
+const SECRET_FLAGS = new Set(['--secret-token', '--restore-secret', '--token'])
+/** A flag or variable whose name says it carries a secret. */
+const SECRET_NAME = /secret|token|password|passwd|key|auth/i
+export const MASKED = '<secret>'
+
+/**
+ * The words of a command line with the value of every secret-bearing argument replaced by
+ * MASKED: `--secret-token X`, `--restore-secret X`, `--token X` (also `--flag=X`), any flag or
+ * `NAME=value` pair whose name contains secret, token, password, passwd, key or auth (`--api-key X`,
+ * `-auth=X`, `DB_PASSWORD=X`). A value already redacted as the token (`<token>`) stays so. What other
+ * processes were started with is what people paste into issues: `bot doctor` shows it masked.
+ */
+export function maskSecretArgs(argv: readonly string[]): string[] {
+  const out: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]
+    const flag = /^(-{1,2}[^=\s]+)(=.*)?$/s.exec(word)
+    if (flag) {
+      const name = flag[1]
+      const known = SECRET_FLAGS.has(name.toLowerCase())
+      if (!known && !SECRET_NAME.test(name)) {
+        out.push(word)
+        continue
+      }
+      if (flag[2] !== undefined) {
+        out.push(flag[2] === `=${REDACTED}` ? word : `${name}=${MASKED}`)
+        continue
+      }
+      out.push(word)
+      // The next word is its value, unless (for a name that only looks secret) it is another flag.
+      const next = argv[i + 1]
+      if (next !== undefined && next !== '--' && (known || !next.startsWith('-'))) {
+        out.push(next === REDACTED ? next : MASKED) // the token, already shown as <token>
+        i++
+      }
+      continue
+    }
+    const pair = /^([A-Za-z_][A-Za-z0-9_.-]*)=(.*)$/s.exec(word)
+    if (pair && SECRET_NAME.test(pair[1]) && pair[2] !== '' && pair[2] !== REDACTED) {
+      out.push(`${pair[1]}=${MASKED}`)
+      continue
+    }
+    out.push(word)
+  }
+  return out
+}
+
+function shorten(argv: readonly string[], token: string, max = MAX_COMMAND): string {
+  const clean = redact(maskSecretArgs(argv.map((word) => redact(word, token))).join(' '), token)
+    .replace(/\s+/g, ' ')
+    .trim()
   return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean
 }
 
@@ -212,14 +262,14 @@ async function scanLinux(token: string, exclude: Set<number>, options: ScanOptio
       if (where.length === 0) {
         // Unread: worth a line when it could be a bot (another user's runtime; any of ours).
         if (reason && (mine || (argv[0] && RUNTIME.test(basename(argv[0])))))
-          unreadable.push({pid, command: shorten(command || `[pid ${pid}]`, token, 80), reason})
+          unreadable.push({pid, command: shorten(argv.length ? argv : [`[pid ${pid}]`], token, 80), reason})
         return
       }
       const kind = await classifyLinux(pid, argv, api, reason)
       holders.push({
         pid,
         startedAt: await linuxStart(pid),
-        command: shorten(command || `[pid ${pid}]`, token),
+        command: shorten(argv.length ? argv : [`[pid ${pid}]`], token),
         where,
         ...kind,
       })
@@ -281,7 +331,7 @@ async function scanPs(token: string, exclude: Set<number>): Promise<ScanResult> 
     holders.push({
       pid: p,
       startedAt: Number.isNaN(start.getTime()) ? undefined : start.toISOString(),
-      command: shorten(command || `[pid ${p}]`, token),
+      command: shorten(command ? command.split(/\s+/) : [`[pid ${p}]`], token),
       where: inCommand ? ['command line'] : ['environment'],
       ...kind,
     })

@@ -3,13 +3,19 @@
  * written atomically. It records what a running `bot dev` changed so that a run killed with
  * SIGKILL can be repaired by the next `bot dev` and reported by `bot doctor`.
  *
- * Also holds the per-bot webhook secret (`<id>.secret`, 0600) so the secret_token stays the
- * same across runs.
+ * Also holds the per-bot webhook secret (`secret-<id>`, 0600) so the secret_token stays the
+ * same across runs. Every file goes through private-files.ts: the folder must be the user's own and
+ * writable by nobody else, nothing is read through a symlink, temp files have random names and are
+ * created exclusively, and a secret is used only from a 0600 file of the user's.
  */
 import {randomBytes} from 'node:crypto'
-import {chmodSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync} from 'node:fs'
+import {linkSync, readdirSync, unlinkSync} from 'node:fs'
 import {homedir} from 'node:os'
 import {join} from 'node:path'
+
+import {createTempFile, ensureStateFolder, readPrivateFile, writePrivateFile} from './private-files.js'
+
+export {stateFolderProblem, UnsafeStateFolder} from './private-files.js'
 
 export interface WebhookRecord {
   url: string
@@ -50,8 +56,9 @@ export function stateDir(): string {
   return join(homedir(), '.local', 'state', 'bot')
 }
 
+/** The folder, created 0700 when missing; throws UnsafeStateFolder when another user owns or can write it. */
 function ensureDir(dir: string): void {
-  mkdirSync(dir, {recursive: true, mode: 0o700})
+  ensureStateFolder(dir)
 }
 
 export function statePath(botId: number, dir = stateDir()): string {
@@ -69,11 +76,8 @@ function parseState(text: string): SessionState | undefined {
 }
 
 export function readState(botId: number, dir = stateDir()): SessionState | undefined {
-  try {
-    return parseState(readFileSync(statePath(botId, dir), 'utf8'))
-  } catch {
-    return undefined
-  }
+  const text = readPrivateFile(statePath(botId, dir), {max: 1024 * 1024})
+  return text === undefined ? undefined : parseState(text)
 }
 
 export function listStates(dir = stateDir()): SessionState[] {
@@ -86,28 +90,17 @@ export function listStates(dir = stateDir()): SessionState[] {
   const out: SessionState[] = []
   for (const name of names) {
     if (!/^session-\d+\.json$/.test(name)) continue
-    try {
-      const s = parseState(readFileSync(join(dir, name), 'utf8'))
-      if (s) out.push(s)
-    } catch {
-      // vanished between readdir and read
-    }
+    const text = readPrivateFile(join(dir, name), {max: 1024 * 1024}) // undefined: vanished, or not ours
+    const s = text === undefined ? undefined : parseState(text)
+    if (s) out.push(s)
   }
   return out
-}
-
-function tempFile(dir: string, text: string): string {
-  const tmp = join(dir, `.tmp-${process.pid}-${randomBytes(4).toString('hex')}`)
-  writeFileSync(tmp, text, {mode: 0o600})
-  chmodSync(tmp, 0o600) // in case the umask widened nothing but the file existed
-  return tmp
 }
 
 /** Replace the state file atomically (write a temp file, rename over). */
 export function writeState(state: SessionState, dir = stateDir()): void {
   ensureDir(dir)
-  const tmp = tempFile(dir, JSON.stringify(state, null, 2) + '\n')
-  renameSync(tmp, statePath(state.botId, dir))
+  writePrivateFile(dir, statePath(state.botId, dir), JSON.stringify(state, null, 2) + '\n')
 }
 
 /**
@@ -116,7 +109,7 @@ export function writeState(state: SessionState, dir = stateDir()): void {
  */
 export function claimState(state: SessionState, dir = stateDir()): boolean {
   ensureDir(dir)
-  const tmp = tempFile(dir, JSON.stringify(state, null, 2) + '\n')
+  const tmp = createTempFile(dir, JSON.stringify(state, null, 2) + '\n')
   try {
     linkSync(tmp, statePath(state.botId, dir))
     return true
@@ -143,19 +136,18 @@ export function removeState(botId: number, dir = stateDir()): void {
 /** Telegram's rule for secret_token: 1-256 characters of A-Z a-z 0-9 _ -. */
 export const SECRET_RE = /^[A-Za-z0-9_-]{1,256}$/
 
-/** The per-bot webhook secret, created on first use and kept (0600) so it is stable across runs. */
+/**
+ * The per-bot webhook secret, created on first use and kept (0600) so it is stable across runs. A
+ * file that is not the user's own, not 0600, a symlink or not a secret is not used: a new secret
+ * replaces it.
+ */
 export function loadOrCreateSecret(botId: number, dir = stateDir()): string {
-  const path = join(dir, `secret-${botId}`)
-  try {
-    const existing = readFileSync(path, 'utf8').trim()
-    if (SECRET_RE.test(existing)) return existing
-  } catch {
-    // not created yet
-  }
   ensureDir(dir)
+  const path = join(dir, `secret-${botId}`)
+  const existing = readPrivateFile(path, {secret: true, max: 1024})?.trim()
+  if (existing !== undefined && SECRET_RE.test(existing)) return existing
   const secret = randomBytes(32).toString('base64url')
-  const tmp = tempFile(dir, secret + '\n')
-  renameSync(tmp, path)
+  writePrivateFile(dir, path, secret + '\n')
   return secret
 }
 
@@ -166,16 +158,13 @@ function restoreSecretPath(botId: number, dir: string): string {
 /** Keep the --restore-secret of a replaced webhook (0600) so a crash repair can restore it whole. */
 export function saveRestoreSecret(botId: number, secret: string, dir = stateDir()): void {
   ensureDir(dir)
-  renameSync(tempFile(dir, secret + '\n'), restoreSecretPath(botId, dir))
+  writePrivateFile(dir, restoreSecretPath(botId, dir), secret + '\n')
 }
 
+/** The kept --restore-secret, when its file is the user's own and 0600. */
 export function readRestoreSecret(botId: number, dir = stateDir()): string | undefined {
-  try {
-    const value = readFileSync(restoreSecretPath(botId, dir), 'utf8').trim()
-    return SECRET_RE.test(value) ? value : undefined
-  } catch {
-    return undefined
-  }
+  const value = readPrivateFile(restoreSecretPath(botId, dir), {secret: true, max: 1024})?.trim()
+  return value !== undefined && SECRET_RE.test(value) ? value : undefined
 }
 
 export function removeRestoreSecret(botId: number, dir = stateDir()): void {

@@ -2,6 +2,7 @@ import {readFile} from 'node:fs/promises'
 import {basename} from 'node:path'
 
 import {deadline} from '../lib/deadline.js'
+import {maskUrl} from '../lib/mask-url.js'
 import {describeProxyFailure} from '../lib/proxy.js'
 import {BotApiError} from './errors.js'
 import {redact} from './redact.js'
@@ -66,8 +67,23 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /** Debug lines must not carry a webhook secret either. */
+/**
+ * A debug line without the secrets it would carry: the secret_token, and the secret part of every
+ * webhook URL (its path and query, masked by lib/mask-url.ts: `bot dev`'s path is half of what a
+ * forger needs). A URL cut by the line's length limit is masked too.
+ */
 function hideSecrets(text: string): string {
-  return text.replace(/("secret_token"\s*:\s*")[^"]*"/g, '$1<secret>"')
+  return text
+    .replace(/("secret_token"\s*:\s*")[^"]*"/g, '$1<secret>"')
+    .replace(/("url"\s*:\s*")((?:[^"\\]|\\.)*)("|\\?$)/g, (_all, head: string, value: string, end: string) => {
+      let url = value
+      try {
+        url = JSON.parse(`"${value}"`) as string
+      } catch {
+        url = value.replace(/\\\//g, '/')
+      }
+      return `${head}${JSON.stringify(maskUrl(url)).slice(1, -1)}${end === '"' ? '"' : ''}`
+    })
 }
 
 /** Turn a low-level fetch failure into words a user can act on. */

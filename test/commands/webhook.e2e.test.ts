@@ -100,7 +100,10 @@ describe('bot webhook set', () => {
       '--certificate',
       cert,
     ])
-    expect(r.stderr).toBe('')
+    // The one line a secret given as a flag gets (argv is readable by every local user).
+    expect(r.stderr).toBe(
+      '! --secret-token is in the command line, which every user of this machine can read (ps, /proc): set WEBHOOK_SECRET in the environment (or .env) instead.\n',
+    )
     expect(r.code).toBe(0)
     expect(r.stdout).toContain(`✓ Webhook set: ${url}`)
     expect(r.stdout).toMatch(/secret token\s+set \(16 characters, not shown\)/)

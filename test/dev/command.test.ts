@@ -97,6 +97,7 @@ describe('botEnv', () => {
       WEBHOOK_PATH: '/webhook/x',
       WEBHOOK_SECRET: 's',
       WEBHOOK_URL: 'https://u/webhook/x',
+      TSX_DISABLE_CACHE: '1',
     })
     expect(
       botEnv({token: 't', apiRoot: 'http://127.0.0.1:1', mode: 'polling', port: 5000, webhookSecret: 's'}, base),
@@ -107,6 +108,7 @@ describe('botEnv', () => {
       BOT_TOKEN: 't',
       BOT_API_ROOT: 'http://127.0.0.1:1',
       BOT_MODE: 'polling',
+      TSX_DISABLE_CACHE: '1',
     })
   })
 

@@ -120,7 +120,7 @@ describe('api proxy: malformed requests never reach the upstream', () => {
     const rec = await recordingProxy(upstream.url)
     const conn = await connectRaw(rec.proxy.port)
     await conn.write(
-      `POST /bot${TOKEN}/sendDocument HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n`,
+      `POST /bot${TOKEN}/sendDocument HTTP/1.1\r\nHost: 127.0.0.1:${rec.proxy.port}\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n`,
     )
     const forwarded = await waitFor(() => upstream.requests[0], {what: 'the upstream request'})
     await conn.write('zz-not-hex\r\nmore\r\n')
@@ -141,7 +141,7 @@ describe('api proxy: malformed requests never reach the upstream', () => {
     expect(upstream.requests).toEqual([])
     const conn = await connectRaw(rec.proxy.port)
     await conn.write(
-      `GET /bot${TOKEN}/getMe HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`,
+      `GET /bot${TOKEN}/getMe HTTP/1.1\r\nHost: 127.0.0.1:${rec.proxy.port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`,
     )
     await conn.whenReceived((t) => t.includes('\r\n\r\n') || conn.closed)
     expect(statusOf(conn.text())).not.toBe(101)
@@ -165,7 +165,7 @@ describe('api proxy: request targets', () => {
     ]) {
       const answer = await rawExchange(
         rec.proxy.port,
-        `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
+        `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${rec.proxy.port}\r\nConnection: close\r\n\r\n`,
       )
       expect(statusOf(answer), `${target}: ${answer.slice(0, 200)}`).toBe(400)
       expect(answer).not.toContain(SECRET)
@@ -191,7 +191,7 @@ describe('api proxy: request targets', () => {
     for (const path of paths) {
       const answer = await rawExchange(
         rec.proxy.port,
-        `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
+        `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${rec.proxy.port}\r\nConnection: close\r\n\r\n`,
       )
       expect(statusOf(answer)).toBe(404)
     }
@@ -266,7 +266,7 @@ describe('api proxy: clients that stall or leave', () => {
     const rec = await recordingProxy(upstream.url)
     const conn = await connectRaw(rec.proxy.port)
     await conn.write(
-      `POST /bot${TOKEN}/sendMessage HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"chat_id": 4`,
+      `POST /bot${TOKEN}/sendMessage HTTP/1.1\r\nHost: 127.0.0.1:${rec.proxy.port}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"chat_id": 4`,
     )
     await expectServes(rec)
     expect(upstream.requests.map((r) => r.url)).toEqual([`/bot${TOKEN}/getMe`])
@@ -280,7 +280,7 @@ describe('api proxy: clients that stall or leave', () => {
     const rec = await recordingProxy(upstream.url)
     const conn = await connectRaw(rec.proxy.port)
     await conn.write(
-      `POST /bot${TOKEN}/sendDocument HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n\r\n`,
+      `POST /bot${TOKEN}/sendDocument HTTP/1.1\r\nHost: 127.0.0.1:${rec.proxy.port}\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n\r\n`,
     )
     for (let i = 0; i < 20; i++) await conn.write(`400\r\n${'x'.repeat(0x400)}\r\n`)
     const forwarded = await waitFor(() => upstream.requests.find((r) => r.bytes >= 20 * 1024), {
@@ -308,7 +308,7 @@ describe('api proxy: clients that stall or leave', () => {
     })
     const rec = await recordingProxy(upstream.url)
     const conn = await connectRaw(rec.proxy.port)
-    await conn.write(`GET /bot${TOKEN}/getStickerSet?name=big HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`)
+    await conn.write(`GET /bot${TOKEN}/getStickerSet?name=big HTTP/1.1\r\nHost: 127.0.0.1:${rec.proxy.port}\r\n\r\n`)
     await conn.whenReceived((t) => t.length > 32 * 1024)
     const forwarded = upstream.requests[0]
     let upstreamClosed = false

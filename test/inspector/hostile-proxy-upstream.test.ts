@@ -101,7 +101,7 @@ describe('api proxy: an upstream that misbehaves', () => {
     )
     const rec = await recordingProxy(upstream.url)
     const conn = await connectRaw(rec.proxy.port)
-    await conn.write(`GET /bot${TOKEN}/getChat?chat_id=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`)
+    await conn.write(`GET /bot${TOKEN}/getChat?chat_id=1 HTTP/1.1\r\nHost: 127.0.0.1:${rec.proxy.port}\r\n\r\n`)
     await conn.whenReceived((t) => t.endsWith('\r\n\r\n{}') || conn.closed)
     expect(conn.text()).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/)
     expect(conn.text()).toMatch(/\r\n\r\n\{\}$/)
@@ -123,7 +123,7 @@ describe('api proxy: an upstream that misbehaves', () => {
     const upstream = await hostileUpstream((s) => held.push(s))
     const rec = await recordingProxy(upstream.url)
     const conn = await connectRaw(rec.proxy.port)
-    await conn.write(`GET /bot${TOKEN}/getChat?chat_id=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`)
+    await conn.write(`GET /bot${TOKEN}/getChat?chat_id=1 HTTP/1.1\r\nHost: 127.0.0.1:${rec.proxy.port}\r\n\r\n`)
     const first = await waitFor(() => held[0], {what: 'the upstream request'})
     let firstClosed = false
     first.on('close', () => (firstClosed = true))
@@ -166,7 +166,9 @@ describe('api proxy: an upstream that misbehaves', () => {
     )
 
     const conn = await connectRaw(rec.proxy.port)
-    await conn.write(`GET /bot${TOKEN}/getChatAdministrators?chat_id=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`)
+    await conn.write(
+      `GET /bot${TOKEN}/getChatAdministrators?chat_id=1 HTTP/1.1\r\nHost: 127.0.0.1:${rec.proxy.port}\r\n\r\n`,
+    )
     await conn.whenReceived((t) => t.includes('{"ok":true,"result":['))
     expect(conn.text()).toMatch(/^HTTP\/1\.1 200 /)
     midway[0].resetAndDestroy()

@@ -434,7 +434,8 @@ describe('inspector: 500 SSE clients, then close()', () => {
   it('every client gets the event; close() ends all of them promptly and leaves no subscription or timer behind', async () => {
     await server.close()
     const timersBefore = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length
-    server = await start({heartbeatMs: 60_000})
+    // 500 streams with the key: more than the default bound on connections (256), which is an option.
+    server = await start({heartbeatMs: 60_000, maxConnections: 1000})
     expect(subscriptions).toBe(1)
     const clients: RawConnection[] = []
     for (let i = 0; i < 500; i++) {

@@ -5,6 +5,7 @@ import {confirmOrRefuse} from '../../cli/confirm.js'
 import {FixableError} from '../../lib/errors.js'
 import {maskUrl} from '../../lib/mask-url.js'
 import {mark, plural, rows} from '../../cli/output.js'
+import {argvSecretWarning} from '../../cli/secrets.js'
 import {applyWebhook, readWebhook} from '../../webhook/service.js'
 import {validateWebhook} from '../../webhook/validate.js'
 
@@ -72,6 +73,8 @@ The secret token can come from WEBHOOK_SECRET (in the environment or .env) inste
   async run() {
     const {args, flags} = this
     this.addSecret(flags['secret-token'])
+    const inArgv = argvSecretWarning(this.argv, 'secret-token', 'WEBHOOK_SECRET')
+    if (inArgv) process.stderr.write(`${inArgv}\n`) // also with --json (stdout stays JSON)
     const api = this.resolveApi()
     const webhook = validateWebhook(
       {

@@ -30,11 +30,32 @@ export interface BotEnvOptions {
 
 const CONTRACT_VARS = ['BOT_TOKEN', 'BOT_API_ROOT', 'BOT_MODE', 'PORT', 'WEBHOOK_PATH', 'WEBHOOK_SECRET', 'WEBHOOK_URL']
 
+/**
+ * Settings of `bot` itself, not of the bot: never passed on. BOT_RESTORE_SECRET is a production
+ * webhook's secret; the others are `bot dev`'s and `bot emulator`'s own settings.
+ */
+export const DEV_ONLY_VARS = [
+  'BOT_RESTORE_SECRET',
+  'BOT_EMULATOR_TOKEN',
+  'BOT_EMULATOR_HOST',
+  'BOT_EMULATOR_PORT',
+  'BOT_TUNNEL',
+  'BOT_TUNNEL_HOST',
+  'BOT_TUNNEL_SUBDOMAIN',
+  'BOT_PUBLIC_URL',
+  'BOT_STATE_DIR',
+  'BOT_NO_FAST_START',
+]
+
 /** The environment a bot gets from `bot dev` (design.md "The contract"). */
 export function botEnv(options: BotEnvOptions, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {...base}
   // Stale contract values from the shell or .env must not leak in (a PORT of the user's own is kept in polling mode).
   for (const name of CONTRACT_VARS) if (!(name === 'PORT' && options.mode === 'polling')) delete env[name]
+  for (const name of DEV_ONLY_VARS) delete env[name]
+  // tsx keeps its transpile cache in $TMPDIR/tsx-<uid>, a folder every user can read (0755): the
+  // bot's code is not cached there (unless the user said otherwise).
+  env.TSX_DISABLE_CACHE ??= '1'
   env.BOT_TOKEN = options.token
   if (options.apiRoot) env.BOT_API_ROOT = options.apiRoot
   env.BOT_MODE = options.mode

@@ -1,6 +1,8 @@
 /**
  * control: the loopback port `bot trigger` and `bot replay` talk to (also with --no-inspect), found
- * through the 0600 control record the session leaves in the state folder while it runs.
+ * through the 0600 control record the session leaves in the state folder while it runs. Once the
+ * session ends, it takes no new connection and closes its idle ones (the teardown needs the file
+ * descriptors more).
  */
 import {randomBytes} from 'node:crypto'
 
@@ -18,7 +20,9 @@ export function controlPart(): SessionPart {
       const recording = ctx.recording!
       const dir = o.controlDir ?? ctx.stateDir
       const key = randomBytes(16).toString('hex')
-      server = await startControlServer({actions: recording.actions, key, secrets: recording.secrets})
+      const started = await startControlServer({actions: recording.actions, key, secrets: recording.secrets})
+      server = started
+      ctx.signal.addEventListener('abort', () => started.quiesce(), {once: true})
       try {
         writeControlRecord(
           {

@@ -1,4 +1,9 @@
-/** inspector: the loopback page and JSON API over the session's history (random key, loopback Host only). */
+/**
+ * inspector: the loopback page and JSON API over the session's history (random key, loopback Host
+ * only). Its replay is the session's (control/actions.ts), which applies the control port's Update
+ * check. Once the session ends, it takes no new connection and closes its idle ones, so the
+ * teardown's own requests (deleteWebhook) find file descriptors whatever was open.
+ */
 import {randomBytes} from 'node:crypto'
 
 import {inspectorText} from '../../inspector/render.js'
@@ -18,6 +23,8 @@ export function inspectorPart(): SessionPart {
         port: ctx.options.inspectPort,
         secrets: recording.secrets,
       })
+      const started = server
+      ctx.signal.addEventListener('abort', () => started.quiesce(), {once: true})
       ctx.inspectorUrl = server.url
       ctx.emit({type: 'step', step: 'inspector', status: 'ok', text: inspectorText(server.url)})
     },

@@ -6,6 +6,7 @@
  * connection of ours before the bot listens, and the bot would die with EADDRINUSE.
  */
 import {freePort} from '../../lib/free-port.js'
+import {maskPathAndQuery} from '../../lib/mask-url.js'
 import type {SessionPart} from '../part.js'
 import {Relay} from '../relay/relay.js'
 import {rejectedText, updateText} from '../render.js'
@@ -31,7 +32,12 @@ export function relayPart(): SessionPart {
               // A failing or long-held delivery: a good moment to look at the webhook.
               if (e.status >= 500 || e.heldMs > 5000) ctx.events.emit('stall')
             },
-            onRejected: (e) => ctx.emit({type: 'rejected', ...e, text: rejectedText(e)}),
+            // The path asked for may be the secret webhook path (a wrong secret at the right path):
+            // masked like every webhook URL we show (lib/mask-url.ts), in the text and in --json.
+            onRejected: (e) => {
+              const masked = {...e, path: maskPathAndQuery(e.path)}
+              ctx.emit({type: 'rejected', ...masked, text: rejectedText(masked)})
+            },
             // Refusals beyond the first few are summarised by the relay: one line per window.
             onRefusedSummary: (e) => ctx.emit({type: 'info', text: e.text}),
           })

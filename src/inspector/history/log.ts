@@ -2,22 +2,20 @@
  * The history's file: one JSON line per version of an entry (`{"session":…,…entry}`), 0600 in a
  * 0700 folder, appended as entries change. A later line of the same session and seq replaces an
  * earlier one. The file is compacted at start and whenever it has grown well past what it needs,
- * so it holds about the newest `limit` entries and never grows without bound.
+ * so it holds about the newest `limit` entries and never grows without bound. The file is never
+ * opened through a symlink, and a compaction writes a temp file with a random name, created
+ * exclusively (session-store/private-files.ts): a file planted in the folder is not followed.
  */
-import {
-  appendFileSync,
-  chmodSync,
-  closeSync,
-  existsSync,
-  fstatSync,
-  mkdirSync,
-  openSync,
-  readSync,
-  renameSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs'
+import {closeSync, existsSync, lstatSync, readSync} from 'node:fs'
 import {dirname} from 'node:path'
+
+import {
+  appendPrivateFile,
+  ensureStateFolder,
+  openPrivateFile,
+  touchPrivateFile,
+  writePrivateFile,
+} from '../../session-store/private-files.js'
 
 import type {UpdateEntry} from '../types.js'
 
@@ -64,9 +62,10 @@ function readVersions(file: string): Map<string, {entry: UpdateEntry; line: stri
 }
 
 function readTail(file: string, max: number): string {
-  const fd = openSync(file, 'r')
+  const opened = openPrivateFile(file)
+  if (!opened) throw new Error(`${file} cannot be read as a file of yours`)
+  const {fd, size} = opened
   try {
-    const size = fstatSync(fd).size
     const length = Math.min(size, max)
     const buffer = Buffer.alloc(length)
     let read = 0
@@ -99,10 +98,9 @@ export class HistoryLog {
     this.#session = o.session
     this.#onError = o.onError
     this.#guard(() => {
-      mkdirSync(dirname(file), {recursive: true, mode: 0o700})
-      if (existsSync(file)) this.compact()
-      else writeFileSync(file, '', {mode: 0o600})
-      chmodSync(file, 0o600)
+      ensureStateFolder(dirname(file))
+      if (existsSync(file) || isSymlink(file)) this.compact()
+      else touchPrivateFile(file)
     })
   }
 
@@ -119,7 +117,7 @@ export class HistoryLog {
       text += line + '\n'
     }
     this.#guard(() => {
-      appendFileSync(this.file, text, {mode: 0o600})
+      appendPrivateFile(this.file, text)
       this.#lines += entries.length
       this.#bytes += text.length
       if (this.#lines <= 2 * this.#limit && this.#bytes <= KEEP_MAX / 2) return
@@ -143,17 +141,14 @@ export class HistoryLog {
       if (bytes > KEEP_MAX) break
       kept.push(lines[i])
     }
-    const tmp = `${this.file}.${process.pid}.tmp`
-    writeFileSync(
-      tmp,
+    writePrivateFile(
+      dirname(this.file),
+      this.file,
       kept
         .reverse()
         .map((l) => l + '\n')
         .join(''),
-      {mode: 0o600},
     )
-    chmodSync(tmp, 0o600)
-    renameSync(tmp, this.file)
     this.#lines = 0
     this.#bytes = 0
   }
@@ -161,7 +156,7 @@ export class HistoryLog {
   /** Size of the file now (0 when missing). */
   size(): number {
     try {
-      return statSync(this.file).size
+      return lstatSync(this.file).size
     } catch {
       return 0
     }
@@ -186,5 +181,13 @@ export class HistoryLog {
         // a broken listener changes nothing
       }
     }
+  }
+}
+
+function isSymlink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink()
+  } catch {
+    return false
   }
 }

@@ -5,12 +5,21 @@
  * (method, parameters summarised, the answer's ok/error_code/description/retry_after, time taken;
  * never the token). getUpdates results go to onUpdates, so polling bots are seen too. Listeners run
  * after the answer was sent and cannot break it. `/file/bot…` downloads and any other path stream
- * through unrecorded.
+ * through unrecorded, but for the emulator's control API (`/_emulator/…`: the bot has no business
+ * resetting its own test server), which is refused.
+ *
+ * Before anything is forwarded, the checks the inspector and the control port make too
+ * (lib/loopback-http.ts): exactly one Host header naming this port on loopback (else 403: DNS
+ * rebinding), and no sign of a web page of another site (an Origin, Sec-Fetch-Site cross-site or
+ * same-site: 403). Bot clients send neither header. Connections with no request in progress are
+ * bounded (lib/connection-guard.ts, the oldest idle closed first).
  */
 import http from 'node:http'
 import type {AddressInfo, Socket} from 'node:net'
 import {performance} from 'node:perf_hooks'
 import type {Dispatcher} from 'undici'
+import {ConnectionGuard} from '../../lib/connection-guard.js'
+import {fromAnotherSite, isLoopbackBind, requestHostAllowed} from '../../lib/loopback-http.js'
 import {RequestTee, PARAMS_TEE_BYTES} from './call-params.js'
 import {buildCall, parseEnvelope, redactorFor, type CallFacts} from './call-record.js'
 import {
@@ -36,7 +45,14 @@ export interface ApiProxyOptions {
   onUpdates?: (updates: unknown[]) => void
   /** A client must have sent its request headers within this long (default 60 s). */
   headersTimeoutMs?: number
+  /** Most connections kept open with no request in progress (default 256; the oldest idle go first). */
+  maxIdleConnections?: number
+  /** Most connections in all (default 2048); beyond, a request is answered 503. */
+  maxConnections?: number
 }
+
+export const PROXY_MAX_IDLE = 256
+export const PROXY_MAX_CONNECTIONS = 2048
 
 export interface ApiProxy {
   /** http://127.0.0.1:PORT, to pass as the bot's BOT_API_ROOT. */
@@ -356,6 +372,38 @@ class Exchange implements Dispatcher.DispatchHandlers {
   }
 }
 
+/** Answers a refused request with a Bot API error envelope, closing the connection after it. */
+function refuse(res: http.ServerResponse, status: number, description: string): void {
+  const body = JSON.stringify({ok: false, error_code: status, description})
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    connection: 'close',
+  })
+  res.end(body)
+}
+
+/** Tells whether a path names the emulator's control API, however it is spelled (`//`, `..`, `%5F`, `\`). */
+export function emulatorControlPath(target: string): boolean {
+  const raw = target.split(/[?#]/)[0]
+  let decoded = raw
+  try {
+    decoded = decodeURIComponent(raw)
+  } catch {
+    // not percent-encoded text: checked as it is
+  }
+  const control = /^\/*_emulator(?:[/\\]|$)/i
+  for (const path of [raw, decoded]) {
+    if (control.test(path)) return true
+    try {
+      if (control.test(new URL(`http://h${path.startsWith('/') ? '' : '/'}${path}`).pathname)) return true
+    } catch {
+      return true // not a path a Bot API client sends
+    }
+  }
+  return false
+}
+
 /**
  * A request target that is not a path (`GET http://host/… HTTP/1.1`, `OPTIONS *`, `CONNECT`-style
  * `host:port`): the bot was pointed at the proxy as an HTTP proxy, not as its api root. Nothing is
@@ -372,6 +420,10 @@ function refuseTarget(req: http.IncomingMessage, res: http.ServerResponse): void
     connection: 'close',
   })
   res.end(body)
+}
+
+function loopbackNames(port: number): string {
+  return `127.0.0.1:${port}, localhost:${port} or [::1]:${port}`
 }
 
 /** Start the proxy on 127.0.0.1 (a free port unless one is given). */
@@ -392,7 +444,38 @@ export async function startApiProxy(o: ApiProxyOptions): Promise<ApiProxy> {
     {requestTimeout: 0, headersTimeout, keepAliveTimeout: 65_000, connectionsCheckingInterval},
     (req, res) => {
       try {
+        req.on('error', () => {})
+        if (guard.over(req)) {
+          req.resume()
+          return refuse(res, 503, "Service Unavailable: bot dev's api proxy has too many connections open")
+        }
         if (!req.url?.startsWith('/')) return refuseTarget(req, res)
+        if (!requestHostAllowed(req, port, {anyHost})) {
+          req.resume()
+          return refuse(
+            res,
+            403,
+            `Forbidden: bot dev's api proxy answers only on ${loopbackNames(port)} (this request named another host)`,
+          )
+        }
+        const foreign = fromAnotherSite(req, port, {anyHost})
+        if (foreign) {
+          req.resume()
+          return refuse(
+            res,
+            403,
+            `Forbidden: bot dev's api proxy refuses requests from web pages (${foreign}); bot clients send no Origin`,
+          )
+        }
+        if (emulatorControlPath(req.url)) {
+          req.resume()
+          return refuse(
+            res,
+            403,
+            "Forbidden: bot dev's api proxy does not pass the emulator's control API (/_emulator/…) through: a bot has no business resetting its own test server",
+          )
+        }
+        guard.busy(req, res)
         new Exchange(ctx, req, res).start()
       } catch {
         if (!res.headersSent) {
@@ -403,13 +486,20 @@ export async function startApiProxy(o: ApiProxyOptions): Promise<ApiProxy> {
     },
   )
   server.timeout = IDLE_MS
+  const host = o.host ?? '127.0.0.1'
+  // Bound on purpose to another interface: any Host name is served (the cross-site check stays).
+  const anyHost = !isLoopbackBind(host)
+  let port = 0
+  const guard = new ConnectionGuard(server, {
+    maxIdle: o.maxIdleConnections ?? PROXY_MAX_IDLE,
+    maxTotal: o.maxConnections ?? PROXY_MAX_CONNECTIONS,
+  })
   const sockets = new Set<Socket>()
   server.on('connection', (socket: Socket) => {
     sockets.add(socket)
     socket.on('close', () => sockets.delete(socket))
   })
   server.on('error', () => {})
-  const host = o.host ?? '127.0.0.1'
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject)
@@ -423,7 +513,7 @@ export async function startApiProxy(o: ApiProxyOptions): Promise<ApiProxy> {
     const code = (error as NodeJS.ErrnoException).code
     throw new Error(`The api proxy could not listen on ${host}:${o.port ?? 0}${code ? ` (${code})` : ''}.`)
   }
-  const port = (server.address() as AddressInfo).port
+  port = (server.address() as AddressInfo).port
   let closing: Promise<void> | undefined
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,

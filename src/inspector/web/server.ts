@@ -13,15 +13,27 @@
  * port (a page on another site that rebinds its DNS name to 127.0.0.1 gets 403). A POST made by a
  * page of another origin is refused (403) even with the key: an `Origin` other than this server's
  * own (127.0.0.1, localhost or [::1] with this port), `Origin: null`, or `Sec-Fetch-Site` other than
- * same-origin / none; tools that send neither (curl, scripts) are served. An edited update nested
- * deeper than a real one ever is (MAX_EDIT_DEPTH) is refused before anything walks it, and a replay
- * the session does not answer within `actionTimeoutMs` gets 504.
+ * same-origin / none; tools that send neither (curl, scripts) are served (lib/loopback-http.ts, the
+ * checks the control port and the api proxy share). An edited update nested deeper than a real one
+ * ever is (MAX_EDIT_DEPTH) is refused before anything walks it; whether it is an Update is checked
+ * by the replay the session injects (control/synthetic.ts checkUpdateObject, the control port's
+ * check), and a replay
+ * the session does not answer within `actionTimeoutMs` gets 504. Connections that have not sent a
+ * request with the key are bounded (lib/connection-guard.ts: the oldest idle ones are closed first).
  * Listens on 127.0.0.1 only; no CORS; nothing cached; answers run through the token redaction.
  */
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import type {AddressInfo} from 'node:net'
 
-import {BodyTooLarge, BODY_LIMIT, hostAllowed, keyMatches, readBody} from '../../lib/loopback-http.js'
+import {ConnectionGuard} from '../../lib/connection-guard.js'
+import {
+  BodyTooLarge,
+  BODY_LIMIT,
+  fromAnotherSite,
+  keyMatches,
+  readBody,
+  requestHostAllowed,
+} from '../../lib/loopback-http.js'
 import {presentedKey, send, sendError, sendJson} from './http.js'
 import {MAX_EDIT_DEPTH, nestedDeeperThan} from '../../lib/json-depth.js'
 import {FAVICON_SVG, loadPage, NO_KEY_HTML, pageHtml, type PageFiles} from './page-files.js'
@@ -31,7 +43,10 @@ import type {ActionFailure, HistoryView, UpdateEntry} from '../types.js'
 export interface InspectorServerOptions {
   history: HistoryView
   actions: {
-    /** Deliver a recorded update again (optionally edited); rejects with an ActionFailure when it cannot. */
+    /**
+     * Deliver a recorded update again (optionally edited); rejects with an ActionFailure when it
+     * cannot, a 400 one when the edited update is not an Update (the session's check).
+     */
     replay(updateId: number, edited?: Record<string, unknown>): Promise<UpdateEntry>
   }
   key: string
@@ -47,16 +62,24 @@ export interface InspectorServerOptions {
   actionTimeoutMs?: number
   /** A client must have sent its request headers within this long (default 60 s, Node's). */
   headersTimeoutMs?: number
+  /** Most connections kept open without a request that has the key (default 32; the oldest idle go first). */
+  maxIdleConnections?: number
+  /** Most connections in all (default 256); beyond, a request is answered 503. */
+  maxConnections?: number
 }
 
 export interface InspectorServer {
   /** http://127.0.0.1:PORT/?key=KEY */
   url: string
   port: number
+  /** Stop taking connections and close those with no request in progress (a session's teardown). */
+  quiesce(): void
   close(): Promise<void>
 }
 
-export {MAX_EDIT_DEPTH, nestedDeeperThan} from '../../lib/json-depth.js'
+/** Default bounds on the inspector's connections: a page uses a handful (its files, the API, one event stream). */
+export const INSPECTOR_MAX_IDLE = 32
+export const INSPECTOR_MAX_CONNECTIONS = 256
 
 const JS = 'text/javascript; charset=utf-8'
 const CSS = 'text/css; charset=utf-8'
@@ -67,6 +90,7 @@ interface Context {
   secrets: string[]
   page: PageFiles
   sse: SseHub
+  guard: ConnectionGuard
 }
 
 export async function startInspectorServer(o: InspectorServerOptions): Promise<InspectorServer> {
@@ -75,12 +99,16 @@ export async function startInspectorServer(o: InspectorServerOptions): Promise<I
   const secrets = (o.secrets ?? []).filter(Boolean)
   const page = await loadPage()
   const sse = new SseHub({history: o.history, secrets, heartbeatMs: o.heartbeatMs, maxBuffered: o.sseMaxBuffered})
-  const ctx: Context = {o, secrets, page, sse}
   let port = 0
   const headersTimeout = o.headersTimeoutMs ?? 60_000
   // Node looks for connections past the deadline every 30 s by default; a shorter deadline is checked more often.
   const connectionsCheckingInterval = Math.min(30_000, headersTimeout / 2)
   const server: Server = createServer({headersTimeout, connectionsCheckingInterval}, (req, res) => {
+    if (ctx.guard.over(req)) {
+      res.shouldKeepAlive = false
+      sendError(res, 503, 'the inspector has too many connections open', 'close some inspector tabs', secrets)
+      return
+    }
     handle(ctx, port, req, res).catch((err: unknown) => {
       try {
         sendError(
@@ -95,6 +123,11 @@ export async function startInspectorServer(o: InspectorServerOptions): Promise<I
       }
     })
   })
+  const guard = new ConnectionGuard(server, {
+    maxIdle: o.maxIdleConnections ?? INSPECTOR_MAX_IDLE,
+    maxTotal: o.maxConnections ?? INSPECTOR_MAX_CONNECTIONS,
+  })
+  const ctx: Context = {o, secrets, page, sse, guard}
   server.on('clientError', (_err, socket) => socket.destroy())
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -109,6 +142,10 @@ export async function startInspectorServer(o: InspectorServerOptions): Promise<I
   return {
     url: `http://127.0.0.1:${port}/?key=${encodeURIComponent(o.key)}`,
     port,
+    quiesce() {
+      server.close()
+      guard.closeIdle()
+    },
     close() {
       closing ??= new Promise<void>((resolve) => {
         sse.close()
@@ -125,7 +162,7 @@ async function handle(ctx: Context, port: number, req: IncomingMessage, res: Ser
   const target = req.url ?? '/'
   const api = target.startsWith('/api/')
   // Host first: a foreign Host learns nothing else, not even whether its request parses.
-  if (!hostAllowed(req.headers.host, port) || (req.headersDistinct.host?.length ?? 0) > 1) {
+  if (!requestHostAllowed(req, port)) {
     const error = 'this inspector answers only on 127.0.0.1, localhost or [::1] with its own port'
     if (api) sendError(res, 403, error, 'open the URL printed by bot dev', secrets)
     else send(res, 403, 'text/plain; charset=utf-8', error + '\n')
@@ -151,8 +188,10 @@ async function handle(ctx: Context, port: number, req: IncomingMessage, res: Ser
     else send(res, 401, HTML, NO_KEY_HTML)
     return
   }
+  // With the key: this connection is no longer one of the idle ones bounded.
+  ctx.guard.busy(req, res)
   const method = req.method ?? 'GET'
-  if (method !== 'GET' && method !== 'HEAD' && !sameOrigin(req, port)) {
+  if (method !== 'GET' && method !== 'HEAD' && fromAnotherSite(req, port) !== undefined) {
     sendError(
       res,
       403,
@@ -266,6 +305,8 @@ async function replay(ctx: Context, req: IncomingMessage, res: ServerResponse, u
       )
       return
     }
+    // A bound on what this server holds, before anything walks it; what makes an Update is the
+    // session's check, in the injected replay.
     if (nestedDeeperThan(parsed, MAX_EDIT_DEPTH)) {
       sendError(
         res,
@@ -310,19 +351,6 @@ async function replay(ctx: Context, req: IncomingMessage, res: ServerResponse, u
 }
 
 class ReplayTimeout extends Error {}
-
-/**
- * Whether a state-changing request may come from where it says: no Origin and no Sec-Fetch-Site
- * (a tool), or this server's own origin and a same-origin (or user-typed) fetch.
- */
-function sameOrigin(req: IncomingMessage, port: number): boolean {
-  const site = req.headers['sec-fetch-site']
-  if (site !== undefined && site !== 'same-origin' && site !== 'none') return false
-  const origin = req.headers.origin
-  if (origin === undefined) return true
-  const o = origin.toLowerCase()
-  return o === `http://127.0.0.1:${port}` || o === `http://localhost:${port}` || o === `http://[::1]:${port}`
-}
 
 function parseUpdateId(s: string): number | undefined {
   if (!/^-?\d{1,16}$/.test(s)) return undefined
