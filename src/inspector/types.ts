@@ -26,6 +26,10 @@ export interface ApiCall {
   explanation?: string
   /** Sent as the bot's answer to the webhook request (Telegram runs it but reports no result: `ok` only says it was handed over). */
   webhookReply?: boolean
+  /** What the call returned, kept short (a Message as `{message_id, chat: {id, type}, date}`); only for a call that succeeded. */
+  result?: unknown
+  /** The api proxy answered it itself: it named a query, file or charge `bot trigger` made up (Telegram would not know it). */
+  answeredLocally?: boolean
 }
 
 export type EntrySource = 'webhook' | 'polling' | 'trigger' | 'replay'

@@ -120,6 +120,10 @@ describe('npm pack', () => {
       'dist/cli/fast/start.js',
       'dist/hooks/not-found.js',
       'dist/emulator/index.js',
+      // bot trigger's fixtures, read by the built CLI next to dist/control/fixtures.js
+      'dist/control/fixtures/payment.json',
+      'dist/control/fixtures/reaction.json',
+      'dist/control/fixtures/member-joined.json',
       'templates/_shared/gitignore',
       'templates/_shared/tsconfig.json',
       'templates/grammy/package.json',
