@@ -180,6 +180,33 @@ describe('bot trigger against a webhook-mode session (grammY bot)', () => {
     world.emu.sendUserMessage(world.token, {text: '/refund', userId: 4242, firstName: 'Ada'})
     await waitLine(/^refund stx\S+ ok$/, 'the refund')
     expect(world.emu.calls(world.token).some((c) => c.method === 'refundStarPayment')).toBe(false)
+    // The inspector shows each purchase as one thread (issue 23 item 8): the /buy that sent the invoice,
+    // the pre-checkout query (answered locally), the payment; the second purchase then its refund.
+    const ready = JSON.parse(
+      dev
+        .stdout()
+        .split('\n')
+        .find((l) => l.includes('"type":"ready"'))!,
+    ) as {inspectorUrl: string}
+    const inspector = new URL(ready.inspectorUrl)
+    const thread = async (id: string) => {
+      const res = await fetch(`${inspector.origin}/api/threads/${id}${inspector.search}`)
+      return ((await res.json()) as {entries: Array<{type: string; thread: {step: string}; tags: string[]}>}).entries
+    }
+    const first = result.flow!.entries[0] as unknown as {thread: {id: string}}
+    await waitFor(async () => (await thread(first.thread.id)).length === 3, {what: 'the first purchase thread'})
+    expect((await thread(first.thread.id)).map((e) => [e.type, e.thread.step])).toEqual([
+      ['message', 'invoice'],
+      ['pre_checkout_query', 'pre_checkout'],
+      ['message', 'payment'],
+    ])
+    const secondId = (
+      JSON.parse(
+        await fetch(`${inspector.origin}/api/updates${inspector.search}&tag=payment`).then((r) => r.text()),
+      ) as Array<{thread?: {id: string; step: string}}>
+    ).find((e) => e.thread?.step === 'refund')!.thread!.id
+    await waitFor(async () => (await thread(secondId)).length === 3, {what: 'the second purchase and its refund'})
+    expect((await thread(secondId)).map((e) => e.thread.step)).toEqual(['pre_checkout', 'payment', 'refund'])
   }, 90_000)
 
   it('payment refused by the bot: exit 1 with its error_message', async () => {
