@@ -9,40 +9,15 @@
  * - long polling against Telegram: nothing can be put into the bot's getUpdates, so 409.
  * Each resolves once the bot answered (or the delivery failed), within a deadline.
  */
-import type {Update} from '../emulator/index.js'
 import type {UpdateHistory} from '../inspector/history/history.js'
 import type {LocalAnswers, QueryKind} from '../inspector/proxy/local-answers.js'
 import type {EntrySource, UpdateEntry} from '../inspector/types.js'
-import {fillContext, missingPlaceholder, resolveParties, type Parties} from './fill.js'
-import {applySets, fillTemplate, isFixtureType, loadFixture, type FixtureType} from './fixtures.js'
-import {DEFAULT_PHOTO, imageInfo} from './image.js'
-import {offlineAction, type Sent, type TriggerEmulator} from './offline-trigger.js'
-import {
-  answerOk,
-  emulatorInvoiceLink,
-  failedFlow,
-  newChargeId,
-  paidFlow,
-  PRE_CHECKOUT_WINDOW_MS,
-  successfulPayment,
-  webhookReplyAnswer,
-} from './payment-trigger.js'
-import {
-  ActionError,
-  type SessionActions,
-  type TriggerFlow,
-  type TriggerRequest,
-  type TriggerResult,
-} from './protocol.js'
-import {factsFromCalls, SessionFacts, type Party} from './session-facts.js'
-import {
-  checkUpdateObject,
-  expiredDate,
-  syntheticUpdate,
-  updateContent,
-  withCurrentDate,
-  type Refusal,
-} from './synthetic.js'
+import {resolveParties} from './fill.js'
+import {FixtureTriggers} from './fixture-trigger.js'
+import type {OfflineTarget, Sent} from './offline-trigger.js'
+import {ActionError, type SessionActions, type TriggerRequest, type TriggerResult} from './protocol.js'
+import {factsFromCalls, SessionFacts} from './session-facts.js'
+import {expiredDate, syntheticUpdate, updateContent, withCurrentDate} from './synthetic.js'
 
 type Json = Record<string, unknown>
 
@@ -54,14 +29,7 @@ export interface UpdateInjector {
   ): Promise<{status: number; record?: unknown}>
 }
 
-/** Who offline triggers speak as, and where they go. */
-export interface OfflineTarget {
-  emulator: TriggerEmulator
-  token: string
-  user: {userId: number; chatId: number; firstName?: string; username?: string}
-  /** A trigger or replay reached the bot (the offline summary counts them with the chat's lines). */
-  onSent?: () => void
-}
+export type {OfflineTarget}
 
 export interface InspectorActionsOptions {
   mode: 'webhook' | 'polling'
@@ -102,10 +70,6 @@ const QUERY_TYPES: Record<string, QueryKind> = {
   pre_checkout_query: 'pre_checkout_query',
 }
 
-function refused(refusal: Refusal, status = 400): ActionError {
-  return new ActionError(status, refusal.error, refusal.fix)
-}
-
 function noButton(chatId: number, data: string): ActionError {
   return new ActionError(
     404,
@@ -119,12 +83,24 @@ export class InspectorActions implements SessionActions {
   readonly #facts: SessionFacts
   /** update_ids put into the emulator, waiting for the bot to get them. */
   readonly #expected = new Map<number, Expected>()
-  /** Offline: the business connection made for the business-message fixture (once). */
-  #business: string | undefined
+  readonly #fixtures: FixtureTriggers
 
   constructor(o: InspectorActionsOptions) {
     this.#o = o
     this.#facts = o.facts ?? new SessionFacts()
+    this.#fixtures = new FixtureTriggers({
+      offline: o.offline,
+      facts: this.#facts,
+      local: o.local,
+      preCheckoutWindowMs: o.preCheckoutWindowMs,
+      bot: () => o.bot(),
+      nextUpdateId: () => o.nextUpdateId(),
+      injectSynthetic: (update) => this.#injectSynthetic(update),
+      inject: (update, source) => this.#inject(update, source),
+      viaEmulatorMany: (type, send) => this.#viaEmulatorMany(type, send),
+      expect: (updateId, source) => this.#expect(updateId, source),
+      deadline: (promise, who) => this.#deadline(promise, who),
+    })
   }
 
   /** How an update the session sees now was sent, when it was put into the emulator by an action. */
@@ -160,7 +136,7 @@ export class InspectorActions implements SessionActions {
   async #trigger(request: TriggerRequest): Promise<TriggerResult> {
     const offline = this.#o.offline
     if (!offline && this.#o.mode === 'polling') throw POLLING_ONLINE
-    if (request.kind === 'fixture') return this.#fixture(request)
+    if (request.kind === 'fixture') return this.#fixtures.run(request)
     if (offline) return this.#viaEmulator('trigger', undefined, () => emulatorTrigger(offline, request))
     if (request.kind === 'update') {
       let update: Json
@@ -218,208 +194,6 @@ export class InspectorActions implements SessionActions {
     if (kind && content && (typeof content.id === 'string' || typeof content.id === 'number'))
       this.#o.local?.addQuery(kind, String(content.id))
     return this.#inject(update, 'trigger')
-  }
-
-  // ---------------------------------------------------------------- fixtures
-
-  /** The terminal user and their chat (offline triggers speak as them by default). */
-  #terminalParty(offline: OfflineTarget): Party {
-    const {userId, chatId, firstName, username} = offline.user
-    const user: Json = {id: userId, is_bot: false, first_name: firstName ?? 'You', ...(username ? {username} : {})}
-    const chat: Json =
-      chatId === userId
-        ? {id: chatId, first_name: user.first_name, ...(username ? {username} : {}), type: 'private'}
-        : {id: chatId, title: 'Test group', type: chatId < -1_000_000_000_000 ? 'supergroup' : 'group'}
-    return {user, chat}
-  }
-
-  async #fixture(request: Extract<TriggerRequest, {kind: 'fixture'}>): Promise<TriggerResult> {
-    const offline = this.#o.offline
-    if (!isFixtureType(request.type)) throw new ActionError(400, `Unknown trigger type "${request.type}".`)
-    const type: FixtureType = request.type
-    const fixture = request.template ?? loadFixture(type)
-    const written = applySets(fixture.update, request.sets ?? [])
-    if ('error' in written) throw refused(written as Refusal)
-    const parties = resolveParties(request, offline ? this.#terminalParty(offline) : this.#facts.lastParty())
-    const botSide = offline
-      ? factsFromCalls(offline.emulator.sentMessages(offline.token) as Parameters<typeof factsFromCalls>[0])
-      : this.#facts
-    let photo: Json[] | undefined
-    if (type === 'photo') photo = this.#photo(request.file)
-    const context = fillContext({
-      parties,
-      bot: this.#o.bot(),
-      botSide,
-      userSide: this.#facts,
-      fallbackMessageId: Math.max(1, Date.now() % 1_000_000),
-      ...(photo ? {photo} : {}),
-    })
-    const filled = fillTemplate(written as Json, context, fixture.defaults, (name) =>
-      missingPlaceholder(type, name, parties),
-    )
-    if ('error' in filled) throw refused(filled as unknown as Refusal, 422)
-    const bad = checkUpdateObject(filled, `the filled ${type} fixture`)
-    if (bad) throw refused(bad)
-    const update = filled as Json
-    if (type === 'payment' && 'pre_checkout_query' in update)
-      return offline ? this.#payOffline(offline, update, botSide) : this.#payOnline(update)
-    if (offline) {
-      return this.#viaEmulatorMany(type, () =>
-        offlineAction(offline.emulator, offline.token, type, update, () => this.#connection(offline)),
-      )
-    }
-    const joinRequest = update.chat_join_request as Json | undefined
-    const chatId = Number((joinRequest?.chat as Json | undefined)?.id)
-    const userId = Number((joinRequest?.from as Json | undefined)?.id)
-    if (joinRequest && Number.isSafeInteger(chatId) && Number.isSafeInteger(userId))
-      this.#o.local?.addJoinRequest(chatId, userId)
-    return this.#injectSynthetic({update_id: this.#o.nextUpdateId(), ...update})
-  }
-
-  /** photo: the image (the given file, else a small PNG) kept by the api proxy; its PhotoSize list. */
-  #photo(file: {base64: string; name?: string} | undefined): Json[] {
-    const bytes = file ? Buffer.from(file.base64, 'base64') : DEFAULT_PHOTO
-    const info = imageInfo(bytes)
-    if (!info)
-      throw new ActionError(
-        400,
-        `${file?.name ?? 'The file'} is not a JPEG, PNG, GIF or WebP image.`,
-        'Send a photo Telegram would take (bot trigger photo picture.jpg).',
-      )
-    const local = this.#o.local
-    if (!local)
-      throw new ActionError(
-        409,
-        'This session has no api proxy to serve the photo from.',
-        'Run `bot dev` without --no-api-proxy.',
-      )
-    const kept = local.addFile(bytes, info)
-    return [
-      {
-        file_id: kept.fileId,
-        file_unique_id: kept.uniqueId,
-        file_size: bytes.length,
-        width: info.width,
-        height: info.height,
-      },
-    ]
-  }
-
-  /** Offline: the business connection of the business-message fixture, made once per session. */
-  #connection(offline: OfflineTarget): {id: string; update?: Update} {
-    if (this.#business) return {id: this.#business}
-    const made = offline.emulator.connectBusiness(offline.token, {})
-    this.#business = String(made.connection.id)
-    return {id: this.#business, update: made.update}
-  }
-
-  // ---------------------------------------------------------------- payments
-
-  /** Online: the synthetic pre-checkout query, the bot's answer (answered by the api proxy), then the payment. */
-  async #payOnline(update: Json): Promise<TriggerResult> {
-    const query = update.pre_checkout_query as Json
-    const id = String(query.id)
-    const windowMs = this.#o.preCheckoutWindowMs ?? PRE_CHECKOUT_WINDOW_MS
-    const sentAt = Date.now()
-    const first = await this.#injectSynthetic({update_id: this.#o.nextUpdateId(), ...update})
-    const inReply = webhookReplyAnswer(first, id)
-    if (inReply) this.#o.local?.answeredElsewhere(id, inReply)
-    const answer = inReply ?? (await this.#o.local?.waitFor(id, Math.max(0, sentAt + windowMs - Date.now())))
-    const result = (flow: TriggerFlow, entry: UpdateEntry): TriggerResult => ({...entry, flow})
-    if (!answer) return result(failedFlow(query, 'timeout', [first], {windowMs}), first)
-    if (!answerOk(answer)) {
-      const errorMessage = typeof answer.error_message === 'string' ? answer.error_message : ''
-      return result(failedFlow(query, 'refused', [first], {errorMessage}), first)
-    }
-    const chargeId = newChargeId(String(query.currency))
-    this.#o.local?.addCharge(chargeId)
-    const userId = Number((query.from as Json).id)
-    const paid = successfulPayment(query, {
-      messageId: this.#facts.nextMessageId(userId) ?? Math.max(1, Date.now() % 1_000_000),
-      chargeId,
-    })
-    const second = await this.#inject({update_id: this.#o.nextUpdateId(), ...paid}, 'trigger')
-    return result(paidFlow(query, chargeId, [first, second]), second)
-  }
-
-  /**
-   * Offline: the emulator runs the payment: the bot's newest invoice in the user's chat when the
-   * fixture still describes it, else an invoice link with the fixture's values.
-   */
-  async #payOffline(offline: OfflineTarget, update: Json, botSide: SessionFacts): Promise<TriggerResult> {
-    const {emulator, token} = offline
-    const query = update.pre_checkout_query as Json
-    const from = query.from as Json
-    const userId = Number(from.id)
-    const wanted = {
-      currency: String(query.currency),
-      totalAmount: Number(query.total_amount),
-      payload: String(query.invoice_payload),
-    }
-    const invoice = botSide.invoice(userId)
-    const same =
-      invoice?.invoice?.currency === wanted.currency &&
-      invoice.invoice.total_amount === wanted.totalAmount &&
-      (invoice.invoice.payload === undefined || invoice.invoice.payload === wanted.payload)
-    const names = {
-      ...(typeof from.first_name === 'string' ? {firstName: from.first_name} : {}),
-      ...(typeof from.username === 'string' ? {username: from.username} : {}),
-    }
-    const waits: Array<Promise<UpdateEntry>> = []
-    const cancels: Array<() => void> = []
-    const onUpdate = (queued: Update, of: string) => {
-      if (of !== token) return
-      const message = queued.message as Json | undefined
-      if (queued.shipping_query || queued.pre_checkout_query || message?.successful_payment) {
-        const wait = this.#expect(queued.update_id, 'trigger')
-        waits.push(wait.promise)
-        cancels.push(wait.cancel)
-      }
-    }
-    emulator.on('update', onUpdate)
-    let attempt: Awaited<ReturnType<TriggerEmulator['payInvoice']>>
-    try {
-      const byLink = async () =>
-        emulator.payInvoice(token, {slug: await emulatorInvoiceLink(emulator.apiRoot, token, wanted), userId, ...names})
-      if (same && invoice) {
-        try {
-          attempt = await emulator.payInvoice(token, {messageId: invoice.messageId, chatId: userId, userId, ...names})
-        } catch (error) {
-          if (!/already paid/.test((error as Error).message)) throw error
-          attempt = await byLink()
-        }
-      } else attempt = await byLink()
-    } catch (error) {
-      for (const cancel of cancels) cancel()
-      throw new ActionError(
-        400,
-        `The emulator could not run the payment: ${(error as Error).message}`,
-        'Check the values given with --set (currency, total_amount, invoice_payload).',
-      )
-    } finally {
-      emulator.off('update', onUpdate)
-    }
-    let entries: UpdateEntry[]
-    try {
-      entries = await this.#deadline(Promise.all(waits), 'The bot')
-    } finally {
-      for (const cancel of cancels) cancel()
-    }
-    const last = entries.at(-1)
-    if (!last)
-      throw new ActionError(
-        422,
-        `The payment ended (${attempt.status}) without an update for the bot: ${attempt.errorMessage ?? 'its allowed_updates may leave out pre_checkout_query'}.`,
-        'Let the bot get pre_checkout_query updates.',
-      )
-    const paidQuery = {...query, currency: attempt.currency, total_amount: attempt.totalAmount}
-    const flow =
-      attempt.status === 'paid'
-        ? paidFlow(paidQuery, attempt.chargeId ?? '', entries)
-        : failedFlow(paidQuery, attempt.status, entries, {
-            ...(attempt.errorMessage !== undefined ? {errorMessage: attempt.errorMessage} : {}),
-          })
-    return {...last, flow}
   }
 
   // ---------------------------------------------------------------- replays and deliveries

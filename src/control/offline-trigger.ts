@@ -34,6 +34,15 @@ export type TriggerEmulator = Pick<
   | 'apiRoot'
 >
 
+/** Who offline triggers speak as, and where they go. */
+export interface OfflineTarget {
+  emulator: TriggerEmulator
+  token: string
+  user: {userId: number; chatId: number; firstName?: string; username?: string}
+  /** A trigger or replay reached the bot (the offline summary counts them with the chat's lines). */
+  onSent?: () => void
+}
+
 /** The business-message fixture's own connection id: offline, a connection is made for it. */
 export const DEFAULT_BUSINESS_CONNECTION = 'bot-trigger-business-connection'
 

@@ -179,6 +179,13 @@ describe('the installed bot', () => {
       expect(r.code, `${c}: ${r.stderr}`).toBe(0)
       expect(r.stdout).toContain(`$ bot ${c}`)
     }
+    // bot trigger's fixtures are found in the installed package.
+    const list = await run(bot, ['trigger', '--list'])
+    expect(list.code, list.stderr).toBe(0)
+    expect(list.stdout).toMatch(/^bot trigger payment +A user pays/m)
+    expect(list.stdout).toContain(`Fixtures: ${realpathSync(prefix)}`)
+    const payment = await run(bot, ['trigger', 'payment', '--help'])
+    expect(payment.stdout).toContain('pre_checkout_query.currency = "{{invoice.currency}}"')
     const devHelp = await run(bot, ['help', 'dev'])
     expect(devHelp.stdout).toContain('--offline')
     const typo = await run(bot, ['dvv'])
