@@ -151,8 +151,17 @@ export class SessionRecording {
     const expected = id !== undefined ? this.actions.expected(id) : undefined
     const entry = history.begin(body, expected?.source ?? source, expected?.replayOf ?? replayOf)
     this.#seen(entry.updateId)
-    this.facts.noteUpdate(entry.update, entry.source === 'webhook')
+    this.#note(entry, 'webhook')
     return entry
+  }
+
+  /** What triggers learn from an update (the last real chat and user, the user's messages); never breaks its recording. */
+  #note(entry: UpdateEntry, real: EntrySource): void {
+    try {
+      this.facts.noteUpdate(entry.update, entry.source === real)
+    } catch {
+      // an update the facts cannot read is only recorded
+    }
   }
 
   #seen(updateId: number): void {
@@ -232,7 +241,7 @@ export class SessionRecording {
       addBounded(this.#seenPolling, id, SEEN_MAX)
       const expected = this.actions.expected(id)
       const entry = history.begin(update, expected?.source ?? 'polling', expected?.replayOf)
-      this.facts.noteUpdate(entry.update, entry.source === 'polling')
+      this.#note(entry, 'polling')
       const evicted = addBounded(this.#polling, entry, POLLING_MAX)
       if (evicted) history.finish(evicted, null, 0)
       this.#seen(entry.updateId)
