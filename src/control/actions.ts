@@ -9,11 +9,17 @@
  * - long polling against Telegram: nothing can be put into the bot's getUpdates, so 409.
  * Each resolves once the bot answered (or the delivery failed), within a deadline.
  */
-import type {BotApiEmulator} from '../emulator/index.js'
 import type {UpdateHistory} from '../inspector/history/history.js'
-import {checkUpdateObject, expiredDate, syntheticUpdate, updateContent, withCurrentDate} from './synthetic.js'
+import type {LocalAnswers, QueryKind} from '../inspector/proxy/local-answers.js'
 import type {EntrySource, UpdateEntry} from '../inspector/types.js'
-import {ActionError, type SessionActions, type TriggerRequest} from './protocol.js'
+import {resolveParties} from './fill.js'
+import {FixtureTriggers} from './fixture-trigger.js'
+import type {OfflineTarget, Sent} from './offline-trigger.js'
+import {ActionError, type SessionActions, type TriggerRequest, type TriggerResult} from './protocol.js'
+import {factsFromCalls, SessionFacts} from './session-facts.js'
+import {checkUpdateObject, expiredDate, syntheticUpdate, updateContent, withCurrentDate} from './synthetic.js'
+
+type Json = Record<string, unknown>
 
 /** Where a webhook-mode session hands an update straight to the bot (the relay, past its answer cache). */
 export interface UpdateInjector {
@@ -23,14 +29,7 @@ export interface UpdateInjector {
   ): Promise<{status: number; record?: unknown}>
 }
 
-/** Who offline triggers speak as, and where they go. */
-export interface OfflineTarget {
-  emulator: Pick<BotApiEmulator, 'sendUserMessage' | 'sendCallbackQuery' | 'injectUpdate'>
-  token: string
-  user: {userId: number; chatId: number; firstName?: string; username?: string}
-  /** A trigger or replay reached the bot (the offline summary counts them with the chat's lines). */
-  onSent?: () => void
-}
+export type {OfflineTarget}
 
 export interface InspectorActionsOptions {
   mode: 'webhook' | 'polling'
@@ -43,6 +42,12 @@ export interface InspectorActionsOptions {
   bot: () => {id: number; first_name?: string; username?: string} | undefined
   /** Nothing will see an update put into the emulator (polling without the api proxy): record it on the way in. */
   recordDirectly: boolean
+  /** What the session has seen: the last chat and user, the bot's messages (default: an empty record). */
+  facts?: SessionFacts
+  /** The api proxy's answers to made-up ids (synthetic queries, files, charges). */
+  local?: LocalAnswers
+  /** How long the bot has to answer a synthetic pre-checkout query (default 10 s, as on Telegram). */
+  preCheckoutWindowMs?: number
 }
 
 interface Expected {
@@ -57,13 +62,45 @@ const POLLING_ONLINE = new ActionError(
   'Run `bot dev` in webhook mode (the default, or --tunnel none without a public URL), or `bot dev --offline`.',
 )
 
+/** The query kinds the api proxy answers for a synthetic update of that type. */
+const QUERY_TYPES: Record<string, QueryKind> = {
+  callback_query: 'callback_query',
+  inline_query: 'inline_query',
+  shipping_query: 'shipping_query',
+  pre_checkout_query: 'pre_checkout_query',
+}
+
+function noButton(chatId: number, data: string): ActionError {
+  return new ActionError(
+    404,
+    `No message of the bot in chat ${chatId} has a button with callback_data "${data}" (of the messages this session saw it send).`,
+    'Pass --message-id ID, or make the bot show that button first (its calls must go through the api proxy).',
+  )
+}
+
 export class InspectorActions implements SessionActions {
   readonly #o: InspectorActionsOptions
+  readonly #facts: SessionFacts
   /** update_ids put into the emulator, waiting for the bot to get them. */
   readonly #expected = new Map<number, Expected>()
+  readonly #fixtures: FixtureTriggers
 
   constructor(o: InspectorActionsOptions) {
     this.#o = o
+    this.#facts = o.facts ?? new SessionFacts()
+    this.#fixtures = new FixtureTriggers({
+      offline: o.offline,
+      facts: this.#facts,
+      local: o.local,
+      preCheckoutWindowMs: o.preCheckoutWindowMs,
+      bot: () => o.bot(),
+      nextUpdateId: () => o.nextUpdateId(),
+      injectSynthetic: (update) => this.#injectSynthetic(update),
+      inject: (update, source) => this.#inject(update, source),
+      viaEmulatorMany: (type, send) => this.#viaEmulatorMany(type, send),
+      expect: (updateId, source) => this.#expect(updateId, source),
+      deadline: (promise, who) => this.#deadline(promise, who),
+    })
   }
 
   /** How an update the session sees now was sent, when it was put into the emulator by an action. */
@@ -79,7 +116,7 @@ export class InspectorActions implements SessionActions {
     waiting.resolve(entry)
   }
 
-  async trigger(request: TriggerRequest): Promise<UpdateEntry> {
+  async trigger(request: TriggerRequest): Promise<TriggerResult> {
     return this.#counted(await this.#trigger(request))
   }
 
@@ -87,7 +124,7 @@ export class InspectorActions implements SessionActions {
     return this.#counted(await this.#replay(updateId, edited))
   }
 
-  #counted(entry: UpdateEntry): UpdateEntry {
+  #counted<T>(entry: T): T {
     try {
       this.#o.offline?.onSent?.()
     } catch {
@@ -96,20 +133,70 @@ export class InspectorActions implements SessionActions {
     return entry
   }
 
-  async #trigger(request: TriggerRequest): Promise<UpdateEntry> {
+  async #trigger(request: TriggerRequest): Promise<TriggerResult> {
     const offline = this.#o.offline
+    if (!offline && this.#o.mode === 'polling') throw POLLING_ONLINE
+    if (request.kind === 'fixture') return this.#fixtures.run(request)
     if (offline) return this.#viaEmulator('trigger', undefined, () => emulatorTrigger(offline, request))
-    if (this.#o.mode === 'polling') throw POLLING_ONLINE
-    let update: Record<string, unknown>
-    try {
-      const bot = this.#o.bot()
-      update = syntheticUpdate(request, {updateId: this.#o.nextUpdateId(), ...(bot ? {bot} : {})})
-    } catch (error) {
-      throw new ActionError(400, (error as Error).message, 'See `bot trigger --help`.')
+    if (request.kind === 'update') {
+      let update: Json
+      try {
+        update = syntheticUpdate(request, {updateId: this.#o.nextUpdateId()})
+      } catch (error) {
+        throw new ActionError(400, (error as Error).message, 'See `bot trigger --help`.')
+      }
+      return this.#injectSynthetic(update)
     }
+    const parties = resolveParties(request, this.#facts.lastParty())
+    const bot = this.#o.bot()
+    const updateId = this.#o.nextUpdateId()
+    let update: Json
+    if (request.kind === 'message') {
+      update = syntheticUpdate(
+        {...request, chatId: parties.chatId, userId: parties.userId},
+        {
+          updateId,
+          user: parties.user,
+          chat: parties.chat,
+          messageId: this.#facts.nextMessageId(parties.chatId),
+          ...(bot ? {bot} : {}),
+        },
+      )
+    } else {
+      const pressed =
+        request.messageId === undefined
+          ? this.#facts.button(parties.chatId, request.data)
+          : this.#facts.botMessage(parties.chatId, request.messageId)
+      if (!pressed && request.messageId === undefined) throw noButton(parties.chatId, request.data)
+      update = syntheticUpdate(
+        {
+          ...request,
+          chatId: parties.chatId,
+          userId: parties.userId,
+          messageId: pressed?.messageId ?? request.messageId,
+        },
+        {
+          updateId,
+          user: parties.user,
+          chat: parties.chat,
+          ...(pressed ? {message: pressed.message} : {}),
+          ...(bot ? {bot} : {}),
+        },
+      )
+    }
+    return this.#injectSynthetic(update)
+  }
+
+  /** Webhook mode: a synthetic update whose query id the api proxy will answer, through the relay. */
+  #injectSynthetic(update: Json): Promise<UpdateEntry> {
+    const {type, content} = updateContent(update)
+    const kind = type === undefined ? undefined : QUERY_TYPES[type]
+    if (kind && content && (typeof content.id === 'string' || typeof content.id === 'number'))
+      this.#o.local?.addQuery(kind, String(content.id))
     return this.#inject(update, 'trigger')
   }
 
+  // ---------------------------------------------------------------- replays and deliveries
   async #replay(updateId: number | 'last', edited?: Record<string, unknown>): Promise<UpdateEntry> {
     const history = this.#o.history()
     const entry = updateId === 'last' ? history?.last() : history?.find(updateId)
@@ -181,6 +268,7 @@ export class InspectorActions implements SessionActions {
     try {
       update = send()
     } catch (error) {
+      if (error instanceof ActionError) throw error
       throw new ActionError(
         400,
         `The emulator refused the update: ${(error as Error).message}`,
@@ -188,22 +276,93 @@ export class InspectorActions implements SessionActions {
       )
     }
     if (!update.update_id) throw droppedError(update as unknown as Record<string, unknown>)
-    if (this.#o.recordDirectly) {
-      const history = this.#o.history()
-      if (history) {
-        const entry = history.begin(update, source, replayOf)
-        history.finish(entry, null, 0)
-        return entry
-      }
-    }
-    const seen = new Promise<UpdateEntry>((resolve) =>
-      this.#expected.set(update.update_id, {source, ...(replayOf !== undefined ? {replayOf} : {}), resolve}),
-    )
+    const direct = this.#recordDirectly(update, source, replayOf)
+    if (direct) return direct
+    const wait = this.#expect(update.update_id, source, replayOf)
     try {
-      return await this.#deadline(seen, 'The bot')
+      return await this.#deadline(wait.promise, 'The bot')
     } finally {
-      this.#expected.delete(update.update_id)
+      wait.cancel()
     }
+  }
+
+  /** Offline: an emulator action that may queue several updates (a join: chat_member and its service message). */
+  async #viaEmulatorMany(type: string, send: () => Sent): Promise<TriggerResult> {
+    let sent: Sent
+    try {
+      sent = send()
+    } catch (error) {
+      throw new ActionError(
+        400,
+        `The emulator refused the ${type}: ${(error as Error).message}`,
+        'Check the chat, user and values given (--chat, --user, --set).',
+      )
+    }
+    const delivered = sent.filter((u) => u.update_id)
+    const skipped = sent.filter((u) => !u.update_id)
+    if (delivered.length === 0) {
+      const reason = skipped.find((u) => u.reason)?.reason
+      if (reason)
+        throw new ActionError(
+          422,
+          `The emulator sent the bot nothing: ${reason}.`,
+          'See docs/emulator.md for when Telegram sends this update.',
+        )
+      throw droppedError((sent[0] ?? {}) as Record<string, unknown>)
+    }
+    const entries: UpdateEntry[] = []
+    const waits = delivered.map((u) => {
+      const direct = this.#recordDirectly(u, 'trigger')
+      if (direct) return {promise: Promise.resolve(direct), cancel: () => {}}
+      return this.#expect(u.update_id, 'trigger')
+    })
+    try {
+      entries.push(...(await this.#deadline(Promise.all(waits.map((w) => w.promise)), 'The bot')))
+    } finally {
+      for (const w of waits) w.cancel()
+    }
+    const main = entries[0]
+    if (entries.length === 1 && skipped.length === 0) return main
+    const notSent = skipped.map(
+      (u) =>
+        `${updateContent(u as Json).type ?? 'an update'} not sent (${u.reason ?? 'Telegram would not send it to this bot: its allowed_updates or its rights in the chat leave it out'})`,
+    )
+    return {
+      ...main,
+      flow: {
+        kind: type,
+        status: 'delivered',
+        ok: true,
+        text: `✓ ${type}: ${entries.length} update${entries.length === 1 ? '' : 's'} delivered${notSent.length ? `; ${notSent.join('; ')}` : ''}`,
+        entries,
+      },
+    }
+  }
+
+  /** Offline polling without the api proxy: nothing sees the update arrive, so it is recorded as it goes in. */
+  #recordDirectly(
+    update: {update_id: number},
+    source: 'trigger' | 'replay',
+    replayOf?: number,
+  ): UpdateEntry | undefined {
+    if (!this.#o.recordDirectly) return undefined
+    const history = this.#o.history()
+    if (!history) return undefined
+    const entry = history.begin(update, source, replayOf)
+    history.finish(entry, null, 0)
+    return entry
+  }
+
+  /** Waits for the entry of an update the emulator queued (settled() resolves it); cancel forgets it. */
+  #expect(
+    updateId: number,
+    source: 'trigger' | 'replay',
+    replayOf?: number,
+  ): {promise: Promise<UpdateEntry>; cancel: () => void} {
+    const promise = new Promise<UpdateEntry>((resolve) =>
+      this.#expected.set(updateId, {source, ...(replayOf !== undefined ? {replayOf} : {}), resolve}),
+    )
+    return {promise, cancel: () => this.#expected.delete(updateId)}
   }
 
   #deadline<T>(promise: Promise<T>, who: string): Promise<T> {
@@ -245,8 +404,18 @@ function emulatorTrigger(offline: OfflineTarget, request: TriggerRequest): {upda
     ...(userId === user.userId && user.username ? {username: user.username} : {}),
   }
   if (request.kind === 'message') return emulator.sendUserMessage(token, {text: request.text, ...who})
-  if (request.kind === 'callback')
-    return emulator.sendCallbackQuery(token, {data: request.data, messageId: request.messageId, ...who})
+  if (request.kind === 'callback') {
+    let messageId = request.messageId
+    if (messageId === undefined) {
+      // The newest message of the bot in that chat with this button, as the emulator recorded the bot's calls.
+      const chat = chatId ?? userId
+      const calls = emulator.sentMessages(token, {chatId: chat}) as Parameters<typeof factsFromCalls>[0]
+      messageId = factsFromCalls(calls).button(chat, request.data)?.messageId
+      if (messageId === undefined) throw noButton(chat, request.data)
+    }
+    return emulator.sendCallbackQuery(token, {data: request.data, messageId, ...who})
+  }
+  if (request.kind === 'fixture') throw new TypeError('a fixture is not a single emulator action')
   return emulator.injectUpdate(token, withoutUpdateId(withCurrentDate(request.update)))
 }
 

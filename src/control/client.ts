@@ -10,9 +10,28 @@ import {readFile} from 'node:fs/promises'
 import {FixableError, UsageError} from '../lib/errors.js'
 import {botIdOf} from '../telegram/token.js'
 import {findControlRecord} from './record.js'
-import {checkTriggerRequest, checkUpdateObject} from './synthetic.js'
+import {checkTriggerRequest, checkUpdateObject, MAX_PHOTO_BYTES, type Refusal} from './synthetic.js'
+import {
+  applySets,
+  fixturePath,
+  fullPath,
+  isFixtureType,
+  loadFixture,
+  parseSetArgument,
+  setValue,
+  templateFromFile,
+  FIXTURE_TYPES,
+} from './fixtures.js'
+import {imageInfo} from './image.js'
 import type {UpdateEntry} from '../inspector/types.js'
-import {KEY_HEADER, MAX_BODY_BYTES, type ControlRecord, type TriggerRequest} from './protocol.js'
+import {
+  KEY_HEADER,
+  MAX_BODY_BYTES,
+  type ControlRecord,
+  type FixtureSet,
+  type TriggerRequest,
+  type TriggerResult,
+} from './protocol.js'
 
 export const NO_SESSION_FIX = 'Start `bot dev` (or `bot dev --offline`) in this folder first.'
 
@@ -76,8 +95,8 @@ async function readStdin(max: number): Promise<string> {
   return Buffer.concat(chunks).toString('utf8')
 }
 
-/** Reads one Update object from FILE.json (or stdin for `-`): exit 2 for a missing file, bad JSON or a non-update. */
-export async function readUpdateFile(file: string): Promise<Record<string, unknown>> {
+/** The JSON in FILE (or stdin for `-`): exit 2 for a missing file or bad JSON. */
+async function readJsonFile(file: string): Promise<unknown> {
   const name = file === '-' ? 'stdin' : file
   let text: string
   if (file === '-') text = await readStdin(MAX_BODY_BYTES)
@@ -100,26 +119,31 @@ export async function readUpdateFile(file: string): Promise<Record<string, unkno
       )
     }
   }
-  let value: unknown
   try {
-    value = JSON.parse(text)
+    return JSON.parse(text)
   } catch (error) {
     throw new UsageError(
       `${name} is not valid JSON: ${(error as Error).message}.`,
       'Fix the JSON (one Update object). Nothing was sent.',
     )
   }
+}
+
+/** Reads one Update object from FILE.json (or stdin for `-`): exit 2 for a missing file, bad JSON or a non-update. */
+export async function readUpdateFile(file: string): Promise<Record<string, unknown>> {
+  const name = file === '-' ? 'stdin' : file
+  const value = await readJsonFile(file)
   const bad = checkUpdateObject(value, name)
   if (bad) throw new UsageError(bad.error, `${bad.fix} Nothing was sent.`)
   return value as Record<string, unknown>
 }
 
-/** POSTs a JSON body to the session's control port and returns the delivered UpdateEntry. */
+/** POSTs a JSON body to the session's control port and returns the delivered UpdateEntry (a TriggerResult for /trigger). */
 export function sendToSession(
   record: ControlRecord,
   path: '/trigger' | '/replay',
   body: unknown,
-): Promise<UpdateEntry> {
+): Promise<TriggerResult> {
   const payload = JSON.stringify(body)
   return new Promise((resolve, reject) => {
     const gone = () =>
@@ -158,7 +182,7 @@ export function sendToSession(
         res.on('error', (error) => reject(failed(error)))
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8')
-          let value: {error?: string; fix?: string} & Partial<UpdateEntry>
+          let value: {error?: string; fix?: string} & Partial<TriggerResult>
           try {
             value = JSON.parse(text)
           } catch {
@@ -169,7 +193,7 @@ export function sendToSession(
             )
             return
           }
-          if (res.statusCode === 200 && typeof value.updateId === 'number') resolve(value as UpdateEntry)
+          if (res.statusCode === 200 && typeof value.updateId === 'number') resolve(value as TriggerResult)
           else
             reject(
               new FixableError(value.error ?? `The session answered ${res.statusCode}.`, {
@@ -227,8 +251,23 @@ export function describeEntry(entry: UpdateEntry): {ok: boolean; lines: string[]
   return {ok, lines}
 }
 
+/** The lines of a trigger: one per update delivered, then, for a flow (a payment), its own line. */
+export function describeResult(result: TriggerResult): {ok: boolean; lines: string[]} {
+  const flow = result.flow
+  if (!flow || !Array.isArray(flow.entries)) return describeEntry(result)
+  let ok = flow.ok
+  const lines: string[] = []
+  for (const entry of flow.entries) {
+    const one = describeEntry(entry)
+    ok &&= one.ok
+    lines.push(...one.lines)
+  }
+  lines.push(flow.text)
+  return {ok, lines}
+}
+
 export interface Delivery {
-  entry: UpdateEntry
+  entry: TriggerResult
   /** False when the bot answered with an error status (the command exits 1). */
   ok: boolean
   lines: string[]
@@ -247,7 +286,7 @@ export async function triggerSession(request: TriggerRequest, o: SessionLookup =
   const checked = checkRequest(request)
   const record = findSession(o)
   const entry = await sendToSession(record, '/trigger', checked)
-  return {entry, ...describeEntry(entry)}
+  return {entry, ...describeResult(entry)}
 }
 
 /** `bot replay`: re-delivers a recorded update (`'last'`: the newest) through the session. */
@@ -255,6 +294,137 @@ export async function replaySession(updateId: number | 'last', o: SessionLookup 
   const record = findSession(o)
   const entry = await sendToSession(record, '/replay', {updateId})
   return {entry, ...describeEntry(entry)}
+}
+
+/** What `bot trigger --list` shows: each type, how to call it, what it sends and its fixture. */
+export function triggerTypes(bin: string): Array<{
+  type: string
+  usage: string
+  summary: string
+  fixture?: string
+  update?: Record<string, unknown>
+}> {
+  const builtIn = [
+    {
+      type: 'message',
+      usage: `${bin} trigger message TEXT`,
+      summary: 'A user sends a text message (a /command gets its entity).',
+    },
+    {
+      type: 'callback',
+      usage: `${bin} trigger callback DATA`,
+      summary: "A user presses the inline button with that callback_data (on the bot's newest message that has it).",
+    },
+    {
+      type: 'update',
+      usage: `${bin} trigger update FILE.json`,
+      summary: 'Any Update, written as JSON, delivered as written.',
+    },
+  ]
+  const usages: Record<string, string> = {
+    photo: 'photo [FILE]',
+    'edited-message': 'edited-message [TEXT]',
+    inline: 'inline [QUERY]',
+    'poll-answer': 'poll-answer [OPTION]',
+    reaction: 'reaction [EMOJI]',
+    'member-joined': 'member joined',
+    'member-left': 'member left',
+    'member-blocked': 'member blocked',
+    'member-unblocked': 'member unblocked',
+    'business-message': 'business-message [TEXT]',
+    'web-app-data': 'web-app-data [DATA]',
+  }
+  const fixtures = FIXTURE_TYPES.map((type) => {
+    const fixture = loadFixture(type)
+    return {
+      type,
+      usage: `${bin} trigger ${usages[type] ?? type}`,
+      summary: fixture.summary,
+      fixture: fixturePath(type),
+      update: fixture.update,
+    }
+  })
+  return [...builtIn, ...fixtures]
+}
+
+function usage(refusal: Refusal): UsageError {
+  return new UsageError(refusal.error, `${refusal.fix} Nothing was sent.`)
+}
+
+/**
+ * `bot trigger TYPE [ARGUMENT] [--set path=value…] [--file FILE]` as a request: the argument and each
+ * --set read and written into the template as the session will (so a bad one is exit 2 here,
+ * nothing sent); photo's FILE read (at most 5 MB of JPEG, PNG, GIF or WebP).
+ */
+export async function fixtureRequest(
+  type: string,
+  o: {argument?: string; sets: string[]; file?: string; chatId?: number; userId?: number},
+): Promise<TriggerRequest> {
+  if (!isFixtureType(type))
+    throw usage({error: `Unknown trigger type "${type}".`, fix: `Use one of: ${FIXTURE_TYPES.join(', ')}.`})
+  const fixture = loadFixture(type)
+  let template: {update: Record<string, unknown>; defaults?: Record<string, unknown>} | undefined
+  if (o.file !== undefined) {
+    const read = templateFromFile(await readJsonFile(o.file), o.file === '-' ? 'stdin' : o.file)
+    if ('error' in read) throw usage(read as Refusal)
+    template = read
+  }
+  let update = (template ?? fixture).update
+  let photo: {base64: string; name?: string} | undefined
+  const raw: Array<{path: string[]; raw: string; what: string}> = []
+  if (o.argument !== undefined && fixture.argument?.file) photo = await readPhoto(o.argument)
+  else if (o.argument !== undefined && fixture.argument?.set)
+    raw.push({path: fixture.argument.set.split('.'), raw: o.argument, what: fixture.argument.name.toUpperCase()})
+  for (const text of o.sets) {
+    const parsed = parseSetArgument(text)
+    if ('error' in parsed) throw usage(parsed as Refusal)
+    raw.push({...parsed, what: `--set ${parsed.path.join('.')}`})
+  }
+  const sets: FixtureSet[] = []
+  for (const one of raw) {
+    const path = fullPath(update, one.path)
+    const value = setValue(update, path, one.raw)
+    if ('error' in value) throw usage(value as Refusal)
+    const next = applySets(update, [{path, value: value.value}])
+    if ('error' in next) throw usage(next as Refusal)
+    update = next as Record<string, unknown>
+    sets.push({path, value: value.value})
+  }
+  const request: TriggerRequest = {
+    kind: 'fixture',
+    type,
+    ...(sets.length > 0 ? {sets} : {}),
+    ...(template ? {template} : {}),
+    ...(photo ? {file: photo} : {}),
+    chatId: o.chatId,
+    userId: o.userId,
+  }
+  return checkRequest(request)
+}
+
+async function readPhoto(file: string): Promise<{base64: string; name: string}> {
+  let bytes: Buffer
+  try {
+    bytes = await readFile(file)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    throw usage({
+      error:
+        code === 'ENOENT' ? `${file} does not exist.` : `${file} cannot be read (${code ?? (error as Error).message}).`,
+      fix: 'Give the path of an image file (JPEG, PNG, GIF or WebP).',
+    })
+  }
+  if (bytes.length > MAX_PHOTO_BYTES)
+    throw usage({
+      error: `${file} is ${(bytes.length / 1024 / 1024).toFixed(1)} MB; a photo here is at most ${MAX_PHOTO_BYTES / 1024 / 1024} MB.`,
+      fix: 'Send a smaller image (Telegram recompresses photos to a few hundred KB anyway).',
+    })
+  if (!imageInfo(bytes))
+    throw usage({
+      error: `${file} is not a JPEG, PNG, GIF or WebP image.`,
+      fix: 'Give an image file Telegram takes as a photo.',
+    })
+  return {base64: bytes.toString('base64'), name: file.split('/').at(-1) ?? file}
 }
 
 /**

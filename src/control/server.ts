@@ -2,7 +2,7 @@
  * The session's control port: a small HTTP server on 127.0.0.1 (a random port) through which
  * `bot trigger` and `bot replay` ask the running `bot dev` session to deliver an update.
  *
- *   POST /trigger  body TriggerRequest                              → 200 UpdateEntry
+ *   POST /trigger  body TriggerRequest                              → 200 TriggerResult
  *   POST /replay   body {updateId: number | 'last', update?: object} → 200 UpdateEntry
  *   otherwise      {error, fix} with 4xx/5xx (an ActionError's own status)
  *
@@ -30,8 +30,14 @@ import {
   requestHostAllowed,
 } from '../lib/loopback-http.js'
 import {checkTriggerRequest, checkUpdateObject} from './synthetic.js'
-import type {UpdateEntry} from '../inspector/types.js'
-import {ActionError, KEY_HEADER, MAX_BODY_BYTES, type SessionActions} from './protocol.js'
+import {
+  ActionError,
+  KEY_HEADER,
+  MAX_BODY_BYTES,
+  MAX_TRIGGER_BODY_BYTES,
+  type SessionActions,
+  type TriggerResult,
+} from './protocol.js'
 
 export const ACTION_DEADLINE_MS = 35_000
 
@@ -44,7 +50,7 @@ export interface ControlServerOptions {
   secrets?: string[]
   /** How long to wait for the session to deliver (default 35 s). */
   deadlineMs?: number
-  /** Body cap in bytes (default 1 MiB). */
+  /** Body cap in bytes (default 1 MiB; POST /trigger 8 MiB, for a photo). */
   maxBodyBytes?: number
   /** Most connections kept open without a request that has the key (default 16; the oldest idle go first). */
   maxIdleConnections?: number
@@ -145,7 +151,7 @@ function replayArgs(body: unknown): {updateId: number | 'last'; update?: Record<
 export function startControlServer(o: ControlServerOptions): Promise<ControlServer> {
   const secrets = [o.key, ...(o.secrets ?? [])]
   const deadlineMs = o.deadlineMs ?? ACTION_DEADLINE_MS
-  const maxBody = o.maxBodyBytes ?? MAX_BODY_BYTES
+  const maxBody = (path: string) => o.maxBodyBytes ?? (path === '/trigger' ? MAX_TRIGGER_BODY_BYTES : MAX_BODY_BYTES)
   let port = 0
 
   const send = (res: ServerResponse, status: number, value: unknown, close = false) => {
@@ -160,7 +166,7 @@ export function startControlServer(o: ControlServerOptions): Promise<ControlServ
     res.end(body)
   }
 
-  const route = async (req: IncomingMessage, res: ServerResponse): Promise<UpdateEntry> => {
+  const route = async (req: IncomingMessage, res: ServerResponse): Promise<TriggerResult> => {
     if (!requestHostAllowed(req, port))
       throw new Refused(403, 'Only loopback Host headers are served here.', `Use http://127.0.0.1:${port}.`)
     const foreign = fromAnotherSite(req, port)
@@ -182,7 +188,7 @@ export function startControlServer(o: ControlServerOptions): Promise<ControlServ
     if (path !== '/trigger' && path !== '/replay')
       throw new Refused(404, `No route ${path}.`, 'Use POST /trigger or POST /replay.')
     if (req.method !== 'POST') throw new Refused(405, `${req.method} ${path} is not allowed.`, `Use POST ${path}.`)
-    const body = parseJson(await readRequestBody(req, maxBody))
+    const body = parseJson(await readRequestBody(req, maxBody(path)))
     if (path === '/trigger') {
       const checked = checkTriggerRequest(body)
       if ('error' in checked) throw new Refused(400, checked.error, checked.fix)

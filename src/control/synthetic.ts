@@ -6,7 +6,8 @@
  */
 import {MAX_EDIT_DEPTH, nestedDeeperThan} from '../lib/json-depth.js'
 import {MESSAGE_UPDATE_TYPES, UPDATE_TYPES} from '../telegram/types.js'
-import type {TriggerRequest} from './protocol.js'
+import {FIXTURE_TYPES, isFixtureType} from './fixtures.js'
+import type {FixtureSet, Refusal, TriggerRequest} from './protocol.js'
 
 /** The default user of a trigger (a private chat with them unless a chat is given). */
 export const DEFAULT_USER_ID = 1111
@@ -69,11 +70,7 @@ export const MAX_TEXT = 4096
 /** callback_data is 1-64 bytes. */
 export const MAX_CALLBACK_DATA_BYTES = 64
 
-/** A refused request: what is wrong (naming the value) and how to fix it. */
-export interface Refusal {
-  error: string
-  fix: string
-}
+export type {Refusal} from './protocol.js'
 
 /** Supergroup ids are -100xxxxxxxxxx (below -10^12); other negative ids are basic groups. */
 const SUPERGROUP_BELOW = -1_000_000_000_000
@@ -196,10 +193,13 @@ export function checkTriggerRequest(value: unknown): {request: TriggerRequest} |
         fix: 'Use the callback_data of a real button (at most 64 bytes).',
       }
     const messageId = value.messageId
-    if (typeof messageId !== 'number' || !Number.isSafeInteger(messageId) || messageId <= 0)
+    if (
+      messageId !== undefined &&
+      (typeof messageId !== 'number' || !Number.isSafeInteger(messageId) || messageId <= 0)
+    )
       return {
         error: `message id ${JSON.stringify(messageId)} is not a positive integer.`,
-        fix: 'Pass the id of the message that carries the button, e.g. --message-id 7.',
+        fix: 'Pass the id of the message that carries the button, e.g. --message-id 7, or leave it out (the newest message with that button).',
       }
     const bad = checkParties(value)
     if (bad) return bad
@@ -207,25 +207,90 @@ export function checkTriggerRequest(value: unknown): {request: TriggerRequest} |
       request: {
         kind,
         data,
-        messageId,
+        ...(messageId !== undefined ? {messageId} : {}),
         chatId: value.chatId as number | undefined,
         userId: value.userId as number | undefined,
       },
     }
   }
+  if (kind === 'fixture') return checkFixtureRequest(value)
   if (kind === 'update') {
     const bad = checkUpdateObject(value.update)
     if (bad) return bad
     return {request: {kind, update: value.update as Record<string, unknown>}}
   }
-  return {error: `Unknown trigger kind ${JSON.stringify(kind)}.`, fix: 'Use "message", "callback" or "update".'}
+  return {
+    error: `Unknown trigger kind ${JSON.stringify(kind)}.`,
+    fix: 'Use "message", "callback", "update" or "fixture".',
+  }
 }
 
-function user(id: number): Record<string, unknown> {
+/** A photo's bytes travel base64 in the request: at most 5 MB of image. */
+export const MAX_PHOTO_BYTES = 5 * 1024 * 1024
+
+function checkFixtureRequest(value: Record<string, unknown>): {request: TriggerRequest} | Refusal {
+  const type = value.type
+  if (typeof type !== 'string' || !isFixtureType(type))
+    return {
+      error: `Unknown trigger type ${JSON.stringify(type)}.`,
+      fix: `Use one of: ${FIXTURE_TYPES.join(', ')} (\`bot trigger --list\`).`,
+    }
+  const sets = value.sets
+  if (
+    sets !== undefined &&
+    (!Array.isArray(sets) ||
+      sets.length > 100 ||
+      sets.some(
+        (s) =>
+          !isPlainObject(s) ||
+          !Array.isArray(s.path) ||
+          s.path.length === 0 ||
+          s.path.length > 20 ||
+          s.path.some((p: unknown) => typeof p !== 'string' || !/^[A-Za-z0-9_]{1,64}$/.test(p)),
+      ))
+  )
+    return {error: 'The --set list is not a list of {path, value}.', fix: 'Write --set path=value.'}
+  const template = value.template
+  if (template !== undefined) {
+    if (!isPlainObject(template) || !isPlainObject(template.update))
+      return {error: 'The fixture file has no update object.', fix: 'Write one Update (or {"update": {…}}).'}
+    if (template.defaults !== undefined && !isPlainObject(template.defaults))
+      return {error: 'The fixture file\'s "defaults" is not an object.', fix: 'Give defaults as an object.'}
+  }
+  const file = value.file
+  if (file !== undefined) {
+    if (type !== 'photo')
+      return {error: `A file goes with a photo, not a ${type}.`, fix: 'Leave the file out, or trigger a photo.'}
+    if (!isPlainObject(file) || typeof file.base64 !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(file.base64))
+      return {error: 'The photo is not base64.', fix: 'Give the file as bot trigger photo FILE.'}
+    if ((file.base64.length * 3) / 4 > MAX_PHOTO_BYTES + 3)
+      return {
+        error: `The photo is over ${MAX_PHOTO_BYTES / 1024 / 1024} MB.`,
+        fix: 'Send a smaller image (Telegram recompresses photos to a few hundred KB).',
+      }
+    if (file.name !== undefined && typeof file.name !== 'string')
+      return {error: 'The photo name is not a string.', fix: 'Give a file name.'}
+  }
+  const bad = checkParties(value)
+  if (bad) return bad
+  return {
+    request: {
+      kind: 'fixture',
+      type,
+      ...(sets !== undefined ? {sets: sets as FixtureSet[]} : {}),
+      ...(template !== undefined ? {template: template as {update: Record<string, unknown>}} : {}),
+      ...(file !== undefined ? {file: file as {base64: string; name?: string}} : {}),
+      chatId: value.chatId as number | undefined,
+      userId: value.userId as number | undefined,
+    },
+  }
+}
+
+export function user(id: number): Record<string, unknown> {
   return {id, is_bot: false, first_name: 'Test', last_name: 'User', username: `user${id}`, language_code: 'en'}
 }
 
-function chat(chatId: number, userId: number): Record<string, unknown> {
+export function chat(chatId: number, userId: number): Record<string, unknown> {
   if (chatId > 0) return {id: chatId, first_name: 'Test', last_name: 'User', username: `user${userId}`, type: 'private'}
   const supergroup = chatId < SUPERGROUP_BELOW
   return {id: chatId, title: supergroup ? 'Test supergroup' : 'Test group', type: supergroup ? 'supergroup' : 'group'}
@@ -240,10 +305,15 @@ export function commandEntity(text: string): {offset: number; length: number; ty
 }
 
 /** Telegram's chat_instance: a signed 64-bit number as a string, stable per chat. */
-function chatInstance(chatId: number): string {
+export function chatInstance(chatId: number): string {
   const n =
     (BigInt(Math.abs(chatId)) * 6_364_136_223_846_793_005n + 1_442_695_040_888_963_407n) % 9_223_372_036_854_775_807n
   return (chatId > 0 ? '-' : '') + n.toString()
+}
+
+/** A callback query id as Telegram makes them: a 64-bit number as a string, the user's id in its high bits. */
+export function callbackQueryId(userId: number, updateId: number): string {
+  return `${BigInt(userId) * 4_294_967_296n + BigInt(updateId % 4_294_967_296)}`
 }
 
 export interface SyntheticOptions {
@@ -254,6 +324,11 @@ export interface SyntheticOptions {
   messageId?: number
   /** The bot, as the author of the message a button belongs to. */
   bot?: {id: number; first_name?: string; username?: string}
+  /** The user and chat as the session saw them (else made up from the ids). */
+  user?: Record<string, unknown>
+  chat?: Record<string, unknown>
+  /** The pressed message as the bot's call returned it (else made up from its id). */
+  message?: Record<string, unknown>
 }
 
 /**
@@ -273,20 +348,34 @@ export function syntheticUpdate(request: TriggerRequest, o: SyntheticOptions): R
     const {update_id: _ignored, ...rest} = withCurrentDate(r.update, o.now)
     return {update_id: o.updateId, ...rest}
   }
+  if (r.kind === 'fixture') throw new TypeError('a fixture is filled by the session (fixtures.ts), not here')
   const {userId, chatId} = partiesOf(r)
+  const from = o.user && o.user.id === userId ? o.user : user(userId)
+  const where = o.chat && o.chat.id === chatId ? o.chat : chat(chatId, userId)
   if (r.kind === 'message') {
     const entity = commandEntity(r.text)
     const message: Record<string, unknown> = {
       message_id: o.messageId ?? Math.max(1, o.updateId % 1_000_000),
-      from: user(userId),
-      chat: chat(chatId, userId),
+      from,
+      chat: where,
       date,
       text: r.text,
     }
     if (entity) message.entities = [entity]
     return {update_id: o.updateId, message}
   }
-  const message: Record<string, unknown> = {message_id: r.messageId}
+  if (o.message)
+    return {
+      update_id: o.updateId,
+      callback_query: {
+        id: callbackQueryId(userId, o.updateId),
+        from,
+        message: o.message,
+        chat_instance: chatInstance(chatId),
+        data: r.data,
+      },
+    }
+  const message: Record<string, unknown> = {message_id: r.messageId ?? 1}
   if (o.bot)
     message.from = {
       id: o.bot.id,
@@ -294,13 +383,13 @@ export function syntheticUpdate(request: TriggerRequest, o: SyntheticOptions): R
       first_name: o.bot.first_name ?? 'Bot',
       ...(o.bot.username ? {username: o.bot.username} : {}),
     }
-  message.chat = chat(chatId, userId)
+  message.chat = where
   message.date = date
   return {
     update_id: o.updateId,
     callback_query: {
-      id: `${BigInt(userId) * 4_294_967_296n + BigInt(o.updateId % 4_294_967_296)}`,
-      from: user(userId),
+      id: callbackQueryId(userId, o.updateId),
+      from,
       message,
       chat_instance: chatInstance(chatId),
       data: r.data,

@@ -11,8 +11,11 @@
 import {join} from 'node:path'
 
 import {InspectorActions, type OfflineTarget} from '../control/actions.js'
+import {SessionFacts} from '../control/session-facts.js'
 import {nextSyntheticUpdateId} from '../control/synthetic.js'
 import {buildCall, redactorFor} from '../inspector/proxy/call-record.js'
+import {LocalAnswers} from '../inspector/proxy/local-answers.js'
+import type {RawCall} from '../inspector/proxy/api-proxy.js'
 import {FailedCallLines} from '../inspector/history/failed-lines.js'
 import {ATTACH_WINDOW_MS, UpdateHistory} from '../inspector/history/history.js'
 import {pollingUpdateText, sourceSuffix} from '../inspector/render.js'
@@ -33,6 +36,16 @@ export interface SessionRecordingOptions {
   emit: DevEventSink
   /** How long a trigger or replay waits for the bot's answer. Default 30 s (the control port waits 35 s). */
   actionTimeoutMs?: number
+  /** How long the bot has to answer a synthetic pre-checkout query (default 10 s, as on Telegram). */
+  preCheckoutWindowMs?: number
+}
+
+/** The query answered by a method, and the parameter that names it (a webhook reply can answer a synthetic query). */
+const ANSWER_PARAMS: Record<string, string> = {
+  answercallbackquery: 'callback_query_id',
+  answerinlinequery: 'inline_query_id',
+  answershippingquery: 'shipping_query_id',
+  answerprecheckoutquery: 'pre_checkout_query_id',
 }
 
 /** update_ids of polling updates already shown (getUpdates may return one again). */
@@ -55,6 +68,10 @@ export class SessionRecording {
   #lastSynthetic: number | undefined
   #bot: {id: number; first_name?: string; username?: string} | undefined
   readonly actions: InspectorActions
+  /** What the session saw that triggers are filled with (the last chat and user, the bot's messages). */
+  readonly facts = new SessionFacts()
+  /** The api proxy's own answers to the ids triggers make up (synthetic queries, files, charges). */
+  readonly local = new LocalAnswers()
 
   constructor(o: SessionRecordingOptions) {
     this.#o = o
@@ -72,6 +89,9 @@ export class SessionRecording {
         (this.#lastSynthetic = nextSyntheticUpdateId(this.#lastSynthetic, (id) => this.#seenIds.has(id))),
       // Offline polling without the proxy: nothing sees the bot's getUpdates, so the injected update is recorded here.
       recordDirectly: o.mode === 'polling' && o.apiProxy === false,
+      facts: this.facts,
+      local: this.local,
+      ...(o.preCheckoutWindowMs !== undefined ? {preCheckoutWindowMs: o.preCheckoutWindowMs} : {}),
     })
   }
 
@@ -131,7 +151,17 @@ export class SessionRecording {
     const expected = id !== undefined ? this.actions.expected(id) : undefined
     const entry = history.begin(body, expected?.source ?? source, expected?.replayOf ?? replayOf)
     this.#seen(entry.updateId)
+    this.#note(entry, 'webhook')
     return entry
+  }
+
+  /** What triggers learn from an update (the last real chat and user, the user's messages); never breaks its recording. */
+  #note(entry: UpdateEntry, real: EntrySource): void {
+    try {
+      this.facts.noteUpdate(entry.update, entry.source === real)
+    } catch {
+      // an update the facts cannot read is only recorded
+    }
   }
 
   #seen(updateId: number): void {
@@ -142,6 +172,13 @@ export class SessionRecording {
     if (!entry) return
     // A call made in the webhook answer never reaches the api proxy: it is recorded from the answer.
     const reply = webhookReply(answer)
+    if (reply) {
+      // A synthetic query answered in the webhook reply (never seen by the api proxy): a trigger waiting for it learns it.
+      const param = ANSWER_PARAMS[reply.method.toLowerCase()]
+      const queryId = param ? reply.params[param] : undefined
+      if (typeof queryId === 'string' || typeof queryId === 'number')
+        this.local.answeredElsewhere(String(queryId), reply.params)
+    }
     if (reply)
       this.#history?.addCall(
         {
@@ -159,8 +196,13 @@ export class SessionRecording {
     this.actions.settled(entry)
   }
 
-  /** A Bot API call the api proxy saw. */
-  onCall(call: ApiCall): void {
+  /** A Bot API call the api proxy saw (with its parameters and result as sent and received). */
+  onCall(call: ApiCall, raw?: RawCall): void {
+    try {
+      this.facts.noteCall(call.method, raw?.params ?? call.params, raw?.result ?? call.result, call.ok)
+    } catch {
+      // what triggers learn from a call never breaks its recording
+    }
     const history = this.#history
     if (!history) return
     if (call.method.toLowerCase() === 'getupdates') {
@@ -199,6 +241,7 @@ export class SessionRecording {
       addBounded(this.#seenPolling, id, SEEN_MAX)
       const expected = this.actions.expected(id)
       const entry = history.begin(update, expected?.source ?? 'polling', expected?.replayOf)
+      this.#note(entry, 'polling')
       const evicted = addBounded(this.#polling, entry, POLLING_MAX)
       if (evicted) history.finish(evicted, null, 0)
       this.#seen(entry.updateId)

@@ -26,6 +26,10 @@ export interface ApiCall {
   explanation?: string
   /** Sent as the bot's answer to the webhook request (Telegram runs it but reports no result: `ok` only says it was handed over). */
   webhookReply?: boolean
+  /** What the call returned, kept short (a Message as `{message_id, chat: {id, type}, date}`); only for a call that succeeded. */
+  result?: unknown
+  /** The api proxy answered it itself: it named a query, file or charge `bot trigger` made up (Telegram would not know it). */
+  answeredLocally?: boolean
 }
 
 export type EntrySource = 'webhook' | 'polling' | 'trigger' | 'replay'
@@ -54,6 +58,19 @@ export interface UpdateEntry {
   truncated?: boolean
   /** Calls made for it beyond the ones kept (100). */
   droppedCalls?: number
+  /** What kind of update it is (history/tags.ts: payment, reaction, membership, business, command…). */
+  tags?: string[]
+  /** The flow it belongs to: a payment's invoice, pre-checkout query, payment and refund (history/threads.ts). */
+  thread?: UpdateThread
+}
+
+/** An update's place in a flow of several (a purchase). */
+export interface UpdateThread {
+  /** The same for every update of the flow (`pay-<seq of its first>`); GET /api/threads/{id} lists them. */
+  id: string
+  kind: 'payment'
+  /** invoice, shipping, pre_checkout, payment, refund, refunded. */
+  step: string
 }
 
 export type EntryChange = 'new' | 'update'
@@ -66,6 +83,8 @@ export interface HistoryView {
   find(updateId: number): UpdateEntry | undefined
   /** The newest entry. */
   last(): UpdateEntry | undefined
+  /** The entries of a thread (a payment's updates), oldest first. */
+  thread?(id: string): UpdateEntry[]
   /** Called for each new or changed entry; returns an unsubscribe function. */
   subscribe(listener: (entry: UpdateEntry, change: EntryChange) => void): () => void
 }

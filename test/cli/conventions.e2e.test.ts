@@ -20,9 +20,20 @@ const COMMANDS = [
   'webhook set',
   'webhook info',
   'webhook delete',
+  'trigger',
   'trigger message',
   'trigger callback',
   'trigger update',
+  'trigger photo',
+  'trigger edited-message',
+  'trigger inline',
+  'trigger poll-answer',
+  'trigger reaction',
+  'trigger join-request',
+  'trigger member',
+  'trigger payment',
+  'trigger business-message',
+  'trigger web-app-data',
   'replay',
 ]
 
@@ -36,10 +47,11 @@ describe('help', () => {
     expect(r.stdout).not.toContain('webhook:')
   })
 
-  it('bot help trigger lists its three commands, space form', async () => {
+  it('bot help trigger lists its commands, space form', async () => {
     const r = await runCli(['help', 'trigger'])
     expect(r.code).toBe(0)
-    for (const c of ['callback', 'message', 'update']) expect(r.stdout).toMatch(new RegExp(`^  trigger ${c} `, 'm'))
+    for (const c of ['callback', 'message', 'update', 'payment', 'reaction', 'member'])
+      expect(r.stdout).toMatch(new RegExp(`^  trigger ${c} `, 'm'))
     expect(r.stdout).not.toContain('trigger:')
   })
 
@@ -157,7 +169,21 @@ describe('bot autocomplete', () => {
     }
     expect(complete(['bot', 'd'])).toEqual(['dev', 'doctor'])
     expect(complete(['bot', 'webhook', ''])).toEqual(['delete', 'info', 'set'])
-    expect(complete(['bot', 'trigger', ''])).toEqual(['callback', 'message', 'update'])
+    expect(complete(['bot', 'trigger', ''])).toEqual([
+      'business-message',
+      'callback',
+      'edited-message',
+      'inline',
+      'join-request',
+      'member',
+      'message',
+      'payment',
+      'photo',
+      'poll-answer',
+      'reaction',
+      'update',
+      'web-app-data',
+    ])
     expect(complete(['bot', 'r'])).toEqual(['replay'])
     expect(complete(['bot', 'dev', '--of'])).toEqual(['--offline'])
   })

@@ -6,13 +6,14 @@
  */
 import {spawn} from 'node:child_process'
 import {createServer, type Server} from 'node:http'
-import {existsSync, mkdtempSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import type {AddressInfo} from 'node:net'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import {DEFAULT_PHOTO} from '../../src/control/image.js'
 import {startControlServer, type ControlServer} from '../../src/control/server.js'
 import {writeControlRecord} from '../../src/control/record.js'
 import type {UpdateEntry} from '../../src/inspector/types.js'
@@ -159,6 +160,110 @@ describe('bot trigger / bot replay against a control port', () => {
     expect(actions.replays.slice(-2)).toEqual([{updateId: 'last'}, {updateId: first}])
   })
 
+  it('trigger TYPE: the argument and each --set are read as the fixture has them and sent; --json prints the entry', async () => {
+    const r = await p.run(['trigger', 'reaction', '🔥', '--user', '42', '--chat', '-100123'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toMatch(/^✓ update #\d+ reaction "reaction" delivered → 200 in 12 ms\n$/)
+    expect(actions.triggers.at(-1)).toEqual({
+      kind: 'fixture',
+      type: 'reaction',
+      sets: [{path: ['message_reaction', 'new_reaction', '0', 'emoji'], value: '🔥'}],
+      chatId: -100123,
+      userId: 42,
+    })
+    const pay = await p.run([
+      'trigger',
+      'payment',
+      '--set',
+      'total_amount=50',
+      '--set',
+      'invoice_payload=42',
+      '--set',
+      'pre_checkout_query.order_info={"name":"Ada"}',
+      '--json',
+    ])
+    expect(pay.code, pay.stderr).toBe(0)
+    expect(parseJsonOutput<UpdateEntry>(pay).type).toBe('payment')
+    expect(actions.triggers.at(-1)).toEqual({
+      kind: 'fixture',
+      type: 'payment',
+      sets: [
+        {path: ['pre_checkout_query', 'total_amount'], value: 50},
+        {path: ['pre_checkout_query', 'invoice_payload'], value: '42'},
+        {path: ['pre_checkout_query', 'order_info'], value: {name: 'Ada'}},
+      ],
+    })
+    writeFileSync(join(p.project, 'tiny.png'), DEFAULT_PHOTO)
+    const photo = await p.run(['trigger', 'photo', 'tiny.png'])
+    expect(photo.code, photo.stderr).toBe(0)
+    expect(actions.triggers.at(-1)).toEqual({
+      kind: 'fixture',
+      type: 'photo',
+      file: {base64: DEFAULT_PHOTO.toString('base64'), name: 'tiny.png'},
+    })
+    writeFileSync(join(p.project, 'mine.json'), JSON.stringify({update: {message: {text: 'mine', chat: '{{chat}}'}}}))
+    const own = await p.run(['trigger', 'web-app-data', '--file', 'mine.json', '--set', 'text=ours'])
+    expect(own.code, own.stderr).toBe(0)
+    expect(actions.triggers.at(-1)).toEqual({
+      kind: 'fixture',
+      type: 'web-app-data',
+      template: {update: {message: {text: 'mine', chat: '{{chat}}'}}},
+      sets: [{path: ['message', 'text'], value: 'ours'}],
+    })
+    const member = await p.run(['trigger', 'member', 'left'])
+    expect(member.code, member.stderr).toBe(0)
+    expect(actions.triggers.at(-1)).toEqual({kind: 'fixture', type: 'member-left'})
+  })
+
+  it('bot trigger --list: every type, its command and its fixture; --json too', async () => {
+    const r = await p.run(['trigger', '--list'])
+    expect(r.code, r.stderr).toBe(0)
+    for (const usage of [
+      'bot trigger message TEXT',
+      'bot trigger callback DATA',
+      'bot trigger photo [FILE]',
+      'bot trigger reaction [EMOJI]',
+      'bot trigger member joined',
+      'bot trigger payment',
+      'bot trigger business-message [TEXT]',
+      'bot trigger web-app-data [DATA]',
+    ])
+      expect(r.stdout).toMatch(new RegExp(`^${usage.replace(/[[\]]/g, '\\$&')} +\\S`, 'm'))
+    expect(r.stdout).toMatch(/^Fixtures: \/.*\/dist\/control\/fixtures\/$/m)
+    const j = await p.run(['trigger', '--list', '--json'])
+    const list = parseJsonOutput<Array<{type: string; fixture?: string; update?: unknown}>>(j)
+    expect(list.map((t) => t.type)).toEqual([
+      'message',
+      'callback',
+      'update',
+      'photo',
+      'edited-message',
+      'inline',
+      'poll-answer',
+      'reaction',
+      'join-request',
+      'member-joined',
+      'member-left',
+      'member-blocked',
+      'member-unblocked',
+      'payment',
+      'business-message',
+      'web-app-data',
+    ])
+    const payment = list.find((t) => t.type === 'payment')!
+    expect(existsSync(payment.fixture!)).toBe(true)
+    expect(payment.update).toEqual(JSON.parse(readFileSync(payment.fixture!, 'utf8')).update)
+  })
+
+  it('bot trigger TYPE --help shows the fixture, path = value', async () => {
+    const r = await p.run(['trigger', 'payment', '--help'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain('  pre_checkout_query.currency = "{{invoice.currency}}"\n')
+    expect(r.stdout).toContain('  pre_checkout_query.from = "{{user}}"\n')
+    const member = await p.run(['trigger', 'member', '--help'])
+    expect(member.stdout).toContain('  my_chat_member.new_chat_member.status = "kicked"\n')
+  })
+
   it('an error from the session (ActionError): exit 1 with its message and fix', async () => {
     const r = await p.run(['replay', '999999'])
     expect(r.code).toBe(1)
@@ -295,7 +400,19 @@ describe('bad input: exit 2, one line naming the value and the fix, no request s
     [['trigger', 'message', 'hi', '--chat', '5', '--user', '6'], /Chat 5 is a private chat/],
     [['trigger', 'message', 'hi', '--token', 'not-a-token'], /--token is not a bot token/],
     [['trigger', 'message', 'x'.repeat(4097)], /4097 characters/],
-    [['trigger', 'callback', 'x'], /--message-id is missing/],
+    [['trigger', 'callback', 'x', '--message-id', '0'], /--message-id "0" is not a positive integer\./],
+    [['trigger', 'nope'], /Command trigger:nope not found|trigger nope/],
+    [['trigger', 'reaction', '--set', 'nothing'], /--set "nothing" is not path=value\./],
+    [['trigger', 'reaction', '--set', 'a..b=1'], /is not a path of field names/],
+    [['trigger', 'poll-answer', 'two'], /the fixture has a number there/],
+    [['trigger', 'payment', '--set', 'from.id=5'], /from is filled by the session \(\{\{user\}\}\)/],
+    [['trigger', 'payment', '--set', 'total_amount=lots'], /the fixture has a number there/],
+    [['trigger', 'member', 'exploded'], /Expected exploded to be one of/],
+    [['trigger', 'photo', 'missing.png'], /missing\.png does not exist\./],
+    [['trigger', 'photo', 'bad.json'], /bad\.json is not a JPEG, PNG, GIF or WebP image\./],
+    [['trigger', 'web-app-data', 'x', '--file', 'missing.json'], /missing\.json does not exist\./],
+    [['trigger', 'web-app-data', 'x', '--file', 'list.json'], /list\.json is not a JSON object\./],
+    [['trigger', 'inline', '--chat', 'abc'], /--chat "abc" is not a non-zero integer\./],
     [['trigger', 'callback', 'x', '--message-id', 'seven'], /--message-id "seven" is not a positive integer\./],
     [['trigger', 'callback', 'x'.repeat(65), '--message-id', '1'], /65 bytes/],
     [['trigger', 'update', 'missing.json'], /missing\.json does not exist\./],

@@ -42,6 +42,7 @@ const COMMON_FILES = [
   'src/http.ts',
   'src/lifecycle.ts',
   'src/main.ts',
+  'src/shop.ts',
   'src/storage-error.ts',
   'src/storage.ts',
   'src/tasks.ts',

@@ -145,6 +145,7 @@ describe('the templates as shipped', () => {
       'src/dice.ts',
       'src/http.ts',
       'src/lifecycle.ts',
+      'src/shop.ts',
       'tsconfig.json',
       '.gitignore',
       '.env.example',

@@ -150,6 +150,56 @@ for (const template of TEMPLATES) {
       expect(emu.pendingUpdates(token)).toEqual([])
     })
 
+    it('/buy sends a Stars invoice; the emulator user pays it: thanked, the charge kept, /refund refunds it', async () => {
+      const {token} = emu.createBot({username: `${template}_shop_bot`})
+      const bot = startBot({BOT_TOKEN: token, BOT_API_ROOT: emu.apiRoot, BOT_MODE: 'polling'})
+      try {
+        await bot.waitForOutput(/is running \(long polling\)/)
+        const ada = emu.user(token, {firstName: 'Ada', settleMs: 100})
+        const [invoice] = await ada.send('/buy')
+        expect(invoice.invoice).toMatchObject({title: 'Supporter pass', currency: 'XTR', total_amount: 1})
+        const {payment, replies} = await ada.pay()
+        expect(payment).toMatchObject({status: 'paid', currency: 'XTR', totalAmount: 1})
+        expect(replies.map((m) => m.text)).toEqual([
+          'Thank you for your support! Your supporter pass is active. (/refund gives your Star back.)',
+        ])
+        // The pre-checkout query was answered ok, within the window.
+        expect(emu.calls(token).find((c) => c.method === 'answerPreCheckoutQuery')?.params).toMatchObject({
+          pre_checkout_query_id: payment.preCheckoutQueryId,
+          ok: expect.stringMatching(/^true$/),
+        })
+        // The charge id was kept in the chat's session: /refund refunds exactly that payment.
+        const refundReplies = await ada.send('/refund')
+        expect(
+          refundReplies.map((m) => m.text),
+          JSON.stringify(refundReplies),
+        ).toEqual(['Refunded: your Star is back.'])
+        const refund = emu.calls(token).find((c) => c.method === 'refundStarPayment')!
+        expect(refund.params).toMatchObject({
+          user_id: String(ada.id),
+          telegram_payment_charge_id: payment.chargeId,
+        })
+        expect(refund.error).toBeUndefined()
+        expect((await ada.send('/refund')).map((m) => m.text)).toEqual(['You have no purchase to refund.'])
+        // An order the bot no longer sells (an old invoice link) is refused at pre-checkout, with its words.
+        const link = await fetch(`${emu.apiRoot}/bot${token}/createInvoiceLink`, {
+          method: 'POST',
+          headers: {'content-type': 'application/json'},
+          body: JSON.stringify({
+            title: 'Old pass',
+            description: 'no longer sold',
+            payload: 'old-pass',
+            currency: 'XTR',
+            prices: [{label: 'Old pass', amount: 1}],
+          }),
+        }).then((r) => r.json() as Promise<{result: string}>)
+        const refused = await ada.pay(link.result)
+        expect(refused.payment).toMatchObject({status: 'refused', errorMessage: 'Sorry, this item is no longer sold.'})
+      } finally {
+        await stopCleanly(bot)
+      }
+    })
+
     it('explains a missing BOT_TOKEN, a missing WEBHOOK_SECRET, an unreachable or malformed REDIS_URL and a rejected token', async () => {
       const noToken = startBot({})
       expect((await noToken.exited).code).toBe(1)

@@ -56,7 +56,12 @@ export class RecordingActions implements SessionActions {
   async trigger(request: TriggerRequest): Promise<UpdateEntry> {
     this.triggers.push(request)
     await this.#gate()
-    return this.#entry(syntheticUpdate(request, {updateId: this.#nextId++}), 'trigger')
+    // A fixture is filled by a real session; here it is delivered as an update naming its type.
+    const update =
+      request.kind === 'fixture'
+        ? {update_id: this.#nextId++, [request.type.replaceAll('-', '_')]: {text: request.type}}
+        : syntheticUpdate(request, {updateId: this.#nextId++})
+    return this.#entry(update, 'trigger')
   }
 
   async replay(updateId: number | 'last', edited?: Record<string, unknown>): Promise<UpdateEntry> {

@@ -176,7 +176,8 @@ describe('control port', () => {
       ['/trigger', [1], /not a JSON object/],
       ['/trigger', {kind: 'message', text: ''}, /text is empty/],
       ['/trigger', {kind: 'message', text: 'x', chatId: 'abc'}, /chat id "abc"/],
-      ['/trigger', {kind: 'callback', data: 'x'}, /message id/],
+      ['/trigger', {kind: 'callback', data: 'x', messageId: 0}, /message id 0/],
+      ['/trigger', {kind: 'fixture', type: 'nope'}, /Unknown trigger type/],
       ['/trigger', {kind: 'update', update: {message: {}, poll: {}}}, /2 fields/],
       ['/trigger', {kind: 'nope'}, /Unknown trigger kind/],
       ['/replay', {}, /updateId undefined/],
@@ -194,9 +195,13 @@ describe('control port', () => {
     expect(actions.replays).toEqual([])
   })
 
-  it('caps the body at 1 MiB → 413 (declared or streamed)', async () => {
+  it('caps the body at 8 MiB for /trigger (a photo travels in it), 1 MiB for /replay → 413 (declared or streamed)', async () => {
     const port = await start()
-    const big = JSON.stringify({kind: 'message', text: 'x'.repeat(1024 * 1024)})
+    const replay = await post(port, '/replay', undefined, {
+      raw: JSON.stringify({updateId: 1, pad: 'x'.repeat(1024 * 1024)}),
+    })
+    expect(replay.status).toBe(413)
+    const big = JSON.stringify({kind: 'message', text: 'x'.repeat(8 * 1024 * 1024)})
     const r = await post(port, '/trigger', undefined, {raw: big})
     expect(r.status).toBe(413)
     // Streamed without a length (chunked): cut once over the cap.
@@ -218,7 +223,7 @@ describe('control port', () => {
       const chunk = Buffer.alloc(64 * 1024, 'x')
       let sent = 0
       const pump = () => {
-        while (sent < 2 * 1024 * 1024) {
+        while (sent < 9 * 1024 * 1024) {
           sent += chunk.length
           if (!req.write(chunk)) return void req.once('drain', pump)
         }

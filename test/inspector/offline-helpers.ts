@@ -36,6 +36,8 @@ export interface OfflineSessionOptions {
   controlMs?: number
   /** SIGKILL the session after this long, whatever happens (default: never). */
   killAfterMs?: number
+  /** The fixture bot (test/fixtures/bots; default inspector-bot.mjs). */
+  bot?: string
 }
 
 export function startOfflineSession(
@@ -48,7 +50,7 @@ export function startOfflineSession(
   const record = join(dir, 'record.txt')
   const child = spawn(
     process.execPath,
-    [BIN, 'dev', '--offline', '--no-watch', ...args, '--', 'node', fixture('inspector-bot.mjs')],
+    [BIN, 'dev', '--offline', '--no-watch', ...args, '--', 'node', fixture(o.bot ?? 'inspector-bot.mjs')],
     {
       cwd: dir,
       env: cliEnv({env: {BOT_STATE_DIR: stateDir, FIXTURE_RECORD: record}}),

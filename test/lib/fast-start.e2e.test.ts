@@ -46,9 +46,20 @@ describe('bin/run.js fast path', () => {
     'webhook set',
     'webhook info',
     'webhook delete',
+    'trigger',
     'trigger message',
     'trigger callback',
     'trigger update',
+    'trigger photo',
+    'trigger edited-message',
+    'trigger inline',
+    'trigger poll-answer',
+    'trigger reaction',
+    'trigger join-request',
+    'trigger member',
+    'trigger payment',
+    'trigger business-message',
+    'trigger web-app-data',
     'replay',
   ]
 
@@ -65,21 +76,18 @@ describe('bin/run.js fast path', () => {
     }
   })
 
-  it.each(['webhook', 'trigger'])(
-    'prints the same topic help for %s as oclif (--help and -h, several widths)',
-    async (topic) => {
-      for (const columns of ['40', '63', '80', '120']) {
-        for (const flag of ['--help', '-h']) {
-          const {fast, oclif} = await both([topic, flag], {OCLIF_COLUMNS: columns})
-          expect(oclif.code).toBe(0)
-          expect(fast.code).toBe(0)
-          expect(fast.stdout).toBe(oclif.stdout)
-          expect(fast.stdout).toContain(`USAGE\n  $ bot ${topic} COMMAND\n\nCOMMANDS\n  ${topic} `)
-          expect(fast.stderr).toBe(oclif.stderr)
-        }
+  it.each(['webhook'])('prints the same topic help for %s as oclif (--help and -h, several widths)', async (topic) => {
+    for (const columns of ['40', '63', '80', '120']) {
+      for (const flag of ['--help', '-h']) {
+        const {fast, oclif} = await both([topic, flag], {OCLIF_COLUMNS: columns})
+        expect(oclif.code).toBe(0)
+        expect(fast.code).toBe(0)
+        expect(fast.stdout).toBe(oclif.stdout)
+        expect(fast.stdout).toContain(`USAGE\n  $ bot ${topic} COMMAND\n\nCOMMANDS\n  ${topic} `)
+        expect(fast.stderr).toBe(oclif.stderr)
       }
-    },
-  )
+    }
+  })
 
   it("is actually taken: oclif is never loaded for --version, root help, a command's and a topic's help", async () => {
     // A preload that reports every CommonJS load of @oclif/core (an ESM import of a CJS
@@ -100,6 +108,7 @@ describe('bin/run.js fast path', () => {
       ['init', '--help'],
       ['webhook', '--help'],
       ['trigger', '-h'],
+      ['trigger', 'payment', '--help'],
     ]) {
       const r = await runCli(args, {nodeArgs})
       expect(r.code).toBe(0)

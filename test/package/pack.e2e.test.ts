@@ -120,6 +120,10 @@ describe('npm pack', () => {
       'dist/cli/fast/start.js',
       'dist/hooks/not-found.js',
       'dist/emulator/index.js',
+      // bot trigger's fixtures, read by the built CLI next to dist/control/fixtures.js
+      'dist/control/fixtures/payment.json',
+      'dist/control/fixtures/reaction.json',
+      'dist/control/fixtures/member-joined.json',
       'templates/_shared/gitignore',
       'templates/_shared/tsconfig.json',
       'templates/grammy/package.json',
@@ -175,6 +179,13 @@ describe('the installed bot', () => {
       expect(r.code, `${c}: ${r.stderr}`).toBe(0)
       expect(r.stdout).toContain(`$ bot ${c}`)
     }
+    // bot trigger's fixtures are found in the installed package.
+    const list = await run(bot, ['trigger', '--list'])
+    expect(list.code, list.stderr).toBe(0)
+    expect(list.stdout).toMatch(/^bot trigger payment +A user pays/m)
+    expect(list.stdout).toContain(`Fixtures: ${realpathSync(prefix)}`)
+    const payment = await run(bot, ['trigger', 'payment', '--help'])
+    expect(payment.stdout).toContain('pre_checkout_query.currency = "{{invoice.currency}}"')
     const devHelp = await run(bot, ['help', 'dev'])
     expect(devHelp.stdout).toContain('--offline')
     const typo = await run(bot, ['dvv'])

@@ -344,6 +344,27 @@ class CommandHelpRenderer {
 }
 
 /**
+ * oclif's COMMANDS section of a command's sub-commands (Help.formatCommands: sorted by id, hidden
+ * ones left out, each with the first line of its summary); '' when there are none, null when a
+ * summary holds what this renderer does not reproduce.
+ */
+function subCommands(under: ManifestCommandFull[], r: CommandHelpRenderer, env: HelpEnv): string | null {
+  const visible = under
+    .filter((c) => !c.hidden)
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .filter((c, i, list) => i === 0 || list[i - 1].id !== c.id)
+  if (visible.length === 0) return ''
+  const rows: Array<[string, string | undefined]> = []
+  for (const c of visible) {
+    const first = c.summary ? c.summary.split('\n')[0] : c.description?.split('\n')[0]
+    const line = first?.replaceAll('<%= config.bin %>', env.bin)
+    if (line?.includes('<%') || (line !== undefined && !env.narrow(line))) return null
+    rows.push([c.id.replaceAll(':', env.separator), line || undefined])
+  }
+  return r.section('COMMANDS', rows)
+}
+
+/**
  * The whole output of `bin <id> --help` (summary line, command help, blank line), or
  * undefined when oclif must answer.
  */
@@ -351,7 +372,10 @@ export function commandHelp(cmd: ManifestCommandFull, all: ManifestCommandFull[]
   try {
     if (Object.keys(cmd).some((k) => !COMMAND_KEYS.has(k))) return undefined
     if (cmd.hasDynamicHelp || cmd.deprecateAliases || (cmd.aliases?.length ?? 0) > 0) return undefined
-    if (all.some((c) => c.id.startsWith(`${cmd.id}:`))) return undefined
+    // Its sub-commands (`bot trigger` is a command and a topic): listed after its help, as oclif does.
+    const depth = cmd.id.split(':').length
+    const under = all.filter((c) => c.id.startsWith(`${cmd.id}:`))
+    if (under.some((c) => c.id.split(':').length !== depth + 1 || (c.aliases?.length ?? 0) > 0)) return undefined
     for (const f of Object.values(cmd.flags ?? {})) {
       if (Object.keys(f).some((k) => !FLAG_KEYS.has(k)) || (f.summary && f.description) || f.hasDynamicHelp)
         return undefined
@@ -363,7 +387,9 @@ export function commandHelp(cmd: ManifestCommandFull, all: ManifestCommandFull[]
     if (cmd.summary) summary = r.render(cmd.summary.split('\n')[0])
     else if (cmd.description) summary = r.render(cmd.description).split('\n')[0]
     const body = r.generate()
-    return `${summary ? `${summary}\n\n` : ''}${body}\n\n`
+    const commands = subCommands(under, r, env)
+    if (commands === null) return undefined
+    return `${summary ? `${summary}\n\n` : ''}${body}\n\n${commands ? `${commands}\n\n` : ''}`
   } catch (error) {
     if (error instanceof Declined) return undefined
     throw error

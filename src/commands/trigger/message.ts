@@ -9,12 +9,15 @@ export default class TriggerMessage extends BaseCommand<typeof TriggerMessage> {
   static description =
     `Delivers a synthetic message update (a new update_id) to the running \`bot dev\` session of this bot, like one from Telegram: it shows in the session's log and inspector, and in an --offline session it is that user's message in the emulator. A leading /command gets its bot_command entity, as Telegram marks it.
 
-The user is 1111, in a private chat with the bot, unless --user or --chat say otherwise (a negative --chat is a group). The session is the one of the bot of BOT_TOKEN (its id, no network call) or, without a token, the one started in this folder; none running: exit 1.
+The user and chat are the last ones the session saw (a real update from Telegram; offline: you, the terminal user), unless --user or --chat say otherwise (a --user alone speaks in their private chat; a negative --chat is a group). A session that has seen nobody yet refuses (exit 1) without --chat: a made-up id could be a stranger's chat. The session is the one of the bot of BOT_TOKEN (its id, no network call) or, without a token, the one started in this folder; none running: exit 1.
 
 Prints one line (the update, the bot's answer, the time it took), then each Bot API call that failed. Exit 1 when the bot answered with an error. --json prints the inspector's entry for the update.`
 
   static examples = [
-    {description: 'Send /start as the default user', command: '<%= config.bin %> <%= command.id %> /start'},
+    {
+      description: 'Send /start as the last user the session saw',
+      command: '<%= config.bin %> <%= command.id %> /start',
+    },
     {
       description: 'A message in a group, from user 42',
       command: '<%= config.bin %> <%= command.id %> "hello all" --chat -1001234567890 --user 42',
@@ -30,8 +33,10 @@ Prints one line (the update, the bot's answer, the time it took), then each Bot 
   }
 
   static flags = {
-    chat: Flags.string({description: "chat id (default: the user's private chat; negative = a group)"}),
-    user: Flags.string({description: 'user id of the sender [default: 1111, or the --chat id]'}),
+    chat: Flags.string({description: 'chat id [default: the last chat the session saw; offline: yours]'}),
+    user: Flags.string({
+      description: 'user id of the sender [default: the last user the session saw, or the --chat id]',
+    }),
     token: Flags.string({
       description: "bot token: picks that bot's session (never printed)",
       env: 'BOT_TOKEN',

@@ -15,7 +15,8 @@ export function apiProxyPart(): SessionPart {
       proxy = await startApiProxy({
         upstream: o.apiRoot,
         secrets: recording.secrets,
-        onCall: (call) => recording.onCall(call),
+        onCall: (call, raw) => recording.onCall(call, raw),
+        local: recording.local,
         onUpdates: o.mode === 'polling' ? (updates) => recording.onPollingUpdates(updates) : undefined,
       })
       ctx.botApiRoot = proxy.url

@@ -11,6 +11,8 @@ import {randomBytes} from 'node:crypto'
 
 import {HistoryLog, readLogFile} from './log.js'
 import {callQueryId, cleanAnswer, cleanCall, MAX_CALLS, updateFacts, type Secrets} from './shape.js'
+import {callTag, TAGS, updateTags} from './tags.js'
+import {PaymentThreads} from './threads.js'
 import type {ApiCall, EntryChange, EntrySource, HistoryView, UpdateEntry} from '../types.js'
 
 export const HISTORY_LIMIT = 1000
@@ -63,6 +65,7 @@ export class UpdateHistory implements HistoryView {
   #dirty = new Set<UpdateEntry>()
   #timer: NodeJS.Timeout | undefined
   #closed = false
+  readonly #threads = new PaymentThreads()
 
   constructor(o: UpdateHistoryOptions = {}) {
     this.#limit = Math.max(1, o.limit ?? HISTORY_LIMIT)
@@ -96,6 +99,14 @@ export class UpdateHistory implements HistoryView {
       ...(replayOf !== undefined ? {replayOf} : {}),
       ...(facts.truncated ? {truncated: true} : {}),
     }
+    const tags = updateTags(facts.update)
+    if (tags.length > 0) entry.tags = tags
+    try {
+      const thread = this.#threads.forUpdate(entry)
+      if (thread) entry.thread = thread
+    } catch {
+      // a thread is a view: an update it cannot place is shown on its own
+    }
     const meta: Meta = {at: now, inFlight: true}
     if (facts.chatId !== undefined) meta.chatId = facts.chatId
     if (facts.userId !== undefined) meta.userId = facts.userId
@@ -124,8 +135,17 @@ export class UpdateHistory implements HistoryView {
   addCall(call: ApiCall, to?: UpdateEntry): UpdateEntry | undefined {
     const target = to && this.#meta.has(to) ? to : this.#target(call)
     if (!target) return undefined
-    if (target.calls.length < MAX_CALLS) target.calls.push(cleanCall(call, this.#secrets))
+    const kept = cleanCall(call, this.#secrets)
+    if (target.calls.length < MAX_CALLS) target.calls.push(kept)
     else target.droppedCalls = (target.droppedCalls ?? 0) + 1
+    const tag = callTag(kept.method)
+    if (tag && !target.tags?.includes(tag)) target.tags = TAGS.filter((t) => t === tag || target.tags?.includes(t))
+    try {
+      const thread = this.#threads.forCall(target, kept)
+      if (thread) target.thread ??= thread
+    } catch {
+      // as above
+    }
     this.#changed(target, 'update')
     return target
   }
@@ -142,6 +162,11 @@ export class UpdateHistory implements HistoryView {
     const older = readLogFile(this.logFile)
     for (let i = older.length - 1; i >= 0; i--) if (older[i].updateId === updateId) return older[i]
     return undefined
+  }
+
+  /** The entries of a thread (a payment's updates) kept in memory, oldest first. */
+  thread(id: string): UpdateEntry[] {
+    return this.#entries.filter((e) => e.thread?.id === id)
   }
 
   last(): UpdateEntry | undefined {

@@ -149,6 +149,14 @@ export function cleanCall(call: ApiCall, secrets: Secrets): ApiCall {
     }
   }
   const copy = JSON.parse(json) as ApiCall
+  // Too large: the result goes first (a message's id is all a reader needs of it), then the parameters.
+  if (json.length > MAX_CALL_BYTES && copy.result !== undefined) {
+    const result = JSON.stringify(copy.result)
+    if (result.length > 512) {
+      copy.result = {_cut: `a result of ${result.length} characters not kept`}
+      json = JSON.stringify(copy)
+    }
+  }
   if (json.length > MAX_CALL_BYTES) copy.params = {_cut: `parameters of ${json.length} characters not kept`}
   if (typeof copy.description === 'string') copy.description = cut(copy.description, 1024)
   if (typeof copy.explanation === 'string') copy.explanation = cut(copy.explanation, 1024)

@@ -22,6 +22,7 @@ import {ConnectionGuard} from '../../lib/connection-guard.js'
 import {fromAnotherSite, isLoopbackBind, requestHostAllowed} from '../../lib/loopback-http.js'
 import {RequestTee, PARAMS_TEE_BYTES} from './call-params.js'
 import {buildCall, parseEnvelope, redactorFor, type CallFacts} from './call-record.js'
+import type {LocalAnswers} from './local-answers.js'
 import {
   answerHeaders,
   validHeaderValue,
@@ -41,7 +42,8 @@ export interface ApiProxyOptions {
   secrets?: string[]
   host?: string
   port?: number
-  onCall: (call: ApiCall) => void
+  /** Each call once answered, with its parameters and result as sent and received (not kept by the proxy). */
+  onCall: (call: ApiCall, raw: RawCall) => void
   onUpdates?: (updates: unknown[]) => void
   /** A client must have sent its request headers within this long (default 60 s). */
   headersTimeoutMs?: number
@@ -49,6 +51,14 @@ export interface ApiProxyOptions {
   maxIdleConnections?: number
   /** Most connections in all (default 2048); beyond, a request is answered 503. */
   maxConnections?: number
+  /** Calls about ids `bot trigger` made up, answered here instead of upstream (local-answers.ts). */
+  local?: Pick<LocalAnswers, 'answer' | 'file'>
+}
+
+/** A call's parameters and result before they are summarised for the record. */
+export interface RawCall {
+  params: Record<string, unknown>
+  result?: unknown
 }
 
 export const PROXY_MAX_IDLE = 256
@@ -82,8 +92,9 @@ interface Context {
   /** Bytes held by all answer copies now (at most ANSWERS_TEE_BYTES). */
   answerBytes: number
   secrets: string[]
-  onCall: (call: ApiCall) => void
+  onCall: (call: ApiCall, raw: RawCall) => void
   onUpdates?: (updates: unknown[]) => void
+  local?: ApiProxyOptions['local']
 }
 
 interface CallInfo {
@@ -130,6 +141,8 @@ class Exchange implements Dispatcher.DispatchHandlers {
   #clientGone = false
   #completed = false
   #reported = false
+  /** Answered by the proxy itself (#answerLocally). */
+  #local = false
   #failure: CallFacts['failure']
 
   constructor(ctx: Context, req: http.IncomingMessage, res: http.ServerResponse) {
@@ -152,7 +165,7 @@ class Exchange implements Dispatcher.DispatchHandlers {
     if (!hasBody) {
       this.#bodyDone = true
       req.resume()
-      this.#dispatch(null)
+      if (!this.#answerLocally()) this.#dispatch(null)
     } else if (length !== undefined && Number(length) <= PARAMS_TEE_BYTES) {
       // A small body (the usual JSON call) is read whole: one write upstream, parsed from the same bytes.
       const chunks: Buffer[] = []
@@ -162,11 +175,46 @@ class Exchange implements Dispatcher.DispatchHandlers {
         const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)
         this.#tee?.push(body)
         this.#tee?.end()
-        this.#dispatch(body)
+        if (!this.#answerLocally()) this.#dispatch(body)
       })
     } else {
       this.#dispatch(this.#stream())
     }
+  }
+
+  /**
+   * A call about an id `bot trigger` made up (a synthetic query, file or charge): answered here as
+   * Telegram would answer it for a real one, never sent upstream. False when the call goes upstream.
+   */
+  #answerLocally(): boolean {
+    const local = this.#ctx.local
+    const call = this.#call
+    if (!local || !call || this.#clientGone) return false
+    let reply: ReturnType<NonNullable<ApiProxyOptions['local']>['answer']>
+    try {
+      const params = this.#tee?.params(call.query) ?? {}
+      const method = call.method || (typeof params.method === 'string' ? params.method : '')
+      reply = local.answer(safeDecode(method), params)
+    } catch {
+      return false
+    }
+    if (!reply) return false
+    this.#local = true
+    const body = Buffer.from(JSON.stringify(reply.envelope))
+    this.#status = reply.status
+    this.#answer = [body]
+    this.#answerSize = body.length
+    this.#ctx.answerBytes += body.length
+    this.#ms = performance.now() - this.#t0
+    this.#completed = true
+    try {
+      this.#res.writeHead(reply.status, {'content-type': 'application/json', 'content-length': body.length})
+      this.#res.end(body, () => this.#report())
+    } catch {
+      this.#res.destroy()
+      this.#report()
+    }
+    return true
   }
 
   /** The request body as it arrives, copied (bounded) for the parameters, with undici's backpressure. */
@@ -354,6 +402,7 @@ class Exchange implements Dispatcher.DispatchHandlers {
           envelope,
           answerTruncated: this.#answerTruncated,
           failure: this.#failure,
+          answeredLocally: this.#local,
         },
         clean,
       )
@@ -367,7 +416,7 @@ class Exchange implements Dispatcher.DispatchHandlers {
         const updates = envelope.result
         guarded(() => onUpdates(updates))
       }
-      guarded(() => this.#ctx.onCall(record))
+      guarded(() => this.#ctx.onCall(record, {params, result: envelope?.ok === true ? envelope.result : undefined}))
     })
   }
 }
@@ -426,6 +475,25 @@ function loopbackNames(port: number): string {
   return `127.0.0.1:${port}, localhost:${port} or [::1]:${port}`
 }
 
+/** `/file/bot<token>/<file_path>`: the download path of a file. */
+const FILE_PATH = /^\/file\/bot[^/?#]*\/([^?#]+)(?:\?.*)?$/s
+
+/** A download of a file `bot trigger` made up (its getFile was answered locally): served from memory. */
+function serveLocalFile(
+  local: NonNullable<ApiProxyOptions['local']>,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+): boolean {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return false
+  const match = FILE_PATH.exec(req.url ?? '')
+  const file = match ? local.file(safeDecode(match[1])) : undefined
+  if (!file) return false
+  req.resume()
+  res.writeHead(200, {'content-type': file.mime, 'content-length': file.bytes.length})
+  res.end(req.method === 'HEAD' ? undefined : file.bytes)
+  return true
+}
+
 /** Start the proxy on 127.0.0.1 (a free port unless one is given). */
 export async function startApiProxy(o: ApiProxyOptions): Promise<ApiProxy> {
   const root = await openUpstream(o.upstream)
@@ -436,6 +504,7 @@ export async function startApiProxy(o: ApiProxyOptions): Promise<ApiProxy> {
     secrets: (o.secrets ?? []).filter(Boolean),
     onCall: o.onCall,
     onUpdates: o.onUpdates,
+    local: o.local,
   }
   const headersTimeout = o.headersTimeoutMs ?? 60_000
   // Node looks for connections past the deadline every 30 s by default; a shorter deadline is checked more often.
@@ -476,6 +545,7 @@ export async function startApiProxy(o: ApiProxyOptions): Promise<ApiProxy> {
           )
         }
         guard.busy(req, res)
+        if (ctx.local && serveLocalFile(ctx.local, req, res)) return
         new Exchange(ctx, req, res).start()
       } catch {
         if (!res.headersSent) {

@@ -93,6 +93,30 @@ function idOf(value: unknown): number | string | undefined {
   return undefined
 }
 
+/** What a call returned, kept short: a Message as its id, chat and date (what a trigger or a reader looks for). */
+export function summarizeResult(method: string, result: unknown, clean: Redactor): unknown {
+  if (result === undefined || method.toLowerCase() === 'getupdates') return undefined
+  const short = (value: unknown, depth: number): unknown => {
+    if (value && typeof value === 'object' && !Array.isArray(value)) {
+      const m = value as Record<string, unknown>
+      const chat = m.chat as Record<string, unknown> | undefined
+      if (typeof m.message_id === 'number' && chat && typeof chat === 'object')
+        return {
+          message_id: m.message_id,
+          chat: {id: chat.id, type: typeof chat.type === 'string' ? cut(chat.type, clean) : chat.type},
+          ...(typeof m.date === 'number' ? {date: m.date} : {}),
+        }
+    }
+    if (Array.isArray(value) && depth === 0) {
+      const items = value.slice(0, MAX_ITEMS).map((v) => short(v, 1))
+      if (value.length > MAX_ITEMS) items.push(`… ${value.length - MAX_ITEMS} more`)
+      return items
+    }
+    return summarize(value, clean, MAX_DEPTH - 3)
+  }
+  return short(result, 0)
+}
+
 export interface CallFacts {
   method: string
   params: Record<string, unknown>
@@ -104,6 +128,8 @@ export interface CallFacts {
   answerTruncated?: boolean
   /** A failure of bot dev itself (upstream unreachable, the bot went away): the description to record. */
   failure?: {errorCode?: number; description: string}
+  /** The proxy answered it itself (a synthetic query id, file or charge: local-answers.ts). */
+  answeredLocally?: boolean
 }
 
 /** The ApiCall record for one call. */
@@ -129,9 +155,13 @@ export function buildCall(facts: CallFacts, clean: Redactor): ApiCall {
         'bot dev answered the bot in place of the Bot API, which it could not reach: check the network, HTTPS_PROXY, or that the api root (BOT_API_ROOT) is up.'
     return call
   }
+  if (facts.answeredLocally) call.answeredLocally = true
   if (envelope && typeof envelope.ok === 'boolean') {
     call.ok = envelope.ok
-    if (!envelope.ok) {
+    if (envelope.ok) {
+      const result = summarizeResult(facts.method, envelope.result, clean)
+      if (result !== undefined) call.result = result
+    } else {
       call.errorCode = typeof envelope.error_code === 'number' ? envelope.error_code : facts.status
       if (typeof envelope.description === 'string') call.description = cut(envelope.description, clean, MAX_DESCRIPTION)
       const retryAfter = envelope.parameters?.retry_after

@@ -3,7 +3,8 @@
  *
  *   GET  /                              the page (plain HTML/CSS/JS from ./page)
  *   GET  /app.js, /style.css, /favicon.svg
- *   GET  /api/updates[?chat=&type=]     entries, newest first
+ *   GET  /api/updates[?chat=&type=&tag=&thread=]  entries, newest first
+ *   GET  /api/threads/{id}              the entries of a thread (a payment's updates), oldest first
  *   GET  /api/updates/{updateId}        the newest entry with that update_id
  *   POST /api/updates/{updateId}/replay deliver it again (optional JSON body: the edited update)
  *   GET  /api/events                    SSE: `event: entry` per new or changed entry
@@ -219,6 +220,21 @@ async function handle(ctx: Context, port: number, req: IncomingMessage, res: Ser
     ctx.sse.attach(res)
     return
   }
+  const thread = /^\/api\/threads\/([A-Za-z0-9_-]{1,40})$/.exec(path)
+  if (thread) {
+    if (method !== 'GET') return notAllowed(res, 'GET', secrets)
+    const list = o.history.thread?.(thread[1]) ?? []
+    if (list.length > 0) sendJson(res, 200, {id: thread[1], kind: list[0].thread?.kind, entries: list}, secrets)
+    else
+      sendError(
+        res,
+        404,
+        `no thread ${thread[1]} in this session's history`,
+        'an entry of GET /api/updates names its thread (thread.id)',
+        secrets,
+      )
+    return
+  }
   const one = /^\/api\/updates\/([^/]+)(\/replay)?$/.exec(path)
   if (one) {
     const updateId = parseUpdateId(one[1])
@@ -254,7 +270,7 @@ async function handle(ctx: Context, port: number, req: IncomingMessage, res: Ser
     res,
     404,
     `no route ${method} ${path}`,
-    'the API is GET /api/updates, GET /api/updates/{updateId}, POST /api/updates/{updateId}/replay, GET /api/events',
+    'the API is GET /api/updates, GET /api/updates/{updateId}, POST /api/updates/{updateId}/replay, GET /api/threads/{id}, GET /api/events',
     secrets,
   )
 }
@@ -361,8 +377,16 @@ function parseUpdateId(s: string): number | undefined {
 function filtered(entries: UpdateEntry[], params: URLSearchParams): UpdateEntry[] {
   const chat = params.get('chat')
   const type = params.get('type')
-  if (!chat && !type) return entries
-  return entries.filter((e) => (!chat || String(e.chatId) === chat) && (!type || e.type === type))
+  const tag = params.get('tag')
+  const thread = params.get('thread')
+  if (!chat && !type && !tag && !thread) return entries
+  return entries.filter(
+    (e) =>
+      (!chat || String(e.chatId) === chat) &&
+      (!type || e.type === type) &&
+      (!tag || (e.tags ?? []).includes(tag)) &&
+      (!thread || e.thread?.id === thread),
+  )
 }
 
 function notAllowed(res: ServerResponse, allow: string, secrets: string[]): void {

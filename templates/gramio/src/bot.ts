@@ -3,6 +3,7 @@ import {Bot, InlineKeyboard} from 'gramio'
 import {setTimeout as sleep} from 'node:timers/promises'
 
 import {describeRoll, roll} from './dice.js'
+import {checkOrder, INVOICE, NOTHING_TO_REFUND, REFUNDED, remember, THANKS} from './shop.js'
 import {memoryStorage, session, type SessionStorage} from './session.js'
 import {guardStorage, StorageError} from './storage-error.js'
 import {afterAck, track} from './tasks.js'
@@ -14,6 +15,8 @@ import {afterAck, track} from './tasks.js'
 export interface SessionData {
   /** How many /count messages this chat has sent. */
   count: number
+  /** The telegram_payment_charge_id of each purchase made in this chat (src/shop.ts), newest last. */
+  charges?: string[]
 }
 
 export interface BotOptions {
@@ -35,6 +38,8 @@ export const HELP = [
   '/help – this message',
   '/roll 2d6 – roll dice (also d20, 3d8+2)',
   '/count – count your /count messages (kept in the session)',
+  '/buy – buy a supporter pass for 1 Telegram Star',
+  '/refund – get your last purchase refunded',
 ].join('\n')
 
 const resetButton = () => new InlineKeyboard().text('Reset', 'count:reset')
@@ -77,6 +82,30 @@ export function createBot({
     await ctx.editText('Count: 0 (reset)')
   })
 
+  // The shop (src/shop.ts): /buy sends a Stars invoice; the pre-checkout query is answered at once
+  // (within Telegram's 10 seconds; it has no chat, so no session either); a payment is thanked and
+  // its charge id kept in the chat's session, for /refund.
+  bot.command('buy', (ctx) => ctx.sendInvoice(INVOICE))
+  bot.on('pre_checkout_query', (ctx) => {
+    const refusal = checkOrder({
+      invoicePayload: ctx.invoicePayload,
+      currency: ctx.currency,
+      totalAmount: ctx.totalAmount,
+    })
+    return refusal ? ctx.answer({ok: false, error_message: refusal}) : ctx.answer({ok: true})
+  })
+  bot.on('successful_payment', (ctx) => {
+    ctx.session.charges = remember(ctx.session.charges, ctx.eventPayment.telegramPaymentChargeId)
+    return ctx.send(THANKS)
+  })
+  bot.command('refund', async (ctx) => {
+    const charge = ctx.session.charges?.at(-1)
+    if (!charge || !ctx.from) return ctx.send(NOTHING_TO_REFUND)
+    await bot.api.refundStarPayment({user_id: ctx.from.id, telegram_payment_charge_id: charge})
+    ctx.session.charges = ctx.session.charges?.slice(0, -1)
+    return ctx.send(REFUNDED)
+  })
+
   if (testCommands) {
     // Hidden commands for tests (BOT_TEST_COMMANDS=1). /fail: a handler that throws.
     bot.command('fail', () => {
@@ -96,6 +125,8 @@ export function createBot({
   }
 
   bot.on('message', (ctx) => {
+    // Telegram tells the bot about a refund with a service message: nothing to answer.
+    if ('refunded_payment' in ctx.payload) return
     const text = ctx.text
     // Any other command: say so instead of echoing it.
     if (ctx.hasEntities('bot_command') && text?.startsWith('/'))

@@ -3,6 +3,7 @@ import {Bot, InlineKeyboard, session, type Context, type SessionFlavor, type Sto
 import {setTimeout as sleep} from 'node:timers/promises'
 
 import {describeRoll, roll} from './dice.js'
+import {checkOrder, INVOICE, NOTHING_TO_REFUND, REFUNDED, remember, THANKS} from './shop.js'
 import {guardStorage, StorageError} from './storage-error.js'
 import {afterAck, track} from './tasks.js'
 
@@ -13,6 +14,8 @@ import {afterAck, track} from './tasks.js'
 export interface SessionData {
   /** How many /count messages this chat has sent. */
   count: number
+  /** The telegram_payment_charge_id of each purchase made in this chat (src/shop.ts), newest last. */
+  charges?: string[]
 }
 
 export type BotContext = Context & SessionFlavor<SessionData>
@@ -36,6 +39,8 @@ export const HELP = [
   '/help – this message',
   '/roll 2d6 – roll dice (also d20, 3d8+2)',
   '/count – count your /count messages (kept in the session)',
+  '/buy – buy a supporter pass for 1 Telegram Star',
+  '/refund – get your last purchase refunded',
 ].join('\n')
 
 const resetButton = () => new InlineKeyboard().text('Reset', 'count:reset')
@@ -83,6 +88,31 @@ export function createBot({
     ctx.session.count = 0
     await ctx.answerCallbackQuery('Count reset')
     await ctx.editMessageText('Count: 0 (reset)')
+  })
+
+  // The shop (src/shop.ts): /buy sends a Stars invoice; the pre-checkout query is answered at once
+  // (within Telegram's 10 seconds; it has no chat, so no session either); a payment is thanked and
+  // its charge id kept in the chat's session, for /refund.
+  handlers.command('buy', (ctx) =>
+    ctx.replyWithInvoice(INVOICE.title, INVOICE.description, INVOICE.payload, INVOICE.currency, INVOICE.prices),
+  )
+  handlers.on('pre_checkout_query', (ctx) => {
+    const q = ctx.preCheckoutQuery
+    const refusal = checkOrder({invoicePayload: q.invoice_payload, currency: q.currency, totalAmount: q.total_amount})
+    return refusal ? ctx.answerPreCheckoutQuery(false, refusal) : ctx.answerPreCheckoutQuery(true)
+  })
+  handlers.on('message:successful_payment', (ctx) => {
+    ctx.session.charges = remember(ctx.session.charges, ctx.message.successful_payment.telegram_payment_charge_id)
+    return ctx.reply(THANKS)
+  })
+  // Telegram tells the bot about a refund with a service message: nothing to answer.
+  handlers.on('message:refunded_payment', () => {})
+  handlers.command('refund', async (ctx) => {
+    const charge = ctx.session.charges?.at(-1)
+    if (!charge || !ctx.from) return ctx.reply(NOTHING_TO_REFUND)
+    await ctx.api.refundStarPayment(ctx.from.id, charge)
+    ctx.session.charges = ctx.session.charges?.slice(0, -1)
+    return ctx.reply(REFUNDED)
   })
 
   if (testCommands) {

@@ -4,6 +4,7 @@ import {message} from 'telegraf/filters'
 import {setTimeout as sleep} from 'node:timers/promises'
 
 import {describeRoll, roll} from './dice.js'
+import {checkOrder, INVOICE, NOTHING_TO_REFUND, REFUNDED, remember, THANKS} from './shop.js'
 import {guardStorage, StorageError} from './storage-error.js'
 import {afterAck, track} from './tasks.js'
 
@@ -14,6 +15,8 @@ import {afterAck, track} from './tasks.js'
 export interface SessionData {
   /** How many /count messages this chat has sent. */
   count: number
+  /** The telegram_payment_charge_id of each purchase made in this chat (src/shop.ts), newest last. */
+  charges?: string[]
 }
 
 export interface BotContext extends Context {
@@ -39,6 +42,8 @@ export const HELP = [
   '/help – this message',
   '/roll 2d6 – roll dice (also d20, 3d8+2)',
   '/count – count your /count messages (kept in the session)',
+  '/buy – buy a supporter pass for 1 Telegram Star',
+  '/refund – get your last purchase refunded',
 ].join('\n')
 
 const resetButton = () => Markup.inlineKeyboard([Markup.button.callback('Reset', 'count:reset')])
@@ -100,6 +105,29 @@ export function createBot({
     await ctx.editMessageText('Count: 0 (reset)')
   })
 
+  // The shop (src/shop.ts): /buy sends a Stars invoice; the pre-checkout query is answered at once
+  // (within Telegram's 10 seconds; it has no chat, so no session either); a payment is thanked and
+  // its charge id kept in the chat's session, for /refund.
+  bot.command('buy', (ctx) => ctx.replyWithInvoice({...INVOICE, provider_token: ''}))
+  bot.on('pre_checkout_query', (ctx) => {
+    const q = ctx.preCheckoutQuery
+    const refusal = checkOrder({invoicePayload: q.invoice_payload, currency: q.currency, totalAmount: q.total_amount})
+    return ctx.answerPreCheckoutQuery(!refusal, refusal)
+  })
+  bot.on(message('successful_payment'), (ctx) => {
+    ctx.session.charges = remember(ctx.session.charges, ctx.message.successful_payment.telegram_payment_charge_id)
+    return ctx.reply(THANKS)
+  })
+  bot.command('refund', async (ctx) => {
+    const charge = ctx.session.charges?.at(-1)
+    if (!charge) return ctx.reply(NOTHING_TO_REFUND)
+    // Telegraf 4.16 has no refundStarPayment of its own yet: callApi sends it as the Bot API names it.
+    const callApi = ctx.telegram.callApi.bind(ctx.telegram) as (method: string, payload: object) => Promise<unknown>
+    await callApi('refundStarPayment', {user_id: ctx.from.id, telegram_payment_charge_id: charge})
+    ctx.session.charges = ctx.session.charges?.slice(0, -1)
+    return ctx.reply(REFUNDED)
+  })
+
   if (testCommands) {
     // Hidden commands for tests (BOT_TEST_COMMANDS=1). /fail: a handler that throws.
     bot.command('fail', () => {
@@ -125,7 +153,11 @@ export function createBot({
     return ctx.reply(ctx.message.text)
   })
 
-  bot.on('message', (ctx) => ctx.reply('I can only echo text for now.'))
+  bot.on('message', (ctx) => {
+    // Telegram tells the bot about a refund with a service message: nothing to answer.
+    if ('refunded_payment' in ctx.message) return
+    return ctx.reply('I can only echo text for now.')
+  })
 
   // Errors outside the handlers: a handler that timed out is logged (the update is acknowledged and
   // the handler goes on); a storage failure is not acknowledged: the webhook answers 500 and

@@ -66,3 +66,22 @@ it('a handler that throws is logged, and the chat goes on', async () => {
   expect((await emu.waitForBotMessage(token, {chatId: 5})).params.text).toBe('still here?')
   await expect.poll(() => emu.pendingUpdates(token).length, {timeout: 5000}).toBe(0)
 })
+
+it('/buy sends a Stars invoice; paying it is thanked, and the charge kept for /refund', async () => {
+  // A user of the conversation API: send() and pay() resolve once the bot has handled the update.
+  const ada = emu.user(token, {firstName: 'Ada', settleMs: 50})
+  const [invoice] = await ada.send('/buy')
+  expect(invoice.invoice).toMatchObject({title: 'Supporter pass', currency: 'XTR', total_amount: 1})
+  // The emulator runs the payment as Telegram does: pre_checkout_query (answered ok within 10 s), then
+  // the successful_payment message; no real Star moves.
+  const {payment, replies} = await ada.pay()
+  expect(payment.status).toBe('paid')
+  expect(replies.map((m) => m.text)).toEqual([
+    'Thank you for your support! Your supporter pass is active. (/refund gives your Star back.)',
+  ])
+  // The charge id was kept in the chat's session: /refund refunds that very payment.
+  expect((await ada.send('/refund')).map((m) => m.text)).toEqual(['Refunded: your Star is back.'])
+  const refund = emu.calls(token).find((call) => call.method === 'refundStarPayment')
+  expect(refund?.params.telegram_payment_charge_id).toBe(payment.chargeId)
+  expect(refund?.error).toBeUndefined()
+})

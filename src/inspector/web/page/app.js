@@ -12,6 +12,7 @@
   let selectedSeq = null
   let filterChat = ''
   let filterType = ''
+  let filterTag = ''
 
   const $ = (id) => document.getElementById(id)
   const tbody = $('rows')
@@ -90,11 +91,26 @@
     return call.ok ? call.method : call.method + ' ' + (call.errorCode || 'failed')
   }
 
+  /** Made up by the api proxy for an id `bot trigger` invented (ApiCall.answeredLocally). */
+  const ANSWERED_LOCALLY =
+    'Answered by bot dev\u2019s api proxy, not Telegram: it names a query, file or charge that bot trigger made up.'
+
+  /** What each step of a payment thread is. */
+  const STEPS = {
+    invoice: 'the invoice',
+    shipping: 'the shipping query',
+    pre_checkout: 'the pre-checkout query',
+    payment: 'the payment',
+    refund: 'the refund',
+    refunded: 'refunded',
+  }
+
   // ---- the list ---------------------------------------------------------
 
   function visible(entry) {
     if (filterChat && String(entry.chatId) !== filterChat) return false
     if (filterType && entry.type !== filterType) return false
+    if (filterTag && !(entry.tags || []).includes(filterTag)) return false
     return true
   }
 
@@ -115,6 +131,14 @@
     }
     tr.appendChild(id)
     tr.appendChild(el('td', 'type', entry.type))
+    const kinds = el('td', 'kinds')
+    for (const tag of entry.tags || []) kinds.appendChild(el('span', 'kind', tag))
+    if (entry.thread) {
+      const step = el('span', 'kind step', STEPS[entry.thread.step] || entry.thread.step)
+      step.title = 'part of ' + entry.thread.kind + ' ' + entry.thread.id
+      kinds.appendChild(step)
+    }
+    tr.appendChild(kinds)
     tr.appendChild(el('td', 'chat mono', entry.chatId === undefined ? '' : entry.chatId))
     const preview = el('td', 'preview', entry.preview || '')
     preview.title = entry.preview || ''
@@ -128,6 +152,10 @@
         chip.classList.add('webhook-reply')
         chip.appendChild(el('span', 'tag', 'webhook reply'))
         chip.title = WEBHOOK_REPLY
+      }
+      if (call.answeredLocally) {
+        chip.appendChild(el('span', 'tag', 'local'))
+        chip.title = ANSWERED_LOCALLY
       }
       calls.appendChild(chip)
     }
@@ -197,7 +225,7 @@
 
   // ---- filters ----------------------------------------------------------
 
-  const known = {chat: new Set(), type: new Set()}
+  const known = {chat: new Set(), type: new Set(), tag: new Set()}
 
   function addOption(select, set, value) {
     if (value === undefined || value === null || value === '' || set.has(String(value))) return
@@ -212,11 +240,13 @@
   function noteFilterValues(entry) {
     addOption($('filter-chat'), known.chat, entry.chatId)
     addOption($('filter-type'), known.type, entry.type)
+    for (const tag of entry.tags || []) addOption($('filter-tag'), known.tag, tag)
   }
 
   function applyFilters() {
     filterChat = $('filter-chat').value
     filterType = $('filter-type').value
+    filterTag = $('filter-tag').value
     for (const [seq, row] of rows) row.hidden = !visible(entries.get(seq))
     updateCount()
   }
@@ -238,7 +268,9 @@
     const meta = [new Date(entry.time).toLocaleString(), 'via ' + entry.source]
     if (entry.chatId !== undefined) meta.push('chat ' + entry.chatId)
     if (entry.replayOf !== undefined) meta.push('replay of ' + entry.replayOf)
+    if (entry.tags && entry.tags.length) meta.push(entry.tags.join(', '))
     $('detail-meta').textContent = meta.join(' · ')
+    showThread(entry)
 
     const calls = $('detail-calls')
     calls.replaceChildren()
@@ -277,6 +309,51 @@
     $('detail-update').textContent = JSON.stringify(entry.update, null, 2)
   }
 
+  /** The other updates of the entry's flow (a payment), oldest first, each a link to its detail. */
+  function showThread(entry) {
+    const box = $('detail-thread')
+    const list = $('detail-thread-steps')
+    list.replaceChildren()
+    if (!entry.thread) {
+      box.hidden = true
+      return
+    }
+    box.hidden = false
+    $('detail-thread-title').textContent = 'Payment ' + entry.thread.id + ': one purchase, step by step'
+    const steps = Array.from(entries.values())
+      .filter((e) => e.thread && e.thread.id === entry.thread.id)
+      .sort((a, b) => a.seq - b.seq)
+    for (const step of steps) {
+      const item = el('li', step.seq === entry.seq ? 'current' : '')
+      item.dataset.seq = String(step.seq)
+      item.dataset.step = step.thread.step
+      const link = el('button', 'link', STEPS[step.thread.step] || step.thread.step)
+      link.type = 'button'
+      link.addEventListener('click', function () {
+        select(step.seq)
+      })
+      item.appendChild(link)
+      item.appendChild(el('span', 'dim', ' update ' + step.updateId + ' · ' + step.type))
+      const calls = (step.calls || []).filter((c) =>
+        /^(sendinvoice|createinvoicelink|answerprecheckoutquery|answershippingquery|refundstarpayment)$/i.test(
+          c.method,
+        ),
+      )
+      for (const call of calls) {
+        const ok = call.ok && !(call.params && (call.params.ok === false || call.params.ok === 'false'))
+        const chip = el('span', ok ? 'call' : 'call failed', callLabel(call) + (ok ? '' : ' (refused)'))
+        if (call.params && call.params.error_message) chip.title = String(call.params.error_message)
+        item.appendChild(chip)
+      }
+      const paid = step.update && step.update.message && step.update.message.successful_payment
+      if (paid)
+        item.appendChild(
+          el('span', 'dim', ' ' + paid.total_amount + ' ' + paid.currency + ' · ' + paid.telegram_payment_charge_id),
+        )
+      list.appendChild(item)
+    }
+  }
+
   function callCard(call) {
     const card = el('div', failed(call) ? 'call-card failed' : 'call-card')
     card.dataset.method = call.method
@@ -288,13 +365,22 @@
         : 'error ' + (call.errorCode !== undefined ? call.errorCode : '')
     title.appendChild(el('span', call.ok ? 'verdict ok' : 'verdict', verdict))
     if (call.webhookReply) title.appendChild(el('span', 'tag', 'webhook reply'))
+    if (call.answeredLocally) title.appendChild(el('span', 'tag', 'answered locally'))
     title.appendChild(el('span', 'dim', ' · ' + ms(call.ms) + (call.time ? ' · ' + clock(call.time) : '')))
     card.appendChild(title)
     if (call.webhookReply) card.appendChild(el('div', 'dim', WEBHOOK_REPLY))
+    if (call.answeredLocally) card.appendChild(el('div', 'dim', ANSWERED_LOCALLY))
     if (call.description) card.appendChild(el('div', 'description', call.description))
     if (call.explanation) card.appendChild(el('div', 'explanation dim', call.explanation))
     if (call.retryAfter !== undefined) card.appendChild(el('div', 'dim', 'retry after ' + call.retryAfter + ' s'))
     card.appendChild(el('pre', 'params', JSON.stringify(call.params || {}, null, 2)))
+    if (call.result !== undefined) {
+      const result = el('div', 'result')
+      const message = call.result && typeof call.result === 'object' ? call.result.message_id : undefined
+      result.appendChild(el('span', 'dim', message !== undefined ? 'result: message ' + message : 'result'))
+      result.appendChild(el('pre', 'result-json', JSON.stringify(call.result, null, 2)))
+      card.appendChild(result)
+    }
     return card
   }
 
@@ -424,6 +510,7 @@
 
   $('filter-chat').addEventListener('change', applyFilters)
   $('filter-type').addEventListener('change', applyFilters)
+  $('filter-tag').addEventListener('change', applyFilters)
   $('replay').addEventListener('click', function () {
     replay(undefined)
   })
