@@ -18,13 +18,11 @@ afterEach(async () => {
   await world.close()
 })
 
-// Fast to notice a dead tunnel and to try again; the deadline of one attempt stays generous (an attempt
-// against a dead server fails at once, and on a loaded machine a live one can take more than 1 s to prove).
 const FAST_TUNNEL = [
   '--probe-interval',
   '200',
   '--tunnel-timeout',
-  '10000',
+  '1000',
   '--tunnel-backoff',
   '100',
   '--tunnel-down-after',

@@ -73,8 +73,6 @@ The secret token can come from WEBHOOK_SECRET (in the environment or .env) inste
   async run() {
     const {args, flags} = this
     this.addSecret(flags['secret-token'])
-    const inArgv = argvSecretWarning(this.argv, 'secret-token', 'WEBHOOK_SECRET')
-    if (inArgv) process.stderr.write(`${inArgv}\n`) // also with --json (stdout stays JSON)
     const api = this.resolveApi()
     const webhook = validateWebhook(
       {
@@ -88,6 +86,9 @@ The secret token can come from WEBHOOK_SECRET (in the environment or .env) inste
       },
       {cloud: api.cloud},
     )
+    // Valid input only (bad input is one line and a fix): the secret is about to be used.
+    const inArgv = argvSecretWarning(this.argv, 'secret-token', 'WEBHOOK_SECRET')
+    if (inArgv) process.stderr.write(`${inArgv}\n`) // also with --json (stdout stays JSON)
     const client = this.createApi(api)
     const before = await readWebhook(client)
     const {devSessionFor} = await import('../../webhook/dev-session.js')

@@ -88,7 +88,9 @@ export class TunnelWebhookDelivery implements Delivery {
     const o = this.#o
     const relay = c.relay!
     const name = o.provider.name
-    const proveMs = o.proveTimeoutMs ?? (name === 'public-url' ? 5000 : (o.openTimeoutMs ?? 15_000))
+    // The proof is a real request through the tunnel: its deadline never goes below 5 s, even when opening a
+    // tunnel is given less (a loaded machine can take more than a second to answer through localtunnel).
+    const proveMs = o.proveTimeoutMs ?? (name === 'public-url' ? 5000 : Math.max(o.openTimeoutMs ?? 15_000, 5000))
     const keeper = new TunnelKeeper({
       provider: o.provider,
       port: relay.port,
