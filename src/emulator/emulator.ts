@@ -473,7 +473,11 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     const timer = setTimeout(
       () => {
         this.timers.delete(timer)
-        fn()
+        try {
+          fn()
+        } catch {
+          // a timer's work (a retry, a poll's end, a payment window) never takes the process down
+        }
       },
       Math.max(0, ms),
     )

@@ -43,6 +43,7 @@ import {COMMAND_ROUTES} from './commands.js'
 import {INLINE_ROUTES} from './inline.js'
 import {SETTINGS_ROUTES} from './settings.js'
 import {type Params, type UploadedFile, readParams} from '../http/params.js'
+import {MAX_CONTROL_DEPTH, nestsDeeperThan} from '../json.js'
 
 export type {ControlledEmulator} from './host.js'
 export type {ControlDeps} from './route.js'
@@ -232,6 +233,12 @@ async function readJson(req: http.IncomingMessage): Promise<Record<string, unkno
   }
   const text = Buffer.concat(chunks).toString('utf8').trim()
   if (text === '') return {}
+  // checked before parsing: what comes next (the update's queue, its webhook POST, /calls) walks the value
+  if (nestsDeeperThan(text, MAX_CONTROL_DEPTH))
+    throw new ControlError(
+      400,
+      `the body nests objects and arrays deeper than ${MAX_CONTROL_DEPTH} levels (a real update nests about ten)`,
+    )
   let value: unknown
   try {
     value = JSON.parse(text)

@@ -8,6 +8,7 @@ import type {Readable} from 'node:stream'
 import {createGunzip, createInflate} from 'node:zlib'
 import busboy from 'busboy'
 import {ApiError} from '../errors.js'
+import {MAX_PARAM_DEPTH, nestsDeeperThan, parseJsonBounded, valueDeeperThan} from '../json.js'
 
 /** A file received in a multipart body. */
 export interface UploadedFile {
@@ -82,11 +83,12 @@ const fileInfo = (f: UploadedFile): {filename: string; mimeType: string; size: n
   size: f.size,
 })
 
+/** A value holding a JSON object or array, decoded (within the depth bound: a deeper one stays text). */
 function decodeJsonish(value: string): unknown {
   const c = value.trimStart()[0]
   if (c !== '{' && c !== '[') return value
   try {
-    return JSON.parse(value)
+    return parseJsonBounded(value)
   } catch {
     return value
   }
@@ -186,8 +188,15 @@ function addJson(text: string, params: Params): void {
     return
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return
+  // V8's JSON.parse does not recurse; JSON.stringify and everything after does. The body's own object is one level.
+  const deep = nestsDeeperThan(text, MAX_PARAM_DEPTH + 1)
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    params.add(k, typeof v === 'string' ? v : JSON.stringify(v))
+    if (typeof v === 'string') params.add(k, v)
+    else {
+      // td reads the body value by value and stops at one nested deeper than its bound; what came before is kept
+      if (deep && valueDeeperThan(v, MAX_PARAM_DEPTH)) return
+      params.add(k, JSON.stringify(v))
+    }
   }
 }
 

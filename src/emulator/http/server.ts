@@ -57,7 +57,11 @@ const sendError = (res: http.ServerResponse, error: ApiError): void =>
 export function createHandler(router: Router): http.RequestListener {
   return (req, res) => {
     void handle(router, req, res).catch((err: unknown) => {
-      sendError(res, err instanceof ApiError ? err : new ApiError(500, `Internal Server Error: ${String(err)}`))
+      try {
+        sendError(res, err instanceof ApiError ? err : new ApiError(500, `Internal Server Error: ${describe(err)}`))
+      } catch {
+        res.destroy() // nothing a request does may take the process down
+      }
     })
   }
 }
@@ -139,6 +143,15 @@ const CONTENT_TYPES: Record<string, string> = {
 
 const contentType = (path: string): string =>
   CONTENT_TYPES[/\.([a-z0-9]+)$/i.exec(path)?.[1].toLowerCase() ?? ''] ?? 'application/octet-stream'
+
+/** An unexpected error in a few words (whatever was thrown: its String() may throw too). */
+function describe(err: unknown): string {
+  try {
+    return String(err)
+  } catch {
+    return 'unexpected error'
+  }
+}
 
 function safeDecode(text: string): string {
   try {
