@@ -42,8 +42,8 @@ describe('bot dev --offline and a 200,000-level update on the control API', () =
     await waitFor(() => recordLines(o.record).includes(`${updateId} message still here`), {
       what: () => `the bot to get the message\nstderr: ${o.stderr()}`,
     })
-    // refused: nested deeper than 64 levels
-    expect(statuses).toEqual({'text/plain': 400, 'application/json': 400})
+    // refused as a client error: 415 for text/plain (not JSON), 400 for JSON nested deeper than 64 levels
+    expect(statuses).toEqual({'text/plain': 415, 'application/json': 400})
     o.child.stdin!.end()
     expect(await o.exited, o.stderr()).toBe(0)
     expect(o.stderr()).not.toContain('RangeError')

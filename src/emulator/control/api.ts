@@ -71,8 +71,11 @@ function reply(res: http.ServerResponse, status: number, body: unknown): void {
   res.end(text)
 }
 
+/** POST /_emulator/reset: no body, or a JSON one (ignored). */
+const RESET: Route = {method: 'POST', handler: () => undefined}
+
 const ROUTES: Record<string, Route> = {
-  messages: {method: 'POST', handler: postMessage},
+  messages: {method: 'POST', handler: postMessage, multipart: true},
   callback_queries: {method: 'POST', handler: postCallbackQuery},
   updates: {method: 'POST', handler: postUpdate},
   calls: {method: 'GET', handler: getCalls},
@@ -124,6 +127,7 @@ async function route(
   const parts = path.split('/').slice(2) // '', '_emulator', …
   if (parts.length === 1 && parts[0] === 'reset') {
     if (req.method !== 'POST') throw new ControlError(405, 'use POST /_emulator/reset')
+    bodyKind(req, RESET)
     req.resume()
     emu.reset()
     return {ok: true}
@@ -181,7 +185,8 @@ async function route(
       'no bot with this token in the emulator (create it with createBot, or start `bot emulator --any-token`)',
     )
   }
-  const {body, files} = entry.method === 'POST' ? await readBody(req) : (req.resume(), {body: {}, files: undefined})
+  const {body, files} =
+    entry.method === 'POST' ? await readBody(req, entry) : (req.resume(), {body: {}, files: undefined})
   try {
     const query = new URLSearchParams(search)
     return await entry.handler({emu, deps, bot, body, query, id, path: params, ...(files ? {files} : {}), req, res})
@@ -199,16 +204,39 @@ function shown(parts: string[]): string {
   return `/_emulator/${copy.join('/')}`
 }
 
+/**
+ * What a POST body is: `application/json`, `multipart/form-data` where the route takes it, or nothing at all (no
+ * Content-Type, no body: `curl -X POST …/reset`). Anything else is refused (415): a web page can send text/plain or a
+ * form without asking first, never JSON.
+ */
+function bodyKind(req: http.IncomingMessage, route: Route): 'json' | 'multipart' | 'none' {
+  const header = req.headers['content-type']
+  if (header === undefined) {
+    const length = req.headers['content-length']
+    if ((length === undefined || length === '0') && req.headers['transfer-encoding'] === undefined) return 'none'
+  } else {
+    const type = header.split(';', 1)[0].trim().toLowerCase()
+    if (type === 'application/json') return 'json'
+    if (type === 'multipart/form-data' && route.multipart) return 'multipart'
+  }
+  req.resume()
+  throw new ControlError(
+    415,
+    `send the body as JSON with Content-Type: application/json${route.multipart ? ' (or multipart/form-data with a file)' : ''}; got ${header === undefined ? 'a body without a Content-Type' : JSON.stringify(header)}`,
+  )
+}
+
 /** A JSON object, or a multipart/form-data body (its fields as text, its files apart; up to 50 MB). */
 async function readBody(
   req: http.IncomingMessage,
+  route: Route,
 ): Promise<{body: Record<string, unknown>; files?: Map<string, UploadedFile>}> {
-  if (
-    !String(req.headers['content-type'] ?? '')
-      .toLowerCase()
-      .includes('multipart/form-data')
-  )
-    return {body: await readJson(req)}
+  const kind = bodyKind(req, route)
+  if (kind === 'none') {
+    req.resume()
+    return {body: {}}
+  }
+  if (kind === 'json') return {body: await readJson(req)}
   let params: Params
   try {
     params = await readParams('', req.headers, req)
@@ -370,12 +398,16 @@ function getState({emu, bot}: Ctx): unknown {
   }
 }
 
-/** The call as the control API shows it. */
+/** What /calls shows instead of a webhook's secret token (`secret_token` of setWebhook). */
+export const HIDDEN_SECRET = '[hidden]'
+
+/** The call as the control API shows it: never a secret_token's value (emu.calls() in JavaScript keeps it). */
 function shownCall(call: RecordedCall): Record<string, unknown> {
+  const params = call.params
   return {
     seq: call.seq,
     method: call.method,
-    params: call.params,
+    params: params.secret_token === undefined ? params : {...params, secret_token: HIDDEN_SECRET},
     ok: call.error === undefined,
     ...(call.error ? {error_code: call.error.code, description: call.error.description} : {result: call.result}),
   }
