@@ -112,14 +112,15 @@ describe('Bot API parameters nested deeper than the server reads (100 levels, td
     emu.sendUserMessage(token, {text: 'hi', userId: 5})
     const markup = await post(
       `${base}/sendMessage`,
-      `chat_id=5&text=x&reply_markup=${encodeURIComponent(`{"inline_keyboard":${deepArray()}}`)}`,
+      // brackets left as they are (a form decoder takes them so): percent-encoded they would pass td's 1 MiB of parameters
+      `chat_id=5&text=x&reply_markup={"inline_keyboard":${deepArray()}}`,
       'application/x-www-form-urlencoded',
     )
     expect(markup.status).toBe(400)
     expect(JSON.parse(markup.text).description).toBe("Bad Request: can't parse reply keyboard markup JSON object")
     const unknown = await post(
       `${base}/sendMessage`,
-      `chat_id=5&text=x&extra=${encodeURIComponent(deepArray())}`,
+      `chat_id=5&text=x&extra=${deepArray()}`,
       'application/x-www-form-urlencoded',
     )
     expect(unknown.status).toBe(200)

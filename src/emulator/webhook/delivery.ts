@@ -10,6 +10,7 @@ import {Readable} from 'node:stream'
 import type {BotState, QueueEntry, WebhookSettings} from '../state/bot.js'
 import type {Core} from '../methods/core.js'
 import {readParams} from '../http/params.js'
+import {MAX_PARAMETERS} from '../http/body.js'
 
 export class WebhookWorker {
   private readonly agent: http.Agent
@@ -169,15 +170,21 @@ export class WebhookWorker {
     entry: QueueEntry,
     settle: (ok: boolean, status: number | undefined, error: string | undefined, retryAfter?: number) => void,
   ): void {
+    // A webhook reply is parameters: at most td's 1 MiB of them are kept; a longer answer runs no method.
     const chunks: Buffer[] = []
-    res.on('data', (c: Buffer) => chunks.push(c))
+    let size = 0
+    res.on('data', (c: Buffer) => {
+      size += c.length
+      if (size <= MAX_PARAMETERS) chunks.push(c)
+      else chunks.length = 0
+    })
     res.on('error', (err) => settle(false, undefined, describeError(err)))
     res.on('end', () => {
       const status = res.statusCode ?? 0
       if (status >= 200 && status < 300) {
         settle(true, status, undefined)
         const updateId = entry.update.update_id
-        void this.runReply(res.headers, Buffer.concat(chunks))
+        void this.runReply(res.headers, size <= MAX_PARAMETERS ? Buffer.concat(chunks) : Buffer.alloc(0))
           .then((replied) => this.core.handled(this.bot, updateId, replied))
           .catch(() => undefined)
         return
