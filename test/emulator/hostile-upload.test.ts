@@ -186,6 +186,44 @@ describe('form and JSON bodies: 1 MiB of parameters (td MAX_TOTAL_PARAMETERS_LEN
   })
 })
 
+describe('the control API', () => {
+  it('a JSON body over 1 MiB is 413, and the same keep-alive connection answers the next request', async () => {
+    const {emu, token} = await setup()
+    const agent = new http.Agent({keepAlive: true, maxSockets: 1})
+    const sockets = new Set<unknown>()
+    const call = (method: string, path: string, body?: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = http.request(
+          {
+            host: '127.0.0.1',
+            port: emu.port,
+            method,
+            path,
+            agent,
+            headers: body === undefined ? {} : {'content-type': 'application/json'},
+          },
+          (res) => {
+            sockets.add(res.socket)
+            res.resume()
+            res.on('end', () => resolve(res.statusCode ?? 0))
+          },
+        )
+        req.on('error', reject)
+        req.setTimeout(10_000, () => req.destroy(new Error(`no answer to ${method} ${path}`)))
+        req.end(body)
+      })
+    try {
+      const big = JSON.stringify({message: {text: 'x'.repeat(2 * MiB)}})
+      expect(await call('POST', `/_emulator/bots/${token}/updates`, big)).toBe(413)
+      expect(await call('GET', `/_emulator/bots/${token}/state`)).toBe(200)
+      expect(await call('GET', `/bot${token}/getMe`)).toBe(200)
+      expect(sockets.size).toBe(1) // one connection, kept
+    } finally {
+      agent.destroy()
+    }
+  })
+})
+
 describe('webhook replies', () => {
   it('an answer over 1 MiB runs no method; the update is still acknowledged', async () => {
     const {emu, token, api} = await setup()

@@ -43,6 +43,8 @@ import {COMMAND_ROUTES} from './commands.js'
 import {INLINE_ROUTES} from './inline.js'
 import {SETTINGS_ROUTES} from './settings.js'
 import {type Params, type UploadedFile, readParams} from '../http/params.js'
+import {readAll} from '../http/body.js'
+import {ApiError} from '../errors.js'
 import {MAX_CONTROL_DEPTH, nestsDeeperThan} from '../json.js'
 
 export type {ControlledEmulator} from './host.js'
@@ -249,17 +251,15 @@ async function readBody(
 }
 
 async function readJson(req: http.IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length
-    if (size > MAX_BODY) {
-      req.resume()
-      throw new ControlError(400, `the body is over ${MAX_BODY} bytes`)
-    }
-    chunks.push(chunk as Buffer)
+  // Listeners, not `for await`: leaving that loop early destroys the request, and the connection with it hangs.
+  let raw: Buffer
+  try {
+    raw = await readAll(req, MAX_BODY, 'body')
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 413) throw new ControlError(413, `the body is over ${MAX_BODY} bytes`)
+    throw new ControlError(400, `the body could not be read: ${(err as Error).message}`)
   }
-  const text = Buffer.concat(chunks).toString('utf8').trim()
+  const text = raw.toString('utf8').trim()
   if (text === '') return {}
   // checked before parsing: what comes next (the update's queue, its webhook POST, /calls) walks the value
   if (nestsDeeperThan(text, MAX_CONTROL_DEPTH))
