@@ -37,10 +37,19 @@ export function nestsDeeperThan(text: string, max: number): boolean {
   return false
 }
 
+/**
+ * Whether text that JSON.parse accepted nests deeper than `max`: valid JSON that deep has at least `max` + 1 opening and
+ * as many closing brackets, so shorter text (most bodies) is not scanned at all.
+ */
+export function parsedDeeperThan(text: string, max: number): boolean {
+  return text.length >= 2 * (max + 1) && nestsDeeperThan(text, max)
+}
+
 /** JSON.parse with the depth bound: text nested deeper than `max` throws a SyntaxError, as malformed JSON does. */
 export function parseJsonBounded(text: string, max = MAX_PARAM_DEPTH): unknown {
-  if (nestsDeeperThan(text, max)) throw new SyntaxError(`JSON nested deeper than ${max} levels`)
-  return JSON.parse(text)
+  const value: unknown = JSON.parse(text) // V8's parser does not recurse: it is what comes after that must not walk it
+  if (parsedDeeperThan(text, max)) throw new SyntaxError(`JSON nested deeper than ${max} levels`)
+  return value
 }
 
 /** Whether a parsed value nests deeper than `max` objects/arrays (walked without recursion). */

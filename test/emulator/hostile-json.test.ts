@@ -107,6 +107,20 @@ describe('Bot API parameters nested deeper than the server reads (100 levels, td
     expect((await api('getMe')).status).toBe(200)
   })
 
+  it('brackets inside strings do not nest: a text of 300 "[" and an escaped quote is sent as it is', async () => {
+    const {emu, token, base} = await setup()
+    emu.sendUserMessage(token, {text: 'hi', userId: 5})
+    const text = `${'['.repeat(150)}\\"${'{'.repeat(150)}`
+    const res = await post(
+      `${base}/sendMessage`,
+      JSON.stringify({chat_id: 5, text, reply_markup: {inline_keyboard: [[{text, callback_data: 'x'}]]}}),
+      'application/json',
+    )
+    expect(res.status).toBe(200)
+    expect(JSON.parse(res.text).result.text).toBe(text)
+    expect(JSON.parse(res.text).result.reply_markup.inline_keyboard[0][0].text).toBe(text)
+  })
+
   it('form body: a deep reply_markup is a parse error; a deep unknown parameter does not break /calls', async () => {
     const {emu, token, base, api} = await setup()
     emu.sendUserMessage(token, {text: 'hi', userId: 5})

@@ -16,7 +16,7 @@ import {
   readAll,
   readMultipart,
 } from './body.js'
-import {MAX_PARAM_DEPTH, nestsDeeperThan, parseJsonBounded, valueDeeperThan} from '../json.js'
+import {MAX_PARAM_DEPTH, parseJsonBounded, parsedDeeperThan, valueDeeperThan} from '../json.js'
 
 export type {UploadedFile} from './body.js'
 
@@ -173,7 +173,7 @@ function addJson(text: string, params: Params): void {
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return
   // V8's JSON.parse does not recurse; JSON.stringify and everything after does. The body's own object is one level.
-  const deep = nestsDeeperThan(text, MAX_PARAM_DEPTH + 1)
+  const deep = parsedDeeperThan(text, MAX_PARAM_DEPTH + 1)
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
     if (typeof v === 'string') params.add(k, v)
     else {
