@@ -12,6 +12,8 @@ export default class Emulator extends BaseCommand<typeof Emulator> {
   static description =
     `Starts a local Bot API server that behaves like api.telegram.org (long polling with offsets and 409, webhooks with the secret header and retries, getWebhookInfo, the exact error envelope) with one fake bot, and prints the api root and the token to use. Point any bot at it with BOT_API_ROOT. Runs until Ctrl-C.
 
+It serves bot clients and tests, never web pages: a request a page of another site makes (Origin, Sec-Fetch-Site) gets 403, and so does, on loopback, a Host that does not name it (DNS rebinding). With --host beyond loopback (e.g. 0.0.0.0 in docker-compose) any host name is served and one warning line says so.
+
 With --talk, each line typed (or piped) on stdin is sent to the bot as a message from a user (--user ID, in chat --chat ID, as with \`bot dev --offline\`) and the bot's replies are printed; the emulator stops when stdin ends.`
 
   static examples = [
@@ -34,7 +36,12 @@ With --talk, each line typed (or piped) on stdin is sent to the bot as a message
       max: 65535,
       env: 'BOT_EMULATOR_PORT',
     }),
-    host: Flags.string({description: 'interface to listen on', default: '127.0.0.1', env: 'BOT_EMULATOR_HOST'}),
+    host: Flags.string({
+      description:
+        'interface to listen on; beyond loopback (e.g. 0.0.0.0 in docker-compose) other machines can reach it and any host name is served',
+      default: '127.0.0.1',
+      env: 'BOT_EMULATOR_HOST',
+    }),
     token: Flags.string({
       description:
         'accept this token instead of the built-in fake one (never printed; BOT_EMULATOR_TOKEN keeps it out of ps)',
@@ -105,7 +112,9 @@ With --talk, each line typed (or piped) on stdin is sent to the bot as a message
         )
       if (fromArgv) process.stderr.write(`${fromArgv}\n`) // also with --json (stdout stays JSON)
     }
-    const {describeStandalone, standaloneJson, startStandaloneEmulator} = await import('../offline/standalone.js')
+    const {describeStandalone, networkWarning, standaloneJson, startStandaloneEmulator} = await import(
+      '../offline/standalone.js'
+    )
     let running
     try {
       running = await startStandaloneEmulator({
@@ -130,6 +139,9 @@ With --talk, each line typed (or piped) on stdin is sent to the bot as a message
         )
       throw error
     }
+
+    const warning = networkWarning(running)
+    if (warning) process.stderr.write(`${warning}\n`) // with --json too: stdout keeps its one JSON line
 
     const signalled = new Promise<NodeJS.Signals>((resolve) => {
       for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(s, () => resolve(s))

@@ -14,6 +14,7 @@ import {checkFaultSpec, type FaultSpec} from './state/faults.js'
 import {dispatch} from './methods/dispatch.js'
 import {BotRegistry} from './state/registry.js'
 import {createHandler} from './http/server.js'
+import {type Scope, scopeFor} from './http/guard.js'
 import {callbackQuery, migrate, noteUsers, setBlocked, userMessage} from './user/actions.js'
 import {chatMatches, waitForCall} from './user/wait.js'
 import {userMediaMessage} from './user/media.js'
@@ -79,6 +80,8 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
   private readonly local: boolean
   private readonly timeScale: number
   private readonly server: http.Server
+  /** Who may call it (http/guard.ts): set once it listens. */
+  private readonly scope: Scope = {hosts: new Set(), port: 0}
   /** The bots by token (registry.ts). */
   private readonly bots: BotRegistry
   private readonly workers = new Map<BotState, WebhookWorker>()
@@ -146,16 +149,19 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     })
     this.server = http.createServer(
       {keepAlive: true, keepAliveTimeout: 500_000},
-      createHandler({
-        botFor: (token) => this.bots.forRequest(token),
-        invoke: (bot, method, params, onAbort) => this.invoke(bot, method, params, onAbort, 'http'),
-        control,
-        file: (token, filePath) => {
-          const bot = this.bots.get(token)
-          const file = bot && !bot.revoked ? bot.files.atPath(filePath) : undefined
-          return file && bot ? bot.files.contentOf(file) : undefined
+      createHandler(
+        {
+          botFor: (token) => this.bots.forRequest(token),
+          invoke: (bot, method, params, onAbort) => this.invoke(bot, method, params, onAbort, 'http'),
+          control,
+          file: (token, filePath) => {
+            const bot = this.bots.get(token)
+            const file = bot && !bot.revoked ? bot.files.atPath(filePath) : undefined
+            return file && bot ? bot.files.contentOf(file) : undefined
+          },
         },
-      }),
+        this.scope,
+      ),
     )
     this.server.headersTimeout = 0
     this.server.requestTimeout = 0
@@ -168,6 +174,10 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
         this.server.off('error', reject)
         const address = this.server.address() as AddressInfo
         this.port = address.port
+        const scope = scopeFor(address.address, address.port, this.options.allowedHosts)
+        this.scope.hosts = scope.hosts // undefined beyond loopback: any host name
+        this.scope.names = scope.names
+        this.scope.port = scope.port
         const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address
         this.apiRoot = `http://${shownHost}:${address.port}`
         resolve()
@@ -473,7 +483,11 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     const timer = setTimeout(
       () => {
         this.timers.delete(timer)
-        fn()
+        try {
+          fn()
+        } catch {
+          // a timer's work (a retry, a poll's end, a payment window) never takes the process down
+        }
       },
       Math.max(0, ms),
     )

@@ -36,6 +36,12 @@ export interface EmulatorOptions {
   lifetimeScale?: number
   /** getMe's supports_inline_queries for the bots created (default false: Telegram sends inline queries only then). */
   supportsInlineQueries?: boolean
+  /**
+   * Host names also served on loopback, with any port (a name a proxy or /etc/hosts maps to the emulator, e.g.
+   * `api.telegram.test`). Otherwise a loopback emulator serves only 127.0.0.1, localhost and [::1] with its port: any
+   * other Host is a DNS-rebound name (403). Listening beyond loopback, every name is served anyway.
+   */
+  allowedHosts?: string[]
 }
 
 export interface CreateBotOptions {

@@ -3,6 +3,7 @@
  * Starts it, creates the bot, and says (as text lines, printed by the command) how to use it.
  */
 import type {BotApiEmulator} from '../emulator/index.js'
+import {isLoopbackHost} from '../lib/proxy.js'
 import {startOfflineBackend} from './offline-env.js'
 
 export interface StandaloneOptions {
@@ -27,6 +28,8 @@ export interface StandaloneEmulator {
   tokenSource: 'fake' | 'user'
   local: boolean
   acceptAnyToken: boolean
+  /** It listens on loopback only (the default); otherwise other machines of the network can reach it. */
+  loopback: boolean
   stop(): Promise<void>
 }
 
@@ -48,8 +51,18 @@ export async function startStandaloneEmulator(options: StandaloneOptions = {}): 
     tokenSource: options.token ? 'user' : 'fake',
     local,
     acceptAnyToken,
+    loopback: isLoopbackHost(new URL(backend.apiRoot).hostname),
     stop: backend.stop,
   }
+}
+
+/**
+ * The one line `bot emulator` prints (on stderr) when it listens beyond loopback: the emulator then serves any host
+ * name (docker-compose's `emulator:8081`), and still refuses requests from web pages of other sites.
+ */
+export function networkWarning(s: StandaloneEmulator): string | undefined {
+  if (s.loopback) return undefined
+  return `! The emulator listens on ${new URL(s.apiRoot).hostname}: it is now reachable from other machines on the network (any host name is served; requests from web pages of other sites are still refused).`
 }
 
 /** The one JSON object `bot emulator --json` prints. A token the user passed is not echoed back. */

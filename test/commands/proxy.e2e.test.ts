@@ -34,7 +34,8 @@ let caFile: string
 const proxies: TestProxy[] = []
 
 beforeAll(async () => {
-  emu = await BotApiEmulator.start({timeScale: 0.01})
+  // the proxy maps api.telegram.test to it: a name it serves besides its loopback ones
+  emu = await BotApiEmulator.start({timeScale: 0.01, allowedHosts: ['api.telegram.test']})
   emuPort = Number(new URL(emu.apiRoot).port)
   const dir = mkdtempSync(join(tmpdir(), 'bot-proxy-tls-'))
   caFile = join(dir, 'cert.pem')

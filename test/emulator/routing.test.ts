@@ -77,7 +77,7 @@ describe('routing and envelope (§1)', () => {
     const {emu, token} = await setup()
     const absolute = await rawRequest(
       emu.port,
-      `GET http://x/bot${token}/getMe HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+      `GET http://x/bot${token}/getMe HTTP/1.1\r\nHost: 127.0.0.1:${emu.port}\r\nConnection: close\r\n\r\n`,
     )
     expect(absolute).toMatch(/^HTTP\/1.1 404 /)
     expect(absolute).toContain(

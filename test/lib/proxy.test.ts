@@ -101,7 +101,8 @@ describe('the proxy dispatcher with a real forward proxy', () => {
   const emuPort = () => Number(new URL(emu.apiRoot).port)
 
   beforeAll(async () => {
-    emu = await BotApiEmulator.start({timeScale: 0.01})
+    // the proxy maps api.telegram.test to it: a name it serves besides its loopback ones
+    emu = await BotApiEmulator.start({timeScale: 0.01, allowedHosts: ['api.telegram.test']})
     saved = (globalThis as Record<symbol, unknown>)[GLOBAL]
   })
   afterEach(async () => {

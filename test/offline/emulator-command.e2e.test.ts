@@ -3,6 +3,8 @@
  * on it, a clean exit on SIGINT, the terminal chat on stdin (--talk, with bot dev's --chat/--user), the
  * old chat-mode spellings refused with the new name, and no user token ever printed.
  */
+import http from 'node:http'
+
 import {afterEach, describe, expect, it} from 'vitest'
 
 import {runCli, startCli, type RunningCli} from '../support/cli.js'
@@ -208,5 +210,47 @@ describe('bot emulator', () => {
     const result = await q.exited
     expect(result.code).toBe(2)
     expect(result.stderr).toContain(`✗ Port ${port} on 127.0.0.1 is already in use.`)
+  })
+
+  it('--host beyond loopback: one warning line; any host name is served, other sites are still refused', async () => {
+    const p = start(['emulator', '--port', '0', '--host', '0.0.0.0', '--json'])
+    await p.waitForOutput(/\n/, {stream: 'stdout', timeoutMs: 15_000})
+    const info = JSON.parse(p.stdout().split('\n')[0]) as {apiRoot: string; token: string}
+    expect(info.apiRoot).toMatch(/^http:\/\/0\.0\.0\.0:\d+$/)
+    await p.waitForOutput(/\n/, {stream: 'stderr', timeoutMs: 15_000})
+    expect(p.stderr().trim().split('\n')).toEqual([
+      '! The emulator listens on 0.0.0.0: it is now reachable from other machines on the network (any host name is served; requests from web pages of other sites are still refused).',
+    ])
+    const port = new URL(info.apiRoot).port
+    // as docker-compose's other services call it, through loopback here
+    const get = (headers: Record<string, string>) =>
+      new Promise<number>((resolve, reject) => {
+        const req = http.get(
+          {
+            host: '127.0.0.1',
+            port,
+            path: `/bot${info.token}/getMe`,
+            setHost: false,
+            headers: {Host: `emulator:${port}`, ...headers},
+          },
+          (res) => {
+            res.resume()
+            resolve(res.statusCode ?? 0)
+          },
+        )
+        req.on('error', reject)
+      })
+    expect(await get({})).toBe(200)
+    expect(await get({Origin: 'http://attacker.example'})).toBe(403)
+    p.kill('SIGINT')
+    expect((await p.exited).code).toBe(0)
+
+    // on loopback (the default) no warning
+    const q = start(['emulator', '--port', '0', '--json'])
+    await q.waitForOutput(/\n/, {stream: 'stdout', timeoutMs: 15_000})
+    q.kill('SIGINT')
+    const quiet = await q.exited
+    expect(quiet.code).toBe(0)
+    expect(quiet.stderr).not.toContain('reachable from other machines')
   })
 })

@@ -43,6 +43,9 @@ import {COMMAND_ROUTES} from './commands.js'
 import {INLINE_ROUTES} from './inline.js'
 import {SETTINGS_ROUTES} from './settings.js'
 import {type Params, type UploadedFile, readParams} from '../http/params.js'
+import {readAll} from '../http/body.js'
+import {ApiError} from '../errors.js'
+import {MAX_CONTROL_DEPTH, nestsDeeperThan} from '../json.js'
 
 export type {ControlledEmulator} from './host.js'
 export type {ControlDeps} from './route.js'
@@ -70,8 +73,11 @@ function reply(res: http.ServerResponse, status: number, body: unknown): void {
   res.end(text)
 }
 
+/** POST /_emulator/reset: no body, or a JSON one (ignored). */
+const RESET: Route = {method: 'POST', handler: () => undefined}
+
 const ROUTES: Record<string, Route> = {
-  messages: {method: 'POST', handler: postMessage},
+  messages: {method: 'POST', handler: postMessage, multipart: true},
   callback_queries: {method: 'POST', handler: postCallbackQuery},
   updates: {method: 'POST', handler: postUpdate},
   calls: {method: 'GET', handler: getCalls},
@@ -123,6 +129,7 @@ async function route(
   const parts = path.split('/').slice(2) // '', '_emulator', …
   if (parts.length === 1 && parts[0] === 'reset') {
     if (req.method !== 'POST') throw new ControlError(405, 'use POST /_emulator/reset')
+    bodyKind(req, RESET)
     req.resume()
     emu.reset()
     return {ok: true}
@@ -180,7 +187,8 @@ async function route(
       'no bot with this token in the emulator (create it with createBot, or start `bot emulator --any-token`)',
     )
   }
-  const {body, files} = entry.method === 'POST' ? await readBody(req) : (req.resume(), {body: {}, files: undefined})
+  const {body, files} =
+    entry.method === 'POST' ? await readBody(req, entry) : (req.resume(), {body: {}, files: undefined})
   try {
     const query = new URLSearchParams(search)
     return await entry.handler({emu, deps, bot, body, query, id, path: params, ...(files ? {files} : {}), req, res})
@@ -198,16 +206,39 @@ function shown(parts: string[]): string {
   return `/_emulator/${copy.join('/')}`
 }
 
+/**
+ * What a POST body is: `application/json`, `multipart/form-data` where the route takes it, or nothing at all (no
+ * Content-Type, no body: `curl -X POST …/reset`). Anything else is refused (415): a web page can send text/plain or a
+ * form without asking first, never JSON.
+ */
+function bodyKind(req: http.IncomingMessage, route: Route): 'json' | 'multipart' | 'none' {
+  const header = req.headers['content-type']
+  if (header === undefined) {
+    const length = req.headers['content-length']
+    if ((length === undefined || length === '0') && req.headers['transfer-encoding'] === undefined) return 'none'
+  } else {
+    const type = header.split(';', 1)[0].trim().toLowerCase()
+    if (type === 'application/json') return 'json'
+    if (type === 'multipart/form-data' && route.multipart) return 'multipart'
+  }
+  req.resume()
+  throw new ControlError(
+    415,
+    `send the body as JSON with Content-Type: application/json${route.multipart ? ' (or multipart/form-data with a file)' : ''}; got ${header === undefined ? 'a body without a Content-Type' : JSON.stringify(header)}`,
+  )
+}
+
 /** A JSON object, or a multipart/form-data body (its fields as text, its files apart; up to 50 MB). */
 async function readBody(
   req: http.IncomingMessage,
+  route: Route,
 ): Promise<{body: Record<string, unknown>; files?: Map<string, UploadedFile>}> {
-  if (
-    !String(req.headers['content-type'] ?? '')
-      .toLowerCase()
-      .includes('multipart/form-data')
-  )
-    return {body: await readJson(req)}
+  const kind = bodyKind(req, route)
+  if (kind === 'none') {
+    req.resume()
+    return {body: {}}
+  }
+  if (kind === 'json') return {body: await readJson(req)}
   let params: Params
   try {
     params = await readParams('', req.headers, req)
@@ -220,18 +251,22 @@ async function readBody(
 }
 
 async function readJson(req: http.IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length
-    if (size > MAX_BODY) {
-      req.resume()
-      throw new ControlError(400, `the body is over ${MAX_BODY} bytes`)
-    }
-    chunks.push(chunk as Buffer)
+  // Listeners, not `for await`: leaving that loop early destroys the request, and the connection with it hangs.
+  let raw: Buffer
+  try {
+    raw = await readAll(req, MAX_BODY, 'body')
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 413) throw new ControlError(413, `the body is over ${MAX_BODY} bytes`)
+    throw new ControlError(400, `the body could not be read: ${(err as Error).message}`)
   }
-  const text = Buffer.concat(chunks).toString('utf8').trim()
+  const text = raw.toString('utf8').trim()
   if (text === '') return {}
+  // checked before parsing: what comes next (the update's queue, its webhook POST, /calls) walks the value
+  if (nestsDeeperThan(text, MAX_CONTROL_DEPTH))
+    throw new ControlError(
+      400,
+      `the body nests objects and arrays deeper than ${MAX_CONTROL_DEPTH} levels (a real update nests about ten)`,
+    )
   let value: unknown
   try {
     value = JSON.parse(text)
@@ -363,12 +398,16 @@ function getState({emu, bot}: Ctx): unknown {
   }
 }
 
-/** The call as the control API shows it. */
+/** What /calls shows instead of a webhook's secret token (`secret_token` of setWebhook). */
+export const HIDDEN_SECRET = '[hidden]'
+
+/** The call as the control API shows it: never a secret_token's value (emu.calls() in JavaScript keeps it). */
 function shownCall(call: RecordedCall): Record<string, unknown> {
+  const params = call.params
   return {
     seq: call.seq,
     method: call.method,
-    params: call.params,
+    params: params.secret_token === undefined ? params : {...params, secret_token: HIDDEN_SECRET},
     ok: call.error === undefined,
     ...(call.error ? {error_code: call.error.code, description: call.error.description} : {result: call.result}),
   }

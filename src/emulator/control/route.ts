@@ -43,6 +43,8 @@ export interface Route {
   method: 'GET' | 'POST'
   handler: Handler
   withId?: boolean
+  /** The body may be multipart/form-data too (a user's media); every other POST body is JSON. */
+  multipart?: boolean
 }
 
 export class ControlError extends Error {

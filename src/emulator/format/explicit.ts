@@ -4,6 +4,7 @@
  */
 import {type Entity, FormatError} from './entity.js'
 import {checkedLink} from './links.js'
+import {parseJsonBounded} from '../json.js'
 
 /** An error the client sees as `Bad Request: can't parse MessageEntity: <message>`. */
 export class EntityError extends Error {}
@@ -108,7 +109,7 @@ export function readExplicitEntities(raw: string | undefined): Entity[] {
   if (raw === undefined || raw === '') return []
   let value: unknown
   try {
-    value = JSON.parse(raw)
+    value = parseJsonBounded(raw)
   } catch {
     return []
   }

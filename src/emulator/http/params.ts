@@ -5,17 +5,20 @@
  */
 import type {IncomingHttpHeaders} from 'node:http'
 import type {Readable} from 'node:stream'
-import {createGunzip, createInflate} from 'node:zlib'
-import busboy from 'busboy'
 import {ApiError} from '../errors.js'
+import {
+  BODY_TOO_BIG,
+  MAX_BODY,
+  MAX_PARAMETERS,
+  type UploadedFile,
+  decodedBody,
+  drain,
+  readAll,
+  readMultipart,
+} from './body.js'
+import {MAX_PARAM_DEPTH, parseJsonBounded, parsedDeeperThan, valueDeeperThan} from '../json.js'
 
-/** A file received in a multipart body. */
-export interface UploadedFile {
-  filename: string
-  mimeType: string
-  size: number
-  data: Buffer
-}
+export type {UploadedFile} from './body.js'
 
 export class Params {
   private readonly values: Array<[string, string]> = []
@@ -82,11 +85,12 @@ const fileInfo = (f: UploadedFile): {filename: string; mimeType: string; size: n
   size: f.size,
 })
 
+/** A value holding a JSON object or array, decoded (within the depth bound: a deeper one stays text). */
 function decodeJsonish(value: string): unknown {
   const c = value.trimStart()[0]
   if (c !== '{' && c !== '[') return value
   try {
-    return JSON.parse(value)
+    return parseJsonBounded(value)
   } catch {
     return value
   }
@@ -114,64 +118,46 @@ function parseLeadingInt(text: string): number {
   return Math.max(-2147483648, Math.min(2147483647, n))
 }
 
-const MAX_BODY = 50 * 1024 * 1024
-
-/** Read the query string of `search` and the body of `req` into Params. Malformed JSON is ignored, as the server does. */
+/**
+ * Read the query string of `search` and the body of `req` into Params, within the bounds of body.ts. Malformed JSON is
+ * ignored, as the server does.
+ */
 export async function readParams(search: string, headers: IncomingHttpHeaders, body: Readable): Promise<Params> {
   const params = new Params()
   for (const [k, v] of new URLSearchParams(search)) params.add(k, v)
+  const declared = Number(headers['content-length'])
+  if (declared > MAX_BODY) {
+    body.resume()
+    throw new ApiError(413, `Request Entity Too Large: ${BODY_TOO_BIG}`)
+  }
   const type = String(headers['content-type'] ?? '').toLowerCase()
-  const stream = decoded(headers, body)
+  const stream = decodedBody(headers, body)
   if (type.includes('multipart/form-data')) {
     if (!type.includes('boundary=')) {
-      stream.resume()
+      await drain(stream)
       return params
     }
-    await readMultipart(headers, stream, params)
+    await readMultipart(
+      headers,
+      stream,
+      (name, value) => params.add(name, value),
+      (name, file) => params.files.set(name, file),
+    )
     return params
   }
   const parseForm = type.includes('application/x-www-form-urlencoded')
   const parseJson = !parseForm && type.includes('application/json')
-  const raw = await readAll(stream)
+  if (!parseForm && !parseJson) {
+    await drain(stream) // any other content type is not read as parameters (td), nor kept
+    return params
+  }
+  const raw = await readAll(stream, MAX_PARAMETERS, 'too much parameters')
   if (parseForm) {
     for (const [k, v] of new URLSearchParams(raw.toString('utf8'))) params.add(k, v)
-  } else if (parseJson) {
+  } else {
     addJson(raw.toString('utf8'), params)
   }
   return params
-}
-
-function decoded(headers: IncomingHttpHeaders, body: Readable): Readable {
-  const encoding = String(headers['content-encoding'] ?? '')
-    .trim()
-    .toLowerCase()
-  if (encoding === '' || encoding === 'identity') return body
-  if (encoding === 'gzip') return body.pipe(createGunzip())
-  if (encoding === 'deflate') return body.pipe(createInflate())
-  body.resume()
-  throw new ApiError(415, 'Unsupported Media Type: unsupported content-encoding')
-}
-
-/** The whole body (at most MAX_BODY bytes). Listeners, not `for await`: the async iterator costs a lot per request. */
-function readAll(stream: Readable): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length
-      if (size > MAX_BODY) {
-        stream.off('data', onData)
-        stream.resume()
-        reject(new ApiError(413, 'Request Entity Too Large: request body is too big'))
-        return
-      }
-      chunks.push(chunk)
-    }
-    stream.on('data', onData)
-    stream.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)))
-    stream.once('error', reject)
-    stream.once('close', () => resolve(Buffer.concat(chunks))) // the caller went away: whatever came
-  })
 }
 
 function addJson(text: string, params: Params): void {
@@ -186,32 +172,14 @@ function addJson(text: string, params: Params): void {
     return
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return
+  // V8's JSON.parse does not recurse; JSON.stringify and everything after does. The body's own object is one level.
+  const deep = parsedDeeperThan(text, MAX_PARAM_DEPTH + 1)
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    params.add(k, typeof v === 'string' ? v : JSON.stringify(v))
-  }
-}
-
-function readMultipart(headers: IncomingHttpHeaders, stream: Readable, params: Params): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let bb: busboy.Busboy
-    try {
-      bb = busboy({headers, limits: {fileSize: MAX_BODY}})
-    } catch {
-      stream.resume()
-      resolve()
-      return
+    if (typeof v === 'string') params.add(k, v)
+    else {
+      // td reads the body value by value and stops at one nested deeper than its bound; what came before is kept
+      if (deep && valueDeeperThan(v, MAX_PARAM_DEPTH)) return
+      params.add(k, JSON.stringify(v))
     }
-    bb.on('field', (name, value) => params.add(name, value))
-    bb.on('file', (name, file, info) => {
-      const chunks: Buffer[] = []
-      file.on('data', (c: Buffer) => chunks.push(c))
-      file.on('end', () => {
-        const data = Buffer.concat(chunks)
-        params.files.set(name, {filename: info.filename ?? name, mimeType: info.mimeType, size: data.length, data})
-      })
-    })
-    bb.on('close', () => resolve())
-    bb.on('error', (err) => reject(new ApiError(400, `Bad Request: ${String((err as Error).message).toLowerCase()}`)))
-    stream.pipe(bb)
-  })
+  }
 }

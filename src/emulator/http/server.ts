@@ -6,6 +6,7 @@ import http from 'node:http'
 import type {BotState} from '../state/bot.js'
 import {ApiError, notFound} from '../errors.js'
 import {readParams, type Params} from './params.js'
+import {refusal, type Scope} from './guard.js'
 
 export interface Router {
   /** The bot of a token, or an ApiError (401 unknown/revoked, 404 malformed). */
@@ -53,13 +54,35 @@ function send(res: http.ServerResponse, status: number, body: string, retryAfter
 const sendError = (res: http.ServerResponse, error: ApiError): void =>
   send(res, error.code, errorBody(error), error.parameters?.retry_after)
 
-/** The request handler of the emulator's HTTP server. */
-export function createHandler(router: Router): http.RequestListener {
+/** The request handler of the emulator's HTTP server; `scope` says who may call it (guard.ts). */
+export function createHandler(router: Router, scope: Scope): http.RequestListener {
   return (req, res) => {
+    const refused = refusal(req.headers, scope)
+    if (refused !== undefined) {
+      forbid(req, res, refused)
+      return
+    }
     void handle(router, req, res).catch((err: unknown) => {
-      sendError(res, err instanceof ApiError ? err : new ApiError(500, `Internal Server Error: ${String(err)}`))
+      try {
+        sendError(res, err instanceof ApiError ? err : new ApiError(500, `Internal Server Error: ${describe(err)}`))
+      } catch {
+        res.destroy() // nothing a request does may take the process down
+      }
     })
   }
+}
+
+/** 403 in the words of the surface asked: the control API's `{"error": …}`, else the Bot API's envelope. */
+function forbid(req: http.IncomingMessage, res: http.ServerResponse, reason: string): void {
+  req.resume()
+  const url = req.url ?? ''
+  if (url === '/_emulator' || url.startsWith('/_emulator/') || url.startsWith('/_emulator?')) {
+    const body = JSON.stringify({error: reason})
+    res.writeHead(403, {'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body)})
+    res.end(body)
+    return
+  }
+  sendError(res, new ApiError(403, `Forbidden: ${reason}`))
 }
 
 async function handle(router: Router, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -139,6 +162,15 @@ const CONTENT_TYPES: Record<string, string> = {
 
 const contentType = (path: string): string =>
   CONTENT_TYPES[/\.([a-z0-9]+)$/i.exec(path)?.[1].toLowerCase() ?? ''] ?? 'application/octet-stream'
+
+/** An unexpected error in a few words (whatever was thrown: its String() may throw too). */
+function describe(err: unknown): string {
+  try {
+    return String(err)
+  } catch {
+    return 'unexpected error'
+  }
+}
 
 function safeDecode(text: string): string {
   try {

@@ -10,6 +10,7 @@ import {QUERY_INVALID} from './callbacks.js'
 import {chatOf} from './message-params.js'
 import type {TgObject} from '../types.js'
 import type {Params} from '../http/params.js'
+import {parseJsonBounded} from '../json.js'
 
 export const getUserChatBoosts: Handler = (bot, params) => {
   const userId = userIdParam(params)
@@ -52,7 +53,7 @@ export function readInlineResult(params: Params): TgObject {
   if (raw === '') throw badRequest("result isn't specified")
   let result: unknown
   try {
-    result = JSON.parse(raw)
+    result = parseJsonBounded(raw)
   } catch (err) {
     throw badRequest(`can't parse JSON encoded web view query results ${(err as Error).message}`)
   }

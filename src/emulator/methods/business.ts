@@ -11,6 +11,7 @@ import {BotState} from '../state/bot.js'
 import {type BusinessConnection, businessConnectionJson} from '../state/business.js'
 import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
+import {parseJsonBounded} from '../json.js'
 
 export const getBusinessConnection: Handler = (bot, params) => ({
   result: businessConnectionJson(bot.business.require(params.get('business_connection_id') ?? '')),
@@ -22,7 +23,7 @@ function messageIds(params: Params, max: number): number[] {
   if (raw === '') throw badRequest('message identifiers are not specified')
   let value: unknown
   try {
-    value = JSON.parse(raw)
+    value = parseJsonBounded(raw)
   } catch {
     throw badRequest("can't parse message_ids JSON object")
   }

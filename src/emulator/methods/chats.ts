@@ -9,6 +9,7 @@ import {chatOf} from './message-params.js'
 import {objectOf} from './catalog/results.js'
 import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
+import {parseJsonBounded} from '../json.js'
 
 const getChat: Handler = (bot, params) => {
   const chat = chatOf(bot, params)
@@ -59,7 +60,7 @@ const setChatPermissions: Handler = (bot, params) => {
   const raw = params.get('permissions') ?? ''
   let value: unknown
   try {
-    value = JSON.parse(raw)
+    value = parseJsonBounded(raw)
   } catch {
     throw badRequest("can't parse permissions JSON object")
   }

@@ -11,6 +11,7 @@ import {badRequest} from '../errors.js'
 import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
 import {languageOf} from './profile.js'
+import {parseJsonBounded} from '../json.js'
 
 /** get_bot_command_scope, then check_bot_command_scope's chat checks and td's scope rules. */
 function scopeOf(bot: BotState, params: Params): ScopeKey {
@@ -18,7 +19,7 @@ function scopeOf(bot: BotState, params: Params): ScopeKey {
   if (raw === '') return 'default'
   let value: unknown
   try {
-    value = JSON.parse(raw)
+    value = parseJsonBounded(raw)
   } catch {
     throw badRequest("can't parse BotCommandScope JSON object")
   }
@@ -56,7 +57,7 @@ function commandsOf(params: Params): TgObject[] {
   if (raw === '') return []
   let value: unknown
   try {
-    value = JSON.parse(raw)
+    value = parseJsonBounded(raw)
   } catch {
     throw badRequest("can't parse commands JSON object")
   }

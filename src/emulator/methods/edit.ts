@@ -17,6 +17,7 @@ import {readInputMedia} from '../media/input-media.js'
 import {resolveFile, storeBytes} from '../media/input.js'
 import {messageMedia} from '../media/objects.js'
 import {ApiError} from '../errors.js'
+import {parseJsonBounded} from '../json.js'
 
 export const NOT_MODIFIED =
   'message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message'
@@ -140,7 +141,7 @@ export const editMessageMedia: Handler = async (bot, params) => {
   const raw = params.get('media') ?? ''
   let value: unknown
   try {
-    value = JSON.parse(raw)
+    value = parseJsonBounded(raw)
   } catch {
     throw badRequest("can't parse input media JSON object")
   }

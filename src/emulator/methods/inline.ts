@@ -10,6 +10,7 @@ import {badRequest} from '../errors.js'
 import {QUERY_ID_INVALID} from './catalog/validate.js'
 import {toBool} from '../http/params.js'
 import type {TgObject} from '../types.js'
+import {parseJsonBounded} from '../json.js'
 
 /** The lifetime of an inline_query update (facts-2 §5): the emulator lets it be answered that long. */
 export const INLINE_QUERY_LIFETIME_MS = 30_000
@@ -136,7 +137,7 @@ function readResults(raw: string | undefined): TgObject[] {
   if (raw === undefined || raw === '') return []
   let value: unknown
   try {
-    value = JSON.parse(raw)
+    value = parseJsonBounded(raw)
   } catch (err) {
     throw badRequest(`can't parse JSON encoded inline query results: ${(err as Error).message}`)
   }
@@ -159,7 +160,7 @@ export const answerInlineQuery: Handler = (bot, params) => {
   let button: unknown
   if (rawButton) {
     try {
-      button = JSON.parse(rawButton)
+      button = parseJsonBounded(rawButton)
     } catch {
       throw badRequest("can't parse inline query results button JSON object")
     }

@@ -8,6 +8,7 @@ import {badRequest} from '../errors.js'
 import type {Params} from '../http/params.js'
 import type {Invoice, LabeledPrice} from '../state/payments.js'
 import {integerSafe, longField, required, stringField, toBool} from './args.js'
+import {parseJsonBounded} from '../json.js'
 
 /** td's `check_currency_amount`: |amount| ≤ 9999'9999'9999. */
 const MAX_AMOUNT = 999_999_999_999
@@ -40,7 +41,7 @@ export function labeledPrices(value: unknown): LabeledPrice[] {
 
 function parseJsonOr(raw: string, error: string): unknown {
   try {
-    return JSON.parse(raw)
+    return parseJsonBounded(raw)
   } catch {
     throw badRequest(error)
   }

@@ -6,6 +6,7 @@
 import {badRequest} from '../errors.js'
 import {checkLink, linkUserId} from '../format/links.js'
 import type {TgObject} from '../types.js'
+import {parseJsonBounded} from '../json.js'
 
 /** What a markup becomes: an inline keyboard (stored on the message and answered back), or anything else. */
 export type Markup = {inline: TgObject[][]} | {other: true} | undefined
@@ -102,7 +103,7 @@ export function readReplyMarkup(raw: string | undefined): Markup {
   if (raw === undefined || raw === '') return undefined
   let value: unknown
   try {
-    value = JSON.parse(raw)
+    value = parseJsonBounded(raw)
   } catch {
     throw badRequest("can't parse reply keyboard markup JSON object")
   }

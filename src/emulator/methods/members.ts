@@ -16,6 +16,7 @@ import {type MemberStatus, chatMember, rightsOf} from '../state/members.js'
 import {changeMember, isPresent} from '../state/member-updates.js'
 import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
+import {parseJsonBounded} from '../json.js'
 
 const PRIVATE = "chat member status can't be changed in private chats"
 const SUPERGROUP_OR_CHANNEL = 'method is available for supergroup and channel chats only'
@@ -229,7 +230,7 @@ function permissionsParam(params: Params): string[] {
   const raw = params.get('permissions') ?? ''
   let value: unknown
   try {
-    value = JSON.parse(raw)
+    value = parseJsonBounded(raw)
   } catch {
     throw badRequest("can't parse permissions JSON object")
   }

@@ -5,13 +5,14 @@ import {entitiesJson, formatText} from '../format/index.js'
 import {type Markup, finishInlineKeyboard, readReplyMarkup} from './keyboards.js'
 import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
+import {parseJsonBounded} from '../json.js'
 
 export const now = (): number => Math.floor(Date.now() / 1000)
 
 export function parseJson(raw: string | undefined, what: string): unknown {
   if (raw === undefined || raw === '') return undefined
   try {
-    return JSON.parse(raw)
+    return parseJsonBounded(raw)
   } catch {
     throw badRequest(`can't parse ${what} JSON object`)
   }

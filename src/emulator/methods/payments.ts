@@ -12,6 +12,7 @@ import {checkInvoice, labeledPrices, readInvoice} from './invoice-params.js'
 import {required, stringField, toBool} from './args.js'
 import {sendNew} from './send.js'
 import type {ShippingOption} from '../state/payments.js'
+import {parseJsonBounded} from '../json.js'
 
 export const sendInvoice: Handler = (bot, params) => {
   const invoice = readInvoice(params, false)
@@ -53,7 +54,7 @@ function openQuery(bot: Parameters<Handler>[0], id: string, kind: 'shipping' | '
 function shippingOptions(raw: string): ShippingOption[] {
   let value: unknown
   try {
-    value = JSON.parse(raw)
+    value = parseJsonBounded(raw)
   } catch {
     throw badRequest("can't parse shipping options JSON object")
   }

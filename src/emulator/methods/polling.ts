@@ -1,5 +1,5 @@
 /** getUpdates: offset/limit/timeout semantics, the single waiting long poll, 409s (bot-api-facts §2). */
-import type {BotState} from '../state/bot.js'
+import type {BotState, QueueEntry} from '../state/bot.js'
 import type {Answer, CallContext, Core} from './core.js'
 import {ApiError, CONFLICT_OTHER_POLL, CONFLICT_WEBHOOK_ACTIVE} from '../errors.js'
 import {toInt, type Params} from '../http/params.js'
@@ -68,7 +68,11 @@ function collect(bot: BotState, from: number, limit: number): Answer {
       continue
     }
     if (id < from) continue
-    const json = (entry.json ??= JSON.stringify(entry.update))
+    const json = jsonOf(entry)
+    if (json === undefined) {
+      bot.queue.delete(id) // it cannot be written as JSON (only the JavaScript API can queue such a value): dropped
+      continue
+    }
     total += 50 + Buffer.byteLength(json)
     if (updates.length > 0 && total > MAX_RESPONSE) break
     updates.push(entry.update)
@@ -76,6 +80,15 @@ function collect(bot: BotState, from: number, limit: number): Answer {
     if (updates.length >= limit) break
   }
   return {result: updates, raw: `[${parts.join(',')}]`}
+}
+
+/** The update's JSON (kept on the entry), or undefined when it has none (nested too deep, circular). */
+function jsonOf(entry: QueueEntry): string | undefined {
+  try {
+    return (entry.json ??= JSON.stringify(entry.update))
+  } catch {
+    return undefined
+  }
 }
 
 /** Whether an update from `from` on is waiting (expired ones dropped). */

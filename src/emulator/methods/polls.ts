@@ -13,6 +13,7 @@ import {finishSend, prepareSend} from './send.js'
 import {type PollState, pollJson} from '../state/polls.js'
 import type {TgObject} from '../types.js'
 import {markupOf} from './message-params.js'
+import {parseJsonBounded} from '../json.js'
 
 /** `<text>, <entities>` of an optional formatted parameter (explanation, description). */
 function formattedOf(params: Params, name: string): {text: string; entities: TgObject[]} | undefined {
@@ -32,7 +33,7 @@ function formattedOf(params: Params, name: string): {text: string; entities: TgO
 function readOptions(params: Params): Array<{text: string; entities?: TgObject[]}> {
   let value: unknown
   try {
-    value = JSON.parse(params.get('options') ?? '')
+    value = parseJsonBounded(params.get('options') ?? '')
   } catch {
     throw badRequest("can't parse options JSON object")
   }
@@ -54,7 +55,7 @@ function readCorrect(params: Params): number[] {
   if (raw !== undefined) {
     let value: unknown
     try {
-      value = JSON.parse(raw)
+      value = parseJsonBounded(raw)
     } catch {
       throw badRequest("can't parse correct option identifiers JSON object")
     }
@@ -144,7 +145,7 @@ export const sendPoll: Handler = (bot, params, core) => {
 
 function safeJson(raw: string | undefined): unknown {
   try {
-    return raw ? JSON.parse(raw) : undefined
+    return raw ? parseJsonBounded(raw) : undefined
   } catch {
     return undefined
   }

@@ -9,6 +9,7 @@ import type {Handler} from './core.js'
 import {badRequest} from '../errors.js'
 import {toBool, type Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
+import {parseJsonBounded} from '../json.js'
 
 /** td's check of a language code: empty, or two lower-case Latin letters (facts-3 §3.3). */
 export function languageOf(params: Params): string {
@@ -51,7 +52,7 @@ function readMenuButton(raw: string | undefined): TgObject {
   if (raw === undefined || raw === '') return {type: 'default'}
   let value: unknown
   try {
-    value = JSON.parse(raw)
+    value = parseJsonBounded(raw)
   } catch {
     throw badRequest("can't parse menu button JSON object")
   }
@@ -114,7 +115,7 @@ const setMyDefaultAdministratorRights: Handler = (bot, params) => {
   }
   let value: unknown
   try {
-    value = JSON.parse(raw)
+    value = parseJsonBounded(raw)
   } catch {
     throw badRequest("can't parse ChatAdministratorRights JSON object")
   }
@@ -154,7 +155,7 @@ const setManagedBotAccessSettings: Handler = (bot, params) => {
   if (raw !== undefined && raw !== '') {
     let value: unknown
     try {
-      value = JSON.parse(raw)
+      value = parseJsonBounded(raw)
     } catch {
       throw badRequest("can't parse added_user_ids JSON object")
     }

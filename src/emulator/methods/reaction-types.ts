@@ -5,6 +5,7 @@
 import {badRequest} from '../errors.js'
 import type {TgObject} from '../types.js'
 import {longFieldText, stringField} from './args.js'
+import {parseJsonBounded} from '../json.js'
 
 /** The reaction emoji of DOC ReactionTypeEmoji (Bot API 10.1), exactly as listed (no U+FE0F variation selectors). */
 export const REACTION_EMOJIS: ReadonlySet<string> = new Set([
@@ -98,7 +99,7 @@ export function readReactionTypes(raw: string | undefined): TgObject[] {
   if (raw === undefined || raw === '') return []
   let value: unknown
   try {
-    value = JSON.parse(raw)
+    value = parseJsonBounded(raw)
   } catch {
     throw badRequest("can't parse reaction types JSON object")
   }

@@ -17,6 +17,7 @@ import type {TgObject} from '../types.js'
 import {type FileRef, fileRef, resolveFile, storeBytes} from '../media/input.js'
 import {type InputMedia, readInputMedia, reasonOf} from '../media/input-media.js'
 import {messageMedia} from '../media/objects.js'
+import {parseJsonBounded} from '../json.js'
 
 /** get_integer_arg with the server's clamp to ≥ 0; undefined when absent. */
 function attribute(params: Params, name: string): number | undefined {
@@ -119,7 +120,7 @@ export const sendMediaGroup: Handler = async (bot, params) => {
   if (raw === '') throw badRequest('parameter "media" is required')
   let value: unknown
   try {
-    value = JSON.parse(raw)
+    value = parseJsonBounded(raw)
   } catch {
     throw badRequest("can't parse media JSON object")
   }

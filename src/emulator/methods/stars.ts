@@ -11,6 +11,7 @@ import {formatted} from './message-params.js'
 import {sendNew} from './send.js'
 import type {TgObject} from '../types.js'
 import type {Params} from '../http/params.js'
+import {parseJsonBounded} from '../json.js'
 
 /**
  * refundStarPayment: the Stars go back to the user, the ledger gets the outgoing transaction (same id as the
@@ -87,7 +88,7 @@ function paidMediaItems(params: Params): TgObject[] {
   const raw = required(params, 'media')
   let value: unknown
   try {
-    value = JSON.parse(raw)
+    value = parseJsonBounded(raw)
   } catch {
     throw badRequest("can't parse paid media JSON object")
   }

@@ -11,6 +11,7 @@ import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
 import {type FileRef, fileRef, resolveFile} from '../media/input.js'
 import {mediaJson} from '../media/objects.js'
+import {parseJsonBounded} from '../json.js'
 
 /** The docs' rule: letters, digits, underscores; a letter first; no `__`; ends in `_by_<bot username>`; ≤ 64. */
 function checkSetName(bot: BotState, name: string): void {
@@ -100,7 +101,7 @@ const createNewStickerSet: Handler = async (bot, params) => {
   const title = params.get('title') ?? ''
   let items: unknown
   try {
-    items = JSON.parse(params.get('stickers') ?? '')
+    items = parseJsonBounded(params.get('stickers') ?? '')
   } catch {
     throw badRequest("can't parse stickers JSON object")
   }
@@ -129,7 +130,7 @@ const addStickerToSet: Handler = async (bot, params) => {
   const set = setOf(bot, params)
   let item: unknown
   try {
-    item = JSON.parse(params.get('sticker') ?? '')
+    item = parseJsonBounded(params.get('sticker') ?? '')
   } catch {
     throw badRequest("can't parse sticker JSON object")
   }
@@ -168,7 +169,7 @@ const getCustomEmojiStickers: Handler = (bot, params) => {
   if (raw === '') throw badRequest('parameter "custom_emoji_ids" is required')
   let value: unknown
   try {
-    value = JSON.parse(raw)
+    value = parseJsonBounded(raw)
   } catch {
     throw badRequest("can't parse custom emoji identifiers JSON object")
   }

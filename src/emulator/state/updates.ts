@@ -1,6 +1,7 @@
 /** Update types, the allowed_updates filter (bot-api-facts §2.6) and the webhook queue of an update (§6.4). */
 import {detectEntities, entitiesJson} from '../format/index.js'
 import type {TgObject} from '../types.js'
+import {parseJsonBounded} from '../json.js'
 
 /** Names recognized in allowed_updates, in the server's order. */
 export const UPDATE_TYPES = [
@@ -50,7 +51,7 @@ export function parseAllowedUpdates(raw: string | undefined): Set<string> | unde
   if (raw === undefined) return undefined
   let value: unknown
   try {
-    value = JSON.parse(raw)
+    value = parseJsonBounded(raw)
   } catch {
     return undefined
   }

@@ -10,6 +10,7 @@ import {Readable} from 'node:stream'
 import type {BotState, QueueEntry, WebhookSettings} from '../state/bot.js'
 import type {Core} from '../methods/core.js'
 import {readParams} from '../http/params.js'
+import {MAX_PARAMETERS} from '../http/body.js'
 
 export class WebhookWorker {
   private readonly agent: http.Agent
@@ -98,13 +99,17 @@ export class WebhookWorker {
   }
 
   private send(entry: QueueEntry): void {
+    const body = bodyOf(entry)
+    if (!body) {
+      // An update that cannot be written as JSON (nested too deep, circular: only the JavaScript API can queue one)
+      // can never be delivered: it is dropped, and the next one of its queue goes.
+      this.bot.queue.delete(entry.update.update_id)
+      this.schedule()
+      return
+    }
     entry.inFlight = true
     this.inFlight += 1
     const started = performance.now()
-    // The server writes `"update_id":N` then a raw ",\n" before the update's type field.
-    const body = Buffer.from(
-      (entry.json ??= JSON.stringify(entry.update)).replace(/^\{"update_id":(-?\d+),/, '{"update_id":$1,\n'),
-    )
     const https_ = this.target.protocol === 'https:'
     const headers: Record<string, string | number> = {
       Host: this.target.host,
@@ -135,42 +140,63 @@ export class WebhookWorker {
     const settle = (ok: boolean, status: number | undefined, error: string | undefined, retryAfter?: number): void => {
       if (settled) return
       settled = true
-      this.requests.delete(req)
+      if (req) this.requests.delete(req)
       if (this.stopped) return
       this.inFlight -= 1
       entry.inFlight = false
       this.finish(entry, ok, status, error, retryAfter, performance.now() - started)
     }
-    const req = (https_ ? https : http).request(options, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('error', (err) => settle(false, undefined, describeError(err)))
-      res.on('end', () => {
-        const status = res.statusCode ?? 0
-        if (status >= 200 && status < 300) {
-          settle(true, status, undefined)
-          const updateId = entry.update.update_id
-          void this.runReply(res.headers, Buffer.concat(chunks)).then((replied) =>
-            this.core.handled(this.bot, updateId, replied),
-          )
-          return
-        }
-        const reason = res.statusMessage || http.STATUS_CODES[status] || ''
-        settle(
-          false,
-          status,
-          `Wrong response from the webhook: ${status} ${reason}`.trimEnd(),
-          retryAfterOf(res.headers['retry-after']),
-        )
-      })
-    })
-    this.requests.add(req)
-    req.setTimeout(this.core.readTimeoutMs, () => {
+    let req: http.ClientRequest | undefined
+    try {
+      req = (https_ ? https : http).request(options, (res) => this.answered(res, entry, settle))
+    } catch (err) {
+      // e.g. a request Node refuses to write: a failed delivery, never an exception out of the worker
+      settle(false, undefined, describeError(err as Error) ?? "Can't connect to the webhook")
+      return
+    }
+    const sent = req
+    this.requests.add(sent)
+    sent.setTimeout(this.core.readTimeoutMs, () => {
       settle(false, undefined, 'Read timeout expired')
-      req.destroy()
+      sent.destroy()
     })
-    req.on('error', (err) => settle(false, undefined, describeError(err)))
-    req.end(body)
+    sent.on('error', (err) => settle(false, undefined, describeError(err)))
+    sent.end(body)
+  }
+
+  /** The webhook's answer: 2xx acknowledges (and may carry a method to run), anything else is a failed delivery. */
+  private answered(
+    res: http.IncomingMessage,
+    entry: QueueEntry,
+    settle: (ok: boolean, status: number | undefined, error: string | undefined, retryAfter?: number) => void,
+  ): void {
+    // A webhook reply is parameters: at most td's 1 MiB of them are kept; a longer answer runs no method.
+    const chunks: Buffer[] = []
+    let size = 0
+    res.on('data', (c: Buffer) => {
+      size += c.length
+      if (size <= MAX_PARAMETERS) chunks.push(c)
+      else chunks.length = 0
+    })
+    res.on('error', (err) => settle(false, undefined, describeError(err)))
+    res.on('end', () => {
+      const status = res.statusCode ?? 0
+      if (status >= 200 && status < 300) {
+        settle(true, status, undefined)
+        const updateId = entry.update.update_id
+        void this.runReply(res.headers, size <= MAX_PARAMETERS ? Buffer.concat(chunks) : Buffer.alloc(0))
+          .then((replied) => this.core.handled(this.bot, updateId, replied))
+          .catch(() => undefined)
+        return
+      }
+      const reason = res.statusMessage || http.STATUS_CODES[status] || ''
+      settle(
+        false,
+        status,
+        `Wrong response from the webhook: ${status} ${reason}`.trimEnd(),
+        retryAfterOf(res.headers['retry-after']),
+      )
+    })
   }
 
   private finish(
@@ -219,6 +245,17 @@ export class WebhookWorker {
     } catch {
       return false // the result of a webhook reply is never reported
     }
+  }
+}
+
+/** The POST body: the update's JSON, with the raw ",\n" the server writes after `"update_id":N`; undefined if it has none. */
+function bodyOf(entry: QueueEntry): Buffer | undefined {
+  try {
+    return Buffer.from(
+      (entry.json ??= JSON.stringify(entry.update)).replace(/^\{"update_id":(-?\d+),/, '{"update_id":$1,\n'),
+    )
+  } catch {
+    return undefined
   }
 }
 

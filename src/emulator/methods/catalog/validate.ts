@@ -9,6 +9,7 @@ import {badRequest} from '../../errors.js'
 import type {Params} from '../../http/params.js'
 import type {TgObject} from '../../types.js'
 import type {FieldSpec, MethodSpec} from './index.js'
+import {parseJsonBounded} from '../../json.js'
 
 /** `<what> not found`: the message a method's message_id names (BA check_message's message_type). */
 export const MESSAGE_TARGETS: Readonly<Record<string, string>> = {
@@ -99,7 +100,7 @@ export function checkParams(bot: BotState, spec: MethodSpec, params: Params): Ch
         continue
       }
       try {
-        json[p.name] = JSON.parse(raw)
+        json[p.name] = parseJsonBounded(raw)
       } catch {
         throw badRequest(`can't parse ${JSON_NAMES[p.name] ?? p.name.replace(/_/g, ' ')} JSON object`)
       }
@@ -137,7 +138,7 @@ export function messageIds(raw: string | undefined, name = 'message_ids', max = 
   if (raw === undefined || raw === '') throw badRequest('message identifiers are not specified')
   let value: unknown
   try {
-    value = JSON.parse(raw)
+    value = parseJsonBounded(raw)
   } catch {
     throw badRequest(`can't parse ${name} JSON object`)
   }

@@ -1,0 +1,66 @@
+/**
+ * How deep a JSON value from a request may nest. V8's JSON.parse does not recurse, but everything that walks the value
+ * afterwards does (JSON.stringify for an answer, a record, a webhook POST; the validators): an update nested 200,000
+ * levels deep would overflow the stack there. So every JSON the emulator reads is bounded before it is parsed.
+ *
+ * - Bot API parameters: td's own bound, `DEFAULT_MAX_DEPTH = 100` of json_decode (a parameter's value) and of the
+ *   JSON body reader (each top-level value); a deeper value is a parse error, as on the server.
+ * - Control API bodies: 64, the bound `bot dev` applies to an update (src/lib/json-depth.ts MAX_EDIT_DEPTH; the
+ *   emulator imports nothing outside src/emulator, so the number is repeated here). A real update nests about ten.
+ */
+
+/** td's DEFAULT_MAX_DEPTH (tdutils JsonBuilder.h json_decode, tdnet HttpReader.cpp parse_json_parameters). */
+export const MAX_PARAM_DEPTH = 100
+
+/** The control API's bound on a body (the same as `bot dev`'s on an update). */
+export const MAX_CONTROL_DEPTH = 64
+
+/**
+ * Whether JSON text opens more than `max` objects/arrays inside one another (brackets inside strings do not count).
+ * One pass over the characters, no allocation; text shorter than `max` + 1 characters cannot, and is not scanned.
+ */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  if (text.length <= max) return false
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 92)
+        i++ // a backslash: the next character is escaped
+      else if (c === 34) inString = false
+    } else if (c === 34) inString = true
+    else if (c === 123 || c === 91) {
+      if (++depth > max) return true
+    } else if (c === 125 || c === 93) depth--
+  }
+  return false
+}
+
+/**
+ * Whether text that JSON.parse accepted nests deeper than `max`: valid JSON that deep has at least `max` + 1 opening and
+ * as many closing brackets, so shorter text (most bodies) is not scanned at all.
+ */
+export function parsedDeeperThan(text: string, max: number): boolean {
+  return text.length >= 2 * (max + 1) && nestsDeeperThan(text, max)
+}
+
+/** JSON.parse with the depth bound: text nested deeper than `max` throws a SyntaxError, as malformed JSON does. */
+export function parseJsonBounded(text: string, max = MAX_PARAM_DEPTH): unknown {
+  const value: unknown = JSON.parse(text) // V8's parser does not recurse: it is what comes after that must not walk it
+  if (parsedDeeperThan(text, max)) throw new SyntaxError(`JSON nested deeper than ${max} levels`)
+  return value
+}
+
+/** Whether a parsed value nests deeper than `max` objects/arrays (walked without recursion). */
+export function valueDeeperThan(value: unknown, max: number): boolean {
+  if (value === null || typeof value !== 'object') return false
+  const stack: Array<[object, number]> = [[value, 1]]
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!
+    if (depth > max) return true
+    for (const child of Array.isArray(item) ? item : Object.values(item))
+      if (child !== null && typeof child === 'object') stack.push([child as object, depth + 1])
+  }
+  return false
+}
