@@ -8,8 +8,8 @@
  * what the api proxy passes on without decoding it) with a bot that tells its contract
  * (test/fixtures/bots/env-bot.mjs), so the test knows the relay's path and secret.
  *
- * The emulator joins as one more target: a `bot emulator` process, its port, its paths, getMe as
- * the legitimate request (see the comment at the end).
+ * The emulator is one more target: a `bot emulator` process, its port, its paths, getMe as the
+ * legitimate request.
  */
 import {spawn, type ChildProcess} from 'node:child_process'
 import {existsSync, mkdtempSync, readdirSync, readFileSync} from 'node:fs'
@@ -201,7 +201,7 @@ function targets(): FuzzTarget[] {
           fetch(`http://127.0.0.1:${ports.control}/trigger`, {
             method: 'POST',
             headers: {'content-type': 'application/json', 'x-bot-dev-key': controlKey},
-            body: JSON.stringify({kind: 'message', text: 'legit'}),
+            body: JSON.stringify({kind: 'message', text: 'legit', chatId: 1111}),
           }),
           'the control port',
         )
@@ -229,14 +229,61 @@ describe('fuzz: hostile requests to every server of a bot dev session', () => {
   }, 30_000)
 })
 
-/*
- * The emulator as a target, once it takes these checks (issue 20, items 1-3): start `bot emulator
- * --port 0 --json` as a process, then
- *
- *   {name: 'emulator', port, pid: emulator.pid, alive: () => emulator.exitCode === null,
- *    paths: [`/bot${token}/getMe`, `/bot${token}/sendMessage`, `/bot${token}/sendDocument`, '/_emulator/reset',
- *            `/_emulator/bots/${token}/updates`, `/_emulator/bots/${token}/messages`, `/_emulator/bots/${token}/calls`],
- *    legit: async () => void (await ok(fetch(`http://127.0.0.1:${port}/bot${token}/getMe`), 'the emulator'))}
- *
- * and one more `it` calling fuzzServer with it.
- */
+describe('fuzz: hostile requests to the emulator (`bot emulator`)', () => {
+  let emulator: ChildProcess
+  let info: {apiRoot: string; token: string}
+  let emulatorErr = ''
+
+  beforeAll(async () => {
+    emulator = spawn(process.execPath, [BIN, 'emulator', '--port', '0', '--json'], {
+      env: cliEnv(),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    let out = ''
+    emulator.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      if (out.length < 4096) out += d
+    })
+    emulator.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      emulatorErr = (emulatorErr + d).slice(-4000)
+    })
+    info = await waitFor(
+      () => {
+        const line = out.split('\n').find((l) => l.startsWith('{'))
+        return line ? (JSON.parse(line) as {apiRoot: string; token: string}) : undefined
+      },
+      {what: () => `bot emulator's start-up line\n${emulatorErr}`, timeout: 30_000},
+    )
+  }, 60_000)
+
+  afterAll(() => {
+    emulator?.kill('SIGKILL')
+  })
+
+  it(`emulator: ${COUNT} hostile requests, the emulator alive and serving after each`, async () => {
+    const port = Number(new URL(info.apiRoot).port)
+    const token = info.token
+    const target: FuzzTarget = {
+      name: 'emulator',
+      port,
+      pid: emulator.pid!,
+      alive: () => emulator.exitCode === null && emulator.signalCode === null,
+      paths: [
+        `/bot${token}/getMe`,
+        `/bot${token}/getUpdates?timeout=0`,
+        `/bot${token}/sendMessage`,
+        `/bot${token}/sendDocument`,
+        `/bot${token}/setWebhook`,
+        '/_emulator/reset',
+        `/_emulator/bots/${token}/updates`,
+        `/_emulator/bots/${token}/messages`,
+        `/_emulator/bots/${token}/calls`,
+      ],
+      legit: async () => void (await ok(fetch(`${info.apiRoot}/bot${token}/getMe`), 'the emulator')),
+    }
+    const before = processMemory(emulator.pid!).peak
+    const report = await fuzzServer(target, {count: COUNT})
+    console.log(reportLine(report))
+    expect(target.alive(), emulatorErr).toBe(true)
+    expect(report.peakRss - before, 'the emulator grew its peak memory').toBeLessThan(GROWTH_LIMIT)
+  }, 180_000)
+})
