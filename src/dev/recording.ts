@@ -54,14 +54,21 @@ export class SessionRecording {
   readonly #seenIds = new Set<number>()
   #lastSynthetic: number | undefined
   #bot: {id: number; first_name?: string; username?: string} | undefined
+  /** How the session delivers now (a webhook session switches to polling when the bot polls by itself). */
+  #mode: 'webhook' | 'polling'
   readonly actions: InspectorActions
 
   constructor(o: SessionRecordingOptions) {
     this.#o = o
+    this.#mode = o.mode
     this.#secrets = [o.token]
     this.#lines = new FailedCallLines((line) => o.emit(line))
+    const recording = this
     this.actions = new InspectorActions({
-      mode: o.mode,
+      // Read on each action: it follows a switch to polling.
+      get mode() {
+        return recording.#mode
+      },
       offline: o.offline,
       timeoutMs: o.actionTimeoutMs ?? 30_000,
       bot: () => this.#bot,
@@ -77,6 +84,11 @@ export class SessionRecording {
 
   get history(): UpdateHistory | undefined {
     return this.#history
+  }
+
+  /** The session delivers by polling from now on (the bot polls by itself). */
+  switchToPolling(): void {
+    this.#mode = 'polling'
   }
 
   /** The webhook secret and path, redacted from the history from now on. */

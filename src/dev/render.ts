@@ -90,6 +90,22 @@ export function readyText(
   return `Ready: the bot runs on long polling${w}. Ctrl-C stops.`
 }
 
+/** The line of a fallback to the bridge; "webhook deleted" only when one was set. */
+export function fallbackText(reason: string, webhookDeleted: boolean): string {
+  return `! No tunnel works (${reason}). Updates now arrive by polling through \`bot dev\` (${webhookDeleted ? 'webhook deleted, ' : ''}pending updates kept); the bot keeps running in webhook mode, same process.`
+}
+
+/** The line of a webhook session switched to polling because the bot polls by itself, and how to say so up front. */
+export function switchedText(handedOver: 'webhook' | 'bridge' | 'nothing'): string {
+  const what =
+    handedOver === 'webhook'
+      ? 'webhook deleted, pending updates kept'
+      : handedOver === 'bridge'
+        ? 'the polling bridge stopped, pending updates kept'
+        : 'no webhook was set'
+  return `! The bot polls for updates itself (it called getUpdates), so this session now runs it on long polling, same process (${what}). To say so up front: \`bot dev --mode polling\`, or "bot": {"dev": {"mode": "polling"}} in package.json.`
+}
+
 /** The teardown line for what cleaning the webhook did. */
 export function cleanedText(result: CleanResult, webhook: SessionWebhook): string | undefined {
   if (result === 'restored')

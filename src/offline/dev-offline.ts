@@ -270,12 +270,16 @@ class OfflineRun {
     if (event.type === 'ready')
       return {
         ...event,
-        text: offlineReadyText(this.#info, {
-          command: event.command,
-          port: event.port,
-          watching: Boolean(this.#o.watch),
-          inspectorUrl: event.inspectorUrl,
-        }),
+        // (a webhook session switched to polling when the bot polls by itself: the event's mode is the one in use)
+        text: offlineReadyText(
+          {...this.#info, mode: event.mode},
+          {
+            command: event.command,
+            port: event.port,
+            watching: Boolean(this.#o.watch),
+            inspectorUrl: event.inspectorUrl,
+          },
+        ),
       }
     if (event.type === 'teardown' && event.step === 'webhook' && event.ok)
       return {...event, text: OFFLINE_WEBHOOK_DELETED}

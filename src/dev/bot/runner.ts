@@ -3,6 +3,7 @@
  * *its* process tree listens on PORT, restart it on file changes (the relay holds updates
  * meanwhile), report its exits, stop it at the end.
  */
+import {linked} from '../../lib/deadline.js'
 import {BotProcess, botEnv, type BotExit, type BotMode} from './process.js'
 import type {BotCommand} from './command.js'
 import type {DevEventSink} from '../events.js'
@@ -45,9 +46,26 @@ export class BotRunner {
   #restarting: Promise<void> | undefined
   #queued: string[] | undefined
   #closed = false
+  /** How the bot runs now: a webhook session switches to polling when the bot polls by itself. */
+  #mode: BotMode
+  /** Ends the wait for the current bot to listen on PORT. */
+  #listenWait: AbortController | undefined
 
   constructor(options: BotRunnerOptions) {
     this.#o = options
+    this.#mode = options.mode
+  }
+
+  /**
+   * The bot polls for updates itself: it is up without listening on PORT, and a restart starts it
+   * as in polling mode (the contract of `--mode polling`).
+   */
+  switchToPolling(): void {
+    if (this.#mode === 'polling') return
+    this.#mode = 'polling'
+    this.#listenWait?.abort()
+    this.#o.relay?.setTarget(undefined)
+    if (this.#bot?.alive && !this.#bot.stopping) this.#o.onUp()
   }
 
   get bot(): BotProcess | undefined {
@@ -56,11 +74,12 @@ export class BotRunner {
 
   launch(): BotProcess {
     const o = this.#o
+    const mode = this.#mode
     const env = {
       ...botEnv({
         token: o.token,
         apiRoot: o.apiRoot,
-        mode: o.mode,
+        mode,
         port: o.port,
         webhookPath: o.path,
         webhookSecret: o.secret,
@@ -81,24 +100,37 @@ export class BotRunner {
     o.emit({
       type: 'bot-start',
       pid: bot.pid,
-      mode: o.mode,
+      mode,
       command: o.command.display,
-      text: `▶ ${o.command.display} (${bot.pid > 0 ? `pid ${bot.pid}, ` : ''}${o.mode === 'webhook' ? `webhook mode, PORT=${o.port}` : 'long polling'})`,
+      text: `▶ ${o.command.display} (${bot.pid > 0 ? `pid ${bot.pid}, ` : ''}${mode === 'webhook' ? `webhook mode, PORT=${o.port}` : 'long polling'})`,
     })
     void bot.exited.then((exit) => this.#exited(bot, exit))
-    if (o.mode === 'webhook') void this.#waitListening(bot)
+    if (mode === 'webhook') void this.#waitListening(bot)
     else o.onUp()
     return bot
   }
 
   /** Wait until the bot's own process tree listens on PORT, then point the relay at it. */
   async #waitListening(bot: BotProcess): Promise<void> {
-    const o = this.#o
     const started = performance.now()
+    this.#listenWait?.abort()
+    const wait = new AbortController()
+    this.#listenWait = wait
+    // (AbortSignal.any holds its sources weakly on Node 20: see lib/deadline.ts.)
+    const link = linked(this.#o.signal, wait.signal)
+    try {
+      await this.#listenLoop(bot, link.signal, wait.signal, started)
+    } finally {
+      link.clear()
+    }
+  }
+
+  async #listenLoop(bot: BotProcess, signal: AbortSignal, ended: AbortSignal, started: number): Promise<void> {
+    const o = this.#o
     let warnedForeign = false
     for (;;) {
       const host = await bot.waitListening(o.port, {
-        signal: o.signal,
+        signal,
         slowAfterMs: o.slowStartMs,
         onSlow: () =>
           o.emit({
@@ -107,7 +139,7 @@ export class BotRunner {
             fix: 'In webhook mode the bot must serve POST process.env.WEBHOOK_PATH on process.env.PORT (see `bot dev --help`).',
           }),
       })
-      if (!host || this.#bot !== bot || !bot.alive || bot.stopping) return
+      if (!host || this.#bot !== bot || !bot.alive || bot.stopping || ended.aborted) return
       const {owner, pids} = listenerOwner(o.port, bot.pid)
       if (owner !== 'foreign') {
         o.relay?.setTarget({host, port: o.port, path: o.path})
@@ -126,7 +158,7 @@ export class BotRunner {
         })
       }
       await new Promise((r) => setTimeout(r, 200))
-      if (o.signal.aborted) return
+      if (signal.aborted) return
     }
   }
 

@@ -34,6 +34,11 @@ export interface ApiProxyOptions {
   port?: number
   onCall: (call: ApiCall) => void
   onUpdates?: (updates: unknown[]) => void
+  /**
+   * Asked before a call is forwarded (by its method name): a promise holds it until it settles (a
+   * bot's getUpdates while `bot dev` switches the session to polling), undefined lets it go now.
+   */
+  holdCall?: (method: string) => Promise<void> | undefined
   /** A client must have sent its request headers within this long (default 60 s). */
   headersTimeoutMs?: number
 }
@@ -68,6 +73,7 @@ interface Context {
   secrets: string[]
   onCall: (call: ApiCall) => void
   onUpdates?: (updates: unknown[]) => void
+  holdCall?: (method: string) => Promise<void> | undefined
 }
 
 interface CallInfo {
@@ -136,7 +142,7 @@ class Exchange implements Dispatcher.DispatchHandlers {
     if (!hasBody) {
       this.#bodyDone = true
       req.resume()
-      this.#dispatch(null)
+      this.#whenLetThrough(() => this.#dispatch(null))
     } else if (length !== undefined && Number(length) <= PARAMS_TEE_BYTES) {
       // A small body (the usual JSON call) is read whole: one write upstream, parsed from the same bytes.
       const chunks: Buffer[] = []
@@ -146,11 +152,25 @@ class Exchange implements Dispatcher.DispatchHandlers {
         const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)
         this.#tee?.push(body)
         this.#tee?.end()
-        this.#dispatch(body)
+        this.#whenLetThrough(() => this.#dispatch(body))
       })
     } else {
-      this.#dispatch(this.#stream())
+      this.#whenLetThrough(() => this.#dispatch(this.#stream()))
     }
+  }
+
+  /** Forward now, or once the session lets this call through (see ApiProxyOptions.holdCall). */
+  #whenLetThrough(forward: () => void): void {
+    const hold = this.#ctx.holdCall
+    let wait: Promise<void> | undefined
+    if (hold && this.#call)
+      try {
+        wait = hold(safeDecode(this.#call.method))
+      } catch {
+        wait = undefined
+      }
+    if (!wait) return forward()
+    wait.then(forward, forward)
   }
 
   /** The request body as it arrives, copied (bounded) for the parameters, with undici's backpressure. */
@@ -384,6 +404,7 @@ export async function startApiProxy(o: ApiProxyOptions): Promise<ApiProxy> {
     secrets: (o.secrets ?? []).filter(Boolean),
     onCall: o.onCall,
     onUpdates: o.onUpdates,
+    holdCall: o.holdCall,
   }
   const headersTimeout = o.headersTimeoutMs ?? 60_000
   // Node looks for connections past the deadline every 30 s by default; a shorter deadline is checked more often.
