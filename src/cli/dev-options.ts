@@ -46,7 +46,19 @@ export interface DevFlags {
   'reply-timeout': number
   'webhook-check': number
   'poller-check': boolean
+  'wait-for-fix'?: boolean
   debounce: number
+}
+
+/** Someone can fix a crashed bot here: stdin is a terminal and CI is not set. */
+export function atTerminal(stdin: {isTTY?: boolean} = process.stdin, env: NodeJS.ProcessEnv = process.env): boolean {
+  const ci = env.CI
+  return stdin.isTTY === true && (ci === undefined || ci === '' || ci === 'false' || ci === '0')
+}
+
+/** A bot that exits early ends the session unless someone can fix it (or --wait-for-fix says to wait anyway). */
+function endOnEarlyExit(flags: DevFlags, terminal: boolean): boolean {
+  return flags['wait-for-fix'] === undefined ? !terminal : !flags['wait-for-fix']
 }
 
 /**
@@ -117,6 +129,8 @@ export interface OnlineContext {
   cloud: boolean
   command: BotCommand
   cwd: string
+  /** stdin is a terminal (and not CI): see atTerminal. */
+  terminal: boolean
 }
 
 /** The online session's options from the flags (validated: exit 2 on a bad value). */
@@ -142,6 +156,7 @@ export function sessionOptions(
     cwd: c.cwd,
     port: flags.port,
     watch: flags.watch,
+    endOnEarlyExit: endOnEarlyExit(flags, c.terminal),
     debounceMs: flags.debounce,
     force: flags.force,
     restoreSecret: flags['restore-secret'] !== undefined ? validateSecretToken(flags['restore-secret']) : undefined,
@@ -170,6 +185,7 @@ export function offlineOptions(
   flags: DevFlags,
   command: BotCommand,
   cwd: string,
+  terminal: boolean,
 ): Omit<OfflineDevOptions, 'input' | 'onEvent' | 'handleSignals'> {
   return {
     mode: flags.mode as 'webhook' | 'polling',
@@ -178,6 +194,7 @@ export function offlineOptions(
     port: flags.port,
     relayPort: flags['relay-port'],
     watch: flags.watch,
+    endOnEarlyExit: endOnEarlyExit(flags, terminal),
     debounceMs: flags.debounce,
     allowedUpdates:
       flags['allowed-updates'] !== undefined ? validateAllowedUpdates(flags['allowed-updates']) : undefined,

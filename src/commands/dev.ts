@@ -182,6 +182,12 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
       default: true,
       allowNo: true,
     }),
+    'wait-for-fix': Flags.boolean({
+      hidden: true,
+      description:
+        'when the bot exits before it is up (or right after a restart), wait for a file change even without a terminal (default: only on a terminal)',
+      allowNo: true,
+    }),
     debounce: Flags.integer({hidden: true, description: 'ms', default: 50}),
   }
 
@@ -199,7 +205,8 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     await options.checkDevFlags(flags, this.argv)
     const cwd = process.cwd()
     const command = resolveBotCommand(words ?? [], cwd)
-    if (flags.offline) return this.#offline(options.offlineOptions(flags, command, cwd))
+    const terminal = options.atTerminal()
+    if (flags.offline) return this.#offline(options.offlineOptions(flags, command, cwd, terminal))
     if (this.interactive) this.#spinner = await loadSpinner(process.stderr)
 
     const resolved = this.resolveApi()
@@ -210,6 +217,7 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
       cloud: resolved.cloud,
       command,
       cwd,
+      terminal,
     })
     this.addSecret(session.restoreSecret)
     // A closed stdout/stderr (EPIPE) ends the session like SIGPIPE: teardown first, then exit.

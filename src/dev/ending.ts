@@ -8,7 +8,17 @@ import type {BotExit} from './bot/process.js'
 import type {RelayStats} from './relay/types.js'
 import type {DevSummary} from './render.js'
 
-export type StopReason = 'SIGINT' | 'SIGTERM' | 'SIGHUP' | 'SIGPIPE' | 'bot-exit' | 'aborted' | 'error' | 'stop'
+export type StopReason =
+  | 'SIGINT'
+  | 'SIGTERM'
+  | 'SIGHUP'
+  | 'SIGPIPE'
+  | 'bot-exit'
+  /** The bot exited before it was up (or right after a restart) with nobody at a terminal to fix it. */
+  | 'bot-failed'
+  | 'aborted'
+  | 'error'
+  | 'stop'
 
 export const SIGNAL_EXIT: Record<string, number> = {SIGINT: 130, SIGTERM: 143, SIGHUP: 129, SIGPIPE: 141}
 
@@ -25,6 +35,7 @@ export function exitCodeFor(
   crashed: boolean,
   cleanFailed: boolean,
 ): number {
+  if (reason === 'bot-failed') return exit?.code || (exit?.signal ? signalExitCode(exit.signal) : 1)
   if (reason === 'bot-exit' || crashed) {
     if (!exit) return 1
     return exit.code ?? signalExitCode(exit.signal)

@@ -17,6 +17,9 @@ import {errorMessage, readyText, summaryText, type DevSummary} from './render.js
 import {onSignals, Teardown} from './teardown.js'
 
 export type {DevSummary} from './render.js'
+
+/** A bot that exits within this long of its (re)start has not really started (see DevSessionOptions.endOnEarlyExit). */
+const EARLY_EXIT_MS = 5000
 export type {DevSessionOptions} from './options.js'
 
 /** One `bot dev` run. `run()` resolves with the summary once everything is cleaned up. */
@@ -72,12 +75,21 @@ export class DevSession {
     events.on('bot-exit', () => {
       this.#botUp = false
       if (this.#stopReason) return
-      if (this.#o.watch)
+      if (!this.#o.watch) return this.stop('bot-exit')
+      const runner = this.#ctx.runner
+      if (this.#o.endOnEarlyExit && runner?.exitedEarly(EARLY_EXIT_MS)) {
+        const last = runner.lastLines
         emit({
-          type: 'info',
-          text: 'Waiting for a file change to restart it (updates are held, then answered 503 so Telegram retries).',
+          type: 'warn',
+          text: `The bot exited before it was ${runner.restarts > 0 ? 'up again after the restart' : 'ready'}, and nobody is at a terminal to fix it (stdin is not a terminal, or CI is set): ending the session instead of waiting for a file change.`,
+          fix: last.length > 0 ? `Its last lines:\n${last.map((l) => `    ${l}`).join('\n')}` : 'It printed nothing.',
         })
-      else this.stop('bot-exit')
+        return this.stop('bot-failed')
+      }
+      emit({
+        type: 'info',
+        text: 'Waiting for a file change to restart it (updates are held, then answered 503 so Telegram retries).',
+      })
     })
     events.on('stall', () => this.#ctx.delivery?.nudge?.())
     events.on('lost', (part, reason) => void this.#lost(part, reason))

@@ -11,6 +11,13 @@ import {commandOf, listenerOwner} from '../../session-store/proc-net.js'
 import type {Relay} from '../relay/relay.js'
 import type {SessionState} from '../../session-store/state.js'
 
+/** Output lines of the bot kept (the last ones), and how many of them are shown again when it ends a session early. */
+const KEPT_LINES = 60
+const LAST_LINES = 8
+
+/** Lines of a crash that say nothing about its cause: stack frames, Node's version footer, blank lines. */
+const NOISE = /^\s*$|^\s+at\s|^Node\.js v\d/
+
 export interface BotRunnerOptions {
   command: BotCommand
   cwd: string
@@ -50,6 +57,11 @@ export class BotRunner {
   #mode: BotMode
   /** Ends the wait for the current bot to listen on PORT. */
   #listenWait: AbortController | undefined
+  /** When the current bot was started (performance.now()), and whether it was up since. */
+  #launchedAt = 0
+  #up = false
+  /** The bot's last output lines (shown again when it ends the session early). */
+  readonly #lastLines: string[] = []
 
   constructor(options: BotRunnerOptions) {
     this.#o = options
@@ -65,11 +77,26 @@ export class BotRunner {
     this.#mode = 'polling'
     this.#listenWait?.abort()
     this.#o.relay?.setTarget(undefined)
-    if (this.#bot?.alive && !this.#bot.stopping) this.#o.onUp()
+    if (this.#bot?.alive && !this.#bot.stopping) this.#isUp()
+  }
+
+  #isUp(): void {
+    this.#up = true
+    this.#o.onUp()
   }
 
   get bot(): BotProcess | undefined {
     return this.#bot
+  }
+
+  /** The current bot exited before it was up, or within `ms` of its (re)start. */
+  exitedEarly(ms: number): boolean {
+    return !this.#up || performance.now() - this.#launchedAt < ms
+  }
+
+  /** The bot's last telling output lines, oldest first (stack frames left out; at most LAST_LINES). */
+  get lastLines(): string[] {
+    return this.#lastLines.filter((l) => !NOISE.test(l)).slice(-LAST_LINES)
   }
 
   launch(): BotProcess {
@@ -92,9 +119,16 @@ export class BotRunner {
       command: o.command,
       cwd: o.cwd,
       env,
-      onOutput: (stream, line) => o.emit({type: 'bot-output', stream, line, text: line}),
+      onOutput: (stream, line) => {
+        this.#lastLines.push(line)
+        if (this.#lastLines.length > KEPT_LINES) this.#lastLines.shift()
+        o.emit({type: 'bot-output', stream, line, text: line})
+      },
     })
     this.#bot = bot
+    this.#launchedAt = performance.now()
+    this.#up = false
+    this.#lastLines.length = 0
     this.crashed = false
     o.saveState({bot: bot.pid > 0 ? {pid: bot.pid, marker: o.marker} : undefined})
     o.emit({
@@ -106,7 +140,7 @@ export class BotRunner {
     })
     void bot.exited.then((exit) => this.#exited(bot, exit))
     if (mode === 'webhook') void this.#waitListening(bot)
-    else o.onUp()
+    else this.#isUp()
     return bot
   }
 
@@ -145,7 +179,7 @@ export class BotRunner {
         o.relay?.setTarget({host, port: o.port, path: o.path})
         const ms = Math.round(performance.now() - started)
         o.emit({type: 'bot-listening', port: o.port, host, ms, text: `✓ Bot listening on port ${o.port} (${ms} ms)`})
-        o.onUp()
+        this.#isUp()
         return
       }
       if (!warnedForeign) {
