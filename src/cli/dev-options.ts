@@ -3,6 +3,8 @@
  * checks that need no network run first (dev-input.ts, ports.ts), so bad input exits 2 with one
  * line and a fix before anything is sent, set or started. The services below never see a flag name.
  */
+import {dirname, relative, resolve} from 'node:path'
+
 import type {BotCommand} from '../dev/bot/command.js'
 import type {DevSessionOptions} from '../dev/options.js'
 import {UsageError} from '../lib/errors.js'
@@ -11,6 +13,7 @@ import type {BotApi} from '../telegram/index.js'
 import {chooseTunnelProvider, publicUrlProvider, validatePublicUrl, type TunnelProvider} from '../tunnel/index.js'
 import {validateAllowedUpdates, validateMaxConnections, validateSecretToken} from '../webhook/validate.js'
 import {checkDevInput, commandAfterDashes} from './dev-input.js'
+import {findPackageJson} from './package-config.js'
 import {checkInspectPort, checkPorts} from './ports.js'
 
 /** The flags of `bot dev` this module reads (src/commands/dev.ts declares them). */
@@ -73,6 +76,22 @@ export function botCommandWords(argv: string[], positional: string[], fromPackag
       'Run e.g. `bot dev -- node bot.js`.',
     )
   return afterDashes ?? fromPackage
+}
+
+/**
+ * Where the bot runs: a command from package.json (its "bot".dev.command, the dev:bot script, the
+ * entry file) runs in the package's folder, as `npm run` does, wherever `bot dev` was started; a
+ * command after `--` runs in the current folder, as typed. `note` says so when the two differ.
+ */
+export function botFolder(cwd: string, argv: string[]): {cwd: string; note?: string} {
+  const pkg = findPackageJson(cwd)
+  if (commandAfterDashes(argv) !== undefined || !pkg) return {cwd}
+  const root = dirname(pkg)
+  if (resolve(root) === resolve(cwd)) return {cwd}
+  return {
+    cwd: root,
+    note: `Running in ${root}, the folder of package.json (the bot command comes from there), not in the current folder ${relative(root, cwd) || cwd}.`,
+  }
 }
 
 /** Everything about the flags that can be checked before the session starts (exit 2 when wrong). */

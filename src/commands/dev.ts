@@ -203,8 +203,9 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     // Bad input exits 2 before anything is sent, set or started.
     const words = options.botCommandWords(this.argv, this.positional, this.packageConfig?.command)
     await options.checkDevFlags(flags, this.argv)
-    const cwd = process.cwd()
+    const {cwd, note} = options.botFolder(process.cwd(), this.argv)
     const command = resolveBotCommand(words ?? [], cwd)
+    if (note) this.#info(note)
     const terminal = options.atTerminal()
     if (flags.offline) return this.#offline(options.offlineOptions(flags, command, cwd, terminal))
     if (this.interactive) this.#spinner = await loadSpinner(process.stderr)
@@ -266,6 +267,12 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
   #exit(code: number): void {
     process.exitCode = code
     setTimeout(() => process.exit(code), 300).unref()
+  }
+
+  /** A line of the CLI's own before the session starts (an `info` event with --json). */
+  #info(text: string): void {
+    if (this.jsonEnabled()) this.#json({type: 'info', text})
+    else process.stderr.write(this.redact(text) + '\n')
   }
 
   #json(event: import('../dev/index.js').DevEvent): void {
