@@ -9,10 +9,12 @@ import type {BotCommand} from '../dev/bot/command.js'
 import type {DevSessionOptions} from '../dev/options.js'
 import {UsageError} from '../lib/errors.js'
 import type {OfflineDevOptions} from '../offline/dev-offline.js'
+import {SECRET_RE} from '../session-store/state.js'
 import type {BotApi} from '../telegram/index.js'
 import {chooseTunnelProvider, publicUrlProvider, validatePublicUrl, type TunnelProvider} from '../tunnel/index.js'
 import {validateAllowedUpdates, validateMaxConnections, validateSecretToken} from '../webhook/validate.js'
 import {checkDevInput, commandAfterDashes} from './dev-input.js'
+import {sourceOf} from './config.js'
 import {findPackageJson} from './package-config.js'
 import {checkInspectPort, checkPorts} from './ports.js'
 
@@ -22,6 +24,7 @@ export interface DevFlags {
   tunnel: string
   fallback: boolean
   'tunnel-host'?: string
+  'forward-to'?: string
   subdomain?: string
   'public-url'?: string
   'relay-port'?: number
@@ -94,6 +97,61 @@ export function botFolder(cwd: string, argv: string[]): {cwd: string; note?: str
   }
 }
 
+/**
+ * `--forward-to URL`: the user's own server, an http URL (the relay speaks plain http on this
+ * machine or network), in webhook mode, with no bot command after `--`. Its secret is WEBHOOK_SECRET
+ * from the environment or .env when set (the server reads the same), checked like Telegram checks it.
+ */
+export function forwardTarget(
+  flags: Pick<DevFlags, 'forward-to' | 'mode'>,
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): DevSessionOptions['forwardTo'] {
+  const given = flags['forward-to']
+  if (given === undefined) return undefined
+  let url: URL
+  try {
+    url = new URL(given)
+  } catch {
+    throw new UsageError(
+      `--forward-to ${JSON.stringify(given)} is not a URL.`,
+      'Give the URL your server takes webhooks on, e.g. --forward-to http://localhost:3000/webhook.',
+    )
+  }
+  if (url.protocol !== 'http:' || !url.hostname || url.username || url.password || url.hash)
+    throw new UsageError(
+      `--forward-to ${given} must be a plain http:// URL (no credentials, no #fragment): bot dev forwards over http to a server on this machine or your network.`,
+      'E.g. --forward-to http://localhost:3000/webhook (the public side, https, is the tunnel or --public-url).',
+    )
+  if (flags.mode !== 'webhook')
+    throw new UsageError(
+      '--forward-to delivers webhooks to your server, so it needs webhook mode, not --mode polling.',
+      'Drop --mode polling (and "mode" in package.json\'s "bot".dev section).',
+    )
+  if (commandAfterDashes(argv) !== undefined)
+    throw new UsageError(
+      '--forward-to runs no bot, but a bot command follows `--`.',
+      'Either run your server yourself and keep --forward-to, or drop --forward-to to let bot dev run the command.',
+    )
+  // Offline, the emulator's bot takes the server's BOT_TOKEN (a well-formed one), so both share it.
+  const token = env.BOT_TOKEN && TOKEN_RE.test(env.BOT_TOKEN) ? {token: fromWhere('BOT_TOKEN')} : {}
+  const value = env.WEBHOOK_SECRET
+  if (value === undefined || value === '') return {url: url.href, ...token}
+  const from = fromWhere('WEBHOOK_SECRET')
+  if (!SECRET_RE.test(value))
+    throw new UsageError(
+      `WEBHOOK_SECRET${from === '.env' ? ' in .env' : ''} is not a valid secret token: 1-256 characters of A-Z, a-z, 0-9, _ and -.`,
+      'Change it (your server checks the same value), or remove it and bot dev uses one it keeps for this bot.',
+    )
+  return {url: url.href, secret: {value, from}, ...token}
+}
+
+const TOKEN_RE = /^\d{1,20}:[A-Za-z0-9_-]{30,}$/
+
+function fromWhere(name: string): 'env' | '.env' {
+  return sourceOf(name, [], name.toLowerCase()) === '.env' ? '.env' : 'env'
+}
+
 /** Everything about the flags that can be checked before the session starts (exit 2 when wrong). */
 export async function checkDevFlags(flags: DevFlags, argv: string[]): Promise<void> {
   checkDevInput({
@@ -146,7 +204,9 @@ export interface OnlineContext {
   apiRoot: string
   /** api.telegram.org: its stricter setWebhook rules apply. */
   cloud: boolean
-  command: BotCommand
+  /** Absent with --forward-to (no bot process). */
+  command: BotCommand | undefined
+  forwardTo: DevSessionOptions['forwardTo']
   cwd: string
   /** stdin is a terminal (and not CI): see atTerminal. */
   terminal: boolean
@@ -172,6 +232,7 @@ export function sessionOptions(
     checkPollers: flags['poller-check'],
     relayPort: flags['relay-port'],
     command: c.command,
+    forwardTo: c.forwardTo,
     cwd: c.cwd,
     port: flags.port,
     watch: flags.watch,
@@ -202,13 +263,17 @@ export function sessionOptions(
 /** The offline session's options from the flags (the terminal chat and the emulator are the CLI's to add). */
 export function offlineOptions(
   flags: DevFlags,
-  command: BotCommand,
+  command: BotCommand | undefined,
   cwd: string,
   terminal: boolean,
+  forwardTo?: DevSessionOptions['forwardTo'],
+  env: NodeJS.ProcessEnv = process.env,
 ): Omit<OfflineDevOptions, 'input' | 'onEvent' | 'handleSignals'> {
   return {
     mode: flags.mode as 'webhook' | 'polling',
     command,
+    forwardTo,
+    ...(forwardTo?.token ? {botToken: env.BOT_TOKEN} : {}),
     cwd,
     port: flags.port,
     relayPort: flags['relay-port'],

@@ -36,6 +36,10 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     },
     {description: 'Long polling instead of a webhook', command: '<%= config.bin %> <%= command.id %> --mode polling'},
     {
+      description: 'Run no bot: forward each update to the server you run yourself (a debugger, a container)',
+      command: '<%= config.bin %> <%= command.id %> --forward-to http://localhost:3000/webhook',
+    },
+    {
       description: 'Webhook mode without any public URL (behind a firewall)',
       command: '<%= config.bin %> <%= command.id %> --tunnel none',
     },
@@ -82,6 +86,11 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
       env: 'BOT_PUBLIC_URL',
       helpGroup: 'TUNNEL',
       exclusive: ['tunnel-host', 'subdomain'],
+    }),
+    'forward-to': Flags.string({
+      description:
+        'run no bot: forward each update to your own server at this http URL (started by you: a debugger, a container, another language), with the secret header; prints the environment it needs',
+      helpGroup: 'TUNNEL',
     }),
     'relay-port': Flags.integer({
       description: 'local port of the relay (what the tunnel or --public-url forwards to) [default: a free port]',
@@ -203,11 +212,14 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     // Bad input exits 2 before anything is sent, set or started.
     const words = options.botCommandWords(this.argv, this.positional, this.packageConfig?.command)
     await options.checkDevFlags(flags, this.argv)
-    const {cwd, note} = options.botFolder(process.cwd(), this.argv)
-    const command = resolveBotCommand(words ?? [], cwd)
+    // --forward-to: no bot process, so no bot command (one after `--` is refused).
+    const forwardTo = options.forwardTarget(flags, this.argv)
+    const {cwd, note} = forwardTo ? {cwd: process.cwd()} : options.botFolder(process.cwd(), this.argv)
+    const command = forwardTo ? undefined : resolveBotCommand(words ?? [], cwd)
     if (note) this.#info(note)
+    this.addSecret(forwardTo?.secret?.value)
     const terminal = options.atTerminal()
-    if (flags.offline) return this.#offline(options.offlineOptions(flags, command, cwd, terminal))
+    if (flags.offline) return this.#offline(options.offlineOptions(flags, command, cwd, terminal, forwardTo))
     if (this.interactive) this.#spinner = await loadSpinner(process.stderr)
 
     const resolved = this.resolveApi()
@@ -217,6 +229,7 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
       apiRoot: resolved.apiRoot,
       cloud: resolved.cloud,
       command,
+      forwardTo,
       cwd,
       terminal,
     })

@@ -53,6 +53,8 @@ export interface SummaryParts {
   apiProxy: boolean | undefined
   stopReason: StopReason | undefined
   bot: {lastExit: BotExit | undefined; crashed: boolean; restarts: number} | undefined
+  /** No bot process by design (--forward-to): a stop asked for is a clean end. */
+  noBot?: boolean
   /** The relay's counters (webhook mode). */
   stats: RelayStats | undefined
   cleanFailed: boolean
@@ -64,7 +66,13 @@ export interface SummaryParts {
 
 /** The session's summary; its exit code is `forcedExitCode` (a second signal) or follows from how it ended. */
 export function sessionSummary(p: SummaryParts, forcedExitCode?: number): DevSummary {
-  const exitCode = forcedExitCode ?? exitCodeFor(p.stopReason, p.bot?.lastExit, p.bot?.crashed ?? false, p.cleanFailed)
+  const exitCode =
+    forcedExitCode ??
+    (p.noBot
+      ? p.stopReason === 'error' || p.cleanFailed
+        ? 1
+        : 0
+      : exitCodeFor(p.stopReason, p.bot?.lastExit, p.bot?.crashed ?? false, p.cleanFailed))
   const stats = p.stats ?? {relayed: 0, failures: 0, rejected: 0, repeats: 0}
   // Polling has no relay: the updates the api proxy saw, when it ran (else nothing is known).
   const seen = p.mode === 'polling' && p.apiProxy !== false ? {seen: p.updates} : {}

@@ -32,6 +32,8 @@ export type DevEvent =
       url?: string
       port?: number
       inspectorUrl?: string
+      /** --forward-to: the user's server that gets the updates (no bot process). */
+      forwardTo?: string
       command: string
       text: string
     }

@@ -21,7 +21,20 @@ export interface DevSessionOptions {
   bridge?: boolean
   /** A tunnel that cannot be opened or kept is replaced by the bridge. Default false. */
   fallback?: boolean
-  command: BotCommand
+  /** The user's bot (absent with `forwardTo`: no bot process is started). */
+  command?: BotCommand
+  /**
+   * No bot process: the user runs their own server (in a debugger, a container, another language).
+   * The relay forwards each update to `url` (http) with the secret header; `secret` is the one that
+   * server checks (WEBHOOK_SECRET from the environment or .env), else the per-bot secret is used and
+   * the session says how to hand it over without printing it.
+   */
+  forwardTo?: {
+    url: string
+    secret?: {value: string; from: 'env' | '.env'}
+    /** Offline: where the emulator's bot token came from (the server's BOT_TOKEN); absent: the fake one. */
+    token?: 'env' | '.env'
+  }
   cwd: string
   /** The bot's PORT (webhook mode); default a free port. */
   port?: number

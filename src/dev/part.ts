@@ -109,6 +109,8 @@ export class SessionContext {
   port = 0
   /** bot: the user's bot process, restarted on change. */
   runner: BotRunner | undefined
+  /** forward (--forward-to): the user's own server gets the updates; no bot process. */
+  forwardTo: string | undefined
   /** delivery: how updates reach the bot now (tunnel, bridge or the bot's own polling). */
   delivery: Delivery | undefined
   /** watcher: files are watched. */

@@ -81,12 +81,14 @@ export function readyText(
   delivery: 'tunnel' | 'bridge' | 'polling',
   url: string | undefined,
   watching: boolean,
+  forwardTo?: string,
 ): string {
   const w = watching ? '; restarting on file changes' : ''
+  const to = forwardTo ? `your server at ${forwardTo}` : 'the bot'
   if (delivery === 'tunnel')
-    return `Ready: updates reach the bot through ${url}${w}. Ctrl-C stops and puts the bot back on long polling.`
+    return `Ready: updates reach ${to} through ${url}${w}. Ctrl-C stops and puts the bot back on long polling.`
   if (delivery === 'bridge')
-    return `Ready: updates reach the bot through the polling bridge in \`bot dev\` (no webhook, no public URL)${w}. Ctrl-C stops.`
+    return `Ready: updates reach ${to} through the polling bridge in \`bot dev\` (no webhook, no public URL)${w}. Ctrl-C stops.`
   return `Ready: the bot runs on long polling${w}. Ctrl-C stops.`
 }
 

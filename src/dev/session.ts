@@ -143,6 +143,7 @@ export class DevSession {
           apiProxy: this.#o.apiProxy,
           stopReason: this.#stopReason,
           bot: ctx.runner,
+          noBot: this.#o.forwardTo !== undefined,
           stats: ctx.relay?.stats,
           cleanFailed: ctx.webhook.cleanFailed,
           updates: this.#updates,
@@ -245,7 +246,7 @@ export class DevSession {
 
   #maybeReady(): void {
     const ctx = this.#ctx
-    if (this.#readyEmitted || this.#stopReason || !this.#startedUp || !ctx.runner?.bot) return
+    if (this.#readyEmitted || this.#stopReason || !this.#startedUp || !(ctx.runner?.bot || ctx.forwardTo)) return
     const delivery = ctx.delivery!
     if (this.#mode === 'webhook' && (!this.#botUp || (delivery.name === 'tunnel' && !ctx.webhook.url))) return
     // The bot polls by itself: Ready once the session switched.
@@ -259,8 +260,9 @@ export class DevSession {
       ...(url ? {url} : {}),
       ...(this.#mode === 'webhook' ? {port: ctx.port} : {}),
       ...(ctx.inspectorUrl ? {inspectorUrl: ctx.inspectorUrl} : {}),
-      command: this.#o.command.display,
-      text: readyText(delivery.name, url, ctx.watching),
+      ...(ctx.forwardTo ? {forwardTo: ctx.forwardTo} : {}),
+      command: this.#o.command?.display ?? '',
+      text: readyText(delivery.name, url, ctx.watching, ctx.forwardTo),
     })
   }
 

@@ -81,6 +81,8 @@ export interface OfflineDevOptions
   startupTimeoutMs?: number
   /** Emulator port (default: a free one). */
   emulatorPort?: number
+  /** The token of the emulator's bot (default the fake OFFLINE_TOKEN): with --forward-to, the one the user's server has. */
+  botToken?: string
   /** Session state directory; default a fresh temporary one (an offline session shares nothing with others). */
   stateDir?: string
   /** Every event (session, offline banner, chat), with a prompt-safe printer for the ones to show. */
@@ -94,8 +96,15 @@ export interface OfflineDevSummary extends DevSummary {
 }
 
 export async function runOfflineDev(options: OfflineDevOptions): Promise<OfflineDevSummary> {
-  const {chatId, userId, firstName, username, emulatorPort} = options
-  const backend = await startOfflineBackend({port: emulatorPort ?? 0, chatId, userId, firstName, username})
+  const {chatId, userId, firstName, username, emulatorPort, botToken} = options
+  const backend = await startOfflineBackend({
+    port: emulatorPort ?? 0,
+    chatId,
+    userId,
+    firstName,
+    username,
+    ...(botToken ? {token: botToken} : {}),
+  })
   return new OfflineRun(options, backend).run()
 }
 
@@ -195,6 +204,7 @@ class OfflineRun {
       replyTimeoutMs: _replyTimeoutMs,
       startupTimeoutMs: _startupTimeoutMs,
       emulatorPort: _emulatorPort,
+      botToken: _botToken,
       stateDir: _stateDir,
       onEvent: _onEvent,
       signal: _signal,
@@ -278,6 +288,7 @@ class OfflineRun {
             port: event.port,
             watching: Boolean(this.#o.watch),
             inspectorUrl: event.inspectorUrl,
+            forwardTo: event.forwardTo,
           },
         ),
       }

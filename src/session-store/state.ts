@@ -143,9 +143,14 @@ export function removeState(botId: number, dir = stateDir()): void {
 /** Telegram's rule for secret_token: 1-256 characters of A-Z a-z 0-9 _ -. */
 export const SECRET_RE = /^[A-Za-z0-9_-]{1,256}$/
 
+/** Where the per-bot webhook secret is kept. */
+export function secretPath(botId: number, dir = stateDir()): string {
+  return join(dir, `secret-${botId}`)
+}
+
 /** The per-bot webhook secret, created on first use and kept (0600) so it is stable across runs. */
 export function loadOrCreateSecret(botId: number, dir = stateDir()): string {
-  const path = join(dir, `secret-${botId}`)
+  const path = secretPath(botId, dir)
   try {
     const existing = readFileSync(path, 'utf8').trim()
     if (SECRET_RE.test(existing)) return existing

@@ -12,6 +12,7 @@ export function botPart(): SessionPart {
     stopMinMs: 1000,
     async start(ctx) {
       const o = ctx.options
+      if (!o.command) throw new Error('no bot command')
       runner = new BotRunner({
         command: o.command,
         cwd: o.cwd,

@@ -38,7 +38,12 @@ export function webhookCheckPart(): SessionPart {
         (text) => text,
       )
       ctx.check()
-      if (o.mode === 'webhook') [ctx.secret, ctx.path] = [loadOrCreateSecret(me.id, ctx.stateDir), randomWebhookPath()]
+      // (--forward-to: the secret the user's server already checks, when it has one.)
+      if (o.mode === 'webhook')
+        [ctx.secret, ctx.path] = [
+          o.forwardTo?.secret?.value ?? loadOrCreateSecret(me.id, ctx.stateDir),
+          randomWebhookPath(),
+        ]
     },
   }
 }
