@@ -36,6 +36,8 @@ export interface LocaltunnelServerOptions {
   includeIp?: boolean
   /** Port of the control server. Default 0 (a free port). */
   port?: number
+  /** The host name in each tunnel's public URL (it must resolve to 127.0.0.1 where it is used). Default 127.0.0.1. */
+  publicHost?: string
 }
 
 export interface LtTunnelInfo {
@@ -142,7 +144,7 @@ class LtTunnel {
   }
 
   get url(): string {
-    return `http://127.0.0.1:${this.publicPort}`
+    return `http://${this.opts.publicHost}:${this.publicPort}`
   }
 
   async start(): Promise<void> {
@@ -342,6 +344,7 @@ export async function startLocaltunnelServer(options: LocaltunnelServerOptions =
     maxTunnels: options.maxTunnels ?? 50,
     maxQueue: options.maxQueue ?? 1000,
     requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
+    publicHost: options.publicHost ?? '127.0.0.1',
   }
   const events = new EventEmitter()
   events.setMaxListeners(0)
