@@ -223,8 +223,9 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     if (this.interactive) this.#spinner = await loadSpinner(process.stderr)
 
     const resolved = this.resolveApi()
+    const api = this.createApi(resolved)
     const session = options.sessionOptions(flags, {
-      api: this.createApi(resolved),
+      api,
       token: resolved.token,
       apiRoot: resolved.apiRoot,
       cloud: resolved.cloud,
@@ -234,6 +235,9 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
       terminal,
     })
     this.addSecret(session.restoreSecret)
+    // The token check's getMe goes out now, while the session's modules load (it waits for nothing else).
+    const me = api.getMe({timeoutMs: 30_000})
+    me.catch(() => {}) // (the session's token step reports a failure)
     // A closed stdout/stderr (EPIPE) ends the session like SIGPIPE: teardown first, then exit.
     const closedOutput = new AbortController()
     const [{runDevSession}, {guardOutput}, {DevRenderer}] = await Promise.all([
@@ -249,6 +253,7 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     })
     const summary = await runDevSession({
       ...session,
+      me,
       signal: closedOutput.signal,
       handleSignals: true,
       onEvent: this.jsonEnabled() ? (e) => this.#json(e) : (e) => renderer.render(e),

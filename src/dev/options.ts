@@ -1,5 +1,5 @@
 /** What a `bot dev` session is given (the CLI builds it from flags; tests build it directly). */
-import type {BotApi} from '../telegram/index.js'
+import type {BotApi, User} from '../telegram/index.js'
 import type {TunnelProvider} from '../tunnel/types.js'
 import type {BotMode} from './bot/process.js'
 import type {BotCommand} from './bot/command.js'
@@ -9,6 +9,8 @@ import type {OfflineTarget} from '../control/actions.js'
 export interface DevSessionOptions {
   /** Bot API client for the user's token (or the emulator's). */
   api: BotApi
+  /** getMe already under way (the CLI starts it while it loads the session's modules); default: the token part calls it. */
+  me?: Promise<User>
   /** The token given to the bot (BOT_TOKEN); never printed or stored. */
   token: string
   /** The api root the bot should use; passed as BOT_API_ROOT unless `passApiRoot` is false. */
