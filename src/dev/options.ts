@@ -75,6 +75,16 @@ export interface DevSessionOptions {
   /** Warn when the bot has not opened PORT after this long. Default 30000. */
   slowStartMs?: number
   stateDir?: string
+  /**
+   * Where what outlives a session is kept: the update history's log and the webhook secret (default:
+   * stateDir). Offline (whose state folder is temporary): a folder per project.
+   */
+  keepDir?: string
+  /**
+   * Offline: an update about to be handed to the bot directly (a trigger or replay through the relay,
+   * past the emulator): the emulator learns its chats first, as Telegram knows every chat it delivers from.
+   */
+  beforeInject?: (update: Record<string, unknown>) => void
   /** Give the bot an api proxy that records its calls as BOT_API_ROOT (default true; `--no-api-proxy`). */
   apiProxy?: boolean
   /** Serve the inspector page on loopback (default true; `--no-inspect`), on this port (default a free one). */

@@ -28,8 +28,10 @@ export interface SessionRecordingOptions {
   apiProxy?: boolean
   /** Offline: triggers go into the emulator as its user's actions. */
   offline?: OfflineTarget
-  /** The session's state folder (the history log goes there). */
-  stateDir: string
+  /** Where the history log goes (the session's state folder; offline, a folder per project). */
+  keepDir: string
+  /** An update handed to the bot through the relay by a trigger or replay (offline: the emulator learns its chats). */
+  beforeInject?: (update: Record<string, unknown>) => void
   emit: DevEventSink
   /** How long a trigger or replay waits for the bot's answer. Default 30 s (the control port waits 35 s). */
   actionTimeoutMs?: number
@@ -73,7 +75,7 @@ export class SessionRecording {
       timeoutMs: o.actionTimeoutMs ?? 30_000,
       bot: () => this.#bot,
       history: () => this.#history,
-      relay: () => this.#relay,
+      relay: () => this.#injector(),
       // Down from 2^31-1: never Telegram's next real update_id (see nextSyntheticUpdateId).
       nextUpdateId: () =>
         (this.#lastSynthetic = nextSyntheticUpdateId(this.#lastSynthetic, (id) => this.#seenIds.has(id))),
@@ -105,12 +107,30 @@ export class SessionRecording {
   open(bot: {id: number; first_name?: string; username?: string}): UpdateHistory {
     this.#bot = bot
     const history = new UpdateHistory({
-      logFile: join(this.#o.stateDir, `history-${bot.id}.jsonl`),
+      logFile: join(this.#o.keepDir, `history-${bot.id}.jsonl`),
       secrets: this.#secrets,
       onError: (text) => this.#o.emit({type: 'warn', text}),
     })
     this.#history = history
     return history
+  }
+
+  /** The relay as trigger and replay use it: what they hand the bot is shown to beforeInject first. */
+  #injector(): Relay | Pick<Relay, 'inject'> | undefined {
+    const relay = this.#relay
+    const before = this.#o.beforeInject
+    if (!relay || !before) return relay
+    return {
+      inject: (body, options) => {
+        try {
+          const update = JSON.parse(typeof body === 'string' ? body : body.toString('utf8')) as unknown
+          if (update && typeof update === 'object' && !Array.isArray(update)) before(update as Record<string, unknown>)
+        } catch {
+          // not for us to judge: the bot gets it as it is
+        }
+        return relay.inject(body, options)
+      },
+    }
   }
 
   /** Record what the relay forwards. */

@@ -7,9 +7,10 @@
  * starts reading input. When the input ends (and the last replies are in) the session is stopped;
  * when the session ends first (the bot exited, a signal), the chat is closed. Then the emulator stops.
  */
-import {mkdtempSync, rmSync} from 'node:fs'
+import {createHash} from 'node:crypto'
+import {mkdtempSync, realpathSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
-import {join} from 'node:path'
+import {join, resolve} from 'node:path'
 
 import {DevSession, type DevEvent, type DevSessionOptions, type DevSummary} from '../dev/index.js'
 import {stateDir as defaultStateDir} from '../session-store/state.js'
@@ -213,6 +214,11 @@ class OfflineRun {
     const backend = this.#backend
     return new DevSession({
       ...session,
+      // The history is kept per project, like online (where it is per bot): `bot replay` finds what an
+      // earlier offline run of this project recorded.
+      keepDir: session.keepDir ?? offlineProjectDir(session.cwd),
+      // A replay (or trigger) through the relay passes the emulator by: it learns the chats first.
+      beforeInject: (update) => learnChats(backend, update),
       api: new BotApi({token: backend.token, apiRoot: backend.apiRoot}),
       token: backend.token,
       apiRoot: backend.apiRoot,
@@ -309,6 +315,35 @@ class OfflineRun {
     this.#verdict = offlineResult(chat, failures)
     if (!this.#verdict.ok) this.#emit(this.#verdict)
     return this.#verdict
+  }
+}
+
+/** The folder of this project's offline history and webhook secret (in the state folder, named by a hash of its path). */
+export function offlineProjectDir(cwd: string): string {
+  let path = resolve(cwd)
+  try {
+    path = realpathSync(path)
+  } catch {
+    // as given
+  }
+  return join(defaultStateDir(), 'offline', createHash('sha256').update(path).digest('hex').slice(0, 16))
+}
+
+/** Every chat an update names (message.chat, callback_query.message.chat, …) becomes known to the emulator's bot. */
+function learnChats(backend: OfflineBackend, update: Record<string, unknown>): void {
+  const visit = (value: unknown, depth: number): void => {
+    if (!value || typeof value !== 'object' || depth > 4) return
+    for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
+      const chat = inner as {id?: unknown; type?: unknown} | undefined
+      if (key === 'chat' && chat && typeof chat.id === 'number' && typeof chat.type === 'string')
+        backend.emulator.addChat(backend.token, chat as {id: number; type: string})
+      else visit(inner, depth + 1)
+    }
+  }
+  try {
+    visit(update, 0)
+  } catch {
+    // the bot still gets the update; at worst its answer meets "chat not found"
   }
 }
 

@@ -5,6 +5,8 @@
  * what the server needs: BOT_API_ROOT (the recording api proxy) and the secret's variable name,
  * never the secret itself (where bot dev made one, where to read it from).
  */
+import {existsSync} from 'node:fs'
+
 import {secretPath} from '../../session-store/state.js'
 import type {SessionContext, SessionPart} from '../part.js'
 
@@ -23,6 +25,13 @@ export function forwardPart(): SessionPart {
       ctx.events.emit('bot-up')
     },
   }
+}
+
+/** The file of the secret the session uses (in keepDir when it could be kept there). */
+function keptSecretPath(ctx: SessionContext): string {
+  const keep = ctx.options.keepDir
+  const id = ctx.me!.id
+  return keep && existsSync(secretPath(id, keep)) ? secretPath(id, keep) : secretPath(id, ctx.stateDir)
 }
 
 /** What the user's server needs, one variable a line (no secret in it). */
@@ -45,7 +54,7 @@ export function forwardText(ctx: SessionContext): string {
   else
     lines.push(
       `    WEBHOOK_SECRET   ${header}: not set in the environment or .env, so bot dev uses the one it keeps for this bot.`,
-      `                     Give it to your server without printing it: WEBHOOK_SECRET="$(cat ${secretPath(ctx.me!.id, ctx.stateDir)})" <your command>,`,
+      `                     Give it to your server without printing it: WEBHOOK_SECRET="$(cat ${keptSecretPath(ctx)})" <your command>,`,
       '                     or put WEBHOOK_SECRET=<that value> in .env (bot dev then uses it too).',
     )
   return lines.join('\n')
