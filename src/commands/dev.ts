@@ -240,24 +240,46 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     me.catch(() => {}) // (the session's token step reports a failure)
     // A closed stdout/stderr (EPIPE) ends the session like SIGPIPE: teardown first, then exit.
     const closedOutput = new AbortController()
-    const [{runDevSession}, {guardOutput}, {DevRenderer}] = await Promise.all([
+    const [{DevSession}, {guardOutput}, {DevRenderer}, keys] = await Promise.all([
       import('../dev/index.js'),
       import('../cli/closed-output.js'),
       import('../cli/render/dev.js'),
+      import('../cli/dev-keys.js'),
     ])
     this.#guard = guardOutput([process.stdout, process.stderr], () => closedOutput.abort('SIGPIPE'))
+    // Keys (r, o, c, q, h) in a terminal, from the Ready line on; never with --json.
+    const withKeys = !this.jsonEnabled() && process.stdin.isTTY === true
     const renderer = new DevRenderer({
       redact: (t) => this.redact(t),
       spinner: this.#spinner,
       writable: (s) => this.#guard?.writable(s) ?? true,
+      readySuffix: withKeys ? keys.KEYS_HINT : undefined,
     })
-    const summary = await runDevSession({
+    let keyboard: import('../cli/dev-keys.js').DevKeys | undefined
+    const dev = new DevSession({
       ...session,
       me,
       signal: closedOutput.signal,
       handleSignals: true,
-      onEvent: this.jsonEnabled() ? (e) => this.#json(e) : (e) => renderer.render(e),
-    }).finally(() => {
+      onEvent: this.jsonEnabled()
+        ? (e) => this.#json(e)
+        : (e) => {
+            renderer.render(e)
+            if (e.type === 'ready' && withKeys && !keyboard && !dev.signal.aborted)
+              keyboard = keys.startDevKeys({
+                input: process.stdin,
+                output: process.stderr,
+                restart: () => dev.restartBot('r pressed'),
+                open: () => void this.#openInspector(e.inspectorUrl, (text) => renderer.render({type: 'info', text})),
+                print: (text) => renderer.render({type: 'info', text}),
+              })
+            if (e.type === 'summary') keyboard?.stop()
+          },
+    })
+    // Once the session stops, the terminal is given back before teardown prints.
+    dev.signal.addEventListener('abort', () => keyboard?.stop(), {once: true})
+    const summary = await dev.run().finally(() => {
+      keyboard?.stop()
       renderer.stop()
       this.#guard?.dispose()
     })
@@ -274,6 +296,7 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
       // With --json the transcript is in the events; stdout carries only those.
       ...(json ? {} : {output: process.stdout, logOutput: process.stderr, color: useColorOn(process.stdout)}),
       handleSignals: true,
+      openInspector: (url, say) => void this.#openInspector(url, say),
       onEvent: json
         ? (event) => this.#json(event as import('../dev/index.js').DevEvent)
         : (await import('../cli/render/dev.js')).offlineRenderer((t) => this.redact(t)),
@@ -285,6 +308,18 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
   #exit(code: number): void {
     process.exitCode = code
     setTimeout(() => process.exit(code), 300).unref()
+  }
+
+  /** `o` (or `:o` in the offline chat): the inspector in the browser, or why not. */
+  async #openInspector(url: string | undefined, say: (text: string) => void): Promise<void> {
+    if (!url) return say('No inspector in this session (--no-inspect).')
+    const {openUrl} = await import('../cli/open-url.js')
+    const opened = await openUrl(url)
+    say(
+      opened.ok
+        ? `Opening the inspector: ${url}`
+        : `Could not open a browser (${opened.program}: ${opened.error}); open ${url} yourself.`,
+    )
   }
 
   /** A line of the CLI's own before the session starts (an `info` event with --json). */

@@ -70,6 +70,8 @@ export interface SessionEvents {
   'bot-exit': []
   /** Source files changed: restart the bot. */
   'files-changed': [files: string[]]
+  /** Someone asked for a restart (a key in the terminal, `:r` in the offline chat). */
+  'restart-requested': [why: string]
   /** A part cannot go on (the tunnel is gone for good): replace it with its fallback, or stop. */
   lost: [part: SessionPart, reason: string]
   /** An update failed or was held for long: a good moment to look at the webhook. */

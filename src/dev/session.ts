@@ -109,6 +109,24 @@ export class DevSession {
     for (const letThrough of this.#heldPolls.splice(0)) letThrough()
   }
 
+  /**
+   * Restart the bot now, as a file change would (updates are held meanwhile); `by` says who asked
+   * (e.g. "r pressed"). Nothing happens before the bot was started, once the session is stopping, or
+   * without a bot process (--forward-to: that is said once).
+   */
+  restartBot(by: string): void {
+    if (this.#stopReason) return
+    if (!this.#ctx.runner) {
+      if (this.#ctx.forwardTo)
+        this.#ctx.emit({
+          type: 'info',
+          text: `No bot to restart: your server at ${this.#ctx.forwardTo} is yours to restart.`,
+        })
+      return
+    }
+    this.#ctx.events.emit('restart-requested', `↻ Restarting the bot (${by}; updates are held meanwhile)`)
+  }
+
   async run(): Promise<DevSummary> {
     if (this.#o.handleSignals) this.#installSignals()
     const external = this.#o.signal

@@ -16,7 +16,7 @@
  */
 import {createInterface, type Interface} from 'node:readline'
 
-import {CHAT_HELP, parseChatLine, pickButton, unknownCommandText} from './chat-commands.js'
+import {CHAT_HELP, parseChatLine, pickButton, SESSION_HELP, unknownCommandText} from './chat-commands.js'
 import {limitLines, MAX_LINE_BYTES} from './line-limit.js'
 import {
   flatButtons,
@@ -98,6 +98,8 @@ export interface ChatOptions extends ChatUser {
   onEvent?: (event: ChatEvent) => void
   /** Ctrl-C at the interactive prompt (readline takes it from the terminal). Default: raise SIGINT on this process. */
   onInterrupt?: () => void
+  /** `:r` restarts the bot and `:o` opens the inspector (`bot dev --offline`); without them they are unknown commands. */
+  session?: {restart: () => void; open: () => void}
 }
 
 export interface ChatSummary {
@@ -359,10 +361,20 @@ class TerminalChat implements Chat {
         else await this.#press(parsed.arg.trim())
         return true
       case 'help':
-        this.#note(CHAT_HELP.join('\n'))
+        this.#note([...CHAT_HELP, ...(this.#o.session ? SESSION_HELP : [])].join('\n'))
         return true
       case 'quit':
         return false
+      case 'restart':
+      case 'open': {
+        const session = this.#o.session
+        if (!session) {
+          this.#summary.unknown++
+          this.#error(unknownCommandText(raw.trim().slice(1).split(/\s/)[0]))
+        } else if (parsed.kind === 'restart') session.restart()
+        else session.open()
+        return true
+      }
     }
     const line = parsed.text
     if (!this.#interactive) this.#write([`you › ${line}`])

@@ -88,6 +88,8 @@ export interface OfflineDevOptions
   stateDir?: string
   /** Every event (session, offline banner, chat), with a prompt-safe printer for the ones to show. */
   onEvent: (event: OfflineDevEvent, print: OfflinePrint) => void
+  /** `:o` in the chat: open the inspector (the CLI's browser opener); `say` prints a line. Default: its address is said. */
+  openInspector?: (url: string | undefined, say: (line: string) => void) => void
 }
 
 export interface OfflineDevSummary extends DevSummary {
@@ -120,6 +122,9 @@ class OfflineRun {
   readonly #stateDir: string
   /** Aborted when the chat ended, or from outside: the session stops. */
   readonly #controller = new AbortController()
+  #dev: DevSession | undefined
+  /** The inspector's address, from the Ready event (for `:o`). */
+  #inspectorUrl: string | undefined
   readonly #info: OfflineInfo
   #chat: Chat | undefined
   #chatEnded: ChatSummary | undefined
@@ -164,6 +169,7 @@ class OfflineRun {
       }; you are ${backend.user.firstName} (user ${backend.user.userId}, chat ${backend.user.chatId}).`,
     })
     const dev = this.#session()
+    this.#dev = dev
     // Once the session stops (end of input, a signal, the bot's exit), the chat stops reading and
     // its prompt goes away, so teardown lines print plainly.
     const onStopping = () => {
@@ -208,6 +214,7 @@ class OfflineRun {
       botToken: _botToken,
       stateDir: _stateDir,
       onEvent: _onEvent,
+      openInspector: _openInspector,
       signal: _signal,
       ...session
     } = this.#o
@@ -236,7 +243,10 @@ class OfflineRun {
       signal: this.#controller.signal,
       onEvent: (event) => {
         this.#emit(this.#offlineWords(event))
-        if (event.type === 'ready') this.#startChat()
+        if (event.type === 'ready') {
+          this.#inspectorUrl = event.inspectorUrl
+          this.#startChat()
+        }
       },
     })
   }
@@ -269,6 +279,20 @@ class OfflineRun {
         this.#emit({type: 'chat', event, text: chatEventText(event)})
       },
       // Ctrl-C at the prompt: the same as a SIGINT from outside when the session handles signals.
+      // The session's keys as chat commands (stdin is the chat): `:r` restarts the bot, `:o` opens the inspector.
+      session: {
+        restart: () => this.#dev?.restartBot(':r'),
+        open: () => {
+          const say = (text: string) => this.#emit({type: 'info', text})
+          if (o.openInspector) o.openInspector(this.#inspectorUrl, say)
+          else
+            say(
+              this.#inspectorUrl
+                ? `The inspector: ${this.#inspectorUrl}`
+                : 'No inspector in this session (--no-inspect).',
+            )
+        },
+      },
       onInterrupt: () =>
         o.handleSignals ? process.kill(process.pid, 'SIGINT') : this.#controller.abort(new Error('interrupted')),
     })

@@ -39,6 +39,7 @@ export function botPart(): SessionPart {
       // The session is ending: no more restarts.
       ctx.signal.addEventListener('abort', () => r.close(), {once: true})
       ctx.events.on('files-changed', (files) => void r.restart(files))
+      ctx.events.on('restart-requested', (why) => void r.restart([], why))
       r.launch()
     },
     async stop() {
