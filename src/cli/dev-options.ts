@@ -289,7 +289,7 @@ export function offlineOptions(
     actionTimeoutMs: flags['action-timeout'],
     chatId: flags.chat,
     userId: flags.user,
-    replyTimeoutMs: flags['reply-timeout'],
+    replyTimeoutMs: flags['reply-timeout'] * 1000,
     apiProxy: flags['api-proxy'],
     inspect: flags.inspect,
     inspectPort: flags['inspect-port'],

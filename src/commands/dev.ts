@@ -174,10 +174,11 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
       min: 1,
     }),
     'reply-timeout': Flags.integer({
-      hidden: true,
-      description: 'ms the --offline chat waits for the bot to handle a line',
-      default: 5000,
+      description:
+        'seconds the --offline chat waits for the bot to handle each line before it says so and sends the next',
+      default: 5,
       min: 1,
+      helpGroup: 'OFFLINE',
     }),
     'webhook-check': Flags.integer({
       hidden: true,

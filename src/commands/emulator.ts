@@ -99,7 +99,9 @@ With --talk, each line typed (or piped) on stdin is sent to the bot as a message
           'Pass a token shaped like 123456:ABC… (digits, ":", 30+ of A-Z a-z 0-9 _ -), or omit --token to use the fake one.',
         )
     }
-    const {describeStandalone, standaloneJson, startStandaloneEmulator} = await import('../offline/standalone.js')
+    const {describeStandalone, EMULATOR_DOC, standaloneJson, startStandaloneEmulator} = await import(
+      '../offline/standalone.js'
+    )
     let running
     try {
       running = await startStandaloneEmulator({
@@ -139,7 +141,7 @@ With --talk, each line typed (or piped) on stdin is sent to the bot as a message
       for (const line of describeStandalone(running, {talk: flags.talk}).toSpliced(
         3,
         0,
-        `  control ${control}  (the user side over HTTP: docs/emulator.md)`,
+        `  control ${control}  (the user side over HTTP: ${EMULATOR_DOC})`,
       ))
         print(line)
 

@@ -62,6 +62,8 @@ export interface SummaryParts {
   updates: number
   /** performance.now() when the session began. */
   started: number
+  /** The bot's failed Bot API calls, when the api proxy saw them. */
+  failedCalls?: number
 }
 
 /** The session's summary; its exit code is `forcedExitCode` (a second signal) or follows from how it ended. */
@@ -79,6 +81,7 @@ export function sessionSummary(p: SummaryParts, forcedExitCode?: number): DevSum
   return {
     ...stats,
     ...seen,
+    ...(p.apiProxy !== false && p.failedCalls !== undefined ? {failedCalls: p.failedCalls} : {}),
     restarts: p.bot?.restarts ?? 0,
     durationMs: Math.round(performance.now() - p.started),
     exitCode,

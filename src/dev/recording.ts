@@ -191,8 +191,12 @@ export class SessionRecording {
     this.actions.settled(entry)
   }
 
+  /** The bot's Bot API calls that failed, as the api proxy saw them (the closing line counts them). */
+  failedCalls = 0
+
   /** A Bot API call the api proxy saw. */
   onCall(call: ApiCall): void {
+    if (!call.ok) this.failedCalls++
     const history = this.#history
     if (!history) return
     if (call.method.toLowerCase() === 'getupdates') {

@@ -15,6 +15,8 @@ export interface DevSummary {
   mode: 'webhook' | 'polling'
   /** Polling mode: updates the bot fetched, when something saw them (no relay there). */
   seen?: number
+  /** The bot's Bot API calls that failed (seen by the api proxy; absent without it). */
+  failedCalls?: number
 }
 
 function clock(iso: string): string {
@@ -62,11 +64,14 @@ export function durationText(ms: number): string {
  * The closing line, per mode. Webhook mode counts what the relay saw: updates the bot answered
  * (2xx) and failures (the bot's non-2xx, an update held until the deadline, one Telegram gave up
  * on while it was held: 499). Polling mode has no relay: it shows counts only when they are known.
+ * The bot's Bot API calls that failed are counted apart ("N failed calls"): an update can be answered
+ * 200 while every call made for it failed.
  */
 export function summaryText(s: DevSummary): string {
   const parts: string[] = []
   if (s.mode === 'webhook') parts.push(`${plural(s.relayed, 'update')} relayed`, plural(s.failures, 'failure'))
   else if (s.seen !== undefined) parts.push(`${plural(s.seen, 'update')} seen`)
+  if (s.failedCalls) parts.push(plural(s.failedCalls, 'failed call'))
   if (s.rejected) parts.push(`${s.rejected} rejected`)
   if (s.repeats) parts.push(`${s.repeats} repeated by Telegram (answered without the bot)`)
   if (s.restarts) parts.push(plural(s.restarts, 'restart'))

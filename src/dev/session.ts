@@ -166,6 +166,7 @@ export class DevSession {
           cleanFailed: ctx.webhook.cleanFailed,
           updates: this.#updates,
           started: this.#started,
+          failedCalls: ctx.recording?.failedCalls,
         },
         forced >= 0 ? forced : undefined,
       )

@@ -77,7 +77,7 @@ export interface OfflineDevOptions
   interactive?: boolean
   color?: boolean
   showChatActions?: boolean
-  /** Per-line wait for the bot in the chat (default 5000 ms); the first line waits up to startupTimeoutMs (30000). */
+  /** Per-line wait for the bot in the chat (default 5000 ms); before the first, the bot may take up to startupTimeoutMs (30000) to start taking updates. */
   replyTimeoutMs?: number
   startupTimeoutMs?: number
   /** Emulator port (default: a free one). */

@@ -39,6 +39,7 @@ export const OFFLINE_WEBHOOK_DELETED = 'Webhook deleted in the emulator'
 export function offlineSummaryText(s: DevSummary, sent: number): string {
   const parts = [`${plural(sent, 'update')} sent`]
   if (s.mode === 'webhook') parts.push(plural(s.failures, 'failure'))
+  if (s.failedCalls) parts.push(plural(s.failedCalls, 'failed call'))
   if (s.restarts) parts.push(plural(s.restarts, 'restart'))
   return `■ bot dev --offline ended after ${durationText(s.durationMs)}: ${parts.join(', ')}; exit code ${s.exitCode}.`
 }

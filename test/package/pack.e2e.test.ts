@@ -125,6 +125,7 @@ describe('npm pack', () => {
       'templates/grammy/package.json',
       'templates/gramio/src/main.ts',
       'templates/telegraf/src/bot.ts',
+      'docs/emulator.md', // `bot emulator` points to it
     ]) {
       expect(contents).toContain(f)
     }
@@ -134,6 +135,7 @@ describe('npm pack', () => {
       'README.md',
       'bin',
       'dist',
+      'docs',
       'oclif.manifest.json',
       'package.json',
       'templates',
