@@ -6,6 +6,7 @@
  */
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
+import {startLocaltunnelServer} from '../support/lt-server.js'
 import {assertNoToken, devWorld, fixture, startDev, type DevWorld} from './helpers.js'
 import {waitFor} from '../support/wait.js'
 
@@ -33,7 +34,13 @@ async function runsOnPolling(args: string[], env: Record<string, string> = {}): 
   const {emu, token} = world
   // Queued before the session starts: nothing may be lost by the switch.
   const early = emu.sendUserMessage(token, {text: 'early'})
-  const dev = startDev(world, {bot: BOT, args: ['--no-watch', ...args], env, timeoutMs: 40_000})
+  const dev = startDev(world, {
+    bot: BOT,
+    args: ['--no-watch', ...args],
+    env,
+    timeoutMs: 40_000,
+    tunnel: !args.includes('--tunnel-host'),
+  })
   const out = await dev.waitForOutput(/Ready: the bot runs on long polling/, {timeoutMs: 30_000})
   expect(out).toMatch(/polling as @dev_test_bot/)
   await waitFor(() => world.recorded().includes(early.update_id), {
@@ -70,6 +77,17 @@ describe('bot dev with a bot that polls by itself (webhook mode by default)', ()
     // Whether the tunnel was proved (and the webhook set) before the bot's first getUpdates is a race:
     // either way the switch says what it gave back.
     expect(['no webhook was set', 'webhook deleted, pending updates kept']).toContain(await runsOnPolling([]))
+  }, 60_000)
+
+  it('tunnel: a bot that polls while the tunnel still opens: no webhook is set at all', async () => {
+    // A tunnel server that takes 2 s to hand out a tunnel: the bot polls long before.
+    const slow = await startLocaltunnelServer({newTunnelDelayMs: 2000})
+    try {
+      expect(await runsOnPolling(['--tunnel-host', slow.url])).toBe('no webhook was set')
+      expect(world.emu.calls(world.token).some((c) => c.method === 'setWebhook')).toBe(false)
+    } finally {
+      await slow.close()
+    }
   }, 60_000)
 
   it('tunnel: a bot that starts polling after the webhook was set gets it deleted, pending updates kept', async () => {

@@ -38,6 +38,8 @@ export interface LocaltunnelServerOptions {
   port?: number
   /** The host name in each tunnel's public URL (it must resolve to 127.0.0.1 where it is used). Default 127.0.0.1. */
   publicHost?: string
+  /** Answer each request for a new tunnel this much later (a slow tunnel server). Default 0. */
+  newTunnelDelayMs?: number
 }
 
 export interface LtTunnelInfo {
@@ -373,6 +375,7 @@ export async function startLocaltunnelServer(options: LocaltunnelServerOptions =
   }
 
   const createTunnel = async (res: http.ServerResponse, requested?: string) => {
+    if (options.newTunnelDelayMs) await new Promise((r) => setTimeout(r, options.newTunnelDelayMs))
     if (tunnels.size >= opts.maxTunnels) {
       json(res, 503, {message: `too many tunnels (limit ${opts.maxTunnels})`})
       return
