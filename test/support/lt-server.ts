@@ -136,7 +136,7 @@ class LtTunnel {
 
   constructor(
     readonly id: string,
-    private readonly opts: Required<Omit<LocaltunnelServerOptions, 'port' | 'includeIp'>>,
+    private readonly opts: Required<Omit<LocaltunnelServerOptions, 'port' | 'includeIp' | 'newTunnelDelayMs'>>,
     private readonly changed: () => void,
     private readonly onExpire: (t: LtTunnel) => void,
   ) {
