@@ -1,6 +1,6 @@
 /**
  * What a line typed into the offline chat means: a chat command (`:press N` / `:press LABEL`, `:p`,
- * `:help`, `:quit`), an unknown `:word` (an error line, nothing sent), or text to send (`::text`
+ * `:help`, `:quit`; in `bot dev --offline` also `:r` and `:o`), an unknown `:word` (an error line, nothing sent), or text to send (`::text`
  * sends ":text"). Also which button `:press` picks. Pure: chat.ts does what the line says.
  */
 import type {ButtonView} from './render.js'
@@ -14,7 +14,13 @@ export const CHAT_HELP = [
   '::text                    send ":text" (a message that starts with a colon)',
 ]
 
-const COMMANDS = ['press', 'p', 'help', 'h', 'quit', 'q', 'exit']
+/** The lines `bot dev --offline` adds to the help (its session's keys, as chat commands). */
+export const SESSION_HELP = [
+  ':r                        restart the bot (:restart)',
+  ':o                        open the inspector in the browser (:open)',
+]
+
+const COMMANDS = ['press', 'p', 'help', 'h', 'quit', 'q', 'exit', 'r', 'restart', 'o', 'open']
 
 /** The error line for `:name` that is not a chat command. */
 export function unknownCommandText(name: string): string {
@@ -28,6 +34,10 @@ export type ChatLine =
   | {kind: 'press'; arg: string}
   | {kind: 'help'}
   | {kind: 'quit'}
+  /** `:r`: restart the bot (in `bot dev --offline`). */
+  | {kind: 'restart'}
+  /** `:o`: open the inspector (in `bot dev --offline`). */
+  | {kind: 'open'}
   | {kind: 'text'; text: string}
 
 /** Read one input line (a trailing CR is dropped). */
@@ -45,6 +55,12 @@ export function parseChatLine(raw: string): ChatLine {
       case 'help':
       case 'h':
         return {kind: 'help'}
+      case 'r':
+      case 'restart':
+        return {kind: 'restart'}
+      case 'o':
+      case 'open':
+        return {kind: 'open'}
       default:
         return {kind: 'quit'}
     }

@@ -16,7 +16,7 @@
  */
 import {createInterface, type Interface} from 'node:readline'
 
-import {CHAT_HELP, parseChatLine, pickButton, unknownCommandText} from './chat-commands.js'
+import {CHAT_HELP, parseChatLine, pickButton, SESSION_HELP, unknownCommandText} from './chat-commands.js'
 import {limitLines, MAX_LINE_BYTES} from './line-limit.js'
 import {
   flatButtons,
@@ -48,6 +48,10 @@ export interface ChatEmulator {
     query: {data: string; messageId?: number; chatId?: number; userId?: number; firstName?: string; username?: string},
   ): UpdateLike | undefined | Promise<UpdateLike | undefined>
   pendingUpdates(token: string): UpdateLike[]
+  /** A getUpdates of the bot is waiting now (BotApiEmulator has it). */
+  isLongPolling?(token: string): boolean
+  /** The bot's webhook, when one is set (BotApiEmulator has it). */
+  webhook?(token: string): unknown
   on(event: 'call', listener: (call: CallLike, token: string) => void): unknown
   on(event: 'delivery', listener: (delivery: {token: string}) => void): unknown
   off?(event: string, listener: (...args: never[]) => void): unknown
@@ -86,9 +90,9 @@ export interface ChatOptions extends ChatUser {
   color?: boolean
   /** Show sendChatAction as a dim line (default false). */
   showChatActions?: boolean
-  /** How long to wait for the bot to handle one line before sending the next (default 5000 ms). */
+  /** How long to wait for the bot to handle each line before sending the next (default 5000 ms). */
   replyTimeoutMs?: number
-  /** The same for the first line, which also waits for the bot to start (default 30000 ms). */
+  /** Before the first line's wait: how long the bot may take to start taking updates (default 30000 ms). */
   startupTimeoutMs?: number
   /** After the bot handled a line, how long without a new reply counts as "the replies are in" (default 150 ms). */
   settleMs?: number
@@ -98,6 +102,8 @@ export interface ChatOptions extends ChatUser {
   onEvent?: (event: ChatEvent) => void
   /** Ctrl-C at the interactive prompt (readline takes it from the terminal). Default: raise SIGINT on this process. */
   onInterrupt?: () => void
+  /** `:r` restarts the bot and `:o` opens the inspector (`bot dev --offline`); without them they are unknown commands. */
+  session?: {restart: () => void; open: () => void}
 }
 
 export interface ChatSummary {
@@ -153,6 +159,8 @@ class TerminalChat implements Chat {
   #closed = false
   #finished = false
   #firstSent = false
+  /** The bot has called getUpdates (it takes updates by polling). */
+  #polled = false
   #lastActivity = Date.now()
   #lastKeyboard: LastKeyboard | undefined
 
@@ -225,6 +233,7 @@ class TerminalChat implements Chat {
 
   #botCalled(call: CallLike, token: string): void {
     if (token !== this.#o.token) return
+    if (call.method.toLowerCase() === 'getupdates') this.#polled = true
     this.#lastActivity = Date.now()
     const rendered = renderCall(call, {showChatActions: this.#o.showChatActions})
     if (rendered) {
@@ -259,14 +268,35 @@ class TerminalChat implements Chat {
     for (const w of [...this.#wakers]) w()
   }
 
-  /** Wait until the bot handled the update (acknowledged it) and no reply came for settleMs; bounded. */
+  /** The bot takes updates: it has polled (getUpdates), polls now, or a webhook is set. Unknowable: assumed. */
+  #botTakesUpdates(): boolean {
+    const emulator = this.#o.emulator
+    if (this.#polled) return true
+    if (!emulator.isLongPolling && !emulator.webhook) return true
+    return Boolean(emulator.isLongPolling?.(this.#o.token)) || emulator.webhook?.(this.#o.token) !== undefined
+  }
+
+  /**
+   * Wait until the bot handled the update (acknowledged it) and no reply came for settleMs; at most
+   * replyTimeoutMs for every line. Before the first, the bot may still be starting to take updates (a
+   * polling bot's first getUpdates comes after Ready): that wait (up to startupTimeoutMs) is its
+   * start-up's, not the line's.
+   */
   async #waitHandled(updateId: number | undefined, label: string, repliesBefore: number): Promise<void> {
-    const limit = this.#firstSent ? (this.#o.replyTimeoutMs ?? 5000) : (this.#o.startupTimeoutMs ?? 30_000)
+    const limit = this.#o.replyTimeoutMs ?? 5000
     const settleMs = this.#o.settleMs ?? 150
-    this.#firstSent = true
-    const started = Date.now()
     const pending = (id: number) => this.#o.emulator.pendingUpdates(this.#o.token).some((u) => u.update_id === id)
-    const handled = await this.#until(() => updateId === undefined || !pending(updateId), started + limit)
+    const isHandled = () => updateId === undefined || !pending(updateId)
+    if (!this.#firstSent) {
+      this.#firstSent = true
+      const startingSince = Date.now()
+      await this.#until(
+        () => isHandled() || this.#botTakesUpdates(),
+        startingSince + (this.#o.startupTimeoutMs ?? 30_000),
+      )
+    }
+    const started = Date.now()
+    const handled = await this.#until(isHandled, started + limit)
     if (!handled) {
       if (this.#closed) return
       this.#summary.unanswered++
@@ -359,10 +389,20 @@ class TerminalChat implements Chat {
         else await this.#press(parsed.arg.trim())
         return true
       case 'help':
-        this.#note(CHAT_HELP.join('\n'))
+        this.#note([...CHAT_HELP, ...(this.#o.session ? SESSION_HELP : [])].join('\n'))
         return true
       case 'quit':
         return false
+      case 'restart':
+      case 'open': {
+        const session = this.#o.session
+        if (!session) {
+          this.#summary.unknown++
+          this.#error(unknownCommandText(raw.trim().slice(1).split(/\s/)[0]))
+        } else if (parsed.kind === 'restart') session.restart()
+        else session.open()
+        return true
+      }
     }
     const line = parsed.text
     if (!this.#interactive) this.#write([`you › ${line}`])

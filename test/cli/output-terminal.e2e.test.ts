@@ -152,7 +152,7 @@ describe.skipIf(!hasPty)('output on a terminal', () => {
     const outputs: string[] = []
     for (const color of [true, false]) {
       // The chat gives up on "fail now" after --reply-timeout (5 s by default).
-      const args = ['dev', '--offline', '--no-watch', '--reply-timeout', '1000', '--', 'node', fixture('picky-bot.mjs')]
+      const args = ['dev', '--offline', '--no-watch', '--reply-timeout', '1', '--', 'node', fixture('picky-bot.mjs')]
       const r = await onTerminal(args, {
         color,
         steps: [
