@@ -14,6 +14,8 @@
  *
  * It never prints by itself: lines go to the injected `output` stream (if any) and every step is also an event.
  */
+import {readFileSync, statSync} from 'node:fs'
+import {basename, resolve} from 'node:path'
 import {createInterface, type Interface} from 'node:readline'
 
 import {CHAT_HELP, parseChatLine, pickButton, SESSION_HELP, unknownCommandText} from './chat-commands.js'
@@ -47,6 +49,20 @@ export interface ChatEmulator {
     token: string,
     query: {data: string; messageId?: number; chatId?: number; userId?: number; firstName?: string; username?: string},
   ): UpdateLike | undefined | Promise<UpdateLike | undefined>
+  /** A photo or a file from the user (BotApiEmulator has it: `:photo` and `:file` need it). */
+  sendUserMedia?(
+    token: string,
+    media: {
+      kind: 'photo' | 'document'
+      data: Buffer
+      filename?: string
+      caption?: string
+      chatId?: number
+      userId?: number
+      firstName?: string
+      username?: string
+    },
+  ): UpdateLike | undefined | Promise<UpdateLike | undefined>
   pendingUpdates(token: string): UpdateLike[]
   /** A getUpdates of the bot is waiting now (BotApiEmulator has it). */
   isLongPolling?(token: string): boolean
@@ -69,6 +85,8 @@ export interface ChatUser {
 export type ChatEvent =
   | {type: 'user'; text: string; updateId?: number}
   | {type: 'press'; button: ButtonView; updateId?: number}
+  /** A photo or a file the user sent (`:photo`, `:file`). */
+  | {type: 'media'; media: 'photo' | 'document'; file: string; bytes: number; caption?: string; updateId?: number}
   | {type: 'bot'; rendered: RenderedCall; lines: string[]; method: string; chatId?: number | string}
   | {type: 'no-reply'; text: string; waitedMs: number}
   | {type: 'note'; text: string}
@@ -78,6 +96,8 @@ export type ChatEvent =
 
 export interface ChatOptions extends ChatUser {
   emulator: ChatEmulator
+  /** Where a relative `:photo` / `:file` path starts (default: the current folder). */
+  cwd?: string
   /** The bot's token in the emulator. */
   token: string
   /** Lines to send (process.stdin, a file, a PassThrough in tests). */
@@ -130,10 +150,23 @@ export interface Chat {
 }
 
 const DEFAULT_USER_ID = 1111
+/** The largest file `:photo` / `:file` sends (a bot downloads at most 20 MB from the cloud; uploads go to 50 MB). */
+const MAX_CHAT_FILE = 50 * 1024 * 1024
 
 interface LastKeyboard {
   keyboard: KeyboardView
   messageId?: number
+}
+
+/** Whether the bytes start like a PNG, JPEG, GIF or WebP image. */
+function isImage(data: Buffer): boolean {
+  const head = data.subarray(0, 12)
+  return (
+    head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) ||
+    head.subarray(0, 3).equals(Buffer.from([0xff, 0xd8, 0xff])) ||
+    head.subarray(0, 4).toString('latin1') === 'GIF8' ||
+    (head.subarray(0, 4).toString('latin1') === 'RIFF' && head.subarray(8, 12).toString('latin1') === 'WEBP')
+  )
 }
 
 /** Start the chat; see the module comment. */
@@ -343,6 +376,51 @@ class TerminalChat implements Chat {
     return update?.update_id
   }
 
+  /** `:photo PATH` / `:file PATH`: the file's bytes as the user's photo or document (read here, bounded). */
+  async #sendMedia(media: 'photo' | 'document', path: string, caption?: string): Promise<void> {
+    const send = this.#o.emulator.sendUserMedia?.bind(this.#o.emulator)
+    if (!send) return this.#error('✗ This chat cannot send files.')
+    let data: Buffer
+    try {
+      const file = resolve(this.#o.cwd ?? process.cwd(), path)
+      const size = statSync(file).size
+      if (size > MAX_CHAT_FILE)
+        return this.#error(`✗ ${path} is ${size} bytes; a bot gets files of at most ${MAX_CHAT_FILE / 1024 / 1024} MB.`)
+      data = readFileSync(file)
+    } catch (error) {
+      return this.#error(`✗ Cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`)
+    }
+    // A Telegram app sends only pictures as photos; anything else goes as a file.
+    if (media === 'photo' && !isImage(data))
+      return this.#error(`✗ ${path} is not a PNG, JPEG, GIF or WebP image: send it with :file.`)
+    const label = `[${media === 'photo' ? 'photo' : 'file'} ${basename(path)}]${caption ? ` ${caption}` : ''}`
+    if (!this.#interactive) this.#write([`you › ${label}`])
+    const before = this.#summary.replies
+    let update: UpdateLike | undefined
+    try {
+      update = await send(this.#o.token, {
+        kind: media,
+        data,
+        filename: basename(path),
+        ...(caption ? {caption} : {}),
+        ...this.#user,
+      })
+    } catch (error) {
+      // e.g. bytes that are no image, sent as a photo
+      return this.#error(`✗ ${(error as Error).message}`)
+    }
+    this.#summary.sent++
+    this.#emit({
+      type: 'media',
+      media,
+      file: path,
+      bytes: data.length,
+      ...(caption ? {caption} : {}),
+      updateId: update?.update_id,
+    })
+    return this.#waitHandled(update?.update_id, label, before)
+  }
+
   async #press(arg: string): Promise<void> {
     const last = this.#lastKeyboard
     if (!last) return this.#note('(no keyboard to press: the bot has not sent one)')
@@ -387,6 +465,10 @@ class TerminalChat implements Chat {
       case 'press':
         if (!parsed.arg) this.#note('(usage: :press N or :press LABEL)')
         else await this.#press(parsed.arg.trim())
+        return true
+      case 'media':
+        if (!parsed.path) this.#note(`(usage: :${parsed.media === 'photo' ? 'photo' : 'file'} PATH [caption])`)
+        else await this.#sendMedia(parsed.media, parsed.path, parsed.caption)
         return true
       case 'help':
         this.#note([...CHAT_HELP, ...(this.#o.session ? SESSION_HELP : [])].join('\n'))

@@ -275,7 +275,7 @@ class OfflineRun {
       // The start-up line already says who you are and how to chat.
       intro: false,
       onEvent: (event) => {
-        if (event.type === 'user' || event.type === 'press') this.#sent++
+        if (event.type === 'user' || event.type === 'press' || event.type === 'media') this.#sent++
         this.#emit({type: 'chat', event, text: chatEventText(event)})
       },
       // Ctrl-C at the prompt: the same as a SIGINT from outside when the session handles signals.
@@ -395,6 +395,8 @@ function chatEventText(event: ChatEvent): string {
       return `you › ${event.text}`
     case 'press':
       return `you › [${event.button.text}]`
+    case 'media':
+      return `you › [${event.media === 'photo' ? 'photo' : 'file'} ${event.file}]${event.caption ? ` ${event.caption}` : ''}`
     case 'bot':
       return event.lines.join('\n')
     case 'no-reply':
