@@ -4,7 +4,7 @@
  * cut (a cut token would no longer look like one), then terminal controls and bidi characters
  * are escaped (see lib/terminal.ts), then it is cut to PREVIEW_MAX characters.
  */
-import {redactSecrets} from './redact.js'
+import {REDACTED, redactionPattern, TOKEN_SHAPE} from './redact.js'
 import {escapeChar, isUnsafeForTerminal, sanitizeForTerminal} from '../lib/terminal.js'
 
 export const PREVIEW_MAX = 40
@@ -29,9 +29,28 @@ export function peekUpdateId(body: Buffer): number | undefined {
   return m ? Number(m[1]) : undefined
 }
 
+/** Compiled expressions by set of secrets (a few sets are in use at once: the relay's, the history's). */
+const compiled = new Map<string, RegExp>()
+
+/**
+ * `text` with the secrets (whole, a token's secret part, URL-encoded too) and anything token-shaped
+ * replaced, as redactSecrets does, in one pass of one expression compiled once per set of secrets
+ * (this runs for every update).
+ */
+function redactAll(text: string, secrets: Array<string | undefined>): string {
+  const key = secrets.length === 0 ? '' : secrets.join('\u0000')
+  let re = compiled.get(key)
+  if (!re) {
+    if (compiled.size >= 16) compiled.clear()
+    re = redactionPattern(secrets, TOKEN_SHAPE)
+    compiled.set(key, re)
+  }
+  return text.replace(re, REDACTED)
+}
+
 /** `text` on one line, tokens redacted, controls escaped, at most `max` characters (… when cut). */
 export function safePreview(text: string, secrets: Array<string | undefined> = [], max = PREVIEW_MAX): string {
-  const flat = redactSecrets(text.replace(/\s+/g, ' ').trim(), secrets)
+  const flat = redactAll(text.replace(/\s+/g, ' ').trim(), secrets)
   const safe = sanitizeForTerminal(flat)
   if (safe.length <= max) return safe
   // Cut by whole characters: never inside a surrogate pair or an escape.
