@@ -31,6 +31,8 @@ export function peekUpdateId(body: Buffer): number | undefined {
 
 /** Compiled expressions by set of secrets (a few sets are in use at once: the relay's, the history's). */
 const compiled = new Map<string, RegExp>()
+/** The last set used and its expression: the same array (with the same items) skips the lookup. */
+let last: {secrets: Array<string | undefined>; items: Array<string | undefined>; re: RegExp} | undefined
 
 /**
  * `text` with the secrets (whole, a token's secret part, URL-encoded too) and anything token-shaped
@@ -38,14 +40,24 @@ const compiled = new Map<string, RegExp>()
  * (this runs for every update).
  */
 function redactAll(text: string, secrets: Array<string | undefined>): string {
-  const key = secrets.length === 0 ? '' : secrets.join('\u0000')
+  return text.replace(patternFor(secrets), REDACTED)
+}
+
+function patternFor(secrets: Array<string | undefined>): RegExp {
+  if (last && last.secrets === secrets && last.items.length === secrets.length) {
+    let same = true
+    for (let i = 0; i < secrets.length; i++) if (last.items[i] !== secrets[i]) same = false
+    if (same) return last.re
+  }
+  const key = secrets.join('\u0000')
   let re = compiled.get(key)
   if (!re) {
     if (compiled.size >= 16) compiled.clear()
     re = redactionPattern(secrets, TOKEN_SHAPE)
     compiled.set(key, re)
   }
-  return text.replace(re, REDACTED)
+  last = {secrets, items: [...secrets], re}
+  return re
 }
 
 /** `text` on one line, tokens redacted, controls escaped, at most `max` characters (… when cut). */

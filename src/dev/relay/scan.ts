@@ -1,7 +1,8 @@
 /**
  * What the update line shows of an update (its id, type, chat and a text preview), read from the
  * raw body by a bounded scan instead of JSON.parse: only the first SCAN_MAX bytes are looked at,
- * nothing is built but the few values wanted, and nesting is skipped without recursion.
+ * keys are compared as bytes, nothing is built but the few values wanted, and nesting is skipped
+ * without recursion.
  *
  * The fields are those describeUpdate (telegram/describe.ts) reads, with the same precedence:
  * `payload.chat.id ?? payload.message.chat.id ?? payload.from.id ?? payload.user.id` and
@@ -18,161 +19,246 @@ const TYPE_MAX = 40
 
 const QUOTE = 0x22
 const BACKSLASH = 0x5c
+const OPEN = 0x7b
+const CLOSE = 0x7d
 
-/** A scanned value that is not wanted, or not of the wanted kind: stops a `??` chain as a non-null would. */
-const OTHER = Symbol('other')
-type Found = number | string | null | typeof OTHER | undefined
+/** A value found that is neither a number, a string nor null: it stops a `??` chain like any non-null. */
+const OTHER: unique symbol = Symbol('other')
+type Found = number | string | null | undefined | typeof OTHER
 
-/** Raised (and caught below) when the bytes are not JSON, or the bound is reached. */
+/** Thrown (and caught in scanUpdate) when the bytes are not JSON, or the bound is reached. */
 class Stop {
   constructor(readonly broken: boolean) {}
 }
 const BROKEN = new Stop(true)
 const BOUND = new Stop(false)
 
-let buf: Buffer
+const EMPTY = Buffer.alloc(0)
+const key = (s: string) => Buffer.from(s, 'latin1')
+const K_UPDATE_ID = key('update_id')
+const K_ID = key('id')
+const K_CHAT = key('chat')
+const K_MESSAGE = key('message')
+const K_FROM = key('from')
+const K_USER = key('user')
+const K_TEXT = key('text')
+const K_CAPTION = key('caption')
+const K_DATA = key('data')
+const K_QUERY = key('query')
+const K_QUESTION = key('question')
+
+// The scan's state: one scan at a time (it never yields).
+let buf: Buffer = EMPTY
 let pos = 0
 let end = 0
+/** The key just read: its bytes are buf[keyStart, keyEnd); `keyText` when it had an escape. */
+let keyStart = 0
+let keyEnd = 0
+let keyText: string | undefined
+// What was found: chat candidates (chat.id, message.chat.id, from.id, user.id), text candidates.
+let updateId: Found
+let chat0: Found
+let chat1: Found
+let chat2: Found
+let chat3: Found
+let text0: Found
+let text1: Found
+let text2: Found
+let text3: Found
+let text4: Found
+
+/** Update types made safe, for one set of secrets (a handful of types recur). */
+let typePreviews = new Map<string, string>()
+let typeSecrets: Array<string | undefined> | undefined
 
 /** Update id, type, chat and a short text preview of a raw update body; never throws. */
 export function scanUpdate(body: Buffer, secrets: Array<string | undefined> = []): UpdateDescription {
   buf = body
   pos = 0
   end = Math.min(body.length, SCAN_MAX)
-  const found: {updateId: Found; type?: string; chat: Found[]; text: Found[]} = {
-    updateId: undefined,
-    chat: [undefined, undefined, undefined, undefined],
-    text: [undefined, undefined, undefined, undefined, undefined],
-  }
+  updateId = chat0 = chat1 = chat2 = chat3 = text0 = text1 = text2 = text3 = text4 = undefined
+  let type: string | undefined
   try {
-    scanTop(found)
+    type = scanTop()
   } catch (stop) {
-    if (!(stop instanceof Stop)) return {}
-    if (stop.broken) return {}
+    if (!(stop instanceof Stop) || stop.broken) return {}
+    type = bounded
   } finally {
     buf = EMPTY
   }
-  const chatId = first(found.chat)
-  const text = first(found.text)
+  const chatId = chat0 ?? chat1 ?? chat2 ?? chat3
+  const text = text0 ?? text1 ?? text2 ?? text3 ?? text4
   return {
-    updateId: typeof found.updateId === 'number' ? found.updateId : undefined,
-    updateType: found.type === undefined ? undefined : safePreview(found.type, secrets, TYPE_MAX),
+    updateId: typeof updateId === 'number' ? updateId : undefined,
+    updateType: type === undefined ? undefined : typePreview(type, secrets),
     chatId: typeof chatId === 'number' ? chatId : undefined,
     preview: typeof text === 'string' ? safePreview(text, secrets) : undefined,
   }
 }
 
-const EMPTY = Buffer.alloc(0)
-
-/** The first value that is neither absent nor null (`a ?? b ?? …`). */
-function first(values: Found[]): Found {
-  for (const v of values) if (v !== undefined && v !== null) return v
-  return undefined
+function typePreview(type: string, secrets: Array<string | undefined>): string {
+  if (secrets !== typeSecrets || typePreviews.size >= 64) {
+    typePreviews = new Map()
+    typeSecrets = secrets
+  }
+  let made = typePreviews.get(type)
+  if (made === undefined) {
+    made = safePreview(type, secrets, TYPE_MAX)
+    typePreviews.set(type, made)
+  }
+  return made
 }
 
-function scanTop(found: {updateId: Found; type?: string; chat: Found[]; text: Found[]}): void {
+/** The type found before the scan hit the bound. */
+let bounded: string | undefined
+
+function scanTop(): string | undefined {
+  let type: string | undefined
+  let typeStart = -1
+  let typeEnd = 0
+  bounded = undefined
   ws()
-  expect(0x7b) // {
+  expect(OPEN)
   ws()
-  if (peek() === 0x7d) {
-    pos++
-  } else {
+  if (peek() === CLOSE) pos++
+  else
     for (;;) {
-      const key = readString()
+      readKey()
       ws()
       expect(0x3a) // :
       ws()
-      if (key === 'update_id') found.updateId = scalar()
-      else if (found.type === undefined || key === found.type) {
+      if (keyIs(K_UPDATE_ID)) updateId = scalar()
+      else if (type === undefined || sameKeyAs(type, typeStart, typeEnd)) {
         // The first member that is not update_id is the update's type (a duplicate of it: the last value).
-        found.type = key
-        found.chat.fill(undefined)
-        found.text.fill(undefined)
-        if (peek() === 0x7b) scanPayload(found.chat, found.text)
+        if (type === undefined) {
+          type = keyText ?? buf.toString('utf8', keyStart, keyEnd)
+          // Its bytes, to know a duplicate by; an escaped one is known by its text.
+          if (keyText === undefined) {
+            typeStart = keyStart
+            typeEnd = keyEnd
+          }
+          bounded = type
+        }
+        chat0 = chat1 = chat2 = chat3 = text0 = text1 = text2 = text3 = text4 = undefined
+        if (peek() === OPEN) scanPayload()
         else skipValue()
       } else skipValue()
       ws()
       const c = next()
-      if (c === 0x7d) break
+      if (c === CLOSE) break
       if (c !== 0x2c) throw BROKEN
       ws()
     }
-  }
   // Only whitespace may follow (JSON.parse would refuse the body otherwise).
   ws()
   if (pos < end) throw BROKEN
   if (end < buf.length) throw BOUND
+  return type
 }
-
-const CHAT_KEYS = ['chat', 'message', 'from', 'user']
-const TEXT_KEYS = ['text', 'caption', 'data', 'query', 'question']
 
 /** The payload object: chat.id, message.chat.id, from.id, user.id; text, caption, data, query, question. */
-function scanPayload(chat: Found[], text: Found[]): void {
-  members((key) => {
-    const c = CHAT_KEYS.indexOf(key)
-    if (c === 1) {
-      // message.chat.id
-      let id: Found = undefined
-      if (peek() === 0x7b)
-        members((k) => {
-          if (k === 'chat' && peek() === 0x7b) id = idOf()
-          else if (k === 'chat') {
-            id = undefined
-            skipValue()
-          } else skipValue()
-        })
-      else skipValue()
-      chat[1] = id
-      return
-    }
-    if (c >= 0) {
-      chat[c] = peek() === 0x7b ? idOf() : (skipValue(), undefined)
-      return
-    }
-    const t = TEXT_KEYS.indexOf(key)
-    if (t >= 0) {
-      const v = scalar()
-      text[t] = v
-      return
-    }
-    skipValue()
-  })
-}
-
-/** The `id` member of the object at pos (undefined when absent). */
-function idOf(): Found {
-  let id: Found = undefined
-  members((k) => {
-    if (k === 'id') id = scalar()
-    else skipValue()
-  })
-  return id
-}
-
-/** Each member of the object at pos, its value read or skipped by `onMember`. */
-function members(onMember: (key: string) => void): void {
-  expect(0x7b)
+function scanPayload(): void {
+  pos++ // {
   ws()
-  if (peek() === 0x7d) {
+  if (peek() === CLOSE) {
     pos++
     return
   }
   for (;;) {
-    const key = readString()
+    readKey()
     ws()
     expect(0x3a)
     ws()
-    onMember(key)
+    switch (keyLength()) {
+      case 4:
+        if (keyIs(K_CHAT)) chat0 = idOf()
+        else if (keyIs(K_FROM)) chat2 = idOf()
+        else if (keyIs(K_USER)) chat3 = idOf()
+        else if (keyIs(K_TEXT)) text0 = scalar()
+        else if (keyIs(K_DATA)) text2 = scalar()
+        else skipValue()
+        break
+      case 5:
+        if (keyIs(K_QUERY)) text3 = scalar()
+        else skipValue()
+        break
+      case 7:
+        if (keyIs(K_MESSAGE)) chat1 = messageChatId()
+        else if (keyIs(K_CAPTION)) text1 = scalar()
+        else skipValue()
+        break
+      case 8:
+        if (keyIs(K_QUESTION)) text4 = scalar()
+        else skipValue()
+        break
+      default:
+        skipValue()
+    }
     ws()
     const c = next()
-    if (c === 0x7d) return
+    if (c === CLOSE) return
     if (c !== 0x2c) throw BROKEN
     ws()
   }
 }
 
-/** A number, a string or null as such; anything else skipped as OTHER. */
+/** `value.id` of the value at pos (undefined unless it is an object with an id). */
+function idOf(): Found {
+  if (peek() !== OPEN) {
+    skipValue()
+    return undefined
+  }
+  let id: Found = undefined
+  pos++
+  ws()
+  if (peek() === CLOSE) {
+    pos++
+    return undefined
+  }
+  for (;;) {
+    readKey()
+    ws()
+    expect(0x3a)
+    ws()
+    if (keyIs(K_ID)) id = scalar()
+    else skipValue()
+    ws()
+    const c = next()
+    if (c === CLOSE) return id
+    if (c !== 0x2c) throw BROKEN
+    ws()
+  }
+}
+
+/** `value.chat.id` of the value at pos. */
+function messageChatId(): Found {
+  if (peek() !== OPEN) {
+    skipValue()
+    return undefined
+  }
+  let id: Found = undefined
+  pos++
+  ws()
+  if (peek() === CLOSE) {
+    pos++
+    return undefined
+  }
+  for (;;) {
+    readKey()
+    ws()
+    expect(0x3a)
+    ws()
+    if (keyIs(K_CHAT)) id = idOf()
+    else skipValue()
+    ws()
+    const c = next()
+    if (c === CLOSE) return id
+    if (c !== 0x2c) throw BROKEN
+    ws()
+  }
+}
+
+/** A number, a string or null as such; anything else skipped (OTHER). */
 function scalar(): Found {
   const c = peek()
   if (c === QUOTE) return readString()
@@ -218,22 +304,63 @@ function closingQuote(): number {
   for (;;) {
     at = buf.indexOf(QUOTE, at + 1)
     if (at < 0 || at >= end) throw end < buf.length ? BOUND : BROKEN
-    let slashes = 0
+    if (buf[at - 1] !== BACKSLASH) return at
+    let slashes = 1
     while (buf[at - 1 - slashes] === BACKSLASH) slashes++
     if (slashes % 2 === 0) return at
   }
 }
 
-function readString(): string {
+/** Whether buf[start, close) holds an escape; a raw control byte (not allowed in JSON) stops the scan. */
+function hasEscape(start: number, close: number): boolean {
+  for (let i = start; i < close; i++) {
+    const c = buf[i]
+    if (c === BACKSLASH) return true
+    if (c < 0x20) throw BROKEN
+  }
+  return false
+}
+
+/** A key at pos: its span, and its text when it has an escape (compared as text then). */
+function readKey(): void {
   if (peek() !== QUOTE) throw BROKEN
+  const close = closingQuote()
+  keyStart = pos + 1
+  keyEnd = close
+  pos = close + 1
+  keyText = hasEscape(keyStart, keyEnd) ? decode(keyStart, keyEnd) : undefined
+}
+
+function keyLength(): number {
+  return keyText === undefined ? keyEnd - keyStart : keyText.length
+}
+
+function keyIs(bytes: Buffer): boolean {
+  if (keyText !== undefined) return keyText === bytes.toString('latin1')
+  const n = bytes.length
+  if (keyEnd - keyStart !== n) return false
+  for (let i = 0; i < n; i++) if (buf[keyStart + i] !== bytes[i]) return false
+  return true
+}
+
+/** Whether the key just read is the update's type (first seen at buf[start, stop), or escaped: start -1). */
+function sameKeyAs(type: string, start: number, stop: number): boolean {
+  if (keyText !== undefined) return keyText === type
+  if (start < 0) return buf.toString('utf8', keyStart, keyEnd) === type
+  if (keyEnd - keyStart !== stop - start) return false
+  for (let i = 0; i < stop - start; i++) if (buf[keyStart + i] !== buf[start + i]) return false
+  return true
+}
+
+function readString(): string {
   const close = closingQuote()
   const start = pos + 1
   pos = close + 1
-  // Without an escape the bytes are the text; with one, JSON.parse reads exactly this string literal.
-  if (buf.indexOf(BACKSLASH, start) < 0 || buf.indexOf(BACKSLASH, start) >= close) {
-    for (let i = start; i < close; i++) if (buf[i] < 0x20) throw BROKEN
-    return buf.toString('utf8', start, close)
-  }
+  return hasEscape(start, close) ? decode(start, close) : buf.toString('utf8', start, close)
+}
+
+/** A string literal with escapes: JSON.parse reads exactly it. */
+function decode(start: number, close: number): string {
   try {
     return JSON.parse(buf.toString('utf8', start - 1, close + 1)) as string
   } catch {
@@ -245,9 +372,31 @@ const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/
 
 function readNumber(): number {
   const start = pos
+  // The usual case: an integer of up to 15 digits, read from the bytes.
+  let negative = false
+  if (buf[pos] === 0x2d) {
+    negative = true
+    pos++
+  }
+  let value = 0
+  let digits = 0
   while (pos < end) {
     const c = buf[pos]
-    if ((c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45) pos++
+    if (c < 0x30 || c > 0x39) break
+    value = value * 10 + (c - 0x30)
+    digits++
+    pos++
+  }
+  const c = pos < end ? buf[pos] : -1
+  if (digits > 0 && digits <= 15 && c !== 0x2e && c !== 0x65 && c !== 0x45 && pos < end) {
+    if (digits > 1 && buf[negative ? start + 1 : start] === 0x30) throw BROKEN // a leading zero
+    return negative ? -value : value
+  }
+  // Anything else (a fraction, an exponent, many digits): the whole token, checked as JSON.
+  pos = start
+  while (pos < end) {
+    const b = buf[pos]
+    if ((b >= 0x30 && b <= 0x39) || b === 0x2d || b === 0x2b || b === 0x2e || b === 0x65 || b === 0x45) pos++
     else break
   }
   if (pos >= end && end < buf.length) throw BOUND
@@ -263,7 +412,7 @@ function skipValue(): void {
     pos = closingQuote() + 1
     return
   }
-  if (c === 0x7b || c === 0x5b) {
+  if (c === OPEN || c === 0x5b) {
     let depth = 0
     while (pos < end) {
       const b = buf[pos]
@@ -271,8 +420,8 @@ function skipValue(): void {
         pos = closingQuote() + 1
         continue
       }
-      if (b === 0x7b || b === 0x5b) depth++
-      else if (b === 0x7d || b === 0x5d) {
+      if (b === OPEN || b === 0x5b) depth++
+      else if (b === CLOSE || b === 0x5d) {
         if (--depth === 0) {
           pos++
           return
