@@ -15,8 +15,10 @@
  *   requestTimeoutMs (408 either way), an idle kept-alive connection within keepAliveMs. A request
  *   being answered has no deadline here (the relay holds it).
  * - Connections without an authenticated request (idle, sending a head, closing) are bounded by
- *   maxAnonymous: a new one closes the longest idle first (then a closing one, then the oldest
- *   unfinished head), so idle or slow connections cannot use up the process's file descriptors.
+ *   maxAnonymous: a new one closes the longest idle first (kept alive between requests, or open and
+ *   silent since it connected), then a closing one, then the oldest unfinished head, so idle or
+ *   slow connections cannot use up the process's file descriptors. One being answered is never
+ *   closed for room.
  * - A connection closed with an answer lingers (reads and drops what the client still sends, up to
  *   LINGER_BYTES or lingerMs) so the client reads the answer rather than a reset.
  */
@@ -112,6 +114,8 @@ export class Conn {
   #paused = false
   #dropped = 0
   #resuming = false
+  /** Bytes of the current request arrived. */
+  #heard = false
 
   constructor(server: RelayServer, socket: net.Socket, now: number) {
     this.#server = server
@@ -128,8 +132,9 @@ export class Conn {
     return this.#state !== State.Body && this.#state !== State.Busy
   }
 
+  /** Nothing of a request under way: kept alive between requests, or open and silent so far. */
   get idle(): boolean {
-    return this.#state === State.Idle
+    return this.#state === State.Idle || (this.#state === State.Head && !this.#heard)
   }
 
   get closing(): boolean {
@@ -237,6 +242,7 @@ export class Conn {
     this.since = now
     this.#started = now
     this.#wrote = false
+    this.#heard = false
     this.gone = false
   }
 
@@ -282,6 +288,7 @@ export class Conn {
         this.#begin(performance.now())
         break
     }
+    this.#heard = true
     let buf = chunk
     if (this.#pending) {
       buf = Buffer.concat([this.#pending, chunk])
