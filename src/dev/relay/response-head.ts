@@ -18,6 +18,8 @@ export interface ResponseHead {
   close: boolean
   /** `Keep-Alive: timeout=N` in ms, when given. */
   keepAliveMs: number | undefined
+  /** The Retry-After value, when given. */
+  retryAfter?: string
 }
 
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: [^\x00-\x08\x0a-\x1f\x7f]*)?$/
@@ -59,6 +61,9 @@ export function parseResponseHead(text: string): ResponseHead | string {
         }
         break
       }
+      case 11:
+        if (name.toLowerCase() === 'retry-after') head.retryAfter ??= trimOws(field.slice(colon + 1))
+        break
       case 12:
         if (head.contentType === undefined && name.toLowerCase() === 'content-type')
           head.contentType = trimOws(field.slice(colon + 1))

@@ -9,8 +9,9 @@
  * - A new target gets a new pool; the old one closes its idle connections at once and each busy one
  *   after its answer, so a bot that is stopping can close its server.
  * - Deadlines, checked by one sweep: connecting (CONNECT_TIMEOUT_MS), the answer (ANSWER_TIMEOUT_MS).
- * - The answer's head and body are bounded (MAX_ANSWER_BYTES); anything unexpected on a connection
- *   (bytes nobody asked for, broken framing) ends that connection.
+ * - The answer's head and body are bounded (MAX_ANSWER_BYTES, or the limits given); anything
+ *   unexpected on a connection (bytes nobody asked for, broken framing) ends that connection.
+ * - The bridge (delivery/bridge/post.ts) posts through it too, with its own limits.
  */
 import net from 'node:net'
 
@@ -29,6 +30,23 @@ export interface BotAnswer {
   contentType?: string
   /** The body as a latin1 string (byte for byte): written with the head in one write, cheap to keep. */
   text: string
+  /** The Retry-After header, as sent. */
+  retryAfter?: string
+  /** The body was longer than the bytes kept (UpstreamLimits.keepBytes): `text` is empty. */
+  dropped?: boolean
+}
+
+export interface UpstreamLimits {
+  /** Body bytes kept; beyond, the body is read and dropped (`dropped`). Default MAX_ANSWER_BYTES. */
+  keepBytes?: number
+  /** Body bytes read at all; beyond, the answer is an error. Default MAX_ANSWER_BYTES. */
+  maxBytes?: number
+}
+
+/** The connection a request went out on, to end that request early (a deadline of the caller's). */
+export interface InFlight {
+  /** Ends the request `handler` was told about, if it is still in flight (the connection may carry another by now). */
+  cancel(handler: AnswerHandler, error: Error): void
 }
 
 /** Told the outcome of one request, exactly once. */
@@ -64,20 +82,22 @@ function failure(message: string, code?: string): Error {
 export class Upstream {
   #pool: Pool | undefined
   #secret: string
+  #limits: Required<UpstreamLimits>
   #retired = new Set<Pool>()
 
-  constructor(secret: string) {
+  constructor(secret: string, limits: UpstreamLimits = {}) {
     this.#secret = secret
+    this.#limits = {keepBytes: limits.keepBytes ?? MAX_ANSWER_BYTES, maxBytes: limits.maxBytes ?? MAX_ANSWER_BYTES}
   }
 
   /** POST the update to the bot; the handler hears the answer or a connection error (see isRetryable). */
-  send(target: UpstreamTarget, body: Buffer, contentType: string | undefined, handler: AnswerHandler): void {
+  send(target: UpstreamTarget, body: Buffer, contentType: string | undefined, handler: AnswerHandler): InFlight {
     let pool = this.#pool
     if (!pool || pool.host !== target.host || pool.port !== target.port || pool.path !== target.path) {
       this.retire()
-      pool = this.#pool = new Pool(target.host, target.port, target.path, this.#secret)
+      pool = this.#pool = new Pool(target.host, target.port, target.path, this.#secret, this.#limits)
     }
-    pool.request(body, contentType, handler)
+    return pool.request(body, contentType, handler)
   }
 
   /** Next requests go over new connections; the old ones close once idle. */
@@ -117,6 +137,7 @@ class Pool {
     readonly port: number,
     readonly path: string,
     secret: string,
+    readonly limits: Required<UpstreamLimits>,
   ) {
     const hostHeader = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`
     this.#prefix = `POST ${path} HTTP/1.1\r\nhost: ${hostHeader}\r\nconnection: keep-alive\r\nx-telegram-bot-api-secret-token: ${secret}\r\ncontent-type: `
@@ -126,7 +147,7 @@ class Pool {
     return this.#all.size
   }
 
-  request(body: Buffer, contentType: string | undefined, handler: AnswerHandler): void {
+  request(body: Buffer, contentType: string | undefined, handler: AnswerHandler): InFlight {
     let conn: BotConnection | undefined
     while ((conn = this.#idle.pop()) && !conn.usable) conn = undefined
     conn ??= this.#open()
@@ -135,6 +156,7 @@ class Pool {
       body,
       handler,
     )
+    return conn
   }
 
   /** A connection finished its answer and may carry the next one. */
@@ -179,7 +201,7 @@ class Pool {
   }
 }
 
-class BotConnection {
+class BotConnection implements InFlight {
   readonly #pool: Pool
   readonly #socket: net.Socket
   #handler: AnswerHandler | null = null
@@ -232,6 +254,10 @@ class BotConnection {
   close(): void {
     this.#dead = true
     this.#socket.destroy()
+  }
+
+  cancel(handler: AnswerHandler, error: Error): void {
+    if (this.#handler === handler) this.fail(error)
   }
 
   /** End the request in flight with `error` and close the connection. */
@@ -303,11 +329,11 @@ class BotConnection {
         this.#head = parsed
         this.#size = 0
         const length = parsed.contentLength
-        if (length > MAX_ANSWER_BYTES) return this.#tooLarge()
+        if (length > this.#pool.limits.maxBytes) return this.#tooLarge()
         if (parsed.chunked) this.#decoder = new ChunkedDecoder((b, s, e) => this.#keep(b, s, e))
         else this.#need = length
         if (length === 0) return this.#complete(pos < buf.length)
-        if (length > 0 && buf.length - pos >= length) {
+        if (length > 0 && buf.length - pos >= length && length <= this.#pool.limits.keepBytes) {
           // The whole body is in this read (the usual case): one copy, into the string.
           const text = buf.toString('latin1', pos, pos + length)
           return this.#complete(pos + length < buf.length, text)
@@ -315,7 +341,7 @@ class BotConnection {
       } else if (this.#decoder) {
         const at = this.#decoder.feed(buf, pos, buf.length)
         if (at < 0)
-          return this.#size > MAX_ANSWER_BYTES
+          return this.#size > this.#pool.limits.maxBytes
             ? this.#tooLarge()
             : this.fail(failure('the bot answered a broken chunked body'))
         pos = at
@@ -333,17 +359,19 @@ class BotConnection {
     }
   }
 
-  /** Copy a piece of the body out of the read buffer. */
+  /** Copy a piece of the body out of the read buffer (dropped past keepBytes); false past maxBytes. */
   #keep(buf: Buffer, start: number, end: number): boolean {
+    const limits = this.#pool.limits
     this.#size += end - start
-    if (this.#size > MAX_ANSWER_BYTES) return false
-    if (end > start) this.#chunks.push(Buffer.from(buf.subarray(start, end)))
+    if (this.#size > limits.maxBytes) return false
+    if (this.#size > limits.keepBytes) this.#chunks = []
+    else if (end > start) this.#chunks.push(Buffer.from(buf.subarray(start, end)))
     return true
   }
 
   #tooLarge(): void {
     this.#chunks = []
-    this.fail(failure(`the bot's answer is larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MB`))
+    this.fail(failure(`the bot's answer is larger than ${Math.round(this.#pool.limits.maxBytes / 1024 / 1024)} MB`))
   }
 
   /** The answer is whole; bytes after it (`extra`) mean the connection cannot be trusted with another. */
@@ -367,8 +395,12 @@ class BotConnection {
       const chunks = this.#chunks
       body = chunks.length === 0 ? '' : (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('latin1')
     }
+    const dropped = this.#size > this.#pool.limits.keepBytes
     this.#chunks = []
     this.#size = 0
-    handler.onAnswer({status: head.status, contentType: head.contentType, text: body})
+    const answer: BotAnswer = {status: head.status, contentType: head.contentType, text: dropped ? '' : body}
+    if (head.retryAfter !== undefined) answer.retryAfter = head.retryAfter
+    if (dropped) answer.dropped = true
+    handler.onAnswer(answer)
   }
 }
