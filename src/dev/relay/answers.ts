@@ -24,8 +24,16 @@ export class Attempt {
 }
 
 export class AnswerCache {
-  /** update_id → the bot's 2xx answer (insertion order = age). */
-  #answered = new Map<number, BotAnswer>()
+  /** update_id → the bot's 2xx answer and when it was kept (its place in the age ring). */
+  #answered = new Map<number, {answer: BotAnswer; seq: number}>()
+  /**
+   * Ages, oldest first, as a ring of (update_id, seq): the oldest go first without walking a Map
+   * from its front (which steps over every slot deleted before: O(evicted) per eviction).
+   */
+  #ids: number[] = []
+  #seqs: number[] = []
+  #head = 0
+  #seq = 0
   #inflight = new Map<number, Attempt>()
   #limit: number
   #maxBytes: number
@@ -38,7 +46,7 @@ export class AnswerCache {
 
   /** The answer already given for this update, or the delivery giving it now, if any. */
   lookup(updateId: number): BotAnswer | Attempt | undefined {
-    return this.#answered.get(updateId) ?? this.#inflight.get(updateId)
+    return this.#answered.get(updateId)?.answer ?? this.#inflight.get(updateId)
   }
 
   /** `attempt` delivers `updateId`: a retry meanwhile waits for it. */
@@ -49,13 +57,8 @@ export class AnswerCache {
   /** `attempt` ended with `answer` (undefined: none): remember a 2xx answer, tell the waiters. */
   settle(updateId: number, attempt: Attempt, answer: BotAnswer | undefined): void {
     if (this.#inflight.get(updateId) === attempt) this.#inflight.delete(updateId)
-    if (answer && answer.status >= 200 && answer.status < 300 && answer.text.length <= this.#maxBytes / 4) {
-      this.#forget(updateId)
-      this.#answered.set(updateId, answer)
-      this.#bytes += answer.text.length
-      while (this.#answered.size > this.#limit || this.#bytes > this.#maxBytes)
-        this.#forget(this.#answered.keys().next().value as number)
-    }
+    if (answer && answer.status >= 200 && answer.status < 300 && answer.text.length <= this.#maxBytes / 4)
+      this.#remember(updateId, answer)
     const waiters = attempt.waiters
     if (!waiters) return
     attempt.waiters = undefined
@@ -68,10 +71,28 @@ export class AnswerCache {
     }
   }
 
-  #forget(updateId: number): void {
-    const answer = this.#answered.get(updateId)
-    if (!answer) return
-    this.#answered.delete(updateId)
-    this.#bytes -= answer.text.length
+  #remember(updateId: number, answer: BotAnswer): void {
+    const known = this.#answered.get(updateId)
+    if (known) this.#bytes -= known.answer.text.length
+    const seq = ++this.#seq
+    this.#answered.set(updateId, {answer, seq})
+    this.#bytes += answer.text.length
+    this.#ids.push(updateId)
+    this.#seqs.push(seq)
+    while ((this.#answered.size > this.#limit || this.#bytes > this.#maxBytes) && this.#head < this.#ids.length) {
+      const id = this.#ids[this.#head]
+      const at = this.#seqs[this.#head++]
+      const entry = this.#answered.get(id)
+      // A slot whose update was kept again later is stale: that later slot ages it.
+      if (entry?.seq !== at) continue
+      this.#answered.delete(id)
+      this.#bytes -= entry.answer.text.length
+    }
+    // Drop the ring's used front now and then (amortised: once per `limit` evictions).
+    if (this.#head > this.#limit) {
+      this.#ids = this.#ids.slice(this.#head)
+      this.#seqs = this.#seqs.slice(this.#head)
+      this.#head = 0
+    }
   }
 }
