@@ -12,6 +12,8 @@
  * --relay-module FILE runs another build of src/dev/relay/relay.ts (default dist/dev/relay/relay.js;
  * render.js and recording.js are taken from the same build, e.g. an older dist for a before/after).
  * --profile DIR: the relay and the bot write V8 CPU profiles there.
+ * --relay-module bench/relay-floor.mjs (without --events) measures the floor: a forwarder that does
+ * nothing else (no checks, bounds or events), i.e. what one more loopback hop costs on this machine.
  *
  * The bot and the relay each run in their own process (as in `bot dev`), the load generator in
  * this one. Direct runs bracket the relayed one (direct, relay, direct: their mean is the
