@@ -99,7 +99,7 @@ export class Forwarder {
       if (this.#o.onUpdate) {
         const described = scanUpdate(ex.body, this.#o.secrets)
         const event: RelayUpdateEvent = {
-          time: new Date(ex.answeredAt).toISOString(),
+          time: isoTime(ex.answeredAt),
           updateId: described.updateId,
           updateType: described.updateType,
           chatId: described.chatId,
@@ -262,6 +262,18 @@ function leadingUpdateId(body: Buffer): number | undefined {
     }
   }
   return peekUpdateId(body)
+}
+
+let isoMs = -1
+let isoText = ''
+
+/** The ISO time of a ms timestamp (updates answered in the same ms share one string). */
+function isoTime(ms: number): string {
+  if (ms !== isoMs) {
+    isoMs = ms
+    isoText = new Date(ms).toISOString()
+  }
+  return isoText
 }
 
 /** Text of the relay's own (UTF-8) as the latin1 string of its bytes, for a latin1 write. */
