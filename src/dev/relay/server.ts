@@ -164,7 +164,8 @@ export class Conn {
     this.#decoder = null
     this.hold.cancel = undefined
     this.watching = false
-    if (this.socket.destroyed) return
+    // Gone, or answered already (a bug answered 500 and is closing): nothing more is written.
+    if (this.socket.destroyed || this.#state === State.Closing) return
     const ending = close || this.#closeAfter || this.#head?.close === true || server.closed
     const noBody = status === 204 || status === 304
     const length = body.length
@@ -193,6 +194,7 @@ export class Conn {
         const pending = this.#pending
         this.#pending = null
         this.#begin(performance.now())
+        this.#heard = true
         this.#guarded(pending)
       })
     }
@@ -301,9 +303,9 @@ export class Conn {
     try {
       this.#parse(buf)
     } catch {
-      // A bug here must not take the relay down: this connection ends, the others go on.
-      if (this.#state === State.Head || this.#state === State.Body) this.refuse(500, '', 'bot dev: relay error\n')
-      else this.destroy()
+      // A bug here must not take the relay down: this connection ends (its budget given back), the others go on.
+      if (this.#state === State.Closing) this.destroy()
+      else this.refuse(500, '', 'bot dev: relay error\n')
     }
   }
 
