@@ -54,22 +54,25 @@ export class Relay {
   #send(body, done) {
     let bot = this.#idle.pop()
     if (!bot) {
-      bot = net.connect({host: this.#target.host, port: this.#target.port, noDelay: true})
-      bot.on('error', () => {})
-      bot.on('data', (chunk) => {
-        bot.pending = bot.pending ? Buffer.concat([bot.pending, chunk]) : chunk
-        const f = framed(bot.pending)
+      const conn = net.connect({host: this.#target.host, port: this.#target.port, noDelay: true})
+      bot = {socket: conn, done: undefined}
+      const me = bot
+      let pending
+      conn.on('error', () => {})
+      conn.on('data', (chunk) => {
+        pending = pending ? Buffer.concat([pending, chunk]) : chunk
+        const f = framed(pending)
         if (!f) return
-        const answer = bot.pending.toString('latin1', f.start, f.start + f.length)
-        bot.pending = undefined
-        const then = bot.done
-        this.#idle.push(bot)
+        const answer = pending.toString('latin1', f.start, f.start + f.length)
+        pending = undefined
+        const then = me.done
+        this.#idle.push(me)
         then(answer)
       })
     }
     bot.done = done
     const t = this.#target
-    bot.write(
+    bot.socket.write(
       `POST ${t.path} HTTP/1.1\r\nhost: ${t.host}:${t.port}\r\nconnection: keep-alive\r\nx-telegram-bot-api-secret-token: ${this.secret}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
       'latin1',
     )

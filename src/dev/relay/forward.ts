@@ -85,6 +85,11 @@ export class Forwarder {
     for (const ex of batch) this.report(ex)
   }
 
+  /** Someone wants the update lines. */
+  get listening(): boolean {
+    return this.#o.onUpdate !== undefined
+  }
+
   /** An exchange was answered: its report waits for the end of this turn. */
   answered(ex: Exchange): void {
     this.#answered.push(ex)
@@ -238,7 +243,9 @@ class Exchange implements DeliveryDone {
     this.heldMs = result.heldMs
     this.ms = Math.round((performance.now() - this.started) * 10) / 10
     this.answeredAt = Date.now()
-    if (later && !this.resolve) f.answered(this)
+    // Nobody to tell (no line, no recording, no caller): nothing more to do.
+    if (!this.recorder && !this.resolve && !f.listening) f.report(this)
+    else if (later && !this.resolve) f.answered(this)
     else f.report(this)
   }
 }

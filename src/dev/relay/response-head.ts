@@ -4,7 +4,7 @@
  * A bot is any HTTP server, so what is valid is read leniently where that is safe (a missing reason
  * phrase, HTTP/1.0); framing that cannot be trusted is an error.
  */
-import {BAD_VALUE_BYTE, contentLengthOf, listHas, TOKEN, trimOws} from './http1.js'
+import {contentLengthOf, listHas, trimOws} from './http1.js'
 
 export interface ResponseHead {
   status: number
@@ -23,6 +23,8 @@ export interface ResponseHead {
 }
 
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: [^\x00-\x08\x0a-\x1f\x7f]*)?$/
+/** Every header line at once, from lastIndex (see request-head.ts): token, colon, a value without controls, CRLF. */
+const HEADER_LINES = /(?:[!#$%&'*+\-.^_`|~0-9A-Za-z]+:[\t\x20-\x7e\x80-\xff]*\r\n)*\r\n$/y
 
 /** Read a response head (latin1, status line to blank line); a string says why it cannot be used. */
 export function parseResponseHead(text: string): ResponseHead | string {
@@ -40,45 +42,44 @@ export function parseResponseHead(text: string): ResponseHead | string {
     keepAliveMs: undefined,
   }
   let te: string | undefined
+  HEADER_LINES.lastIndex = eol + 2
+  if (!HEADER_LINES.test(text)) return 'the bot answered a malformed header'
   for (let start = eol + 2; ; start = eol + 2) {
     eol = text.indexOf('\r\n', start)
-    if (eol < 0 || eol === start) break
-    const field = text.slice(start, eol)
-    const colon = field.indexOf(':')
-    if (colon <= 0 || BAD_VALUE_BYTE.test(field)) return 'the bot answered a malformed header'
-    const name = field.slice(0, colon)
-    if (!TOKEN.test(name)) return 'the bot answered a malformed header'
-    switch (name.length) {
+    if (eol === start) break
+    const colon = text.indexOf(':', start)
+    switch (colon - start) {
       case 10: {
-        const lower = name.toLowerCase()
+        const lower = text.slice(start, colon).toLowerCase()
         if (lower === 'connection') {
-          const value = field.slice(colon + 1)
+          const value = text.slice(colon + 1, eol)
           if (listHas(value, 'close')) head.close = true
           else if (http10 && listHas(value, 'keep-alive')) head.close = false
         } else if (lower === 'keep-alive') {
-          const t = /(?:^|[\s,])timeout\s*=\s*(\d{1,6})/i.exec(field.slice(colon + 1))
+          const t = /(?:^|[\s,])timeout\s*=\s*(\d{1,6})/i.exec(text.slice(colon + 1, eol))
           if (t) head.keepAliveMs = Number(t[1]) * 1000
         }
         break
       }
       case 11:
-        if (name.toLowerCase() === 'retry-after') head.retryAfter ??= trimOws(field.slice(colon + 1))
+        if (text.slice(start, colon).toLowerCase() === 'retry-after')
+          head.retryAfter ??= trimOws(text.slice(colon + 1, eol))
         break
       case 12:
-        if (head.contentType === undefined && name.toLowerCase() === 'content-type')
-          head.contentType = trimOws(field.slice(colon + 1))
+        if (head.contentType === undefined && text.slice(start, colon).toLowerCase() === 'content-type')
+          head.contentType = trimOws(text.slice(colon + 1, eol))
         break
       case 14:
-        if (name.toLowerCase() === 'content-length') {
-          const length = contentLengthOf(trimOws(field.slice(colon + 1)))
+        if (text.slice(start, colon).toLowerCase() === 'content-length') {
+          const length = contentLengthOf(trimOws(text.slice(colon + 1, eol)))
           if (length < 0 || (head.contentLength >= 0 && head.contentLength !== length))
             return 'the bot answered an invalid Content-Length'
           head.contentLength = length
         }
         break
       case 17:
-        if (name.toLowerCase() === 'transfer-encoding') {
-          const value = trimOws(field.slice(colon + 1)).toLowerCase()
+        if (text.slice(start, colon).toLowerCase() === 'transfer-encoding') {
+          const value = trimOws(text.slice(colon + 1, eol)).toLowerCase()
           te = te === undefined ? value : `${te}, ${value}`
         }
         break
