@@ -62,11 +62,11 @@ export class SessionRecording {
   #history: UpdateHistory | undefined
   #relay: Relay | undefined
   readonly #lines: FailedCallLines
-  #seenPolling = new Set<number>()
+  #seenPolling = new RecentIds(SEEN_MAX)
   /** Polled updates the bot may still be handling. */
   #polling = new Set<UpdateEntry>()
   /** update_ids of updates seen in this session (a synthetic id skips them), and the last synthetic one. */
-  readonly #seenIds = new Set<number>()
+  readonly #seenIds = new RecentIds(SEEN_MAX)
   #lastSynthetic: number | undefined
   #bot: {id: number; first_name?: string; username?: string} | undefined
   /** How the session delivers now (a webhook session switches to polling when the bot polls by itself). */
@@ -197,7 +197,7 @@ export class SessionRecording {
   }
 
   #seen(updateId: number): void {
-    addBounded(this.#seenIds, updateId, SEEN_MAX)
+    this.#seenIds.add(updateId)
   }
 
   #finish(entry: UpdateEntry | undefined, answer: {status: number; body: string}, ms: number): void {
@@ -274,7 +274,7 @@ export class SessionRecording {
     for (const update of updates) {
       const id = (update as {update_id?: unknown})?.update_id
       if (typeof id !== 'number' || this.#seenPolling.has(id)) continue
-      addBounded(this.#seenPolling, id, SEEN_MAX)
+      this.#seenPolling.add(id)
       const expected = this.actions.expected(id)
       const entry = history.begin(update, expected?.source ?? 'polling', expected?.replayOf)
       this.#note(entry, 'polling')
@@ -284,6 +284,33 @@ export class SessionRecording {
       this.#o.emit(pollingEvent(entry))
       this.actions.settled(entry)
     }
+  }
+}
+
+/**
+ * The newest `max` ids seen, in O(1) per id (a Set trimmed from its front with values().next() walks
+ * over every deleted slot before the next live one: ~2 µs per update at 5000 ids).
+ */
+class RecentIds {
+  readonly #set = new Set<number>()
+  readonly #ring: number[] = []
+  #next = 0
+
+  constructor(readonly max: number) {}
+
+  has(id: number): boolean {
+    return this.#set.has(id)
+  }
+
+  add(id: number): void {
+    if (this.#set.has(id)) return
+    if (this.#ring.length < this.max) this.#ring.push(id)
+    else {
+      this.#set.delete(this.#ring[this.#next])
+      this.#ring[this.#next] = id
+      this.#next = (this.#next + 1) % this.max
+    }
+    this.#set.add(id)
   }
 }
 
