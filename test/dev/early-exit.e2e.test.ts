@@ -84,7 +84,8 @@ describe.skipIf(!hasPty)('on a terminal', () => {
     const dir = crashingProject()
     const r = await runOnTerminal(['dev', '--offline', '--', 'node', 'crash.js'], {
       cwd: dir,
-      env: cliEnv({env: {BOT_STATE_DIR: join(dir, 'state'), TERM: 'xterm'}}),
+      // A person at a terminal: not a CI run (CI=true would end the session like a pipe does).
+      env: cliEnv({env: {BOT_STATE_DIR: join(dir, 'state'), TERM: 'xterm', CI: undefined}}),
       steps: [{pattern: 'Waiting for a file change', send: '\u0003'}],
       timeoutS: 30,
     })
