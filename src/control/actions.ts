@@ -15,6 +15,7 @@ import type {EntrySource, UpdateEntry} from '../inspector/types.js'
 import {resolveParties} from './fill.js'
 import {FixtureTriggers} from './fixture-trigger.js'
 import type {OfflineTarget, Sent} from './offline-trigger.js'
+import {withTimeout} from '../lib/deadline.js'
 import {ActionError, type SessionActions, type TriggerRequest, type TriggerResult} from './protocol.js'
 import {factsFromCalls, SessionFacts} from './session-facts.js'
 import {checkUpdateObject, expiredDate, syntheticUpdate, updateContent, withCurrentDate} from './synthetic.js'
@@ -367,22 +368,16 @@ export class InspectorActions implements SessionActions {
 
   #deadline<T>(promise: Promise<T>, who: string): Promise<T> {
     const seconds = Math.round(this.#o.timeoutMs / 1000)
-    let timer: NodeJS.Timeout | undefined
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            new ActionError(
-              504,
-              `${who} did not take the update within ${seconds}s.`,
-              'Look at the bot’s output in `bot dev`; the inspector shows the update once it is answered.',
-            ),
-          ),
-        this.#o.timeoutMs,
-      )
-      timer.unref()
-    })
-    return Promise.race([promise, late]).finally(() => clearTimeout(timer))
+    return withTimeout(
+      promise,
+      this.#o.timeoutMs,
+      () =>
+        new ActionError(
+          504,
+          `${who} did not take the update within ${seconds}s.`,
+          'Look at the bot’s output in `bot dev`; the inspector shows the update once it is answered.',
+        ),
+    )
   }
 }
 

@@ -20,6 +20,7 @@ import type {AddressInfo} from 'node:net'
 
 import {redactSecrets} from '../telegram/redact.js'
 import {ConnectionGuard} from '../lib/connection-guard.js'
+import {withTimeout} from '../lib/deadline.js'
 import {MAX_EDIT_DEPTH, nestedDeeperThan} from '../lib/json-depth.js'
 import {
   BodyCutOff,
@@ -109,24 +110,18 @@ function parseJson(text: string): unknown {
   }
 }
 
-function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new Refused(
-            504,
-            `The session did not finish the delivery within ${Math.round(ms / 1000)} s.`,
-            'Check the bot: it may hang on this update (see the `bot dev` log).',
-          ),
-        ),
-      ms,
-    )
-    timer.unref()
-  })
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer))
-}
+/** The delivery's outcome, or 504 when the session has not finished it within `ms`. */
+const withDeadline = <T>(promise: Promise<T>, ms: number): Promise<T> =>
+  withTimeout(
+    promise,
+    ms,
+    () =>
+      new Refused(
+        504,
+        `The session did not finish the delivery within ${Math.round(ms / 1000)} s.`,
+        'Check the bot: it may hang on this update (see the `bot dev` log).',
+      ),
+  )
 
 function replayArgs(body: unknown): {updateId: number | 'last'; update?: Record<string, unknown>} {
   if (typeof body !== 'object' || body === null || Array.isArray(body))

@@ -94,16 +94,11 @@ function trusted(stats: Stats, o: {secret?: boolean}): boolean {
  * regular file, not this user's, or (`secret`) not mode 0600. At most `max` bytes (from the start).
  */
 export function readPrivateFile(path: string, o: {secret?: boolean; max?: number} = {}): string | undefined {
-  let fd: number
+  const opened = openPrivateFile(path, o)
+  if (!opened) return undefined
+  const {fd, size} = opened
   try {
-    fd = openSync(path, O_RDONLY | NOFOLLOW)
-  } catch {
-    return undefined
-  }
-  try {
-    const stats = fstatSync(fd)
-    if (!trusted(stats, o)) return undefined
-    const length = Math.min(stats.size, o.max ?? 64 * 1024 * 1024)
+    const length = Math.min(size, o.max ?? 64 * 1024 * 1024)
     const buffer = Buffer.alloc(length)
     let read = 0
     while (read < length) {
@@ -123,7 +118,7 @@ export function readPrivateFile(path: string, o: {secret?: boolean; max?: number
  * Opens a state file to read without following a symlink: the fd and its size, or undefined as
  * readPrivateFile would. The caller closes it.
  */
-export function openPrivateFile(path: string): {fd: number; size: number} | undefined {
+export function openPrivateFile(path: string, o: {secret?: boolean} = {}): {fd: number; size: number} | undefined {
   let fd: number
   try {
     fd = openSync(path, O_RDONLY | NOFOLLOW)
@@ -132,7 +127,7 @@ export function openPrivateFile(path: string): {fd: number; size: number} | unde
   }
   try {
     const stats = fstatSync(fd)
-    if (trusted(stats, {})) return {fd, size: stats.size}
+    if (trusted(stats, o)) return {fd, size: stats.size}
   } catch {
     // fall through
   }

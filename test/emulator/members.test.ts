@@ -295,9 +295,16 @@ describe('membership methods: their errors', () => {
     expect(
       await call('restrictChatMember', {chat_id: -800, user_id: 9, permissions: {can_send_messages: false}}),
     ).toEqual(err('method is available only for supergroups'))
-    expect(await call('restrictChatMember', {chat_id: GROUP, user_id: 60, permissions: '{'})).toEqual(
-      err("can't parse permissions JSON object"),
-    )
+    // setChatPermissions and restrictChatMember read the permissions alike, with Telegram's texts
+    for (const method of ['restrictChatMember', 'setChatPermissions']) {
+      const target = {chat_id: GROUP, user_id: 60}
+      expect(await call(method, {...target, permissions: '{'})).toEqual(err("can't parse permissions JSON object"))
+      expect(await call(method, {...target, permissions: '[]'})).toEqual(err('object expected as permissions'))
+      expect(await call(method, {...target, permissions: 'null'})).toEqual(err('object expected as permissions'))
+      expect(await call(method, {...target, permissions: {can_send_polls: 'true'}})).toEqual(
+        err(`can't parse chat permissions: Field "can_send_polls" must be of type Boolean`),
+      )
+    }
     // the bot may invite but not restrict or promote here
     expect(await call('banChatMember', {chat_id: GROUP, user_id: 60})).toEqual(
       err('not enough rights to restrict/ban chat member'),

@@ -38,6 +38,7 @@ import {BUSINESS_ROUTES} from './business.js'
 import {BOOST_ROUTES} from './boosts.js'
 import {USER_ROUTES} from './users.js'
 import {postMedia} from './media.js'
+import {readSender, SENDER_FIELDS} from './sender.js'
 import {POLL_ROUTES} from './polls.js'
 import {COMMAND_ROUTES} from './commands.js'
 import {INLINE_ROUTES} from './inline.js'
@@ -283,37 +284,9 @@ async function readJson(req: http.IncomingMessage): Promise<Record<string, unkno
 function postMessage(ctx: Ctx): unknown {
   const {emu, bot, body} = ctx
   if (ctx.files) return postMedia(ctx)
-  only(body, [
-    'text',
-    'chat_id',
-    'user_id',
-    'first_name',
-    'last_name',
-    'username',
-    'language_code',
-    'chat_title',
-    'date',
-    'reply_to_message_id',
-  ])
+  only(body, ['text', ...SENDER_FIELDS])
   const text = str(body, 'text', true)!
-  const replyTo = int(body, 'reply_to_message_id', {min: 1})
-  const userId = int(body, 'user_id', {min: 1})
-  const chatId = int(body, 'chat_id', {nonZero: true}) ?? userId ?? 1111
-  if (replyTo !== undefined && !bot.message(chatId, replyTo)) {
-    throw new ControlError(400, `reply_to_message_id ${replyTo}: there is no message ${replyTo} in chat ${chatId}`)
-  }
-  const update = emu.sendUserMessage(bot.token, {
-    text,
-    chatId,
-    userId,
-    firstName: str(body, 'first_name'),
-    lastName: str(body, 'last_name'),
-    username: str(body, 'username'),
-    languageCode: str(body, 'language_code'),
-    chatTitle: str(body, 'chat_title'),
-    date: int(body, 'date', {min: 0}),
-    replyToMessageId: replyTo,
-  })
+  const update = emu.sendUserMessage(bot.token, {text, ...readSender(bot, body)})
   return {update_id: update.update_id, message: update.message}
 }
 

@@ -6,26 +6,9 @@
 import type {UserMediaKind} from '../types.js'
 import {USER_MEDIA_KINDS} from '../user/media.js'
 import {ControlError, type Ctx, int, only, str} from './route.js'
+import {readSender, SENDER_FIELDS} from './sender.js'
 
-const FIELDS = [
-  'chat_id',
-  'user_id',
-  'first_name',
-  'last_name',
-  'username',
-  'language_code',
-  'chat_title',
-  'date',
-  'reply_to_message_id',
-  'caption',
-  'emoji',
-  'duration',
-  'width',
-  'height',
-  'title',
-  'performer',
-]
-
+const FIELDS = [...SENDER_FIELDS, 'caption', 'emoji', 'duration', 'width', 'height', 'title', 'performer']
 export function postMedia({emu, bot, body, files}: Ctx): unknown {
   if ('text' in body)
     throw new ControlError(400, 'a media message has no text: send its caption as the field "caption"')
@@ -42,11 +25,7 @@ export function postMedia({emu, bot, body, files}: Ctx): unknown {
   const kind = kinds[0] as UserMediaKind
   const file = files!.get(kind)!
   if (file.size === 0) throw new ControlError(400, `the ${kind} file is empty`)
-  const replyTo = int(body, 'reply_to_message_id', {min: 1})
-  const userId = int(body, 'user_id', {min: 1})
-  const chatId = int(body, 'chat_id', {nonZero: true}) ?? userId ?? 1111
-  if (replyTo !== undefined && !bot.message(chatId, replyTo))
-    throw new ControlError(400, `reply_to_message_id ${replyTo}: there is no message ${replyTo} in chat ${chatId}`)
+  const sender = readSender(bot, body)
   const update = emu.sendUserMedia(bot.token, {
     kind,
     data: file.data,
@@ -59,15 +38,7 @@ export function postMedia({emu, bot, body, files}: Ctx): unknown {
     height: int(body, 'height', {min: 0}),
     title: str(body, 'title'),
     performer: str(body, 'performer'),
-    chatId,
-    userId,
-    firstName: str(body, 'first_name'),
-    lastName: str(body, 'last_name'),
-    username: str(body, 'username'),
-    languageCode: str(body, 'language_code'),
-    chatTitle: str(body, 'chat_title'),
-    date: int(body, 'date', {min: 0}),
-    replyToMessageId: replyTo,
+    ...sender,
   })
   return {update_id: update.update_id, message: update.message}
 }

@@ -5,6 +5,7 @@
  */
 import {badRequest} from '../errors.js'
 import type {Params} from '../http/params.js'
+import {parseJsonBounded} from '../json.js'
 
 /** True for `true`, `yes` or `1` (any case, trimmed). */
 export const toBool = (v: string | undefined): boolean => ['true', 'yes', '1'].includes((v ?? '').trim().toLowerCase())
@@ -63,4 +64,26 @@ export function userIdParam(params: Params, name = 'user_id'): number {
   const n = Number.parseInt((params.get(name) ?? '').trim(), 10)
   if (!Number.isSafeInteger(n) || n <= 0) throw badRequest(`invalid ${name} specified`)
   return n
+}
+
+/**
+ * The `permissions` parameter, a ChatPermissions object (BA `get_chat_permissions`): its `can_*` fields, each a
+ * Boolean; setChatPermissions and restrictChatMember read it alike.
+ */
+export function permissionsArg(params: Params): Record<string, boolean> {
+  let value: unknown
+  try {
+    value = parseJsonBounded(params.get('permissions') ?? '')
+  } catch {
+    throw badRequest("can't parse permissions JSON object")
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw badRequest('object expected as permissions')
+  const permissions: Record<string, boolean> = {}
+  for (const [name, v] of Object.entries(value)) {
+    if (!name.startsWith('can_')) continue
+    if (typeof v !== 'boolean')
+      throw badRequest(`can't parse chat permissions: Field "${name}" must be of type Boolean`)
+    permissions[name] = v
+  }
+  return permissions
 }

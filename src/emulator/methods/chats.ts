@@ -9,7 +9,7 @@ import {chatOf} from './message-params.js'
 import {objectOf} from './catalog/results.js'
 import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
-import {parseJsonBounded} from '../json.js'
+import {permissionsArg} from './args.js'
 
 const getChat: Handler = (bot, params) => {
   const chat = chatOf(bot, params)
@@ -57,17 +57,7 @@ const setChatDescription: Handler = (bot, params) => {
 
 const setChatPermissions: Handler = (bot, params) => {
   const chat = groupOf(bot, params)
-  const raw = params.get('permissions') ?? ''
-  let value: unknown
-  try {
-    value = parseJsonBounded(raw)
-  } catch {
-    throw badRequest("can't parse permissions JSON object")
-  }
-  if (!value || typeof value !== 'object' || Array.isArray(value))
-    throw badRequest("can't parse permissions: ChatPermissions must be an Object")
-  const permissions: TgObject = {}
-  for (const [name, v] of Object.entries(value as TgObject)) if (name.startsWith('can_')) permissions[name] = v === true
+  const permissions = permissionsArg(params)
   bot.chatInfo.set(chat.id as number, 'permissions', permissions)
   return {result: true}
 }

@@ -9,14 +9,13 @@ import {randomBytes} from 'node:crypto'
 import type {Core, Handler} from './core.js'
 import {badRequest} from '../errors.js'
 import {chatOf} from './message-params.js'
-import {integerArg, required, toBool, userIdParam} from './args.js'
+import {integerArg, permissionsArg, required, toBool, userIdParam} from './args.js'
 import {QUERY_INVALID} from './callbacks.js'
 import type {BotState} from '../state/bot.js'
 import {type MemberStatus, chatMember, rightsOf} from '../state/members.js'
 import {changeMember, isPresent} from '../state/member-updates.js'
 import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
-import {parseJsonBounded} from '../json.js'
 
 const PRIVATE = "chat member status can't be changed in private chats"
 const SUPERGROUP_OR_CHANNEL = 'method is available for supergroup and channel chats only'
@@ -225,24 +224,11 @@ export const unbanChatMember: Handler = (bot, params, core) => {
   return {result: true}
 }
 
-/** The permissions parameter (BA `get_chat_permissions` 11457): the names set to true. */
-function permissionsParam(params: Params): string[] {
-  const raw = params.get('permissions') ?? ''
-  let value: unknown
-  try {
-    value = parseJsonBounded(raw)
-  } catch {
-    throw badRequest("can't parse permissions JSON object")
-  }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw badRequest('object expected as permissions')
-  return Object.entries(value as TgObject)
-    .filter(([, v]) => v === true)
-    .map(([k]) => k)
-}
-
 export const restrictChatMember: Handler = (bot, params, core) => {
   const {chat, userId} = memberTarget(bot, params)
-  const permissions = permissionsParam(params)
+  const permissions = Object.entries(permissionsArg(params))
+    .filter(([, on]) => on)
+    .map(([name]) => name)
   if (chat.type !== 'supergroup') throw badRequest('method is available only for supergroups')
   if (!botHas(bot, chat, 'can_restrict_members')) throw badRequest('not enough rights to restrict/ban chat member')
   const current = currentMember(bot, chat, userId)

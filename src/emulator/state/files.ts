@@ -32,19 +32,14 @@ export interface StoredFile {
   madeUp?: boolean
 }
 
-export interface NewFile {
-  data?: Buffer
-  size?: number
-  name?: string
-  mime?: string
-  width?: number
-  height?: number
-  duration?: number
-  url?: string
+/** What a new file is made from: what StoredFile keeps of it, all optional (the size defaults to the bytes'). */
+export interface NewFile
+  extends Partial<
+    Pick<StoredFile, 'data' | 'size' | 'name' | 'mime' | 'width' | 'height' | 'duration' | 'url' | 'madeUp'>
+  > {
   /** Seed of the file_unique_id when there are no bytes (a URL), and the variant (a photo size). */
   seed?: string
   variant?: number
-  madeUp?: boolean
 }
 
 const MAX_FILES = 50_000
