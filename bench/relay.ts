@@ -1,26 +1,39 @@
 /**
  * Relay overhead: latency (p50/p99) and throughput of webhook POSTs sent straight to a trivial bot
- * vs through the relay, at concurrency 1 and 40. Loopback only; every scenario is time-bounded.
+ * vs through the relay, at concurrency 1 and 40, and the relay's CPU time per update against the
+ * bot's. Loopback only; every scenario is time-bounded.
  *
  *   npm run build && npx tsx bench/relay.ts [--seconds 3] [--bot-ms 0] [--events] [--relay-module FILE] [--profile DIR]
  *
+ * --events does per update what `bot dev` does besides forwarding: the update line (render.ts's
+ * updateText, the session's decorate) and the recording (SessionRecording with its history and
+ * JSONL log, as the inspector keeps it). The targets (issue 24) apply with --events.
  * --bot-ms N makes the bot wait N ms (like an API call) before answering, for a less trivial bot.
- * --events also builds the update line for every update, as `bot dev` does.
- * --relay-module FILE runs another build of src/dev/relay/relay.ts (default dist/dev/relay/relay.js).
- * The CPU lines compare the relay's CPU time per update with the bot's own (target ≤ 1.5× at 40).
+ * --relay-module FILE runs another build of src/dev/relay/relay.ts (default dist/dev/relay/relay.js;
+ * render.js and recording.js are taken from the same build, e.g. an older dist for a before/after).
+ * --profile DIR: the relay and the bot write V8 CPU profiles there.
+ * --relay-module bench/relay-floor.mjs (without --events) measures the floor: a forwarder that does
+ * nothing else (no checks, bounds or events), i.e. what one more loopback hop costs on this machine.
+ *
  * The bot and the relay each run in their own process (as in `bot dev`), the load generator in
- * this one. Targets: p50 added ≤ 0.5 ms; throughput at 40 ≥ 80 % of direct.
+ * this one. Direct runs bracket the relayed one (direct, relay, direct: their mean is the
+ * reference), so a change in the machine's load during the run counts less. CPU per update is
+ * read from /proc over the measured window only (not the warm-up).
+ *
+ * Targets, printed with ✓/✗: p50 added at concurrency 1 ≤ 0.2 ms; at concurrency 40, throughput
+ * ≥ 80 % of direct and CPU per update ≤ 1.5× the bot's.
  */
 import {spawn, type ChildProcess} from 'node:child_process'
-import {existsSync, readFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import http from 'node:http'
 import os from 'node:os'
 import {createInterface} from 'node:readline'
-import {resolve} from 'node:path'
+import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
 
 const SECRET = 'bench_secret_token'
 const PATH = '/webhook/bench'
+const TOKEN = '123456:AAHbenchbenchbenchbenchbenchbench_xyz'
 
 const BOT_SOURCE = `
 const http = require('node:http')
@@ -38,18 +51,36 @@ for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exi
 /**
  * The relay process: plain node running the built relay (dist/, as `bot dev` runs it), or the
  * module given with --relay-module (e.g. an older build, for a before/after comparison).
- * With --events it also builds the update line `bot dev` prints, for every update.
+ * With --events it also does what `bot dev` does per update: the update line (updateText, the
+ * recording's decorate) and the recording (SessionRecording: history, JSONL log in a temp folder).
  */
 const RELAY_SOURCE = `
 const {Relay} = await import(process.env.RELAY_MODULE_URL)
 let printed = 0
-const onUpdate = process.env.RELAY_EVENTS === '1'
-  ? (e) => { printed += (e.time.slice(11, 19) + ' ← #' + e.updateId + ' ' + e.updateType + ' chat ' + e.chatId + ' ' + JSON.stringify(e.preview) + ' → ' + e.status + ' ' + e.ms + ' ms').length }
-  : undefined
-const relay = new Relay({secret: ${JSON.stringify(SECRET)}, path: ${JSON.stringify(PATH)}, holdTimeoutMs: 30000, onUpdate})
+let onUpdate
+let recording
+if (process.env.RELAY_EVENTS === '1') {
+  const {updateText} = await import(new URL('../render.js', process.env.RELAY_MODULE_URL))
+  const {SessionRecording} = await import(new URL('../recording.js', process.env.RELAY_MODULE_URL))
+  recording = new SessionRecording({
+    token: ${JSON.stringify(TOKEN)},
+    mode: 'webhook',
+    stateDir: process.env.STATE_DIR,
+    emit: (e) => { printed += e.text.length },
+  })
+  recording.addSecrets(${JSON.stringify(SECRET)}, ${JSON.stringify(PATH)})
+  recording.open({id: 123456, first_name: 'Bench', username: 'bench_bot'})
+  onUpdate = (e) => {
+    const event = {type: 'update', ...e, text: updateText(e)}
+    recording.decorate(event)
+    printed += event.text.length
+  }
+}
+const relay = new Relay({secret: ${JSON.stringify(SECRET)}, path: ${JSON.stringify(PATH)}, holdTimeoutMs: 30000, secrets: [${JSON.stringify(TOKEN)}, ${JSON.stringify(SECRET)}], onUpdate})
 const port = await relay.listen()
+if (recording) recording.attachRelay(relay)
 relay.setTarget({host: '127.0.0.1', port: Number(process.env.BOT_PORT), path: ${JSON.stringify(PATH)}})
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(printed < 0 ? 1 : 0))
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => { recording?.history?.close(); process.exit(printed < 0 ? 1 : 0) })
 console.log('PORT ' + port)
 `
 
@@ -87,6 +118,8 @@ interface Result {
   rps: number
   n: number
   errors: number
+  /** CPU ms of each watched process over the measured window. */
+  cpu: number[]
 }
 
 /** CPU time (user + system) a process has used so far, in ms (Linux /proc; undefined elsewhere). */
@@ -105,7 +138,13 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
 }
 
-async function load(port: number, concurrency: number, seconds: number): Promise<Result> {
+/** `concurrency` clients POSTing fresh updates for `seconds` (after a 0.5 s warm-up); CPU of `watch` over that window. */
+async function load(
+  port: number,
+  concurrency: number,
+  seconds: number,
+  watch: Array<number | undefined>,
+): Promise<Result> {
   const agent = new http.Agent({keepAlive: true, maxSockets: concurrency})
   const latencies: number[] = []
   let errors = 0
@@ -150,6 +189,7 @@ async function load(port: number, concurrency: number, seconds: number): Promise
   )
   latencies.length = 0
   errors = 0
+  const cpuBefore = watch.map(cpuMs)
   const started = performance.now()
   const end = started + seconds * 1000
   await Promise.all(
@@ -158,6 +198,7 @@ async function load(port: number, concurrency: number, seconds: number): Promise
     }),
   )
   const elapsed = (performance.now() - started) / 1000
+  const cpuAfter = watch.map(cpuMs)
   agent.destroy()
   const sorted = Float64Array.from(latencies).sort()
   return {
@@ -166,8 +207,23 @@ async function load(port: number, concurrency: number, seconds: number): Promise
     rps: latencies.length / elapsed,
     n: latencies.length,
     errors,
+    cpu: cpuAfter.map((a, i) => (a === undefined || cpuBefore[i] === undefined ? Number.NaN : a - cpuBefore[i]!)),
   }
 }
+
+/** Mean of two direct runs (the reference around a relayed run). */
+function mean(a: Result, b: Result): Result {
+  return {
+    p50: (a.p50 + b.p50) / 2,
+    p99: (a.p99 + b.p99) / 2,
+    rps: (a.rps + b.rps) / 2,
+    n: a.n + b.n,
+    errors: a.errors + b.errors,
+    cpu: a.cpu.map((x, i) => x + b.cpu[i]),
+  }
+}
+
+const verdict = (ok: boolean) => (ok ? '✓' : '✗')
 
 async function main(): Promise<void> {
   const secondsArg = process.argv.indexOf('--seconds')
@@ -180,7 +236,11 @@ async function main(): Promise<void> {
   const bot = await startChild([...profile, '-e', BOT_SOURCE], {BOT_MS: String(botMs)})
   // The children never outlive the bench, however it ends.
   const children: ChildProcess[] = [bot.child]
-  process.on('exit', () => children.forEach((c) => c.kill()))
+  const stateDir = mkdtempSync(join(os.tmpdir(), 'bench-relay-'))
+  process.on('exit', () => {
+    children.forEach((c) => c.kill())
+    rmSync(stateDir, {recursive: true, force: true})
+  })
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130))
   const moduleArg = process.argv.indexOf('--relay-module')
   const relayModule = resolve(
@@ -189,41 +249,34 @@ async function main(): Promise<void> {
   if (!existsSync(relayModule))
     throw new Error(`${relayModule} not found: run \`npm run build\` first (or pass --relay-module)`)
   const events = process.argv.includes('--events')
+  if (events && !existsSync(join(dirname(relayModule), '..', 'recording.js')))
+    throw new Error(`--events needs recording.js and render.js beside ${dirname(relayModule)}`)
   const relay = await startChild([...profile, '--input-type=module', '-e', RELAY_SOURCE], {
     RELAY_MODULE_URL: pathToFileURL(relayModule).href,
     BOT_PORT: String(bot.port),
     RELAY_EVENTS: events ? '1' : '0',
+    STATE_DIR: stateDir,
   })
   children.push(relay.child)
   try {
     console.log(
-      `Relay overhead (loopback, ${seconds} s per scenario, bot and relay in their own processes, bot work ${botMs} ms, ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(1)})`,
+      `Relay overhead (loopback, ${seconds} s per scenario, bot and relay in their own processes, bot work ${botMs} ms, ${os.cpus().length} CPUs, load ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')})`,
     )
-    console.log(`relay: ${relayModule}${events ? ', building the update line for every update (--events)' : ''}`)
+    console.log(
+      `relay: ${relayModule}${events ? '; per update also the update line and the recording, as bot dev (--events)' : ''}`,
+    )
     console.log('')
     console.log('concurrency  path     p50 ms   p99 ms      req/s       n')
     const rows: Array<{c: number; direct: Result; relayed: Result}> = []
-    const cpu: string[] = []
+    const watch = [bot.child.pid, relay.child.pid]
     for (const c of [1, 40]) {
-      const direct = await load(bot.port, c, seconds)
-      const before = {bot: cpuMs(bot.child.pid), relay: cpuMs(relay.child.pid)}
-      const relayed = await load(relay.port, c, seconds)
-      const after = {bot: cpuMs(bot.child.pid), relay: cpuMs(relay.child.pid)}
-      if (
-        before.bot !== undefined &&
-        after.bot !== undefined &&
-        before.relay !== undefined &&
-        after.relay !== undefined &&
-        relayed.n > 0
-      ) {
-        // Includes the 0.5 s warm-up, so divide by all requests served in that window (≈ n · (seconds+0.5)/seconds).
-        const served = relayed.n * ((seconds + 0.5) / seconds)
-        const us = (ms: number) => ((ms * 1000) / served).toFixed(0)
-        const ratio = (after.relay - before.relay) / (after.bot - before.bot)
-        cpu.push(
-          `concurrency ${c}: CPU per update ≈ ${us(after.relay - before.relay)} µs in the relay vs ${us(after.bot - before.bot)} µs in the bot: ${ratio.toFixed(2)}×${c === 40 ? ` (target ≤ 1.5×) ${ratio <= 1.5 ? 'OK' : 'MISSED'}` : ''}`,
-        )
-      }
+      const before = await load(bot.port, c, seconds, watch)
+      const relayed = await load(relay.port, c, seconds, watch)
+      const after = await load(bot.port, c, seconds, watch)
+      const direct = mean(before, after)
       rows.push({c, direct, relayed})
       for (const [name, r] of [
         ['direct', direct],
@@ -239,15 +292,32 @@ async function main(): Promise<void> {
     const added = c1.relayed.p50 - c1.direct.p50
     const ratio = c40.relayed.rps / c40.direct.rps
     console.log(
-      `p50 added by the relay at concurrency 1: ${added.toFixed(3)} ms (target ≤ 0.5 ms) ${added <= 0.5 ? 'OK' : 'MISSED'}`,
-    )
-    console.log(
       `p99 added at concurrency 1: ${(c1.relayed.p99 - c1.direct.p99).toFixed(3)} ms; p50 added at 40: ${(c40.relayed.p50 - c40.direct.p50).toFixed(3)} ms`,
     )
+    const cpuLines: string[] = []
+    let cpuRatio = Number.NaN
+    for (const {c, relayed} of rows) {
+      const [botCpu, relayCpu] = relayed.cpu
+      if (!Number.isFinite(botCpu) || !Number.isFinite(relayCpu) || relayed.n === 0) continue
+      const us = (ms: number) => ((ms * 1000) / relayed.n).toFixed(1)
+      const r = relayCpu / botCpu
+      if (c === 40) cpuRatio = r
+      cpuLines.push(
+        `CPU per update at concurrency ${c}: ${us(relayCpu)} µs in the relay vs ${us(botCpu)} µs in the bot = ${r.toFixed(2)}×`,
+      )
+    }
+    for (const line of cpuLines) console.log(line)
+    console.log('')
+    console.log(`Verdicts${events ? '' : ' (the targets are set for --events: the update line and recording on)'}:`)
+    console.log(`${verdict(added <= 0.2)} p50 added at concurrency 1: ${added.toFixed(3)} ms (target ≤ 0.2 ms)`)
     console.log(
-      `throughput at concurrency 40 through the relay: ${(ratio * 100).toFixed(1)} % of direct (target ≥ 80 %) ${ratio >= 0.8 ? 'OK' : 'MISSED'}`,
+      `${verdict(ratio >= 0.8)} throughput at concurrency 40: ${(ratio * 100).toFixed(1)} % of direct (target ≥ 80 %)`,
     )
-    for (const line of cpu) console.log(line)
+    if (Number.isFinite(cpuRatio))
+      console.log(
+        `${verdict(cpuRatio <= 1.5)} CPU per update at concurrency 40: ${cpuRatio.toFixed(2)}× the bot's (target ≤ 1.5×)`,
+      )
+    else console.log('? CPU per update: not measured (needs Linux /proc)')
   } finally {
     bot.child.kill()
     relay.child.kill()

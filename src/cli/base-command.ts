@@ -3,6 +3,7 @@ import {Command, Flags, Interfaces} from '@oclif/core'
 import {BotApiError} from '../telegram/errors.js'
 import {BotApi, DEFAULT_API_ROOT, isCloudApiRoot, type BotApiOptions} from '../telegram/client.js'
 import {checkTokenShape} from '../telegram/token.js'
+import {closest} from '../lib/closest.js'
 import {loadDotenv, sourceOf, type ValueSource} from './config.js'
 import {readPackageConfig, withDefaults, type FlagDefinition, type PackageConfig} from './package-config.js'
 import {redactSecrets} from '../telegram/redact.js'
@@ -76,6 +77,28 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   /** The arguments that are not flags (with `strict = false`, the words after `--` too). */
   protected positional: string[] = []
   #secrets: string[] = []
+
+  /** " Did you mean --offline?" for "Nonexistent flag: --offlin", or ''. */
+  #flagSuggestion(message: string): string {
+    const typed = /Nonexistent flags?: (--?[\w-]+)/.exec(message)?.[1]
+    if (!typed) return ''
+    const names: string[] = []
+    const all = {
+      ...(this.ctor.flags ?? {}),
+      ...(this.ctor.baseFlags ?? {}),
+      ...(this.ctor.enableJsonFlag ? {json: {}} : {}),
+    }
+    for (const [name, flag] of Object.entries(all) as Array<
+      [string, {hidden?: boolean; allowNo?: boolean; char?: string}]
+    >) {
+      if (flag.hidden) continue
+      names.push(`--${name}`)
+      if (flag.allowNo) names.push(`--no-${name}`)
+    }
+    const bare = typed.replace(/^-+/, '')
+    const match = closest(`--${bare}`, names, Math.max(2, Math.floor(bare.length / 3)))
+    return match ? ` Did you mean ${match}?` : ''
+  }
 
   public async init(): Promise<void> {
     loadDotenv()
@@ -247,8 +270,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
         err.message ?? '',
       )
     ) {
-      // oclif parse errors: bad input, exit 2.
+      // oclif parse errors: bad input, exit 2. A mistyped flag gets the closest one, as a mistyped command does.
       message = oneLine(err.message)
+      const suggestion = this.#flagSuggestion(err.message ?? '')
+      if (suggestion) message = `${message.replace(/[.\s]*$/, '')}.${suggestion}`
       fix = `See \`${this.config.bin} ${(this.id ?? '').replaceAll(':', ' ')} --help\` for usage.`.replace('  ', ' ')
       exit = 2
       code = 'usage'

@@ -1,5 +1,5 @@
 import {existsSync, readFileSync} from 'node:fs'
-import {resolve} from 'node:path'
+import {dirname, join, resolve} from 'node:path'
 
 import {parse} from 'dotenv'
 
@@ -15,15 +15,26 @@ export interface LoadedEnv {
 
 let loaded: LoadedEnv | undefined
 
+/** `.env` in `cwd`, else in the folder of the nearest package.json above it (the project's root), if there is one. */
+export function dotenvPath(cwd = process.cwd()): string | undefined {
+  const here = resolve(cwd, '.env')
+  if (existsSync(here)) return here
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return existsSync(join(dir, '.env')) ? join(dir, '.env') : undefined
+    if (dirname(dir) === dir) return undefined
+  }
+}
+
 /**
- * Load `.env` from `cwd` into process.env without overriding variables that are already
- * set (flags > environment > .env). Idempotent per process.
+ * Load `.env` from `cwd` (or, in a subfolder of a project, from its root: see dotenvPath) into
+ * process.env without overriding variables that are already set (flags > environment > .env).
+ * Idempotent per process.
  */
 export function loadDotenv(cwd = process.cwd()): LoadedEnv {
   if (loaded) return loaded
-  const path = resolve(cwd, '.env')
+  const path = dotenvPath(cwd)
   const fromFile = new Set<string>()
-  if (existsSync(path)) {
+  if (path) {
     const values = parse(readFileSync(path))
     for (const [key, value] of Object.entries(values)) {
       if (process.env[key] === undefined) {

@@ -3,15 +3,19 @@
  * checks that need no network run first (dev-input.ts, ports.ts), so bad input exits 2 with one
  * line and a fix before anything is sent, set or started. The services below never see a flag name.
  */
+import {dirname, relative, resolve} from 'node:path'
+
 import type {BotCommand} from '../dev/bot/command.js'
 import type {DevSessionOptions} from '../dev/options.js'
 import {UsageError} from '../lib/errors.js'
 import type {OfflineDevOptions} from '../offline/dev-offline.js'
-import {stateDir, stateFolderProblem} from '../session-store/state.js'
+import {SECRET_RE, stateDir, stateFolderProblem} from '../session-store/state.js'
 import type {BotApi} from '../telegram/index.js'
 import {chooseTunnelProvider, publicUrlProvider, validatePublicUrl, type TunnelProvider} from '../tunnel/index.js'
 import {validateAllowedUpdates, validateMaxConnections, validateSecretToken} from '../webhook/validate.js'
 import {checkDevInput, commandAfterDashes} from './dev-input.js'
+import {sourceOf} from './config.js'
+import {findPackageJson} from './package-config.js'
 import {checkInspectPort, checkPorts} from './ports.js'
 
 /** The flags of `bot dev` this module reads (src/commands/dev.ts declares them). */
@@ -20,6 +24,7 @@ export interface DevFlags {
   tunnel: string
   fallback: boolean
   'tunnel-host'?: string
+  'forward-to'?: string
   subdomain?: string
   'public-url'?: string
   'relay-port'?: number
@@ -47,7 +52,19 @@ export interface DevFlags {
   'reply-timeout': number
   'webhook-check': number
   'poller-check': boolean
+  'wait-for-fix'?: boolean
   debounce: number
+}
+
+/** Someone can fix a crashed bot here: stdin is a terminal and CI is not set. */
+export function atTerminal(stdin: {isTTY?: boolean} = process.stdin, env: NodeJS.ProcessEnv = process.env): boolean {
+  const ci = env.CI
+  return stdin.isTTY === true && (ci === undefined || ci === '' || ci === 'false' || ci === '0')
+}
+
+/** A bot that exits early ends the session unless someone can fix it (or --wait-for-fix says to wait anyway). */
+function endOnEarlyExit(flags: DevFlags, terminal: boolean): boolean {
+  return flags['wait-for-fix'] === undefined ? !terminal : !flags['wait-for-fix']
 }
 
 /**
@@ -62,6 +79,77 @@ export function botCommandWords(argv: string[], positional: string[], fromPackag
       'Run e.g. `bot dev -- node bot.js`.',
     )
   return afterDashes ?? fromPackage
+}
+
+/**
+ * Where the bot runs: a command from package.json (its "bot".dev.command, the dev:bot script, the
+ * entry file) runs in the package's folder, as `npm run` does, wherever `bot dev` was started; a
+ * command after `--` runs in the current folder, as typed. `note` says so when the two differ.
+ */
+export function botFolder(cwd: string, argv: string[]): {cwd: string; note?: string} {
+  const pkg = findPackageJson(cwd)
+  if (commandAfterDashes(argv) !== undefined || !pkg) return {cwd}
+  const root = dirname(pkg)
+  if (resolve(root) === resolve(cwd)) return {cwd}
+  return {
+    cwd: root,
+    note: `Running in ${root}, the folder of package.json (the bot command comes from there), not in the current folder ${relative(root, cwd) || cwd}.`,
+  }
+}
+
+/**
+ * `--forward-to URL`: the user's own server, an http URL (the relay speaks plain http on this
+ * machine or network), in webhook mode, with no bot command after `--`. Its secret is WEBHOOK_SECRET
+ * from the environment or .env when set (the server reads the same), checked like Telegram checks it.
+ */
+export function forwardTarget(
+  flags: Pick<DevFlags, 'forward-to' | 'mode'>,
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): DevSessionOptions['forwardTo'] {
+  const given = flags['forward-to']
+  if (given === undefined) return undefined
+  let url: URL
+  try {
+    url = new URL(given)
+  } catch {
+    throw new UsageError(
+      `--forward-to ${JSON.stringify(given)} is not a URL.`,
+      'Give the URL your server takes webhooks on, e.g. --forward-to http://localhost:3000/webhook.',
+    )
+  }
+  if (url.protocol !== 'http:' || !url.hostname || url.username || url.password || url.hash)
+    throw new UsageError(
+      `--forward-to ${given} must be a plain http:// URL (no credentials, no #fragment): bot dev forwards over http to a server on this machine or your network.`,
+      'E.g. --forward-to http://localhost:3000/webhook (the public side, https, is the tunnel or --public-url).',
+    )
+  if (flags.mode !== 'webhook')
+    throw new UsageError(
+      '--forward-to delivers webhooks to your server, so it needs webhook mode, not --mode polling.',
+      'Drop --mode polling (and "mode" in package.json\'s "bot".dev section).',
+    )
+  if (commandAfterDashes(argv) !== undefined)
+    throw new UsageError(
+      '--forward-to runs no bot, but a bot command follows `--`.',
+      'Either run your server yourself and keep --forward-to, or drop --forward-to to let bot dev run the command.',
+    )
+  // Offline, the emulator's bot takes the server's BOT_TOKEN (a well-formed one), so both share it.
+  const token = env.BOT_TOKEN && TOKEN_RE.test(env.BOT_TOKEN) ? {token: fromWhere('BOT_TOKEN')} : {}
+  const value = env.WEBHOOK_SECRET
+  if (value === undefined || value === '') return {url: url.href, ...token}
+  const from = fromWhere('WEBHOOK_SECRET')
+  if (!SECRET_RE.test(value))
+    throw new UsageError(
+      `WEBHOOK_SECRET${from === '.env' ? ' in .env' : ''} is not a valid secret token: 1-256 characters of A-Z, a-z, 0-9, _ and -.`,
+      'Change it (your server checks the same value), or remove it and bot dev uses one it keeps for this bot.',
+    )
+  return {url: url.href, secret: {value, from}, ...token}
+}
+
+const TOKEN_RE = /^\d{1,20}:[A-Za-z0-9_-]{30,}$/
+
+function fromWhere(name: string): 'env' | '.env' {
+  return sourceOf(name, [], name.toLowerCase()) === '.env' ? '.env' : 'env'
 }
 
 /** Everything about the flags that can be checked before the session starts (exit 2 when wrong). */
@@ -119,8 +207,12 @@ export interface OnlineContext {
   apiRoot: string
   /** api.telegram.org: its stricter setWebhook rules apply. */
   cloud: boolean
-  command: BotCommand
+  /** Absent with --forward-to (no bot process). */
+  command: BotCommand | undefined
+  forwardTo: DevSessionOptions['forwardTo']
   cwd: string
+  /** stdin is a terminal (and not CI): see atTerminal. */
+  terminal: boolean
 }
 
 /** The online session's options from the flags (validated: exit 2 on a bad value). */
@@ -143,9 +235,11 @@ export function sessionOptions(
     checkPollers: flags['poller-check'],
     relayPort: flags['relay-port'],
     command: c.command,
+    forwardTo: c.forwardTo,
     cwd: c.cwd,
     port: flags.port,
     watch: flags.watch,
+    endOnEarlyExit: endOnEarlyExit(flags, c.terminal),
     debounceMs: flags.debounce,
     force: flags.force,
     restoreSecret: flags['restore-secret'] !== undefined ? validateSecretToken(flags['restore-secret']) : undefined,
@@ -172,16 +266,22 @@ export function sessionOptions(
 /** The offline session's options from the flags (the terminal chat and the emulator are the CLI's to add). */
 export function offlineOptions(
   flags: DevFlags,
-  command: BotCommand,
+  command: BotCommand | undefined,
   cwd: string,
+  terminal: boolean,
+  forwardTo?: DevSessionOptions['forwardTo'],
+  env: NodeJS.ProcessEnv = process.env,
 ): Omit<OfflineDevOptions, 'input' | 'onEvent' | 'handleSignals'> {
   return {
     mode: flags.mode as 'webhook' | 'polling',
     command,
+    forwardTo,
+    ...(forwardTo?.token ? {botToken: env.BOT_TOKEN} : {}),
     cwd,
     port: flags.port,
     relayPort: flags['relay-port'],
     watch: flags.watch,
+    endOnEarlyExit: endOnEarlyExit(flags, terminal),
     debounceMs: flags.debounce,
     allowedUpdates:
       flags['allowed-updates'] !== undefined ? validateAllowedUpdates(flags['allowed-updates']) : undefined,
@@ -192,7 +292,7 @@ export function offlineOptions(
     actionTimeoutMs: flags['action-timeout'],
     chatId: flags.chat,
     userId: flags.user,
-    replyTimeoutMs: flags['reply-timeout'],
+    replyTimeoutMs: flags['reply-timeout'] * 1000,
     apiProxy: flags['api-proxy'],
     inspect: flags.inspect,
     inspectPort: flags['inspect-port'],

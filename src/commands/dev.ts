@@ -37,6 +37,10 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     },
     {description: 'Long polling instead of a webhook', command: '<%= config.bin %> <%= command.id %> --mode polling'},
     {
+      description: 'Run no bot: forward each update to the server you run yourself (a debugger, a container)',
+      command: '<%= config.bin %> <%= command.id %> --forward-to http://localhost:3000/webhook',
+    },
+    {
       description: 'Webhook mode without any public URL (behind a firewall)',
       command: '<%= config.bin %> <%= command.id %> --tunnel none',
     },
@@ -83,6 +87,11 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
       env: 'BOT_PUBLIC_URL',
       helpGroup: 'TUNNEL',
       exclusive: ['tunnel-host', 'subdomain'],
+    }),
+    'forward-to': Flags.string({
+      description:
+        'run no bot: forward each update to your own server at this http URL (started by you: a debugger, a container, another language), with the secret header; prints the environment it needs',
+      helpGroup: 'TUNNEL',
     }),
     'relay-port': Flags.integer({
       description: 'local port of the relay (what the tunnel or --public-url forwards to) [default: a free port]',
@@ -166,10 +175,11 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
       min: 1,
     }),
     'reply-timeout': Flags.integer({
-      hidden: true,
-      description: 'ms the --offline chat waits for the bot to handle a line',
-      default: 5000,
+      description:
+        'seconds the --offline chat waits for the bot to handle each line before it says so and sends the next',
+      default: 5,
       min: 1,
+      helpGroup: 'OFFLINE',
     }),
     'webhook-check': Flags.integer({
       hidden: true,
@@ -181,6 +191,12 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
       hidden: true,
       description: 'look for another poller before taking the updates',
       default: true,
+      allowNo: true,
+    }),
+    'wait-for-fix': Flags.boolean({
+      hidden: true,
+      description:
+        'when the bot exits before it is up (or right after a restart), wait for a file change even without a terminal (default: only on a terminal)',
       allowNo: true,
     }),
     debounce: Flags.integer({hidden: true, description: 'ms', default: 50}),
@@ -198,42 +214,76 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     // Bad input exits 2 before anything is sent, set or started.
     const words = options.botCommandWords(this.argv, this.positional, this.packageConfig?.command)
     await options.checkDevFlags(flags, this.argv)
-    const cwd = process.cwd()
-    const command = resolveBotCommand(words ?? [], cwd)
-    if (flags.offline) return this.#offline(options.offlineOptions(flags, command, cwd))
+    // --forward-to: no bot process, so no bot command (one after `--` is refused).
+    const forwardTo = options.forwardTarget(flags, this.argv)
+    const {cwd, note} = forwardTo ? {cwd: process.cwd()} : options.botFolder(process.cwd(), this.argv)
+    const command = forwardTo ? undefined : resolveBotCommand(words ?? [], cwd)
+    if (note) this.#info(note)
+    this.addSecret(forwardTo?.secret?.value)
+    const terminal = options.atTerminal()
+    if (flags.offline) return this.#offline(options.offlineOptions(flags, command, cwd, terminal, forwardTo))
     if (this.interactive) this.#spinner = await loadSpinner(process.stderr)
 
     const resolved = this.resolveApi()
+    const api = this.createApi(resolved)
     const session = options.sessionOptions(flags, {
-      api: this.createApi(resolved),
+      api,
       token: resolved.token,
       apiRoot: resolved.apiRoot,
       cloud: resolved.cloud,
       command,
+      forwardTo,
       cwd,
+      terminal,
     })
     this.addSecret(session.restoreSecret)
     const inArgv = argvSecretWarning(this.argv, 'restore-secret', 'BOT_RESTORE_SECRET')
     if (inArgv) process.stderr.write(`${inArgv}\n`) // also with --json (stdout stays JSON)
+    // The token check's getMe goes out now, while the session's modules load (it waits for nothing else).
+    const me = api.getMe({timeoutMs: 30_000})
+    me.catch(() => {}) // (the session's token step reports a failure)
     // A closed stdout/stderr (EPIPE) ends the session like SIGPIPE: teardown first, then exit.
     const closedOutput = new AbortController()
-    const [{runDevSession}, {guardOutput}, {DevRenderer}] = await Promise.all([
+    const [{DevSession}, {guardOutput}, {DevRenderer}, keys] = await Promise.all([
       import('../dev/index.js'),
       import('../cli/closed-output.js'),
       import('../cli/render/dev.js'),
+      import('../cli/dev-keys.js'),
     ])
     this.#guard = guardOutput([process.stdout, process.stderr], () => closedOutput.abort('SIGPIPE'))
+    // Keys (r, o, c, q, h) in a terminal, from the Ready line on; never with --json.
+    const withKeys = !this.jsonEnabled() && process.stdin.isTTY === true
     const renderer = new DevRenderer({
       redact: (t) => this.redact(t),
       spinner: this.#spinner,
       writable: (s) => this.#guard?.writable(s) ?? true,
+      readySuffix: withKeys ? keys.KEYS_HINT : undefined,
     })
-    const summary = await runDevSession({
+    let keyboard: import('../cli/dev-keys.js').DevKeys | undefined
+    const dev = new DevSession({
       ...session,
+      me,
       signal: closedOutput.signal,
       handleSignals: true,
-      onEvent: this.jsonEnabled() ? (e) => this.#json(e) : (e) => renderer.render(e),
-    }).finally(() => {
+      onEvent: this.jsonEnabled()
+        ? (e) => this.#json(e)
+        : (e) => {
+            renderer.render(e)
+            if (e.type === 'ready' && withKeys && !keyboard && !dev.signal.aborted)
+              keyboard = keys.startDevKeys({
+                input: process.stdin,
+                output: process.stderr,
+                restart: () => dev.restartBot('r pressed'),
+                open: () => void this.#openInspector(e.inspectorUrl, (text) => renderer.render({type: 'info', text})),
+                print: (text) => renderer.render({type: 'info', text}),
+              })
+            if (e.type === 'summary') keyboard?.stop()
+          },
+    })
+    // Once the session stops, the terminal is given back before teardown prints.
+    dev.signal.addEventListener('abort', () => keyboard?.stop(), {once: true})
+    const summary = await dev.run().finally(() => {
+      keyboard?.stop()
       renderer.stop()
       this.#guard?.dispose()
     })
@@ -250,6 +300,7 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
       // With --json the transcript is in the events; stdout carries only those.
       ...(json ? {} : {output: process.stdout, logOutput: process.stderr, color: useColorOn(process.stdout)}),
       handleSignals: true,
+      openInspector: (url, say) => void this.#openInspector(url, say),
       onEvent: json
         ? (event) => this.#json(event as import('../dev/index.js').DevEvent)
         : (await import('../cli/render/dev.js')).offlineRenderer((t) => this.redact(t)),
@@ -261,6 +312,24 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
   #exit(code: number): void {
     process.exitCode = code
     setTimeout(() => process.exit(code), 300).unref()
+  }
+
+  /** `o` (or `:o` in the offline chat): the inspector in the browser, or why not. */
+  async #openInspector(url: string | undefined, say: (text: string) => void): Promise<void> {
+    if (!url) return say('No inspector in this session (--no-inspect).')
+    const {openUrl} = await import('../cli/open-url.js')
+    const opened = await openUrl(url)
+    say(
+      opened.ok
+        ? `Opening the inspector: ${url}`
+        : `Could not open a browser (${opened.program}: ${opened.error}); open ${url} yourself.`,
+    )
+  }
+
+  /** A line of the CLI's own before the session starts (an `info` event with --json). */
+  #info(text: string): void {
+    if (this.jsonEnabled()) this.#json({type: 'info', text})
+    else process.stderr.write(this.redact(text) + '\n')
   }
 
   #json(event: import('../dev/index.js').DevEvent): void {

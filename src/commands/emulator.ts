@@ -112,7 +112,7 @@ With --talk, each line typed (or piped) on stdin is sent to the bot as a message
         )
       if (fromArgv) process.stderr.write(`${fromArgv}\n`) // also with --json (stdout stays JSON)
     }
-    const {describeStandalone, networkWarning, standaloneJson, startStandaloneEmulator} = await import(
+    const {describeStandalone, EMULATOR_DOC, networkWarning, standaloneJson, startStandaloneEmulator} = await import(
       '../offline/standalone.js'
     )
     let running
@@ -157,7 +157,7 @@ With --talk, each line typed (or piped) on stdin is sent to the bot as a message
       for (const line of describeStandalone(running, {talk: flags.talk}).toSpliced(
         3,
         0,
-        `  control ${control}  (the user side over HTTP: docs/emulator.md)`,
+        `  control ${control}  (the user side over HTTP: ${EMULATOR_DOC})`,
       ))
         print(line)
 

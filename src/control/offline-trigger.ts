@@ -4,8 +4,9 @@
  * through `react` (allowed_updates and the bot's rights apply), a join request through `requestJoin`
  * (approveChatJoinRequest then works), a member through `setMemberStatus` or `blockBot`, a business
  * message through a business connection, Mini App data through `sendWebAppData`. The update then
- * is the emulator's, made from the fixture's chat, user and values; the types the emulator has no
- * action for (photo, edited-message, inline, poll-answer) go in as written (`injectUpdate`).
+ * is the emulator's, made from the fixture's chat, user and values; an inline query through
+ * `sendInlineQuery` (the bot's answerInlineQuery then finds it); the types the emulator has no
+ * action for (photo, edited-message, poll-answer) go in as written (`injectUpdate`).
  * A payment is the emulator's whole flow (payment-trigger.ts).
  */
 import type {BotApiEmulator, Update} from '../emulator/index.js'
@@ -28,6 +29,7 @@ export type TriggerEmulator = Pick<
   | 'connectBusiness'
   | 'sendBusinessMessage'
   | 'sendWebAppData'
+  | 'sendInlineQuery'
   | 'payInvoice'
   | 'on'
   | 'off'
@@ -158,6 +160,19 @@ export function offlineAction(
           ...(num(from.id) !== undefined ? {userId: num(from.id)} : {}),
           data: data.data,
           buttonText: typeof data.button_text === 'string' ? data.button_text : 'Open app',
+        }),
+      ]
+    }
+    case 'inline': {
+      if (key !== 'inline_query') break
+      const from = obj(body.from)
+      return [
+        emulator.sendInlineQuery(token, {
+          query: typeof body.query === 'string' ? body.query : '',
+          ...(num(from.id) !== undefined ? {userId: num(from.id)} : {}),
+          ...(typeof body.offset === 'string' ? {offset: body.offset} : {}),
+          ...(typeof body.chat_type === 'string' ? {chatType: body.chat_type} : {}),
+          ...names(from),
         }),
       ]
     }

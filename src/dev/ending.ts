@@ -8,7 +8,17 @@ import type {BotExit} from './bot/process.js'
 import type {RelayStats} from './relay/types.js'
 import type {DevSummary} from './render.js'
 
-export type StopReason = 'SIGINT' | 'SIGTERM' | 'SIGHUP' | 'SIGPIPE' | 'bot-exit' | 'aborted' | 'error' | 'stop'
+export type StopReason =
+  | 'SIGINT'
+  | 'SIGTERM'
+  | 'SIGHUP'
+  | 'SIGPIPE'
+  | 'bot-exit'
+  /** The bot exited before it was up (or right after a restart) with nobody at a terminal to fix it. */
+  | 'bot-failed'
+  | 'aborted'
+  | 'error'
+  | 'stop'
 
 export const SIGNAL_EXIT: Record<string, number> = {SIGINT: 130, SIGTERM: 143, SIGHUP: 129, SIGPIPE: 141}
 
@@ -25,6 +35,7 @@ export function exitCodeFor(
   crashed: boolean,
   cleanFailed: boolean,
 ): number {
+  if (reason === 'bot-failed') return exit?.code || (exit?.signal ? signalExitCode(exit.signal) : 1)
   if (reason === 'bot-exit' || crashed) {
     if (!exit) return 1
     return exit.code ?? signalExitCode(exit.signal)
@@ -42,6 +53,8 @@ export interface SummaryParts {
   apiProxy: boolean | undefined
   stopReason: StopReason | undefined
   bot: {lastExit: BotExit | undefined; crashed: boolean; restarts: number} | undefined
+  /** No bot process by design (--forward-to): a stop asked for is a clean end. */
+  noBot?: boolean
   /** The relay's counters (webhook mode). */
   stats: RelayStats | undefined
   cleanFailed: boolean
@@ -49,17 +62,26 @@ export interface SummaryParts {
   updates: number
   /** performance.now() when the session began. */
   started: number
+  /** The bot's failed Bot API calls, when the api proxy saw them. */
+  failedCalls?: number
 }
 
 /** The session's summary; its exit code is `forcedExitCode` (a second signal) or follows from how it ended. */
 export function sessionSummary(p: SummaryParts, forcedExitCode?: number): DevSummary {
-  const exitCode = forcedExitCode ?? exitCodeFor(p.stopReason, p.bot?.lastExit, p.bot?.crashed ?? false, p.cleanFailed)
+  const exitCode =
+    forcedExitCode ??
+    (p.noBot
+      ? p.stopReason === 'error' || p.cleanFailed
+        ? 1
+        : 0
+      : exitCodeFor(p.stopReason, p.bot?.lastExit, p.bot?.crashed ?? false, p.cleanFailed))
   const stats = p.stats ?? {relayed: 0, failures: 0, rejected: 0, repeats: 0}
   // Polling has no relay: the updates the api proxy saw, when it ran (else nothing is known).
   const seen = p.mode === 'polling' && p.apiProxy !== false ? {seen: p.updates} : {}
   return {
     ...stats,
     ...seen,
+    ...(p.apiProxy !== false && p.failedCalls !== undefined ? {failedCalls: p.failedCalls} : {}),
     restarts: p.bot?.restarts ?? 0,
     durationMs: Math.round(performance.now() - p.started),
     exitCode,

@@ -32,6 +32,8 @@ export type DevEvent =
       url?: string
       port?: number
       inspectorUrl?: string
+      /** --forward-to: the user's server that gets the updates (no bot process). */
+      forwardTo?: string
       command: string
       text: string
     }
@@ -47,6 +49,8 @@ export type DevEvent =
   | {type: 'tunnel-retry'; attempt: number; of: number; delayMs: number; error?: string; text: string}
   | {type: 'tunnel-reconnected'; url: string; text: string}
   | {type: 'fallback'; mode: 'bridge'; error?: string; text: string}
+  /** The bot polls for updates itself: the webhook session switched to polling delivery (what it gave back). */
+  | {type: 'mode-switch'; mode: 'polling'; handedOver: 'webhook' | 'bridge' | 'nothing'; text: string}
   | {type: 'warn'; text: string; fix?: string}
   | {type: 'info'; text: string}
   | {type: 'teardown'; step: string; ok: boolean; text: string}

@@ -1,5 +1,5 @@
 /** What a `bot dev` session is given (the CLI builds it from flags; tests build it directly). */
-import type {BotApi} from '../telegram/index.js'
+import type {BotApi, User} from '../telegram/index.js'
 import type {TunnelProvider} from '../tunnel/types.js'
 import type {BotMode} from './bot/process.js'
 import type {BotCommand} from './bot/command.js'
@@ -9,6 +9,8 @@ import type {OfflineTarget} from '../control/actions.js'
 export interface DevSessionOptions {
   /** Bot API client for the user's token (or the emulator's). */
   api: BotApi
+  /** getMe already under way (the CLI starts it while it loads the session's modules); default: the token part calls it. */
+  me?: Promise<User>
   /** The token given to the bot (BOT_TOKEN); never printed or stored. */
   token: string
   /** The api root the bot should use; passed as BOT_API_ROOT unless `passApiRoot` is false. */
@@ -21,13 +23,32 @@ export interface DevSessionOptions {
   bridge?: boolean
   /** A tunnel that cannot be opened or kept is replaced by the bridge. Default false. */
   fallback?: boolean
-  command: BotCommand
+  /** The user's bot (absent with `forwardTo`: no bot process is started). */
+  command?: BotCommand
+  /**
+   * No bot process: the user runs their own server (in a debugger, a container, another language).
+   * The relay forwards each update to `url` (http) with the secret header; `secret` is the one that
+   * server checks (WEBHOOK_SECRET from the environment or .env), else the per-bot secret is used and
+   * the session says how to hand it over without printing it.
+   */
+  forwardTo?: {
+    url: string
+    secret?: {value: string; from: 'env' | '.env'}
+    /** Offline: where the emulator's bot token came from (the server's BOT_TOKEN); absent: the fake one. */
+    token?: 'env' | '.env'
+  }
   cwd: string
   /** The bot's PORT (webhook mode); default a free port. */
   port?: number
   /** The relay's port (what the tunnel forwards to); default a free port. */
   relayPort?: number
   watch?: boolean
+  /**
+   * Nobody can fix the bot here (stdin is not a terminal, or CI): a bot that exits before it is up,
+   * or within 5 s of a (re)start, ends the session (its exit code, else 1) instead of waiting for a
+   * file change. Default false.
+   */
+  endOnEarlyExit?: boolean
   debounceMs?: number
   force?: boolean
   restoreSecret?: string
@@ -54,6 +75,16 @@ export interface DevSessionOptions {
   /** Warn when the bot has not opened PORT after this long. Default 30000. */
   slowStartMs?: number
   stateDir?: string
+  /**
+   * Where what outlives a session is kept: the update history's log and the webhook secret (default:
+   * stateDir). Offline (whose state folder is temporary): a folder per project.
+   */
+  keepDir?: string
+  /**
+   * Offline: an update about to be handed to the bot directly (a trigger or replay through the relay,
+   * past the emulator): the emulator learns its chats first, as Telegram knows every chat it delivers from.
+   */
+  beforeInject?: (update: Record<string, unknown>) => void
   /** Give the bot an api proxy that records its calls as BOT_API_ROOT (default true; `--no-api-proxy`). */
   apiProxy?: boolean
   /** Serve the inspector page on loopback (default true; `--no-inspect`), on this port (default a free one). */

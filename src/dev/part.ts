@@ -47,6 +47,12 @@ export interface SessionPart {
    * set). False when that failed and the fallback must not start (the runner then stops the session).
    */
   handOver?(): Promise<boolean>
+  /**
+   * The bot turned out to poll for updates itself (the api proxy saw its getUpdates in a webhook
+   * session): the part that takes this one's place, the polling delivery (after this one's
+   * handOver). Undefined: nothing to switch.
+   */
+  pollingSuccessor?(): SessionPart | undefined
 }
 
 /** A part could not start, but its fallback may (a tunnel that cannot be opened: the bridge). */
@@ -64,10 +70,17 @@ export interface SessionEvents {
   'bot-exit': []
   /** Source files changed: restart the bot. */
   'files-changed': [files: string[]]
+  /** Someone asked for a restart (a key in the terminal, `:r` in the offline chat). */
+  'restart-requested': [why: string]
   /** A part cannot go on (the tunnel is gone for good): replace it with its fallback, or stop. */
   lost: [part: SessionPart, reason: string]
   /** An update failed or was held for long: a good moment to look at the webhook. */
   stall: []
+  /**
+   * The bot called getUpdates (seen by the api proxy, which holds the call until `letThrough`): in
+   * a webhook session the runner switches to polling delivery first, so the call meets no 409.
+   */
+  'bot-polls': [letThrough: () => void]
 }
 
 export class SessionContext {
@@ -98,10 +111,14 @@ export class SessionContext {
   port = 0
   /** bot: the user's bot process, restarted on change. */
   runner: BotRunner | undefined
+  /** forward (--forward-to): the user's own server gets the updates; no bot process. */
+  forwardTo: string | undefined
   /** delivery: how updates reach the bot now (tunnel, bridge or the bot's own polling). */
   delivery: Delivery | undefined
   /** watcher: files are watched. */
   watching = false
+  /** The bot was seen polling (its getUpdates): no webhook is set from now on, the session switches to polling. */
+  botPolls = false
 
   #state: SessionState | undefined
   readonly #stopReason: () => StopReason | undefined
@@ -180,6 +197,7 @@ export class SessionContext {
       maxConnections: o.maxConnections,
       allowedUpdates: o.allowedUpdates,
       dropPendingUpdates: o.dropPendingUpdates,
+      botPolls: () => this.botPolls,
       // The early check for another poller is read once (a swapped-in bridge does not warn again).
       pollers: () => {
         const found = this.pollers ?? Promise.resolve(undefined)

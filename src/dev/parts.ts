@@ -3,7 +3,8 @@
  * with the options is chosen here, once: webhook mode runs the relay, starts the bot, then the
  * delivery (the bot starts while the tunnel opens; the relay holds updates until it listens);
  * polling mode deletes the webhook first (else the bot's getUpdates gets 409), then starts the bot,
- * and restores a replaced webhook only after the bot stopped polling.
+ * and restores a replaced webhook only after the bot stopped polling. With --forward-to there is no
+ * bot process: the relay forwards to the user's own server.
  */
 import type {DevSessionOptions} from './options.js'
 import type {SessionPart} from './part.js'
@@ -12,6 +13,7 @@ import {botPart} from './parts/bot.js'
 import {claimPart} from './parts/claim.js'
 import {controlPart} from './parts/control.js'
 import {deliveryPart} from './parts/delivery.js'
+import {forwardPart} from './parts/forward.js'
 import {inspectorPart} from './parts/inspector.js'
 import {pollerCheckPart} from './parts/poller-check.js'
 import {recordingPart} from './parts/recording.js'
@@ -22,9 +24,11 @@ import {webhookCheckPart} from './parts/webhook-check.js'
 
 export function setupSessionParts(o: DevSessionOptions): SessionPart[] {
   const webhook = o.mode === 'webhook'
+  // --forward-to: no bot process; the relay forwards to the user's own server.
+  const bot = o.forwardTo ? forwardPart() : botPart()
   const getsUpdates = webhook
-    ? [relayPart(), botPart(), deliveryPart(o.bridge ? 'bridge' : 'tunnel')]
-    : [deliveryPart('polling'), botPart()]
+    ? [relayPart(), bot, deliveryPart(o.bridge ? 'bridge' : 'tunnel')]
+    : [deliveryPart('polling'), bot]
   return [
     tokenPart(),
     claimPart(),
@@ -35,6 +39,6 @@ export function setupSessionParts(o: DevSessionOptions): SessionPart[] {
     controlPart(),
     ...(webhook && o.checkPollers ? [pollerCheckPart()] : []),
     ...getsUpdates,
-    ...(o.watch ? [watcherPart()] : []),
+    ...(o.watch && !o.forwardTo ? [watcherPart()] : []),
   ]
 }

@@ -5,6 +5,7 @@
  * classification, holder-kind.ts): a shell, an editor or `bot emulator` that merely holds
  * BOT_TOKEN never is. Taking over cuts such a poller off; the session says so plainly.
  */
+import {linked} from '../lib/deadline.js'
 import type {BotApi} from '../telegram/index.js'
 import {isSessionBot} from '../session-store/processes.js'
 
@@ -24,6 +25,12 @@ export interface PollerCheckOptions {
   env?: NodeJS.ProcessEnv
 }
 
+/**
+ * The probe's first poll, displaced by its second, comes back at once (a round trip) unless the Bot API
+ * holds that 409 back (for 3 s, right after it sent one to someone else): not back by then, it is held.
+ */
+const HELD_AFTER_MS = 1000
+
 /** A poller's description, or undefined when none was seen (or the check could not run in time). */
 export async function findRunningPoller(
   api: BotApi,
@@ -38,11 +45,24 @@ export async function findRunningPoller(
   const scanning = findTokenHolders(token, {apiRoot: api.apiRoot, env: options.env ?? process.env}).catch(
     () => undefined,
   )
+  // The quick probe: bounded by its window (a poll still waiting then is not waited for), ended at
+  // once by pending updates, a held 409 decided after HELD_AFTER_MS. Once it has its answer, whatever
+  // it still has going (a poll, a pause) is cut, so no timer of it outlives the check (a short
+  // session would wait for it at exit).
+  const over = new AbortController()
+  const signal = linked(options.signal, over.signal)
   let outcome
   try {
-    outcome = await probePollers(api, {seconds: options.seconds ?? 2, signal: options.signal})
+    outcome = await probePollers(api, {
+      seconds: options.seconds ?? 2,
+      signal: signal.signal,
+      quick: {heldAfterMs: HELD_AFTER_MS},
+    })
   } catch {
     return undefined
+  } finally {
+    over.abort()
+    signal.clear()
   }
   if (outcome.kind !== 'conflict') return undefined
   const local: string[] = []

@@ -15,6 +15,8 @@ export interface DevSummary {
   mode: 'webhook' | 'polling'
   /** Polling mode: updates the bot fetched, when something saw them (no relay there). */
   seen?: number
+  /** The bot's Bot API calls that failed (seen by the api proxy; absent without it). */
+  failedCalls?: number
 }
 
 function clock(iso: string): string {
@@ -62,11 +64,14 @@ export function durationText(ms: number): string {
  * The closing line, per mode. Webhook mode counts what the relay saw: updates the bot answered
  * (2xx) and failures (the bot's non-2xx, an update held until the deadline, one Telegram gave up
  * on while it was held: 499). Polling mode has no relay: it shows counts only when they are known.
+ * The bot's Bot API calls that failed are counted apart ("N failed calls"): an update can be answered
+ * 200 while every call made for it failed.
  */
 export function summaryText(s: DevSummary): string {
   const parts: string[] = []
   if (s.mode === 'webhook') parts.push(`${plural(s.relayed, 'update')} relayed`, plural(s.failures, 'failure'))
   else if (s.seen !== undefined) parts.push(`${plural(s.seen, 'update')} seen`)
+  if (s.failedCalls) parts.push(plural(s.failedCalls, 'failed call'))
   if (s.rejected) parts.push(`${s.rejected} rejected`)
   if (s.repeats) parts.push(`${s.repeats} repeated by Telegram (answered without the bot)`)
   if (s.restarts) parts.push(plural(s.restarts, 'restart'))
@@ -81,13 +86,31 @@ export function readyText(
   delivery: 'tunnel' | 'bridge' | 'polling',
   url: string | undefined,
   watching: boolean,
+  forwardTo?: string,
 ): string {
   const w = watching ? '; restarting on file changes' : ''
+  const to = forwardTo ? `your server at ${forwardTo}` : 'the bot'
   if (delivery === 'tunnel')
-    return `Ready: updates reach the bot through ${url}${w}. Ctrl-C stops and puts the bot back on long polling.`
+    return `Ready: updates reach ${to} through ${url}${w}. Ctrl-C stops and puts the bot back on long polling.`
   if (delivery === 'bridge')
-    return `Ready: updates reach the bot through the polling bridge in \`bot dev\` (no webhook, no public URL)${w}. Ctrl-C stops.`
+    return `Ready: updates reach ${to} through the polling bridge in \`bot dev\` (no webhook, no public URL)${w}. Ctrl-C stops.`
   return `Ready: the bot runs on long polling${w}. Ctrl-C stops.`
+}
+
+/** The line of a fallback to the bridge; "webhook deleted" only when one was set. */
+export function fallbackText(reason: string, webhookDeleted: boolean): string {
+  return `! No tunnel works (${reason}). Updates now arrive by polling through \`bot dev\` (${webhookDeleted ? 'webhook deleted, ' : ''}pending updates kept); the bot keeps running in webhook mode, same process.`
+}
+
+/** The line of a webhook session switched to polling because the bot polls by itself, and how to say so up front. */
+export function switchedText(handedOver: 'webhook' | 'bridge' | 'nothing'): string {
+  const what =
+    handedOver === 'webhook'
+      ? 'webhook deleted, pending updates kept'
+      : handedOver === 'bridge'
+        ? 'the polling bridge stopped, pending updates kept'
+        : 'no webhook was set'
+  return `! The bot polls for updates itself (it called getUpdates), so this session now runs it on long polling, same process (${what}). To say so up front: \`bot dev --mode polling\`, or "bot": {"dev": {"mode": "polling"}} in package.json.`
 }
 
 /** The teardown line for what cleaning the webhook did. */

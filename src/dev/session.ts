@@ -17,6 +17,9 @@ import {errorMessage, readyText, summaryText, type DevSummary} from './render.js
 import {onSignals, Teardown} from './teardown.js'
 
 export type {DevSummary} from './render.js'
+
+/** A bot that exits within this long of its (re)start has not really started (see DevSessionOptions.endOnEarlyExit). */
+const EARLY_EXIT_MS = 5000
 export type {DevSessionOptions} from './options.js'
 
 /** One `bot dev` run. `run()` resolves with the summary once everything is cleaned up. */
@@ -40,13 +43,22 @@ export class DevSession {
   #botUp = false
   /** Update lines emitted (polling mode: the updates the api proxy saw the bot fetch). */
   #updates = 0
+  /** How updates reach the bot: a webhook session switches to polling when the bot polls by itself. */
+  #mode: 'webhook' | 'polling'
+  /** The switch to polling: under way or done (the bot's held getUpdates go through once it settled). */
+  #switch: Promise<void> | undefined
+  #switchSettled = false
+  /** The bot's getUpdates held by the api proxy until the switch settled. */
+  readonly #heldPolls: Array<() => void> = []
 
   constructor(options: DevSessionOptions, parts?: SessionPart[]) {
     this.#o = {...options, stateDir: options.stateDir ?? defaultStateDir()}
+    this.#mode = options.mode
     const emit = (event: DevEvent) => {
       try {
         this.#ctx.recording?.decorate(event)
-        if (event.type === 'update') this.#updates++
+        // Counted for polling: the updates the bot got (a webhook session's unanswered tries before a switch are not).
+        if (event.type === 'update' && event.status >= 200 && event.status < 300 && !event.repeat) this.#updates++
         options.onEvent(event)
       } catch {
         // a broken sink must not break the session
@@ -63,15 +75,25 @@ export class DevSession {
     events.on('bot-exit', () => {
       this.#botUp = false
       if (this.#stopReason) return
-      if (this.#o.watch)
+      if (!this.#o.watch) return this.stop('bot-exit')
+      const runner = this.#ctx.runner
+      if (this.#o.endOnEarlyExit && runner?.exitedEarly(EARLY_EXIT_MS)) {
+        const last = runner.lastLines
         emit({
-          type: 'info',
-          text: 'Waiting for a file change to restart it (updates are held, then answered 503 so Telegram retries).',
+          type: 'warn',
+          text: `The bot exited before it was ${runner.restarts > 0 ? 'up again after the restart' : 'ready'}, and nobody is at a terminal to fix it (stdin is not a terminal, or CI is set): ending the session instead of waiting for a file change.`,
+          fix: last.length > 0 ? `Its last lines:\n${last.map((l) => `    ${l}`).join('\n')}` : 'It printed nothing.',
         })
-      else this.stop('bot-exit')
+        return this.stop('bot-failed')
+      }
+      emit({
+        type: 'info',
+        text: 'Waiting for a file change to restart it (updates are held, then answered 503 so Telegram retries).',
+      })
     })
     events.on('stall', () => this.#ctx.delivery?.nudge?.())
     events.on('lost', (part, reason) => void this.#lost(part, reason))
+    events.on('bot-polls', (letThrough) => this.#botPolls(letThrough))
   }
 
   get signal(): AbortSignal {
@@ -84,6 +106,25 @@ export class DevSession {
     this.#stopReason = reason
     this.#controller.abort(new Error(`stopped (${reason})`))
     this.#stopRequested()
+    for (const letThrough of this.#heldPolls.splice(0)) letThrough()
+  }
+
+  /**
+   * Restart the bot now, as a file change would (updates are held meanwhile); `by` says who asked
+   * (e.g. "r pressed"). Nothing happens before the bot was started, once the session is stopping, or
+   * without a bot process (--forward-to: that is said once).
+   */
+  restartBot(by: string): void {
+    if (this.#stopReason) return
+    if (!this.#ctx.runner) {
+      if (this.#ctx.forwardTo)
+        this.#ctx.emit({
+          type: 'info',
+          text: `No bot to restart: your server at ${this.#ctx.forwardTo} is yours to restart.`,
+        })
+      return
+    }
+    this.#ctx.events.emit('restart-requested', `↻ Restarting the bot (${by}; updates are held meanwhile)`)
   }
 
   async run(): Promise<DevSummary> {
@@ -116,14 +157,16 @@ export class DevSession {
       const ctx = this.#ctx
       const summary = sessionSummary(
         {
-          mode: this.#o.mode,
+          mode: this.#mode,
           apiProxy: this.#o.apiProxy,
           stopReason: this.#stopReason,
           bot: ctx.runner,
+          noBot: this.#o.forwardTo !== undefined,
           stats: ctx.relay?.stats,
           cleanFailed: ctx.webhook.cleanFailed,
           updates: this.#updates,
           started: this.#started,
+          failedCalls: ctx.recording?.failedCalls,
         },
         forced >= 0 ? forced : undefined,
       )
@@ -142,8 +185,49 @@ export class DevSession {
       await this.#start(part)
     }
     this.#ctx.check()
+    // The bot polled while the session started: switch before saying Ready.
+    if (this.#ctx.botPolls) await this.#switchToPolling()
+    this.#ctx.check()
     this.#startedUp = true
     this.#maybeReady()
+  }
+
+  /**
+   * The bot called getUpdates (held by the api proxy). In a webhook session that means it polls by
+   * itself: switch to polling delivery (once start-up is over), then let its calls through.
+   */
+  #botPolls(letThrough: () => void): void {
+    if (this.#mode === 'polling' || this.#switchSettled || this.#stopReason) return letThrough()
+    this.#heldPolls.push(letThrough)
+    this.#ctx.botPolls = true
+    // During start-up the switch comes at its end (the delivery part sets no webhook meanwhile).
+    if (this.#startedUp) void this.#switchToPolling()
+  }
+
+  /** The delivery that takes the updates gives way to polling delivery; the bot keeps running. */
+  #switchToPolling(): Promise<void> {
+    this.#switch ??= (async () => {
+      const ctx = this.#ctx
+      try {
+        const part = this.#running.find((p) => p.pollingSuccessor)
+        const next = part?.pollingSuccessor?.()
+        if (!part || !next || this.#stopReason) return
+        // The poller check must be over: its getUpdates would cut off the bot's.
+        await ctx.pollers
+        await this.#swap(part, next)
+        if (this.#stopReason) return
+        this.#mode = 'polling'
+        ctx.recording?.switchToPolling()
+        ctx.runner?.switchToPolling()
+      } catch (error) {
+        ctx.emit({type: 'warn', text: `Could not switch to polling: ${errorMessage(error)}`})
+        this.stop('error')
+      } finally {
+        this.#switchSettled = true
+        for (const letThrough of this.#heldPolls.splice(0)) letThrough()
+      }
+    })()
+    return this.#switch
   }
 
   /** Start a part; one that cannot start but has a fallback is replaced by it. */
@@ -176,25 +260,28 @@ export class DevSession {
     if (!(await (part.handOver?.() ?? Promise.resolve(true))) || this.#stopReason) return this.stop('error')
     this.#running[this.#running.indexOf(part)] = next
     await next.start(this.#ctx)
-    this.#maybeReady()
+    if (this.#startedUp) this.#maybeReady()
   }
 
   #maybeReady(): void {
     const ctx = this.#ctx
-    if (this.#readyEmitted || this.#stopReason || !this.#startedUp || !ctx.runner?.bot) return
+    if (this.#readyEmitted || this.#stopReason || !this.#startedUp || !(ctx.runner?.bot || ctx.forwardTo)) return
     const delivery = ctx.delivery!
-    if (this.#o.mode === 'webhook' && (!this.#botUp || (delivery.name === 'tunnel' && !ctx.webhook.url))) return
+    if (this.#mode === 'webhook' && (!this.#botUp || (delivery.name === 'tunnel' && !ctx.webhook.url))) return
+    // The bot polls by itself: Ready once the session switched.
+    if (this.#mode === 'webhook' && ctx.botPolls) return
     this.#readyEmitted = true
     const url = delivery.url
     ctx.emit({
       type: 'ready',
-      mode: this.#o.mode,
+      mode: this.#mode,
       delivery: delivery.name,
       ...(url ? {url} : {}),
-      ...(this.#o.mode === 'webhook' ? {port: ctx.port} : {}),
+      ...(this.#mode === 'webhook' ? {port: ctx.port} : {}),
       ...(ctx.inspectorUrl ? {inspectorUrl: ctx.inspectorUrl} : {}),
-      command: this.#o.command.display,
-      text: readyText(delivery.name, url, ctx.watching),
+      ...(ctx.forwardTo ? {forwardTo: ctx.forwardTo} : {}),
+      command: this.#o.command?.display ?? '',
+      text: readyText(delivery.name, url, ctx.watching, ctx.forwardTo),
     })
   }
 

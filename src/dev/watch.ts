@@ -22,7 +22,8 @@ export interface WatchOptions {
  * Files editors write beside the one being saved, never source: vim's swap files (.swp, .swo, …,
  * .swx) and its `4913` write test, `file~` backups (vim, emacs, gedit), emacs autosave `#file#`
  * and lock `.#file`, JetBrains safe-write `file___jb_tmp___` / `file___jb_old___`, `.tmp` files
- * (VS Code and others write-then-rename), Kate's `.kate-swp`, and macOS's `.DS_Store`.
+ * (VS Code and others write-then-rename), Kate's `.kate-swp`, macOS's `.DS_Store`, and the
+ * `sedXXXXXX` file of `sed -i` (6 random letters and digits, renamed over the file it edits).
  */
 export function isEditorTempFile(base: string): boolean {
   return (
@@ -35,7 +36,8 @@ export function isEditorTempFile(base: string): boolean {
     base.endsWith('___jb_old___') ||
     /\.tmp$/i.test(base) ||
     base.endsWith('.kate-swp') ||
-    base === '.DS_Store'
+    base === '.DS_Store' ||
+    /^sed[A-Za-z0-9]{6}$/.test(base)
   )
 }
 

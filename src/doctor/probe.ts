@@ -25,6 +25,15 @@ export interface ProbeOptions {
   settleMs?: number
   /** A self-caused 409 later than this after the second poll (ms) was held back by the 409 rate limit. */
   heldThresholdMs?: number
+  /**
+   * A quick check (bot dev's, before it takes the updates), bounded in time: it ends as soon as a poll
+   * returns updates ('clear', updatesPending: while updates are pending no poll waits, so none can be
+   * displaced, and a short window learns nothing more); its displaced first poll not back `heldAfterMs`
+   * after the second is taken as held back (a 'held-409' conflict) instead of waited for; and a poll
+   * still waiting when the window closes is not waited for (the Bot API may hold one up to 3 s).
+   * The caller aborts what is left once it has the outcome.
+   */
+  quick?: {heldAfterMs: number}
 }
 
 export type ProbeOutcome =
@@ -90,6 +99,7 @@ export async function probePollers(api: BotApi, options: ProbeOptions): Promise<
     }
     if (answer.error) throw answer.error
     if (answer.updates && answer.updates.length > 0) updatesPending = true
+    if (updatesPending && options.quick) return {kind: 'clear', polls, updatesPending, ms: elapsed()}
     return undefined
   }
 
@@ -105,7 +115,16 @@ export async function probePollers(api: BotApi, options: ProbeOptions): Promise<
     const secondSentAt = now()
     const second = poll()
     const tagged = (p: Promise<PollAnswer>, other: Promise<PollAnswer>) => p.then((a) => ({a, other}))
-    const firstBack = await Promise.race([tagged(current, second), tagged(second, current)])
+    const racing = [tagged(current, second), tagged(second, current)]
+    const firstBack = await Promise.race(
+      options.quick ? [...racing, sleep(options.quick.heldAfterMs, options.signal).then(() => undefined)] : racing,
+    )
+    if (!firstBack) {
+      if (options.signal?.aborted) return {kind: 'clear', polls, updatesPending, ms: elapsed()}
+      // Our displaced first poll is not back: its 409 is held, as right after one to someone else.
+      held = Math.round(now() - secondSentAt)
+      return heldOutcome()
+    }
     if (isPollConflict(firstBack.a)) {
       // Our own displacement. Late means the server had just sent a 409 to someone else.
       const latency = firstBack.a.at - secondSentAt
@@ -119,7 +138,11 @@ export async function probePollers(api: BotApi, options: ProbeOptions): Promise<
 
   // 2. Keep one poll waiting until the window closes; any 409 on it now comes from someone else.
   for (;;) {
-    const answer = await current
+    const answer = options.quick
+      ? await Promise.race([current, sleep(Math.max(0, deadline - now()), options.signal).then(() => undefined)])
+      : await current
+    // (quick: the window closed with a poll still waiting, or the caller aborted)
+    if (!answer) break
     const done = end(answer)
     if (done) return held !== undefined && done.kind === 'clear' ? heldOutcome() : done
     if (now() >= deadline - 250 || polls >= MAX_POLLS || options.signal?.aborted) break

@@ -107,6 +107,9 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     const startedAt = Date.now()
     this.core = {
       local: this.local,
+      hosts: new Map(
+        Object.entries(options.hosts ?? {}).map(([name, ip]) => [name.toLowerCase().replace(/\.$/, ''), ip]),
+      ),
       startedAt,
       // timeScale 0 means "no waiting", not "no time to answer": the read timeout is then left unscaled
       readTimeoutMs:

@@ -20,6 +20,11 @@ export interface EmulatorOptions {
    * max_connections 1..100 (default 40).
    */
   local?: boolean
+  /**
+   * Host names the emulator resolves for setWebhook in local mode, as /etc/hosts would (name → IP),
+   * e.g. a test's tunnel host. Local mode asks no DNS: other names but localhost are unknown.
+   */
+  hosts?: Record<string, string>
   /** Multiplies every delay: webhook retry backoff, Retry-After, rate limits, 409 hold, read timeout. Default 1. */
   timeScale?: number
   /** Any well-formed token is accepted and gets a bot on first use (default false: unknown tokens → 401). */

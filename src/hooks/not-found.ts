@@ -10,28 +10,9 @@
  */
 import {toConfiguredId, type Hook} from '@oclif/core'
 
-/** Edit distance (insertions, deletions, substitutions), the rule plugin-not-found uses. */
-export function distance(a: string, b: string): number {
-  let previous = Array.from({length: b.length + 1}, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i]
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
-    }
-    previous = current
-  }
-  return previous[b.length]
-}
+import {closest} from '../lib/closest.js'
 
-/** The visible command id closest to `id` (colon form), or undefined when there is none. */
-export function closest(id: string, ids: string[]): string | undefined {
-  let best: {id: string; d: number} | undefined
-  for (const candidate of ids) {
-    const d = distance(id, candidate)
-    if (!best || d < best.d) best = {id: candidate, d}
-  }
-  return best?.id
-}
+export {closest, distance} from '../lib/closest.js'
 
 export function interactive(): boolean {
   const ci = process.env.CI

@@ -1,7 +1,8 @@
 /**
  * What a line typed into the offline chat means: a chat command (`:press N` / `:press LABEL`, `:p`,
- * `:help`, `:quit`), an unknown `:word` (an error line, nothing sent), or text to send (`::text`
- * sends ":text"). Also which button `:press` picks. Pure: chat.ts does what the line says.
+ * `:photo PATH [caption]`, `:file PATH [caption]`, `:help`, `:quit`; in `bot dev --offline` also `:r`
+ * and `:o`), an unknown `:word` (an error line, nothing sent), or text to send (`::text` sends
+ * ":text"). Also which button `:press` picks. Pure: chat.ts does what the line says.
  */
 import type {ButtonView} from './render.js'
 
@@ -9,16 +10,24 @@ export const CHAT_HELP = [
   'Type a message and press Enter; /commands are sent as bot commands.',
   ':press N | :press LABEL   press button N (1 = first, left to right, top to bottom) or the one labelled LABEL',
   '                          of the last keyboard the bot sent (:p for short)',
+  ':photo PATH [caption]     send the image at PATH as a photo (a PNG, JPEG, GIF or WebP)',
+  ':file PATH [caption]      send the file at PATH as a document ("quote" a path with spaces)',
   ':help                     this help',
   ':quit                     end the chat (Ctrl-D too)',
   '::text                    send ":text" (a message that starts with a colon)',
 ]
 
-const COMMANDS = ['press', 'p', 'help', 'h', 'quit', 'q', 'exit']
+/** The lines `bot dev --offline` adds to the help (its session's keys, as chat commands). */
+export const SESSION_HELP = [
+  ':r                        restart the bot (:restart)',
+  ':o                        open the inspector in the browser (:open)',
+]
+
+const COMMANDS = ['press', 'p', 'photo', 'file', 'help', 'h', 'quit', 'q', 'exit', 'r', 'restart', 'o', 'open']
 
 /** The error line for `:name` that is not a chat command. */
 export function unknownCommandText(name: string): string {
-  return `✗ Unknown command :${name}. Commands: :press N | :press LABEL, :help, :quit. To send a message that starts with ":", begin it with "::".`
+  return `✗ Unknown command :${name}. Commands: :press N | :press LABEL, :photo PATH, :file PATH, :help, :quit. To send a message that starts with ":", begin it with "::".`
 }
 
 export type ChatLine =
@@ -26,8 +35,14 @@ export type ChatLine =
   | {kind: 'unknown'; name: string}
   /** `arg` is '' when none was given. */
   | {kind: 'press'; arg: string}
+  /** `:photo PATH [caption]` / `:file PATH [caption]`; `path` is '' when none was given. */
+  | {kind: 'media'; media: 'photo' | 'document'; path: string; caption?: string}
   | {kind: 'help'}
   | {kind: 'quit'}
+  /** `:r`: restart the bot (in `bot dev --offline`). */
+  | {kind: 'restart'}
+  /** `:o`: open the inspector (in `bot dev --offline`). */
+  | {kind: 'open'}
   | {kind: 'text'; text: string}
 
 /** Read one input line (a trailing CR is dropped). */
@@ -42,14 +57,30 @@ export function parseChatLine(raw: string): ChatLine {
       case 'press':
       case 'p':
         return {kind: 'press', arg}
+      case 'photo':
+      case 'file':
+        return {kind: 'media', media: name.toLowerCase() === 'photo' ? 'photo' : 'document', ...pathAndCaption(arg)}
       case 'help':
       case 'h':
         return {kind: 'help'}
+      case 'r':
+      case 'restart':
+        return {kind: 'restart'}
+      case 'o':
+      case 'open':
+        return {kind: 'open'}
       default:
         return {kind: 'quit'}
     }
   }
   return {kind: 'text', text: line.startsWith('::') ? line.slice(1) : line}
+}
+
+/** `PATH rest of the line` or `"PATH with spaces" rest`: the path, and the rest as the caption. */
+function pathAndCaption(arg: string): {path: string; caption?: string} {
+  const quoted = /^(["'])(.*?)\1\s*(.*)$/.exec(arg)
+  const [path, rest] = quoted ? [quoted[2], quoted[3]] : [arg.split(/\s+/)[0] ?? '', arg.replace(/^\S*\s*/, '')]
+  return {path, ...(rest.trim() ? {caption: rest.trim()} : {})}
 }
 
 /** The button `:press ARG` means: number ARG (1-based), else the one labelled ARG (exact case first). */

@@ -14,9 +14,11 @@
  *
  * It never prints by itself: lines go to the injected `output` stream (if any) and every step is also an event.
  */
+import {readFileSync, statSync} from 'node:fs'
+import {basename, resolve} from 'node:path'
 import {createInterface, type Interface} from 'node:readline'
 
-import {CHAT_HELP, parseChatLine, pickButton, unknownCommandText} from './chat-commands.js'
+import {CHAT_HELP, parseChatLine, pickButton, SESSION_HELP, unknownCommandText} from './chat-commands.js'
 import {limitLines, MAX_LINE_BYTES} from './line-limit.js'
 import {
   flatButtons,
@@ -47,7 +49,25 @@ export interface ChatEmulator {
     token: string,
     query: {data: string; messageId?: number; chatId?: number; userId?: number; firstName?: string; username?: string},
   ): UpdateLike | undefined | Promise<UpdateLike | undefined>
+  /** A photo or a file from the user (BotApiEmulator has it: `:photo` and `:file` need it). */
+  sendUserMedia?(
+    token: string,
+    media: {
+      kind: 'photo' | 'document'
+      data: Buffer
+      filename?: string
+      caption?: string
+      chatId?: number
+      userId?: number
+      firstName?: string
+      username?: string
+    },
+  ): UpdateLike | undefined | Promise<UpdateLike | undefined>
   pendingUpdates(token: string): UpdateLike[]
+  /** A getUpdates of the bot is waiting now (BotApiEmulator has it). */
+  isLongPolling?(token: string): boolean
+  /** The bot's webhook, when one is set (BotApiEmulator has it). */
+  webhook?(token: string): unknown
   on(event: 'call', listener: (call: CallLike, token: string) => void): unknown
   on(event: 'delivery', listener: (delivery: {token: string}) => void): unknown
   off?(event: string, listener: (...args: never[]) => void): unknown
@@ -65,6 +85,8 @@ export interface ChatUser {
 export type ChatEvent =
   | {type: 'user'; text: string; updateId?: number}
   | {type: 'press'; button: ButtonView; updateId?: number}
+  /** A photo or a file the user sent (`:photo`, `:file`). */
+  | {type: 'media'; media: 'photo' | 'document'; file: string; bytes: number; caption?: string; updateId?: number}
   | {type: 'bot'; rendered: RenderedCall; lines: string[]; method: string; chatId?: number | string}
   | {type: 'no-reply'; text: string; waitedMs: number}
   | {type: 'note'; text: string}
@@ -74,6 +96,8 @@ export type ChatEvent =
 
 export interface ChatOptions extends ChatUser {
   emulator: ChatEmulator
+  /** Where a relative `:photo` / `:file` path starts (default: the current folder). */
+  cwd?: string
   /** The bot's token in the emulator. */
   token: string
   /** Lines to send (process.stdin, a file, a PassThrough in tests). */
@@ -86,9 +110,9 @@ export interface ChatOptions extends ChatUser {
   color?: boolean
   /** Show sendChatAction as a dim line (default false). */
   showChatActions?: boolean
-  /** How long to wait for the bot to handle one line before sending the next (default 5000 ms). */
+  /** How long to wait for the bot to handle each line before sending the next (default 5000 ms). */
   replyTimeoutMs?: number
-  /** The same for the first line, which also waits for the bot to start (default 30000 ms). */
+  /** Before the first line's wait: how long the bot may take to start taking updates (default 30000 ms). */
   startupTimeoutMs?: number
   /** After the bot handled a line, how long without a new reply counts as "the replies are in" (default 150 ms). */
   settleMs?: number
@@ -98,6 +122,8 @@ export interface ChatOptions extends ChatUser {
   onEvent?: (event: ChatEvent) => void
   /** Ctrl-C at the interactive prompt (readline takes it from the terminal). Default: raise SIGINT on this process. */
   onInterrupt?: () => void
+  /** `:r` restarts the bot and `:o` opens the inspector (`bot dev --offline`); without them they are unknown commands. */
+  session?: {restart: () => void; open: () => void}
 }
 
 export interface ChatSummary {
@@ -124,10 +150,23 @@ export interface Chat {
 }
 
 const DEFAULT_USER_ID = 1111
+/** The largest file `:photo` / `:file` sends (a bot downloads at most 20 MB from the cloud; uploads go to 50 MB). */
+const MAX_CHAT_FILE = 50 * 1024 * 1024
 
 interface LastKeyboard {
   keyboard: KeyboardView
   messageId?: number
+}
+
+/** Whether the bytes start like a PNG, JPEG, GIF or WebP image. */
+function isImage(data: Buffer): boolean {
+  const head = data.subarray(0, 12)
+  return (
+    head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) ||
+    head.subarray(0, 3).equals(Buffer.from([0xff, 0xd8, 0xff])) ||
+    head.subarray(0, 4).toString('latin1') === 'GIF8' ||
+    (head.subarray(0, 4).toString('latin1') === 'RIFF' && head.subarray(8, 12).toString('latin1') === 'WEBP')
+  )
 }
 
 /** Start the chat; see the module comment. */
@@ -153,6 +192,8 @@ class TerminalChat implements Chat {
   #closed = false
   #finished = false
   #firstSent = false
+  /** The bot has called getUpdates (it takes updates by polling). */
+  #polled = false
   #lastActivity = Date.now()
   #lastKeyboard: LastKeyboard | undefined
 
@@ -225,6 +266,7 @@ class TerminalChat implements Chat {
 
   #botCalled(call: CallLike, token: string): void {
     if (token !== this.#o.token) return
+    if (call.method.toLowerCase() === 'getupdates') this.#polled = true
     this.#lastActivity = Date.now()
     const rendered = renderCall(call, {showChatActions: this.#o.showChatActions})
     if (rendered) {
@@ -259,14 +301,35 @@ class TerminalChat implements Chat {
     for (const w of [...this.#wakers]) w()
   }
 
-  /** Wait until the bot handled the update (acknowledged it) and no reply came for settleMs; bounded. */
+  /** The bot takes updates: it has polled (getUpdates), polls now, or a webhook is set. Unknowable: assumed. */
+  #botTakesUpdates(): boolean {
+    const emulator = this.#o.emulator
+    if (this.#polled) return true
+    if (!emulator.isLongPolling && !emulator.webhook) return true
+    return Boolean(emulator.isLongPolling?.(this.#o.token)) || emulator.webhook?.(this.#o.token) !== undefined
+  }
+
+  /**
+   * Wait until the bot handled the update (acknowledged it) and no reply came for settleMs; at most
+   * replyTimeoutMs for every line. Before the first, the bot may still be starting to take updates (a
+   * polling bot's first getUpdates comes after Ready): that wait (up to startupTimeoutMs) is its
+   * start-up's, not the line's.
+   */
   async #waitHandled(updateId: number | undefined, label: string, repliesBefore: number): Promise<void> {
-    const limit = this.#firstSent ? (this.#o.replyTimeoutMs ?? 5000) : (this.#o.startupTimeoutMs ?? 30_000)
+    const limit = this.#o.replyTimeoutMs ?? 5000
     const settleMs = this.#o.settleMs ?? 150
-    this.#firstSent = true
-    const started = Date.now()
     const pending = (id: number) => this.#o.emulator.pendingUpdates(this.#o.token).some((u) => u.update_id === id)
-    const handled = await this.#until(() => updateId === undefined || !pending(updateId), started + limit)
+    const isHandled = () => updateId === undefined || !pending(updateId)
+    if (!this.#firstSent) {
+      this.#firstSent = true
+      const startingSince = Date.now()
+      await this.#until(
+        () => isHandled() || this.#botTakesUpdates(),
+        startingSince + (this.#o.startupTimeoutMs ?? 30_000),
+      )
+    }
+    const started = Date.now()
+    const handled = await this.#until(isHandled, started + limit)
     if (!handled) {
       if (this.#closed) return
       this.#summary.unanswered++
@@ -311,6 +374,51 @@ class TerminalChat implements Chat {
     this.#summary.sent++
     this.#emit({type: 'user', text, updateId: update?.update_id})
     return update?.update_id
+  }
+
+  /** `:photo PATH` / `:file PATH`: the file's bytes as the user's photo or document (read here, bounded). */
+  async #sendMedia(media: 'photo' | 'document', path: string, caption?: string): Promise<void> {
+    const send = this.#o.emulator.sendUserMedia?.bind(this.#o.emulator)
+    if (!send) return this.#error('✗ This chat cannot send files.')
+    let data: Buffer
+    try {
+      const file = resolve(this.#o.cwd ?? process.cwd(), path)
+      const size = statSync(file).size
+      if (size > MAX_CHAT_FILE)
+        return this.#error(`✗ ${path} is ${size} bytes; a bot gets files of at most ${MAX_CHAT_FILE / 1024 / 1024} MB.`)
+      data = readFileSync(file)
+    } catch (error) {
+      return this.#error(`✗ Cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`)
+    }
+    // A Telegram app sends only pictures as photos; anything else goes as a file.
+    if (media === 'photo' && !isImage(data))
+      return this.#error(`✗ ${path} is not a PNG, JPEG, GIF or WebP image: send it with :file.`)
+    const label = `[${media === 'photo' ? 'photo' : 'file'} ${basename(path)}]${caption ? ` ${caption}` : ''}`
+    if (!this.#interactive) this.#write([`you › ${label}`])
+    const before = this.#summary.replies
+    let update: UpdateLike | undefined
+    try {
+      update = await send(this.#o.token, {
+        kind: media,
+        data,
+        filename: basename(path),
+        ...(caption ? {caption} : {}),
+        ...this.#user,
+      })
+    } catch (error) {
+      // e.g. bytes that are no image, sent as a photo
+      return this.#error(`✗ ${(error as Error).message}`)
+    }
+    this.#summary.sent++
+    this.#emit({
+      type: 'media',
+      media,
+      file: path,
+      bytes: data.length,
+      ...(caption ? {caption} : {}),
+      updateId: update?.update_id,
+    })
+    return this.#waitHandled(update?.update_id, label, before)
   }
 
   async #press(arg: string): Promise<void> {
@@ -358,11 +466,25 @@ class TerminalChat implements Chat {
         if (!parsed.arg) this.#note('(usage: :press N or :press LABEL)')
         else await this.#press(parsed.arg.trim())
         return true
+      case 'media':
+        if (!parsed.path) this.#note(`(usage: :${parsed.media === 'photo' ? 'photo' : 'file'} PATH [caption])`)
+        else await this.#sendMedia(parsed.media, parsed.path, parsed.caption)
+        return true
       case 'help':
-        this.#note(CHAT_HELP.join('\n'))
+        this.#note([...CHAT_HELP, ...(this.#o.session ? SESSION_HELP : [])].join('\n'))
         return true
       case 'quit':
         return false
+      case 'restart':
+      case 'open': {
+        const session = this.#o.session
+        if (!session) {
+          this.#summary.unknown++
+          this.#error(unknownCommandText(raw.trim().slice(1).split(/\s/)[0]))
+        } else if (parsed.kind === 'restart') session.restart()
+        else session.open()
+        return true
+      }
     }
     const line = parsed.text
     if (!this.#interactive) this.#write([`you › ${line}`])

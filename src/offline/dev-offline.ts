@@ -7,9 +7,10 @@
  * starts reading input. When the input ends (and the last replies are in) the session is stopped;
  * when the session ends first (the bot exited, a signal), the chat is closed. Then the emulator stops.
  */
-import {mkdtempSync, rmSync} from 'node:fs'
+import {createHash} from 'node:crypto'
+import {mkdtempSync, realpathSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
-import {join} from 'node:path'
+import {join, resolve} from 'node:path'
 
 import {DevSession, type DevEvent, type DevSessionOptions, type DevSummary} from '../dev/index.js'
 import {stateDir as defaultStateDir} from '../session-store/state.js'
@@ -76,15 +77,19 @@ export interface OfflineDevOptions
   interactive?: boolean
   color?: boolean
   showChatActions?: boolean
-  /** Per-line wait for the bot in the chat (default 5000 ms); the first line waits up to startupTimeoutMs (30000). */
+  /** Per-line wait for the bot in the chat (default 5000 ms); before the first, the bot may take up to startupTimeoutMs (30000) to start taking updates. */
   replyTimeoutMs?: number
   startupTimeoutMs?: number
   /** Emulator port (default: a free one). */
   emulatorPort?: number
+  /** The token of the emulator's bot (default the fake OFFLINE_TOKEN): with --forward-to, the one the user's server has. */
+  botToken?: string
   /** Session state directory; default a fresh temporary one (an offline session shares nothing with others). */
   stateDir?: string
   /** Every event (session, offline banner, chat), with a prompt-safe printer for the ones to show. */
   onEvent: (event: OfflineDevEvent, print: OfflinePrint) => void
+  /** `:o` in the chat: open the inspector (the CLI's browser opener); `say` prints a line. Default: its address is said. */
+  openInspector?: (url: string | undefined, say: (line: string) => void) => void
 }
 
 export interface OfflineDevSummary extends DevSummary {
@@ -94,8 +99,15 @@ export interface OfflineDevSummary extends DevSummary {
 }
 
 export async function runOfflineDev(options: OfflineDevOptions): Promise<OfflineDevSummary> {
-  const {chatId, userId, firstName, username, emulatorPort} = options
-  const backend = await startOfflineBackend({port: emulatorPort ?? 0, chatId, userId, firstName, username})
+  const {chatId, userId, firstName, username, emulatorPort, botToken} = options
+  const backend = await startOfflineBackend({
+    port: emulatorPort ?? 0,
+    chatId,
+    userId,
+    firstName,
+    username,
+    ...(botToken ? {token: botToken} : {}),
+  })
   return new OfflineRun(options, backend).run()
 }
 
@@ -110,6 +122,9 @@ class OfflineRun {
   readonly #stateDir: string
   /** Aborted when the chat ended, or from outside: the session stops. */
   readonly #controller = new AbortController()
+  #dev: DevSession | undefined
+  /** The inspector's address, from the Ready event (for `:o`). */
+  #inspectorUrl: string | undefined
   readonly #info: OfflineInfo
   #chat: Chat | undefined
   #chatEnded: ChatSummary | undefined
@@ -154,6 +169,7 @@ class OfflineRun {
       }; you are ${backend.user.firstName} (user ${backend.user.userId}, chat ${backend.user.chatId}).`,
     })
     const dev = this.#session()
+    this.#dev = dev
     // Once the session stops (end of input, a signal, the bot's exit), the chat stops reading and
     // its prompt goes away, so teardown lines print plainly.
     const onStopping = () => {
@@ -195,14 +211,21 @@ class OfflineRun {
       replyTimeoutMs: _replyTimeoutMs,
       startupTimeoutMs: _startupTimeoutMs,
       emulatorPort: _emulatorPort,
+      botToken: _botToken,
       stateDir: _stateDir,
       onEvent: _onEvent,
+      openInspector: _openInspector,
       signal: _signal,
       ...session
     } = this.#o
     const backend = this.#backend
     return new DevSession({
       ...session,
+      // The history is kept per project, like online (where it is per bot): `bot replay` finds what an
+      // earlier offline run of this project recorded.
+      keepDir: session.keepDir ?? offlineProjectDir(session.cwd),
+      // A replay (or trigger) through the relay passes the emulator by: it learns the chats first.
+      beforeInject: (update) => learnChats(backend, update),
       api: new BotApi({token: backend.token, apiRoot: backend.apiRoot}),
       token: backend.token,
       apiRoot: backend.apiRoot,
@@ -220,7 +243,10 @@ class OfflineRun {
       signal: this.#controller.signal,
       onEvent: (event) => {
         this.#emit(this.#offlineWords(event))
-        if (event.type === 'ready') this.#startChat()
+        if (event.type === 'ready') {
+          this.#inspectorUrl = event.inspectorUrl
+          this.#startChat()
+        }
       },
     })
   }
@@ -249,10 +275,24 @@ class OfflineRun {
       // The start-up line already says who you are and how to chat.
       intro: false,
       onEvent: (event) => {
-        if (event.type === 'user' || event.type === 'press') this.#sent++
+        if (event.type === 'user' || event.type === 'press' || event.type === 'media') this.#sent++
         this.#emit({type: 'chat', event, text: chatEventText(event)})
       },
       // Ctrl-C at the prompt: the same as a SIGINT from outside when the session handles signals.
+      // The session's keys as chat commands (stdin is the chat): `:r` restarts the bot, `:o` opens the inspector.
+      session: {
+        restart: () => this.#dev?.restartBot(':r'),
+        open: () => {
+          const say = (text: string) => this.#emit({type: 'info', text})
+          if (o.openInspector) o.openInspector(this.#inspectorUrl, say)
+          else
+            say(
+              this.#inspectorUrl
+                ? `The inspector: ${this.#inspectorUrl}`
+                : 'No inspector in this session (--no-inspect).',
+            )
+        },
+      },
       onInterrupt: () =>
         o.handleSignals ? process.kill(process.pid, 'SIGINT') : this.#controller.abort(new Error('interrupted')),
     })
@@ -270,12 +310,17 @@ class OfflineRun {
     if (event.type === 'ready')
       return {
         ...event,
-        text: offlineReadyText(this.#info, {
-          command: event.command,
-          port: event.port,
-          watching: Boolean(this.#o.watch),
-          inspectorUrl: event.inspectorUrl,
-        }),
+        // (a webhook session switched to polling when the bot polls by itself: the event's mode is the one in use)
+        text: offlineReadyText(
+          {...this.#info, mode: event.mode},
+          {
+            command: event.command,
+            port: event.port,
+            watching: Boolean(this.#o.watch),
+            inspectorUrl: event.inspectorUrl,
+            forwardTo: event.forwardTo,
+          },
+        ),
       }
     if (event.type === 'teardown' && event.step === 'webhook' && event.ok)
       return {...event, text: OFFLINE_WEBHOOK_DELETED}
@@ -294,6 +339,35 @@ class OfflineRun {
     this.#verdict = offlineResult(chat, failures)
     if (!this.#verdict.ok) this.#emit(this.#verdict)
     return this.#verdict
+  }
+}
+
+/** The folder of this project's offline history and webhook secret (in the state folder, named by a hash of its path). */
+export function offlineProjectDir(cwd: string): string {
+  let path = resolve(cwd)
+  try {
+    path = realpathSync(path)
+  } catch {
+    // as given
+  }
+  return join(defaultStateDir(), 'offline', createHash('sha256').update(path).digest('hex').slice(0, 16))
+}
+
+/** Every chat an update names (message.chat, callback_query.message.chat, …) becomes known to the emulator's bot. */
+function learnChats(backend: OfflineBackend, update: Record<string, unknown>): void {
+  const visit = (value: unknown, depth: number): void => {
+    if (!value || typeof value !== 'object' || depth > 4) return
+    for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
+      const chat = inner as {id?: unknown; type?: unknown} | undefined
+      if (key === 'chat' && chat && typeof chat.id === 'number' && typeof chat.type === 'string')
+        backend.emulator.addChat(backend.token, chat as {id: number; type: string})
+      else visit(inner, depth + 1)
+    }
+  }
+  try {
+    visit(update, 0)
+  } catch {
+    // the bot still gets the update; at worst its answer meets "chat not found"
   }
 }
 
@@ -321,6 +395,8 @@ function chatEventText(event: ChatEvent): string {
       return `you › ${event.text}`
     case 'press':
       return `you › [${event.button.text}]`
+    case 'media':
+      return `you › [${event.media === 'photo' ? 'photo' : 'file'} ${event.file}]${event.caption ? ` ${event.caption}` : ''}`
     case 'bot':
       return event.lines.join('\n')
     case 'no-reply':

@@ -94,6 +94,8 @@ export async function startOfflineBackend(options: OfflineBackendOptions = {}): 
       token: options.token ?? OFFLINE_TOKEN,
       username: options.botUsername ?? OFFLINE_BOT_USERNAME,
       firstName: OFFLINE_BOT_NAME,
+      // Inline mode on, so an inline bot can be tried offline (`bot trigger inline`, the control API).
+      supportsInlineQueries: true,
     })
   } catch (error) {
     await emulator.stop()

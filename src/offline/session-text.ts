@@ -19,14 +19,16 @@ export interface OfflineInfo {
 /** The one start-up line, printed once the bot is ready for the first message; the inspector's address last (nothing glued to it). */
 export function offlineReadyText(
   info: OfflineInfo,
-  ready: {command: string; port?: number; watching: boolean; inspectorUrl?: string},
+  ready: {command: string; port?: number; watching: boolean; inspectorUrl?: string; forwardTo?: string},
 ): string {
-  const how = info.mode === 'webhook' ? `webhook over loopback on port ${ready.port ?? '?'}` : 'long polling'
-  const watch = ready.watching ? ', restarting on file changes' : ''
+  const inspector = ready.inspectorUrl ? ` Inspector: ${ready.inspectorUrl}` : ''
   const chat = info.interactive
     ? `You are ${info.firstName} (chat ${info.chatId}): type a message, :help for commands, Ctrl-D ends.`
     : `Sending each line of input as ${info.firstName} (chat ${info.chatId}).`
-  const inspector = ready.inspectorUrl ? ` Inspector: ${ready.inspectorUrl}` : ''
+  if (ready.forwardTo)
+    return `Offline: the updates of @${info.botUsername} on the built-in emulator (${info.apiRoot}) go to your server at ${ready.forwardTo}, webhook over loopback. ${chat}${inspector}`
+  const how = info.mode === 'webhook' ? `webhook over loopback on port ${ready.port ?? '?'}` : 'long polling'
+  const watch = ready.watching ? ', restarting on file changes' : ''
   return `Offline: \`${ready.command}\` runs as @${info.botUsername} on the built-in emulator (${info.apiRoot}), ${how}${watch}. ${chat}${inspector}`
 }
 
@@ -37,6 +39,7 @@ export const OFFLINE_WEBHOOK_DELETED = 'Webhook deleted in the emulator'
 export function offlineSummaryText(s: DevSummary, sent: number): string {
   const parts = [`${plural(sent, 'update')} sent`]
   if (s.mode === 'webhook') parts.push(plural(s.failures, 'failure'))
+  if (s.failedCalls) parts.push(plural(s.failedCalls, 'failed call'))
   if (s.restarts) parts.push(plural(s.restarts, 'restart'))
   return `■ bot dev --offline ended after ${durationText(s.durationMs)}: ${parts.join(', ')}; exit code ${s.exitCode}.`
 }

@@ -2,9 +2,14 @@
  * `bot emulator`: the emulator on its own, for a bot started by hand or by another tool.
  * Starts it, creates the bot, and says (as text lines, printed by the command) how to use it.
  */
+import {fileURLToPath} from 'node:url'
+
 import type {BotApiEmulator} from '../emulator/index.js'
 import {isLoopbackHost} from '../lib/proxy.js'
 import {startOfflineBackend} from './offline-env.js'
+
+/** docs/emulator.md of the installed package (it ships its docs/*.md), as a path that opens. */
+export const EMULATOR_DOC = fileURLToPath(new URL('../../docs/emulator.md', import.meta.url))
 
 export interface StandaloneOptions {
   /** Default 8081 (the official local server's port); 0 = a free port. */
@@ -106,7 +111,7 @@ export function describeStandalone(s: StandaloneEmulator, options: {talk?: boole
     '',
     ...(options.talk
       ? []
-      : ['Talk to the bot from the terminal with `bot emulator --talk`, or from tests: see docs/emulator.md.']),
+      : [`Talk to the bot from the terminal with \`bot emulator --talk\`, or from tests: see ${EMULATOR_DOC}.`]),
     'Ctrl-C stops the emulator.',
   )
   return lines

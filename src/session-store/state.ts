@@ -136,6 +136,11 @@ export function removeState(botId: number, dir = stateDir()): void {
 /** Telegram's rule for secret_token: 1-256 characters of A-Z a-z 0-9 _ -. */
 export const SECRET_RE = /^[A-Za-z0-9_-]{1,256}$/
 
+/** Where the per-bot webhook secret is kept. */
+export function secretPath(botId: number, dir = stateDir()): string {
+  return join(dir, `secret-${botId}`)
+}
+
 /**
  * The per-bot webhook secret, created on first use and kept (0600) so it is stable across runs. A
  * file that is not the user's own, not 0600, a symlink or not a secret is not used: a new secret
@@ -143,7 +148,7 @@ export const SECRET_RE = /^[A-Za-z0-9_-]{1,256}$/
  */
 export function loadOrCreateSecret(botId: number, dir = stateDir()): string {
   ensureDir(dir)
-  const path = join(dir, `secret-${botId}`)
+  const path = secretPath(botId, dir)
   const existing = readPrivateFile(path, {secret: true, max: 1024})?.trim()
   if (existing !== undefined && SECRET_RE.test(existing)) return existing
   const secret = randomBytes(32).toString('base64url')

@@ -4,7 +4,7 @@
  * cut (a cut token would no longer look like one), then terminal controls and bidi characters
  * are escaped (see lib/terminal.ts), then it is cut to PREVIEW_MAX characters.
  */
-import {redactSecrets} from './redact.js'
+import {REDACTED, redactionPattern, TOKEN_SHAPE} from './redact.js'
 import {escapeChar, isUnsafeForTerminal, sanitizeForTerminal} from '../lib/terminal.js'
 
 export const PREVIEW_MAX = 40
@@ -29,9 +29,40 @@ export function peekUpdateId(body: Buffer): number | undefined {
   return m ? Number(m[1]) : undefined
 }
 
+/** Compiled expressions by set of secrets (a few sets are in use at once: the relay's, the history's). */
+const compiled = new Map<string, RegExp>()
+/** The last set used and its expression: the same array (with the same items) skips the lookup. */
+let last: {secrets: Array<string | undefined>; items: Array<string | undefined>; re: RegExp} | undefined
+
+/**
+ * `text` with the secrets (whole, a token's secret part, URL-encoded too) and anything token-shaped
+ * replaced, as redactSecrets does, in one pass of one expression compiled once per set of secrets
+ * (this runs for every update).
+ */
+function redactAll(text: string, secrets: Array<string | undefined>): string {
+  return text.replace(patternFor(secrets), REDACTED)
+}
+
+function patternFor(secrets: Array<string | undefined>): RegExp {
+  if (last && last.secrets === secrets && last.items.length === secrets.length) {
+    let same = true
+    for (let i = 0; i < secrets.length; i++) if (last.items[i] !== secrets[i]) same = false
+    if (same) return last.re
+  }
+  const key = secrets.join('\u0000')
+  let re = compiled.get(key)
+  if (!re) {
+    if (compiled.size >= 16) compiled.clear()
+    re = redactionPattern(secrets, TOKEN_SHAPE)
+    compiled.set(key, re)
+  }
+  last = {secrets, items: [...secrets], re}
+  return re
+}
+
 /** `text` on one line, tokens redacted, controls escaped, at most `max` characters (… when cut). */
 export function safePreview(text: string, secrets: Array<string | undefined> = [], max = PREVIEW_MAX): string {
-  const flat = redactSecrets(text.replace(/\s+/g, ' ').trim(), secrets)
+  const flat = redactAll(text.replace(/\s+/g, ' ').trim(), secrets)
   const safe = sanitizeForTerminal(flat)
   if (safe.length <= max) return safe
   // Cut by whole characters: never inside a surrogate pair or an escape.

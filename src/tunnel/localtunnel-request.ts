@@ -90,6 +90,9 @@ function parseInfo(body: unknown): LocaltunnelInfo | undefined {
   return b as unknown as LocaltunnelInfo
 }
 
+/** Network errors of the tunnel request that waiting does not change: it fails at once (and `--tunnel auto` falls back). */
+const FINAL = new Set(['ENOTFOUND', 'ECONNREFUSED'])
+
 export interface StartContext {
   host: string
   subdomain?: string
@@ -118,6 +121,12 @@ export async function requestTunnel(ctx: StartContext): Promise<LocaltunnelInfo>
     } catch (err) {
       if (ctx.signal.aborted) break
       last = describe(err)
+      // An answer that cannot change by waiting: no such host, or nothing listens there.
+      if (FINAL.has(last))
+        throw new TunnelError(
+          `the localtunnel server ${ctx.host} cannot be reached (${last === 'ENOTFOUND' ? 'no such host' : 'connection refused'})`,
+          {code: 'tunnel_unreachable', fix: TUNNEL_FIX},
+        )
       await abortableDelay(ctx.retryDelayMs, ctx.signal)
       continue
     }

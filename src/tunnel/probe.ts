@@ -116,8 +116,9 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 /**
  * GET <publicUrl><healthPath> until a 2xx whose body is the relay's health answer comes back; then
  * resolves with the time it took. At the deadline: a TunnelError naming what came back, with a fix.
- * Works for any provider (cloudflared, localtunnel, a public URL, loopback). For a host name, waits
- * first until public DNS knows it (see public-dns.ts), so this machine never caches "no such host".
+ * Works for any provider (cloudflared, localtunnel, a public URL, loopback). For a quick tunnel's
+ * host (*.trycloudflare.com), waits first until public DNS knows it (see public-dns.ts), so this
+ * machine never caches "no such host"; any other name is asked of this machine's resolver only.
  */
 export async function proveReachable(
   publicUrl: string,

@@ -4,8 +4,8 @@
  * A fresh trycloudflare host is published in DNS seconds after cloudflared prints it, and the
  * trycloudflare.com zone tells resolvers to cache a "no such host" for 30 minutes (SOA minimum 1800).
  * Asking this machine's resolver too early would make the URL unreachable from here (and from every
- * device behind the same router) for that long. So the readiness proof first waits until public
- * resolvers know the name, and only then lets the system resolver (fetch) ask.
+ * device behind the same router) for that long. So for those hosts only, the readiness proof first
+ * waits until public resolvers know the name, and only then lets the system resolver (fetch) ask.
  */
 import {Resolver} from 'node:dns/promises'
 import {isIP} from 'node:net'
@@ -17,10 +17,19 @@ export const PUBLIC_RESOLVERS = ['1.1.1.1', '8.8.8.8', '1.0.0.1']
 export type NameState = 'yes' | 'no' | 'unknown'
 export type PublicLookup = (hostname: string, signal?: AbortSignal) => Promise<NameState>
 
-/** True for an IP literal or a loopback name: nothing to wait for. */
+/** A cloudflared quick tunnel's host (`*.trycloudflare.com`): the one zone whose "no such host" is cached for long. */
+export function isQuickTunnelHost(hostname: string): boolean {
+  return /(^|\.)trycloudflare\.com\.?$/i.test(hostname)
+}
+
+/**
+ * Nothing to wait for in public DNS: anything but a quick tunnel's host. A self-hosted localtunnel
+ * server or a --public-url on a name only this network's DNS knows is never in public DNS, and other
+ * hosts need not be sent to public resolvers at all.
+ */
 export function needsNoDns(hostname: string): boolean {
   const h = hostname.replace(/^\[|\]$/g, '')
-  return isIP(h) !== 0 || isLoopbackHost(hostname)
+  return isIP(h) !== 0 || isLoopbackHost(hostname) || !isQuickTunnelHost(h)
 }
 
 const NOT_YET = new Set(['ENOTFOUND', 'ENODATA', 'NXDOMAIN'])

@@ -96,6 +96,20 @@ describe('bot dev: the summary counts what happened, per mode', () => {
     expect(summaryOf(result.stderr), result.stdout).toMatch(/: 0 updates relayed, 3 failures; exit code 0\.$/)
   }, 60_000)
 
+  it('an update answered 200 whose Bot API call failed: "0 failures" says so, and "1 failed call" counts the call', async () => {
+    const {emu, token} = world
+    const dev = startDev(world, {bot: 'inspector-bot.mjs', args: ['--no-watch', '--json']})
+    await dev.waitForOutput(/"type":"ready"/, {timeoutMs: 20_000})
+    emu.sendUserMessage(token, {text: '/missing'}) // the bot answers 200 after a sendMessage to a chat that does not exist
+    await dev.waitForOutput(/"type":"api-call"[^\n]*chat not found/, {timeoutMs: 15_000})
+    dev.kill('SIGINT')
+    const result = await dev.exited
+    expect(result.code).toBe(0)
+    const summary = JSON.parse(result.stdout.trim().split('\n').at(-1)!) as {text: string; failedCalls?: number}
+    expect(summary.failedCalls).toBe(1)
+    expect(summary.text).toMatch(/: 1 update relayed, 0 failures, 1 failed call; exit code 0\.$/)
+  }, 60_000)
+
   it('polling mode: no relay, so no "relayed": the updates the api proxy saw the bot fetch; without the proxy, no count', async () => {
     const {emu, token} = world
     const dev = startDev(world, {args: ['--no-watch', '--mode', 'polling'], tunnel: false})

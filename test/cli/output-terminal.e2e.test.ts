@@ -152,7 +152,7 @@ describe.skipIf(!hasPty)('output on a terminal', () => {
     const outputs: string[] = []
     for (const color of [true, false]) {
       // The chat gives up on "fail now" after --reply-timeout (5 s by default).
-      const args = ['dev', '--offline', '--no-watch', '--reply-timeout', '1000', '--', 'node', fixture('picky-bot.mjs')]
+      const args = ['dev', '--offline', '--no-watch', '--reply-timeout', '1', '--', 'node', fixture('picky-bot.mjs')]
       const r = await onTerminal(args, {
         color,
         steps: [
@@ -172,14 +172,16 @@ describe.skipIf(!hasPty)('output on a terminal', () => {
         /^Offline: `node \S+picky-bot\.mjs` runs as @offline_dev_bot on the built-in emulator \(http:\/\/127\.0\.0\.1:\d+\), webhook over loopback on port \d+\. You are You \(chat 1111\): type a message, :help for commands, Ctrl-D ends\. Inspector: http:\/\/127\.0\.0\.1:\d+\/\?key=\w+$/,
       )
       expect(text).not.toMatch(/Relay on|Loopback URL|Webhook set|Webhook deleted|Ready:|long polling|Chatting with/)
-      expect(text).toMatch(/✗ Unknown command :foo\. Commands: :press N \| :press LABEL, :help, :quit\./)
+      expect(text).toMatch(
+        /✗ Unknown command :foo\. Commands: :press N \| :press LABEL, :photo PATH, :file PATH, :help, :quit\./,
+      )
       expect(text).toMatch(/■ bot dev --offline ended after [\d.]+s: 2 updates sent, [1-9]\d* failures?; exit code 0\./)
       outputs.push(r.output)
     }
     const [colored, plain] = outputs
     expect(colored).toContain(
       RED(
-        '✗ Unknown command :foo. Commands: :press N | :press LABEL, :help, :quit. To send a message that starts with ":", begin it with "::".',
+        '✗ Unknown command :foo. Commands: :press N | :press LABEL, :photo PATH, :file PATH, :help, :quit. To send a message that starts with ":", begin it with "::".',
       ),
     )
     expect(colored).toMatch(/\u001B\[2m\d\d:\d\d:\d\d ← #\d+ message chat 1111 "hello" → 200/)

@@ -76,6 +76,8 @@ export interface DevRunOptions {
   cwd?: string
   timeoutMs?: number
   tunnel?: boolean
+  /** Node flags for the CLI process (e.g. ['--import', preload]). */
+  nodeArgs?: string[]
 }
 
 /** `bot dev --api-root … --tunnel-host … --no-watch [args] -- node <fixture>` as a real process. */
@@ -93,6 +95,7 @@ export function startDev(world: DevWorld, options: DevRunOptions = {}): RunningC
   const cli = startCli(args, {
     cwd: options.cwd ?? world.dir,
     timeoutMs: options.timeoutMs ?? 25_000,
+    nodeArgs: options.nodeArgs,
     env: {BOT_TOKEN: world.token, BOT_STATE_DIR: world.stateDir, FIXTURE_RECORD: world.record, ...options.env},
   })
   worlds.get(world)?.push(cli.child)

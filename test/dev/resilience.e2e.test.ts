@@ -96,7 +96,8 @@ describe('bot dev resilience', () => {
     const dir = project(world)
     const botFile = join(dir, 'bot.mjs')
     copyFileSync(fixture('crash-bot.mjs'), botFile)
-    const dev = startDev(world, {cwd: dir, bot: ['node', 'bot.mjs'], args: ['--debounce', '50']})
+    // (Without a terminal an early exit ends the session: --wait-for-fix waits as a terminal session does.)
+    const dev = startDev(world, {cwd: dir, bot: ['node', 'bot.mjs'], args: ['--debounce', '50', '--wait-for-fix']})
     await dev.waitForOutput(/The bot exited with code 3[^]*Waiting for a file change/)
     await dev.waitForOutput(/Watching .* for changes/)
     expect(emu.webhook(token)).toBeDefined() // the session goes on

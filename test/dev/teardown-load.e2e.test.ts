@@ -83,7 +83,7 @@ describe('bot dev under a flood of idle connections', () => {
       await idle(proxyPort, 700)
 
       // The session still works: a trigger reaches the bot through the control port.
-      const trigger = await runCli(['trigger', 'message', '/start'], {
+      const trigger = await runCli(['trigger', 'message', '/start', '--chat', '1111'], {
         cwd: w.dir,
         env: {BOT_TOKEN: w.token, BOT_STATE_DIR: w.stateDir},
         timeoutMs: 45_000,

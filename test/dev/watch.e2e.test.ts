@@ -1,3 +1,4 @@
+import {spawnSync} from 'node:child_process'
 import {mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -22,6 +23,7 @@ const EDITOR_TEMP_FILES = [
   'src/main.ts.tmp', // VS Code and others: write, then rename
   'src/main.ts.kate-swp',
   '.DS_Store',
+  'src/sedH4DArM', // sed -i
 ]
 
 describe('watch', () => {
@@ -47,6 +49,8 @@ describe('watch', () => {
       'src/#channel.ts',
       'src/main.swift',
       'README.md',
+      'src/sedative.ts',
+      'src/sed',
     ])
       expect(isIgnoredPath(p), p).toBe(false)
   })
@@ -69,6 +73,9 @@ describe('watch', () => {
     rmSync(join(dir, 'src', 'main.ts~'))
     writeFileSync(join(dir, 'src', 'main.ts___jb_tmp___'), '2')
     renameSync(join(dir, 'src', 'main.ts___jb_tmp___'), join(dir, 'src', 'main.ts'))
+    // sed -i writes a sedXXXXXX file and renames it over the one it edits.
+    const sed = spawnSync('sed', ['-i', 's/2/3/', join(dir, 'src', 'main.ts')])
+    expect(sed.status, String(sed.stderr)).toBe(0)
     writeFileSync(join(dir, 'src', 'sentinel.ts'), '1')
     await waitFor(() => bursts.flat().includes('src/sentinel.ts'), {what: 'a burst naming src/sentinel.ts'})
     await watcher.close()

@@ -36,6 +36,22 @@ async function poller(name: string, token: string, args: string[] = []): Promise
   return f
 }
 
+describe('bot doctor --only poller-probe (issue 21)', () => {
+  it("finds the poller without claiming where it runs: this machine's processes were not looked at", async () => {
+    const bot = world.emu.createBot({username: 'only_probe_bot'})
+    await poller('poller.mjs', bot.token, ['retry'])
+    const result = await world.doctor(['--json', '--only', 'poller-probe', '--probe-seconds', '3'], {
+      BOT_TOKEN: bot.token,
+    })
+    const probe = report(result).byId['poller-probe']
+    expect(probe.status).toBe('fail')
+    expect(probe.detail).not.toMatch(/No other process on this machine/)
+    expect(probe.detail).toMatch(/processes were not looked at \(the local-pollers check did not run\)/)
+    expect(probe.fix).not.toMatch(/revoke/i)
+    expect(probe.fix).toMatch(/--only local-pollers,poller-probe/)
+  })
+})
+
 describe('bot doctor finds a second poller', () => {
   it('one that retries on 409: the probe gets a 409 itself and names the local process', async () => {
     const bot = world.emu.createBot({username: 'retry_poller_bot'})

@@ -275,7 +275,7 @@ describe('bot emulator prints the control API base', () => {
     try {
       const out = await p.waitForOutput(/Ctrl-C stops the emulator/, {stream: 'stdout', timeoutMs: 20_000})
       const line =
-        /^ {2}control (http:\/\/127\.0\.0\.1:\d+\/_emulator) {2}\(the user side over HTTP: docs\/emulator\.md\)$/m.exec(
+        /^ {2}control (http:\/\/127\.0\.0\.1:\d+\/_emulator) {2}\(the user side over HTTP: \/\S+\/docs\/emulator\.md\)$/m.exec(
           out,
         )
       expect(line, out).not.toBeNull()

@@ -12,6 +12,9 @@ describe('parseChatLine', () => {
     expect(parseChatLine(':help')).toEqual({kind: 'help'})
     expect(parseChatLine(':H')).toEqual({kind: 'help'})
     for (const quit of [':quit', ':q', ':exit', ':QUIT\r']) expect(parseChatLine(quit), quit).toEqual({kind: 'quit'})
+    // bot dev --offline's keys, as chat commands
+    for (const restart of [':r', ':restart', ':R']) expect(parseChatLine(restart)).toEqual({kind: 'restart'})
+    for (const open of [':o', ':open']) expect(parseChatLine(open)).toEqual({kind: 'open'})
   })
 
   it('an unknown :word is not sent; :: sends one colon less; blank lines are nothing', () => {

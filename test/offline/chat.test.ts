@@ -4,6 +4,9 @@
  */
 import {createServer, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
+import {mkdtempSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {PassThrough} from 'node:stream'
 
 import {Bot, InlineKeyboard, webhookCallback} from 'grammy'
@@ -13,6 +16,7 @@ import {startChat, type ChatEvent} from '../../src/offline/chat.js'
 import {OFFLINE_TOKEN, startOfflineBackend, type OfflineBackend} from '../../src/offline/offline-env.js'
 import {startOfflineChat} from '../../src/offline/index.js'
 import {waitFor} from '../support/wait.js'
+import {png} from '../emulator/media-fixtures.js'
 
 function tinyBot(backend: OfflineBackend): Bot {
   const bot = new Bot(backend.token, {client: {apiRoot: backend.apiRoot}})
@@ -31,6 +35,15 @@ function tinyBot(backend: OfflineBackend): Bot {
   bot.command('photo', (ctx) => ctx.replyWithPhoto('https://example.org/cat.jpg', {caption: 'a cat'}))
   bot.command('menu', (ctx) =>
     ctx.reply('Pick a size', {reply_markup: {keyboard: [[{text: 'Small'}, {text: 'Large'}]], one_time_keyboard: true}}),
+  )
+  bot.on('message:photo', async (ctx) => {
+    const largest = ctx.message.photo.at(-1)!
+    const file = await ctx.getFile()
+    const bytes = await (await fetch(`${backend.apiRoot}/file/bot${backend.token}/${file.file_path}`)).arrayBuffer()
+    await ctx.reply(`photo ${largest.width}x${largest.height}, ${bytes.byteLength} bytes: ${ctx.message.caption ?? ''}`)
+  })
+  bot.on('message:document', (ctx) =>
+    ctx.reply(`file ${ctx.message.document.file_name} ${ctx.message.document.file_size}: ${ctx.message.caption ?? ''}`),
   )
   bot.on('message:text', (ctx) => ctx.reply(`echo: ${ctx.message.text}`))
   return bot
@@ -121,6 +134,66 @@ describe.each(['polling', 'webhook'] as const)('terminal chat, bot in %s mode', 
     ])
     const answers = backend.emulator.sentMessages(backend.token).filter((c) => c.method === 'answerCallbackQuery')
     expect(answers).toHaveLength(1)
+  })
+})
+
+describe.each(['polling', 'webhook'] as const)('terminal chat, files, bot in %s mode', (mode) => {
+  it(":photo and :file send the bytes at a path as the user's photo and document; a bad path sends nothing", async () => {
+    const {backend} = await backendWithBot(mode)
+    const dir = mkdtempSync(join(tmpdir(), 'bot-chat-files-'))
+    const image = png(64, 48)
+    writeFileSync(join(dir, 'cat.png'), image)
+    writeFileSync(join(dir, 'my notes.txt'), 'remember the milk\n')
+    const input = new PassThrough()
+    const output = new PassThrough()
+    const transcript = collect(output)
+    const events: ChatEvent[] = []
+    const chat = startOfflineChat(backend, {input, output, onEvent: (e) => events.push(e)})
+    input.end(
+      [
+        `:photo ${join(dir, 'cat.png')} a cat`,
+        `:file "${join(dir, 'my notes.txt')}" for you`,
+        `:photo ${join(dir, 'missing.png')}`,
+        `:photo ${join(dir, 'my notes.txt')}`.replace('my notes.txt', 'my'),
+        ':file',
+      ].join('\n') + '\n',
+    )
+    const summary = await chat.done
+    const lines = transcript().split('\n')
+    expect(lines.slice(0, 4)).toEqual([
+      'you › [photo cat.png] a cat',
+      `bot › photo 64x48, ${image.length} bytes: a cat`,
+      'you › [file my notes.txt] for you',
+      'bot › file my notes.txt 18: for you',
+    ])
+    expect(lines[4]).toBe(`✗ Cannot read ${join(dir, 'missing.png')}: ENOENT.`)
+    expect(lines[5]).toBe(`✗ Cannot read ${join(dir, 'my')}: ENOENT.`)
+    expect(lines[6]).toBe('(usage: :file PATH [caption])')
+    expect(summary).toMatchObject({sent: 2, replies: 2, unanswered: 0})
+    expect(events.filter((e) => e.type === 'media').map((e) => (e as {media: string}).media)).toEqual([
+      'photo',
+      'document',
+    ])
+    // The emulator kept both files, as Telegram would: the bot could download the photo's bytes.
+    expect(backend.emulator.pendingUpdates(backend.token)).toEqual([])
+  })
+
+  it(":photo with bytes that are no image is refused with the emulator's reason, nothing sent", async () => {
+    const {backend} = await backendWithBot(mode)
+    const dir = mkdtempSync(join(tmpdir(), 'bot-chat-files-'))
+    writeFileSync(join(dir, 'not-an-image.png'), 'plain text, not a picture')
+    const input = new PassThrough()
+    const output = new PassThrough()
+    const transcript = collect(output)
+    const chat = startOfflineChat(backend, {input, output})
+    input.end(`:photo ${join(dir, 'not-an-image.png')}\nhello\n`)
+    const summary = await chat.done
+    const lines = transcript().split('\n')
+    expect(lines[0]).toBe(
+      `✗ ${join(dir, 'not-an-image.png')} is not a PNG, JPEG, GIF or WebP image: send it with :file.`,
+    )
+    expect(lines.slice(1, 3)).toEqual(['you › hello', 'bot › echo: hello'])
+    expect(summary).toMatchObject({sent: 1})
   })
 })
 

@@ -3,11 +3,14 @@
  * on it, a clean exit on SIGINT, the terminal chat on stdin (--talk, with bot dev's --chat/--user), the
  * old chat-mode spellings refused with the new name, and no user token ever printed.
  */
+import {spawnSync} from 'node:child_process'
+import {existsSync} from 'node:fs'
+import {join} from 'node:path'
 import http from 'node:http'
 
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {runCli, startCli, type RunningCli} from '../support/cli.js'
+import {PROJECT_ROOT, runCli, startCli, type RunningCli} from '../support/cli.js'
 
 const running: RunningCli[] = []
 afterEach(async () => {
@@ -38,6 +41,22 @@ async function api(
 }
 
 describe('bot emulator', () => {
+  it('points to docs/emulator.md by a path that exists, and the package ships it', async () => {
+    const p = start(['emulator', '--port', '0'])
+    const out = await p.waitForOutput(/Ctrl-C stops the emulator/, {stream: 'stdout', timeoutMs: 15_000})
+    const paths = [...out.matchAll(/(\/\S+\/docs\/emulator\.md)/g)].map((m) => m[1])
+    expect(paths, out).toHaveLength(2) // the control line and the "see …" line
+    for (const path of paths) expect(existsSync(path), path).toBe(true)
+    expect(paths[0]).toBe(join(PROJECT_ROOT, 'docs', 'emulator.md'))
+    const pack = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+      cwd: PROJECT_ROOT,
+      encoding: 'utf8',
+    })
+    expect(pack.status, pack.stderr).toBe(0)
+    const files = (JSON.parse(pack.stdout) as Array<{files: Array<{path: string}>}>)[0].files.map((f) => f.path)
+    expect(files).toContain('docs/emulator.md')
+  })
+
   it('--json prints one line {apiRoot, token, botId, username}; the API answers there; SIGINT exits 0 promptly', async () => {
     const p = start(['emulator', '--port', '0', '--json'])
     await p.waitForOutput(/\n/, {stream: 'stdout', timeoutMs: 15_000})

@@ -40,13 +40,23 @@ describe('piped bot dev --offline: the exit code says whether the bot answered',
   it('an update the bot fails (500 from its webhook): exit 1, the failure counted', async () => {
     // (Last: a failed update is retried, and later lines of the chat would queue behind it.)
     // The chat gives up on "fail now" after --reply-timeout (5 s by default).
-    const r = await offline('hello\nfail now\n', ['--mode', 'webhook', '--reply-timeout', '1000'])
+    const r = await offline('hello\nfail now\n', ['--mode', 'webhook', '--reply-timeout', '1'])
     expect(r.stdout).toContain('bot › ok: hello')
     expect(r.stderr).toMatch(/→ 500/)
     expect(r.stderr).toMatch(
       /✗ 1 line not handled in time, \d+ updates? failed \(of 2 lines piped in\): exiting with code 1\./,
     )
     expect(r.code, r.stderr).toBe(1)
+  }, 65_000)
+
+  it('the first line waits --reply-timeout like every other line (not 30 s): the docs and the chat agree', async () => {
+    // The bot listens before the chat starts (webhook mode), so its start-up is not the first line's wait.
+    const r = await offline('fail now\n', ['--mode', 'webhook', '--reply-timeout', '1'])
+    expect(r.stdout + r.stderr).toMatch(
+      /\(the bot has not handled "fail now" after 1\.\ds; sending on, it stays queued\)/,
+    )
+    expect(r.code).toBe(1)
+    expect(r.ms).toBeLessThan(15_000)
   }, 65_000)
 
   it('--json: the verdict is an event, and the exit code is 1', async () => {

@@ -129,6 +129,7 @@ describe('npm pack', () => {
       'templates/grammy/package.json',
       'templates/gramio/src/main.ts',
       'templates/telegraf/src/bot.ts',
+      'docs/emulator.md', // `bot emulator` points to it
     ]) {
       expect(contents).toContain(f)
     }
@@ -138,6 +139,7 @@ describe('npm pack', () => {
       'README.md',
       'bin',
       'dist',
+      'docs',
       'oclif.manifest.json',
       'package.json',
       'templates',

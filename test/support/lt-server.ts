@@ -36,6 +36,10 @@ export interface LocaltunnelServerOptions {
   includeIp?: boolean
   /** Port of the control server. Default 0 (a free port). */
   port?: number
+  /** The host name in each tunnel's public URL (it must resolve to 127.0.0.1 where it is used). Default 127.0.0.1. */
+  publicHost?: string
+  /** Answer each request for a new tunnel this much later (a slow tunnel server). Default 0. */
+  newTunnelDelayMs?: number
 }
 
 export interface LtTunnelInfo {
@@ -132,7 +136,7 @@ class LtTunnel {
 
   constructor(
     readonly id: string,
-    private readonly opts: Required<Omit<LocaltunnelServerOptions, 'port' | 'includeIp'>>,
+    private readonly opts: Required<Omit<LocaltunnelServerOptions, 'port' | 'includeIp' | 'newTunnelDelayMs'>>,
     private readonly changed: () => void,
     private readonly onExpire: (t: LtTunnel) => void,
   ) {
@@ -142,7 +146,7 @@ class LtTunnel {
   }
 
   get url(): string {
-    return `http://127.0.0.1:${this.publicPort}`
+    return `http://${this.opts.publicHost}:${this.publicPort}`
   }
 
   async start(): Promise<void> {
@@ -342,6 +346,7 @@ export async function startLocaltunnelServer(options: LocaltunnelServerOptions =
     maxTunnels: options.maxTunnels ?? 50,
     maxQueue: options.maxQueue ?? 1000,
     requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
+    publicHost: options.publicHost ?? '127.0.0.1',
   }
   const events = new EventEmitter()
   events.setMaxListeners(0)
@@ -370,6 +375,7 @@ export async function startLocaltunnelServer(options: LocaltunnelServerOptions =
   }
 
   const createTunnel = async (res: http.ServerResponse, requested?: string) => {
+    if (options.newTunnelDelayMs) await new Promise((r) => setTimeout(r, options.newTunnelDelayMs))
     if (tunnels.size >= opts.maxTunnels) {
       json(res, 503, {message: `too many tunnels (limit ${opts.maxTunnels})`})
       return

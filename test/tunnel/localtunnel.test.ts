@@ -300,22 +300,20 @@ describe('localtunnel provider against the loopback localtunnel server', () => {
 describe('localtunnel start-up deadline', () => {
   const FIX = /--tunnel-host.*--public-url.*--mode polling/
 
-  it('fails within the deadline with the fix when nothing listens on the server port', async () => {
+  it('fails at once with the fix when nothing listens on the server port (waiting would not change it)', async () => {
     const port = await closedPort()
     const t0 = Date.now()
     const err = await localtunnelProvider({host: `http://127.0.0.1:${port}`, retryDelayMs: 200})
-      .open({port: echo.port, timeoutMs: 1200})
+      .open({port: echo.port, timeoutMs: 10_000})
       .catch((e: unknown) => e)
     const ms = Date.now() - t0
     expect(err).toBeInstanceOf(TunnelError)
     const te = err as TunnelError
     expect(te.reason).toBe('tunnel_unreachable')
-    expect(te.message).toContain(`http://127.0.0.1:${port}`)
-    expect(te.message).toMatch(/did not answer within 1\.2 s \(last: ECONNREFUSED\)/)
+    expect(te.message).toBe(`the localtunnel server http://127.0.0.1:${port} cannot be reached (connection refused)`)
     expect(te.fix).toMatch(FIX)
     expect(te.exitCode).toBe(1)
-    expect(ms).toBeGreaterThanOrEqual(1100)
-    expect(ms).toBeLessThan(2200)
+    expect(ms).toBeLessThan(2000)
   })
 
   it('fails within the deadline when the server accepts but never answers', async () => {
@@ -334,18 +332,23 @@ describe('localtunnel start-up deadline', () => {
   })
 
   it('stops at once when the caller aborts', async () => {
-    const port = await closedPort()
-    const controller = new AbortController()
-    const pending = localtunnelProvider({host: `http://127.0.0.1:${port}`}).open({
-      port: echo.port,
-      timeoutMs: 10_000,
-      signal: controller.signal,
-    })
-    const t0 = Date.now()
-    setTimeout(() => controller.abort(), 100)
-    const err = await pending.catch((e: unknown) => e)
-    expect((err as TunnelError).reason).toBe('tunnel_aborted')
-    expect(Date.now() - t0).toBeLessThan(1000)
+    // (A server that never answers: a refused connection would fail by itself.)
+    const silent = await startSilentServer()
+    try {
+      const controller = new AbortController()
+      const pending = localtunnelProvider({host: `http://127.0.0.1:${silent.port}`}).open({
+        port: echo.port,
+        timeoutMs: 10_000,
+        signal: controller.signal,
+      })
+      const t0 = Date.now()
+      setTimeout(() => controller.abort(), 100)
+      const err = await pending.catch((e: unknown) => e)
+      expect((err as TunnelError).reason).toBe('tunnel_aborted')
+      expect(Date.now() - t0).toBeLessThan(1000)
+    } finally {
+      await silent.close()
+    }
   })
 
   it('keeps retrying while the server answers 5xx, and succeeds when it recovers within the deadline', async () => {

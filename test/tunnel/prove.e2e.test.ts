@@ -233,11 +233,16 @@ describe('proveReachable', () => {
     expect(calls).toBeLessThan(5)
   })
 
-  it('needs no DNS for IP literals and loopback names', () => {
+  it('waits for public DNS for quick-tunnel hosts only', () => {
     expect(needsNoDns('127.0.0.1')).toBe(true)
     expect(needsNoDns('[::1]')).toBe(true)
     expect(needsNoDns('localhost')).toBe(true)
     expect(needsNoDns('10.1.2.3')).toBe(true)
+    // A self-hosted localtunnel server or a --public-url on an internal name: never in public DNS.
+    expect(needsNoDns('heldout.lt.test')).toBe(true)
+    expect(needsNoDns('quiet-fox.loca.lt')).toBe(true)
+    expect(needsNoDns('dev.example.com')).toBe(true)
     expect(needsNoDns('quiet-fox.trycloudflare.com')).toBe(false)
+    expect(needsNoDns('Quiet-Fox.TryCloudflare.com.')).toBe(false)
   })
 })

@@ -57,6 +57,8 @@ export interface DevRendererOptions {
   spinner?: (text: string) => Spinner
   /** False once a stream is closed (the session then ends): nothing more is written there. */
   writable?: (stream: NodeJS.WriteStream) => boolean
+  /** Said once at the end of the Ready line (the keys of a terminal session). */
+  readySuffix?: string
 }
 
 /** The online session: stderr carries the session log, stdout the update lines and the bot's stdout. */
@@ -123,7 +125,10 @@ export class DevRenderer {
         this.#write(err, warning(event, err))
         return
       case 'ready':
-        this.#write(err, `${paint('green', '●', err)} ${event.text}`)
+        this.#write(
+          err,
+          `${paint('green', '●', err)} ${event.text}${this.#o.readySuffix ? ` ${paint('dim', this.#o.readySuffix, err)}` : ''}`,
+        )
         return
       default:
         // A failing Bot API call belongs under its update, in the update log (stdout).

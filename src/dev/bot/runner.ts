@@ -3,12 +3,20 @@
  * *its* process tree listens on PORT, restart it on file changes (the relay holds updates
  * meanwhile), report its exits, stop it at the end.
  */
+import {linked} from '../../lib/deadline.js'
 import {BotProcess, botEnv, type BotExit, type BotMode} from './process.js'
 import type {BotCommand} from './command.js'
 import type {DevEventSink} from '../events.js'
 import {commandOf, listenerOwner} from '../../session-store/proc-net.js'
 import type {Relay} from '../relay/relay.js'
 import type {SessionState} from '../../session-store/state.js'
+
+/** Output lines of the bot kept (the last ones), and how many of them are shown again when it ends a session early. */
+const KEPT_LINES = 60
+const LAST_LINES = 8
+
+/** Lines of a crash that say nothing about its cause: stack frames, Node's version footer, blank lines. */
+const NOISE = /^\s*$|^\s+at\s|^Node\.js v\d/
 
 export interface BotRunnerOptions {
   command: BotCommand
@@ -45,22 +53,60 @@ export class BotRunner {
   #restarting: Promise<void> | undefined
   #queued: string[] | undefined
   #closed = false
+  /** How the bot runs now: a webhook session switches to polling when the bot polls by itself. */
+  #mode: BotMode
+  /** Ends the wait for the current bot to listen on PORT. */
+  #listenWait: AbortController | undefined
+  /** When the current bot was started (performance.now()), and whether it was up since. */
+  #launchedAt = 0
+  #up = false
+  /** The bot's last output lines (shown again when it ends the session early). */
+  readonly #lastLines: string[] = []
 
   constructor(options: BotRunnerOptions) {
     this.#o = options
+    this.#mode = options.mode
+  }
+
+  /**
+   * The bot polls for updates itself: it is up without listening on PORT, and a restart starts it
+   * as in polling mode (the contract of `--mode polling`).
+   */
+  switchToPolling(): void {
+    if (this.#mode === 'polling') return
+    this.#mode = 'polling'
+    this.#listenWait?.abort()
+    this.#o.relay?.setTarget(undefined)
+    if (this.#bot?.alive && !this.#bot.stopping) this.#isUp()
+  }
+
+  #isUp(): void {
+    this.#up = true
+    this.#o.onUp()
   }
 
   get bot(): BotProcess | undefined {
     return this.#bot
   }
 
+  /** The current bot exited before it was up, or within `ms` of its (re)start. */
+  exitedEarly(ms: number): boolean {
+    return !this.#up || performance.now() - this.#launchedAt < ms
+  }
+
+  /** The bot's last telling output lines, oldest first (stack frames left out; at most LAST_LINES). */
+  get lastLines(): string[] {
+    return this.#lastLines.filter((l) => !NOISE.test(l)).slice(-LAST_LINES)
+  }
+
   launch(): BotProcess {
     const o = this.#o
+    const mode = this.#mode
     const env = {
       ...botEnv({
         token: o.token,
         apiRoot: o.apiRoot,
-        mode: o.mode,
+        mode,
         port: o.port,
         webhookPath: o.path,
         webhookSecret: o.secret,
@@ -73,32 +119,52 @@ export class BotRunner {
       command: o.command,
       cwd: o.cwd,
       env,
-      onOutput: (stream, line) => o.emit({type: 'bot-output', stream, line, text: line}),
+      onOutput: (stream, line) => {
+        this.#lastLines.push(line)
+        if (this.#lastLines.length > KEPT_LINES) this.#lastLines.shift()
+        o.emit({type: 'bot-output', stream, line, text: line})
+      },
     })
     this.#bot = bot
+    this.#launchedAt = performance.now()
+    this.#up = false
+    this.#lastLines.length = 0
     this.crashed = false
     o.saveState({bot: bot.pid > 0 ? {pid: bot.pid, marker: o.marker} : undefined})
     o.emit({
       type: 'bot-start',
       pid: bot.pid,
-      mode: o.mode,
+      mode,
       command: o.command.display,
-      text: `▶ ${o.command.display} (${bot.pid > 0 ? `pid ${bot.pid}, ` : ''}${o.mode === 'webhook' ? `webhook mode, PORT=${o.port}` : 'long polling'})`,
+      text: `▶ ${o.command.display} (${bot.pid > 0 ? `pid ${bot.pid}, ` : ''}${mode === 'webhook' ? `webhook mode, PORT=${o.port}` : 'long polling'})`,
     })
     void bot.exited.then((exit) => this.#exited(bot, exit))
-    if (o.mode === 'webhook') void this.#waitListening(bot)
-    else o.onUp()
+    if (mode === 'webhook') void this.#waitListening(bot)
+    else this.#isUp()
     return bot
   }
 
   /** Wait until the bot's own process tree listens on PORT, then point the relay at it. */
   async #waitListening(bot: BotProcess): Promise<void> {
-    const o = this.#o
     const started = performance.now()
+    this.#listenWait?.abort()
+    const wait = new AbortController()
+    this.#listenWait = wait
+    // (AbortSignal.any holds its sources weakly on Node 20: see lib/deadline.ts.)
+    const link = linked(this.#o.signal, wait.signal)
+    try {
+      await this.#listenLoop(bot, link.signal, wait.signal, started)
+    } finally {
+      link.clear()
+    }
+  }
+
+  async #listenLoop(bot: BotProcess, signal: AbortSignal, ended: AbortSignal, started: number): Promise<void> {
+    const o = this.#o
     let warnedForeign = false
     for (;;) {
       const host = await bot.waitListening(o.port, {
-        signal: o.signal,
+        signal,
         slowAfterMs: o.slowStartMs,
         onSlow: () =>
           o.emit({
@@ -107,13 +173,13 @@ export class BotRunner {
             fix: 'In webhook mode the bot must serve POST process.env.WEBHOOK_PATH on process.env.PORT (see `bot dev --help`).',
           }),
       })
-      if (!host || this.#bot !== bot || !bot.alive || bot.stopping) return
+      if (!host || this.#bot !== bot || !bot.alive || bot.stopping || ended.aborted) return
       const {owner, pids} = listenerOwner(o.port, bot.pid)
       if (owner !== 'foreign') {
         o.relay?.setTarget({host, port: o.port, path: o.path})
         const ms = Math.round(performance.now() - started)
         o.emit({type: 'bot-listening', port: o.port, host, ms, text: `✓ Bot listening on port ${o.port} (${ms} ms)`})
-        o.onUp()
+        this.#isUp()
         return
       }
       if (!warnedForeign) {
@@ -126,7 +192,7 @@ export class BotRunner {
         })
       }
       await new Promise((r) => setTimeout(r, 200))
-      if (o.signal.aborted) return
+      if (signal.aborted) return
     }
   }
 

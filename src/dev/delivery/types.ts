@@ -49,6 +49,8 @@ export interface DeliveryContext {
   maxConnections?: number
   allowedUpdates?: string[]
   dropPendingUpdates?: boolean
+  /** The bot polls for updates itself: the session is switching to polling, so set no webhook and start no bridge. */
+  botPolls?: () => boolean
   /** Another program polling this bot, seen by the check the session started early (once: later calls give undefined). */
   pollers: () => Promise<PollerFound | undefined>
   step<T>(id: StepId, startText: string, fn: () => Promise<T>, okText: (value: T) => string): Promise<T>

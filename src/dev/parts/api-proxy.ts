@@ -1,9 +1,15 @@
 /**
  * api-proxy: the bot's BOT_API_ROOT is a loopback proxy to the real api root (or the emulator)
- * that records each Bot API call, and in polling mode the updates getUpdates returns.
+ * that records each Bot API call, and the updates the bot's getUpdates returns. A getUpdates in a
+ * webhook session means the bot polls by itself: the call is held until the session switched to
+ * polling delivery (no 409 for the bot), at most HOLD_MAX_MS.
  */
+import {waitAtMost} from '../../lib/deadline.js'
 import {startApiProxy, type ApiProxy} from '../../inspector/proxy/api-proxy.js'
-import type {SessionPart} from '../part.js'
+import type {SessionContext, SessionPart} from '../part.js'
+
+/** The longest a bot's getUpdates waits for the switch to polling (then it goes through as it is). */
+const HOLD_MAX_MS = 20_000
 
 export function apiProxyPart(): SessionPart {
   let proxy: ApiProxy | undefined
@@ -17,7 +23,9 @@ export function apiProxyPart(): SessionPart {
         secrets: recording.secrets,
         onCall: (call, raw) => recording.onCall(call, raw),
         local: recording.local,
-        onUpdates: o.mode === 'polling' ? (updates) => recording.onPollingUpdates(updates) : undefined,
+        // Polling mode, or a webhook session switched to polling: the bot's own getUpdates.
+        onUpdates: (updates) => recording.onPollingUpdates(updates),
+        holdCall: (method) => (method.toLowerCase() === 'getupdates' ? untilPolling(ctx) : undefined),
       })
       ctx.botApiRoot = proxy.url
       ctx.emit({
@@ -31,4 +39,11 @@ export function apiProxyPart(): SessionPart {
       await proxy?.close()
     },
   }
+}
+
+/** Undefined when the session delivers by polling already; else until the runner switched it (or gave up). */
+function untilPolling(ctx: SessionContext): Promise<void> | undefined {
+  if (ctx.options.mode === 'polling' || ctx.delivery?.name === 'polling' || ctx.signal.aborted) return undefined
+  const switched = new Promise<void>((letThrough) => ctx.events.emit('bot-polls', letThrough))
+  return waitAtMost(switched, HOLD_MAX_MS).then(() => {})
 }

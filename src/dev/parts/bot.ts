@@ -12,6 +12,7 @@ export function botPart(): SessionPart {
     stopMinMs: 1000,
     async start(ctx) {
       const o = ctx.options
+      if (!o.command) throw new Error('no bot command')
       runner = new BotRunner({
         command: o.command,
         cwd: o.cwd,
@@ -38,6 +39,7 @@ export function botPart(): SessionPart {
       // The session is ending: no more restarts.
       ctx.signal.addEventListener('abort', () => r.close(), {once: true})
       ctx.events.on('files-changed', (files) => void r.restart(files))
+      ctx.events.on('restart-requested', (why) => void r.restart([], why))
       r.launch()
     },
     async stop() {

@@ -15,7 +15,7 @@ import {TunnelWebhookDelivery} from '../delivery/tunnel/delivery.js'
 import {DeliveryStartError, type Delivery} from '../delivery/types.js'
 import {ReplaceablePartError, type SessionPart} from '../part.js'
 import {recordTunnelProcess} from '../orphan.js'
-import {cleanedText, errorMessage, repairFix} from '../render.js'
+import {cleanedText, errorMessage, fallbackText, repairFix, switchedText} from '../render.js'
 
 type Kind = 'tunnel' | 'bridge' | 'polling'
 
@@ -59,22 +59,32 @@ export async function cleanWebhook(ctx: SessionContext): Promise<void> {
   }
 }
 
-/** The delivery of `kind`; `after` names why it replaces a lost one (the bridge after a tunnel). */
-export function deliveryPart(kind: Kind, after?: string): SessionPart {
+/** Why a delivery takes another's place: a tunnel lost for good (the bridge), or a bot that polls by itself (polling). */
+export type Replacing =
+  | {kind: 'fallback'; reason: string; webhookDeleted: () => boolean}
+  | {kind: 'bot-polls'; handedOver: () => HandedOver}
+
+/** What the replaced delivery gave back: our webhook (deleted), the bridge's polling (stopped), or nothing. */
+type HandedOver = 'webhook' | 'bridge' | 'nothing'
+
+/** The delivery of `kind`; `replacing` says whose place it takes, and why. */
+export function deliveryPart(kind: Kind, replacing?: Replacing): SessionPart {
   let ctx: SessionContext | undefined
   let delivery: Delivery | undefined
+  /** What this delivery's handOver gave back. */
+  let handedOver: HandedOver = 'nothing'
   const part: SessionPart = {
     name: 'delivery',
     // Stopping the bridge confirms what the bot acknowledged (up to ~5 s), then the webhook, then the tunnel.
     stopMinMs: 11_000,
     async start(c) {
       ctx = c
-      if (after !== undefined)
+      if (replacing?.kind === 'fallback')
         c.emit({
           type: 'fallback',
           mode: 'bridge',
-          error: after,
-          text: `! No tunnel works (${after}). Updates now arrive by polling through \`bot dev\` (webhook deleted, pending updates kept); the bot keeps running in webhook mode, same process.`,
+          error: replacing.reason,
+          text: fallbackText(replacing.reason, replacing.webhookDeleted()),
         })
       delivery = create(kind, c)
       c.delivery = delivery
@@ -94,6 +104,13 @@ export function deliveryPart(kind: Kind, after?: string): SessionPart {
         if (error instanceof DeliveryStartError) throw new ReplaceablePartError(error.message, {cause: error})
         throw error
       }
+      if (replacing?.kind === 'bot-polls')
+        c.emit({
+          type: 'mode-switch',
+          mode: 'polling',
+          handedOver: replacing.handedOver(),
+          text: switchedText(replacing.handedOver()),
+        })
     },
     async stop() {
       if (!ctx || !delivery) return
@@ -106,19 +123,34 @@ export function deliveryPart(kind: Kind, after?: string): SessionPart {
       void delivery?.close().catch(() => {})
     },
   }
-  if (kind !== 'tunnel') return part
-  // A tunnel lost for good gives way to the bridge, the bot untouched.
+  if (kind === 'polling') return part
   return Object.assign(part, {
+    // A tunnel lost for good gives way to the bridge, the bot untouched.
     fallback(reason: string) {
-      return ctx?.options.fallback ? deliveryPart('bridge', reason) : undefined
+      return kind === 'tunnel' && ctx?.options.fallback
+        ? deliveryPart('bridge', {kind: 'fallback', reason, webhookDeleted: () => handedOver === 'webhook'})
+        : undefined
+    },
+    // A bot that polls by itself gets the polling delivery, the bot untouched.
+    pollingSuccessor() {
+      return deliveryPart('polling', {kind: 'bot-polls', handedOver: () => handedOver})
     },
     async handOver() {
       if (!ctx) return true
       const {webhook, emit} = ctx
+      if (ctx.botPolls) {
+        // Updates the relay holds for a bot that never listens go back to Telegram at once (503), to be polled.
+        await ctx.relay?.close()
+        if (kind === 'bridge') {
+          if (delivery instanceof BridgeDelivery && delivery.started) handedOver = 'bridge'
+          await delivery?.stop().catch(() => {})
+          return true
+        }
+      }
       await delivery?.close().catch(() => {})
       for (let attempt = 0; attempt < 3 && webhook.url !== undefined && !ctx.signal.aborted; attempt++) {
         try {
-          await webhook.deleteOurs({timeoutMs: 5000})
+          if (await webhook.deleteOurs({timeoutMs: 5000})) handedOver = 'webhook'
         } catch (e) {
           emit({type: 'warn', text: `deleteWebhook failed: ${errorMessage(e)}`})
         }
@@ -132,5 +164,5 @@ export function deliveryPart(kind: Kind, after?: string): SessionPart {
         })
       return false
     },
-  } satisfies Pick<SessionPart, 'fallback' | 'handOver'>)
+  } satisfies Pick<SessionPart, 'fallback' | 'handOver' | 'pollingSuccessor'>)
 }

@@ -17,7 +17,8 @@ export function recordingPart(): SessionPart {
         mode: o.mode,
         apiProxy: o.apiProxy,
         offline: o.offline,
-        stateDir: ctx.stateDir,
+        keepDir: o.keepDir ?? ctx.stateDir,
+        beforeInject: o.beforeInject,
         emit: ctx.emit,
         actionTimeoutMs: o.actionTimeoutMs,
       })

@@ -28,6 +28,8 @@ export function relayPart(): SessionPart {
             port: o.relayPort,
             secrets: [o.token, ctx.secret],
             onUpdate: (e) => {
+              // Switching to polling: what the relay gives back unanswered is polled by the bot and shown then.
+              if (ctx.botPolls && (e.status < 200 || e.status >= 300)) return
               ctx.emit({type: 'update', ...e, text: updateText(e)})
               // A failing or long-held delivery: a good moment to look at the webhook.
               if (e.status >= 500 || e.heldMs > 5000) ctx.events.emit('stall')

@@ -9,6 +9,17 @@ import type {SessionPart} from '../part.js'
 import {checkWebhook} from '../repair.js'
 import {randomWebhookPath} from '../webhook/operations.js'
 
+/** The per-bot secret, kept in `keepDir` (offline: per project); where that cannot be written, in the state folder. */
+function keptSecret(botId: number, keepDir: string | undefined, stateDir: string): string {
+  if (keepDir)
+    try {
+      return loadOrCreateSecret(botId, keepDir)
+    } catch {
+      // (an unwritable folder costs only the secret's stability across runs)
+    }
+  return loadOrCreateSecret(botId, stateDir)
+}
+
 export function webhookCheckPart(): SessionPart {
   return {
     name: 'webhook-check',
@@ -38,7 +49,12 @@ export function webhookCheckPart(): SessionPart {
         (text) => text,
       )
       ctx.check()
-      if (o.mode === 'webhook') [ctx.secret, ctx.path] = [loadOrCreateSecret(me.id, ctx.stateDir), randomWebhookPath()]
+      // (--forward-to: the secret the user's server already checks, when it has one.)
+      if (o.mode === 'webhook')
+        [ctx.secret, ctx.path] = [
+          o.forwardTo?.secret?.value ?? keptSecret(me.id, o.keepDir, ctx.stateDir),
+          randomWebhookPath(),
+        ]
     },
   }
 }

@@ -1,13 +1,11 @@
 /**
  * The relay's way to the bot: where to send (the target, undefined while the bot restarts), holding
  * an update until there is a bot to send to (up to holdTimeoutMs), trying again while the bot is
- * going down or coming up, and sharing an attempt with Telegram's retries through the answer cache
- * (relay-answers.ts). The HTTP side (relay.ts) hands it a body and writes back what comes out.
+ * going down or coming up, and sharing a delivery with Telegram's retries through the answer cache
+ * (answers.ts). Callbacks, not promises: a delivery is one object from the request to the answer.
  */
-import type http from 'node:http'
-
-import {AnswerCache} from './answers.js'
-import {isRetryable, Upstream, type BotAnswer} from './upstream.js'
+import {AnswerCache, Attempt} from './answers.js'
+import {isRetryable, Upstream, type AnswerHandler, type BotAnswer} from './upstream.js'
 
 import type {RelayTarget} from './types.js'
 
@@ -18,39 +16,25 @@ export interface Delivered {
   answer?: BotAnswer
   error?: string
   heldMs: number
+  /** A bug in the relay (it answers 500). */
+  bug?: unknown
 }
 
-/** How a delivery learns that its requester went away (Telegram closed the connection). */
+/** Told how a delivery ended, exactly once. */
+export interface DeliveryDone {
+  delivered(result: Delivered): void
+}
+
+/**
+ * How a delivery learns that its requester went away (Telegram closed the connection): `gone`;
+ * `watch()` is called once the delivery waits (holding, backing off), and from then on a close calls
+ * `hold.cancel`. A webhook request's connection is its link (server.ts).
+ */
 export interface Link {
   gone: boolean
   hold: {cancel?: () => void}
   watching: boolean
   watch(): void
-}
-
-/**
- * The link of a webhook request: Telegram gave up on it (read timeout, dropped tunnel) when the
- * response closes unfinished; it will send the update again, so a request still held is not
- * forwarded (that would process the update twice). Watched only once the relay waits (holding or
- * backing off), not on the hot path.
- */
-export function responseLink(res: http.ServerResponse): Link {
-  const link: Link = {
-    gone: false,
-    hold: {},
-    watching: false,
-    watch() {
-      if (link.watching) return
-      link.watching = true
-      res.once('close', () => {
-        if (res.writableFinished) return
-        link.gone = true
-        link.hold.cancel?.()
-      })
-      if (res.destroyed) link.gone = true
-    },
-  }
-  return link
 }
 
 /** The link of a delivery nobody waits on over HTTP (inject): never gone. */
@@ -60,15 +44,15 @@ export function detachedLink(): Link {
 
 export class Deliverer {
   readonly answers = new AnswerCache()
-  #upstream: Upstream
-  #holdTimeoutMs: number
+  readonly upstream: Upstream
+  readonly holdTimeoutMs: number
   #target: RelayTarget | undefined
-  #waiters = new Set<(target: RelayTarget | undefined) => void>()
-  #closed = false
+  readonly waiting = new Set<Delivery>()
+  closed = false
 
   constructor(secret: string, holdTimeoutMs: number) {
-    this.#upstream = new Upstream(secret)
-    this.#holdTimeoutMs = holdTimeoutMs
+    this.upstream = new Upstream(secret)
+    this.holdTimeoutMs = holdTimeoutMs
   }
 
   get target(): RelayTarget | undefined {
@@ -77,100 +61,141 @@ export class Deliverer {
 
   /** Deliveries waiting for a target right now. */
   get held(): number {
-    return this.#waiters.size
+    return this.waiting.size
   }
 
   /** Where to send; undefined holds deliveries until a target is set again. */
   setTarget(target: RelayTarget | undefined): void {
-    if (target !== this.#target) this.#upstream.retire()
+    if (target !== this.#target) this.upstream.retire()
     this.#target = target
-    if (target) {
-      const waiters = [...this.#waiters]
-      this.#waiters.clear()
-      for (const w of waiters) w(target)
-    }
+    if (target) for (const d of [...this.waiting]) d.unhold(target)
   }
 
   /** No more holding: deliveries waiting for a target end at once (503), later ones are not held. */
   close(): void {
-    this.#closed = true
-    const waiters = [...this.#waiters]
-    this.#waiters.clear()
-    for (const w of waiters) w(undefined)
+    this.closed = true
+    for (const d of [...this.waiting]) d.unhold(undefined)
   }
 
   /** Close the connections to the bot. */
   destroy(): Promise<void> {
-    return this.#upstream.destroy()
+    return this.upstream.destroy()
   }
 
   /**
-   * Send the body to the bot: hold it while there is no bot to send to (up to holdTimeoutMs), try
-   * again while the bot is going down or coming up. With an updateId the attempt is shared with
+   * Send the body to the bot: held while there is no bot to send to (up to holdTimeoutMs), sent
+   * again while the bot is going down or coming up. With an updateId the delivery is shared with
    * Telegram's retries through the answer cache; without one (inject) the cache is not touched.
+   * `done` hears the outcome once (it may be before this returns).
    */
-  async deliver(
+  deliver(
     body: Buffer,
     contentType: string | undefined,
     started: number,
     updateId: number | undefined,
     link: Link,
-  ): Promise<Delivered> {
-    const deadline = started + this.#holdTimeoutMs
-    let heldMs = 0
-    let backoff = 20
-    for (;;) {
-      let target = this.#target
-      if (!target) {
-        link.watch()
-        const holdStart = performance.now()
-        target = link.gone ? undefined : await this.#waitTarget(deadline, link.hold)
-        heldMs += performance.now() - holdStart
-        if (!target && !link.gone)
-          return {
-            heldMs,
-            error: this.#closed
-              ? 'dev session is stopping'
-              : `the bot was not listening within ${Math.round(this.#holdTimeoutMs / 1000)}s`,
-          }
-      }
-      if (link.gone) return {heldMs, error: GONE}
+    done: DeliveryDone,
+  ): void {
+    const d = new Delivery(this, body, contentType, started + this.holdTimeoutMs, updateId, link, done)
+    if (updateId !== undefined) this.answers.track(updateId, d)
+    d.run()
+  }
+}
+
+/** One update on its way to the bot; retries of it wait on it (an Attempt). */
+class Delivery extends Attempt implements AnswerHandler {
+  #heldMs = 0
+  #backoff = 20
+  #since = 0
+  #timer: NodeJS.Timeout | undefined
+  #ended = false
+
+  constructor(
+    readonly deliverer: Deliverer,
+    readonly body: Buffer,
+    readonly contentType: string | undefined,
+    readonly deadline: number,
+    readonly updateId: number | undefined,
+    readonly link: Link,
+    readonly done: DeliveryDone,
+  ) {
+    super()
+  }
+
+  run(): void {
+    const d = this.deliverer
+    const link = this.link
+    if (link.gone) return this.#end({heldMs: this.#heldMs, error: GONE})
+    if (d.closed) return this.#end({heldMs: this.#heldMs, error: 'dev session is stopping'})
+    const target = d.target
+    if (!target) return this.#hold()
+    try {
+      d.upstream.send(target, this.body, this.contentType, this)
+    } catch (bug) {
       // A throw here is a bug (the relay answers 500); only a failed send is the bot's connection failing.
-      const sending = this.#upstream.send(target!, body, contentType)
-      if (updateId !== undefined) this.answers.track(updateId, sending)
-      try {
-        const answer = await sending
-        if (updateId !== undefined) this.answers.settle(updateId, sending, answer)
-        return {answer, heldMs}
-      } catch (e) {
-        if (updateId !== undefined) this.answers.settle(updateId, sending, undefined)
-        if (!isRetryable(e) || this.#closed || performance.now() + backoff >= deadline)
-          return {heldMs, error: `bot connection failed: ${(e as NodeJS.ErrnoException).code || (e as Error).message}`}
-        // The bot is going down or coming up: wait for it (or for a new target) and try again.
-        link.watch()
-        const holdStart = performance.now()
-        await new Promise((r) => setTimeout(r, backoff))
-        heldMs += performance.now() - holdStart
-        backoff = Math.min(backoff * 2, 250)
-      }
+      this.#end({heldMs: this.#heldMs, bug})
     }
   }
 
-  #waitTarget(deadline: number, hold: {cancel?: () => void}): Promise<RelayTarget | undefined> {
-    if (this.#closed) return Promise.resolve(undefined)
-    const left = deadline - performance.now()
-    if (left <= 0) return Promise.resolve(undefined)
-    return new Promise((resolve) => {
-      const done = (t: RelayTarget | undefined) => {
-        clearTimeout(timer)
-        this.#waiters.delete(done)
-        hold.cancel = undefined
-        resolve(t)
-      }
-      const timer = setTimeout(() => done(undefined), left)
-      this.#waiters.add(done)
-      hold.cancel = () => done(undefined)
+  /** A target came (or undefined: the relay closes, the hold ended). */
+  unhold(target: RelayTarget | undefined): void {
+    const d = this.deliverer
+    if (!d.waiting.delete(this)) return
+    clearTimeout(this.#timer)
+    this.link.hold.cancel = undefined
+    this.#heldMs += performance.now() - this.#since
+    if (target && !this.link.gone) return this.run()
+    this.#end({
+      heldMs: this.#heldMs,
+      error: this.link.gone
+        ? GONE
+        : d.closed
+          ? 'dev session is stopping'
+          : `the bot was not listening within ${Math.round(d.holdTimeoutMs / 1000)}s`,
     })
+  }
+
+  onAnswer(answer: BotAnswer): void {
+    this.#end({answer, heldMs: this.#heldMs})
+  }
+
+  onError(error: Error): void {
+    const d = this.deliverer
+    if (!isRetryable(error) || d.closed || performance.now() + this.#backoff >= this.deadline)
+      return this.#end({
+        heldMs: this.#heldMs,
+        error: `bot connection failed: ${(error as NodeJS.ErrnoException).code || error.message}`,
+      })
+    // The bot is going down or coming up: wait for it (or for a new target) and try again.
+    this.link.watch()
+    this.#since = performance.now()
+    this.#timer = setTimeout(() => {
+      this.#heldMs += performance.now() - this.#since
+      this.run()
+    }, this.#backoff)
+    this.#backoff = Math.min(this.#backoff * 2, 250)
+  }
+
+  #hold(): void {
+    const left = this.deadline - performance.now()
+    this.link.watch()
+    if (this.link.gone) return this.#end({heldMs: this.#heldMs, error: GONE})
+    if (left <= 0)
+      return this.#end({
+        heldMs: this.#heldMs,
+        error: `the bot was not listening within ${Math.round(this.deliverer.holdTimeoutMs / 1000)}s`,
+      })
+    this.#since = performance.now()
+    this.deliverer.waiting.add(this)
+    this.#timer = setTimeout(() => this.unhold(undefined), left)
+    this.link.hold.cancel = () => this.unhold(undefined)
+  }
+
+  #end(result: Delivered): void {
+    if (this.#ended) return
+    this.#ended = true
+    if (this.updateId !== undefined) this.deliverer.answers.settle(this.updateId, this, result.answer)
+    this.done.delivered(result)
   }
 }
 

@@ -79,6 +79,11 @@ export interface RelayOptions {
   onRefusedSummary?: (event: RelayRefusedSummaryEvent) => void
   /** How often refusals are summarised. Default 60 s. */
   refusalWindowMs?: number
+  /**
+   * Most connections without an authenticated request (idle between requests, sending a head):
+   * beyond, the longest idle is closed first. Default 256 (Telegram opens at most 100).
+   */
+  maxAnonymousConnections?: number
 }
 
 export interface RelayStats {

@@ -54,7 +54,10 @@ export const pollerProbeCheck: Check = {
 
     // List the local token holders BEFORE probing: a poller that stops on 409 may exit at our first poll.
     // Only those that may poll: this CLI, a shell or a process with no connection are not the other poller.
-    const all = ((await ctx.outcome('local-pollers'))?.data as TokenHolder[] | undefined) ?? []
+    const local = await ctx.outcome('local-pollers')
+    // Not selected (--only/--skip): nothing is known about this machine's processes.
+    const localChecked = local !== undefined
+    const all = (local?.data as TokenHolder[] | undefined) ?? []
     const holders = all.filter(mayPoll)
     const outcome = await probePollers(ctx.api, {seconds: ctx.probeSeconds, signal: ctx.signal})
     const polls = `${outcome.polls} getUpdates with limit 1 and no offset: nothing confirmed, no update consumed`
@@ -96,14 +99,17 @@ export const pollerProbeCheck: Check = {
             ? ['It is probably one of these local processes:', ...holders.map((h) => `  ${describeHolder(h)}`)].join(
                 '\n',
               )
-            : all.length > 0
-              ? 'No other process on this machine that holds the token is connected to the Bot API, so it runs elsewhere: a server, a container, another machine (or a CI job).'
-              : 'No other process on this machine holds the token, so it runs elsewhere: a server, a container, another machine (or a CI job).'
+            : !localChecked
+              ? "This machine's processes were not looked at (the local-pollers check did not run), so it may run here or elsewhere."
+              : all.length > 0
+                ? 'No other process on this machine that holds the token is connected to the Bot API, so it runs elsewhere: a server, a container, another machine (or a CI job).'
+                : 'No other process on this machine holds the token, so it runs elsewhere: a server, a container, another machine (or a CI job).'
         return {
           status: 'fail',
           detail: ctx.redact(`${evidence}\n${where}${stopped}\n${INTERRUPTS}`),
-          fix:
-            holders.length === 0
+          fix: !localChecked
+            ? 'Run `bot doctor --only local-pollers,poller-probe` (or without --only) to look for it on this machine first.'
+            : holders.length === 0
               ? ELSEWHERE_FIX
               : exited.length < holders.length
                 ? stopFix(holders.filter((h) => !exited.includes(h)))

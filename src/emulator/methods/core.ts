@@ -26,6 +26,8 @@ export type Handler = (bot: BotState, params: Params, core: Core, ctx: CallConte
 export interface Core {
   /** --local behaviour (http webhooks, any port and IP, max_connections up to 100000). */
   readonly local: boolean
+  /** Names resolved in local mode (lower case, no trailing dot → IP): EmulatorOptions.hosts. */
+  readonly hosts: ReadonlyMap<string, string>
   /** Epoch ms when the emulator started. */
   readonly startedAt: number
   /** Webhook read (inactivity) timeout in ms, already scaled. */

@@ -68,7 +68,7 @@ export async function setWebhook(bot: BotState, params: Params, core: Core, ctx:
   bot.pendingSetWebhook = attempt
   let resolvedIp: string
   try {
-    resolvedIp = await checkTarget(parsed, ipAddress, core.local)
+    resolvedIp = await checkTarget(parsed, ipAddress, core)
   } finally {
     if (bot.pendingSetWebhook === attempt) bot.pendingSetWebhook = undefined
   }
@@ -105,7 +105,8 @@ export function parseWebhookUrl(url: string): URL | undefined {
 const badWebhook = (reason: string): ApiError => badRequest(`bad webhook: ${reason}`)
 
 /** The webhook worker's start-up checks: port and scheme (cloud), then the address (fixed or resolved). */
-async function checkTarget(url: URL, ipAddress: string, local: boolean): Promise<string> {
+async function checkTarget(url: URL, ipAddress: string, core: Core): Promise<string> {
+  const local = core.local
   if (!local) {
     const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80
     if (!CLOUD_PORTS.has(port)) throw badWebhook('Webhook can be set up only on ports 80, 88, 443 or 8443')
@@ -117,7 +118,7 @@ async function checkTarget(url: URL, ipAddress: string, local: boolean): Promise
     ip = ipAddress
   } else {
     const host = url.hostname.replace(/^\[(.*)\]$/, '$1')
-    ip = isIP(host) !== 0 ? host : await resolve(host, local)
+    ip = isIP(host) !== 0 ? host : await resolve(host, local, core.hosts)
   }
   if (!local) {
     if (isIP(ip) === 6) throw badWebhook('IPv6-only addresses are not allowed')
@@ -126,11 +127,14 @@ async function checkTarget(url: URL, ipAddress: string, local: boolean): Promise
   return ip
 }
 
-async function resolve(host: string, local: boolean): Promise<string> {
-  // Local mode never asks DNS (tests stay hermetic): localhost names are loopback, any other name is unknown.
+async function resolve(host: string, local: boolean, hosts: ReadonlyMap<string, string>): Promise<string> {
+  // Local mode never asks DNS (tests stay hermetic): localhost names are loopback, the names given as
+  // EmulatorOptions.hosts are theirs, any other name is unknown.
   if (local) {
     const name = host.toLowerCase().replace(/\.$/, '')
     if (name === 'localhost' || name.endsWith('.localhost')) return '127.0.0.1'
+    const known = hosts.get(name)
+    if (known) return known
     throw badWebhook('Failed to resolve host: Name or service not known')
   }
   try {

@@ -89,16 +89,16 @@ export class UpdateHistory implements HistoryView {
       updateId: facts.updateId,
       time: new Date(now).toISOString(),
       type: facts.type,
-      ...(facts.chatId !== undefined ? {chatId: facts.chatId} : {}),
-      ...(facts.preview !== undefined ? {preview: facts.preview} : {}),
       update: facts.update,
       answer: null,
       calls: [],
       seq: ++this.#seq,
       source,
-      ...(replayOf !== undefined ? {replayOf} : {}),
-      ...(facts.truncated ? {truncated: true} : {}),
     }
+    if (facts.chatId !== undefined) entry.chatId = facts.chatId
+    if (facts.preview !== undefined) entry.preview = facts.preview
+    if (replayOf !== undefined) entry.replayOf = replayOf
+    if (facts.truncated) entry.truncated = true
     const tags = updateTags(facts.update)
     if (tags.length > 0) entry.tags = tags
     try {

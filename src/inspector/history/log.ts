@@ -16,7 +16,7 @@ import {
   touchPrivateFile,
   writePrivateFile,
 } from '../../session-store/private-files.js'
-
+import {updateJson} from './shape.js'
 import type {UpdateEntry} from '../types.js'
 
 /** Most bytes read from the end of a log (older lines are ignored). */
@@ -163,7 +163,11 @@ export class HistoryLog {
   }
 
   #line(entry: UpdateEntry): string {
-    return JSON.stringify({session: this.#session, ...entry})
+    // The update as the JSON it arrived in (redacted): not serialised again.
+    const json = updateJson(entry.update)
+    if (json === undefined) return JSON.stringify({session: this.#session, ...entry})
+    const line = JSON.stringify({session: this.#session, ...entry, update: undefined})
+    return `${line.slice(0, -1)},"update":${json}}`
   }
 
   /** A log that cannot be written (a full disk, a read-only folder) is reported once and then left alone. */

@@ -45,6 +45,11 @@ export interface ApiProxyOptions {
   /** Each call once answered, with its parameters and result as sent and received (not kept by the proxy). */
   onCall: (call: ApiCall, raw: RawCall) => void
   onUpdates?: (updates: unknown[]) => void
+  /**
+   * Asked before a call is forwarded (by its method name): a promise holds it until it settles (a
+   * bot's getUpdates while `bot dev` switches the session to polling), undefined lets it go now.
+   */
+  holdCall?: (method: string) => Promise<void> | undefined
   /** A client must have sent its request headers within this long (default 60 s). */
   headersTimeoutMs?: number
   /** Most connections kept open with no request in progress (default 256; the oldest idle go first). */
@@ -95,6 +100,7 @@ interface Context {
   onCall: (call: ApiCall, raw: RawCall) => void
   onUpdates?: (updates: unknown[]) => void
   local?: ApiProxyOptions['local']
+  holdCall?: (method: string) => Promise<void> | undefined
 }
 
 interface CallInfo {
@@ -165,7 +171,7 @@ class Exchange implements Dispatcher.DispatchHandlers {
     if (!hasBody) {
       this.#bodyDone = true
       req.resume()
-      if (!this.#answerLocally()) this.#dispatch(null)
+      if (!this.#answerLocally()) this.#whenLetThrough(() => this.#dispatch(null))
     } else if (length !== undefined && Number(length) <= PARAMS_TEE_BYTES) {
       // A small body (the usual JSON call) is read whole: one write upstream, parsed from the same bytes.
       const chunks: Buffer[] = []
@@ -175,10 +181,10 @@ class Exchange implements Dispatcher.DispatchHandlers {
         const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)
         this.#tee?.push(body)
         this.#tee?.end()
-        if (!this.#answerLocally()) this.#dispatch(body)
+        if (!this.#answerLocally()) this.#whenLetThrough(() => this.#dispatch(body))
       })
     } else {
-      this.#dispatch(this.#stream())
+      this.#whenLetThrough(() => this.#dispatch(this.#stream()))
     }
   }
 
@@ -215,6 +221,20 @@ class Exchange implements Dispatcher.DispatchHandlers {
       this.#report()
     }
     return true
+  }
+
+  /** Forward now, or once the session lets this call through (see ApiProxyOptions.holdCall). */
+  #whenLetThrough(forward: () => void): void {
+    const hold = this.#ctx.holdCall
+    let wait: Promise<void> | undefined
+    if (hold && this.#call)
+      try {
+        wait = hold(safeDecode(this.#call.method))
+      } catch {
+        wait = undefined
+      }
+    if (!wait) return forward()
+    wait.then(forward, forward)
   }
 
   /** The request body as it arrives, copied (bounded) for the parameters, with undici's backpressure. */
@@ -505,6 +525,7 @@ export async function startApiProxy(o: ApiProxyOptions): Promise<ApiProxy> {
     onCall: o.onCall,
     onUpdates: o.onUpdates,
     local: o.local,
+    holdCall: o.holdCall,
   }
   const headersTimeout = o.headersTimeoutMs ?? 60_000
   // Node looks for connections past the deadline every 30 s by default; a shorter deadline is checked more often.

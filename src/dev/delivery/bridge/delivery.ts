@@ -21,6 +21,11 @@ export class BridgeDelivery implements Delivery {
     this.#c = context
   }
 
+  /** The bridge was started (it is not when the bot turned out to poll by itself). */
+  get started(): boolean {
+    return this.#bridge !== undefined
+  }
+
   onLost(): void {
     // The bridge is the last resort: it reports trouble but is never replaced.
   }
@@ -35,6 +40,8 @@ export class BridgeDelivery implements Delivery {
         if (c.webhook.replaced) await deleteDevWebhook(c.api, {signal: c.signal})
         else if (c.dropPendingUpdates) await c.api.deleteWebhook({drop_pending_updates: true}, {signal: c.signal})
         const found = await c.pollers()
+        // The bot polls by itself: the session switches to polling delivery next, so no bridge.
+        if (c.botPolls?.()) return
         const bridge = new UpdateBridge({
           api: c.api,
           target: {url: joinUrl(`http://127.0.0.1:${relay.port}`, c.path), secret: c.secret},
@@ -52,7 +59,9 @@ export class BridgeDelivery implements Delivery {
         if (found) c.emit({type: 'warn', ...pollerCutOffText(found, 'bridge')})
       },
       () =>
-        'Polling bridge running: `bot dev` takes the updates with getUpdates and posts them to the bot (no webhook is set)',
+        this.#bridge
+          ? 'Polling bridge running: `bot dev` takes the updates with getUpdates and posts them to the bot (no webhook is set)'
+          : 'Polling bridge not started: the bot polls for updates itself',
     )
   }
 

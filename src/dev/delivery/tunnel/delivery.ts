@@ -176,6 +176,8 @@ export class TunnelWebhookDelivery implements Delivery {
 
     // Is someone else long-polling this bot? (setWebhook is about to cut them off.)
     const found = await c.pollers()
+    // The bot polls by itself: the session switches to polling delivery next, so no webhook now.
+    if (c.botPolls?.()) return
     await c.step(
       'webhook',
       'Setting the webhook…',

@@ -18,6 +18,20 @@ export interface WebhookWatchOptions {
   emit: DevEventSink
 }
 
+/**
+ * The webhook is this session's: a 503 is bot dev's own relay saying the bot was not there (down,
+ * crashed, restarting, not listening on PORT) for longer than it may hold an update. Not "a proxy or
+ * load balancer", which is what it would mean in production.
+ */
+export function relayExplanation(lastError: string): {meaning: string; fix: string} | undefined {
+  if (!/^Wrong response from the webhook: 503\b/i.test(lastError)) return undefined
+  return {
+    meaning:
+      "bot dev's relay answered 503: your bot was down or restarting (not listening on PORT) for longer than the relay holds an update (--hold-timeout), so the update went back to Telegram, which sends it again.",
+    fix: "Look at the bot's output above (did it exit, or not open PORT?); once it listens again, the retries reach it: nothing is lost.",
+  }
+}
+
 export class WebhookWatch {
   readonly #o: WebhookWatchOptions
   #timer: NodeJS.Timeout | undefined
@@ -99,7 +113,7 @@ export class WebhookWatch {
     const date = info.last_error_date ?? 0
     if (info.last_error_message && date >= this.#since && date !== this.#lastErrorDate) {
       this.#lastErrorDate = date
-      const why = explainDeliveryError(info.last_error_message)
+      const why = relayExplanation(info.last_error_message) ?? explainDeliveryError(info.last_error_message)
       emit({
         type: 'warn',
         text: `Telegram could not deliver to the webhook: "${info.last_error_message}". ${why.meaning}`,
