@@ -134,9 +134,11 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
       executeReply: async (bot, params) => {
         const method = (params.get('method') ?? '').toLowerCase()
         if (!runnableAsReply(method)) return false
-        await this.invoke(bot, params.get('method') ?? '', params, NEVER_ABORTED, 'webhook-reply').catch(
-          () => undefined,
-        )
+        try {
+          await this.invoke(bot, params.get('method') ?? '', params, NEVER_ABORTED, 'webhook-reply')
+        } catch {
+          // recorded with its error; a webhook reply's outcome goes nowhere else
+        }
         return true
       },
       delivered: (event) => this.emit('delivery', event),
@@ -516,7 +518,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     params: Params,
     onAbort: (fn: () => void) => () => void,
     source: RecordedCall['source'],
-  ): Promise<Answer> {
+  ): Answer | Promise<Answer> {
     return dispatch(bot, method, params, {
       core: this.core,
       onAbort,
