@@ -54,6 +54,11 @@ export class Params {
    */
   toRecord(): Record<string, unknown> {
     const out: Record<string, unknown> = {}
+    if (this.files.size === 0) {
+      // the common case, on every call's hot path: no file to resolve
+      for (const [k, v] of this.values) if (!(k in out)) out[k] = decodeJsonish(v)
+      return out
+    }
     const attached = new Set<string>()
     const resolve = (value: unknown): unknown => {
       if (typeof value === 'string') {
@@ -72,7 +77,7 @@ export class Params {
     }
     for (const [k, v] of this.values) {
       if (k in out) continue
-      out[k] = this.files.size > 0 ? resolve(decodeJsonish(v)) : decodeJsonish(v)
+      out[k] = resolve(decodeJsonish(v))
     }
     for (const [k, f] of this.files) if (!(k in out) && !attached.has(k)) out[k] = fileInfo(f)
     return out
@@ -87,6 +92,9 @@ const fileInfo = (f: UploadedFile): {filename: string; mimeType: string; size: n
 
 /** A value holding a JSON object or array, decoded (within the depth bound: a deeper one stays text). */
 function decodeJsonish(value: string): unknown {
+  const first = value.charCodeAt(0)
+  // most values start with neither whitespace nor a bracket: no trimmed copy for them
+  if (first !== 123 && first !== 91 && first > 32 && first < 127) return value
   const c = value.trimStart()[0]
   if (c !== '{' && c !== '[') return value
   try {
