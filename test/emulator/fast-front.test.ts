@@ -164,6 +164,38 @@ describe('the fast front on real sockets', () => {
     c.socket.destroy()
   })
 
+  it('answers thousands of pipelined requests in order to a client that reads nothing for a while', async () => {
+    const {emu, token} = await setup()
+    const host = hostOf(emu.apiRoot)
+    const me = knownUser(emu, token)
+    const c = await connect(emu.apiRoot)
+    c.socket.pause() // the answers pile up: the server's write buffer fills, it stops reading until it drains
+    const count = 4000
+    const long = 'x'.repeat(4000) // ~4 KiB answers: 16 MiB in all, more than loopback's socket buffers hold
+    let requests = ''
+    for (let i = 0; i < count; i++)
+      requests += post(host, `/bot${token}/sendMessage`, {chat_id: me.id, text: `n${i} ${long}`})
+    c.write(requests)
+    // the server stops reading once its answers cannot be written: the sends stop short of the requests sent
+    let last = -1
+    const stalled = await waitFor(
+      () => {
+        const now = emu.sentMessages(token).length
+        const still = now === last && now > 0
+        last = now
+        return still ? now : undefined
+      },
+      {what: 'the sends to stop while nothing is read', interval: 100},
+    )
+    expect(stalled).toBeLessThan(count)
+    c.socket.resume()
+    const answers = await c.read(count, `${count} answers`)
+    expect(answers.map((a) => JSON.parse(a.body).result.text)).toEqual(
+      Array.from({length: count}, (_, i) => `n${i} ${long}`),
+    )
+    c.socket.destroy()
+  })
+
   it('reads a request that comes in many small TCP chunks', async () => {
     const {emu, token} = await setup()
     const c = await connect(emu.apiRoot)
