@@ -238,7 +238,19 @@ class Connection {
   private readonly onData = (chunk: Buffer): void => {
     this.chunks.push(chunk)
     this.size += chunk.length
-    if (this.size >= this.need) this.parse()
+    if (this.size >= this.need) this.guarded(this.parse)
+  }
+
+  /**
+   * Run a step of the connection (called from socket events and promise callbacks): whatever it throws ends this
+   * connection, never the process (an exception in a 'data' handler, a rejection nobody handles).
+   */
+  private guarded(step: () => void): void {
+    try {
+      step.call(this)
+    } catch {
+      this.socket.destroy()
+    }
   }
 
   /** Serve the complete requests read, in order, until one needs Node's server or more bytes. */
@@ -313,7 +325,7 @@ class Connection {
     } catch (err) {
       pending.text = responseText(errorReply(err))
     }
-    this.flush()
+    this.guarded(this.flush)
   }
 
   /** Write the answers that are due, in order; then read on, or hand over. */
@@ -336,7 +348,7 @@ class Connection {
     if (this.paused) return
     this.paused = true
     this.socket.pause()
-    if (this.socket.writableNeedDrain) this.socket.once('drain', () => this.resume())
+    if (this.socket.writableNeedDrain) this.socket.once('drain', () => this.guarded(this.resume))
   }
 
   private resume(): void {
