@@ -1,7 +1,7 @@
 /** BotApiEmulator: a faithful local Bot API server for tests and offline development. */
 import {EventEmitter} from 'node:events'
 import http from 'node:http'
-import type {AddressInfo} from 'node:net'
+import net, {type AddressInfo} from 'node:net'
 import type {BotState} from './state/bot.js'
 import {NEVER_ABORTED, type Answer, type Core} from './methods/core.js'
 import {WebhookWorker} from './webhook/delivery.js'
@@ -14,6 +14,7 @@ import {checkFaultSpec, type FaultSpec} from './state/faults.js'
 import {dispatch} from './methods/dispatch.js'
 import {BotRegistry} from './state/registry.js'
 import {createHandler} from './http/server.js'
+import {createFront} from './http/fast.js'
 import {type Scope, scopeFor} from './http/guard.js'
 import {callbackQuery, migrate, noteUsers, setBlocked, userMessage} from './user/actions.js'
 import {chatMatches, waitForCall} from './user/wait.js'
@@ -79,7 +80,9 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
 
   private readonly local: boolean
   private readonly timeScale: number
-  private readonly server: http.Server
+  /** The listening socket: the fast front (http/fast.ts), which hands what it does not read to `http`. */
+  private readonly server: net.Server
+  private readonly closeConnections: () => void
   /** Who may call it (http/guard.ts): set once it listens. */
   private readonly scope: Scope = {hosts: new Set(), port: 0}
   /** The bots by token (registry.ts). */
@@ -134,9 +137,11 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
       executeReply: async (bot, params) => {
         const method = (params.get('method') ?? '').toLowerCase()
         if (!runnableAsReply(method)) return false
-        await this.invoke(bot, params.get('method') ?? '', params, NEVER_ABORTED, 'webhook-reply').catch(
-          () => undefined,
-        )
+        try {
+          await this.invoke(bot, params.get('method') ?? '', params, NEVER_ABORTED, 'webhook-reply')
+        } catch {
+          // recorded with its error; a webhook reply's outcome goes nowhere else
+        }
         return true
       },
       delivered: (event) => this.emit('delivery', event),
@@ -150,24 +155,25 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
       botFor: (token) => this.bots.find(token),
       onStop: (fail) => this.onStop(fail),
     })
-    this.server = http.createServer(
-      {keepAlive: true, keepAliveTimeout: 500_000},
-      createHandler(
-        {
-          botFor: (token) => this.bots.forRequest(token),
-          invoke: (bot, method, params, onAbort) => this.invoke(bot, method, params, onAbort, 'http'),
-          control,
-          file: (token, filePath) => {
-            const bot = this.bots.get(token)
-            const file = bot && !bot.revoked ? bot.files.atPath(filePath) : undefined
-            return file && bot ? bot.files.contentOf(file) : undefined
-          },
-        },
-        this.scope,
-      ),
-    )
-    this.server.headersTimeout = 0
-    this.server.requestTimeout = 0
+    const router = {
+      botFor: (token: string) => this.bots.forRequest(token),
+      invoke: (bot: BotState, method: string, params: Params, onAbort: (fn: () => void) => () => void) =>
+        this.invoke(bot, method, params, onAbort, 'http'),
+      control,
+      file: (token: string, filePath: string) => {
+        const bot = this.bots.get(token)
+        const file = bot && !bot.revoked ? bot.files.atPath(filePath) : undefined
+        return file && bot ? bot.files.contentOf(file) : undefined
+      },
+    }
+    // Node's HTTP server, never listening itself: it serves the connections the front hands over
+    const fallback = http.createServer({keepAlive: true, keepAliveTimeout: 500_000}, createHandler(router, this.scope))
+    fallback.headersTimeout = 0
+    fallback.requestTimeout = 0
+    const front = createFront(router, this.scope, fallback)
+    this.closeConnections = front.closeAll
+    // the socket options Node's HTTP server would give its connections (http.createServer above)
+    this.server = net.createServer({allowHalfOpen: true, noDelay: true, keepAlive: true}, front.onConnection)
   }
 
   private listen(port: number, host: string): Promise<void> {
@@ -199,7 +205,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     this.timers.clear()
     await new Promise<void>((resolve) => {
       this.server.close(() => resolve())
-      this.server.closeAllConnections()
+      this.closeConnections()
     })
   }
 
@@ -516,7 +522,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     params: Params,
     onAbort: (fn: () => void) => () => void,
     source: RecordedCall['source'],
-  ): Promise<Answer> {
+  ): Answer | Promise<Answer> {
     return dispatch(bot, method, params, {
       core: this.core,
       onAbort,

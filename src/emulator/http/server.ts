@@ -11,8 +11,13 @@ import {refusal, type Scope} from './guard.js'
 export interface Router {
   /** The bot of a token, or an ApiError (401 unknown/revoked, 404 malformed). */
   botFor(token: string): BotState
-  /** Run a method for the bot; records the call. */
-  invoke(bot: BotState, method: string, params: Params, onAbort: (fn: () => void) => () => void): Promise<Answer>
+  /** Run a method for the bot; records the call. A method that does not wait answers at once (no promise). */
+  invoke(
+    bot: BotState,
+    method: string,
+    params: Params,
+    onAbort: (fn: () => void) => () => void,
+  ): Answer | Promise<Answer>
   /** The control API under /_emulator (see control-api.ts). */
   control(req: http.IncomingMessage, res: http.ServerResponse, path: string, search: string): Promise<void>
   /** The bytes served at /file/bot<token>/<file_path> (what getFile's file_path names), if any. */
@@ -39,20 +44,80 @@ export function errorBody(error: ApiError): string {
   return JSON.stringify(body)
 }
 
-function send(res: http.ServerResponse, status: number, body: string, retryAfter?: number): void {
+/** What a Bot API request is answered: the HTTP status (the error_code of an error), the envelope, Retry-After. */
+export interface Reply {
+  status: number
+  body: string
+  retryAfter?: number
+}
+
+const okReply = (answer: Answer): Reply => ({status: 200, body: okBody(answer)})
+
+/** The reply for whatever a request threw: an ApiError as it is, anything else `500 Internal Server Error: …`. */
+export function errorReply(err: unknown): Reply {
+  const error = err instanceof ApiError ? err : new ApiError(500, `Internal Server Error: ${describe(err)}`)
+  return {status: error.code, body: errorBody(error), retryAfter: error.parameters?.retry_after}
+}
+
+/** Whether a value is a promise (or another thenable) rather than an answer at hand. */
+export const isPromise = <T>(value: T | Promise<T>): value is Promise<T> =>
+  typeof (value as {then?: unknown} | null)?.then === 'function'
+
+/**
+ * A Bot API call `/bot<token>/<method>` (the path's part after `/bot`), as both fronts serve it (server.ts below, and
+ * fast.ts): the token's bot first (401/404 before the body is read), then the parameters, then the method. The reply
+ * comes at once when nothing waited (a body already read, a method that answers at once), else as a promise; it never
+ * throws nor rejects.
+ */
+export function serveBotCall(
+  router: Router,
+  rest: string,
+  readParams: () => Params | Promise<Params>,
+  onAbort: (fn: () => void) => () => void,
+): Reply | Promise<Reply> {
+  try {
+    const slash = rest.indexOf('/')
+    if (slash < 0) throw notFound()
+    const token = safeDecode(rest.slice(0, slash))
+    let method = safeDecode(rest.slice(slash + 1))
+    if (method.startsWith('test/')) method = method.slice(5) // the test data centre: same emulated bots
+    const bot = router.botFor(token)
+    const params = readParams()
+    if (isPromise(params)) return params.then((p) => invokeFor(router, bot, method, p, onAbort), errorReply)
+    return invokeFor(router, bot, method, params, onAbort)
+  } catch (err) {
+    return errorReply(err)
+  }
+}
+
+function invokeFor(
+  router: Router,
+  bot: BotState,
+  method: string,
+  params: Params,
+  onAbort: (fn: () => void) => () => void,
+): Reply | Promise<Reply> {
+  try {
+    const answer = router.invoke(bot, method === '' ? (params.get('method') ?? '') : method, params, onAbort)
+    return isPromise(answer) ? answer.then(okReply, errorReply) : okReply(answer)
+  } catch (err) {
+    return errorReply(err)
+  }
+}
+
+function send(res: http.ServerResponse, reply: Reply): void {
   if (res.headersSent || res.destroyed) return
   const headers: http.OutgoingHttpHeaders = {
     Connection: 'keep-alive',
     'Content-Type': 'application/json',
-    'Content-Length': Buffer.byteLength(body),
+    'Content-Length': Buffer.byteLength(reply.body),
   }
-  if (retryAfter && retryAfter > 0) headers['Retry-After'] = String(retryAfter)
-  res.writeHead(status, headers)
-  res.end(body)
+  if (reply.retryAfter && reply.retryAfter > 0) headers['Retry-After'] = String(reply.retryAfter)
+  res.writeHead(reply.status, headers)
+  res.end(reply.body)
 }
 
-const sendError = (res: http.ServerResponse, error: ApiError): void =>
-  send(res, error.code, errorBody(error), error.parameters?.retry_after)
+const sendError = (res: http.ServerResponse, error: unknown): void => send(res, errorReply(error))
 
 /** The request handler of the emulator's HTTP server; `scope` says who may call it (guard.ts). */
 export function createHandler(router: Router, scope: Scope): http.RequestListener {
@@ -64,7 +129,7 @@ export function createHandler(router: Router, scope: Scope): http.RequestListene
     }
     void handle(router, req, res).catch((err: unknown) => {
       try {
-        sendError(res, err instanceof ApiError ? err : new ApiError(500, `Internal Server Error: ${describe(err)}`))
+        sendError(res, err)
       } catch {
         res.destroy() // nothing a request does may take the process down
       }
@@ -101,16 +166,6 @@ async function handle(router: Router, req: http.IncomingMessage, res: http.Serve
   if (path === '/_emulator' || path.startsWith('/_emulator/')) return router.control(req, res, path, search)
   if (path.startsWith('/file/bot')) return download(router, req, res, path.slice('/file/bot'.length))
   if (!path.startsWith('/bot')) throw notFound()
-  const rest = path.slice(4)
-  const slash = rest.indexOf('/')
-  if (slash < 0) throw notFound()
-  const token = safeDecode(rest.slice(0, slash))
-  let method = safeDecode(rest.slice(slash + 1))
-  if (method.startsWith('test/')) method = method.slice(5) // the test data centre: same emulated bots
-
-  const bot = router.botFor(token)
-  const params = await readParams(search, req.headers, req)
-  if (method === '') method = params.get('method') ?? ''
 
   // The caller is gone when the response closes before it was sent (client disconnect, or stop() closing it).
   const onAbort = (fn: () => void): (() => void) => {
@@ -120,8 +175,8 @@ async function handle(router: Router, req: http.IncomingMessage, res: http.Serve
     res.once('close', listener)
     return () => res.off('close', listener)
   }
-  const answer = await router.invoke(bot, method, params, onAbort)
-  send(res, 200, okBody(answer))
+  const reply = serveBotCall(router, path.slice(4), () => readParams(search, req.headers, req), onAbort)
+  send(res, isPromise(reply) ? await reply : reply)
 }
 
 /**

@@ -21,11 +21,22 @@ export interface DispatchContext {
   recorded(call: RecordedCall): void
 }
 
-export async function dispatch(bot: BotState, method: string, params: Params, ctx: DispatchContext): Promise<Answer> {
+/**
+ * Run one call. A handler that answers at once is answered at once (no promise, no turn of the event loop: the HTTP
+ * front writes the answer in the same turn); one that waits (getUpdates, a 409's hold, a webhook check) as a promise.
+ * Either way the call is recorded when it ends, and an error is thrown (or rejected) as an ApiError.
+ */
+export function dispatch(
+  bot: BotState,
+  method: string,
+  params: Params,
+  ctx: DispatchContext,
+): Answer | Promise<Answer> {
   const record: RecordedCall = {seq: 0, method, params: params.toRecord(), at: Date.now(), source: ctx.source}
   const lower = method.toLowerCase()
   const counted = lower !== 'getupdates'
   if (counted) bot.inFlight += 1
+  let answer: Answer | Promise<Answer>
   try {
     if (bot.loggedOut) throw new ApiError(400, 'Logged out')
     if (bot.closeState === 'closing') throw new ApiError(500, 'Internal Server Error: restart')
@@ -34,22 +45,42 @@ export async function dispatch(bot: BotState, method: string, params: Params, ct
     if (!handler) throw methodNotFound()
     const fault = bot.faults.check(lower, params, (raw) => chatIdOf(bot, raw))
     if (fault) throw fault
-    const answer = await handler(bot, params, ctx.core, {method: lower, source: ctx.source, onAbort: ctx.onAbort})
-    record.result = answer.result
-    return answer
+    answer = handler(bot, params, ctx.core, {method: lower, source: ctx.source, onAbort: ctx.onAbort})
   } catch (err) {
-    const error = err instanceof ApiError ? err : new ApiError(500, `Internal Server Error: ${String(err)}`)
-    record.error = {code: error.code, description: error.description}
-    throw error
-  } finally {
-    if (counted) bot.inFlight -= 1
-    if (!(record.error?.code === 499)) {
-      record.seq = ++bot.callSeq
-      bot.calls.push(record)
-      if (bot.calls.length > MAX_RECORDED_CALLS) bot.calls.splice(0, MAX_RECORDED_CALLS / 10)
-      ctx.recorded(record)
-    }
+    throw failed(bot, record, counted, ctx, err)
   }
+  if (typeof (answer as {then?: unknown}).then !== 'function')
+    return answered(bot, record, counted, ctx, answer as Answer)
+  return (answer as Promise<Answer>).then(
+    (a) => answered(bot, record, counted, ctx, a),
+    (err: unknown) => {
+      throw failed(bot, record, counted, ctx, err)
+    },
+  )
+}
+
+function answered(bot: BotState, record: RecordedCall, counted: boolean, ctx: DispatchContext, answer: Answer): Answer {
+  record.result = answer.result
+  finished(bot, record, counted, ctx)
+  return answer
+}
+
+/** The call's error as an ApiError (anything else thrown is `500 Internal Server Error: …`), recorded. */
+function failed(bot: BotState, record: RecordedCall, counted: boolean, ctx: DispatchContext, err: unknown): ApiError {
+  const error = err instanceof ApiError ? err : new ApiError(500, `Internal Server Error: ${String(err)}`)
+  record.error = {code: error.code, description: error.description}
+  finished(bot, record, counted, ctx)
+  return error
+}
+
+/** A call ends: no longer in flight; recorded unless its caller went away first (499). */
+function finished(bot: BotState, record: RecordedCall, counted: boolean, ctx: DispatchContext): void {
+  if (counted) bot.inFlight -= 1
+  if (record.error?.code === 499) return
+  record.seq = ++bot.callSeq
+  bot.calls.push(record)
+  if (bot.calls.length > MAX_RECORDED_CALLS) bot.calls.splice(0, MAX_RECORDED_CALLS / 10)
+  ctx.recorded(record)
 }
 
 /** A closed bot instance is launched again by its next request: its webhook (kept, like its queue) resumes. */

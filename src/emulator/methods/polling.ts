@@ -9,8 +9,12 @@ import {parseAllowedUpdates} from '../state/updates.js'
 const INT32_MIN = -2147483648
 const INT32_MAX = 2147483647
 
-export async function getUpdates(bot: BotState, params: Params, core: Core, ctx: CallContext): Promise<Answer> {
-  if (bot.webhook || bot.pendingSetWebhook) throw await core.conflict(bot, CONFLICT_WEBHOOK_ACTIVE)
+/** Answered at once (no promise) when updates are waiting or timeout is 0; a long poll answers through a promise. */
+export function getUpdates(bot: BotState, params: Params, core: Core, ctx: CallContext): Answer | Promise<Answer> {
+  if (bot.webhook || bot.pendingSetWebhook)
+    return core.conflict(bot, CONFLICT_WEBHOOK_ACTIVE).then((error) => {
+      throw error
+    })
 
   const offset = toInt(params.get('offset'), 0, INT32_MIN, INT32_MAX)
   let limit = toInt(params.get('limit'), 100, 1, 100)
