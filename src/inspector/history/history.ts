@@ -250,6 +250,7 @@ export class UpdateHistory implements HistoryView {
         }
       }, this.#flushMs).unref()
     }
+    if (this.#listeners.size === 0) return
     for (const listener of [...this.#listeners]) {
       try {
         listener(entry, change)
