@@ -65,7 +65,7 @@ if (process.env.RELAY_EVENTS === '1') {
   recording = new SessionRecording({
     token: ${JSON.stringify(TOKEN)},
     mode: 'webhook',
-    stateDir: process.env.STATE_DIR,
+    keepDir: process.env.STATE_DIR,
     emit: (e) => { printed += e.text.length },
   })
   recording.addSecrets(${JSON.stringify(SECRET)}, ${JSON.stringify(PATH)})

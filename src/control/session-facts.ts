@@ -67,9 +67,33 @@ export function callbackData(markup: unknown): string[] {
   return out
 }
 
+/**
+ * A deep copy of JSON data (what JSON.parse makes: plain objects, arrays, strings, numbers, booleans,
+ * null), as structuredClone makes it but several times faster (this runs for every update). Own
+ * `__proto__` keys stay own properties. Anything else is copied by structuredClone.
+ */
+export function copyJson<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value
+  if (Array.isArray(value)) {
+    const out = new Array(value.length)
+    for (let i = 0; i < value.length; i++) out[i] = copyJson(value[i])
+    return out as T
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype) return structuredClone(value)
+  const out: Json = {}
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue
+    const item = copyJson((value as Json)[key])
+    if (key === '__proto__')
+      Object.defineProperty(out, key, {value: item, enumerable: true, writable: true, configurable: true})
+    else out[key] = item
+  }
+  return out as T
+}
+
 function bounded(message: Json): Json {
   try {
-    if (JSON.stringify(message).length <= MAX_MESSAGE_JSON) return structuredClone(message)
+    if (JSON.stringify(message).length <= MAX_MESSAGE_JSON) return copyJson(message)
   } catch {
     // fall through to the short form
   }
@@ -114,7 +138,7 @@ export class SessionFacts {
     const chat = isObject(body.chat) ? body.chat : isObject(message?.chat) ? (message.chat as Json) : undefined
     const user = isObject(body.from) ? body.from : isObject(body.user) ? body.user : undefined
     if (real && chat && user && id(chat.id) !== undefined && id(user.id) !== undefined && user.is_bot !== true)
-      this.#party = {chat: structuredClone(chat), user: structuredClone(user)}
+      this.#party = {chat: copyJson(chat), user: copyJson(user)}
     if ((type === 'message' || type === 'edited_message') && chat && user) {
       const chatId = id(chat.id)
       const userId = id(user.id)
@@ -134,8 +158,8 @@ export class SessionFacts {
           message_id: messageId,
           date: typeof body.date === 'number' ? body.date : Math.floor(Date.now() / 1000),
           ...(typeof body.text === 'string' ? {text: body.text.slice(0, 4096)} : {}),
-          from: structuredClone(user),
-          chat: structuredClone(chat),
+          from: copyJson(user),
+          chat: copyJson(chat),
         },
         1000,
       )

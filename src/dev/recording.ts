@@ -332,7 +332,9 @@ export function webhookReply(answer: {
     answer.status < 200 ||
     answer.status >= 300 ||
     answer.body.length > 64 * 1024 ||
-    !answer.body.trimStart().startsWith('{')
+    !answer.body.trimStart().startsWith('{') ||
+    // No "method" key can be in it (written out, or with \u escapes): the usual `{}` or `{"ok":true}`.
+    (!answer.body.includes('method') && !answer.body.includes('\\u'))
   )
     return undefined
   try {

@@ -25,6 +25,19 @@ const UPDATE_ID_RE = /^\s*\{\s*"update_id"\s*:\s*(\d+)/
  * Undefined when the body does not start that way.
  */
 export function peekUpdateId(body: Buffer): number | undefined {
+  // The usual bytes (`{"update_id":N,`) are read directly, the same number the expression finds.
+  if (body.length > 14 && body[0] === 0x7b && body[1] === 0x22 && body[11] === 0x22 && body[12] === 0x3a) {
+    if (body.toString('latin1', 2, 11) === 'update_id') {
+      let id = 0
+      let i = 13
+      for (; i < body.length && i < 28; i++) {
+        const c = body[i]
+        if (c < 0x30 || c > 0x39) break
+        id = id * 10 + (c - 0x30)
+      }
+      if (i > 13 && i < 28) return id
+    }
+  }
   const m = UPDATE_ID_RE.exec(body.toString('latin1', 0, Math.min(body.length, 64)))
   return m ? Number(m[1]) : undefined
 }

@@ -318,6 +318,30 @@ describe('peekUpdateId', () => {
     expect(peekUpdateId(Buffer.from('{"message":{"text":"{\\"update_id\\":1"},"update_id":9}'))).toBeUndefined()
     expect(peekUpdateId(Buffer.from('nonsense'))).toBeUndefined()
   })
+
+  it('reads the usual bytes directly, finding what the expression finds', async () => {
+    const {peekUpdateId} = await import('../../src/dev/relay/relay.js')
+    // What the expression alone would read: the reference for the direct path.
+    const expression = (body: string) => {
+      const m = /^\s*\{\s*"update_id"\s*:\s*(\d+)/.exec(Buffer.from(body).toString('latin1', 0, 64))
+      return m ? Number(m[1]) : undefined
+    }
+    for (const body of [
+      '{"update_id":1,"message":{}}',
+      '{"update_id":0}',
+      '{"update_id":007,"x":1}',
+      '{"update_id":12345678901234,"x":1}', // 14 digits: read directly
+      '{"update_id":123456789012345678,"x":1}', // more: left to the expression
+      '{"update_id":12345678901234567890123456789012345678901234567890}',
+      '{"update_id":-5,"x":1}',
+      '{"update_id":"5"}',
+      '{"update_id":}',
+      '{"update_id":5',
+      '{"update_id" :5}',
+      '{"update_ix":5,"update_id":6}',
+    ])
+      expect([body, peekUpdateId(Buffer.from(body))]).toEqual([body, expression(body)])
+  })
 })
 
 describe('describeUpdate', () => {

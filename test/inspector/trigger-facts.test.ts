@@ -18,7 +18,7 @@ import {
   setValue,
   templateFromFile,
 } from '../../src/control/fixtures.js'
-import {factsFromCalls, SessionFacts} from '../../src/control/session-facts.js'
+import {copyJson, factsFromCalls, SessionFacts} from '../../src/control/session-facts.js'
 import {checkUpdateObject} from '../../src/control/synthetic.js'
 import {imageInfo, DEFAULT_PHOTO} from '../../src/control/image.js'
 
@@ -252,5 +252,33 @@ describe('fixtures', () => {
     expect(imageInfo(Buffer.from('not an image'))).toBeUndefined()
     const jpeg = Buffer.from('ffd8ffe000104a46494600010100000100010000ffc0001108007b00c803012200021101031101', 'hex')
     expect(imageInfo(jpeg)).toMatchObject({mime: 'image/jpeg', width: 200, height: 123})
+  })
+})
+
+describe('copyJson (the facts keep copies of what an update showed, made for every update)', () => {
+  it('copies JSON data as structuredClone does, sharing nothing with the original', () => {
+    const parsed = JSON.parse(
+      '{"id":1,"a":[1,"x",null,true,{"b":[[]]}],"__proto__":{"polluted":1},"n":-0,"s":"é\\u2028","o":{}}',
+    )
+    const copy = copyJson(parsed)
+    expect(copy).toStrictEqual(structuredClone(parsed))
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype)
+    expect(Object.hasOwn(copy, '__proto__')).toBe(true)
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+    expect(Object.is(copy.n, -0)).toBe(true)
+    expect(copy.a).not.toBe(parsed.a)
+    expect(copy.a[4]).not.toBe(parsed.a[4])
+    parsed.a[4].b.push(1)
+    expect(copy.a[4].b).toEqual([[]])
+  })
+
+  it('a party and a user message are copies: changing the update later changes nothing kept', () => {
+    const facts = new SessionFacts()
+    const update = JSON.parse(JSON.stringify(message(7, 'hi')))
+    facts.noteUpdate(update, true)
+    update.message.chat.first_name = 'changed'
+    update.message.from.first_name = 'changed'
+    expect(facts.lastParty()).toEqual({chat: adaChat, user: ada})
+    expect(facts.userMessage(adaChat.id, ada.id)).toMatchObject({chat: adaChat, from: ada, text: 'hi'})
   })
 })

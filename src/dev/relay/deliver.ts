@@ -201,5 +201,12 @@ class Delivery extends Attempt implements AnswerHandler {
 
 /** What went back: the bot's body (utf-8), or the relay's own text when the bot never answered. */
 export function answerText(answer: BotAnswer | undefined, error: string | undefined): string {
-  return answer ? Buffer.from(answer.text, 'latin1').toString('utf8') : error ? `bot dev: ${error}\n` : ''
+  return answer ? utf8OfLatin1(answer.text) : error ? `bot dev: ${error}\n` : ''
+}
+
+/** The UTF-8 text of bytes held as a latin1 string: the same string when they are all ASCII (the usual answer). */
+function utf8OfLatin1(text: string): string {
+  for (let i = 0; i < text.length; i++)
+    if (text.charCodeAt(i) > 0x7f) return Buffer.from(text, 'latin1').toString('utf8')
+  return text
 }

@@ -6,6 +6,7 @@
  * in I/O callbacks, for all the updates answered in one turn of the event loop together (setImmediate
  * runs before any client can have read one of those answers).
  */
+import {isoTime} from '../../lib/iso-time.js'
 import {sanitizeForTerminal} from '../../lib/terminal.js'
 import type {EntrySource} from '../../inspector/types.js'
 import {peekUpdateId} from '../../telegram/describe.js'
@@ -44,7 +45,7 @@ export class Forwarder {
   webhook(conn: Conn, contentType: string | undefined, body: Buffer): void {
     const ex = new Exchange(this, conn, body, performance.now(), 'webhook')
     this.#open++
-    const id = (ex.updateId = leadingUpdateId(body))
+    const id = (ex.updateId = peekUpdateId(body))
     if (id !== undefined) {
       // A retry of an update the bot answered (or is answering): give Telegram that answer again.
       const known = this.deliverer.answers.lookup(id)
@@ -248,39 +249,6 @@ class Exchange implements DeliveryDone {
     else if (later && !this.resolve) f.answered(this)
     else f.report(this)
   }
-}
-
-/**
- * The update_id of a raw update without parsing it: Telegram writes it first (`{"update_id":N,`).
- * The usual bytes are read directly; anything else is left to peekUpdateId.
- */
-function leadingUpdateId(body: Buffer): number | undefined {
-  // {"update_id":
-  if (body.length > 14 && body[0] === 0x7b && body[1] === 0x22 && body[11] === 0x22 && body[12] === 0x3a) {
-    if (body.toString('latin1', 2, 11) === 'update_id') {
-      let id = 0
-      let i = 13
-      for (; i < body.length && i < 28; i++) {
-        const c = body[i]
-        if (c < 0x30 || c > 0x39) break
-        id = id * 10 + (c - 0x30)
-      }
-      if (i > 13 && i < 28) return id
-    }
-  }
-  return peekUpdateId(body)
-}
-
-let isoMs = -1
-let isoText = ''
-
-/** The ISO time of a ms timestamp (updates answered in the same ms share one string). */
-function isoTime(ms: number): string {
-  if (ms !== isoMs) {
-    isoMs = ms
-    isoText = new Date(ms).toISOString()
-  }
-  return isoText
 }
 
 /** Text of the relay's own (UTF-8) as the latin1 string of its bytes, for a latin1 write. */

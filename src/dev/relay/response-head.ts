@@ -101,3 +101,21 @@ export function parseResponseHead(text: string): ResponseHead | string {
   if (head.untilClose) head.close = true
   return head
 }
+
+let lastText = ''
+let lastHead: ResponseHead | undefined
+
+/**
+ * parseResponseHead, remembering the last head read: a bot answers every update with the same head
+ * but for its Date (once a second), so most heads are read by one string comparison. What it
+ * returns is shared between answers and never changed.
+ */
+export function responseHeadOf(text: string): ResponseHead | string {
+  if (lastHead !== undefined && text === lastText) return lastHead
+  const head = parseResponseHead(text)
+  if (typeof head !== 'string') {
+    lastText = text
+    lastHead = head
+  }
+  return head
+}

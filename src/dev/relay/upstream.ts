@@ -16,7 +16,7 @@
 import net from 'node:net'
 
 import {ChunkedDecoder, headEnd} from './http1.js'
-import {parseResponseHead, type ResponseHead} from './response-head.js'
+import {responseHeadOf, type ResponseHead} from './response-head.js'
 
 export interface UpstreamTarget {
   host: string
@@ -318,7 +318,7 @@ class BotConnection implements InFlight {
           this.#headPart = Buffer.from(buf.subarray(pos)) // a copy: the read buffer is reused
           return
         }
-        const parsed = parseResponseHead(buf.toString('latin1', pos, at))
+        const parsed = responseHeadOf(buf.toString('latin1', pos, at))
         if (typeof parsed === 'string') return this.fail(failure(parsed))
         pos = at
         if (parsed.status < 200) {

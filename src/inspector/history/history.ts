@@ -9,6 +9,7 @@
  */
 import {randomBytes} from 'node:crypto'
 
+import {isoTime} from '../../lib/iso-time.js'
 import {HistoryLog, readLogFile} from './log.js'
 import {callQueryId, cleanAnswer, cleanCall, MAX_CALLS, updateFacts, type Secrets} from './shape.js'
 import {callTag, TAGS, updateTags} from './tags.js'
@@ -87,7 +88,7 @@ export class UpdateHistory implements HistoryView {
     const now = this.#now()
     const entry: UpdateEntry = {
       updateId: facts.updateId,
-      time: new Date(now).toISOString(),
+      time: isoTime(now),
       type: facts.type,
       update: facts.update,
       answer: null,
@@ -249,6 +250,7 @@ export class UpdateHistory implements HistoryView {
         }
       }, this.#flushMs).unref()
     }
+    if (this.#listeners.size === 0) return
     for (const listener of [...this.#listeners]) {
       try {
         listener(entry, change)

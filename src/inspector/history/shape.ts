@@ -21,16 +21,28 @@ const CUT_HEAD = 4 * 1024
 
 export type Secrets = Array<string | undefined>
 
-let compiled: {key: string; re: RegExp} | undefined
+let compiled: {key: string; items: Secrets; re: RegExp} | undefined
 
 /**
  * `text` with the secrets (whole, a token's secret part, URL-encoded too) and anything token-shaped
  * replaced, as redactSecrets does, in one pass of one expression (this runs for every update).
  */
 export function clean(text: string, secrets: Secrets): string {
+  return text.replace(cleaner(secrets), REDACTED)
+}
+
+/** The expression for these secrets: the last one, while the secrets are the same (compared item by item, no string built). */
+function cleaner(secrets: Secrets): RegExp {
+  const items = compiled?.items
+  if (items && items.length === secrets.length) {
+    let same = true
+    for (let i = 0; i < items.length; i++) if (items[i] !== secrets[i]) same = false
+    if (same) return compiled!.re
+  }
   const key = secrets.join('\u0000')
-  if (compiled?.key !== key) compiled = {key, re: redactionPattern(secrets, TOKEN_SHAPE)}
-  return text.replace(compiled.re, REDACTED)
+  if (compiled?.key !== key) compiled = {key, items: [...secrets], re: redactionPattern(secrets, TOKEN_SHAPE)}
+  else compiled.items = [...secrets]
+  return compiled.re
 }
 
 /** A string cut to at most `max` UTF-16 units, never inside a surrogate pair, with a note of the cut. */
