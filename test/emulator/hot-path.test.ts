@@ -1,6 +1,6 @@
 /**
- * The emulator's hot path (issue 24): what was made cheaper keeps its behaviour. The speed itself is measured by
- * bench/emulator-throughput.ts against telegram-test-api.
+ * The emulator's hot path (issue 24): what was made cheaper keeps its behaviour. The speed itself is measured by the
+ * benches: bench/emulator-throughput.ts against telegram-test-api, bench/message-store.ts for the store past its bound.
  */
 import {describe, expect, it} from 'vitest'
 import {MessageStore} from '../../src/emulator/state/messages.js'
@@ -8,18 +8,14 @@ import {MessageStore} from '../../src/emulator/state/messages.js'
 const message = (chatId: number, messageId: number) => ({message_id: messageId, chat: {id: chatId}, text: 'x'})
 
 describe('the message store past its bound', () => {
-  it('forgets the oldest message for each new one, in constant time, across clear()', () => {
+  it('forgets the oldest message for each new one, across clear()', () => {
     const store = new MessageStore()
     const bound = 50_000
-    const t0 = performance.now()
     for (let i = 1; i <= bound + 100_000; i++) store.put(message(1, i), false)
-    const ms = performance.now() - t0
     expect(store.get(1, 100_000)).toBeUndefined()
     expect(store.live(1, 100_001)?.message_id).toBe(100_001)
     expect(store.live(1, bound + 100_000)?.message_id).toBe(bound + 100_000)
     expect([...store].length).toBe(bound)
-    // a new iterator for each message walked every slot deleted at the Map's front: 1.4 s here, ~30 ms now
-    expect(ms).toBeLessThan(700)
 
     store.clear()
     for (let i = 1; i <= bound + 1; i++) store.put(message(2, i), true)
