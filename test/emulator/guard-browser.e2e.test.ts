@@ -12,7 +12,7 @@ import type {Browser} from 'playwright-core'
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
 import {BotApiEmulator} from '../../src/emulator/index.js'
-import {browserSkipReason, findChromium} from '../support/browser.js'
+import {browserSkipReason, launchChromium} from '../support/browser.js'
 
 const TOKEN = '1234567890:OFFLINE-DEV-TOKEN-NOT-A-REAL-SECRET'
 const SECRET = 'S3CRET_webhook_value'
@@ -28,19 +28,7 @@ describe.skipIf(skip !== undefined)('the emulator against hostile pages in chrom
   let hookUrl: string
 
   beforeAll(async () => {
-    const {chromium} = await import('playwright-core')
-    browser = await chromium.launch({
-      executablePath: findChromium(),
-      headless: true,
-      timeout: 60_000,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-dev-shm-usage',
-        '--no-first-run',
-        '--host-resolver-rules=MAP rebind.test 127.0.0.1, MAP attacker.test 127.0.0.1',
-      ],
-    })
+    browser = await launchChromium(['--host-resolver-rules=MAP rebind.test 127.0.0.1, MAP attacker.test 127.0.0.1'])
   })
 
   afterAll(async () => {

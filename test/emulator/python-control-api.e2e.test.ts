@@ -4,35 +4,17 @@
  * long polling, and drives it through the control API. Debian's python3 with python3-python-telegram-bot
  * (.ci/run installs it). Outside CI the test is skipped when that package is missing.
  */
-import {spawn, spawnSync} from 'node:child_process'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {BIN, PROJECT_ROOT} from '../support/cli.js'
-
-const PYTHON = '/usr/bin/python3'
-const hasPtb = spawnSync(PYTHON, ['-c', 'import telegram'], {stdio: 'ignore'}).status === 0
+import {hasPtb, runUnittest} from './python-support.js'
 
 describe('examples/python-control-api', () => {
   it.skipIf(!hasPtb && !process.env.CI)(
     'the PTB echo bot passes its unittest through the control API',
     async () => {
       const cwd = join(PROJECT_ROOT, 'examples', 'python-control-api')
-      const child = spawn(PYTHON, ['-m', 'unittest', '-v', 'test_echo_bot'], {
-        cwd,
-        env: {
-          ...process.env,
-          BOT_CMD: `${process.execPath} ${BIN}`,
-          PYTHONDONTWRITEBYTECODE: '1',
-          PYTHONWARNINGS: 'ignore',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      })
-      let output = ''
-      child.stdout.on('data', (c: Buffer) => (output += c.toString()))
-      child.stderr.on('data', (c: Buffer) => (output += c.toString()))
-      const timer = setTimeout(() => child.kill('SIGKILL'), 90_000)
-      const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
-      clearTimeout(timer)
+      const {code, output} = await runUnittest('test_echo_bot', cwd, {BOT_CMD: `${process.execPath} ${BIN}`})
       expect(output).toMatch(/Ran 4 tests/)
       expect(output).toMatch(/\nOK\n/)
       expect(code, output).toBe(0)

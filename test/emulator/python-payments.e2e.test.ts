@@ -5,38 +5,22 @@
  * answers: the 10-second window, times timeScale 0.2), an unknown charge refunded. Debian's python3 with
  * python3-python-telegram-bot (.ci/run installs it); outside CI the test is skipped when that package is missing.
  */
-import {spawn, spawnSync} from 'node:child_process'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {PROJECT_ROOT} from '../support/cli.js'
 import {setup} from './helpers.js'
-
-const PYTHON = '/usr/bin/python3'
-const hasPtb = spawnSync(PYTHON, ['-c', 'import telegram'], {stdio: 'ignore'}).status === 0
+import {hasPtb, runUnittest} from './python-support.js'
 
 describe('payments from python-telegram-bot 13 through the control API', () => {
   it.skipIf(!hasPtb && !process.env.CI)(
     'a Stars shop: paid, refunded, refused, timed out, unknown charge',
     async () => {
       const {emu, token} = await setup({timeScale: 0.2})
-      const child = spawn(PYTHON, ['-m', 'unittest', '-v', 'test_shop_bot'], {
-        cwd: join(PROJECT_ROOT, 'test', 'emulator', 'python'),
-        env: {
-          ...process.env,
-          EMULATOR_API_ROOT: emu.apiRoot,
-          EMULATOR_TOKEN: token,
-          EMULATOR_CONTROL: emu.controlApiRoot,
-          PYTHONDONTWRITEBYTECODE: '1',
-          PYTHONWARNINGS: 'ignore',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
+      const {code, output} = await runUnittest('test_shop_bot', join(PROJECT_ROOT, 'test', 'emulator', 'python'), {
+        EMULATOR_API_ROOT: emu.apiRoot,
+        EMULATOR_TOKEN: token,
+        EMULATOR_CONTROL: emu.controlApiRoot,
       })
-      let output = ''
-      child.stdout.on('data', (c: Buffer) => (output += c.toString()))
-      child.stderr.on('data', (c: Buffer) => (output += c.toString()))
-      const timer = setTimeout(() => child.kill('SIGKILL'), 90_000)
-      const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
-      clearTimeout(timer)
       expect(output).toMatch(/Ran 4 tests/)
       expect(output).toMatch(/\nOK\n/)
       expect(code, output).toBe(0)

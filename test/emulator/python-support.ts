@@ -1,4 +1,4 @@
-import {spawn} from 'node:child_process'
+import {spawn, spawnSync} from 'node:child_process'
 
 /** Run a Python script under Debian's python3 without blocking the event loop (the emulator runs in this process). */
 export function runPython(
@@ -20,4 +20,34 @@ export function runPython(
       resolve({status, stdout, stderr})
     })
   })
+}
+
+/** Debian's python3, with python3-python-telegram-bot (.ci/run installs it). */
+export const PYTHON = '/usr/bin/python3'
+export const hasPtb = spawnSync(PYTHON, ['-c', 'import telegram'], {stdio: 'ignore'}).status === 0
+
+/**
+ * `python3 -m unittest -v MODULE` in `cwd` with `env` added (no bytecode, no warnings); its stdout and stderr
+ * together, and its exit code. Killed after 90 s.
+ */
+export function runUnittest(
+  module: string,
+  cwd: string,
+  env: Record<string, string>,
+): Promise<{code: number | null; output: string}> {
+  const child = spawn(PYTHON, ['-m', 'unittest', '-v', module], {
+    cwd,
+    env: {...process.env, ...env, PYTHONDONTWRITEBYTECODE: '1', PYTHONWARNINGS: 'ignore'},
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout.on('data', (c: Buffer) => (output += c.toString()))
+  child.stderr.on('data', (c: Buffer) => (output += c.toString()))
+  const timer = setTimeout(() => child.kill('SIGKILL'), 90_000)
+  return new Promise((resolve) =>
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({code, output})
+    }),
+  )
 }

@@ -12,7 +12,7 @@ import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from '
 
 import {UpdateHistory} from '../../src/inspector/history/history.js'
 import {startInspectorServer, type InspectorServer} from '../../src/inspector/web/server.js'
-import {browserSkipReason, findChromium} from '../support/browser.js'
+import {browserSkipReason, launchChromium} from '../support/browser.js'
 import {} from './hostile-helpers.js'
 import {waitFor} from '../support/wait.js'
 
@@ -29,19 +29,7 @@ describe.skipIf(skip !== undefined)('inspector: hostile pages in chromium', () =
   let replays: number
 
   beforeAll(async () => {
-    const {chromium} = await import('playwright-core')
-    browser = await chromium.launch({
-      executablePath: findChromium(),
-      headless: true,
-      timeout: 60_000,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-dev-shm-usage',
-        '--no-first-run',
-        '--host-resolver-rules=MAP evil.test 127.0.0.1',
-      ],
-    })
+    browser = await launchChromium(['--host-resolver-rules=MAP evil.test 127.0.0.1'])
   })
 
   afterAll(async () => {

@@ -14,7 +14,7 @@ import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from '
 
 import {BotApiEmulator} from '../../src/emulator/index.js'
 import {startApiProxy, type ApiProxy} from '../../src/inspector/proxy/api-proxy.js'
-import {browserSkipReason, findChromium} from '../support/browser.js'
+import {browserSkipReason, launchChromium} from '../support/browser.js'
 
 const skip = browserSkipReason()
 if (skip) console.warn(`test/inspector/hostile-proxy-browser.e2e.test.ts skipped: ${skip}`)
@@ -29,19 +29,7 @@ describe.skipIf(skip !== undefined)('the api proxy against a hostile page in chr
   let methods: string[]
 
   beforeAll(async () => {
-    const {chromium} = await import('playwright-core')
-    browser = await chromium.launch({
-      executablePath: findChromium(),
-      headless: true,
-      timeout: 60_000,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-dev-shm-usage',
-        '--no-first-run',
-        '--host-resolver-rules=MAP evil.test 127.0.0.1',
-      ],
-    })
+    browser = await launchChromium(['--host-resolver-rules=MAP evil.test 127.0.0.1'])
   })
 
   afterAll(async () => {

@@ -34,7 +34,8 @@ export function browserSkipReason(): string | undefined {
   return `no chromium at ${CHROMIUM_CANDIDATES.join(', ')}: install it (apt-get install chromium) to run the inspector's browser tests`
 }
 
-export async function launchChromium(): Promise<Browser> {
+/** Debian's chromium, headless; `args` add to its flags (e.g. `--host-resolver-rules` for a rebound name). */
+export async function launchChromium(args: string[] = []): Promise<Browser> {
   const executablePath = findChromium()
   if (!executablePath)
     throw new Error(`no chromium found (${CHROMIUM_CANDIDATES.join(', ')}); .ci/run installs it with apt-get`)
@@ -52,6 +53,7 @@ export async function launchChromium(): Promise<Browser> {
       '--no-first-run',
       '--disable-sync',
       '--mute-audio',
+      ...args,
     ],
   })
 }
