@@ -8,7 +8,6 @@
  * it: direct; loopback: never proxied; a proxy that refuses or asks for credentials: one line
  * naming it, exit 1.
  */
-import {execFileSync} from 'node:child_process'
 import {once} from 'node:events'
 import {existsSync, mkdtempSync, readFileSync} from 'node:fs'
 import {request} from 'node:http'
@@ -23,6 +22,7 @@ import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {BotApiEmulator} from '../../src/emulator/index.js'
 import {parseJsonOutput, PROJECT_ROOT, runCli, startCli} from '../support/cli.js'
 import {startProxy, type TestProxy} from '../support/proxy.js'
+import {selfSignedCert} from '../support/tls.js'
 import {waitFor} from '../support/wait.js'
 
 const ROOT = 'https://api.telegram.test'
@@ -38,30 +38,10 @@ beforeAll(async () => {
   emu = await BotApiEmulator.start({timeScale: 0.01, allowedHosts: ['api.telegram.test']})
   emuPort = Number(new URL(emu.apiRoot).port)
   const dir = mkdtempSync(join(tmpdir(), 'bot-proxy-tls-'))
-  caFile = join(dir, 'cert.pem')
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=api.telegram.test',
-      '-addext',
-      'subjectAltName=DNS:api.telegram.test',
-      '-keyout',
-      join(dir, 'key.pem'),
-      '-out',
-      caFile,
-    ],
-    {stdio: 'ignore'},
-  )
+  const {keyFile, certFile} = selfSignedCert(dir, {cn: 'api.telegram.test', san: 'DNS:api.telegram.test'})
+  caFile = certFile
   // The TLS front: https://api.telegram.test (as the proxy routes it) → the emulator over http.
-  front = createHttpsServer({key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(caFile)}, (req, res) => {
+  front = createHttpsServer({key: readFileSync(keyFile), cert: readFileSync(caFile)}, (req, res) => {
     const upstream = request(
       {host: '127.0.0.1', port: emuPort, method: req.method, path: req.url, headers: req.headers},
       (answer) => {

@@ -9,6 +9,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {checkTls} from '../../src/doctor/tls.js'
+import {selfSignedCert} from '../support/tls.js'
 
 function hasOpenssl(): boolean {
   try {
@@ -26,34 +27,11 @@ describe.skipIf(!hasOpenssl())('checkTls', () => {
 
   beforeAll(async () => {
     const dir = mkdtempSync(join(tmpdir(), 'bot-doctor-tls-'))
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-keyout',
-        join(dir, 'key.pem'),
-        '-out',
-        join(dir, 'cert.pem'),
-        '-days',
-        '30',
-        '-subj',
-        '/CN=localhost',
-        '-addext',
-        'subjectAltName=DNS:localhost,IP:127.0.0.1',
-      ],
-      {stdio: 'pipe'},
-    )
-    server = createTlsServer(
-      {key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem'))},
-      (socket) => {
-        socket.on('data', () => requests++)
-        socket.on('error', () => {})
-      },
-    )
+    const {keyFile, certFile} = selfSignedCert(dir, {cn: 'localhost', san: 'DNS:localhost,IP:127.0.0.1', days: 30})
+    server = createTlsServer({key: readFileSync(keyFile), cert: readFileSync(certFile)}, (socket) => {
+      socket.on('data', () => requests++)
+      socket.on('error', () => {})
+    })
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
     port = (server.address() as AddressInfo).port
   })

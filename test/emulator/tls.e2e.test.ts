@@ -1,5 +1,4 @@
 /** https webhooks on loopback: a self-signed certificate is refused unless uploaded with setWebhook. */
-import {execFileSync} from 'node:child_process'
 import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import https from 'node:https'
 import type {AddressInfo} from 'node:net'
@@ -7,6 +6,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {setup} from './helpers.js'
+import {selfSignedCert} from '../support/tls.js'
 import {waitFor} from '../support/wait.js'
 
 let dir: string
@@ -17,29 +17,9 @@ const received: unknown[] = []
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'emu-tls-'))
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      'subjectAltName=DNS:localhost',
-      '-keyout',
-      join(dir, 'key.pem'),
-      '-out',
-      join(dir, 'cert.pem'),
-    ],
-    {stdio: 'ignore'},
-  )
-  cert = readFileSync(join(dir, 'cert.pem'))
-  server = https.createServer({key: readFileSync(join(dir, 'key.pem')), cert}, (req, res) => {
+  const {keyFile, certFile} = selfSignedCert(dir, {cn: 'localhost', san: 'DNS:localhost'})
+  cert = readFileSync(certFile)
+  server = https.createServer({key: readFileSync(keyFile), cert}, (req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {

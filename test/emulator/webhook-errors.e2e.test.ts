@@ -2,7 +2,6 @@
  * Issue 22 item 10: every webhook delivery failure is recorded with Telegram's text (facts-3 §10), never Node's:
  * read back with grammY's getWebhookInfo, as a bot would.
  */
-import {execFileSync} from 'node:child_process'
 import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import http from 'node:http'
 import https from 'node:https'
@@ -12,6 +11,7 @@ import {join} from 'node:path'
 import {Bot} from 'grammy'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {setup} from './helpers.js'
+import {selfSignedCert} from '../support/tls.js'
 import {waitFor} from '../support/wait.js'
 
 let dir: string
@@ -30,29 +30,9 @@ const listen = async (server: net.Server): Promise<number> => {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'emu-hook-'))
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=localhost',
-      '-keyout',
-      join(dir, 'k.pem'),
-      '-out',
-      join(dir, 'c.pem'),
-    ],
-    {stdio: 'ignore'},
-  )
+  const {keyFile, certFile} = selfSignedCert(dir, {cn: 'localhost'})
   tlsPort = await listen(
-    https.createServer({key: readFileSync(join(dir, 'k.pem')), cert: readFileSync(join(dir, 'c.pem'))}, (_q, r) =>
-      r.end(),
-    ),
+    https.createServer({key: readFileSync(keyFile), cert: readFileSync(certFile)}, (_q, r) => r.end()),
   )
   plainPort = await listen(http.createServer((_q, r) => r.end()))
   garbagePort = await listen(net.createServer((s) => s.end('SSH-2.0-OpenSSH_9.6\r\n\r\n')))
