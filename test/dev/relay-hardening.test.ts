@@ -18,6 +18,7 @@ import {
   type RelayUpdateEvent,
 } from '../../src/dev/relay/relay.js'
 import {waitFor} from '../support/wait.js'
+import {listenLoopback} from '../support/http.js'
 
 const SECRET = 'S'.repeat(43) // the length bot dev's own secrets have
 const PATH = '/webhook/hardening'
@@ -38,14 +39,7 @@ async function startBot(): Promise<{port: number; seen: string[]}> {
       res.end('{"ok":true}')
     })
   })
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  opened.push({
-    close: () =>
-      new Promise<void>((r) => {
-        server.close(() => r())
-        server.closeAllConnections()
-      }),
-  })
+  opened.push(await listenLoopback(server))
   return {port: (server.address() as AddressInfo).port, seen}
 }
 

@@ -12,6 +12,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 
 import {Relay, type RelayOptions} from '../../src/dev/relay/relay.js'
 import {waitFor} from '../support/wait.js'
+import {listenLoopback} from '../support/http.js'
 
 const SECRET = 'hostile_secret_' + 'h'.repeat(28)
 const PATH = '/webhook/hostile'
@@ -34,14 +35,7 @@ async function startBot(delayMs = 0) {
       }, delayMs)
     })
   })
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  opened.push({
-    close: () =>
-      new Promise<void>((r) => {
-        server.close(() => r())
-        server.closeAllConnections()
-      }),
-  })
+  opened.push(await listenLoopback(server))
   return {port: (server.address() as AddressInfo).port, seen}
 }
 

@@ -13,6 +13,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 
 import {Relay, type RelayOptions, type RelayUpdateEvent} from '../../src/dev/relay/relay.js'
 import {waitFor} from '../support/wait.js'
+import {listenLoopback} from '../support/http.js'
 
 const SECRET = 'http_subset_secret'
 const PATH = '/webhook/http'
@@ -37,14 +38,7 @@ async function startBot(answer?: (body: string, res: http.ServerResponse) => voi
       res.end(`{"got":${id}}`)
     })
   })
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  opened.push({
-    close: () =>
-      new Promise<void>((r) => {
-        server.close(() => r())
-        server.closeAllConnections()
-      }),
-  })
+  opened.push(await listenLoopback(server))
   return {port: (server.address() as AddressInfo).port, seen}
 }
 

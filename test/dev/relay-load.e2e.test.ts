@@ -18,6 +18,7 @@ import {localtunnelProvider} from '../../src/tunnel/index.js'
 import {PROJECT_ROOT} from '../support/paths.js'
 import {startLocaltunnelServer} from '../support/lt-server.js'
 import {waitFor} from '../support/wait.js'
+import {listenLoopback} from '../support/http.js'
 
 const SECRET = 'load_test_secret_' + 'x'.repeat(26)
 const PATH = '/webhook/load'
@@ -64,14 +65,7 @@ describe('relay: slow clients through a tunnel with 10 sockets', () => {
       req.resume()
       req.on('end', () => res.end('{}'))
     })
-    await new Promise<void>((r) => bot.listen(0, '127.0.0.1', r))
-    opened.push({
-      close: () =>
-        new Promise<void>((r) => {
-          bot.close(() => r())
-          bot.closeAllConnections()
-        }),
-    })
+    opened.push(await listenLoopback(bot))
     relay.setTarget({host: '127.0.0.1', port: (bot.address() as net.AddressInfo).port, path: '/hook'})
 
     const lt = await startLocaltunnelServer()

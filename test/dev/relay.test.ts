@@ -5,6 +5,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 
 import {describeUpdate, Relay, type RelayUpdateEvent} from '../../src/dev/relay/relay.js'
 import {waitFor} from '../support/wait.js'
+import {listenLoopback} from '../support/http.js'
 
 const SECRET = 'relay_test_secret'
 const PATH = '/webhook/abc'
@@ -221,14 +222,7 @@ describe('Relay: switching targets (a bot restart)', () => {
       open++
       socket.on('close', () => open--)
     })
-    await new Promise<void>((r) => old.listen(0, '127.0.0.1', r))
-    opened.push({
-      close: () =>
-        new Promise<void>((r) => {
-          old.close(() => r())
-          old.closeAllConnections()
-        }),
-    })
+    opened.push(await listenLoopback(old))
     const {relay, url} = await relayFor()
     relay.setTarget({host: '127.0.0.1', port: (old.address() as AddressInfo).port, path: '/hook'})
     expect((await post(url + PATH, update(50))).body).toBe('old')
@@ -278,14 +272,7 @@ describe('Relay: retries of an update the bot already answered', () => {
         res.end('{"method":"sendMessage","chat_id":1,"text":"slow"}')
       })
     })
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-    opened.push({
-      close: () =>
-        new Promise<void>((r) => {
-          server.close(() => r())
-          server.closeAllConnections()
-        }),
-    })
+    opened.push(await listenLoopback(server))
     const {relay, url} = await relayFor()
     relay.setTarget({host: '127.0.0.1', port: (server.address() as AddressInfo).port, path: '/hook'})
     const first = post(url + PATH, update(30))
