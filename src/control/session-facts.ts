@@ -126,7 +126,11 @@ export class SessionFacts {
   /** chat id → the highest message id seen in it. */
   readonly #highest = new Map<number, number>()
 
-  /** An update reached the bot; `real` when Telegram (or the emulator) sent it, not a trigger or replay. */
+  /**
+   * An update reached the bot; `real` when Telegram (or the emulator) sent it, not a trigger or replay.
+   * Its parts are kept as they are, not copied (this runs for every update): the update must not change
+   * afterwards, as a history entry's does not. What the facts hand out is a copy.
+   */
   noteUpdate(update: unknown, real: boolean): void {
     const {type, body} = content(update)
     if (!type || !body) return
@@ -138,7 +142,7 @@ export class SessionFacts {
     const chat = isObject(body.chat) ? body.chat : isObject(message?.chat) ? (message.chat as Json) : undefined
     const user = isObject(body.from) ? body.from : isObject(body.user) ? body.user : undefined
     if (real && chat && user && id(chat.id) !== undefined && id(user.id) !== undefined && user.is_bot !== true)
-      this.#party = {chat: copyJson(chat), user: copyJson(user)}
+      this.#party = {chat, user}
     if ((type === 'message' || type === 'edited_message') && chat && user) {
       const chatId = id(chat.id)
       const userId = id(user.id)
@@ -158,8 +162,8 @@ export class SessionFacts {
           message_id: messageId,
           date: typeof body.date === 'number' ? body.date : Math.floor(Date.now() / 1000),
           ...(typeof body.text === 'string' ? {text: body.text.slice(0, 4096)} : {}),
-          from: copyJson(user),
-          chat: copyJson(chat),
+          from: user,
+          chat,
         },
         1000,
       )
@@ -229,9 +233,10 @@ export class SessionFacts {
     return this.#business
   }
 
-  /** The chat and user of the newest real update that had both. */
+  /** The chat and user of the newest real update that had both (a copy: the caller may change it). */
   lastParty(): Party | undefined {
-    return this.#party
+    const party = this.#party
+    return party && {chat: copyJson(party.chat), user: copyJson(party.user)}
   }
 
   /** A message id past every one seen in the chat (a new message's id), or undefined when none was seen. */
@@ -271,10 +276,10 @@ export class SessionFacts {
   userMessage(chatId: number, userId?: number): UserMessage | undefined {
     const users = this.#users.get(chatId)
     if (!users) return undefined
-    if (userId !== undefined) return users.get(userId)
     let newest: UserMessage | undefined
-    for (const m of users.values()) if (!newest || m.message_id > newest.message_id) newest = m
-    return newest
+    if (userId !== undefined) newest = users.get(userId)
+    else for (const m of users.values()) if (!newest || m.message_id > newest.message_id) newest = m
+    return newest && copyJson(newest)
   }
 }
 

@@ -20,7 +20,7 @@ import {FailedCallLines} from '../inspector/history/failed-lines.js'
 import {ATTACH_WINDOW_MS, UpdateHistory} from '../inspector/history/history.js'
 import {pollingUpdateText, sourceSuffix} from '../inspector/render.js'
 import type {ApiCall, EntrySource, UpdateEntry} from '../inspector/types.js'
-import {peekUpdateId} from '../telegram/describe.js'
+import {peekUpdateId, type UpdateDescription} from '../telegram/describe.js'
 import type {DevEvent, DevEventSink} from './events.js'
 import type {Relay} from './relay/relay.js'
 
@@ -157,8 +157,9 @@ export class SessionRecording {
   attachRelay(relay: Relay): void {
     this.#relay = relay
     relay.setRecorder({
-      begin: (body, source, replayOf) => this.#begin(body, source, replayOf),
+      begin: (body, source, replayOf, updateId) => this.#begin(body, source, replayOf, updateId),
       finish: (record, answer, ms) => this.#finish(record as UpdateEntry | undefined, answer, ms),
+      describe: (record) => describeEntry(record as UpdateEntry | undefined),
     })
   }
 
@@ -176,10 +177,10 @@ export class SessionRecording {
       event.text += sourceSuffix(event.source, event.replayOf)
   }
 
-  #begin(body: Buffer, source: EntrySource, replayOf?: number): UpdateEntry | undefined {
+  #begin(body: Buffer, source: EntrySource, replayOf?: number, updateId?: number): UpdateEntry | undefined {
     const history = this.#history
     if (!history) return undefined
-    const id = peekUpdateId(body)
+    const id = updateId ?? peekUpdateId(body)
     const expected = id !== undefined ? this.actions.expected(id) : undefined
     const entry = history.begin(body, expected?.source ?? source, expected?.replayOf ?? replayOf)
     this.#seen(entry.updateId)
@@ -343,6 +344,21 @@ export function webhookReply(answer: {
   } catch {
     return undefined
   }
+}
+
+/**
+ * What the update line shows of a recorded update, as the history read it (the same fields, read the
+ * same way, as the relay's scan); undefined, and the relay scans the body, for one the history could
+ * not read, one without an update_id, and one too large to keep whole (the scan reads its first 64 KiB).
+ */
+function describeEntry(entry: UpdateEntry | undefined): UpdateDescription | undefined {
+  if (!entry || entry.truncated || entry.type === 'unknown' || (entry.updateId === 0 && !hasUpdateId(entry.update)))
+    return undefined
+  return {updateId: entry.updateId, updateType: entry.type, chatId: entry.chatId, preview: entry.preview}
+}
+
+function hasUpdateId(update: unknown): boolean {
+  return typeof (update as {update_id?: unknown} | null)?.update_id === 'number'
 }
 
 /** The 'update' event of an update seen in the bot's getUpdates (no relay, so no answer or time of its own). */

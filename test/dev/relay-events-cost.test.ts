@@ -2,11 +2,18 @@
  * The shortcuts that keep the relay's per-update work small with the update line and the recording
  * on (issue 24 item 1) give what the long way gives: the webhook reply found in an answer, the
  * answer's text, the ISO time of a millisecond, the bot's answer head read again, the history's
- * redaction for a list of secrets that grows in place.
+ * redaction for a list of secrets that grows in place, the update line read from the record.
  */
+import {mkdtempSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
 import {describe, expect, it} from 'vitest'
 
-import {webhookReply} from '../../src/dev/recording.js'
+import {SessionRecording, webhookReply} from '../../src/dev/recording.js'
+import type {Relay} from '../../src/dev/relay/relay.js'
+import {scanUpdate} from '../../src/dev/relay/scan.js'
+import type {RelayRecorder} from '../../src/dev/relay/types.js'
 import {answerText} from '../../src/dev/relay/deliver.js'
 import {parseResponseHead, responseHeadOf} from '../../src/dev/relay/response-head.js'
 import {clean} from '../../src/inspector/history/shape.js'
@@ -88,5 +95,52 @@ describe('clean (the history redacts every update)', () => {
     secrets[0] = 'third-secret-value'
     expect(clean('first-secret-value third-secret-value', secrets)).toBe('first-secret-value <token>')
     expect(clean('x first-secret-value', ['first-secret-value'])).toBe('x <token>')
+  })
+})
+
+describe('the update line of a recorded update', () => {
+  const TOKEN = '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw'
+  const recorder = () => {
+    const recording = new SessionRecording({
+      token: TOKEN,
+      mode: 'webhook',
+      keepDir: mkdtempSync(join(tmpdir(), 'bot-line-')),
+      emit: () => {},
+    })
+    recording.open({id: 1, first_name: 'Bot'})
+    let attached: RelayRecorder | undefined
+    recording.attachRelay({setRecorder: (r: RelayRecorder | undefined) => (attached = r)} as unknown as Relay)
+    return attached!
+  }
+
+  it('shows what the relay would read itself: the record is read once, not scanned again', () => {
+    const rec = recorder()
+    const bodies = [
+      '{"update_id":7,"message":{"message_id":1,"date":1,"chat":{"id":5,"type":"private"},"text":"hi"}}',
+      `{"update_id":8,"message":{"message_id":2,"chat":{"id":5},"text":"a ${TOKEN} b\\nc"}}`,
+      '{"update_id":9,"callback_query":{"id":"q","from":{"id":42},"message":{"chat":{"id":-100}},"data":"x"}}',
+      '{"update_id":10,"channel_post":{"chat":{"id":"-100"},"caption":"c"}}',
+      '{"update_id":11,"inline_query":{"id":"i","from":{"id":3},"query":"q"}}',
+      '{"message":{"chat":{"id":1},"text":"no id"}}',
+      '{"update_id":12}',
+      '{"update_id":13,"poll":{"id":"p","question":"why?"},"update_id":14}',
+      `{"update_id":15,"message":{"chat":{"id":1},"text":"${'x'.repeat(70 * 1024)}"}}`,
+      'not json',
+      '[1,2]',
+      '{"update_id":16,',
+    ]
+    for (const text of bodies) {
+      const body = Buffer.from(text)
+      const record = rec.begin(body, 'webhook')
+      const line = rec.describe?.(record) ?? scanUpdate(body, [TOKEN])
+      expect([text.slice(0, 60), line]).toEqual([text.slice(0, 60), scanUpdate(body, [TOKEN])])
+    }
+    // A record it has (a message) is described by the record, not by another scan.
+    expect(rec.describe?.(rec.begin(Buffer.from(bodies[0]), 'webhook'))).toEqual({
+      updateId: 7,
+      updateType: 'message',
+      chatId: 5,
+      preview: 'hi',
+    })
   })
 })

@@ -255,7 +255,7 @@ describe('fixtures', () => {
   })
 })
 
-describe('copyJson (the facts keep copies of what an update showed, made for every update)', () => {
+describe('copyJson (what the facts hand out is a copy of what an update showed)', () => {
   it('copies JSON data as structuredClone does, sharing nothing with the original', () => {
     const parsed = JSON.parse(
       '{"id":1,"a":[1,"x",null,true,{"b":[[]]}],"__proto__":{"polluted":1},"n":-0,"s":"é\\u2028","o":{}}',
@@ -272,13 +272,21 @@ describe('copyJson (the facts keep copies of what an update showed, made for eve
     expect(copy.a[4].b).toEqual([[]])
   })
 
-  it('a party and a user message are copies: changing the update later changes nothing kept', () => {
+  it('a party and a user message are handed out as copies: changing them changes nothing kept', () => {
     const facts = new SessionFacts()
     const update = JSON.parse(JSON.stringify(message(7, 'hi')))
     facts.noteUpdate(update, true)
-    update.message.chat.first_name = 'changed'
-    update.message.from.first_name = 'changed'
+    const party = facts.lastParty()!
+    party.chat.first_name = 'changed'
+    party.user.first_name = 'changed'
+    const mine = facts.userMessage(adaChat.id, ada.id)!
+    ;(mine.chat as Record<string, unknown>).first_name = 'changed'
+    ;(mine.from as Record<string, unknown>).first_name = 'changed'
+    mine.text = 'changed'
     expect(facts.lastParty()).toEqual({chat: adaChat, user: ada})
     expect(facts.userMessage(adaChat.id, ada.id)).toMatchObject({chat: adaChat, from: ada, text: 'hi'})
+    // Of anyone in the chat (no user named): a copy as well.
+    expect(facts.userMessage(adaChat.id)).toMatchObject({chat: adaChat, from: ada, text: 'hi'})
+    expect(facts.userMessage(adaChat.id)).not.toBe(facts.userMessage(adaChat.id))
   })
 })

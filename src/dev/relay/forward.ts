@@ -103,7 +103,10 @@ export class Forwarder {
   report(ex: Exchange): void {
     try {
       if (this.#o.onUpdate) {
-        const described = scanUpdate(ex.body, this.#o.secrets)
+        // Read once per update: from the record when there is one, else by the bounded scan.
+        const described =
+          (ex.record !== undefined ? ex.recorder?.describe?.(ex.record) : undefined) ??
+          scanUpdate(ex.body, this.#o.secrets)
         const event: RelayUpdateEvent = {
           time: isoTime(ex.answeredAt),
           updateId: described.updateId,
@@ -192,7 +195,7 @@ class Exchange implements DeliveryDone {
     if (recorder) {
       this.recorder = recorder
       try {
-        this.record = recorder.begin(this.body, this.source, this.replayOf)
+        this.record = recorder.begin(this.body, this.source, this.replayOf, this.updateId)
       } catch {
         this.record = undefined
       }

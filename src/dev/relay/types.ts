@@ -1,5 +1,6 @@
 /** The relay's options, events and counters (see relay.ts). */
 import type {EntrySource} from '../../inspector/types.js'
+import type {UpdateDescription} from '../../telegram/describe.js'
 import type {RelayRefusedSummaryEvent, RelayRejectedEvent} from './refusals.js'
 import type {UpstreamTarget} from './upstream.js'
 
@@ -36,8 +37,13 @@ export interface RelayUpdateEvent {
  * inspector); without one the relay does no extra work. Both calls are guarded: a throw changes nothing.
  */
 export interface RelayRecorder {
-  /** The update arrived; what it returns is handed to finish. */
-  begin(body: Buffer, source: EntrySource, replayOf?: number): unknown
+  /** The update arrived (`updateId`: what the relay read of it, when it did); what it returns is handed to finish. */
+  begin(body: Buffer, source: EntrySource, replayOf?: number, updateId?: number): unknown
+  /**
+   * What the update line shows of a recorded update, when the recorder read it already (the relay
+   * then does not read the body again); undefined, and the relay reads it itself.
+   */
+  describe?(record: unknown): UpdateDescription | undefined
   /** The update was answered: the status and body sent back (the relay's own 503 when the bot never answered). */
   finish(record: unknown, answer: {status: number; body: string}, ms: number): void
 }

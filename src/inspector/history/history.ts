@@ -38,6 +38,8 @@ export interface UpdateHistoryOptions {
 /** What the history knows of an entry besides what it shows. */
 interface Meta {
   at: number
+  /** The update's JSON as it arrived (redacted, one line), for the log. */
+  json?: string
   inFlight: boolean
   chatId?: number
   userId?: number
@@ -45,6 +47,18 @@ interface Meta {
 }
 
 type Listener = (entry: UpdateEntry, change: EntryChange) => void
+
+/**
+ * An entry's Meta, on the entry under a symbol: JSON.stringify and Object.keys skip it, so it is never
+ * shown, served or logged, and a lookup costs no WeakMap (one per update, and ephemerons for the GC).
+ * Only entries this history made have it (not those read back from a log).
+ */
+const META: unique symbol = Symbol('history meta')
+type Kept = UpdateEntry & {[META]?: Meta}
+
+function metaOf(entry: UpdateEntry): Meta | undefined {
+  return (entry as Kept)[META]
+}
 
 export class UpdateHistory implements HistoryView {
   /** The entries of a log file, oldest first (for `bot replay` of an earlier session). */
@@ -59,7 +73,6 @@ export class UpdateHistory implements HistoryView {
   #flushMs: number
   /** Oldest first. */
   #entries: UpdateEntry[] = []
-  #meta = new WeakMap<UpdateEntry, Meta>()
   #listeners = new Set<Listener>()
   #seq = 0
   #log: HistoryLog | undefined
@@ -79,6 +92,7 @@ export class UpdateHistory implements HistoryView {
         limit: this.#limit,
         session: randomBytes(6).toString('hex'),
         onError: o.onError ?? (() => {}),
+        json: (entry) => metaOf(entry)?.json,
       })
   }
 
@@ -109,10 +123,11 @@ export class UpdateHistory implements HistoryView {
       // a thread is a view: an update it cannot place is shown on its own
     }
     const meta: Meta = {at: now, inFlight: true}
+    if (facts.json !== undefined) meta.json = facts.json
     if (facts.chatId !== undefined) meta.chatId = facts.chatId
     if (facts.userId !== undefined) meta.userId = facts.userId
     if (facts.queryId !== undefined) meta.queryId = facts.queryId
-    this.#meta.set(entry, meta)
+    ;(entry as Kept)[META] = meta
     this.#entries.push(entry)
     while (this.#entries.length > this.#limit) {
       const old = this.#entries.shift()!
@@ -124,7 +139,7 @@ export class UpdateHistory implements HistoryView {
 
   /** The bot answered (answer null: nothing to show, e.g. polling); the entry is no longer in flight. */
   finish(entry: UpdateEntry, answer: {status: number; body: string} | null, ms: number): void {
-    const meta = this.#meta.get(entry)
+    const meta = metaOf(entry)
     if (!meta) return
     meta.inFlight = false
     entry.answer = answer ? cleanAnswer(answer, this.#secrets) : null
@@ -134,7 +149,7 @@ export class UpdateHistory implements HistoryView {
 
   /** Attach a call to its update (see the module comment), or to `to`; undefined when it belongs to none. */
   addCall(call: ApiCall, to?: UpdateEntry): UpdateEntry | undefined {
-    const target = to && this.#meta.has(to) ? to : this.#target(call)
+    const target = to && metaOf(to) ? to : this.#target(call)
     if (!target) return undefined
     const kept = cleanCall(call, this.#secrets)
     if (target.calls.length < MAX_CALLS) target.calls.push(kept)
@@ -178,7 +193,7 @@ export class UpdateHistory implements HistoryView {
 
   /** Whether the entry is still waiting for the bot's answer. */
   inFlight(entry: UpdateEntry): boolean {
-    return this.#meta.get(entry)?.inFlight ?? false
+    return metaOf(entry)?.inFlight ?? false
   }
 
   subscribe(listener: Listener): () => void {
@@ -226,7 +241,7 @@ export class UpdateHistory implements HistoryView {
     let inFlightCount = 0
     for (let i = this.#entries.length - 1; i >= 0; i--) {
       const entry = this.#entries[i]
-      const m = this.#meta.get(entry)!
+      const m = metaOf(entry)!
       if (m.inFlight) inFlightCount++
       if (m.inFlight && !onlyInFlight) onlyInFlight = entry
       if (!named) continue

@@ -16,7 +16,6 @@ import {
   touchPrivateFile,
   writePrivateFile,
 } from '../../session-store/private-files.js'
-import {updateJson} from './shape.js'
 import type {UpdateEntry} from '../types.js'
 
 /** Most bytes read from the end of a log (older lines are ignored). */
@@ -85,6 +84,7 @@ export class HistoryLog {
   #limit: number
   #session: string
   #onError: (message: string) => void
+  #json: (entry: UpdateEntry) => string | undefined
   #failed = false
   /** Lines and bytes appended since the last compaction. */
   #lines = 0
@@ -92,8 +92,18 @@ export class HistoryLog {
   /** The last line written for each entry (a compaction from memory reuses it). */
   #written = new WeakMap<UpdateEntry, string>()
 
-  constructor(file: string, o: {limit: number; session: string; onError: (message: string) => void}) {
+  constructor(
+    file: string,
+    o: {
+      limit: number
+      session: string
+      onError: (message: string) => void
+      /** An entry's update as the JSON it arrived in, when the history kept it. */
+      json?: (entry: UpdateEntry) => string | undefined
+    },
+  ) {
     this.file = file
+    this.#json = o.json ?? (() => undefined)
     this.#limit = o.limit
     this.#session = o.session
     this.#onError = o.onError
@@ -164,7 +174,7 @@ export class HistoryLog {
 
   #line(entry: UpdateEntry): string {
     // The update as the JSON it arrived in (redacted): not serialised again.
-    const json = updateJson(entry.update)
+    const json = this.#json(entry)
     if (json === undefined) return JSON.stringify({session: this.#session, ...entry})
     const line = JSON.stringify({session: this.#session, ...entry, update: undefined})
     return `${line.slice(0, -1)},"update":${json}}`

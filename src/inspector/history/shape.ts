@@ -68,17 +68,11 @@ export interface UpdateFacts {
   userId?: number
   /** callback_query.id / inline_query.id / …: answerCallbackQuery and friends name it. */
   queryId?: string
-}
-
-/**
- * The JSON text of updates read from raw JSON (redacted, on one line): the log writes it as it is
- * rather than serialising the parsed object again (one JSON.stringify per update less).
- */
-const jsonTexts = new WeakMap<object, string>()
-
-/** The JSON of an update updateFacts read from raw JSON, when it kept it. */
-export function updateJson(update: unknown): string | undefined {
-  return typeof update === 'object' && update !== null ? jsonTexts.get(update) : undefined
+  /**
+   * The update's JSON as it arrived (redacted, on one line), when it was read from raw JSON: the log
+   * writes it as it is rather than serialising the parsed object again.
+   */
+  json?: string
 }
 
 /** Read an update (a parsed object, or its raw JSON) into what the history keeps. Never throws. */
@@ -107,15 +101,16 @@ export function updateFacts(raw: unknown, secrets: Secrets): UpdateFacts {
       ...(described.updateId !== undefined ? {update_id: described.updateId} : {}),
       _cut: {bytes, head: cut(redacted, CUT_HEAD)},
     }
-  else if (parsed && (typeof raw === 'string' || Buffer.isBuffer(raw)) && typeof update === 'object' && update !== null)
-    // Valid JSON: a line break in it can only be whitespace between tokens (one in a string is escaped).
-    jsonTexts.set(update, /[\r\n]/.test(redacted) ? redacted.replace(/[\r\n]/g, ' ') : redacted)
   const facts: UpdateFacts = {
     update,
     truncated,
     updateId: described.updateId ?? 0,
     type: described.updateType ?? 'unknown',
   }
+  const fromText = typeof raw === 'string' || Buffer.isBuffer(raw)
+  if (!truncated && parsed && fromText && typeof update === 'object' && update !== null)
+    // Valid JSON: a line break in it can only be whitespace between tokens (one in a string is escaped).
+    facts.json = /[\r\n]/.test(redacted) ? redacted.replace(/[\r\n]/g, ' ') : redacted
   if (described.chatId !== undefined) facts.chatId = described.chatId
   if (described.preview !== undefined) facts.preview = described.preview
   const payload = described.payload
