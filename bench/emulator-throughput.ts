@@ -11,6 +11,9 @@
  *    trips are also measured with fetch (undici) as the client, whose own cost is most of a round trip.
  *    Updates are injected in-process for both servers (emulator.sendUserMessage; telegram-test-api's
  *    client.makeMessage + server.addUserMessage), spread over 50 private chats.
+ *    A third server is measured in the same turns: the floor (bench/emulator-floor.ts), which answers and does
+ *    nothing else. Its ratio to telegram-test-api is the most any server can reach with this client on this machine,
+ *    to read the emulator's ratio against.
  * 2. The conversation API's round trip (`await user.send(text)` until the reply is in and the bot is done) with a
  *    grammY bot, long polling and webhook.
  * 3. python-telegram-bot 13 (Debian's, /usr/bin/python3) long polling the emulator, driven over the control API:
@@ -25,6 +28,7 @@ import {join} from 'node:path'
 import getPort from 'get-port'
 import {Bot as GrammyBot, webhookCallback} from 'grammy'
 import {BotApiEmulator} from '../src/emulator/index.js'
+import {startFloorServer} from './emulator-floor.js'
 
 const N = Number(process.env.BENCH_UPDATES ?? 2000)
 const ROUNDTRIPS = Number(process.env.BENCH_ROUNDTRIPS ?? 1000)
@@ -306,6 +310,23 @@ async function telegramTestApiSubject(call: Post = post, client = ''): Promise<S
   }
 }
 
+/** The floor (bench/emulator-floor.ts: a server that only answers) with the same bot long polling it. */
+async function floorSubject(): Promise<Subject> {
+  const floor = await startFloorServer()
+  const replies = new Counter()
+  // Long polling: between turns its bot waits in a held getUpdates, as the emulator's does (no gate needed).
+  const bot = startPollingBot(`${floor.apiRoot}/bot${floor.token}`, true, () => replies.add())
+  return {
+    label: 'floor (a server that only answers), long polling',
+    inject: (i) => floor.inject(1000 + (i % CHATS), `m${i}`),
+    replies,
+    stop: async () => {
+      await bot.stop()
+      await floor.stop()
+    },
+  }
+}
+
 async function alone(subject: Promise<Subject>, burst: boolean): Promise<Result[]> {
   const s = await subject
   try {
@@ -323,15 +344,17 @@ const BLOCK = 50
 const WARM_UP = 200
 
 /**
- * The emulator and telegram-test-api measured in turns, both started, each bot paused while the other server is
- * measured: WARM_UP first, then BURSTS bursts each in turns (which goes first alternates), then the round
- * trips in blocks of BLOCK, alternating. Another tenant's load on a shared machine then falls on both alike, and each
+ * The emulator, telegram-test-api and the floor measured in turns, all started, each bot paused while another
+ * server is measured: WARM_UP first, then BURSTS bursts each in turns (which goes first rotates), then the round
+ * trips in blocks of BLOCK, in turns. Another tenant's load on a shared machine then falls on all alike, and each
  * ratio is one of figures measured side by side. Returns [emulator burst, emulator round trips, telegram-test-api
- * burst, its round trips].
+ * burst, its round trips, floor burst, floor round trips].
  */
 async function pairedPolling(round: number): Promise<Result[]> {
   const emu = await emulatorSubject()
   const tta = await telegramTestApiSubject()
+  const floor = await floorSubject()
+  const subjects = [emu, tta, floor]
   try {
     const turn = async <T>(s: Subject, run: () => Promise<T>): Promise<T> => {
       s.gate?.open()
@@ -342,17 +365,15 @@ async function pairedPolling(round: number): Promise<Result[]> {
       }
     }
     await tta.gate!.close()
-    for (const s of [emu, tta])
+    for (const s of subjects)
       await turn(s, async () => {
         for (let i = 0; i < WARM_UP; i++) await roundTrip(s, BURSTS * N + ROUNDTRIPS + i)
         await burstOf(s, BURSTS * N + ROUNDTRIPS + WARM_UP, WARM_UP)
       })
-    const burstMs = new Map<Subject, number>([
-      [emu, 0],
-      [tta, 0],
-    ])
+    const burstMs = new Map<Subject, number>(subjects.map((s) => [s, 0]))
     for (let b = 0; b < BURSTS; b++) {
-      for (const s of (round + b) % 2 === 0 ? [emu, tta] : [tta, emu]) {
+      const first = (round + b) % subjects.length
+      for (const s of [...subjects.slice(first), ...subjects.slice(0, first)]) {
         const r = await turn(s, () => burstOf(s, b * N))
         burstMs.set(s, burstMs.get(s)! + r.ms)
       }
@@ -366,20 +387,11 @@ async function pairedPolling(round: number): Promise<Result[]> {
         perSecond: ((BURSTS * N) / ms) * 1000,
       }
     }
-    const latencies = new Map<Subject, number[]>([
-      [emu, []],
-      [tta, []],
-    ])
-    const ms = new Map<Subject, number>([
-      [emu, 0],
-      [tta, 0],
-    ])
-    const cpu = new Map<Subject, number>([
-      [emu, 0],
-      [tta, 0],
-    ])
+    const latencies = new Map<Subject, number[]>(subjects.map((s) => [s, []]))
+    const ms = new Map<Subject, number>(subjects.map((s) => [s, 0]))
+    const cpu = new Map<Subject, number>(subjects.map((s) => [s, 0]))
     for (let done = 0; done < ROUNDTRIPS; done += BLOCK) {
-      for (const s of [emu, tta]) {
+      for (const s of subjects) {
         await turn(s, async () => {
           const t0 = performance.now()
           const c0 = process.cpuUsage()
@@ -394,13 +406,12 @@ async function pairedPolling(round: number): Promise<Result[]> {
         })
       }
     }
-    return [emu, tta].flatMap((s) => [
+    return subjects.flatMap((s) => [
       burstResult(s),
       {...summary(`${s.label} (round trips)`, latencies.get(s)!, ms.get(s)!), cpuUs: cpu.get(s)! / ROUNDTRIPS},
     ])
   } finally {
-    await emu.stop()
-    await tta.stop()
+    for (const s of subjects) await s.stop()
   }
 }
 
@@ -631,8 +642,14 @@ async function main(): Promise<void> {
     const trips = runs.poll.map(([, emuTrips, , ttaTrips]) => emuTrips.perSecond / ttaTrips.perSecond)
     const p50s = runs.poll.map(([, emuTrips, , ttaTrips]) => ttaTrips.p50! / emuTrips.p50!)
     const list = (values: number[]): string => values.map((v) => `${v.toFixed(2)}×`).join(', ')
+    // the floor answers and does nothing else: its ratio is the most any server reaches with this client, here
+    const floorBursts = runs.poll.map(([, , ttaBurst, , floorBurst]) => floorBurst.perSecond / ttaBurst.perSecond)
+    const floorTrips = runs.poll.map(([, , , ttaTrips, , floorTrips]) => floorTrips.perSecond / ttaTrips.perSecond)
     console.log(`ratios emulator / telegram-test-api in each round: burst ${list(bursts)}; round trips ${list(trips)}`)
     console.log(`  round trips by median latency in each round: ${list(p50s)}`)
+    console.log(
+      `ratios floor / telegram-test-api in each round (the most a server reaches here): burst ${list(floorBursts)}; round trips ${list(floorTrips)}`,
+    )
     verdict(
       'polling round trips, emulator / telegram-test-api (median)',
       `${median(trips).toFixed(2)}×`,
