@@ -3,8 +3,9 @@ import {basename} from 'node:path'
 
 import {deadline} from '../lib/deadline.js'
 import {maskUrl} from '../lib/mask-url.js'
-import {describeProxyFailure} from '../lib/proxy.js'
+import {describeProxyFailure, proxyFor} from '../lib/proxy.js'
 import {BotApiError} from './errors.js'
+import {fetchAnswer, type PostAnswer, postJson} from './post.js'
 import {redact} from './redact.js'
 import type {DeleteWebhookParams, GetUpdatesParams, SetWebhookParams, Update, User, WebhookInfo} from './types.js'
 
@@ -116,8 +117,8 @@ function describeNetworkError(code: string | undefined, message: string, apiRoot
 }
 
 /** " to another host" / " to another path": where a redirect pointed, without the URL (it may hold the token). */
-function redirectTarget(response: Response, apiRoot: string): string {
-  const location = response.headers.get('location')
+function redirectTarget(response: PostAnswer, apiRoot: string): string {
+  const location = response.header('location')
   if (!location) return ''
   try {
     const target = new URL(location, apiRoot)
@@ -136,7 +137,7 @@ function pathToken(token: string): string {
 }
 
 /** Seconds from a Retry-After header holding an integer (HTTP dates are ignored, like the Bot API server). */
-function retryAfterHeader(value: string | null): number | undefined {
+function retryAfterHeader(value: string | undefined): number | undefined {
   if (!value || !/^\s*\d+\s*$/.test(value)) return undefined
   return Number(value)
 }
@@ -157,6 +158,8 @@ export class BotApi {
   readonly #maxRetries: number
   readonly #debug?: (line: string) => void
   readonly #onRetry?: BotApiOptions['onRetry']
+  /** The api root is reached without a proxy over http(s): JSON requests skip fetch (post.ts). */
+  readonly #direct: boolean
 
   constructor(options: BotApiOptions) {
     this.#token = options.token
@@ -166,6 +169,7 @@ export class BotApi {
     this.#maxRetries = options.maxRetries ?? 2
     this.#debug = options.debug
     this.#onRetry = options.onRetry
+    this.#direct = /^https?:\/\//i.test(this.apiRoot) && proxyFor(this.apiRoot) === undefined
   }
 
   /** Replace the token (and its secret part) in any text with a placeholder. */
@@ -238,13 +242,16 @@ export class BotApi {
     const started = performance.now()
     this.#log(`→ ${method} ${typeof body === 'string' ? body : '<multipart>'}`)
 
-    let response: Response
-    let text: string
+    let response: PostAnswer
     try {
       // Never follow a redirect: the token is in the path, and a POST turned into a GET by a 302
       // would look like a success. A 3xx is reported below, naming the api root.
-      response = await fetch(url, {method: 'POST', body, headers, signal: limit.signal, redirect: 'manual'})
-      text = await response.text()
+      response =
+        this.#direct && typeof body === 'string'
+          ? await postJson(new URL(url), body, headers, limit.signal)
+          : await fetchAnswer(
+              await fetch(url, {method: 'POST', body, headers, signal: limit.signal, redirect: 'manual'}),
+            )
     } catch (error) {
       if (options.signal?.aborted) throw new BotApiError({kind: 'aborted', method, description: 'request aborted'})
       if (limit.timedOut)
@@ -279,6 +286,7 @@ export class BotApi {
         ),
       })
     }
+    const text = response.text
     const ms = Math.round(performance.now() - started)
     this.#log(`← ${method} ${response.status} in ${ms}ms ${text.slice(0, 300)}`)
 
@@ -306,7 +314,7 @@ export class BotApi {
       })
     }
     if (!envelope.ok) {
-      const retryAfter = envelope.parameters?.retry_after ?? retryAfterHeader(response.headers.get('retry-after'))
+      const retryAfter = envelope.parameters?.retry_after ?? retryAfterHeader(response.header('retry-after'))
       throw new BotApiError({
         kind: 'api',
         method,

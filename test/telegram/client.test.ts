@@ -233,6 +233,34 @@ describe('BotApi errors', () => {
     expectClean(e)
   })
 
+  it('reports an answer cut before its end as a network error, not as a body that is not JSON', async () => {
+    const {root} = await serve((_req, res) => {
+      res.writeHead(200, {'content-type': 'application/json', 'content-length': '100'})
+      res.write('{"ok":true,"result":')
+      setTimeout(() => res.socket?.destroy(), 20)
+    })
+    const e = await failure(new BotApi({token: TOKEN, apiRoot: root}).getMe())
+    expect(e.kind).toBe('network')
+    expect(e.causeCode).toBe('ECONNRESET')
+    expect(e.description).toMatch(/closed before an answer arrived \(ECONNRESET\)/)
+    expectClean(e)
+  })
+
+  it('reports a redirect without following it, from its Location header', async () => {
+    let followed = false
+    const {root} = await serve((req, res) => {
+      if (req.url === '/elsewhere') followed = true
+      res.writeHead(307, {location: '/elsewhere'})
+      res.end()
+    })
+    const e = await failure(new BotApi({token: TOKEN, apiRoot: root}).getMe())
+    expect(e.kind).toBe('http')
+    expect(e.code).toBe(307)
+    expect(e.description).toContain('a redirect to another path on the same server')
+    expect(followed).toBe(false)
+    expectClean(e)
+  })
+
   it('reports connection refused on a closed port', async () => {
     const port = await closedPort()
     const e = await failure(new BotApi({token: TOKEN, apiRoot: `http://127.0.0.1:${port}`}).getMe())
