@@ -99,11 +99,11 @@ export class HistoryLog {
       session: string
       onError: (message: string) => void
       /** An entry's update as the JSON it arrived in, when the history kept it. */
-      json?: (entry: UpdateEntry) => string | undefined
+      json: (entry: UpdateEntry) => string | undefined
     },
   ) {
     this.file = file
-    this.#json = o.json ?? (() => undefined)
+    this.#json = o.json
     this.#limit = o.limit
     this.#session = o.session
     this.#onError = o.onError
