@@ -3,11 +3,15 @@
  * vs through the relay, at concurrency 1 and 40, and the relay's CPU time per update against the
  * bot's. Loopback only; every scenario is time-bounded.
  *
- *   npm run build && npx tsx bench/relay.ts [--seconds 3] [--bot-ms 0] [--events] [--relay-module FILE] [--profile DIR]
+ *   npm run build && npx tsx bench/relay.ts [--seconds 3] [--bot-ms 0] [--events [line|record|floor]] [--relay-module FILE] [--profile DIR]
  *
  * --events does per update what `bot dev` does besides forwarding: the update line (render.ts's
  * updateText, the session's decorate) and the recording (SessionRecording with its history and
  * JSONL log, as the inspector keeps it). The targets (issue 24) apply with --events.
+ * --events line or --events record does only that half (the line then reads the update itself, with
+ * the relay's bounded scan): what each costs, to read the --events figures against. --events floor
+ * puts the least a recording can do (bench/recording-floor.mjs: keep each update's redacted JSON and
+ * log it, nothing else) in place of the real one, with the real update line.
  * --bot-ms N makes the bot wait N ms (like an API call) before answering, for a less trivial bot.
  * --relay-module FILE runs another build of src/dev/relay/relay.ts (default dist/dev/relay/relay.js;
  * render.js and recording.js are taken from the same build, e.g. an older dist for a before/after).
@@ -59,8 +63,8 @@ const {Relay} = await import(process.env.RELAY_MODULE_URL)
 let printed = 0
 let onUpdate
 let recording
-if (process.env.RELAY_EVENTS === '1') {
-  const {updateText} = await import(new URL('../render.js', process.env.RELAY_MODULE_URL))
+const events = process.env.RELAY_EVENTS
+if (events === 'all' || events === 'record') {
   const {SessionRecording} = await import(new URL('../recording.js', process.env.RELAY_MODULE_URL))
   recording = new SessionRecording({
     token: ${JSON.stringify(TOKEN)},
@@ -70,9 +74,16 @@ if (process.env.RELAY_EVENTS === '1') {
   })
   recording.addSecrets(${JSON.stringify(SECRET)}, ${JSON.stringify(PATH)})
   recording.open({id: 123456, first_name: 'Bench', username: 'bench_bot'})
+}
+if (events === 'floor') {
+  const {RecordingFloor} = await import(process.env.RECORDING_FLOOR_URL)
+  recording = new RecordingFloor({keepDir: process.env.STATE_DIR, secrets: [${JSON.stringify(TOKEN)}, ${JSON.stringify(SECRET)}, ${JSON.stringify(PATH)}]})
+}
+if (events === 'all' || events === 'line' || events === 'floor') {
+  const {updateText} = await import(new URL('../render.js', process.env.RELAY_MODULE_URL))
   onUpdate = (e) => {
     const event = {type: 'update', ...e, text: updateText(e)}
-    recording.decorate(event)
+    recording?.decorate(event)
     printed += event.text.length
   }
 }
@@ -80,7 +91,7 @@ const relay = new Relay({secret: ${JSON.stringify(SECRET)}, path: ${JSON.stringi
 const port = await relay.listen()
 if (recording) recording.attachRelay(relay)
 relay.setTarget({host: '127.0.0.1', port: Number(process.env.BOT_PORT), path: ${JSON.stringify(PATH)}})
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => { recording?.history?.close(); process.exit(printed < 0 ? 1 : 0) })
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => { recording?.history?.close(); recording?.close?.(); process.exit(printed < 0 ? 1 : 0) })
 console.log('PORT ' + port)
 `
 
@@ -248,13 +259,22 @@ async function main(): Promise<void> {
   )
   if (!existsSync(relayModule))
     throw new Error(`${relayModule} not found: run \`npm run build\` first (or pass --relay-module)`)
-  const events = process.argv.includes('--events')
+  const eventsArg = process.argv.indexOf('--events')
+  const eventsPart = process.argv[eventsArg + 1]
+  const only =
+    eventsArg > 0 && (eventsPart === 'line' || eventsPart === 'record' || eventsPart === 'floor')
+      ? eventsPart
+      : undefined
+  if (eventsArg > 0 && eventsPart !== undefined && !eventsPart.startsWith('--') && !only)
+    throw new Error(`--events takes line, record, floor or nothing (the line and the recording), not ${eventsPart}`)
+  const events = eventsArg > 0
   if (events && !existsSync(join(dirname(relayModule), '..', 'recording.js')))
     throw new Error(`--events needs recording.js and render.js beside ${dirname(relayModule)}`)
   const relay = await startChild([...profile, '--input-type=module', '-e', RELAY_SOURCE], {
     RELAY_MODULE_URL: pathToFileURL(relayModule).href,
     BOT_PORT: String(bot.port),
-    RELAY_EVENTS: events ? '1' : '0',
+    RELAY_EVENTS: events ? (only ?? 'all') : 'none',
+    RECORDING_FLOOR_URL: new URL('./recording-floor.mjs', import.meta.url).href,
     STATE_DIR: stateDir,
   })
   children.push(relay.child)
@@ -266,7 +286,17 @@ async function main(): Promise<void> {
         .join(' ')})`,
     )
     console.log(
-      `relay: ${relayModule}${events ? '; per update also the update line and the recording, as bot dev (--events)' : ''}`,
+      `relay: ${relayModule}${
+        !events
+          ? ''
+          : only === 'line'
+            ? '; per update also the update line, not the recording (--events line)'
+            : only === 'record'
+              ? '; per update also the recording, not the update line (--events record)'
+              : only === 'floor'
+                ? '; per update also the update line and the least a recording does (--events floor)'
+                : '; per update also the update line and the recording, as bot dev (--events)'
+      }`,
     )
     console.log('')
     console.log('concurrency  path     p50 ms   p99 ms      req/s       n')
@@ -308,7 +338,9 @@ async function main(): Promise<void> {
     }
     for (const line of cpuLines) console.log(line)
     console.log('')
-    console.log(`Verdicts${events ? '' : ' (the targets are set for --events: the update line and recording on)'}:`)
+    console.log(
+      `Verdicts${events && !only ? '' : ' (the targets are set for --events: the update line and recording on)'}:`,
+    )
     console.log(`${verdict(added <= 0.2)} p50 added at concurrency 1: ${added.toFixed(3)} ms (target ≤ 0.2 ms)`)
     console.log(
       `${verdict(ratio >= 0.8)} throughput at concurrency 40: ${(ratio * 100).toFixed(1)} % of direct (target ≥ 80 %)`,
