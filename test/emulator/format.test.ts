@@ -266,6 +266,23 @@ describe('the text around parsing', () => {
     expect((await send('no.tld here, 1.5 and x/y')).json.result.entities).toBeUndefined()
   })
 
+  it('finds the same links whatever was sent before (the expressions are shared between calls)', async () => {
+    const {send} = await chat()
+    const links = 'TG://resolve?domain=x then ftp://1.2.3.4:80/p and (see http://a.io/c)), b@example.org'
+    // as detected before the expressions were shared (matchAll, a copy of each per call)
+    const expected = [
+      {offset: 0, length: 21, type: 'url'},
+      {offset: 27, length: 18, type: 'url'},
+      {offset: 55, length: 13, type: 'url'},
+      {offset: 72, length: 13, type: 'email'},
+    ]
+    expect((await send(links)).json.result.entities).toEqual(expected)
+    // a text whose scan stops early (a colon, no dot; a dot, no scheme), then the first text again
+    expect((await send('re: m1')).json.result.entities).toBeUndefined()
+    expect((await send('see example.com')).json.result.entities).toEqual([{offset: 4, length: 11, type: 'url'}])
+    expect((await send(links)).json.result.entities).toEqual(expected)
+  })
+
   it('captions: parse_mode, the 1024 limit, an empty caption dropped', async () => {
     const {api} = await chat()
     const photo = (caption: string, more: Record<string, unknown> = {}) =>

@@ -128,17 +128,33 @@ function urlAccepted(url: string): boolean {
   return protocol !== null || TLDS.has(labels.at(-1)!)
 }
 
+/**
+ * Each match of a global expression in `text`, by exec from the start (matchAll would first compile a copy of the
+ * expression, on every call: a profile of sendMessage showed it). Not reentrant for the same expression.
+ */
+function* each(re: RegExp, text: string): Generator<RegExpExecArray> {
+  re.lastIndex = 0
+  try {
+    for (let m = re.exec(text); m !== null; m = re.exec(text)) yield m
+  } finally {
+    re.lastIndex = 0
+  }
+}
+
 function urls(text: string, out: Entity[]): void {
   if (text.includes('@')) {
-    for (const m of text.matchAll(EMAIL_SCAN)) {
+    for (const m of each(EMAIL_SCAN, text)) {
       if (WORD.test(before(text, m.index))) continue
       const mailto = m[0].toLowerCase().startsWith('mailto:') ? 7 : 0
       if (EMAIL_RE.test(m[0].slice(mailto)))
         out.push({type: 'email', offset: m.index + mailto, length: m[0].length - mailto})
     }
   }
-  for (const m of text.matchAll(TG_URL_RE)) out.push({type: 'url', offset: m.index, length: trimUrl(m[0]).length})
-  for (const m of text.matchAll(URL_RE)) {
+  // Each expression needs what is looked for here: `://` for the first, a dot in the host for the second.
+  if (text.includes('://'))
+    for (const m of each(TG_URL_RE, text)) out.push({type: 'url', offset: m.index, length: trimUrl(m[0]).length})
+  if (!text.includes('.')) return
+  for (const m of each(URL_RE, text)) {
     const prev = before(text, m.index)
     if (WORD.test(prev) || prev === '.' || prev === '/' || prev === '@' || text[m.index + m[0].length] === '@') continue
     const raw = trimUrl(m[0])
