@@ -14,10 +14,11 @@
  * what one more read and write on loopback costs whoever serves it. Loopback only; Linux (/proc) only.
  */
 import {spawn, type ChildProcess} from 'node:child_process'
-import {readFileSync, readdirSync} from 'node:fs'
 import net from 'node:net'
 import {createInterface} from 'node:readline'
 import {fileURLToPath} from 'node:url'
+
+import {cpuTimes, threadIds} from './proc-cpu.js'
 
 const CHATS = 50
 
@@ -42,17 +43,12 @@ async function serve(kind: string): Promise<void> {
   console.log(JSON.stringify({apiRoot: emu.apiRoot, token}))
 }
 
-/** CPU ms used so far by each thread of a process: utime and stime in ticks of 10 ms (USER_HZ = 100). */
-function threadTimes(pid: number): Map<string, {user: number; sys: number}> {
-  const out = new Map<string, {user: number; sys: number}>()
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      out.set(tid, {user: Number(fields[11]) * 10, sys: Number(fields[12]) * 10})
-    } catch {
-      // a thread that ended
-    }
+/** CPU ms used so far by each thread of a process. */
+function threadTimes(pid: number): Map<number, {user: number; sys: number}> {
+  const out = new Map<number, {user: number; sys: number}>()
+  for (const tid of threadIds(pid)) {
+    const t = cpuTimes(pid, tid)
+    if (t) out.set(tid, t) // else a thread that ended
   }
   return out
 }
@@ -118,7 +114,7 @@ async function measure(kind: 'emulator' | 'floor', calls: number): Promise<Figur
     const figures: Figures = {user: 0, sys: 0, other: 0}
     for (const [tid, t] of after) {
       const b = before.get(tid) ?? {user: 0, sys: 0}
-      if (tid === String(child.pid)) {
+      if (tid === child.pid) {
         figures.user += t.user - b.user
         figures.sys += t.sys - b.sys
       } else figures.other += t.user - b.user + t.sys - b.sys

@@ -1,17 +1,14 @@
 // The least a recording can do per update, for bench/relay.ts --events floor: keep the newest 1000
-// updates as their redacted JSON text (the secrets and anything token-shaped replaced, by one
-// expression, as the real history does) with the bot's answer, and append one JSON line per update
-// to a 0600 log every 100 ms. No parsing, no description, no tags, threads or trigger facts, no
-// bounds on sizes: not a recording to use, a measure of what keeping and logging each update costs
-// in the relay's process, to read `--events` (the real recording) against.
+// updates as their redacted JSON text (replaced by the expression the real history uses,
+// telegram/redact.ts's redactionPattern over the secrets and anything token-shaped) with the bot's
+// answer, and append one JSON line per update to a 0600 log every 100 ms. No parsing, no
+// description, no tags, threads or trigger facts, no bounds on sizes: not a recording to use, a
+// measure of what keeping and logging each update costs in the relay's process, to read `--events`
+// (the real recording) against.
 import {closeSync, openSync, writeSync} from 'node:fs'
 import {join} from 'node:path'
 
 const LIMIT = 1000
-
-function escaped(text) {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-}
 
 export class RecordingFloor {
   #kept = []
@@ -19,13 +16,14 @@ export class RecordingFloor {
   #timer
   #seq = 0
   #fd
-  #re
+  #redaction
+  #redacted
 
-  /** `secrets`: redacted wherever they appear, besides anything token-shaped. */
-  constructor({keepDir, secrets}) {
+  /** `redaction`: the global expression for what is redacted, replaced by `redacted`. */
+  constructor({keepDir, redaction, redacted}) {
     this.#fd = openSync(join(keepDir, 'floor-history.jsonl'), 'a', 0o600)
-    const forms = secrets.filter(Boolean).map(escaped)
-    this.#re = new RegExp([...forms, String.raw`\b\d{5,16}:[A-Za-z0-9_-]{30,}`].join('|'), 'g')
+    this.#redaction = redaction
+    this.#redacted = redacted
   }
 
   attachRelay(relay) {
@@ -50,7 +48,7 @@ export class RecordingFloor {
     const entry = {
       seq: ++this.#seq,
       time: Date.now(),
-      json: body.toString('utf8').replace(this.#re, '<token>'),
+      json: body.toString('utf8').replace(this.#redaction, this.#redacted),
       answer: null,
       ms: 0,
     }

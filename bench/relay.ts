@@ -28,12 +28,14 @@
  * ≥ 80 % of direct and CPU per update ≤ 1.5× the bot's.
  */
 import {spawn, type ChildProcess} from 'node:child_process'
-import {existsSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {existsSync, mkdtempSync, rmSync} from 'node:fs'
 import http from 'node:http'
 import os from 'node:os'
 import {createInterface} from 'node:readline'
 import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
+
+import {cpuTimes} from './proc-cpu.js'
 
 const SECRET = 'bench_secret_token'
 const PATH = '/webhook/bench'
@@ -77,7 +79,12 @@ if (events === 'all' || events === 'record') {
 }
 if (events === 'floor') {
   const {RecordingFloor} = await import(process.env.RECORDING_FLOOR_URL)
-  recording = new RecordingFloor({keepDir: process.env.STATE_DIR, secrets: [${JSON.stringify(TOKEN)}, ${JSON.stringify(SECRET)}, ${JSON.stringify(PATH)}]})
+  const {redactionPattern, TOKEN_SHAPE, REDACTED} = await import(new URL('../../telegram/redact.js', process.env.RELAY_MODULE_URL))
+  recording = new RecordingFloor({
+    keepDir: process.env.STATE_DIR,
+    redaction: redactionPattern([${JSON.stringify(TOKEN)}, ${JSON.stringify(SECRET)}, ${JSON.stringify(PATH)}], TOKEN_SHAPE),
+    redacted: REDACTED,
+  })
 }
 if (events === 'all' || events === 'line' || events === 'floor') {
   const {updateText} = await import(new URL('../render.js', process.env.RELAY_MODULE_URL))
@@ -135,14 +142,8 @@ interface Result {
 
 /** CPU time (user + system) a process has used so far, in ms (Linux /proc; undefined elsewhere). */
 function cpuMs(pid: number | undefined): number | undefined {
-  if (!pid || process.platform !== 'linux') return undefined
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 // utime + stime, at USER_HZ = 100
-  } catch {
-    return undefined
-  }
+  const t = pid ? cpuTimes(pid) : undefined
+  return t && t.user + t.sys
 }
 
 function percentile(sorted: Float64Array, p: number): number {
