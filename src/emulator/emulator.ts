@@ -16,12 +16,20 @@ import {BotRegistry} from './state/registry.js'
 import {createHandler} from './http/server.js'
 import {createFront} from './http/fast.js'
 import {type Scope, scopeFor} from './http/guard.js'
-import {callbackQuery, migrate, noteUsers, setBlocked, userMessage} from './user/actions.js'
+import {migrate, noteUsers} from './user/actions.js'
 import {chatMatches, waitForCall} from './user/wait.js'
-import {userMediaMessage} from './user/media.js'
-import {type VoteOptions, vote} from './user/polls.js'
-import {pollJson} from './state/polls.js'
-import {type InlineQueryOptions, chooseResult, inlineQuery} from './user/inline.js'
+import type {VoteOptions} from './user/polls.js'
+import type {InlineQueryOptions} from './user/inline.js'
+import {
+  ACTIONS,
+  type ActionContext,
+  type ActionInfo,
+  type ActionInput,
+  type ActionName,
+  type ActionResult,
+  invokeAction,
+  listActions,
+} from './actions/index.js'
 import type {
   BotInfo,
   CallbackQueryOptions,
@@ -37,24 +45,15 @@ import type {
   UserProfileOptions,
   UserMediaOptions,
 } from './types.js'
-import {allowedUpdatesList, droppedReason} from './state/updates.js'
+import {allowedUpdatesList} from './state/updates.js'
 import {webhookInfo} from './methods/webhook-config.js'
-import {type PayOptions, type PaymentHost, buyPaidMedia, pay, renewSubscription} from './user/payments.js'
+import type {PayOptions, PaymentHost} from './user/payments.js'
 import type {PaymentAttempt} from './state/payments.js'
-import {type ReactionOptions, reactionUpdate} from './user/reactions.js'
-import {type JoinRequestOptions, type MemberChange, requestJoin, setBotStatus, setMemberStatus} from './user/members.js'
-import {
-  type BusinessMessageOptions,
-  type ConnectOptions,
-  businessMessage,
-  connect,
-  deleteBusinessMessages,
-  editBusinessMessage,
-  editConnection,
-} from './user/business.js'
-import {businessConnectionJson} from './state/business.js'
-import {type BoostOptions, boostChat, openWebApp, removeBoost, webAppData} from './user/boosts.js'
-import {type GuestOptions, guestMessage} from './user/guests.js'
+import type {ReactionOptions} from './user/reactions.js'
+import type {JoinRequestOptions, MemberChange} from './user/members.js'
+import type {BusinessMessageOptions, ConnectOptions} from './user/business.js'
+import type {BoostOptions} from './user/boosts.js'
+import type {GuestOptions} from './user/guests.js'
 
 export interface EmulatorEvents {
   /** Every recorded API call (HTTP or webhook reply). */
@@ -271,7 +270,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
 
   /** A text message from a user in a private chat (or a group when chatId < 0); `/commands` get bot_command entities. */
   sendUserMessage(token: string, options: UserMessageOptions): Update {
-    return this.injectUpdate(token, {message: userMessage(this.mustBot(token), options)})
+    return this.act(token, 'send_message', options)
   }
 
   /**
@@ -279,7 +278,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
    * bytes: sizes and durations come from them, the file is stored for the bot (getFile and /file/bot… serve it).
    */
   sendUserMedia(token: string, options: UserMediaOptions): Update {
-    return this.injectUpdate(token, {message: userMediaMessage(this.mustBot(token), options)})
+    return this.act(token, 'send_media', options)
   }
 
   /**
@@ -287,7 +286,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
    * message in the chat). The bot answers it with answerCallbackQuery.
    */
   sendCallbackQuery(token: string, options: CallbackQueryOptions): Update {
-    return this.injectUpdate(token, {callback_query: callbackQuery(this.mustBot(token), options)})
+    return this.act(token, 'press_button', options)
   }
 
   /**
@@ -295,9 +294,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
    * non-anonymous poll and the `poll` with its new counts. Returns the updates and the poll.
    */
   votePoll(token: string, pollId: string, options: VoteOptions): {updates: Update[]; poll: TgObject} {
-    const bot = this.mustBot(token)
-    const updates = vote(bot, pollId, options).map((body) => this.injectUpdate(token, body))
-    return {updates, poll: pollJson(bot.polls.get(pollId)!)}
+    return this.act(token, 'vote_poll', {...options, pollId})
   }
 
   /**
@@ -319,7 +316,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
    * inline queries (createBot's or the emulator's `supportsInlineQueries`), as Telegram sends none otherwise.
    */
   sendInlineQuery(token: string, options: InlineQueryOptions): Update {
-    return this.injectUpdate(token, {inline_query: inlineQuery(this.mustBot(token), options)})
+    return this.act(token, 'inline_query', options)
   }
 
   /** The bot's answer to an inline query (answerInlineQuery's results, cache_time…), or undefined before it answered. */
@@ -329,7 +326,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
 
   /** The user picks result `resultId` of the answer: queues chosen_inline_result (with inline_message_id when it has a keyboard). */
   chooseInlineResult(token: string, queryId: string, resultId: string): Update {
-    return this.injectUpdate(token, {chosen_inline_result: chooseResult(this.mustBot(token), queryId, resultId)})
+    return this.act(token, 'choose_inline_result', {queryId, resultId})
   }
 
   /** Make a chat known to the bot (so sendMessage to it works without a prior update from it). */
@@ -355,12 +352,12 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
    * user`, and a `my_chat_member` update (the bot's status `member` → `kicked`) is queued. Returns that update.
    */
   blockBot(token: string, chatId: number): Update {
-    return this.injectUpdate(token, setBlocked(this.mustBot(token), chatId, true))
+    return this.act(token, 'block_bot', {chatId})
   }
 
   /** The user unblocks the bot: sends work again; a `my_chat_member` update back to `member` is queued. */
   unblockBot(token: string, chatId: number): Update {
-    return this.injectUpdate(token, setBlocked(this.mustBot(token), chatId, false))
+    return this.act(token, 'unblock_bot', {chatId})
   }
 
   /**
@@ -395,22 +392,9 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
         bot,
         calls: this,
         signals: this.signals,
-        sendUserMessage: (t, o) => this.sendUserMessage(t, o),
-        sendCallbackQuery: (t, o) => this.sendCallbackQuery(t, o),
         onStop: (fail) => this.onStop(fail),
         injectUpdate: (t, body) => this.injectUpdate(t, body),
-        payInvoice: (o, injectPaid) => pay(this.paymentHost(bot, injectPaid), o),
-        react: (t, o) => this.react(t, o),
-        setMemberStatus: (t, c) => this.setMemberStatus(t, c),
-        requestJoin: (t, o) => this.requestJoin(t, o),
-        sendBusinessMessage: (t, o) => this.sendBusinessMessage(t, o),
-        sendWebAppData: (t, o) => this.sendWebAppData(t, o),
-        openWebApp: (t, o) => this.openWebApp(t, o),
-        boostChat: (t, o) => this.boostChat(t, o),
-        summonGuest: (t, o) => this.summonGuest(t, o),
-        sendUserMedia: (t, o) => this.sendUserMedia(t, o),
-        votePoll: (t, id, o) => this.votePoll(t, id, o),
-        sendInlineQuery: (t, o) => this.sendInlineQuery(t, o),
+        act: (name, input) => this.act(token, name, input),
       },
       {...options, id},
     )
@@ -485,6 +469,37 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     return webhookInfo(this.mustBot(token))
   }
 
+  // ---------------------------------------------------------------- the table of user actions (actions/index.ts)
+
+  /** Every user action: its name, one-line description, parameters (a JSON Schema object), result and route. */
+  actions(): ActionInfo[] {
+    return listActions()
+  }
+
+  /**
+   * Run the user action `name` with input as JSON carries it (snake_case, unchecked, e.g. from an MCP tool or a
+   * chat script): checked by the table, run, and its result as JSON (as the control API answers). Rejects with an
+   * InputError in our words (`status` 400, or 404 for an unknown action or a missing poll or inline query).
+   */
+  runAction(token: string, name: string, input: unknown, path: Record<string, string> = {}): Promise<unknown> {
+    return invokeAction(this.actionContext(this.mustBot(token)), name, input, path)
+  }
+
+  /** Run an action of the table with its options (typed by TypeScript, so unchecked). */
+  private act<K extends ActionName>(token: string, name: K, input: ActionInput<K>): ActionResult<K> {
+    const action = ACTIONS[name] as unknown as {run(ctx: ActionContext, input: ActionInput<K>): ActionResult<K>}
+    return action.run(this.actionContext(this.mustBot(token)), input)
+  }
+
+  private actionContext(bot: BotState): ActionContext {
+    return {
+      bot,
+      inject: (body) => this.injectUpdate(bot.token, body),
+      payments: (injectPaid) => this.paymentHost(bot, injectPaid),
+      window: (ms) => (this.timeScale === 0 ? ms : this.core.scale(ms)),
+    }
+  }
+
   // ---------------------------------------------------------------- internals
 
   private later(fn: () => void, ms: number): () => void {
@@ -541,7 +556,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
    * is nothing to pay (no such invoice, already paid).
    */
   payInvoice(token: string, options: PayOptions): Promise<PaymentAttempt> {
-    return pay(this.paymentHost(this.mustBot(token)), options)
+    return this.act(token, 'pay_invoice', options)
   }
 
   /** Every payment attempt of the bot's users, oldest first, with its outcome. */
@@ -554,7 +569,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
    * with `is_recurring`. Throws when the bot canceled it with editUserStarSubscription. Returns the new charge id.
    */
   renewSubscription(token: string, chargeId: string): {chargeId: string; message: TgObject} {
-    return renewSubscription(this.paymentHost(this.mustBot(token)), chargeId)
+    return this.act(token, 'renew_subscription', {chargeId})
   }
 
   /** A user buys the paid media of the bot's message: a Star transaction, and a purchased_paid_media update. */
@@ -562,7 +577,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     token: string,
     options: {chatId: number; messageId: number; userId?: number},
   ): {update_id: number; transaction?: TgObject} {
-    return buyPaidMedia(this.paymentHost(this.mustBot(token)), options)
+    return this.act(token, 'buy_paid_media', options)
   }
 
   // ---------------------------------------------------------------- reactions (docs/emulator.md, "Reactions")
@@ -573,11 +588,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
    * or channel, or its allowed_updates leave the type out (both reaction types are off unless asked for).
    */
   react(token: string, options: ReactionOptions): Update & {reason?: string} {
-    const made = reactionUpdate(this.mustBot(token), options)
-    if ('skipped' in made) return {update_id: 0, reason: made.skipped}
-    const update = this.injectUpdate(token, made.update)
-    if (update.update_id !== 0) return update
-    return {update_id: 0, reason: droppedReason(Object.keys(made.update)[0])}
+    return this.act(token, 'react', options)
   }
 
   // ---------------------------------------------------------------- membership (docs/emulator.md, "Joining and membership")
@@ -589,17 +600,17 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
    * dropped one with update_id 0.
    */
   setMemberStatus(token: string, change: MemberChange): Update[] {
-    return setMemberStatus(this.mustBot(token), change).map((body) => this.injectUpdate(token, body))
+    return this.act(token, 'set_member_status', change)
   }
 
   /** A user joins a group or channel (as setMemberStatus with status `member`). */
   joinChat(token: string, change: Omit<MemberChange, 'status'>): Update[] {
-    return this.setMemberStatus(token, {...change, status: 'member'})
+    return this.act(token, 'join_chat', change)
   }
 
   /** A user leaves a group or channel (as setMemberStatus with status `left`). */
   leaveChat(token: string, change: Omit<MemberChange, 'status'>): Update[] {
-    return this.setMemberStatus(token, {...change, status: 'left'})
+    return this.act(token, 'leave_chat', change)
   }
 
   /**
@@ -608,16 +619,12 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
    * answerChatJoinRequestQuery within 10 s times timeScale). `{update_id: 0, reason}` when the bot gets none.
    */
   requestJoin(token: string, options: JoinRequestOptions): Update & {reason?: string} {
-    const windowMs = this.timeScale === 0 ? JOIN_QUERY_WINDOW_MS : this.core.scale(JOIN_QUERY_WINDOW_MS)
-    const made = requestJoin(this.mustBot(token), options, windowMs)
-    if ('skipped' in made) return {update_id: 0, reason: made.skipped}
-    const update = this.injectUpdate(token, made.update)
-    return update.update_id !== 0 ? update : {update_id: 0, reason: droppedReason('chat_join_request')}
+    return this.act(token, 'request_join', options)
   }
 
   /** The bot is added to, promoted in or removed from a group or channel: a my_chat_member update (and more). */
   setBotStatus(token: string, change: Omit<MemberChange, 'userId' | 'inviteLink' | 'customTitle'>): Update[] {
-    return setBotStatus(this.mustBot(token), change).map((body) => this.injectUpdate(token, body))
+    return this.act(token, 'set_bot_status', change)
   }
 
   /** What the emulator knows of a chat's members: their ChatMember, the invite links, the pending join requests. */
@@ -645,8 +652,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
    * `business_connection` update. Returns the BusinessConnection and the update.
    */
   connectBusiness(token: string, options: ConnectOptions = {}): {connection: TgObject; update: Update} {
-    const made = connect(this.mustBot(token), options)
-    return {connection: businessConnectionJson(made.connection), update: this.injectUpdate(token, made.update)}
+    return this.act(token, 'connect_business', options)
   }
 
   /** The connection's rights change, or it is disabled (`isEnabled: false`) or enabled again: a business_connection update. */
@@ -655,13 +661,12 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     id: string,
     change: {rights?: string[]; isEnabled?: boolean},
   ): {connection: TgObject; update: Update} {
-    const made = editConnection(this.mustBot(token), id, change)
-    return {connection: businessConnectionJson(made.connection), update: this.injectUpdate(token, made.update)}
+    return this.act(token, 'edit_business_connection', {...change, id})
   }
 
   /** A customer (or, `fromOwner`, the account itself) writes in a business chat: a `business_message` update. */
   sendBusinessMessage(token: string, options: BusinessMessageOptions): Update {
-    return this.injectUpdate(token, businessMessage(this.mustBot(token), options))
+    return this.act(token, 'send_business_message', options)
   }
 
   /** A message of a business chat is edited: an `edited_business_message` update. */
@@ -669,12 +674,12 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     token: string,
     options: {connectionId: string; chatId: number; messageId: number; text: string},
   ): Update {
-    return this.injectUpdate(token, editBusinessMessage(this.mustBot(token), options))
+    return this.act(token, 'edit_business_message', options)
   }
 
   /** Messages of a business chat are deleted: a `deleted_business_messages` update. */
   deleteBusinessMessages(token: string, options: {connectionId: string; chatId: number; messageIds: number[]}): Update {
-    return this.injectUpdate(token, deleteBusinessMessages(this.mustBot(token), options))
+    return this.act(token, 'delete_business_messages', options)
   }
 
   // ---------------------------------------------------------------- boosts and Mini Apps (docs/emulator.md)
@@ -684,23 +689,22 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
    * supergroup, the `boost_added` service message. Returns the updates queued.
    */
   boostChat(token: string, options: BoostOptions): Update[] {
-    return boostChat(this.mustBot(token), options).updates.map((body) => this.injectUpdate(token, body))
+    return this.act(token, 'boost_chat', options)
   }
 
   /** A boost is taken back: a `removed_chat_boost` update (update_id 0 when the bot administers no such chat). */
   removeChatBoost(token: string, options: {chatId: number; boostId: string}): Update {
-    const body = removeBoost(this.mustBot(token), options)
-    return body ? this.injectUpdate(token, body) : {update_id: 0}
+    return this.act(token, 'remove_chat_boost', options)
   }
 
   /** A Mini App opened from a keyboard button sends data: a `web_app_data` message from the user. */
   sendWebAppData(token: string, options: {userId?: number; data: string; buttonText: string}): Update {
-    return this.injectUpdate(token, webAppData(this.mustBot(token), options))
+    return this.act(token, 'send_web_app_data', options)
   }
 
   /** A Mini App is opened with a query (inline button, menu): the query_id the bot answers with answerWebAppQuery. */
   openWebApp(token: string, options: {userId?: number; chatId?: number} = {}): string {
-    return openWebApp(this.mustBot(token), options)
+    return this.act(token, 'open_web_app_query', options)
   }
 
   /**
@@ -708,7 +712,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
    * `guest_query_id`, answered with answerGuestQuery. The bot must be created with `supportsGuestQueries`.
    */
   summonGuest(token: string, options: GuestOptions): Update {
-    return this.injectUpdate(token, guestMessage(this.mustBot(token), options))
+    return this.act(token, 'summon_guest', options)
   }
 
   /** What the payment flow needs: injection, timers cleared by stop(), the 10-second window scaled. */
@@ -726,9 +730,6 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     }
   }
 }
-
-/** "…the bot must call sendChatJoinRequestWebApp or directly call answerChatJoinRequestQuery within 10 seconds" (DOC). */
-const JOIN_QUERY_WINDOW_MS = 10_000
 
 /** "The Bot API must receive an answer within 10 seconds after the pre-checkout query was sent" (DOC). */
 const PRE_CHECKOUT_WINDOW_MS = 10_000

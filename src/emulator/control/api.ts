@@ -3,13 +3,15 @@
  * emulator's own server beside /bot<token>/… (docs/emulator.md, "The control API"):
  *
  *   POST /_emulator/bots/{token}/messages                {text, chat_id?, user_id?, first_name?, date?, reply_to_message_id?}
- *   POST /_emulator/bots/{token}/callback_queries        {data, message_id, chat_id?, user_id?}
  *   POST /_emulator/bots/{token}/updates                 {…any update without update_id}
  *   GET  /_emulator/bots/{token}/calls?since=SEQ&wait=SECONDS&method=NAME
  *   POST /_emulator/bots/{token}/faults                  {method, error_code, description, retry_after?, migrate_to_chat_id?, times?}
  *   POST /_emulator/bots/{token}/chats/{chat_id}/block   (also /unblock and /migrate; /users/{user_id}/deactivate)
  *   GET  /_emulator/bots/{token}/state
  *   POST /_emulator/reset
+ *
+ * and one route per action of the table of user actions that names one (actions.ts: callback_queries, votes,
+ * payments, reactions, membership, business, boosts, Mini Apps, guest messages…).
  *
  * Errors are `{"error": "…"}` with 400 (bad input), 404 (unknown bot or path) or 405 (wrong HTTP method). The token
  * is never echoed back.
@@ -30,16 +32,13 @@ import {
   safeDecode,
   str,
 } from './route.js'
+import {InputError} from '../actions/index.js'
+import {actionRoutes} from './actions.js'
 
 import {PAYMENT_ROUTES} from './payments.js'
-import {REACTION_ROUTES} from './reactions.js'
 import {MEMBER_ROUTES} from './members.js'
-import {BUSINESS_ROUTES} from './business.js'
-import {BOOST_ROUTES} from './boosts.js'
 import {USER_ROUTES} from './users.js'
 import {postMedia} from './media.js'
-import {readSender, SENDER_FIELDS} from './sender.js'
-import {POLL_ROUTES} from './polls.js'
 import {COMMAND_ROUTES} from './commands.js'
 import {INLINE_ROUTES} from './inline.js'
 import {SETTINGS_ROUTES} from './settings.js'
@@ -78,8 +77,9 @@ function reply(res: http.ServerResponse, status: number, body: unknown): void {
 const RESET: Route = {method: 'POST', handler: () => undefined}
 
 const ROUTES: Record<string, Route> = {
+  ...actionRoutes(),
+  // send_message, or send_media for a multipart body with a file
   messages: {method: 'POST', handler: postMessage, multipart: true},
-  callback_queries: {method: 'POST', handler: postCallbackQuery},
   updates: {method: 'POST', handler: postUpdate},
   calls: {method: 'GET', handler: getCalls},
   faults: {method: 'POST', handler: postFault},
@@ -108,12 +108,8 @@ const ROUTES: Record<string, Route> = {
     withId: true,
   },
   ...PAYMENT_ROUTES,
-  ...REACTION_ROUTES,
   ...MEMBER_ROUTES,
-  ...BUSINESS_ROUTES,
-  ...BOOST_ROUTES,
   ...USER_ROUTES,
-  ...POLL_ROUTES,
   ...COMMAND_ROUTES,
   ...INLINE_ROUTES,
   ...SETTINGS_ROUTES,
@@ -195,6 +191,7 @@ async function route(
     return await entry.handler({emu, deps, bot, body, query, id, path: params, ...(files ? {files} : {}), req, res})
   } catch (err) {
     if (err instanceof ControlError) throw err
+    if (err instanceof InputError) throw new ControlError(err.status, err.message)
     // the emulator's own argument checks (blockBot, failNext…) say what is wrong
     throw new ControlError(400, String((err as Error).message))
   }
@@ -282,35 +279,8 @@ async function readJson(req: http.IncomingMessage): Promise<Record<string, unkno
 // ---------------------------------------------------------------- handlers
 
 function postMessage(ctx: Ctx): unknown {
-  const {emu, bot, body} = ctx
   if (ctx.files) return postMedia(ctx)
-  only(body, ['text', ...SENDER_FIELDS])
-  const text = str(body, 'text', true)!
-  const update = emu.sendUserMessage(bot.token, {text, ...readSender(bot, body)})
-  return {update_id: update.update_id, message: update.message}
-}
-
-function postCallbackQuery({emu, bot, body}: Ctx): unknown {
-  only(body, ['data', 'message_id', 'chat_id', 'user_id', 'first_name', 'username'])
-  const data = str(body, 'data', true)!
-  const messageId = int(body, 'message_id', {required: true, min: 1})!
-  const userId = int(body, 'user_id', {min: 1})
-  const chatId = int(body, 'chat_id', {nonZero: true}) ?? userId ?? 1111
-  if (!bot.message(chatId, messageId)) {
-    throw new ControlError(
-      400,
-      `message_id ${messageId}: there is no message ${messageId} in chat ${chatId} (pass the chat_id of the bot's message)`,
-    )
-  }
-  const update = emu.sendCallbackQuery(bot.token, {
-    data,
-    messageId,
-    chatId,
-    userId,
-    firstName: str(body, 'first_name'),
-    username: str(body, 'username'),
-  })
-  return {update_id: update.update_id, callback_query: update.callback_query}
+  return ctx.emu.runAction(ctx.bot.token, 'send_message', ctx.body)
 }
 
 function postUpdate({emu, bot, body}: Ctx): unknown {

@@ -1,14 +1,16 @@
 /**
  * A user sends media through the control API: `POST /_emulator/bots/{token}/messages` as multipart/form-data, the
  * fields of the JSON form as form fields, `caption`, and exactly one file field named after the kind (photo,
- * document, video, audio, voice, animation, sticker, video_note). Answers `{update_id, message}`.
+ * document, video, audio, voice, animation, sticker, video note). The table's send_media runs it; answers
+ * `{update_id, message}`.
  */
-import type {UserMediaKind} from '../types.js'
+import {ACTIONS} from '../actions/index.js'
 import {USER_MEDIA_KINDS} from '../user/media.js'
-import {ControlError, type Ctx, int, only, str} from './route.js'
-import {readSender, SENDER_FIELDS} from './sender.js'
+import {ControlError, type Ctx, only} from './route.js'
 
-const FIELDS = [...SENDER_FIELDS, 'caption', 'emoji', 'duration', 'width', 'height', 'title', 'performer']
+/** The form's fields: send_media's, but the kind and the file, which are the file field itself. */
+const FIELDS = Object.keys(ACTIONS.send_media.params).filter((name) => name !== 'kind' && name !== 'file')
+
 export function postMedia({emu, bot, body, files}: Ctx): unknown {
   if ('text' in body)
     throw new ControlError(400, 'a media message has no text: send its caption as the field "caption"')
@@ -22,23 +24,16 @@ export function postMedia({emu, bot, body, files}: Ctx): unknown {
         names.length === 0 ? 'none' : names.join(', ')
       }`,
     )
-  const kind = kinds[0] as UserMediaKind
+  const kind = kinds[0]
   const file = files!.get(kind)!
   if (file.size === 0) throw new ControlError(400, `the ${kind} file is empty`)
-  const sender = readSender(bot, body)
-  const update = emu.sendUserMedia(bot.token, {
+  return emu.runAction(bot.token, 'send_media', {
+    ...body,
     kind,
-    data: file.data,
-    filename: file.filename,
-    mimeType: file.mimeType,
-    caption: str(body, 'caption'),
-    emoji: str(body, 'emoji'),
-    duration: int(body, 'duration', {min: 0}),
-    width: int(body, 'width', {min: 0}),
-    height: int(body, 'height', {min: 0}),
-    title: str(body, 'title'),
-    performer: str(body, 'performer'),
-    ...sender,
+    file: {
+      data: file.data,
+      ...(file.filename ? {filename: file.filename} : {}),
+      ...(file.mimeType ? {mime_type: file.mimeType} : {}),
+    },
   })
-  return {update_id: update.update_id, message: update.message}
 }

@@ -14,27 +14,13 @@ import type {EventEmitter} from 'node:events'
 import type {BotState} from '../state/bot.js'
 import {isOutgoing} from '../methods/index.js'
 import type {CallEvents} from './wait.js'
-import type {
-  CallbackQueryOptions,
-  RecordedCall,
-  TgObject,
-  Update,
-  UserMediaKind,
-  UserMediaOptions,
-  UserMessageOptions,
-} from '../types.js'
+import type {RecordedCall, TgObject, Update, UserMediaKind, UserMediaOptions, UserMessageOptions} from '../types.js'
 import {readFileSync, statSync} from 'node:fs'
 import {basename} from 'node:path'
 import {MAX_USER_FILE} from './media.js'
-import type {VoteOptions} from './polls.js'
-import {type InlineQueryOptions, chooseResult} from './inline.js'
 import type {PayOptions} from './payments.js'
-import type {ReactionOptions} from './reactions.js'
-import type {JoinRequestOptions, MemberChange} from './members.js'
-import type {BusinessMessageOptions} from './business.js'
-import type {BoostOptions} from './boosts.js'
-import type {GuestOptions} from './guests.js'
 import type {PaymentAttempt} from '../state/payments.js'
+import type {Act} from '../actions/index.js'
 
 export interface ConversationOptions {
   /** The user's id (default: a new one per user, from 100001). */
@@ -64,24 +50,11 @@ export interface ConversationHost {
   bot: BotState
   calls: CallEvents
   signals: EventEmitter<Signals>
-  sendUserMessage(token: string, options: UserMessageOptions): Update
-  sendCallbackQuery(token: string, options: CallbackQueryOptions): Update
   /** Register a function that fails a pending wait when the emulator stops; returns its unregistration. */
   onStop(fail: (err: Error) => void): () => void
   injectUpdate(token: string, body: TgObject): Update
-  /** Pay an invoice; `injectPaid` queues the successful_payment message (so the user can wait on it). */
-  payInvoice(options: PayOptions, injectPaid: (body: TgObject) => Update): Promise<PaymentAttempt>
-  react(token: string, options: ReactionOptions): Update & {reason?: string}
-  setMemberStatus(token: string, change: MemberChange): Update[]
-  requestJoin(token: string, options: JoinRequestOptions): Update & {reason?: string}
-  sendBusinessMessage(token: string, options: BusinessMessageOptions): Update
-  sendWebAppData(token: string, options: {userId?: number; data: string; buttonText: string}): Update
-  openWebApp(token: string, options?: {userId?: number; chatId?: number}): string
-  boostChat(token: string, options: BoostOptions): Update[]
-  summonGuest(token: string, options: GuestOptions): Update
-  sendUserMedia(token: string, options: UserMediaOptions): Update
-  votePoll(token: string, pollId: string, options: VoteOptions): {updates: Update[]; poll: TgObject}
-  sendInlineQuery(token: string, options: InlineQueryOptions): Update
+  /** Run a user action of the table (actions/index.ts) as this bot's user. */
+  act: Act
 }
 
 type Message = TgObject & {message_id: number; chat: TgObject}
@@ -126,7 +99,7 @@ export class ConversationUser {
     const business = this.options.businessConnectionId
     if (business !== undefined)
       return this.exchange(`user.send(${JSON.stringify(text)})`, () =>
-        this.host.sendBusinessMessage(this.host.token, {
+        this.host.act('send_business_message', {
           connectionId: business,
           text,
           customerId: this.id,
@@ -135,7 +108,7 @@ export class ConversationUser {
         }),
       )
     return this.exchange(`user.send(${JSON.stringify(text)})`, () =>
-      this.host.sendUserMessage(this.host.token, {
+      this.host.act('send_message', {
         text,
         chatId: this.chatId,
         userId: this.id,
@@ -166,7 +139,7 @@ export class ConversationUser {
       const data = button.callback_data
       const messageId = messages[i].message_id
       return this.exchange(what, () =>
-        this.host.sendCallbackQuery(this.host.token, {
+        this.host.act('press_button', {
           data,
           messageId,
           chatId: this.chatId,
@@ -238,7 +211,7 @@ export class ConversationUser {
       return Promise.reject(new Error(`${what}: ${(err as Error).message}`))
     }
     return this.exchange(what, () =>
-      this.host.sendUserMedia(this.host.token, {
+      this.host.act('send_media', {
         ...options,
         kind,
         data,
@@ -263,7 +236,8 @@ export class ConversationUser {
     const poll = messages.at(-1)?.poll as TgObject | undefined
     if (!poll) return Promise.reject(new Error(`${what}: there is no poll in chat ${this.chatId}`))
     return this.exchange(what, () => {
-      const {updates} = this.host.votePoll(this.host.token, String(poll.id), {
+      const {updates} = this.host.act('vote_poll', {
+        pollId: String(poll.id),
         optionIds: ids,
         userId: this.id,
         ...(this.options.firstName !== undefined ? {firstName: this.options.firstName} : {}),
@@ -279,7 +253,7 @@ export class ConversationUser {
   async inlineQuery(query: string, options: {offset?: string; chatType?: string} = {}): Promise<TgObject | undefined> {
     let id = ''
     await this.exchange(`user.inlineQuery(${JSON.stringify(query)})`, () => {
-      const update = this.host.sendInlineQuery(this.host.token, {
+      const update = this.host.act('inline_query', {
         query,
         userId: this.id,
         ...options,
@@ -298,10 +272,7 @@ export class ConversationUser {
     if (!this.lastInlineQuery)
       return Promise.reject(new Error(`${what}: make an inline query first (user.inlineQuery)`))
     const queryId = this.lastInlineQuery
-    return this.exchange(what, () => {
-      const body = {chosen_inline_result: chooseResult(this.host.bot, queryId, resultId)}
-      return this.host.injectUpdate(this.host.token, body)
-    })
+    return this.exchange(what, () => this.host.act('choose_inline_result', {queryId, resultId}))
   }
 
   private lastInlineQuery = ''
@@ -452,9 +423,13 @@ export class ConversationUser {
       target = {messageId, chatId: this.chatId}
     }
     let handled: Promise<Message[]> | undefined
-    const payment = await this.host.payInvoice(
-      {...target, userId: this.id, firstName: this.options.firstName, username: this.options.username, ...options},
-      (body) => {
+    const payment = await this.host.act('pay_invoice', {
+      ...target,
+      userId: this.id,
+      firstName: this.options.firstName,
+      username: this.options.username,
+      ...options,
+      injectPaid: (body) => {
         let update: Update = {update_id: 0}
         handled = this.exchange(what, () => {
           update = this.host.injectUpdate(this.host.token, body)
@@ -462,7 +437,7 @@ export class ConversationUser {
         })
         return update
       },
-    )
+    })
     return {payment, replies: handled ? await handled : []}
   }
 
@@ -478,7 +453,7 @@ export class ConversationUser {
     if (target === undefined)
       return Promise.reject(new Error(`${what}: the bot sent no message in chat ${this.chatId}`))
     return this.exchange(what, () => {
-      const made = this.host.react(this.host.token, {
+      const made = this.host.act('react', {
         chatId: this.chatId,
         messageId: target,
         userId: this.id,
@@ -514,7 +489,7 @@ export class ConversationUser {
     return this.exchange(
       what,
       () => {
-        const made = this.host.requestJoin(this.host.token, {
+        const made = this.host.act('request_join', {
           chatId: this.chatId,
           userId: this.id,
           firstName: this.options.firstName,
@@ -537,14 +512,12 @@ export class ConversationUser {
     const button = buttonText ?? this.replyKeyboardButtons().find((b) => b.web_app)?.text
     if (typeof button !== 'string')
       return Promise.reject(new Error(`${what}: the bot's reply keyboard in chat ${this.chatId} has no web_app button`))
-    return this.exchange(what, () =>
-      this.host.sendWebAppData(this.host.token, {userId: this.id, data, buttonText: button}),
-    )
+    return this.exchange(what, () => this.host.act('send_web_app_data', {userId: this.id, data, buttonText: button}))
   }
 
   /** Open a Mini App with a query (an inline button or the menu): the query_id for answerWebAppQuery. */
   openWebApp(): string {
-    return this.host.openWebApp(this.host.token, {userId: this.id, chatId: this.chatId})
+    return this.host.act('open_web_app_query', {userId: this.id, chatId: this.chatId})
   }
 
   /**
@@ -553,7 +526,7 @@ export class ConversationUser {
    */
   boost(): Promise<Message[]> {
     return this.exchange('user.boost()', () => {
-      const updates = this.host.boostChat(this.host.token, {
+      const updates = this.host.act('boost_chat', {
         chatId: this.chatId,
         userId: this.id,
         firstName: this.options.firstName,
@@ -571,7 +544,7 @@ export class ConversationUser {
    */
   summon(text: string): Promise<Message[]> {
     return this.exchange(`user.summon(${JSON.stringify(text)})`, () =>
-      this.host.summonGuest(this.host.token, {
+      this.host.act('summon_guest', {
         chatId: this.chatId,
         userId: this.id,
         text,
@@ -598,7 +571,7 @@ export class ConversationUser {
 
   private memberChange(what: string, status: 'member' | 'left', inviteLink?: string): Promise<Message[]> {
     return this.exchange(what, () => {
-      const updates = this.host.setMemberStatus(this.host.token, {
+      const updates = this.host.act('set_member_status', {
         chatId: this.chatId,
         userId: this.id,
         status,

@@ -1,0 +1,149 @@
+/** Messages and button presses: a user sends text or a file, or presses an inline button (../user/actions.ts, ../user/media.ts). */
+import type {BotState} from '../state/bot.js'
+import type {CallbackQueryOptions, UserMediaKind, UserMediaOptions, UserMessageOptions} from '../types.js'
+import {callbackQuery, userMessage} from '../user/actions.js'
+import {USER_MEDIA_KINDS, userMediaMessage} from '../user/media.js'
+import {defineAction} from './action.js'
+import {InputError, field, int, oneOf, text, who} from './fields.js'
+
+/** Who writes and where: the fields send_message and send_media share. */
+const sender = {
+  chat_id: int("the chat (default: the user's private chat; negative: a group)", {nonZero: true}),
+  user_id: who.user_id,
+  first_name: who.first_name,
+  last_name: text("the user's last name"),
+  username: who.username,
+  language_code: text("the user's language (IETF tag)"),
+  chat_title: text("the group's title when chat_id is a group's (default 'Test Group')"),
+  date: int('Unix time of the message (default: now)', {min: 0}),
+  reply_to_message_id: int('the message this one replies to (it must exist in the chat)', {min: 1}),
+}
+
+type Sender = Omit<UserMessageOptions, 'text'> & {chatId: number}
+
+/** The sender fields as options; the message replied to must exist in that chat. */
+function readSender(f: Record<string, any>, bot: BotState): Sender {
+  const chatId = f.chat_id ?? f.user_id ?? 1111
+  const replyTo = f.reply_to_message_id
+  if (replyTo !== undefined && !bot.message(chatId, replyTo))
+    throw new InputError(`reply_to_message_id ${replyTo}: there is no message ${replyTo} in chat ${chatId}`)
+  return {
+    chatId,
+    userId: f.user_id,
+    firstName: f.first_name,
+    lastName: f.last_name,
+    username: f.username,
+    languageCode: f.language_code,
+    chatTitle: f.chat_title,
+    date: f.date,
+    replyToMessageId: replyTo,
+  }
+}
+
+export const sendMessage = defineAction({
+  name: 'send_message',
+  description: 'the user sends a text message (a /command gets its bot_command entity)',
+  params: {text: text('the message text', {required: true}), ...sender},
+  result: '{update_id, message}: the update queued (update_id 0 when allowed_updates drop it)',
+  route: 'messages',
+  read: (f, bot): UserMessageOptions => ({text: f.text, ...readSender(f, bot)}),
+  run: ({bot, inject}, options: UserMessageOptions) => inject({message: userMessage(bot, options)}),
+  json: (update) => ({update_id: update.update_id, message: update.message}),
+})
+
+/** A file as an action takes it: its bytes (a Buffer, or base64 text in JSON), its name and type. */
+const file = field(
+  {
+    json: {
+      type: 'object',
+      properties: {
+        data: {type: 'string', contentEncoding: 'base64'},
+        filename: {type: 'string'},
+        mime_type: {type: 'string'},
+      },
+      required: ['data'],
+    },
+    description: 'the file: {data (base64), filename?, mime_type?}',
+    missing: (name) => `${name} is required: {data (base64), filename?, mime_type?}`,
+  },
+  (value, name) => {
+    const f = value as {data?: unknown; filename?: unknown; mime_type?: unknown}
+    const data = Buffer.isBuffer(f?.data)
+      ? f.data
+      : typeof f?.data === 'string'
+        ? Buffer.from(f.data, 'base64')
+        : undefined
+    if (!data) throw new InputError(`${name} must be {data (base64), filename?, mime_type?}`)
+    if (data.length === 0) throw new InputError(`the ${name} is empty`)
+    return {
+      data,
+      ...(typeof f.filename === 'string' ? {filename: f.filename} : {}),
+      ...(typeof f.mime_type === 'string' ? {mimeType: f.mime_type} : {}),
+    }
+  },
+)
+
+export const sendMedia = defineAction({
+  name: 'send_media',
+  description:
+    'the user sends a photo, document, video, audio, voice, animation, sticker or video note (the real bytes)',
+  params: {
+    kind: {...oneOf('what the file is sent as', USER_MEDIA_KINDS), required: true},
+    file,
+    ...sender,
+    caption: text('the caption'),
+    emoji: text("a sticker's emoji"),
+    duration: int('seconds, for video and audio (default: read from the bytes)', {min: 0}),
+    width: int('width, for video (default: read from the bytes)', {min: 0}),
+    height: int('height, for video (default: read from the bytes)', {min: 0}),
+    title: text("an audio's title"),
+    performer: text("an audio's performer"),
+  },
+  result: '{update_id, message}: the update queued; the file is stored for the bot (getFile serves it)',
+  read: (f, bot): UserMediaOptions => ({
+    kind: f.kind as UserMediaKind,
+    ...f.file,
+    caption: f.caption,
+    emoji: f.emoji,
+    duration: f.duration,
+    width: f.width,
+    height: f.height,
+    title: f.title,
+    performer: f.performer,
+    ...readSender(f, bot),
+  }),
+  run: ({bot, inject}, options: UserMediaOptions) => inject({message: userMediaMessage(bot, options)}),
+  json: (update) => ({update_id: update.update_id, message: update.message}),
+})
+
+export const pressButton = defineAction({
+  name: 'press_button',
+  description: "the user presses an inline button of the bot's message: a callback_query with its data",
+  params: {
+    data: text("the button's callback_data", {required: true}),
+    message_id: int("the bot's message with the button", {required: true, min: 1}),
+    chat_id: int("the message's chat (default: the user's private chat)", {nonZero: true}),
+    user_id: who.user_id,
+    first_name: who.first_name,
+    username: who.username,
+  },
+  result: '{update_id, callback_query}: the update queued; the bot answers it with answerCallbackQuery',
+  route: 'callback_queries',
+  read: (f, bot): CallbackQueryOptions => {
+    const chatId = f.chat_id ?? f.user_id ?? 1111
+    if (!bot.message(chatId, f.message_id))
+      throw new InputError(
+        `message_id ${f.message_id}: there is no message ${f.message_id} in chat ${chatId} (pass the chat_id of the bot's message)`,
+      )
+    return {
+      data: f.data,
+      messageId: f.message_id,
+      chatId,
+      userId: f.user_id,
+      firstName: f.first_name,
+      username: f.username,
+    }
+  },
+  run: ({bot, inject}, options: CallbackQueryOptions) => inject({callback_query: callbackQuery(bot, options)}),
+  json: (update) => ({update_id: update.update_id, callback_query: update.callback_query}),
+})
