@@ -3,6 +3,7 @@ import {Command, Flags, Interfaces} from '@oclif/core'
 import {BotApiError} from '../telegram/errors.js'
 import {BotApi, DEFAULT_API_ROOT, isCloudApiRoot, type BotApiOptions} from '../telegram/client.js'
 import {checkTokenShape} from '../telegram/token.js'
+import {isCI} from '../lib/ci.js'
 import {closest} from '../lib/closest.js'
 import {loadDotenv, sourceOf, type ValueSource} from './config.js'
 import {readPackageConfig, withDefaults, type FlagDefinition, type PackageConfig} from './package-config.js'
@@ -231,7 +232,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    * redraws forever on a pty that reports 0 columns), no --json, not CI.
    */
   protected get interactive(): boolean {
-    return Boolean(process.stderr.isTTY) && (process.stderr.columns ?? 0) > 0 && !this.jsonEnabled() && !process.env.CI
+    return Boolean(process.stderr.isTTY) && (process.stderr.columns ?? 0) > 0 && !this.jsonEnabled() && !isCI()
   }
 
   protected async catch(err: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<unknown> {

@@ -1,3 +1,4 @@
+import {onTerminal} from '../lib/ci.js'
 import {UsageError} from '../lib/errors.js'
 import {ask} from './prompt.js'
 
@@ -14,7 +15,7 @@ export interface ConfirmOptions {
 
 /** Whether a person can answer a question: stdin and stderr (where the prompt goes) are terminals. */
 export function canPrompt(): boolean {
-  return Boolean(process.stdin.isTTY && process.stderr.isTTY)
+  return onTerminal(process.stdin, process.stderr)
 }
 
 /**

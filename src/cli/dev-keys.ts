@@ -5,6 +5,8 @@
  * terminal goes to raw mode meanwhile, so Ctrl-C arrives as a key: it is sent on as SIGINT (twice:
  * the session's "exit at once"). stop() gives the terminal back.
  */
+import {CLEAR_SCREEN} from '../lib/color.js'
+
 export const KEYS_HINT = 'Keys: r restart · o inspector · c clear · q quit · h help.'
 
 export const KEYS_HELP = [
@@ -55,7 +57,7 @@ export function startDevKeys(o: DevKeysOptions): DevKeys | undefined {
         case 'c':
         case 'C':
           // Clear the screen and its scrollback, cursor home.
-          o.output.write('\u001B[2J\u001B[3J\u001B[H')
+          o.output.write(CLEAR_SCREEN)
           break
         case 'h':
         case 'H':

@@ -7,6 +7,7 @@ import {dirname, relative, resolve} from 'node:path'
 
 import type {BotCommand} from '../dev/bot/command.js'
 import type {DevSessionOptions} from '../dev/options.js'
+import {interactiveTerminal} from '../lib/ci.js'
 import {UsageError} from '../lib/errors.js'
 import type {OfflineDevOptions} from '../offline/dev-offline.js'
 import {SECRET_RE, stateDir, stateFolderProblem} from '../session-store/state.js'
@@ -58,8 +59,7 @@ export interface DevFlags {
 
 /** Someone can fix a crashed bot here: stdin is a terminal and CI is not set. */
 export function atTerminal(stdin: {isTTY?: boolean} = process.stdin, env: NodeJS.ProcessEnv = process.env): boolean {
-  const ci = env.CI
-  return stdin.isTTY === true && (ci === undefined || ci === '' || ci === 'false' || ci === '0')
+  return interactiveTerminal([stdin], env)
 }
 
 /** A bot that exits early ends the session unless someone can fix it (or --wait-for-fix says to wait anyway). */

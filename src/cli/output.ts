@@ -6,20 +6,9 @@
  * spinners end through `stopAndPersist` with these marks).
  */
 
-export function useColor(stream: NodeJS.WriteStream = process.stdout): boolean {
-  if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') return false
-  if (process.env.FORCE_COLOR && process.env.FORCE_COLOR !== '0') return true
-  return Boolean(stream.isTTY) && process.env.TERM !== 'dumb'
-}
+import {paint, useColor} from '../lib/color.js'
 
-const CODES = {green: [32, 39], red: [31, 39], yellow: [33, 39], dim: [2, 22], bold: [1, 22], cyan: [36, 39]} as const
-export type Color = keyof typeof CODES
-
-export function paint(color: Color, text: string, stream: NodeJS.WriteStream = process.stdout): string {
-  if (!useColor(stream)) return text
-  const [open, close] = CODES[color]
-  return `\u001B[${open}m${text}\u001B[${close}m`
-}
+export {paint, useColor, type Color} from '../lib/color.js'
 
 export const GLYPH = {ok: '✓', warn: '!', fail: '✗'} as const
 

@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {apiFlags, BaseCommand} from '../cli/base-command.js'
 import {loadDotenv, sourceOf} from '../cli/config.js'
+import {useColor} from '../lib/color.js'
 import {UsageError} from '../lib/errors.js'
 
 export default class Doctor extends BaseCommand<typeof Doctor> {
@@ -98,7 +99,7 @@ Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 fo
     const json = this.jsonEnabled()
     const {orderedReports} = await import('../doctor/stream.js')
     const {renderCheck, summaryLine} = await import('../cli/render/doctor.js')
-    const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR
+    const color = useColor(process.stdout)
 
     // A spinner needs a real terminal width (ora misbehaves with 0 columns, as under `script`).
     const interactive = this.interactive && (process.stderr.columns ?? 0) >= 20
@@ -107,7 +108,7 @@ Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 fo
     const spinner = ora?.({
       text: 'Checking…',
       stream: process.stderr,
-      color: process.env.NO_COLOR ? false : 'cyan',
+      color: useColor(process.stderr) ? 'cyan' : false,
       discardStdin: false,
     }).start()
     const interrupted = new AbortController()

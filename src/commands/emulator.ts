@@ -3,6 +3,7 @@ import {Writable} from 'node:stream'
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../cli/base-command.js'
+import {useColor} from '../lib/color.js'
 import {UsageError} from '../lib/errors.js'
 import {allowInOutput, argvSecretWarning} from '../cli/secrets.js'
 
@@ -171,7 +172,7 @@ With --talk, each line typed (or piped) on stdin is sent to the bot as a message
         output: redactingStdout((text) => this.redactExcept(text, fake)),
         userId: flags.user, // default 1111, as in `bot dev --offline`
         chatId: flags.chat, // default: the user's private chat
-        color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
+        color: useColor(process.stdout),
       })
     }
 

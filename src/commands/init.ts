@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../cli/base-command.js'
+import {onTerminal} from '../lib/ci.js'
 import {UsageError} from '../lib/errors.js'
 import {loadSpinner, mark, paint} from '../cli/output.js'
 import type {GitResult, InstallResult, PackageManager, ProjectPlan, TemplateName} from '../scaffold/index.js'
@@ -63,7 +64,7 @@ On a terminal, bot init asks for what is missing (folder, framework, token); wit
   public async run(): Promise<unknown> {
     const scaffold = await import('../scaffold/index.js')
     const {flags, args} = this
-    const ask = !flags.yes && !this.jsonEnabled() && Boolean(process.stdin.isTTY && process.stdout.isTTY)
+    const ask = !flags.yes && !this.jsonEnabled() && onTerminal(process.stdin, process.stdout)
 
     const dir = args.dir ?? (ask ? await this.askDir() : DEFAULT_DIR)
     const template = (flags.template ??

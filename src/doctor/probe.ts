@@ -15,6 +15,7 @@
  * Every poll is `getUpdates(limit=1, timeout=…)` without offset: nothing is confirmed, no update
  * is consumed, and allowed_updates is left as it is.
  */
+import {setTimeout as delay} from 'node:timers/promises'
 import {BotApiError, type BotApi, type Update} from '../telegram/index.js'
 
 export interface ProbeOptions {
@@ -52,18 +53,9 @@ interface PollAnswer {
 const MAX_POLLS = 40
 const UPDATES_PAUSE_MS = 500
 
+/** A pause that ends early (resolving, not failing) when `signal` aborts. */
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms)
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer)
-        resolve()
-      },
-      {once: true},
-    )
-  })
+  return delay(ms, undefined, {signal}).catch(() => undefined)
 }
 
 const isPollConflict = (a: PollAnswer) => a.error instanceof BotApiError && a.error.isPollerConflict

@@ -10,17 +10,13 @@
  */
 import {toConfiguredId, type Hook} from '@oclif/core'
 
+import {interactiveTerminal} from '../lib/ci.js'
 import {closest} from '../lib/closest.js'
 
 export {closest, distance} from '../lib/closest.js'
 
 export function interactive(): boolean {
-  const ci = process.env.CI
-  return (
-    process.stdin.isTTY === true &&
-    process.stdout.isTTY === true &&
-    (ci === undefined || ci === '' || ci === 'false' || ci === '0')
-  )
+  return interactiveTerminal([process.stdin, process.stdout])
 }
 
 const hook: Hook.CommandNotFound = async function (options) {

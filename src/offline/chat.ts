@@ -18,6 +18,7 @@ import {readFileSync, statSync} from 'node:fs'
 import {basename, resolve} from 'node:path'
 import {createInterface, type Interface} from 'node:readline'
 
+import {ERASE_LINE, styleIf} from '../lib/color.js'
 import {CHAT_HELP, parseChatLine, pickButton, SESSION_HELP, unknownCommandText} from './chat-commands.js'
 import {limitLines, MAX_LINE_BYTES} from './line-limit.js'
 import {
@@ -245,7 +246,7 @@ class TerminalChat implements Chat {
     if (!output || lines.length === 0) return
     if (this.#interactive && !this.#closed) {
       // Clear the prompt line, print, then redraw the prompt with what the user has typed so far.
-      output.write('\r\u001B[K' + lines.join('\n') + '\n')
+      output.write(ERASE_LINE + lines.join('\n') + '\n')
       this.#rl.prompt(true)
     } else {
       output.write(lines.join('\n') + '\n')
@@ -254,12 +255,12 @@ class TerminalChat implements Chat {
 
   #note(text: string): void {
     this.#emit({type: 'note', text})
-    this.#write(text.split('\n').map((l) => (this.#o.color ? `\u001B[2m${l}\u001B[22m` : l)))
+    this.#write(text.split('\n').map((l) => styleIf(this.#o.color, 'dim', l)))
   }
 
   #error(text: string): void {
     this.#emit({type: 'error', text})
-    this.#write([this.#o.color ? `\u001B[31m${text}\u001B[39m` : text])
+    this.#write([styleIf(this.#o.color, 'red', text)])
   }
 
   // ── the bot's side ─────────────────────────────────────────────────────
@@ -526,7 +527,7 @@ class TerminalChat implements Chat {
     this.#finished = true
     this.#emit({type: 'end', reason})
     // Take the prompt off the screen: what prints next is not chat.
-    if (this.#interactive && this.#o.output && !this.#closed) this.#o.output.write('\r\u001B[K')
+    if (this.#interactive && this.#o.output && !this.#closed) this.#o.output.write(ERASE_LINE)
     this.#closed = true
     const emulator = this.#o.emulator
     const off = (emulator.off ?? emulator.removeListener)?.bind(emulator)

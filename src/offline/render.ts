@@ -3,6 +3,7 @@
  * what a person would see in the chat: text, a one-line description of media, buttons.
  * Pure: no I/O, no emulator import, so it is unit-tested on plain objects.
  */
+import {styleIf} from '../lib/color.js'
 
 /** The part of an emulator's recorded call the renderer reads. */
 export interface CallLike {
@@ -328,9 +329,6 @@ export interface FormatOptions {
   prefix?: string
 }
 
-const DIM = (s: string) => `\u001B[2m${s}\u001B[22m`
-const CYAN = (s: string) => `\u001B[36m${s}\u001B[39m`
-
 /**
  * The lines a terminal prints for a rendered call: `bot › text`, continuation lines and keyboard rows
  * indented under the text.
@@ -342,8 +340,8 @@ export function formatRendered(rendered: RenderedCall, options: FormatOptions = 
   if (rendered.keyboard) body.push(...keyboardLines(rendered.keyboard))
   if (rendered.markupNote) body.push(rendered.markupNote)
   return body.map((line, i) => {
-    const shown = rendered.dim && options.color ? DIM(line) : line
+    const shown = styleIf(rendered.dim && options.color, 'dim', line)
     if (i > 0) return pad + shown
-    return (options.color ? CYAN(prefix) : prefix) + shown
+    return styleIf(options.color, 'cyan', prefix) + shown
   })
 }

@@ -7,6 +7,7 @@
  * its group, SIGKILL after the grace period, and a report of what is actually true afterwards.
  */
 import {readFileSync} from 'node:fs'
+import {setTimeout as sleep} from 'node:timers/promises'
 
 /** True when a process with this pid exists (EPERM means it exists but is not ours). */
 export function isPidAlive(pid: number): boolean {
@@ -44,7 +45,7 @@ async function gone(pgid: number, ms: number): Promise<boolean> {
   const deadline = performance.now() + ms
   while (groupAlive(pgid)) {
     if (performance.now() > deadline) return false
-    await new Promise((r) => setTimeout(r, 25))
+    await sleep(25)
   }
   return true
 }

@@ -1,5 +1,6 @@
 import {readFile} from 'node:fs/promises'
 import {basename} from 'node:path'
+import {setTimeout as sleep} from 'node:timers/promises'
 
 import {deadline} from '../lib/deadline.js'
 import {maskUrl} from '../lib/mask-url.js'
@@ -50,21 +51,6 @@ interface Envelope {
   description?: string
   error_code?: number
   parameters?: {retry_after?: number; migrate_to_chat_id?: number}
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason)
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    const onAbort = () => {
-      clearTimeout(timer)
-      reject(signal?.reason)
-    }
-    signal?.addEventListener('abort', onAbort, {once: true})
-  })
 }
 
 /** Debug lines must not carry a webhook secret either. */
@@ -204,7 +190,7 @@ export class BotApi {
         ) {
           this.#log(`${method}: 429, waiting ${error.retryAfter}s as asked`)
           this.#onRetry?.({method, retryAfter: error.retryAfter, attempt: attempt + 1})
-          await sleep(error.retryAfter * 1000, options.signal).catch(() => {
+          await sleep(error.retryAfter * 1000, undefined, {signal: options.signal}).catch(() => {
             throw new BotApiError({kind: 'aborted', method, description: 'request aborted'})
           })
           continue

@@ -394,7 +394,7 @@ describe('bot doctor', () => {
         })
       })
     const coloured = await onTty({NO_COLOR: undefined})
-    expect(coloured).toContain('\u001B[32m✓\u001B[0m \u001B[1mToken accepted (getMe)')
+    expect(coloured).toContain('\u001B[32m✓\u001B[39m \u001B[1mToken accepted (getMe)\u001B[22m')
     expect(coloured).not.toContain(bot.token.slice(bot.token.indexOf(':') + 1))
     const plain = await onTty({NO_COLOR: '1'})
     expect(plain).toMatch(/✓ Token accepted/)

@@ -3,6 +3,7 @@
  * help, help.ts for a command's, topic.ts for a topic's): EJS `config.bin` templates, wrap-ansi's
  * hard wrap for plain text, indent-string, HelpFormatter.renderList and the section renderer.
  */
+import {styleIf} from '../../lib/color.js'
 
 export interface ManifestCommand {
   id: string
@@ -143,7 +144,7 @@ export class Renderer {
   }
 
   section(header: string, body: string): string {
-    const h = this.bold ? `\u001B[1m${header}\u001B[22m` : header
+    const h = styleIf(this.bold, 'bold', header)
     return `${h}\n${indent(body, 2)}`
   }
 

@@ -1,16 +1,10 @@
 /** The doctor's report as terminal text: one line per check, detail and fix indented under it, a summary. */
+import {styleIf, type Color} from '../../lib/color.js'
 import {GLYPH} from '../output.js'
 import type {CheckReport, CheckStatus} from '../../doctor/types.js'
 
 const MARK: Record<CheckStatus, string> = {ok: GLYPH.ok, warn: GLYPH.warn, fail: GLYPH.fail, skipped: '–'}
-const COLOR: Record<CheckStatus, string> = {
-  ok: '\u001B[32m',
-  warn: '\u001B[33m',
-  fail: '\u001B[31m',
-  skipped: '\u001B[2m',
-}
-const RESET = '\u001B[0m'
-const BOLD = '\u001B[1m'
+const COLOR: Record<CheckStatus, Color> = {ok: 'green', warn: 'yellow', fail: 'red', skipped: 'dim'}
 
 export interface RenderOptions {
   color: boolean
@@ -26,8 +20,8 @@ function indent(text: string, prefix: string): string {
 }
 
 export function renderCheck(check: CheckReport, {color}: RenderOptions): string {
-  const paint = (code: string, text: string) => (color ? `${code}${text}${RESET}` : text)
-  const lines = [`${paint(COLOR[check.status], MARK[check.status])} ${paint(BOLD, check.title)}`]
+  const paint = (c: Color, text: string) => styleIf(color, c, text)
+  const lines = [`${paint(COLOR[check.status], MARK[check.status])} ${paint('bold', check.title)}`]
   if (check.detail) lines.push(indent(check.detail, '    '))
   if (check.fix) lines.push(indent(check.fix, `    ${paint(COLOR[check.status], '→')} `))
   return lines.join('\n')
@@ -46,8 +40,7 @@ export function summaryLine(checks: readonly CheckReport[], {color, ms}: RenderO
   const head = failed ? 'Problems found' : warned ? 'No failures, some warnings' : 'All good'
   const time = ms === undefined ? '' : ` in ${(ms / 1000).toFixed(1)} s`
   const text = `${head}: ${parts.join(', ')}${time}.`
-  if (!color) return text
-  return `${failed ? COLOR.fail : warned ? COLOR.warn : COLOR.ok}${text}${RESET}`
+  return styleIf(color, failed ? COLOR.fail : warned ? COLOR.warn : COLOR.ok, text)
 }
 
 export function renderReport(checks: readonly CheckReport[], options: RenderOptions): string {

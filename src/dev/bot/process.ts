@@ -9,6 +9,7 @@
  */
 import {createConnection} from 'node:net'
 import {createInterface} from 'node:readline'
+import {setTimeout as sleep} from 'node:timers/promises'
 
 import {execa, type ResultPromise} from 'execa'
 
@@ -240,7 +241,7 @@ export class BotProcess {
         warned = true
         options.onSlow?.()
       }
-      await new Promise((r) => setTimeout(r, warned ? interval * 10 : interval))
+      await sleep(warned ? interval * 10 : interval)
     }
     return undefined
   }
@@ -262,8 +263,7 @@ export class BotProcess {
     if (timedOut) killGroup(this.pid, 'SIGKILL')
     const result = await this.exited
     // Children left behind by a wrapper that exited first get the rest of the grace period.
-    while (this.pid > 0 && groupAlive(this.pid) && performance.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20))
+    while (this.pid > 0 && groupAlive(this.pid) && performance.now() < deadline) await sleep(20)
     if (this.pid > 0 && groupAlive(this.pid)) killGroup(this.pid, 'SIGKILL')
     return result
   }

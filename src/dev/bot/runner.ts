@@ -3,6 +3,7 @@
  * *its* process tree listens on PORT, restart it on file changes (the relay holds updates
  * meanwhile), report its exits, stop it at the end.
  */
+import {setTimeout as sleep} from 'node:timers/promises'
 import {linked} from '../../lib/deadline.js'
 import {BotProcess, botEnv, type BotExit, type BotMode} from './process.js'
 import type {BotCommand} from './command.js'
@@ -191,7 +192,7 @@ export class BotRunner {
           fix: `Stop that program or run \`bot dev\` without --port (a free port is chosen).`,
         })
       }
-      await new Promise((r) => setTimeout(r, 200))
+      await sleep(200)
       if (signal.aborted) return
     }
   }
