@@ -1,5 +1,5 @@
 /**
- * The layering of src/ (design.md, "Layout"): imports point down, commands → cli → services
+ * The layering of src/ (docs/architecture.md, "Layers"): imports point down, commands → cli → services
  * (dev, control, inspector, doctor, webhook, scaffold, offline) → tunnel, session-store, telegram →
  * lib; the emulator stands apart. `npm run lint:deps` checks it (and .ci/run).
  */

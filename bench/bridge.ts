@@ -11,7 +11,7 @@
  * its own (--in-process: in this one, like `bot dev --offline`), each bot in its own. Before every
  * injection the poller (bot or bridge) is waiting in getUpdates, the steady state.
  *
- * Target (issue 24), printed with ✓/✗: the bridge adds ≤ 0.5 ms p50 over the bot polling itself.
+ * Target, printed with ✓/✗: the bridge adds ≤ 0.5 ms p50 over the bot polling itself.
  */
 import {spawn, type ChildProcess} from 'node:child_process'
 import os from 'node:os'

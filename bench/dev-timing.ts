@@ -13,7 +13,7 @@
  * its 0.5 s window and ends at once when updates are pending. No public DNS is asked: the tunnel's
  * host is not a quick tunnel's.)
  *
- * Targets: ≤ 500 ms beyond the bot's own start-up (issue 21); ≤ 1 s from SIGINT to exit. The verdict
+ * Targets: ≤ 500 ms beyond the bot's own start-up; ≤ 1 s from SIGINT to exit. The verdict
  * is printed on each line (OK / MISSED).
  */
 import {spawn} from 'node:child_process'

@@ -7,7 +7,7 @@
  *
  * --events does per update what `bot dev` does besides forwarding: the update line (render.ts's
  * updateText, the session's decorate) and the recording (SessionRecording with its history and
- * JSONL log, as the inspector keeps it). The targets (issue 24) apply with --events.
+ * JSONL log, as the inspector keeps it). The targets apply with --events.
  * --events line or --events record does only that half (the line then reads the update itself, with
  * the relay's bounded scan): what each costs, to read the --events figures against. --events floor
  * puts the least a recording can do (bench/recording-floor.mjs: keep each update's redacted JSON and

@@ -212,7 +212,7 @@ function targets(): FuzzTarget[] {
 
 describe('fuzz: hostile requests to every server of a bot dev session', () => {
   // The api proxy goes last: a getUpdates through it is the bot polling by itself, and the session then
-  // switches to polling delivery (issue 21), after which `bot trigger` is refused by design (409).
+  // switches to polling delivery, after which `bot trigger` is refused by design (409).
   for (const name of ['relay', 'inspector', 'control port', 'api proxy']) {
     it(`${name}: ${COUNT} hostile requests, the session alive and serving after each`, async () => {
       const target = targets().find((t) => t.name === name)!

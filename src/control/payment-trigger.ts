@@ -20,7 +20,7 @@ type Json = Record<string, unknown>
 /** "The Bot API must receive an answer within 10 seconds after the pre-checkout query was sent" (answerPreCheckoutQuery). */
 export const PRE_CHECKOUT_WINDOW_MS = 10_000
 
-/** A Stars charge id as Telegram makes them (`stx…`, bot-api-facts-3 §5.2); another currency's: made up. */
+/** A Stars charge id as Telegram makes them (`stx…`, as live Stars payments show them); another currency's: made up. */
 export function newChargeId(currency: string): string {
   const tail = randomBytes(24).toString('base64url').replace(/[-_]/g, 'x')
   return currency === 'XTR' ? `stx${tail}` : `bot_trigger_${tail}`

@@ -1,6 +1,6 @@
 /**
  * Synthetic updates for `bot trigger`: realistic Telegram Update objects (field order and
- * shapes as the Bot API server emits them, bot-api-facts.md §9) for a message or a button press
+ * shapes as the Bot API server emits them, Client.cpp JsonMessage, JsonCallbackQuery) for a message or a button press
  * by a user, and the checks a trigger request or a hand-written update must pass before anything
  * is delivered. Pure functions: no I/O.
  */
@@ -53,7 +53,10 @@ export function updateContent(update: Record<string, unknown>): {type?: string; 
   return {type, ...(isPlainObject(content) ? {content} : {})}
 }
 
-/** Update types Telegram never queues once their own (edit) date is more than a day old (bot-api-facts-2: expiry by type). */
+/**
+ * Update types Telegram never queues once their own (edit) date is more than a day old (Client.cpp add_message_update:
+ * message_date + 86400).
+ */
 const DATED_TYPES = new Set<string>(MESSAGE_UPDATE_TYPES)
 const DAY_SECONDS = 86_400
 

@@ -1,5 +1,5 @@
 /**
- * The 409 probe: is another process long-polling this token? (bot-api-facts §2.3–2.4)
+ * The 409 probe: is another process long-polling this token? (Client.cpp process_get_updates_query, abort_long_poll)
  *
  * The Bot API keeps one waiting getUpdates per bot. A new waiting poll displaces the OLDER one,
  * which is answered 409 "terminated by other getUpdates request". So:

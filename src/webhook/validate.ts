@@ -1,7 +1,7 @@
 /**
  * Validation of setWebhook input BEFORE any call, with the rules of the Bot API
- * (bot-api-facts.md §3). Each failure is a UsageError: one line naming the value and the
- * rule, plus a fix. Nothing here does I/O except reading the certificate's size.
+ * (core.telegram.org/bots/api#setwebhook; Client.cpp process_set_webhook_query). Each failure is a UsageError: one line
+ * naming the value and the rule, plus a fix. Nothing here does I/O except reading the certificate's size.
  */
 import {statSync} from 'node:fs'
 import {isIP, isIPv4} from 'node:net'

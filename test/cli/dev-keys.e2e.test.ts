@@ -1,5 +1,5 @@
 /**
- * Issue 21 item 9: keys in a terminal session (a real pseudo-terminal): r restarts the bot, o opens
+ * Keys in a terminal session (a real pseudo-terminal): r restarts the bot, o opens
  * the inspector (here $BROWSER, a script that writes down what it was given), c clears the screen,
  * q quits as Ctrl-C, h lists them; shown once in the Ready line. Off when stdin is not a terminal;
  * in the --offline chat (stdin is the chat) they are the chat commands :r and :o.

@@ -1,5 +1,5 @@
 /**
- * Item 6: Ctrl-C works while a start-up spinner runs in a real terminal. ora's stdin discarder
+ * Ctrl-C works while a start-up spinner runs in a real terminal. ora's stdin discarder
  * put the terminal in raw mode, so the ^C byte never became SIGINT and `bot doctor` / `bot dev`
  * could not be interrupted during their slow steps. Each command runs on a real pseudo-terminal
  * (python3's pty module, with a width so the spinner runs); ^C is typed once the spinner shows.

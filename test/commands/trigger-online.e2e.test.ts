@@ -180,7 +180,7 @@ describe('bot trigger against a webhook-mode session (grammY bot)', () => {
     world.emu.sendUserMessage(world.token, {text: '/refund', userId: 4242, firstName: 'Ada'})
     await waitLine(/^refund stx\S+ ok$/, 'the refund')
     expect(world.emu.calls(world.token).some((c) => c.method === 'refundStarPayment')).toBe(false)
-    // The inspector shows each purchase as one thread (issue 23 item 8): the /buy that sent the invoice,
+    // The inspector shows each purchase as one thread: the /buy that sent the invoice,
     // the pre-checkout query (answered locally), the payment; the second purchase then its refund.
     const ready = JSON.parse(
       dev

@@ -162,7 +162,7 @@ describe('bot trigger with a running bot dev (webhook mode, the emulator as api 
       })
       expect(r.stdout + r.stderr).not.toContain(world.token.split(':')[1])
 
-      // A button press Telegram never saw: the api proxy answers the bot's answerCallbackQuery itself (issue 21 item 7).
+      // A button press Telegram never saw: the api proxy answers the bot's answerCallbackQuery itself.
       const cb = await runCli(['trigger', 'callback', 'like:1', '--message-id', '5', '--chat', '4242', '--json'], {
         cwd: world.dir,
         env,

@@ -1,4 +1,4 @@
-/** Reading a webhook reply out of the bot's answer (bot-api-facts §6.5). */
+/** Reading a webhook reply out of the bot's answer (WebhookActor.cpp handle). */
 import {describe, expect, it} from 'vitest'
 
 import {parseReply, runnableAsReply} from '../../src/dev/delivery/bridge/reply.js'

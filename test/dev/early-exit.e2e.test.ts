@@ -1,5 +1,5 @@
 /**
- * Issue 21 item 2: a bot that cannot start must not hang a session nobody watches. Without a
+ * A bot that cannot start must not hang a session nobody watches. Without a
  * terminal on stdin (a pipe, CI), a bot that exits before it is up, or right after a restart, ends
  * the session at once: its last lines, a non-zero exit. On a terminal the session waits for a fix.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 21 item 4: `bot dev --forward-to URL` runs no bot: the user runs their own server (here the
+ * `bot dev --forward-to URL` runs no bot: the user runs their own server (here the
  * fixture bot, started by the test as a user would start theirs) and bot dev does the rest: the
  * tunnel and webhook, the relay with its secret check, holding updates while the server is down, the
  * api proxy and the update log, teardown. The secret is WEBHOOK_SECRET from the environment or .env,

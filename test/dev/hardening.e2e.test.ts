@@ -1,5 +1,5 @@
 /**
- * The live session under odd conditions (issue 10, items 2, 4, 5, 8–12), as real processes
+ * The live session under odd conditions, as real processes
  * against the emulator: a foreign listener on PORT, a webhook changed behind the session's back,
  * a closed stdout, an orphan that ignores SIGTERM, a --force session killed with SIGKILL, an API
  * that is gone at exit, a --public-url that does not reach the relay, a poller already running.
@@ -36,7 +36,7 @@ async function callApi(method: string, params: object): Promise<{ok: boolean}> {
 }
 
 describe('bot dev hardening', () => {
-  it('item 8: an orphan that ignores SIGTERM gets SIGKILL after the grace period, and the report says so', async () => {
+  it('an orphan that ignores SIGTERM gets SIGKILL after the grace period, and the report says so', async () => {
     const first = startDev(world, {bot: 'stubborn-bot.mjs'})
     await first.waitForOutput(/Ready/)
     const orphan = readState(world.botId, world.stateDir)!.bot!.pid
@@ -57,7 +57,7 @@ describe('bot dev hardening', () => {
     expect((await second.exited).code).toBe(0)
   })
 
-  it('item 9: a --force session killed with SIGKILL is repaired with its restore secret, kept 0600 beside the state', async () => {
+  it('a --force session killed with SIGKILL is repaired with its restore secret, kept 0600 beside the state', async () => {
     const {emu, token} = world
     await callApi('setWebhook', {url: 'http://127.0.0.1:9/prod', max_connections: 7, secret_token: 'prod_secret_9'})
     const forced = startDev(world, {args: ['--no-watch', '--force', '--restore-secret', 'prod_secret_9']})
@@ -82,7 +82,7 @@ describe('bot dev hardening', () => {
     expect(() => statSync(file)).toThrow()
   })
 
-  it('item 9: without the kept secret, the repair refuses to restore half a webhook and says exactly what to run', async () => {
+  it('without the kept secret, the repair refuses to restore half a webhook and says exactly what to run', async () => {
     const {emu, token} = world
     // What a --force session killed with SIGKILL leaves, minus its restore-secret file.
     const ours = 'http://127.0.0.1:9/webhook/left-by-dead-session'
@@ -110,7 +110,7 @@ describe('bot dev hardening', () => {
     expect(readState(world.botId, world.stateDir)?.replaced?.url).toBe('http://127.0.0.1:9/prod') // kept for the next try
   })
 
-  it('item 10: a webhook that cannot be deleted at exit gives exit code 1 and says what to run later', async () => {
+  it('a webhook that cannot be deleted at exit gives exit code 1 and says what to run later', async () => {
     const dev = startDev(world, {args: ['--no-watch', '--stop-grace', '500']})
     await dev.waitForOutput(/Ready/)
     await world.emu.stop() // the Bot API is gone
@@ -122,7 +122,7 @@ describe('bot dev hardening', () => {
     expect(readState(world.botId, world.stateDir)?.webhook).toBeDefined() // kept for the repair
   })
 
-  it('item 11: a --public-url that does not reach the relay fails with the fix, and no webhook is set', async () => {
+  it('a --public-url that does not reach the relay fails with the fix, and no webhook is set', async () => {
     const {emu, token} = world
     const nobody = await freePort()
     let everSet = false
@@ -144,7 +144,7 @@ describe('bot dev hardening', () => {
     expect(emu.webhook(token)).toBeUndefined()
   })
 
-  it('item 4: a webhook deleted behind the session is put back; one replaced by someone else is left alone on exit', async () => {
+  it('a webhook deleted behind the session is put back; one replaced by someone else is left alone on exit', async () => {
     const {emu, token} = world
     const dev = startDev(world, {args: ['--no-watch', '--webhook-check', '200']})
     await dev.waitForOutput(/Ready/)
@@ -164,7 +164,7 @@ describe('bot dev hardening', () => {
     expect(result.stderr).toMatch(/set by someone else during this session is left as it is/)
   })
 
-  it('item 4: a new last_error_message is shown with its explanation', async () => {
+  it('a new last_error_message is shown with its explanation', async () => {
     const dev = startDev(world, {bot: 'error-bot.mjs', args: ['--no-watch', '--webhook-check', '200']})
     await dev.waitForOutput(/Ready/)
     world.emu.sendUserMessage(world.token, {text: 'x'})
@@ -176,7 +176,7 @@ describe('bot dev hardening', () => {
     await dev.exited
   })
 
-  it('item 2: a listener on PORT that is not the bot never gets an update', async () => {
+  it('a listener on PORT that is not the bot never gets an update', async () => {
     const {emu, token} = world
     const port = await freePort()
     // A "bot" that never listens; the foreign server takes its port after bot dev checked it.
@@ -207,7 +207,7 @@ describe('bot dev hardening', () => {
     await dev.exited
   })
 
-  it('item 12: a poller already running is named and said to be cut off', async () => {
+  it('a poller already running is named and said to be cut off', async () => {
     const poller = spawn(process.execPath, [join(PROJECT_ROOT, 'test', 'fixtures', 'pollers', 'poller.mjs'), 'retry'], {
       env: {
         ...process.env,
@@ -233,7 +233,7 @@ describe('bot dev hardening', () => {
     }
   })
 
-  it('item 5: a closed stdout/stderr (| head) runs the teardown: webhook deleted, bot stopped', async () => {
+  it('a closed stdout/stderr (| head) runs the teardown: webhook deleted, bot stopped', async () => {
     const {emu, token} = world
     const child = spawn(
       process.execPath,

@@ -1,5 +1,5 @@
 /**
- * The webhook path never leaks (issue 20, item 7): a real `bot dev --json` with BOT_DEBUG=1 whose
+ * The webhook path never leaks: a real `bot dev --json` with BOT_DEBUG=1 whose
  * relay gets requests at its secret path with a wrong secret, with a query string, and at a longer
  * path. The `rejected` events (their `path` and `text`) and the debug lines (setWebhook's URL,
  * getWebhookInfo's answer) show the path masked by lib/mask-url.ts: `/webhook/` and 4 characters.

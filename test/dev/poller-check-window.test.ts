@@ -1,5 +1,5 @@
 /**
- * bot dev's check for another poller (issue 21, start-up time): it is bounded by its window (a poll
+ * bot dev's check for another poller (start-up time): it is bounded by its window (a poll
  * still waiting when the window closes is cut, not waited out for its whole long-poll timeout), and
  * pending updates end it at once (no poll can wait, so none can be displaced). In-process, against
  * the emulator.

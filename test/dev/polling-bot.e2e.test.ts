@@ -1,5 +1,5 @@
 /**
- * Issue 21 item 1: a long-polling bot (grammY's `bot.start()`) under plain `bot dev` (webhook mode).
+ * A long-polling bot (grammY's `bot.start()`) under plain `bot dev` (webhook mode).
  * The api proxy sees its getUpdates; the session switches to polling delivery, the same bot process:
  * our webhook deleted (pending updates kept) or the bridge stopped, the bot's getUpdates let through
  * without a single 409, every update answered and listed, one line saying so.

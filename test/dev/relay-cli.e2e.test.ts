@@ -42,7 +42,7 @@ async function sendRaw(url: string, bytes: Buffer): Promise<string> {
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/
 
 describe('bot dev: the relay under attack', () => {
-  it('item 1: a secret header of the right length with a non-ASCII byte gets 401; the session lives on', async () => {
+  it('a secret header of the right length with a non-ASCII byte gets 401; the session lives on', async () => {
     const {emu, token} = world
     const dev = startDev(world)
     await dev.waitForOutput(/Ready/)

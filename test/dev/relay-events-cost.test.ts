@@ -1,6 +1,6 @@
 /**
  * The shortcuts that keep the relay's per-update work small with the update line and the recording
- * on (issue 24 item 1) give what the long way gives: the webhook reply found in an answer, the
+ * on give what the long way gives: the webhook reply found in an answer, the
  * answer's text, the ISO time of a millisecond, the bot's answer head read again, the history's
  * redaction for a list of secrets that grows in place, the update line read from the record.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 21 item 10: when bot dev's own relay answers 503 because the bot is down, the line about
+ * When bot dev's own relay answers 503 because the bot is down, the line about
  * Telegram's delivery error says so, instead of blaming "a proxy or load balancer"; and a mistyped
  * flag gets a suggestion, as a mistyped command does.
  */

@@ -1,5 +1,5 @@
 /**
- * The relay under hostile connections (issue 20, item 8, and its fuzz requirement), over real
+ * The relay under hostile connections (and its fuzz requirement), over real
  * sockets on loopback: connections that never authenticate are bounded and the longest idle go
  * first, a request being answered is never closed for room, and thousands of generated hostile
  * requests leave the relay serving, its body budget back at zero.

@@ -9,7 +9,7 @@ const message = (text: string) =>
   JSON.stringify({update_id: 1, message: {message_id: 1, date: 0, chat: {id: 9, type: 'private'}, text}})
 const UNSAFE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/
 
-describe('update preview (item 7: redact, then cut)', () => {
+describe('update preview: redact, then cut', () => {
   it('never shows part of a token that the cut would have made unrecognisable', () => {
     const {preview} = describeUpdate(message(`my token is ${TOKEN} keep it safe`))
     expect(preview).toBe('my token is <token> keep it safe')
@@ -38,7 +38,7 @@ describe('update preview (item 7: redact, then cut)', () => {
   })
 })
 
-describe('update preview (item 18: terminal controls)', () => {
+describe('update preview: terminal controls', () => {
   it('escapes C0, C1 and bidi controls in the preview and in the update type', () => {
     const text = 'a\u009b31mb \u001b[2J c\u202eevil\u202c \u2066iso\u2069 \u0007bell \u0085nel'
     const {preview} = describeUpdate(message(text))

@@ -1,5 +1,5 @@
 /**
- * The state folder and its files against another local user (issue 20, item 4): the `nobody`
+ * The state folder and its files against another local user: the `nobody`
  * account (tests run as root) plants files and symlinks for real, with setpriv. A folder nobody
  * owns, or one every user can write, makes `bot dev` exit 2 with one line naming the folder and
  * the fix, before anything is sent. In the user's own folder a planted secret that is not the

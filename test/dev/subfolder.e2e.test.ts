@@ -1,5 +1,5 @@
 /**
- * Issue 21 item 3: `bot dev` started in a subfolder of the project (`src/`). The command from
+ * `bot dev` started in a subfolder of the project (`src/`). The command from
  * package.json runs in the package's folder, as `npm run` does, with one line saying so; the
  * project's .env (at its root) is read; a command after `--` still runs where it was typed.
  */

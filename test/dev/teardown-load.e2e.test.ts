@@ -1,5 +1,5 @@
 /**
- * Teardown reaches the Bot API whatever the inbound load (issue 20, item 8): a real `bot dev` with
+ * Teardown reaches the Bot API whatever the inbound load: a real `bot dev` with
  * few file descriptors (`ulimit -n 512`, where ~21,000 idle connections did it on a laptop) gets
  * ~1,800 idle connections to its inspector, control port and api proxy (no key needed to open
  * one). The bounded servers close their oldest idle ones instead of running out of descriptors, a

@@ -1,5 +1,5 @@
 /**
- * Issue 21 item 5: the public-DNS wait of the readiness proof is for `*.trycloudflare.com` only.
+ * The public-DNS wait of the readiness proof is for `*.trycloudflare.com` only.
  * A self-hosted localtunnel server on names only this network knows (the real localtunnel client
  * against the loopback localtunnel server; the names come from a resolver injected into the
  * processes, as /etc/hosts would give them) must work, with no name sent to public resolvers; and

@@ -1,5 +1,5 @@
 /**
- * Item 17: `bot doctor` against servers that accept connections and never answer must end within
+ * `bot doctor` against servers that accept connections and never answer must end within
  * its stated bound (30 s, plus --probe-seconds with the probe), report the timeout, and leave no
  * request running (the process exits right after the report). Real processes, loopback servers.
  */

@@ -1,4 +1,4 @@
-/** maskSecretArgs: which arguments of a command line `bot doctor` masks (issue 20, item 6). */
+/** maskSecretArgs: which arguments of a command line `bot doctor` masks. */
 import {describe, expect, it} from 'vitest'
 
 import {MASKED, maskSecretArgs} from '../../src/doctor/processes.js'

@@ -36,7 +36,7 @@ async function poller(name: string, token: string, args: string[] = []): Promise
   return f
 }
 
-describe('bot doctor --only poller-probe (issue 21)', () => {
+describe('bot doctor --only poller-probe', () => {
   it("finds the poller without claiming where it runs: this machine's processes were not looked at", async () => {
     const bot = world.emu.createBot({username: 'only_probe_bot'})
     await poller('poller.mjs', bot.token, ['retry'])

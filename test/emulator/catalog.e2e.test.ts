@@ -1,5 +1,5 @@
 /**
- * Issue 22 item 11: every method of the Bot API answers, as Telegram does. The test walks the whole catalogue
+ * Every method of the Bot API answers, as Telegram does. The test walks the whole catalogue
  * (methods/catalog/, generated from the docs): no method answers `404 Not Found: method not found`, a method given
  * valid parameters answers a result of its documented type, bad parameters get Telegram's texts, and each set…/get…
  * pair round-trips. python-telegram-bot 13 (which reports a 404 as InvalidToken) and grammY call the methods the

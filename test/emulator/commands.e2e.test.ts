@@ -1,5 +1,5 @@
 /**
- * Issue 22 item 6: commands per scope and language. One list per (scope, language_code); getMyCommands answers that
+ * Commands per scope and language. One list per (scope, language_code); getMyCommands answers that
  * list; deleteMyCommands per scope; scopes and command names checked with Telegram's texts; what a user sees is
  * resolved as the Bot API documents it (emu.commandsFor, GET …/commands).
  */

@@ -3,7 +3,7 @@ import type {DeliveryEvent} from '../../src/emulator/index.js'
 import {receiver, setup, textMessage} from './helpers.js'
 import {waitFor} from '../support/wait.js'
 
-describe('webhook delivery (§6)', () => {
+describe('webhook delivery', () => {
   it('POSTs the update as JSON with the secret header; 2xx acknowledges it', async () => {
     const {api, emu, token} = await setup()
     const hook = await receiver()
@@ -215,7 +215,7 @@ describe('webhook delivery (§6)', () => {
     expect(emu.webhook(token)?.url).toBe(hook.url) // deleteWebhook in a reply is not run
   })
 
-  it('keeps pending updates across mode switches (§6.6)', async () => {
+  it('keeps pending updates across mode switches', async () => {
     const {api, emu, token} = await setup({timeScale: 0.2})
     const failing = await receiver(() => ({status: 500}))
     await api('setWebhook', {url: failing.url})

@@ -1,5 +1,5 @@
 /**
- * Issue 22 item 8: edits. editMessageMedia replaces the media and drops a keyboard left out; live locations are
+ * Edits. editMessageMedia replaces the media and drops a keyboard left out; live locations are
  * edited and stopped as Telegram allows; every edit and stop method reads its target as the server does (inline_message_id
  * checked, message_id read as td reads it, latitude and longitude required).
  */

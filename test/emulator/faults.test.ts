@@ -1,4 +1,4 @@
-/** Failure injection: failNext, blockBot, migrateChat, deactivateUser (bot-api-facts-2 §4), over real HTTP. */
+/** Failure injection: failNext, blockBot, migrateChat, deactivateUser, over real HTTP. */
 import {Bot as GrammyBot, GrammyError} from 'grammy'
 import {describe, expect, it} from 'vitest'
 import {setup} from './helpers.js'

@@ -76,7 +76,7 @@ describe('users send media; bots download it', () => {
         const reply = await emu.waitForBotMessage(token, {chatId: 42})
         expect(reply.params.text).toBe(`got ${image.length} bytes`)
         expect(got[0].bytes).toBe(sha(image))
-        // facts-3 §1.4: 90, 320 boxes, then the original below the 800 box
+        // Client.cpp JsonPhotoSize, as the cloud answers: 90, 320 boxes, then the original below the 800 box
         expect(got[0].sizes).toEqual([
           [90, 68],
           [320, 240],

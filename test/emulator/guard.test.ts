@@ -1,5 +1,5 @@
 /**
- * Who may call the emulator (issue 20 item 2): on both surfaces (`/bot<token>/…`, `/_emulator/…`) a request from a web
+ * Who may call the emulator: on both surfaces (`/bot<token>/…`, `/_emulator/…`) a request from a web
  * page of another site (Origin, Sec-Fetch-Site) is refused, and on loopback so is a Host that is not this server (DNS
  * rebinding); listening beyond loopback any host name is served but the Origin check stays. The control API takes JSON
  * only (415), and neither /calls nor /state shows a secret_token. Bot clients send none of these headers: grammY and

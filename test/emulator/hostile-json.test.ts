@@ -1,5 +1,5 @@
 /**
- * JSON nested deep enough to overflow the stack of whatever walks it (issue 20 item 1): every JSON the emulator reads
+ * JSON nested deep enough to overflow the stack of whatever walks it: every JSON the emulator reads
  * is bounded before anything walks it (the control API's bodies, the Bot API's parameters in JSON, form and multipart
  * bodies), and neither the webhook worker nor a waiting long poll can be taken down by an update that cannot be written
  * as JSON. After each hostile request a legitimate one still works.

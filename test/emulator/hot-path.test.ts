@@ -1,5 +1,5 @@
 /**
- * The emulator's hot path (issue 24): what was made cheaper keeps its behaviour. The speed itself is measured by the
+ * The emulator's hot path: what was made cheaper keeps its behaviour. The speed itself is measured by the
  * benches: bench/emulator-throughput.ts against telegram-test-api, bench/message-store.ts for the store past its bound.
  */
 import {describe, expect, it} from 'vitest'

@@ -1,5 +1,5 @@
 /**
- * Issue 22 item 7: inline mode. The control API and the conversation API send inline queries (only to a bot that
+ * Inline mode. The control API and the conversation API send inline queries (only to a bot that
  * supports them, as Telegram), answerInlineQuery is validated with Telegram's texts, the test reads the answer, and
  * a chosen result gives chosen_inline_result (with an inline_message_id the bot can edit when it has a keyboard).
  */

@@ -1,7 +1,7 @@
 /**
- * Lifetimes and limits (bot-api-facts-2 §5, bot-api-facts §7): update expiry (also for webhook retries), a failing
- * webhook slowed to one connection, the 4 MiB getUpdates cut, close, no DNS in local mode, uploads recorded the
- * same way whichever client sends them.
+ * Lifetimes and limits (Client.cpp add_update_impl and the lifetimes its callers give, on_cmd): update expiry (also for
+ * webhook retries), a failing webhook slowed to one connection, the 4 MiB getUpdates cut, close, no DNS in local mode,
+ * uploads recorded the same way whichever client sends them.
  */
 import {lookup} from 'node:dns/promises'
 import {hostname} from 'node:os'

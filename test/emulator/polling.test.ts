@@ -5,7 +5,7 @@ import {waitFor} from '../support/wait.js'
 
 const ids = (r: {json: any}) => (r.json.result as Array<{update_id: number}>).map((u) => u.update_id)
 
-describe('the update queue (§2.2, §2.5)', () => {
+describe('the update queue', () => {
   it('numbers updates +1 from a random 9-digit start, or from firstUpdateId', async () => {
     const {emu, token} = await setup()
     const a = emu.injectUpdate(token, textMessage(1, 'a'))
@@ -75,7 +75,7 @@ describe('the update queue (§2.2, §2.5)', () => {
   })
 })
 
-describe('409 conflicts (§2.4)', () => {
+describe('409 conflicts', () => {
   it('a newer waiting poll makes the older one fail with 409; the newer one still gets the update', async () => {
     const {emu, token, api} = await setup()
     const older = api('getUpdates', {timeout: 20, offset: 1})
@@ -137,7 +137,7 @@ describe('409 conflicts (§2.4)', () => {
   })
 })
 
-describe('throttle and allowed_updates (§2.3, §2.6)', () => {
+describe('throttle and allowed_updates', () => {
   it('raises the timeout to 3 s (scaled) for a repeated short poll with the same offset', async () => {
     const {api} = await setup({timeScale: 0.5}) // 3 s → 1.5 s
     await api('getUpdates', {offset: 7})

@@ -1,5 +1,5 @@
 /**
- * Issue 22 item 5: polls. sendPoll honours and validates quiz, is_anonymous, allows_multiple_answers, correct
+ * Polls. sendPoll honours and validates quiz, is_anonymous, allows_multiple_answers, correct
  * options, is_closed, open_period/close_date and explanation with td's texts; stopPoll closes; users vote through
  * the control API (POST …/polls/{poll_id}/answers) and `user.vote`, giving poll_answer and poll updates.
  */

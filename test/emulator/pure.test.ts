@@ -9,7 +9,7 @@ import {
 } from '../../src/emulator/state/updates.js'
 import {isReservedIpv4, parseWebhookUrl} from '../../src/emulator/methods/webhook-config.js'
 
-describe('parameter readings (§1.2)', () => {
+describe('parameter readings', () => {
   it('toInt: empty → default, leading digits, clamped, saturating', () => {
     expect(toInt(undefined, 100, 1, 100)).toBe(100)
     expect(toInt('', 100, 1, 100)).toBe(100)
@@ -25,7 +25,7 @@ describe('parameter readings (§1.2)', () => {
   })
 })
 
-describe('allowed_updates (§2.6)', () => {
+describe('allowed_updates', () => {
   it('keeps the setting for missing or invalid values; [] or unknown names mean the default', () => {
     expect(parseAllowedUpdates(undefined)).toBeUndefined()
     expect(parseAllowedUpdates('{')).toBeUndefined()
@@ -37,7 +37,7 @@ describe('allowed_updates (§2.6)', () => {
   })
 })
 
-describe('webhook target (§3)', () => {
+describe('webhook target', () => {
   it('parses URLs with https as the default scheme; only http and https', () => {
     expect(parseWebhookUrl('example.org/hook')?.href).toBe('https://example.org/hook')
     expect(parseWebhookUrl('http://127.0.0.1:3000/x')?.port).toBe('3000')
@@ -65,7 +65,7 @@ describe('webhook target (§3)', () => {
   })
 })
 
-describe('updates (§6.4, §9)', () => {
+describe('updates: their webhook queue and shape', () => {
   it('queues messages by chat, callback queries by user, anything else alone', () => {
     expect(webhookQueueOf({update_id: 1, message: {chat: {id: -5}, from: {id: 9}}})).toBe('chat:-5')
     expect(webhookQueueOf({update_id: 1, callback_query: {from: {id: 9}, message: {chat: {id: 1}}}})).toBe('user:9')

@@ -15,7 +15,7 @@ function rawRequest(port: number, text: string): Promise<string> {
   })
 }
 
-describe('routing and envelope (§1)', () => {
+describe('routing and envelope', () => {
   it('answers getMe with the fields in the server order, any method case, GET or POST', async () => {
     const {api, bot} = await setup()
     const a = await api('getMe')
@@ -100,7 +100,7 @@ describe('routing and envelope (§1)', () => {
   })
 })
 
-describe('parameters (§1.2)', () => {
+describe('parameters', () => {
   it('reads query, form, JSON and multipart; the query string wins on duplicates', async () => {
     const {emu, base, token} = await setup()
     emu.addChat(token, {id: 5, first_name: 'A', type: 'private'})

@@ -1,5 +1,5 @@
 /**
- * A gzip bomb in an upload (issue 20 item 3), measured on a real emulator in a child process of its own (its peak RSS
+ * A gzip bomb in an upload, measured on a real emulator in a child process of its own (its peak RSS
  * from process.resourceUsage().maxRSS, so nothing else of the test run counts): a 1 MB request, `Content-Encoding:
  * gzip`, a multipart body of 20 parts of 49 MiB of zeros, used to raise the emulator's peak memory by ~1 GB. The whole
  * decoded request is bounded (50 MB, the cloud's multipart limit), so no request grows the process by more than ~64 MB

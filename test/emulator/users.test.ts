@@ -1,5 +1,5 @@
 /**
- * Issue 22 item 9: a user is one person. The profile a user first wrote with (or the control API set) is the one
+ * A user is one person. The profile a user first wrote with (or the control API set) is the one
  * every later update carries, a button press included; `chat_instance` is one per chat, as Telegram keeps it.
  */
 import {Markup, Telegraf} from 'telegraf'

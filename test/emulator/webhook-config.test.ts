@@ -5,7 +5,7 @@ import {waitFor} from '../support/wait.js'
 const ok = (description: string) => `{"ok":true,"result":true,"description":"${description}"}`
 const bad = (description: string) => `{"ok":false,"error_code":400,"description":"${description}"}`
 
-describe('setWebhook / deleteWebhook (§3, §4)', () => {
+describe('setWebhook / deleteWebhook', () => {
   it('answers the exact descriptions, with the "nothing changed" rule', async () => {
     const {api} = await setup({timeScale: 0}) // no rate limits
     const url = 'http://127.0.0.1:9/hook'
@@ -147,7 +147,7 @@ describe('setWebhook / deleteWebhook (§3, §4)', () => {
   })
 })
 
-describe('getWebhookInfo (§5)', () => {
+describe('getWebhookInfo', () => {
   it('shows only url, has_custom_certificate and pending_update_count without a webhook', async () => {
     const {api, emu, token} = await setup()
     expect((await api('getWebhookInfo')).text).toBe(

@@ -1,5 +1,5 @@
 /**
- * Issue 22 item 10: every webhook delivery failure is recorded with Telegram's text (facts-3 §10), never Node's:
+ * Every webhook delivery failure is recorded with Telegram's text (WebhookActor.cpp on_connection_error), never Node's:
  * read back with grammY's getWebhookInfo, as a bot would.
  */
 import {mkdtempSync, readFileSync, rmSync} from 'node:fs'

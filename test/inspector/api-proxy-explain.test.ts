@@ -4,7 +4,7 @@ import {explainCall} from '../../src/inspector/proxy/call-explain.js'
 import {paramsOf} from '../../src/inspector/proxy/call-params.js'
 import {buildCall, redactorFor, summarize} from '../../src/inspector/proxy/call-record.js'
 
-describe('explainCall: Telegram texts (bot-api-facts) get one line', () => {
+describe('explainCall: Telegram texts get one line', () => {
   const cases: Array<[string, string, RegExp]> = [
     [
       'sendMessage',

@@ -1,5 +1,5 @@
 /**
- * The api proxy answers calls about ids `bot trigger` made up (issue 21 item 7, issue 23 item 7):
+ * The api proxy answers calls about ids `bot trigger` made up (issue 23 item 7):
  * answerCallbackQuery / answerPreCheckoutQuery / answerInlineQuery of a synthetic query, getFile and
  * the download of a synthetic file, refundStarPayment of a synthetic charge. Those never reach the
  * api root (here the emulator, which would answer "query is too old"); everything else does. Each

@@ -1,5 +1,5 @@
 /**
- * Idle connections cannot starve the session (issue 20, item 8), over real sockets: a flood of
+ * Idle connections cannot starve the session, over real sockets: a flood of
  * connections that send nothing (no key needed to open one) to the inspector, the control port and
  * the api proxy is bounded, the oldest idle ones closed first, while a request in progress (an
  * event stream with the key, a long poll) stays open and a legitimate request still works. With

@@ -1,5 +1,5 @@
 /**
- * One Update check for the inspector's Edit and replay and the control port (issue 20, item 9), in a
+ * One Update check for the inspector's Edit and replay and the control port, in a
  * real `bot dev --offline` session: the edit `{"update_id":1e308,"zzz":{}}` (no update type, an
  * update_id no client can hold) is refused by both with the same 400, nothing is delivered or
  * recorded, and a real edit still goes through and can be fetched by its update_id afterwards.

@@ -1,8 +1,8 @@
 /**
  * What a session remembers for `bot trigger` (session-facts.ts), who a trigger speaks as (fill.ts),
- * and the fixtures (fixtures.ts): the last real chat and user (issue 21 item 6), the bot's messages
- * and their buttons with edits and deletions applied (item 7), and every shipped fixture filled
- * into an Update with --set overrides (issue 23 item 7).
+ * and the fixtures (fixtures.ts): the last real chat and user, the bot's messages
+ * and their buttons with edits and deletions applied, and every shipped fixture filled
+ * into an Update with --set overrides.
  */
 import {describe, expect, it} from 'vitest'
 

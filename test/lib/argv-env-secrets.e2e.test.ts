@@ -1,5 +1,5 @@
 /**
- * Secrets out of argv and out of the bot's environment (issue 20, item 5), as real processes:
+ * Secrets out of argv and out of the bot's environment, as real processes:
  * - `bot emulator` takes its token from BOT_EMULATOR_TOKEN: nothing in its command line (what `ps`
  *   shows every user) holds it;
  * - `--restore-secret` and `bot webhook set --secret-token` (and `bot emulator --token`) given as

@@ -1,5 +1,5 @@
 /**
- * Issue 21 item 8: the inspector's history of `bot dev --offline` is kept per project, like online,
+ * The inspector's history of `bot dev --offline` is kept per project, like online,
  * so `bot replay` of an update from an earlier offline run finds it; and replaying it into the fresh
  * emulator of a new run works: the emulator learns the update's chat, as Telegram would know it.
  */

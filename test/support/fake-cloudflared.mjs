@@ -2,11 +2,11 @@
 /**
  * A loopback stand-in for `cloudflared tunnel --no-autoupdate --url http://127.0.0.1:PORT`.
  *
- * It prints cloudflared's real log lines on stderr (format and order from cloudflared's source, see
- * ../shared/bot-api-facts-2.md §6), listens on a loopback port, prints that address as the quick
- * tunnel's URL in cloudflared's banner box, and forwards every request to --url (a tiny HTTP proxy).
- * Like a fresh trycloudflare host, the URL works only a moment after it is printed: until then
- * requests get Cloudflare's 530 ("error code: 1033"), or their connection is reset.
+ * It prints cloudflared's real log lines on stderr (format and order from cloudflared's source,
+ * cloudflare/cloudflared cmd/cloudflared/tunnel/quick_tunnel.go), listens on a loopback port, prints that address as
+ * the quick tunnel's URL in cloudflared's banner box, and forwards every request to --url (a tiny HTTP proxy). Like a
+ * fresh trycloudflare host, the URL works only a moment after it is printed: until then requests get Cloudflare's 530
+ * ("error code: 1033"), or their connection is reset.
  *
  * Run it as an executable named `cloudflared` first on PATH (a symlink), or through BOT_CLOUDFLARED.
  *

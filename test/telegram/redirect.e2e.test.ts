@@ -1,5 +1,5 @@
 /**
- * Item 16: an api root that answers 3xx must never get the token sent on to where it points,
+ * An api root that answers 3xx must never get the token sent on to where it points,
  * and a POST turned into a GET by a redirect must not look like a success. A loopback api root
  * redirects to a second loopback server that records every request: the second sees none.
  */

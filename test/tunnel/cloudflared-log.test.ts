@@ -1,4 +1,7 @@
-/** The cloudflared log reader, fed cloudflared's real lines (../shared/bot-api-facts-2.md §6). */
+/**
+ * The cloudflared log reader, fed cloudflared's real lines (cloudflare/cloudflared
+ * cmd/cloudflared/tunnel/quick_tunnel.go).
+ */
 import {describe, expect, it} from 'vitest'
 
 import {

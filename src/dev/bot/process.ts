@@ -1,7 +1,7 @@
 /**
- * The user's bot as a child process (execa): the env contract of design.md, its output as
- * lines, "listening" detection by polling a TCP connect to PORT, and a stop that sends SIGTERM
- * to the whole process tree and SIGKILL after a grace period.
+ * The user's bot as a child process (execa): the env contract (README, "The contract between `bot dev` and your bot"),
+ * its output as lines, "listening" detection by polling a TCP connect to PORT, and a stop that sends SIGTERM to the
+ * whole process tree and SIGKILL after a grace period.
  *
  * The child runs in its own process group (detached), so a wrapper (sh, npm, tsx) and what it
  * starts are stopped together, and a terminal's Ctrl-C reaches the CLI only: the CLI decides the
@@ -48,7 +48,7 @@ export const DEV_ONLY_VARS = [
   'BOT_NO_FAST_START',
 ]
 
-/** The environment a bot gets from `bot dev` (design.md "The contract"). */
+/** The environment a bot gets from `bot dev` (README, "The contract between `bot dev` and your bot"). */
 export function botEnv(options: BotEnvOptions, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {...base}
   // Stale contract values from the shell or .env must not leak in (a PORT of the user's own is kept in polling mode).

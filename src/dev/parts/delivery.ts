@@ -1,5 +1,5 @@
 /**
- * delivery: how updates reach the bot, one at a time (design.md "How `bot dev` works"):
+ * delivery: how updates reach the bot, one at a time (docs/architecture.md, "The session's parts"):
  * - tunnel: open a tunnel to the relay (cloudflared, localtunnel, --public-url; loopback offline),
  *   prove it reaches the relay, setWebhook; lost for good → the bridge takes its place (fallback);
  * - bridge: no public URL; `bot dev` long-polls and POSTs each update to the relay;

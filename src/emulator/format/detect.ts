@@ -1,6 +1,7 @@
 /**
- * Entities the server detects by itself in a message's text (facts-2 §1.6): mention, bot_command, hashtag, cashtag,
- * url and email. Offsets are UTF-16 (JavaScript string indexes). Detected entities never overlap each other.
+ * Entities the server detects by itself in a message's text (td/telegram/MessageEntity.cpp find_entities): mention,
+ * bot_command, hashtag, cashtag, url and email. Offsets are UTF-16 (JavaScript string indexes). Detected entities never
+ * overlap each other.
  *
  * Simplified against td's find_entities: URLs without a protocol need a top-level domain from a short list of
  * common ones; no bank_card_number, phone_number or media timestamps; no `#tag@user` / `$TAG@user` suffixes.

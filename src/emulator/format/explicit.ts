@@ -1,6 +1,6 @@
 /**
- * `entities` / `caption_entities` given explicitly (facts-2 §1.1): read as the Bot API server reads them (errors
- * `can't parse MessageEntity: …`, auto-detected types dropped), then checked against the text as td does.
+ * `entities` / `caption_entities` given explicitly (Client.cpp get_formatted_text): read as the Bot API server reads
+ * them (errors `can't parse MessageEntity: …`, auto-detected types dropped), then checked against the text as td does.
  */
 import {type Entity, FormatError} from './entity.js'
 import {checkedLink} from './links.js'

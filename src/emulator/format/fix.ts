@@ -1,7 +1,7 @@
 /**
- * What td does to every formatted text after parsing (fix_formatted_text, facts-2 §1.6): control characters become
- * spaces, `\r` and a few invisible characters are removed, spaces and newlines are trimmed at both ends (entities
- * shifted and cut), empty entities dropped, overlapping ones resolved, detected entities merged in.
+ * What td does to every formatted text after parsing (td/telegram/MessageEntity.cpp fix_formatted_text): control
+ * characters become spaces, `\r` and a few invisible characters are removed, spaces and newlines are trimmed at both
+ * ends (entities shifted and cut), empty entities dropped, overlapping ones resolved, detected entities merged in.
  */
 import {detectEntities} from './detect.js'
 import {type Entity, FormatError, PRE_TYPES, SPLITTABLE_TYPES, sortEntities} from './entity.js'

@@ -1,6 +1,6 @@
 /**
- * parse_mode=HTML (facts-2 §1.3): the tags td accepts, `&lt; &gt; &amp; &quot; &#N; &#xH;` (the `;` optional), any
- * other `&…` kept as it is. Errors name the byte offset of the tag in the raw input.
+ * parse_mode=HTML (td/telegram/MessageEntity.cpp parse_html): the tags td accepts, `&lt; &gt; &amp; &quot; &#N; &#xH;`
+ * (the `;` optional), any other `&…` kept as it is. Errors name the byte offset of the tag in the raw input.
  */
 import {
   type Entity,

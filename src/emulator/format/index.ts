@@ -1,6 +1,7 @@
 /**
  * A message text or caption as the server builds it from `text`/`caption`, `parse_mode` and `entities`
- * (facts-2 §1–§2): the text without markup, its entities (UTF-16), and every error with the server's words.
+ * (Client.cpp get_formatted_text; td/telegram/MessageEntity.cpp): the text without markup, its entities (UTF-16), and
+ * every error with the server's words.
  */
 import {ApiError, badRequest} from '../errors.js'
 import {type Entity, FormatError, type Parsed} from './entity.js'
@@ -19,10 +20,13 @@ const PARSERS: Record<string, (input: Uint8Array) => Parsed> = {
   html: parseHtml,
 }
 
-/** Limits checked after parsing, in code points (facts-2 §2). */
+/**
+ * Limits checked after parsing, in code points (core.telegram.org/bots/api#sendmessage: 1-4096 characters after
+ * entities parsing).
+ */
 export const TEXT_LIMIT = 4096
 export const CAPTION_LIMIT = 1024
-/** Raw size limit before parsing, in bytes (facts-2 §1.1). */
+/** Raw size limit before parsing, in bytes (Client.cpp get_formatted_text). */
 export const RAW_LIMIT = 32768
 
 export interface FormatInput {

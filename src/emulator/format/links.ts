@@ -1,6 +1,6 @@
 /**
- * Links as td checks them (facts-2 §1.2 "Links", §3 "Bad url"): the URL of a text_link or a URL button is normalized
- * (`example.com` → `http://example.com/`) or refused with td's reason; `tg://user?id=N` names a user.
+ * Links as td checks them (td/telegram/LinkManager.cpp LinkManager::check_link): the URL of a text_link or a URL button
+ * is normalized (`example.com` → `http://example.com/`) or refused with td's reason; `tg://user?id=N` names a user.
  */
 
 /** The user id of a `tg://user?id=N` link, if it is one. */

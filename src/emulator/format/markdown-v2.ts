@@ -1,7 +1,8 @@
 /**
- * parse_mode=MarkdownV2 (facts-2 §1.4): nested `*bold*`, `_italic_`, `__underline__`, `~strike~`, `||spoiler||`,
- * `[text](url)`, `![emoji](tg://emoji?id=N)`, `` `code` ``, ```` ```lang\npre``` ````, `>` blockquotes; `\` escapes
- * any ASCII character. Errors name the byte offset into the raw input.
+ * parse_mode=MarkdownV2 (td/telegram/MessageEntity.cpp parse_markdown_v2): nested `*bold*`, `_italic_`,
+ * `__underline__`, `~strike~`, `||spoiler||`, `[text](url)`, `![emoji](tg://emoji?id=N)`, `` `code` ``, ````
+ * ```lang\npre``` ````, `>` blockquotes; `\` escapes any ASCII character. Errors name the byte offset into the raw
+ * input.
  */
 import {
   type Entity,

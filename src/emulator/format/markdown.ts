@@ -1,7 +1,7 @@
 /**
- * parse_mode=Markdown (legacy v1, facts-2 §1.5): `*bold*`, `_italic_`, `` `code` ``, ```` ```lang\npre``` ````,
- * `[text](url)`. Only `\_ \* \` \[` are escapes; an entity's body is copied literally up to its end character.
- * The only error: `Can't find end of the entity starting at byte offset N`.
+ * parse_mode=Markdown (legacy v1, td/telegram/MessageEntity.cpp parse_markdown): `*bold*`, `_italic_`, `` `code` ``,
+ * ```` ```lang\npre``` ````, `[text](url)`. Only `\_ \* \` \[` are escapes; an entity's body is copied literally up to
+ * its end character. The only error: `Can't find end of the entity starting at byte offset N`.
  */
 import {type Entity, FormatError, Output, type Parsed, byteAt, isSpace, sortEntities} from './entity.js'
 import {checkedLink, linkUserId} from './links.js'

@@ -2,8 +2,9 @@
  * Reading a request body with bounds, as the Bot API server does (td HttpReader.cpp): gzip and deflate are decoded and
  * the decoded bytes count; nothing a request sends is kept beyond these limits, however small it was on the wire.
  *
- * - the whole body, decoded: 50 MiB, the cloud's limit for a multipart upload (bot-api-facts-3 §1.2: a body over
- *   50 MB gets 413), so the largest file is a little under that;
+ * - the whole body, decoded: 50 MiB, the cloud's limit for a multipart upload
+ *   (core.telegram.org/bots/api#sending-files;
+ *   a body over 50 MB gets 413), so the largest file is a little under that;
  * - parameters (a form or JSON body, a multipart body's fields): 1 MiB, td's MAX_TOTAL_PARAMETERS_LENGTH;
  * - files in a multipart body: 50, telegram-bot-api's max_files (`Request Entity Too Large: too much files attached`);
  * - parts of a multipart body: 1000 (not settled by the sources: td bounds their headers to 256 KiB in all).

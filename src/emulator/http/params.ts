@@ -1,5 +1,5 @@
 /**
- * Request parameters as the Bot API server reads them (bot-api-facts §1.2): query string first, then the body
+ * Request parameters as the Bot API server reads them (Query.h Query::arg): query string first, then the body
  * (form, JSON or multipart). A lookup takes the first match, so the query string wins on a duplicate key.
  * Every value is text: non-string JSON values keep their raw JSON text.
  */

@@ -1,6 +1,7 @@
 /**
  * The HTTP front: `/bot<token>/METHOD` routing, GET/POST only, the JSON envelope with the server's key order,
- * HTTP status = error_code, `Retry-After` on 429 (bot-api-facts §1).
+ * HTTP status = error_code, `Retry-After` on 429 (core.telegram.org/bots/api#making-requests; HttpConnection.cpp
+ * send_response).
  */
 import http from 'node:http'
 import type {BotState} from '../state/bot.js'
@@ -180,8 +181,9 @@ async function handle(router: Router, req: http.IncomingMessage, res: http.Serve
 }
 
 /**
- * GET /file/bot<token>/<file_path>: the file's bytes, as the cloud serves downloads (facts-3 §1.1); anything else is
- * the cloud's `404 {"ok":false,"error_code":404,"description":"Not Found"}`.
+ * GET /file/bot<token>/<file_path>: the file's bytes, as the cloud serves downloads
+ * (core.telegram.org/bots/api#getfile); anything else is the cloud's `404
+ * {"ok":false,"error_code":404,"description":"Not Found"}`.
  */
 function download(router: Router, req: http.IncomingMessage, res: http.ServerResponse, rest: string): void {
   req.resume()

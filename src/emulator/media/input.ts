@@ -35,7 +35,7 @@ export function fileRef(params: Params, field: string, text = params.get(field))
 
 const WRONG_ID = 'wrong file identifier/HTTP URL specified'
 
-/** Limits for a file sent by URL (facts-3 §1.2): photos 5 MB, other files 20 MB. */
+/** Limits for a file sent by URL (core.telegram.org/bots/api#sending-files): photos 5 MB, other files 20 MB. */
 const URL_LIMIT = {photo: 5 * 1024 * 1024, other: 20 * 1024 * 1024}
 const FETCH_TIMEOUT_MS = 10_000
 

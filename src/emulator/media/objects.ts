@@ -1,8 +1,8 @@
 /**
- * Media as the Bot API answers it, from stored files (facts-3 §1.4, §1.5): a photo as its PhotoSize array (90, 320,
- * 800 and 1280 px boxes, each size smaller than the original, the original last), and Animation, Video, Audio,
- * Voice, VideoNote, Document and Sticker with every always-present field, in the server's key order: the ids last,
- * then file_size; a thumbnail twice, as `thumbnail` and the legacy `thumb`.
+ * Media as the Bot API answers it, from stored files (Client.cpp JsonPhotoSize, JsonFile): a photo as its PhotoSize
+ * array (90, 320, 800 and 1280 px boxes, each size smaller than the original, the original last), and Animation, Video,
+ * Audio, Voice, VideoNote, Document and Sticker with every always-present field, in the server's key order: the ids
+ * last, then file_size; a thumbnail twice, as `thumbnail` and the legacy `thumb`.
  */
 import type {FileStore, StoredFile} from '../state/files.js'
 import type {FileKind} from '../state/file-ids.js'

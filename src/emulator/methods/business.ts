@@ -1,8 +1,9 @@
 /**
- * Business connections from the bot's side (facts-3 §8): getBusinessConnection, deleteBusinessMessages,
- * readBusinessMessage, and every send… and edit… method called with `business_connection_id`: it runs in the business chat
- * (the customer's private chat with the business account), and its Message has `business_connection_id` first,
- * the account as `from` and the bot as `sender_business_bot` (BA `JsonMessage::store` 4102-4110).
+ * Business connections from the bot's side (Client.cpp process_get_business_connection_query,
+ * process_delete_business_messages_query): getBusinessConnection, deleteBusinessMessages, readBusinessMessage, and
+ * every send… and edit… method called with `business_connection_id`: it runs in the business chat (the customer's
+ * private chat with the business account), and its Message has `business_connection_id` first, the account as `from`
+ * and the bot as `sender_business_bot` (BA `JsonMessage::store` 4102-4110).
  */
 import type {Handler} from './core.js'
 import {badRequest} from '../errors.js'

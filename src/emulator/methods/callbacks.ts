@@ -1,7 +1,7 @@
 /**
  * answerCallbackQuery: a query can be answered once, and only while it is young: 150 s after it was made (the
- * server's lifetime of a callback_query, facts-2 §5; scaled by timeScale). Otherwise `query is too old and response
- * timeout expired or query ID is invalid`.
+ * server's lifetime of a callback_query, Client.cpp process_new_callback_query_queue; scaled by timeScale). Otherwise
+ * `query is too old and response timeout expired or query ID is invalid`.
  */
 import type {Handler} from './core.js'
 import {badRequest} from '../errors.js'

@@ -1,8 +1,9 @@
 /**
- * setMyCommands, getMyCommands, deleteMyCommands (facts-3 §3): one list per (scope, language_code). The scope and
- * the commands are read as BA reads them (get_bot_command_scope, get_bot_commands) and checked with td's rules and
- * texts; getMyCommands answers the list of exactly that scope and language, as the server stores it (what a user
- * sees is CommandLists.visible: emu.commandsFor and the control API's GET …/commands).
+ * setMyCommands, getMyCommands, deleteMyCommands (Client.cpp process_set_my_commands_query, get_bot_command_scope): one
+ * list per (scope, language_code). The scope and the commands are read as BA reads them (get_bot_command_scope,
+ * get_bot_commands) and checked with td's rules and texts; getMyCommands answers the list of exactly that scope and
+ * language, as the server stores it (what a user sees is CommandLists.visible: emu.commandsFor and the control API's
+ * GET …/commands).
  */
 import type {BotState} from '../state/bot.js'
 import type {ScopeKey} from '../state/commands.js'

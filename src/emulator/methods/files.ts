@@ -1,6 +1,7 @@
 /**
- * getFile (facts-3 §1.1): the file's File object with a relative `file_path` by kind (`photos/file_0.jpg`), as the
- * cloud answers, in both of the emulator's modes; /file/bot<token>/<file_path> serves the bytes (http/server.ts).
+ * getFile (Client.cpp process_get_file_query, JsonFile): the file's File object with a relative `file_path` by kind
+ * (`photos/file_0.jpg`), as the cloud answers, in both of the emulator's modes; /file/bot<token>/<file_path> serves the
+ * bytes (http/server.ts).
  */
 import type {Handler} from './core.js'
 import {badRequest} from '../errors.js'

@@ -34,9 +34,9 @@ const logOut: Handler = (bot, _params, core) => {
 const CLOSING_MS = 500
 
 /**
- * close: 429 during the first 10 minutes of an instance launched more than 10 minutes after the server (§7.2).
- * Then the instance is closing (every request gets `500 Internal Server Error: restart`), then closed: `close` again
- * gets `400 the bot has already been closed`, any other request launches it again (see dispatch in emulator.ts).
+ * close: 429 during the first 10 minutes of an instance launched more than 10 minutes after the server (Client.cpp
+ * on_cmd). Then the instance is closing (every request gets `500 Internal Server Error: restart`), then closed: `close`
+ * again gets `400 the bot has already been closed`, any other request launches it again (see dispatch in emulator.ts).
  */
 const close: Handler = (bot, _params, core) => {
   if (bot.closeState === 'closed') throw badRequest('the bot has already been closed')
@@ -97,7 +97,7 @@ export function handlerFor(method: string): Handler | undefined {
   return TABLE[spec.name.toLowerCase()] ?? generic
 }
 
-/** Methods a webhook reply may not run (§6.5). */
+/** Methods a webhook reply may not run (WebhookActor.cpp handle). */
 export function runnableAsReply(method: string): boolean {
   return (
     method !== '' && !method.startsWith('get') && !['deletewebhook', 'setwebhook', 'close', 'logout'].includes(method)

@@ -1,5 +1,5 @@
 /**
- * answerInlineQuery (facts-3 §4.2; BA process_answer_inline_query_query, get_inline_query_result): the button, then
+ * answerInlineQuery (Client.cpp process_answer_inline_query_query, get_inline_query_result): the button, then
  * each result read as the server reads it (`can't parse inline query result: …` with its reason: a missing required
  * field, an unsupported type, no message content for an article), at most 50; then the query itself (an unknown,
  * answered or expired id is QUERY_ID_INVALID) and duplicate result ids (RESULT_ID_DUPLICATE). The answer is kept for
@@ -12,7 +12,10 @@ import {toBool} from '../http/params.js'
 import type {TgObject} from '../types.js'
 import {parseJsonBounded} from '../json.js'
 
-/** The lifetime of an inline_query update (facts-2 §5): the emulator lets it be answered that long. */
+/**
+ * The lifetime of an inline_query update (Client.cpp add_new_inline_query: 30 s): the emulator lets it be answered that
+ * long.
+ */
 export const INLINE_QUERY_LIFETIME_MS = 30_000
 
 class ResultError extends Error {}

@@ -1,8 +1,9 @@
 /**
- * An invoice as sendInvoice and createInvoiceLink read it, in the server's order (facts-3 §5.1): the Bot API
- * server's parameter checks (BA `get_input_message_invoice`, `get_labeled_price_parts`), then td's
- * (`InputInvoice::process_input_message_invoice`: amounts, total, tips), then Telegram's own for Stars and
- * providers (errors seen from the live servers; docs/emulator.md says which are not settled by the sources).
+ * An invoice as sendInvoice and createInvoiceLink read it, in the server's order (Client.cpp
+ * process_send_invoice_query, get_labeled_price_parts): the Bot API server's parameter checks (BA
+ * `get_input_message_invoice`, `get_labeled_price_parts`), then td's (`InputInvoice::process_input_message_invoice`:
+ * amounts, total, tips), then Telegram's own for Stars and providers (errors seen from the live servers;
+ * docs/emulator.md says which are not settled by the sources).
  */
 import {badRequest} from '../errors.js'
 import type {Params} from '../http/params.js'

@@ -1,7 +1,8 @@
 /**
- * reply_markup as the server reads it (facts-2 §3): the JSON checks of the Bot API server with its exact texts,
- * then td's checks of an inline keyboard (button URLs, the silent cut to 12 buttons per row and 300 in all, empty
- * buttons and rows dropped) and the server's BUTTON_DATA_INVALID for callback_data over 64 bytes.
+ * reply_markup as the server reads it (Client.cpp get_reply_markup, get_keyboard_button, get_inline_keyboard_button):
+ * the JSON checks of the Bot API server with its exact texts, then td's checks of an inline keyboard (button URLs, the
+ * silent cut to 12 buttons per row and 300 in all, empty buttons and rows dropped) and the server's BUTTON_DATA_INVALID
+ * for callback_data over 64 bytes.
  */
 import {badRequest} from '../errors.js'
 import {checkLink, linkUserId} from '../format/links.js'

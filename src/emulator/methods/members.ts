@@ -1,9 +1,9 @@
 /**
- * Membership from the bot's side (facts-3 §7): invite links (createChatInviteLink with creates_join_request,
- * edit, revoke, export), join requests (approve, decline; Bot API 10.1's join request queries), bans, restrictions,
- * promotions, tags and titles, leaving, and what getChatMember / getChatMemberCount / getChatAdministrators answer.
- * Every change goes through state/member-updates.ts, so the bot gets the chat_member (or my_chat_member) update
- * and the service message Telegram sends for it.
+ * Membership from the bot's side (core.telegram.org/bots/api#chatinvitelink): invite links (createChatInviteLink with
+ * creates_join_request, edit, revoke, export), join requests (approve, decline; Bot API 10.1's join request queries),
+ * bans, restrictions, promotions, tags and titles, leaving, and what getChatMember / getChatMemberCount /
+ * getChatAdministrators answer. Every change goes through state/member-updates.ts, so the bot gets the chat_member (or
+ * my_chat_member) update and the service message Telegram sends for it.
  */
 import {randomBytes} from 'node:crypto'
 import type {Core, Handler} from './core.js'

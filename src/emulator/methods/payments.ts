@@ -1,9 +1,9 @@
 /**
- * Payments from the bot's side (facts-3 §5.1–5.2): sendInvoice (an invoice message), createInvoiceLink (a
- * `https://t.me/$slug` link), and the answers to the queries a payment raises: answerShippingQuery and
+ * Payments from the bot's side (core.telegram.org/bots/payments): sendInvoice (an invoice message), createInvoiceLink
+ * (a `https://t.me/$slug` link), and the answers to the queries a payment raises: answerShippingQuery and
  * answerPreCheckoutQuery. A query can be answered once, before its deadline (10 s for the pre-checkout query, as the
  * docs say, times timeScale); otherwise `query is too old and response timeout expired or query ID is invalid`, the
- * server's text for QUERY_ID_INVALID (facts-2 §0).
+ * server's text for QUERY_ID_INVALID (Client.cpp fail_query_with_error).
  */
 import type {Handler} from './core.js'
 import {badRequest} from '../errors.js'

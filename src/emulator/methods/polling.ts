@@ -1,4 +1,7 @@
-/** getUpdates: offset/limit/timeout semantics, the single waiting long poll, 409s (bot-api-facts §2). */
+/**
+ * getUpdates: offset/limit/timeout semantics, the single waiting long poll, 409s (Client.cpp process_get_updates_query,
+ * abort_long_poll).
+ */
 import type {BotState, QueueEntry} from '../state/bot.js'
 import type {Answer, CallContext, Core} from './core.js'
 import {ApiError, CONFLICT_OTHER_POLL, CONFLICT_WEBHOOK_ACTIVE} from '../errors.js'
@@ -22,7 +25,7 @@ export function getUpdates(bot: BotState, params: Params, core: Core, ctx: CallC
   const allowed = parseAllowedUpdates(params.get('allowed_updates'))
   if (allowed) bot.allowed = allowed
 
-  // Server-side throttle of repeated calls with the same offset (§2.3).
+  // Server-side throttle of repeated calls with the same offset (Client.cpp process_get_updates_query).
   const now = Date.now()
   const previous = bot.lastPoll
   if (previous && previous.offset === offset) {
@@ -57,7 +60,10 @@ function applyOffset(bot: BotState, offset: number): number {
   return offset
 }
 
-/** A getUpdates answer stops growing once 50 bytes + the JSON of each update add up to more than 4 MiB (§5). */
+/**
+ * A getUpdates answer stops growing once 50 bytes + the JSON of each update add up to more than 4 MiB (Client.cpp
+ * JsonUpdates).
+ */
 const MAX_RESPONSE = 1 << 22
 
 /** Up to `limit` updates from `from` on, expired ones dropped, cut at 4 MiB (the first is always answered). */

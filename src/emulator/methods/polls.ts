@@ -1,5 +1,5 @@
 /**
- * sendPoll and stopPoll (facts-3 §2): the server's reading of the parameters (BA process_send_poll_query) and td's
+ * sendPoll and stopPoll: the server's reading of the parameters (Client.cpp process_send_poll_query) and td's
  * rules and texts (options 1-12, option ≤ 100, question ≤ 300, a quiz's correct options non-empty, increasing and
  * in range, voters restricted only in channels), every field of the Poll, `open_period`/`close_date` (the poll then
  * closes by itself and a `poll` update says so), `is_closed`. Votes come from users (user/polls.ts).
@@ -171,7 +171,7 @@ export function refreshMessage(bot: BotState, poll: PollState, keyboard?: TgObje
   bot.messages.put(next, stored.byBot)
 }
 
-/** stopPoll (facts-3 §2.4): the stopped Poll, with its new keyboard on the message. */
+/** stopPoll (Client.cpp process_stop_poll_query): the stopped Poll, with its new keyboard on the message. */
 export const stopPoll: Handler = (bot, params) => {
   const markup = markupOf(params)
   const raw = params.get('chat_id') ?? ''

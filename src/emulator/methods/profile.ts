@@ -11,7 +11,10 @@ import {toBool, type Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
 import {parseJsonBounded} from '../json.js'
 
-/** td's check of a language code: empty, or two lower-case Latin letters (facts-3 §3.3). */
+/**
+ * td's check of a language code: empty, or two lower-case Latin letters (text: td/telegram/BotInfoManager.cpp, "Invalid
+ * language code specified").
+ */
 export function languageOf(params: Params): string {
   const code = params.get('language_code') ?? ''
   if (code !== '' && !/^[a-z]{2}$/.test(code)) throw badRequest('invalid language code specified')

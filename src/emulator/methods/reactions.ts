@@ -1,8 +1,9 @@
 /**
- * Reactions from the bot's side (facts-3 §6): setMessageReaction with the server's parsing and message check, then
- * Telegram's rules (one reaction for a non-premium bot, an emoji of the allowed list, a custom emoji only if it is
- * already on the message); and Bot API 10.0's deleteMessageReaction / deleteAllMessageReactions. A bot's own
- * reaction never makes an update ("The update isn't received for reactions set by bots", DOC Update).
+ * Reactions from the bot's side (Client.cpp process_set_message_reaction_query): setMessageReaction with the server's
+ * parsing and message check, then Telegram's rules (one reaction for a non-premium bot, an emoji of the allowed list, a
+ * custom emoji only if it is already on the message); and Bot API 10.0's deleteMessageReaction /
+ * deleteAllMessageReactions. A bot's own reaction never makes an update ("The update isn't received for reactions set
+ * by bots", DOC Update).
  */
 import type {Handler} from './core.js'
 import {badRequest} from '../errors.js'

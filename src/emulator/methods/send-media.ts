@@ -111,9 +111,10 @@ export const sendSticker = sendMedia('sticker')
 const newMediaGroupId = (): string => String(randomInt(1, 2 ** 47)) + String(randomInt(100000, 999999))
 
 /**
- * sendMediaGroup (facts-3 §1.6): the items are read (`can't parse InputMedia: …`), the chat and reply checked, then
- * td's album rules (count, mixing, caption placement); a file that fails is `failed to send message #N with the
- * error message "…"`. One item is sent as an ordinary message, without media_group_id.
+ * sendMediaGroup (Client.cpp process_send_media_group_query, get_input_media): the items are read (`can't parse
+ * InputMedia: …`), the chat and reply checked, then td's album rules (count, mixing, caption placement); a file that
+ * fails is `failed to send message #N with the error message "…"`. One item is sent as an ordinary message, without
+ * media_group_id.
  */
 export const sendMediaGroup: Handler = async (bot, params) => {
   const raw = params.get('media') ?? ''

@@ -1,7 +1,8 @@
 /**
- * Telegram Stars from the bot's side (facts-3 §5.3–5.4): refundStarPayment (then a `refunded_payment` service
- * message), getStarTransactions and getMyStarBalance over the bot's ledger, editUserStarSubscription, and
- * sendPaidMedia (media a user unlocks for Stars).
+ * Telegram Stars from the bot's side (core.telegram.org/bots/payments-stars; Client.cpp
+ * process_refund_star_payment_query): refundStarPayment (then a `refunded_payment` service message),
+ * getStarTransactions and getMyStarBalance over the bot's ledger, editUserStarSubscription, and sendPaidMedia (media a
+ * user unlocks for Stars).
  */
 import {randomBytes} from 'node:crypto'
 import type {Handler} from './core.js'
@@ -16,7 +17,7 @@ import {parseJsonBounded} from '../json.js'
 /**
  * refundStarPayment: the Stars go back to the user, the ledger gets the outgoing transaction (same id as the
  * payment), and the user's chat a `refunded_payment` service message. An unknown charge (or another user's) is
- * CHARGE_NOT_FOUND, a second refund CHARGE_ALREADY_REFUNDED (facts-3 §5.3).
+ * CHARGE_NOT_FOUND, a second refund CHARGE_ALREADY_REFUNDED (as Client.cpp passes the server's error codes on).
  */
 export const refundStarPayment: Handler = (bot, params, core) => {
   const userId = userIdParam(params)

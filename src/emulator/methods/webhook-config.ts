@@ -1,4 +1,7 @@
-/** setWebhook, deleteWebhook and getWebhookInfo (bot-api-facts §3–§5). */
+/**
+ * setWebhook, deleteWebhook and getWebhookInfo (Client.cpp process_set_webhook_query, do_set_webhook,
+ * process_get_webhook_info_query).
+ */
 import {lookup} from 'node:dns/promises'
 import {isIP} from 'node:net'
 import type {BotState, WebhookSettings} from '../state/bot.js'
@@ -184,7 +187,7 @@ export function isReservedIpv4(ip: string): boolean {
   )
 }
 
-/** The WebhookInfo object, fields in the server's order and presence rules (§5). */
+/** The WebhookInfo object, fields in the server's order and presence rules (Client.cpp JsonWebhookInfo). */
 export function webhookInfo(bot: BotState): Record<string, unknown> {
   const w = bot.webhook
   const info: Record<string, unknown> = {

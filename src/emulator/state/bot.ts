@@ -26,7 +26,7 @@ export interface QueueEntry {
   failures: number
   nextAttemptAt: number
   inFlight: boolean
-  /** Epoch ms after which the server drops the update unsent (bot-api-facts-2 §5). */
+  /** Epoch ms after which the server drops the update unsent (Client.cpp add_update_impl: now + its lifetime). */
   expiresAt: number
   /** The update as JSON, made once when first sent (getUpdates answers and webhook POSTs reuse it). */
   json?: string
@@ -175,8 +175,8 @@ export class BotState {
   }
 
   /**
-   * Queue an update: filtered by allowed_updates at creation (§2.6), then given the next update_id.
-   * Returns undefined when the filter drops it.
+   * Queue an update: filtered by allowed_updates at creation (Client.cpp add_update_impl), then given the next
+   * update_id. Returns undefined when the filter drops it.
    */
   push(body: TgObject): Update | undefined {
     const type = updateTypeOf(body)

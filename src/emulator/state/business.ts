@@ -1,8 +1,9 @@
 /**
- * A bot's business connections (facts-3 §8): the business accounts that connected the bot, with their rights, and
- * the messages of their private chats with customers. A business chat has the customer's id as its chat id, the
- * same id as the bot's own private chat with that customer: its messages are kept here, per connection, apart from
- * the bot's chats (the bot tells them apart by `business_connection_id`, as on Telegram).
+ * A bot's business connections (core.telegram.org/bots/api#businessconnection): the business accounts that connected
+ * the bot, with their rights, and the messages of their private chats with customers. A business chat has the
+ * customer's id as its chat id, the same id as the bot's own private chat with that customer: its messages are kept
+ * here, per connection, apart from the bot's chats (the bot tells them apart by `business_connection_id`, as on
+ * Telegram).
  */
 import {randomBytes} from 'node:crypto'
 import {badRequest} from '../errors.js'
@@ -64,7 +65,7 @@ export class Business {
     return connection
   }
 
-  /** The connection, or the server's `business connection not found` (facts-3 §8). */
+  /** The connection, or the server's `business connection not found` (Client.cpp). */
   require(id: string): BusinessConnection {
     const connection = this.connections.get(id)
     if (!connection) throw badRequest('business connection not found')

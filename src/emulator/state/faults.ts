@@ -1,7 +1,8 @@
 /**
- * Failure injection (bot-api-facts-2 §4): errors a method answers instead of running, checked at dispatch before
- * the method's handler. One-shot faults per method (failNext), and per-chat states that make every send to the
- * chat fail the way Telegram does: a user who blocked the bot, a group upgraded to a supergroup, a deleted user.
+ * Failure injection (texts as Client.cpp fail_query_with_error gives them): errors a method answers instead of running,
+ * checked at dispatch before the method's handler. One-shot faults per method (failNext), and per-chat states that make
+ * every send to the chat fail the way Telegram does: a user who blocked the bot, a group upgraded to a supergroup, a
+ * deleted user.
  */
 import {ApiError} from '../errors.js'
 

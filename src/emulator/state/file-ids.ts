@@ -1,9 +1,9 @@
 /**
- * file_id and file_unique_id as Telegram shapes them (facts-3 §1.3), and reading a file_id back the way td does
- * (TD FileManager::from_persistent_id, tdutils base64url_decode): a value with a `.` is a URL; otherwise it must be
- * base64url, end in a known version byte, and unserialize. The emulator's ids start like Telegram's (`AgAC…` for a
- * photo, `BQAC…` for a document) and carry the bot they were issued to, so another bot's id is refused as Telegram
- * refuses it.
+ * file_id and file_unique_id as Telegram shapes them (td/telegram/files/FileManager.cpp), and reading a file_id back
+ * the way td does (TD FileManager::from_persistent_id, tdutils base64url_decode): a value with a `.` is a URL;
+ * otherwise it must be base64url, end in a known version byte, and unserialize. The emulator's ids start like
+ * Telegram's (`AgAC…` for a photo, `BQAC…` for a document) and carry the bot they were issued to, so another bot's id
+ * is refused as Telegram refuses it.
  */
 import {createHash, randomBytes} from 'node:crypto'
 

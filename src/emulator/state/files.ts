@@ -1,9 +1,9 @@
 /**
  * The files of one bot: what it uploaded, what users sent it, what it sent by URL. Each has a file_id issued to this
  * bot, a file_unique_id shared by every bot, its real size and, once getFile asked, a relative `file_path` by kind
- * (`photos/file_0.jpg`, `documents/file_1.pdf`, facts-3 §1.1) under which /file/bot<token>/… serves its bytes.
- * Bounded: the oldest files' bytes are let go beyond MAX_BYTES (getFile then answers as for a file Telegram lost),
- * the oldest files beyond MAX_FILES.
+ * (`photos/file_0.jpg`, `documents/file_1.pdf`, td/telegram/files/FileType.cpp get_file_type_name) under which
+ * /file/bot<token>/… serves its bytes. Bounded: the oldest files' bytes are let go beyond MAX_BYTES (getFile then
+ * answers as for a file Telegram lost), the oldest files beyond MAX_FILES.
  */
 import {extname} from 'node:path'
 import {type FileKind, makeFileId, makeUniqueId} from './file-ids.js'
@@ -45,7 +45,7 @@ export interface NewFile
 const MAX_FILES = 50_000
 const MAX_BYTES = 256 * 1024 * 1024
 
-/** facts-3 §1.1: td's directory per file type. */
+/** td's directory per file type (td/telegram/files/FileType.cpp get_file_type_name). */
 const DIRECTORIES: Record<FileKind, string> = {
   photo: 'photos',
   video: 'videos',

@@ -1,5 +1,5 @@
 /**
- * A member's status changes, and the updates Telegram sends for it (facts-3 §7; BA `add_update_chat_member`
+ * A member's status changes, and the updates Telegram sends for it (Client.cpp `add_update_chat_member`
  * 17268-17286): `my_chat_member` when the member is the bot itself, else `chat_member`, which only a bot that is an
  * administrator of the chat receives (and only when its allowed_updates ask for it: the queue's filter does that).
  * In groups and supergroups a join or a departure is also a service message (`new_chat_members`,

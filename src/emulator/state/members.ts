@@ -1,8 +1,9 @@
 /**
- * Who is in a bot's groups and channels (facts-3 §7): each member's ChatMember (status, rights, restrictions), the
- * invite links the bot made, the join requests waiting for an answer, and the reactions on messages. A member the
- * emulator has no record of is seen as Telegram would show them to a bot that is an administrator there: the bot
- * itself an administrator (what getChatMember always answered), a user who wrote in the chat a member.
+ * Who is in a bot's groups and channels (core.telegram.org/bots/api#chatmember): each member's ChatMember (status,
+ * rights, restrictions), the invite links the bot made, the join requests waiting for an answer, and the reactions on
+ * messages. A member the emulator has no record of is seen as Telegram would show them to a bot that is an
+ * administrator there: the bot itself an administrator (what getChatMember always answered), a user who wrote in the
+ * chat a member.
  */
 import type {TgObject} from '../types.js'
 

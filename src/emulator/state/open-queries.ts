@@ -1,6 +1,6 @@
 /**
  * The open callback queries of a bot: each can be answered once, while it is young (150 s: the server's lifetime
- * of a callback_query, facts-2 §5).
+ * of a callback_query, Client.cpp process_new_callback_query_queue).
  */
 export const CALLBACK_QUERY_LIFETIME_MS = 150_000
 

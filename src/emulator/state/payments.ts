@@ -162,7 +162,7 @@ export class Payments {
     return attempt
   }
 
-  /** A new query id: a decimal string, as the server writes the int64 (facts-3 §5.2). */
+  /** A new query id: a decimal string, as the server writes the int64 (Client.cpp JsonPreCheckoutQuery). */
   newQueryId(): string {
     let id = ''
     while (id === '' || this.queries.has(id)) id = String(randomInt(1, 2 ** 47)) + String(randomInt(100, 999))
@@ -211,7 +211,10 @@ export class Payments {
   }
 }
 
-/** A Telegram payment charge id: Stars charges look like `stxAbc…` (facts-3 §5.2, OBS), others like `123_456`. */
+/**
+ * A Telegram payment charge id: Stars charges look like `stxAbc…` (as live Stars payments show them), others like
+ * `123_456`.
+ */
 export function newChargeId(currency: string): string {
   if (currency === 'XTR') return `stx${randomBytes(48).toString('base64url')}`
   return `${randomInt(1_000_000_000, 9_999_999_999)}_${randomInt(1_000_000_000, 9_999_999_999)}`

@@ -1,4 +1,5 @@
-/** Update types, the allowed_updates filter (bot-api-facts §2.6) and the webhook queue of an update (§6.4). */
+/** Update types, the allowed_updates filter (Client.cpp get_allowed_update_types) and the webhook queue of an update
+ * (the webhook_queue_id Client.cpp add_update gives, WebhookActor.cpp load_updates). */
 import {detectEntities, entitiesJson} from '../format/index.js'
 import type {TgObject} from '../types.js'
 import {parseJsonBounded} from '../json.js'

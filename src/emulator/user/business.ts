@@ -1,8 +1,8 @@
 /**
- * Business accounts and their customers (facts-3 §8): a business account connects the bot (`business_connection`),
- * changes or ends the connection; its customers (or the account itself) write, edit and delete messages in their
- * private chats, which the bot receives as `business_message`, `edited_business_message` and
- * `deleted_business_messages`. All are in the default allowed_updates (facts-1 §2.6).
+ * Business accounts and their customers (core.telegram.org/bots/api#businessconnection): a business account connects
+ * the bot (`business_connection`), changes or ends the connection; its customers (or the account itself) write, edit
+ * and delete messages in their private chats, which the bot receives as `business_message`, `edited_business_message`
+ * and `deleted_business_messages`. All are in the default allowed_updates (Client.cpp DEFAULT_ALLOWED_UPDATE_TYPES).
  */
 import type {BotState} from '../state/bot.js'
 import {BUSINESS_RIGHTS, type BusinessConnection, businessConnectionJson} from '../state/business.js'

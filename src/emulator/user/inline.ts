@@ -1,7 +1,8 @@
 /**
- * Inline mode from the user's side (facts-3 §4): an inline query (keys in BA's order: id, from, chat_type?, query,
- * offset), and the chosen_inline_result when the user picks one of the answer's results (from, inline_message_id
- * when the result has a keyboard, query, result_id); the inline message it makes is kept for edits.
+ * Inline mode from the user's side (core.telegram.org/bots/inline; Client.cpp JsonInlineQuery): an inline query (keys
+ * in BA's order: id, from, chat_type?, query, offset), and the chosen_inline_result when the user picks one of the
+ * answer's results (from, inline_message_id when the result has a keyboard, query, result_id); the inline message it
+ * makes is kept for edits.
  */
 import {randomInt} from 'node:crypto'
 import type {BotState} from '../state/bot.js'

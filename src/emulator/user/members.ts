@@ -1,8 +1,9 @@
 /**
- * What users do to a group's or channel's membership (facts-3 §7): join (through an invite link, or one that
- * creates a join request: then a `chat_join_request` instead), leave, get promoted, restricted or banned by an
- * administrator; and what happens to the bot itself: added, promoted, removed (`my_chat_member`). Each returns the
- * update bodies Telegram sends (state/member-updates.ts), for the emulator to queue.
+ * What users do to a group's or channel's membership (Client.cpp add_update_chat_member, add_update_chat_join_request):
+ * join (through an invite link, or one that creates a join request: then a `chat_join_request` instead), leave, get
+ * promoted, restricted or banned by an administrator; and what happens to the bot itself: added, promoted, removed
+ * (`my_chat_member`). Each returns the update bodies Telegram sends (state/member-updates.ts), for the emulator to
+ * queue.
  */
 import {randomInt} from 'node:crypto'
 import type {BotState} from '../state/bot.js'

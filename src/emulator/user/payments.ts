@@ -1,10 +1,10 @@
 /**
- * A user pays an invoice, as Telegram runs it (facts-3 §5.2): for a flexible invoice paid with a provider, a
- * shipping_query first (the bot answers it with answerShippingQuery); then a pre_checkout_query, which the bot must
- * answer with answerPreCheckoutQuery within 10 seconds (times timeScale); on `ok: true` the payment is made: a charge,
- * a Star transaction for `XTR`, and the `successful_payment` service message in the user's private chat with the
- * bot. No answer, or `ok: false`, and the payment fails with what the user is shown, recorded on the attempt.
- * Also: a Stars subscription's next period (a renewal) and a purchase of paid media.
+ * A user pays an invoice, as Telegram runs it (core.telegram.org/bots/payments): for a flexible invoice paid with a
+ * provider, a shipping_query first (the bot answers it with answerShippingQuery); then a pre_checkout_query, which the
+ * bot must answer with answerPreCheckoutQuery within 10 seconds (times timeScale); on `ok: true` the payment is made: a
+ * charge, a Star transaction for `XTR`, and the `successful_payment` service message in the user's private chat with
+ * the bot. No answer, or `ok: false`, and the payment fails with what the user is shown, recorded on the attempt. Also:
+ * a Stars subscription's next period (a renewal) and a purchase of paid media.
  */
 import type {BotState} from '../state/bot.js'
 import {
@@ -336,7 +336,8 @@ export function renewSubscription(host: PaymentHost, chargeId: string): {message
 
 /**
  * A user buys the paid media of the bot's message: a Star transaction (`paid_media_payment`) and, when the bot gave
- * a payload and the chat is not a channel, a `purchased_paid_media` update (DOC Update; facts-3 §5.4).
+ * a payload and the chat is not a channel, a `purchased_paid_media` update (core.telegram.org/bots/api#update;
+ * Client.cpp add_update_purchased_paid_media).
  */
 export function buyPaidMedia(
   host: PaymentHost,

@@ -1,8 +1,8 @@
 /**
- * A user votes in a bot's poll (facts-3 §2.4): the choice is checked as a Telegram app would allow it (open poll,
- * options in range, one option unless multiple answers are allowed, a changed vote only where revoting is allowed),
- * then the updates Telegram sends: `poll_answer` for a non-anonymous poll (the user, the options, their persistent
- * ids; empty when the vote is retracted) and the `poll` with its new counts.
+ * A user votes in a bot's poll (core.telegram.org/bots/api#pollanswer): the choice is checked as a Telegram app would
+ * allow it (open poll, options in range, one option unless multiple answers are allowed, a changed vote only where
+ * revoting is allowed), then the updates Telegram sends: `poll_answer` for a non-anonymous poll (the user, the options,
+ * their persistent ids; empty when the vote is retracted) and the `poll` with its new counts.
  */
 import type {BotState} from '../state/bot.js'
 import {type PollState, pollJson} from '../state/polls.js'

@@ -1,9 +1,9 @@
 /**
- * A user reacts to a message (facts-3 §6): in a chat whose reactions carry their author (private chats, groups,
- * supergroups) a `message_reaction` update `{chat, message_id, user, date, old_reaction, new_reaction}` (BA
- * `JsonMessageReactionUpdated` 5439); in a channel, where reactions are anonymous, a `message_reaction_count`
- * update `{chat, message_id, date, reactions}` with the totals (BA 5461). Both need the bot to be an administrator
- * of a group or channel, and are off unless the bot's allowed_updates ask for them (DOC Update).
+ * A user reacts to a message (core.telegram.org/bots/api#messagereactionupdated): in a chat whose reactions carry their
+ * author (private chats, groups, supergroups) a `message_reaction` update `{chat, message_id, user, date, old_reaction,
+ * new_reaction}` (BA `JsonMessageReactionUpdated` 5439); in a channel, where reactions are anonymous, a
+ * `message_reaction_count` update `{chat, message_id, date, reactions}` with the totals (BA 5461). Both need the bot to
+ * be an administrator of a group or channel, and are off unless the bot's allowed_updates ask for them (DOC Update).
  */
 import type {BotState} from '../state/bot.js'
 import {REACTION_EMOJIS} from '../methods/reaction-types.js'

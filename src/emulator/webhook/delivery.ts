@@ -1,7 +1,7 @@
 /**
- * Webhook delivery for one bot (bot-api-facts §6): POST each update as JSON with the secret header; 2xx
- * acknowledges it; anything else is recorded in last_error_* and retried (at once, then 2, 4, 8… s capped at
- * 60–120 s, or after Retry-After). One update in flight per queue (chat or user), up to max_connections at once.
+ * Webhook delivery for one bot (WebhookActor.cpp send_update, handle): POST each update as JSON with the secret header;
+ * 2xx acknowledges it; anything else is recorded in last_error_* and retried (at once, then 2, 4, 8… s capped at 60–120
+ * s, or after Retry-After). One update in flight per queue (chat or user), up to max_connections at once.
  */
 import http from 'node:http'
 import {isIP} from 'node:net'
@@ -236,7 +236,7 @@ export class WebhookWorker {
     this.schedule()
   }
 
-  /** A 2xx answer may carry a method to execute (§6.5). */
+  /** A 2xx answer may carry a method to execute (WebhookActor.cpp handle). */
   private async runReply(headers: http.IncomingHttpHeaders, body: Buffer): Promise<boolean> {
     if (body.length === 0) return false
     try {
@@ -289,8 +289,9 @@ const CERTIFICATE_CODES = new Set([
 ])
 
 /**
- * The text the server records in last_error_message for a connection-level failure (facts-3 §10), never Node's own
- * words; undefined for a connection closed without an answer, which the server only retries (WebhookActor.cpp:657).
+ * The text the server records in last_error_message for a connection-level failure (WebhookActor.cpp
+ * on_connection_error), never Node's own words; undefined for a connection closed without an answer, which the server
+ * only retries (WebhookActor.cpp:657).
  */
 export function describeError(err: Error): string | undefined {
   const code = (err as NodeJS.ErrnoException).code ?? ''

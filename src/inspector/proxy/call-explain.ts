@@ -1,7 +1,7 @@
 /**
  * One line explaining a well-known Bot API failure, for the api proxy's call records (the terminal
  * line under an update and the inspector). The descriptions are Telegram's exact texts
- * (bot-api-facts §1.4, facts-2 §0, §6); an unknown failure gets no explanation.
+ * (Client.cpp fail_query_with_error, WebhookActor.cpp); an unknown failure gets no explanation.
  */
 
 interface Rule {

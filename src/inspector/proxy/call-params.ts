@@ -1,9 +1,9 @@
 /**
  * The parameters of one Bot API call, read from a bounded copy of the request body as it streams
- * through the api proxy (bot-api-facts §1.2: query string, urlencoded, JSON or multipart; the query
- * string wins on a duplicate key). JSON and urlencoded bodies are parsed from their first 64 KiB
- * (beyond that the record says `truncated: true`); multipart bodies go through busboy while they
- * stream, keeping small field values and, for files, only their name and size.
+ * through the api proxy (core.telegram.org/bots/api#making-requests: query string, urlencoded, JSON
+ * or multipart; the query string wins on a duplicate key, as Query::arg in Query.h takes the first). JSON and
+ * urlencoded bodies are parsed from their first 64 KiB (beyond that the record says `truncated: true`); multipart
+ * bodies go through busboy while they stream, keeping small field values and, for files, only their name and size.
  */
 import busboy from 'busboy'
 import type {IncomingHttpHeaders} from 'node:http'

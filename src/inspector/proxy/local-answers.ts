@@ -21,7 +21,10 @@ const ANSWERS: Record<string, {kind: QueryKind; param: string}> = {
   answerprecheckoutquery: {kind: 'pre_checkout_query', param: 'pre_checkout_query_id'},
 }
 
-/** Telegram's answer to a query answered twice, too late, or unknown (bot-api-facts-2 §0). */
+/**
+ * Telegram's answer to a query answered twice, too late, or unknown (Client.cpp fail_query_with_error,
+ * QUERY_ID_INVALID).
+ */
 export const QUERY_INVALID = 'Bad Request: query is too old and response timeout expired or query ID is invalid'
 
 /** How the bot answered a synthetic query (its parameters, as sent). */
@@ -170,7 +173,7 @@ export class LocalAnswers {
     if (m === 'approvechatjoinrequest' || m === 'declinechatjoinrequest') {
       const request = this.#joinRequests.get(`${text(params.chat_id)}:${text(params.user_id)}`)
       if (!request) return undefined
-      // Settled once; Telegram then has no request to hide (bot-api-facts-3 §7).
+      // Settled once; Telegram then has no request to hide (core.telegram.org/method/messages.hideChatJoinRequest).
       if (request.settled) return failed(400, 'Bad Request: HIDE_REQUESTER_MISSING')
       request.settled = true
       return {status: 200, envelope: {ok: true, result: true}}

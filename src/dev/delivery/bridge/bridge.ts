@@ -1,6 +1,6 @@
 /**
  * The bridge: webhook mode without a public URL. `bot dev` takes the updates with getUpdates and
- * POSTs each one to the relay the way Telegram's webhook would (bot-api-facts §6): the same JSON,
+ * POSTs each one to the relay the way Telegram's webhook would (WebhookActor.cpp): the same JSON,
  * the secret header, one update in flight per chat, up to maxConnections chats at once, a 2xx
  * acknowledges, a webhook reply is executed, anything else is retried with backoff.
  *

@@ -1,5 +1,5 @@
 /**
- * One webhook POST the way Telegram sends it (bot-api-facts §6.1): the update's JSON as the body,
+ * One webhook POST the way Telegram sends it (WebhookActor.cpp send_update): the update's JSON as the body,
  * `Content-Type: application/json` and the secret header, over keep-alive connections. Each POST
  * has a total deadline; the answer's body is read up to a bound (a webhook reply is small).
  *

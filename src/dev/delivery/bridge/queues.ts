@@ -1,9 +1,9 @@
 /**
- * Per-chat delivery order, as Telegram's webhook keeps it (bot-api-facts §6.4): updates are grouped
- * into queues (messages by chat, callback/inline queries by the sending user, polls by poll id,
- * anything else a queue of its own); within a queue one update is in flight at a time, and up to
- * `max` queues send in parallel. A queue whose head failed waits for its retry without holding a
- * connection slot, so the other chats keep flowing.
+ * Per-chat delivery order, as Telegram's webhook keeps it (WebhookActor.cpp load_updates, by the queue id Client.cpp
+ * add_update gives): updates are grouped into queues (messages by chat, callback/inline queries by the sending user,
+ * polls by poll id, anything else a queue of its own); within a queue one update is in flight at a time, and up to
+ * `max` queues send in parallel. A queue whose head failed waits for its retry without holding a connection slot, so
+ * the other chats keep flowing.
  */
 import {MESSAGE_UPDATE_TYPES, type Update} from '../../../telegram/types.js'
 

@@ -1,8 +1,8 @@
 /**
- * Webhook replies (bot-api-facts §6.5): a 2xx answer whose body names a `method` (JSON, urlencoded
- * or multipart) is executed against the Bot API as the bot, like Telegram does. Telegram skips
- * setWebhook, deleteWebhook, close, logOut and every get* method; so do we, and say so. The
- * outcome is reported once, never retried.
+ * Webhook replies (core.telegram.org/bots/api#making-requests-when-getting-updates; WebhookActor.cpp handle): a 2xx
+ * answer whose body names a `method` (JSON, urlencoded or multipart) is executed against the Bot API as the bot, like
+ * Telegram does. Telegram skips setWebhook, deleteWebhook, close, logOut and every get* method; so do we, and say so.
+ * The outcome is reported once, never retried.
  */
 import type {BotApi} from '../../../telegram/client.js'
 import {isBotApiError} from '../../../telegram/errors.js'
