@@ -5,9 +5,9 @@
  * FixableError (exit 1) or UsageError (exit 2, nothing sent).
  */
 import {request as httpRequest} from 'node:http'
-import {readFile} from 'node:fs/promises'
 
 import {FixableError, UsageError} from '../lib/errors.js'
+import {BoundedFileError, readBoundedFile} from '../lib/bounded-file.js'
 import {botIdOf} from '../telegram/token.js'
 import {findControlRecord} from './record.js'
 import {checkTriggerRequest, checkUpdateObject, MAX_PHOTO_BYTES, type Refusal} from './synthetic.js'
@@ -102,19 +102,17 @@ async function readJsonFile(file: string): Promise<unknown> {
   if (file === '-') text = await readStdin(MAX_BODY_BYTES)
   else {
     try {
-      const buf = await readFile(file)
-      if (buf.length > MAX_BODY_BYTES)
-        throw new UsageError(`${file} is over ${MAX_BODY_BYTES} bytes.`, 'Write one Update object. Nothing was sent.')
-      text = buf.toString('utf8')
+      text = (await readBoundedFile(file, MAX_BODY_BYTES)).toString('utf8')
     } catch (error) {
-      if (error instanceof UsageError) throw error
-      const code = (error as NodeJS.ErrnoException).code
+      if (!(error instanceof BoundedFileError)) throw error
+      if (error.reason === 'too-large')
+        throw new UsageError(`${file} is over ${MAX_BODY_BYTES} bytes.`, 'Write one Update object. Nothing was sent.')
       throw new UsageError(
-        code === 'ENOENT'
+        error.code === 'ENOENT'
           ? `${file} does not exist.`
-          : code === 'EISDIR'
+          : error.code === 'EISDIR'
             ? `${file} is a folder, not a file.`
-            : `${file} cannot be read (${code ?? (error as Error).message}).`,
+            : error.message,
         'Give the path of a JSON file holding one Update, or - to read it from stdin. Nothing was sent.',
       )
     }
@@ -405,20 +403,19 @@ export async function fixtureRequest(
 async function readPhoto(file: string): Promise<{base64: string; name: string}> {
   let bytes: Buffer
   try {
-    bytes = await readFile(file)
+    bytes = await readBoundedFile(file, MAX_PHOTO_BYTES)
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
+    if (!(error instanceof BoundedFileError)) throw error
+    if (error.reason === 'too-large')
+      throw usage({
+        error: `${file} is ${((error.size ?? MAX_PHOTO_BYTES + 1) / 1024 / 1024).toFixed(1)} MB; a photo here is at most ${MAX_PHOTO_BYTES / 1024 / 1024} MB.`,
+        fix: 'Send a smaller image (Telegram recompresses photos to a few hundred KB anyway).',
+      })
     throw usage({
-      error:
-        code === 'ENOENT' ? `${file} does not exist.` : `${file} cannot be read (${code ?? (error as Error).message}).`,
+      error: error.code === 'ENOENT' ? `${file} does not exist.` : error.message,
       fix: 'Give the path of an image file (JPEG, PNG, GIF or WebP).',
     })
   }
-  if (bytes.length > MAX_PHOTO_BYTES)
-    throw usage({
-      error: `${file} is ${(bytes.length / 1024 / 1024).toFixed(1)} MB; a photo here is at most ${MAX_PHOTO_BYTES / 1024 / 1024} MB.`,
-      fix: 'Send a smaller image (Telegram recompresses photos to a few hundred KB anyway).',
-    })
   if (!imageInfo(bytes))
     throw usage({
       error: `${file} is not a JPEG, PNG, GIF or WebP image.`,

@@ -20,6 +20,7 @@ export function apiProxyPart(): SessionPart {
       const recording = ctx.recording!
       proxy = await startApiProxy({
         upstream: o.apiRoot,
+        token: o.token,
         secrets: recording.secrets,
         onCall: (call, raw) => recording.onCall(call, raw),
         local: recording.local,

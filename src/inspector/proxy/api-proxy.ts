@@ -19,7 +19,7 @@ import type {AddressInfo, Socket} from 'node:net'
 import {performance} from 'node:perf_hooks'
 import type {Dispatcher} from 'undici'
 import {ConnectionGuard} from '../../lib/connection-guard.js'
-import {fromAnotherSite, isLoopbackBind, requestHostAllowed} from '../../lib/loopback-http.js'
+import {fromAnotherSite, isLoopbackBind, keyMatches, requestHostAllowed} from '../../lib/loopback-http.js'
 import {RequestTee, PARAMS_TEE_BYTES} from './call-params.js'
 import {buildCall, parseEnvelope, redactorFor, type CallFacts} from './call-record.js'
 import type {LocalAnswers} from './local-answers.js'
@@ -40,6 +40,13 @@ export interface ApiProxyOptions {
   upstream: string
   /** Strings never to record besides the token (e.g. the session's webhook secret and path). */
   secrets?: string[]
+  /**
+   * The session's bot token: when given, only `/bot<token>/…` and `/file/bot<token>/…` are served;
+   * any other token (another local user's, whose calls would go out as this session's and show up
+   * in its log) gets Telegram's `401 Unauthorized`, and other paths `404 Not Found`: nothing
+   * forwarded, nothing recorded.
+   */
+  token?: string
   host?: string
   port?: number
   /** Each call once answered, with its parameters and result as sent and received (not kept by the proxy). */
@@ -495,6 +502,12 @@ function loopbackNames(port: number): string {
   return `127.0.0.1:${port}, localhost:${port} or [::1]:${port}`
 }
 
+/** The token of a `/bot<token>/…` or `/file/bot<token>/…` path (percent-decoded), undefined for any other path. */
+function tokenOfPath(url: string): string | undefined {
+  const match = /^\/(?:file\/)?bot([^/?#]*)\//s.exec(url)
+  return match ? safeDecode(match[1]) : undefined
+}
+
 /** `/file/bot<token>/<file_path>`: the download path of a file. */
 const FILE_PATH = /^\/file\/bot[^/?#]*\/([^?#]+)(?:\?.*)?$/s
 
@@ -564,6 +577,13 @@ export async function startApiProxy(o: ApiProxyOptions): Promise<ApiProxy> {
             403,
             "Forbidden: bot dev's api proxy does not pass the emulator's control API (/_emulator/…) through: a bot has no business resetting its own test server",
           )
+        }
+        if (o.token !== undefined) {
+          const presented = tokenOfPath(req.url)
+          if (presented === undefined || !keyMatches(presented, o.token)) {
+            req.resume()
+            return presented === undefined ? refuse(res, 404, 'Not Found') : refuse(res, 401, 'Unauthorized')
+          }
         }
         guard.busy(req, res)
         if (ctx.local && serveLocalFile(ctx.local, req, res)) return
