@@ -251,7 +251,8 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
       import('../cli/dev-keys.js'),
     ])
     this.#guard = guardOutput([process.stdout, process.stderr], () => closedOutput.abort('SIGPIPE'))
-    // Keys (r, o, c, q, h) in a terminal, from the Ready line on; never with --json.
+    // Keys (r, o, c, q, h) in a terminal from start-up on (a bot that crashed at start needs `r`
+    // before any Ready line); never with --json.
     const withKeys = !this.jsonEnabled() && process.stdin.isTTY === true
     const renderer = new DevRenderer({
       redact: (t) => this.redact(t),
@@ -269,17 +270,21 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
         ? (e) => this.#json(e)
         : (e) => {
             renderer.render(e)
-            if (e.type === 'ready' && withKeys && !keyboard && !dev.signal.aborted)
-              keyboard = keys.startDevKeys({
-                input: process.stdin,
-                output: process.stderr,
-                restart: () => dev.restartBot('r pressed'),
-                open: () => void this.#openInspector(e.inspectorUrl, (text) => renderer.render({type: 'info', text})),
-                print: (text) => renderer.render({type: 'info', text}),
-              })
             if (e.type === 'summary') keyboard?.stop()
           },
     })
+    if (withKeys)
+      keyboard = keys.startDevKeys({
+        input: process.stdin,
+        output: process.stderr,
+        restart: () => dev.restartBot('r pressed'),
+        open: () => {
+          const say = (text: string) => renderer.render({type: 'info', text})
+          if (flags.inspect && !dev.inspectorUrl) say('The inspector is not serving yet: press o again in a moment.')
+          else void this.#openInspector(dev.inspectorUrl, say)
+        },
+        print: (text) => renderer.render({type: 'info', text}),
+      })
     // Once the session stops, the terminal is given back before teardown prints.
     dev.signal.addEventListener('abort', () => keyboard?.stop(), {once: true})
     const summary = await dev.run().finally(() => {

@@ -49,6 +49,22 @@ export interface InspectorActionsOptions {
   local?: LocalAnswers
   /** How long the bot has to answer a synthetic pre-checkout query (default 10 s, as on Telegram). */
   preCheckoutWindowMs?: number
+  /**
+   * Why the bot cannot take an update now ("The bot exited with code 3": it waits for a file change
+   * or `r`), else undefined. A trigger or replay then fails at once instead of waiting out the hold.
+   */
+  botDown?: () => string | undefined
+}
+
+/** How often a trigger or replay waiting for the bot looks whether it went down meanwhile. */
+const DOWN_CHECK_MS = 100
+
+function botDownError(reason: string): ActionError {
+  return new ActionError(
+    503,
+    `${reason} and is not running: nothing was sent.`,
+    'Press r in `bot dev`, or save a file, to restart it; then try again.',
+  )
 }
 
 interface Expected {
@@ -118,11 +134,19 @@ export class InspectorActions implements SessionActions {
   }
 
   async trigger(request: TriggerRequest): Promise<TriggerResult> {
+    this.#checkBotUp()
     return this.#counted(await this.#trigger(request))
   }
 
   async replay(updateId: number | 'last', edited?: Record<string, unknown>): Promise<UpdateEntry> {
+    this.#checkBotUp()
     return this.#counted(await this.#replay(updateId, edited))
+  }
+
+  /** The bot exited and waits for a fix: nothing would take the update (it would wait out the hold). */
+  #checkBotUp(): void {
+    const down = this.#o.botDown?.()
+    if (down) throw botDownError(down)
   }
 
   #counted<T>(entry: T): T {
@@ -366,10 +390,30 @@ export class InspectorActions implements SessionActions {
     return {promise, cancel: () => this.#expected.delete(updateId)}
   }
 
+  /** `promise`, or botDownError as soon as the bot exits while the action waits for it. */
+  #unlessBotGoesDown<T>(promise: Promise<T>): Promise<T> {
+    const botDown = this.#o.botDown
+    if (!botDown) return promise
+    let timer: NodeJS.Timeout | undefined
+    const down = new Promise<never>((_, reject) => {
+      timer = setInterval(() => {
+        try {
+          const reason = botDown()
+          if (reason) reject(botDownError(reason))
+        } catch {
+          // a failing check is no reason to fail the action
+        }
+      }, DOWN_CHECK_MS)
+      timer.unref()
+    })
+    down.catch(() => {})
+    return Promise.race([promise, down]).finally(() => clearInterval(timer))
+  }
+
   #deadline<T>(promise: Promise<T>, who: string): Promise<T> {
     const seconds = Math.round(this.#o.timeoutMs / 1000)
     return withTimeout(
-      promise,
+      this.#unlessBotGoesDown(promise),
       this.#o.timeoutMs,
       () =>
         new ActionError(

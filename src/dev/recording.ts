@@ -40,6 +40,8 @@ export interface SessionRecordingOptions {
   actionTimeoutMs?: number
   /** How long the bot has to answer a synthetic pre-checkout query (default 10 s, as on Telegram). */
   preCheckoutWindowMs?: number
+  /** Why the bot cannot take an update now (it exited and waits for a fix), else undefined. */
+  botDown?: () => string | undefined
 }
 
 /** The query answered by a method, and the parameter that names it (a webhook reply can answer a synthetic query). */
@@ -101,6 +103,7 @@ export class SessionRecording {
       facts: this.facts,
       local: this.local,
       ...(o.preCheckoutWindowMs !== undefined ? {preCheckoutWindowMs: o.preCheckoutWindowMs} : {}),
+      ...(o.botDown ? {botDown: o.botDown} : {}),
     })
   }
 

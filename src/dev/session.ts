@@ -100,6 +100,11 @@ export class DevSession {
     return this.#controller.signal
   }
 
+  /** The inspector's URL (with its key) once it is serving; undefined before, or with --no-inspect. */
+  get inspectorUrl(): string | undefined {
+    return this.#ctx.inspectorUrl
+  }
+
   /** Ask the session to end (teardown follows). Safe to call many times. */
   stop(reason: StopReason = 'stop'): void {
     if (this.#stopReason) return

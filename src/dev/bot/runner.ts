@@ -90,6 +90,18 @@ export class BotRunner {
     return this.#bot
   }
 
+  /**
+   * Why no bot is there to take an update, when it exited by itself and waits for a fix (a file
+   * change or `r`): "The bot exited with code 3". Undefined while it runs, (re)starts or stops.
+   */
+  downReason(): string | undefined {
+    const bot = this.#bot
+    const exit = this.lastExit
+    if (!bot || bot.alive || this.#restarting || this.#closed || !exit || exit.expected) return undefined
+    if (exit.spawnError) return `The bot could not start (${exit.spawnError})`
+    return `The bot ${exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`}`
+  }
+
   /** The current bot exited before it was up, or within `ms` of its (re)start. */
   exitedEarly(ms: number): boolean {
     return !this.#up || performance.now() - this.#launchedAt < ms

@@ -21,6 +21,7 @@ export function recordingPart(): SessionPart {
         beforeInject: o.beforeInject,
         emit: ctx.emit,
         actionTimeoutMs: o.actionTimeoutMs,
+        botDown: () => ctx.runner?.downReason(),
       })
       recording.addSecrets(ctx.secret, ctx.path)
       recording.open(ctx.me!)
