@@ -10,13 +10,15 @@ import {
 import {isReservedIpv4, parseWebhookUrl} from '../../src/emulator/methods/webhook-config.js'
 
 describe('parameter readings', () => {
-  it('toInt: empty → default, leading digits, clamped, saturating', () => {
+  // td::to_integer<int32> (tdutils/td/utils/misc.h): nothing is skipped before the digits, and it wraps (two's complement)
+  it('toInt: empty → default, leading digits, clamped, wrapping as td::to_integer', () => {
     expect(toInt(undefined, 100, 1, 100)).toBe(100)
     expect(toInt('', 100, 1, 100)).toBe(100)
     expect(toInt('12abc', 100, 1, 100)).toBe(12)
     expect(toInt('abc', 100, 1, 100)).toBe(1) // 0, clamped
-    expect(toInt(' -7', 0, -50, 50)).toBe(-7)
-    expect(toInt('99999999999999999999', 0, -(2 ** 31), 2 ** 31 - 1)).toBe(2 ** 31 - 1)
+    expect(toInt('-7', 0, -50, 50)).toBe(-7)
+    expect(toInt(' -7', 0, -50, 50)).toBe(0)
+    expect(toInt('99999999999999999999', 0, -(2 ** 31), 2 ** 31 - 1)).toBe(1661992959)
   })
 
   it('toBool: true, yes, 1 in any case with spaces', () => {

@@ -16,16 +16,28 @@ import {
   readAll,
   readMultipart,
 } from './body.js'
-import {MAX_PARAM_DEPTH, parseJsonBounded, parsedDeeperThan, valueDeeperThan} from '../json.js'
+import {parseJsonBounded} from '../json.js'
+import {readForm, readJsonArgs} from './td-args.js'
+import {toInteger} from '../integer.js'
+
+export {toInteger} from '../integer.js'
 
 export type {UploadedFile} from './body.js'
 
 export class Params {
   private readonly values: Array<[string, string]> = []
   readonly files = new Map<string, UploadedFile>()
+  /** Parameters whose bytes (name or value) were not valid UTF-8 (td check_utf8); their text holds U+FFFD. */
+  badUtf8?: Set<string>
 
-  add(name: string, value: string): void {
+  add(name: string, value: string, badUtf8 = false): void {
     this.values.push([name, value])
+    if (badUtf8) (this.badUtf8 ??= new Set()).add(name)
+  }
+
+  /** Whether the value `get(name)` answers came as bytes that are not UTF-8. */
+  isBadUtf8(name: string): boolean {
+    return this.badUtf8 !== undefined && this.badUtf8.has(name)
   }
 
   /** The first value of `name` (query before body), or undefined. */
@@ -111,24 +123,15 @@ export function toBool(value: string | undefined): boolean {
   return v === 'true' || v === 'yes' || v === '1'
 }
 
-/** An int32 parameter: empty → default; otherwise read as an integer and clamped to [min, max] (never rejected). */
+/** An int32 parameter: empty → default; otherwise read as td's to_integer and clamped to [min, max] (never rejected). */
 export function toInt(value: string | undefined, def: number, min: number, max: number): number {
   if (value === undefined || value === '') return def
-  const n = parseLeadingInt(value)
-  return Math.min(max, Math.max(min, n))
-}
-
-/** td::to_integer: optional sign then digits; stops at the first non-digit; saturates at the int32 range. */
-function parseLeadingInt(text: string): number {
-  const m = /^\s*([+-]?)(\d*)/.exec(text)
-  if (!m || m[2] === '') return 0
-  const n = Number(m[2].slice(0, 12)) * (m[1] === '-' ? -1 : 1)
-  return Math.max(-2147483648, Math.min(2147483647, n))
+  return Math.min(max, Math.max(min, toInteger(value, 32)))
 }
 
 /**
- * Read the query string of `search` and the body of `req` into Params, within the bounds of body.ts. Malformed JSON is
- * ignored, as the server does.
+ * Read the query string of `search` and the body of `req` into Params, within the bounds of body.ts. A JSON body is
+ * read up to its first error, keeping what came before (td-args.ts), as the server does.
  */
 export async function readParams(search: string, headers: IncomingHttpHeaders, body: Readable): Promise<Params> {
   const params = queryParams(search)
@@ -174,8 +177,34 @@ export function paramsOf(search: string, type: string, body: Buffer): Params {
 
 function queryParams(search: string): Params {
   const params = new Params()
-  if (search !== '') for (const [k, v] of new URLSearchParams(search)) params.add(k, v)
+  if (search !== '') addForm(params, Buffer.from(search, 'utf8'))
   return params
+}
+
+/**
+ * A query string or form body (td HttpReader::parse_parameters). URLSearchParams reads the same when every byte is
+ * UTF-8 (its only difference: it turns bad bytes into U+FFFD); a body with a `%` escape of a byte ≥ 0x80 or raw bytes
+ * ≥ 0x80 that are not UTF-8 is read byte by byte, to flag its bad values.
+ */
+function addForm(params: Params, raw: Buffer): void {
+  if (!mayHoldBadUtf8(raw)) {
+    for (const [k, v] of new URLSearchParams(raw.toString('latin1'))) params.add(k, v)
+    return
+  }
+  readForm(raw, (k, v, bad) => params.add(k, v, bad))
+}
+
+/** Whether form bytes might decode to invalid UTF-8: a byte ≥ 0x80, or `%8`..`%F` escaping one. */
+function mayHoldBadUtf8(raw: Buffer): boolean {
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i]
+    if (c >= 0x80) return true
+    if (c === 37 && i + 1 < raw.length) {
+      const d = raw[i + 1] | 0x20
+      if ((d >= 56 && d <= 57) || (d >= 97 && d <= 102)) return true
+    }
+  }
+  return false
 }
 
 /** How a (lower-cased, not multipart) content type's body is read: as a form, as JSON, or not at all. */
@@ -183,33 +212,7 @@ const bodyKind = (type: string): 'form' | 'json' | undefined =>
   type.includes('application/x-www-form-urlencoded') ? 'form' : type.includes('application/json') ? 'json' : undefined
 
 function addBody(params: Params, kind: 'form' | 'json', raw: Buffer): void {
-  if (kind === 'form') {
-    for (const [k, v] of new URLSearchParams(raw.toString('utf8'))) params.add(k, v)
-  } else {
-    addJson(raw.toString('utf8'), params)
-  }
-}
-
-function addJson(text: string, params: Params): void {
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch {
-    return // the server logs the parse error and goes on with what it has
-  }
-  if (typeof value === 'string') {
-    params.add('content', value)
-    return
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return
-  // V8's JSON.parse does not recurse; JSON.stringify and everything after does. The body's own object is one level.
-  const deep = parsedDeeperThan(text, MAX_PARAM_DEPTH + 1)
-  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    if (typeof v === 'string') params.add(k, v)
-    else {
-      // td reads the body value by value and stops at one nested deeper than its bound; what came before is kept
-      if (deep && valueDeeperThan(v, MAX_PARAM_DEPTH)) return
-      params.add(k, JSON.stringify(v))
-    }
-  }
+  if (kind === 'form') addForm(params, raw)
+  // td logs a JSON error and goes on: the parameters read before it stay, and the method runs with them
+  else readJsonArgs(raw, (k, v, bad) => params.add(k, v, bad))
 }

@@ -6,6 +6,7 @@
 import {badRequest} from '../errors.js'
 import type {Params} from '../http/params.js'
 import {parseJsonBounded} from '../json.js'
+import {toInteger} from '../integer.js'
 
 /** True for `true`, `yes` or `1` (any case, trimmed). */
 export const toBool = (v: string | undefined): boolean => ['true', 'yes', '1'].includes((v ?? '').trim().toLowerCase())
@@ -53,16 +54,18 @@ export function stringField(o: Record<string, unknown>, name: string): string {
 
 /** BA `get_integer_arg`: empty → default, else the integer clamped to [min, max]. */
 export function integerArg(params: Params, name: string, fallback: number, min: number, max: number): number {
-  const raw = (params.get(name) ?? '').trim()
+  const raw = params.get(name) ?? ''
   if (raw === '') return fallback
-  const n = Number.parseInt(raw, 10)
-  return Math.min(max, Math.max(min, Number.isFinite(n) ? n : 0))
+  return Math.min(max, Math.max(min, toInteger(raw, 32)))
 }
+
+/** An int32 parameter as `td::to_integer<int32>` reads it (Client::get_message_id and others): absent → 0. */
+export const int32Param = (params: Params, name: string): number => toInteger(params.get(name) ?? '', 32)
 
 /** BA `get_user_id`: a positive id, else `invalid user_id specified`. */
 export function userIdParam(params: Params, name = 'user_id'): number {
-  const n = Number.parseInt((params.get(name) ?? '').trim(), 10)
-  if (!Number.isSafeInteger(n) || n <= 0) throw badRequest(`invalid ${name} specified`)
+  const n = toInteger(params.get(name) ?? '')
+  if (n <= 0) throw badRequest(`invalid ${name} specified`)
   return n
 }
 

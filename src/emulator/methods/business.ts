@@ -13,6 +13,7 @@ import {type BusinessConnection, businessConnectionJson} from '../state/business
 import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
 import {parseJsonBounded} from '../json.js'
+import {toInteger} from '../integer.js'
 
 export const getBusinessConnection: Handler = (bot, params) => ({
   result: businessConnectionJson(bot.business.require(params.get('business_connection_id') ?? '')),
@@ -51,7 +52,7 @@ export const deleteBusinessMessages: Handler = (bot, params) => {
 export const readBusinessMessage: Handler = (bot, params) => {
   const connection = bot.business.require(params.get('business_connection_id') ?? '')
   const chatId = businessChatId(params)
-  const messageId = Number.parseInt(required(params, 'message_id'), 10)
+  const messageId = toInteger(required(params, 'message_id'), 32)
   if (!bot.business.message(connection.id, chatId, messageId)) throw badRequest('message not found')
   return {result: true}
 }

@@ -10,6 +10,7 @@ import {objectOf} from './catalog/results.js'
 import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
 import {permissionsArg} from './args.js'
+import {toInteger} from '../integer.js'
 
 const getChat: Handler = (bot, params) => {
   const chat = chatOf(bot, params)
@@ -78,7 +79,7 @@ const deleteChatStickerSet: Handler = (bot, params) => {
 
 const getChatMember: Handler = (bot, params) => {
   const chat = chatOf(bot, params)
-  const userId = Number(params.get('user_id'))
+  const userId = toInteger(params.get('user_id') ?? '')
   if (!Number.isInteger(userId) || userId <= 0) throw badRequest('invalid user_id specified')
   if (userId === bot.id) {
     if (chat.type === 'private') return {result: {status: 'member', user: bot.from}}

@@ -7,8 +7,10 @@ import type {Answer, Core} from './core.js'
 import {ApiError} from '../errors.js'
 import {handlerFor, methodNotFound} from './index.js'
 import {asBusiness} from './business.js'
+import {checkUtf8} from './utf8.js'
 import type {Params} from '../http/params.js'
 import type {RecordedCall} from '../types.js'
+import {toInteger} from '../integer.js'
 
 /** Calls kept per bot: beyond it the oldest tenth is forgotten (a long `bot dev --offline` session stays bounded). */
 export const MAX_RECORDED_CALLS = 100_000
@@ -45,6 +47,7 @@ export function dispatch(
     if (!handler) throw methodNotFound()
     const fault = bot.faults.check(lower, params, (raw) => chatIdOf(bot, raw))
     if (fault) throw fault
+    if (params.badUtf8) checkUtf8(lower, params)
     answer = handler(bot, params, ctx.core, {method: lower, source: ctx.source, onAbort: ctx.onAbort})
   } catch (err) {
     throw failed(bot, record, counted, ctx, err)
@@ -91,7 +94,7 @@ function relaunch(bot: BotState, core: Core): void {
 
 /** The id of the chat a `chat_id` parameter names (a number, or an @username the bot has seen). */
 function chatIdOf(bot: BotState, raw: string): number | undefined {
-  if (!raw.startsWith('@')) return Number.isFinite(Number(raw)) ? Number(raw) : undefined
+  if (!raw.startsWith('@')) return toInteger(raw)
   const chat = bot.findChat(raw)
   return typeof chat?.id === 'number' ? chat.id : undefined
 }

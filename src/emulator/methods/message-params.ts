@@ -6,6 +6,7 @@ import {type Markup, finishInlineKeyboard, readReplyMarkup} from './keyboards.js
 import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
 import {parseJsonBounded} from '../json.js'
+import {toInteger} from '../integer.js'
 
 export const now = (): number => Math.floor(Date.now() / 1000)
 
@@ -21,8 +22,9 @@ export function parseJson(raw: string | undefined, what: string): unknown {
 /** The chat named by chat_id: required, and the bot must have seen it (an update from it, or addChat). */
 export function chatOf(bot: BotState, params: Params, name = 'chat_id'): TgObject {
   const raw = params.get(name)
-  if (raw === undefined || raw.trim() === '') throw badRequest('chat_id is empty')
-  const chat = bot.findChat(raw.trim())
+  // Client::check_chat: only an empty value is "empty"; the rest is read as it is (td::to_integer, no trimming)
+  if (raw === undefined || raw === '') throw badRequest('chat_id is empty')
+  const chat = bot.findChat(raw)
   if (!chat) throw badRequest('chat not found')
   return chat
 }
@@ -71,7 +73,7 @@ export interface ReplyTarget {
 export function replyTarget(params: Params): ReplyTarget | undefined {
   const raw = params.get('reply_parameters')
   if (raw === undefined) {
-    const id = Number.parseInt(params.get('reply_to_message_id') ?? '', 10)
+    const id = toInteger(params.get('reply_to_message_id') ?? '', 32)
     if (!(id > 0)) return undefined
     return {messageId: id, allowWithout: toBoolParam(params.get('allow_sending_without_reply'))}
   }

@@ -17,13 +17,14 @@ import {
   stopMessageLiveLocation,
 } from './edit.js'
 import {answerCallbackQuery} from './callbacks.js'
+import {toInteger} from '../integer.js'
 
 /** forwardMessage: a copy of the original in the target chat, with forward_origin. */
 export const forwardMessage: Handler = (bot, params, _core, ctx) => {
   const chat = chatOf(bot, params)
   const from = bot.findChat(params.get('from_chat_id') ?? '')
   if (!from) throw badRequest('chat not found')
-  const original = bot.message(from.id as number, Number(params.get('message_id')))
+  const original = bot.message(from.id as number, toInteger(params.get('message_id') ?? '', 32))
   if (!original)
     throw badRequest(ctx.method === 'copymessage' ? 'message to copy not found' : 'message to forward not found')
   const {

@@ -14,6 +14,7 @@ import {type PollState, pollJson} from '../state/polls.js'
 import type {TgObject} from '../types.js'
 import {markupOf} from './message-params.js'
 import {parseJsonBounded} from '../json.js'
+import {toInteger} from '../integer.js'
 
 /** `<text>, <entities>` of an optional formatted parameter (explanation, description). */
 function formattedOf(params: Params, name: string): {text: string; entities: TgObject[]} | undefined {
@@ -178,7 +179,7 @@ export const stopPoll: Handler = (bot, params) => {
   if (raw.trim() === '') throw badRequest('chat_id is empty')
   const chat = bot.findChat(raw.trim())
   if (!chat) throw badRequest('chat not found')
-  const id = Number.parseInt(params.get('message_id') ?? '', 10)
+  const id = toInteger(params.get('message_id') ?? '', 32)
   const stored = id > 0 ? bot.messages.get(chat.id as number, id) : undefined
   if (!stored || stored.deleted) throw badRequest('message with poll to stop not found')
   if (!stored.message.poll) throw badRequest('message is not a poll')

@@ -10,6 +10,7 @@ import {badRequest} from '../errors.js'
 import {toBool, type Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
 import {parseJsonBounded} from '../json.js'
+import {toInteger} from '../integer.js'
 
 /**
  * td's check of a language code: empty, or two lower-case Latin letters (text: td/telegram/BotInfoManager.cpp, "Invalid
@@ -44,7 +45,7 @@ const [setMyShortDescription, getMyShortDescription] = textPair('short_descripti
 /** The chat_id of the menu-button methods: a user (get_user_id on "chat_id"), who must be known to the bot. */
 function menuChat(bot: BotState, params: Params): number | undefined {
   if (params.get('chat_id') === undefined) return undefined
-  const id = Math.max(0, Number.parseInt(params.get('chat_id') ?? '', 10) || 0)
+  const id = Math.max(0, toInteger(params.get('chat_id') ?? ''))
   if (id === 0) throw badRequest('invalid chat_id specified')
   if (!bot.findChat(String(id))) throw badRequest('user not found')
   return id
@@ -144,7 +145,7 @@ const getMyDefaultAdministratorRights: Handler = (bot, params) => {
 
 /** The managed bot's user id (get_user_id), which must be a user the bot knows. */
 function managedBot(bot: BotState, params: Params): number {
-  const id = Math.max(0, Number.parseInt(params.get('user_id') ?? '', 10) || 0)
+  const id = Math.max(0, toInteger(params.get('user_id') ?? ''))
   if (id === 0) throw badRequest('invalid user_id specified')
   if (!bot.findChat(String(id))) throw badRequest('user not found')
   return id

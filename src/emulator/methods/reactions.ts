@@ -13,11 +13,12 @@ import {userIdParam} from './args.js'
 import type {BotState} from '../state/bot.js'
 import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
+import {toInteger} from '../integer.js'
 
 /** The chat and message a call names (BA `check_message`): `<what> not found` for a missing or unknown message. */
 function targetMessage(bot: BotState, params: Params, what: string): {chatId: number; messageId: number} {
   const chat = chatOf(bot, params)
-  const messageId = Number.parseInt(params.get('message_id') ?? '', 10)
+  const messageId = toInteger(params.get('message_id') ?? '', 32)
   if (!(messageId > 0) || !bot.message(chat.id as number, messageId)) throw badRequest(`${what} not found`)
   return {chatId: chat.id as number, messageId}
 }

@@ -18,13 +18,13 @@ import {type FileRef, fileRef, resolveFile, storeBytes} from '../media/input.js'
 import {type InputMedia, readInputMedia, reasonOf} from '../media/input-media.js'
 import {messageMedia} from '../media/objects.js'
 import {parseJsonBounded} from '../json.js'
+import {toInteger} from '../integer.js'
 
 /** get_integer_arg with the server's clamp to ≥ 0; undefined when absent. */
 function attribute(params: Params, name: string): number | undefined {
   const raw = params.get(name)
   if (raw === undefined || raw === '') return undefined
-  const n = Number.parseInt(raw, 10)
-  return Number.isFinite(n) ? Math.max(0, n) : 0
+  return Math.max(0, toInteger(raw, 32))
 }
 
 /** The thumbnail upload (`thumbnail`, or the legacy `thumb`): `attach://x` or a file field, never a file_id (BA). */

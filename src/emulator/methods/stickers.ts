@@ -12,6 +12,7 @@ import type {TgObject} from '../types.js'
 import {type FileRef, fileRef, resolveFile} from '../media/input.js'
 import {mediaJson} from '../media/objects.js'
 import {parseJsonBounded} from '../json.js'
+import {toInteger} from '../integer.js'
 
 /** The docs' rule: letters, digits, underscores; a letter first; no `__`; ends in `_by_<bot username>`; ≤ 64. */
 function checkSetName(bot: BotState, name: string): void {
@@ -27,7 +28,7 @@ function checkSetName(bot: BotState, name: string): void {
 }
 
 function userOf(bot: BotState, params: Params): number {
-  const id = Math.max(0, Number.parseInt(params.get('user_id') ?? '', 10) || 0)
+  const id = Math.max(0, toInteger(params.get('user_id') ?? ''))
   if (id === 0) throw badRequest('invalid user_id specified')
   if (!bot.users.known(id) && !bot.findChat(String(id))) throw badRequest('user not found')
   return id

@@ -11,6 +11,7 @@ import {CommandLists} from './commands.js'
 import {InlineStore} from './inline.js'
 import {UserDirectory} from './users.js'
 import type {RecordedCall, TgObject, Update, WebhookState} from '../types.js'
+import {toInteger} from '../integer.js'
 import {DEFAULT_ALLOWED, chatsIn, updateTypeOf, webhookQueueOf} from './updates.js'
 import {Payments} from './payments.js'
 import {Business} from './business.js'
@@ -254,7 +255,8 @@ export class BotState {
 
   /** The chat a `chat_id` parameter names, if the bot has seen it. */
   findChat(chatId: string): TgObject | undefined {
-    const key = chatId.startsWith('@') ? chatId.toLowerCase() : String(Number(chatId))
+    // a numeric id is read as Client::check_chat reads it: td::to_integer<int64>
+    const key = chatId.startsWith('@') ? chatId.toLowerCase() : String(toInteger(chatId))
     return this.chats.get(key)
   }
 

@@ -10,6 +10,7 @@ import type {Params} from '../../http/params.js'
 import type {TgObject} from '../../types.js'
 import type {FieldSpec, MethodSpec} from './index.js'
 import {parseJsonBounded} from '../../json.js'
+import {toInteger} from '../../integer.js'
 
 /** `<what> not found`: the message a method's message_id names (BA check_message's message_type). */
 export const MESSAGE_TARGETS: Readonly<Record<string, string>> = {
@@ -77,7 +78,7 @@ export function checkParams(bot: BotState, spec: MethodSpec, params: Params): Ch
     if (p.name === 'chat_id' || p.name === 'message_id') continue
     if (/(^|_)user_id$/.test(p.name) && p.type === 'Integer') {
       if (!p.required && !present) continue
-      const id = Math.max(0, Math.trunc(Number.parseInt(raw ?? '', 10) || 0))
+      const id = Math.max(0, toInteger(raw ?? '')) // Client::get_user_id
       if (id === 0) throw badRequest(`invalid ${p.name} specified`)
       if (p.name === 'user_id') userId = id
       continue
@@ -116,7 +117,7 @@ export function checkParams(bot: BotState, spec: MethodSpec, params: Params): Ch
   const checked: Checked = {json}
   const chatParam = spec.params.find((p) => p.name === 'chat_id')
   if (chatParam && (chatParam.required || (params.get('chat_id') ?? '') !== '')) {
-    const raw = (params.get('chat_id') ?? '').trim()
+    const raw = params.get('chat_id') ?? ''
     if (raw === '') throw badRequest('chat_id is empty')
     checked.chat = bot.findChat(raw)
     if (!checked.chat) throw badRequest('chat not found')
@@ -125,7 +126,7 @@ export function checkParams(bot: BotState, spec: MethodSpec, params: Params): Ch
   const target = MESSAGE_TARGETS[lower]
   const messageParam = spec.params.find((p) => p.name === 'message_id')
   if (messageParam && checked.chat && (messageParam.required || params.get('message_id'))) {
-    const id = Number.parseInt(params.get('message_id') ?? '', 10)
+    const id = toInteger(params.get('message_id') ?? '', 32) // Client::get_message_id
     const message = id > 0 ? bot.message(checked.chat.id as number, id) : undefined
     if (!message) throw badRequest(`${target ?? 'message'} not found`)
     checked.message = message

@@ -1,0 +1,135 @@
+/**
+ * The official server's exact words for bad input, class by class. Each expectation cites the source it comes from:
+ * tdlib/telegram-bot-api (BA) `telegram-bot-api/Client.cpp`, and td (TD) `tdnet/td/net/HttpReader.cpp`,
+ * `tdutils/td/utils/misc.h`, `tdutils/td/utils/utf8.cpp`, `td/telegram/*.cpp`.
+ */
+import {describe, expect, it} from 'vitest'
+import {toInteger} from '../../src/emulator/integer.js'
+import {readJsonArgs} from '../../src/emulator/http/td-args.js'
+import {setup} from './helpers.js'
+
+/** POST a raw body (bytes as given) with a content type. */
+async function post(base: string, method: string, type: string, body: string | Uint8Array) {
+  const res = await fetch(`${base}/${method}`, {
+    method: 'POST',
+    headers: {'content-type': type},
+    body: typeof body === 'string' ? body : new Uint8Array(body),
+  })
+  return {status: res.status, json: (await res.json()) as any}
+}
+
+describe('integers are read as td::to_integer reads them (TD tdutils/td/utils/misc.h to_integer)', () => {
+  it('takes leading digits, stops at the first other character; +, space and 0x read as 0', () => {
+    expect(toInteger('12abc')).toBe(12)
+    expect(toInteger('-42')).toBe(-42)
+    expect(toInteger('+5')).toBe(0)
+    expect(toInteger(' 5')).toBe(0)
+    expect(toInteger('0x10')).toBe(0)
+    expect(toInteger('1.9')).toBe(1)
+    expect(toInteger('')).toBe(0)
+    // unsigned arithmetic wraps to the type's width (two's complement)
+    expect(toInteger('4294967297', 32)).toBe(1)
+    expect(toInteger('2147483648', 32)).toBe(-2147483648)
+    expect(toInteger('18446744073709551615', 64)).toBe(-1)
+  })
+
+  it('chat_id (BA Client::check_chat), message_id (BA get_message_id) and user_id (BA get_user_id) over HTTP', async () => {
+    const {emu, api, token} = await setup()
+    emu.sendUserMessage(token, {text: 'hi', chatId: 77, userId: 77})
+    // "77abc" is chat 77: the message is sent there
+    const sent = await api('sendMessage', {chat_id: '77abc', text: 'a'})
+    expect(sent.json.ok).toBe(true)
+    expect(sent.json.result.chat.id).toBe(77)
+    // a leading space, a plus sign, 0x: chat 0, which does not exist; only an empty chat_id is "empty"
+    for (const chat_id of [' 77', '+77', '0x4d'])
+      expect((await api('sendMessage', {chat_id, text: 'a'})).json.description).toBe('Bad Request: chat not found')
+    expect((await api('sendMessage', {chat_id: '', text: 'a'})).json.description).toBe('Bad Request: chat_id is empty')
+    // a JSON number's raw text, `77.9`, reads as 77 (td keeps the raw text of a non-string value)
+    const raw = await post(
+      `${emu.apiRoot}/bot${token}`,
+      'sendMessage',
+      'application/json',
+      '{"chat_id": 77.9, "text": "b", "reply_parameters": {"message_id": 1}}',
+    )
+    expect(raw.json.ok).toBe(true)
+    expect(raw.json.result.chat.id).toBe(77)
+    // user_id "+77" is 0: `invalid user_id specified`
+    expect((await api('getChatMember', {chat_id: 77, user_id: '+77'})).json.description).toBe(
+      'Bad Request: invalid user_id specified',
+    )
+    expect((await api('getChatMember', {chat_id: 77, user_id: '77z'})).json.ok).toBe(true)
+  })
+})
+
+describe('a JSON body is read up to its first error, keeping what came before (TD HttpReader::parse_json_parameters)', () => {
+  it('parses parameter by parameter, raw text for non-strings, and reports the error it stopped at', () => {
+    const seen: Array<[string, string]> = []
+    const error = readJsonArgs(Buffer.from('{"chat_id": 1e3, "a":{ "b" : [1,2] }, "text": "x\\u00e9", "cut'), (k, v) =>
+      seen.push([k, v]),
+    )
+    expect(seen).toEqual([
+      ['chat_id', '1e3'],
+      ['a', '{ "b" : [1,2] }'],
+      ['text', 'xé'],
+    ])
+    expect(error).toBe(`Bad Request: can't parse parameter name: Closing '"' not found`)
+    expect(readJsonArgs(Buffer.from('{"a":1} x'), () => {})).toBe('Bad Request: unexpected data after object end')
+    expect(readJsonArgs(Buffer.from('[1]'), () => {})).toBe('Bad Request: JSON object expected')
+    expect(readJsonArgs(Buffer.from('{"a":1 "b":2}'), () => {})).toBe('Bad Request: expected next field or object end')
+  })
+
+  it('runs the method with the parameters read before a cut or trailing bytes', async () => {
+    const {emu, token} = await setup()
+    emu.sendUserMessage(token, {text: 'hi', chatId: 78, userId: 78})
+    const base = `${emu.apiRoot}/bot${token}`
+    const cut = await post(base, 'sendMessage', 'application/json', '{"chat_id": 78, "text": "kept", "parse_mo')
+    expect(cut.json.ok).toBe(true)
+    expect(cut.json.result.text).toBe('kept')
+    const trailing = await post(base, 'sendMessage', 'application/json', '{"chat_id": 78, "text": "after"} trailing')
+    expect(trailing.json.ok).toBe(true)
+    expect(trailing.json.result.text).toBe('after')
+    // cut before the text: the method runs without it and answers what a missing text gets
+    const early = await post(base, 'sendMessage', 'application/json', '{"chat_id": 78, "te')
+    expect(early.json.description).toBe('Bad Request: message text is empty')
+  })
+})
+
+describe('strings must be UTF-8 (TD tdutils/td/utils/utf8.cpp check_utf8; td/telegram/MessageEntity.cpp fix_formatted_text)', () => {
+  it('answers td texts for bytes that are not UTF-8, in a form, a query string and a JSON body; never U+FFFD', async () => {
+    const {emu, token} = await setup()
+    emu.sendUserMessage(token, {text: 'hi', chatId: 79, userId: 79})
+    const base = `${emu.apiRoot}/bot${token}`
+    const form = await post(base, 'sendMessage', 'application/x-www-form-urlencoded', 'chat_id=79&text=a%FFb')
+    expect(form.json.description).toBe('Bad Request: strings must be encoded in UTF-8')
+    const query = await fetch(`${base}/sendMessage?chat_id=79&text=%C3%28`)
+    expect(((await query.json()) as any).description).toBe('Bad Request: strings must be encoded in UTF-8')
+    // with a parse_mode: td parseTextEntities (td/telegram/SynchronousRequests.cpp) says "Text must be …"
+    const html = await post(
+      base,
+      'sendMessage',
+      'application/x-www-form-urlencoded',
+      'chat_id=79&parse_mode=HTML&text=%ED%A0%80',
+    )
+    expect(html.json.description).toBe('Bad Request: text must be encoded in UTF-8')
+    // raw bytes in a JSON body, and a lone surrogate escape (td json_string_decode writes its 3 bytes: ED A0 80)
+    const rawBytes = Buffer.concat([Buffer.from('{"chat_id":79,"text":"a'), Buffer.from([0xff]), Buffer.from('"}')])
+    expect((await post(base, 'sendMessage', 'application/json', rawBytes)).json.description).toBe(
+      'Bad Request: strings must be encoded in UTF-8',
+    )
+    expect(
+      (await post(base, 'sendMessage', 'application/json', '{"chat_id":79,"text":"\\ud800"}')).json.description,
+    ).toBe('Bad Request: strings must be encoded in UTF-8')
+    // a surrogate pair is one character, and valid
+    const pair = await post(base, 'sendMessage', 'application/json', '{"chat_id":79,"text":"\\ud83d\\ude00"}')
+    expect(pair.json.result.text).toBe('😀')
+    // a keyboard button's text: td ReplyMarkup.cpp get_inline_keyboard_button
+    const markup = Buffer.concat([
+      Buffer.from('chat_id=79&text=x&reply_markup={"inline_keyboard":[[{"text":"'),
+      Buffer.from('%FE'),
+      Buffer.from('","callback_data":"d"}]]}'),
+    ])
+    expect((await post(base, 'sendMessage', 'application/x-www-form-urlencoded', markup)).json.description).toBe(
+      'Bad Request: inline keyboard button text must be encoded in UTF-8',
+    )
+  })
+})
