@@ -14,7 +14,7 @@
 export {BotApiEmulator, type EmulatorEvents} from './emulator.js'
 export type * from './types.js'
 export {UPDATE_TYPES} from './state/updates.js'
-export type {ConversationOptions, ConversationUser} from './user/conversation.js'
+export type {ConversationOptions, ConversationUser} from './conversation.js'
 export type {FaultSpec} from './state/faults.js'
 export type {PayOptions} from './user/payments.js'
 export type {PaymentAttempt, PaymentStatus} from './state/payments.js'
