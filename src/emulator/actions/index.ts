@@ -1,7 +1,7 @@
 /**
  * The table of user actions: everything a user (or Telegram on a user's behalf) can do to a bot, declared once.
  * Each entry (action.ts) has its name, its checked parameters, what it does and what it returns; the surfaces are
- * views of it: BotApiEmulator's methods and `runAction`, the conversation API (user/conversation.ts), the control
+ * views of it: BotApiEmulator's methods and `runAction`, the conversation API (../conversation.ts), the control
  * API's routes (control/actions.ts), and through those the offline chat and `bot trigger --offline`.
  *
  * Adding an action: its implementation in ../user/, its entry in a file of this folder, its line below, its docs

@@ -11,16 +11,16 @@
  * update and the bot's calls then went quiet for a short settle window with none in flight. Every wait has a deadline; failures name what was expected and what the bot sent.
  */
 import type {EventEmitter} from 'node:events'
-import type {BotState} from '../state/bot.js'
-import {isOutgoing} from '../methods/index.js'
-import type {CallEvents} from './wait.js'
-import type {RecordedCall, TgObject, Update, UserMediaKind, UserMediaOptions, UserMessageOptions} from '../types.js'
+import type {BotState} from './state/bot.js'
+import {isOutgoing} from './methods/index.js'
+import type {CallEvents} from './user/wait.js'
+import type {RecordedCall, TgObject, Update, UserMediaKind, UserMediaOptions, UserMessageOptions} from './types.js'
 import {readFileSync, statSync} from 'node:fs'
 import {basename} from 'node:path'
-import {MAX_USER_FILE} from './media.js'
-import type {PayOptions} from './payments.js'
-import type {PaymentAttempt} from '../state/payments.js'
-import type {Act} from '../actions/index.js'
+import {MAX_USER_FILE} from './user/media.js'
+import type {PayOptions} from './user/payments.js'
+import type {PaymentAttempt} from './state/payments.js'
+import type {Act} from './actions/index.js'
 
 export interface ConversationOptions {
   /** The user's id (default: a new one per user, from 100001). */
