@@ -27,7 +27,10 @@ export interface SessionPart {
   readonly name: string
   /** Start it; what later parts need goes on the context. Rejects when the session cannot go on. */
   start(ctx: SessionContext): Promise<void>
-  /** Undo what start did (called once, only when start resolved). Default: nothing to undo. */
+  /**
+   * Undo what start did: called once, in reverse order, for every part whose start was called, also
+   * one whose start failed (it undoes what it got to). Default: nothing to undo.
+   */
   stop?(): Promise<void>
   /** The least time stop gets, even when the teardown's deadline has passed (ms; default 200). */
   readonly stopMinMs?: number
