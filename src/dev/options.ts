@@ -62,6 +62,8 @@ export interface DevSessionOptions {
   actionTimeoutMs?: number
   /** Upper bound of the whole teardown. Default 10000. */
   teardownTimeoutMs?: number
+  /** How long a second signal waits for the parts to let go before exiting. Default 2000. */
+  abandonTimeoutMs?: number
   tunnelOpenTimeoutMs?: number
   tunnelRetries?: number
   tunnelBackoffMs?: number

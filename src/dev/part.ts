@@ -1,7 +1,7 @@
 /**
  * The parts of a `bot dev` session and what they share. The session is the list of its parts
  * (parts.ts: the token check, the claim on the bot, the recording, the api proxy, the inspector
- * page, the control port, the relay, the bot, the delivery, the watcher); the runner (session.ts)
+ * page, the control port, the relay, the bot, the webhook, the delivery, the watcher); the runner (session.ts)
  * starts them in order and stops the started ones in reverse, once, each within its budget. A part
  * leaves what later parts need on the context (each field names the part that sets it) and tells
  * the runner what happened through `ctx.events`; the runner decides what follows (Ready, a
@@ -27,13 +27,17 @@ export interface SessionPart {
   readonly name: string
   /** Start it; what later parts need goes on the context. Rejects when the session cannot go on. */
   start(ctx: SessionContext): Promise<void>
-  /** Undo what start did (called once, only when start resolved). Default: nothing to undo. */
+  /**
+   * Undo what start did: called once, in reverse order, for every part whose start was called, also
+   * one whose start failed (it undoes what it got to). Default: nothing to undo.
+   */
   stop?(): Promise<void>
   /** The least time stop gets, even when the teardown's deadline has passed (ms; default 200). */
   readonly stopMinMs?: number
   /**
    * A second Ctrl-C: let go at once (kill, remove, forget); the runner calls every started part's
-   * abandon together and waits a moment for them.
+   * abandon together, the last started first, and waits a moment for them (so one may wait for what
+   * a later part lets go: the claim for the webhook's quick clean).
    */
   abandon?(): Promise<void> | void
   /**

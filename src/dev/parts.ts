@@ -1,10 +1,11 @@
 /**
  * A `bot dev` session as a list of parts, started in this order and stopped in reverse. What varies
  * with the options is chosen here, once: webhook mode runs the relay, starts the bot, then the
- * delivery (the bot starts while the tunnel opens; the relay holds updates until it listens);
- * polling mode deletes the webhook first (else the bot's getUpdates gets 409), then starts the bot,
- * and restores a replaced webhook only after the bot stopped polling. With --forward-to there is no
- * bot process: the relay forwards to the user's own server.
+ * delivery (the bot starts while the tunnel opens; the relay holds updates until it listens), the
+ * webhook part just before it, so the webhook is cleaned after the delivery stops and before the
+ * bot does; polling mode deletes the webhook first (else the bot's getUpdates gets 409), then
+ * starts the bot, and restores a replaced webhook only after the bot stopped polling. With
+ * --forward-to there is no bot process: the relay forwards to the user's own server.
  */
 import type {DevSessionOptions} from './options.js'
 import type {SessionPart} from './part.js'
@@ -20,6 +21,7 @@ import {recordingPart} from './parts/recording.js'
 import {relayPart} from './parts/relay.js'
 import {tokenPart} from './parts/token.js'
 import {watcherPart} from './parts/watcher.js'
+import {webhookPart} from './parts/webhook.js'
 import {webhookCheckPart} from './parts/webhook-check.js'
 
 export function setupSessionParts(o: DevSessionOptions): SessionPart[] {
@@ -27,8 +29,8 @@ export function setupSessionParts(o: DevSessionOptions): SessionPart[] {
   // --forward-to: no bot process; the relay forwards to the user's own server.
   const bot = o.forwardTo ? forwardPart() : botPart()
   const getsUpdates = webhook
-    ? [relayPart(), bot, deliveryPart(o.bridge ? 'bridge' : 'tunnel')]
-    : [deliveryPart('polling'), bot]
+    ? [relayPart(), bot, webhookPart(), deliveryPart(o.bridge ? 'bridge' : 'tunnel')]
+    : [webhookPart(), deliveryPart('polling'), bot]
   return [
     tokenPart(),
     claimPart(),

@@ -1,6 +1,5 @@
 /** The one-line texts of a dev session's events: updates, refused requests, the closing summary. */
 import type {RelayRejectedEvent, RelayUpdateEvent} from './relay/relay.js'
-import type {CleanResult, SessionWebhook} from './webhook/session-webhook.js'
 
 export interface DevSummary {
   relayed: number
@@ -111,22 +110,4 @@ export function switchedText(handedOver: 'webhook' | 'bridge' | 'nothing'): stri
         ? 'the polling bridge stopped, pending updates kept'
         : 'no webhook was set'
   return `! The bot polls for updates itself (it called getUpdates), so this session now runs it on long polling, same process (${what}). To say so up front: \`bot dev --mode polling\`, or "bot": {"dev": {"mode": "polling"}} in package.json.`
-}
-
-/** The teardown line for what cleaning the webhook did. */
-export function cleanedText(result: CleanResult, webhook: SessionWebhook): string | undefined {
-  if (result === 'restored')
-    return `✓ Restored the previous webhook ${webhook.replaced!.url}${webhook.restoreSecret ? ' with its secret' : ''}`
-  if (result === 'deleted') return '✓ Webhook deleted (pending updates kept): the bot is back on long polling'
-  if (result === 'left-foreign')
-    return `The webhook ${webhook.foreign} set by someone else during this session is left as it is.`
-  return undefined
-}
-
-/** What to run later when the webhook could not be cleaned at exit. */
-export function repairFix(webhook: SessionWebhook): string {
-  const replaced = webhook.replaced
-  if (replaced)
-    return `Later, run \`bot dev\` again (it repairs this and restores ${replaced.url}), or \`bot webhook set ${replaced.url}${webhook.restoreSecret ? ' --secret-token <production secret>' : ''}\`.`
-  return 'Later, run `bot webhook delete` (pending updates kept), or `bot dev` again, which repairs it.'
 }

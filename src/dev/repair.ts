@@ -18,13 +18,7 @@ import {
   writeState,
   type SessionState,
 } from '../session-store/state.js'
-import {
-  classifyWebhook,
-  deleteDevWebhook,
-  describeWebhook,
-  foreignWebhookError,
-  restoreWebhook,
-} from './webhook/operations.js'
+import {classifyWebhook, describeWebhook, foreignWebhookError} from './webhook/operations.js'
 
 /** Refuse when another live session owns this bot; return a dead one's state (to repair) and ours. */
 export function claimSession(
@@ -98,23 +92,19 @@ export async function checkWebhook(c: WebhookCheckContext, previous: SessionStat
     }
     if (classifyWebhook(info, previous) === 'ours') {
       // The dead session's webhook is still set: put back what it replaced, or delete it.
-      try {
-        if (previous.replaced) {
-          const secret = readRestoreSecret(c.me.id, c.stateDir) ?? c.restoreSecret
-          if (previous.replaced.withSecret && !secret)
-            throw new FixableError(
-              `The previous \`bot dev\` (pid ${previous.pid}) died while it had replaced the webhook ${previous.replaced.url}, and the secret_token to restore it with is gone.`,
-              {
-                code: 'restore_secret_missing',
-                fix: `Run \`bot dev --restore-secret <production secret>\` to restore it whole, or \`bot webhook set ${previous.replaced.url} --secret-token <production secret>\`.`,
-              },
-            )
-          await restoreWebhook(c.api, previous.replaced, secret)
-        } else await deleteDevWebhook(c.api)
-      } catch (error) {
+      const secret = previous.replaced ? (readRestoreSecret(c.me.id, c.stateDir) ?? c.restoreSecret) : undefined
+      if (previous.replaced?.withSecret && !secret) {
         c.webhook.cleanFailed = true // keep the record for the next try
-        throw error
+        throw new FixableError(
+          `The previous \`bot dev\` (pid ${previous.pid}) died while it had replaced the webhook ${previous.replaced.url}, and the secret_token to restore it with is gone.`,
+          {
+            code: 'restore_secret_missing',
+            fix: `Run \`bot dev --restore-secret <production secret>\` to restore it whole, or \`bot webhook set ${previous.replaced.url} --secret-token <production secret>\`.`,
+          },
+        )
       }
+      // (a failure keeps the record for the next try)
+      await c.webhook.repair(previous.replaced, secret)
       const what = previous.replaced
         ? `restored the webhook it had replaced (${previous.replaced.url})`
         : 'deleted its webhook (pending updates kept)'

@@ -51,6 +51,7 @@ export class DevSession {
   /** The bot's getUpdates held by the api proxy until the switch settled. */
   readonly #heldPolls: Array<() => void> = []
 
+  /** `parts`: the session's parts, in start order (default: what setupSessionParts chooses for `options`). */
   constructor(options: DevSessionOptions, parts?: SessionPart[]) {
     this.#o = {...options, stateDir: options.stateDir ?? defaultStateDir()}
     this.#mode = options.mode
@@ -304,20 +305,18 @@ export class DevSession {
   async #emergency(signal: NodeJS.Signals): Promise<void> {
     this.#ctx.emit({type: 'warn', text: `${signal} again: exiting now.`})
     const letGo = [...this.#running].reverse().map(async (part) => part.abandon?.())
-    await waitAtMost(Promise.allSettled(letGo), 2000)
+    await waitAtMost(Promise.allSettled(letGo), this.#o.abandonTimeoutMs ?? 2000)
     const code = SIGNAL_EXIT[signal] ?? 1
     this.#forceExit?.(this.#ctx.webhook.cleanFailed ? code || 1 : code)
   }
 
-  #installSignals(): void {
-    this.#removeSignals = onSignals((sig) => {
-      if (!this.#stopReason) this.stop(sig as StopReason)
-      else void this.#emergency(sig)
-    })
+  /** A signal arrived (handleSignals installs this for SIGINT, SIGTERM and SIGHUP): the first stops, a second exits at once. */
+  signalled(signal: NodeJS.Signals): void {
+    if (!this.#stopReason) this.stop(signal as StopReason)
+    else void this.#emergency(signal)
   }
-}
 
-/** Run a dev session to its end. */
-export function runDevSession(options: DevSessionOptions): Promise<DevSummary> {
-  return new DevSession(options).run()
+  #installSignals(): void {
+    this.#removeSignals = onSignals((sig) => this.signalled(sig))
+  }
 }

@@ -1,9 +1,9 @@
 /**
  * Polling delivery (`--mode polling`): no relay, no webhook; the bot calls getUpdates itself with
- * BOT_MODE=polling. A webhook replaced with --force is deleted for the session (pending kept)
- * and put back after the bot stopped polling.
+ * BOT_MODE=polling. The session's webhook clears the way (webhook/session-webhook.ts): a webhook
+ * replaced with --force is deleted for the session (pending kept) and put back after the bot stopped
+ * polling (parts/webhook.ts).
  */
-import {deleteDevWebhook} from '../webhook/operations.js'
 import type {Delivery, DeliveryContext} from './types.js'
 
 export class PollingDelivery implements Delivery {
@@ -18,17 +18,16 @@ export class PollingDelivery implements Delivery {
 
   async start(): Promise<void> {
     const c = this.#c
-    if (c.webhook.replaced) {
+    // The webhook --force took over is deleted as a step of its own; dropping pending updates is said after.
+    if (c.webhook.replaced)
       await c.step(
         'webhook',
         'Deleting the webhook (pending updates kept)…',
-        () => deleteDevWebhook(c.api, {signal: c.signal}),
+        () => c.webhook.clearForPolling(c.signal),
         () => 'Webhook deleted for this session (restored on exit)',
       )
-    } else if (c.dropPendingUpdates) {
-      await c.api.deleteWebhook({drop_pending_updates: true}, {signal: c.signal})
+    else if ((await c.webhook.clearForPolling(c.signal)) === 'dropped')
       c.emit({type: 'info', text: 'Pending updates dropped, as asked (--drop-pending-updates).'})
-    }
   }
 
   async stop(): Promise<void> {}

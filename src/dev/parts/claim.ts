@@ -2,15 +2,14 @@
  * claim: the bot's session state file (session-store/state.ts) becomes this session's, or the
  * session stops when another live `bot dev` holds it; a dead one's record is kept for the repair
  * (webhook-check). On exit the file goes, unless the webhook could not be cleaned (then the next
- * run, or `bot doctor`, repairs it). A second Ctrl-C still tries, once and quickly, to delete or
- * restore the webhook.
+ * run, or `bot doctor`, repairs it). On a second Ctrl-C it goes once the webhook part's quick clean
+ * is over, unless that failed.
  */
 import {removeRestoreSecret, removeState, type SessionState} from '../../session-store/state.js'
 import type {User} from '../../telegram/index.js'
 import type {SessionContext} from '../part.js'
 import type {DevSessionOptions} from '../options.js'
 import type {SessionPart} from '../part.js'
-import {errorMessage, repairFix} from '../render.js'
 import {claimSession} from '../repair.js'
 
 /** The session state this run claims for the bot (no token in it). */
@@ -58,24 +57,9 @@ export function claimPart(): SessionPart {
       if (!ctx?.webhook.cleanFailed) release()
     },
     async abandon() {
-      if (!ctx) return
-      const {webhook, emit} = ctx
-      if (webhook.dirty) {
-        try {
-          await webhook.clean(1500)
-          emit({
-            type: 'teardown',
-            step: 'webhook',
-            ok: true,
-            text: webhook.replaced ? '✓ Restored the previous webhook' : '✓ Webhook deleted (pending updates kept)',
-          })
-        } catch (error) {
-          webhook.cleanFailed = true
-          emit({type: 'warn', text: `Could not delete the webhook: ${errorMessage(error)}`, fix: repairFix(webhook)})
-          return
-        }
-      }
-      release()
+      // The webhook part, later in the list, is let go of first: the record stays when its quick clean failed.
+      const outcome = await ctx?.webhook.abandoned
+      if (typeof outcome !== 'object') release()
     },
   }
 }

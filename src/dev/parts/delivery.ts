@@ -4,8 +4,9 @@
  *   prove it reaches the relay, setWebhook; lost for good → the bridge takes its place (fallback);
  * - bridge: no public URL; `bot dev` long-polls and POSTs each update to the relay;
  * - polling: the bot long-polls by itself (BOT_MODE=polling).
- * Stopping: stop taking updates, then delete our webhook (or restore the one --force replaced),
- * then release what is left (the tunnel), each step within its own bound.
+ * Stopping: stop taking updates, then release what is left (the tunnel), each step within its own
+ * bound; the webhook part, just before this one, then deletes our webhook (or restores the one
+ * --force replaced).
  */
 import {waitAtMost} from '../../lib/deadline.js'
 import type {SessionContext} from '../part.js'
@@ -15,7 +16,7 @@ import {TunnelWebhookDelivery} from '../delivery/tunnel/delivery.js'
 import {DeliveryStartError, type Delivery} from '../delivery/types.js'
 import {ReplaceablePartError, type SessionPart} from '../part.js'
 import {recordTunnelProcess} from '../orphan.js'
-import {cleanedText, errorMessage, fallbackText, repairFix, switchedText} from '../render.js'
+import {errorMessage, fallbackText, switchedText} from '../render.js'
 
 type Kind = 'tunnel' | 'bridge' | 'polling'
 
@@ -37,28 +38,6 @@ function create(kind: Kind, ctx: SessionContext): Delivery {
   })
 }
 
-/** Restore the replaced webhook, else delete ours, and say so; a failure keeps the state file for a repair. */
-export async function cleanWebhook(ctx: SessionContext): Promise<void> {
-  const {webhook, emit} = ctx
-  try {
-    const text = cleanedText(await webhook.clean(3000), webhook)
-    if (text) emit({type: 'teardown', step: 'webhook', ok: true, text})
-  } catch (error) {
-    webhook.cleanFailed = true
-    emit({
-      type: 'teardown',
-      step: 'webhook',
-      ok: false,
-      text: `✗ Could not ${webhook.replaced ? 'restore' : 'delete'} the webhook: ${errorMessage(error)}`,
-    })
-    emit({
-      type: 'warn',
-      text: 'The webhook still points at this (now closed) session, so the bot gets no updates.',
-      fix: repairFix(webhook),
-    })
-  }
-}
-
 /** Why a delivery takes another's place: a tunnel lost for good (the bridge), or a bot that polls by itself (polling). */
 export type Replacing =
   | {kind: 'fallback'; reason: string; webhookDeleted: () => boolean}
@@ -75,8 +54,8 @@ export function deliveryPart(kind: Kind, replacing?: Replacing): SessionPart {
   let handedOver: HandedOver = 'nothing'
   const part: SessionPart = {
     name: 'delivery',
-    // Stopping the bridge confirms what the bot acknowledged (up to ~5 s), then the webhook, then the tunnel.
-    stopMinMs: 11_000,
+    // Stopping the bridge confirms what the bot acknowledged (up to ~5 s), then the tunnel closes.
+    stopMinMs: 8000,
     async start(c) {
       ctx = c
       if (replacing?.kind === 'fallback')
@@ -113,9 +92,8 @@ export function deliveryPart(kind: Kind, replacing?: Replacing): SessionPart {
         })
     },
     async stop() {
-      if (!ctx || !delivery) return
+      if (!delivery) return
       await waitAtMost(delivery.stop(), 6000)
-      await cleanWebhook(ctx)
       await waitAtMost(delivery.close(), 2000)
     },
     abandon() {
@@ -148,14 +126,11 @@ export function deliveryPart(kind: Kind, replacing?: Replacing): SessionPart {
         }
       }
       await delivery?.close().catch(() => {})
-      for (let attempt = 0; attempt < 3 && webhook.url !== undefined && !ctx.signal.aborted; attempt++) {
-        try {
-          if (await webhook.deleteOurs({timeoutMs: 5000})) handedOver = 'webhook'
-        } catch (e) {
-          emit({type: 'warn', text: `deleteWebhook failed: ${errorMessage(e)}`})
-        }
-      }
-      if (webhook.url === undefined) return true
+      const {deleted, released} = await webhook.handOver(3, ctx.signal, (e) =>
+        emit({type: 'warn', text: `deleteWebhook failed: ${errorMessage(e)}`}),
+      )
+      if (deleted) handedOver = 'webhook'
+      if (released) return true
       if (!ctx.signal.aborted)
         emit({
           type: 'warn',

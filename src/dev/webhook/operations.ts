@@ -1,13 +1,14 @@
 /**
- * The webhook operations of a dev session: set ours, recognise a foreign (production) one,
- * delete ours and restore the one we replaced. Pending updates are never dropped unless asked.
+ * What a dev session reads off webhooks: whose one is set (none, a dead session's, a foreign one),
+ * what a replaced one was, the refusal of a foreign one, and the session's random path. The calls
+ * that set or delete a webhook are SessionWebhook's (session-webhook.ts).
  */
 import {randomBytes} from 'node:crypto'
 
 import {FixableError} from '../../lib/errors.js'
 import {maskUrl} from '../../lib/mask-url.js'
 import type {BotApi, WebhookInfo} from '../../telegram/index.js'
-import type {ReplacedWebhook, SessionState, WebhookRecord} from '../../session-store/state.js'
+import type {ReplacedWebhook, SessionState} from '../../session-store/state.js'
 
 /** A fresh unguessable path for this run's webhook URL. */
 export function randomWebhookPath(): string {
@@ -51,62 +52,5 @@ export function foreignWebhookError(info: WebhookInfo, mode: 'webhook' | 'pollin
       code: 'foreign_webhook',
       fix: 'Use a separate token for development, or pass --force to take it over for this session and restore it on exit (its secret_token cannot be read back: pass --restore-secret or set BOT_RESTORE_SECRET).',
     },
-  )
-}
-
-export interface SetOptions {
-  url: string
-  secret: string
-  maxConnections?: number
-  allowedUpdates?: string[]
-  dropPendingUpdates?: boolean
-  signal?: AbortSignal
-}
-
-export async function setDevWebhook(api: BotApi, options: SetOptions): Promise<WebhookRecord> {
-  await api.setWebhook(
-    {
-      url: options.url,
-      secret_token: options.secret,
-      ...(options.maxConnections !== undefined ? {max_connections: options.maxConnections} : {}),
-      ...(options.allowedUpdates !== undefined ? {allowed_updates: options.allowedUpdates} : {}),
-      ...(options.dropPendingUpdates ? {drop_pending_updates: true} : {}),
-    },
-    {signal: options.signal},
-  )
-  return {
-    url: options.url,
-    ...(options.maxConnections !== undefined ? {maxConnections: options.maxConnections} : {}),
-    ...(options.allowedUpdates !== undefined ? {allowedUpdates: options.allowedUpdates} : {}),
-  }
-}
-
-/** deleteWebhook keeping pending updates. */
-export async function deleteDevWebhook(
-  api: BotApi,
-  options: {timeoutMs?: number; signal?: AbortSignal} = {},
-): Promise<void> {
-  await api.deleteWebhook({drop_pending_updates: false}, {timeoutMs: options.timeoutMs, signal: options.signal})
-}
-
-/**
- * Put back the webhook we replaced (url, max_connections, allowed_updates, and the secret when known).
- * The ip_address getWebhookInfo shows is the resolved one, not necessarily one that was set, so it is not pinned.
- */
-export async function restoreWebhook(
-  api: BotApi,
-  replaced: ReplacedWebhook,
-  secret: string | undefined,
-  options: {timeoutMs?: number} = {},
-): Promise<void> {
-  await api.setWebhook(
-    {
-      url: replaced.url,
-      ...(secret ? {secret_token: secret} : {}),
-      ...(replaced.maxConnections !== undefined ? {max_connections: replaced.maxConnections} : {}),
-      // Absent in getWebhookInfo means "the default": an empty list asks for exactly that.
-      allowed_updates: replaced.allowedUpdates ?? [],
-    },
-    {timeoutMs: options.timeoutMs},
   )
 }

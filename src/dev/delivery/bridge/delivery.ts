@@ -4,7 +4,7 @@
  * would (UpdateBridge in ./bridge.ts); the bot runs in webhook mode, unchanged.
  */
 import {pollerCutOffText} from '../../poller-check.js'
-import {deleteDevWebhook, joinUrl} from '../../webhook/operations.js'
+import {joinUrl} from '../../webhook/operations.js'
 import {UpdateBridge} from './bridge.js'
 import type {Delivery, DeliveryContext} from '../types.js'
 
@@ -37,8 +37,7 @@ export class BridgeDelivery implements Delivery {
       'webhook',
       'Starting the polling bridge (no webhook, no public URL)…',
       async () => {
-        if (c.webhook.replaced) await deleteDevWebhook(c.api, {signal: c.signal})
-        else if (c.dropPendingUpdates) await c.api.deleteWebhook({drop_pending_updates: true}, {signal: c.signal})
+        await c.webhook.clearForPolling(c.signal)
         const found = await c.pollers()
         // The bot polls by itself: the session switches to polling delivery next, so no bridge.
         if (c.botPolls?.()) return
