@@ -27,6 +27,10 @@ With --talk, each line typed (or piped) on stdin is sent to the bot as a message
       description: 'Talk to a bot you run against it, from the terminal',
       command: '<%= config.bin %> <%= command.id %> --talk',
     },
+    {
+      description: 'Answer 429 Too Many Requests as Telegram does when the bot sends too fast',
+      command: '<%= config.bin %> <%= command.id %> --flood-control',
+    },
   ]
 
   static flags = {
@@ -53,6 +57,10 @@ With --talk, each line typed (or piped) on stdin is sent to the bot as a message
       description: "apply the cloud's webhook rules (https, ports 443/80/88/8443) instead of the local server's",
     }),
     'any-token': Flags.boolean({description: 'also accept any other well-formed token (each gets its own bot)'}),
+    'flood-control': Flags.boolean({
+      description:
+        "apply Telegram's flood limits: 429 Too Many Requests past about 1 message/s per chat, 20/min per group, 30/s in all",
+    }),
     talk: Flags.boolean({
       description: 'send stdin lines to the bot as user messages and print its replies',
       helpGroup: 'TALK',
@@ -125,6 +133,7 @@ With --talk, each line typed (or piped) on stdin is sent to the bot as a message
         token: flags.token,
         username: flags.username,
         acceptAnyToken: flags['any-token'],
+        floodControl: flags['flood-control'],
       })
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code

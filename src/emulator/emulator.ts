@@ -119,6 +119,8 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
           ? (options.webhookReadTimeoutMs ?? 60_000)
           : Math.max(1, scale(options.webhookReadTimeoutMs ?? 60_000)),
       scale,
+      floodClock:
+        options.floodControl && this.timeScale > 0 ? () => performance.now() / this.timeScale : () => undefined,
       later: (fn, ms) => this.later(fn, ms),
       conflict: async (bot, description) => {
         if (Date.now() - bot.lastConflictAt < scale(3000)) await new Promise<void>((r) => this.later(r, scale(3000)))

@@ -27,6 +27,12 @@ export interface EmulatorOptions {
   hosts?: Record<string, string>
   /** Multiplies every delay: webhook retry backoff, Retry-After, rate limits, 409 hold, read timeout. Default 1. */
   timeScale?: number
+  /**
+   * Apply Telegram's flood limits to messages sent (about 1 per second per chat with short bursts, 20 per minute per
+   * group, 30 per second in all), answering `429 Too Many Requests: retry after N` on the emulator's clock
+   * (`timeScale` applies). Default false.
+   */
+  floodControl?: boolean
   /** Any well-formed token is accepted and gets a bot on first use (default false: unknown tokens → 401). */
   acceptAnyToken?: boolean
   /** First update_id of every new bot (default: a random 9-digit number, as Telegram does). */

@@ -35,6 +35,8 @@ export interface OfflineBackendOptions {
   local?: boolean
   /** Accept every well-formed token (each gets a bot on first use). Default false. */
   acceptAnyToken?: boolean
+  /** Telegram's flood limits (EmulatorOptions.floodControl). Default false. */
+  floodControl?: boolean
 }
 
 export interface OfflineBot {
@@ -87,6 +89,7 @@ export async function startOfflineBackend(options: OfflineBackendOptions = {}): 
     local: options.local ?? true,
     acceptAnyToken: Boolean(options.acceptAnyToken),
     ...(options.timeScale !== undefined ? {timeScale: options.timeScale} : {}),
+    ...(options.floodControl ? {floodControl: true} : {}),
   })
   let info
   try {

@@ -23,6 +23,8 @@ export interface StandaloneOptions {
   username?: string
   /** Accept every well-formed token (each gets a bot on first use). */
   acceptAnyToken?: boolean
+  /** Apply Telegram's flood limits (429 Too Many Requests: retry after N). */
+  floodControl?: boolean
 }
 
 export interface StandaloneEmulator {
@@ -33,6 +35,7 @@ export interface StandaloneEmulator {
   tokenSource: 'fake' | 'user'
   local: boolean
   acceptAnyToken: boolean
+  floodControl: boolean
   /** It listens on loopback only (the default); otherwise other machines of the network can reach it. */
   loopback: boolean
   stop(): Promise<void>
@@ -46,6 +49,7 @@ export async function startStandaloneEmulator(options: StandaloneOptions = {}): 
     host: options.host,
     local,
     acceptAnyToken,
+    floodControl: Boolean(options.floodControl),
     token: options.token,
     botUsername: options.username,
   })
@@ -56,6 +60,7 @@ export async function startStandaloneEmulator(options: StandaloneOptions = {}): 
     tokenSource: options.token ? 'user' : 'fake',
     local,
     acceptAnyToken,
+    floodControl: Boolean(options.floodControl),
     loopback: isLoopbackHost(new URL(backend.apiRoot).hostname),
     stop: backend.stop,
   }
@@ -100,6 +105,7 @@ export function describeStandalone(s: StandaloneEmulator, options: {talk?: boole
       : '  token   the token you passed (--token)',
   ]
   if (s.acceptAnyToken) lines.push('  any well-formed token is accepted too (each gets its own bot)')
+  if (s.floodControl) lines.push('  flood control on: 429 past ~1 message/s per chat, 20/min per group, 30/s in all')
   lines.push(
     '',
     'Run your bot against it:',

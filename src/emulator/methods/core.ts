@@ -32,6 +32,11 @@ export interface Core {
   readonly startedAt: number
   /** Webhook read (inactivity) timeout in ms, already scaled. */
   readonly readTimeoutMs: number
+  /**
+   * The emulator's clock for flood control, in ms (real time divided by timeScale), or undefined when flood control
+   * is off (EmulatorOptions.floodControl false, or timeScale 0: no time passes between calls, nothing is limited).
+   */
+  floodClock(): number | undefined
   /** A delay of the real server, multiplied by timeScale. */
   scale(ms: number): number
   /** A timer that stop() clears; returns a function cancelling it. */

@@ -4,10 +4,11 @@
  */
 import type {BotState} from '../state/bot.js'
 import type {Answer, Core} from './core.js'
-import {ApiError} from '../errors.js'
+import {ApiError, tooManyRequests} from '../errors.js'
 import {handlerFor, methodNotFound} from './index.js'
 import {asBusiness} from './business.js'
 import {checkUtf8} from './utf8.js'
+import {FLOOD_COUNTED} from '../state/flood.js'
 import type {Params} from '../http/params.js'
 import type {RecordedCall} from '../types.js'
 import {toInteger} from '../integer.js'
@@ -48,7 +49,13 @@ export function dispatch(
     const fault = bot.faults.check(lower, params, (raw) => chatIdOf(bot, raw))
     if (fault) throw fault
     if (params.badUtf8) checkUtf8(lower, params)
+    const flood = FLOOD_COUNTED.has(lower) ? floodCheck(bot, params, ctx.core) : undefined
     answer = handler(bot, params, ctx.core, {method: lower, source: ctx.source, onAbort: ctx.onAbort})
+    if (flood) {
+      // a message counts once it went: a refused call costs nothing
+      if (typeof (answer as {then?: unknown}).then !== 'function') flood()
+      else answer = (answer as Promise<Answer>).then((a) => (flood(), a))
+    }
   } catch (err) {
     throw failed(bot, record, counted, ctx, err)
   }
@@ -90,6 +97,23 @@ function finished(bot: BotState, record: RecordedCall, counted: boolean, ctx: Di
 function relaunch(bot: BotState, core: Core): void {
   bot.closeState = undefined
   if (bot.webhook) core.openWebhook(bot)
+}
+
+/**
+ * Flood control (state/flood.ts) for a call that sends into a chat: a 429 when over a limit, else the function that
+ * counts the message once it went; undefined when flood control is off or the chat is not known (the handler answers).
+ */
+function floodCheck(bot: BotState, params: Params, core: Core): (() => void) | undefined {
+  const now = core.floodClock()
+  if (now === undefined) return undefined
+  const raw = params.get('chat_id') ?? ''
+  const chat = raw === '' ? undefined : bot.findChat(raw)
+  if (typeof chat?.id !== 'number') return undefined
+  const chatId = chat.id
+  const group = chat.type !== 'private'
+  const wait = bot.flood.wait(chatId, group, now)
+  if (wait !== undefined) throw tooManyRequests(wait)
+  return () => bot.flood.count(chatId, group, core.floodClock() ?? now)
 }
 
 /** The id of the chat a `chat_id` parameter names (a number, or an @username the bot has seen). */

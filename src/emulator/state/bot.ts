@@ -1,6 +1,7 @@
 /** The state of one bot: identity, its single update queue, known chats and messages, webhook settings. */
 import {OpenQueries} from './open-queries.js'
 import {Faults} from './faults.js'
+import {FloodControl} from './flood.js'
 import {MessageStore} from './messages.js'
 import {BotProfile} from './profile.js'
 import {ChatInfoStore} from './chat-info.js'
@@ -73,6 +74,8 @@ export class BotState {
   inFlight = 0
   /** Injected failures and blocked / migrated / deactivated chats. */
   readonly faults = new Faults()
+  /** Flood control's counts (used when the emulator applies it: EmulatorOptions.floodControl). */
+  readonly flood = new FloodControl()
 
   /** Queue in update_id order (a Map keeps insertion order and deletes in O(1)). */
   readonly queue = new Map<number, QueueEntry>()
