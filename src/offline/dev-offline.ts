@@ -17,7 +17,7 @@ import {stateDir as defaultStateDir} from '../session-store/state.js'
 import {BotApi} from '../telegram/index.js'
 import {loopbackProvider} from '../tunnel/index.js'
 import {startOfflineChat, type Chat, type ChatEvent, type ChatSummary} from './chat.js'
-import {startOfflineBackend, type OfflineBackend} from './offline-env.js'
+import {offlineSessionToken, startOfflineBackend, type OfflineBackend} from './offline-env.js'
 import {OFFLINE_WEBHOOK_DELETED, offlineReadyText, offlineSummaryText, type OfflineInfo} from './session-text.js'
 
 export type OfflineDevEvent =
@@ -82,7 +82,7 @@ export interface OfflineDevOptions
   startupTimeoutMs?: number
   /** Emulator port (default: a free one). */
   emulatorPort?: number
-  /** The token of the emulator's bot (default the fake OFFLINE_TOKEN): with --forward-to, the one the user's server has. */
+  /** The token of the emulator's bot (default a fresh offlineSessionToken()): with --forward-to, the one the user's server has. */
   botToken?: string
   /** Session state directory; default a fresh temporary one (an offline session shares nothing with others). */
   stateDir?: string
@@ -106,7 +106,8 @@ export async function runOfflineDev(options: OfflineDevOptions): Promise<Offline
     userId,
     firstName,
     username,
-    ...(botToken ? {token: botToken} : {}),
+    // A random secret part for each session (the bot id stays): the fixed OFFLINE_TOKEN is public.
+    token: botToken ?? offlineSessionToken(),
   })
   return new OfflineRun(options, backend).run()
 }

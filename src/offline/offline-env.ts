@@ -2,13 +2,28 @@
  * The offline back end: the Bot API emulator started in-process (local mode) with one fixed fake bot,
  * so a bot runs with no token and no network.
  */
+import {randomBytes} from 'node:crypto'
+
 import {BotApiEmulator} from '../emulator/index.js'
 
 /**
- * The token of the offline bot. Well-formed (a bot id, ':', 35 characters of [A-Za-z0-9_-]) so every
- * library accepts it, and plainly fake: it is no secret and Telegram would reject it.
+ * The token of `bot emulator`'s bot by default. Well-formed (a bot id, ':', 35 characters of
+ * [A-Za-z0-9_-]) so every library accepts it, and plainly fake: Telegram would reject it. It is
+ * public (it is in this file): on a shared machine anyone who can reach the emulator's port can
+ * use it (docs/security.md).
  */
 export const OFFLINE_TOKEN = '1234567890:OFFLINE-DEV-TOKEN-NOT-A-REAL-SECRET'
+/** The bot id of every offline bot (the token's prefix): history and replay find an earlier offline run by it. */
+export const OFFLINE_BOT_ID = 1234567890
+
+/**
+ * A token for one `bot dev --offline` session: the offline bot's id and a random secret part, so
+ * another local user who reaches the session's emulator cannot read its chat through the control
+ * API or inject messages (they would need the token the bot got in its environment).
+ */
+export function offlineSessionToken(): string {
+  return `${OFFLINE_BOT_ID}:${randomBytes(27).toString('base64url').slice(0, 35)}`
+}
 export const OFFLINE_BOT_USERNAME = 'offline_dev_bot'
 export const OFFLINE_BOT_NAME = 'Offline Dev Bot'
 

@@ -8,7 +8,6 @@ import type {ChildProcess} from 'node:child_process'
 
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {OFFLINE_TOKEN} from '../../src/offline/offline-env.js'
 import {recordLines, startOfflineSession} from '../inspector/offline-helpers.js'
 import {waitFor} from '../support/wait.js'
 
@@ -25,14 +24,15 @@ describe('bot dev --offline and a 200,000-level update on the control API', () =
     const o = startOfflineSession(['--json'], running, {killAfterMs: 60_000, prefix: 'bot-hostile-offline-'})
     const offline = await o.waitEvent('offline', (e) => e.type === 'offline')
     await o.waitEvent('ready', (e) => e.type === 'ready')
-    const updates = `${offline.apiRoot}/_emulator/bots/${OFFLINE_TOKEN}/updates`
+    const token = await o.token()
+    const updates = `${offline.apiRoot}/_emulator/bots/${token}/updates`
     const statuses: Record<string, number> = {}
     for (const type of ['text/plain', 'application/json']) {
       const res = await fetch(updates, {method: 'POST', headers: {'content-type': type}, body: deep})
       statuses[type] = res.status
     }
     // the session still works: a message from the user reaches the bot (the old session was gone by now)
-    const sent = await fetch(`${offline.apiRoot}/_emulator/bots/${OFFLINE_TOKEN}/messages`, {
+    const sent = await fetch(`${offline.apiRoot}/_emulator/bots/${token}/messages`, {
       method: 'POST',
       headers: {'content-type': 'application/json'},
       body: JSON.stringify({text: 'still here'}),

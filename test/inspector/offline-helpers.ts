@@ -28,6 +28,8 @@ export interface OfflineSession {
   waitEvent(what: string, match: (e: Event) => boolean): Promise<Event>
   /** `bot …` (trigger, replay) run in the session's folder, finding it through its state folder. */
   control(argv: string[]): Promise<CliResult>
+  /** The BOT_TOKEN the bot got (random for each offline session), once the bot has started. */
+  token(): Promise<string>
 }
 
 export interface OfflineSessionOptions {
@@ -38,6 +40,8 @@ export interface OfflineSessionOptions {
   killAfterMs?: number
   /** The fixture bot (test/fixtures/bots; default inspector-bot.mjs). */
   bot?: string
+  /** More environment for the CLI (e.g. BROWSER). */
+  env?: Record<string, string | undefined>
 }
 
 export function startOfflineSession(
@@ -48,12 +52,13 @@ export function startOfflineSession(
   const dir = mkdtempSync(join(tmpdir(), o.prefix ?? 'bot-inspector-offline-'))
   const stateDir = join(dir, 'state')
   const record = join(dir, 'record.txt')
+  const tokenFile = join(dir, 'token.txt')
   const child = spawn(
     process.execPath,
     [BIN, 'dev', '--offline', '--no-watch', ...args, '--', 'node', fixture(o.bot ?? 'inspector-bot.mjs')],
     {
       cwd: dir,
-      env: cliEnv({env: {BOT_STATE_DIR: stateDir, FIXTURE_RECORD: record}}),
+      env: cliEnv({env: {BOT_STATE_DIR: stateDir, FIXTURE_RECORD: record, FIXTURE_TOKEN_RECORD: tokenFile, ...o.env}}),
       stdio: ['pipe', 'pipe', 'pipe'],
     },
   )
@@ -91,6 +96,13 @@ export function startOfflineSession(
         timeout: o.waitMs ?? 20_000,
       })
       return found!
+    },
+    async token() {
+      await waitFor(() => recordLines(tokenFile).length > 0, {
+        what: () => `the bot's token in ${tokenFile}\nstderr: ${stderr}`,
+        timeout: o.waitMs ?? 20_000,
+      })
+      return recordLines(tokenFile)[0]
     },
     control: (argv) => runCli(argv, {cwd: dir, env: {BOT_STATE_DIR: stateDir}, timeoutMs: o.controlMs ?? 45_000}),
   }
