@@ -42,10 +42,14 @@ export function exitCodeFor(
   }
   if (reason === 'error' || cleanFailed) return 1
   if (!exit) return reason && SIGNAL_EXIT[reason] ? SIGNAL_EXIT[reason] : 0
-  // Stopped by us: an exit code is the bot's answer; our own signal is not a failure.
-  if (exit.code !== null) return exit.code
+  // Stopped by us: an exit code is the bot's answer; our own signal is not a failure, nor is a
+  // wrapper's (tsx, npm, sh) report of it as 128 + its number (143 for SIGTERM).
+  if (exit.code !== null && !(exit.expected && STOP_SIGNAL_CODES.has(exit.code))) return exit.code
   return 0
 }
+
+/** 128 + the signals `bot dev` stops a bot with (SIGTERM, then SIGKILL) or a terminal sends it (SIGINT). */
+const STOP_SIGNAL_CODES = new Set(['SIGTERM', 'SIGKILL', 'SIGINT'].map((s) => signalExitCode(s)))
 
 /** What the summary is made of. */
 export interface SummaryParts {

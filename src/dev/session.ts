@@ -87,14 +87,21 @@ export class DevSession {
         })
         return this.stop('bot-failed')
       }
-      emit({
-        type: 'info',
-        text: 'Waiting for a file change to restart it (updates are held, then answered 503 so Telegram retries).',
-      })
+      emit({type: 'info', text: `Waiting for a file change to restart it (${this.#whileDown()}).`})
     })
     events.on('stall', () => this.#ctx.delivery?.nudge?.())
     events.on('lost', (part, reason) => void this.#lost(part, reason))
     events.on('bot-polls', (letThrough) => this.#botPolls(letThrough))
+  }
+
+  /** What happens to updates while the bot is down, in this session's words. */
+  #whileDown(): string {
+    // Polling: nobody fetches them, so they wait at the Bot API (the emulator offline).
+    if (this.#mode === 'polling')
+      return this.#o.offline ? 'messages wait in the emulator meanwhile' : 'updates wait at Telegram meanwhile'
+    if (this.#o.offline) return 'updates are held meanwhile'
+    if (this.#o.bridge) return 'updates are held meanwhile, then left at Telegram for later'
+    return 'updates are held, then answered 503 so Telegram retries'
   }
 
   get signal(): AbortSignal {

@@ -11,6 +11,9 @@ import type {SessionPart} from '../part.js'
 import {Relay} from '../relay/relay.js'
 import {rejectedText, updateText} from '../render.js'
 
+const FORWARD_401 =
+  ' — your server refused the secret: its WEBHOOK_SECRET differs from the one bot dev sends (see the variables printed at start)'
+
 export function relayPart(): SessionPart {
   let relay: Relay | undefined
   return {
@@ -30,7 +33,9 @@ export function relayPart(): SessionPart {
             onUpdate: (e) => {
               // Switching to polling: what the relay gives back unanswered is polled by the bot and shown then.
               if (ctx.botPolls && (e.status < 200 || e.status >= 300)) return
-              ctx.emit({type: 'update', ...e, text: updateText(e)})
+              // --forward-to: a 401 from the user's server is its secret check refusing ours.
+              const text = updateText(e) + (o.forwardTo && e.status === 401 ? FORWARD_401 : '')
+              ctx.emit({type: 'update', ...e, text})
               // A failing or long-held delivery: a good moment to look at the webhook.
               if (e.status >= 500 || e.heldMs > 5000) ctx.events.emit('stall')
             },
@@ -47,7 +52,8 @@ export function relayPart(): SessionPart {
           relay = r
           return {relay: r, botPort: o.port ?? (await freePort())}
         },
-        (r) => `Relay on http://127.0.0.1:${r.relay.port} → bot on port ${r.botPort}`,
+        (r) =>
+          `Relay on http://127.0.0.1:${r.relay.port} → ${o.forwardTo ? `your server at ${o.forwardTo.url}` : `bot on port ${r.botPort}`}`,
       )
       ctx.relay = started.relay
       ctx.port = started.botPort

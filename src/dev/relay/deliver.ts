@@ -9,7 +9,8 @@ import {isRetryable, Upstream, type AnswerHandler, type BotAnswer} from './upstr
 
 import type {RelayTarget} from './types.js'
 
-const GONE = 'Telegram closed the connection while the update was held; it will retry'
+/** (Said of whoever sent the update: Telegram, the emulator offline, `bot dev`'s own polling bridge.) */
+const GONE = 'the sender closed the connection while the update was held; it will retry'
 
 /** What a delivery got: the bot's answer, or why the relay answers by itself; and how long it was held. */
 export interface Delivered {

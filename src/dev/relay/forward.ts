@@ -24,6 +24,9 @@ export interface ForwarderOptions {
   secrets?: Array<string | undefined>
 }
 
+/** Failed update_ids remembered (the oldest are forgotten first). */
+const FAILED_IDS_MAX = 10_000
+
 export class Forwarder {
   readonly stats: RelayStats = {relayed: 0, failures: 0, rejected: 0, repeats: 0}
   recorder: RelayRecorder | undefined
@@ -36,9 +39,28 @@ export class Forwarder {
   #open = 0
   #drained: (() => void) | undefined
 
+  /** update_ids counted as failures: Telegram's retries of one are the same update, not new failures. */
+  readonly #failedIds = new Set<number>()
+
   constructor(deliverer: Deliverer, o: ForwarderOptions) {
     this.deliverer = deliverer
     this.#o = o
+  }
+
+  /** A delivery failed: counted once per update (the summary counts updates, not attempts). */
+  failed(updateId: number | undefined): void {
+    if (updateId !== undefined) {
+      if (this.#failedIds.has(updateId)) return
+      if (this.#failedIds.size >= FAILED_IDS_MAX) this.#failedIds.delete(this.#failedIds.values().next().value!)
+      this.#failedIds.add(updateId)
+    }
+    this.stats.failures++
+  }
+
+  /** A delivery succeeded: an update that had failed before is a failure no more. */
+  succeeded(updateId: number | undefined): void {
+    if (updateId === undefined || this.#failedIds.size === 0 || !this.#failedIds.delete(updateId)) return
+    this.stats.failures--
   }
 
   /** A webhook request with the right secret: answer it from the cache, or deliver it. */
@@ -238,8 +260,10 @@ class Exchange implements DeliveryDone {
       if (conn) conn.respond(503, 'content-type: text/plain\r\nretry-after: 1\r\n', latin1(`bot dev: ${error}\n`))
     }
     if (repeat) f.stats.repeats++
-    else if (status >= 200 && status < 300) f.stats.relayed++
-    else f.stats.failures++
+    else if (status >= 200 && status < 300) {
+      f.stats.relayed++
+      f.succeeded(this.updateId)
+    } else f.failed(this.updateId)
     this.answer = answer
     this.error = error
     this.status = status
