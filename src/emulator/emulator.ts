@@ -485,8 +485,12 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     return invokeAction(this.actionContext(this.mustBot(token)), name, input, path)
   }
 
-  /** Run an action of the table with its options (typed by TypeScript, so unchecked). */
-  private act<K extends ActionName>(token: string, name: K, input: ActionInput<K>): ActionResult<K> {
+  /**
+   * Run the user action `name` with its options as JavaScript takes them (camelCase, typed by TypeScript and not
+   * checked again), e.g. `emu.act(token, 'boost_chat', {chatId: -1001})`: the action's result. Every action of
+   * the table is reached this way; the named methods (sendUserMessage, boostChat…) are the same calls.
+   */
+  act<K extends ActionName>(token: string, name: K, input: ActionInput<K>): ActionResult<K> {
     const action = ACTIONS[name] as unknown as {run(ctx: ActionContext, input: ActionInput<K>): ActionResult<K>}
     return action.run(this.actionContext(this.mustBot(token)), input)
   }
