@@ -160,7 +160,7 @@ async function route(
     for (const [key, candidate] of Object.entries(ROUTES)) {
       if (entry) break
       const [prefix, pattern] = key.includes(' ') ? key.split(' ', 2) : [undefined, key]
-      if (!pattern.includes(':') || (sameMethod && prefix !== undefined && prefix !== method)) continue
+      if (!isPattern(pattern, candidate) || (sameMethod && prefix !== undefined && prefix !== method)) continue
       const matched = matchPattern(pattern, parts.slice(2))
       if (matched) [entry, params] = [candidate, matched]
     }
@@ -195,6 +195,14 @@ async function route(
     // the emulator's own argument checks (blockBot, failNext…) say what is wrong
     throw new ControlError(400, String((err as Error).message))
   }
+}
+
+/**
+ * A key matched segment by segment: one with `:name` segments, or of several fixed ones (`web_apps/open`); not a
+ * `withId` key (`chats/block` is `chats/{chat_id}/block`).
+ */
+function isPattern(key: string, route: Route): boolean {
+  return key.includes(':') || (key.includes('/') && !route.withId)
 }
 
 /** The path as shown in an error: the token replaced by {token}. */
