@@ -345,7 +345,13 @@ describe('relay HTTP/1.1: what a strict server refuses (nothing forwarded, the c
       base([`POST ${PATH} HTTP/2.0`, 'Host: x', secret, 'Content-Length: 2']) + '{}',
       505,
     ],
-    ['a request line that is not one', base([`POST  ${PATH} HTTP/1.1`, 'Host: x']), 400],
+    ['a request line that is not one', base([`POST ${PATH} HTTP/1.1 `, 'Host: x']), 400],
+    ['a method Node does not know', base([`FETCH ${PATH} HTTP/1.1`, 'Host: x']), 400],
+    [
+      'Content-Length twice, even the same',
+      base([`POST ${PATH} HTTP/1.1`, 'Host: x', secret, 'Content-Length: 2', 'Content-Length: 2']) + '{}',
+      400,
+    ],
     [
       'a control byte in a header value',
       base([`POST ${PATH} HTTP/1.1`, 'Host: x\x01', secret, 'Content-Length: 2']) + '{}',

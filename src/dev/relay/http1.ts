@@ -11,11 +11,6 @@ export const MAX_HEAD_BYTES = 16 * 1024
 const MAX_CHUNK_LINE = 1024
 const MAX_TRAILER_BYTES = 8 * 1024
 
-/** A header name: one or more tchar (RFC 9110 §5.6.2). */
-export const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
-/** Bytes no header value may hold: controls other than HTAB, and DEL (the head is read as latin1). */
-export const BAD_VALUE_BYTE = /[\x00-\x08\x0a-\x1f\x7f]/
-
 const CR = 13
 const LF = 10
 
@@ -137,27 +132,32 @@ export class ChunkedDecoder {
   }
 }
 
-/** `1*HEXDIG [ ; ext ] CRLF` → the size; -1 when the line is not one (bare LF, no digits, too large). */
+/**
+ * A chunk extension list (RFC 9112 §7.1.1) as llhttp takes it: `;name` or `;name=value`, the value
+ * a token or a quoted string, no whitespace anywhere.
+ */
+const CHUNK_EXT =
+  /^(?:;[!#$%&'*+\-.^_`|~0-9A-Za-z]+(?:=(?:[!#$%&'*+\-.^_`|~0-9A-Za-z]+|"(?:[\t\x20\x21\x23-\x5b\x5d-\x7e\x80-\xff]|\\[\t\x20-\x7e\x80-\xff])*"))?)*$/
+
+/**
+ * `1*HEXDIG [ chunk-ext ] CRLF` → the size; -1 when the line is not one (bare LF, no digits,
+ * whitespace after the size, a malformed extension, too large).
+ */
 function chunkSizeOf(line: string): number {
-  if (line.length < 3 || line.charCodeAt(line.length - 2) !== CR) return -1
+  const end = line.length - 2
+  if (end < 1 || line.charCodeAt(end) !== CR) return -1
   let size = 0
   let digits = 0
   let i = 0
-  for (; i < line.length - 2; i++) {
+  for (; i < end; i++) {
     const c = line.charCodeAt(i)
     const v = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : -1
     if (v < 0) break
-    if (++digits > 12) return -1 // over 2^48: no body the relay takes is that large
+    // Leading zeros do not count; over 2^48 no body the relay takes is that large.
+    if ((digits > 0 || v > 0) && ++digits > 12) return -1
     size = size * 16 + v
   }
-  if (digits === 0) return -1
-  // What follows the digits: optional whitespace, then nothing or `;` and extensions (dropped).
-  for (; i < line.length - 2; i++) {
-    const c = line.charCodeAt(i)
-    if (c === 32 || c === 9) continue
-    if (c !== 59) return -1
-    if (BAD_VALUE_BYTE.test(line.slice(i, line.length - 2))) return -1
-    break
-  }
+  if (i === 0) return -1
+  if (i < end && !CHUNK_EXT.test(line.slice(i, end))) return -1
   return size
 }
