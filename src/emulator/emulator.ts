@@ -157,7 +157,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
       onStop: (fail) => this.onStop(fail),
     })
     const router = {
-      botFor: (token: string) => this.bots.forRequest(token),
+      botFor: (token: string) => this.bots.forRequest(token, this.local),
       invoke: (bot: BotState, method: string, params: Params, onAbort: (fn: () => void) => () => void) =>
         this.invoke(bot, method, params, onAbort, 'http'),
       control,

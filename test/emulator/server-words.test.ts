@@ -133,3 +133,28 @@ describe('strings must be UTF-8 (TD tdutils/td/utils/utf8.cpp check_utf8; td/tel
     )
   })
 })
+
+describe('a malformed token under local rules (BA telegram-bot-api/ClientManager.cpp ClientManager::send)', () => {
+  it('answers the local server checks; cloud rules keep api.telegram.org 404', async () => {
+    const {emu} = await setup()
+    const get = async (root: string, token: string) => {
+      const res = await fetch(`${root}/bot${token}/getMe`)
+      return [res.status, ((await res.json()) as any).description]
+    }
+    const invalid = [401, 'Unauthorized: invalid token specified']
+    expect(await get(emu.apiRoot, '')).toEqual(invalid) // no ':'
+    expect(await get(emu.apiRoot, 'no-colon')).toEqual(invalid)
+    expect(await get(emu.apiRoot, '0123:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA')).toEqual(invalid) // starts with 0
+    expect(await get(emu.apiRoot, `123:${'A'.repeat(80)}`)).toEqual(invalid) // longer than 80
+    expect(await get(emu.apiRoot, '18014398509481984:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA')).toEqual(invalid) // ≥ 2^54
+    expect(await get(emu.apiRoot, '-5:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA')).toEqual(invalid) // ≤ 0
+    // not an int64 as td::to_integer_safe reads it
+    const misdirected = [421, 'Misdirected Request: unallowed token specified']
+    expect(await get(emu.apiRoot, 'bot123:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA')).toEqual(misdirected)
+    expect(await get(emu.apiRoot, '+123:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA')).toEqual(misdirected)
+    // past the checks, a token Telegram does not know: the login fails
+    expect(await get(emu.apiRoot, '123:short')).toEqual([401, 'Unauthorized'])
+    const cloud = await setup({local: false})
+    expect(await get(cloud.emu.apiRoot, '0123:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA')).toEqual([404, 'Not Found'])
+  })
+})

@@ -6,7 +6,7 @@
  */
 import {randomBytes, randomInt} from 'node:crypto'
 import {BotState} from './bot.js'
-import {notFound, unauthorized} from '../errors.js'
+import {ApiError, notFound, unauthorized} from '../errors.js'
 import type {BotInfo, CreateBotOptions, EmulatorOptions} from '../types.js'
 
 /** A token the official front-end would route: `<bot id>:<24+ base64url characters>`, at most 80 characters. */
@@ -93,9 +93,16 @@ export class BotRegistry {
     throw new Error('BotApiEmulator: unknown token (create the bot with createBot first)')
   }
 
-  /** The bot a Bot API request reaches, or the ApiError Telegram answers (404 malformed, 401 unknown or revoked). */
-  forRequest(token: string): BotState {
-    if (!wellFormed(token)) throw notFound()
+  /**
+   * The bot a Bot API request reaches, or the ApiError Telegram answers: 401 for an unknown or revoked token; for a
+   * malformed one, api.telegram.org's 404 under cloud rules, the local server's own checks under local rules.
+   */
+  forRequest(token: string, local = false): BotState {
+    if (local) {
+      const refused = localTokenRefusal(token)
+      if (refused) throw refused
+    }
+    if (!wellFormed(token)) throw local ? unauthorized() : notFound()
     const bot = this.get(token)
     if (bot) {
       if (bot.revoked) throw unauthorized()
@@ -111,6 +118,30 @@ export class BotRegistry {
     if (!this.#bots.has(token)) this.create({token})
     return this.#bots.get(token)
   }
+}
+
+/**
+ * telegram-bot-api ClientManager.cpp `ClientManager::send`, before it looks the token up: a token starting with 0,
+ * longer than 80 bytes, holding a `/` or no `:` is `401 Unauthorized: invalid token specified`; a bot id that is not
+ * an int64 as td::to_integer_safe reads it (exactly its decimal form) is `421 Misdirected Request: unallowed token
+ * specified`; an id ≤ 0 or ≥ 2^54 is 401 again. A token that passes but that Telegram does not know is `401
+ * Unauthorized` (the server's login fails).
+ */
+function localTokenRefusal(token: string): ApiError | undefined {
+  const invalid = new ApiError(401, 'Unauthorized: invalid token specified')
+  if (token.startsWith('0') || Buffer.byteLength(token) > 80 || token.includes('/') || !token.includes(':'))
+    return invalid
+  const idText = token.slice(0, token.indexOf(':'))
+  if (
+    !/^-?(0|[1-9]\d*)$/.test(idText) ||
+    idText === '-0' ||
+    BigInt(idText) >= 2n ** 63n ||
+    BigInt(idText) < -(2n ** 63n)
+  )
+    return new ApiError(421, 'Misdirected Request: unallowed token specified')
+  const id = BigInt(idText)
+  if (id <= 0n || id >= 2n ** 54n) return invalid
+  return undefined
 }
 
 function randomToken(id?: number): string {
