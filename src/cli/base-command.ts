@@ -5,7 +5,7 @@ import {BotApi, DEFAULT_API_ROOT, isCloudApiRoot, type BotApiOptions} from '../t
 import {checkTokenShape} from '../telegram/token.js'
 import {isCI} from '../lib/ci.js'
 import {closest} from '../lib/closest.js'
-import {loadDotenv, sourceOf, type ValueSource} from './config.js'
+import {dotenvSearched, loadDotenv, loadedDotenv, sourceOf, type ValueSource} from './config.js'
 import {readPackageConfig, withDefaults, type FlagDefinition, type PackageConfig} from './package-config.js'
 import {redactSecrets} from '../telegram/redact.js'
 import {tokensInArgv} from './secrets.js'
@@ -130,11 +130,15 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected resolveApi(): ResolvedApi {
     const flags = this.flags as {token?: string; 'api-root'?: string}
     const token = flags.token
-    if (!token)
+    if (!token) {
+      // Which .env files were looked for (a monorepo package reads the nearest one up to the repository's root).
+      const searched = dotenvSearched()
+      const files = searched ? `; ${searched}${loadedDotenv()?.path ? ', which has no BOT_TOKEN' : ''}` : ''
       throw new UsageError(
-        'No bot token: pass --token or set BOT_TOKEN (in the environment or in .env).',
+        `No bot token: pass --token or set BOT_TOKEN (in the environment or in .env${files}).`,
         'Get a token from @BotFather (/newbot) and put BOT_TOKEN=… in .env; `bot dev --offline` needs none.',
       )
+    }
     const tokenSource = sourceOf('BOT_TOKEN', this.argv, 'token')
     const shape = checkTokenShape(
       token,

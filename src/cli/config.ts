@@ -1,7 +1,9 @@
 import {existsSync, readFileSync} from 'node:fs'
-import {dirname, join, resolve} from 'node:path'
+import {dirname, join} from 'node:path'
 
 import {parse} from 'dotenv'
+
+import {projectFolders} from '../lib/project-folders.js'
 
 /** Where a setting's value came from, for `bot doctor` and error messages. */
 export type ValueSource = 'flag' | 'env' | '.env' | 'default'
@@ -11,28 +13,39 @@ export interface LoadedEnv {
   path?: string
   /** Names of the variables that came from .env (not already set in the environment). */
   fromFile: Set<string>
+  /** The .env paths looked for, nearest first, up to the one read (for "no token" to name them). */
+  looked: string[]
 }
 
 let loaded: LoadedEnv | undefined
 
-/** `.env` in `cwd`, else in the folder of the nearest package.json above it (the project's root), if there is one. */
-export function dotenvPath(cwd = process.cwd()): string | undefined {
-  const here = resolve(cwd, '.env')
-  if (existsSync(here)) return here
-  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'package.json'))) return existsSync(join(dir, '.env')) ? join(dir, '.env') : undefined
-    if (dirname(dir) === dir) return undefined
+/**
+ * The .env to read and the paths looked for: the first `.env` from `cwd` up to the project's top
+ * (lib/project-folders.ts: a monorepo package reaches the repository root's .env).
+ */
+export function dotenvSearch(cwd = process.cwd()): {path?: string; looked: string[]} {
+  const looked: string[] = []
+  for (const dir of projectFolders(cwd)) {
+    const candidate = join(dir, '.env')
+    looked.push(candidate)
+    if (existsSync(candidate)) return {path: candidate, looked}
   }
+  return {looked}
+}
+
+/** The `.env` read for `cwd` (see dotenvSearch), if there is one. */
+export function dotenvPath(cwd = process.cwd()): string | undefined {
+  return dotenvSearch(cwd).path
 }
 
 /**
- * Load `.env` from `cwd` (or, in a subfolder of a project, from its root: see dotenvPath) into
- * process.env without overriding variables that are already set (flags > environment > .env).
- * Idempotent per process.
+ * Load `.env` from `cwd` (or, in a subfolder of a project, from the nearest folder above that has
+ * one: see dotenvSearch) into process.env without overriding variables that are already set
+ * (flags > environment > .env). Idempotent per process.
  */
 export function loadDotenv(cwd = process.cwd()): LoadedEnv {
   if (loaded) return loaded
-  const path = dotenvPath(cwd)
+  const {path, looked} = dotenvSearch(cwd)
   const fromFile = new Set<string>()
   if (path) {
     const values = parse(readFileSync(path))
@@ -42,9 +55,24 @@ export function loadDotenv(cwd = process.cwd()): LoadedEnv {
         fromFile.add(key)
       }
     }
-    loaded = {path, fromFile}
-  } else loaded = {fromFile}
+    loaded = {path, fromFile, looked}
+  } else loaded = {fromFile, looked}
   return loaded
+}
+
+/** What loadDotenv found (undefined before it ran). */
+export function loadedDotenv(): LoadedEnv | undefined {
+  return loaded
+}
+
+/** Where .env was looked for and what was read, in a few words ("no token" says it). */
+export function dotenvSearched(): string | undefined {
+  if (!loaded || loaded.looked.length === 0) return undefined
+  if (loaded.path) {
+    const before = loaded.looked.slice(0, -1)
+    return `read ${loaded.path}${before.length ? ` (none in ${before.map((p) => dirname(p)).join(', ')})` : ''}`
+  }
+  return `no .env in ${loaded.looked.map((p) => dirname(p)).join(', ')}`
 }
 
 /** Where the value of `flag`/`envName` came from, given the raw argv. */

@@ -25,7 +25,7 @@ export const fixtureFlags = {
 }
 
 const SESSION_TEXT =
-  "The session is the one of the bot of BOT_TOKEN (its id, no network call) or, without a token, the one started in this folder; none running: exit 1. In webhook mode the update goes to the bot through the relay like one from Telegram; offline it is the emulator user's action. Prints a line per update delivered (the bot's answer, the time it took, each Bot API call that failed). Exit 1 when the bot answered with an error; exit 2 (nothing sent) for bad input. --json prints the inspector's entry."
+  "The session is the one of the bot of BOT_TOKEN (its id, no network call) or, without a token, the one started in this folder (or in a folder above it in the project); none running: exit 1. In webhook mode the update goes to the bot through the relay like one from Telegram; offline it is the emulator user's action. Prints a line per update delivered (the bot's answer, the time it took, each Bot API call that failed). Exit 1 when the bot answered with an error; exit 2 (nothing sent) for bad input. --json prints the inspector's entry."
 
 /** The placeholders a fixture uses, explained (for its help). */
 function placeholderText(types: FixtureType[]): string {

@@ -10,7 +10,7 @@ export default class Replay extends BaseCommand<typeof Replay> {
   static description =
     `Re-delivers an update the running \`bot dev\` session recorded (its inspector lists them, with their update_id) as a new delivery: the bot sees it even though it already answered that update_id. --last replays the newest one. Updates of an earlier run of the session are found in its on-disk history.
 
-The session is the one of the bot of BOT_TOKEN (its id, no network call) or, without a token, the one started in this folder; none running: exit 1. Give exactly one of UPDATE_ID and --last (else exit 2).
+The session is the one of the bot of BOT_TOKEN (its id, no network call) or, without a token, the one started in this folder (or in a folder above it in the project); none running: exit 1. Give exactly one of UPDATE_ID and --last (else exit 2).
 
 Prints one line (the update, the bot's answer, the time it took), then each Bot API call that failed. Exit 1 when the bot answered with an error. --json prints the inspector's entry for the new delivery.`
 

@@ -8,6 +8,7 @@
 import {readdirSync, realpathSync, unlinkSync} from 'node:fs'
 import {join, resolve} from 'node:path'
 
+import {projectFolders} from '../lib/project-folders.js'
 import {ensureStateFolder, readPrivateFile, writePrivateFile} from '../session-store/private-files.js'
 import {isPidAlive} from '../session-store/processes.js'
 import {stateDir} from '../session-store/state.js'
@@ -104,12 +105,19 @@ function newest(records: ControlRecord[]): ControlRecord | undefined {
 
 /**
  * The running session to talk to: with a bot id (from the token's prefix), the newest live
- * session of that bot; else the newest live session started in `cwd`. An offline session in
- * `cwd` also answers for a bot id (it runs a fake bot, whatever token .env holds).
+ * session of that bot; else the newest live session started in `cwd` or, when none, in the nearest
+ * folder above it within the project (lib/project-folders.ts). An offline session found so also
+ * answers for a bot id (it runs a fake bot, whatever token .env holds).
  */
 export function findControlRecord(o: {botId?: number; cwd: string; dir?: string}): ControlRecord | undefined {
   const live = listControlRecords(o.dir)
-  const here = live.filter((r) => samePath(r.cwd, o.cwd))
+  // The session of this folder, else of the nearest folder above it in the project (a trigger typed
+  // in src/ finds the session started at the package's root, as `bot dev` finds package.json).
+  let here: ControlRecord[] = []
+  for (const folder of projectFolders(o.cwd)) {
+    here = live.filter((r) => samePath(r.cwd, folder))
+    if (here.length > 0) break
+  }
   if (o.botId === undefined) return newest(here)
   return newest(live.filter((r) => r.botId === o.botId)) ?? newest(here.filter((r) => r.offline))
 }

@@ -9,7 +9,7 @@ export default class TriggerCallback extends BaseCommand<typeof TriggerCallback>
   static description =
     `Delivers a synthetic callback_query update (a new update_id) to the running \`bot dev\` session of this bot, as if the user pressed the inline button with this callback_data: on the bot's newest message in the chat that has such a button (the session saw the bot send it), or on the message --message-id. It shows in the session's log and inspector; in an --offline session it is that user's button press in the emulator. In webhook mode the bot's answerCallbackQuery for it is answered by the session's api proxy (Telegram does not know the made-up query id).
 
-The user and chat are the last ones the session saw (offline: you), unless --user or --chat say otherwise (a negative --chat is a group); a session that has seen none needs --chat. The session is the one of the bot of BOT_TOKEN (its id, no network call) or, without a token, the one started in this folder; none running: exit 1.
+The user and chat are the last ones the session saw (offline: you), unless --user or --chat say otherwise (a negative --chat is a group); a session that has seen none needs --chat. The session is the one of the bot of BOT_TOKEN (its id, no network call) or, without a token, the one started in this folder (or in a folder above it in the project); none running: exit 1.
 
 Prints one line (the update, the bot's answer, the time it took), then each Bot API call that failed (an answerCallbackQuery that failed, for instance). Exit 1 when the bot answered with an error. --json prints the inspector's entry for the update.`
 

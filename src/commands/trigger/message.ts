@@ -9,7 +9,7 @@ export default class TriggerMessage extends BaseCommand<typeof TriggerMessage> {
   static description =
     `Delivers a synthetic message update (a new update_id) to the running \`bot dev\` session of this bot, like one from Telegram: it shows in the session's log and inspector, and in an --offline session it is that user's message in the emulator. A leading /command gets its bot_command entity, as Telegram marks it.
 
-The user and chat are the last ones the session saw (a real update from Telegram; offline: you, the terminal user), unless --user or --chat say otherwise (a --user alone speaks in their private chat; a negative --chat is a group). A session that has seen nobody yet refuses (exit 1) without --chat: a made-up id could be a stranger's chat. The session is the one of the bot of BOT_TOKEN (its id, no network call) or, without a token, the one started in this folder; none running: exit 1.
+The user and chat are the last ones the session saw (a real update from Telegram; offline: you, the terminal user), unless --user or --chat say otherwise (a --user alone speaks in their private chat; a negative --chat is a group). A session that has seen nobody yet refuses (exit 1) without --chat: a made-up id could be a stranger's chat. The session is the one of the bot of BOT_TOKEN (its id, no network call) or, without a token, the one started in this folder (or in a folder above it in the project); none running: exit 1.
 
 Prints one line (the update, the bot's answer, the time it took), then each Bot API call that failed. Exit 1 when the bot answered with an error. --json prints the inspector's entry for the update.`
 

@@ -9,7 +9,7 @@ export default class TriggerUpdate extends BaseCommand<typeof TriggerUpdate> {
   static description =
     `Delivers the Update in FILE.json (- reads it from stdin) to the running \`bot dev\` session of this bot, with a new update_id (any update_id in the file is replaced), like one from Telegram: it shows in the session's log and inspector. The file holds one Update object with exactly one update type field: message, edited_message, callback_query, inline_query, my_chat_member, …
 
-The session is the one of the bot of BOT_TOKEN (its id, no network call) or, without a token, the one started in this folder; none running: exit 1. A missing file, bad JSON or an object that is not an update: exit 2, nothing sent.
+The session is the one of the bot of BOT_TOKEN (its id, no network call) or, without a token, the one started in this folder (or in a folder above it in the project); none running: exit 1. A missing file, bad JSON or an object that is not an update: exit 2, nothing sent.
 
 Prints one line (the update, the bot's answer, the time it took), then each Bot API call that failed. Exit 1 when the bot answered with an error. --json prints the inspector's entry for the update.`
 
