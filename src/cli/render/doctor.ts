@@ -49,7 +49,3 @@ export function summaryLine(checks: readonly CheckReport[], {color, ms}: RenderO
   if (!color) return text
   return `${failed ? COLOR.fail : warned ? COLOR.warn : COLOR.ok}${text}${RESET}`
 }
-
-export function renderReport(checks: readonly CheckReport[], options: RenderOptions): string {
-  return [...checks.map((c) => renderCheck(c, options)), '', summaryLine(checks, options)].join('\n')
-}

@@ -12,6 +12,7 @@ import type {DevSessionOptions} from '../options.js'
 import type {SessionPart} from '../part.js'
 import {errorMessage, repairFix} from '../render.js'
 import {claimSession} from '../repair.js'
+import {abandonWindow} from '../options.js'
 
 /** The session state this run claims for the bot (no token in it). */
 export function freshState(me: User, o: Pick<DevSessionOptions, 'cwd' | 'mode' | 'apiRoot'>): SessionState {
@@ -62,7 +63,8 @@ export function claimPart(): SessionPart {
       const {webhook, emit} = ctx
       if (webhook.dirty) {
         try {
-          await webhook.clean(1500)
+          // Within the runner's window for a second Ctrl-C, with a moment left to say so.
+          await webhook.clean(Math.max(1, abandonWindow(ctx.options) - 500))
           emit({
             type: 'teardown',
             step: 'webhook',
