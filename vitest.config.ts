@@ -43,6 +43,9 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: [E2E],
+          // A test's timeout bounds a failure only (every wait inside is for an event): a process-heavy test
+          // (a `bot dev` started two or three times) takes 25 s at load 20 on 2 cores, so e2e tests get 90 s.
+          testTimeout: 90_000,
           pool: 'forks',
           maxWorkers: Number(process.env.VITEST_E2E_WORKERS) || 4,
           sequence: {groupOrder: 1},

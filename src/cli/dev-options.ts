@@ -49,6 +49,7 @@ export interface DevFlags {
   'probe-interval': number
   'tunnel-down-after': number
   'stop-grace': number
+  'abandon-timeout'?: number
   'action-timeout': number
   'reply-timeout': number
   'webhook-check': number
@@ -252,6 +253,7 @@ export function sessionOptions(
     dropPendingUpdates: flags['drop-pending-updates'],
     holdTimeoutMs: flags['hold-timeout'] * 1000,
     stopGraceMs: flags['stop-grace'],
+    abandonTimeoutMs: flags['abandon-timeout'],
     actionTimeoutMs: flags['action-timeout'],
     tunnelRetries: flags['tunnel-retries'],
     tunnelOpenTimeoutMs: flags['tunnel-timeout'],
@@ -289,6 +291,7 @@ export function offlineOptions(
     dropPendingUpdates: flags['drop-pending-updates'],
     holdTimeoutMs: flags['hold-timeout'] * 1000,
     stopGraceMs: flags['stop-grace'],
+    abandonTimeoutMs: flags['abandon-timeout'],
     actionTimeoutMs: flags['action-timeout'],
     chatId: flags.chat,
     userId: flags.user,

@@ -168,6 +168,12 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     'probe-interval': Flags.integer({hidden: true, description: 'ms', default: 10_000}),
     'tunnel-down-after': Flags.integer({hidden: true, description: 'ms', default: 10_000}),
     'stop-grace': Flags.integer({hidden: true, description: 'ms', default: 3000}),
+    'abandon-timeout': Flags.integer({
+      hidden: true,
+      description: 'ms a second Ctrl-C gives the parts to let go (the webhook delete among them) before exiting',
+      default: 2000,
+      min: 1,
+    }),
     'action-timeout': Flags.integer({
       hidden: true,
       description: 'ms a trigger or replay waits for the bot',

@@ -60,10 +60,13 @@ export interface DevSessionOptions {
   stopGraceMs?: number
   /** How long a trigger or replay waits for the bot's answer. Default 30000 (the control port waits 35 s). */
   actionTimeoutMs?: number
+  /**
+   * A second Ctrl-C: how long the parts get to let go (the bot killed, the webhook deleted if it can be) before the
+   * process exits. Default 2000.
+   */
+  abandonTimeoutMs?: number
   /** Upper bound of the whole teardown. Default 10000. */
   teardownTimeoutMs?: number
-  /** How long a second signal waits for the parts to let go before exiting. Default 2000. */
-  abandonTimeoutMs?: number
   tunnelOpenTimeoutMs?: number
   tunnelRetries?: number
   tunnelBackoffMs?: number
@@ -103,4 +106,9 @@ export interface DevSessionOptions {
   handleSignals?: boolean
   /** Stop the session when this aborts. */
   signal?: AbortSignal
+}
+
+/** How long a second Ctrl-C lets the parts let go (DevSessionOptions.abandonTimeoutMs). */
+export function abandonWindow(o: Pick<DevSessionOptions, 'abandonTimeoutMs'>): number {
+  return o.abandonTimeoutMs ?? 2000
 }

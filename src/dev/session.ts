@@ -10,7 +10,7 @@ import {stateDir as defaultStateDir} from '../session-store/state.js'
 import {SessionContext} from './part.js'
 import {SIGNAL_EXIT, sessionSummary, type StopReason} from './ending.js'
 import type {DevEvent} from './events.js'
-import type {DevSessionOptions} from './options.js'
+import {abandonWindow, type DevSessionOptions} from './options.js'
 import {ReplaceablePartError, type SessionPart} from './part.js'
 import {setupSessionParts} from './parts.js'
 import {errorMessage, readyText, summaryText, type DevSummary} from './render.js'
@@ -312,7 +312,7 @@ export class DevSession {
   async #emergency(signal: NodeJS.Signals): Promise<void> {
     this.#ctx.emit({type: 'warn', text: `${signal} again: exiting now.`})
     const letGo = [...this.#running].reverse().map(async (part) => part.abandon?.())
-    await waitAtMost(Promise.allSettled(letGo), this.#o.abandonTimeoutMs ?? 2000)
+    await waitAtMost(Promise.allSettled(letGo), abandonWindow(this.#o))
     const code = SIGNAL_EXIT[signal] ?? 1
     this.#forceExit?.(this.#ctx.webhook.cleanFailed ? code || 1 : code)
   }

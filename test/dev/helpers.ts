@@ -88,13 +88,16 @@ export function startDev(world: DevWorld, options: DevRunOptions = {}): RunningC
     '--api-root',
     world.emu.apiRoot,
     ...(options.tunnel === false ? [] : ['--tunnel-host', world.lt.url]),
+    // Opening the loopback tunnel ends when it is open; its deadline (15 s by default) only decides when the session
+    // gives up and falls back to the bridge, which a loaded machine must not make it do. Tests of that set their own.
+    ...(options.tunnel === false || options.args?.includes('--tunnel-timeout') ? [] : ['--tunnel-timeout', '60000']),
     ...(options.args ?? ['--no-watch']),
     '--',
     ...botArgv,
   ]
   const cli = startCli(args, {
     cwd: options.cwd ?? world.dir,
-    timeoutMs: options.timeoutMs ?? 25_000,
+    timeoutMs: options.timeoutMs ?? 60_000,
     nodeArgs: options.nodeArgs,
     env: {BOT_TOKEN: world.token, BOT_STATE_DIR: world.stateDir, FIXTURE_RECORD: world.record, ...options.env},
   })

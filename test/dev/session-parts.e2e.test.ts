@@ -13,7 +13,6 @@ import {listenerOwner, processGroup} from '../../src/session-store/proc-net.js'
 import {stopOrphan} from '../../src/session-store/processes.js'
 import {readRestoreSecret, removeRestoreSecret, saveRestoreSecret} from '../../src/session-store/state.js'
 import {Teardown} from '../../src/dev/teardown.js'
-import {} from './helpers.js'
 import {waitFor} from '../support/wait.js'
 
 describe.skipIf(process.platform !== 'linux')('listenerOwner', () => {

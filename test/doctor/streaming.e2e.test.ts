@@ -14,7 +14,6 @@ import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 
 import {parseJsonOutput, startCli} from '../support/cli.js'
-import {} from './helpers.js'
 import {waitFor} from '../support/wait.js'
 
 const TOKEN = '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1'

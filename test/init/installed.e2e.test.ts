@@ -71,9 +71,13 @@ beforeAll(async () => {
     TEMPLATES.map(async (template) => {
       const dir = join(root, `${template}-e2e-bot`)
       // A real install from the registry; prefer-offline reuses the shared cache when it has the packages.
-      const r = await init([dir, '--template', template, '--pm', 'npm', '--no-git', '--yes', '--json'], {
-        npm_config_prefer_offline: 'true',
-      })
+      // Three installs at once on a loaded machine take minutes: the run gets the whole set-up's bound.
+      const r = await init(
+        [dir, '--template', template, '--pm', 'npm', '--no-git', '--yes', '--json'],
+        {npm_config_prefer_offline: 'true'},
+        undefined,
+        INSTALL_TIMEOUT_MS,
+      )
       expect(r.code, `bot init ${template} failed:\n${r.stdout}\n${r.stderr}`).toBe(0)
       expect(JSON.parse(r.stdout)).toMatchObject({installed: true, template})
       await npm(['run', 'build'], dir)

@@ -18,8 +18,14 @@ export function tempDir(prefix = 'bot-init-'): string {
 }
 
 /** `bot init <dir> …` as a real process. */
-export function init(args: string[], env: Record<string, string | undefined> = {}, cwd?: string): Promise<CliResult> {
-  return runCli(['init', ...args], {env, cwd, timeoutMs: 60_000})
+/** `bot init …`; `timeoutMs` bounds a hung run only (an install from the registry needs more than the default). */
+export function init(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  cwd?: string,
+  timeoutMs = 60_000,
+): Promise<CliResult> {
+  return runCli(['init', ...args], {env, cwd, timeoutMs})
 }
 
 export interface RunningProcess {

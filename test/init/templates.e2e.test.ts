@@ -151,11 +151,14 @@ for (const template of TEMPLATES) {
     })
 
     it('/buy sends a Stars invoice; the emulator user pays it: thanked, the charge kept, /refund refunds it', async () => {
-      const {token} = emu.createBot({username: `${template}_shop_bot`})
-      const bot = startBot({BOT_TOKEN: token, BOT_API_ROOT: emu.apiRoot, BOT_MODE: 'polling'})
+      // An emulator of its own at Telegram's pace: the bot has the real 10 s to answer the pre-checkout query. The test
+      // waits for that answer; a window scaled to 100 ms (timeScale 0.01) is lost to a loaded machine ('timeout').
+      const shop = await BotApiEmulator.start()
+      const {token} = shop.createBot({username: `${template}_shop_bot`})
+      const bot = startBot({BOT_TOKEN: token, BOT_API_ROOT: shop.apiRoot, BOT_MODE: 'polling'})
       try {
         await bot.waitForOutput(/is running \(long polling\)/)
-        const ada = emu.user(token, {firstName: 'Ada', settleMs: 100})
+        const ada = shop.user(token, {firstName: 'Ada', settleMs: 100})
         const [invoice] = await ada.send('/buy')
         expect(invoice.invoice).toMatchObject({title: 'Supporter pass', currency: 'XTR', total_amount: 1})
         const {payment, replies} = await ada.pay()
@@ -164,7 +167,7 @@ for (const template of TEMPLATES) {
           'Thank you for your support! Your supporter pass is active. (/refund gives your Star back.)',
         ])
         // The pre-checkout query was answered ok, within the window.
-        expect(emu.calls(token).find((c) => c.method === 'answerPreCheckoutQuery')?.params).toMatchObject({
+        expect(shop.calls(token).find((c) => c.method === 'answerPreCheckoutQuery')?.params).toMatchObject({
           pre_checkout_query_id: payment.preCheckoutQueryId,
           ok: expect.stringMatching(/^true$/),
         })
@@ -174,7 +177,7 @@ for (const template of TEMPLATES) {
           refundReplies.map((m) => m.text),
           JSON.stringify(refundReplies),
         ).toEqual(['Refunded: your Star is back.'])
-        const refund = emu.calls(token).find((c) => c.method === 'refundStarPayment')!
+        const refund = shop.calls(token).find((c) => c.method === 'refundStarPayment')!
         expect(refund.params).toMatchObject({
           user_id: String(ada.id),
           telegram_payment_charge_id: payment.chargeId,
@@ -182,7 +185,7 @@ for (const template of TEMPLATES) {
         expect(refund.error).toBeUndefined()
         expect((await ada.send('/refund')).map((m) => m.text)).toEqual(['You have no purchase to refund.'])
         // An order the bot no longer sells (an old invoice link) is refused at pre-checkout, with its words.
-        const link = await fetch(`${emu.apiRoot}/bot${token}/createInvoiceLink`, {
+        const link = await fetch(`${shop.apiRoot}/bot${token}/createInvoiceLink`, {
           method: 'POST',
           headers: {'content-type': 'application/json'},
           body: JSON.stringify({
@@ -197,6 +200,7 @@ for (const template of TEMPLATES) {
         expect(refused.payment).toMatchObject({status: 'refused', errorMessage: 'Sorry, this item is no longer sold.'})
       } finally {
         await stopCleanly(bot)
+        await shop.stop()
       }
     })
 

@@ -2,7 +2,6 @@
 import http from 'node:http'
 import net, {type AddressInfo} from 'node:net'
 import {afterEach, describe, expect, it} from 'vitest'
-import {} from '../emulator/helpers.js'
 import {deadPort, postJson, recordingProxy, sink} from './api-proxy-helpers.js'
 import {waitFor} from '../support/wait.js'
 

@@ -2,7 +2,6 @@
 import http from 'node:http'
 import {gzipSync} from 'node:zlib'
 import {describe, expect, it} from 'vitest'
-import {} from '../emulator/helpers.js'
 import {postJson, recordingProxy, sink} from './api-proxy-helpers.js'
 import {waitFor} from '../support/wait.js'
 

@@ -13,7 +13,6 @@ import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from '
 import {UpdateHistory} from '../../src/inspector/history/history.js'
 import {startInspectorServer, type InspectorServer} from '../../src/inspector/web/server.js'
 import {browserSkipReason, launchChromium} from '../support/browser.js'
-import {} from './hostile-helpers.js'
 import {waitFor} from '../support/wait.js'
 
 const KEY = 'b7c4e1a90d2f3e4a5b6c7d8e9f001122'

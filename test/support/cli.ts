@@ -32,7 +32,10 @@ export interface CliOptions {
   cwd?: string
   /** Written to the child's stdin, which is then closed. Without it stdin is empty (closed at once). */
   input?: string
-  /** Kill the child (SIGKILL) after this many ms; the result then has timedOut: true. Default 20000. */
+  /**
+   * Kill the child (SIGKILL) after this many ms; the result then has timedOut: true. Default 60000: it bounds a
+   * hung child only, and a command takes several seconds on a loaded 2-core machine.
+   */
   timeoutMs?: number
   /** Keep BOT_* and related variables of the test process. Default false. */
   inheritBotEnv?: boolean
@@ -77,7 +80,10 @@ export interface RunningCli {
   /** Everything written so far. */
   readonly stdout: () => string
   readonly stderr: () => string
-  /** Resolves once stdout or stderr (combined) matches, or rejects after timeoutMs (default 10000). */
+  /**
+   * Resolves once stdout or stderr (combined) matches, or rejects after timeoutMs (default 30000: a bound on a
+   * failure only; at load 20 a `bot dev` took up to 10 s to print Ready).
+   */
   waitForOutput(
     pattern: RegExp | string,
     options?: {timeoutMs?: number; stream?: 'stdout' | 'stderr' | 'both'},
@@ -117,7 +123,7 @@ export function startCli(args: string[], options: CliOptions = {}): RunningCli {
   const killTimer = setTimeout(() => {
     timedOut = true
     child.kill('SIGKILL')
-  }, options.timeoutMs ?? 20_000)
+  }, options.timeoutMs ?? 60_000)
 
   const exited = new Promise<CliResult>((resolveExit) => {
     child.on('close', (code, signal) => {
@@ -150,7 +156,7 @@ export function startCli(args: string[], options: CliOptions = {}): RunningCli {
     kill: (signal = 'SIGTERM') => {
       child.kill(signal)
     },
-    waitForOutput(pattern, {timeoutMs = 10_000, stream = 'both'} = {}) {
+    waitForOutput(pattern, {timeoutMs = 30_000, stream = 'both'} = {}) {
       const text = () => (stream === 'stdout' ? stdout : stream === 'stderr' ? stderr : stdout + '\n' + stderr)
       const matches = () => (typeof pattern === 'string' ? text().includes(pattern) : pattern.test(text()))
       return new Promise<string>((resolveWait, rejectWait) => {

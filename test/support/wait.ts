@@ -17,7 +17,7 @@
 const {setTimeout: realSetTimeout, clearTimeout: realClearTimeout} = globalThis
 
 export interface WaitOptions {
-  /** Give up after this many ms (default 10 000). */
+  /** Give up after this many ms (default 30 000: it bounds a failure only, and CI may run at load 8 or more). */
   timeout?: number
   /** Poll every this many ms (default 20). */
   interval?: number
@@ -30,7 +30,7 @@ export async function waitFor<T>(
   options: number | WaitOptions = {},
 ): Promise<NonNullable<T>> {
   const {
-    timeout = 10_000,
+    timeout = 30_000,
     interval = 20,
     what = 'the condition',
   } = typeof options === 'number' ? {timeout: options} : options

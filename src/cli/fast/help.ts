@@ -9,7 +9,7 @@
  * wide characters, sub-commands) returns undefined and oclif answers. test/lib/fast-start.e2e.test.ts
  * compares the bytes with oclif's for every command.
  *
- * Dependency-free, like fast-start.ts (whose list renderer and indent it shares: that module is
+ * Dependency-free, like start.ts (whose list renderer and indent it shares: that module is
  * always loaded first).
  */
 import {indent, renderList, type ManifestCommand} from './render.js'

@@ -94,7 +94,7 @@ export function indent(text: string, n: number): string {
 /**
  * oclif's HelpFormatter.renderList with spacer '\n': two columns, the right one wrapped beside the
  * widest left line, or every row on its own lines when a right side needs more than five lines.
- * Shared by the root help (here) and a command's help (./fast-help.ts); `wrap` is the caller's.
+ * Shared by the root help (here) and a command's help (./help.ts); `wrap` is the caller's.
  */
 export function renderList(
   input: Array<[string, string | undefined]>,

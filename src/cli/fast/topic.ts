@@ -4,7 +4,7 @@
  * bin/run.js's fast path (no @oclif/core); test/lib/fast-start.e2e.test.ts compares the bytes with
  * oclif's. Returns undefined (oclif answers) for anything it does not reproduce: sub-topics, a
  * topic without a description of its own in package.json, templates, wide characters.
- * Dependency-free, like fast-start.ts.
+ * Dependency-free, like start.ts.
  */
 import {Renderer, narrow, summaryLine, template, type ManifestCommand} from './render.js'
 

@@ -42,7 +42,3 @@ export function summaryLine(checks: readonly CheckReport[], {color, ms}: RenderO
   const text = `${head}: ${parts.join(', ')}${time}.`
   return styleIf(color, failed ? COLOR.fail : warned ? COLOR.warn : COLOR.ok, text)
 }
-
-export function renderReport(checks: readonly CheckReport[], options: RenderOptions): string {
-  return [...checks.map((c) => renderCheck(c, options)), '', summaryLine(checks, options)].join('\n')
-}

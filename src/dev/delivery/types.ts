@@ -2,8 +2,8 @@
  * How updates get from Telegram to the bot. A session runs exactly one delivery at a time; a
  * fallback swaps it (tunnel → bridge) without touching the bot.
  *
- * - tunnel-webhook.ts: open a tunnel, prove it reaches the relay, setWebhook; keep the tunnel alive.
- * - getupdates-bridge.ts: no public URL; `bot dev` long-polls and POSTs each update to the relay.
+ * - tunnel/delivery.ts: open a tunnel, prove it reaches the relay, setWebhook; keep the tunnel alive.
+ * - bridge/delivery.ts: no public URL; `bot dev` long-polls and POSTs each update to the relay.
  * - polling.ts: no relay; the bot polls by itself (BOT_MODE=polling).
  */
 import type {BotApi} from '../../telegram/index.js'

@@ -8,12 +8,12 @@
  * second signal cleans at once, quickly.
  */
 import type {SessionContext, SessionPart} from '../part.js'
+import {abandonWindow} from '../options.js'
 import {errorMessage} from '../render.js'
 import type {CleanResult, SessionWebhook} from '../webhook/session-webhook.js'
 
-/** How long deleting or restoring may take at exit, and after a second signal. */
+/** How long deleting or restoring may take at exit (a second signal: the runner's abandon window less a moment to say so). */
 const CLEAN_MS = 3000
-const ABANDON_MS = 1500
 
 export function webhookPart(): SessionPart {
   let ctx: SessionContext | undefined
@@ -30,7 +30,7 @@ export function webhookPart(): SessionPart {
     async abandon() {
       if (!ctx) return
       const {webhook, emit} = ctx
-      const result = await webhook.abandon(ABANDON_MS)
+      const result = await webhook.abandon(Math.max(1, abandonWindow(ctx.options) - 500))
       if (result === 'nothing') return
       if (typeof result === 'object')
         emit({

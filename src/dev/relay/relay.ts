@@ -72,12 +72,10 @@ export class Relay {
   #forwarder: Forwarder
   #refusals: RefusalLog
   #closed = false
-  #options: RelayOptions
   #port = 0
   #aliases = new Set<string>()
 
   constructor(options: RelayOptions) {
-    this.#options = options
     this.path = options.path
     this.healthPath = options.healthPath ?? DEFAULT_HEALTH_PATH
     this.#secret = secretBytes(options.secret)

@@ -19,7 +19,7 @@ export interface Router {
     params: Params,
     onAbort: (fn: () => void) => () => void,
   ): Answer | Promise<Answer>
-  /** The control API under /_emulator (see control-api.ts). */
+  /** The control API under /_emulator (see control/api.ts). */
   control(req: http.IncomingMessage, res: http.ServerResponse, path: string, search: string): Promise<void>
   /** The bytes served at /file/bot<token>/<file_path> (what getFile's file_path names), if any. */
   file(token: string, filePath: string): Buffer | undefined

@@ -6,7 +6,6 @@
 import {entitiesJson, formatText} from '../format/index.js'
 import {ApiError} from '../errors.js'
 import type {Params} from '../http/params.js'
-import type {FileKind} from '../state/file-ids.js'
 import type {TgObject} from '../types.js'
 import {type FileRef, fileRef} from './input.js'
 
@@ -97,6 +96,3 @@ export function readInputMedia(params: Params, value: unknown, forAlbum: boolean
     },
   }
 }
-
-/** The file kind of an InputMedia type. */
-export const kindOf = (type: InputMedia['type']): FileKind => type

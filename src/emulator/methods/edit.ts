@@ -220,15 +220,6 @@ export const stopMessageLiveLocation: Handler = (bot, params) => {
   return {result: next}
 }
 
-/** Any other edit* (editMessageChecklist): the message with an edit_date, or true for inline messages. */
-export const editOther: Handler = (bot, params) => {
-  const target = editTarget(bot, params)
-  if (target.kind === 'inline') return {result: true}
-  const next = {...target.message, edit_date: now()}
-  bot.storeMessage(next)
-  return {result: next}
-}
-
 export const deleteMessage: Handler = (bot, params) => {
   const raw = params.get('chat_id')
   if (raw === undefined || raw.trim() === '') throw badRequest('chat_id is empty')

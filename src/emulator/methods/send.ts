@@ -57,7 +57,7 @@ export const sendMessage: Handler = (bot, params) => {
 }
 
 /** sendLocation, sendDice, sendContact: a message carrying what could be read from the parameters. */
-export const sendOther: Handler = (bot, params, core, ctx) => {
+export const sendOther: Handler = (bot, params, _core, ctx) => {
   const content: TgObject = {}
   switch (ctx.method) {
     case 'sendlocation': {
@@ -85,10 +85,6 @@ export const sendOther: Handler = (bot, params, core, ctx) => {
     case 'sendcontact':
       content.contact = {phone_number: params.get('phone_number') ?? '', first_name: params.get('first_name') ?? ''}
       break
-    case 'sendchataction':
-      return sendChatAction(bot, params, core, ctx)
-    default:
-      if (params.get('text') !== undefined) content.text = params.get('text')
   }
   return {result: sendNew(bot, params, () => content)}
 }

@@ -1,7 +1,7 @@
 /**
  * The session's update history: the newest `limit` updates (1000) with the bot's answer and the
- * Bot API calls made for each, in memory, and appended to a JSONL log (history-log.ts) so
- * `bot replay` works after a restart. What is kept is redacted and bounded (history-shape.ts).
+ * Bot API calls made for each, in memory, and appended to a JSONL log (log.ts) so
+ * `bot replay` works after a restart. What is kept is redacted and bounded (shape.ts).
  *
  * A call is attached to the update in flight for its chat or user (or its callback query), else to
  * the newest update of that chat or user that arrived within the last 60 s; any other call goes to
