@@ -1,6 +1,7 @@
 /** The one-line texts of a dev session's events: updates, refused requests, the closing summary. */
 import type {RelayRejectedEvent, RelayUpdateEvent} from './relay/relay.js'
 import type {CleanResult, SessionWebhook} from './webhook/session-webhook.js'
+import {maskUrl} from '../lib/mask-url.js'
 
 export interface DevSummary {
   relayed: number
@@ -116,10 +117,10 @@ export function switchedText(handedOver: 'webhook' | 'bridge' | 'nothing'): stri
 /** The teardown line for what cleaning the webhook did. */
 export function cleanedText(result: CleanResult, webhook: SessionWebhook): string | undefined {
   if (result === 'restored')
-    return `✓ Restored the previous webhook ${webhook.replaced!.url}${webhook.restoreSecret ? ' with its secret' : ''}`
+    return `✓ Restored the previous webhook ${maskUrl(webhook.replaced!.url)}${webhook.restoreSecret ? ' with its secret' : ''}`
   if (result === 'deleted') return '✓ Webhook deleted (pending updates kept): the bot is back on long polling'
   if (result === 'left-foreign')
-    return `The webhook ${webhook.foreign} set by someone else during this session is left as it is.`
+    return `The webhook ${maskUrl(webhook.foreign ?? '')} set by someone else during this session is left as it is.`
   return undefined
 }
 
@@ -127,6 +128,6 @@ export function cleanedText(result: CleanResult, webhook: SessionWebhook): strin
 export function repairFix(webhook: SessionWebhook): string {
   const replaced = webhook.replaced
   if (replaced)
-    return `Later, run \`bot dev\` again (it repairs this and restores ${replaced.url}), or \`bot webhook set ${replaced.url}${webhook.restoreSecret ? ' --secret-token <production secret>' : ''}\`.`
+    return `Later, run \`bot dev\` again (it repairs this and restores ${maskUrl(replaced.url)}), or \`bot webhook set <its URL>${webhook.restoreSecret ? ' --secret-token <production secret>' : ''}\`.`
   return 'Later, run `bot webhook delete` (pending updates kept), or `bot dev` again, which repairs it.'
 }
