@@ -8,7 +8,7 @@ import {closest} from '../lib/closest.js'
 import {dotenvSearched, loadDotenv, loadedDotenv, sourceOf, type ValueSource} from './config.js'
 import {readPackageConfig, withDefaults, type FlagDefinition, type PackageConfig} from './package-config.js'
 import {redactSecrets} from '../telegram/redact.js'
-import {tokensInArgv} from './secrets.js'
+import {argvSecretWarning, tokensInArgv} from './secrets.js'
 import {FixableError, UsageError} from '../lib/errors.js'
 import {explainApiError} from '../telegram/explain.js'
 import {errorLine} from './output.js'
@@ -155,6 +155,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
         'Use e.g. https://api.telegram.org or http://127.0.0.1:8081.',
       )
     }
+    // Valid input only: the token is about to be used, and sits in `ps` for as long as this runs.
+    if (tokenSource === 'flag') this.warnTokenInArgv()
     return {
       token,
       tokenSource,
@@ -208,6 +210,21 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return () => {
       for (const [signal, handler] of handlers) process.removeListener(signal, handler)
     }
+  }
+
+  #tokenWarned = false
+
+  /**
+   * One line on stderr (also with --json: stdout stays JSON) when --token is in our part of the
+   * command line, which every local user can read: it names BOT_TOKEN, as --secret-token names
+   * WEBHOOK_SECRET. `instead` replaces the advice when the command has a better place for it.
+   */
+  protected warnTokenInArgv(instead?: string): void {
+    if (this.#tokenWarned) return
+    const line = argvSecretWarning(this.argv, 'token', 'BOT_TOKEN')
+    if (!line) return
+    this.#tokenWarned = true
+    process.stderr.write(`${instead ? line.replace(/: set .*$/, `: ${instead}`) : line}\n`)
   }
 
   /** Register another secret to redact from output (e.g. a webhook secret token). */

@@ -84,6 +84,10 @@ On a terminal, bot init asks for what is missing (folder, framework, token); wit
       }
     }
 
+    if (flags.token !== undefined)
+      this.warnTokenInArgv(
+        'leave --token out and paste the token at the prompt (bot init asks for it), or write BOT_TOKEN=… in .env yourself.',
+      )
     const files = await scaffold.writeProject(plan)
     this.say(
       `${mark.ok()} Created ${plan.displayDir} from the ${plan.template.framework} template (${files.length} files${plan.hasToken ? ', token in .env' : ''})`,

@@ -4,6 +4,7 @@
  * webhook that is set now (none, or a foreign one: refused unless --force).
  */
 import {FixableError} from '../lib/errors.js'
+import {maskUrl} from '../lib/mask-url.js'
 import type {BotApi, User, WebhookInfo} from '../telegram/index.js'
 import type {DevEventSink} from './events.js'
 import {TUNNEL_MARKER_ENV} from '../tunnel/types.js'
@@ -96,17 +97,17 @@ export async function checkWebhook(c: WebhookCheckContext, previous: SessionStat
       if (previous.replaced?.withSecret && !secret) {
         c.webhook.cleanFailed = true // keep the record for the next try
         throw new FixableError(
-          `The previous \`bot dev\` (pid ${previous.pid}) died while it had replaced the webhook ${previous.replaced.url}, and the secret_token to restore it with is gone.`,
+          `The previous \`bot dev\` (pid ${previous.pid}) died while it had replaced the webhook ${maskUrl(previous.replaced.url)}, and the secret_token to restore it with is gone.`,
           {
             code: 'restore_secret_missing',
-            fix: `Run \`bot dev --restore-secret <production secret>\` to restore it whole, or \`bot webhook set ${previous.replaced.url} --secret-token <production secret>\`.`,
+            fix: `Run \`bot dev --restore-secret <production secret>\` to restore it whole, or \`bot webhook set <its URL> --secret-token <production secret>\`.`,
           },
         )
       }
       // (a failure keeps the record for the next try)
       await c.webhook.repair(previous.replaced, secret)
       const what = previous.replaced
-        ? `restored the webhook it had replaced (${previous.replaced.url})`
+        ? `restored the webhook it had replaced (${maskUrl(previous.replaced.url)})`
         : 'deleted its webhook (pending updates kept)'
       c.emit({
         type: 'repaired',
@@ -137,5 +138,5 @@ export async function checkWebhook(c: WebhookCheckContext, previous: SessionStat
       text: 'No --restore-secret / BOT_RESTORE_SECRET: the replaced webhook will be restored without a secret_token.',
       fix: 'Pass --restore-secret with the production secret if your server checks it.',
     })
-  return `Taking over the webhook ${info.url} for this session (--force); it is restored on exit`
+  return `Taking over the webhook ${maskUrl(info.url)} for this session (--force); it is restored on exit`
 }

@@ -5,6 +5,7 @@
  */
 import {setTimeout as sleep} from 'node:timers/promises'
 import {linked} from '../../lib/deadline.js'
+import {maskPath} from '../../lib/mask-url.js'
 import {BotProcess, botEnv, type BotExit, type BotMode} from './process.js'
 import type {BotCommand} from './command.js'
 import type {DevEventSink} from '../events.js'
@@ -132,7 +133,8 @@ export class BotRunner {
       command: o.command,
       cwd: o.cwd,
       env,
-      onOutput: (stream, line) => {
+      onOutput: (stream, raw) => {
+        const line = hideSessionSecrets(raw, o.secret, o.path)
         this.#lastLines.push(line)
         if (this.#lastLines.length > KEPT_LINES) this.#lastLines.shift()
         o.emit({type: 'bot-output', stream, line, text: line})
@@ -267,4 +269,28 @@ export class BotRunner {
   kill(): void {
     this.#bot?.kill()
   }
+}
+
+/** What stands for the session's webhook secret in the bot's output lines. */
+export const SECRET_BLANK = '<secret>'
+
+/**
+ * A line of the bot's output with the session's webhook secret blanked and its webhook path masked
+ * (`/webhook/DYQg…`, as every webhook URL is shown): a bot that logs its WEBHOOK_SECRET or
+ * WEBHOOK_PATH (or the URL built from them) would otherwise put them in the session's log and
+ * `--json` for anyone the output is pasted to. The token is blanked where the line is printed.
+ */
+export function hideSessionSecrets(line: string, secret: string, path: string): string {
+  let out = line
+  if (secret.length >= 8) out = out.split(secret).join(SECRET_BLANK)
+  const random = path.slice(path.lastIndexOf('/') + 1)
+  if (random.length >= 8) {
+    const masked = maskPath(path)
+    out = out
+      .split(path)
+      .join(masked)
+      .split(random)
+      .join(masked.slice(masked.lastIndexOf('/') + 1))
+  }
+  return out
 }

@@ -8,6 +8,7 @@
  * second signal cleans at once, quickly.
  */
 import type {SessionContext, SessionPart} from '../part.js'
+import {maskUrl} from '../../lib/mask-url.js'
 import {abandonWindow} from '../options.js'
 import {errorMessage} from '../render.js'
 import type {CleanResult, SessionWebhook} from '../webhook/session-webhook.js'
@@ -74,10 +75,10 @@ async function clean(ctx: SessionContext): Promise<void> {
 /** The teardown line for what cleaning the webhook did. */
 function cleanedText(result: CleanResult, webhook: SessionWebhook): string | undefined {
   if (result === 'restored')
-    return `✓ Restored the previous webhook ${webhook.replaced!.url}${webhook.restoreSecret ? ' with its secret' : ''}`
+    return `✓ Restored the previous webhook ${maskUrl(webhook.replaced!.url)}${webhook.restoreSecret ? ' with its secret' : ''}`
   if (result === 'deleted') return '✓ Webhook deleted (pending updates kept): the bot is back on long polling'
   if (result === 'left-foreign')
-    return `The webhook ${webhook.foreign} set by someone else during this session is left as it is.`
+    return `The webhook ${maskUrl(webhook.foreign ?? '')} set by someone else during this session is left as it is.`
   return undefined
 }
 
@@ -85,6 +86,6 @@ function cleanedText(result: CleanResult, webhook: SessionWebhook): string | und
 function repairFix(webhook: SessionWebhook): string {
   const replaced = webhook.replaced
   if (replaced)
-    return `Later, run \`bot dev\` again (it repairs this and restores ${replaced.url}), or \`bot webhook set ${replaced.url}${webhook.restoreSecret ? ' --secret-token <production secret>' : ''}\`.`
+    return `Later, run \`bot dev\` again (it repairs this and restores ${maskUrl(replaced.url)}), or \`bot webhook set <its URL>${webhook.restoreSecret ? ' --secret-token <production secret>' : ''}\`.`
   return 'Later, run `bot webhook delete` (pending updates kept), or `bot dev` again, which repairs it.'
 }
