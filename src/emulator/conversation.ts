@@ -21,6 +21,7 @@ import {MAX_USER_FILE} from './user/media.js'
 import type {PayOptions} from './user/payments.js'
 import type {PaymentAttempt} from './state/payments.js'
 import type {Act} from './actions/index.js'
+import type {WebAppLaunch} from './user/web-app-launch.js'
 
 export interface ConversationOptions {
   /** The user's id (default: a new one per user, from 100001). */
@@ -518,6 +519,15 @@ export class ConversationUser {
   /** Open a Mini App with a query (an inline button or the menu): the query_id for answerWebAppQuery. */
   openWebApp(): string {
     return this.host.act('open_web_app_query', {userId: this.id, chatId: this.chatId})
+  }
+
+  /**
+   * Open a Mini App as a Telegram web client does: `{url, initData, queryId?}`, the launch URL with initData signed
+   * with the bot's token (the table's launch_web_app). `url` defaults to the bot's web_app menu button; a
+   * `startParam` (or a group's chat) makes it a direct-link launch, without a query_id.
+   */
+  launchWebApp(options: {url?: string; startParam?: string} = {}): WebAppLaunch {
+    return this.host.act('launch_web_app', {...options, userId: this.id, chatId: this.chatId})
   }
 
   /**

@@ -25,6 +25,7 @@ import {
 } from './business.js'
 import {boostChat, removeChatBoost} from './boosts.js'
 import {openWebAppQuery, sendWebAppData} from './web-apps.js'
+import {launchWebApp} from './web-app-launch.js'
 import {summonGuest} from './guests.js'
 
 export const ACTIONS = {
@@ -54,6 +55,7 @@ export const ACTIONS = {
   remove_chat_boost: removeChatBoost,
   send_web_app_data: sendWebAppData,
   open_web_app_query: openWebAppQuery,
+  launch_web_app: launchWebApp,
   summon_guest: summonGuest,
 } satisfies Record<string, Action>
 

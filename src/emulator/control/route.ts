@@ -1,7 +1,8 @@
 /**
  * What a control API route is made of: its context (the emulator, the bot, the JSON body, the path's parameters),
  * the error it answers with (`{"error": "…"}` and a status), and the readers that check a body's fields and name
- * the bad one. api.ts routes to the handlers; the handlers live in files of their own (api.ts, payments.ts, …).
+ * the bad one (for the routes that are no user action: the actions are checked by their table, ../actions/). api.ts
+ * routes to the handlers; the handlers live in files of their own (api.ts, actions.ts, payments.ts, …).
  */
 import type http from 'node:http'
 import type {BotState} from '../state/bot.js'
@@ -56,9 +57,6 @@ export class ControlError extends Error {
   }
 }
 
-/** A 400 naming what is wrong with the request. */
-export const bad = (message: string): ControlError => new ControlError(400, message)
-
 // ---------------------------------------------------------------- field readers
 
 export function only(body: Record<string, unknown>, allowed: string[]): void {
@@ -94,21 +92,6 @@ export function str(body: Record<string, unknown>, name: string, required = fals
   }
   if (typeof value !== 'string' || value === '') throw new ControlError(400, `${name} must be a non-empty string`)
   return value
-}
-
-export function bool(body: Record<string, unknown>, name: string): boolean | undefined {
-  const value = body[name]
-  if (value === undefined || value === null) return undefined
-  if (typeof value !== 'boolean') throw new ControlError(400, `${name} must be true or false`)
-  return value
-}
-
-/** A JSON object field (e.g. `order_info`), or undefined. */
-export function obj(body: Record<string, unknown>, name: string): Record<string, unknown> | undefined {
-  const value = body[name]
-  if (value === undefined || value === null) return undefined
-  if (typeof value !== 'object' || Array.isArray(value)) throw new ControlError(400, `${name} must be a JSON object`)
-  return value as Record<string, unknown>
 }
 
 /** A path segment that must be an integer (`:chat_id`, `:message_id`…). */
