@@ -2,7 +2,7 @@
  * `bot trigger message|callback|update` and `bot replay` as real processes, talking over real
  * loopback HTTP to a control server (startControlServer) whose SessionActions is a recording
  * stand-in; the session is found through a control record in a temporary state folder.
- * The end-to-end run against a real `bot dev --offline` session is in trigger.test.ts.
+ * The end-to-end run against a real `bot dev --offline` session is in trigger.e2e.test.ts.
  */
 import {spawn} from 'node:child_process'
 import {createServer, type Server} from 'node:http'

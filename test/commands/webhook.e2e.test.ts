@@ -529,7 +529,7 @@ describe('API errors become one line and a fix', () => {
     expect(r.code).toBe(2)
     expect(r.stderr).toMatch(/The bot token \(BOT_TOKEN\) is malformed: it starts with "bot"/)
     expect(r.stderr).not.toContain('not-a-real-token')
-    // (that nothing reaches the api root is shown in bad-input.test.ts with a recording server)
+    // (that nothing reaches the api root is shown in bad-input.e2e.test.ts with a recording server)
   })
 
   it('network: an api root where nothing listens', async () => {

@@ -31,6 +31,7 @@ export function init(
 export interface RunningProcess {
   child: ChildProcess
   output: () => string
+  /** Resolves once the output matches; `timeoutMs` (default 60000) bounds a failure only: a tsx bot starts slowly under load. */
   waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<void>
   exited: Promise<{code: number | null; signal: NodeJS.Signals | null}>
 }
@@ -59,7 +60,7 @@ export function startProcess(
     child,
     output: () => output,
     exited,
-    async waitForOutput(pattern, timeoutMs = 20_000) {
+    async waitForOutput(pattern, timeoutMs = 60_000) {
       await waitFor(
         () => {
           if (pattern.test(output)) return true

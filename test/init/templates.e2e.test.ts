@@ -44,7 +44,7 @@ for (const template of TEMPLATES) {
 
     it('typechecks', async () => {
       await run(process.execPath, [TSC, '--noEmit', '-p', 'tsconfig.json'], {cwd: dir})
-    }, 60_000)
+    })
 
     function startBot(env: Record<string, string>): RunningProcess {
       return startProcess(process.execPath, ['--import', 'tsx', 'src/main.ts'], {cwd: dir, env: cleanEnv(env)})
