@@ -234,3 +234,26 @@ describe('td texts for empty poll texts, Web App URLs, provider tokens; the kick
     }
   })
 })
+
+describe('chat settings in a private chat answer td texts, not "chat not found"', () => {
+  it('title, description, permissions (TD DialogManager.cpp), sticker set (BA Client.cpp), leave and ban (TD DialogParticipantManager.cpp)', async () => {
+    const {emu, api, token} = await setup()
+    emu.sendUserMessage(token, {text: 'hi', chatId: 84, userId: 84})
+    const answer = async (method: string, params: Record<string, unknown>) =>
+      (await api(method, {chat_id: 84, ...params})).json.description
+    expect(await answer('setChatTitle', {title: 'T'})).toBe("Bad Request: can't change private chat title")
+    expect(await answer('setChatTitle', {title: ' '})).toBe('Bad Request: title must be non-empty')
+    expect(await answer('setChatDescription', {description: 'D'})).toBe(
+      "Bad Request: can't change private chat description",
+    )
+    expect(await answer('setChatPermissions', {permissions: {can_send_messages: true}})).toBe(
+      "Bad Request: can't change private chat permissions",
+    )
+    expect(await answer('setChatStickerSet', {sticker_set_name: 's'})).toBe(
+      'Bad Request: method is available only for supergroups',
+    )
+    // leaveChat: td Requests.cpp on_request(leaveChat) sets the bot's status
+    expect(await answer('leaveChat', {})).toBe("Bad Request: chat member status can't be changed in private chats")
+    expect(await answer('banChatMember', {user_id: 84})).toBe("Bad Request: can't ban members in private chats")
+  })
+})
