@@ -121,7 +121,7 @@ export async function emulatorInvoiceLink(
       payload: invoice.payload,
       currency: invoice.currency,
       prices: [{label: 'Total', amount: invoice.totalAmount}],
-      ...(invoice.currency === 'XTR' ? {} : {provider_token: 'bot-trigger-test-provider'}),
+      ...(invoice.currency === 'XTR' ? {} : {provider_token: '1234567890:TEST:bot-trigger'}),
     }),
     signal: AbortSignal.timeout(5000),
   })

@@ -474,7 +474,7 @@ describe('provider payments with shipping', () => {
     const bot = new GrammyBot(token, {client: {apiRoot: emu.apiRoot}})
     bot.command('order', (ctx) =>
       ctx.replyWithInvoice('Mug', 'A mug', 'mug', 'EUR', [{label: 'Mug', amount: 1500}], {
-        provider_token: 'TEST',
+        provider_token: '284685063:TEST:shop',
         is_flexible: true,
       }),
     )

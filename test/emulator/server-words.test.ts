@@ -158,3 +158,102 @@ describe('a malformed token under local rules (BA telegram-bot-api/ClientManager
     expect(await get(cloud.emu.apiRoot, '0123:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA')).toEqual([404, 'Not Found'])
   })
 })
+
+describe('td texts for empty poll texts, Web App URLs, provider tokens; the kicked bot', () => {
+  it('an empty poll question or option: text must be non-empty (TD MessageContent.cpp, PollOption.cpp get_formatted_text)', async () => {
+    const {emu, api, token} = await setup()
+    emu.sendUserMessage(token, {text: 'hi', chatId: 81, userId: 81})
+    expect((await api('sendPoll', {chat_id: 81, question: ' ', options: ['a', 'b']})).json.description).toBe(
+      'Bad Request: text must be non-empty',
+    )
+    expect((await api('sendPoll', {chat_id: 81, question: 'Q', options: ['a', '  ']})).json.description).toBe(
+      'Bad Request: text must be non-empty',
+    )
+  })
+
+  it('a web_app URL that is not https, named by its place (TD ReplyMarkup.cpp, BotMenuButton.cpp; LinkManager::check_link)', async () => {
+    const {emu, api, token} = await setup()
+    emu.sendUserMessage(token, {text: 'hi', chatId: 82, userId: 82})
+    const inline = {inline_keyboard: [[{text: 'Open', web_app: {url: 'http://example.com/app'}}]]}
+    expect((await api('sendMessage', {chat_id: 82, text: 'x', reply_markup: inline})).json.description).toBe(
+      "Bad Request: inline keyboard button Web App URL 'http://example.com/app' is invalid: Only HTTPS links are allowed",
+    )
+    const reply = {keyboard: [[{text: 'Open', web_app: {url: 'http://localhost:3000'}}]]}
+    expect((await api('sendMessage', {chat_id: 82, text: 'x', reply_markup: reply})).json.description).toBe(
+      "Bad Request: keyboard button Web App URL 'http://localhost:3000' is invalid: Only HTTPS links are allowed",
+    )
+    const menu = {type: 'web_app', text: 'App', web_app: {url: 'http://example.com'}}
+    expect((await api('setChatMenuButton', {menu_button: menu})).json.description).toBe(
+      "Bad Request: menu button Web App URL 'http://example.com' is invalid: Only HTTPS links are allowed",
+    )
+    // https is accepted everywhere
+    const ok = {inline_keyboard: [[{text: 'Open', web_app: {url: 'https://example.com/app'}}]]}
+    expect((await api('sendMessage', {chat_id: 82, text: 'x', reply_markup: ok})).json.ok).toBe(true)
+    expect(
+      (await api('setChatMenuButton', {menu_button: {...menu, web_app: {url: 'https://example.com'}}})).json.ok,
+    ).toBe(true)
+  })
+
+  it('a placeholder provider token: PAYMENT_PROVIDER_INVALID; a test provider token and Stars without one pass', async () => {
+    const {emu, api, token} = await setup()
+    emu.sendUserMessage(token, {text: 'hi', chatId: 83, userId: 83})
+    const invoice = {
+      chat_id: 83,
+      title: 'T',
+      description: 'D',
+      payload: 'p',
+      currency: 'USD',
+      prices: [{label: 'x', amount: 100}],
+    }
+    for (const provider_token of ['PAYMENT_PROVIDER_TOKEN', '', '123456'])
+      expect((await api('sendInvoice', {...invoice, provider_token})).json.description).toBe(
+        'Bad Request: PAYMENT_PROVIDER_INVALID',
+      )
+    expect((await api('sendInvoice', {...invoice, provider_token: '1234567890:TEST:emulator'})).json.ok).toBe(true)
+    expect((await api('sendInvoice', {...invoice, provider_token: '284685063:LIVE:abc'})).json.ok).toBe(true)
+    expect((await api('sendInvoice', {...invoice, currency: 'XTR', prices: [{label: 'x', amount: 1}]})).json.ok).toBe(
+      true,
+    )
+  })
+
+  it('a bot removed from a chat still sending there (BA Client::check_chat_access)', async () => {
+    const {emu, api, token} = await setup()
+    const cases = [
+      [-1001, 'supergroup', 'kicked', 'Forbidden: bot was kicked from the supergroup chat'],
+      [-1002, 'channel', 'kicked', 'Forbidden: bot was kicked from the channel chat'],
+      [-1003, 'group', 'kicked', 'Forbidden: bot was kicked from the group chat'],
+      [-1004, 'supergroup', 'left', 'Forbidden: bot is not a member of the supergroup chat'],
+      [-1005, 'group', 'left', 'Forbidden: bot is not a member of the group chat'],
+    ] as const
+    for (const [chatId, chatType, status, description] of cases) {
+      emu.setBotStatus(token, {chatId, chatType, status: 'member'})
+      expect((await api('sendMessage', {chat_id: chatId, text: 'in'})).json.ok).toBe(true)
+      emu.setBotStatus(token, {chatId, chatType, status})
+      const answer = await api('sendMessage', {chat_id: chatId, text: 'still here?'})
+      expect([answer.status, answer.json.description]).toEqual([403, description])
+    }
+  })
+})
+
+describe('chat settings in a private chat answer td texts, not "chat not found"', () => {
+  it('title, description, permissions (TD DialogManager.cpp), sticker set (BA Client.cpp), leave and ban (TD DialogParticipantManager.cpp)', async () => {
+    const {emu, api, token} = await setup()
+    emu.sendUserMessage(token, {text: 'hi', chatId: 84, userId: 84})
+    const answer = async (method: string, params: Record<string, unknown>) =>
+      (await api(method, {chat_id: 84, ...params})).json.description
+    expect(await answer('setChatTitle', {title: 'T'})).toBe("Bad Request: can't change private chat title")
+    expect(await answer('setChatTitle', {title: ' '})).toBe('Bad Request: title must be non-empty')
+    expect(await answer('setChatDescription', {description: 'D'})).toBe(
+      "Bad Request: can't change private chat description",
+    )
+    expect(await answer('setChatPermissions', {permissions: {can_send_messages: true}})).toBe(
+      "Bad Request: can't change private chat permissions",
+    )
+    expect(await answer('setChatStickerSet', {sticker_set_name: 's'})).toBe(
+      'Bad Request: method is available only for supergroups',
+    )
+    // leaveChat: td Requests.cpp on_request(leaveChat) sets the bot's status
+    expect(await answer('leaveChat', {})).toBe("Bad Request: chat member status can't be changed in private chats")
+    expect(await answer('banChatMember', {user_id: 84})).toBe("Bad Request: can't ban members in private chats")
+  })
+})

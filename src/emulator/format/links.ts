@@ -88,3 +88,19 @@ export function checkedLink(link: string): string {
   const r = checkLink(link)
   return 'url' in r ? r.url : ''
 }
+
+/**
+ * td LinkManager::check_link(link, http_only = true, https_only = true), as a Web App URL is checked in production
+ * (td ReplyMarkup.cpp get_keyboard_button / get_inline_keyboard_button, BotMenuButton.cpp set_menu_button): after
+ * the URL parses, anything but https (http, tg:, ton:) is `Only HTTPS links are allowed`; then the host's dot.
+ */
+export function checkWebAppLink(link: string): {url: string} | {error: string} {
+  if (/^(tg|ton|tonsite):/i.test(link)) return {error: 'Only HTTPS links are allowed'}
+  const checked = checkLink(link)
+  if ('error' in checked && checked.error !== 'Wrong HTTP URL') return checked
+  if (!/^https:\/\//i.test(link)) return {error: 'Only HTTPS links are allowed'}
+  return checked
+}
+
+/** td's text for a refused link: the URL quoted when it is UTF-8 (LinkManager::check_link). */
+export const linkRefusal = (link: string, error: string): string => `URL '${link}' is invalid: ${error}`

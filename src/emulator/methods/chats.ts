@@ -32,24 +32,30 @@ const getChat: Handler = (bot, params) => {
   }
 }
 
-/** A group, supergroup or channel of chat_id: the chat-settings methods do not apply to private chats. */
-function groupOf(bot: BotState, params: Params): TgObject {
+/**
+ * A group, supergroup or channel of chat_id: the chat-settings methods do not apply to private chats, and td says so
+ * in its own words (td DialogManager.cpp set_dialog_title / set_dialog_permissions / set_dialog_description: `Can't
+ * change private chat title|permissions|description`; telegram-bot-api Client.cpp setChatStickerSet: `method is
+ * available only for supergroups`).
+ */
+function groupOf(bot: BotState, params: Params, refusal: string): TgObject {
   const chat = chatOf(bot, params)
-  if (chat.type === 'private') throw badRequest('chat not found')
+  if (chat.type === 'private') throw badRequest(refusal)
   return chat
 }
 
 const setChatTitle: Handler = (bot, params) => {
-  const chat = groupOf(bot, params)
-  // td cleans the title and cuts it to 128 characters; an empty one is refused
+  chatOf(bot, params)
+  // td cleans the title and cuts it to 128 characters; an empty one is refused, before the chat's type is looked at
   const title = [...(params.get('title') ?? '').trim()].slice(0, 128).join('')
   if (title === '') throw badRequest('title must be non-empty')
+  const chat = groupOf(bot, params, "can't change private chat title")
   bot.rememberChat({...chat, title})
   return {result: true}
 }
 
 const setChatDescription: Handler = (bot, params) => {
-  const chat = groupOf(bot, params)
+  const chat = groupOf(bot, params, "can't change private chat description")
   const description = params.get('description') ?? ''
   if ([...description].length > 255) throw badRequest('CHAT_ABOUT_TOO_LONG')
   bot.chatInfo.set(chat.id as number, 'description', description === '' ? undefined : description)
@@ -57,14 +63,15 @@ const setChatDescription: Handler = (bot, params) => {
 }
 
 const setChatPermissions: Handler = (bot, params) => {
-  const chat = groupOf(bot, params)
+  chatOf(bot, params)
   const permissions = permissionsArg(params)
+  const chat = groupOf(bot, params, "can't change private chat permissions")
   bot.chatInfo.set(chat.id as number, 'permissions', permissions)
   return {result: true}
 }
 
 const setChatStickerSet: Handler = (bot, params) => {
-  const chat = groupOf(bot, params)
+  const chat = groupOf(bot, params, 'method is available only for supergroups')
   const name = params.get('sticker_set_name') ?? ''
   if (name === '') throw badRequest('STICKERSET_INVALID')
   bot.chatInfo.set(chat.id as number, 'sticker_set_name', name)
@@ -72,7 +79,7 @@ const setChatStickerSet: Handler = (bot, params) => {
 }
 
 const deleteChatStickerSet: Handler = (bot, params) => {
-  const chat = groupOf(bot, params)
+  const chat = groupOf(bot, params, 'method is available only for supergroups')
   bot.chatInfo.set(chat.id as number, 'sticker_set_name', undefined)
   return {result: true}
 }

@@ -9,6 +9,7 @@ import {handlerFor, methodNotFound} from './index.js'
 import {asBusiness} from './business.js'
 import {checkUtf8} from './utf8.js'
 import {FLOOD_COUNTED} from '../state/flood.js'
+import {WRITES_TO_CHAT} from '../state/faults.js'
 import type {Params} from '../http/params.js'
 import type {RecordedCall} from '../types.js'
 import {toInteger} from '../integer.js'
@@ -48,6 +49,7 @@ export function dispatch(
     if (!handler) throw methodNotFound()
     const fault = bot.faults.check(lower, params, (raw) => chatIdOf(bot, raw))
     if (fault) throw fault
+    if (WRITES_TO_CHAT.test(lower)) notAMember(bot, params)
     if (params.badUtf8) checkUtf8(lower, params)
     const flood = FLOOD_COUNTED.has(lower) ? floodCheck(bot, params, ctx.core) : undefined
     answer = handler(bot, params, ctx.core, {method: lower, source: ctx.source, onAbort: ctx.onAbort})
@@ -97,6 +99,27 @@ function finished(bot: BotState, record: RecordedCall, counted: boolean, ctx: Di
 function relaunch(bot: BotState, core: Core): void {
   bot.closeState = undefined
   if (bot.webhook) core.openWebhook(bot)
+}
+
+/**
+ * A call that writes into a group, supergroup or channel the bot was removed from (its recorded status `kicked` or
+ * `left`): telegram-bot-api Client.cpp `Client::check_chat_access` answers 403 `bot was kicked from the <type> chat` /
+ * `bot is not a member of the <type> chat` (type: group, supergroup, channel).
+ */
+function notAMember(bot: BotState, params: Params): void {
+  const raw = params.get('chat_id') ?? ''
+  if (raw === '') return
+  const chat = bot.findChat(raw)
+  if (typeof chat?.id !== 'number' || chat.type === 'private') return
+  const status = bot.members.get(chat.id, bot.id)?.status
+  if (status !== 'kicked' && status !== 'left') return
+  const type = chat.type === 'channel' ? 'channel' : chat.type === 'supergroup' ? 'supergroup' : 'group'
+  throw new ApiError(
+    403,
+    status === 'kicked'
+      ? `Forbidden: bot was kicked from the ${type} chat`
+      : `Forbidden: bot is not a member of the ${type} chat`,
+  )
 }
 
 /**

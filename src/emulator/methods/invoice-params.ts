@@ -112,9 +112,17 @@ export function readInvoice(params: Params, link: boolean): Invoice {
 }
 
 /**
+ * A payment provider token as @BotFather hands them out, `<provider's bot id>:TEST:<key>` or `…:LIVE:<key>`
+ * (core.telegram.org/bots/payments: the test token comes from the provider's test mode). Telegram refuses any other
+ * token, such as the `PAYMENT_PROVIDER_TOKEN` placeholder of library examples, with PAYMENT_PROVIDER_INVALID; the
+ * emulator accepts every token of this shape (it knows no provider), e.g. `1234567890:TEST:emulator`.
+ */
+export const PROVIDER_TOKEN = /^\d{1,20}:(TEST|LIVE):[A-Za-z0-9_=+\/-]{1,256}$/
+
+/**
  * td's checks of the invoice (amounts, total, tips), then Telegram's for Stars (`XTR`: no provider token, exactly
  * one price, no tips, subscriptions of 30 days up to 10000 Stars) and for providers (a currency other than XTR
- * needs a provider token), and the payload's 128 bytes.
+ * needs a provider token of the shape above), and the payload's 128 bytes.
  */
 export function checkInvoice(invoice: Invoice): void {
   for (const price of invoice.prices) {
@@ -137,7 +145,7 @@ export function checkInvoice(invoice: Invoice): void {
   if (stars) {
     if (invoice.providerToken !== '' || invoice.prices.length !== 1 || invoice.maxTipAmount !== 0)
       throw badRequest('STARS_INVOICE_INVALID')
-  } else if (invoice.providerToken === '') {
+  } else if (!PROVIDER_TOKEN.test(invoice.providerToken)) {
     throw badRequest('PAYMENT_PROVIDER_INVALID')
   }
   if (Buffer.byteLength(invoice.payload, 'utf8') > MAX_PAYLOAD_BYTES) throw badRequest('INVOICE_PAYLOAD_INVALID')

@@ -5,7 +5,7 @@
  * for callback_data over 64 bytes.
  */
 import {badRequest} from '../errors.js'
-import {checkLink, linkUserId} from '../format/links.js'
+import {checkLink, checkWebAppLink, linkRefusal, linkUserId} from '../format/links.js'
 import type {TgObject} from '../types.js'
 import {parseJsonBounded} from '../json.js'
 
@@ -92,7 +92,14 @@ function keyboardButton(value: unknown): void {
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
     throw buttonError('keyboard', 'KeyboardButton must be a String or an Object')
   }
-  stringField(value as TgObject, 'text', 'keyboard', true)
+  const o = value as TgObject
+  stringField(o, 'text', 'keyboard', true)
+  if ('web_app' in o) {
+    const url = stringField(objectField(o, 'web_app', 'keyboard'), 'url', 'keyboard', true)!
+    // td ReplyMarkup.cpp get_keyboard_button: "Keyboard button Web App " + check_link's error
+    const checked = checkWebAppLink(url)
+    if ('error' in checked) throw badRequest(`keyboard button Web App ${linkRefusal(url, checked.error)}`)
+  }
 }
 
 /**
@@ -145,6 +152,13 @@ export function finishInlineKeyboard(rows: TgObject[][]): TgObject | undefined {
     const out: TgObject[] = []
     for (const button of row) {
       if (button.text === '') continue
+      const app = button.web_app as TgObject | undefined
+      if (app && typeof app.url === 'string') {
+        // td ReplyMarkup.cpp get_inline_keyboard_button: "Inline keyboard button Web App " + check_link's error
+        const checked = checkWebAppLink(app.url)
+        if ('error' in checked)
+          throw badRequest(`inline keyboard button Web App ${linkRefusal(app.url, checked.error)}`)
+      }
       if (typeof button.url === 'string' && linkUserId(button.url) === undefined) {
         const checked = checkLink(button.url)
         if ('error' in checked) {

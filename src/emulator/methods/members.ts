@@ -197,15 +197,15 @@ export const sendChatJoinRequestWebApp: Handler = (bot, params) => {
 // ---------------------------------------------------------------- member changes
 
 /** The chat of a member change: a group or channel (not a private chat), and the target user's id. */
-function memberTarget(bot: BotState, params: Params): {chat: TgObject; userId: number} {
+function memberTarget(bot: BotState, params: Params, refusal = PRIVATE): {chat: TgObject; userId: number} {
   const userId = userIdParam(params)
   const chat = chatOf(bot, params)
-  if (chat.type === 'private') throw badRequest(PRIVATE)
+  if (chat.type === 'private') throw badRequest(refusal)
   return {chat, userId}
 }
 
 export const banChatMember: Handler = (bot, params, core) => {
-  const {chat, userId} = memberTarget(bot, params)
+  const {chat, userId} = memberTarget(bot, params, "can't ban members in private chats") // td ban_dialog_participant
   if (!botHas(bot, chat, 'can_restrict_members')) throw badRequest('not enough rights to restrict/ban chat member')
   const untilDate = integerArg(params, 'until_date', 0, 0, 2 ** 31 - 1)
   const user = currentMember(bot, chat, userId).user as TgObject
@@ -321,6 +321,7 @@ export const setChatMemberTag: Handler = (bot, params, core) => {
 /** leaveChat: the bot leaves (a my_chat_member update); not in private chats. */
 export const leaveChat: Handler = (bot, params, core) => {
   const chat = chatOf(bot, params)
+  // td Requests.cpp on_request(leaveChat) → DialogParticipantManager::set_dialog_participant_status
   if (chat.type === 'private') throw badRequest(PRIVATE)
   apply(bot, core, chat, chatMember(chat, bot.from, 'left'))
   return {result: true}

@@ -88,17 +88,19 @@ export const sendPoll: Handler = (bot, params, core) => {
   const description = formattedOf(params, 'description')
   const isAnonymous = params.has('is_anonymous') ? toBool(params.get('is_anonymous')) : true
   const allowsRevoting = params.has('allows_revoting') ? toBool(params.get('allows_revoting')) : !quiz
-  const openPeriod = Math.min(2628000, Math.max(0, Number.parseInt(params.get('open_period') ?? '0', 10) || 0))
-  const closeDateParam = Math.max(0, Number.parseInt(params.get('close_date') ?? '0', 10) || 0)
+  const openPeriod = Math.min(2628000, Math.max(0, toInteger(params.get('open_period') ?? '', 32)))
+  const closeDateParam = Math.max(0, toInteger(params.get('close_date') ?? '', 32))
   const membersOnly = toBool(params.get('members_only'))
   const prepared = prepareSend(bot, params)
   // td's rules, after the chat
-  if (question.trim() === '') throw badRequest('poll question must be non-empty')
+  // td MessageContent.cpp get_input_message_content (inputMessagePoll) and PollOption.cpp get_poll_option read the
+  // question and each option with get_formatted_text(allow_empty = false): MessageEntity.cpp fix_formatted_text
+  if (question.trim() === '') throw badRequest('text must be non-empty')
   if (questionLength(question) > 300) throw badRequest('poll question length must not exceed 300')
   if (options.length === 0) throw badRequest('poll must have at least one answer option')
   if (options.length > 12) throw badRequest("poll can't have more than 12 options")
   for (const option of options) {
-    if (option.text.trim() === '') throw badRequest('poll options must be non-empty')
+    if (option.text.trim() === '') throw badRequest('text must be non-empty')
     if ([...option.text].length > 100) throw badRequest('poll options length must not exceed 100')
   }
   if (quiz) {

@@ -11,6 +11,7 @@ import {toBool, type Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
 import {parseJsonBounded} from '../json.js'
 import {toInteger} from '../integer.js'
+import {checkWebAppLink, linkRefusal} from '../format/links.js'
 
 /**
  * td's check of a language code: empty, or two lower-case Latin letters (text: td/telegram/BotInfoManager.cpp, "Invalid
@@ -74,6 +75,10 @@ function readMenuButton(raw: string | undefined): TgObject {
   if (!app || typeof app !== 'object' || Array.isArray(app)) throw fail('Field "web_app" must be of type Object')
   if (!('url' in app)) throw fail('Can\'t find field "url"')
   if (typeof app.url !== 'string') throw fail('Field "url" must be of type String')
+  // td BotMenuButton.cpp set_menu_button: an empty text, then the URL as a Web App's
+  if (o.text === '') throw badRequest('menu button text must be non-empty')
+  const checked = checkWebAppLink(app.url)
+  if ('error' in checked) throw badRequest(`menu button Web App ${linkRefusal(app.url, checked.error)}`)
   return {type: 'web_app', text: o.text, web_app: {url: app.url}}
 }
 

@@ -25,7 +25,7 @@ export const DEACTIVATED = 'Forbidden: user is deactivated'
 export const MIGRATED = 'Bad Request: group chat was upgraded to a supergroup chat'
 
 /** Methods that write into the chat named by `chat_id`: these fail for a blocked, migrated or deactivated chat. */
-const WRITES_TO_CHAT = /^(send|copy|forward|edit|stopmessage|stoppoll|pinchat|unpinchat|setmessagereaction)/
+export const WRITES_TO_CHAT = /^(send|copy|forward|edit|stopmessage|stoppoll|pinchat|unpinchat|setmessagereaction)/
 
 /** Check a FaultSpec given by a caller; throws an Error naming the bad field. */
 export function checkFaultSpec(spec: FaultSpec, where: string): void {
