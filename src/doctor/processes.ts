@@ -11,6 +11,7 @@ import {basename, join} from 'node:path'
 import {parse as parseDotenv} from 'dotenv'
 
 import {redact, REDACTED} from '../telegram/index.js'
+import {maskUrl} from '../lib/mask-url.js'
 import {classifyHolder, type HolderKind} from './holder-kind.js'
 import {apiEndpoints, type ApiEndpoints} from './api-endpoints.js'
 import {connectionsOf} from '../session-store/proc-net.js'
@@ -65,18 +66,51 @@ function needles(token: string): string[] {
   return out
 }
 
-/** Flags whose value is a secret whatever it looks like. */
-const SECRET_FLAGS = new Set(['--secret-token', '--restore-secret', '--token'])
-/** A flag or variable whose name says it carries a secret. */
-const SECRET_NAME = /secret|token|password|passwd|key|auth/i
+/** Flags whose value is a secret whatever it looks like (`-t`: the token, for many bot scripts). */
+const SECRET_FLAGS = new Set(['--secret-token', '--restore-secret', '--token', '-t'])
+/**
+ * A flag, variable or header whose name says it carries a secret: secret, token, password, passwd,
+ * pass/passphrase, pw/pwd, key, auth(orization), cookie, bearer, hmac, session, cred(entials), dsn,
+ * signature.
+ */
+const SECRET_NAME =
+  /secret|token|pass(?:word|wd|phrase)?(?![a-z])|pwd?(?![a-z])|(?<![a-z])pw|key|auth|cookie|bearer|hmac|session|cred|dsn|signature|private/i
 export const MASKED = '<secret>'
+
+/** `scheme://user:password@` (or `scheme://secret@`) anywhere in a word: the credentials part. */
+const URL_CREDENTIALS = /\b([a-z][a-z\d+.-]*:\/\/)([^\s/?#@]*)@/gi
+/** An http(s) URL in a word: its path and query can be secrets (a webhook's random path). */
+const HTTP_URL = /\bhttps?:\/\/[^\s"'<>]+/gi
+/** An HTTP header as one word (`Authorization: Bearer x`, `-HCookie:a=b`): name, then value. */
+const HEADER = /^(-H)?([A-Za-z][A-Za-z0-9-]*):\s*(.*)$/s
+/** Words after which the next one is a credential (`Authorization: Bearer X` split by the shell). */
+const SCHEME_WORDS = new Set(['bearer', 'basic', 'token', 'bot'])
+
+/**
+ * A word's secret shapes masked: http(s) URLs as every webhook URL is shown (lib/mask-url.ts: the
+ * origin, a short first path segment and 4 characters of the rest; credentials `…@`, a query `?…`),
+ * other URLs' credentials (`postgres://u:<secret>@db`).
+ */
+function maskShapes(word: string): string {
+  if (!word.includes('://')) return word
+  return word
+    .replace(HTTP_URL, (url) => (/^https?:\/\/[^/?#@]*\/?$/i.test(url) ? url : maskUrl(url)))
+    .replace(URL_CREDENTIALS, (_m, scheme: string, userinfo: string) => {
+      if (userinfo === '…') return `${scheme}…@`
+      const colon = userinfo.indexOf(':')
+      return colon === -1 ? `${scheme}${MASKED}@` : `${scheme}${userinfo.slice(0, colon)}:${MASKED}@`
+    })
+}
 
 /**
  * The words of a command line with the value of every secret-bearing argument replaced by
- * MASKED: `--secret-token X`, `--restore-secret X`, `--token X` (also `--flag=X`), any flag or
- * `NAME=value` pair whose name contains secret, token, password, passwd, key or auth (`--api-key X`,
- * `-auth=X`, `DB_PASSWORD=X`). A value already redacted as the token (`<token>`) stays so. What other
- * processes were started with is what people paste into issues: `bot doctor` shows it masked.
+ * MASKED: `--secret-token X`, `--restore-secret X`, `--token X`, `-t X` (also `--flag=X`), any
+ * flag, `NAME=value` pair or header whose name says it carries a secret (SECRET_NAME: `--api-key
+ * X`, `-auth=X`, `DB_PASSWORD=X`, `--passphrase=X`, `--dsn=X`, `Authorization: Bearer X`); and by
+ * shape whatever the name: credentials in URLs (`postgres://u:<secret>@db`), URL paths and queries
+ * masked as every webhook URL is (lib/mask-url.ts: `https://host/hook/AbCd…`). A value already
+ * redacted as the token (`<token>`) stays so. What other processes were started with is what people
+ * paste into issues: `bot doctor` shows it masked.
  */
 export function maskSecretArgs(argv: readonly string[]): string[] {
   const out: string[] = []
@@ -85,9 +119,9 @@ export function maskSecretArgs(argv: readonly string[]): string[] {
     const flag = /^(-{1,2}[^=\s]+)(=.*)?$/s.exec(word)
     if (flag) {
       const name = flag[1]
-      const known = SECRET_FLAGS.has(name.toLowerCase())
+      const known = SECRET_FLAGS.has(name.toLowerCase()) || SECRET_FLAGS.has(name)
       if (!known && !SECRET_NAME.test(name)) {
-        out.push(word)
+        out.push(maskShapes(word))
         continue
       }
       if (flag[2] !== undefined) {
@@ -108,7 +142,22 @@ export function maskSecretArgs(argv: readonly string[]): string[] {
       out.push(`${pair[1]}=${MASKED}`)
       continue
     }
-    out.push(word)
+    const header = HEADER.exec(word)
+    if (header && SECRET_NAME.test(header[2]) && !word.includes('://')) {
+      if (header[3] !== '' && header[3] !== REDACTED) {
+        out.push(`${header[1] ?? ''}${header[2]}: ${MASKED}`)
+        continue
+      }
+      // `Authorization:` alone: its value is the following word(s): `Bearer X` or `X`.
+      out.push(word)
+      if (SCHEME_WORDS.has(argv[i + 1]?.toLowerCase() ?? '')) out.push(argv[++i])
+      if (argv[i + 1] !== undefined && argv[i + 1] !== REDACTED) {
+        out.push(MASKED)
+        i++
+      }
+      continue
+    }
+    out.push(maskShapes(word))
   }
   return out
 }

@@ -39,3 +39,45 @@ describe('maskSecretArgs after the token redaction', () => {
     )
   })
 })
+
+describe('maskSecretArgs by shape (issue 31, item 6)', () => {
+  it('masks URL credentials, webhook paths and queries, headers, -t and secret-sounding names', () => {
+    expect(
+      maskSecretArgs([
+        'psql',
+        'postgres://u:PASS@db/app',
+        'redis://:rpw@r:6379',
+        '--webhook-url=https://example.com/hook/PATHsecret123',
+        'https://x.example/tg?secret=1',
+        '--passphrase=a',
+        '--cookie=b',
+        '--pw=c',
+        '--bearer=d',
+        '--hmac=e',
+        '--session=f',
+        '--cred=g',
+        '--dsn=h',
+        'Authorization: Bearer AUTHV',
+        '-t',
+        'TTT',
+        'Authorization:',
+        'Bearer',
+        'SPLIT',
+        'X-Api-Key: kk',
+        'PGPASSWORD=pp',
+      ]).join(' '),
+    ).toBe(
+      `psql postgres://u:${MASKED}@db/app redis://:${MASKED}@r:6379 --webhook-url=https://example.com/hook/PATH… https://x.example/tg?… --passphrase=${MASKED} --cookie=${MASKED} --pw=${MASKED} --bearer=${MASKED} --hmac=${MASKED} --session=${MASKED} --cred=${MASKED} --dsn=${MASKED} Authorization: ${MASKED} -t ${MASKED} Authorization: Bearer ${MASKED} X-Api-Key: ${MASKED} PGPASSWORD=${MASKED}`,
+    )
+  })
+
+  it('leaves plain URLs, headers and flags alone', () => {
+    expect(
+      m(
+        'x https://api.telegram.org http://127.0.0.1:8081 --api-root=http://127.0.0.1:8081 --passive y Content-Type: json',
+      ),
+    ).toBe(
+      'x https://api.telegram.org http://127.0.0.1:8081 --api-root=http://127.0.0.1:8081 --passive y Content-Type: json',
+    )
+  })
+})
