@@ -1,4 +1,4 @@
-import {Command, Flags, Interfaces} from '@oclif/core'
+import {Command, Errors, Flags, Interfaces} from '@oclif/core'
 
 import {BotApiError} from '../telegram/errors.js'
 import {BotApi, DEFAULT_API_ROOT, isCloudApiRoot, type BotApiOptions} from '../telegram/client.js'
@@ -44,6 +44,17 @@ export interface ResolvedApi {
 }
 
 /**
+ * An oclif parse error, told by its class, not its text: oclif's CLIParseError family
+ * (RequiredArgsError, UnexpectedArgsError, NonExistentFlagsError, FlagInvalidOptionError,
+ * FailedFlagValidationError, …) are CLIErrors that carry the `parse` they failed; an error thrown by a
+ * flag's own parse function is marked `oclif.exit = 2` by oclif (package.json's
+ * `oclif.exitCodes.failedFlagParsing`), as is every CLIError left at oclif's default exit.
+ */
+function isParseError(err: Error & {oclif?: {exit?: number}}): boolean {
+  return (err instanceof Errors.CLIError && 'parse' in err) || err.oclif?.exit === 2
+}
+
+/**
  * oclif's parse errors span several lines ("Missing 1 required arg:\nurl  description\nSee more
  * help with --help"): one line, "Missing 1 required arg: url — description".
  */
@@ -79,9 +90,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected positional: string[] = []
   #secrets: string[] = []
 
-  /** " Did you mean --offline?" for "Nonexistent flag: --offlin", or ''. */
-  #flagSuggestion(message: string): string {
-    const typed = /Nonexistent flags?: (--?[\w-]+)/.exec(message)?.[1]
+  /** " Did you mean --offline?" for oclif's NonExistentFlagsError on `--offlin` (its `flags`), or ''. */
+  #flagSuggestion(err: Error): string {
+    const flags = (err as {flags?: unknown}).flags
+    const typed = Array.isArray(flags) && typeof flags[0] === 'string' ? flags[0] : undefined
     if (!typed) return ''
     const names: string[] = []
     const all = {
@@ -286,15 +298,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       message = 'Cancelled.'
       exit = 130
       code = 'cancelled'
-    } else if (
-      err.oclif?.exit === 2 ||
-      /Unexpected argument|Nonexistent flag|Missing required|Expected .* to be one of|Parsing --/.test(
-        err.message ?? '',
-      )
-    ) {
+    } else if (isParseError(err)) {
       // oclif parse errors: bad input, exit 2. A mistyped flag gets the closest one, as a mistyped command does.
       message = oneLine(err.message)
-      const suggestion = this.#flagSuggestion(err.message ?? '')
+      const suggestion = this.#flagSuggestion(err)
       if (suggestion) message = `${message.replace(/[.\s]*$/, '')}.${suggestion}`
       fix = `See \`${this.config.bin} ${(this.id ?? '').replaceAll(':', ' ')} --help\` for usage.`.replace('  ', ' ')
       exit = 2

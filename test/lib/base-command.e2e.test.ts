@@ -86,6 +86,26 @@ describe('errors', () => {
     expect(r.stderr).toBe('✗ Nonexistent flag: --nope\n  See `bot webhook info --help` for usage.\n')
   })
 
+  // Each kind of oclif parse error (matched by its class, not its text): exit 2, one line, the help hint.
+  it.each([
+    {args: ['webhook', 'info', '--no-such-flag'], line: /^✗ Nonexistent flag: --no-such-flag\n/},
+    {args: ['dev', '--offlin'], line: /^✗ Nonexistent flag: --offlin\. Did you mean --offline\?\n/},
+    {args: ['dev', '--port', 'abc'], line: /^✗ Parsing --port .*abc/},
+    {args: ['dev', '--port', '70000'], line: /^✗ Parsing --port .*65535/},
+    {
+      args: ['dev', '--mode', 'carrier-pigeon'],
+      line: /^✗ Expected --mode=carrier-pigeon to be one of: webhook, polling/,
+    },
+    {args: ['webhook', 'set'], line: /^✗ Missing 1 required arg/},
+    {args: ['replay', '1', '2'], line: /^✗ Unexpected argument: 2/},
+  ])('a parse error for $args: exit 2, one line', async ({args, line}) => {
+    const r = await runCli(args)
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(line)
+    expect(r.stderr.split('\n').filter(Boolean)).toHaveLength(2)
+    expect(r.stderr).toMatch(/\n {2}See `bot [a-z ]+ --help` for usage\.\n$/)
+  })
+
   it('--json errors: {ok:false,error:{code,message,fix}} on stdout, nothing on stderr', async () => {
     const r = await runCli(['webhook', 'info', '--json'])
     expect(r.code).toBe(2)
