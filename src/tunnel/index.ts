@@ -10,36 +10,13 @@ import {findExecutable} from './which.js'
 import type {TunnelProvider} from './types.js'
 import {TunnelError} from './errors.js'
 
-export type {Tunnel, TunnelOpenOptions, TunnelProvider} from './types.js'
-export {DEFAULT_TUNNEL_TIMEOUT_MS} from './types.js'
-export {TunnelError, isTunnelError, TUNNEL_FIX, type TunnelErrorCode} from './errors.js'
-export {
-  localtunnelProvider,
-  LocaltunnelProvider,
-  LocaltunnelTunnel,
-  DEFAULT_LOCALTUNNEL_HOST,
-  validateSubdomain,
-  validateTunnelHost,
-  type LocaltunnelProviderOptions,
-} from './localtunnel.js'
-export {publicUrlProvider, PublicUrlProvider, validatePublicUrl, isLoopbackHost} from './public-url.js'
-export {loopbackProvider, LoopbackProvider} from './loopback.js'
-export {
-  probeTunnel,
-  proveReachable,
-  type ProbeOptions,
-  type ProbeResult,
-  type ProveOptions,
-  type ProveResult,
-} from './probe.js'
-export {
-  cloudflaredProvider,
-  CloudflaredProvider,
-  CloudflaredTunnel,
-  CLOUDFLARED_ENV,
-  CLOUDFLARED_INSTALL_FIX,
-  type CloudflaredProviderOptions,
-} from './cloudflared.js'
+export type {Tunnel, TunnelProvider} from './types.js'
+export {TunnelError} from './errors.js'
+export {localtunnelProvider, LocaltunnelTunnel, type LocaltunnelProviderOptions} from './localtunnel.js'
+export {publicUrlProvider, validatePublicUrl} from './public-url.js'
+export {loopbackProvider} from './loopback.js'
+export {probeTunnel, proveReachable} from './probe.js'
+export {cloudflaredProvider, CloudflaredTunnel, CLOUDFLARED_ENV} from './cloudflared.js'
 export {findExecutable} from './which.js'
 
 /** Options every provider factory may read (each takes what it needs). */
