@@ -30,6 +30,7 @@ export interface DevFlags {
   'relay-port'?: number
   port?: number
   watch: boolean
+  ignore?: string[]
   force: boolean
   'restore-secret'?: string
   'allowed-updates'?: string
@@ -239,6 +240,7 @@ export function sessionOptions(
     cwd: c.cwd,
     port: flags.port,
     watch: flags.watch,
+    ...(flags.ignore?.length ? {watchIgnore: flags.ignore} : {}),
     endOnEarlyExit: endOnEarlyExit(flags, c.terminal),
     debounceMs: flags.debounce,
     force: flags.force,
@@ -281,6 +283,7 @@ export function offlineOptions(
     port: flags.port,
     relayPort: flags['relay-port'],
     watch: flags.watch,
+    ...(flags.ignore?.length ? {watchIgnore: flags.ignore} : {}),
     endOnEarlyExit: endOnEarlyExit(flags, terminal),
     debounceMs: flags.debounce,
     allowedUpdates:
