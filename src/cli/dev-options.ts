@@ -31,6 +31,7 @@ export interface DevFlags {
   'relay-port'?: number
   port?: number
   watch: boolean
+  ignore?: string[]
   force: boolean
   'restore-secret'?: string
   'allowed-updates'?: string
@@ -240,6 +241,7 @@ export function sessionOptions(
     cwd: c.cwd,
     port: flags.port,
     watch: flags.watch,
+    ...(flags.ignore?.length ? {watchIgnore: flags.ignore} : {}),
     endOnEarlyExit: endOnEarlyExit(flags, c.terminal),
     debounceMs: flags.debounce,
     force: flags.force,
@@ -283,6 +285,7 @@ export function offlineOptions(
     port: flags.port,
     relayPort: flags['relay-port'],
     watch: flags.watch,
+    ...(flags.ignore?.length ? {watchIgnore: flags.ignore} : {}),
     endOnEarlyExit: endOnEarlyExit(flags, terminal),
     debounceMs: flags.debounce,
     allowedUpdates:

@@ -191,6 +191,17 @@ export async function readPackageConfig(
       defaults[name] = value
       continue
     }
+    // A flag given many times (--ignore A --ignore B): an array of strings, or one string.
+    if (flag.multiple) {
+      if (typeof value === 'string') defaults[name] = [value]
+      else if (Array.isArray(value) && value.every((v) => typeof v === 'string')) defaults[name] = value
+      else
+        throw new UsageError(
+          `${at} must be an array of strings or a string, not ${kind(value)}.`,
+          `E.g. "${key}": ["sessions/**"]; they add to --${name}.`,
+        )
+      continue
+    }
     let text: string
     if (typeof value === 'string') text = value
     else if (typeof value === 'number' && Number.isFinite(value)) text = String(value)

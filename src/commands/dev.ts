@@ -101,9 +101,15 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     }),
     port: Flags.integer({description: "the bot's PORT [default: a free port]", min: 1, max: 65535}),
     watch: Flags.boolean({
-      description: 'restart the bot when files change (node_modules, dist and .git are ignored)',
+      description:
+        "restart the bot when source files change (not the files a bot writes: data, uploads, JSON in subfolders; node_modules, dist, .git, .venv, venv, __pycache__ and .gitignore's entries are ignored)",
       default: true,
       allowNo: true,
+    }),
+    ignore: Flags.string({
+      description:
+        'more for the file watcher to ignore, in .gitignore\'s syntax relative to the project (repeatable; adds to "bot": {"dev": {"ignore": [...]}} in package.json), e.g. --ignore "data/**"',
+      multiple: true,
     }),
     force: Flags.boolean({
       description: 'take over a webhook that bot dev did not set (restored on exit)',
@@ -222,6 +228,9 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     await options.checkDevFlags(flags, this.argv)
     // --forward-to: no bot process, so no bot command (one after `--` is refused).
     const forwardTo = options.forwardTarget(flags, this.argv)
+    // --ignore adds to package.json's "ignore" (a flag given would otherwise replace its default).
+    const fromPackage = (this.packageConfig?.defaults.ignore as string[] | undefined) ?? []
+    flags.ignore = [...new Set([...fromPackage, ...(flags.ignore ?? [])])]
     const {cwd, note} = forwardTo ? {cwd: process.cwd()} : options.botFolder(process.cwd(), this.argv)
     const command = forwardTo ? undefined : resolveBotCommand(words ?? [], cwd)
     if (note) this.#info(note)

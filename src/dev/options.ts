@@ -43,6 +43,8 @@ export interface DevSessionOptions {
   /** The relay's port (what the tunnel forwards to); default a free port. */
   relayPort?: number
   watch?: boolean
+  /** More to leave out of the file watch, in .gitignore's syntax relative to `cwd` (--ignore, package.json). */
+  watchIgnore?: string[]
   /**
    * Nobody can fix the bot here (stdin is not a terminal, or CI): a bot that exits before it is up,
    * or within 5 s of a (re)start, ends the session (its exit code, else 1) instead of waiting for a

@@ -1,4 +1,4 @@
-/** watcher: restart the bot when the project's files change (node_modules, dist and .git ignored). */
+/** watcher: restart the bot when the project's source files change (see watch.ts for what is left out). */
 import type {SessionPart} from '../part.js'
 import {watchProject} from '../watch.js'
 
@@ -15,6 +15,7 @@ export function watcherPart(): SessionPart {
           const watcher = watchProject({
             cwd: o.cwd,
             debounceMs: o.debounceMs,
+            patterns: o.watchIgnore,
             onChange: (files) => ctx.events.emit('files-changed', files),
             onError: (error) => ctx.emit({type: 'warn', text: `File watching failed: ${error.message}`}),
           })
@@ -22,7 +23,8 @@ export function watcherPart(): SessionPart {
           await watcher.ready
           ctx.watching = true
         },
-        () => `Watching ${o.cwd} for changes (node_modules, dist and .git ignored)`,
+        () =>
+          `Watching ${o.cwd} for source changes (node_modules, dist, .git, virtual environments, .gitignore's entries${o.watchIgnore?.length ? `, ${o.watchIgnore.join(', ')}` : ''} ignored)`,
       )
     },
     async stop() {
