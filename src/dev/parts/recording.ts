@@ -22,7 +22,7 @@ export function recordingPart(): SessionPart {
         emit: ctx.emit,
         actionTimeoutMs: o.actionTimeoutMs,
       })
-      recording.addSecrets(ctx.secret, ctx.path)
+      recording.addSecrets(ctx.webhookSecret, ctx.webhookPath)
       recording.open(ctx.me!)
       ctx.recording = recording
     },
