@@ -1,6 +1,6 @@
 /**
- * What `bot trigger`, `bot replay` and the inspector's Replay ask a running session to do
- * (SessionActions), for each way the session runs:
+ * The trigger engine (TriggerEngine): what `bot trigger`, `bot replay` and the inspector's Replay
+ * ask a running session to do (SessionActions), for each way the session runs:
  * - webhook mode (tunnel or bridge): the update goes to the bot through `relay.inject`, past the
  *   answer cache (a replay of an answered update_id reaches the bot again), held while it restarts;
  * - offline: a trigger is the emulator user's action (sendUserMessage / sendCallbackQuery /
@@ -32,7 +32,7 @@ export interface UpdateInjector {
 
 export type {OfflineTarget}
 
-export interface InspectorActionsOptions {
+export interface TriggerEngineOptions {
   mode: 'webhook' | 'polling'
   offline?: OfflineTarget
   timeoutMs: number
@@ -95,15 +95,15 @@ function noButton(chatId: number, data: string): ActionError {
   )
 }
 
-export class InspectorActions implements SessionActions {
-  readonly #o: InspectorActionsOptions
+export class TriggerEngine implements SessionActions {
+  readonly #options: TriggerEngineOptions
   readonly #facts: SessionFacts
   /** update_ids put into the emulator, waiting for the bot to get them. */
   readonly #expected = new Map<number, Expected>()
   readonly #fixtures: FixtureTriggers
 
-  constructor(o: InspectorActionsOptions) {
-    this.#o = o
+  constructor(o: TriggerEngineOptions) {
+    this.#options = o
     this.#facts = o.facts ?? new SessionFacts()
     this.#fixtures = new FixtureTriggers({
       offline: o.offline,
@@ -145,13 +145,13 @@ export class InspectorActions implements SessionActions {
 
   /** The bot exited and waits for a fix: nothing would take the update (it would wait out the hold). */
   #checkBotUp(): void {
-    const down = this.#o.botDown?.()
+    const down = this.#options.botDown?.()
     if (down) throw botDownError(down)
   }
 
   #counted<T>(entry: T): T {
     try {
-      this.#o.offline?.onSent?.()
+      this.#options.offline?.onSent?.()
     } catch {
       // a counter that throws does not undo a delivery
     }
@@ -159,22 +159,22 @@ export class InspectorActions implements SessionActions {
   }
 
   async #trigger(request: TriggerRequest): Promise<TriggerResult> {
-    const offline = this.#o.offline
-    if (!offline && this.#o.mode === 'polling') throw POLLING_ONLINE
+    const offline = this.#options.offline
+    if (!offline && this.#options.mode === 'polling') throw POLLING_ONLINE
     if (request.kind === 'fixture') return this.#fixtures.run(request)
     if (offline) return this.#viaEmulator('trigger', undefined, () => emulatorTrigger(offline, request))
     if (request.kind === 'update') {
       let update: Json
       try {
-        update = syntheticUpdate(request, {updateId: this.#o.nextUpdateId()})
+        update = syntheticUpdate(request, {updateId: this.#options.nextUpdateId()})
       } catch (error) {
         throw new ActionError(400, (error as Error).message, 'See `bot trigger --help`.')
       }
       return this.#injectSynthetic(update)
     }
     const parties = resolveParties(request, this.#facts.lastParty())
-    const bot = this.#o.bot()
-    const updateId = this.#o.nextUpdateId()
+    const bot = this.#options.bot()
+    const updateId = this.#options.nextUpdateId()
     let update: Json
     if (request.kind === 'message') {
       update = syntheticUpdate(
@@ -217,13 +217,13 @@ export class InspectorActions implements SessionActions {
     const {type, content} = updateContent(update)
     const kind = type === undefined ? undefined : QUERY_TYPES[type]
     if (kind && content && (typeof content.id === 'string' || typeof content.id === 'number'))
-      this.#o.local?.addQuery(kind, String(content.id))
+      this.#options.local?.addQuery(kind, String(content.id))
     return this.#inject(update, 'trigger')
   }
 
   // ---------------------------------------------------------------- replays and deliveries
   async #replay(updateId: number | 'last', edited?: Record<string, unknown>): Promise<UpdateEntry> {
-    const history = this.#o.history()
+    const history = this.#options.history()
     const entry = updateId === 'last' ? history?.last() : history?.find(updateId)
     if (!entry)
       throw new ActionError(
@@ -249,8 +249,8 @@ export class InspectorActions implements SessionActions {
       )
     // A replay is a new delivery: dated now (Telegram would not deliver a message more than a day old).
     const body = withCurrentDate((edited ?? entry.update) as Record<string, unknown>)
-    if (this.#o.mode === 'polling') {
-      const offline = this.#o.offline
+    if (this.#options.mode === 'polling') {
+      const offline = this.#options.offline
       if (!offline) throw POLLING_ONLINE
       return this.#viaEmulator('replay', entry.updateId, () =>
         offline.emulator.injectUpdate(offline.token, withoutUpdateId(body)),
@@ -266,7 +266,7 @@ export class InspectorActions implements SessionActions {
     source: 'trigger' | 'replay',
     replayOf?: number,
   ): Promise<UpdateEntry> {
-    const relay = this.#o.relay()
+    const relay = this.#options.relay()
     if (!relay)
       throw new ActionError(
         503,
@@ -370,8 +370,8 @@ export class InspectorActions implements SessionActions {
     source: 'trigger' | 'replay',
     replayOf?: number,
   ): UpdateEntry | undefined {
-    if (!this.#o.recordDirectly) return undefined
-    const history = this.#o.history()
+    if (!this.#options.recordDirectly) return undefined
+    const history = this.#options.history()
     if (!history) return undefined
     const entry = history.begin(update, source, replayOf)
     history.finish(entry, null, 0)
@@ -392,7 +392,7 @@ export class InspectorActions implements SessionActions {
 
   /** `promise`, or botDownError as soon as the bot exits while the action waits for it. */
   #unlessBotGoesDown<T>(promise: Promise<T>): Promise<T> {
-    const botDown = this.#o.botDown
+    const botDown = this.#options.botDown
     if (!botDown) return promise
     let timer: NodeJS.Timeout | undefined
     const down = new Promise<never>((_, reject) => {
@@ -411,10 +411,10 @@ export class InspectorActions implements SessionActions {
   }
 
   #deadline<T>(promise: Promise<T>, who: string): Promise<T> {
-    const seconds = Math.round(this.#o.timeoutMs / 1000)
+    const seconds = Math.round(this.#options.timeoutMs / 1000)
     return withTimeout(
       this.#unlessBotGoesDown(promise),
-      this.#o.timeoutMs,
+      this.#options.timeoutMs,
       () =>
         new ActionError(
           504,

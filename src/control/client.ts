@@ -264,7 +264,8 @@ export function describeResult(result: TriggerResult): {ok: boolean; lines: stri
   return {ok, lines}
 }
 
-export interface Delivery {
+/** What `bot trigger` or `bot replay` got back from the session, and the lines that say it. */
+export interface TriggerOutcome {
   entry: TriggerResult
   /** False when the bot answered with an error status (the command exits 1). */
   ok: boolean
@@ -280,7 +281,7 @@ export interface SessionLookup {
 }
 
 /** `bot trigger …`: checks the request (exit 2), finds the session (exit 1), delivers, describes. */
-export async function triggerSession(request: TriggerRequest, o: SessionLookup = {}): Promise<Delivery> {
+export async function triggerSession(request: TriggerRequest, o: SessionLookup = {}): Promise<TriggerOutcome> {
   const checked = checkRequest(request)
   const record = findSession(o)
   const entry = await sendToSession(record, '/trigger', checked)
@@ -288,7 +289,7 @@ export async function triggerSession(request: TriggerRequest, o: SessionLookup =
 }
 
 /** `bot replay`: re-delivers a recorded update (`'last'`: the newest) through the session. */
-export async function replaySession(updateId: number | 'last', o: SessionLookup = {}): Promise<Delivery> {
+export async function replaySession(updateId: number | 'last', o: SessionLookup = {}): Promise<TriggerOutcome> {
   const record = findSession(o)
   const entry = await sendToSession(record, '/replay', {updateId})
   return {entry, ...describeEntry(entry)}

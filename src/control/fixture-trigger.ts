@@ -3,7 +3,7 @@
  * values, filled with what the session has seen (fill.ts), checked, then delivered: online through
  * the relay (a query id it makes up is answered by the api proxy, local-answers.ts), offline as the
  * emulator user's action (offline-trigger.ts); a payment is a flow of two updates (payment-trigger.ts).
- * InspectorActions (actions.ts) owns the deliveries and hands them over as TriggerDeliveries.
+ * TriggerEngine (actions.ts) owns the deliveries and hands them over as TriggerDeliveries.
  */
 import type {Update} from '../emulator/index.js'
 import type {LocalAnswers} from '../inspector/proxy/local-answers.js'
@@ -51,12 +51,12 @@ function refused(refusal: Refusal, status = 400): ActionError {
 }
 
 export class FixtureTriggers {
-  readonly #d: TriggerDeliveries
+  readonly #deliveries: TriggerDeliveries
   /** Offline: the business connection made for the business-message fixture (once). */
   #business: string | undefined
 
   constructor(deliveries: TriggerDeliveries) {
-    this.#d = deliveries
+    this.#deliveries = deliveries
   }
 
   /** The terminal user and their chat (offline triggers speak as them by default). */
@@ -72,23 +72,23 @@ export class FixtureTriggers {
 
   /** `bot trigger TYPE`: the fixture written with the --set values, filled, delivered. */
   async run(request: Extract<TriggerRequest, {kind: 'fixture'}>): Promise<TriggerResult> {
-    const offline = this.#d.offline
+    const offline = this.#deliveries.offline
     if (!isFixtureType(request.type)) throw new ActionError(400, `Unknown trigger type "${request.type}".`)
     const type: FixtureType = request.type
     const fixture = request.template ?? loadFixture(type)
     const written = applySets(fixture.update, request.sets ?? [])
     if ('error' in written) throw refused(written as Refusal)
-    const parties = resolveParties(request, offline ? this.#terminalParty(offline) : this.#d.facts.lastParty())
+    const parties = resolveParties(request, offline ? this.#terminalParty(offline) : this.#deliveries.facts.lastParty())
     const botSide = offline
       ? factsFromCalls(offline.emulator.sentMessages(offline.token) as Parameters<typeof factsFromCalls>[0])
-      : this.#d.facts
+      : this.#deliveries.facts
     let photo: Json[] | undefined
     if (type === 'photo') photo = this.#photo(request.file)
     const context = fillContext({
       parties,
-      bot: this.#d.bot(),
+      bot: this.#deliveries.bot(),
       botSide,
-      userSide: this.#d.facts,
+      userSide: this.#deliveries.facts,
       fallbackMessageId: Math.max(1, Date.now() % 1_000_000),
       ...(photo ? {photo} : {}),
     })
@@ -102,7 +102,7 @@ export class FixtureTriggers {
     if (type === 'payment' && 'pre_checkout_query' in update)
       return offline ? this.#payOffline(offline, update, botSide) : this.#payOnline(update)
     if (offline) {
-      return this.#d.viaEmulatorMany(type, () =>
+      return this.#deliveries.viaEmulatorMany(type, () =>
         offlineAction(offline.emulator, offline.token, type, update, () => this.#connection(offline)),
       )
     }
@@ -110,8 +110,8 @@ export class FixtureTriggers {
     const chatId = Number((joinRequest?.chat as Json | undefined)?.id)
     const userId = Number((joinRequest?.from as Json | undefined)?.id)
     if (joinRequest && Number.isSafeInteger(chatId) && Number.isSafeInteger(userId))
-      this.#d.local?.addJoinRequest(chatId, userId)
-    return this.#d.injectSynthetic({update_id: this.#d.nextUpdateId(), ...update})
+      this.#deliveries.local?.addJoinRequest(chatId, userId)
+    return this.#deliveries.injectSynthetic({update_id: this.#deliveries.nextUpdateId(), ...update})
   }
 
   /** photo: the image (the given file, else a small PNG) kept by the api proxy; its PhotoSize list. */
@@ -124,7 +124,7 @@ export class FixtureTriggers {
         `${file?.name ?? 'The file'} is not a JPEG, PNG, GIF or WebP image.`,
         'Send a photo Telegram would take (bot trigger photo picture.jpg).',
       )
-    const local = this.#d.local
+    const local = this.#deliveries.local
     if (!local)
       throw new ActionError(
         409,
@@ -155,12 +155,12 @@ export class FixtureTriggers {
   async #payOnline(update: Json): Promise<TriggerResult> {
     const query = update.pre_checkout_query as Json
     const id = String(query.id)
-    const windowMs = this.#d.preCheckoutWindowMs ?? PRE_CHECKOUT_WINDOW_MS
+    const windowMs = this.#deliveries.preCheckoutWindowMs ?? PRE_CHECKOUT_WINDOW_MS
     const sentAt = Date.now()
-    const first = await this.#d.injectSynthetic({update_id: this.#d.nextUpdateId(), ...update})
+    const first = await this.#deliveries.injectSynthetic({update_id: this.#deliveries.nextUpdateId(), ...update})
     const inReply = webhookReplyAnswer(first, id)
-    if (inReply) this.#d.local?.answeredElsewhere(id, inReply)
-    const answer = inReply ?? (await this.#d.local?.waitFor(id, Math.max(0, sentAt + windowMs - Date.now())))
+    if (inReply) this.#deliveries.local?.answeredElsewhere(id, inReply)
+    const answer = inReply ?? (await this.#deliveries.local?.waitFor(id, Math.max(0, sentAt + windowMs - Date.now())))
     const result = (flow: TriggerFlow, entry: UpdateEntry): TriggerResult => ({...entry, flow})
     if (!answer) return result(failedFlow(query, 'timeout', [first], {windowMs}), first)
     if (!answerOk(answer)) {
@@ -168,13 +168,13 @@ export class FixtureTriggers {
       return result(failedFlow(query, 'refused', [first], {errorMessage}), first)
     }
     const chargeId = newChargeId(String(query.currency))
-    this.#d.local?.addCharge(chargeId)
+    this.#deliveries.local?.addCharge(chargeId)
     const userId = Number((query.from as Json).id)
     const paid = successfulPayment(query, {
-      messageId: this.#d.facts.nextMessageId(userId) ?? Math.max(1, Date.now() % 1_000_000),
+      messageId: this.#deliveries.facts.nextMessageId(userId) ?? Math.max(1, Date.now() % 1_000_000),
       chargeId,
     })
-    const second = await this.#d.inject({update_id: this.#d.nextUpdateId(), ...paid}, 'trigger')
+    const second = await this.#deliveries.inject({update_id: this.#deliveries.nextUpdateId(), ...paid}, 'trigger')
     return result(paidFlow(query, chargeId, [first, second]), second)
   }
 
@@ -207,7 +207,7 @@ export class FixtureTriggers {
       if (of !== token) return
       const message = queued.message as Json | undefined
       if (queued.shipping_query || queued.pre_checkout_query || message?.successful_payment) {
-        const wait = this.#d.expect(queued.update_id, 'trigger')
+        const wait = this.#deliveries.expect(queued.update_id, 'trigger')
         waits.push(wait.promise)
         cancels.push(wait.cancel)
       }
@@ -237,7 +237,7 @@ export class FixtureTriggers {
     }
     let entries: UpdateEntry[]
     try {
-      entries = await this.#d.deadline(Promise.all(waits), 'The bot')
+      entries = await this.#deliveries.deadline(Promise.all(waits), 'The bot')
     } finally {
       for (const cancel of cancels) cancel()
     }

@@ -7,7 +7,7 @@
  * - Offline: the emulator's own flow (payInvoice): the bot's newest invoice in the user's chat when
  *   the fixture still describes it, else an invoice link with the fixture's values, made for the
  *   bot in the emulator (createInvoiceLink), paid by the user.
- * Pure helpers here; InspectorActions runs them.
+ * Pure helpers here; TriggerEngine runs them.
  */
 import {randomBytes} from 'node:crypto'
 

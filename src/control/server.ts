@@ -42,7 +42,7 @@ import {
 
 export const ACTION_DEADLINE_MS = 35_000
 
-export interface ControlServerOptions {
+export interface ControlPortOptions {
   actions: SessionActions
   key: string
   /** Default 0: a free port. */
@@ -59,7 +59,7 @@ export interface ControlServerOptions {
   maxConnections?: number
 }
 
-export interface ControlServer {
+export interface ControlPort {
   port: number
   /** Stop taking connections and close those with no request in progress (a session's teardown). */
   quiesce(): void
@@ -143,7 +143,7 @@ function replayArgs(body: unknown): {updateId: number | 'last'; update?: Record<
   return {updateId, update: update as Record<string, unknown>}
 }
 
-export function startControlServer(o: ControlServerOptions): Promise<ControlServer> {
+export function startControlPort(o: ControlPortOptions): Promise<ControlPort> {
   const secrets = [o.key, ...(o.secrets ?? [])]
   const deadlineMs = o.deadlineMs ?? ACTION_DEADLINE_MS
   const maxBody = (path: string) => o.maxBodyBytes ?? (path === '/trigger' ? MAX_TRIGGER_BODY_BYTES : MAX_BODY_BYTES)

@@ -97,12 +97,12 @@ export class SessionContext {
 
   /** token: the bot. */
   me: User | undefined
-  /** state: a dead session's record, repaired by webhook-check. */
+  /** claim: a dead session's record, repaired by webhook-check. */
   previous: SessionState | undefined
-  /** webhook-check (webhook mode): the secret the relay checks and the random webhook path. */
-  secret = ''
-  path = ''
-  /** recording: the update history, the failing-call lines and the actions behind trigger/replay. */
+  /** webhook-check (webhook mode): the webhook's secret_token (the relay checks it) and its random path. */
+  webhookSecret = ''
+  webhookPath = ''
+  /** recording: the update history, the failing-call lines and the trigger engine behind trigger/replay. */
   recording: SessionRecording | undefined
   /** api-proxy: the bot's BOT_API_ROOT when its calls go through the recording proxy. */
   botApiRoot: string | undefined
@@ -112,7 +112,7 @@ export class SessionContext {
   pollers: Promise<PollerFound | undefined> | undefined
   /** relay: the relay and the bot's PORT. */
   relay: Relay | undefined
-  port = 0
+  botPort = 0
   /** bot: the user's bot process, restarted on change. */
   runner: BotRunner | undefined
   /** forward (--forward-to): the user's own server gets the updates; no bot process. */
@@ -137,7 +137,7 @@ export class SessionContext {
     this.stateDir = options.stateDir as string
     this.webhook = new SessionWebhook({
       api: options.api,
-      secret: () => this.secret,
+      secret: () => this.webhookSecret,
       maxConnections: options.maxConnections,
       allowedUpdates: options.allowedUpdates,
       dropPendingUpdates: options.dropPendingUpdates,
@@ -196,8 +196,8 @@ export class SessionContext {
       emit: this.emit,
       webhook: this.webhook,
       relay: this.relay,
-      path: this.path,
-      secret: this.secret,
+      webhookPath: this.webhookPath,
+      webhookSecret: this.webhookSecret,
       maxConnections: o.maxConnections,
       allowedUpdates: o.allowedUpdates,
       dropPendingUpdates: o.dropPendingUpdates,

@@ -12,7 +12,7 @@ import type {SessionPart} from './part.js'
 import {apiProxyPart} from './parts/api-proxy.js'
 import {botPart} from './parts/bot.js'
 import {claimPart} from './parts/claim.js'
-import {controlPart} from './parts/control.js'
+import {controlPortPart} from './parts/control-port.js'
 import {deliveryPart} from './parts/delivery.js'
 import {forwardPart} from './parts/forward.js'
 import {inspectorPart} from './parts/inspector.js'
@@ -38,7 +38,7 @@ export function setupSessionParts(o: DevSessionOptions): SessionPart[] {
     recordingPart(),
     ...(o.apiProxy !== false ? [apiProxyPart()] : []),
     ...(o.inspect !== false ? [inspectorPart()] : []),
-    controlPart(),
+    controlPortPart(),
     ...(webhook && o.checkPollers ? [pollerCheckPart()] : []),
     ...getsUpdates,
     ...(o.watch && !o.forwardTo ? [watcherPart()] : []),

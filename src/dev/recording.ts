@@ -10,7 +10,7 @@
  */
 import {join} from 'node:path'
 
-import {InspectorActions, type OfflineTarget} from '../control/actions.js'
+import {TriggerEngine, type OfflineTarget} from '../control/actions.js'
 import {SessionFacts} from '../control/session-facts.js'
 import {nextSyntheticUpdateId} from '../control/synthetic.js'
 import {buildCall, redactorFor} from '../inspector/proxy/call-record.js'
@@ -58,7 +58,7 @@ const SEEN_MAX = 5000
 const POLLING_MAX = 200
 
 export class SessionRecording {
-  readonly #o: SessionRecordingOptions
+  readonly #options: SessionRecordingOptions
   /** Redacted from everything the history keeps; the webhook secret and path join once known. */
   readonly #secrets: string[]
   #history: UpdateHistory | undefined
@@ -73,19 +73,19 @@ export class SessionRecording {
   #bot: {id: number; first_name?: string; username?: string} | undefined
   /** How the session delivers now (a webhook session switches to polling when the bot polls by itself). */
   #mode: 'webhook' | 'polling'
-  readonly actions: InspectorActions
+  readonly triggers: TriggerEngine
   /** What the session saw that triggers are filled with (the last chat and user, the bot's messages). */
   readonly facts = new SessionFacts()
   /** The api proxy's own answers to the ids triggers make up (synthetic queries, files, charges). */
   readonly local = new LocalAnswers()
 
   constructor(o: SessionRecordingOptions) {
-    this.#o = o
+    this.#options = o
     this.#mode = o.mode
     this.#secrets = [o.token]
     this.#lines = new FailedCallLines((line) => o.emit(line))
     const recording = this
-    this.actions = new InspectorActions({
+    this.triggers = new TriggerEngine({
       // Read on each action: it follows a switch to polling.
       get mode() {
         return recording.#mode
@@ -130,9 +130,9 @@ export class SessionRecording {
   open(bot: {id: number; first_name?: string; username?: string}): UpdateHistory {
     this.#bot = bot
     const history = new UpdateHistory({
-      logFile: join(this.#o.keepDir, `history-${bot.id}.jsonl`),
+      logFile: join(this.#options.keepDir, `history-${bot.id}.jsonl`),
       secrets: this.#secrets,
-      onError: (text) => this.#o.emit({type: 'warn', text}),
+      onError: (text) => this.#options.emit({type: 'warn', text}),
     })
     this.#history = history
     return history
@@ -141,7 +141,7 @@ export class SessionRecording {
   /** The relay as trigger and replay use it: what they hand the bot is shown to beforeInject first. */
   #injector(): Relay | Pick<Relay, 'inject'> | undefined {
     const relay = this.#relay
-    const before = this.#o.beforeInject
+    const before = this.#options.beforeInject
     if (!relay || !before) return relay
     return {
       inject: (body, options) => {
@@ -171,7 +171,7 @@ export class SessionRecording {
     if (event.type !== 'update') return
     // Offline, a trigger reaches the relay from the emulator like any update: the actions know it.
     const expected =
-      event.source === undefined && event.updateId !== undefined ? this.actions.expected(event.updateId) : undefined
+      event.source === undefined && event.updateId !== undefined ? this.triggers.expected(event.updateId) : undefined
     if (expected && expected.source !== 'webhook') {
       event.source = expected.source
       if (expected.replayOf !== undefined) event.replayOf = expected.replayOf
@@ -184,7 +184,7 @@ export class SessionRecording {
     const history = this.#history
     if (!history) return undefined
     const id = updateId ?? peekUpdateId(body)
-    const expected = id !== undefined ? this.actions.expected(id) : undefined
+    const expected = id !== undefined ? this.triggers.expected(id) : undefined
     const entry = history.begin(body, expected?.source ?? source, expected?.replayOf ?? replayOf)
     this.#seen(entry.updateId)
     this.#note(entry, 'webhook')
@@ -229,7 +229,7 @@ export class SessionRecording {
     this.#history?.finish(entry, answer, ms)
     // The update's line is out (the relay emits it first): now the failing calls made for it.
     this.#lines.finished(entry)
-    this.actions.settled(entry)
+    this.triggers.settled(entry)
   }
 
   /** The bot's Bot API calls that failed, as the api proxy saw them (the closing line counts them). */
@@ -279,14 +279,14 @@ export class SessionRecording {
       const id = (update as {update_id?: unknown})?.update_id
       if (typeof id !== 'number' || this.#seenPolling.has(id)) continue
       this.#seenPolling.add(id)
-      const expected = this.actions.expected(id)
+      const expected = this.triggers.expected(id)
       const entry = history.begin(update, expected?.source ?? 'polling', expected?.replayOf)
       this.#note(entry, 'polling')
       const evicted = addBounded(this.#polling, entry, POLLING_MAX)
       if (evicted) history.finish(evicted, null, 0)
       this.#seen(entry.updateId)
-      this.#o.emit(pollingEvent(entry))
-      this.actions.settled(entry)
+      this.#options.emit(pollingEvent(entry))
+      this.triggers.settled(entry)
     }
   }
 }

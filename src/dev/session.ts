@@ -24,7 +24,7 @@ export type {DevSessionOptions} from './options.js'
 
 /** One `bot dev` run. `run()` resolves with the summary once everything is cleaned up. */
 export class DevSession {
-  readonly #o: DevSessionOptions
+  readonly #options: DevSessionOptions
   readonly #controller = new AbortController()
   readonly #started = performance.now()
   readonly #ctx: SessionContext
@@ -53,7 +53,7 @@ export class DevSession {
 
   /** `parts`: the session's parts, in start order (default: what setupSessionParts chooses for `options`). */
   constructor(options: DevSessionOptions, parts?: SessionPart[]) {
-    this.#o = {...options, stateDir: options.stateDir ?? defaultStateDir()}
+    this.#options = {...options, stateDir: options.stateDir ?? defaultStateDir()}
     this.#mode = options.mode
     const emit = (event: DevEvent) => {
       try {
@@ -65,8 +65,8 @@ export class DevSession {
         // a broken sink must not break the session
       }
     }
-    this.#ctx = new SessionContext(this.#o, this.#controller.signal, emit, () => this.#stopReason)
-    this.#parts = parts ?? setupSessionParts(this.#o)
+    this.#ctx = new SessionContext(this.#options, this.#controller.signal, emit, () => this.#stopReason)
+    this.#parts = parts ?? setupSessionParts(this.#options)
     const events = this.#ctx.events
     events.on('bot-up', () => {
       this.#botUp = true
@@ -76,9 +76,9 @@ export class DevSession {
     events.on('bot-exit', () => {
       this.#botUp = false
       if (this.#stopReason) return
-      if (!this.#o.watch) return this.stop('bot-exit')
+      if (!this.#options.watch) return this.stop('bot-exit')
       const runner = this.#ctx.runner
-      if (this.#o.endOnEarlyExit && runner?.exitedEarly(EARLY_EXIT_MS)) {
+      if (this.#options.endOnEarlyExit && runner?.exitedEarly(EARLY_EXIT_MS)) {
         const last = runner.lastLines
         emit({
           type: 'warn',
@@ -98,9 +98,9 @@ export class DevSession {
   #whileDown(): string {
     // Polling: nobody fetches them, so they wait at the Bot API (the emulator offline).
     if (this.#mode === 'polling')
-      return this.#o.offline ? 'messages wait in the emulator meanwhile' : 'updates wait at Telegram meanwhile'
-    if (this.#o.offline) return 'updates are held meanwhile'
-    if (this.#o.bridge) return 'updates are held meanwhile, then left at Telegram for later'
+      return this.#options.offline ? 'messages wait in the emulator meanwhile' : 'updates wait at Telegram meanwhile'
+    if (this.#options.offline) return 'updates are held meanwhile'
+    if (this.#options.bridge) return 'updates are held meanwhile, then left at Telegram for later'
     return 'updates are held, then answered 503 so Telegram retries'
   }
 
@@ -141,8 +141,8 @@ export class DevSession {
   }
 
   async run(): Promise<DevSummary> {
-    if (this.#o.handleSignals) this.#installSignals()
-    const external = this.#o.signal
+    if (this.#options.handleSignals) this.#installSignals()
+    const external = this.#options.signal
     const onExternalAbort = () => this.stop(external?.reason === 'SIGPIPE' ? 'SIGPIPE' : 'aborted')
     if (external?.aborted) onExternalAbort()
     else external?.addEventListener('abort', onExternalAbort, {once: true})
@@ -171,10 +171,10 @@ export class DevSession {
       const summary = sessionSummary(
         {
           mode: this.#mode,
-          apiProxy: this.#o.apiProxy,
+          apiProxy: this.#options.apiProxy,
           stopReason: this.#stopReason,
           bot: ctx.runner,
-          noBot: this.#o.forwardTo !== undefined,
+          noBot: this.#options.forwardTo !== undefined,
           stats: ctx.relay?.stats,
           cleanFailed: ctx.webhook.cleanFailed,
           updates: this.#updates,
@@ -290,10 +290,10 @@ export class DevSession {
       mode: this.#mode,
       delivery: delivery.name,
       ...(url ? {url} : {}),
-      ...(this.#mode === 'webhook' ? {port: ctx.port} : {}),
+      ...(this.#mode === 'webhook' ? {port: ctx.botPort} : {}),
       ...(ctx.inspectorUrl ? {inspectorUrl: ctx.inspectorUrl} : {}),
       ...(ctx.forwardTo ? {forwardTo: ctx.forwardTo} : {}),
-      command: this.#o.command?.display ?? '',
+      command: this.#options.command?.display ?? '',
       text: readyText(delivery.name, url, ctx.watching, ctx.forwardTo),
     })
   }
@@ -303,7 +303,7 @@ export class DevSession {
     this.#controller.abort(new Error('teardown'))
     const teardown = new Teardown()
     for (const part of this.#running) if (part.stop) teardown.register(part.name, () => part.stop!(), part.stopMinMs)
-    return teardown.run(this.#o.teardownTimeoutMs ?? 10_000, (step, error) =>
+    return teardown.run(this.#options.teardownTimeoutMs ?? 10_000, (step, error) =>
       this.#ctx.emit({type: 'teardown', step, ok: false, text: `! ${step} cleanup: ${errorMessage(error)}`}),
     )
   }
@@ -312,7 +312,7 @@ export class DevSession {
   async #emergency(signal: NodeJS.Signals): Promise<void> {
     this.#ctx.emit({type: 'warn', text: `${signal} again: exiting now.`})
     const letGo = [...this.#running].reverse().map(async (part) => part.abandon?.())
-    await waitAtMost(Promise.allSettled(letGo), abandonWindow(this.#o))
+    await waitAtMost(Promise.allSettled(letGo), abandonWindow(this.#options))
     const code = SIGNAL_EXIT[signal] ?? 1
     this.#forceExit?.(this.#ctx.webhook.cleanFailed ? code || 1 : code)
   }

@@ -1,6 +1,6 @@
 /**
  * `bot trigger message|callback|update` and `bot replay` as real processes, talking over real
- * loopback HTTP to a control server (startControlServer) whose SessionActions is a recording
+ * loopback HTTP to a control port (startControlPort) whose SessionActions is a recording
  * stand-in; the session is found through a control record in a temporary state folder.
  * The end-to-end run against a real `bot dev --offline` session is in trigger.e2e.test.ts.
  */
@@ -14,7 +14,7 @@ import type {AddressInfo} from 'node:net'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {DEFAULT_PHOTO} from '../../src/control/image.js'
-import {startControlServer, type ControlServer} from '../../src/control/server.js'
+import {startControlPort, type ControlPort} from '../../src/control/server.js'
 import {writeControlRecord} from '../../src/control/record.js'
 import type {UpdateEntry} from '../../src/inspector/types.js'
 import type {ControlRecord} from '../../src/control/protocol.js'
@@ -50,12 +50,12 @@ function place() {
 
 describe('bot trigger / bot replay against a control port', () => {
   let actions: RecordingActions
-  let server: ControlServer
+  let server: ControlPort
   const p = place()
 
   beforeAll(async () => {
     actions = new RecordingActions()
-    server = await startControlServer({actions, key: KEY})
+    server = await startControlPort({actions, key: KEY})
     writeControlRecord(record({cwd: p.project, port: server.port}), p.stateDir)
   })
   afterAll(() => server.close())
@@ -315,8 +315,8 @@ describe('finding the session', () => {
     const p = place()
     const mine = new RecordingActions()
     const other = new RecordingActions()
-    const a = await startControlServer({actions: mine, key: KEY})
-    const b = await startControlServer({actions: other, key: KEY})
+    const a = await startControlPort({actions: mine, key: KEY})
+    const b = await startControlPort({actions: other, key: KEY})
     // Another bot's session in this folder, and ours elsewhere (an older record file of ours is replaced).
     const sibling = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {stdio: 'ignore'})
     try {
@@ -343,7 +343,7 @@ describe('finding the session', () => {
   it('the key is required: a record with the wrong key gets 401 from the session, exit 1, nothing delivered', async () => {
     const p = place()
     const actions = new RecordingActions()
-    const s = await startControlServer({actions, key: KEY})
+    const s = await startControlPort({actions, key: KEY})
     try {
       writeControlRecord(record({cwd: p.project, port: s.port, key: 'not-the-key'}), p.stateDir)
       const r = await p.run(['trigger', 'message', 'hi'])

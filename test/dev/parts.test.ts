@@ -13,7 +13,7 @@ type Choice = Pick<
   'mode' | 'bridge' | 'forwardTo' | 'apiProxy' | 'inspect' | 'checkPollers' | 'watch'
 >
 
-const HEAD = ['token', 'state', 'webhook-check', 'recording', 'api-proxy', 'inspector', 'control']
+const HEAD = ['token', 'claim', 'webhook-check', 'recording', 'api-proxy', 'inspector', 'control-port']
 
 const TABLE: Array<[string, Choice, string[]]> = [
   [
@@ -39,7 +39,7 @@ const TABLE: Array<[string, Choice, string[]]> = [
   [
     '--no-api-proxy --no-inspect',
     {mode: 'polling', apiProxy: false, inspect: false},
-    ['token', 'state', 'webhook-check', 'recording', 'control', 'webhook', 'delivery', 'bot'],
+    ['token', 'claim', 'webhook-check', 'recording', 'control-port', 'webhook', 'delivery', 'bot'],
   ],
 ]
 

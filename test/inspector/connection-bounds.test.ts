@@ -12,7 +12,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 
 import {sendToSession} from '../../src/control/client.js'
 import type {ControlRecord} from '../../src/control/protocol.js'
-import {CONTROL_MAX_CONNECTIONS, startControlServer, type ControlServer} from '../../src/control/server.js'
+import {CONTROL_MAX_CONNECTIONS, startControlPort, type ControlPort} from '../../src/control/server.js'
 import {PROXY_MAX_IDLE} from '../../src/inspector/proxy/api-proxy.js'
 import {UpdateHistory} from '../../src/inspector/history/history.js'
 import {INSPECTOR_MAX_IDLE, startInspectorServer} from '../../src/inspector/web/server.js'
@@ -61,7 +61,7 @@ async function oldestClosed(f: Flood, keep: number, what: string): Promise<void>
   )
 }
 
-let control: ControlServer | undefined
+let control: ControlPort | undefined
 afterEach(async () => {
   await control?.close()
   control = undefined
@@ -94,7 +94,7 @@ describe('a flood of idle connections', () => {
 
   it('the control port: `bot trigger` still gets through 200 idle connections', async () => {
     const actions = new RecordingActions()
-    control = await startControlServer({actions, key: KEY})
+    control = await startControlPort({actions, key: KEY})
     const record = controlRecord(control.port)
     const f = await flood(control.port, 200)
     await oldestClosed(f, 16, 'control port')
@@ -143,7 +143,7 @@ describe('a full control port', () => {
   it('with every connection busy (triggers the bot has not answered), `bot trigger` is told the session is busy, not gone', async () => {
     const actions = new RecordingActions()
     actions.hang = true
-    control = await startControlServer({actions, key: KEY, deadlineMs: 60_000})
+    control = await startControlPort({actions, key: KEY, deadlineMs: 60_000})
     const record = controlRecord(control.port)
     const pending = Array.from({length: CONTROL_MAX_CONNECTIONS}, () =>
       sendToSession(record, '/trigger', {kind: 'message', text: 'hang'}).catch((e: Error) => e),

@@ -7,7 +7,7 @@ import {connect} from 'node:net'
 
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {startControlServer, type ControlServer} from '../../src/control/server.js'
+import {startControlPort, type ControlPort} from '../../src/control/server.js'
 import {keyMatches as sameKey} from '../../src/lib/loopback-http.js'
 import {ActionError} from '../../src/control/protocol.js'
 import {RecordingActions} from './control-helpers.js'
@@ -47,12 +47,12 @@ function post(
   })
 }
 
-let server: ControlServer | undefined
+let server: ControlPort | undefined
 let actions: RecordingActions
 
 async function start(o: {deadlineMs?: number; secrets?: string[]} = {}): Promise<number> {
   actions = new RecordingActions()
-  server = await startControlServer({actions, key: KEY, ...o})
+  server = await startControlPort({actions, key: KEY, ...o})
   return server.port
 }
 

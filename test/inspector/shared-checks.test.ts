@@ -9,7 +9,7 @@
  */
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {startControlServer, type ControlServer} from '../../src/control/server.js'
+import {startControlPort, type ControlPort} from '../../src/control/server.js'
 import {BotApiEmulator} from '../../src/emulator/index.js'
 import {startApiProxy, type ApiProxy} from '../../src/inspector/proxy/api-proxy.js'
 import {UpdateHistory} from '../../src/inspector/history/history.js'
@@ -23,7 +23,7 @@ let emu: BotApiEmulator
 let token: string
 let proxy: ApiProxy
 let inspector: InspectorServer
-let control: ControlServer
+let control: ControlPort
 let actions: RecordingActions
 let replays: number
 let calls: string[]
@@ -47,7 +47,7 @@ beforeEach(async () => {
     },
   })
   actions = new RecordingActions()
-  control = await startControlServer({actions, key: KEY})
+  control = await startControlPort({actions, key: KEY})
 })
 
 afterEach(async () => {

@@ -1,11 +1,11 @@
 /**
- * InspectorActions in webhook mode, in-process, with a stand-in relay playing the bot: the payment
+ * TriggerEngine in webhook mode, in-process, with a stand-in relay playing the bot: the payment
  * flow's three outcomes (the pre-checkout query answered ok through the api proxy, answered in the
  * webhook reply, not answered within the window), and the refusal when no chat is known.
  */
 import {describe, expect, it} from 'vitest'
 
-import {InspectorActions, type UpdateInjector} from '../../src/control/actions.js'
+import {TriggerEngine, type UpdateInjector} from '../../src/control/actions.js'
 import {SessionFacts} from '../../src/control/session-facts.js'
 import {UpdateHistory} from '../../src/inspector/history/history.js'
 import {LocalAnswers} from '../../src/inspector/proxy/local-answers.js'
@@ -43,7 +43,7 @@ function session(handle: Handler, o: {windowMs?: number; party?: boolean} = {}) 
     },
   }
   let next = 1000
-  const actions = new InspectorActions({
+  const actions = new TriggerEngine({
     mode: 'webhook',
     timeoutMs: 5000,
     history: () => history,

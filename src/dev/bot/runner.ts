@@ -47,7 +47,7 @@ export interface BotRunnerOptions {
 }
 
 export class BotRunner {
-  readonly #o: BotRunnerOptions
+  readonly #options: BotRunnerOptions
   #bot: BotProcess | undefined
   lastExit: BotExit | undefined
   crashed = false
@@ -66,7 +66,7 @@ export class BotRunner {
   readonly #lastLines: string[] = []
 
   constructor(options: BotRunnerOptions) {
-    this.#o = options
+    this.#options = options
     this.#mode = options.mode
   }
 
@@ -78,13 +78,13 @@ export class BotRunner {
     if (this.#mode === 'polling') return
     this.#mode = 'polling'
     this.#listenWait?.abort()
-    this.#o.relay?.setTarget(undefined)
+    this.#options.relay?.setTarget(undefined)
     if (this.#bot?.alive && !this.#bot.stopping) this.#isUp()
   }
 
   #isUp(): void {
     this.#up = true
-    this.#o.onUp()
+    this.#options.onUp()
   }
 
   get bot(): BotProcess | undefined {
@@ -114,7 +114,7 @@ export class BotRunner {
   }
 
   launch(): BotProcess {
-    const o = this.#o
+    const o = this.#options
     const mode = this.#mode
     const env = {
       ...botEnv({
@@ -166,7 +166,7 @@ export class BotRunner {
     const wait = new AbortController()
     this.#listenWait = wait
     // (AbortSignal.any holds its sources weakly on Node 20: see lib/deadline.ts.)
-    const link = linked(this.#o.signal, wait.signal)
+    const link = linked(this.#options.signal, wait.signal)
     try {
       await this.#listenLoop(bot, link.signal, wait.signal, started)
     } finally {
@@ -175,7 +175,7 @@ export class BotRunner {
   }
 
   async #listenLoop(bot: BotProcess, signal: AbortSignal, ended: AbortSignal, started: number): Promise<void> {
-    const o = this.#o
+    const o = this.#options
     let warnedForeign = false
     for (;;) {
       const host = await bot.waitListening(o.port, {
@@ -213,23 +213,23 @@ export class BotRunner {
 
   #exited(bot: BotProcess, exit: BotExit): void {
     if (bot !== this.#bot) return
-    this.#o.relay?.setTarget(undefined)
+    this.#options.relay?.setTarget(undefined)
     this.lastExit = exit
     if (exit.expected) return
     const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`
     this.crashed = exit.code !== 0
     const text = exit.spawnError
-      ? `✗ Could not start the bot (${this.#o.command.display}): ${exit.spawnError}.`
+      ? `✗ Could not start the bot (${this.#options.command.display}): ${exit.spawnError}.`
       : `${this.crashed ? '✗' : '■'} The bot ${how}${exit.code === 127 ? ' (command not found?)' : ''}.`
-    this.#o.emit({type: 'bot-exit', code: exit.code, signal: exit.signal, crashed: this.crashed, text})
-    this.#o.onExit(exit)
+    this.#options.emit({type: 'bot-exit', code: exit.code, signal: exit.signal, crashed: this.crashed, text})
+    this.#options.onExit(exit)
   }
 
   async stop(): Promise<void> {
     const bot = this.#bot
     if (!bot) return
-    this.#o.relay?.setTarget(undefined)
-    const exit = await bot.stop(this.#o.stopGraceMs)
+    this.#options.relay?.setTarget(undefined)
+    const exit = await bot.stop(this.#options.stopGraceMs)
     if (bot === this.#bot) this.lastExit = this.lastExit && !bot.alive && !exit.expected ? this.lastExit : exit
   }
 
@@ -246,7 +246,7 @@ export class BotRunner {
     }
     this.#restarting = (async () => {
       const shown = files.slice(0, 3).join(', ') + (files.length > 3 ? ` and ${files.length - 3} more` : '')
-      this.#o.emit({
+      this.#options.emit({
         type: 'restart',
         files,
         text: why ?? `↻ ${shown} changed; restarting the bot (updates are held meanwhile)`,

@@ -10,14 +10,14 @@ export class PollingDelivery implements Delivery {
   readonly name = 'polling'
   readonly botMode = 'polling'
   readonly url = undefined
-  readonly #c: DeliveryContext
+  readonly #context: DeliveryContext
 
   constructor(context: DeliveryContext) {
-    this.#c = context
+    this.#context = context
   }
 
   async start(): Promise<void> {
-    const c = this.#c
+    const c = this.#context
     // The webhook --force took over is deleted as a step of its own; dropping pending updates is said after.
     if (c.webhook.replaced)
       await c.step(

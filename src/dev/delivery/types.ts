@@ -43,9 +43,9 @@ export interface DeliveryContext {
   webhook: SessionWebhook
   /** Absent in polling mode. */
   relay?: Relay
-  /** The webhook path and secret the relay checks. */
-  path: string
-  secret: string
+  /** The webhook's path and secret_token, which the relay checks. */
+  webhookPath: string
+  webhookSecret: string
   maxConnections?: number
   allowedUpdates?: string[]
   dropPendingUpdates?: boolean

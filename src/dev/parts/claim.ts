@@ -35,7 +35,7 @@ export function claimPart(): SessionPart {
     removeRestoreSecret(me.id, ctx.stateDir)
   }
   return {
-    name: 'state',
+    name: 'claim',
     async start(c) {
       const bot = c.me!
       const previous = await c.step(

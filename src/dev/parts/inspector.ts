@@ -18,7 +18,7 @@ export function inspectorPart(): SessionPart {
       const recording = ctx.recording!
       server = await startInspectorServer({
         history: recording.history!,
-        actions: {replay: (id, edited) => recording.actions.replay(id, edited)},
+        actions: {replay: (id, edited) => recording.triggers.replay(id, edited)},
         key: randomBytes(16).toString('hex'),
         port: ctx.options.inspectPort,
         secrets: recording.secrets,

@@ -23,7 +23,7 @@ export function recordingPart(): SessionPart {
         actionTimeoutMs: o.actionTimeoutMs,
         botDown: () => ctx.runner?.downReason(),
       })
-      recording.addSecrets(ctx.secret, ctx.path)
+      recording.addSecrets(ctx.webhookSecret, ctx.webhookPath)
       recording.open(ctx.me!)
       ctx.recording = recording
     },

@@ -25,11 +25,11 @@ export function relayPart(): SessionPart {
         'Starting the relay…',
         async () => {
           const r = new Relay({
-            secret: ctx.secret,
-            path: ctx.path,
+            secret: ctx.webhookSecret,
+            path: ctx.webhookPath,
             holdTimeoutMs: o.holdTimeoutMs,
             port: o.relayPort,
-            secrets: [o.token, ctx.secret],
+            secrets: [o.token, ctx.webhookSecret],
             onUpdate: (e) => {
               // Switching to polling: what the relay gives back unanswered is polled by the bot and shown then.
               if (ctx.botPolls && (e.status < 200 || e.status >= 300)) return
@@ -56,7 +56,7 @@ export function relayPart(): SessionPart {
           `Relay on http://127.0.0.1:${r.relay.port} → ${o.forwardTo ? `your server at ${o.forwardTo.url}` : `bot on port ${r.botPort}`}`,
       )
       ctx.relay = started.relay
-      ctx.port = started.botPort
+      ctx.botPort = started.botPort
       ctx.recording?.attachRelay(started.relay)
     },
     async stop() {

@@ -51,7 +51,7 @@ export function webhookCheckPart(): SessionPart {
       ctx.check()
       // (--forward-to: the secret the user's server already checks, when it has one.)
       if (o.mode === 'webhook')
-        [ctx.secret, ctx.path] = [
+        [ctx.webhookSecret, ctx.webhookPath] = [
           o.forwardTo?.secret?.value ?? keptSecret(me.id, o.keepDir, ctx.stateDir),
           randomWebhookPath(),
         ]

@@ -48,7 +48,7 @@ export class Deliverer {
   readonly upstream: Upstream
   readonly holdTimeoutMs: number
   #target: RelayTarget | undefined
-  readonly waiting = new Set<Delivery>()
+  readonly waiting = new Set<InFlightUpdate>()
   closed = false
 
   constructor(secret: string, holdTimeoutMs: number) {
@@ -97,14 +97,14 @@ export class Deliverer {
     link: Link,
     done: DeliveryDone,
   ): void {
-    const d = new Delivery(this, body, contentType, started + this.holdTimeoutMs, updateId, link, done)
+    const d = new InFlightUpdate(this, body, contentType, started + this.holdTimeoutMs, updateId, link, done)
     if (updateId !== undefined) this.answers.track(updateId, d)
     d.run()
   }
 }
 
 /** One update on its way to the bot; retries of it wait on it (an Attempt). */
-class Delivery extends Attempt implements AnswerHandler {
+class InFlightUpdate extends Attempt implements AnswerHandler {
   #heldMs = 0
   #backoff = 20
   #since = 0

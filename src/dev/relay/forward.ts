@@ -31,7 +31,7 @@ export class Forwarder {
   readonly stats: RelayStats = {relayed: 0, failures: 0, rejected: 0, repeats: 0}
   recorder: RelayRecorder | undefined
   readonly deliverer: Deliverer
-  readonly #o: ForwarderOptions
+  readonly #options: ForwarderOptions
   /** Answered, their line and record still to come. */
   #answered: Exchange[] = []
   #flushing = false
@@ -44,7 +44,7 @@ export class Forwarder {
 
   constructor(deliverer: Deliverer, o: ForwarderOptions) {
     this.deliverer = deliverer
-    this.#o = o
+    this.#options = o
   }
 
   /** A delivery failed: counted once per update (the summary counts updates, not attempts). */
@@ -110,7 +110,7 @@ export class Forwarder {
 
   /** Someone wants the update lines. */
   get listening(): boolean {
-    return this.#o.onUpdate !== undefined
+    return this.#options.onUpdate !== undefined
   }
 
   /** An exchange was answered: its report waits for the end of this turn. */
@@ -124,11 +124,11 @@ export class Forwarder {
   /** The update line and the record's finish (the line first: the recording shows failing calls after it). */
   report(ex: Exchange): void {
     try {
-      if (this.#o.onUpdate) {
+      if (this.#options.onUpdate) {
         // Read once per update: from the record when there is one, else by the bounded scan.
         const described =
           (ex.record !== undefined ? ex.recorder?.describe?.(ex.record) : undefined) ??
-          scanUpdate(ex.body, this.#o.secrets)
+          scanUpdate(ex.body, this.#options.secrets)
         const event: RelayUpdateEvent = {
           time: isoTime(ex.answeredAt),
           updateId: described.updateId,
@@ -144,7 +144,7 @@ export class Forwarder {
         if (ex.source !== 'webhook') event.source = ex.source
         if (ex.replayOf !== undefined) event.replayOf = ex.replayOf
         try {
-          this.#o.onUpdate(event)
+          this.#options.onUpdate(event)
         } catch {
           // A listener that throws must not take the relay down.
         }

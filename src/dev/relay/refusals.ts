@@ -52,7 +52,7 @@ export interface RefusalLogOptions {
 }
 
 export class RefusalLog {
-  #o: Required<Pick<RefusalLogOptions, 'individual' | 'windowMs'>> & RefusalLogOptions
+  #options: Required<Pick<RefusalLogOptions, 'individual' | 'windowMs'>> & RefusalLogOptions
   #timer: NodeJS.Timeout | undefined
   #shown = 0
   #allowance: number
@@ -61,16 +61,16 @@ export class RefusalLog {
   #any = false
 
   constructor(options: RefusalLogOptions) {
-    this.#o = {individual: 5, windowMs: 60_000, ...options}
-    this.#allowance = this.#o.individual
+    this.#options = {individual: 5, windowMs: 60_000, ...options}
+    this.#allowance = this.#options.individual
   }
 
   record(event: RelayRejectedEvent): void {
     this.#any = true
-    if (!this.#timer) this.#timer = setInterval(() => this.#endWindow(), this.#o.windowMs).unref()
+    if (!this.#timer) this.#timer = setInterval(() => this.#endWindow(), this.#options.windowMs).unref()
     if (this.#shown < this.#allowance) {
       this.#shown++
-      call(this.#o.onEach, event)
+      call(this.#options.onEach, event)
       return
     }
     this.#suppressed++
@@ -88,19 +88,19 @@ export class RefusalLog {
     const flooded = this.#suppressed > 0
     this.#flush()
     // A flood goes on: only summaries. A quiet window: single refusals are shown again.
-    this.#allowance = flooded ? 0 : this.#o.individual
+    this.#allowance = flooded ? 0 : this.#options.individual
     this.#shown = 0
     if (!this.#any) {
       clearInterval(this.#timer)
       this.#timer = undefined
-      this.#allowance = this.#o.individual
+      this.#allowance = this.#options.individual
     }
     this.#any = false
   }
 
   #flush(): void {
     if (this.#suppressed === 0) return
-    const {windowMs} = this.#o
+    const {windowMs} = this.#options
     const event = {
       time: new Date().toISOString(),
       count: this.#suppressed,
@@ -110,7 +110,7 @@ export class RefusalLog {
     }
     this.#suppressed = 0
     this.#byReason = {}
-    call(this.#o.onSummary, event)
+    call(this.#options.onSummary, event)
   }
 }
 

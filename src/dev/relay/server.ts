@@ -426,14 +426,14 @@ export class RelayServer {
   closed = false
   /** Connections closed to make room for new ones (see maxAnonymous). */
   evicted = 0
-  #o: ServerOptions
+  #options: ServerOptions
   #server: net.Server
   #conns = new Set<Conn>()
   #sweeper: NodeJS.Timeout | undefined
   #lingerMs: number
 
   constructor(o: ServerOptions, handler: ConnHandler) {
-    this.#o = o
+    this.#options = o
     this.handler = handler
     this.budget = new BodyBudget(o.maxBodyBytes, o.maxBufferedBytes)
     this.#lingerMs = o.lingerMs ?? 2000
@@ -447,13 +447,13 @@ export class RelayServer {
   async listen(): Promise<number> {
     await new Promise<void>((resolve, reject) => {
       this.#server.once('error', reject)
-      this.#server.listen(this.#o.port, this.#o.host, () => {
+      this.#server.listen(this.#options.port, this.#options.host, () => {
         this.#server.off('error', reject)
         resolve()
       })
     })
     this.#server.on('error', () => {}) // after listen: nothing the server reports may crash the process
-    const every = Math.max(50, Math.min(1000, Math.floor(this.#o.headersTimeoutMs / 4)))
+    const every = Math.max(50, Math.min(1000, Math.floor(this.#options.headersTimeoutMs / 4)))
     this.#sweeper = setInterval(() => this.#sweep(), every).unref()
     return (this.#server.address() as net.AddressInfo).port
   }
@@ -480,7 +480,7 @@ export class RelayServer {
       socket.destroy()
       return
     }
-    if (this.#conns.size >= this.#o.maxAnonymous) this.#makeRoom()
+    if (this.#conns.size >= this.#options.maxAnonymous) this.#makeRoom()
     this.#conns.add(new Conn(this, socket, performance.now()))
   }
 
@@ -499,7 +499,7 @@ export class RelayServer {
         if (!closing || conn.since < closing.since) closing = conn
       } else if (!head || conn.started < head.started) head = conn
     }
-    if (anonymous < this.#o.maxAnonymous) return
+    if (anonymous < this.#options.maxAnonymous) return
     const victim = idle ?? closing ?? head
     if (!victim) return
     this.evicted++
@@ -509,7 +509,7 @@ export class RelayServer {
 
   #sweep(): void {
     const now = performance.now()
-    for (const conn of this.#conns) conn.sweep(now, this.#o, this.#lingerMs)
+    for (const conn of this.#conns) conn.sweep(now, this.#options, this.#lingerMs)
   }
 }
 

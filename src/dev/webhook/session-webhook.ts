@@ -27,7 +27,7 @@ export type CleanResult = 'deleted' | 'restored' | 'left-foreign' | 'nothing'
 export type ClearResult = 'deleted' | 'dropped' | 'nothing'
 
 export class SessionWebhook {
-  readonly #o: SessionWebhookOptions
+  readonly #options: SessionWebhookOptions
   /** The webhook we replaced (--force), restored on exit. */
   replaced: ReplacedWebhook | undefined
   /** Our URL, when ours is (or may be) set at Telegram. */
@@ -42,7 +42,7 @@ export class SessionWebhook {
   cleanFailed = false
 
   constructor(options: SessionWebhookOptions) {
-    this.#o = options
+    this.#options = options
   }
 
   get url(): string | undefined {
@@ -54,7 +54,7 @@ export class SessionWebhook {
   }
 
   get restoreSecret(): string | undefined {
-    return this.#o.restoreSecret
+    return this.#options.restoreSecret
   }
 
   /** Anything left to undo at Telegram on exit. */
@@ -63,7 +63,7 @@ export class SessionWebhook {
   }
 
   async set(url: string, signal?: AbortSignal): Promise<void> {
-    const o = this.#o
+    const o = this.#options
     const record = {
       url,
       ...(o.maxConnections !== undefined ? {maxConnections: o.maxConnections} : {}),
@@ -93,20 +93,20 @@ export class SessionWebhook {
    */
   async clearForPolling(signal: AbortSignal): Promise<ClearResult> {
     if (this.replaced) {
-      await deleteKeepingPending(this.#o.api, {signal})
+      await deleteKeepingPending(this.#options.api, {signal})
       return 'deleted'
     }
-    if (!this.#o.dropPendingUpdates) return 'nothing'
-    await this.#o.api.deleteWebhook({drop_pending_updates: true}, {signal})
+    if (!this.#options.dropPendingUpdates) return 'nothing'
+    await this.#options.api.deleteWebhook({drop_pending_updates: true}, {signal})
     return 'dropped'
   }
 
   /** deleteWebhook (pending kept) when ours may be set. */
   async deleteOurs(options: {timeoutMs?: number; signal?: AbortSignal} = {}): Promise<boolean> {
     if (this.#url === undefined || this.#foreign) return false
-    await deleteKeepingPending(this.#o.api, options)
+    await deleteKeepingPending(this.#options.api, options)
     this.#url = undefined
-    this.#o.saveState({webhook: undefined})
+    this.#options.saveState({webhook: undefined})
     return true
   }
 
@@ -135,7 +135,7 @@ export class SessionWebhook {
   letGo(foreignUrl: string): void {
     this.#foreign = foreignUrl
     this.#url = undefined
-    this.#o.saveState({webhook: undefined})
+    this.#options.saveState({webhook: undefined})
   }
 
   /** On exit: restore the replaced webhook, else delete ours. */
@@ -143,13 +143,13 @@ export class SessionWebhook {
     if (this.#foreign) return 'left-foreign'
     if (this.replaced) {
       if (this.#restored) return 'nothing'
-      await restore(this.#o.api, this.replaced, this.#o.restoreSecret, {timeoutMs})
+      await restore(this.#options.api, this.replaced, this.#options.restoreSecret, {timeoutMs})
       this.#url = undefined
       this.#restored = true
       return 'restored'
     }
     if (this.#url === undefined) return 'nothing'
-    await deleteKeepingPending(this.#o.api, {timeoutMs})
+    await deleteKeepingPending(this.#options.api, {timeoutMs})
     this.#url = undefined
     return 'deleted'
   }
@@ -183,8 +183,8 @@ export class SessionWebhook {
    */
   async repair(replaced: ReplacedWebhook | undefined, secret: string | undefined): Promise<void> {
     try {
-      if (replaced) await restore(this.#o.api, replaced, secret)
-      else await deleteKeepingPending(this.#o.api)
+      if (replaced) await restore(this.#options.api, replaced, secret)
+      else await deleteKeepingPending(this.#options.api)
     } catch (error) {
       this.cleanFailed = true
       throw error

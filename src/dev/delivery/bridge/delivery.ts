@@ -12,13 +12,13 @@ export class BridgeDelivery implements Delivery {
   readonly name = 'bridge'
   readonly botMode = 'webhook'
   readonly url = undefined
-  readonly #c: DeliveryContext
+  readonly #context: DeliveryContext
   #bridge: UpdateBridge | undefined
   #stopping: Promise<void> | undefined
 
   constructor(context: DeliveryContext) {
     if (!context.relay) throw new Error('the bridge delivery needs the relay')
-    this.#c = context
+    this.#context = context
   }
 
   /** The bridge was started (it is not when the bot turned out to poll by itself). */
@@ -31,7 +31,7 @@ export class BridgeDelivery implements Delivery {
   }
 
   async start(): Promise<void> {
-    const c = this.#c
+    const c = this.#context
     const relay = c.relay!
     await c.step(
       'webhook',
@@ -43,7 +43,7 @@ export class BridgeDelivery implements Delivery {
         if (c.botPolls?.()) return
         const bridge = new UpdateBridge({
           api: c.api,
-          target: {url: joinUrl(`http://127.0.0.1:${relay.port}`, c.path), secret: c.secret},
+          target: {url: joinUrl(`http://127.0.0.1:${relay.port}`, c.webhookPath), secret: c.webhookSecret},
           maxConnections: c.maxConnections,
           allowedUpdates: c.allowedUpdates,
           signal: c.signal,
@@ -68,7 +68,7 @@ export class BridgeDelivery implements Delivery {
     this.#stopping ??= (async () => {
       const result = await this.#bridge?.stop()
       if (result?.pending)
-        this.#c.emit({
+        this.#context.emit({
           type: 'info',
           text: `${result.pending} update${result.pending === 1 ? '' : 's'} not acknowledged by the bot stay pending at Telegram.`,
         })

@@ -57,8 +57,8 @@ export async function proveToRelay(
 export class TunnelWebhookDelivery implements Delivery {
   readonly name = 'tunnel'
   readonly botMode = 'webhook'
-  readonly #c: DeliveryContext
-  readonly #o: TunnelDeliveryOptions
+  readonly #context: DeliveryContext
+  readonly #options: TunnelDeliveryOptions
   #keeper: TunnelKeeper | undefined
   #tunnel: Tunnel | undefined
   #watch: WebhookWatch | undefined
@@ -67,8 +67,8 @@ export class TunnelWebhookDelivery implements Delivery {
 
   constructor(context: DeliveryContext, options: TunnelDeliveryOptions) {
     if (!context.relay) throw new Error('the tunnel delivery needs the relay')
-    this.#c = context
-    this.#o = options
+    this.#context = context
+    this.#options = options
   }
 
   get url(): string | undefined {
@@ -84,8 +84,8 @@ export class TunnelWebhookDelivery implements Delivery {
   }
 
   async start(): Promise<void> {
-    const c = this.#c
-    const o = this.#o
+    const c = this.#context
+    const o = this.#options
     const relay = c.relay!
     const name = o.provider.name
     // The proof is a real request through the tunnel: its deadline never goes below 5 s, even when opening a
@@ -119,7 +119,7 @@ export class TunnelWebhookDelivery implements Delivery {
         }),
       onReconnected: async (tunnel) => {
         await proveToRelay(tunnel.url, relay.healthPath, relay.nonce, proveMs, c.signal)
-        await c.webhook.set(joinUrl(tunnel.url, c.path), c.signal)
+        await c.webhook.set(joinUrl(tunnel.url, c.webhookPath), c.signal)
         this.#tunnel = tunnel
         c.emit({type: 'tunnel-reconnected', url: tunnel.url, text: `✓ Tunnel back at ${tunnel.url}; webhook updated`})
       },
@@ -172,7 +172,7 @@ export class TunnelWebhookDelivery implements Delivery {
     )
 
     const prefix = new URL(tunnel.url).pathname.replace(/\/+$/, '')
-    if (prefix) relay.addAlias(prefix + c.path)
+    if (prefix) relay.addAlias(prefix + c.webhookPath)
 
     // Is someone else long-polling this bot? (setWebhook is about to cut them off.)
     const found = await c.pollers()
@@ -181,7 +181,7 @@ export class TunnelWebhookDelivery implements Delivery {
     await c.step(
       'webhook',
       'Setting the webhook…',
-      () => c.webhook.set(joinUrl(tunnel.url, c.path), c.signal),
+      () => c.webhook.set(joinUrl(tunnel.url, c.webhookPath), c.signal),
       () =>
         `Webhook set to ${tunnel.url}/webhook/… with a secret token${c.dropPendingUpdates ? ' (pending updates dropped, as asked)' : ''}`,
     )

@@ -62,7 +62,7 @@ function errorText(error: unknown): string | undefined {
 }
 
 export class TunnelKeeper {
-  #o: Required<Omit<TunnelKeeperOptions, 'onDown' | 'onRetry'>> & Pick<TunnelKeeperOptions, 'onDown' | 'onRetry'>
+  #options: Required<Omit<TunnelKeeperOptions, 'onDown' | 'onRetry'>> & Pick<TunnelKeeperOptions, 'onDown' | 'onRetry'>
   #tunnel: Tunnel | undefined
   #timer: NodeJS.Timeout | undefined
   #recovering = false
@@ -70,7 +70,7 @@ export class TunnelKeeper {
   #failedProbes = 0
 
   constructor(options: TunnelKeeperOptions) {
-    this.#o = {
+    this.#options = {
       monitor: true,
       probeIntervalMs: 10_000,
       probeFailures: 2,
@@ -89,11 +89,11 @@ export class TunnelKeeper {
 
   /** Open the first tunnel (errors go to the caller). */
   async open(): Promise<Tunnel> {
-    const tunnel = await this.#o.provider.open({
-      port: this.#o.port,
+    const tunnel = await this.#options.provider.open({
+      port: this.#options.port,
       localHost: '127.0.0.1',
-      signal: this.#o.signal,
-      timeoutMs: this.#o.openTimeoutMs,
+      signal: this.#options.signal,
+      timeoutMs: this.#options.openTimeoutMs,
     })
     this.#adopt(tunnel)
     return tunnel
@@ -102,7 +102,7 @@ export class TunnelKeeper {
   #adopt(tunnel: Tunnel): void {
     this.#tunnel = tunnel
     this.#failedProbes = 0
-    if (!this.#o.monitor) return
+    if (!this.#options.monitor) return
     tunnel.on('down', (err) => {
       if (this.#tunnel === tunnel) void this.#recover(errorText(err) ?? 'the tunnel closed')
     })
@@ -110,9 +110,9 @@ export class TunnelKeeper {
   }
 
   #schedule(): void {
-    if (this.#stopped || !this.#o.monitor) return
+    if (this.#stopped || !this.#options.monitor) return
     if (this.#timer) clearTimeout(this.#timer)
-    this.#timer = setTimeout(() => void this.#probe(), this.#o.probeIntervalMs)
+    this.#timer = setTimeout(() => void this.#probe(), this.#options.probeIntervalMs)
     this.#timer.unref()
   }
 
@@ -121,14 +121,14 @@ export class TunnelKeeper {
     if (!tunnel || this.#recovering || this.#stopped) return
     const ok = await probeThrough(
       tunnel.url,
-      this.#o.healthPath,
-      this.#o.expect,
-      this.#o.probeTimeoutMs,
-      this.#o.signal,
+      this.#options.healthPath,
+      this.#options.expect,
+      this.#options.probeTimeoutMs,
+      this.#options.signal,
     )
     if (this.#stopped || tunnel !== this.#tunnel) return
     if (ok) this.#failedProbes = 0
-    else if (++this.#failedProbes >= this.#o.probeFailures)
+    else if (++this.#failedProbes >= this.#options.probeFailures)
       return this.#recover(`${this.#failedProbes} probes of ${tunnel.url} failed`)
     this.#schedule()
   }
@@ -138,32 +138,32 @@ export class TunnelKeeper {
     if (this.#recovering || this.#stopped) return
     this.#recovering = true
     if (this.#timer) clearTimeout(this.#timer)
-    this.#o.onDown?.(reason)
+    this.#options.onDown?.(reason)
     const old = this.#tunnel
     this.#tunnel = undefined
     void old?.close().catch(() => {})
     let lastError: string | undefined = reason
     let delay = 0
     try {
-      for (let attempt = 1; attempt <= this.#o.retries; attempt++) {
+      for (let attempt = 1; attempt <= this.#options.retries; attempt++) {
         if (this.#stopped) return
-        this.#o.onRetry?.(attempt, this.#o.retries, delay, attempt === 1 ? undefined : lastError)
+        this.#options.onRetry?.(attempt, this.#options.retries, delay, attempt === 1 ? undefined : lastError)
         if (delay > 0) await this.#sleep(delay)
         if (this.#stopped) return
-        delay = delay === 0 ? this.#o.backoffMs : Math.min(delay * 2, this.#o.maxBackoffMs)
+        delay = delay === 0 ? this.#options.backoffMs : Math.min(delay * 2, this.#options.maxBackoffMs)
         let tunnel: Tunnel | undefined
         try {
-          tunnel = await this.#o.provider.open({
-            port: this.#o.port,
+          tunnel = await this.#options.provider.open({
+            port: this.#options.port,
             localHost: '127.0.0.1',
-            signal: this.#o.signal,
-            timeoutMs: this.#o.openTimeoutMs,
+            signal: this.#options.signal,
+            timeoutMs: this.#options.openTimeoutMs,
           })
           if (this.#stopped) {
             await tunnel.close().catch(() => {})
             return
           }
-          await this.#o.onReconnected(tunnel)
+          await this.#options.onReconnected(tunnel)
           this.#recovering = false
           this.#adopt(tunnel)
           return
@@ -174,7 +174,7 @@ export class TunnelKeeper {
       }
       if (!this.#stopped) {
         this.#stopped = true
-        this.#o.onGiveUp(lastError)
+        this.#options.onGiveUp(lastError)
       }
     } finally {
       this.#recovering = false
@@ -184,7 +184,7 @@ export class TunnelKeeper {
   #sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const t = setTimeout(resolve, ms)
-      this.#o.signal.addEventListener(
+      this.#options.signal.addEventListener(
         'abort',
         () => {
           clearTimeout(t)

@@ -33,7 +33,7 @@ export function relayExplanation(lastError: string): {meaning: string; fix: stri
 }
 
 export class WebhookWatch {
-  readonly #o: WebhookWatchOptions
+  readonly #options: WebhookWatchOptions
   #timer: NodeJS.Timeout | undefined
   #stopped = false
   #checking: Promise<void> | undefined
@@ -43,7 +43,7 @@ export class WebhookWatch {
   #lastCheck = 0
 
   constructor(options: WebhookWatchOptions) {
-    this.#o = options
+    this.#options = options
   }
 
   start(): void {
@@ -65,7 +65,7 @@ export class WebhookWatch {
 
   #schedule(): void {
     if (this.#stopped) return
-    this.#timer = setTimeout(() => this.#tick(), this.#o.intervalMs)
+    this.#timer = setTimeout(() => this.#tick(), this.#options.intervalMs)
     this.#timer.unref()
   }
 
@@ -82,7 +82,7 @@ export class WebhookWatch {
   }
 
   async #check(): Promise<void> {
-    const {api, webhook, emit, signal} = this.#o
+    const {api, webhook, emit, signal} = this.#options
     const ours = webhook.url
     if (this.#stopped || !ours || webhook.foreign) return
     const info = await api.getWebhookInfo({signal, timeoutMs: 5000})

@@ -1,26 +1,27 @@
 /**
- * control: the loopback port `bot trigger` and `bot replay` talk to (also with --no-inspect), found
- * through the 0600 control record the session leaves in the state folder while it runs. Once the
- * session ends, it takes no new connection and closes its idle ones (the teardown needs the file
- * descriptors more).
+ * control-port: the session's control port, the loopback port `bot trigger` and `bot replay` talk
+ * to (also with --no-inspect), found through the 0600 control record the session leaves in the
+ * state folder while it runs. Once the session ends, it takes no new connection and closes its idle
+ * ones (the teardown needs the file descriptors more). (Not the emulator's control API, which a
+ * test or `bot emulator` drives: that is src/emulator/control.)
  */
 import {randomBytes} from 'node:crypto'
 
 import {removeControlRecord, writeControlRecord} from '../../control/record.js'
-import {startControlServer, type ControlServer} from '../../control/server.js'
+import {startControlPort, type ControlPort} from '../../control/server.js'
 import type {SessionPart} from '../part.js'
 
-export function controlPart(): SessionPart {
-  let server: ControlServer | undefined
+export function controlPortPart(): SessionPart {
+  let server: ControlPort | undefined
   let removeRecord: (() => void) | undefined
   return {
-    name: 'control',
+    name: 'control-port',
     async start(ctx) {
       const o = ctx.options
       const recording = ctx.recording!
       const dir = o.controlDir ?? ctx.stateDir
       const key = randomBytes(16).toString('hex')
-      const started = await startControlServer({actions: recording.actions, key, secrets: recording.secrets})
+      const started = await startControlPort({actions: recording.triggers, key, secrets: recording.secrets})
       server = started
       ctx.signal.addEventListener('abort', () => started.quiesce(), {once: true})
       try {
