@@ -49,6 +49,7 @@ export interface DevFlags {
   'tunnel-down-after': number
   'stop-grace': number
   'action-timeout': number
+  'open-code-ttl': number
   'reply-timeout': number
   'webhook-check': number
   'poller-check': boolean
@@ -260,6 +261,7 @@ export function sessionOptions(
     apiProxy: flags['api-proxy'],
     inspect: flags.inspect,
     inspectPort: flags['inspect-port'],
+    openCodeTtlMs: flags['open-code-ttl'],
   }
 }
 
@@ -296,5 +298,6 @@ export function offlineOptions(
     apiProxy: flags['api-proxy'],
     inspect: flags.inspect,
     inspectPort: flags['inspect-port'],
+    openCodeTtlMs: flags['open-code-ttl'],
   }
 }

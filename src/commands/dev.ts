@@ -168,6 +168,12 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     'probe-interval': Flags.integer({hidden: true, description: 'ms', default: 10_000}),
     'tunnel-down-after': Flags.integer({hidden: true, description: 'ms', default: 10_000}),
     'stop-grace': Flags.integer({hidden: true, description: 'ms', default: 3000}),
+    'open-code-ttl': Flags.integer({
+      hidden: true,
+      description: 'ms the one-time inspector link of o / :o stays valid',
+      default: 60_000,
+      min: 1,
+    }),
     'action-timeout': Flags.integer({
       hidden: true,
       description: 'ms a trigger or replay waits for the bot',
@@ -274,7 +280,10 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
                 input: process.stdin,
                 output: process.stderr,
                 restart: () => dev.restartBot('r pressed'),
-                open: () => void this.#openInspector(e.inspectorUrl, (text) => renderer.render({type: 'info', text})),
+                open: () =>
+                  void this.#openInspector(e.inspectorUrl && dev.inspectorOpenUrl(), (text) =>
+                    renderer.render({type: 'info', text}),
+                  ),
                 print: (text) => renderer.render({type: 'info', text}),
               })
             if (e.type === 'summary') keyboard?.stop()
@@ -321,8 +330,8 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     const opened = await openUrl(url)
     say(
       opened.ok
-        ? `Opening the inspector: ${url}`
-        : `Could not open a browser (${opened.program}: ${opened.error}); open ${url} yourself.`,
+        ? `Opening the inspector: ${url} (a link that works once, for a minute: a browser's command line is public)`
+        : `Could not open a browser (${opened.program}: ${opened.error}); open ${url} yourself (it works once, for a minute).`,
     )
   }
 
