@@ -52,6 +52,7 @@ export interface DevFlags {
   'stop-grace': number
   'abandon-timeout'?: number
   'action-timeout': number
+  'open-code-ttl': number
   'reply-timeout': number
   'webhook-check': number
   'poller-check': boolean
@@ -264,6 +265,7 @@ export function sessionOptions(
     apiProxy: flags['api-proxy'],
     inspect: flags.inspect,
     inspectPort: flags['inspect-port'],
+    openCodeTtlMs: flags['open-code-ttl'],
   }
 }
 
@@ -302,5 +304,6 @@ export function offlineOptions(
     apiProxy: flags['api-proxy'],
     inspect: flags.inspect,
     inspectPort: flags['inspect-port'],
+    openCodeTtlMs: flags['open-code-ttl'],
   }
 }

@@ -180,6 +180,12 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
       default: 2000,
       min: 1,
     }),
+    'open-code-ttl': Flags.integer({
+      hidden: true,
+      description: 'ms the one-time inspector link of o / :o stays valid',
+      default: 60_000,
+      min: 1,
+    }),
     'action-timeout': Flags.integer({
       hidden: true,
       description: 'ms a trigger or replay waits for the bot',
@@ -296,7 +302,7 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
         open: () => {
           const say = (text: string) => renderer.render({type: 'info', text})
           if (flags.inspect && !dev.inspectorUrl) say('The inspector is not serving yet: press o again in a moment.')
-          else void this.#openInspector(dev.inspectorUrl, say)
+          else void this.#openInspector(dev.inspectorUrl && dev.inspectorOpenUrl(), say)
         },
         print: (text) => renderer.render({type: 'info', text}),
       })
@@ -341,8 +347,8 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     const opened = await openUrl(url)
     say(
       opened.ok
-        ? `Opening the inspector: ${url}`
-        : `Could not open a browser (${opened.program}: ${opened.error}); open ${url} yourself.`,
+        ? `Opening the inspector: ${url} (a link that works once, for a minute: a browser's command line is public)`
+        : `Could not open a browser (${opened.program}: ${opened.error}); open ${url} yourself (it works once, for a minute).`,
     )
   }
 

@@ -97,6 +97,8 @@ export interface DevSessionOptions {
   /** Serve the inspector page on loopback (default true; `--no-inspect`), on this port (default a free one). */
   inspect?: boolean
   inspectPort?: number
+  /** How long a one-time inspector link of `o`/`:o` stays valid (default 60000 ms). */
+  openCodeTtlMs?: number
   /** Offline sessions: `bot trigger` speaks as the emulator's user. */
   offline?: OfflineTarget
   /** Where the control record for `bot trigger`/`bot replay` goes (default: stateDir). */

@@ -108,6 +108,8 @@ export class SessionContext {
   botApiRoot: string | undefined
   /** inspector: the page's address (with its key). */
   inspectorUrl: string | undefined
+  /** inspector: a one-time address for a browser `bot dev` starts (no key in its public argv). */
+  inspectorOpenUrl: (() => string) | undefined
   /** poller-check: another program long-polling this bot, looked for while the session starts. */
   pollers: Promise<PollerFound | undefined> | undefined
   /** relay: the relay and the bot's PORT. */

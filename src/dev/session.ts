@@ -113,6 +113,15 @@ export class DevSession {
     return this.#ctx.inspectorUrl
   }
 
+  /** A one-time inspector address for a browser this session starts (`o`, `:o`); undefined without an inspector. */
+  inspectorOpenUrl(): string | undefined {
+    try {
+      return this.#ctx.inspectorOpenUrl?.()
+    } catch {
+      return undefined
+    }
+  }
+
   /** Ask the session to end (teardown follows). Safe to call many times. */
   stop(reason: StopReason = 'stop'): void {
     if (this.#stopReason) return

@@ -285,7 +285,7 @@ class OfflineRun {
         restart: () => this.#dev?.restartBot(':r'),
         open: () => {
           const say = (text: string) => this.#emit({type: 'info', text})
-          if (o.openInspector) o.openInspector(this.#inspectorUrl, say)
+          if (o.openInspector) o.openInspector(this.#inspectorUrl && this.#dev?.inspectorOpenUrl(), say)
           else
             say(
               this.#inspectorUrl

@@ -56,7 +56,7 @@ describe.skipIf(!hasPty)('keys in a terminal session', () => {
           {pattern: 'Keys: r restart · o inspector · c clear · q quit · h help\\.', send: 'h'},
           {pattern: 'q  quit', send: 'r'},
           {pattern: 'Restarting the bot \\(r pressed[\\s\\S]*Bot listening on port', send: 'o'},
-          {pattern: 'Opening the inspector: http://127\\.0\\.0\\.1:\\d+/\\?key=', send: 'c'},
+          {pattern: 'Opening the inspector: http://127\\.0\\.0\\.1:\\d+/\\?code=', send: 'c'},
           {pattern: '\\x1b\\[2J', send: 'q'},
         ],
         timeoutS: 45,
@@ -71,7 +71,8 @@ describe.skipIf(!hasPty)('keys in a terminal session', () => {
     // Two bot processes: the restart was real.
     expect(r.output.match(/▶ node .*echo-bot\.mjs \(pid \d+/g)).toHaveLength(2)
     expect(opened()).toHaveLength(1)
-    expect(opened()[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?key=[0-9a-f]{32}$/)
+    // A one-time code, not the key: the browser's argv is public.
+    expect(opened()[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?code=[0-9a-f]{32}$/)
     // q quits as Ctrl-C does: the webhook deleted.
     expect(r.output).toMatch(/Webhook deleted \(pending updates kept\)/)
     expect(world.emu.webhook(world.token)).toBeUndefined()
@@ -133,7 +134,7 @@ describe('bot dev --offline: the chat commands :r and :o', () => {
     expect(r.stderr).toMatch(/↻ Restarting the bot \(:r; updates are held meanwhile\)/)
     expect(r.stderr.match(/▶ node .*inspector-bot\.mjs/g)?.length ?? 0).toBe(1) // the restart's (the first is in the start-up line)
     expect(opened()).toHaveLength(1)
-    expect(opened()[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?key=[0-9a-f]{32}$/)
+    expect(opened()[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?code=[0-9a-f]{32}$/)
     expect(r.stdout + r.stderr).toMatch(/:r {24}restart the bot/)
   }, 60_000)
 })

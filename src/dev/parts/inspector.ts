@@ -22,10 +22,12 @@ export function inspectorPart(): SessionPart {
         key: randomBytes(16).toString('hex'),
         port: ctx.options.inspectPort,
         secrets: recording.secrets,
+        openCodeTtlMs: ctx.options.openCodeTtlMs,
       })
       const started = server
       ctx.signal.addEventListener('abort', () => started.quiesce(), {once: true})
       ctx.inspectorUrl = server.url
+      ctx.inspectorOpenUrl = () => started.openUrl()
       ctx.emit({type: 'step', step: 'inspector', status: 'ok', text: inspectorText(server.url)})
     },
     async stop() {

@@ -10,7 +10,8 @@
  *   GET  /api/events                    SSE: `event: entry` per new or changed entry
  *
  * Every request needs the session's key (`?key=` or `x-bot-dev-key`; the header wins when both
- * are sent, the first `?key=` when it is repeated) and exactly one loopback Host header naming this
+ * are sent, the first `?key=` when it is repeated), or the cookie a one-time code of openUrl()
+ * was exchanged for (`GET /?code=…`: once, within openCodeTtlMs) and exactly one loopback Host header naming this
  * port (a page on another site that rebinds its DNS name to 127.0.0.1 gets 403). A POST made by a
  * page of another origin is refused (403) even with the key: an `Origin` other than this server's
  * own (127.0.0.1, localhost or [::1] with this port), `Origin: null`, or `Sec-Fetch-Site` other than
@@ -23,6 +24,7 @@
  * request with the key are bounded (lib/connection-guard.ts: the oldest idle ones are closed first).
  * Listens on 127.0.0.1 only; no CORS; nothing cached; answers run through the token redaction.
  */
+import {randomBytes} from 'node:crypto'
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import type {AddressInfo} from 'node:net'
 
@@ -35,7 +37,7 @@ import {
   readBody,
   requestHostAllowed,
 } from '../../lib/loopback-http.js'
-import {presentedKey, send, sendError, sendJson} from './http.js'
+import {presentedKey, SECURITY_HEADERS, send, sendError, sendJson} from './http.js'
 import {MAX_EDIT_DEPTH, nestedDeeperThan} from '../../lib/json-depth.js'
 import {FAVICON_SVG, loadPage, NO_KEY_HTML, pageHtml, type PageFiles} from './page-files.js'
 import {SseHub} from './sse.js'
@@ -67,11 +69,19 @@ export interface InspectorServerOptions {
   maxIdleConnections?: number
   /** Most connections in all (default 256); beyond, a request is answered 503. */
   maxConnections?: number
+  /** How long a one-time code of openUrl() may be exchanged (default 60 s). */
+  openCodeTtlMs?: number
 }
 
 export interface InspectorServer {
   /** http://127.0.0.1:PORT/?key=KEY */
   url: string
+  /**
+   * http://127.0.0.1:PORT/?code=CODE, for a browser started by `bot dev` (`o`, `:o`): its argv is
+   * public (`ps`), so it gets a code instead of the key, valid once and for openCodeTtlMs, that the
+   * page exchanges for an HttpOnly, SameSite=Strict cookie (then it redirects to the page without it).
+   */
+  openUrl(): string
   port: number
   /** Stop taking connections and close those with no request in progress (a session's teardown). */
   quiesce(): void
@@ -92,7 +102,63 @@ interface Context {
   page: PageFiles
   sse: SseHub
   guard: ConnectionGuard
+  /** One-time codes not exchanged yet → when they expire (performance.now()). */
+  codes: Map<string, number>
+  /** The cookie values the codes were exchanged for (each as good as the key). */
+  cookies: Set<string>
 }
+
+/** Bounds: codes not exchanged (the oldest dropped), cookies handed out (the oldest dropped). */
+const MAX_CODES = 16
+const MAX_COOKIES = 64
+const DEFAULT_OPEN_CODE_TTL_MS = 60_000
+
+/** The cookie's name: per port, as browsers send a host's cookies to all its ports. */
+const cookieName = (port: number) => `bot_dev_inspector_${port}`
+
+function cookieOf(req: IncomingMessage, port: number): string | undefined {
+  const header = req.headers.cookie
+  if (!header) return undefined
+  const name = cookieName(port)
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=')
+    if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim()
+  }
+  return undefined
+}
+
+function cookieMatches(ctx: Context, req: IncomingMessage, port: number): boolean {
+  const presented = cookieOf(req, port)
+  if (presented === undefined) return false
+  let ok = false
+  for (const value of ctx.cookies) if (keyMatches(presented, value)) ok = true
+  return ok
+}
+
+/** `GET /?code=…`: a valid code once, for a cookie and a redirect to the page; anything else 401. */
+function exchangeCode(ctx: Context, port: number, code: string, res: ServerResponse): void {
+  const expires = ctx.codes.get(code)
+  ctx.codes.delete(code)
+  if (expires === undefined || performance.now() > expires) {
+    send(res, 401, HTML, CODE_USED_HTML)
+    return
+  }
+  const value = randomBytes(16).toString('hex')
+  ctx.cookies.add(value)
+  if (ctx.cookies.size > MAX_COOKIES) ctx.cookies.delete(ctx.cookies.values().next().value as string)
+  res.writeHead(303, {
+    ...SECURITY_HEADERS,
+    Location: '/',
+    'Set-Cookie': `${cookieName(port)}=${value}; HttpOnly; SameSite=Strict; Path=/`,
+    'Content-Length': 0,
+  })
+  res.end()
+}
+
+const CODE_USED_HTML = `<!doctype html><meta charset="utf-8"><title>bot dev inspector</title>
+<p>This link to the inspector was used already, or it is older than a minute: each one opens it once.</p>
+<p>Press <code>o</code> in <code>bot dev</code>'s terminal (<code>:o</code> in the offline chat) for a new one, or open the URL it printed at start-up (it carries <code>?key=…</code>).</p>
+`
 
 export async function startInspectorServer(o: InspectorServerOptions): Promise<InspectorServer> {
   if (!o.key) throw new Error('the inspector needs a non-empty key')
@@ -128,7 +194,7 @@ export async function startInspectorServer(o: InspectorServerOptions): Promise<I
     maxIdle: o.maxIdleConnections ?? INSPECTOR_MAX_IDLE,
     maxTotal: o.maxConnections ?? INSPECTOR_MAX_CONNECTIONS,
   })
-  const ctx: Context = {o, secrets, page, sse, guard}
+  const ctx: Context = {o, secrets, page, sse, guard, codes: new Map(), cookies: new Set()}
   server.on('clientError', (_err, socket) => socket.destroy())
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -142,6 +208,12 @@ export async function startInspectorServer(o: InspectorServerOptions): Promise<I
   let closing: Promise<void> | undefined
   return {
     url: `http://127.0.0.1:${port}/?key=${encodeURIComponent(o.key)}`,
+    openUrl() {
+      const code = randomBytes(16).toString('hex')
+      ctx.codes.set(code, performance.now() + (o.openCodeTtlMs ?? DEFAULT_OPEN_CODE_TTL_MS))
+      if (ctx.codes.size > MAX_CODES) ctx.codes.delete(ctx.codes.keys().next().value as string)
+      return `http://127.0.0.1:${port}/?code=${code}`
+    },
     port,
     quiesce() {
       server.close()
@@ -177,7 +249,9 @@ async function handle(ctx: Context, port: number, req: IncomingMessage, res: Ser
     return
   }
   const path = url.pathname
-  if (!keyMatches(presentedKey(req, url), o.key)) {
+  const code = path === '/' && req.method === 'GET' ? url.searchParams.get('code') : null
+  if (code !== null) return exchangeCode(ctx, port, code, res)
+  if (!keyMatches(presentedKey(req, url), o.key) && !cookieMatches(ctx, req, port)) {
     if (api)
       sendError(
         res,
