@@ -55,6 +55,10 @@ import {
 import {businessConnectionJson} from './state/business.js'
 import {type BoostOptions, boostChat, openWebApp, removeBoost, webAppData} from './user/boosts.js'
 import {type GuestOptions, guestMessage} from './user/guests.js'
+import {noteInjected} from './state/injected.js'
+import {type SharedWidgetQueryOptions, type WidgetQueryOptions, sharedWidgetQuery, widgetQuery} from './user/widgets.js'
+import {type SubscriptionOptions, subscriptionUpdate} from './user/subscriptions.js'
+import {type StopGenerationOptions, stoppedGeneration} from './user/generation.js'
 
 export interface EmulatorEvents {
   /** Every recorded API call (HTTP or webhook reply). */
@@ -262,6 +266,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     }
     const query = body.callback_query as TgObject | undefined
     if (query && typeof query.id === 'string') bot.openCallbackQueries.add(query.id)
+    noteInjected(bot, body)
     noteUsers(bot, body)
     const update = bot.push(body)
     if (!update) return {update_id: 0, ...body}
@@ -709,6 +714,37 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
    */
   summonGuest(token: string, options: GuestOptions): Update {
     return this.injectUpdate(token, guestMessage(this.mustBot(token), options))
+  }
+  /** A user's widget asks the bot (Bot API 10.4): a widget_query from the bot's widget message, answered with answerWidgetQuery. */
+  sendWidgetQuery(token: string, options: WidgetQueryOptions): Update {
+    return this.injectUpdate(token, widgetQuery(this.mustBot(token), options))
+  }
+
+  /** A forwarded shared widget asks the bot (Bot API 10.4): a shared_widget_query. */
+  sendSharedWidgetQuery(token: string, options: SharedWidgetQueryOptions): Update {
+    return this.injectUpdate(token, sharedWidgetQuery(this.mustBot(token), options))
+  }
+
+  /** What the bot answered to a widget query (answerWidgetQuery's data, '' for none), or undefined before it answered. */
+  widgetAnswer(token: string, queryId: string): string | undefined {
+    return this.mustBot(token).widgets.queries.get(queryId)?.answer
+  }
+
+  /** A user's payment subscription changes (Bot API 10.2): the subscription update (canceled, active, failed). */
+  updateSubscription(token: string, options: SubscriptionOptions): Update {
+    return this.injectUpdate(token, subscriptionUpdate(this.mustBot(token), options))
+  }
+
+  /** A user presses a draft's stop button (Bot API 10.3): the stopped_message_generation update. */
+  stopGeneration(token: string, options: StopGenerationOptions): Update {
+    return this.injectUpdate(token, stoppedGeneration(this.mustBot(token), options))
+  }
+
+  /** The ephemeral messages the bot sent that are still shown (Bot API 10.2), oldest first. */
+  ephemeralMessages(token: string): TgObject[] {
+    return this.mustBot(token)
+      .ephemeral.all()
+      .map((e) => e.message)
   }
 
   /** What the payment flow needs: injection, timers cleared by stop(), the 10-second window scaled. */

@@ -17,6 +17,9 @@ import type {JoinRequestOptions, MemberChange} from '../user/members.js'
 import type {BusinessMessageOptions, ConnectOptions} from '../user/business.js'
 import type {BoostOptions} from '../user/boosts.js'
 import type {GuestOptions} from '../user/guests.js'
+import type {SharedWidgetQueryOptions, WidgetQueryOptions} from '../user/widgets.js'
+import type {SubscriptionOptions} from '../user/subscriptions.js'
+import type {StopGenerationOptions} from '../user/generation.js'
 
 export interface ControlledEmulator {
   sendUserMessage(token: string, options: UserMessageOptions): Update
@@ -60,4 +63,10 @@ export interface ControlledEmulator {
   sendWebAppData(token: string, options: {userId?: number; data: string; buttonText: string}): Update
   openWebApp(token: string, options?: {userId?: number; chatId?: number}): string
   summonGuest(token: string, options: GuestOptions): Update
+  sendWidgetQuery(token: string, options: WidgetQueryOptions): Update
+  sendSharedWidgetQuery(token: string, options: SharedWidgetQueryOptions): Update
+  widgetAnswer(token: string, queryId: string): string | undefined
+  updateSubscription(token: string, options: SubscriptionOptions): Update
+  stopGeneration(token: string, options: StopGenerationOptions): Update
+  ephemeralMessages(token: string): TgObject[]
 }

@@ -34,6 +34,9 @@ import type {JoinRequestOptions, MemberChange} from './members.js'
 import type {BusinessMessageOptions} from './business.js'
 import type {BoostOptions} from './boosts.js'
 import type {GuestOptions} from './guests.js'
+import {widgetQuery} from './widgets.js'
+import {type SubscriptionOptions, subscriptionUpdate} from './subscriptions.js'
+import {stoppedGeneration} from './generation.js'
 import type {PaymentAttempt} from '../state/payments.js'
 
 export interface ConversationOptions {
@@ -578,6 +581,60 @@ export class ConversationUser {
         firstName: this.options.firstName,
         username: this.options.username,
       }),
+    )
+  }
+
+  /**
+   * Tap the bot's widget (Bot API 10.4) in this chat (its newest widget message, or `messageId`): a widget_query
+   * with `data`. Resolves once the bot handled it, with what its answerWidgetQuery gave ('' for no data), or
+   * undefined when it did not answer.
+   */
+  async tapWidget(data: string, options: {messageId?: number} = {}): Promise<string | undefined> {
+    let id = ''
+    await this.exchange(`user.tapWidget(${JSON.stringify(data)})`, () => {
+      const body = widgetQuery(this.host.bot, {
+        data,
+        chatId: this.chatId,
+        userId: this.id,
+        ...(options.messageId !== undefined ? {messageId: options.messageId} : {}),
+        firstName: this.options.firstName,
+        username: this.options.username,
+      })
+      id = (body.widget_query as TgObject).id as string
+      return this.host.injectUpdate(this.host.token, body)
+    })
+    return this.host.bot.widgets.queries.get(id)?.answer
+  }
+
+  /**
+   * The user's payment subscription to the bot changes (Bot API 10.2): a subscription update with the invoice's
+   * payload and the new state. Resolves once the bot handled it.
+   */
+  subscription(invoicePayload: string, state: SubscriptionOptions['state']): Promise<Message[]> {
+    return this.exchange(`user.subscription(${JSON.stringify(invoicePayload)}, ${JSON.stringify(state)})`, () =>
+      this.host.injectUpdate(
+        this.host.token,
+        subscriptionUpdate(this.host.bot, {
+          invoicePayload,
+          state,
+          userId: this.id,
+          firstName: this.options.firstName,
+          username: this.options.username,
+        }),
+      ),
+    )
+  }
+
+  /**
+   * Press the stop button of the bot's draft `draftId` (Bot API 10.3, a draft sent with can_stop): a
+   * stopped_message_generation update. Resolves once the bot handled it, with its messages.
+   */
+  stopGeneration(draftId: number, options: {messageThreadId?: number} = {}): Promise<Message[]> {
+    return this.exchange(`user.stopGeneration(${draftId})`, () =>
+      this.host.injectUpdate(
+        this.host.token,
+        stoppedGeneration(this.host.bot, {draftId, chatId: this.chatId, messageThreadId: options.messageThreadId}),
+      ),
     )
   }
 
