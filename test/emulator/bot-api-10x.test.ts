@@ -249,3 +249,40 @@ describe('setMySettings and getMe (Bot API 10.5)', () => {
     expect((emu.sendCallbackQuery(token, {data: 'go', userId: USER}).callback_query as Q).message).toBeDefined()
   })
 })
+
+describe('inline keyboards (Bot API 10.3)', () => {
+  it('keep force_reply and disabled buttons (with or without an action)', async () => {
+    const {api} = await world()
+    const sent = await api('sendMessage', {
+      chat_id: USER,
+      text: 'keys',
+      reply_markup: {
+        inline_keyboard: [
+          [
+            {text: 'off', disabled: {}},
+            {text: 'go', callback_data: 'go', disabled: {}},
+          ],
+        ],
+        force_reply: true,
+      },
+    })
+    expect(sent.json.result.reply_markup).toEqual({
+      inline_keyboard: [
+        [
+          {text: 'off', disabled: {}},
+          {text: 'go', callback_data: 'go', disabled: {}},
+        ],
+      ],
+      force_reply: true,
+    })
+    expect(
+      (
+        await api('sendMessage', {
+          chat_id: USER,
+          text: 'x',
+          reply_markup: {inline_keyboard: [[{text: 'a', disabled: 1}]]},
+        })
+      ).json,
+    ).toEqual(bad('Bad Request: can\'t parse inline keyboard button: Field "disabled" must be of type Object'))
+  })
+})
