@@ -60,6 +60,9 @@ describe('bin/run.js fast path', () => {
     'trigger payment',
     'trigger business-message',
     'trigger web-app-data',
+    'trigger subscription',
+    'trigger widget-query',
+    'trigger stopped-generation',
     'replay',
   ]
 
