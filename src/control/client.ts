@@ -332,6 +332,9 @@ export function triggerTypes(bin: string): Array<{
     'member-unblocked': 'member unblocked',
     'business-message': 'business-message [TEXT]',
     'web-app-data': 'web-app-data [DATA]',
+    subscription: 'subscription [STATE]',
+    'widget-query': 'widget-query [DATA]',
+    'stopped-generation': 'stopped-generation [DRAFT_ID]',
   }
   const fixtures = FIXTURE_TYPES.map((type) => {
     const fixture = loadFixture(type)

@@ -28,6 +28,9 @@ export const FIXTURE_TYPES = [
   'payment',
   'business-message',
   'web-app-data',
+  'subscription',
+  'widget-query',
+  'stopped-generation',
 ] as const
 
 export type FixtureType = (typeof FIXTURE_TYPES)[number]

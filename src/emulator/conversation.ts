@@ -22,6 +22,7 @@ import type {PayOptions} from './user/payments.js'
 import type {PaymentAttempt} from './state/payments.js'
 import type {Act} from './actions/index.js'
 import type {WebAppLaunch} from './user/web-app-launch.js'
+import type {SubscriptionOptions} from './user/subscriptions.js'
 
 export interface ConversationOptions {
   /** The user's id (default: a new one per user, from 100001). */
@@ -561,6 +562,54 @@ export class ConversationUser {
         firstName: this.options.firstName,
         username: this.options.username,
       }),
+    )
+  }
+
+  /**
+   * Tap the bot's widget (Bot API 10.4) in this chat (its newest widget message, or `messageId`): a widget_query
+   * with `data`. Resolves once the bot handled it, with what its answerWidgetQuery gave ('' for no data), or
+   * undefined when it did not answer.
+   */
+  async tapWidget(data: string, options: {messageId?: number} = {}): Promise<string | undefined> {
+    let id = ''
+    await this.exchange(`user.tapWidget(${JSON.stringify(data)})`, () => {
+      const update = this.host.act('widget_query', {
+        data,
+        chatId: this.chatId,
+        userId: this.id,
+        ...(options.messageId !== undefined ? {messageId: options.messageId} : {}),
+        firstName: this.options.firstName,
+        username: this.options.username,
+      })
+      id = (update.widget_query as TgObject).id as string
+      return update
+    })
+    return this.host.bot.widgets.queries.get(id)?.answer
+  }
+
+  /**
+   * The user's payment subscription to the bot changes (Bot API 10.2): a subscription update with the invoice's
+   * payload and the new state. Resolves once the bot handled it.
+   */
+  subscription(invoicePayload: string, state: SubscriptionOptions['state']): Promise<Message[]> {
+    return this.exchange(`user.subscription(${JSON.stringify(invoicePayload)}, ${JSON.stringify(state)})`, () =>
+      this.host.act('update_subscription', {
+        invoicePayload,
+        state,
+        userId: this.id,
+        firstName: this.options.firstName,
+        username: this.options.username,
+      }),
+    )
+  }
+
+  /**
+   * Press the stop button of the bot's draft `draftId` (Bot API 10.3, a draft sent with can_stop): a
+   * stopped_message_generation update. Resolves once the bot handled it, with its messages.
+   */
+  stopGeneration(draftId: number, options: {messageThreadId?: number} = {}): Promise<Message[]> {
+    return this.exchange(`user.stopGeneration(${draftId})`, () =>
+      this.host.act('stop_generation', {draftId, chatId: this.chatId, messageThreadId: options.messageThreadId}),
     )
   }
 

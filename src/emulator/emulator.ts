@@ -54,6 +54,10 @@ import type {JoinRequestOptions, MemberChange} from './user/members.js'
 import type {BusinessMessageOptions, ConnectOptions} from './user/business.js'
 import type {BoostOptions} from './user/boosts.js'
 import type {GuestOptions} from './user/guests.js'
+import type {SharedWidgetQueryOptions, WidgetQueryOptions} from './user/widgets.js'
+import type {SubscriptionOptions} from './user/subscriptions.js'
+import type {StopGenerationOptions} from './user/generation.js'
+import {noteInjected} from './state/injected.js'
 
 export interface EmulatorEvents {
   /** Every recorded API call (HTTP or webhook reply). */
@@ -263,6 +267,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     }
     const query = body.callback_query as TgObject | undefined
     if (query && typeof query.id === 'string') bot.openCallbackQueries.add(query.id)
+    noteInjected(bot, body)
     noteUsers(bot, body)
     const update = bot.push(body)
     if (!update) return {update_id: 0, ...body}
@@ -719,6 +724,38 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
    */
   summonGuest(token: string, options: GuestOptions): Update {
     return this.act(token, 'summon_guest', options)
+  }
+
+  /** A user's widget asks the bot (Bot API 10.4): a widget_query from the bot's widget message, answered with answerWidgetQuery. */
+  sendWidgetQuery(token: string, options: WidgetQueryOptions): Update {
+    return this.act(token, 'widget_query', options)
+  }
+
+  /** A forwarded shared widget asks the bot (Bot API 10.4): a shared_widget_query. */
+  sendSharedWidgetQuery(token: string, options: SharedWidgetQueryOptions): Update {
+    return this.act(token, 'shared_widget_query', options)
+  }
+
+  /** What the bot answered to a widget query (answerWidgetQuery's data, '' for none), or undefined before it answered. */
+  widgetAnswer(token: string, queryId: string): string | undefined {
+    return this.mustBot(token).widgets.queries.get(queryId)?.answer
+  }
+
+  /** A user's payment subscription changes (Bot API 10.2): the subscription update (canceled, active, failed). */
+  updateSubscription(token: string, options: SubscriptionOptions): Update {
+    return this.act(token, 'update_subscription', options)
+  }
+
+  /** A user presses a draft's stop button (Bot API 10.3): the stopped_message_generation update. */
+  stopGeneration(token: string, options: StopGenerationOptions): Update {
+    return this.act(token, 'stop_generation', options)
+  }
+
+  /** The ephemeral messages the bot sent that are still shown (Bot API 10.2), oldest first. */
+  ephemeralMessages(token: string): TgObject[] {
+    return this.mustBot(token)
+      .ephemeral.all()
+      .map((e) => e.message)
   }
 
   /** What the payment flow needs: injection, timers cleared by stop(), the 10-second window scaled. */

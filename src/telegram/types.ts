@@ -118,6 +118,11 @@ export const UPDATE_TYPES = [
   'removed_chat_boost',
   'managed_bot',
   'guest_message',
+  // Bot API 10.2-10.4
+  'subscription',
+  'stopped_message_generation',
+  'widget_query',
+  'shared_widget_query',
 ] as const
 
 export type UpdateType = (typeof UPDATE_TYPES)[number]

@@ -34,6 +34,9 @@ const COMMANDS = [
   'trigger payment',
   'trigger business-message',
   'trigger web-app-data',
+  'trigger subscription',
+  'trigger widget-query',
+  'trigger stopped-generation',
   'replay',
 ]
 
@@ -181,8 +184,11 @@ describe('bot autocomplete', () => {
       'photo',
       'poll-answer',
       'reaction',
+      'stopped-generation',
+      'subscription',
       'update',
       'web-app-data',
+      'widget-query',
     ])
     expect(complete(['bot', 'r'])).toEqual(['replay'])
     expect(complete(['bot', 'dev', '--of'])).toEqual(['--offline'])

@@ -227,6 +227,9 @@ describe('bot trigger / bot replay against a control port', () => {
       'bot trigger payment',
       'bot trigger business-message [TEXT]',
       'bot trigger web-app-data [DATA]',
+      'bot trigger subscription [STATE]',
+      'bot trigger widget-query [DATA]',
+      'bot trigger stopped-generation [DRAFT_ID]',
     ])
       expect(r.stdout).toMatch(new RegExp(`^${usage.replace(/[[\]]/g, '\\$&')} +\\S`, 'm'))
     expect(r.stdout).toMatch(/^Fixtures: \/.*\/dist\/control\/fixtures\/$/m)
@@ -249,6 +252,9 @@ describe('bot trigger / bot replay against a control port', () => {
       'payment',
       'business-message',
       'web-app-data',
+      'subscription',
+      'widget-query',
+      'stopped-generation',
     ])
     const payment = list.find((t) => t.type === 'payment')!
     expect(existsSync(payment.fixture!)).toBe(true)

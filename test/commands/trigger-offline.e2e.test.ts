@@ -27,6 +27,9 @@ const ALLOWED = [
   'business_connection',
   'business_message',
   'pre_checkout_query',
+  'subscription',
+  'widget_query',
+  'stopped_message_generation',
 ].join(',')
 
 describe('bot trigger TYPE in an offline session (grammY bot, webhook over loopback)', () => {
@@ -82,6 +85,16 @@ describe('bot trigger TYPE in an offline session (grammY bot, webhook over loopb
     await trigger(['web-app-data', 'order-7'])
     await waitLine(/^web-app order-7$/, 'the Mini App data')
   }, 90_000)
+
+  it('subscription, widget-query, stopped-generation (Bot API 10.2-10.4): the bot answers the widget query', async () => {
+    await trigger(['subscription', 'failed'])
+    await waitLine(/^subscription failed bot-trigger-subscription$/, 'the subscription update')
+    await trigger(['widget-query', 'ping'])
+    await waitLine(/^widget ping answered$/, 'the widget query answered (the emulator knew its id)')
+    await trigger(['stopped-generation', '7'])
+    await waitLine(/^stopped 7$/, 'the stopped generation')
+    expect(lines()).not.toContainEqual(expect.stringMatching(/^error /))
+  }, 60_000)
 
   it('join-request and member joined: the emulator keeps the request, so the approval works', async () => {
     await trigger(['join-request', '--chat', '-1009876543210'])

@@ -22,10 +22,11 @@ describe('routing and envelope', () => {
     expect(a.status).toBe(200)
     expect(a.headers.get('content-type')).toBe('application/json')
     expect(a.text).toBe(
-      `{"ok":true,"result":{"id":${bot.id},"is_bot":true,"first_name":"Test Bot","username":"test_bot",` +
+      `{"ok":true,"result":{"id":${bot.id},"is_bot":true,"first_name":"Test Bot","username":"test_bot","active_usernames":["test_bot"],` +
         '"can_join_groups":true,"can_read_all_group_messages":false,"supports_inline_queries":false,' +
         '"supports_guest_queries":false,"can_connect_to_business":false,"has_main_web_app":false,' +
-        '"has_topics_enabled":false,"allows_users_to_create_topics":false,"can_manage_bots":false,"supports_join_request_queries":false}}',
+        '"has_topics_enabled":false,"allows_users_to_create_topics":false,"can_manage_bots":false,"supports_join_request_queries":false,' +
+        '"needs_inline_query_location":false,"has_topic_sidebar":false}}',
     )
     expect((await api('GETME')).text).toBe(a.text)
     expect((await api('getme', {})).text).toBe(a.text)

@@ -38,6 +38,11 @@ describe('kinds', () => {
     [{message: {web_app_data: {data: 'x'}, chat}}, ['web-app']],
     [{poll_answer: {poll_id: '1'}}, ['poll']],
     [{chat_boost: {chat}}, ['boost']],
+    [{subscription: {user: ada, invoice_payload: 'p', state: 'canceled'}}, ['payment']],
+    [{widget_query: {id: '1', chat}}, ['widget']],
+    [{shared_widget_query: {id: '1'}}, ['widget']],
+    [{message: {widget: {html: '<b>x</b>'}, chat}}, ['widget']],
+    [{stopped_message_generation: {chat, draft_id: 1}}, ['draft']],
     [{__proto__: {}, update_id: 1}, []],
   ])('%j → %j', (update, tags) => {
     expect(updateTags(JSON.parse(JSON.stringify(update)))).toEqual(tags)

@@ -120,8 +120,13 @@ export function object(description: string): Field<Record<string, unknown>> {
 }
 
 /** One of a few strings. */
-export function oneOf<T extends string>(description: string, values: readonly T[]): Field<T> {
-  return field({json: {type: 'string', enum: [...values]}, description}, (value, name) => {
+export function oneOf<T extends string>(
+  description: string,
+  values: readonly T[],
+  rule: {required?: boolean} = {},
+): Field<T> {
+  const missing = rule.required ? {missing: (name: string) => `${name} is required (one of ${values.join(', ')})`} : {}
+  return field({json: {type: 'string', enum: [...values]}, description, ...missing}, (value, name) => {
     if (typeof value !== 'string' || !(values as readonly string[]).includes(value))
       throw new InputError(`${name} "${String(value)}" must be one of ${values.join(', ')}`)
     return value as T

@@ -27,6 +27,9 @@ import {boostChat, removeChatBoost} from './boosts.js'
 import {openWebAppQuery, sendWebAppData} from './web-apps.js'
 import {launchWebApp} from './web-app-launch.js'
 import {summonGuest} from './guests.js'
+import {sharedWidgetQuery, widgetQuery} from './widgets.js'
+import {updateSubscription} from './subscriptions.js'
+import {stopGeneration} from './generation.js'
 
 export const ACTIONS = {
   send_message: sendMessage,
@@ -57,6 +60,10 @@ export const ACTIONS = {
   open_web_app_query: openWebAppQuery,
   launch_web_app: launchWebApp,
   summon_guest: summonGuest,
+  widget_query: widgetQuery,
+  shared_widget_query: sharedWidgetQuery,
+  update_subscription: updateSubscription,
+  stop_generation: stopGeneration,
 } satisfies Record<string, Action>
 
 export type ActionName = keyof typeof ACTIONS

@@ -42,6 +42,7 @@ import {postMedia} from './media.js'
 import {COMMAND_ROUTES} from './commands.js'
 import {INLINE_ROUTES} from './inline.js'
 import {SETTINGS_ROUTES} from './settings.js'
+import {BOT_API_10X_ROUTES} from './bot-api-10x.js'
 import {type Params, type UploadedFile, readParams} from '../http/params.js'
 import {readAll} from '../http/body.js'
 import {ApiError} from '../errors.js'
@@ -113,6 +114,7 @@ const ROUTES: Record<string, Route> = {
   ...COMMAND_ROUTES,
   ...INLINE_ROUTES,
   ...SETTINGS_ROUTES,
+  ...BOT_API_10X_ROUTES,
 }
 
 async function route(

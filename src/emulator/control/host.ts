@@ -18,4 +18,8 @@ export interface ControlledEmulator {
   off(event: 'call', listener: (call: RecordedCall, token: string) => void): unknown
   payments(token: string): PaymentAttempt[]
   chatMembers(token: string, chatId: number): {members: TgObject[]; inviteLinks: TgObject[]; joinRequests: TgObject[]}
+  /** What the bot answered to a widget query (answerWidgetQuery's data), or undefined before it answered. */
+  widgetAnswer(token: string, queryId: string): string | undefined
+  /** The ephemeral messages the bot sent that are still shown. */
+  ephemeralMessages(token: string): TgObject[]
 }

@@ -1,7 +1,7 @@
 /** The method table: lower-cased name → handler; the catalogue's generic answer for every other Bot API method. */
 import type {Handler} from './core.js'
 import {ApiError, badRequest, tooManyRequests} from '../errors.js'
-import {methodSpec} from './catalog/index.js'
+import {allMethods, methodSpec} from './catalog/index.js'
 import {CHAT_METHODS} from './chats.js'
 import {COMMAND_METHODS} from './commands.js'
 import {FILE_METHODS} from './files.js'
@@ -21,6 +21,9 @@ import {MEMBER_METHODS} from './members.js'
 import {BUSINESS_METHODS} from './business.js'
 import {BOOST_METHODS} from './boosts.js'
 import {GUEST_METHODS} from './guests.js'
+import {EPHEMERAL_METHODS, withEphemeral} from './ephemeral.js'
+import {WIDGET_METHODS} from './widgets.js'
+import {SETTINGS_METHODS} from './bot-settings.js'
 
 const logOut: Handler = (bot, _params, core) => {
   bot.clearQueue()
@@ -86,7 +89,17 @@ const TABLE: Record<string, Handler> = {
   ...BUSINESS_METHODS,
   ...BOOST_METHODS,
   ...GUEST_METHODS,
+  ...EPHEMERAL_METHODS,
+  ...WIDGET_METHODS,
+  ...SETTINGS_METHODS,
 }
+
+// The send… methods that take ephemeral_message_parameters (Bot API 10.2/10.3) also send ephemeral messages.
+for (const spec of allMethods())
+  if (spec.params.some((p) => p.name === 'ephemeral_message_parameters')) {
+    const lower = spec.name.toLowerCase()
+    TABLE[lower] = withEphemeral(TABLE[lower] ?? generic)
+  }
 
 /** The handler of a lower-cased method name (or a legacy alias), or undefined (→ 404 `Not Found: method not found`). */
 export function handlerFor(method: string): Handler | undefined {

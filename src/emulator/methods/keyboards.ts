@@ -10,7 +10,7 @@ import type {TgObject} from '../types.js'
 import {parseJsonBounded} from '../json.js'
 
 /** What a markup becomes: an inline keyboard (stored on the message and answered back), or anything else. */
-export type Markup = {inline: TgObject[][]} | {other: true} | undefined
+export type Markup = {inline: TgObject[][]; forceReply?: true} | {other: true} | undefined
 
 const MAX_PER_ROW = 12
 const MAX_BUTTONS = 300
@@ -87,6 +87,22 @@ function inlineButton(value: unknown): TgObject {
   throw buttonError(what, 'Text buttons are unallowed in the inline keyboard')
 }
 
+/**
+ * Bot API 10.3: a button with `disabled` (a DisabledButton, an empty object) does nothing. It needs no action, and
+ * an action it has is kept (not settled: whether Telegram keeps it).
+ */
+function inlineButtonOrDisabled(value: unknown): TgObject {
+  const o = value as TgObject | undefined
+  if (!o || typeof o !== 'object' || Array.isArray(o) || o.disabled === undefined) return inlineButton(value)
+  if (!o.disabled || typeof o.disabled !== 'object' || Array.isArray(o.disabled))
+    throw buttonError('inline keyboard', 'Field "disabled" must be of type Object')
+  const {disabled: _disabled, ...rest} = o
+  const button = ACTIONS.some((a) => a in rest)
+    ? inlineButton(rest)
+    : {text: stringField(rest, 'text', 'inline keyboard', true)}
+  return {...button, disabled: {}}
+}
+
 function keyboardButton(value: unknown): void {
   if (typeof value === 'string') return
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
@@ -132,11 +148,12 @@ export function readReplyMarkup(raw: string | undefined): Markup {
     for (const row of o.inline_keyboard) {
       if (!Array.isArray(row))
         throw badRequest('field "inline_keyboard" of the InlineKeyboardMarkup must be an Array of Arrays')
-      rows.push(row.map(inlineButton))
+      rows.push(row.map(inlineButtonOrDisabled))
     }
   }
   if (hasKeyboard) return {other: true}
-  if (rows.length > 0) return {inline: rows}
+  // Bot API 10.3: force_reply on an inline keyboard shows the reply interface too
+  if (rows.length > 0) return {inline: rows, ...(o.force_reply === true ? {forceReply: true as const} : {})}
   return o.remove_keyboard === true || o.hide_keyboard === true || o.force_reply === true ? {other: true} : undefined
 }
 
@@ -145,7 +162,7 @@ export function readReplyMarkup(raw: string | undefined): Markup {
  * silent cut, BUTTON_DATA_INVALID. Returns the InlineKeyboardMarkup to store on the message, or undefined when
  * nothing is left.
  */
-export function finishInlineKeyboard(rows: TgObject[][]): TgObject | undefined {
+export function finishInlineKeyboard(rows: TgObject[][], forceReply?: boolean): TgObject | undefined {
   const kept: TgObject[][] = []
   let total = 0
   for (const row of rows) {
@@ -179,5 +196,5 @@ export function finishInlineKeyboard(rows: TgObject[][]): TgObject | undefined {
       }
     }
   }
-  return kept.length > 0 ? {inline_keyboard: kept} : undefined
+  return kept.length > 0 ? {inline_keyboard: kept, ...(forceReply ? {force_reply: true} : {})} : undefined
 }

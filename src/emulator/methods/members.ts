@@ -264,6 +264,7 @@ const PROMOTE_RIGHTS = [
   'can_delete_stories',
   'can_manage_direct_messages',
   'can_manage_tags',
+  'can_send_welcome_messages',
   'is_anonymous',
 ]
 

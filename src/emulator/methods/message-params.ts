@@ -109,5 +109,5 @@ export function repliedMessage(bot: BotState, chat: TgObject, target: ReplyTarge
 /** The reply_markup parameter: read now; the inline keyboard the message keeps, once the chat is known. */
 export function markupOf(params: Params): () => TgObject | undefined {
   const markup: Markup = readReplyMarkup(params.get('reply_markup'))
-  return () => (markup && 'inline' in markup ? finishInlineKeyboard(markup.inline) : undefined)
+  return () => (markup && 'inline' in markup ? finishInlineKeyboard(markup.inline, markup.forceReply) : undefined)
 }

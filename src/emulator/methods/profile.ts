@@ -110,6 +110,7 @@ const RIGHTS_ORDER = (channels: boolean): string[] => [
   'can_edit_stories',
   'can_delete_stories',
   ...(channels ? ['can_manage_direct_messages'] : ['can_manage_tags']),
+  'can_send_welcome_messages', // Bot API 10.3 (its place in the server's order is not known)
   'is_anonymous',
 ]
 

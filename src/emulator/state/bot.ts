@@ -18,6 +18,8 @@ import {Payments} from './payments.js'
 import {Business} from './business.js'
 import {Members} from './members.js'
 import {AnswerOnce, Boosts} from './boosts.js'
+import {EphemeralStore} from './ephemeral.js'
+import {WidgetStore} from './widgets.js'
 
 /** One queued update. */
 export interface QueueEntry {
@@ -134,6 +136,12 @@ export class BotState {
   readonly boosts = new Boosts()
   readonly webAppQueries = new AnswerOnce()
   readonly guestQueries = new AnswerOnce()
+  /** Ephemeral messages and the callback queries they may answer (Bot API 10.2-10.4, ephemeral.ts). */
+  readonly ephemeral = new EphemeralStore()
+  /** Shared widgets and widget queries (Bot API 10.4, widgets.ts). */
+  readonly widgets = new WidgetStore()
+  /** setMySettings' callback_query_mode (Bot API 10.5): `default`, `auto` or `inline`. */
+  callbackQueryMode = 'default'
 
   constructor(
     readonly token: string,
@@ -160,6 +168,7 @@ export class BotState {
       first_name: info.firstName,
       ...(info.lastName ? {last_name: info.lastName} : {}),
       username: info.username,
+      active_usernames: [info.username],
       can_join_groups: info.canJoinGroups,
       can_read_all_group_messages: info.canReadAllGroupMessages,
       supports_inline_queries: info.supportsInlineQueries,
@@ -170,6 +179,8 @@ export class BotState {
       allows_users_to_create_topics: false,
       can_manage_bots: false,
       supports_join_request_queries: info.supportsJoinRequestQueries ?? false,
+      needs_inline_query_location: false,
+      has_topic_sidebar: false,
     }
   }
 
@@ -237,6 +248,9 @@ export class BotState {
     this.boosts.clear()
     this.webAppQueries.clear()
     this.guestQueries.clear()
+    this.ephemeral.clear()
+    this.widgets.clear()
+    this.callbackQueryMode = 'default'
   }
 
   /** Drop every pending update. */

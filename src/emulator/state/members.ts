@@ -35,6 +35,7 @@ const ADMIN_RIGHTS: Array<[string, Array<'group' | 'supergroup' | 'channel'>?]> 
   ['can_delete_stories'],
   ['can_manage_direct_messages', ['channel']],
   ['can_manage_tags', ['group', 'supergroup']],
+  ['can_send_welcome_messages'], // Bot API 10.3
   ['is_anonymous'],
 ]
 

@@ -31,6 +31,11 @@ export const UPDATE_TYPES = [
   'purchased_paid_media',
   'managed_bot',
   'guest_message',
+  // Bot API 10.2-10.4 (their place in the server's order is not known: after the others)
+  'subscription',
+  'stopped_message_generation',
+  'widget_query',
+  'shared_widget_query',
 ] as const
 
 const NOT_BY_DEFAULT = new Set(['chat_member', 'message_reaction', 'message_reaction_count'])
@@ -105,7 +110,8 @@ export function webhookQueueOf(update: TgObject): string {
     case 'chat_boost':
     case 'removed_chat_boost':
     case 'message_reaction':
-    case 'message_reaction_count': {
+    case 'message_reaction_count':
+    case 'stopped_message_generation': {
       const chat = chatIdOf(body)
       if (chat !== undefined) return `chat:${chat}`
       break
@@ -115,7 +121,10 @@ export function webhookQueueOf(update: TgObject): string {
     case 'callback_query':
     case 'shipping_query':
     case 'pre_checkout_query':
-    case 'poll_answer': {
+    case 'poll_answer':
+    case 'subscription':
+    case 'widget_query':
+    case 'shared_widget_query': {
       const user = userIdOf(body) ?? (body as {user?: {id?: number}} | undefined)?.user?.id
       if (user !== undefined) return `user:${user}`
       break

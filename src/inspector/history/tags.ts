@@ -22,6 +22,8 @@ export const TAGS = [
   'web-app',
   'poll',
   'boost',
+  'widget',
+  'draft',
 ] as const
 
 export type Tag = (typeof TAGS)[number]
@@ -48,6 +50,11 @@ const BY_TYPE: Record<string, Tag[]> = {
   poll_answer: ['poll'],
   chat_boost: ['boost'],
   removed_chat_boost: ['boost'],
+  // Bot API 10.2-10.4
+  subscription: ['payment'],
+  widget_query: ['widget'],
+  shared_widget_query: ['widget'],
+  stopped_message_generation: ['draft'],
 }
 
 const MEDIA = ['photo', 'video', 'animation', 'audio', 'document', 'voice', 'video_note', 'sticker']
@@ -65,6 +72,7 @@ function messageTags(message: Json): Tag[] {
   if (message.web_app_data) tags.push('web-app')
   if (message.poll) tags.push('poll')
   if (message.boost_added) tags.push('boost')
+  if (message.widget) tags.push('widget')
   if (MEDIA.some((k) => message[k] !== undefined)) tags.push('media')
   if (typeof message.text === 'string') tags.push(/^\/[A-Za-z0-9_]/.test(message.text) ? 'command' : 'text')
   return tags
@@ -81,9 +89,14 @@ export function updateTags(update: unknown): Tag[] {
   return TAGS.filter((t) => tags.has(t))
 }
 
-/** A tag a call adds to its update: sending an invoice or refunding a payment makes it part of a payment. */
+/**
+ * A tag a call adds to its update: sending an invoice or refunding a payment makes it part of a payment; a widget
+ * method, of widgets; streaming a draft, of drafts.
+ */
 export function callTag(method: string): Tag | undefined {
-  return /^(sendinvoice|createinvoicelink|refundstarpayment|edituserstarsubscription|sendpaidmedia)$/i.test(method)
-    ? 'payment'
-    : undefined
+  if (/^(sendinvoice|createinvoicelink|refundstarpayment|edituserstarsubscription|sendpaidmedia)$/i.test(method))
+    return 'payment'
+  if (/^(sendwidget|sendsharedwidget|answerwidgetquery|editmessagewidgetdata|editsharedwidgetdata)$/i.test(method))
+    return 'widget'
+  return /^(sendmessagedraft|sendrichmessagedraft)$/i.test(method) ? 'draft' : undefined
 }

@@ -1,0 +1,35 @@
+/**
+ * What Bot API 10.2-10.5 make the emulator note about an update it queues (called by injectUpdate, whichever way the
+ * update came: a user action, the control API, `bot trigger`): a callback query's origin (ephemeral replies name it
+ * by callback_query_id alone, 10.4), the bot's callback_query_mode (10.5: `inline` always, `auto` for an
+ * inaccessible message, sends `inline_message_id` instead of `message`), and widget queries to answer (10.4).
+ */
+import type {BotState} from './bot.js'
+import type {TgObject} from '../types.js'
+
+export function noteInjected(bot: BotState, body: TgObject): void {
+  const query = body.callback_query as TgObject | undefined
+  if (query && typeof query.id === 'string') {
+    const message = query.message as TgObject | undefined
+    const chat = message?.chat as TgObject | undefined
+    bot.ephemeral.noteCallbackQuery(query.id, {
+      userId: (query.from as TgObject | undefined)?.id as number,
+      ...(typeof chat?.id === 'number' ? {chatId: chat.id} : {}),
+      ...(typeof message?.message_id === 'number' ? {messageId: message.message_id} : {}),
+      ephemeral: message?.message_id === 0,
+    })
+    const inaccessible = message !== undefined && message.date === 0
+    if (message && (bot.callbackQueryMode === 'inline' || (bot.callbackQueryMode === 'auto' && inaccessible))) {
+      const id = bot.inline.newMessageId(bot.id)
+      const {message_id: _m, from: _f, chat: _c, date: _d, reply_markup, edit_date: _e, ...content} = message
+      bot.inline.addMessage({id, content, ...(reply_markup ? {replyMarkup: reply_markup as TgObject} : {})})
+      // in the Bot API's order: id, from, inline_message_id, chat_instance, data…
+      const {id: queryId, from, message: _message, chat_instance, ...rest} = query
+      body.callback_query = {id: queryId, from, inline_message_id: id, chat_instance, ...rest}
+    }
+  }
+  for (const kind of ['widget_query', 'shared_widget_query']) {
+    const widgetQuery = body[kind] as TgObject | undefined
+    if (widgetQuery && typeof widgetQuery.id === 'string') bot.widgets.addQuery(kind, widgetQuery)
+  }
+}
