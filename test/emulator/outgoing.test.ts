@@ -234,8 +234,9 @@ describe('more methods', () => {
     expect((await api('getChatMember', {chat_id: 2, user_id: bot.id})).json.result.user.is_bot).toBe(true)
     expect((await api('getFile', {file_id: 'abc'})).json.description).toBe('Bad Request: invalid file_id')
     expect((await api('pinChatMessage', {chat_id: 2, message_id: 1})).json.result).toBe(true)
+    // td DialogParticipantManager.cpp ban_dialog_participant
     expect((await api('banChatMember', {chat_id: 2, user_id: 2})).json.description).toBe(
-      "Bad Request: chat member status can't be changed in private chats",
+      "Bad Request: can't ban members in private chats",
     )
   })
 })

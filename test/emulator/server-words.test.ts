@@ -257,3 +257,46 @@ describe('chat settings in a private chat answer td texts, not "chat not found"'
     expect(await answer('banChatMember', {user_id: 84})).toBe("Bad Request: can't ban members in private chats")
   })
 })
+
+describe('required parameters and optional JSON parameters as the server checks them (BA Client.cpp)', () => {
+  it('forward/copy (single and batch), sendContact, empty id lists; link_preview_options and reply_markup flags', async () => {
+    const {emu, api, token} = await setup()
+    emu.sendUserMessage(token, {text: 'hi', chatId: 85, userId: 85})
+    const answer = async (method: string, params: Record<string, unknown>) =>
+      (await api(method, {chat_id: 85, ...params})).json.description ?? 'ok'
+    // process_forward_message_query / process_copy_message_query: get_required_string_arg("from_chat_id") first
+    expect(await answer('forwardMessage', {message_id: 1})).toBe('Bad Request: parameter "from_chat_id" is required')
+    expect(await answer('copyMessage', {message_id: 1})).toBe('Bad Request: parameter "from_chat_id" is required')
+    expect(await answer('forwardMessages', {message_ids: [1]})).toBe(
+      'Bad Request: parameter "from_chat_id" is required',
+    )
+    expect(await answer('copyMessages', {message_ids: [1]})).toBe('Bad Request: parameter "from_chat_id" is required')
+    // process_forward_messages_query, process_copy_messages_query, process_delete_messages_query: an empty list
+    for (const method of ['forwardMessages', 'copyMessages'])
+      expect(await answer(method, {from_chat_id: 85, message_ids: []})).toBe(
+        'Bad Request: message identifiers are not specified',
+      )
+    expect(await answer('deleteMessages', {message_ids: []})).toBe('Bad Request: message identifiers are not specified')
+    // process_send_contact_query
+    expect(await answer('sendContact', {})).toBe('Bad Request: parameter "phone_number" is required')
+    expect(await answer('sendContact', {phone_number: '+1'})).toBe('Bad Request: parameter "first_name" is required')
+    expect(await answer('sendContact', {phone_number: '+1', first_name: 'A'})).toBe('ok')
+    // get_link_preview_options, before the text
+    expect(await answer('sendMessage', {text: 'x', link_preview_options: 5})).toBe(
+      'Bad Request: object expected as link preview options',
+    )
+    expect(await answer('sendMessage', {link_preview_options: {is_disabled: 'yes'}})).toBe(
+      'Bad Request: field "is_disabled" must be of type Boolean',
+    )
+    expect(
+      await answer('sendMessage', {text: 'x', link_preview_options: {is_disabled: true, url: 'https://a.b'}}),
+    ).toBe('ok')
+    // get_reply_markup: its flags are Booleans (td JsonObject::get_optional_bool_field)
+    expect(await answer('sendMessage', {text: 'x', reply_markup: {remove_keyboard: 'yes'}})).toBe(
+      'Bad Request: field "remove_keyboard" must be of type Boolean',
+    )
+    expect(await answer('sendMessage', {text: 'x', reply_markup: {keyboard: [['a']], resize_keyboard: 1}})).toBe(
+      'Bad Request: field "resize_keyboard" must be of type Boolean',
+    )
+  })
+})

@@ -9,7 +9,7 @@
 import type {BotState} from '../state/bot.js'
 import type {Answer, Handler} from './core.js'
 import {badRequest} from '../errors.js'
-import {formatted, markupOf, now} from './message-params.js'
+import {checkLinkPreviewOptions, formatted, markupOf, now} from './message-params.js'
 import type {Params} from '../http/params.js'
 import {type InlineMessageState, readableInlineMessageId} from '../state/inline.js'
 import type {TgObject} from '../types.js'
@@ -110,6 +110,7 @@ function applyEdit(
 }
 
 export const editMessageText: Handler = (bot, params) => {
+  checkLinkPreviewOptions(params)
   if ((params.get('text') ?? '') === '') throw badRequest('message text is empty')
   const text = formatted(bot, params, 'text')
   const markup = markupOf(params)

@@ -151,6 +151,25 @@ export function readReplyMarkup(raw: string | undefined): Markup {
       rows.push(row.map(inlineButtonOrDisabled))
     }
   }
+  // telegram-bot-api Client.cpp get_reply_markup: the flags, each a Boolean (td get_optional_bool_field), the
+  // placeholder a String; the reply keyboard's own flags only when it has rows
+  const flags = [
+    'hide_keyboard',
+    'remove_keyboard',
+    'personal_keyboard',
+    'selective',
+    'force_reply_keyboard',
+    'force_reply',
+  ]
+  if (hasKeyboard) flags.push('resize_keyboard', 'one_time_keyboard', 'is_persistent')
+  for (const name of flags)
+    if (name in o && typeof o[name] !== 'boolean') throw badRequest(`field "${name}" must be of type Boolean`)
+  if (
+    'input_field_placeholder' in o &&
+    typeof o.input_field_placeholder !== 'string' &&
+    typeof o.input_field_placeholder !== 'number'
+  )
+    throw badRequest('field "input_field_placeholder" must be of type String')
   if (hasKeyboard) return {other: true}
   // Bot API 10.3: force_reply on an inline keyboard shows the reply interface too
   if (rows.length > 0) return {inline: rows, ...(o.force_reply === true ? {forceReply: true as const} : {})}

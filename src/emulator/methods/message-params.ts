@@ -111,3 +111,29 @@ export function markupOf(params: Params): () => TgObject | undefined {
   const markup: Markup = readReplyMarkup(params.get('reply_markup'))
   return () => (markup && 'inline' in markup ? finishInlineKeyboard(markup.inline, markup.forceReply) : undefined)
 }
+
+/**
+ * `link_preview_options` as the server reads it before the text (telegram-bot-api Client.cpp
+ * `Client::get_link_preview_options`, called first by `get_input_message_text`): JSON, an object, its booleans
+ * Booleans and its url a String (td JsonBuilder.cpp get_optional_bool_field / get_optional_string_field).
+ */
+export function checkLinkPreviewOptions(params: Params): void {
+  const raw = params.get('link_preview_options') ?? ''
+  if (raw === '') return
+  let value: unknown
+  try {
+    value = parseJsonBounded(raw)
+  } catch {
+    throw badRequest("can't parse link preview options JSON object")
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw badRequest('object expected as link preview options')
+  const o = value as TgObject
+  for (const name of ['is_disabled', 'url', 'prefer_small_media', 'prefer_large_media', 'show_above_text']) {
+    if (!(name in o)) continue
+    const v = o[name]
+    if (name === 'url') {
+      if (typeof v !== 'string' && typeof v !== 'number') throw badRequest(`field "url" must be of type String`)
+    } else if (typeof v !== 'boolean') throw badRequest(`field "${name}" must be of type Boolean`)
+  }
+}

@@ -18,11 +18,14 @@ import {
 } from './edit.js'
 import {answerCallbackQuery} from './callbacks.js'
 import {toInteger} from '../integer.js'
+import {required} from './args.js'
 
 /** forwardMessage: a copy of the original in the target chat, with forward_origin. */
 export const forwardMessage: Handler = (bot, params, _core, ctx) => {
+  // Client.cpp process_forward_message_query / process_copy_message_query read from_chat_id before the chat
+  const fromChatId = required(params, 'from_chat_id')
   const chat = chatOf(bot, params)
-  const from = bot.findChat(params.get('from_chat_id') ?? '')
+  const from = bot.findChat(fromChatId)
   if (!from) throw badRequest('chat not found')
   const original = bot.message(from.id as number, toInteger(params.get('message_id') ?? '', 32))
   if (!original)

@@ -5,9 +5,18 @@
 import type {BotState} from '../state/bot.js'
 import type {Handler} from './core.js'
 import {ApiError, badRequest} from '../errors.js'
-import {chatOf, formatted, markupOf, now, repliedMessage, replyTarget} from './message-params.js'
+import {
+  chatOf,
+  checkLinkPreviewOptions,
+  formatted,
+  markupOf,
+  now,
+  repliedMessage,
+  replyTarget,
+} from './message-params.js'
 import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
+import {required} from './args.js'
 
 /** What every send checks before its content, in the server's order: reply target, markup, chat, replied message. */
 export interface Prepared {
@@ -51,6 +60,7 @@ export function sendNew(bot: BotState, params: Params, content: () => TgObject, 
 }
 
 export const sendMessage: Handler = (bot, params) => {
+  checkLinkPreviewOptions(params)
   if ((params.get('text') ?? '') === '') throw badRequest('message text is empty')
   const text = formatted(bot, params, 'text')
   return {result: sendNew(bot, params, text)}
@@ -83,7 +93,8 @@ export const sendOther: Handler = (bot, params, _core, ctx) => {
       content.dice = {emoji: params.get('emoji') || '🎲', value: 1 + Math.floor(Math.random() * 6)}
       break
     case 'sendcontact':
-      content.contact = {phone_number: params.get('phone_number') ?? '', first_name: params.get('first_name') ?? ''}
+      // Client.cpp process_send_contact_query: both required, in this order, before the chat is looked up
+      content.contact = {phone_number: required(params, 'phone_number'), first_name: required(params, 'first_name')}
       break
   }
   return {result: sendNew(bot, params, () => content)}

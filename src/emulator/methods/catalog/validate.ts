@@ -107,6 +107,8 @@ export function checkParams(bot: BotState, spec: MethodSpec, params: Params): Ch
       }
       continue
     }
+    // from_chat_id is read with get_required_string_arg (Client.cpp process_forward_messages_query and the others)
+    if (p.name === 'from_chat_id' && p.required && !present) throw badRequest('parameter "from_chat_id" is required')
     if (p.type === 'String' && p.required && !present && !p.name.endsWith('_query_id'))
       throw badRequest(`parameter "${p.name}" is required`)
   }
@@ -145,7 +147,7 @@ export function messageIds(raw: string | undefined, name = 'message_ids', max = 
   }
   if (!Array.isArray(value)) throw badRequest('expected an Array of message identifiers')
   if (value.length > max) throw badRequest('too many message identifiers specified')
-  return value.map((v) => {
+  const ids = value.map((v) => {
     if (typeof v !== 'number' && typeof v !== 'string') throw badRequest('message identifier must be a Number')
     const text = String(v)
     if (!/^-?\d+$/.test(text.trim()) || Math.abs(Number(text)) > 2147483647)
@@ -154,4 +156,7 @@ export function messageIds(raw: string | undefined, name = 'message_ids', max = 
     if (id <= 0) throw badRequest('invalid message identifier specified')
     return id
   })
+  // Client.cpp process_forward_messages_query, process_copy_messages_query, process_delete_messages_query: an empty list
+  if (ids.length === 0) throw badRequest('message identifiers are not specified')
+  return ids
 }
