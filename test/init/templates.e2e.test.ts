@@ -21,6 +21,9 @@ import {waitFor} from '../support/wait.js'
 const run = promisify(execFile)
 const TSC = join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
 
+/** How long a bot's reply may take: a bound on a failure only (a tsx bot answers slowly on a loaded machine). */
+const REPLY_MS = 30_000
+
 let emu: BotApiEmulator
 beforeAll(async () => {
   emu = await BotApiEmulator.start({timeScale: 0.01})
@@ -94,17 +97,22 @@ for (const template of TEMPLATES) {
 
         const chatId = 1001
         emu.sendUserMessage(token, {text: '/start', chatId, firstName: 'Ada'})
-        const hello = await emu.waitForBotMessage(token, {chatId})
+        const hello = await emu.waitForBotMessage(token, {chatId, timeoutMs: REPLY_MS})
         expect(hello.method).toBe('sendMessage')
         expect(String(hello.params.text)).toContain('Hello, Ada')
 
         emu.sendUserMessage(token, {text: 'echo me, please', chatId})
-        const echo = await emu.waitForBotMessage(token, {chatId, predicate: (c) => c.params.text === 'echo me, please'})
+        const echo = await emu.waitForBotMessage(token, {
+          chatId,
+          timeoutMs: REPLY_MS,
+          predicate: (c) => c.params.text === 'echo me, please',
+        })
         expect(String(echo.params.chat_id)).toBe(String(chatId))
 
         emu.sendUserMessage(token, {text: '/roll 3d6+1', chatId})
         const roll = await emu.waitForBotMessage(token, {
           chatId,
+          timeoutMs: REPLY_MS,
           predicate: (c) => String(c.params.text).includes('3d6'),
         })
         const total = Number(/= (\d+)$/.exec(String(roll.params.text))?.[1])
@@ -128,18 +136,23 @@ for (const template of TEMPLATES) {
         await bot.waitForOutput(/is running \(long polling\)/)
         const chatId = 2002
         emu.sendUserMessage(token, {text: '/help', chatId})
-        const help = await emu.waitForBotMessage(token, {chatId})
+        const help = await emu.waitForBotMessage(token, {chatId, timeoutMs: REPLY_MS})
         expect(String(help.params.text)).toContain('/roll')
         emu.sendUserMessage(token, {text: 'polling echo', chatId})
-        await emu.waitForBotMessage(token, {chatId, predicate: (c) => c.params.text === 'polling echo'})
+        await emu.waitForBotMessage(token, {
+          chatId,
+          timeoutMs: REPLY_MS,
+          predicate: (c) => c.params.text === 'polling echo',
+        })
         // Sessions in memory (no REDIS_URL): /count counts this chat's /count messages.
         for (const n of [1, 2]) {
           emu.sendUserMessage(token, {text: '/count', chatId})
-          expect((await emu.waitForBotMessage(token, {chatId})).params.text).toBe(`Count: ${n}`)
+          expect((await emu.waitForBotMessage(token, {chatId, timeoutMs: REPLY_MS})).params.text).toBe(`Count: ${n}`)
         }
         emu.sendUserMessage(token, {text: '/unknown', chatId})
         const unknown = await emu.waitForBotMessage(token, {
           chatId,
+          timeoutMs: REPLY_MS,
           predicate: (c) => String(c.params.text).includes('do not know'),
         })
         expect(unknown.method).toBe('sendMessage')
@@ -158,7 +171,7 @@ for (const template of TEMPLATES) {
       const bot = startBot({BOT_TOKEN: token, BOT_API_ROOT: shop.apiRoot, BOT_MODE: 'polling'})
       try {
         await bot.waitForOutput(/is running \(long polling\)/)
-        const ada = shop.user(token, {firstName: 'Ada', settleMs: 100})
+        const ada = shop.user(token, {firstName: 'Ada', settleMs: 100, timeoutMs: REPLY_MS})
         const [invoice] = await ada.send('/buy')
         expect(invoice.invoice).toMatchObject({title: 'Supporter pass', currency: 'XTR', total_amount: 1})
         const {payment, replies} = await ada.pay()
@@ -204,12 +217,15 @@ for (const template of TEMPLATES) {
       }
     })
 
-    it('explains a missing BOT_TOKEN, a missing WEBHOOK_SECRET, an unreachable or malformed REDIS_URL and a rejected token', async () => {
+    // One test per mistake: each starts a bot of its own (several seconds each under load), each with its own budget.
+    it('explains a missing BOT_TOKEN', async () => {
       const noToken = startBot({})
       expect((await noToken.exited).code).toBe(1)
       expect(noToken.output()).toContain('BOT_TOKEN is not set')
       expect(noToken.output()).toContain('@BotFather')
+    })
 
+    it('explains a missing WEBHOOK_SECRET', async () => {
       const {token} = emu.createBot()
       const noSecret = startBot({
         BOT_TOKEN: token,
@@ -219,8 +235,10 @@ for (const template of TEMPLATES) {
       })
       expect((await noSecret.exited).code).toBe(1)
       expect(noSecret.output()).toContain('WEBHOOK_SECRET is not set')
+    })
 
-      // Redis that does not answer: exit 1 naming the host, never the password in the URL.
+    it('explains an unreachable REDIS_URL, naming the host and never the password', async () => {
+      const {token} = emu.createBot()
       const deadPort = await freePort()
       const noRedis = startBot({
         BOT_TOKEN: token,
@@ -231,7 +249,10 @@ for (const template of TEMPLATES) {
       expect((await noRedis.exited).code).toBe(1)
       expect(noRedis.output()).toContain(`Redis at redis://127.0.0.1:${deadPort} is unreachable`)
       expect(noRedis.output()).not.toContain('Pa55word-secret')
+    })
 
+    it('explains a malformed REDIS_URL', async () => {
+      const {token} = emu.createBot()
       const badRedis = startBot({
         BOT_TOKEN: token,
         BOT_API_ROOT: emu.apiRoot,
@@ -240,7 +261,10 @@ for (const template of TEMPLATES) {
       })
       expect((await badRedis.exited).code).toBe(1)
       expect(badRedis.output()).toContain('REDIS_URL must look like redis://host:6379')
+    })
 
+    it('explains a rejected token without printing it', async () => {
+      const {token} = emu.createBot()
       emu.revokeToken(token)
       const revoked = startBot({BOT_TOKEN: token, BOT_API_ROOT: emu.apiRoot, BOT_MODE: 'polling'})
       expect((await revoked.exited).code).toBe(1)
