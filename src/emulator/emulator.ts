@@ -83,6 +83,8 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
 
   private readonly local: boolean
   private readonly timeScale: number
+  /** options.preCheckoutWindowMs: the pre-checkout window, unscaled. */
+  private readonly preCheckoutWindowMs: number | undefined
   /** The listening socket: the fast front (http/fast.ts), which hands what it does not read to `http`. */
   private readonly server: net.Server
   private readonly closeConnections: () => void
@@ -108,6 +110,10 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     this.local = options.local ?? true
     this.bots = new BotRegistry(options)
     this.timeScale = options.timeScale ?? 1
+    const window = options.preCheckoutWindowMs
+    if (window !== undefined && !(Number.isFinite(window) && window > 0))
+      throw new Error(`preCheckoutWindowMs ${String(window)} must be a positive number of ms`)
+    this.preCheckoutWindowMs = window
     if (!(this.timeScale >= 0)) throw new Error(`timeScale ${String(options.timeScale)} must be a number ≥ 0`)
     const scale = (ms: number): number => ms * this.timeScale
     const startedAt = Date.now()
@@ -208,6 +214,16 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     this.workers.clear()
     for (const timer of this.timers) clearTimeout(timer)
     this.timers.clear()
+    // A bot's waiting getUpdates is answered (no updates), as a server going away gracefully does,
+    // instead of its connection being cut: a bot stopping at the same time (a test's afterAll) logs no
+    // "other side closed". The answers are written out before the connections close.
+    let answered = false
+    for (const bot of this.bots.all())
+      if (bot.poll) {
+        bot.poll.end()
+        answered = true
+      }
+    if (answered) await new Promise<void>((resolve) => setTimeout(resolve, 20))
     await new Promise<void>((resolve) => {
       this.server.close(() => resolve())
       this.closeConnections()
@@ -762,7 +778,9 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
   private paymentHost(bot: BotState, injectPaid?: (body: TgObject) => Update): PaymentHost {
     // a stopped emulator has no timers left: a payment would wait forever for its window to close
     if (this.stopped) throw new Error('the emulator was stopped')
-    const windowMs = this.timeScale === 0 ? PRE_CHECKOUT_WINDOW_MS : this.core.scale(PRE_CHECKOUT_WINDOW_MS)
+    const windowMs =
+      this.preCheckoutWindowMs ??
+      (this.timeScale === 0 ? PRE_CHECKOUT_WINDOW_MS : this.core.scale(PRE_CHECKOUT_WINDOW_MS))
     return {
       bot,
       inject: (body) => this.injectUpdate(bot.token, body),

@@ -40,6 +40,11 @@ export interface EmulatorOptions {
   /** Webhook read timeout in ms before `timeScale` (default 60000, as the server's idle timeout). */
   webhookReadTimeoutMs?: number
   /**
+   * How long a bot has to answer a pre_checkout_query, in ms, NOT scaled by `timeScale` (default: Telegram's
+   * 10 s times timeScale). A test that speeds the emulator up keeps a window a loaded machine can meet.
+   */
+  preCheckoutWindowMs?: number
+  /**
    * Multiplies the fixed lifetimes of queued updates (callback_query and shipping/pre_checkout queries 150 s,
    * inline_query 30 s, chosen_inline_result 600 s, others 24 h). Default 1. Messages always live until 24 h after
    * their date.

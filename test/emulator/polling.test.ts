@@ -174,17 +174,19 @@ describe('throttle and allowed_updates', () => {
     expect((await api('getWebhookInfo')).json.result.allowed_updates).toEqual(['message'])
   })
 
-  it('stop() ends waiting polls and closes every connection quickly', async () => {
+  // Answered with no updates, not cut (issue 31 item 15): a bot stopping at the same time, as in a
+  // template's test, logs no "other side closed" stack trace.
+  it('stop() answers waiting polls with no updates and closes every connection quickly', async () => {
     const emu = await BotApiEmulator.start()
     const {token} = emu.createBot()
     const poll = fetch(`${emu.apiRoot}/bot${token}/getUpdates?timeout=50`).then(
-      () => 'answered',
+      (r) => r.json(),
       () => 'closed',
     )
     await waitFor(() => emu.isLongPolling(token), {what: 'the poll to wait'})
     const t0 = Date.now()
     await emu.stop()
-    expect(await poll).toBe('closed')
+    expect(await poll).toEqual({ok: true, result: []})
     expect(Date.now() - t0).toBeLessThan(500)
   })
 })

@@ -14,7 +14,8 @@ let bot: ReturnType<typeof createBot>
 const errors: unknown[] = []
 
 beforeAll(async () => {
-  emu = await BotApiEmulator.start({timeScale: 0.01}) // 127.0.0.1, a free port
+  // Delays sped up 100×, but the bot keeps Telegram's 10 s to answer a pre-checkout query (a busy machine).
+  emu = await BotApiEmulator.start({timeScale: 0.01, preCheckoutWindowMs: 10_000}) // 127.0.0.1, a free port
   token = emu.createBot({username: 'test_bot'}).token
   bot = createBot({token, apiRoot: emu.apiRoot, onError: (err) => errors.push(err), testCommands: true})
   await bot.start() // long polling against the emulator, in the background until stop()
