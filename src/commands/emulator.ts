@@ -52,6 +52,10 @@ With --talk, each line typed (or piped) on stdin is sent to the bot as a message
       description: "apply the cloud's webhook rules (https, ports 443/80/88/8443) instead of the local server's",
     }),
     'any-token': Flags.boolean({description: 'also accept any other well-formed token (each gets its own bot)'}),
+    'allow-private-urls': Flags.boolean({
+      description:
+        "with --host beyond loopback: still fetch files sent by URL from, and post webhooks to, loopback and private addresses (refused by default: the network could read this machine's loopback services through the emulator)",
+    }),
     talk: Flags.boolean({
       description: 'send stdin lines to the bot as user messages and print its replies',
       helpGroup: 'TALK',
@@ -124,6 +128,7 @@ With --talk, each line typed (or piped) on stdin is sent to the bot as a message
         token: flags.token,
         username: flags.username,
         acceptAnyToken: flags['any-token'],
+        allowPrivateUrls: flags['allow-private-urls'],
       })
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code

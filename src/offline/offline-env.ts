@@ -50,6 +50,8 @@ export interface OfflineBackendOptions {
   local?: boolean
   /** Accept every well-formed token (each gets a bot on first use). Default false. */
   acceptAnyToken?: boolean
+  /** URLs to loopback and private addresses (files by URL, setWebhook) also when not on loopback (EmulatorOptions). */
+  allowPrivateUrls?: boolean
 }
 
 export interface OfflineBot {
@@ -101,6 +103,7 @@ export async function startOfflineBackend(options: OfflineBackendOptions = {}): 
     host: options.host ?? '127.0.0.1',
     local: options.local ?? true,
     acceptAnyToken: Boolean(options.acceptAnyToken),
+    ...(options.allowPrivateUrls !== undefined ? {allowPrivateUrls: options.allowPrivateUrls} : {}),
     ...(options.timeScale !== undefined ? {timeScale: options.timeScale} : {}),
   })
   let info
