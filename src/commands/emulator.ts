@@ -61,6 +61,10 @@ With --talk, each line typed (or piped) on stdin is sent to the bot as a message
       description:
         "apply Telegram's flood limits: 429 Too Many Requests past about 1 message/s per chat, 20/min per group, 30/s in all",
     }),
+    'allow-private-urls': Flags.boolean({
+      description:
+        "with --host beyond loopback: still fetch files sent by URL from, and post webhooks to, loopback and private addresses (refused by default: the network could read this machine's loopback services through the emulator)",
+    }),
     talk: Flags.boolean({
       description: 'send stdin lines to the bot as user messages and print its replies',
       helpGroup: 'TALK',
@@ -134,6 +138,8 @@ With --talk, each line typed (or piped) on stdin is sent to the bot as a message
         username: flags.username,
         acceptAnyToken: flags['any-token'],
         floodControl: flags['flood-control'],
+    }),
+        allowPrivateUrls: flags['allow-private-urls'],
       })
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code

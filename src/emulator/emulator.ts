@@ -15,7 +15,7 @@ import {dispatch} from './methods/dispatch.js'
 import {BotRegistry} from './state/registry.js'
 import {createHandler} from './http/server.js'
 import {createFront} from './http/fast.js'
-import {type Scope, scopeFor} from './http/guard.js'
+import {isLoopbackAddress, type Scope, scopeFor} from './http/guard.js'
 import {migrate, noteUsers} from './user/actions.js'
 import {chatMatches, waitForCall} from './user/wait.js'
 import type {VoteOptions} from './user/polls.js'
@@ -108,7 +108,11 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
   private constructor(private readonly options: EmulatorOptions) {
     super()
     this.local = options.local ?? true
-    this.bots = new BotRegistry(options)
+    this.bots = new BotRegistry({
+      ...options,
+      allowPrivateUrls:
+        options.allowPrivateUrls ?? (isLoopbackAddress(options.host ?? '127.0.0.1') || options.host === 'localhost'),
+    })
     this.timeScale = options.timeScale ?? 1
     const window = options.preCheckoutWindowMs
     if (window !== undefined && !(Number.isFinite(window) && window > 0))

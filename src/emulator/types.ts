@@ -58,6 +58,14 @@ export interface EmulatorOptions {
    * other Host is a DNS-rebound name (403). Listening beyond loopback, every name is served anyway.
    */
   allowedHosts?: string[]
+  /**
+   * Whether a URL the bot names may point at loopback or a private address: a file sent by URL
+   * (fetched from loopback and served back by getFile) and a setWebhook target. Default: only when
+   * listening on loopback; listening elsewhere (`--host`), anyone on the network could otherwise
+   * read the host's loopback-only services through the emulator, so such URLs are refused with
+   * Telegram's texts unless this is true (`--allow-private-urls`).
+   */
+  allowPrivateUrls?: boolean
 }
 
 export interface CreateBotOptions {

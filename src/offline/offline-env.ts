@@ -52,6 +52,8 @@ export interface OfflineBackendOptions {
   acceptAnyToken?: boolean
   /** Telegram's flood limits (EmulatorOptions.floodControl). Default false. */
   floodControl?: boolean
+  /** URLs to loopback and private addresses (files by URL, setWebhook) also when not on loopback (EmulatorOptions). */
+  allowPrivateUrls?: boolean
 }
 
 export interface OfflineBot {
@@ -103,6 +105,7 @@ export async function startOfflineBackend(options: OfflineBackendOptions = {}): 
     host: options.host ?? '127.0.0.1',
     local: options.local ?? true,
     acceptAnyToken: Boolean(options.acceptAnyToken),
+    ...(options.allowPrivateUrls !== undefined ? {allowPrivateUrls: options.allowPrivateUrls} : {}),
     ...(options.timeScale !== undefined ? {timeScale: options.timeScale} : {}),
     ...(options.floodControl ? {floodControl: true} : {}),
   })

@@ -25,6 +25,8 @@ export interface StandaloneOptions {
   acceptAnyToken?: boolean
   /** Apply Telegram's flood limits (429 Too Many Requests: retry after N). */
   floodControl?: boolean
+  /** Fetch (and set webhooks to) loopback and private addresses even when listening beyond loopback. */
+  allowPrivateUrls?: boolean
 }
 
 export interface StandaloneEmulator {
@@ -38,6 +40,8 @@ export interface StandaloneEmulator {
   floodControl: boolean
   /** It listens on loopback only (the default); otherwise other machines of the network can reach it. */
   loopback: boolean
+  /** --allow-private-urls was given. */
+  allowPrivateUrls: boolean
   stop(): Promise<void>
 }
 
@@ -52,6 +56,7 @@ export async function startStandaloneEmulator(options: StandaloneOptions = {}): 
     floodControl: Boolean(options.floodControl),
     token: options.token,
     botUsername: options.username,
+    ...(options.allowPrivateUrls ? {allowPrivateUrls: true} : {}),
   })
   return {
     emulator: backend.emulator,
@@ -62,6 +67,7 @@ export async function startStandaloneEmulator(options: StandaloneOptions = {}): 
     acceptAnyToken,
     floodControl: Boolean(options.floodControl),
     loopback: isLoopbackHost(new URL(backend.apiRoot).hostname),
+    allowPrivateUrls: Boolean(options.allowPrivateUrls),
     stop: backend.stop,
   }
 }
@@ -72,7 +78,10 @@ export async function startStandaloneEmulator(options: StandaloneOptions = {}): 
  */
 export function networkWarning(s: StandaloneEmulator): string | undefined {
   if (s.loopback) return undefined
-  return `! The emulator listens on ${new URL(s.apiRoot).hostname}: it is now reachable from other machines on the network (any host name is served; requests from web pages of other sites are still refused).`
+  const urls = s.allowPrivateUrls
+    ? 'URLs to loopback and private addresses are fetched and taken as webhooks (--allow-private-urls): anyone on the network can read the loopback services of this machine through it'
+    : 'URLs to loopback and private addresses (a file sent by URL, setWebhook) are refused; --allow-private-urls allows them'
+  return `! The emulator listens on ${new URL(s.apiRoot).hostname}: it is now reachable from other machines on the network (any host name is served; requests from web pages of other sites are still refused; ${urls}).`
 }
 
 /** The one JSON object `bot emulator --json` prints. A token the user passed is not echoed back. */

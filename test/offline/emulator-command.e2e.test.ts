@@ -238,7 +238,7 @@ describe('bot emulator', () => {
     expect(info.apiRoot).toMatch(/^http:\/\/0\.0\.0\.0:\d+$/)
     await p.waitForOutput(/\n/, {stream: 'stderr', timeoutMs: 15_000})
     expect(p.stderr().trim().split('\n')).toEqual([
-      '! The emulator listens on 0.0.0.0: it is now reachable from other machines on the network (any host name is served; requests from web pages of other sites are still refused).',
+      '! The emulator listens on 0.0.0.0: it is now reachable from other machines on the network (any host name is served; requests from web pages of other sites are still refused; URLs to loopback and private addresses (a file sent by URL, setWebhook) are refused; --allow-private-urls allows them).',
     ])
     const port = new URL(info.apiRoot).port
     // as docker-compose's other services call it, through loopback here

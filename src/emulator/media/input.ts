@@ -130,11 +130,35 @@ function isLoopback(host: string): boolean {
   return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || h === '::1' || h === 'localhost' || h.endsWith('.localhost')
 }
 
+/** A private, link-local or unspecified address literal (10/8, 172.16/12, 192.168/16, 169.254/16, 100.64/10, 0/8, fc00::/7, fe80::/10, ::). */
+export function isPrivateAddress(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase()
+  const v4 = /^(?:::ffff:)?(\d{1,3})\.(\d{1,3})\.\d{1,3}\.\d{1,3}$/.exec(h)
+  if (v4) {
+    const [a, b] = [Number(v4[1]), Number(v4[2])]
+    return (
+      a === 0 ||
+      a === 10 ||
+      a === 127 ||
+      (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) ||
+      (a === 169 && b === 254) ||
+      (a === 100 && b >= 64 && b <= 127)
+    )
+  }
+  if (!h.includes(':')) return false
+  return h === '::' || h === '::1' || /^f[cd][0-9a-f]{0,2}:/.test(h) || /^fe[89ab][0-9a-f]?:/.test(h)
+}
+
 async function fromUrl(bot: BotState, url: string, want: FileKind): Promise<StoredFile> {
   const checked = checkLink(url)
   if ('error' in checked) throw badRequest(`invalid file HTTP URL specified: ${checked.error}`)
   const target = new URL(checked.url)
   const name = decodeURIComponent(target.pathname.split('/').pop() ?? '') || undefined
+  // Listening beyond loopback, a caller on the network must not read the host's loopback-only services
+  // (or its private network) through getFile: refused as Telegram refuses a URL it cannot fetch.
+  if (!bot.privateUrls && (isLoopback(target.hostname) || isPrivateAddress(target.hostname)))
+    throw badRequest('failed to get HTTP URL content')
   if (!isLoopback(target.hostname)) return madeUp(bot, checked.url, want, name)
   const limit = want === 'photo' ? URL_LIMIT.photo : URL_LIMIT.other
   const {data, type} = await fetchLoopback(target, limit)

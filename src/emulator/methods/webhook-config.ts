@@ -9,6 +9,7 @@ import type {Answer, CallContext, Core} from './core.js'
 import {ApiError, CONFLICT_OTHER_SET_WEBHOOK, CONFLICT_SET_WEBHOOK, badRequest, tooManyRequests} from '../errors.js'
 import {toBool, toInt, type Params} from '../http/params.js'
 import {allowedUpdatesList, parseAllowedUpdates} from '../state/updates.js'
+import {isPrivateAddress} from '../media/input.js'
 
 const CLOUD_PORTS = new Set([443, 80, 88, 8443])
 const MAX_CERTIFICATE = 3 << 20
@@ -71,7 +72,7 @@ export async function setWebhook(bot: BotState, params: Params, core: Core, ctx:
   bot.pendingSetWebhook = attempt
   let resolvedIp: string
   try {
-    resolvedIp = await checkTarget(parsed, ipAddress, core)
+    resolvedIp = await checkTarget(parsed, ipAddress, core, bot.privateUrls)
   } finally {
     if (bot.pendingSetWebhook === attempt) bot.pendingSetWebhook = undefined
   }
@@ -108,7 +109,7 @@ export function parseWebhookUrl(url: string): URL | undefined {
 const badWebhook = (reason: string): ApiError => badRequest(`bad webhook: ${reason}`)
 
 /** The webhook worker's start-up checks: port and scheme (cloud), then the address (fixed or resolved). */
-async function checkTarget(url: URL, ipAddress: string, core: Core): Promise<string> {
+async function checkTarget(url: URL, ipAddress: string, core: Core, privateUrls = true): Promise<string> {
   const local = core.local
   if (!local) {
     const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80
@@ -127,6 +128,9 @@ async function checkTarget(url: URL, ipAddress: string, core: Core): Promise<str
     if (isIP(ip) === 6) throw badWebhook('IPv6-only addresses are not allowed')
     if (isReservedIpv4(ip)) throw badWebhook(`IP address ${ip} is reserved`)
   }
+  // Listening beyond loopback (EmulatorOptions.allowPrivateUrls off): no webhook to this host's loopback
+  // or private network, which callers on the network could otherwise make the emulator post to.
+  if (!privateUrls && (isReservedIpv4(ip) || isPrivateAddress(ip))) throw badWebhook(`IP address ${ip} is reserved`)
   return ip
 }
 

@@ -65,6 +65,8 @@ export class BotState {
   closeState?: 'closing' | 'closed'
   /** Multiplies the fixed update lifetimes (callback queries 150 s, inline queries 30 s…); not message dates. */
   lifetimeScale = 1
+  /** URLs to loopback and private addresses allowed (files by URL, setWebhook): EmulatorOptions.allowPrivateUrls. */
+  privateUrls = true
   readonly createdAt = Date.now()
   /** Every call, in order. */
   readonly calls: RecordedCall[] = []

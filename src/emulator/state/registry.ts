@@ -18,11 +18,17 @@ function wellFormed(token: string): boolean {
 
 export class BotRegistry {
   readonly #bots = new Map<string, BotState>()
-  readonly #o: Pick<EmulatorOptions, 'acceptAnyToken' | 'firstUpdateId' | 'lifetimeScale' | 'supportsInlineQueries'>
+  readonly #o: Pick<
+    EmulatorOptions,
+    'acceptAnyToken' | 'firstUpdateId' | 'lifetimeScale' | 'supportsInlineQueries' | 'allowPrivateUrls'
+  >
   #count = 0
 
   constructor(
-    options: Pick<EmulatorOptions, 'acceptAnyToken' | 'firstUpdateId' | 'lifetimeScale' | 'supportsInlineQueries'>,
+    options: Pick<
+      EmulatorOptions,
+      'acceptAnyToken' | 'firstUpdateId' | 'lifetimeScale' | 'supportsInlineQueries' | 'allowPrivateUrls'
+    >,
   ) {
     this.#o = options
   }
@@ -59,6 +65,7 @@ export class BotRegistry {
       this.#o.firstUpdateId ?? randomInt(100_000_000, 1_000_000_000),
     )
     bot.lifetimeScale = this.#o.lifetimeScale ?? 1
+    bot.privateUrls = this.#o.allowPrivateUrls ?? true
     this.#bots.set(token, bot)
     return {token, id, username}
   }
