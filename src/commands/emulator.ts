@@ -138,7 +138,6 @@ With --talk, each line typed (or piped) on stdin is sent to the bot as a message
         username: flags.username,
         acceptAnyToken: flags['any-token'],
         floodControl: flags['flood-control'],
-    }),
         allowPrivateUrls: flags['allow-private-urls'],
       })
     } catch (error) {
