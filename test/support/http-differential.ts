@@ -52,12 +52,25 @@ export interface ReaderUnderTest {
    * What was read on the connection from this client port (taken: forgotten then): the requests
    * accepted, and whether it refused one (undefined: tell by the answers, in order).
    */
-  take(clientPort: number): {accepted: SeenRequest[]; refused?: boolean}
+  take(clientPort: number, c: Case): {accepted: SeenRequest[]; refused?: boolean}
   close(): Promise<void>
 }
 
-export const SENTINEL_TARGET = '/__sentinel'
-const SENTINEL = `GET ${SENTINEL_TARGET} HTTP/1.1\r\nHost: sentinel\r\nConnection: close\r\n\r\n`
+/** The targets and Hosts requests are made with; `{CASE}` in a target becomes the case's number. */
+export interface Addressing {
+  targets: readonly string[]
+  hosts: readonly string[]
+  /** The sentinel's target (it ends in `__sentinel`) and Host. */
+  sentinel: {target: string; host: string}
+}
+
+const RELAY_ADDRESSING: Addressing = {
+  targets: ['/webhook/abc', '/webhook/abc?x=1&y=2', '/', '/a/b/c.json', '/%20space', '/webhook/abc#frag'],
+  hosts: ['example.com', '127.0.0.1:8443', 'relay'],
+  sentinel: {target: '/__sentinel', host: 'sentinel'},
+}
+
+const isSentinel = (r: SeenRequest) => r.target.endsWith('__sentinel')
 
 /** mulberry32: a small seeded generator. */
 export function seeded(seed: number): () => number {
@@ -72,6 +85,8 @@ export function seeded(seed: number): () => number {
 }
 
 export interface Case {
+  /** Its number (what `{CASE}` in a target became). */
+  id: number
   /** The bytes of the connection (latin1), sentinel included. */
   bytes: string
   /** Generated requests in it (the sentinel not counted). */
@@ -216,7 +231,7 @@ async function exchange(
 /** What a side did with a case: the accepted requests up to its first refusal or the first closing one. */
 export async function outcomeOf(reader: ReaderUnderTest, c: Case, deadlineMs: number): Promise<Outcome> {
   const {clientPort, statuses, stalled} = await exchange(reader.port, c, deadlineMs)
-  const seen = reader.take(clientPort)
+  const seen = reader.take(clientPort, c)
   let accepted = seen.accepted
   let refused = seen.refused
   if (refused === undefined) {
@@ -228,7 +243,7 @@ export async function outcomeOf(reader: ReaderUnderTest, c: Case, deadlineMs: nu
   // What follows a request that ends the connection is not read by either.
   const closing = accepted.findIndex((r) => r.close)
   if (closing >= 0) accepted = accepted.slice(0, closing + 1)
-  if (closing >= 0 && accepted[closing].target !== SENTINEL_TARGET) refused = false
+  if (closing >= 0 && !isSentinel(accepted[closing])) refused = false
   return {accepted, refused, stalled}
 }
 
@@ -253,7 +268,6 @@ const ODD_METHODS = [
   'P@ST',
   'CONNECT',
 ]
-const TARGETS = ['/webhook/abc', '/webhook/abc?x=1&y=2', '/', '/a/b/c.json', '/%20space', '/webhook/abc#frag']
 const ODD_TARGETS = [
   '*',
   'http://example.com/webhook',
@@ -351,17 +365,17 @@ function badChunkedOf(r: Rand, body: string, shapes: string[]): string {
 }
 
 /** One request (bytes, latin1) and the shapes given to it. */
-function requestOf(r: Rand, pools: {text: string; bytes: string}, shapes: string[]): string {
+function requestOf(r: Rand, pools: {text: string; bytes: string}, shapes: string[], at: Addressing): string {
   const odd = chance(r, 0.45) // most requests get one or more odd shapes
   let method = pick(r, METHODS)
-  let target = pick(r, TARGETS)
+  let target = pick(r, at.targets)
   let version = chance(r, 0.1) ? 'HTTP/1.0' : 'HTTP/1.1'
   const headers: Array<[string, string]> = []
   const body = bodyOf(r, pools, chance(r, 0.15) ? 0 : Math.floor(r() * (chance(r, 0.05) ? 3000 : 200)))
   let framing: 'cl' | 'chunked' | 'none' =
     body.length === 0 && chance(r, 0.5) ? 'none' : chance(r, 0.3) ? 'chunked' : 'cl'
   if (version === 'HTTP/1.0' && framing === 'chunked') framing = 'cl'
-  if (chance(r, 0.95)) headers.push(['Host', pick(r, ['example.com', '127.0.0.1:8443', 'relay'])])
+  if (chance(r, 0.95)) headers.push(['Host', pick(r, at.hosts)])
   else shapes.push('no Host')
   if (chance(r, 0.8)) headers.push(['Content-Type', pick(r, CONTENT_TYPES)])
   if (chance(r, 0.7)) headers.push(['X-Telegram-Bot-Api-Secret-Token', 'secret_' + Math.floor(r() * 1000)])
@@ -612,7 +626,7 @@ function requestOf(r: Rand, pools: {text: string; bytes: string}, shapes: string
 }
 
 /** The cases for `seed`, until they hold at least `requests` generated requests. */
-export function generateCases(seed: number, requests: number): Case[] {
+export function generateCases(seed: number, requests: number, at: Addressing = RELAY_ADDRESSING): Case[] {
   const r = seeded(seed)
   const pools = bodyPools(r)
   const cases: Case[] = []
@@ -621,8 +635,16 @@ export function generateCases(seed: number, requests: number): Case[] {
     const n = 1 + Math.floor(r() * (chance(r, 0.4) ? 6 : 3))
     const shapes: string[] = []
     let bytes = ''
-    for (let i = 0; i < n; i++) bytes += requestOf(r, pools, shapes)
-    cases.push({bytes: bytes + SENTINEL, requests: n, pieces: chance(r, 0.25) ? 2 + Math.floor(r() * 4) : 1, shapes})
+    for (let i = 0; i < n; i++) bytes += requestOf(r, pools, shapes, at)
+    bytes += `GET ${at.sentinel.target} HTTP/1.1\r\nHost: ${at.sentinel.host}\r\nConnection: close\r\n\r\n`
+    const id = cases.length
+    cases.push({
+      id,
+      bytes: bytes.replaceAll('{CASE}', String(id)),
+      requests: n,
+      pieces: chance(r, 0.25) ? 2 + Math.floor(r() * 4) : 1,
+      shapes,
+    })
     total += n
   }
   return cases

@@ -55,6 +55,8 @@ const KNOWN_OCLIF_KEYS = new Set([
   'plugins',
   'hooks',
   'additionalHelpFlags',
+  // The exit codes of parse errors: never reached by --version or help.
+  'exitCodes',
 ])
 /** Hooks that never run for --version or help: any other hook sends the call to oclif. */
 const HARMLESS_HOOKS = new Set(['command_not_found', 'plugins:postinstall', 'plugins:postuninstall'])
