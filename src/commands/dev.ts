@@ -18,6 +18,8 @@ The bot gets BOT_TOKEN, BOT_API_ROOT (a local proxy that records its Bot API cal
 
 Every update, the bot's answer and its Bot API calls are listed in the inspector, a page on 127.0.0.1 whose URL (with its key) is printed at start-up; a failing call also gets a line under its update. \`bot trigger\` and \`bot replay\` send the running session an update.
 
+--json prints one JSON object a line, each an event with a "type" and a "text" (what the terminal shows): step (a start-up step: token, session, relay, tunnel, webhook, bot, watch, api-proxy, inspector), ready (mode, delivery, url, port, inspectorUrl), update (an update and the bot's answer: updateId, updateType, chatId, status, ms), api-call (a failed Bot API call of the bot), rejected (a request the relay refused), bot-start, bot-listening, bot-output (a line the bot printed, stream and line), bot-exit (code, signal), restart (files), tunnel-down, tunnel-retry, tunnel-reconnected, fallback, mode-switch, warn (text and fix), info, teardown, and last summary (counts, durationMs, exitCode).
+
 A webhook that \`bot dev\` did not set (production) is refused unless --force; with --force it is restored on exit. A session killed with SIGKILL is repaired by the next \`bot dev\`.`
 
   static examples = [

@@ -331,7 +331,9 @@ export class TriggerEngine implements SessionActions {
         throw new ActionError(
           422,
           `The emulator sent the bot nothing: ${reason}.`,
-          'See docs/emulator.md for when Telegram sends this update.',
+          reason.includes('allowed_updates')
+            ? allowedUpdatesFix(/leave out (\w+)/.exec(reason)?.[1] ?? type)
+            : 'See docs/emulator.md for when Telegram sends this update.',
         )
       throw droppedError((sent[0] ?? {}) as Record<string, unknown>)
     }
@@ -459,6 +461,11 @@ function emulatorTrigger(offline: OfflineTarget, request: TriggerRequest): {upda
 }
 
 /** Why the emulator dropped an update (its answer's update_id is 0), as Telegram would have. */
+/** How to get an update type past allowed_updates: the flag of `bot dev`, or the bot's own list. */
+function allowedUpdatesFix(type: string): string {
+  return `Restart \`bot dev\` with --allowed-updates naming it (e.g. --allowed-updates message,callback_query,${type}), or add "${type}" to the allowed_updates the bot passes to getUpdates or setWebhook.`
+}
+
 export function droppedError(update: Record<string, unknown>, now = Date.now()): ActionError {
   const date = expiredDate(update, now)
   if (date !== undefined)
@@ -471,7 +478,7 @@ export function droppedError(update: Record<string, unknown>, now = Date.now()):
   return new ActionError(
     422,
     `The emulator dropped the update: the bot's allowed_updates exclude its type (${type}).`,
-    'Trigger an update type the bot asked for, or change allowed_updates.',
+    allowedUpdatesFix(type),
   )
 }
 

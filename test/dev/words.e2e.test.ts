@@ -13,6 +13,7 @@ import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {freePort} from '../../src/lib/free-port.js'
+import {waitFor} from '../support/wait.js'
 import {BIN, cliEnv, runCli, startCli} from '../support/cli.js'
 import {devWorld, fixture, startDev, type DevWorld} from './helpers.js'
 
@@ -151,5 +152,29 @@ describe('bot dev --forward-to with a server whose secret differs', () => {
     const r = await dev.exited
     expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).toMatch(/0 updates relayed, 1 failure[,;]/)
+  }, 60_000)
+})
+
+describe('bot trigger reaction refused for allowed_updates', () => {
+  it('names the flag that lets it through', async () => {
+    const dir = join(world.dir, 'reaction')
+    mkdirSync(dir)
+    // An offline session whose chat stays open (stdin is kept open) with the echo bot.
+    const child = spawn(process.execPath, [BIN, 'dev', '--offline', '--', 'node', fixture('echo-bot.mjs')], {
+      cwd: dir,
+      env: cliEnv({env: {BOT_STATE_DIR: world.stateDir}}),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    servers.push(child)
+    let out = ''
+    child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')))
+    child.stderr.on('data', (d: Buffer) => (out += d.toString('utf8')))
+    child.stdin.write('hello\n')
+    await waitFor(() => out.includes('bot › echo: hello'), {what: 'the echo', timeout: 25_000})
+    const r = await runCli(['trigger', 'reaction'], {cwd: dir, env: {BOT_STATE_DIR: world.stateDir}, timeoutMs: 30_000})
+    expect(r.code, r.stderr).not.toBe(0)
+    expect(r.stderr).toMatch(/allowed_updates/)
+    expect(r.stderr).toMatch(/--allowed-updates message,callback_query,message_reaction/)
+    child.kill('SIGINT')
   }, 60_000)
 })

@@ -6,7 +6,7 @@ export default class Trigger extends BaseCommand<typeof Trigger> {
   static summary = 'Send the bot running under `bot dev` a synthetic update: a message, a button press, a payment…'
 
   static description =
-    `Like \`stripe trigger\`: each TYPE of update starts from a fixture (a JSON template shipped with bot), filled by the running session with what it has seen (the last chat and user, the bot's newest message, its invoice…), changed with --set path=value or replaced with --file. \`bot trigger --list\` lists the types and their fixtures; \`bot trigger TYPE --help\` shows one.`
+    `Like \`stripe trigger\`: each TYPE of update starts from a fixture (a JSON template shipped with bot), filled by the running session with what it has seen (the last chat and user, the bot's newest message, its invoice…), changed with --set path=value or replaced with --file (message, callback and update are built from their own arguments and flags instead: no --set). \`bot trigger --list\` lists the types and their fixtures; \`bot trigger TYPE --help\` shows one.`
 
   static examples = [
     {description: 'The types and their fixtures', command: '<%= config.bin %> <%= command.id %> --list'},
@@ -26,7 +26,7 @@ export default class Trigger extends BaseCommand<typeof Trigger> {
     this.log('')
     this.log(`Fixtures: ${dir}`)
     this.log(
-      `\`${this.config.bin} trigger TYPE --help\` shows one; --set path=value changes a field, --file FILE.json replaces it.`,
+      `\`${this.config.bin} trigger TYPE --help\` shows one; for a type with a fixture, --set path=value changes a field and --file FILE.json replaces it (message, callback and update take their own flags).`,
     )
     return types
   }
