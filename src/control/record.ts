@@ -9,7 +9,7 @@ import {readdirSync, realpathSync, unlinkSync} from 'node:fs'
 import {join, resolve} from 'node:path'
 
 import {projectFolders} from '../lib/project-folders.js'
-import {ensureStateFolder, readPrivateFile, writePrivateFile} from '../session-store/private-files.js'
+import {anchored, ensureStateFolder, readPrivateFile, writePrivateFile} from '../session-store/private-files.js'
 import {isPidAlive} from '../session-store/processes.js'
 import {stateDir} from '../session-store/state.js'
 import type {ControlRecord} from './protocol.js'
@@ -31,7 +31,7 @@ export function writeControlRecord(record: ControlRecord, dir = stateDir()): str
 /** Removes the record of `pid` (nothing when there is none). */
 export function removeControlRecord(pid: number, dir = stateDir()): void {
   try {
-    unlinkSync(controlRecordPath(pid, dir))
+    unlinkSync(anchored(controlRecordPath(pid, dir)))
   } catch {
     // already gone
   }

@@ -11,6 +11,7 @@ import {randomBytes} from 'node:crypto'
 import {
   closeSync,
   constants,
+  existsSync,
   fchmodSync,
   fstatSync,
   lstatSync,
@@ -24,7 +25,7 @@ import {
   type Stats,
 } from 'node:fs'
 import {userInfo} from 'node:os'
-import {join} from 'node:path'
+import {basename, dirname, join, resolve} from 'node:path'
 
 const {O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_APPEND, O_NOFOLLOW, O_NONBLOCK} = constants
 /** O_NOFOLLOW and O_NONBLOCK where the platform has them (not on Windows). */
@@ -79,6 +80,42 @@ export function ensureStateFolder(dir: string): void {
   mkdirSync(dir, {recursive: true, mode: 0o700})
   const problem = stateFolderProblem(dir)
   if (problem) throw new UnsafeStateFolder(problem)
+  anchor(dir)
+}
+
+/**
+ * The state folders opened once checked, by absolute path → their descriptor. A file of such a
+ * folder is opened, created and renamed through `/proc/self/fd/N/<name>`, which resolves through
+ * the folder opened at start (Node has no openat): if another user swaps the folder's path for a
+ * symlink mid-session (a parent folder they can write), no write follows it anywhere else.
+ */
+const anchors = new Map<string, number>()
+const PROC_FD = '/proc/self/fd'
+const canAnchor = process.platform === 'linux' && existsSync(PROC_FD)
+
+function anchor(dir: string): void {
+  const abs = resolve(dir)
+  if (!canAnchor || anchors.has(abs)) return
+  try {
+    const fd = openSync(abs, O_RDONLY | (constants.O_DIRECTORY ?? 0))
+    const stats = fstatSync(fd)
+    const uid = myUid()
+    if (!stats.isDirectory() || (uid !== undefined && stats.uid !== uid)) {
+      closeSync(fd)
+      return
+    }
+    anchors.set(abs, fd)
+  } catch {
+    // not anchored: paths are used as they are
+  }
+}
+
+/** `path` through its folder's descriptor when that folder was anchored at start; else `path`. */
+export function anchored(path: string): string {
+  if (anchors.size === 0) return path
+  const abs = resolve(path)
+  const fd = anchors.get(dirname(abs))
+  return fd === undefined ? path : `${PROC_FD}/${fd}/${basename(abs)}`
 }
 
 /** What a private file must be to be read: a regular file, this user's; with `secret`, also mode 0600. */
@@ -121,7 +158,7 @@ export function readPrivateFile(path: string, o: {secret?: boolean; max?: number
 export function openPrivateFile(path: string, o: {secret?: boolean} = {}): {fd: number; size: number} | undefined {
   let fd: number
   try {
-    fd = openSync(path, O_RDONLY | NOFOLLOW)
+    fd = openSync(anchored(path), O_RDONLY | NOFOLLOW)
   } catch {
     return undefined
   }
@@ -137,7 +174,7 @@ export function openPrivateFile(path: string, o: {secret?: boolean} = {}): {fd: 
 
 /** A new file with a random name in `dir`, created exclusively with mode 0600; returns its path. */
 export function createTempFile(dir: string, text: string | Buffer, prefix = '.tmp'): string {
-  const path = join(dir, `${prefix}-${randomBytes(8).toString('hex')}`)
+  const path = anchored(join(dir, `${prefix}-${randomBytes(8).toString('hex')}`))
   const fd = openSync(path, O_WRONLY | O_CREAT | O_EXCL | NOFOLLOW, 0o600)
   try {
     fchmodSync(fd, 0o600) // whatever the umask left
@@ -157,7 +194,7 @@ export function createTempFile(dir: string, text: string | Buffer, prefix = '.tm
 export function writePrivateFile(dir: string, path: string, text: string | Buffer): void {
   const tmp = createTempFile(dir, text)
   try {
-    renameSync(tmp, path)
+    renameSync(tmp, anchored(path))
   } catch (error) {
     removeQuietly(tmp)
     throw error
@@ -169,7 +206,7 @@ export function writePrivateFile(dir: string, path: string, text: string | Buffe
  * throws when it is one, or is not a regular file of this user's.
  */
 export function appendPrivateFile(path: string, text: string): void {
-  const fd = openSync(path, O_WRONLY | O_APPEND | O_CREAT | NOFOLLOW, 0o600)
+  const fd = openSync(anchored(path), O_WRONLY | O_APPEND | O_CREAT | NOFOLLOW, 0o600)
   try {
     if (!trusted(fstatSync(fd), {})) throw new Error(`${path} is not a file of yours`)
     const data = Buffer.from(text, 'utf8')
@@ -182,7 +219,7 @@ export function appendPrivateFile(path: string, text: string): void {
 
 /** Creates `path` empty (0600) unless it exists, without following a symlink; makes it 0600 either way. */
 export function touchPrivateFile(path: string): void {
-  const fd = openSync(path, O_WRONLY | O_CREAT | NOFOLLOW, 0o600)
+  const fd = openSync(anchored(path), O_WRONLY | O_CREAT | NOFOLLOW, 0o600)
   try {
     if (!trusted(fstatSync(fd), {})) throw new Error(`${path} is not a file of yours`)
     fchmodSync(fd, 0o600)
@@ -193,7 +230,7 @@ export function touchPrivateFile(path: string): void {
 
 function removeQuietly(path: string): void {
   try {
-    unlinkSync(path)
+    unlinkSync(anchored(path))
   } catch {
     // already gone
   }

@@ -13,7 +13,7 @@ import {linkSync, readdirSync, unlinkSync} from 'node:fs'
 import {homedir} from 'node:os'
 import {join} from 'node:path'
 
-import {createTempFile, ensureStateFolder, readPrivateFile, writePrivateFile} from './private-files.js'
+import {anchored, createTempFile, ensureStateFolder, readPrivateFile, writePrivateFile} from './private-files.js'
 
 export {stateFolderProblem, UnsafeStateFolder} from './private-files.js'
 
@@ -111,7 +111,7 @@ export function claimState(state: SessionState, dir = stateDir()): boolean {
   ensureDir(dir)
   const tmp = createTempFile(dir, JSON.stringify(state, null, 2) + '\n')
   try {
-    linkSync(tmp, statePath(state.botId, dir))
+    linkSync(tmp, anchored(statePath(state.botId, dir)))
     return true
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
@@ -127,7 +127,7 @@ export function claimState(state: SessionState, dir = stateDir()): boolean {
 
 export function removeState(botId: number, dir = stateDir()): void {
   try {
-    unlinkSync(statePath(botId, dir))
+    unlinkSync(anchored(statePath(botId, dir)))
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
   }
@@ -174,7 +174,7 @@ export function readRestoreSecret(botId: number, dir = stateDir()): string | und
 
 export function removeRestoreSecret(botId: number, dir = stateDir()): void {
   try {
-    unlinkSync(restoreSecretPath(botId, dir))
+    unlinkSync(anchored(restoreSecretPath(botId, dir)))
   } catch {
     // not there
   }
