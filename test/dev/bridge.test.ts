@@ -11,6 +11,7 @@ import {queueKeyOf} from '../../src/dev/delivery/bridge/queues.js'
 import {Relay} from '../../src/dev/relay/relay.js'
 import {FixableError} from '../../src/lib/errors.js'
 import {BotApi} from '../../src/telegram/client.js'
+import {BotApiEmulator} from '../../src/emulator/index.js'
 import {receiver, setup, textMessage, type Reply} from '../emulator/helpers.js'
 import {waitFor} from '../support/wait.js'
 
@@ -299,16 +300,22 @@ describe('UpdateBridge', () => {
     expect(refused).toBeInstanceOf(FixableError)
     expect((refused as FixableError).message).toMatch(/401/)
 
-    const malformed = new UpdateBridge({
-      api: new BotApi({token: 'not-a-token', apiRoot: w.emu.apiRoot}),
-      target: {url: w.bot.url, secret: SECRET},
-      onEvent: () => undefined,
-    })
-    bridges.push(malformed)
-    const notFound = await malformed.start().catch((e: unknown) => e)
-    expect(notFound).toBeInstanceOf(FixableError)
-    expect((notFound as FixableError).message).toMatch(/404/)
-    expect((notFound as FixableError).fix).toMatch(/token is malformed/)
+    // A malformed token: api.telegram.org answers 404 (the local server's 401 is the case above), so a cloud-rules emulator.
+    const cloud = await BotApiEmulator.start({local: false, timeScale: 0.01})
+    try {
+      const malformed = new UpdateBridge({
+        api: new BotApi({token: 'not-a-token', apiRoot: cloud.apiRoot}),
+        target: {url: w.bot.url, secret: SECRET},
+        onEvent: () => undefined,
+      })
+      bridges.push(malformed)
+      const notFound = await malformed.start().catch((e: unknown) => e)
+      expect(notFound).toBeInstanceOf(FixableError)
+      expect((notFound as FixableError).message).toMatch(/404/)
+      expect((notFound as FixableError).fix).toMatch(/token is malformed/)
+    } finally {
+      await cloud.stop()
+    }
     expect(w.bot.received).toEqual([])
   })
 
