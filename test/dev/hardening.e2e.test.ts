@@ -105,7 +105,7 @@ describe('bot dev hardening', () => {
     expect(result.code).toBe(1)
     expect(result.stderr).toMatch(/the secret_token to restore it with is gone/)
     expect(result.stderr).toContain('bot dev --restore-secret <production secret>')
-    expect(result.stderr).toContain('bot webhook set http://127.0.0.1:9/prod --secret-token <production secret>')
+    expect(result.stderr).toContain('bot webhook set <its URL> --secret-token <production secret>')
     expect(emu.webhook(token)?.url).toBe(ours) // nothing restored half-way
     expect(readState(world.botId, world.stateDir)?.replaced?.url).toBe('http://127.0.0.1:9/prod') // kept for the next try
   })

@@ -99,7 +99,7 @@ describe('bot dev resilience', () => {
     // (Without a terminal an early exit ends the session: --wait-for-fix waits as a terminal session does.)
     const dev = startDev(world, {cwd: dir, bot: ['node', 'bot.mjs'], args: ['--debounce', '50', '--wait-for-fix']})
     await dev.waitForOutput(/The bot exited with code 3[^]*Waiting for a file change/)
-    await dev.waitForOutput(/Watching .* for changes/)
+    await dev.waitForOutput(/Watching .* for source changes/)
     expect(emu.webhook(token)).toBeDefined() // the session goes on
     const update = emu.sendUserMessage(token, {text: '/start'})
     copyFileSync(fixture('echo-bot.mjs'), botFile) // the "fix"

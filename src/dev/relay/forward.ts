@@ -47,7 +47,10 @@ export class Forwarder {
     this.#options = o
   }
 
-  /** A delivery failed: counted once per update (the summary counts updates, not attempts). */
+  /**
+   * A delivery failed: counted once per update (the summary counts updates, not attempts). One that got through on a
+   * later try stays a failure: the bot (or Telegram) failed it once.
+   */
   failed(updateId: number | undefined): void {
     if (updateId !== undefined) {
       if (this.#failedIds.has(updateId)) return
@@ -55,12 +58,6 @@ export class Forwarder {
       this.#failedIds.add(updateId)
     }
     this.stats.failures++
-  }
-
-  /** A delivery succeeded: an update that had failed before is a failure no more. */
-  succeeded(updateId: number | undefined): void {
-    if (updateId === undefined || this.#failedIds.size === 0 || !this.#failedIds.delete(updateId)) return
-    this.stats.failures--
   }
 
   /** A webhook request with the right secret: answer it from the cache, or deliver it. */
@@ -260,10 +257,8 @@ class Exchange implements DeliveryDone {
       if (conn) conn.respond(503, 'content-type: text/plain\r\nretry-after: 1\r\n', latin1(`bot dev: ${error}\n`))
     }
     if (repeat) f.stats.repeats++
-    else if (status >= 200 && status < 300) {
-      f.stats.relayed++
-      f.succeeded(this.updateId)
-    } else f.failed(this.updateId)
+    else if (status >= 200 && status < 300) f.stats.relayed++
+    else f.failed(this.updateId)
     this.answer = answer
     this.error = error
     this.status = status
