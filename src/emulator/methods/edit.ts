@@ -134,24 +134,27 @@ export const editMessageReplyMarkup: Handler = (bot, params) => {
   return applyEdit(bot, target, {}, [], keyboard)
 }
 
+/** The `media` parameter of an edit (editMessageMedia, editEphemeralMessageMedia), with the server's two texts. */
+export function readEditMedia(params: Params): ReturnType<typeof readInputMedia> {
+  let value: unknown
+  try {
+    value = parseJsonBounded(params.get('media') ?? '')
+  } catch {
+    throw badRequest("can't parse input media JSON object")
+  }
+  try {
+    return readInputMedia(params, value, false)
+  } catch (err) {
+    throw badRequest(`can't parse InputMedia: ${(err as Error).message}`)
+  }
+}
+
 /**
  * editMessageMedia: the new InputMedia (`can't parse input media JSON object`, `can't parse InputMedia: …`) replaces
  * the message's media and caption; its file is resolved like a send's.
  */
 export const editMessageMedia: Handler = async (bot, params) => {
-  const raw = params.get('media') ?? ''
-  let value: unknown
-  try {
-    value = parseJsonBounded(raw)
-  } catch {
-    throw badRequest("can't parse input media JSON object")
-  }
-  let media: ReturnType<typeof readInputMedia>
-  try {
-    media = readInputMedia(params, value, false)
-  } catch (err) {
-    throw badRequest(`can't parse InputMedia: ${(err as Error).message}`)
-  }
+  const media = readEditMedia(params)
   const markup = markupOf(params)
   const target = editTarget(bot, params, 'media')
   const keyboard = markup()

@@ -16,11 +16,9 @@ import {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
 import {chatOf, formatted, markupOf, parseJson} from './message-params.js'
 import {QUERY_INVALID} from './callbacks.js'
-import {NOT_MODIFIED} from './edit.js'
-import {readInputMedia} from '../media/input-media.js'
+import {NOT_MODIFIED, readEditMedia} from './edit.js'
 import {resolveFile} from '../media/input.js'
 import {messageMedia} from '../media/objects.js'
-import {parseJsonBounded} from '../json.js'
 
 /** How long a user's ephemeral message may be replied to (ReplyParameters.ephemeral_message_id: "within 15 seconds"). */
 export const EPHEMERAL_REPLY_MS = 15_000
@@ -209,18 +207,7 @@ export const editEphemeralMessageReplyMarkup: Handler = (bot, params) => {
 }
 
 export const editEphemeralMessageMedia: Handler = async (bot, params) => {
-  let value: unknown
-  try {
-    value = parseJsonBounded(params.get('media') ?? '')
-  } catch {
-    throw badRequest("can't parse input media JSON object")
-  }
-  let media: ReturnType<typeof readInputMedia>
-  try {
-    media = readInputMedia(params, value, false)
-  } catch (err) {
-    throw badRequest(`can't parse InputMedia: ${(err as Error).message}`)
-  }
+  const media = readEditMedia(params)
   const markup = markupOf(params)
   const entry = ephemeralTarget(bot, params, 'message to edit')
   if (!WITH_CAPTION.some((f) => f in entry.message)) throw badRequest('there is no media in the message to edit')
