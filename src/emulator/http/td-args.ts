@@ -72,7 +72,35 @@ class JsonError extends Error {}
 /** td's Parser over bytes, with what parse_json_parameters, json_string_decode and do_json_skip use of it. */
 class Reader {
   pos = 0
-  constructor(readonly b: Uint8Array) {}
+  /** The body as text when all its bytes are ASCII (most bodies): a value is then a slice of it, not a decoded copy. */
+  readonly ascii: string | undefined
+  constructor(readonly b: Uint8Array) {
+    let ascii = true
+    for (let i = 0; i < b.length; i++)
+      if (b[i] >= 0x80) {
+        ascii = false
+        break
+      }
+    this.ascii = ascii ? Buffer.from(b.buffer, b.byteOffset, b.length).toString('latin1') : undefined
+  }
+  /** The bytes [begin, end) as text, and whether they are not valid UTF-8. */
+  text(begin: number, end: number): [string, boolean] {
+    return this.ascii !== undefined ? [this.ascii.slice(begin, end), false] : decodeUtf8(this.b.subarray(begin, end))
+  }
+  /** decodeString as text: a string without escapes is read in place. */
+  decodeText(): [string, boolean] {
+    if (this.peek() === 34) {
+      const b = this.b
+      const begin = this.pos + 1
+      let i = begin
+      while (i < b.length && b[i] !== 34 && b[i] !== 92) i++
+      if (i < b.length && b[i] === 34) {
+        this.pos = i + 1
+        return this.text(begin, i)
+      }
+    }
+    return decodeUtf8(this.decodeString())
+  }
   get empty(): boolean {
     return this.pos >= this.b.length
   }
@@ -245,15 +273,14 @@ export function readJsonArgs(raw: Uint8Array, add: AddArg): string | undefined {
   const p = new Reader(raw)
   p.skipWhitespace()
   if (p.peek() === 34) {
-    let value: Uint8Array
+    let value: [string, boolean]
     try {
-      value = p.decodeString()
+      value = p.decodeText()
     } catch (e) {
       return `Bad Request: can't parse string content: ${(e as Error).message}`
     }
     if (!p.empty) return 'Bad Request: extra data after string'
-    const [text, bad] = decodeUtf8(value)
-    add('content', text, bad)
+    add('content', value[0], value[1])
     return undefined
   }
   if (!p.trySkip(123)) return 'Bad Request: JSON object expected'
@@ -264,29 +291,27 @@ export function readJsonArgs(raw: Uint8Array, add: AddArg): string | undefined {
       return p.empty ? undefined : 'Bad Request: unexpected data after object end'
     }
     if (p.empty) return 'Bad Request: expected parameter name'
-    let key: Uint8Array
+    let key: [string, boolean]
     try {
-      key = p.decodeString()
+      key = p.decodeText()
     } catch (e) {
       return `Bad Request: can't parse parameter name: ${(e as Error).message}`
     }
     p.skipWhitespace()
     if (!p.trySkip(58)) return "Bad Request: can't parse object, ':' expected"
     p.skipWhitespace()
-    let value: Uint8Array
+    let value: [string, boolean]
     try {
-      if (p.peek() === 34) value = p.decodeString()
+      if (p.peek() === 34) value = p.decodeText()
       else {
         const begin = p.pos
         p.skipValue(MAX_DEPTH)
-        value = raw.subarray(begin, p.pos)
+        value = p.text(begin, p.pos)
       }
     } catch (e) {
       return `Bad Request: can't parse parameter value: ${(e as Error).message}`
     }
-    const [name, badName] = decodeUtf8(key)
-    const [text, badValue] = decodeUtf8(value)
-    add(name, text, badName || badValue)
+    add(key[0], value[0], key[1] || value[1])
     p.skipWhitespace()
     if (p.peek() !== 125 && !p.trySkip(44)) return 'Bad Request: expected next field or object end'
   }
