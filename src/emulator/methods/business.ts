@@ -7,7 +7,7 @@
  */
 import type {Handler} from './core.js'
 import {badRequest} from '../errors.js'
-import {required} from './args.js'
+import {integerSafe} from './args.js'
 import {BotState} from '../state/bot.js'
 import {type BusinessConnection, businessConnectionJson} from '../state/business.js'
 import type {Params} from '../http/params.js'
@@ -49,19 +49,27 @@ export const deleteBusinessMessages: Handler = (bot, params) => {
   return {result: true}
 }
 
+/**
+ * readBusinessMessage (BA Client.cpp process_read_business_message_query): message_id read as get_message_id does,
+ * then check_business_connection_chat_id: the chat identifier, then the connection.
+ */
 export const readBusinessMessage: Handler = (bot, params) => {
-  const connection = bot.business.require(params.get('business_connection_id') ?? '')
+  const messageId = Math.max(0, toInteger(params.get('message_id') ?? '', 32))
   const chatId = businessChatId(params)
-  const messageId = toInteger(required(params, 'message_id'), 32)
+  const connection = bot.business.require(params.get('business_connection_id') ?? '')
   if (!bot.business.message(connection.id, chatId, messageId)) throw badRequest('message not found')
   return {result: true}
 }
 
-/** BA `get_business_connection_chat_id`: the chat_id of a business chat is an integer. */
+/** BA `get_business_connection_chat_id`: the chat_id of a business chat, as td::to_integer_safe<int64> reads it. */
 function businessChatId(params: Params): number {
-  const raw = (params.get('chat_id') ?? '').trim()
-  if (!/^-?\d+$/.test(raw)) throw badRequest('chat identifier must be a valid Integer')
-  return Number(raw)
+  const raw = params.get('chat_id') ?? ''
+  if (raw === '') throw badRequest('chat identifier is empty')
+  try {
+    return integerSafe(raw)
+  } catch {
+    throw badRequest('chat identifier must be a valid Integer')
+  }
 }
 
 /** The methods that take business_connection_id to act in a business chat (send*, edit*, stopPoll). */

@@ -18,6 +18,7 @@ import {resolveFile, storeBytes} from '../media/input.js'
 import {messageMedia} from '../media/objects.js'
 import {ApiError} from '../errors.js'
 import {parseJsonBounded} from '../json.js'
+import {toInteger} from '../integer.js'
 
 export const NOT_MODIFIED =
   'message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message'
@@ -27,10 +28,9 @@ const WITH_CAPTION = ['photo', 'video', 'document', 'audio', 'animation', 'voice
 /** Content an editMessageMedia may replace. */
 const MEDIA_FIELDS = ['photo', 'video', 'document', 'audio', 'animation']
 
-/** td::to_integer on message_id: leading digits (`12abc` is 12), anything else 0. */
+/** BA Client::get_message_id: td::to_integer<int32> (`12abc` is 12; `+5`, ` 5` are 0), a negative one 0. */
 function messageIdOf(params: Params): number {
-  const m = /^\s*\+?(\d{1,10})/.exec(params.get('message_id') ?? '')
-  return m ? Number(m[1]) : 0
+  return Math.max(0, toInteger(params.get('message_id') ?? '', 32))
 }
 
 type Target = {kind: 'message'; message: TgObject} | {kind: 'inline'; inline: InlineMessageState}
@@ -136,9 +136,12 @@ export const editMessageReplyMarkup: Handler = (bot, params) => {
 
 /** The `media` parameter of an edit (editMessageMedia, editEphemeralMessageMedia), with the server's two texts. */
 export function readEditMedia(params: Params): ReturnType<typeof readInputMedia> {
+  const raw = params.get('media') ?? ''
+  // BA Client.cpp get_input_media(query, field_name): get_required_string_arg first
+  if (raw === '') throw badRequest('parameter "media" is required')
   let value: unknown
   try {
-    value = parseJsonBounded(params.get('media') ?? '')
+    value = parseJsonBounded(raw)
   } catch {
     throw badRequest("can't parse input media JSON object")
   }
@@ -224,14 +227,18 @@ export const stopMessageLiveLocation: Handler = (bot, params) => {
   return {result: next}
 }
 
+/**
+ * deleteMessage (BA Client.cpp process_delete_message_query): an empty chat_id is `chat identifier is not specified`
+ * and a message_id that reads as 0 `message identifier is not specified`, both before the chat is looked up
+ * (check_message: `chat not found`, then `message to delete not found`).
+ */
 export const deleteMessage: Handler = (bot, params) => {
-  const raw = params.get('chat_id')
-  if (raw === undefined || raw.trim() === '') throw badRequest('chat_id is empty')
-  const chat = bot.findChat(raw.trim())
-  if (!chat) throw badRequest('chat not found')
-  const rawId = params.get('message_id')
-  if (rawId === undefined || rawId === '') throw badRequest('message identifier is not specified')
+  const raw = params.get('chat_id') ?? ''
+  if (raw === '') throw badRequest('chat identifier is not specified')
   const id = messageIdOf(params)
-  if (id <= 0 || !bot.messages.markDeleted(chat.id as number, id)) throw badRequest('message to delete not found')
+  if (id === 0) throw badRequest('message identifier is not specified')
+  const chat = bot.findChat(raw)
+  if (!chat) throw badRequest('chat not found')
+  if (!bot.messages.markDeleted(chat.id as number, id)) throw badRequest('message to delete not found')
   return {result: true}
 }

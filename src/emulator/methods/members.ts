@@ -330,9 +330,10 @@ export const leaveChat: Handler = (bot, params, core) => {
 
 // ---------------------------------------------------------------- reading
 
+/** getChatMember (BA Client.cpp process_get_chat_member_query): get_user_id before check_chat. */
 export const getChatMember: Handler = (bot, params) => {
-  const chat = chatOf(bot, params)
   const userId = userIdParam(params)
+  const chat = chatOf(bot, params)
   if (userId !== bot.id && !bot.findChat(String(userId)) && !bot.members.get(chat.id as number, userId))
     throw badRequest('user not found')
   return {result: currentMember(bot, chat, userId)}

@@ -100,7 +100,12 @@ export const sendOther: Handler = (bot, params, _core, ctx) => {
   return {result: sendNew(bot, params, () => content)}
 }
 
+/** BA Client.cpp get_chat_action: the action, lower-cased, one of these (the legacy names too). */
 const ACTIONS = new Set([
+  'cancel',
+  'record_audio',
+  'upload_audio',
+  'pick_up_location',
   'typing',
   'upload_photo',
   'record_video',
@@ -114,8 +119,9 @@ const ACTIONS = new Set([
   'upload_video_note',
 ])
 
+/** sendChatAction (BA Client.cpp process_send_chat_action_query): the action is read before the chat is checked. */
 export const sendChatAction: Handler = (bot, params) => {
+  if (!ACTIONS.has((params.get('action') ?? '').toLowerCase())) throw badRequest('wrong parameter action in request')
   chatOf(bot, params)
-  if (!ACTIONS.has(params.get('action') ?? '')) throw badRequest('wrong parameter action in request')
   return {result: true}
 }

@@ -54,6 +54,55 @@ const SCALARS = new Set([
 
 export const QUERY_ID_INVALID = 'query is too old and response timeout expired or query ID is invalid'
 
+/**
+ * The parameters the server reads with `get_required_string_arg` (BA Client.cpp; also through get_input_media,
+ * get_input_message_contents, get_paid_media, get_input_checklist, get_input_message_invoice and
+ * get_shipping_options), by lower-cased method: only these answer `parameter "X" is required`. Every other
+ * documented String the server reads with `query->arg` and hands on (an empty one fails later, in td or in a chat,
+ * user or business connection check).
+ */
+export const REQUIRED_STRING_ARGS: Readonly<Record<string, readonly string[]>> = {
+  sendgame: ['game_short_name'],
+  sendcontact: ['phone_number', 'first_name'],
+  forwardmessage: ['from_chat_id'],
+  forwardmessages: ['from_chat_id'],
+  copymessage: ['from_chat_id'],
+  copymessages: ['from_chat_id'],
+  repoststory: ['from_chat_id'],
+  refundstarpayment: ['telegram_payment_charge_id'],
+  setbusinessaccountname: ['first_name'],
+  getcustomemojistickers: ['custom_emoji_ids'],
+  sendinvoice: ['title', 'description', 'payload', 'currency', 'prices'],
+  createinvoicelink: ['title', 'description', 'payload', 'currency', 'prices'],
+  sendmediagroup: ['media'],
+  sendpaidmedia: ['media'],
+  editmessagemedia: ['media'],
+  sendchecklist: ['checklist'],
+  editmessagechecklist: ['checklist'],
+}
+
+/** The newest Bot API version whose methods the server's source (tdlib/telegram-bot-api Client.cpp) has. */
+const SOURCE_VERSION = 10.0
+
+/** Whether a method is in the server's source: newer ones keep the documented required parameters' check. */
+const inSource = (spec: MethodSpec): boolean => spec.since.startsWith('≤') || Number(spec.since) <= SOURCE_VERSION
+
+/** What the server answers for a missing JSON parameter whose reader has words of its own (BA Client.cpp). */
+const MISSING_JSON: Readonly<Record<string, string>> = {
+  // get_input_chat_photo
+  photo: "photo isn't specified",
+  // get_input_story_content
+  content: "story content isn't specified",
+  // get_accepted_gift_types
+  accepted_gift_types: "accepted gift types aren't specified",
+}
+
+/** The parameter naming the chat that check_business_connection_chat_id reads first (BA Client.cpp). */
+const BUSINESS_CHAT_PARAM: Readonly<Record<string, string>> = {
+  readbusinessmessage: 'chat_id',
+  transfergift: 'new_owner_chat_id',
+}
+
 /** A parameter that holds JSON (an object type or an array). */
 export const isJsonParam = (p: FieldSpec): boolean => !SCALARS.has(p.type)
 
@@ -72,10 +121,21 @@ export function checkParams(bot: BotState, spec: MethodSpec, params: Params): Ch
   const lower = spec.name.toLowerCase()
   const json: Record<string, unknown> = {}
   let userId: number | undefined
+  const source = inSource(spec)
+  const requiredStrings = REQUIRED_STRING_ARGS[lower] ?? []
+  const isRequired = (p: FieldSpec): boolean => (source ? requiredStrings.includes(p.name) : p.required)
+  if (lower === 'sendgift' && (params.get('chat_id') ?? '') === '' && toInteger(params.get('user_id') ?? '') <= 0)
+    throw badRequest('invalid user_id specified') // process_send_gift_query: a user when no chat_id is given
   for (const p of spec.params) {
     const raw = params.get(p.name)
     const present = raw !== undefined && raw !== ''
     if (p.name === 'chat_id' || p.name === 'message_id') continue
+    if (p.name === 'business_connection_id' && source) continue // check_business_connection, below
+    // get_sticker_input_file: a sticker's file identifier, trimmed
+    if (p.name === 'sticker' && p.type === 'String' && source) {
+      if (p.required && (raw ?? '').trim() === '') throw badRequest('sticker is not specified')
+      continue
+    }
     if (/(^|_)user_id$/.test(p.name) && p.type === 'Integer') {
       if (!p.required && !present) continue
       const id = Math.max(0, toInteger(raw ?? '')) // Client::get_user_id
@@ -97,7 +157,8 @@ export function checkParams(bot: BotState, spec: MethodSpec, params: Params): Ch
     }
     if (isJsonParam(p)) {
       if (!present) {
-        if (p.required) throw badRequest(`parameter "${p.name}" is required`)
+        if (p.required && MISSING_JSON[p.name] !== undefined && source) throw badRequest(MISSING_JSON[p.name])
+        if (p.required && (isRequired(p) || !source)) throw badRequest(`parameter "${p.name}" is required`)
         continue
       }
       try {
@@ -107,11 +168,26 @@ export function checkParams(bot: BotState, spec: MethodSpec, params: Params): Ch
       }
       continue
     }
-    // from_chat_id is read with get_required_string_arg (Client.cpp process_forward_messages_query and the others)
-    if (p.name === 'from_chat_id' && p.required && !present) throw badRequest('parameter "from_chat_id" is required')
-    if (p.type === 'String' && p.required && !present && !p.name.endsWith('_query_id'))
+    if (
+      (p.type === 'String' || p.name === 'from_chat_id') &&
+      isRequired(p) &&
+      !present &&
+      !p.name.endsWith('_query_id')
+    )
       throw badRequest(`parameter "${p.name}" is required`)
   }
+  // check_business_connection_chat_id reads the chat first; check_business_connection then looks the connection up
+  const businessChat = BUSINESS_CHAT_PARAM[lower]
+  if (businessChat !== undefined && (params.get(businessChat) ?? '') === '')
+    throw badRequest('chat identifier is empty')
+  // (sendChecklist and editMessageChecklist without one run in the chat: do_send_message, check_chat)
+  if (
+    source &&
+    lower !== 'sendchecklist' &&
+    lower !== 'editmessagechecklist' &&
+    spec.params.some((p) => p.name === 'business_connection_id' && p.required)
+  )
+    bot.business.require(params.get('business_connection_id') ?? '')
   for (const p of spec.params) {
     // ids of queries the emulator never made (web app, guest, join request queries): Telegram's QUERY_ID_INVALID
     if (p.name.endsWith('_query_id') && (p.required || params.get(p.name))) throw badRequest(QUERY_ID_INVALID)
