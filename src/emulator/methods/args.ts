@@ -52,6 +52,10 @@ export function stringField(o: Record<string, unknown>, name: string): string {
   throw new Error(`Field "${name}" must be of type String`)
 }
 
+/** The bounds of an int32 (get_integer_arg's default min and max). */
+export const INT32_MIN = -2147483648
+export const INT32_MAX = 2147483647
+
 /** BA `get_integer_arg`: empty → default, else the integer clamped to [min, max]. */
 export function integerArg(params: Params, name: string, fallback: number, min: number, max: number): number {
   const raw = params.get(name) ?? ''

@@ -19,6 +19,7 @@ import {messageMedia} from '../media/objects.js'
 import {ApiError} from '../errors.js'
 import {parseJsonBounded} from '../json.js'
 import {toInteger} from '../integer.js'
+import {INT32_MAX, INT32_MIN, integerArg} from './args.js'
 
 export const NOT_MODIFIED =
   'message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message'
@@ -195,8 +196,9 @@ export const editMessageLiveLocation: Handler = (bot, params) => {
   const target = editTarget(bot, params, 'live')
   const keyboard = markup()
   const current = (target.kind === 'message' ? target.message.location : target.inline.content.location) as TgObject
-  const heading = Number.parseInt(params.get('heading') ?? '', 10)
-  const radius = Number.parseInt(params.get('proximity_alert_radius') ?? '', 10)
+  // process_edit_message_live_location_query: get_integer_arg(…, 0), td::to_integer<int32>
+  const heading = integerArg(params, 'heading', 0, INT32_MIN, INT32_MAX)
+  const radius = integerArg(params, 'proximity_alert_radius', 0, INT32_MIN, INT32_MAX)
   const location: TgObject = {
     ...point,
     ...(current.live_period !== undefined ? {live_period: current.live_period} : {}),

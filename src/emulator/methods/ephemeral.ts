@@ -19,6 +19,8 @@ import {QUERY_INVALID} from './callbacks.js'
 import {NOT_MODIFIED, readEditMedia} from './edit.js'
 import {resolveFile} from '../media/input.js'
 import {messageMedia} from '../media/objects.js'
+import {userIdParam} from './args.js'
+import {toInteger} from '../integer.js'
 
 /** How long a user's ephemeral message may be replied to (ReplyParameters.ephemeral_message_id: "within 15 seconds"). */
 export const EPHEMERAL_REPLY_MS = 15_000
@@ -155,11 +157,11 @@ async function sendEphemeral(
 /** The ephemeral message an edit or deletion names: chat_id, receiver_user_id, ephemeral_message_id. */
 function ephemeralTarget(bot: BotState, params: Params, what: string) {
   const chat = chatOf(bot, params)
-  const receiver = Number.parseInt((params.get('receiver_user_id') ?? '').trim(), 10)
-  if (!Number.isSafeInteger(receiver) || receiver <= 0) throw badRequest('invalid receiver_user_id specified')
-  const rawId = (params.get('ephemeral_message_id') ?? '').trim()
+  // integers read as the server reads them (Client::get_user_id, td::to_integer<int32>)
+  const receiver = userIdParam(params, 'receiver_user_id')
+  const rawId = params.get('ephemeral_message_id') ?? ''
   if (rawId === '') throw badRequest('parameter "ephemeral_message_id" is required')
-  const id = Number.parseInt(rawId, 10)
+  const id = toInteger(rawId, 32)
   const entry = id > 0 ? bot.ephemeral.get(chat.id as number, receiver, id) : undefined
   if (!entry) throw badRequest(`${what} not found`)
   return entry

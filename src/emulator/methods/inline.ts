@@ -11,6 +11,7 @@ import {QUERY_ID_INVALID} from './catalog/validate.js'
 import {toBool} from '../http/params.js'
 import type {TgObject} from '../types.js'
 import {parseJsonBounded} from '../json.js'
+import {integerArg} from './args.js'
 
 /**
  * The lifetime of an inline_query update (Client.cpp add_new_inline_query: 30 s): the emulator lets it be answered that
@@ -175,7 +176,8 @@ export const answerInlineQuery: Handler = (bot, params) => {
   if (!state || state.answer || Date.now() - state.madeAt > lifetime) throw badRequest(QUERY_ID_INVALID)
   const ids = results.map((r) => String(r.id))
   if (new Set(ids).size !== ids.length) throw badRequest('RESULT_ID_DUPLICATE')
-  const cache = Math.min(86400, Math.max(0, Number.parseInt(params.get('cache_time') ?? '300', 10) || 0))
+  // process_answer_inline_query_query: get_integer_arg(query, "cache_time", 300, 0, 24 * 60 * 60)
+  const cache = integerArg(params, 'cache_time', 300, 0, 86400)
   const switchPm = params.get('switch_pm_text')
   state.answer = {
     results,

@@ -8,7 +8,7 @@
 import {badRequest} from '../errors.js'
 import type {Params} from '../http/params.js'
 import type {Invoice, LabeledPrice} from '../state/payments.js'
-import {integerSafe, longField, required, stringField, toBool} from './args.js'
+import {INT32_MAX, integerArg, integerSafe, longField, required, stringField, toBool} from './args.js'
 import {parseJsonBounded} from '../json.js'
 
 /** td's `check_currency_amount`: |amount| ≤ 9999'9999'9999. */
@@ -89,7 +89,8 @@ export function readInvoice(params: Params, link: boolean): Invoice {
       }
     }
   }
-  const period = link ? Math.max(0, Number.parseInt(params.get('subscription_period') ?? '', 10) || 0) : 0
+  // get_input_message_invoice: get_integer_arg(query, "subscription_period", 0, 0)
+  const period = link ? integerArg(params, 'subscription_period', 0, 0, INT32_MAX) : 0
   return {
     title,
     description,

@@ -15,6 +15,7 @@ import type {TgObject} from '../types.js'
 import {markupOf} from './message-params.js'
 import {parseJsonBounded} from '../json.js'
 import {toInteger} from '../integer.js'
+import {INT32_MAX, INT32_MIN, integerArg} from './args.js'
 
 /** `<text>, <entities>` of an optional formatted parameter (explanation, description). */
 function formattedOf(params: Params, name: string): {text: string; entities: TgObject[]} | undefined {
@@ -68,10 +69,9 @@ function readCorrect(params: Params): number[] {
       return v
     })
   }
-  const single = params.get('correct_option_id')
-  if (single === undefined) return []
-  const n = Number.parseInt(single, 10)
-  return [Number.isFinite(n) ? n : -1]
+  // process_send_poll_query: get_integer_arg(query, "correct_option_id", -1), td::to_integer<int32>
+  if (params.get('correct_option_id') === undefined) return []
+  return [integerArg(params, 'correct_option_id', -1, INT32_MIN, INT32_MAX)]
 }
 
 const questionLength = (text: string): number => [...text].length

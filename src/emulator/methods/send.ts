@@ -16,7 +16,7 @@ import {
 } from './message-params.js'
 import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
-import {required} from './args.js'
+import {INT32_MAX, INT32_MIN, integerArg, required} from './args.js'
 
 /** What every send checks before its content, in the server's order: reply target, markup, chat, replied message. */
 export interface Prepared {
@@ -75,9 +75,10 @@ export const sendOther: Handler = (bot, params, _core, ctx) => {
       if (latitude === '') throw new ApiError(400, 'Bad Request: latitude is empty')
       const longitude = (params.get('longitude') ?? '').trim()
       if (longitude === '') throw new ApiError(400, 'Bad Request: longitude is empty')
-      const live = Number.parseInt(params.get('live_period') ?? '', 10) || 0
-      const heading = Number.parseInt(params.get('heading') ?? '', 10) || 0
-      const radius = Number.parseInt(params.get('proximity_alert_radius') ?? '', 10) || 0
+      // process_send_location_query: get_integer_arg(…, 0), td::to_integer<int32>
+      const live = integerArg(params, 'live_period', 0, INT32_MIN, INT32_MAX)
+      const heading = integerArg(params, 'heading', 0, INT32_MIN, INT32_MAX)
+      const radius = integerArg(params, 'proximity_alert_radius', 0, INT32_MIN, INT32_MAX)
       const accuracy = Number.parseFloat(params.get('horizontal_accuracy') ?? '') || 0
       content.location = {
         latitude: Number.parseFloat(latitude) || 0,

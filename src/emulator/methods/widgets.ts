@@ -17,6 +17,7 @@ import type {TgObject} from '../types.js'
 import {formatted, now} from './message-params.js'
 import {prepareSend, finishSend} from './send.js'
 import {required} from './args.js'
+import {toInteger} from '../integer.js'
 import {QUERY_INVALID} from './callbacks.js'
 import {WIDGET_QUERY_LIFETIME_MS} from '../state/widgets.js'
 import {readableInlineMessageId} from '../state/inline.js'
@@ -33,8 +34,8 @@ function dataParam(params: Params, name: string): string | undefined {
 }
 
 function optionalInt(params: Params, name: string): number | undefined {
-  const n = Number.parseInt((params.get(name) ?? '').trim(), 10)
-  return Number.isSafeInteger(n) && n > 0 ? n : undefined
+  const n = toInteger(params.get(name) ?? '') // td::to_integer
+  return n > 0 ? n : undefined
 }
 
 /** A widget message in a private chat: the chat checks of every send, then the widget's own. */
@@ -118,8 +119,8 @@ function touchShared(bot: BotState, core: Core, id: unknown, publicData: string 
 export const editMessageWidgetData: Handler = (bot, params, core) => {
   const publicData = dataParam(params, 'public_data')
   const chatData = dataParam(params, 'chat_data')
-  const chatId = (params.get('chat_id') ?? '').trim()
-  const messageId = Number.parseInt((params.get('message_id') ?? '').trim(), 10) || 0
+  const chatId = params.get('chat_id') ?? ''
+  const messageId = Math.max(0, toInteger(params.get('message_id') ?? '', 32)) // Client::get_message_id
   if (chatId === '' && messageId === 0) {
     const id = params.get('inline_message_id') ?? ''
     if (id === '') throw badRequest('message identifier is not specified')
@@ -150,8 +151,8 @@ export const editSharedWidgetData: Handler = (bot, params, core) => {
   const raw = params.get('public_data')
   if (raw === undefined) throw badRequest('parameter "public_data" is required')
   const publicData = dataParam(params, 'public_data')
-  const rawCache = (params.get('cache_time') ?? '').trim()
-  const cacheTime = rawCache === '' ? undefined : Number.parseInt(rawCache, 10)
+  const rawCache = params.get('cache_time') ?? ''
+  const cacheTime = rawCache === '' ? undefined : toInteger(rawCache, 32) // td::to_integer<int32>
   if (cacheTime !== undefined && !(cacheTime >= 5 && cacheTime <= 3600))
     throw badRequest('cache_time must be between 5 and 3600')
   const shared = bot.widgets.shared.get(id)
