@@ -134,6 +134,58 @@ describe('strings must be UTF-8 (TD tdutils/td/utils/utf8.cpp check_utf8; td/tel
   })
 })
 
+describe('strings in multipart form fields must be UTF-8 (TD tdnet/td/net/HttpReader.cpp parse_multipart; utf8.cpp check_utf8)', () => {
+  /** A multipart body of text fields, each with its raw bytes and an optional Content-Type. */
+  const multipart = (fields: Array<[string, Buffer, string?]>): {type: string; body: Buffer} => {
+    const boundary = 'xYzBoundary'
+    const parts = fields.map(([name, value, type]) =>
+      Buffer.concat([
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n${type ? `Content-Type: ${type}\r\n` : ''}\r\n`,
+        ),
+        value,
+        Buffer.from('\r\n'),
+      ]),
+    )
+    return {
+      type: `multipart/form-data; boundary=${boundary}`,
+      body: Buffer.concat([...parts, Buffer.from(`--${boundary}--\r\n`)]),
+    }
+  }
+
+  it('answers td texts for a field that is not UTF-8, and keeps valid text as sent, with or without a charset', async () => {
+    const {emu, token} = await setup()
+    emu.sendUserMessage(token, {text: 'hi', chatId: 93, userId: 93})
+    const base = `${emu.apiRoot}/bot${token}`
+    const send = async (fields: Array<[string, Buffer, string?]>) => {
+      const {type, body} = multipart(fields)
+      return (await post(base, 'sendMessage', type, body)).json
+    }
+    const bad = await send([
+      ['chat_id', Buffer.from('93')],
+      ['text', Buffer.from([0x61, 0xff, 0x62])],
+    ])
+    expect(bad.description).toBe('Bad Request: strings must be encoded in UTF-8')
+    const html = await send([
+      ['chat_id', Buffer.from('93')],
+      ['parse_mode', Buffer.from('HTML')],
+      ['text', Buffer.from([0xc3, 0x28])],
+    ])
+    expect(html.description).toBe('Bad Request: text must be encoded in UTF-8')
+    // valid UTF-8 bytes without a charset (curl -F), and with one (aiohttp names utf-8 on each text field)
+    const plain = await send([
+      ['chat_id', Buffer.from('93')],
+      ['text', Buffer.from('café ✓')],
+    ])
+    expect(plain.result.text).toBe('café ✓')
+    const named = await send([
+      ['chat_id', Buffer.from('93'), 'text/plain; charset=utf-8'],
+      ['text', Buffer.from('naïve £5'), 'text/plain; charset=utf-8'],
+    ])
+    expect(named.result.text).toBe('naïve £5')
+  })
+})
+
 describe('a malformed token under local rules (BA telegram-bot-api/ClientManager.cpp ClientManager::send)', () => {
   it('answers the local server checks; cloud rules keep api.telegram.org 404', async () => {
     const {emu} = await setup()

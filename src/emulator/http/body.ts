@@ -16,6 +16,7 @@ import type {Readable} from 'node:stream'
 import {createGunzip, createInflate} from 'node:zlib'
 import busboy from 'busboy'
 import {ApiError} from '../errors.js'
+import {decodeUtf8} from './td-args.js'
 
 export const MAX_BODY = 50 * 1024 * 1024
 export const MAX_PARAMETERS = 1 << 20
@@ -128,14 +129,30 @@ export function drain(stream: Readable): Promise<void> {
   })
 }
 
+/** Whether raw multipart bytes hold `charset=` (any case), as a part's Content-Type names one. */
+function namesCharset(bytes: Buffer): boolean {
+  let at = bytes.indexOf('arset=')
+  while (at >= 0) {
+    if (at >= 2 && bytes.toString('latin1', at - 2, at).toLowerCase() === 'ch') return true
+    at = bytes.indexOf('arset=', at + 1)
+  }
+  return bytes.indexOf('ARSET=') >= 0
+}
+
 /**
  * A multipart/form-data body: each field through `onField`, each file (its bytes in memory) through `onFile`. The
  * limits above apply; a body busboy cannot start on (no boundary) is drained and yields nothing.
+ *
+ * A field's bytes are taken as they come, as the server's HTTP reader takes them (td HttpReader::parse_multipart):
+ * busboy hands them over one character per byte (latin1) and they are decoded here, a name or value that is not
+ * valid UTF-8 flagged (`badUtf8`) for the method to answer td's text, never turned into U+FFFD. Once a part's
+ * headers name a charset (aiohttp names utf-8 on every text field), busboy decodes the parts in theirs, and their
+ * text is taken as busboy gives it (their bytes are no longer at hand).
  */
 export function readMultipart(
   headers: IncomingHttpHeaders,
   stream: Readable,
-  onField: (name: string, value: string) => void,
+  onField: (name: string, value: string, badUtf8: boolean) => void,
   onFile: (name: string, file: UploadedFile) => void,
 ): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -144,6 +161,8 @@ export function readMultipart(
       bb = busboy({
         headers,
         limits: {files: MAX_FILES, parts: MAX_PARTS, fields: MAX_PARTS, fieldSize: MAX_PARAMETERS, fileSize: MAX_BODY},
+        defCharset: 'latin1',
+        defParamCharset: 'latin1',
       })
     } catch {
       stream.resume()
@@ -162,16 +181,26 @@ export function readMultipart(
       reject(error)
     }
     // Every byte of the (decoded) body counts, the parts' headers and what lies between them too.
+    let charsetNamed = false
+    let tail = Buffer.alloc(0)
     const count = (chunk: Buffer): void => {
       size += chunk.length
       if (size > MAX_BODY) fail(tooLarge(BODY_TOO_BIG))
+      if (!charsetNamed) {
+        // this listener sees a part's headers before busboy emits its field
+        const seen = tail.length > 0 ? Buffer.concat([tail, chunk]) : chunk
+        charsetNamed = namesCharset(seen)
+        tail = Buffer.from(seen.subarray(Math.max(0, seen.length - 8)))
+      }
     }
     stream.on('data', count)
     bb.on('field', (name, value, info) => {
       if (failed) return
-      fieldBytes += Buffer.byteLength(name) + Buffer.byteLength(value)
+      const [nameText, badName] = decodeUtf8(Buffer.from(name, 'latin1'))
+      const [text, badValue] = charsetNamed ? [value, false] : decodeUtf8(Buffer.from(value, 'latin1'))
+      fieldBytes += Buffer.byteLength(nameText) + Buffer.byteLength(text)
       if (info.valueTruncated || fieldBytes > MAX_PARAMETERS) fail(tooLarge('too much parameters in form data'))
-      else onField(name, value)
+      else onField(nameText, text, badName || badValue)
     })
     const arena = new FileArena()
     bb.on('file', (name, file, info) => {

@@ -150,7 +150,7 @@ export async function readParams(search: string, headers: IncomingHttpHeaders, b
     await readMultipart(
       headers,
       stream,
-      (name, value) => params.add(name, value),
+      (name, value, bad) => params.add(name, value, bad),
       (name, file) => params.files.set(name, file),
     )
     return params
