@@ -183,6 +183,14 @@ describe('strings in multipart form fields must be UTF-8 (TD tdnet/td/net/HttpRe
       ['text', Buffer.from('naïve £5'), 'text/plain; charset=utf-8'],
     ])
     expect(named.result.text).toBe('naïve £5')
+    // BA Client.cpp get_input_message_invoice: the payload's own text, before the title reaches td
+    const invoice = await post(
+      base,
+      'sendInvoice',
+      'application/x-www-form-urlencoded',
+      'chat_id=93&title=%FF&description=d&payload=p%FE&currency=XTR&prices=[{"label":"a","amount":1}]',
+    )
+    expect(invoice.json.description).toBe('Bad Request: the payload must be encoded in UTF-8')
   })
 })
 

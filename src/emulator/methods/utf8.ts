@@ -21,6 +21,9 @@ export function checkUtf8(lower: string, params: Params): void {
   const bad = params.badUtf8
   if (bad === undefined) return
   const spec = methodSpec(lower)
+  // get_input_message_invoice checks the payload itself, before anything reaches td (BA Client.cpp)
+  if ((lower === 'sendinvoice' || lower === 'createinvoicelink') && bad.has('payload'))
+    throw badRequest('the payload must be encoded in UTF-8')
   for (const name of bad) {
     if (name === 'chat_id' || name === 'from_chat_id') continue
     if (spec && !spec.params.some((p) => p.name === name)) continue
