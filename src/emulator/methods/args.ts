@@ -56,6 +56,25 @@ export function stringField(o: Record<string, unknown>, name: string): string {
 export const INT32_MIN = -2147483648
 export const INT32_MAX = 2147483647
 
+/**
+ * BA `Client::get_strings`: a JSON array of at most `max` strings; empty → none. Its texts: `can't parse <name> JSON
+ * object`, `expected an Array of String`, `too many items specified`.
+ */
+export function stringsParam(params: Params, name: string, max: number): string[] {
+  const raw = params.get(name) ?? ''
+  if (raw === '') return []
+  let value: unknown
+  try {
+    value = parseJsonBounded(raw)
+  } catch {
+    throw badRequest(`can't parse ${name} JSON object`)
+  }
+  if (!Array.isArray(value)) throw badRequest('expected an Array of String')
+  if (value.length > max) throw badRequest('too many items specified')
+  for (const item of value) if (typeof item !== 'string') throw badRequest('expected an Array of String')
+  return value as string[]
+}
+
 /** BA `get_integer_arg`: empty → default, else the integer clamped to [min, max]. */
 export function integerArg(params: Params, name: string, fallback: number, min: number, max: number): number {
   const raw = params.get(name) ?? ''

@@ -7,6 +7,7 @@ import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
 import {parseJsonBounded} from '../json.js'
 import {toInteger} from '../integer.js'
+import {longField, stringField} from './args.js'
 
 export const now = (): number => Math.floor(Date.now() / 1000)
 
@@ -137,3 +138,48 @@ export function checkLinkPreviewOptions(params: Params): void {
     } else if (typeof v !== 'boolean') throw badRequest(`field "${name}" must be of type Boolean`)
   }
 }
+
+/**
+ * `suggested_post_parameters` as the server reads it for every send, copy and forward (telegram-bot-api Client.cpp
+ * `Client::get_input_suggested_post_info`, after reply_parameters and before reply_markup): JSON, an object, its
+ * send_date an int32 and its price an object with a currency (XTR or TON) and an amount (`get_suggested_post_price`),
+ * in td's words (JsonBuilder.cpp get_optional_int_field, get_required_string_field, get_required_long_field).
+ */
+export function checkSuggestedPost(params: Params): void {
+  const raw = params.get('suggested_post_parameters') ?? ''
+  if (raw === '') return
+  let value: unknown
+  try {
+    value = parseJsonBounded(raw)
+  } catch {
+    throw badRequest("can't parse suggested post parameters JSON object")
+  }
+  if (!isObject(value)) throw badRequest('object expected as suggested post parameters')
+  const tdError = (err: unknown): never => {
+    const text = (err as Error).message
+    throw badRequest(text[0].toLowerCase() + text.slice(1))
+  }
+  if ('send_date' in value) {
+    const v = value.send_date
+    if (typeof v !== 'number' && typeof v !== 'string') throw badRequest('field "send_date" must be a Number')
+    const text = String(v)
+    if (!/^-?\d+$/.test(text) || Math.abs(Number(text)) > 2147483648 || Number(text) === 2147483648)
+      throw badRequest(`can't parse "${text}" as number`)
+  }
+  if (!('price' in value)) return
+  const price = value.price
+  if (!isObject(price)) throw badRequest('field "price" must be of type Object')
+  let currency: string
+  let amount: number
+  try {
+    currency = stringField(price, 'currency')
+    amount = longField(price, 'amount')
+  } catch (err) {
+    return tdError(err)
+  }
+  if (currency === 'TON') {
+    if (amount % 10000000 !== 0) throw badRequest('suggested post price must be divisible by 10000000 nanotoncoins')
+  } else if (currency !== 'XTR') throw badRequest('invalid suggested post price currency specified')
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v)

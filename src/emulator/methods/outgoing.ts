@@ -4,7 +4,7 @@
  */
 import type {Answer, Handler} from './core.js'
 import {badRequest} from '../errors.js'
-import {chatOf} from './message-params.js'
+import {chatOf, checkSuggestedPost} from './message-params.js'
 import type {TgObject} from '../types.js'
 import {sendChatAction, sendMessage, sendOther} from './send.js'
 import {
@@ -24,6 +24,7 @@ import {required} from './args.js'
 export const forwardMessage: Handler = (bot, params, _core, ctx) => {
   // Client.cpp process_forward_message_query / process_copy_message_query read from_chat_id before the chat
   const fromChatId = required(params, 'from_chat_id')
+  checkSuggestedPost(params) // do_send_message, before the chat
   const chat = chatOf(bot, params)
   const from = bot.findChat(fromChatId)
   if (!from) throw badRequest('chat not found')

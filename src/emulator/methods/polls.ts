@@ -15,7 +15,7 @@ import type {TgObject} from '../types.js'
 import {markupOf} from './message-params.js'
 import {parseJsonBounded} from '../json.js'
 import {toInteger} from '../integer.js'
-import {INT32_MAX, INT32_MIN, integerArg} from './args.js'
+import {INT32_MAX, INT32_MIN, integerArg, stringsParam} from './args.js'
 
 /** `<text>, <entities>` of an optional formatted parameter (explanation, description). */
 function formattedOf(params: Params, name: string): {text: string; entities: TgObject[]} | undefined {
@@ -91,6 +91,7 @@ export const sendPoll: Handler = (bot, params, core) => {
   const openPeriod = Math.min(2628000, Math.max(0, toInteger(params.get('open_period') ?? '', 32)))
   const closeDateParam = Math.max(0, toInteger(params.get('close_date') ?? '', 32))
   const membersOnly = toBool(params.get('members_only'))
+  stringsParam(params, 'country_codes', 12) // process_send_poll_query: get_strings(query, 12, "country_codes")
   const prepared = prepareSend(bot, params)
   // td's rules, after the chat
   // td MessageContent.cpp get_input_message_content (inputMessagePoll) and PollOption.cpp get_poll_option read the

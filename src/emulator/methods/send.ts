@@ -8,6 +8,7 @@ import {ApiError, badRequest} from '../errors.js'
 import {
   chatOf,
   checkLinkPreviewOptions,
+  checkSuggestedPost,
   formatted,
   markupOf,
   now,
@@ -27,6 +28,7 @@ export interface Prepared {
 
 export function prepareSend(bot: BotState, params: Params, chat?: TgObject): Prepared {
   const reply = replyTarget(params)
+  checkSuggestedPost(params)
   const markup = markupOf(params)
   const target = chat ?? chatOf(bot, params)
   const replied = repliedMessage(bot, target, reply)

@@ -11,6 +11,7 @@ import type {TgObject} from '../../types.js'
 import type {FieldSpec, MethodSpec} from './index.js'
 import {parseJsonBounded} from '../../json.js'
 import {toInteger} from '../../integer.js'
+import {checkSuggestedPost} from '../message-params.js'
 
 /** `<what> not found`: the message a method's message_id names (BA check_message's message_type). */
 export const MESSAGE_TARGETS: Readonly<Record<string, string>> = {
@@ -97,6 +98,19 @@ const MISSING_JSON: Readonly<Record<string, string>> = {
   accepted_gift_types: "accepted gift types aren't specified",
 }
 
+/**
+ * The arrays the server checks item by item, by method and parameter (BA Client.cpp): process_set_sticker_keywords_query
+ * (`keywords`), get_passport_element_errors (`errors`).
+ */
+function checkArray(method: string, name: string, value: unknown): void {
+  if (method === 'setstickerkeywords' && name === 'keywords') {
+    if (!Array.isArray(value)) throw badRequest('field "keywords" must be an Array')
+    for (const item of value) if (typeof item !== 'string') throw badRequest('keyword must be a string')
+  }
+  if (method === 'setpassportdataerrors' && name === 'errors' && !Array.isArray(value))
+    throw badRequest('expected an Array of PassportElementError')
+}
+
 /** The parameter naming the chat that check_business_connection_chat_id reads first (BA Client.cpp). */
 const BUSINESS_CHAT_PARAM: Readonly<Record<string, string>> = {
   readbusinessmessage: 'chat_id',
@@ -166,6 +180,7 @@ export function checkParams(bot: BotState, spec: MethodSpec, params: Params): Ch
       } catch {
         throw badRequest(`can't parse ${JSON_NAMES[p.name] ?? p.name.replace(/_/g, ' ')} JSON object`)
       }
+      if (source) checkArray(lower, p.name, json[p.name])
       continue
     }
     if (
@@ -176,6 +191,14 @@ export function checkParams(bot: BotState, spec: MethodSpec, params: Params): Ch
     )
       throw badRequest(`parameter "${p.name}" is required`)
   }
+  // get_input_suggested_post_info: the sends, copies and forwards read it before the chat (do_send_message and the
+  // batch methods' process_*_query)
+  if (
+    lower === 'forwardmessages' ||
+    lower === 'copymessages' ||
+    spec.params.some((p) => p.name === 'suggested_post_parameters')
+  )
+    checkSuggestedPost(params)
   // check_business_connection_chat_id reads the chat first; check_business_connection then looks the connection up
   const businessChat = BUSINESS_CHAT_PARAM[lower]
   if (businessChat !== undefined && (params.get(businessChat) ?? '') === '')
