@@ -40,7 +40,14 @@ export function botPart(): SessionPart {
       ctx.signal.addEventListener('abort', () => r.close(), {once: true})
       ctx.events.on('files-changed', (files) => void r.restart(files))
       ctx.events.on('restart-requested', (why) => void r.restart([], why))
-      r.launch()
+      // Tunnel mode: the first start waits until the session's webhook URL is known (the tunnel is
+      // open, its webhook being set), so WEBHOOK_URL is there from the first start; the relay holds
+      // updates meanwhile. A restart asked for before then starts it at once.
+      if (o.mode === 'webhook' && !o.bridge)
+        void ctx.webhookUrlKnown.then(() => {
+          if (!ctx.signal.aborted && !r.bot) r.launch()
+        })
+      else r.launch()
     },
     async stop() {
       await runner?.stop()

@@ -82,6 +82,9 @@ export function deliveryPart(kind: Kind, replacing?: Replacing): SessionPart {
         // A tunnel that cannot be opened or proved: the runner may put the bridge in its place.
         if (error instanceof DeliveryStartError) throw new ReplaceablePartError(error.message, {cause: error})
         throw error
+      } finally {
+        // A bot still waiting for the webhook URL starts now, with or without one.
+        c.urlSettled()
       }
       if (replacing?.kind === 'bot-polls')
         c.emit({
