@@ -82,10 +82,10 @@ export function deliveryPart(kind: Kind, replacing?: Replacing): SessionPart {
         // A tunnel that cannot be opened or proved: the runner may put the bridge in its place.
         if (error instanceof DeliveryStartError) throw new ReplaceablePartError(error.message, {cause: error})
         throw error
-      } finally {
-        // A bot still waiting for the webhook URL starts now, with or without one.
-        c.urlSettled()
       }
+      // A bot still waiting for the webhook URL starts now, with or without one (the bridge has none);
+      // when no delivery starts, the session ends without ever starting it.
+      c.urlSettled()
       if (replacing?.kind === 'bot-polls')
         c.emit({
           type: 'mode-switch',
