@@ -3,6 +3,7 @@
  * changes; it tells the runner when it is up and when it exits unasked.
  */
 import {BotRunner} from '../bot/runner.js'
+import {sessionImports} from '../imports/imports.js'
 import type {SessionPart} from '../part.js'
 
 export function botPart(): SessionPart {
@@ -18,7 +19,11 @@ export function botPart(): SessionPart {
         cwd: o.cwd,
         token: o.token,
         apiRoot: ctx.botApiRoot ?? (o.passApiRoot === false ? undefined : o.apiRoot),
-        env: o.env,
+        // Watching: the bot reports the project files it loads (imports/imports.ts), the watcher restarts for those.
+        env:
+          o.watch && !o.forwardTo
+            ? {...o.env, ...sessionImports(ctx, o.cwd, ctx.signal).env({...process.env, ...o.env})}
+            : o.env,
         mode: o.mode,
         port: ctx.botPort,
         path: ctx.webhookPath,
