@@ -7,7 +7,11 @@
  *    until it listens on PORT, measured in the same run).
  * 2. SIGINT → exit, with the webhook deleted at exit.
  *
- *   npx tsx bench/dev-timing.ts [--runs 5] [--no-poller-check]
+ *   npx tsx bench/dev-timing.ts [--runs 5] [--no-poller-check] [--tunnel-delay MS]
+ *
+ * --tunnel-delay makes the loopback tunnel server take MS before it hands out a tunnel, as a real
+ * one does (localtunnel, cloudflared: a second or more): through a tunnel the bot is started once
+ * the webhook URL is known (WEBHOOK_URL from its first start), so this shows what that order costs.
  *
  * (The check for another poller runs while the relay, the bot and the tunnel start; it is bounded by
  * its 0.5 s window and ends at once when updates are pending. No public DNS is asked: the tunnel's
@@ -32,6 +36,8 @@ const BOT = join(ROOT, 'test', 'fixtures', 'bots', 'echo-bot.mjs')
 
 const runsArg = process.argv.indexOf('--runs')
 const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 5
+const delayArg = process.argv.indexOf('--tunnel-delay')
+const TUNNEL_DELAY_MS = delayArg > 0 ? Number(process.argv[delayArg + 1]) : 0
 
 function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b)
@@ -86,7 +92,7 @@ async function botStartup(): Promise<number> {
 
 async function main(): Promise<void> {
   const emu = await BotApiEmulator.start({timeScale: 0.01})
-  const lt = await startLocaltunnelServer()
+  const lt = await startLocaltunnelServer(TUNNEL_DELAY_MS > 0 ? {newTunnelDelayMs: TUNNEL_DELAY_MS} : {})
   const startRows: number[] = []
   const botRows: number[] = []
   const stopRows: number[] = []
@@ -161,7 +167,7 @@ async function main(): Promise<void> {
   }
   const fmt = (ms: number) => `${ms.toFixed(0).padStart(6)} ms`
   console.log(
-    `bot dev timings (loopback: emulator + localtunnel server + the real localtunnel client), ${RUNS} runs, medians`,
+    `bot dev timings (loopback: emulator + localtunnel server + the real localtunnel client${TUNNEL_DELAY_MS ? `, tunnel handed out after ${TUNNEL_DELAY_MS} ms` : ''}), ${RUNS} runs, medians`,
   )
   console.log('')
   console.log(

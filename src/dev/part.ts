@@ -126,6 +126,14 @@ export class SessionContext {
   /** The bot was seen polling (its getUpdates): no webhook is set from now on, the session switches to polling. */
   botPolls = false
 
+  /**
+   * Settles once the session's webhook URL is known (the tunnel delivery is setting it), or the
+   * delivery's start ended without one (the bridge, a failure): the bot's first start in tunnel
+   * mode waits for it, so WEBHOOK_URL is in its env from the first start.
+   */
+  readonly webhookUrlKnown: Promise<void>
+  urlSettled: () => void = () => {}
+
   #state: SessionState | undefined
   readonly #stopReason: () => StopReason | undefined
 
@@ -137,6 +145,9 @@ export class SessionContext {
   ) {
     this.#stopReason = stopReason
     this.stateDir = options.stateDir as string
+    this.webhookUrlKnown = new Promise<void>((resolve) => {
+      this.urlSettled = resolve
+    })
     this.webhook = new SessionWebhook({
       api: options.api,
       secret: () => this.webhookSecret,
@@ -145,6 +156,7 @@ export class SessionContext {
       dropPendingUpdates: options.dropPendingUpdates,
       restoreSecret: options.restoreSecret,
       saveState: (patch) => this.saveState(patch),
+      onUrl: () => this.urlSettled(),
     })
   }
 

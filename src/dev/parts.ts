@@ -1,9 +1,9 @@
 /**
  * A `bot dev` session as a list of parts, started in this order and stopped in reverse. What varies
  * with the options is chosen here, once: webhook mode runs the relay, starts the bot, then the
- * delivery (the bot starts while the tunnel opens; the relay holds updates until it listens), the
- * webhook part just before it, so the webhook is cleaned after the delivery stops and before the
- * bot does; polling mode deletes the webhook first (else the bot's getUpdates gets 409), then
+ * delivery (through a tunnel the bot's process starts once the webhook URL is known, so it has
+ * WEBHOOK_URL; the relay holds updates until it listens), the webhook part just before it, so
+ * the webhook is cleaned after the delivery stops and before the bot does; polling mode deletes the webhook first (else the bot's getUpdates gets 409), then
  * starts the bot, and restores a replaced webhook only after the bot stopped polling. With
  * --forward-to there is no bot process: the relay forwards to the user's own server.
  */

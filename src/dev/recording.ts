@@ -20,7 +20,7 @@ import {FailedCallLines} from '../inspector/history/failed-lines.js'
 import {ATTACH_WINDOW_MS, UpdateHistory} from '../inspector/history/history.js'
 import {pollingUpdateText, sourceSuffix} from '../inspector/render.js'
 import type {ApiCall, EntrySource, UpdateEntry} from '../inspector/types.js'
-import {peekUpdateId, type UpdateDescription} from '../telegram/describe.js'
+import {peekUpdateId, withContent, type UpdateDescription} from '../telegram/describe.js'
 import type {DevEvent, DevEventSink} from './events.js'
 import type {Relay} from './relay/relay.js'
 
@@ -357,7 +357,13 @@ export function webhookReply(answer: {
 function describeEntry(entry: UpdateEntry | undefined): UpdateDescription | undefined {
   if (!entry || entry.truncated || entry.type === 'unknown' || (entry.updateId === 0 && !hasUpdateId(entry.update)))
     return undefined
-  return {updateId: entry.updateId, updateType: entry.type, chatId: entry.chatId, preview: entry.preview}
+  return {
+    updateId: entry.updateId,
+    updateType: entry.type,
+    chatId: entry.chatId,
+    preview: entry.preview,
+    ...withContent(entry.content),
+  }
 }
 
 function hasUpdateId(update: unknown): boolean {
@@ -373,6 +379,7 @@ export function pollingEvent(entry: UpdateEntry): DevEvent {
     updateType: entry.type,
     ...(entry.chatId !== undefined ? {chatId: entry.chatId} : {}),
     ...(entry.preview !== undefined ? {preview: entry.preview} : {}),
+    ...withContent(entry.content),
     status: 200,
     ms: 0,
     heldMs: 0,

@@ -31,7 +31,8 @@ export function updateText(e: RelayUpdateEvent): string {
   const repeat = e.repeat
     ? ' (sent again by Telegram: the bot already answered it; same answer returned, the bot does not see it twice)'
     : ''
-  return `${clock(e.time)} ${mark} ${id} ${e.updateType ?? 'update'}${chat}${preview} → ${e.status} ${e.ms} ms${held}${repeat}${e.error ? ` (${e.error})` : ''}`
+  const content = e.content !== undefined ? ` ${e.content}` : ''
+  return `${clock(e.time)} ${mark} ${id} ${e.updateType ?? 'update'}${content}${chat}${preview} → ${e.status} ${e.ms} ms${held}${repeat}${e.error ? ` (${e.error})` : ''}`
 }
 
 const REFUSAL_TEXT: Record<string, string> = {

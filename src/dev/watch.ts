@@ -6,7 +6,9 @@
  * environments (node_modules, dist, .git, .venv, venv, __pycache__…), what the project's
  * .gitignore files leave out, and the patterns given (--ignore, "bot": {"dev": {"ignore": [...]}},
  * in .gitignore's syntax) are not looked at. A grammY file session (`sessions/…json`) or a photo a
- * bot saves (`user_photo.jpg`) restarts nothing.
+ * bot saves (`user_photo.jpg`) restarts nothing. A Node bot reports the files it loads
+ * (imports/preload.cts): then a JavaScript/TypeScript file restarts it only if it loaded it, as
+ * `tsx watch` does (see restartsFor).
  */
 import {existsSync, readFileSync} from 'node:fs'
 import {extname, join, relative, sep} from 'node:path'
@@ -59,6 +61,29 @@ export function isSourceFile(rel: string): boolean {
   return SOURCE_EXTENSIONS.has(ext)
 }
 
+/** Files a Node bot loads as modules: with the bot's own report of what it loaded, only those restart it. */
+const MODULE_EXTENSIONS = new Set(['.js', '.mjs', '.cjs', '.jsx', '.ts', '.mts', '.cts', '.tsx', '.json'])
+
+/** What the bot reported it loaded (imports/imports.ts); `known` false: nothing reported (not Node), go by extension. */
+export interface LoadedFiles {
+  readonly known: boolean
+  has(rel: string): boolean
+}
+
+/**
+ * Whether a change to `rel` (relative to the project folder, with `/`) restarts the bot: `.env`
+ * files and the project's own JSON (package.json, tsconfig.json) always; when the bot reported what
+ * it loaded, a JavaScript/TypeScript/JSON file only if it loaded it (a `.ts`/`.js`/`.json` file it
+ * writes or never imports restarts nothing); other files by their extension (isSourceFile).
+ */
+export function restartsFor(rel: string, loaded?: LoadedFiles): boolean {
+  if (isEnvFile(rel)) return true
+  const ext = extname(rel.slice(rel.lastIndexOf('/') + 1)).toLowerCase()
+  if (ext === '.json' && !rel.includes('/')) return true
+  if (loaded && MODULE_EXTENSIONS.has(ext) && loaded.known) return loaded.has(rel)
+  return isSourceFile(rel)
+}
+
 export interface WatchOptions {
   cwd: string
   debounceMs?: number
@@ -66,6 +91,8 @@ export interface WatchOptions {
   ignore?: string[]
   /** Patterns to ignore, in .gitignore's syntax, relative to `cwd` (--ignore, package.json's "ignore"). */
   patterns?: string[]
+  /** What the bot loaded (see restartsFor); without it, source files by extension. */
+  imports?: LoadedFiles
   onChange: (files: string[]) => void
   onError?: (error: Error) => void
 }
@@ -166,7 +193,7 @@ export function watchProject(options: WatchOptions): Watcher {
   const onEvent = (event: string, path: string) => {
     // Folders come and go with their files; a file that is not source is the bot's data.
     if (event === 'addDir' || event === 'unlinkDir') return
-    if (!isSourceFile(relative(options.cwd, path).split(sep).join('/'))) return
+    if (!restartsFor(relative(options.cwd, path).split(sep).join('/'), options.imports)) return
     pending.add(path)
     if (timer) clearTimeout(timer)
     timer = setTimeout(flush, debounceMs)

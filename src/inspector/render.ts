@@ -34,11 +34,12 @@ export function sourceSuffix(source: EntrySource | undefined, replayOf?: number)
  * getUpdates (one put there by bot trigger / bot replay gets its own mark from the session instead).
  */
 export function pollingUpdateText(
-  entry: Pick<UpdateEntry, 'time' | 'updateId' | 'type' | 'chatId' | 'preview' | 'source'>,
+  entry: Pick<UpdateEntry, 'time' | 'updateId' | 'type' | 'chatId' | 'preview' | 'content' | 'source'>,
 ): string {
+  const content = entry.content !== undefined ? ` ${entry.content}` : ''
   const chat = entry.chatId !== undefined ? ` chat ${entry.chatId}` : ''
   const preview = entry.preview !== undefined ? ` ${JSON.stringify(entry.preview)}` : ''
-  return `${entry.time.slice(11, 19)} ← #${entry.updateId} ${entry.type}${chat}${preview}${entry.source === 'polling' ? sourceSuffix('polling') : ''}`
+  return `${entry.time.slice(11, 19)} ← #${entry.updateId} ${entry.type}${content}${chat}${preview}${entry.source === 'polling' ? sourceSuffix('polling') : ''}`
 }
 
 export function inspectorText(url: string): string {

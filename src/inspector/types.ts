@@ -43,6 +43,8 @@ export interface UpdateEntry {
   chatId?: number
   /** Short text preview, token redacted. */
   preview?: string
+  /** What a message holds: `photo`, `voice`, `successful_payment 1 XTR`, … (none for text and other updates). */
+  content?: string
   update: unknown
   /** The bot's answer to the webhook request (null while in flight, and in polling mode). */
   answer: {status: number; body: string} | null

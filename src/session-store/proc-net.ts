@@ -194,3 +194,15 @@ export async function connectionsOf(pid: number): Promise<Connections | undefine
   }
   return out
 }
+
+/** The ports the processes of process group `pgid` listen on (Linux; empty elsewhere or where /proc cannot tell). */
+export async function groupListeningPorts(pgid: number): Promise<number[]> {
+  if (process.platform !== 'linux' || pgid <= 0) return []
+  const ports = new Set<number>()
+  for (const pid of allPids()) {
+    if (processGroup(Number(pid)) !== pgid) continue
+    const c = await connectionsOf(Number(pid))
+    for (const port of c?.listening ?? []) ports.add(port)
+  }
+  return [...ports].sort((a, b) => a - b)
+}

@@ -16,6 +16,108 @@ export interface UpdateDescription {
   updateType?: string
   chatId?: number
   preview?: string
+  /**
+   * What a message holds, for a message-like update (message, edited_message, channel_post,
+   * business_message…): `photo`, `document`, `voice`, `sticker`, `location`, `poll`, … and for a
+   * payment its amount and currency (`successful_payment 1 XTR`). Absent for text and other updates.
+   */
+  content?: string
+}
+
+/** Update types whose payload is a Message (core.telegram.org/bots/api#update). */
+export function isMessageUpdate(type: string | undefined): boolean {
+  return (
+    type === 'message' ||
+    type === 'edited_message' ||
+    type === 'channel_post' ||
+    type === 'edited_channel_post' ||
+    type === 'business_message' ||
+    type === 'edited_business_message'
+  )
+}
+
+/**
+ * The Message fields that say what it holds (core.telegram.org/bots/api#message), by precedence: a
+ * message holds one of them, except that an animation also carries `document` and a venue also
+ * `location` (so those come first), and a caption goes with a photo, a video, … (not listed).
+ */
+export const CONTENT_FIELDS: readonly string[] = [
+  'animation',
+  'venue',
+  'successful_payment',
+  'refunded_payment',
+  ...['photo', 'video', 'video_note', 'voice', 'audio', 'document', 'sticker', 'paid_media', 'story'],
+  ...['location', 'contact', 'poll', 'dice', 'game', 'invoice', 'checklist', 'giveaway', 'giveaway_winners'],
+  ...['new_chat_members', 'left_chat_member', 'new_chat_title', 'new_chat_photo', 'delete_chat_photo'],
+  ...['group_chat_created', 'supergroup_chat_created', 'channel_chat_created', 'pinned_message'],
+  ...['users_shared', 'chat_shared', 'gift', 'unique_gift', 'web_app_data', 'write_access_allowed'],
+  ...['forum_topic_created', 'forum_topic_edited', 'forum_topic_closed', 'forum_topic_reopened'],
+  ...['video_chat_scheduled', 'video_chat_started', 'video_chat_ended', 'video_chat_participants_invited'],
+  ...['message_auto_delete_timer_changed', 'migrate_to_chat_id', 'migrate_from_chat_id', 'passport_data'],
+  ...['proximity_alert_triggered', 'boost_added', 'chat_background_set', 'connected_website'],
+]
+/** A field's rank in CONTENT_FIELDS (lower wins). */
+export const CONTENT_RANK: ReadonlyMap<string, number> = new Map(CONTENT_FIELDS.map((f, i) => [f, i]))
+
+/**
+ * ISO 4217 currencies whose amounts have no minor unit, or three digits of it (all others: two);
+ * Telegram Stars (XTR) are counted in whole stars (core.telegram.org/bots/payments#supported-currencies).
+ */
+const NO_MINOR = new Set([
+  'BIF',
+  'CLP',
+  'DJF',
+  'GNF',
+  'ISK',
+  'JPY',
+  'KMF',
+  'KRW',
+  'PYG',
+  'RWF',
+  'UGX',
+  'VND',
+  'VUV',
+  'XAF',
+  'XOF',
+  'XPF',
+  'XTR',
+])
+const THREE_MINOR = new Set(['BHD', 'IQD', 'JOD', 'KWD', 'LYD', 'OMR', 'TND'])
+
+/** `total_amount` (in the currency's smallest units) as people write it: 1 XTR, 9.99 USD, 500 JPY. */
+export function amountText(total: number, currency: string): string {
+  const code = currency.toUpperCase()
+  const digits = NO_MINOR.has(code) ? 0 : THREE_MINOR.has(code) ? 3 : 2
+  return `${digits === 0 ? String(total) : (total / 10 ** digits).toFixed(digits)} ${safePreview(currency, [], 8)}`
+}
+
+/**
+ * The content words of a message: the field (see CONTENT_FIELDS), and for a payment its amount and
+ * currency when both are there. `field` undefined: a text message (or an unknown kind): nothing.
+ */
+export function contentText(field: string | undefined, total: unknown, currency: unknown): string | undefined {
+  if (field === undefined) return undefined
+  if ((field === 'successful_payment' || field === 'refunded_payment') && typeof total === 'number') {
+    if (typeof currency === 'string' && currency !== '' && Number.isSafeInteger(total))
+      return `${field} ${amountText(total, currency)}`
+  }
+  return field
+}
+
+/** The content words of a parsed message-like payload (see contentText). */
+export function messageContent(type: string | undefined, payload: Record<string, any> | undefined): string | undefined {
+  if (!payload || typeof payload !== 'object' || Array.isArray(payload) || !isMessageUpdate(type)) return undefined
+  let best: string | undefined
+  let rank = Number.POSITIVE_INFINITY
+  for (const key in payload) {
+    const r = CONTENT_RANK.get(key)
+    if (r !== undefined && r < rank && payload[key] !== null && payload[key] !== undefined) {
+      rank = r
+      best = key
+    }
+  }
+  const paid = best === 'successful_payment' || best === 'refunded_payment' ? payload[best] : undefined
+  return contentText(best, paid?.total_amount, paid?.currency)
 }
 
 const UPDATE_ID_RE = /^\s*\{\s*"update_id"\s*:\s*(\d+)/
@@ -117,5 +219,11 @@ export function describeUpdate(body: Buffer | string, secrets: Array<string | un
     updateType: updateType === undefined ? undefined : safePreview(updateType, secrets, TYPE_MAX),
     chatId: typeof chatId === 'number' ? chatId : undefined,
     preview: typeof text === 'string' ? safePreview(text, secrets) : undefined,
+    ...withContent(messageContent(updateType, payload)),
   }
+}
+
+/** `{content}` when there is one (so a description without it has no such key). */
+export function withContent(content: string | undefined): {content?: string} {
+  return content === undefined ? {} : {content}
 }

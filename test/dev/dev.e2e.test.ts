@@ -247,20 +247,9 @@ describe('bot dev (webhook mode)', () => {
     expect(result.stderr.split('\n').find((l) => l.startsWith('✗ '))).toBeDefined()
     expect(emu.webhook(token)).toBeUndefined()
     expect(readState(world.botId, world.stateDir)).toBeUndefined()
-    // The bot had been started in parallel with the tunnel: it must be gone too.
-    const pid = Number(/\(pid (\d+), webhook mode/.exec(result.stderr)?.[1])
-    expect(pid).toBeGreaterThan(0)
-    await waitFor(
-      () => {
-        try {
-          process.kill(pid, 0)
-          return false
-        } catch {
-          return true
-        }
-      },
-      {what: 'the bot to be stopped'},
-    )
+    // Through a tunnel the bot starts once the webhook URL is known (WEBHOOK_URL from its first start):
+    // a tunnel that never opened means no bot process was started at all.
+    expect(result.stderr).not.toMatch(/\(pid \d+, webhook mode/)
     assertNoToken(result, token)
   })
 

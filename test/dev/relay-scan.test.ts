@@ -7,6 +7,8 @@ import {describe, expect, it} from 'vitest'
 
 import {describeUpdate} from '../../src/telegram/describe.js'
 import {SCAN_MAX, scanUpdate} from '../../src/dev/relay/scan.js'
+import {updateText} from '../../src/dev/render.js'
+import {pollingUpdateText} from '../../src/inspector/render.js'
 
 const TOKEN = '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1'
 const SECRETS = [TOKEN, 'webhook_secret_value']
@@ -119,6 +121,9 @@ describe('scanUpdate reads what describeUpdate reads', () => {
     }
     const pick = <T>(xs: T[]): T => xs[Math.floor(random() * xs.length)]
     const keys = ['chat', 'message', 'from', 'user', 'text', 'caption', 'data', 'query', 'question', 'id', 'other']
+    // What a message holds: fields that rank against each other, a payment's amount and currency.
+    keys.push('photo', 'document', 'animation', 'location', 'venue', 'successful_payment', 'refunded_payment')
+    keys.push('total_amount', 'currency')
     const value = (depth: number): unknown => {
       const r = random()
       if (depth > 3 || r < 0.3) return pick([null, true, false, 0, -7, 3.25, 1e21, 'str', 'é😀\n"', TOKEN, ''])
@@ -130,10 +135,92 @@ describe('scanUpdate reads what describeUpdate reads', () => {
     for (let i = 0; i < 3000; i++) {
       const update: Record<string, unknown> = {}
       if (random() < 0.9) update.update_id = pick([i, -i, i + 0.5, 'x', null])
-      update[pick(['message', 'callback_query', 'poll', 'x'])] = value(0)
+      update[pick(['message', 'channel_post', 'callback_query', 'poll', 'x'])] = value(0)
       if (random() < 0.2) update[pick(['message', 'zz'])] = value(0)
       same(JSON.stringify(update, null, random() < 0.2 ? 1 : undefined))
     }
+  })
+})
+
+describe('what a message holds (issue 31 item 14)', () => {
+  const chat = {id: 5, type: 'private'}
+  const msg = (fields: Record<string, unknown>, type = 'message') => ({
+    update_id: 1,
+    [type]: {message_id: 1, date: 1, chat, ...fields},
+  })
+  const pay = (total_amount: unknown, currency: unknown) => ({total_amount, currency, invoice_payload: 'x'})
+  const cases: Array<[Record<string, unknown>, string | undefined]> = [
+    [msg({photo: [{file_id: 'a'}], caption: 'c'}), 'photo'],
+    [msg({animation: {file_id: 'a'}, document: {file_id: 'a'}}), 'animation'],
+    [msg({document: {file_id: 'a'}, animation: {file_id: 'a'}}), 'animation'],
+    [msg({location: {latitude: 1, longitude: 2}, venue: {title: 'v'}}), 'venue'],
+    [msg({voice: {file_id: 'a'}}), 'voice'],
+    [msg({sticker: {file_id: 'a'}}), 'sticker'],
+    [msg({contact: {phone_number: '1'}}), 'contact'],
+    [msg({poll: {id: 'p', question: 'q'}}), 'poll'],
+    [msg({new_chat_members: [{id: 1}]}), 'new_chat_members'],
+    [msg({successful_payment: pay(1, 'XTR')}), 'successful_payment 1 XTR'],
+    [msg({successful_payment: pay(999, 'USD')}), 'successful_payment 9.99 USD'],
+    [msg({successful_payment: pay(500, 'JPY')}), 'successful_payment 500 JPY'],
+    [msg({successful_payment: pay(1500, 'KWD')}), 'successful_payment 1.500 KWD'],
+    [msg({refunded_payment: pay(3, 'XTR')}), 'refunded_payment 3 XTR'],
+    [msg({successful_payment: pay('1', 'XTR')}), 'successful_payment'],
+    [msg({successful_payment: pay(1, 'XTR'), successful_payment2: 1}), 'successful_payment 1 XTR'],
+    [msg({successful_payment: 'odd'}), 'successful_payment'],
+    [msg({photo: [{file_id: 'a'}]}, 'edited_message'), 'photo'],
+    [msg({photo: [{file_id: 'a'}]}, 'channel_post'), 'photo'],
+    [msg({photo: [{file_id: 'a'}]}, 'business_message'), 'photo'],
+    [msg({text: 'hi'}), undefined],
+    [msg({photo: null}), undefined],
+    [msg({reply_to_message: {photo: [{file_id: 'a'}]}, text: 'hi'}), undefined],
+    [{update_id: 1, callback_query: {id: '1', photo: [], from: {id: 1}}}, undefined],
+    [{update_id: 1, pre_checkout_query: {id: 'q', currency: 'XTR', total_amount: 1}}, undefined],
+  ]
+  it('scanUpdate and describeUpdate name it alike', () => {
+    for (const [update, content] of cases) {
+      const body = JSON.stringify(update)
+      same(body)
+      expect(scanUpdate(Buffer.from(body)).content, body).toBe(content)
+    }
+    // Duplicates: the last value wins, as in JSON.parse.
+    for (const body of [
+      '{"update_id":1,"message":{"photo":[1],"photo":null}}',
+      '{"update_id":1,"message":{"photo":null,"photo":[1]}}',
+      '{"update_id":1,"message":{"successful_payment":{"total_amount":1,"currency":"XTR"},"successful_payment":{"total_amount":7,"currency":"XTR"}}}',
+      '{"update_id":1,"message":{"refunded_payment":{"total_amount":2,"currency":"XTR"},"successful_payment":{"total_amount":1,"currency":"XTR"}}}',
+      '{"update_id":1,"message":{"photo":[1]},"message":{"text":"x"}}',
+      '{"update_id":1,"message":{"ph\u006fto":[1]}}',
+    ])
+      same(body)
+  })
+
+  it('the update lines say it after the type', () => {
+    const base = {
+      time: '2026-11-27T13:42:01.000Z',
+      updateId: 7,
+      updateType: 'message',
+      chatId: 5,
+      status: 200,
+      ms: 3,
+      heldMs: 0,
+    }
+    expect(updateText({...base, content: 'successful_payment 1 XTR'})).toBe(
+      '13:42:01 ← #7 message successful_payment 1 XTR chat 5 → 200 3 ms',
+    )
+    expect(updateText({...base, content: 'photo', preview: 'a cat'})).toBe(
+      '13:42:01 ← #7 message photo chat 5 "a cat" → 200 3 ms',
+    )
+    expect(updateText({...base, preview: 'hi'})).toBe('13:42:01 ← #7 message chat 5 "hi" → 200 3 ms')
+    expect(
+      pollingUpdateText({
+        time: base.time,
+        updateId: 7,
+        type: 'message',
+        chatId: 5,
+        content: 'voice',
+        source: 'polling',
+      }),
+    ).toBe('13:42:01 ← #7 message voice chat 5 (long polling)')
   })
 })
 

@@ -5,7 +5,7 @@ import {join} from 'node:path'
 
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {isIgnoredPath, watchProject} from '../../src/dev/watch.js'
+import {isIgnoredPath, restartsFor, watchProject} from '../../src/dev/watch.js'
 import {devWorld, startDev, type DevWorld} from './helpers.js'
 import {waitFor} from '../support/wait.js'
 
@@ -96,6 +96,49 @@ describe('watch', () => {
     await waitFor(() => bursts.length > 0, {what: 'a burst'})
     await watcher.close()
     expect(bursts).toEqual([['src/a.ts', 'src/b.ts']])
+  })
+})
+
+describe('what restarts the bot (issue 31 item 13)', () => {
+  it('with what a Node bot loaded: its modules, .env and the top JSON; other JavaScript/TypeScript files do not', () => {
+    const loaded = {
+      known: true,
+      has: (rel: string) => ['bot.ts', 'lib/handlers.ts', 'config/settings.json'].includes(rel),
+    }
+    for (const rel of ['bot.ts', 'lib/handlers.ts', 'config/settings.json', '.env', '.env.local', 'package.json'])
+      expect(restartsFor(rel, loaded), rel).toBe(true)
+    for (const rel of ['data/store.ts', 'data/cache.js', 'notes.mjs', 'sessions/1.json', 'user_photo.jpg'])
+      expect(restartsFor(rel, loaded), rel).toBe(false)
+    // Not modules: by extension still (a locale file, a config the bot reads).
+    expect(restartsFor('locales/en.ftl', loaded)).toBe(true)
+    // Nothing reported (not a Node bot): by extension.
+    const none = {known: false, has: () => false}
+    expect(restartsFor('data/store.ts', none)).toBe(true)
+    expect(restartsFor('data/store.ts')).toBe(true)
+    expect(restartsFor('sessions/1.json', none)).toBe(false)
+  })
+
+  it('by extension: .gitignore, virtual environments, caches and the given patterns are left out', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bot-dev-watch-'))
+    writeFileSync(join(dir, '.gitignore'), 'generated/\n')
+    for (const sub of ['src', 'generated', '.venv/lib', 'venv', '__pycache__', 'cache', 'uploads'])
+      mkdirSync(join(dir, sub), {recursive: true})
+    const bursts: string[][] = []
+    const watcher = watchProject({
+      cwd: dir,
+      debounceMs: 100,
+      patterns: ['cache/**', 'uploads/**'],
+      onChange: (files) => bursts.push(files.sort()),
+    })
+    await watcher.ready
+    for (const f of ['generated/schema.ts', '.venv/lib/x.py', 'venv/y.py', '__pycache__/b.pyc', 'cache/s.ts'])
+      writeFileSync(join(dir, f), '1')
+    writeFileSync(join(dir, 'uploads', 'in.js'), '1')
+    writeFileSync(join(dir, 'user_photo.jpg'), '1')
+    writeFileSync(join(dir, 'src', 'bot.py'), '1')
+    await waitFor(() => bursts.length > 0, {what: 'a burst'})
+    await watcher.close()
+    expect(bursts).toEqual([['src/bot.py']])
   })
 })
 

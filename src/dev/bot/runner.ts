@@ -7,6 +7,7 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import {linked} from '../../lib/deadline.js'
 import {maskPath} from '../../lib/mask-url.js'
 import {BotProcess, botEnv, type BotExit, type BotMode} from './process.js'
+import {otherPortText, watchOtherPort} from './other-port.js'
 import type {BotCommand} from './command.js'
 import type {DevEventSink} from '../events.js'
 import {commandOf, listenerOwner} from '../../session-store/proc-net.js'
@@ -167,9 +168,23 @@ export class BotRunner {
     this.#listenWait = wait
     // (AbortSignal.any holds its sources weakly on Node 20: see lib/deadline.ts.)
     const link = linked(this.#options.signal, wait.signal)
+    // Meanwhile: does it listen on another port than PORT? (other-port.ts)
+    const other = new AbortController()
+    const o = this.#options
+    if (bot.pid > 0)
+      void watchOtherPort({
+        pgid: bot.pid,
+        port: o.port,
+        signal: other.signal,
+        onOtherPort: (ports) => {
+          if (this.#bot === bot && bot.alive && !link.signal.aborted)
+            o.emit({type: 'warn', ...otherPortText(ports, o.port)})
+        },
+      })
     try {
       await this.#listenLoop(bot, link.signal, wait.signal, started)
     } finally {
+      other.abort()
       link.clear()
     }
   }

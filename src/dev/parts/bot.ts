@@ -3,6 +3,7 @@
  * changes; it tells the runner when it is up and when it exits unasked.
  */
 import {BotRunner} from '../bot/runner.js'
+import {sessionImports} from '../imports/imports.js'
 import type {SessionPart} from '../part.js'
 
 export function botPart(): SessionPart {
@@ -18,7 +19,11 @@ export function botPart(): SessionPart {
         cwd: o.cwd,
         token: o.token,
         apiRoot: ctx.botApiRoot ?? (o.passApiRoot === false ? undefined : o.apiRoot),
-        env: o.env,
+        // Watching: the bot reports the project files it loads (imports/imports.ts), the watcher restarts for those.
+        env:
+          o.watch && !o.forwardTo
+            ? {...o.env, ...sessionImports(ctx, o.cwd, ctx.signal).env({...process.env, ...o.env})}
+            : o.env,
         mode: o.mode,
         port: ctx.botPort,
         path: ctx.webhookPath,
@@ -40,7 +45,14 @@ export function botPart(): SessionPart {
       ctx.signal.addEventListener('abort', () => r.close(), {once: true})
       ctx.events.on('files-changed', (files) => void r.restart(files))
       ctx.events.on('restart-requested', (why) => void r.restart([], why))
-      r.launch()
+      // Tunnel mode: the first start waits until the session's webhook URL is known (the tunnel is
+      // open, its webhook being set), so WEBHOOK_URL is there from the first start; the relay holds
+      // updates meanwhile. A restart asked for before then starts it at once.
+      if (o.mode === 'webhook' && !o.bridge)
+        void ctx.webhookUrlKnown.then(() => {
+          if (!ctx.signal.aborted && !r.bot) r.launch()
+        })
+      else r.launch()
     },
     async stop() {
       await runner?.stop()

@@ -83,6 +83,9 @@ export function deliveryPart(kind: Kind, replacing?: Replacing): SessionPart {
         if (error instanceof DeliveryStartError) throw new ReplaceablePartError(error.message, {cause: error})
         throw error
       }
+      // A bot still waiting for the webhook URL starts now, with or without one (the bridge has none);
+      // when no delivery starts, the session ends without ever starting it.
+      c.urlSettled()
       if (replacing?.kind === 'bot-polls')
         c.emit({
           type: 'mode-switch',

@@ -1,5 +1,6 @@
 /** watcher: restart the bot when the project's source files change (see watch.ts for what is left out). */
 import type {SessionPart} from '../part.js'
+import {sessionImports} from '../imports/imports.js'
 import {watchProject} from '../watch.js'
 
 export function watcherPart(): SessionPart {
@@ -16,6 +17,7 @@ export function watcherPart(): SessionPart {
             cwd: o.cwd,
             debounceMs: o.debounceMs,
             patterns: o.watchIgnore,
+            imports: sessionImports(ctx, o.cwd, ctx.signal),
             onChange: (files) => ctx.events.emit('files-changed', files),
             onError: (error) => ctx.emit({type: 'warn', text: `File watching failed: ${error.message}`}),
           })

@@ -132,6 +132,7 @@ export class Forwarder {
           updateType: described.updateType,
           chatId: described.chatId,
           preview: described.preview,
+          ...(described.content !== undefined ? {content: described.content} : {}),
           status: ex.status,
           ms: ex.ms,
           heldMs: Math.round(ex.heldMs),

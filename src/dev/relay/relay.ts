@@ -140,6 +140,15 @@ export class Relay {
     this.#aliases.add(path)
   }
 
+  /**
+   * The secret the bot checks (X-Telegram-Bot-Api-Secret-Token toward the bot): the one its own
+   * setWebhook asked for (answered by the session's api proxy). Incoming requests still carry the
+   * session's secret, which is what the relay checks.
+   */
+  setBotSecret(secret: string): void {
+    this.#deliverer.upstream.setSecret(secret)
+  }
+
   /** Where to forward; undefined holds requests until a target is set again. */
   setTarget(target: RelayTarget | undefined): void {
     this.#deliverer.setTarget(target)

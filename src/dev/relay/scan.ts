@@ -10,7 +10,13 @@
  * later duplicate key wins, as in JSON.parse. A body that is not JSON within the bound shows
  * nothing, like describeUpdate; past the bound it is not checked (the line shows what was found).
  */
-import {safePreview, type UpdateDescription} from '../../telegram/describe.js'
+import {
+  CONTENT_FIELDS,
+  contentText,
+  isMessageUpdate,
+  safePreview,
+  type UpdateDescription,
+} from '../../telegram/describe.js'
 
 /** Bytes of a body the scan reads. */
 export const SCAN_MAX = 64 * 1024
@@ -46,6 +52,16 @@ const K_CAPTION = key('caption')
 const K_DATA = key('data')
 const K_QUERY = key('query')
 const K_QUESTION = key('question')
+const K_TOTAL_AMOUNT = key('total_amount')
+const K_CURRENCY = key('currency')
+
+/** The content fields (describe.ts CONTENT_FIELDS) by length and first byte: a key is matched without a string made. */
+const CONTENT_KEYS = new Map<number, Array<{bytes: Buffer; rank: number}>>()
+for (const [rank, field] of CONTENT_FIELDS.entries()) {
+  const bytes = key(field)
+  const slot = bytes.length * 256 + bytes[0]
+  CONTENT_KEYS.set(slot, [...(CONTENT_KEYS.get(slot) ?? []), {bytes, rank}])
+}
 
 // The scan's state: one scan at a time (it never yields).
 let buf: Buffer = EMPTY
@@ -66,6 +82,12 @@ let text1: Found
 let text2: Found
 let text3: Found
 let text4: Found
+/** Message updates: per content field (by rank), whether its last value was there (not null); the payment's amount and currency. */
+const contentSeen = new Uint8Array(CONTENT_FIELDS.length)
+let contentTouched = false
+/** successful_payment's and refunded_payment's total_amount and currency (the last value of each field). */
+const payTotal: Found[] = [undefined, undefined]
+const payCurrency: Found[] = [undefined, undefined]
 
 /** Update types made safe, for one set of secrets (a handful of types recur). */
 let typePreviews = new Map<string, string>()
@@ -77,6 +99,7 @@ export function scanUpdate(body: Buffer, secrets: Array<string | undefined> = []
   pos = 0
   end = Math.min(body.length, SCAN_MAX)
   updateId = chat0 = chat1 = chat2 = chat3 = text0 = text1 = text2 = text3 = text4 = undefined
+  resetContent()
   let type: string | undefined
   try {
     type = scanTop()
@@ -88,12 +111,43 @@ export function scanUpdate(body: Buffer, secrets: Array<string | undefined> = []
   }
   const chatId = chat0 ?? chat1 ?? chat2 ?? chat3
   const text = text0 ?? text1 ?? text2 ?? text3 ?? text4
-  return {
+  const content = contentTouched && isMessageUpdate(type) ? foundContent() : undefined
+  const out: UpdateDescription = {
     updateId: typeof updateId === 'number' ? updateId : undefined,
     updateType: type === undefined ? undefined : typePreview(type, secrets),
     chatId: typeof chatId === 'number' ? chatId : undefined,
     preview: typeof text === 'string' ? safePreview(text, secrets) : undefined,
   }
+  if (content !== undefined) out.content = content
+  return out
+}
+
+function resetContent(): void {
+  if (contentTouched) contentSeen.fill(0)
+  contentTouched = false
+  payTotal[0] = payTotal[1] = payCurrency[0] = payCurrency[1] = undefined
+}
+
+/** The content words of the fields seen (the lowest rank present), as describe.ts messageContent makes them. */
+function foundContent(): string | undefined {
+  const rank = contentSeen.indexOf(1)
+  if (rank < 0) return undefined
+  const field = CONTENT_FIELDS[rank]
+  const slot = paymentSlot(field)
+  return contentText(field, slot < 0 ? undefined : payTotal[slot], slot < 0 ? undefined : payCurrency[slot])
+}
+
+function paymentSlot(field: string): number {
+  return field === 'successful_payment' ? 0 : field === 'refunded_payment' ? 1 : -1
+}
+
+/** The content field the key just read is (its rank), or -1. */
+function contentRank(): number {
+  if (keyText !== undefined) return CONTENT_FIELDS.indexOf(keyText)
+  const n = keyEnd - keyStart
+  const candidates = CONTENT_KEYS.get(n * 256 + buf[keyStart])
+  if (candidates) for (const c of candidates) if (keyIs(c.bytes)) return c.rank
+  return -1
 }
 
 function typePreview(type: string, secrets: Array<string | undefined>): string {
@@ -140,7 +194,8 @@ function scanTop(): string | undefined {
           bounded = type
         }
         chat0 = chat1 = chat2 = chat3 = text0 = text1 = text2 = text3 = text4 = undefined
-        if (peek() === OPEN) scanPayload()
+        resetContent()
+        if (peek() === OPEN) scanPayload(isMessageUpdate(type))
         else skipValue()
       } else skipValue()
       ws()
@@ -156,8 +211,11 @@ function scanTop(): string | undefined {
   return type
 }
 
-/** The payload object: chat.id, message.chat.id, from.id, user.id; text, caption, data, query, question. */
-function scanPayload(): void {
+/**
+ * The payload object: chat.id, message.chat.id, from.id, user.id; text, caption, data, query,
+ * question; and of a message (`message`: true) the content fields it has.
+ */
+function scanPayload(message: boolean): void {
   pos++ // {
   ws()
   if (peek() === CLOSE) {
@@ -169,31 +227,41 @@ function scanPayload(): void {
     ws()
     expect(0x3a)
     ws()
-    switch (keyLength()) {
-      case 4:
-        if (keyIs(K_CHAT)) chat0 = idOf()
-        else if (keyIs(K_FROM)) chat2 = idOf()
-        else if (keyIs(K_USER)) chat3 = idOf()
-        else if (keyIs(K_TEXT)) text0 = scalar()
-        else if (keyIs(K_DATA)) text2 = scalar()
-        else skipValue()
-        break
-      case 5:
-        if (keyIs(K_QUERY)) text3 = scalar()
-        else skipValue()
-        break
-      case 7:
-        if (keyIs(K_MESSAGE)) chat1 = messageChatId()
-        else if (keyIs(K_CAPTION)) text1 = scalar()
-        else skipValue()
-        break
-      case 8:
-        if (keyIs(K_QUESTION)) text4 = scalar()
-        else skipValue()
-        break
-      default:
-        skipValue()
-    }
+    const rank = message ? contentRank() : -1
+    if (rank >= 0) {
+      // Seen once its value is read whole (one cut by the bound does not count); the last value wins.
+      const isNull = peek() === 0x6e
+      const slot = paymentSlot(CONTENT_FIELDS[rank])
+      if (slot >= 0) paymentOf(slot)
+      else skipValue()
+      contentSeen[rank] = isNull ? 0 : 1
+      contentTouched = true
+    } else
+      switch (keyLength()) {
+        case 4:
+          if (keyIs(K_CHAT)) chat0 = idOf()
+          else if (keyIs(K_FROM)) chat2 = idOf()
+          else if (keyIs(K_USER)) chat3 = idOf()
+          else if (keyIs(K_TEXT)) text0 = scalar()
+          else if (keyIs(K_DATA)) text2 = scalar()
+          else skipValue()
+          break
+        case 5:
+          if (keyIs(K_QUERY)) text3 = scalar()
+          else skipValue()
+          break
+        case 7:
+          if (keyIs(K_MESSAGE)) chat1 = messageChatId()
+          else if (keyIs(K_CAPTION)) text1 = scalar()
+          else skipValue()
+          break
+        case 8:
+          if (keyIs(K_QUESTION)) text4 = scalar()
+          else skipValue()
+          break
+        default:
+          skipValue()
+      }
     ws()
     const c = next()
     if (c === CLOSE) return
@@ -225,6 +293,35 @@ function idOf(): Found {
     ws()
     const c = next()
     if (c === CLOSE) return id
+    if (c !== 0x2c) throw BROKEN
+    ws()
+  }
+}
+
+/** `value.total_amount` and `value.currency` of the value at pos (a payment), into payTotal and payCurrency[slot]. */
+function paymentOf(slot: number): void {
+  payTotal[slot] = payCurrency[slot] = undefined
+  if (peek() !== OPEN) {
+    skipValue()
+    return
+  }
+  pos++
+  ws()
+  if (peek() === CLOSE) {
+    pos++
+    return
+  }
+  for (;;) {
+    readKey()
+    ws()
+    expect(0x3a)
+    ws()
+    if (keyIs(K_TOTAL_AMOUNT)) payTotal[slot] = scalar()
+    else if (keyIs(K_CURRENCY)) payCurrency[slot] = scalar()
+    else skipValue()
+    ws()
+    const c = next()
+    if (c === CLOSE) return
     if (c !== 0x2c) throw BROKEN
     ws()
   }

@@ -13,6 +13,8 @@ export interface RelayUpdateEvent {
   chatId?: number
   /** A short preview of the update's text: tokens redacted, terminal controls escaped, then cut. */
   preview?: string
+  /** What a message holds: `photo`, `document`, `voice`, `location`, `successful_payment 1 XTR`, … (none for text). */
+  content?: string
   /** Status sent back to Telegram. */
   status: number
   ms: number

@@ -90,6 +90,13 @@ export class Upstream {
     this.#limits = {keepBytes: limits.keepBytes ?? MAX_ANSWER_BYTES, maxBytes: limits.maxBytes ?? MAX_ANSWER_BYTES}
   }
 
+  /** The secret sent to the bot from now on (next requests go over new connections). */
+  setSecret(secret: string): void {
+    if (secret === this.#secret) return
+    this.#secret = secret
+    this.retire()
+  }
+
   /** POST the update to the bot; the handler hears the answer or a connection error (see isRetryable). */
   send(target: UpstreamTarget, body: Buffer, contentType: string | undefined, handler: AnswerHandler): InFlight {
     let pool = this.#pool

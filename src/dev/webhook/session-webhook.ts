@@ -19,6 +19,8 @@ export interface SessionWebhookOptions {
   /** The secret_token to restore the replaced webhook with. */
   restoreSecret?: string
   saveState: (patch: Partial<SessionState>) => void
+  /** Our URL is known (set is under way): the bot may be started with it as WEBHOOK_URL. */
+  onUrl?: (url: string) => void
 }
 
 export type CleanResult = 'deleted' | 'restored' | 'left-foreign' | 'nothing'
@@ -73,6 +75,7 @@ export class SessionWebhook {
     // From here on, exit deletes it (deleting an absent webhook is harmless).
     this.#url = url
     this.#foreign = undefined
+    o.onUrl?.(url)
     await o.api.setWebhook(
       {
         url,

@@ -112,6 +112,7 @@ export class UpdateHistory implements HistoryView {
     }
     if (facts.chatId !== undefined) entry.chatId = facts.chatId
     if (facts.preview !== undefined) entry.preview = facts.preview
+    if (facts.content !== undefined) entry.content = facts.content
     if (replayOf !== undefined) entry.replayOf = replayOf
     if (facts.truncated) entry.truncated = true
     const tags = updateTags(facts.update)

@@ -5,7 +5,7 @@
  */
 import {TOKEN_SHAPE} from '../../telegram/redact.js'
 import {REDACTED, redactionPattern} from '../../telegram/redact.js'
-import {safePreview} from '../../telegram/describe.js'
+import {messageContent, safePreview} from '../../telegram/describe.js'
 import type {ApiCall} from '../types.js'
 
 /** Largest update JSON kept whole; a larger one is kept as its first bytes (and cannot be replayed). */
@@ -64,6 +64,8 @@ export interface UpdateFacts {
   type: string
   chatId?: number
   preview?: string
+  /** What a message holds (`photo`, `successful_payment 1 XTR`; see telegram/describe.ts messageContent). */
+  content?: string
   /** Who sent it (from.id, or user.id): calls with that user_id belong to it. */
   userId?: number
   /** callback_query.id / inline_query.id / …: answerCallbackQuery and friends name it. */
@@ -113,6 +115,8 @@ export function updateFacts(raw: unknown, secrets: Secrets): UpdateFacts {
     facts.json = /[\r\n]/.test(redacted) ? redacted.replace(/[\r\n]/g, ' ') : redacted
   if (described.chatId !== undefined) facts.chatId = described.chatId
   if (described.preview !== undefined) facts.preview = described.preview
+  const content = messageContent(described.updateType, described.payload)
+  if (content !== undefined) facts.content = content
   const payload = described.payload
   const from = payload?.from as Record<string, unknown> | undefined
   const user = payload?.user as Record<string, unknown> | undefined
