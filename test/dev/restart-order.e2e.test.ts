@@ -82,7 +82,11 @@ describe('bot dev: the order of a restart', () => {
       })
     const before = send(3, 'before')
     await waitFor(() => processed(world).length === before.length, {what: 'the updates before the restart'})
-    const [oldPid, oldPort] = lines()[0].split(' ').slice(1).map(Number)
+    const [oldPid, oldPort] = lines()
+      .find((l) => l.startsWith('listening '))!
+      .split(' ')
+      .slice(1)
+      .map(Number)
 
     save(botFile)
     await dev.waitForOutput(/↻ bot\.mjs changed/)
