@@ -218,7 +218,10 @@ async function main(): Promise<void> {
   const children: Child[] = []
   const results = {own: [] as number[], startFirst: [] as number[], stopFirst: [] as number[]}
   const listenMs = {startFirst: [] as number[], stopFirst: [] as number[]}
+  const stage = () => ({detect: [] as number[], spawn: [] as number[], listen: [] as number[], answer: [] as number[]})
+  const stages = {startFirst: stage(), stopFirst: stage()}
   const ownListen: number[] = []
+  const ownAnswer: number[] = []
   try {
     const dirs = {startFirst: join(work, 'start-first'), stopFirst: join(work, 'stop-first')}
     copyProject(dir, dirs.startFirst)
@@ -253,6 +256,8 @@ async function main(): Promise<void> {
       WEBHOOK_PATH: PATH,
       WEBHOOK_SECRET: SECRET,
       NO_COLOR: '1',
+      // As bot dev starts it (src/dev/bot/process.ts botEnv): tsx compiles the bot's code anew each start.
+      TSX_DISABLE_CACHE: '1',
     }
 
     for (let round = 0; round < rounds + 1; round++) {
@@ -271,6 +276,7 @@ async function main(): Promise<void> {
         if (!warmup) {
           results.own.push(t1 - t0)
           ownListen.push(tRunning - t0)
+          ownAnswer.push(t1 - tRunning)
         }
         await child.stop()
       }
@@ -280,7 +286,7 @@ async function main(): Promise<void> {
         const dev = devs[way]
         const text = `r${++seq}`
         let newPid = 0
-        void dev.next(
+        const spawned = dev.next(
           json('bot-start', (e) => {
             newPid = e.pid
             return true
@@ -302,12 +308,16 @@ async function main(): Promise<void> {
         )
         const t0 = performance.now()
         save(dirs[way])
-        await restarted
+        const tRestart = await restarted
         dev.write(text) // while the bot restarts: the relay holds it
-        const [, tAnswer] = await Promise.all([listening, answered])
+        const [tSpawn, tListen, tAnswer] = await Promise.all([spawned, listening, answered])
         if (!warmup) {
           results[way].push(tAnswer - t0)
           listenMs[way].push(ms)
+          stages[way].detect.push(tRestart - t0)
+          stages[way].spawn.push(tSpawn - tRestart)
+          stages[way].listen.push(tListen - tSpawn)
+          stages[way].answer.push(tAnswer - tListen)
         }
         // The next step starts once the old bot is gone too (a start-first restart stops it after).
         await gone(oldPid[way])
@@ -325,7 +335,7 @@ async function main(): Promise<void> {
   const startFirst = median(results.startFirst)
   const stopFirst = median(results.stopFirst)
   console.log(`grammY template: a save → the restarted bot answers, median of ${rounds} rounds`)
-  console.log(`  own start-up (spawn → answered)   ${f(own)}   (spawn → "is running" ${f(median(ownListen))})`)
+  console.log(`  own start-up (spawn → answered)   ${f(own)}`)
   console.log(
     `  bot dev, start-first (now)        ${f(startFirst)}   = own start-up + ${f(startFirst - own)} (target ≤ +100 ms); ×${(startFirst / stopFirst).toFixed(2)} of stop-first`,
   )
@@ -335,6 +345,15 @@ async function main(): Promise<void> {
   console.log(
     `  new bot spawn → listening, as bot dev saw it: start-first ${f(median(listenMs.startFirst))}, stop-first ${f(median(listenMs.stopFirst))}`,
   )
+  console.log(`  own start-up stages: spawn → "is running" ${f(median(ownListen))}; → answered ${f(median(ownAnswer))}`)
+  for (const way of ['startFirst', 'stopFirst'] as const) {
+    const st = stages[way]
+    console.log(`  ${way === 'startFirst' ? 'start-first' : 'stop-first'} stages (medians):`)
+    console.log(`    save → restart event (file watcher + debounce)            ${f(median(st.detect))}`)
+    console.log(`    restart → new bot spawned (stop-first: the old one stopped) ${f(median(st.spawn))}`)
+    console.log(`    spawned → seen listening                                  ${f(median(st.listen))}`)
+    console.log(`    listening → held chat line answered (and printed)         ${f(median(st.answer))}`)
+  }
 }
 
 await main()
