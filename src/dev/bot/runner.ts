@@ -106,6 +106,8 @@ export class BotRunner {
   /** The newest bot started (its output lines are the ones kept), when each was started, and the one a restart replaces. */
   #newest: BotProcess | undefined
   readonly #spawnedAt = new WeakMap<BotProcess, number>()
+  /** Bots whose exit was handled (a restart started first may come to one's exit after it was told). */
+  readonly #reported = new WeakSet<BotProcess>()
   #replacing: BotProcess | undefined
   /** How long the current bot took from spawn to listening (the new bot's deadline scales with it). */
   #lastStartMs = 0
@@ -308,7 +310,8 @@ export class BotRunner {
   #exited(bot: BotProcess, exit: BotExit): void {
     this.#others.delete(bot)
     // An old bot that exits while its successor starts beside it is no news: it was on its way out.
-    if (bot !== this.#bot || bot === this.#replacing) return
+    if (bot !== this.#bot || bot === this.#replacing || this.#reported.has(bot)) return
+    this.#reported.add(bot)
     this.#options.relay?.setTarget(undefined)
     this.lastExit = exit
     if (exit.expected) return
@@ -428,7 +431,7 @@ export class BotRunner {
         this.#others.add(bot)
         const outcome = await this.#newBotListens(bot, port, superseded.signal)
         this.#superseded = undefined
-        if (this.#closed) return // stop() stops it with the old one
+        if (this.#closed || outcome.kind === 'closed') return // stop() stops it with the old one
         if (outcome.kind === 'superseded') {
           // Saved again before it listened: that one runs outdated code; the next takes its place.
           const queued = this.#queued
