@@ -13,6 +13,7 @@ import getPort from 'get-port'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {devWorld, fixture, startDev, type DevWorld} from './helpers.js'
+import {runCli} from '../support/cli.js'
 import {waitFor} from '../support/wait.js'
 
 let world: DevWorld
@@ -190,4 +191,15 @@ describe('bot dev: the order of a restart', () => {
     const result = await dev.exited
     expect(result.code).toBe(0)
   }, 60_000)
+
+  it('BOT_DEV_RESTART with another value: exit 2 with the fix, before anything starts', async () => {
+    const result = await runCli(['dev', '--offline', '--', 'node', fixture('slow-stop-bot.mjs')], {
+      env: {BOT_DEV_RESTART: 'later'},
+    })
+    expect(result.code).toBe(2)
+    expect(result.stderr).toMatch(
+      /BOT_DEV_RESTART is "later", which is not a restart order\.\n.*BOT_DEV_RESTART=stop-first/,
+    )
+    expect(result.stderr).not.toMatch(/▶|Relay on/)
+  })
 })
