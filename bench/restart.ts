@@ -296,7 +296,7 @@ async function main(): Promise<void> {
       const st = stages[kind]
       console.log(`  ${kind === 'dev' ? 'bot dev' : 'bot dev --debounce 150 (the default before)'} stages (medians):`)
       console.log(`    save → restart event (file watcher + debounce)         ${f(median(st.detect))}`)
-      console.log(`    restart → new bot spawned (old one stopped)            ${f(median(st.stop))}`)
+      console.log(`    restart → new bot spawned (beside the old one)         ${f(median(st.stop))}`)
       console.log(`    spawned → seen listening (cold start + port polling)   ${f(median(st.listen))}`)
       console.log(`    listening → held update answered (and printed)         ${f(median(st.answer))}`)
     }

@@ -218,6 +218,20 @@ export interface OnlineContext {
   terminal: boolean
 }
 
+/**
+ * BOT_DEV_RESTART: how the bot restarts in webhook mode ('stop-first' is the order before restarts
+ * started the new bot first; bench/restart.ts measures both). Unset: the default.
+ */
+export function restartOrder(env: NodeJS.ProcessEnv = process.env): DevSessionOptions['restartOrder'] {
+  const value = env.BOT_DEV_RESTART
+  if (value === undefined || value === '') return undefined
+  if (value === 'start-first' || value === 'stop-first') return value
+  throw new UsageError(
+    `BOT_DEV_RESTART is ${JSON.stringify(value.slice(0, 40))}, which is not a restart order.`,
+    'Set BOT_DEV_RESTART=stop-first (stop the old bot before starting the new one) or start-first, or unset it.',
+  )
+}
+
 /** The online session's options from the flags (validated: exit 2 on a bad value). */
 export function sessionOptions(
   flags: DevFlags,
@@ -256,6 +270,7 @@ export function sessionOptions(
     dropPendingUpdates: flags['drop-pending-updates'],
     holdTimeoutMs: flags['hold-timeout'] * 1000,
     stopGraceMs: flags['stop-grace'],
+    restartOrder: restartOrder(),
     abandonTimeoutMs: flags['abandon-timeout'],
     actionTimeoutMs: flags['action-timeout'],
     tunnelRetries: flags['tunnel-retries'],
@@ -296,6 +311,7 @@ export function offlineOptions(
     dropPendingUpdates: flags['drop-pending-updates'],
     holdTimeoutMs: flags['hold-timeout'] * 1000,
     stopGraceMs: flags['stop-grace'],
+    restartOrder: restartOrder(env),
     abandonTimeoutMs: flags['abandon-timeout'],
     actionTimeoutMs: flags['action-timeout'],
     chatId: flags.chat,

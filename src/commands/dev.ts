@@ -101,7 +101,12 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
       min: 1,
       max: 65535,
     }),
-    port: Flags.integer({description: "the bot's PORT [default: a free port]", min: 1, max: 65535}),
+    port: Flags.integer({
+      description:
+        "the bot's PORT, kept across restarts (so a restart stops the old bot first) [default: a free port, a fresh one for each restart]",
+      min: 1,
+      max: 65535,
+    }),
     watch: Flags.boolean({
       description:
         "restart the bot when source files change (not the files a bot writes: data, uploads, JSON in subfolders; node_modules, dist, .git, .venv, venv, __pycache__ and .gitignore's entries are ignored)",

@@ -41,10 +41,16 @@ export type DevEvent =
   | ({type: 'api-call'; text: string} & ApiCallEvent)
   | ({type: 'rejected'; text: string} & RelayRejectedEvent)
   | {type: 'bot-start'; pid: number; mode: 'webhook' | 'polling'; command: string; text: string}
-  | {type: 'bot-listening'; port: number; host: string; ms: number; text: string}
+  /** `ms`: from the bot's start; `restartMs`: after a restart, from the restart's start (the old bot's stop included when it went first). */
+  | {type: 'bot-listening'; port: number; host: string; ms: number; restartMs?: number; text: string}
   | {type: 'bot-output'; stream: 'stdout' | 'stderr'; line: string; text: string}
   | {type: 'bot-exit'; code: number | null; signal: string | null; crashed: boolean; text: string}
-  | {type: 'restart'; files: string[]; text: string}
+  /**
+   * `order`: 'start-first', the new bot starts on a fresh PORT beside the old one, which is stopped once the
+   * new one listens; 'stop-first', the old bot stops before the new one starts (polling mode, --port, a bot
+   * that ignores PORT, BOT_DEV_RESTART=stop-first).
+   */
+  | {type: 'restart'; files: string[]; order: 'start-first' | 'stop-first'; text: string}
   | {type: 'tunnel-down'; error?: string; text: string}
   | {type: 'tunnel-retry'; attempt: number; of: number; delayMs: number; error?: string; text: string}
   | {type: 'tunnel-reconnected'; url: string; text: string}

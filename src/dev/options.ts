@@ -60,6 +60,14 @@ export interface DevSessionOptions {
   holdTimeoutMs?: number
   /** SIGTERM → SIGKILL grace for the bot. Default 3000. */
   stopGraceMs?: number
+  /**
+   * How the bot restarts in webhook mode: 'start-first' (default: the new bot on a fresh PORT, the old
+   * one stopped once it listens) or 'stop-first' (the old one stopped before the new one starts, as
+   * polling mode and --port always do). `BOT_DEV_RESTART=stop-first` asks for it (benchmarks).
+   */
+  restartOrder?: 'start-first' | 'stop-first'
+  /** How long a new bot started beside the old one gets to listen on its fresh port (see bot/runner.ts). Default 10000. */
+  overlapTimeoutMs?: number
   /** How long a trigger or replay waits for the bot's answer. Default 30000 (the control port waits 35 s). */
   actionTimeoutMs?: number
   /**

@@ -138,6 +138,9 @@ export function listenerOwner(port: number, pgid: number): {owner: ListenerOwner
   if (process.platform !== 'linux' || pgid <= 0) return {owner: 'unknown', pids: []}
   const inodes = listeningInodes(port)
   if (inodes.size === 0) return {owner: 'unknown', pids: []}
+  // The group's leader (the bot's own process, unless a wrapper started it) first: no other process read.
+  const leader = socketOwners(inodes, [String(pgid)])
+  if (leader.length > 0) return {owner: 'ours', pids: leader}
   const all = allPids()
   // The group's own processes first: found there, no need to read every process's descriptors (~50 ms).
   const group = all.filter((pid) => processGroup(Number(pid)) === pgid)

@@ -46,6 +46,7 @@ export const DEV_ONLY_VARS = [
   'BOT_PUBLIC_URL',
   'BOT_STATE_DIR',
   'BOT_NO_FAST_START',
+  'BOT_DEV_RESTART',
 ]
 
 /** The environment a bot gets from `bot dev` (README, "The contract between `bot dev` and your bot"). */

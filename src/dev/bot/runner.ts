@@ -2,9 +2,20 @@
  * The user's bot within a session: start it with the env contract, point the relay at it once
  * *its* process tree listens on PORT, restart it on file changes (the relay holds updates
  * meanwhile), report its exits, stop it at the end.
+ *
+ * A restart in webhook mode starts the new bot first, on a fresh PORT, while the old one still
+ * runs; once the new one listens the relay switches to it and the old one is stopped (its updates
+ * in flight finish there; those that came meanwhile were held and go to the new one). The bot's
+ * own shutdown is then no longer part of the wait. Stop, then start (the order before) stays for
+ * polling mode, a PORT given with --port (a bot may listen there whatever PORT says), a bot that
+ * was not listening on its PORT (it ignores PORT, or is not up), a new bot that does not listen on
+ * the fresh port in time, and when asked (BOT_DEV_RESTART=stop-first). A new bot that exits
+ * before it listens is the bot's crash, as after a stop-then-start: the old one is stopped too
+ * (no older code keeps answering after a save) and the session waits for a fix.
  */
 import {setTimeout as sleep} from 'node:timers/promises'
 import {linked} from '../../lib/deadline.js'
+import {freePort} from '../../lib/free-port.js'
 import {maskPath} from '../../lib/mask-url.js'
 import {BotProcess, botEnv, type BotExit, type BotMode} from './process.js'
 import {otherPortText, watchOtherPort} from './other-port.js'
@@ -30,6 +41,21 @@ export interface BotRunnerOptions {
   env?: Record<string, string>
   mode: BotMode
   port: number
+  /**
+   * How a restart in webhook mode goes: 'start-first' (the new bot on a fresh PORT, then the old one
+   * stopped) unless the port is fixed (--port) or this is 'stop-first'. Default 'start-first'.
+   */
+  restartOrder?: RestartOrder
+  /** The port was given (--port): restarts keep it, so they stop the old bot first. */
+  portFixed?: boolean
+  /** A fresh port for a new bot started beside the old one (default: lib/free-port.ts freePort). */
+  freshPort?: () => Promise<number>
+  /**
+   * How long a new bot started beside the old one gets to listen on its fresh port before the
+   * restart falls back to stop, then start (at least this; longer when the bot's last start was
+   * slow: 3 times that). Default 10000.
+   */
+  overlapTimeoutMs?: number
   path: string
   secret: string
   marker: string
@@ -47,6 +73,11 @@ export interface BotRunnerOptions {
   onExit: (exit: BotExit) => void
 }
 
+export type RestartOrder = 'start-first' | 'stop-first'
+
+/** What a restart did: the new bot started beside the old one, or the old one stopped first. */
+export type RestartWay = 'start-first' | 'stop-first'
+
 export class BotRunner {
   readonly #options: BotRunnerOptions
   #bot: BotProcess | undefined
@@ -54,7 +85,8 @@ export class BotRunner {
   crashed = false
   restarts = 0
   #restarting: Promise<void> | undefined
-  #queued: string[] | undefined
+  /** What asked for a restart while one ran: done next (coalesced). */
+  #queued: {files: string[]; why: string | undefined} | undefined
   #closed = false
   /** How the bot runs now: a webhook session switches to polling when the bot polls by itself. */
   #mode: BotMode
@@ -65,10 +97,33 @@ export class BotRunner {
   #up = false
   /** The bot's last output lines (shown again when it ends the session early). */
   readonly #lastLines: string[] = []
+  /** The current bot's PORT (webhook mode): a restart started first gets a fresh one. */
+  #port: number
+  /** Bots other than the current one still running: a new one starting beside it, old ones stopping. */
+  readonly #others = new Set<BotProcess>()
+  /** The restart under way: when it began (performance.now()), and a later save that supersedes its new bot. */
+  #restartStarted: number | undefined
+  #superseded: AbortController | undefined
+  /** The newest bot started (its output lines are the ones kept), when each was started, and the one a restart replaces. */
+  #newest: BotProcess | undefined
+  readonly #spawnedAt = new WeakMap<BotProcess, number>()
+  /** Bots whose exit was handled (a restart started first may come to one's exit after it was told). */
+  readonly #reported = new WeakSet<BotProcess>()
+  #replacing: BotProcess | undefined
+  /** How long the current bot took from spawn to listening (the new bot's deadline scales with it). */
+  #lastStartMs = 0
+  /** A restart started first did not work out (the bot did not listen on a fresh port): stop first from now on. */
+  #stopFirst = false
 
   constructor(options: BotRunnerOptions) {
     this.#options = options
     this.#mode = options.mode
+    this.#port = options.port
+  }
+
+  /** The current bot's PORT (webhook mode). */
+  get port(): number {
+    return this.#port
   }
 
   /**
@@ -115,6 +170,15 @@ export class BotRunner {
   }
 
   launch(): BotProcess {
+    const bot = this.#spawn(this.#port)
+    this.#adopt(bot, this.#port)
+    if (this.#mode === 'webhook') void this.#waitListening(bot)
+    else this.#isUp()
+    return bot
+  }
+
+  /** Start a bot process (on `port` in webhook mode) and say so; `#adopt` makes it the current one. */
+  #spawn(port: number): BotProcess {
     const o = this.#options
     const mode = this.#mode
     const env = {
@@ -122,7 +186,7 @@ export class BotRunner {
         token: o.token,
         apiRoot: o.apiRoot,
         mode,
-        port: o.port,
+        port,
         webhookPath: o.path,
         webhookSecret: o.secret,
         webhookUrl: o.webhookUrl(),
@@ -130,39 +194,49 @@ export class BotRunner {
       }),
       ...o.env,
     }
+    let self: BotProcess | undefined
     const bot = new BotProcess({
       command: o.command,
       cwd: o.cwd,
       env,
       onOutput: (stream, raw) => {
         const line = hideSessionSecrets(raw, o.secret, o.path)
-        this.#lastLines.push(line)
-        if (this.#lastLines.length > KEPT_LINES) this.#lastLines.shift()
+        // The last lines kept are the newest bot's (not an old one's shutdown after a restart).
+        if (self === this.#newest) {
+          this.#lastLines.push(line)
+          if (this.#lastLines.length > KEPT_LINES) this.#lastLines.shift()
+        }
         o.emit({type: 'bot-output', stream, line, text: line})
       },
     })
-    this.#bot = bot
-    this.#launchedAt = performance.now()
-    this.#up = false
+    self = bot
+    this.#newest = bot
+    this.#spawnedAt.set(bot, performance.now())
     this.#lastLines.length = 0
-    this.crashed = false
     o.saveState({bot: bot.pid > 0 ? {pid: bot.pid, marker: o.marker} : undefined})
     o.emit({
       type: 'bot-start',
       pid: bot.pid,
       mode,
       command: o.command.display,
-      text: `▶ ${o.command.display} (${bot.pid > 0 ? `pid ${bot.pid}, ` : ''}${mode === 'webhook' ? `webhook mode, PORT=${o.port}` : 'long polling'})`,
+      text: `▶ ${o.command.display} (${bot.pid > 0 ? `pid ${bot.pid}, ` : ''}${mode === 'webhook' ? `webhook mode, PORT=${port}` : 'long polling'})`,
     })
     void bot.exited.then((exit) => this.#exited(bot, exit))
-    if (mode === 'webhook') void this.#waitListening(bot)
-    else this.#isUp()
     return bot
+  }
+
+  /** `bot`, listening (or to listen) on `port`, is the current bot from now on. */
+  #adopt(bot: BotProcess, port: number): void {
+    this.#bot = bot
+    this.#port = port
+    this.#others.delete(bot)
+    this.#launchedAt = this.#spawnedAt.get(bot) ?? performance.now()
+    this.#up = false
+    this.crashed = false
   }
 
   /** Wait until the bot's own process tree listens on PORT, then point the relay at it. */
   async #waitListening(bot: BotProcess): Promise<void> {
-    const started = performance.now()
     this.#listenWait?.abort()
     const wait = new AbortController()
     this.#listenWait = wait
@@ -182,52 +256,77 @@ export class BotRunner {
         },
       })
     try {
-      await this.#listenLoop(bot, link.signal, wait.signal, started)
+      const host = await this.#listening(bot, this.#port, link.signal, true)
+      if (!host || this.#bot !== bot || !bot.alive || bot.stopping || wait.signal.aborted) return
+      this.#serve(bot, host)
     } finally {
       other.abort()
       link.clear()
     }
   }
 
-  async #listenLoop(bot: BotProcess, signal: AbortSignal, ended: AbortSignal, started: number): Promise<void> {
+  /**
+   * The host once `bot`'s own process tree listens on `port` (127.0.0.1 or ::1); undefined when it
+   * exits first or `signal` aborts. Another program answering there is named once; `warnSlow`: a
+   * bot slow to open it too.
+   */
+  async #listening(bot: BotProcess, port: number, signal: AbortSignal, warnSlow: boolean): Promise<string | undefined> {
     const o = this.#options
     let warnedForeign = false
     for (;;) {
-      const host = await bot.waitListening(o.port, {
+      const host = await bot.waitListening(port, {
         signal,
-        slowAfterMs: o.slowStartMs,
+        slowAfterMs: warnSlow ? o.slowStartMs : Number.POSITIVE_INFINITY,
         onSlow: () =>
           o.emit({
             type: 'warn',
-            text: `The bot has not opened port ${o.port} after ${Math.round((o.slowStartMs ?? 30_000) / 1000)}s; updates are being held.`,
+            text: `The bot has not opened port ${port} after ${Math.round((o.slowStartMs ?? 30_000) / 1000)}s; updates are being held.`,
             fix: 'In webhook mode the bot must serve POST process.env.WEBHOOK_PATH on process.env.PORT (see `bot dev --help`).',
           }),
       })
-      if (!host || this.#bot !== bot || !bot.alive || bot.stopping || ended.aborted) return
-      const {owner, pids} = listenerOwner(o.port, bot.pid)
-      if (owner !== 'foreign') {
-        o.relay?.setTarget({host, port: o.port, path: o.path})
-        const ms = Math.round(performance.now() - started)
-        o.emit({type: 'bot-listening', port: o.port, host, ms, text: `✓ Bot listening on port ${o.port} (${ms} ms)`})
-        this.#isUp()
-        return
-      }
+      if (!host || !bot.alive || bot.stopping || signal.aborted) return undefined
+      const {owner, pids} = listenerOwner(port, bot.pid)
+      if (owner !== 'foreign') return host
       if (!warnedForeign) {
         warnedForeign = true
         const who = pids.map((pid) => `pid ${pid}${commandOf(pid) ? ` (${commandOf(pid)})` : ''}`).join(', ')
         o.emit({
           type: 'warn',
-          text: `Port ${o.port} is answered by another program (${who}), not by your bot; updates are held and never sent there.`,
+          text: `Port ${port} is answered by another program (${who}), not by your bot; updates are held and never sent there.`,
           fix: `Stop that program or run \`bot dev\` without --port (a free port is chosen).`,
         })
       }
       await sleep(200)
-      if (signal.aborted) return
+      if (signal.aborted) return undefined
     }
   }
 
+  /** The current bot listens: the relay sends to it (held updates first), and the session hears so. */
+  #serve(bot: BotProcess, host: string): void {
+    const o = this.#options
+    const port = this.#port
+    o.relay?.setTarget({host, port, path: o.path})
+    const now = performance.now()
+    const ms = Math.round(now - (this.#spawnedAt.get(bot) ?? now))
+    this.#lastStartMs = ms
+    const restartMs = this.#restartStarted === undefined ? undefined : Math.round(now - this.#restartStarted)
+    this.#restartStarted = undefined
+    o.emit({
+      type: 'bot-listening',
+      port,
+      host,
+      ms,
+      ...(restartMs === undefined ? {} : {restartMs}),
+      text: `✓ Bot listening on port ${port} (${ms} ms${restartMs === undefined ? '' : `; restarted in ${restartMs} ms`})`,
+    })
+    this.#isUp()
+  }
+
   #exited(bot: BotProcess, exit: BotExit): void {
-    if (bot !== this.#bot) return
+    this.#others.delete(bot)
+    // An old bot that exits while its successor starts beside it is no news: it was on its way out.
+    if (bot !== this.#bot || bot === this.#replacing || this.#reported.has(bot)) return
+    this.#reported.add(bot)
     this.#options.relay?.setTarget(undefined)
     this.lastExit = exit
     if (exit.expected) return
@@ -240,11 +339,18 @@ export class BotRunner {
     this.#options.onExit(exit)
   }
 
+  /** Stop the bot, and any other still running (a new one starting beside it, an old one stopping). */
   async stop(): Promise<void> {
     const bot = this.#bot
-    if (!bot) return
     this.#options.relay?.setTarget(undefined)
-    const exit = await bot.stop(this.#options.stopGraceMs)
+    const grace = this.#options.stopGraceMs
+    const others = Promise.all([...this.#others].filter((b) => b !== bot).map((b) => b.stop(grace)))
+    if (!bot) {
+      await others
+      return
+    }
+    const exit = await bot.stop(grace)
+    await others
     if (bot === this.#bot) this.lastExit = this.lastExit && !bot.alive && !exit.expected ? this.lastExit : exit
   }
 
@@ -253,24 +359,20 @@ export class BotRunner {
     this.#closed = true
   }
 
+  /**
+   * Restart the bot: files changed (`files`), or someone asked (`why`, the line to show). A request
+   * while a restart runs is coalesced: it supersedes a new bot that is not listening yet, else it
+   * restarts once more when this one is done.
+   */
   async restart(files: string[], why?: string): Promise<void> {
     if (this.#closed) return
     if (this.#restarting) {
-      this.#queued = [...(this.#queued ?? []), ...files]
+      const queued = this.#queued
+      this.#queued = {files: [...(queued?.files ?? []), ...files], why: why ?? queued?.why}
+      this.#superseded?.abort()
       return this.#restarting
     }
-    this.#restarting = (async () => {
-      const shown = files.slice(0, 3).join(', ') + (files.length > 3 ? ` and ${files.length - 3} more` : '')
-      this.#options.emit({
-        type: 'restart',
-        files,
-        text: why ?? `↻ ${shown} changed; restarting the bot (updates are held meanwhile)`,
-      })
-      this.restarts++
-      await this.stop()
-      if (this.#closed) return
-      this.launch()
-    })()
+    this.#restarting = this.#restartNow(files, why)
     try {
       await this.#restarting
     } finally {
@@ -278,13 +380,150 @@ export class BotRunner {
     }
     const queued = this.#queued
     this.#queued = undefined
-    if (queued && !this.#closed) await this.restart(queued)
+    if (queued && !this.#closed) await this.restart(queued.files, queued.why)
   }
 
+  /** Start first when the bot honours a PORT the session picks; else stop, then start. */
+  #startsFirst(): boolean {
+    const o = this.#options
+    const bot = this.#bot
+    return (
+      this.#mode === 'webhook' &&
+      o.relay !== undefined &&
+      o.restartOrder !== 'stop-first' &&
+      !o.portFixed &&
+      !this.#stopFirst &&
+      bot !== undefined &&
+      bot.alive &&
+      !bot.stopping &&
+      this.#up
+    )
+  }
+
+  #announce(files: string[], why: string | undefined, order: RestartWay): void {
+    const shown = files.slice(0, 3).join(', ') + (files.length > 3 ? ` and ${files.length - 3} more` : '')
+    this.#options.emit({
+      type: 'restart',
+      files,
+      order,
+      text:
+        files.length > 0
+          ? `↻ ${shown} changed; restarting the bot (updates are held meanwhile)`
+          : (why ?? '↻ Restarting the bot (updates are held meanwhile)'),
+    })
+    this.restarts++
+    this.#restartStarted = performance.now()
+  }
+
+  async #restartNow(files: string[], why: string | undefined): Promise<void> {
+    if (this.#startsFirst()) {
+      this.#announce(files, why, 'start-first')
+      return this.#startFirst()
+    }
+    this.#announce(files, why, 'stop-first')
+    await this.stop()
+    if (this.#closed) return
+    this.launch()
+  }
+
+  /**
+   * The new bot on a fresh PORT beside the old one; the relay holds new updates until it listens
+   * (those in flight at the old bot finish there), then sends to it, and the old one is stopped.
+   */
+  async #startFirst(): Promise<void> {
+    const o = this.#options
+    const old = this.#bot!
+    this.#replacing = old
+    this.#listenWait?.abort()
+    o.relay?.setTarget(undefined)
+    try {
+      for (;;) {
+        const superseded = new AbortController()
+        this.#superseded = superseded
+        const port = await (o.freshPort ?? freePort)()
+        if (this.#closed) return
+        const bot = this.#spawn(port)
+        this.#others.add(bot)
+        const outcome = await this.#newBotListens(bot, port, superseded.signal)
+        this.#superseded = undefined
+        if (this.#closed || outcome.kind === 'closed') return // stop() stops it with the old one
+        if (outcome.kind === 'superseded') {
+          // Saved again before it listened: that one runs outdated code; the next takes its place.
+          const queued = this.#queued
+          this.#queued = undefined
+          if (queued) this.#announce(queued.files, queued.why, 'start-first')
+          await bot.stop(o.stopGraceMs)
+          if (this.#closed) return
+          continue
+        }
+        if (outcome.kind === 'timeout') {
+          // Not on the port it was given: it ignores PORT, or starts slowly. Stop, then start, from now on.
+          this.#stopFirst = true
+          o.emit({
+            type: 'warn',
+            text: `The new bot did not listen on its PORT ${port} within ${Math.round(outcome.ms / 1000)}s beside the old one; restarting it the usual way (the old one stopped first), now and from now on.`,
+            fix: 'A bot that listens on process.env.PORT restarts without waiting for the old one to stop.',
+          })
+          await bot.stop(o.stopGraceMs)
+          this.#replacing = undefined
+          await this.stop()
+          if (this.#closed) return
+          this.launch()
+          return
+        }
+        this.#adopt(bot, port)
+        if (outcome.kind === 'listening' && bot.alive) this.#serve(bot, outcome.host)
+        else if (outcome.kind === 'polling') this.#isUp()
+        // The old bot goes (its updates in flight finish there first), within the stop's grace.
+        this.#replacing = undefined
+        this.#others.add(old)
+        await old.stop(o.stopGraceMs)
+        this.#others.delete(old)
+        // A new bot that exited before it listened crashed at start: the bot is down until a fix, as
+        // after a stop-then-start (said once the old one is gone).
+        if (!bot.alive && this.#bot === bot) this.#exited(bot, await bot.exited)
+        return
+      }
+    } finally {
+      this.#replacing = undefined
+      this.#superseded = undefined
+    }
+  }
+
+  /** How a new bot started beside the old one came up: listening on its port, or why not. */
+  async #newBotListens(bot: BotProcess, port: number, superseded: AbortSignal): Promise<NewBotOutcome> {
+    const o = this.#options
+    const ms = Math.max(o.overlapTimeoutMs ?? 10_000, 3 * this.#lastStartMs)
+    const wait = new AbortController()
+    this.#listenWait = wait
+    const timer = new AbortController()
+    const timeout = setTimeout(() => timer.abort(), ms)
+    const link = linked(o.signal, superseded, wait.signal, timer.signal)
+    try {
+      const host = await this.#listening(bot, port, link.signal, false)
+      if (host && bot.alive && !link.signal.aborted) return {kind: 'listening', host}
+      if (!bot.alive) return {kind: 'exited'}
+      if (superseded.aborted && !this.#closed) return {kind: 'superseded'}
+      if (this.#mode === 'polling') return {kind: 'polling'}
+      if (timer.signal.aborted && !this.#closed) return {kind: 'timeout', ms}
+      return {kind: 'closed'}
+    } finally {
+      clearTimeout(timeout)
+      link.clear()
+    }
+  }
+
+  /** Kill every bot process at once (second Ctrl-C). */
   kill(): void {
     this.#bot?.kill()
+    for (const bot of this.#others) bot.kill()
   }
 }
+
+type NewBotOutcome =
+  | {kind: 'listening'; host: string}
+  | {kind: 'exited' | 'superseded' | 'polling' | 'closed'}
+  | {kind: 'timeout'; ms: number}
 
 /** What stands for the session's webhook secret in the bot's output lines. */
 export const SECRET_BLANK = '<secret>'

@@ -1,0 +1,189 @@
+/**
+ * The bot runner's restart with real bot processes and a real relay (no CLI): what happens when a
+ * new bot started beside the old one is superseded by another save, does not listen on its fresh
+ * PORT in time, or crashes at start. The fixture (slow-stop-bot.mjs) waits at a gate file before
+ * it listens and crashes at start when told, so each case is reached by events, not by timing.
+ */
+import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import {afterEach, describe, expect, it} from 'vitest'
+
+import {resolveBotCommand} from '../../src/dev/bot/command.js'
+import {BotRunner} from '../../src/dev/bot/runner.js'
+import type {DevEvent} from '../../src/dev/events.js'
+import {Relay} from '../../src/dev/relay/relay.js'
+import {freePort} from '../../src/lib/free-port.js'
+import {fixture} from './helpers.js'
+import {waitFor} from '../support/wait.js'
+
+const SECRET = 'restart_runner_secret'
+const PATH = '/webhook/restart-runner'
+
+interface World {
+  runner: BotRunner
+  relay: Relay
+  events: DevEvent[]
+  port: number
+  gate: string
+  crash: string
+  lines: () => string[]
+  recorded: () => string[]
+  exits: () => number
+  close(): Promise<void>
+}
+
+let current: World | undefined
+afterEach(async () => {
+  await current?.close()
+  current = undefined
+})
+
+async function world(overlapTimeoutMs = 10_000): Promise<World> {
+  const dir = mkdtempSync(join(tmpdir(), 'bot-restart-runner-'))
+  const files = {events: join(dir, 'events.txt'), record: join(dir, 'record.txt')}
+  const gate = join(dir, 'gate')
+  const crash = join(dir, 'crash')
+  writeFileSync(gate, '')
+  const relay = new Relay({secret: SECRET, path: PATH})
+  await relay.listen()
+  const events: DevEvent[] = []
+  const controller = new AbortController()
+  let exits = 0
+  const port = await freePort()
+  const read = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [])
+  const runner = new BotRunner({
+    command: resolveBotCommand([process.execPath, fixture('slow-stop-bot.mjs')], dir),
+    cwd: dir,
+    token: '123456:restart-runner-token',
+    mode: 'webhook',
+    port,
+    path: PATH,
+    secret: SECRET,
+    marker: 'restart-runner',
+    relay,
+    stopGraceMs: 5000,
+    overlapTimeoutMs,
+    signal: controller.signal,
+    emit: (e) => events.push(e),
+    saveState: () => {},
+    webhookUrl: () => undefined,
+    onUp: () => {},
+    onExit: () => exits++,
+    env: {
+      FIXTURE_EVENTS: files.events,
+      FIXTURE_RECORD: files.record,
+      FIXTURE_GATE: gate,
+      FIXTURE_CRASH_IF: crash,
+      FIXTURE_STOP_MS: '200',
+    },
+  })
+  const w: World = {
+    runner,
+    relay,
+    events,
+    port,
+    gate,
+    crash,
+    lines: () => read(files.events),
+    recorded: () => read(files.record),
+    exits: () => exits,
+    async close() {
+      controller.abort()
+      runner.close()
+      await runner.stop()
+      await relay.close()
+      rmSync(dir, {recursive: true, force: true})
+    },
+  }
+  current = w
+  runner.launch()
+  await waitFor(() => events.some((e) => e.type === 'bot-listening'), {what: 'the first bot listening'})
+  return w
+}
+
+const of = <T extends DevEvent['type']>(w: World, type: T) =>
+  w.events.filter((e): e is Extract<DevEvent, {type: T}> => e.type === type)
+const started = (w: World) => w.lines().filter((l) => l.startsWith('started '))
+const pidOf = (line: string) => Number(line.split(' ')[1])
+const update = (id: number) =>
+  JSON.stringify({update_id: id, message: {message_id: id, date: 1, chat: {id: 5, type: 'private'}, text: `u${id}`}})
+
+describe('restart, the new bot started first', () => {
+  it('a save while the new bot starts supersedes it: the next one takes its place, and updates wait for that one', async () => {
+    const w = await world()
+    const oldPid = pidOf(started(w)[0])
+    rmSync(w.gate)
+    const first = w.runner.restart(['a.ts'])
+    await waitFor(() => started(w).length === 2, {what: 'the first new bot starting'})
+    const superseded = pidOf(started(w)[1])
+    const second = w.runner.restart(['b.ts'])
+    await waitFor(() => started(w).length === 3, {what: 'the second new bot starting'})
+    const answer = w.relay.inject(update(7), {source: 'trigger'})
+    writeFileSync(w.gate, '')
+    await Promise.all([first, second])
+    expect((await answer).status).toBe(200)
+
+    const newest = pidOf(started(w)[2])
+    expect(w.lines().some((l) => l.startsWith(`listening ${superseded} `))).toBe(false)
+    expect(w.recorded().map((l) => l.split(' ').slice(0, 1).concat(l.split(' ')[3]))).toEqual([['7', String(newest)]])
+    expect(of(w, 'restart').map((e) => [e.files, e.order])).toEqual([
+      [['a.ts'], 'start-first'],
+      [['b.ts'], 'start-first'],
+    ])
+    const listening = of(w, 'bot-listening')
+    expect(listening).toHaveLength(2)
+    expect(listening[1].port).not.toBe(w.port)
+    expect(listening[1].restartMs).toBeGreaterThan(0)
+    expect(w.runner.restarts).toBe(2)
+    expect(w.runner.bot?.pid).toBe(newest)
+    // The old bot was asked to stop only once the newest listened, and has stopped by the time restart() resolved.
+    const ev = w.lines()
+    expect(ev.indexOf(`stopping ${oldPid}`)).toBeGreaterThan(ev.findIndex((l) => l.startsWith(`listening ${newest} `)))
+    expect(ev).toContain(`stopped ${oldPid}`)
+    expect(of(w, 'bot-exit')).toEqual([])
+  })
+
+  it('a new bot that does not listen on its fresh PORT in time: stop, then start, now and from now on', async () => {
+    const w = await world(300)
+    const oldPid = pidOf(started(w)[0])
+    rmSync(w.gate)
+    const restarting = w.runner.restart(['a.ts'])
+    await waitFor(() => of(w, 'warn').length > 0, {what: 'the warning'})
+    expect(of(w, 'warn')[0].text).toMatch(/^The new bot did not listen on its PORT \d+ within \d+s beside the old one/)
+    await waitFor(() => started(w).length === 3, {what: 'the bot started again'})
+    writeFileSync(w.gate, '')
+    await restarting
+    await waitFor(() => of(w, 'bot-listening').length === 2, {what: 'the bot listening again'})
+    // Started again on the session's own port, once the old one had stopped.
+    expect(of(w, 'bot-listening')[1].port).toBe(w.port)
+    const ev = w.lines()
+    const again = pidOf(started(w)[2])
+    expect(ev.indexOf(`stopped ${oldPid}`)).toBeLessThan(ev.findIndex((l) => l.startsWith(`listening ${again} `)))
+    expect((await w.relay.inject(update(8), {source: 'trigger'})).status).toBe(200)
+    // The next restart goes stop-first at once.
+    await w.runner.restart(['b.ts'])
+    expect(of(w, 'restart').map((e) => e.order)).toEqual(['start-first', 'stop-first'])
+    expect(of(w, 'bot-exit')).toEqual([])
+  })
+
+  it('a new bot that crashes at start: the old one is stopped too, and the crash is the bot exit (once)', async () => {
+    const w = await world()
+    const oldPid = pidOf(started(w)[0])
+    writeFileSync(w.crash, '')
+    await w.runner.restart(['a.ts'])
+    expect(w.lines()).toContain(`stopped ${oldPid}`)
+    expect(of(w, 'bot-exit').map((e) => [e.code, e.text])).toEqual([[3, '✗ The bot exited with code 3.']])
+    expect(w.exits()).toBe(1)
+    expect(w.runner.downReason()).toBe('The bot exited with code 3')
+    expect(w.relay.target).toBeUndefined()
+    expect(w.runner.lastLines).toEqual(['slow-stop bot: crashing at start'])
+    // Fixed and saved: the bot is down, so it simply starts (stop-first: nothing to stop) and works.
+    rmSync(w.crash)
+    await w.runner.restart(['a.ts'])
+    await waitFor(() => of(w, 'bot-listening').length === 2, {what: 'the fixed bot listening'})
+    expect(of(w, 'restart').map((e) => e.order)).toEqual(['start-first', 'stop-first'])
+    expect((await w.relay.inject(update(9), {source: 'trigger'})).status).toBe(200)
+  })
+})
