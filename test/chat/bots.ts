@@ -104,7 +104,7 @@ export async function startGrammy(apiRoot: string, token: string): Promise<Runni
   bot.hears('quiz', (ctx) =>
     ctx.replyWithPoll('2+2?', ['3', '4'], {
       type: 'quiz',
-      correct_option_id: 1,
+      correct_option_ids: [1],
       explanation: 'It is four',
       is_anonymous: false,
     }),

@@ -63,7 +63,10 @@ describe.skipIf(skip !== undefined)('the chat page: live chat and buttons (gramm
     await type(page, 'react')
     await page.locator('.msg[data-from="user"]', {hasText: 'react'}).locator('.reactions', {hasText: '👍 1'}).waitFor()
     // sent then deleted: it goes away
-    const deleted = rig.emu.waitForBotMessage(rig.token, {chatId: userId, predicate: (c) => c.method === 'deleteMessage'})
+    const deleted = rig.emu.waitForBotMessage(rig.token, {
+      chatId: userId,
+      predicate: (c) => c.method === 'deleteMessage',
+    })
     await type(page, 'del')
     await deleted
     await page.waitForFunction(
@@ -85,7 +88,9 @@ describe.skipIf(skip !== undefined)('the chat page: live chat and buttons (gramm
     await kb.waitFor()
     await kb.locator('button:has-text("Toast")').click()
     await page.waitForFunction(
-      () => !document.querySelector('#toast')!.hidden && document.querySelector('#toast')!.textContent === 'Toasted!',
+      () =>
+        !document.querySelector<HTMLElement>('#toast')!.hidden &&
+        document.querySelector('#toast')!.textContent === 'Toasted!',
     )
     await kb.locator('button:has-text("Alert")').click()
     await page.waitForSelector('#alert[open]')
@@ -153,9 +158,7 @@ describe.skipIf(skip !== undefined)('the chat page: live chat and buttons (gramm
     await page.locator('#commands-menu button[data-command="kb"]').waitFor()
     expect(await page.locator('#commands-menu button').count()).toBe(1)
     // a German-speaking user sees the German list
-    const card = await page.evaluate(() =>
-      fetch('/api/bot?chat_id=1&user_id=1&language_code=de').then((r) => r.json()),
-    )
+    const card = await page.evaluate(() => fetch('/api/bot?chat_id=1&user_id=1&language_code=de').then((r) => r.json()))
     expect(card.commands).toEqual([{command: 'hilfe', description: 'Hilfe'}])
   })
 })

@@ -80,16 +80,37 @@ describe.skipIf(skip !== undefined)('the chat page: rendering, polls, payments, 
     const original = rig.emu.chatHistory(rig.token, userId)[0].message
     // what a user's app sends: a reply quoting part of a message, a forward, a service message
     rig.emu.injectUpdate(rig.token, {
-      message: {message_id: 900, from, chat, date, text: 'my reply', reply_to_message: original, quote: {text: 'first', position: 0, is_manual: true}},
+      message: {
+        message_id: 900,
+        from,
+        chat,
+        date,
+        text: 'my reply',
+        reply_to_message: original,
+        quote: {text: 'first', position: 0, is_manual: true},
+      },
     })
     rig.emu.injectUpdate(rig.token, {
-      message: {message_id: 901, from, chat, date, text: 'passed on', forward_origin: {type: 'hidden_user', sender_user_name: 'Old Friend', date}},
+      message: {
+        message_id: 901,
+        from,
+        chat,
+        date,
+        text: 'passed on',
+        forward_origin: {type: 'hidden_user', sender_user_name: 'Old Friend', date},
+      },
     })
     rig.emu.injectUpdate(rig.token, {
       message: {message_id: 902, from, chat, date, pinned_message: {message_id: 1, chat, date, text: 'first words'}},
     })
     rig.emu.injectUpdate(rig.token, {
-      message: {message_id: 903, from, chat: {id: -77, type: 'group', title: 'G'}, date, new_chat_members: [{id: 5, is_bot: false, first_name: 'Newbie'}]},
+      message: {
+        message_id: 903,
+        from,
+        chat: {id: -77, type: 'group', title: 'G'},
+        date,
+        new_chat_members: [{id: 5, is_bot: false, first_name: 'Newbie'}],
+      },
     })
     const reply = page.locator('.msg[data-message-id="900"]')
     await reply.waitFor()
@@ -231,13 +252,19 @@ describe.skipIf(skip !== undefined)('the chat page: rendering, polls, payments, 
     const chatId = Number(sent.params.chat_id)
     expect(chatId).toBeLessThan(-1000000000000)
     const stored = rig.emu.chatHistory(rig.token, chatId).map((v) => v.message)
-    expect(stored[0]).toMatchObject({message_thread_id: 42, is_topic_message: true, chat: {type: 'supergroup', is_forum: true}})
+    expect(stored[0]).toMatchObject({
+      message_thread_id: 42,
+      is_topic_message: true,
+      chat: {type: 'supergroup', is_forum: true},
+    })
     // a second user joins the conversation in the same chat
     await page.click('.users details summary')
     await page.fill('#new-user-name', 'Bob')
     await page.fill('#new-user-id', String(userId + 100000))
     await page.click('#new-user button')
-    await page.waitForFunction(() => document.querySelector<HTMLSelectElement>('#user-select')!.selectedOptions[0].textContent!.startsWith('Bob'))
+    await page.waitForFunction(() =>
+      document.querySelector<HTMLSelectElement>('#user-select')!.selectedOptions[0].textContent!.startsWith('Bob'),
+    )
     await type(page, 'from bob')
     await botMessage(page, 'echo: from bob').waitFor()
     expect(await page.locator('.msg[data-from="user"]', {hasText: 'from bob'}).count()).toBe(1)
