@@ -1,17 +1,18 @@
 /**
  * Keys of a `bot dev` session in a terminal, as Vite and Shopify's `app dev` have: r restarts the bot,
- * o opens the inspector in the browser, c clears the screen, q quits (as Ctrl-C), h lists them. On
+ * o opens the inspector in the browser, w the chat page, c clears the screen, q quits (as Ctrl-C), h lists them. On
  * only when stdin is a terminal (the --offline chat reads stdin itself: it has `:r` and `:o`). The
  * terminal goes to raw mode meanwhile, so Ctrl-C arrives as a key: it is sent on as SIGINT (twice:
  * the session's "exit at once"). stop() gives the terminal back.
  */
 import {CLEAR_SCREEN} from '../lib/color.js'
 
-export const KEYS_HINT = 'Keys: r restart · o inspector · c clear · q quit · h help.'
+export const KEYS_HINT = 'Keys: r restart · o inspector · w chat · c clear · q quit · h help.'
 
 export const KEYS_HELP = [
   '  r  restart the bot (updates are held meanwhile)',
   '  o  open the inspector in the browser',
+  '  w  open the chat page in the browser (the bot as a Telegram client shows it)',
   '  c  clear the screen',
   '  q  quit (as Ctrl-C: the webhook is deleted, the bot stopped)',
   '  h  this list',
@@ -23,6 +24,8 @@ export interface DevKeysOptions {
   output: NodeJS.WritableStream
   restart: () => void
   open: () => void
+  /** `w`: open the chat page. */
+  openChat?: () => void
   /** A line of the session's own (the list of keys). */
   print: (line: string) => void
   /** Ctrl-C and q: default SIGINT to this process. */
@@ -53,6 +56,10 @@ export function startDevKeys(o: DevKeysOptions): DevKeys | undefined {
         case 'o':
         case 'O':
           o.open()
+          break
+        case 'w':
+        case 'W':
+          o.openChat?.()
           break
         case 'c':
         case 'C':

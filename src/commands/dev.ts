@@ -306,6 +306,16 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
           if (flags.inspect && !dev.inspectorUrl) say('The inspector is not serving yet: press o again in a moment.')
           else void this.#openInspector(dev.inspectorUrl && dev.inspectorOpenUrl(), say)
         },
+        openChat: () => {
+          const say = (text: string) => renderer.render({type: 'info', text})
+          if (!dev.chatUrl)
+            say(
+              flags.inspect
+                ? 'The chat page is served by `bot dev --offline` (and `bot emulator`); this online session has none.'
+                : 'No chat page in this session (--no-inspect).',
+            )
+          else void this.#openChatPage(dev.chatOpenUrl(), say)
+        },
         print: (text) => renderer.render({type: 'info', text}),
       })
     // Once the session stops, the terminal is given back before teardown prints.
@@ -329,6 +339,7 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
       ...(json ? {} : {output: process.stdout, logOutput: process.stderr, color: useColorOn(process.stdout)}),
       handleSignals: true,
       openInspector: (url, say) => void this.#openInspector(url, say),
+      openChatPage: (url, say) => void this.#openChatPage(url, say),
       onEvent: json
         ? (event) => this.#json(event as import('../dev/index.js').DevEvent)
         : (await import('../cli/render/dev.js')).offlineRenderer((t) => this.redact(t)),
@@ -350,6 +361,18 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     say(
       opened.ok
         ? `Opening the inspector: ${url} (a link that works once, for a minute: a browser's command line is public)`
+        : `Could not open a browser (${opened.program}: ${opened.error}); open ${url} yourself (it works once, for a minute).`,
+    )
+  }
+
+  /** `w` (or `:w` in the offline chat): the chat page in the browser, with a one-time code as `o` does. */
+  async #openChatPage(url: string | undefined, say: (text: string) => void): Promise<void> {
+    if (!url) return say('No chat page in this session (--no-inspect).')
+    const {openUrl} = await import('../cli/open-url.js')
+    const opened = await openUrl(url)
+    say(
+      opened.ok
+        ? `Opening the chat page: ${url} (a link that works once, for a minute: a browser's command line is public)`
         : `Could not open a browser (${opened.program}: ${opened.error}); open ${url} yourself (it works once, for a minute).`,
     )
   }

@@ -155,6 +155,19 @@ With --talk, each line typed (or piped) on stdin is sent to the bot as a message
       throw error
     }
 
+    // The chat page at / of the emulator's own port (docs/chat.md): the emulator's Host and cross-site checks apply.
+    const {createChatPage} = await import('../chat/server.js')
+    const chatPage = await createChatPage({
+      emulator: running.emulator,
+      token: running.bot.token,
+      base: '/',
+      exposeToken: true,
+      user: {id: flags.user ?? 1111, first_name: 'You'},
+      ...(flags.chat !== undefined ? {chatId: flags.chat} : {}),
+    })
+    running.emulator.servePage((req, res, path, search) => chatPage.handle(req, res, path, search))
+    const chatUrl = `${running.apiRoot}/`
+
     const warning = networkWarning(running)
     if (warning) process.stderr.write(`${warning}\n`) // with --json too: stdout keeps its one JSON line
 
@@ -167,12 +180,13 @@ With --talk, each line typed (or piped) on stdin is sent to the bot as a message
     if (fake) allowInOutput(fake)
     const print = (line: string) => process.stdout.write(this.redactExcept(line, fake) + '\n')
     const control = running.emulator.controlApiRoot // the user side over HTTP, for tests in any language
-    if (this.jsonEnabled()) print(JSON.stringify({...standaloneJson(running), controlApi: control}))
+    if (this.jsonEnabled()) print(JSON.stringify({...standaloneJson(running), controlApi: control, chatUrl}))
     else
       for (const line of describeStandalone(running, {talk: flags.talk}).toSpliced(
         3,
         0,
         `  control ${control}  (the user side over HTTP: ${EMULATOR_DOC})`,
+        `  chat    ${chatUrl}  (the chat page: the bot as a Telegram client shows it, in your browser)`,
       ))
         print(line)
 
@@ -195,6 +209,7 @@ With --talk, each line typed (or piped) on stdin is sent to the bot as a message
       chat ? chat.done.then(() => 'input-ended' as const) : new Promise<never>(() => {}),
     ])
     chat?.close()
+    chatPage.close()
     await running.stop()
     if (!this.jsonEnabled() && ended !== 'input-ended') this.logToStderr('Emulator stopped.')
   }

@@ -32,6 +32,8 @@ export type DevEvent =
       url?: string
       port?: number
       inspectorUrl?: string
+      /** The chat page (`bot dev --offline`): the inspector's `/chat`, with its key. */
+      chatUrl?: string
       /** --forward-to: the user's server that gets the updates (no bot process). */
       forwardTo?: string
       command: string

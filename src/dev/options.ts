@@ -5,6 +5,10 @@ import type {BotMode} from './bot/process.js'
 import type {BotCommand} from './bot/command.js'
 import type {DevEventSink} from './events.js'
 import type {OfflineTarget} from '../control/actions.js'
+import type {InspectorServerOptions} from '../inspector/web/server.js'
+
+/** A page mounted in the inspector (the chat page). */
+export type ChatPageMount = NonNullable<InspectorServerOptions['chat']>
 
 export interface DevSessionOptions {
   /** Bot API client for the user's token (or the emulator's). */
@@ -99,6 +103,11 @@ export interface DevSessionOptions {
   inspectPort?: number
   /** How long a one-time inspector link of `o`/`:o` stays valid (default 60000 ms). */
   openCodeTtlMs?: number
+  /**
+   * The chat page the inspector serves at `/chat` (src/chat/server.ts, made by `bot dev --offline` for its emulator):
+   * given the inspector's key, its request handler.
+   */
+  chatPage?: (key: string) => Promise<ChatPageMount>
   /** Offline sessions: `bot trigger` speaks as the emulator's user. */
   offline?: OfflineTarget
   /** Where the control record for `bot trigger`/`bot replay` goes (default: stateDir). */

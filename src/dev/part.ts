@@ -110,6 +110,10 @@ export class SessionContext {
   inspectorUrl: string | undefined
   /** inspector: a one-time address for a browser `bot dev` starts (no key in its public argv). */
   inspectorOpenUrl: (() => string) | undefined
+  /** inspector: the chat page's address (with the key), when the session serves it (offline). */
+  chatUrl: string | undefined
+  /** inspector: a one-time address of the chat page for a browser `bot dev` starts (`w`, `:w`). */
+  chatOpenUrl: (() => string) | undefined
   /** poller-check: another program long-polling this bot, looked for while the session starts. */
   pollers: Promise<PollerFound | undefined> | undefined
   /** relay: the relay and the bot's PORT. */

@@ -122,6 +122,20 @@ export class DevSession {
     }
   }
 
+  /** The chat page's URL (with the inspector's key) when the session serves it (offline), else undefined. */
+  get chatUrl(): string | undefined {
+    return this.#ctx.chatUrl
+  }
+
+  /** A one-time chat page address for a browser this session starts (`w`, `:w`); undefined without the page. */
+  chatOpenUrl(): string | undefined {
+    try {
+      return this.#ctx.chatOpenUrl?.()
+    } catch {
+      return undefined
+    }
+  }
+
   /** Ask the session to end (teardown follows). Safe to call many times. */
   stop(reason: StopReason = 'stop'): void {
     if (this.#stopReason) return
@@ -301,6 +315,7 @@ export class DevSession {
       ...(url ? {url} : {}),
       ...(this.#mode === 'webhook' ? {port: ctx.botPort} : {}),
       ...(ctx.inspectorUrl ? {inspectorUrl: ctx.inspectorUrl} : {}),
+      ...(ctx.chatUrl ? {chatUrl: ctx.chatUrl} : {}),
       ...(ctx.forwardTo ? {forwardTo: ctx.forwardTo} : {}),
       command: this.#options.command?.display ?? '',
       text: readyText(delivery.name, url, ctx.watching, ctx.forwardTo),

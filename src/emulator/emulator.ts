@@ -58,6 +58,7 @@ import type {SharedWidgetQueryOptions, WidgetQueryOptions} from './user/widgets.
 import type {SubscriptionOptions} from './user/subscriptions.js'
 import type {StopGenerationOptions} from './user/generation.js'
 import {noteInjected} from './state/injected.js'
+import {type MessageView, botCard, chatHistory, chatList, fileContent, messageView, pollMessage} from './client-view.js'
 
 export interface EmulatorEvents {
   /** Every recorded API call (HTTP or webhook reply). */
@@ -104,6 +105,8 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     handled: [bot: BotState, updateId: number, replied: boolean]
   }>()
   private userCount = 0
+  /** What answers the paths that are not the Bot API's, the control API's or /file (servePage). */
+  private page?: (req: http.IncomingMessage, res: http.ServerResponse, path: string, search: string) => Promise<void>
 
   private constructor(private readonly options: EmulatorOptions) {
     super()
@@ -171,6 +174,8 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
       onStop: (fail) => this.onStop(fail),
     })
     const router = {
+      page: (req: http.IncomingMessage, res: http.ServerResponse, path: string, search: string) =>
+        this.page ? this.page(req, res, path, search) : undefined,
       botFor: (token: string) => this.bots.forRequest(token, this.local),
       invoke: (bot: BotState, method: string, params: Params, onAbort: (fn: () => void) => () => void) =>
         this.invoke(bot, method, params, onAbort, 'http'),
@@ -359,6 +364,50 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
   /** Make a chat known to the bot (so sendMessage to it works without a prior update from it). */
   addChat(token: string, chat: TgObject & {id: number; type: string}): void {
     this.mustBot(token).rememberChat(chat)
+  }
+
+  // ---------------------------------------------------------------- what a client shows (client-view.ts)
+
+  /**
+   * Serve a web page beside the Bot API: every GET or POST whose path is not `/bot…`, `/file/bot…` or `/_emulator…`
+   * goes to `handler` (after the emulator's Host and cross-site checks). `bot emulator` serves the chat page so.
+   */
+  servePage(
+    handler:
+      | ((req: http.IncomingMessage, res: http.ServerResponse, path: string, search: string) => Promise<void>)
+      | undefined,
+  ): void {
+    this.page = handler
+  }
+
+  /** The chats the bot knows (Chat objects), in the order it met them. */
+  chatList(token: string): TgObject[] {
+    return chatList(this.mustBot(token))
+  }
+
+  /** A chat's messages as a client shows them now (edits applied, deleted ones gone, polls and reactions current). */
+  chatHistory(token: string, chatId: number, options: {limit?: number; before?: number} = {}): MessageView[] {
+    return chatHistory(this.mustBot(token), chatId, options)
+  }
+
+  /** One message as a client shows it now, or undefined when there is none (deleted). */
+  messageView(token: string, chatId: number, messageId: number): MessageView | undefined {
+    return messageView(this.mustBot(token), chatId, messageId)
+  }
+
+  /** The chat and message of the bot's poll. */
+  pollMessage(token: string, pollId: string): {chatId: number; messageId: number} | undefined {
+    return pollMessage(this.mustBot(token), pollId)
+  }
+
+  /** The bot as a user sees it in a chat: {user, name, description, short_description, menu_button, commands}. */
+  botCard(token: string, options: {chatId: number; userId: number; languageCode?: string}): TgObject {
+    return botCard(this.mustBot(token), options)
+  }
+
+  /** The bytes of one of the bot's files (by file_id), with its type and name. */
+  fileContent(token: string, fileId: string): {data: Buffer; mime?: string; name?: string; kind: string} | undefined {
+    return fileContent(this.mustBot(token), fileId)
   }
 
   // ---------------------------------------------------------------- failure injection

@@ -140,6 +140,8 @@ export interface UserMessageOptions {
   chatTitle?: string
   /** message_id of the message this one replies to. */
   replyToMessageId?: number
+  /** The forum topic it is sent in (a supergroup with topics the bot knows: message_thread_id, is_topic_message). */
+  messageThreadId?: number
   /** Unix time of the message (default: now). */
   date?: number
 }

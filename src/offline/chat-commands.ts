@@ -12,6 +12,7 @@ export const CHAT_HELP = [
   '                          of the last keyboard the bot sent (:p for short)',
   ':photo PATH [caption]     send the image at PATH as a photo (a PNG, JPEG, GIF or WebP)',
   ':file PATH [caption]      send the file at PATH as a document ("quote" a path with spaces)',
+  ':pay                      pay the newest invoice the bot sent that is not paid yet',
   ':help                     this help',
   ':quit                     end the chat (Ctrl-D too)',
   '::text                    send ":text" (a message that starts with a colon)',
@@ -21,13 +22,31 @@ export const CHAT_HELP = [
 export const SESSION_HELP = [
   ':r                        restart the bot (:restart)',
   ':o                        open the inspector in the browser (:open)',
+  ':w                        open the chat page in the browser (:web)',
 ]
 
-const COMMANDS = ['press', 'p', 'photo', 'file', 'help', 'h', 'quit', 'q', 'exit', 'r', 'restart', 'o', 'open']
+const COMMANDS = [
+  'press',
+  'p',
+  'photo',
+  'file',
+  'pay',
+  'help',
+  'h',
+  'quit',
+  'q',
+  'exit',
+  'r',
+  'restart',
+  'o',
+  'open',
+  'w',
+  'web',
+]
 
 /** The error line for `:name` that is not a chat command. */
 export function unknownCommandText(name: string): string {
-  return `✗ Unknown command :${name}. Commands: :press N | :press LABEL, :photo PATH, :file PATH, :help, :quit. To send a message that starts with ":", begin it with "::".`
+  return `✗ Unknown command :${name}. Commands: :press N | :press LABEL, :photo PATH, :file PATH, :pay, :help, :quit. To send a message that starts with ":", begin it with "::".`
 }
 
 export type ChatLine =
@@ -43,6 +62,10 @@ export type ChatLine =
   | {kind: 'restart'}
   /** `:o`: open the inspector (in `bot dev --offline`). */
   | {kind: 'open'}
+  /** `:w`: open the chat page (in `bot dev --offline`). */
+  | {kind: 'web'}
+  /** `:pay`: pay the newest unpaid invoice. */
+  | {kind: 'pay'}
   | {kind: 'text'; text: string}
 
 /** Read one input line (a trailing CR is dropped). */
@@ -69,6 +92,11 @@ export function parseChatLine(raw: string): ChatLine {
       case 'o':
       case 'open':
         return {kind: 'open'}
+      case 'w':
+      case 'web':
+        return {kind: 'web'}
+      case 'pay':
+        return {kind: 'pay'}
       default:
         return {kind: 'quit'}
     }

@@ -64,6 +64,8 @@ export interface ChatEmulator {
       username?: string
     },
   ): UpdateLike | undefined | Promise<UpdateLike | undefined>
+  /** A user action of the emulator's table (BotApiEmulator has it: `:pay` needs it). */
+  runAction?(token: string, name: string, input: unknown): Promise<unknown>
   pendingUpdates(token: string): UpdateLike[]
   /** A getUpdates of the bot is waiting now (BotApiEmulator has it). */
   isLongPolling?(token: string): boolean
@@ -124,7 +126,7 @@ export interface ChatOptions extends ChatUser {
   /** Ctrl-C at the interactive prompt (readline takes it from the terminal). Default: raise SIGINT on this process. */
   onInterrupt?: () => void
   /** `:r` restarts the bot and `:o` opens the inspector (`bot dev --offline`); without them they are unknown commands. */
-  session?: {restart: () => void; open: () => void}
+  session?: {restart: () => void; open: () => void; openChat?: () => void}
 }
 
 export interface ChatSummary {
@@ -197,6 +199,8 @@ class TerminalChat implements Chat {
   #polled = false
   #lastActivity = Date.now()
   #lastKeyboard: LastKeyboard | undefined
+  /** The invoices the bot sent in this chat not paid yet through `:pay`, oldest first. */
+  readonly #invoices: Array<{chatId: number; messageId: number; title: string}> = []
 
   constructor(options: ChatOptions) {
     this.#o = options
@@ -269,6 +273,7 @@ class TerminalChat implements Chat {
     if (token !== this.#o.token) return
     if (call.method.toLowerCase() === 'getupdates') this.#polled = true
     this.#lastActivity = Date.now()
+    this.#noteInvoice(call)
     const rendered = renderCall(call, {showChatActions: this.#o.showChatActions})
     if (rendered) {
       const own = rendered.chatId === undefined || Number(rendered.chatId) === this.#user.chatId
@@ -282,6 +287,47 @@ class TerminalChat implements Chat {
       this.#write(lines)
     }
     this.#wake()
+  }
+
+  /** An invoice message the bot sent to this chat (what `:pay` pays). */
+  #noteInvoice(call: CallLike): void {
+    const result = (call as {result?: unknown}).result as
+      | {message_id?: number; chat?: {id?: number}; invoice?: {title?: string}}
+      | undefined
+    if (!result?.invoice || typeof result.message_id !== 'number' || typeof result.chat?.id !== 'number') return
+    if (result.chat.id !== this.#user.chatId) return
+    this.#invoices.push({chatId: result.chat.id, messageId: result.message_id, title: result.invoice.title ?? ''})
+    if (this.#invoices.length > 100) this.#invoices.shift()
+  }
+
+  /** `:pay`: the newest invoice not paid yet, through the table's pay_invoice (shipping and pre-checkout included). */
+  async #pay(): Promise<void> {
+    const run = this.#o.emulator.runAction?.bind(this.#o.emulator)
+    if (!run) return this.#error('✗ This chat cannot pay invoices.')
+    const invoice = this.#invoices.at(-1)
+    if (!invoice) return this.#note('(no invoice to pay: the bot has not sent one in this chat, or it is paid)')
+    if (!this.#interactive) this.#write([`you › [pay ${invoice.title}]`])
+    const before = this.#summary.replies
+    let attempt: {status?: string; error_message?: string; total_amount?: number; currency?: string}
+    try {
+      attempt = (await run(this.#o.token, 'pay_invoice', {
+        invoice: invoice.messageId,
+        chat_id: invoice.chatId,
+        user_id: this.#user.userId,
+        first_name: this.#user.firstName,
+      })) as typeof attempt
+    } catch (error) {
+      return this.#error(`✗ ${(error as Error).message}`)
+    }
+    this.#summary.sent++
+    if (attempt.status === 'paid') {
+      this.#invoices.splice(this.#invoices.indexOf(invoice), 1)
+      this.#note(`(paid "${invoice.title}": ${attempt.total_amount ?? ''} ${attempt.currency ?? ''})`)
+    } else
+      this.#note(
+        `(the payment of "${invoice.title}" was not made: ${attempt.status}${attempt.error_message ? `, ${attempt.error_message}` : ''})`,
+      )
+    return this.#waitHandled(undefined, `[pay ${invoice.title}]`, before)
   }
 
   #rememberKeyboard(rendered: RenderedCall, call: CallLike): void {
@@ -474,15 +520,20 @@ class TerminalChat implements Chat {
       case 'help':
         this.#note([...CHAT_HELP, ...(this.#o.session ? SESSION_HELP : [])].join('\n'))
         return true
+      case 'pay':
+        await this.#pay()
+        return true
       case 'quit':
         return false
       case 'restart':
-      case 'open': {
+      case 'open':
+      case 'web': {
         const session = this.#o.session
-        if (!session) {
+        if (!session || (parsed.kind === 'web' && !session.openChat)) {
           this.#summary.unknown++
           this.#error(unknownCommandText(raw.trim().slice(1).split(/\s/)[0]))
         } else if (parsed.kind === 'restart') session.restart()
+        else if (parsed.kind === 'web') session.openChat?.()
         else session.open()
         return true
       }

@@ -16,6 +16,7 @@ import {DevSession, type DevEvent, type DevSessionOptions, type DevSummary} from
 import {stateDir as defaultStateDir} from '../session-store/state.js'
 import {BotApi} from '../telegram/index.js'
 import {loopbackProvider} from '../tunnel/index.js'
+import {createChatPage} from '../chat/server.js'
 import {startOfflineChat, type Chat, type ChatEvent, type ChatSummary} from './chat.js'
 import {offlineSessionToken, startOfflineBackend, type OfflineBackend} from './offline-env.js'
 import {OFFLINE_WEBHOOK_DELETED, offlineReadyText, offlineSummaryText, type OfflineInfo} from './session-text.js'
@@ -90,6 +91,8 @@ export interface OfflineDevOptions
   onEvent: (event: OfflineDevEvent, print: OfflinePrint) => void
   /** `:o` in the chat: open the inspector (the CLI's browser opener); `say` prints a line. Default: its address is said. */
   openInspector?: (url: string | undefined, say: (line: string) => void) => void
+  /** `:w` in the chat: open the chat page the same way (a one-time address). Default: its address is said. */
+  openChatPage?: (url: string | undefined, say: (line: string) => void) => void
 }
 
 export interface OfflineDevSummary extends DevSummary {
@@ -126,6 +129,8 @@ class OfflineRun {
   #dev: DevSession | undefined
   /** The inspector's address, from the Ready event (for `:o`). */
   #inspectorUrl: string | undefined
+  /** The chat page's address, from the Ready event (for `:w`). */
+  #chatUrl: string | undefined
   readonly #info: OfflineInfo
   #chat: Chat | undefined
   #chatEnded: ChatSummary | undefined
@@ -216,6 +221,7 @@ class OfflineRun {
       stateDir: _stateDir,
       onEvent: _onEvent,
       openInspector: _openInspector,
+      openChatPage: _openChatPage,
       signal: _signal,
       ...session
     } = this.#o
@@ -231,6 +237,20 @@ class OfflineRun {
       token: backend.token,
       apiRoot: backend.apiRoot,
       passApiRoot: true,
+      // The chat page in the inspector at /chat, over this session's emulator (src/chat/).
+      chatPage: (key) =>
+        createChatPage({
+          emulator: backend.emulator,
+          token: backend.token,
+          key,
+          base: '/chat/',
+          user: {
+            id: backend.user.userId,
+            first_name: backend.user.firstName,
+            ...(backend.user.username ? {username: backend.user.username} : {}),
+          },
+          chatId: backend.user.chatId,
+        }),
       ...(session.mode === 'webhook' ? {tunnel: loopbackProvider()} : {}),
       stateDir: this.#stateDir,
       // `bot trigger` / `bot replay` find the session in the usual state folder, and speak as the chat's user.
@@ -246,6 +266,7 @@ class OfflineRun {
         this.#emit(this.#offlineWords(event))
         if (event.type === 'ready') {
           this.#inspectorUrl = event.inspectorUrl
+          this.#chatUrl = event.chatUrl
           this.#startChat()
         }
       },
@@ -293,6 +314,11 @@ class OfflineRun {
                 : 'No inspector in this session (--no-inspect).',
             )
         },
+        openChat: () => {
+          const say = (text: string) => this.#emit({type: 'info', text})
+          if (o.openChatPage) o.openChatPage(this.#chatUrl && this.#dev?.chatOpenUrl(), say)
+          else say(this.#chatUrl ? `The chat page: ${this.#chatUrl}` : 'No chat page in this session (--no-inspect).')
+        },
       },
       onInterrupt: () =>
         o.handleSignals ? process.kill(process.pid, 'SIGINT') : this.#controller.abort(new Error('interrupted')),
@@ -319,6 +345,7 @@ class OfflineRun {
             port: event.port,
             watching: Boolean(this.#o.watch),
             inspectorUrl: event.inspectorUrl,
+            chatUrl: event.chatUrl,
             forwardTo: event.forwardTo,
           },
         ),

@@ -19,9 +19,18 @@ export interface OfflineInfo {
 /** The one start-up line, printed once the bot is ready for the first message; the inspector's address last (nothing glued to it). */
 export function offlineReadyText(
   info: OfflineInfo,
-  ready: {command: string; port?: number; watching: boolean; inspectorUrl?: string; forwardTo?: string},
+  ready: {
+    command: string
+    port?: number
+    watching: boolean
+    inspectorUrl?: string
+    chatUrl?: string
+    forwardTo?: string
+  },
 ): string {
-  const inspector = ready.inspectorUrl ? ` Inspector: ${ready.inspectorUrl}` : ''
+  const inspector =
+    (ready.chatUrl ? ` Chat page: ${ready.chatUrl}` : '') +
+    (ready.inspectorUrl ? ` Inspector: ${ready.inspectorUrl}` : '')
   const chat = info.interactive
     ? `You are ${info.firstName} (chat ${info.chatId}): type a message, :help for commands, Ctrl-D ends.`
     : `Sending each line of input as ${info.firstName} (chat ${info.chatId}).`

@@ -53,7 +53,7 @@ describe.skipIf(!hasPty)('keys in a terminal session', () => {
           env: {BOT_TOKEN: world.token, BOT_STATE_DIR: world.stateDir, BROWSER: browser, TERM: 'xterm', NO_COLOR: '1'},
         }),
         steps: [
-          {pattern: 'Keys: r restart · o inspector · c clear · q quit · h help\\.', send: 'h'},
+          {pattern: 'Keys: r restart · o inspector · w chat · c clear · q quit · h help\\.', send: 'h'},
           {pattern: 'q  quit', send: 'r'},
           {pattern: 'Restarting the bot \\(r pressed[\\s\\S]*Bot listening on port', send: 'o'},
           {pattern: 'Opening the inspector: http://127\\.0\\.0\\.1:\\d+/\\?code=', send: 'c'},

@@ -16,10 +16,13 @@ export function inspectorPart(): SessionPart {
     name: 'inspector',
     async start(ctx) {
       const recording = ctx.recording!
+      const key = randomBytes(16).toString('hex')
+      const chat = ctx.options.chatPage ? await ctx.options.chatPage(key) : undefined
       server = await startInspectorServer({
+        ...(chat ? {chat} : {}),
         history: recording.history!,
         actions: {replay: (id, edited) => recording.triggers.replay(id, edited)},
-        key: randomBytes(16).toString('hex'),
+        key,
         port: ctx.options.inspectPort,
         secrets: recording.secrets,
         openCodeTtlMs: ctx.options.openCodeTtlMs,
@@ -28,6 +31,10 @@ export function inspectorPart(): SessionPart {
       ctx.signal.addEventListener('abort', () => started.quiesce(), {once: true})
       ctx.inspectorUrl = server.url
       ctx.inspectorOpenUrl = () => started.openUrl()
+      if (server.chatUrl) {
+        ctx.chatUrl = server.chatUrl
+        ctx.chatOpenUrl = () => started.openUrl('/chat')
+      }
       ctx.emit({type: 'step', step: 'inspector', status: 'ok', text: inspectorText(server.url)})
     },
     async stop() {

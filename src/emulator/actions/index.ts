@@ -31,6 +31,7 @@ import {summonGuest} from './guests.js'
 import {sharedWidgetQuery, widgetQuery} from './widgets.js'
 import {updateSubscription} from './subscriptions.js'
 import {stopGeneration} from './generation.js'
+import {shareChat, shareContact, shareLocation, shareUsers} from './shares.js'
 
 export const ACTIONS = {
   send_message: sendMessage,
@@ -66,6 +67,10 @@ export const ACTIONS = {
   shared_widget_query: sharedWidgetQuery,
   update_subscription: updateSubscription,
   stop_generation: stopGeneration,
+  share_contact: shareContact,
+  share_location: shareLocation,
+  share_users: shareUsers,
+  share_chat: shareChat,
 } satisfies Record<string, Action>
 
 export type ActionName = keyof typeof ACTIONS

@@ -6,8 +6,8 @@ import {USER_MEDIA_KINDS, userMediaMessage} from '../user/media.js'
 import {defineAction} from './action.js'
 import {InputError, field, int, oneOf, text, who} from './fields.js'
 
-/** Who writes and where: the fields send_message and send_media share. */
-const sender = {
+/** Who writes and where: the fields send_message, send_media and the share_ actions share. */
+export const sender = {
   chat_id: int("the chat (default: the user's private chat; negative: a group)", {nonZero: true}),
   user_id: who.user_id,
   first_name: who.first_name,
@@ -17,12 +17,13 @@ const sender = {
   chat_title: text("the group's title when chat_id is a group's (default 'Test Group')"),
   date: int('Unix time of the message (default: now)', {min: 0}),
   reply_to_message_id: int('the message this one replies to (it must exist in the chat)', {min: 1}),
+  message_thread_id: int('the forum topic it is sent in (a supergroup with topics)', {min: 1}),
 }
 
 type Sender = Omit<UserMessageOptions, 'text'> & {chatId: number}
 
 /** The sender fields as options; the message replied to must exist in that chat. */
-function readSender(f: Record<string, any>, bot: BotState): Sender {
+export function readSender(f: Record<string, any>, bot: BotState): Sender {
   const chatId = f.chat_id ?? f.user_id ?? 1111
   const replyTo = f.reply_to_message_id
   if (replyTo !== undefined && !bot.message(chatId, replyTo))
@@ -37,6 +38,7 @@ function readSender(f: Record<string, any>, bot: BotState): Sender {
     chatTitle: f.chat_title,
     date: f.date,
     replyToMessageId: replyTo,
+    messageThreadId: f.message_thread_id,
   }
 }
 

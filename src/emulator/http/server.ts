@@ -21,6 +21,8 @@ export interface Router {
   ): Answer | Promise<Answer>
   /** The control API under /_emulator (see control/api.ts). */
   control(req: http.IncomingMessage, res: http.ServerResponse, path: string, search: string): Promise<void>
+  /** A page served beside the API (BotApiEmulator.servePage): undefined when none is, then the path is the API's 404. */
+  page?(req: http.IncomingMessage, res: http.ServerResponse, path: string, search: string): Promise<void> | undefined
   /** The bytes served at /file/bot<token>/<file_path> (what getFile's file_path names), if any. */
   file(token: string, filePath: string): Buffer | undefined
 }
@@ -166,7 +168,11 @@ async function handle(router: Router, req: http.IncomingMessage, res: http.Serve
   const search = q < 0 ? '' : url.slice(q + 1)
   if (path === '/_emulator' || path.startsWith('/_emulator/')) return router.control(req, res, path, search)
   if (path.startsWith('/file/bot')) return download(router, req, res, path.slice('/file/bot'.length))
-  if (!path.startsWith('/bot')) throw notFound()
+  if (!path.startsWith('/bot')) {
+    const served = router.page?.(req, res, path, search)
+    if (served) return served
+    throw notFound()
+  }
 
   // The caller is gone when the response closes before it was sent (client disconnect, or stop() closing it).
   const onAbort = (fn: () => void): (() => void) => {

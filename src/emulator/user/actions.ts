@@ -12,9 +12,19 @@ import {supergroupIdFor} from '../state/faults.js'
 export function userMessage(bot: BotState, options: UserMessageOptions): TgObject {
   const from = userOf(bot, options)
   const chatId = options.chatId ?? (from.id as number)
+  // A group the bot knows already (a supergroup, a forum) keeps its type and title unless the caller names another.
+  const known = chatId < 0 ? bot.chats.get(String(chatId)) : undefined
   const chat: TgObject =
     chatId < 0
-      ? {id: chatId, title: options.chatTitle ?? 'Test Group', type: 'group'}
+      ? known && typeof known.type === 'string' && known.type !== 'private'
+        ? {
+            id: chatId,
+            title: options.chatTitle ?? known.title ?? 'Test Group',
+            ...(typeof known.username === 'string' ? {username: known.username} : {}),
+            type: known.type,
+            ...(known.is_forum ? {is_forum: true} : {}),
+          }
+        : {id: chatId, title: options.chatTitle ?? 'Test Group', type: 'group'}
       : {
           id: chatId,
           first_name: from.first_name,
@@ -24,8 +34,10 @@ export function userMessage(bot: BotState, options: UserMessageOptions): TgObjec
         }
   const entities = commandEntities(options.text)
   const replied = options.replyToMessageId !== undefined ? bot.message(chatId, options.replyToMessageId) : undefined
+  const thread = options.messageThreadId
   return {
     message_id: bot.nextMessageId(chatId),
+    ...(thread !== undefined && chat.is_forum ? {message_thread_id: thread, is_topic_message: true} : {}),
     from,
     chat,
     date: options.date ?? Math.floor(Date.now() / 1000),

@@ -71,6 +71,14 @@ export interface InspectorServerOptions {
   maxConnections?: number
   /** How long a one-time code of openUrl() may be exchanged (default 60 s). */
   openCodeTtlMs?: number
+  /**
+   * The chat page (src/chat/server.ts), served at `/chat` behind the same key, cookie, Host and Origin checks: its
+   * handler gets the path after `/chat` ('/' for the page itself).
+   */
+  chat?: {
+    handle(req: IncomingMessage, res: ServerResponse, path: string, search: string): Promise<void>
+    close(): void
+  }
 }
 
 export interface InspectorServer {
@@ -81,7 +89,9 @@ export interface InspectorServer {
    * public (`ps`), so it gets a code instead of the key, valid once and for openCodeTtlMs, that the
    * page exchanges for an HttpOnly, SameSite=Strict cookie (then it redirects to the page without it).
    */
-  openUrl(): string
+  openUrl(path?: '/' | '/chat'): string
+  /** http://127.0.0.1:PORT/chat?key=KEY when the chat page is served (the `chat` option), else undefined. */
+  chatUrl?: string
   port: number
   /** Stop taking connections and close those with no request in progress (a session's teardown). */
   quiesce(): void
@@ -136,7 +146,7 @@ function cookieMatches(ctx: Context, req: IncomingMessage, port: number): boolea
 }
 
 /** `GET /?code=…`: a valid code once, for a cookie and a redirect to the page; anything else 401. */
-function exchangeCode(ctx: Context, port: number, code: string, res: ServerResponse): void {
+function exchangeCode(ctx: Context, port: number, code: string, res: ServerResponse, path = '/'): void {
   const expires = ctx.codes.get(code)
   ctx.codes.delete(code)
   if (expires === undefined || performance.now() > expires) {
@@ -148,7 +158,7 @@ function exchangeCode(ctx: Context, port: number, code: string, res: ServerRespo
   if (ctx.cookies.size > MAX_COOKIES) ctx.cookies.delete(ctx.cookies.values().next().value as string)
   res.writeHead(303, {
     ...SECURITY_HEADERS,
-    Location: '/',
+    Location: path,
     'Set-Cookie': `${cookieName(port)}=${value}; HttpOnly; SameSite=Strict; Path=/`,
     'Content-Length': 0,
   })
@@ -208,12 +218,13 @@ export async function startInspectorServer(o: InspectorServerOptions): Promise<I
   let closing: Promise<void> | undefined
   return {
     url: `http://127.0.0.1:${port}/?key=${encodeURIComponent(o.key)}`,
-    openUrl() {
+    openUrl(path = '/') {
       const code = randomBytes(16).toString('hex')
       ctx.codes.set(code, performance.now() + (o.openCodeTtlMs ?? DEFAULT_OPEN_CODE_TTL_MS))
       if (ctx.codes.size > MAX_CODES) ctx.codes.delete(ctx.codes.keys().next().value as string)
-      return `http://127.0.0.1:${port}/?code=${code}`
+      return `http://127.0.0.1:${port}${path}?code=${code}`
     },
+    ...(o.chat ? {chatUrl: `http://127.0.0.1:${port}/chat?key=${encodeURIComponent(o.key)}`} : {}),
     port,
     quiesce() {
       server.close()
@@ -222,6 +233,7 @@ export async function startInspectorServer(o: InspectorServerOptions): Promise<I
     close() {
       closing ??= new Promise<void>((resolve) => {
         sse.close()
+        o.chat?.close()
         server.close(() => resolve())
         server.closeAllConnections()
       })
@@ -249,8 +261,8 @@ async function handle(ctx: Context, port: number, req: IncomingMessage, res: Ser
     return
   }
   const path = url.pathname
-  const code = path === '/' && req.method === 'GET' ? url.searchParams.get('code') : null
-  if (code !== null) return exchangeCode(ctx, port, code, res)
+  const code = (path === '/' || path === '/chat') && req.method === 'GET' ? url.searchParams.get('code') : null
+  if (code !== null) return exchangeCode(ctx, port, code, res, path)
   if (!keyMatches(presentedKey(req, url), o.key) && !cookieMatches(ctx, req, port)) {
     if (api)
       sendError(
@@ -276,6 +288,8 @@ async function handle(ctx: Context, port: number, req: IncomingMessage, res: Ser
     )
     return
   }
+  if (o.chat && (path === '/chat' || path.startsWith('/chat/')))
+    return o.chat.handle(req, res, path.slice('/chat'.length) || '/', url.search.slice(1))
   if (path === '/' || path === '/app.js' || path === '/style.css' || path === '/favicon.svg') {
     if (method !== 'GET' && method !== 'HEAD') return notAllowed(res, 'GET', secrets)
     if (path === '/') send(res, 200, HTML, pageHtml(ctx.page, o.key))

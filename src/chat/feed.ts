@@ -1,0 +1,207 @@
+/**
+ * The chat page's live feed: what the emulator's bot does (its calls) and what users do (the updates queued for it),
+ * turned into what a Telegram client redraws, sent to every open page as Server-Sent Events:
+ *
+ *   event: message   {chat, view}              a message appeared or changed (sent, edited, reacted to, voted in)
+ *   event: delete    {chat_id, message_ids}    messages deleted
+ *   event: action    {chat_id, action}         sendChatAction (typing…, upload_photo…)
+ *   event: callback  {id, text?, show_alert?, url?}  the bot's answerCallbackQuery
+ *   event: inline    {query_id}                the bot answered an inline query
+ *   event: profile   {}                        the bot's commands, menu button, name or description changed
+ *
+ * Each event is written the moment the call is recorded (the emulator records a call as it answers it). A page that
+ * stops reading is dropped once `maxBuffered` bytes wait for it.
+ */
+import type {ServerResponse} from 'node:http'
+
+import type {BotApiEmulator, MessageView, RecordedCall, TgObject, Update} from '../emulator/index.js'
+
+export type FeedEvent =
+  | {type: 'message'; chat: TgObject; view: MessageView}
+  | {type: 'delete'; chat_id: number; message_ids: number[]}
+  | {type: 'action'; chat_id: number; action: string; message_thread_id?: number}
+  | {type: 'callback'; id: string; text?: string; show_alert?: boolean; url?: string}
+  | {type: 'inline'; query_id: string}
+  | {type: 'profile'}
+
+const PROFILE_METHODS = new Set([
+  'setmycommands',
+  'deletemycommands',
+  'setchatmenubutton',
+  'setmydescription',
+  'setmyshortdescription',
+  'setmyname',
+])
+
+const MESSAGE_UPDATES = ['message', 'edited_message', 'channel_post', 'edited_channel_post']
+
+export interface ChatFeedOptions {
+  emulator: BotApiEmulator
+  token: string
+  /** Strings never to appear in what is sent (the token). */
+  redact?: (text: string) => string
+  heartbeatMs?: number
+  maxBuffered?: number
+}
+
+export class ChatFeed {
+  readonly #o: ChatFeedOptions
+  readonly #clients = new Set<ServerResponse>()
+  readonly #heartbeat: NodeJS.Timeout
+  #seq = 0
+  readonly #onCall = (call: RecordedCall, token: string) => {
+    if (token === this.#o.token) this.#guarded(() => this.#fromCall(call))
+  }
+  readonly #onUpdate = (update: Update, token: string) => {
+    if (token === this.#o.token) this.#guarded(() => this.#fromUpdate(update))
+  }
+
+  constructor(options: ChatFeedOptions) {
+    this.#o = options
+    options.emulator.on('call', this.#onCall)
+    options.emulator.on('update', this.#onUpdate)
+    this.#heartbeat = setInterval(() => {
+      this.#guarded(() => {
+        for (const res of this.#clients) this.#write(res, ': ping\n\n')
+      })
+    }, options.heartbeatMs ?? 15_000)
+    this.#heartbeat.unref()
+  }
+
+  get size(): number {
+    return this.#clients.size
+  }
+
+  /** Take over a request as an event stream. */
+  attach(res: ServerResponse, headers: Record<string, string>): void {
+    res.writeHead(200, {
+      ...headers,
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    })
+    res.socket?.setNoDelay(true)
+    this.#clients.add(res)
+    res.on('close', () => this.#clients.delete(res))
+    res.on('error', () => this.#drop(res))
+    this.#write(res, 'retry: 1000\n\n')
+  }
+
+  /** Send an event to every page (also used by the server for what it does itself, such as a new chat). */
+  publish(event: FeedEvent): void {
+    if (this.#clients.size === 0) return
+    this.#seq += 1
+    let data = JSON.stringify(event)
+    if (this.#o.redact) data = this.#o.redact(data)
+    const text = `id: ${this.#seq}\nevent: ${event.type}\ndata: ${data}\n\n`
+    for (const res of this.#clients) this.#write(res, text)
+  }
+
+  close(): void {
+    clearInterval(this.#heartbeat)
+    this.#o.emulator.off('call', this.#onCall)
+    this.#o.emulator.off('update', this.#onUpdate)
+    for (const res of this.#clients) res.end()
+    this.#clients.clear()
+  }
+
+  #guarded(fn: () => void): void {
+    try {
+      fn()
+    } catch {
+      // nothing a bot does may take the session down through its page
+    }
+  }
+
+  #write(res: ServerResponse, text: string): void {
+    if (res.destroyed || res.writableEnded) {
+      this.#clients.delete(res)
+      return
+    }
+    if (res.writableLength + text.length > (this.#o.maxBuffered ?? 4 * 1024 * 1024)) {
+      this.#drop(res)
+      return
+    }
+    res.write(text)
+  }
+
+  #drop(res: ServerResponse): void {
+    this.#clients.delete(res)
+    res.destroy()
+  }
+
+  #message(chatId: number, messageId: number, fallback?: TgObject): void {
+    const view =
+      this.#o.emulator.messageView(this.#o.token, chatId, messageId) ??
+      (fallback ? {message: fallback, reactions: []} : undefined)
+    if (view) this.publish({type: 'message', chat: view.message.chat as TgObject, view})
+  }
+
+  #fromCall(call: RecordedCall): void {
+    if (call.error || this.#clients.size === 0) return
+    const method = call.method.toLowerCase()
+    const p = call.params
+    const chatId = typeof p.chat_id === 'number' ? p.chat_id : Number(p.chat_id)
+    switch (method) {
+      case 'sendchataction':
+        if (Number.isSafeInteger(chatId))
+          this.publish({
+            type: 'action',
+            chat_id: chatId,
+            action: String(p.action),
+            ...(typeof p.message_thread_id === 'number' ? {message_thread_id: p.message_thread_id} : {}),
+          })
+        return
+      case 'answercallbackquery':
+        this.publish({
+          type: 'callback',
+          id: String(p.callback_query_id),
+          ...(typeof p.text === 'string' ? {text: p.text} : {}),
+          ...(p.show_alert === true || p.show_alert === 'true' ? {show_alert: true} : {}),
+          ...(typeof p.url === 'string' ? {url: p.url} : {}),
+        })
+        return
+      case 'answerinlinequery':
+        this.publish({type: 'inline', query_id: String(p.inline_query_id)})
+        return
+      case 'deletemessage':
+      case 'deletemessages': {
+        const ids = method === 'deletemessage' ? [p.message_id] : Array.isArray(p.message_ids) ? p.message_ids : []
+        const messageIds = ids.map(Number).filter(Number.isSafeInteger)
+        if (Number.isSafeInteger(chatId) && messageIds.length > 0)
+          this.publish({type: 'delete', chat_id: chatId, message_ids: messageIds})
+        return
+      }
+      case 'setmessagereaction':
+      case 'stoppoll':
+        if (Number.isSafeInteger(chatId) && p.message_id !== undefined) this.#message(chatId, Number(p.message_id))
+        return
+    }
+    if (PROFILE_METHODS.has(method)) {
+      this.publish({type: 'profile'})
+      return
+    }
+    for (const result of Array.isArray(call.result) ? call.result : [call.result]) {
+      const message = result as TgObject | undefined
+      const chat = message?.chat as TgObject | undefined
+      if (typeof message?.message_id === 'number' && typeof chat?.id === 'number')
+        this.#message(chat.id, message.message_id, message)
+    }
+  }
+
+  #fromUpdate(update: Update): void {
+    if (this.#clients.size === 0) return
+    for (const type of MESSAGE_UPDATES) {
+      const message = update[type] as TgObject | undefined
+      const chat = message?.chat as TgObject | undefined
+      if (message && typeof chat?.id === 'number') this.#message(chat.id, message.message_id as number, message)
+    }
+    const reaction = (update.message_reaction ?? update.message_reaction_count) as TgObject | undefined
+    if (reaction) this.#message((reaction.chat as TgObject).id as number, reaction.message_id as number)
+    const pollId = (update.poll as TgObject | undefined)?.id ?? (update.poll_answer as TgObject | undefined)?.poll_id
+    if (pollId !== undefined) {
+      const where = this.#o.emulator.pollMessage(this.#o.token, String(pollId))
+      if (where) this.#message(where.chatId, where.messageId)
+    }
+  }
+}

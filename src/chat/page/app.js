@@ -1,0 +1,863 @@
+// The chat page (docs/chat.md): a Telegram client for the bot, over the page API of src/chat/server.ts.
+'use strict'
+;(function () {
+  const R = window.BotChatRender
+  const key = document.querySelector('meta[name="bot-chat-key"]').content
+  const base = document.querySelector('meta[name="bot-chat-base"]').content || '/'
+  const $ = (id) => document.getElementById(id)
+  const REACTIONS = ['👍', '❤', '🔥', '🎉', '😁', '👎']
+
+  const state = {
+    me: {id: 0, username: 'bot', first_name: 'bot'},
+    token: '',
+    users: [],
+    user: undefined,
+    chats: new Map(),
+    chatId: undefined,
+    /** chat id → Map message_id → view */
+    messages: new Map(),
+    /** chat id → the reply keyboard shown (or undefined) */
+    keyboards: new Map(),
+    card: undefined,
+    replyTo: undefined,
+    myReactions: new Map(),
+    myVotes: new Map(),
+    paid: new Set(),
+    inlineQueryId: undefined,
+    typingTimer: undefined,
+  }
+
+  function url(path, params) {
+    const q = new URLSearchParams(params || {})
+    if (key) q.set('key', key)
+    const s = q.toString()
+    return base + path + (s ? '?' + s : '')
+  }
+
+  function api(path, init) {
+    init = init || {}
+    init.headers = Object.assign(key ? {'x-bot-dev-key': key} : {}, init.headers || {})
+    return fetch(base + path, init).then((res) =>
+      res.json().then((body) => {
+        if (!res.ok) throw new Error((body && body.error) || 'HTTP ' + res.status)
+        return body
+      }),
+    )
+  }
+
+  function act(name, input) {
+    return api('api/actions/' + name, {
+      method: 'POST',
+      headers: {'content-type': 'application/json'},
+      body: JSON.stringify(input),
+    })
+  }
+
+  function who() {
+    return {user_id: state.user.id, first_name: state.user.first_name}
+  }
+
+  function where() {
+    const out = {chat_id: state.chatId}
+    const chat = state.chats.get(state.chatId)
+    if (chat && chat.type !== 'private' && chat.title) out.chat_title = chat.title
+    const topic = Number($('topic').value)
+    if (chat && chat.is_forum && Number.isInteger(topic) && topic > 0) out.message_thread_id = topic
+    return out
+  }
+
+  let toastTimer
+  function toast(text) {
+    const t = $('toast')
+    t.textContent = text
+    t.hidden = false
+    clearTimeout(toastTimer)
+    toastTimer = setTimeout(() => (t.hidden = true), 3000)
+  }
+
+  function alertBox(text) {
+    $('alert-text').textContent = text
+    if (!$('alert').open) $('alert').showModal()
+  }
+
+  function fail(err) {
+    toast('✗ ' + (err && err.message ? err.message : String(err)))
+  }
+
+  // ── chats and users ───────────────────────────────────────────────────
+  function privateChatOf(user) {
+    return {id: user.id, type: 'private', first_name: user.first_name}
+  }
+
+  function addChat(chat) {
+    const known = state.chats.get(chat.id)
+    state.chats.set(chat.id, Object.assign({}, known || {}, chat))
+    if (!known) drawChats()
+  }
+
+  function drawChats() {
+    const list = $('chats')
+    list.textContent = ''
+    for (const chat of state.chats.values()) {
+      if (chat.type === 'private' && !state.users.some((u) => u.id === chat.id)) continue
+      const li = document.createElement('li')
+      li.dataset.chatId = chat.id
+      li.textContent = chat.type === 'private' ? R.nameOf(chat) : chat.title || String(chat.id)
+      const kind = document.createElement('span')
+      kind.className = 'kind'
+      kind.textContent = chat.type === 'private' ? 'private chat' : chat.is_forum ? 'supergroup · topics' : chat.type
+      li.append(kind)
+      if (chat.id === state.chatId) li.setAttribute('aria-current', 'true')
+      li.addEventListener('click', () => openChat(chat.id))
+      list.append(li)
+    }
+  }
+
+  function drawUsers() {
+    const sel = $('user-select')
+    sel.textContent = ''
+    for (const u of state.users) {
+      const o = document.createElement('option')
+      o.value = u.id
+      o.textContent = u.first_name + ' (' + u.id + ')'
+      sel.append(o)
+    }
+    sel.value = state.user.id
+  }
+
+  function setUser(id) {
+    const user = state.users.find((u) => u.id === id)
+    if (!user) return
+    const wasPrivate = state.chats.get(state.chatId)
+    state.user = user
+    addChat(privateChatOf(user))
+    drawUsers()
+    drawChats()
+    // In a private chat, switching who types switches to that user's own chat with the bot.
+    if (!wasPrivate || wasPrivate.type === 'private') openChat(user.id)
+    else loadCard()
+  }
+
+  // ── messages ──────────────────────────────────────────────────────────
+  const ctx = {
+    get me() {
+      return state.me
+    },
+    get userId() {
+      return state.user.id
+    },
+    fileUrl: (fileId) => url('api/files/' + encodeURIComponent(fileId)),
+    press: (view, button) => press(view, button),
+    vote: (view, ids) => vote(view, ids),
+    react: (view, emoji) => react(view, emoji),
+    pickReaction: (view, node) => pickReaction(view, node),
+    myReaction: (view) => state.myReactions.get(view.message.chat.id + ':' + view.message.message_id),
+    myVotes: (pollId) => state.myVotes.get(state.user.id + ':' + pollId),
+    paid: (view) => state.paid.has(view.message.chat.id + ':' + view.message.message_id),
+    sendText: (text) => sendText(text),
+    openReply: (id) => {
+      const node = $('messages').querySelector('[data-message-id="' + id + '"]')
+      if (node) node.scrollIntoView({block: 'center'})
+    },
+  }
+
+  function chatMessages(chatId) {
+    let map = state.messages.get(chatId)
+    if (!map) state.messages.set(chatId, (map = new Map()))
+    return map
+  }
+
+  function noteKeyboard(view) {
+    const m = view.message
+    const markup = m.reply_markup
+    if (!markup || !state.me || !m.from || m.from.id !== state.me.id) return
+    if (markup.keyboard) state.keyboards.set(m.chat.id, markup)
+    else if (markup.remove_keyboard) state.keyboards.delete(m.chat.id)
+  }
+
+  function put(view, live) {
+    const m = view.message
+    const chatId = m.chat.id
+    addChat(m.chat)
+    chatMessages(chatId).set(m.message_id, view)
+    if (live) noteKeyboard(view)
+    if (chatId !== state.chatId) return
+    const box = $('messages')
+    const node = R.message(view, ctx)
+    const old = box.querySelector('[data-message-id="' + m.message_id + '"]')
+    if (old) old.replaceWith(node)
+    else {
+      const stick = box.scrollHeight - box.scrollTop - box.clientHeight < 80
+      let after
+      for (const other of box.children)
+        if (Number(other.dataset.messageId) > m.message_id) {
+          after = other
+          break
+        }
+      box.insertBefore(node, after || null)
+      if (stick || (m.from && m.from.id === state.user.id)) box.scrollTop = box.scrollHeight
+    }
+    if (live && m.from && m.from.id === state.me.id) $('chat-sub').classList.remove('typing'), drawSub()
+    drawIntro()
+    if (live) drawReplyKeyboard()
+  }
+
+  function remove(chatId, ids) {
+    const map = chatMessages(chatId)
+    for (const id of ids) {
+      map.delete(id)
+      if (chatId === state.chatId) {
+        const node = $('messages').querySelector('[data-message-id="' + id + '"]')
+        if (node) node.remove()
+      }
+    }
+    drawIntro()
+  }
+
+  function openChat(chatId) {
+    state.chatId = chatId
+    state.replyTo = undefined
+    $('reply-preview').hidden = true
+    const chat = state.chats.get(chatId) || {id: chatId, type: chatId > 0 ? 'private' : 'group'}
+    drawChats()
+    $('chat-title').textContent = chat.type === 'private' ? R.nameOf(state.me) : chat.title || String(chatId)
+    $('topic-box').hidden = !chat.is_forum
+    $('composer').hidden = chat.type === 'channel'
+    drawSub()
+    $('messages').textContent = ''
+    const started = performance.now()
+    return api('api/chats/' + chatId + '/messages?limit=10000')
+      .then((views) => {
+        if (state.chatId !== chatId) return
+        const map = chatMessages(chatId)
+        map.clear()
+        state.keyboards.delete(chatId)
+        const frag = document.createDocumentFragment()
+        for (const view of views) {
+          map.set(view.message.message_id, view)
+          noteKeyboard(view)
+          frag.append(R.message(view, ctx))
+        }
+        const box = $('messages')
+        box.textContent = ''
+        box.append(frag)
+        box.scrollTop = box.scrollHeight
+        document.body.dataset.openedMs = String(Math.round(performance.now() - started))
+        document.body.dataset.chatLoaded = String(chatId)
+        drawReplyKeyboard()
+        drawIntro()
+        return loadCard()
+      })
+      .catch(fail)
+  }
+
+  function drawSub(text) {
+    const chat = state.chats.get(state.chatId)
+    const sub = $('chat-sub')
+    if (text) {
+      sub.textContent = text
+      sub.classList.add('typing')
+      return
+    }
+    sub.classList.remove('typing')
+    sub.textContent =
+      !chat || chat.type === 'private'
+        ? 'bot · you are ' + state.user.first_name
+        : chat.type + ' · you are ' + state.user.first_name
+  }
+
+  function loadCard() {
+    return api('api/bot?chat_id=' + state.chatId + '&user_id=' + state.user.id).then((card) => {
+      state.card = card
+      state.me = card.user
+      $('bot-name').textContent = card.name || R.nameOf(card.user)
+      $('menu-button').textContent =
+        card.menu_button && card.menu_button.type === 'web_app' ? card.menu_button.text || 'App' : '☰ Menu'
+      $('menu-button').hidden = !(card.menu_button && card.menu_button.type === 'web_app') && card.commands.length === 0
+      drawIntro()
+    })
+  }
+
+  function drawIntro() {
+    const chat = state.chats.get(state.chatId)
+    const empty = chatMessages(state.chatId).size === 0
+    const show = empty && (!chat || chat.type === 'private')
+    $('intro').hidden = !show
+    if (!show) return
+    const card = state.card || {}
+    $('intro-name').textContent = card.name || R.nameOf(state.me)
+    $('intro-text').textContent = card.description || 'What can this bot do?'
+  }
+
+  // ── sending ───────────────────────────────────────────────────────────
+  function sendText(text) {
+    const input = Object.assign({text}, who(), where())
+    if (state.replyTo) input.reply_to_message_id = state.replyTo
+    state.replyTo = undefined
+    $('reply-preview').hidden = true
+    return act('send_message', input)
+      .then((r) => r && r.message && put({message: r.message, reactions: []}, true))
+      .catch(fail)
+  }
+
+  function upload(file) {
+    const image = /^image\/(png|jpeg|gif|webp)$/.test(file.type)
+    const params = Object.assign({kind: image ? 'photo' : 'document', filename: file.name}, who(), where())
+    return fetch(url('api/upload', params), {
+      method: 'POST',
+      headers: {'content-type': file.type || 'application/octet-stream'},
+      body: file,
+    })
+      .then((res) =>
+        res.json().then((b) => {
+          if (!res.ok) throw new Error(b.error)
+          if (b.message) put({message: b.message, reactions: []}, true)
+        }),
+      )
+      .catch(fail)
+  }
+
+  // ── buttons ───────────────────────────────────────────────────────────
+  function openWebApp(webApp, source, chatId) {
+    window.dispatchEvent(
+      new CustomEvent('bot-chat:open-web-app', {
+        detail: {
+          token: state.token,
+          url: webApp.url,
+          chatId: chatId,
+          userId: state.user.id,
+          source: source,
+          startParam: webApp.start_param,
+        },
+      }),
+    )
+  }
+
+  function press(view, button) {
+    const m = view.message
+    if (button.callback_data !== undefined)
+      return act(
+        'press_button',
+        Object.assign({data: button.callback_data, message_id: m.message_id, chat_id: m.chat.id}, who()),
+      ).catch(fail)
+    if (button.url || button.login_url) {
+      const href = R.safeUrl(button.url || button.login_url.url)
+      if (href) window.open(href, '_blank', 'noopener,noreferrer')
+      return
+    }
+    if (button.web_app) return openWebApp(button.web_app, 'inline', m.chat.id)
+    if (button.copy_text) {
+      const text = button.copy_text.text
+      if (navigator.clipboard) navigator.clipboard.writeText(text).catch(() => {})
+      document.body.dataset.copied = text
+      return toast('Copied to clipboard')
+    }
+    const inline =
+      button.switch_inline_query ??
+      button.switch_inline_query_current_chat ??
+      (button.switch_inline_query_chosen_chat && (button.switch_inline_query_chosen_chat.query || ''))
+    if (inline !== undefined) {
+      $('input').value = '@' + state.me.username + ' ' + inline
+      $('input').focus()
+      return inlineQuery()
+    }
+    if (button.callback_game !== undefined)
+      return act(
+        'press_button',
+        Object.assign(
+          {data: '', game_short_name: (m.game && m.game.title) || 'game', message_id: m.message_id, chat_id: m.chat.id},
+          who(),
+        ),
+      ).catch(fail)
+    if (button.pay) return payDialog(view)
+  }
+
+  function vote(view, ids) {
+    const p = view.message.poll
+    return act('vote_poll', Object.assign({poll_id: p.id, option_ids: ids}, who()))
+      .then(() => {
+        state.myVotes.set(state.user.id + ':' + p.id, ids)
+        return refresh(view.message.chat.id, view.message.message_id)
+      })
+      .catch(fail)
+  }
+
+  function refresh(chatId, messageId) {
+    return api('api/chats/' + chatId + '/messages/' + messageId).then((v) => put(v, false))
+  }
+
+  function react(view, emoji) {
+    const k = view.message.chat.id + ':' + view.message.message_id
+    const mine = state.myReactions.get(k) === emoji
+    return act(
+      'react',
+      Object.assign(
+        {chat_id: view.message.chat.id, message_id: view.message.message_id, reaction: mine ? [] : [emoji]},
+        who(),
+      ),
+    )
+      .then(() => {
+        if (mine) state.myReactions.delete(k)
+        else state.myReactions.set(k, emoji)
+        return refresh(view.message.chat.id, view.message.message_id)
+      })
+      .catch(fail)
+  }
+
+  function pickReaction(view, node) {
+    const old = node.querySelector('.react-bar')
+    if (old) return old.remove()
+    const bar = document.createElement('div')
+    bar.className = 'react-bar'
+    for (const e of REACTIONS) {
+      const b = document.createElement('button')
+      b.type = 'button'
+      b.textContent = e
+      b.addEventListener('click', () => react(view, e))
+      bar.append(b)
+    }
+    node.append(bar)
+  }
+
+  // ── payments ──────────────────────────────────────────────────────────
+  let paying
+  function payDialog(view) {
+    const inv = view.message.invoice
+    paying = view
+    $('pay-title').textContent = inv.title
+    $('pay-desc').textContent = inv.description
+    $('pay-total').textContent = R.money(inv.total_amount, inv.currency)
+    $('pay-result').textContent = ''
+    const tips = $('pay-tip')
+    tips.textContent = ''
+    const suggested = view.message.invoice_tips || []
+    $('pay-tip-box').hidden = inv.currency === 'XTR'
+    for (const amount of [0].concat(suggested.length ? suggested : inv.currency === 'XTR' ? [] : [100, 500, 1000])) {
+      const o = document.createElement('option')
+      o.value = amount
+      o.textContent = amount ? R.money(amount, inv.currency) : 'no tip'
+      tips.append(o)
+    }
+    $('pay-shipping-box').hidden = inv.currency === 'XTR'
+    $('pay-go').disabled = false
+    if (!$('pay').open) $('pay').showModal()
+  }
+
+  function pay() {
+    const view = paying
+    if (!view) return
+    const input = Object.assign({invoice: view.message.message_id, chat_id: view.message.chat.id}, who())
+    const tip = Number($('pay-tip').value)
+    if (tip > 0) input.tip_amount = tip
+    if ($('pay-shipping').value.trim()) input.shipping_option_id = $('pay-shipping').value.trim()
+    $('pay-go').disabled = true
+    $('pay-result').textContent = 'Paying…'
+    return act('pay_invoice', input)
+      .then((attempt) => {
+        $('pay-result').textContent =
+          attempt.status === 'paid'
+            ? '✓ Paid'
+            : '✗ ' + attempt.status + (attempt.error_message ? ': ' + attempt.error_message : '')
+        $('pay-result').dataset.status = attempt.status
+        if (attempt.status === 'paid') {
+          state.paid.add(view.message.chat.id + ':' + view.message.message_id)
+          refresh(view.message.chat.id, view.message.message_id).catch(() => {})
+        }
+      })
+      .catch((err) => {
+        $('pay-result').textContent = '✗ ' + err.message
+        $('pay-result').dataset.status = 'error'
+      })
+  }
+
+  // ── the reply keyboard ────────────────────────────────────────────────
+  function drawReplyKeyboard() {
+    const box = $('reply-keyboard')
+    const markup = state.keyboards.get(state.chatId)
+    box.textContent = ''
+    box.hidden = !markup
+    $('keyboard-toggle').hidden = !markup
+    if (!markup) return
+    if (markup.input_field_placeholder) $('input').placeholder = markup.input_field_placeholder
+    for (const row of markup.keyboard) {
+      const r = document.createElement('div')
+      r.className = 'row'
+      for (const raw of row) {
+        const button = typeof raw === 'string' ? {text: raw} : raw
+        const b = document.createElement('button')
+        b.type = 'button'
+        b.textContent = button.text
+        b.addEventListener('click', () => pressReply(button, markup))
+        r.append(b)
+      }
+      box.append(r)
+    }
+  }
+
+  function pressReply(button, markup) {
+    if (markup.one_time_keyboard) {
+      state.keyboards.delete(state.chatId)
+      drawReplyKeyboard()
+    }
+    if (button.web_app) return openWebApp(button.web_app, 'keyboard', state.chatId)
+    if (button.request_contact) return share('contact', button)
+    if (button.request_location) return share('location', button)
+    if (button.request_users) return share('users', button)
+    if (button.request_chat) return share('chat', button)
+    return sendText(button.text)
+  }
+
+  let sharing
+  function share(kind, button) {
+    sharing = {kind, button}
+    const fields = $('share-fields')
+    fields.textContent = ''
+    const field = (name, label, value) => {
+      const l = document.createElement('label')
+      l.textContent = label + ' '
+      const i = document.createElement('input')
+      i.name = name
+      i.value = value
+      l.append(i)
+      fields.append(l)
+    }
+    if (kind === 'contact') {
+      $('share-title').textContent = 'Share your phone number'
+      field('phone_number', 'Phone', '+15550001111')
+    }
+    if (kind === 'location') {
+      $('share-title').textContent = 'Share your location'
+      field('latitude', 'Latitude', '51.5074')
+      field('longitude', 'Longitude', '-0.1278')
+    }
+    if (kind === 'users') {
+      $('share-title').textContent = 'Choose users'
+      field(
+        'user_ids',
+        'User ids (comma-separated)',
+        state.users
+          .filter((u) => u.id !== state.user.id)
+          .map((u) => u.id)
+          .join(',') || '2222',
+      )
+    }
+    if (kind === 'chat') {
+      $('share-title').textContent = 'Choose a chat'
+      const other = [...state.chats.values()].find((c) => c.type !== 'private')
+      field('shared_chat_id', 'Chat id', other ? other.id : '-1001234567890')
+    }
+    $('share').showModal()
+  }
+
+  function doShare() {
+    const s = sharing
+    if (!s) return
+    const form = new FormData($('share-form'))
+    const input = Object.assign({}, who(), where())
+    let name
+    if (s.kind === 'contact') {
+      name = 'share_contact'
+      input.phone_number = String(form.get('phone_number'))
+    }
+    if (s.kind === 'location') {
+      name = 'share_location'
+      input.latitude = Number(form.get('latitude'))
+      input.longitude = Number(form.get('longitude'))
+    }
+    if (s.kind === 'users') {
+      name = 'share_users'
+      input.request_id = s.button.request_users.request_id
+      input.user_ids = String(form.get('user_ids'))
+        .split(',')
+        .map((x) => Number(x.trim()))
+        .filter((x) => x > 0)
+    }
+    if (s.kind === 'chat') {
+      name = 'share_chat'
+      input.request_id = s.button.request_chat.request_id
+      input.shared_chat_id = Number(form.get('shared_chat_id'))
+    }
+    $('share').close()
+    return act(name, input)
+      .then((r) => r && r.message && put({message: r.message, reactions: []}, true))
+      .catch(fail)
+  }
+
+  // ── commands menu, menu button, inline mode ───────────────────────────
+  function drawCommands(filter) {
+    const menu = $('commands-menu')
+    const commands = ((state.card && state.card.commands) || []).filter(
+      (c) => !filter || ('/' + c.command).startsWith(filter),
+    )
+    menu.textContent = ''
+    menu.hidden = commands.length === 0
+    for (const c of commands) {
+      const b = document.createElement('button')
+      b.type = 'button'
+      b.dataset.command = c.command
+      const name = document.createElement('span')
+      name.className = 'cmd'
+      name.textContent = '/' + c.command
+      const desc = document.createElement('span')
+      desc.className = 'desc'
+      desc.textContent = c.description
+      b.append(name, desc)
+      b.addEventListener('click', () => {
+        menu.hidden = true
+        $('input').value = ''
+        sendText('/' + c.command)
+      })
+      menu.append(b)
+    }
+  }
+
+  let inlineTimer
+  function inlineQuery() {
+    const value = $('input').value
+    const prefix = '@' + state.me.username + ' '
+    const box = $('inline-results')
+    if (!state.me.username || !value.toLowerCase().startsWith(prefix.toLowerCase())) {
+      box.hidden = true
+      return
+    }
+    clearTimeout(inlineTimer)
+    inlineTimer = setTimeout(() => {
+      const chat = state.chats.get(state.chatId)
+      act(
+        'inline_query',
+        Object.assign(
+          {
+            query: value.slice(prefix.length),
+            chat_type: chat && chat.type === 'private' ? 'sender' : (chat && chat.type) || 'sender',
+          },
+          who(),
+        ),
+      )
+        .then((r) => {
+          state.inlineQueryId = r.inline_query.id
+          box.hidden = false
+          box.textContent = ''
+          const wait = document.createElement('div')
+          wait.className = 'empty'
+          wait.textContent = 'Waiting for the bot…'
+          box.append(wait)
+        })
+        .catch((err) => {
+          box.hidden = false
+          box.textContent = ''
+          const e = document.createElement('div')
+          e.className = 'empty'
+          e.textContent = err.message
+          box.append(e)
+        })
+    }, 250)
+  }
+
+  function showInline(queryId) {
+    if (queryId !== state.inlineQueryId) return
+    api('api/inline/' + encodeURIComponent(queryId)).then((r) => {
+      const box = $('inline-results')
+      box.textContent = ''
+      box.hidden = false
+      const results = (r.answer && r.answer.results) || []
+      if (results.length === 0) {
+        const e = document.createElement('div')
+        e.className = 'empty'
+        e.textContent = 'No results'
+        box.append(e)
+      }
+      for (const result of results) {
+        const b = document.createElement('button')
+        b.type = 'button'
+        b.dataset.resultId = result.id
+        const title = document.createElement('div')
+        title.textContent =
+          result.title || (result.input_message_content && result.input_message_content.message_text) || result.type
+        const desc = document.createElement('div')
+        desc.className = 'desc'
+        desc.textContent = result.description || result.type
+        b.append(title, desc)
+        b.addEventListener('click', () => chooseInline(queryId, result))
+        box.append(b)
+      }
+    })
+  }
+
+  function chooseInline(queryId, result) {
+    $('inline-results').hidden = true
+    $('input').value = ''
+    return act('choose_inline_result', {query_id: queryId, result_id: String(result.id)})
+      .then(() => {
+        const content = result.input_message_content || {}
+        const message = {
+          message_id: -Date.now(),
+          from: state.user,
+          chat: state.chats.get(state.chatId),
+          date: Math.floor(Date.now() / 1000),
+          via_bot: state.me,
+          text: content.message_text || result.title || result.type,
+          entities: content.entities,
+        }
+        put({message, reactions: []}, false)
+      })
+      .catch(fail)
+  }
+
+  function menuButton() {
+    const mb = state.card && state.card.menu_button
+    if (mb && mb.type === 'web_app') return openWebApp(mb.web_app, 'menu', state.chatId)
+    const menu = $('commands-menu')
+    if (!menu.hidden) return (menu.hidden = true)
+    drawCommands('')
+  }
+
+  // ── the live feed ─────────────────────────────────────────────────────
+  function connect() {
+    const source = new EventSource(url('api/events'))
+    const status = $('status')
+    source.onopen = () => {
+      status.dataset.state = 'live'
+      status.textContent = 'live'
+    }
+    source.onerror = () => {
+      status.dataset.state = 'lost'
+      status.textContent = 'reconnecting…'
+    }
+    const on = (name, fn) =>
+      source.addEventListener(name, (ev) => {
+        try {
+          fn(JSON.parse(ev.data))
+        } catch (err) {
+          console.warn(err)
+        }
+      })
+    on('message', (e) => put(e.view, true))
+    on('delete', (e) => remove(e.chat_id, e.message_ids))
+    on('action', (e) => {
+      if (e.chat_id !== state.chatId) return
+      const words = {
+        typing: 'typing…',
+        upload_photo: 'sending a photo…',
+        record_video: 'recording a video…',
+        upload_video: 'sending a video…',
+        record_voice: 'recording a voice message…',
+        upload_voice: 'sending a voice message…',
+        upload_document: 'sending a file…',
+        choose_sticker: 'choosing a sticker…',
+        find_location: 'finding a location…',
+        record_video_note: 'recording a video message…',
+        upload_video_note: 'sending a video message…',
+      }
+      drawSub(words[e.action] || e.action + '…')
+      clearTimeout(state.typingTimer)
+      state.typingTimer = setTimeout(() => drawSub(), 5000)
+    })
+    on('callback', (e) => {
+      if (e.url) window.open(e.url, '_blank', 'noopener,noreferrer')
+      if (!e.text) return
+      if (e.show_alert) alertBox(e.text)
+      else toast(e.text)
+    })
+    on('inline', (e) => showInline(e.query_id))
+    on('profile', () => loadCard().catch(() => {}))
+  }
+
+  // ── wiring ────────────────────────────────────────────────────────────
+  function wire() {
+    $('composer').addEventListener('submit', (ev) => {
+      ev.preventDefault()
+      const text = $('input').value
+      if (!text.trim()) return
+      if (!$('inline-results').hidden) return
+      $('input').value = ''
+      $('commands-menu').hidden = true
+      sendText(text)
+    })
+    $('input').addEventListener('input', () => {
+      const v = $('input').value
+      if (/^\/\S*$/.test(v)) drawCommands(v)
+      else $('commands-menu').hidden = true
+      inlineQuery()
+    })
+    $('start').addEventListener('click', () => sendText('/start'))
+    $('menu-button').addEventListener('click', menuButton)
+    $('keyboard-toggle').addEventListener('click', () => ($('reply-keyboard').hidden = !$('reply-keyboard').hidden))
+    $('file').addEventListener('change', () => {
+      const f = $('file').files[0]
+      if (f) upload(f)
+      $('file').value = ''
+    })
+    const main = $('main')
+    main.addEventListener('dragover', (ev) => {
+      ev.preventDefault()
+      main.classList.add('drop-target')
+    })
+    main.addEventListener('dragleave', () => main.classList.remove('drop-target'))
+    main.addEventListener('drop', (ev) => {
+      ev.preventDefault()
+      main.classList.remove('drop-target')
+      for (const f of ev.dataTransfer.files) upload(f)
+    })
+    $('user-select').addEventListener('change', () => setUser(Number($('user-select').value)))
+    $('new-user').addEventListener('submit', (ev) => {
+      ev.preventDefault()
+      const name = $('new-user-name').value.trim()
+      let id = Number($('new-user-id').value)
+      if (!Number.isInteger(id) || id <= 0)
+        id =
+          Math.max.apply(
+            null,
+            state.users.map((u) => u.id),
+          ) + 1
+      if (!name || state.users.some((u) => u.id === id)) return fail(new Error('that user exists already'))
+      state.users.push({id, first_name: name})
+      $('new-user-name').value = $('new-user-id').value = ''
+      setUser(id)
+    })
+    $('new-chat').addEventListener('submit', (ev) => {
+      ev.preventDefault()
+      const t = $('new-chat-type').value
+      const body = {type: t === 'forum' ? 'supergroup' : t, title: $('new-chat-title').value, is_forum: t === 'forum'}
+      api('api/chats', {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify(body)})
+        .then((r) => {
+          addChat(r.chat)
+          $('new-chat-title').value = ''
+          openChat(r.chat.id)
+        })
+        .catch(fail)
+    })
+    $('pay-go').addEventListener('click', pay)
+    $('pay-cancel').addEventListener('click', () => $('pay').close())
+    $('share-go').addEventListener('click', doShare)
+    $('share-cancel').addEventListener('click', () => $('share').close())
+    $('reply-cancel').addEventListener('click', () => {
+      state.replyTo = undefined
+      $('reply-preview').hidden = true
+    })
+    $('messages').addEventListener('dblclick', (ev) => {
+      const node = ev.target.closest('.msg')
+      if (!node || node.classList.contains('service')) return
+      state.replyTo = Number(node.dataset.messageId)
+      $('reply-preview-text').textContent =
+        'Reply to: ' + (node.querySelector('.text') ? node.querySelector('.text').textContent.slice(0, 60) : 'message')
+      $('reply-preview').hidden = false
+      $('input').focus()
+    })
+  }
+
+  api('api/config')
+    .then((config) => {
+      state.me = config.me
+      state.token = config.token || ''
+      state.users = [config.user]
+      state.user = config.user
+      for (const chat of config.chats) addChat(chat)
+      addChat(privateChatOf(config.user))
+      drawUsers()
+      wire()
+      connect()
+      return openChat(config.chat_id)
+    })
+    .then(() => (document.body.dataset.ready = 'true'))
+    .catch(fail)
+})()
