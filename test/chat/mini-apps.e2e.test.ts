@@ -8,8 +8,9 @@
  * @telegram-apps/init-data-node with the bot's token as a third party would, and a tampered copy is refused.
  *
  * The apps are served over https with a self-signed certificate on 127.0.0.1 (web_app buttons take https only);
- * the page is a stand-in for the chat page's server (../support/mini-app-page.ts). Skipped (with the reason)
- * only when no chromium is installed and CI is not set.
+ * the chat page is mounted on the emulator's port as `bot emulator` does (./helpers.ts), the user types /start and
+ * presses the reply keyboard's web_app button. Skipped (with the reason) only when no chromium is installed and CI
+ * is not set.
  */
 import {readFileSync} from 'node:fs'
 import {readFile} from 'node:fs/promises'
@@ -25,21 +26,20 @@ import type {Browser, Frame, FrameLocator, Page} from 'playwright-core'
 import {Markup, Telegraf} from 'telegraf'
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
-import {BotApiEmulator} from '../../src/emulator/index.js'
+import type {BotApiEmulator} from '../../src/emulator/index.js'
 import {runGrammy, runTelegraf} from '../emulator/bots.js'
 import {browserSkipReason, launchChromium} from '../support/browser.js'
-import {startMiniAppPage, type MiniAppPage} from '../support/mini-app-page.js'
 import {selfSignedCert} from '../support/tls.js'
 import {waitFor} from '../support/wait.js'
+import {type ChatRig, openChat, startRig, type} from './helpers.js'
 
 const skip = browserSkipReason()
-if (skip) console.warn(`test/inspector/mini-app-browser.e2e.test.ts skipped: ${skip}`)
+if (skip) console.warn(`test/chat/mini-apps.e2e.test.ts skipped: ${skip}`)
 
 const FIXTURES = new URL('../fixtures/mini-apps/', import.meta.url)
 const SDK_IIFE = createRequire(import.meta.url)
   .resolve('@telegram-apps/sdk')
   .replace(/index\.(c?js)$/, 'index.iife.js')
-const USER = 4242
 
 /** The apps' own server: https on 127.0.0.1 with a self-signed certificate, as a dev server with basic-ssl. */
 async function startAppServer(dir: string): Promise<{base: string; server: Server}> {
@@ -88,8 +88,9 @@ describe.skipIf(skip !== undefined)('Mini Apps in the chat page, in chromium', (
   let browser: Browser
   let dir: string
   let app: {base: string; server: Server}
+  let rig: ChatRig
   let emu: BotApiEmulator
-  let chatPage: MiniAppPage
+  let token: string
   let page: Page
   let stopBot: (() => Promise<void>) | undefined
   const problems: string[] = []
@@ -108,24 +109,53 @@ describe.skipIf(skip !== undefined)('Mini Apps in the chat page, in chromium', (
   })
 
   beforeEach(async () => {
-    emu = await BotApiEmulator.start()
-    chatPage = await startMiniAppPage(emu.controlApiRoot)
-    page = await browser.newPage()
+    rig = await startRig({username: 'shop_bot'})
+    emu = rig.emu
+    token = rig.token
     problems.length = 0
-    page.on('pageerror', (err) => problems.push(`page error: ${err.message}`))
-    await page.goto(chatPage.url)
-    await page.waitForFunction(() => document.getElementById('bc-miniapp-style') !== null, undefined, {timeout: 10_000})
   })
 
   afterEach(async () => {
     await page?.close()
     await stopBot?.()
     stopBot = undefined
-    await chatPage?.close()
-    await emu?.stop()
+    await rig?.close()
   })
 
-  /** What the chat page does on a web_app button press. */
+  /** The chat page, once the bot runs. */
+  async function openPage(): Promise<void> {
+    page = await openChat(browser, rig.url, problems)
+    await page.waitForFunction(() => document.documentElement.dataset.miniapps === 'ready', undefined, {
+      timeout: 10_000,
+    })
+  }
+
+  /**
+   * The user sends /start in the page; the web_app button of the bot's reply keyboard is opened with the event the
+   * page's button sends (app.js openWebApp: the page does not draw a reply keyboard from the feed yet, so the press
+   * is the event, with the button as the bot sent it).
+   */
+  async function pressKeyboardButton(text: string): Promise<FrameLocator> {
+    await type(page, '/start')
+    await page.locator('.msg[data-from="bot"]', {hasText: 'Open the'}).waitFor({timeout: 15_000})
+    const button = keyboardButton(emu, token)
+    expect(button.text).toBe(text)
+    const user = await pageUser()
+    return open({
+      token,
+      url: button.web_app.url,
+      chatId: user.id,
+      userId: user.id,
+      source: 'keyboard',
+      buttonText: text,
+    })
+  }
+
+  async function pageUser(): Promise<{id: number; first_name: string}> {
+    return (await page.evaluate(() => fetch('/api/config').then((r) => r.json()))).user
+  }
+
+  /** What the chat page does on a web_app button press (its event, sent by hand). */
   async function open(detail: Record<string, unknown>): Promise<FrameLocator> {
     await page.evaluate((d) => window.dispatchEvent(new CustomEvent('bot-chat:open-web-app', {detail: d})), detail)
     await page.waitForSelector('.bc-miniapp[data-state="ready"]', {timeout: 15_000})
@@ -153,7 +183,6 @@ describe.skipIf(skip !== undefined)('Mini Apps in the chat page, in chromium', (
   }
 
   it('a telegram-web-app.js app from a grammY reply keyboard: user, main button → web_app_data, invoice, storage', async () => {
-    const token = emu.createBot({username: 'shop_bot', firstName: 'Shop'}).token
     const bot = new GrammyBot(token, {client: {apiRoot: emu.apiRoot}})
     const link = (await bot.api.raw.createInvoiceLink({
       title: 'Coffee',
@@ -179,22 +208,19 @@ describe.skipIf(skip !== undefined)('Mini Apps in the chat page, in chromium', (
     })
     stopBot = await runGrammy(emu, token, bot, 'polling')
 
-    const ann = emu.user(token, {id: USER, firstName: 'Ann'})
-    const [reply] = await ann.send('/start')
-    expect(reply.text).toBe('Open the shop')
-    // a reply keyboard is not part of the Message: the page takes it from the bot's sendMessage call
+    await openPage()
+    let frame = await pressKeyboardButton('Open shop')
     const button = keyboardButton(emu, token)
+    const user = await pageUser()
     const detail = {
       token,
       url: button.web_app.url,
-      chatId: USER,
-      userId: USER,
+      chatId: user.id,
+      userId: user.id,
       source: 'keyboard',
       buttonText: button.text,
     }
-
-    let frame = await open(detail)
-    await expect.poll(() => frame.locator('#hello').textContent(), {timeout: 10_000}).toBe('Hello, Ann')
+    await expect.poll(() => frame.locator('#hello').textContent(), {timeout: 10_000}).toBe(`Hello, ${user.first_name}`)
     // the launch parameters reached the app: its platform, the version, the theme
     expect(await frame.locator('#platform').textContent()).toMatch(/^weba \d+\.\d+ #3390ec$/)
     const initData = (await frame.locator('#init-data').textContent()) ?? ''
@@ -220,7 +246,7 @@ describe.skipIf(skip !== undefined)('Mini Apps in the chat page, in chromium', (
     const kept = await fetch(`${emu.controlApiRoot}/bots/${token}/web_apps/cloud_storage`, {
       method: 'POST',
       headers: {'content-type': 'application/json'},
-      body: JSON.stringify({user_id: USER, method: 'getStorageValues', params: {keys: ['color']}}),
+      body: JSON.stringify({user_id: user.id, method: 'getStorageValues', params: {keys: ['color']}}),
     })
     expect(await kept.json()).toEqual({result: {color: 'blue'}})
     // the invoice: the sheet, the bot's pre-checkout answer, invoice_closed "paid"
@@ -232,7 +258,7 @@ describe.skipIf(skip !== undefined)('Mini Apps in the chat page, in chromium', (
     await expect.poll(() => main.textContent(), {timeout: 10_000}).toBe('Send data')
     await main.click()
     await waitFor(() => received.length === 1, {what: 'web_app_data at the bot', timeout: 15_000})
-    expect(received[0]).toEqual({data: JSON.stringify({from: 'twa', user: USER}), button_text: 'Open shop'})
+    expect(received[0]).toEqual({data: JSON.stringify({from: 'twa', user: user.id}), button_text: 'Open shop'})
     await page.waitForSelector('.bc-miniapp', {state: 'detached', timeout: 10_000})
 
     // opened again from an inline button: sendData is not for it (Telegram allows it from a reply keyboard only)
@@ -244,7 +270,6 @@ describe.skipIf(skip !== undefined)('Mini Apps in the chat page, in chromium', (
   })
 
   it('an @telegram-apps/sdk app from a Telegraf reply keyboard: user, main button → web_app_data, invoice, storage', async () => {
-    const token = emu.createBot({username: 'sdk_bot', firstName: 'Sdk'}).token
     const bot = new Telegraf(token, {telegram: {apiRoot: emu.apiRoot}})
     const link = (await bot.telegram.callApi('createInvoiceLink', {
       title: 'Tea',
@@ -269,20 +294,10 @@ describe.skipIf(skip !== undefined)('Mini Apps in the chat page, in chromium', (
     bot.on('pre_checkout_query', (ctx) => ctx.answerPreCheckoutQuery(true))
     stopBot = await runTelegraf(emu, token, bot, 'polling')
 
-    const bob = emu.user(token, {id: USER, firstName: 'Bob'})
-    const [reply] = await bob.send('/start')
-    expect(reply.text).toBe('Open the tea shop')
-    const button = keyboardButton(emu, token)
-    const frame = await open({
-      token,
-      url: button.web_app.url,
-      chatId: USER,
-      userId: USER,
-      source: 'keyboard',
-      buttonText: button.text,
-    })
-
-    await expect.poll(() => frame.locator('#hello').textContent(), {timeout: 10_000}).toBe('Hello, Bob')
+    await openPage()
+    const frame = await pressKeyboardButton('Tea shop')
+    const user = await pageUser()
+    await expect.poll(() => frame.locator('#hello').textContent(), {timeout: 10_000}).toBe(`Hello, ${user.first_name}`)
     const initData = (await frame.locator('#init-data').textContent()) ?? ''
     expect(isValid(initData, token)).toBe(true)
     expect(isValid(tampered(initData), token)).toBe(false)
@@ -296,7 +311,7 @@ describe.skipIf(skip !== undefined)('Mini Apps in the chat page, in chromium', (
     await expect.poll(() => main.textContent(), {timeout: 10_000}).toBe('Send data')
     await main.click()
     await waitFor(() => received.length === 1, {what: 'web_app_data at the bot', timeout: 15_000})
-    expect(received[0]).toEqual({data: JSON.stringify({from: 'sdk', user: USER}), button_text: 'Tea shop'})
+    expect(received[0]).toEqual({data: JSON.stringify({from: 'sdk', user: user.id}), button_text: 'Tea shop'})
     await page.waitForSelector('.bc-miniapp', {state: 'detached', timeout: 10_000})
     expect(problems).toEqual([])
   })
