@@ -8,6 +8,7 @@
  *   event: callback  {id, text?, show_alert?, url?}  the bot's answerCallbackQuery
  *   event: inline    {query_id}                the bot answered an inline query
  *   event: profile   {}                        the bot's commands, menu button, name or description changed
+ *   event: keyboard  {chat_id, markup?}        the bot sent a reply keyboard (a Message never carries one), or removed it
  *
  * Each event is written the moment the call is recorded (the emulator records a call as it answers it). A page that
  * stops reading is dropped once `maxBuffered` bytes wait for it.
@@ -23,6 +24,8 @@ export type FeedEvent =
   | {type: 'callback'; id: string; text?: string; show_alert?: boolean; url?: string}
   | {type: 'inline'; query_id: string}
   | {type: 'profile'}
+  /** The bot sent a reply keyboard to the chat (`markup`), or removed it (`markup` absent). */
+  | {type: 'keyboard'; chat_id: number; markup?: TgObject}
 
 const PROFILE_METHODS = new Set([
   'setmycommands',
@@ -49,6 +52,8 @@ export class ChatFeed {
   readonly #clients = new Set<ServerResponse>()
   readonly #heartbeat: NodeJS.Timeout
   #seq = 0
+  /** The reply keyboard each chat shows now (the bot's latest ReplyKeyboardMarkup there, until it is removed). */
+  readonly #keyboards = new Map<number, TgObject>()
   readonly #onCall = (call: RecordedCall, token: string) => {
     if (token === this.#o.token) this.#guarded(() => this.#fromCall(call))
   }
@@ -97,6 +102,11 @@ export class ChatFeed {
     for (const res of this.#clients) this.#write(res, text)
   }
 
+  /** The reply keyboard a chat shows now, if any. */
+  keyboard(chatId: number): TgObject | undefined {
+    return this.#keyboards.get(chatId)
+  }
+
   close(): void {
     clearInterval(this.#heartbeat)
     this.#o.emulator.off('call', this.#onCall)
@@ -138,10 +148,12 @@ export class ChatFeed {
   }
 
   #fromCall(call: RecordedCall): void {
-    if (call.error || this.#clients.size === 0) return
+    if (call.error) return
     const method = call.method.toLowerCase()
     const p = call.params
     const chatId = typeof p.chat_id === 'number' ? p.chat_id : Number(p.chat_id)
+    this.#noteKeyboard(call)
+    if (this.#clients.size === 0) return
     switch (method) {
       case 'sendchataction':
         if (Number.isSafeInteger(chatId))
@@ -187,6 +199,20 @@ export class ChatFeed {
       if (typeof message?.message_id === 'number' && typeof chat?.id === 'number')
         this.#message(chat.id, message.message_id, message)
     }
+  }
+
+  /** A send with a reply keyboard (or its removal) changes what the chat's keyboard area shows. */
+  #noteKeyboard(call: RecordedCall): void {
+    const markup = call.params.reply_markup as TgObject | undefined
+    if (!markup || typeof markup !== 'object' || (!markup.keyboard && !markup.remove_keyboard)) return
+    const result = (Array.isArray(call.result) ? call.result[0] : call.result) as TgObject | undefined
+    const chatId = (result?.chat as TgObject | undefined)?.id
+    if (typeof chatId !== 'number') return
+    if (markup.keyboard) {
+      this.#keyboards.set(chatId, markup)
+      if (this.#keyboards.size > 10_000) this.#keyboards.delete(this.#keyboards.keys().next().value!)
+    } else this.#keyboards.delete(chatId)
+    this.publish({type: 'keyboard', chat_id: chatId, ...(markup.keyboard ? {markup} : {})})
   }
 
   #fromUpdate(update: Update): void {

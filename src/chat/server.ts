@@ -10,6 +10,7 @@
  *   GET  /api/bot?chat_id=&user_id=&language_code=   the bot as that user sees it (description, menu button, commands)
  *   GET  /api/chats/{chat_id}/messages?limit=&before=   [{message, reactions}], oldest first
  *   GET  /api/chats/{chat_id}/messages/{message_id}     one {message, reactions}
+ *   GET  /api/chats/{chat_id}/keyboard      {markup}: the reply keyboard the bot left there (null: none)
  *   POST /api/chats                         {id?, type, title?, is_forum?}: a group, supergroup or channel the bot is in
  *   POST /api/actions/{name}                a user action of the emulator's table (emu.runAction), JSON in and out
  *   POST /api/upload?kind=&chat_id=&user_id=&first_name=&caption=   the body's bytes as send_media
@@ -130,6 +131,8 @@ export async function createChatPage(o: ChatPageOptions): Promise<ChatPage> {
       const language = query.get('language_code') ?? undefined
       return json(res, 200, emu.botCard(token, {chatId, userId, ...(language ? {languageCode: language} : {})}))
     }
+    const keyboard = /^\/api\/chats\/(-?\d{1,20})\/keyboard$/.exec(path)
+    if (keyboard && get) return json(res, 200, {markup: feed.keyboard(Number(keyboard[1])) ?? null})
     const messages = /^\/api\/chats\/(-?\d{1,20})\/messages(?:\/(\d{1,12}))?$/.exec(path)
     if (messages && get) {
       const chatId = Number(messages[1])

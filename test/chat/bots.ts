@@ -104,7 +104,7 @@ export async function startGrammy(apiRoot: string, token: string): Promise<Runni
   bot.hears('quiz', (ctx) =>
     ctx.replyWithPoll('2+2?', ['3', '4'], {
       type: 'quiz',
-      correct_option_id: 1,
+      correct_option_ids: [1],
       explanation: 'It is four',
       is_anonymous: false,
     }),
@@ -114,7 +114,7 @@ export async function startGrammy(apiRoot: string, token: string): Promise<Runni
   )
   bot.hears('shop', (ctx) =>
     ctx.replyWithInvoice('T-shirt', 'A nice shirt', 'shirt-1', 'USD', [{label: 'shirt', amount: 1500}], {
-      provider_token: 'TEST:provider',
+      provider_token: '1234567890:TEST:emulator',
       is_flexible: true,
       max_tip_amount: 1000,
       suggested_tip_amounts: [100, 500],

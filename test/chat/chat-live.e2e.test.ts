@@ -21,22 +21,26 @@ describe.skipIf(skip !== undefined)('the chat page: live chat and buttons (gramm
   let page: Page
   const problems: string[] = []
 
+  let userId = 5000
+
   beforeAll(async () => {
     browser = await launchChromium()
+    rig = await startRig()
+    bot = await startGrammy(rig.emu.apiRoot, rig.token)
   })
   afterAll(async () => {
     await browser?.close()
+    await bot?.stop()
+    await rig?.close()
   })
+  // each test is a user of its own, in their own private chat with the bot
   beforeEach(async () => {
     problems.length = 0
-    rig = await startRig()
-    bot = await startGrammy(rig.emu.apiRoot, rig.token)
-    page = await openChat(browser, rig.url, problems)
+    userId += 1
+    page = await openChat(browser, `${rig.url}?user=${userId}&name=Tess`, problems)
   })
   afterEach(async () => {
     await page?.close()
-    await bot?.stop()
-    await rig?.close()
     expect(problems).toEqual([])
   })
 
@@ -59,7 +63,10 @@ describe.skipIf(skip !== undefined)('the chat page: live chat and buttons (gramm
     await type(page, 'react')
     await page.locator('.msg[data-from="user"]', {hasText: 'react'}).locator('.reactions', {hasText: '👍 1'}).waitFor()
     // sent then deleted: it goes away
-    const deleted = rig.emu.waitForBotMessage(rig.token, {predicate: (c) => c.method === 'deleteMessage'})
+    const deleted = rig.emu.waitForBotMessage(rig.token, {
+      chatId: userId,
+      predicate: (c) => c.method === 'deleteMessage',
+    })
     await type(page, 'del')
     await deleted
     await page.waitForFunction(
@@ -81,7 +88,9 @@ describe.skipIf(skip !== undefined)('the chat page: live chat and buttons (gramm
     await kb.waitFor()
     await kb.locator('button:has-text("Toast")').click()
     await page.waitForFunction(
-      () => !document.querySelector('#toast')!.hidden && document.querySelector('#toast')!.textContent === 'Toasted!',
+      () =>
+        !document.querySelector<HTMLElement>('#toast')!.hidden &&
+        document.querySelector('#toast')!.textContent === 'Toasted!',
     )
     await kb.locator('button:has-text("Alert")').click()
     await page.waitForSelector('#alert[open]')
@@ -149,9 +158,7 @@ describe.skipIf(skip !== undefined)('the chat page: live chat and buttons (gramm
     await page.locator('#commands-menu button[data-command="kb"]').waitFor()
     expect(await page.locator('#commands-menu button').count()).toBe(1)
     // a German-speaking user sees the German list
-    const card = await page.evaluate(() =>
-      fetch('/api/bot?chat_id=1111&user_id=1111&language_code=de').then((r) => r.json()),
-    )
+    const card = await page.evaluate(() => fetch('/api/bot?chat_id=1&user_id=1&language_code=de').then((r) => r.json()))
     expect(card.commands).toEqual([{command: 'hilfe', description: 'Hilfe'}])
   })
 })

@@ -42,6 +42,7 @@ export async function startRig(o: {username?: string} = {}): Promise<ChatRig> {
 
 /** A page of the browser on the chat, once it has loaded (its problems collected: page errors, console errors). */
 export async function openChat(browser: Browser, url: string, problems: string[]): Promise<Page> {
+  // (a test opens the page as a user of its own: `?user=ID`, so its private chat starts empty)
   const page = await browser.newPage({viewport: {width: 1100, height: 800}})
   page.on('pageerror', (err) => problems.push(`page error: ${err.message}`))
   page.on('console', (m) => {

@@ -153,7 +153,8 @@
     pickReaction: (view, node) => pickReaction(view, node),
     myReaction: (view) => state.myReactions.get(view.message.chat.id + ':' + view.message.message_id),
     myVotes: (pollId) => state.myVotes.get(state.user.id + ':' + pollId),
-    paid: (view) => state.paid.has(view.message.chat.id + ':' + view.message.message_id),
+    isPaid: (view) => state.paid.has(view.message.chat.id + ':' + view.message.message_id),
+    pay: (view) => payDialog(view),
     sendText: (text) => sendText(text),
     openReply: (id) => {
       const node = $('messages').querySelector('[data-message-id="' + id + '"]')
@@ -167,20 +168,11 @@
     return map
   }
 
-  function noteKeyboard(view) {
-    const m = view.message
-    const markup = m.reply_markup
-    if (!markup || !state.me || !m.from || m.from.id !== state.me.id) return
-    if (markup.keyboard) state.keyboards.set(m.chat.id, markup)
-    else if (markup.remove_keyboard) state.keyboards.delete(m.chat.id)
-  }
-
   function put(view, live) {
     const m = view.message
     const chatId = m.chat.id
     addChat(m.chat)
     chatMessages(chatId).set(m.message_id, view)
-    if (live) noteKeyboard(view)
     if (chatId !== state.chatId) return
     const box = $('messages')
     const node = R.message(view, ctx)
@@ -199,7 +191,6 @@
     }
     if (live && m.from && m.from.id === state.me.id) $('chat-sub').classList.remove('typing'), drawSub()
     drawIntro()
-    if (live) drawReplyKeyboard()
   }
 
   function remove(chatId, ids) {
@@ -235,7 +226,6 @@
         const frag = document.createDocumentFragment()
         for (const view of views) {
           map.set(view.message.message_id, view)
-          noteKeyboard(view)
           frag.append(R.message(view, ctx))
         }
         const box = $('messages')
@@ -244,9 +234,8 @@
         box.scrollTop = box.scrollHeight
         document.body.dataset.openedMs = String(Math.round(performance.now() - started))
         document.body.dataset.chatLoaded = String(chatId)
-        drawReplyKeyboard()
         drawIntro()
-        return loadCard()
+        return Promise.all([loadCard(), loadKeyboard(chatId)])
       })
       .catch(fail)
   }
@@ -472,6 +461,14 @@
   }
 
   // ── the reply keyboard ────────────────────────────────────────────────
+  function loadKeyboard(chatId) {
+    return api('api/chats/' + chatId + '/keyboard').then((r) => {
+      if (r.markup) state.keyboards.set(chatId, r.markup)
+      else state.keyboards.delete(chatId)
+      drawReplyKeyboard()
+    })
+  }
+
   function drawReplyKeyboard() {
     const box = $('reply-keyboard')
     const markup = state.keyboards.get(state.chatId)
@@ -760,6 +757,11 @@
       else toast(e.text)
     })
     on('inline', (e) => showInline(e.query_id))
+    on('keyboard', (e) => {
+      if (e.markup) state.keyboards.set(e.chat_id, e.markup)
+      else state.keyboards.delete(e.chat_id)
+      if (e.chat_id === state.chatId) drawReplyKeyboard()
+    })
     on('profile', () => loadCard().catch(() => {}))
   }
 
@@ -850,6 +852,15 @@
     .then((config) => {
       state.me = config.me
       state.token = config.token || ''
+      // ?user=ID&name=NAME opens the page as another user (a second tab as a second person)
+      const asked = new URLSearchParams(location.search)
+      const askedId = Number(asked.get('user'))
+      if (Number.isSafeInteger(askedId) && askedId > 0) {
+        config.user = {id: askedId, first_name: asked.get('name') || 'User ' + askedId}
+        config.chat_id = askedId
+      }
+      const askedChat = Number(asked.get('chat'))
+      if (Number.isSafeInteger(askedChat) && askedChat !== 0) config.chat_id = askedChat
       state.users = [config.user]
       state.user = config.user
       for (const chat of config.chats) addChat(chat)

@@ -382,8 +382,19 @@
       el('div', 'desc', inv.description),
       el('div', 'price', money(inv.total_amount, inv.currency)),
     )
-    const paid = ctx.paid && ctx.paid(view)
+    const paid = ctx.isPaid && ctx.isPaid(view)
     if (paid) box.append(el('div', 'receipt', '✓ Paid'))
+    // A client draws the Pay button itself when the bot's keyboard has none (core.telegram.org/bots/api#sendinvoice).
+    const rows = (view.message.reply_markup && view.message.reply_markup.inline_keyboard) || []
+    if (!paid && !rows.some((row) => row.some((b) => b.pay))) {
+      const kb = el('div', 'inline-kb')
+      const b = el('button', 'kb-button pay', 'Pay ' + money(inv.total_amount, inv.currency))
+      b.type = 'button'
+      b.dataset.kind = 'pay'
+      b.addEventListener('click', () => ctx.pay(view))
+      kb.append(b)
+      box.append(kb)
+    }
     return box
   }
 
