@@ -130,25 +130,12 @@ describe.skipIf(skip !== undefined)('Mini Apps in the chat page, in chromium', (
     })
   }
 
-  /**
-   * The user sends /start in the page; the web_app button of the bot's reply keyboard is opened with the event the
-   * page's button sends (app.js openWebApp: the page does not draw a reply keyboard from the feed yet, so the press
-   * is the event, with the button as the bot sent it).
-   */
+  /** The user sends /start in the page and presses the web_app button of the bot's reply keyboard. */
   async function pressKeyboardButton(text: string): Promise<FrameLocator> {
     await type(page, '/start')
-    await page.locator('.msg[data-from="bot"]', {hasText: 'Open the'}).waitFor({timeout: 15_000})
-    const button = keyboardButton(emu, token)
-    expect(button.text).toBe(text)
-    const user = await pageUser()
-    return open({
-      token,
-      url: button.web_app.url,
-      chatId: user.id,
-      userId: user.id,
-      source: 'keyboard',
-      buttonText: text,
-    })
+    await page.locator('#reply-keyboard button', {hasText: text}).click({timeout: 15_000})
+    await page.waitForSelector('.bc-miniapp[data-state="ready"]', {timeout: 15_000})
+    return page.frameLocator('.bc-miniapp iframe')
   }
 
   async function pageUser(): Promise<{id: number; first_name: string}> {
