@@ -18,6 +18,7 @@
  *   GET  /api/inline/{query_id}             the bot's answer to an inline query (null until it answered)
  *   GET  /api/files/{file_id}               a file's bytes (photos, stickers, voice…)
  *   GET  /api/events                        Server-Sent Events (feed.ts)
+ *   POST /api/miniapp/frame                 {url} → {url}: where the Mini App frame loads an app (src/lib/mini-app-proxy.ts)
  *
  * Errors are `{"error": "…"}` with a 4xx status. Nothing is cached; the page runs under a Content-Security-Policy that
  * loads nothing from elsewhere (Mini Apps aside: frames may load any http(s) page), and puts every text of a message
@@ -30,6 +31,7 @@ import {fileURLToPath} from 'node:url'
 import type {BotApiEmulator, TgObject} from '../emulator/index.js'
 import {redactSecrets} from '../telegram/redact.js'
 import {ChatFeed} from './feed.js'
+import {createMiniAppProxy} from '../lib/mini-app-proxy.js'
 
 export const CHAT_PAGE_DIR = fileURLToPath(new URL('page/', import.meta.url))
 
@@ -98,6 +100,7 @@ export async function createChatPage(o: ChatPageOptions): Promise<ChatPage> {
     .replaceAll('{{base}}', o.base.replace(/[&<>"']/g, ''))
   const redact = (text: string) => redactSecrets(text, [o.token])
   const feed = new ChatFeed({emulator: o.emulator, token: o.token, redact, heartbeatMs: o.heartbeatMs})
+  const miniApps = createMiniAppProxy()
   const user = o.user ?? {id: 1111, first_name: 'You'}
   const emu = o.emulator
   const token = o.token
@@ -186,6 +189,14 @@ export async function createChatPage(o: ChatPageOptions): Promise<ChatPage> {
         throw new HttpError(400, (err as Error).message)
       }
     }
+    if (path === '/api/miniapp/frame' && method === 'POST') {
+      const body = await readJson(req)
+      try {
+        return json(res, 200, {url: await miniApps.frameUrl(String(body.url ?? ''))})
+      } catch (err) {
+        throw new HttpError(400, (err as Error).message)
+      }
+    }
     const inline = /^\/api\/inline\/([\w-]{1,64})$/.exec(path)
     if (inline && get) return json(res, 200, {answer: emu.inlineAnswer(token, inline[1]) ?? null})
     const file = /^\/api\/files\/([\w-]{1,200})$/.exec(path)
@@ -244,6 +255,7 @@ export async function createChatPage(o: ChatPageOptions): Promise<ChatPage> {
     },
     close() {
       feed.close()
+      void miniApps.close()
     },
   }
 }

@@ -2,7 +2,8 @@
  * A Mini App launched as a Telegram web client launches it (the table's launch_web_app): the launch URL's hash
  * parameters, and initData signed with the bot's token, checked here by an implementation written from
  * core.telegram.org/bots/webapps ("Validating data received via the Mini App") and by @telegram-apps/init-data-node
- * as a third party; a tampered copy fails both.
+ * as a third party; a tampered copy fails both. The third-party `signature` is there, signed by the emulator's own
+ * Ed25519 key (apps on @telegram-apps/sdk refuse initData without one).
  */
 import {createHmac} from 'node:crypto'
 import {isValid} from '@telegram-apps/init-data-node'
@@ -78,6 +79,13 @@ describe('launch_web_app: POST /_emulator/bots/{token}/web_apps/open', () => {
     expect(signedByToken(initData, emu.createBot().token)).toBe(false)
     expect(isValid(initData, token)).toBe(true)
     expect(isValid(tampered(initData), token)).toBe(false)
+    // signature: Ed25519 (64 bytes, base64url) by the emulator's own key; the hash covers it like any field
+    const signature = data.get('signature') ?? ''
+    expect(Buffer.from(signature, 'base64url').length).toBe(64)
+    expect(signature).toMatch(/^[\w-]+$/)
+    const resigned = new URLSearchParams(initData)
+    resigned.set('signature', Buffer.alloc(64).toString('base64url'))
+    expect(isValid(resigned.toString(), token)).toBe(false)
 
     // the query is the bot's to answer, once
     const result = {type: 'article', id: '1', title: 'Done', input_message_content: {message_text: 'Bought'}}

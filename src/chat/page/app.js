@@ -340,7 +340,7 @@
   }
 
   // ── buttons ───────────────────────────────────────────────────────────
-  function openWebApp(webApp, source, chatId) {
+  function openWebApp(webApp, source, chatId, buttonText) {
     window.dispatchEvent(
       new CustomEvent('bot-chat:open-web-app', {
         detail: {
@@ -350,6 +350,7 @@
           userId: state.user.id,
           source: source,
           startParam: webApp.start_param,
+          buttonText: buttonText,
         },
       }),
     )
@@ -529,7 +530,7 @@
       state.keyboards.delete(state.chatId)
       drawReplyKeyboard()
     }
-    if (button.web_app) return openWebApp(button.web_app, 'keyboard', state.chatId)
+    if (button.web_app) return openWebApp(button.web_app, 'keyboard', state.chatId, button.text)
     if (button.request_contact) return share('contact', button)
     if (button.request_location) return share('location', button)
     if (button.request_users) return share('users', button)

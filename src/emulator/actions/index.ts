@@ -26,6 +26,7 @@ import {
 import {boostChat, removeChatBoost} from './boosts.js'
 import {openWebAppQuery, sendWebAppData} from './web-apps.js'
 import {launchWebApp} from './web-app-launch.js'
+import {webAppCloudStorage} from './cloud-storage.js'
 import {summonGuest} from './guests.js'
 import {sharedWidgetQuery, widgetQuery} from './widgets.js'
 import {updateSubscription} from './subscriptions.js'
@@ -60,6 +61,7 @@ export const ACTIONS = {
   send_web_app_data: sendWebAppData,
   open_web_app_query: openWebAppQuery,
   launch_web_app: launchWebApp,
+  web_app_cloud_storage: webAppCloudStorage,
   summon_guest: summonGuest,
   widget_query: widgetQuery,
   shared_widget_query: sharedWidgetQuery,

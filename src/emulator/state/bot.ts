@@ -20,6 +20,7 @@ import {Members} from './members.js'
 import {AnswerOnce, Boosts} from './boosts.js'
 import {EphemeralStore} from './ephemeral.js'
 import {WidgetStore} from './widgets.js'
+import {CloudStorage} from './cloud-storage.js'
 
 /** One queued update. */
 export interface QueueEntry {
@@ -138,6 +139,8 @@ export class BotState {
   readonly boosts = new Boosts()
   readonly webAppQueries = new AnswerOnce()
   readonly guestQueries = new AnswerOnce()
+  /** Mini Apps' CloudStorage, per user (user/cloud-storage.ts). */
+  readonly cloudStorage = new CloudStorage()
   /** Ephemeral messages and the callback queries they may answer (Bot API 10.2-10.4, ephemeral.ts). */
   readonly ephemeral = new EphemeralStore()
   /** Shared widgets and widget queries (Bot API 10.4, widgets.ts). */
@@ -250,6 +253,7 @@ export class BotState {
     this.boosts.clear()
     this.webAppQueries.clear()
     this.guestQueries.clear()
+    this.cloudStorage.clear()
     this.ephemeral.clear()
     this.widgets.clear()
     this.callbackQueryMode = 'default'

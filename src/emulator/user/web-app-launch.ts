@@ -3,8 +3,11 @@
  * parameters in its hash (core.telegram.org/bots/webapps, "Initializing Mini Apps"): `tgWebAppData` (the initData
  * query string), `tgWebAppVersion`, `tgWebAppPlatform`, `tgWebAppThemeParams` (JSON) and `tgWebAppStartParam`
  * where given. initData is signed with the bot's token as "Validating data received via the Mini App" says, so the
- * bot's own check accepts it. The third-party `signature` (Ed25519, Telegram's private key) cannot be made here and
- * is left out; the `hash` alone is what a bot checks with its token.
+ * bot's own check accepts it. The third-party `signature` ("Validating data for Third-Party Use": Ed25519 with
+ * Telegram's private key) cannot be made here: the field is there (apps built on @telegram-apps/sdk refuse initData
+ * without it) and holds an Ed25519 signature of the same text by a key this process makes at start, so a check with
+ * Telegram's public key refuses it, as it must; the `hash`, which covers it as it covers every other field, is what a
+ * bot checks with its token.
  *
  * How it was opened decides the fields, as the same page documents them:
  * - in the user's private chat with the bot and without a start parameter: a button (the menu button, an inline
@@ -12,7 +15,7 @@
  * - with a start parameter, or in another chat (web_app buttons and the menu exist only in the bot's private chat):
  *   a direct link (t.me/bot/app?startapp=…), with `chat_type`, `chat_instance` and `start_param`, and no query_id.
  */
-import {createHmac} from 'node:crypto'
+import {createHmac, generateKeyPairSync, type KeyObject, sign} from 'node:crypto'
 import type {BotState} from '../state/bot.js'
 import type {TgObject} from '../types.js'
 import {BOT_API_VERSION} from '../methods/catalog/index.js'
@@ -86,6 +89,7 @@ export function launchWebApp(bot: BotState, options: WebAppLaunchOptions): WebAp
     if (options.startParam !== undefined) fields.push(['start_param', options.startParam])
   }
   fields.push(['auth_date', String(Math.floor(Date.now() / 1000))])
+  fields.push(['signature', thirdPartySignature(bot.token, fields)])
   fields.push(['hash', initDataHash(bot.token, fields)])
   const initData = new URLSearchParams(fields).toString()
   const launch = new URLSearchParams([
@@ -111,6 +115,25 @@ export function initDataHash(token: string, fields: Array<[string, string]>): st
     .map(([key, value]) => `${key}=${value}`)
     .sort()
   return createHmac('sha256', secret).update(lines.join('\n')).digest('hex')
+}
+
+/** The emulator's own Ed25519 key: Telegram's private key is not to be had (see the module's comment). */
+let signingKey: KeyObject | undefined
+
+/**
+ * `signature` as "Validating data for Third-Party Use" (core.telegram.org/bots/webapps) lays it out: Ed25519 over
+ * `{bot_id}:WebAppData` and a newline, then the fields but `hash` and `signature` as `key=value` lines sorted by
+ * key; base64url without padding. Signed with the emulator's key, not Telegram's.
+ */
+function thirdPartySignature(token: string, fields: Array<[string, string]>): string {
+  signingKey ??= generateKeyPairSync('ed25519').privateKey
+  const botId = token.split(':')[0]
+  const lines = fields
+    .filter(([key]) => key !== 'hash' && key !== 'signature')
+    .map(([key, value]) => `${key}=${value}`)
+    .sort()
+  const text = `${botId}:WebAppData\n${lines.join('\n')}`
+  return sign(null, Buffer.from(text), signingKey).toString('base64url')
 }
 
 /** The bot's web_app menu button for the user (or the default one): its URL. */

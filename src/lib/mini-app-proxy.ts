@@ -1,0 +1,235 @@
+/**
+ * How the chat page opens a Mini App: through a loopback proxy of the app's origin, one port per origin (so the
+ * app keeps an origin of its own, apart from the page's, and its absolute paths `/assets/…` resolve as on its own
+ * server). The proxy forwards every request and WebSocket upgrade (Vite's hot reload) to the app's origin with the
+ * `Host` it expects, and in the app's HTML it points `https://telegram.org/js/telegram-web-app.js` at its own copy
+ * (`/__bot/telegram-web-app.js`, the file the npm package @twa-dev/sdk ships), so an app that loads Telegram's
+ * script works with no network. A loopback https origin (a dev server with a self-signed certificate, e.g. Vite's
+ * basic-ssl plugin) is reached without checking its certificate; any other origin is checked as usual.
+ *
+ * Bounds: at most `maxOrigins` proxies (the oldest closed first), an HTML page rewritten only up to `maxHtmlBytes`
+ * (one that says it is larger passes unchanged; one that turns out larger gets 502), upstream requests time out
+ * after `timeoutMs`.
+ */
+import {readFileSync} from 'node:fs'
+import {createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
+import {request as httpsRequest} from 'node:https'
+import {createRequire} from 'node:module'
+import {connect as netConnect, type AddressInfo, type Socket} from 'node:net'
+import {dirname, join} from 'node:path'
+import {connect as tlsConnect} from 'node:tls'
+
+/** Where apps load Telegram's script from (core.telegram.org/bots/webapps, "Initializing Mini Apps"). */
+export const TELEGRAM_SCRIPT = /https?:\/\/telegram\.org\/js\/telegram-web-app\.js(\?[^"'\s>]*)?/g
+/** The proxy's own path for it. */
+export const LOCAL_SCRIPT_PATH = '/__bot/telegram-web-app.js'
+
+/**
+ * Put first in each proxied page: apps built on @telegram-apps/sdk post their events to the parent with the target
+ * origin `https://web.telegram.org` (its bridge's default), which a page on another origin never receives. The shim
+ * gives the app a `window.parent` whose postMessage targets `*` (the page checks the message's source, the frame),
+ * and keeps telegram-web-app.js's check `event.source === window.parent` true for messages from the real parent.
+ */
+export const BRIDGE_SHIM = `<script>(function(){try{var p=window.parent;if(!p||p===window)return;
+var f={postMessage:function(m,o,t){p.postMessage(m,'*',t)}};
+Object.defineProperty(window,'parent',{configurable:true,get:function(){return f}});
+var d=Object.getOwnPropertyDescriptor(MessageEvent.prototype,'source');
+Object.defineProperty(MessageEvent.prototype,'source',{configurable:true,get:function(){var s=d.get.call(this);return s===p?f:s}});
+}catch(e){}})()</script>`
+
+export interface MiniAppProxyOptions {
+  /** HTML put at the start of each proxied page's `<head>` (before the app's own scripts); default BRIDGE_SHIM. */
+  inject?: string
+  maxOrigins?: number
+  maxHtmlBytes?: number
+  timeoutMs?: number
+}
+
+export interface MiniAppProxy {
+  /** The URL the frame loads for an app's URL (path, query and hash kept), on the proxy of its origin. */
+  frameUrl(appUrl: string): Promise<string>
+  close(): Promise<void>
+}
+
+let scriptCache: string | undefined
+
+/** telegram-web-app.js as @twa-dev/sdk ships it (read once). */
+export function telegramWebAppScript(): string {
+  if (scriptCache === undefined) {
+    const require = createRequire(import.meta.url)
+    // the package's entry is dist/index.js; its src/ holds telegram-web-app.js as Telegram serves it
+    const dir = dirname(dirname(require.resolve('@twa-dev/sdk')))
+    scriptCache = readFileSync(join(dir, 'src', 'telegram-web-apps.js'), 'utf8')
+  }
+  return scriptCache
+}
+
+function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, '')
+  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h)
+}
+
+export function createMiniAppProxy(options: MiniAppProxyOptions = {}): MiniAppProxy {
+  const maxOrigins = options.maxOrigins ?? 16
+  const maxHtml = options.maxHtmlBytes ?? 8 * 1024 * 1024
+  const timeoutMs = options.timeoutMs ?? 30_000
+  const proxies = new Map<string, Promise<{server: Server; base: string; sockets: Set<Socket>}>>()
+  let closed = false
+
+  async function start(origin: URL) {
+    const sockets = new Set<Socket>()
+    const server = createServer((req, res) => {
+      forward(origin, req, res).catch(() => {
+        if (!res.headersSent) res.writeHead(502, {'content-type': 'text/plain', 'x-content-type-options': 'nosniff'})
+        res.end(`the Mini App at ${origin.origin} did not answer`)
+      })
+    })
+    server.on('connection', (socket) => {
+      sockets.add(socket)
+      socket.on('close', () => sockets.delete(socket))
+    })
+    server.on('upgrade', (req, socket: Socket, head) => upgrade(origin, req, socket, head))
+    server.on('clientError', (_err, socket) => socket.destroy())
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(0, '127.0.0.1', () => resolve())
+    })
+    const {port} = server.address() as AddressInfo
+    return {server, base: `http://127.0.0.1:${port}`, sockets}
+  }
+
+  async function forward(origin: URL, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = req.url ?? '/'
+    if (path === LOCAL_SCRIPT_PATH || path.startsWith(`${LOCAL_SCRIPT_PATH}?`)) {
+      res.writeHead(200, {'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache'})
+      res.end(telegramWebAppScript())
+      return
+    }
+    const headers = {...req.headers, host: origin.host}
+    delete headers['accept-encoding']
+    if (headers.origin) headers.origin = origin.origin
+    if (typeof headers.referer === 'string') headers.referer = origin.origin + new URL(headers.referer).pathname
+    const upstream = await new Promise<IncomingMessage>((resolve, reject) => {
+      const call = (origin.protocol === 'https:' ? httpsRequest : httpRequest)(
+        {
+          protocol: origin.protocol,
+          hostname: origin.hostname.replace(/^\[|\]$/g, ''),
+          port: origin.port || undefined,
+          method: req.method,
+          path,
+          headers,
+          timeout: timeoutMs,
+          ...(origin.protocol === 'https:' && isLoopbackHost(origin.hostname) ? {rejectUnauthorized: false} : {}),
+        },
+        resolve,
+      )
+      call.on('timeout', () => call.destroy(new Error('timeout')))
+      call.on('error', reject)
+      req.pipe(call)
+    })
+    const out: Record<string, string | string[]> = {}
+    for (const [name, value] of Object.entries(upstream.headers)) {
+      if (value === undefined) continue
+      // the page frames the app: a frame ban of the app's server would blank it
+      if (name === 'x-frame-options' || name === 'content-security-policy') continue
+      out[name] = value
+    }
+    const location = upstream.headers.location
+    if (typeof location === 'string' && location.startsWith(origin.origin))
+      out.location = `http://${req.headers.host}${location.slice(origin.origin.length)}`
+    const html = /^text\/html/i.test(String(upstream.headers['content-type'] ?? ''))
+    const length = Number(upstream.headers['content-length'] ?? 0)
+    if (!html || req.method === 'HEAD' || length > maxHtml) {
+      res.writeHead(upstream.statusCode ?? 502, out)
+      upstream.pipe(res)
+      return
+    }
+    const chunks: Buffer[] = []
+    let size = 0
+    for await (const chunk of upstream) {
+      size += (chunk as Buffer).length
+      if (size > maxHtml) {
+        upstream.destroy()
+        res.writeHead(502, {'content-type': 'text/plain'})
+        res.end(`the Mini App's page is over ${maxHtml} bytes: too large to rewrite`)
+        return
+      }
+      chunks.push(chunk as Buffer)
+    }
+    const body = rewriteHtml(Buffer.concat(chunks).toString('utf8'), options.inject ?? BRIDGE_SHIM)
+    delete out['content-length']
+    delete out['transfer-encoding']
+    res.writeHead(upstream.statusCode ?? 502, {...out, 'content-length': Buffer.byteLength(body)})
+    res.end(body)
+  }
+
+  function upgrade(origin: URL, req: IncomingMessage, socket: Socket, head: Buffer): void {
+    socket.on('error', () => socket.destroy())
+    const secure = origin.protocol === 'https:'
+    const port = Number(origin.port || (secure ? 443 : 80))
+    const host = origin.hostname.replace(/^\[|\]$/g, '')
+    const upstream = secure
+      ? tlsConnect({host, port, servername: host, rejectUnauthorized: !isLoopbackHost(origin.hostname)})
+      : netConnect({host, port})
+    upstream.setTimeout(timeoutMs, () => upstream.destroy())
+    upstream.on('error', () => socket.destroy())
+    upstream.on('close', () => socket.destroy())
+    socket.on('close', () => upstream.destroy())
+    upstream.once(secure ? 'secureConnect' : 'connect', () => {
+      upstream.setTimeout(0)
+      const lines = [`${req.method} ${req.url} HTTP/1.1`]
+      for (let i = 0; i < req.rawHeaders.length; i += 2) {
+        const name = req.rawHeaders[i]
+        const lower = name.toLowerCase()
+        const value = lower === 'host' ? origin.host : lower === 'origin' ? origin.origin : req.rawHeaders[i + 1]
+        lines.push(`${name}: ${value}`)
+      }
+      upstream.write(`${lines.join('\r\n')}\r\n\r\n`)
+      if (head.length > 0) upstream.write(head)
+      upstream.pipe(socket)
+      socket.pipe(upstream)
+    })
+  }
+
+  return {
+    async frameUrl(appUrl) {
+      if (closed) throw new Error('the Mini App proxy is closed')
+      const url = new URL(appUrl)
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`${appUrl} is not an http(s) URL`)
+      let proxy = proxies.get(url.origin)
+      if (!proxy) {
+        proxy = start(url)
+        proxies.set(url.origin, proxy)
+        proxy.catch(() => proxies.delete(url.origin))
+        while (proxies.size > maxOrigins) {
+          const [oldest, first] = proxies.entries().next().value!
+          proxies.delete(oldest)
+          void first.then((p) => stop(p)).catch(() => {})
+        }
+      }
+      const {base} = await proxy
+      return base + url.pathname + url.search + url.hash
+    },
+    async close() {
+      closed = true
+      const all = [...proxies.values()]
+      proxies.clear()
+      await Promise.all(all.map((p) => p.then(stop).catch(() => {})))
+    },
+  }
+}
+
+async function stop(p: {server: Server; sockets: Set<Socket>}): Promise<void> {
+  for (const socket of p.sockets) socket.destroy()
+  await new Promise<void>((resolve) => p.server.close(() => resolve()))
+}
+
+/** Telegram's script pointed at the proxy's copy, and `inject` put first in `<head>` (or first in the page). */
+export function rewriteHtml(html: string, inject = ''): string {
+  const rewritten = html.replace(TELEGRAM_SCRIPT, LOCAL_SCRIPT_PATH)
+  if (!inject) return rewritten
+  const head = /<head(\s[^>]*)?>/i.exec(rewritten)
+  if (head)
+    return rewritten.slice(0, head.index + head[0].length) + inject + rewritten.slice(head.index + head[0].length)
+  return inject + rewritten
+}
