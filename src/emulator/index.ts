@@ -32,6 +32,7 @@ export {InputError, listActions} from './actions/index.js'
 export type {ActionInfo, ActionInput, ActionName, ActionResult} from './actions/index.js'
 export {parseChatScript, ChatScriptError, type ParseOptions} from './scripts/parse.js'
 export {runChatScript} from './scripts/api.js'
+export {updateChatScript} from './scripts/update.js'
 export {canonicalExpectation, eventsOf, type BotEvent} from './scripts/expect.js'
 export type {
   BotExpectation,

@@ -8,7 +8,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {Bot as GrammyBot, InlineKeyboard, Keyboard} from 'grammy'
 import {afterAll, describe, expect, it} from 'vitest'
-import {runChatScript} from '../../src/emulator/index.js'
+import {runChatScript, updateChatScript} from '../../src/emulator/index.js'
 import {setup} from './helpers.js'
 import {MODES, runGrammy} from './bots.js'
 
@@ -206,6 +206,47 @@ describe.each(MODES)('chat scripts against grammY (%s)', (mode) => {
       )
       const results = await Promise.all(scripts.map((s) => runChatScript(emu, token, s)))
       expect(results.flatMap((r) => r.failures)).toEqual([])
+    } finally {
+      await stop()
+    }
+  })
+
+  it('updateChatScript rewrites what changed, keeps comments and regexes that still match', async () => {
+    const {emu, token, stop} = await started(mode)
+    try {
+      const text = `# what /start does
+steps:
+  - user: /start   # say hello
+  - bot: "Hello Ada!"   # was the greeting
+  - bot: /^Pick/
+  - user: /silent
+  - bot: gone
+  - user: /start
+  - bot: /^Hi/
+  - press: Pasta
+  - call: {method: answerCallbackQuery, text: Stored}
+  - bot: {edit: /Pasta/}
+`
+      const first = await runChatScript(emu, token, text, {collect: true})
+      expect(first.ok).toBe(false)
+      const updated = updateChatScript(text, first)
+      expect(updated).toBe(`# what /start does
+steps:
+  - user: /start # say hello
+  - bot: "Hi Ada!" # was the greeting
+  - bot: /^Pick/
+  - bot: { text: "Menu", buttons: [ [ Pasta, Pizza ], [ Back ] ] }
+  - user: /silent
+  - user: /start
+  - bot: /^Hi/
+  - bot: "Pick one: what do you eat?"
+  - bot: { text: "Menu", buttons: [ [ Pasta, Pizza ], [ Back ] ] }
+  - press: Pasta
+  - call: { method: answerCallbackQuery, text: Saved }
+  - bot: {edit: /Pasta/}
+`)
+      const second = await runChatScript(emu, token, updated)
+      expect(second.failures).toEqual([])
     } finally {
       await stop()
     }

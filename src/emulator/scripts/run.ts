@@ -198,7 +198,13 @@ class ScriptRun {
         ran++
         try {
           if (isAction(step)) {
-            this.closeSegment(step, segmentStart)
+            try {
+              this.closeSegment(step, segmentStart)
+            } catch (err) {
+              // messages nobody expected: in a collect run, noted and the step still acts
+              if (!(err instanceof StepFailure) || !this.options.collect) throw err
+              this.fail(step, err)
+            }
             segmentStart = this.ours.length
             this.segments.push({action: step.index, user: this.acting, events: [], calls: [], callMatches: {}})
             await this.act(step)
