@@ -58,7 +58,9 @@ function grammyBot(token: string, apiRoot: string): GrammyBot {
 }
 
 async function started(mode: (typeof MODES)[number]) {
-  const {emu, token} = await setup()
+  // time scaled by 0.01 (a quick grammY stop), but not the webhook's read timeout: a loaded machine may take
+  // longer than 600 ms to answer one POST, and a redelivered update would be answered twice
+  const {emu, token} = await setup({webhookReadTimeoutMs: 6_000_000})
   const bot = grammyBot(token, emu.apiRoot)
   const stop = await runGrammy(emu, token, bot, mode, [
     'message',
@@ -235,14 +237,14 @@ steps:
   - user: /start # say hello
   - bot: "Hi Ada!" # was the greeting
   - bot: /^Pick/
-  - bot: { text: "Menu", buttons: [ [ Pasta, Pizza ], [ Back ] ] }
+  - bot: {text: "Menu", buttons: [[Pasta, Pizza], [Back]]}
   - user: /silent
   - user: /start
   - bot: /^Hi/
   - bot: "Pick one: what do you eat?"
-  - bot: { text: "Menu", buttons: [ [ Pasta, Pizza ], [ Back ] ] }
+  - bot: {text: "Menu", buttons: [[Pasta, Pizza], [Back]]}
   - press: Pasta
-  - call: { method: answerCallbackQuery, text: Saved }
+  - call: {method: answerCallbackQuery, text: "Saved"}
   - bot: {edit: /Pasta/}
 `)
       const second = await runChatScript(emu, token, updated)

@@ -71,7 +71,7 @@ export function updateChatScript(text: string, result: ChatScriptResult, parsed?
     if (added) items.push(...added.map((v) => stepNode(doc, 'bot', v)))
   })
   steps.items = items
-  return doc.toString({lineWidth: 0})
+  return doc.toString({lineWidth: 0, flowCollectionPadding: false})
 }
 
 /** The steps after each acting step (and before the first: -1), by that step's index. */
