@@ -10,7 +10,7 @@ import {join, relative} from 'node:path'
 
 import {anonymise, type Replacement} from '../emulator/scripts/anonymise.js'
 import {checkScriptName, saveChatScript, ScriptSaveError} from '../emulator/scripts/save.js'
-import {type RecordedTurn, writeChatScript} from '../emulator/scripts/write.js'
+import {patternOf, type RecordedTurn, writeChatScript} from '../emulator/scripts/write.js'
 import {redactSecrets} from '../telegram/redact.js'
 import type {ApiCall, HistoryView, UpdateEntry} from './types.js'
 
@@ -102,8 +102,7 @@ export function rangeTurns(
 /** A text the history cut: its start as a regular expression (`/^…/`), since the rest is not known. */
 function prefixExpression(text: string): string | undefined {
   const m = CUT.exec(text)
-  if (!m) return undefined
-  return `/^${text.slice(0, m.index).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}/`
+  return m ? patternOf(text.slice(0, m.index)) : undefined
 }
 
 /** The script of a range (see the module comment); with `name`, written to `dir/NAME.chat.yml`. */

@@ -9,7 +9,7 @@
  * listed in `skipped`, so the header can say so; so are the bot's calls that failed and those that show nothing
  * (sendChatAction, getFile, getChat…).
  */
-import {Document, isMap, isSeq, type Node, YAMLMap, YAMLSeq} from 'yaml'
+import {Document, isMap, isSeq, type Node, visit, YAMLMap, YAMLSeq} from 'yaml'
 
 import {formatText} from '../format/index.js'
 
@@ -104,42 +104,37 @@ const MEDIA_STEPS: Record<string, string> = {
   video_note: 'video_note',
 }
 
-/** The bot's sends that put a file in the chat → the expectation's key. */
-const SEND_MEDIA: Record<string, string> = {
-  sendphoto: 'photo',
-  senddocument: 'document',
-  sendvideo: 'video',
-  sendaudio: 'audio',
-  sendvoice: 'voice',
-  sendanimation: 'animation',
-  sendsticker: 'sticker',
-  sendvideonote: 'video_note',
-}
+/** What a message of the bot's may carry besides text, in the order a message is read for it (format.ts of scripts). */
+const MESSAGE_KINDS = [
+  'photo',
+  'document',
+  'video',
+  'audio',
+  'voice',
+  'animation',
+  'sticker',
+  'video_note',
+  'poll',
+  'invoice',
+  'location',
+  'venue',
+  'contact',
+  'dice',
+  'game',
+  'paid_media',
+  'checklist',
+] as const
 
 /** Calls that show the user nothing and check nothing a test would want: never expectations. */
-const QUIET = new Set([
-  'sendchataction',
-  'getfile',
-  'getme',
-  'getchat',
-  'getchatmember',
-  'getchatadministrators',
-  'getchatmembercount',
-  'getupdates',
-  'getwebhookinfo',
-  'setwebhook',
-  'deletewebhook',
-  'getmycommands',
-  'getuserprofilephotos',
-  'getstarTransactions'.toLowerCase(),
-  'getmystarbalance',
-])
+const QUIET = /^(get|sendchataction$|setwebhook$|deletewebhook$|logout$|close$|setmy|deletemy|downloadfile$)/
 
 /** Parameters a `call:` never names: they are the script's own chats, messages and queries, new on every run. */
 const ID_PARAMS = new Set([
   'chat_id',
   'message_id',
+  'message_ids',
   'user_id',
+  'from_chat_id',
   'callback_query_id',
   'inline_query_id',
   'pre_checkout_query_id',
@@ -155,19 +150,26 @@ const ID_PARAMS = new Set([
   'widget_query_id',
 ])
 
-/** The labels of a keyboard, row by row (inline or reply), or undefined when the markup has none. */
-export function buttonRows(markup: unknown): string[][] | undefined {
-  const m = json(markup)
-  if (!isObj(m)) return undefined
-  const rows = Array.isArray(m.inline_keyboard) ? m.inline_keyboard : Array.isArray(m.keyboard) ? m.keyboard : undefined
-  if (!rows) return undefined
-  const out = rows.map((row) =>
+const EDIT_RE = /^(editmessage|stopmessagelivelocation|stoppoll)/
+const DELETE_RE = /^deletemessages?$/
+const SEND_RE = /^(send|copymessage|forwardmessage)/
+const NOT_MESSAGES = /^(sendchataction|sendmessagedraft|sendgift|sendinvoice_?link)$|draft/
+
+/** The labels of keyboard rows (buttons as objects with `text`, or plain strings). */
+function labels(rows: unknown): string[][] {
+  if (!Array.isArray(rows)) return []
+  return rows.map((row) =>
     Array.isArray(row) ? row.map((b) => (typeof b === 'string' ? b : (str(isObj(b) ? b.text : undefined) ?? ''))) : [],
   )
-  return out.some((r) => r.length > 0) ? out : undefined
 }
 
-/** A text or caption as the user sees it (parse_mode and entities applied), or the raw text when it does not parse. */
+/** The inline keyboard's labels, row by row, or undefined when the markup has none. */
+function inlineLabels(markup: unknown): string[][] | undefined {
+  const m = json(markup)
+  return isObj(m) && Array.isArray(m.inline_keyboard) ? labels(m.inline_keyboard) : undefined
+}
+
+/** A text or caption as the user sees it (parse_mode applied), or the raw text when it does not parse. */
 function shownText(raw: unknown, parseMode: unknown, kind: 'text' | 'caption'): string | undefined {
   const text = str(raw)
   if (text === undefined) return undefined
@@ -180,59 +182,149 @@ function shownText(raw: unknown, parseMode: unknown, kind: 'text' | 'caption'): 
   }
 }
 
-/** The text the bot's message shows: the call's result when it has it, else its parameters read as the server would. */
-function messageText(call: RecordedBotCall, field: 'text' | 'caption'): string | undefined {
-  const result = call.result
-  if (isObj(result) && typeof result[field] === 'string') return result[field] as string
-  const raw = call.params[field]
-  return shownText(raw, call.params.parse_mode, field)
+/**
+ * The message a send made, as far as the call tells: its result, completed from its parameters where the result
+ * is short (the inspector keeps `{message_id, chat, date}`) or missing (a webhook reply).
+ */
+function sentMessage(method: string, p: Obj, result: unknown): Obj {
+  const made: Obj = {}
+  const text = shownText(p.text, p.parse_mode, 'text') ?? shownText(p.caption, p.parse_mode, 'caption')
+  if (text !== undefined) made[p.text !== undefined ? 'text' : 'caption'] = text
+  const markup = json(p.reply_markup)
+  if (isObj(markup) && Array.isArray(markup.inline_keyboard)) made.reply_markup = markup
+  const kind = method
+    .replace(/^send/, '')
+    .replace(/([a-z])([A-Z])/g, '$1_$2')
+    .toLowerCase()
+  if ((MESSAGE_KINDS as readonly string[]).includes(kind)) {
+    if (kind === 'poll') made.poll = {question: p.question}
+    else if (kind === 'invoice' || kind === 'game') made[kind] = {title: p.title}
+    else if (kind === 'dice') made.dice = {emoji: p.emoji ?? '🎲'}
+    else if (kind === 'contact') made.contact = {phone_number: p.phone_number}
+    else if (kind === 'venue') made.location = {}
+    else made[kind] = {}
+  }
+  return isObj(result) ? {...made, ...result} : made
 }
 
-/** A bot text that reads as a regular expression (`/…/`) is written as a mapping, so it stays an exact text. */
-const looksLikeRegExp = (text: string) => /^\/.*\/[a-z]*$/s.test(text)
+/** What a message carries besides text, and the text that names it (a poll's question, an invoice's title…). */
+function mediaOf(message: Obj, params: Obj): {kind: string; text?: string} | undefined {
+  for (const kind of MESSAGE_KINDS) {
+    const value = message[kind]
+    if (value === undefined) continue
+    const v = isObj(value) ? value : {}
+    let text: unknown
+    if (kind === 'poll') text = v.question
+    else if (kind === 'invoice' || kind === 'venue' || kind === 'game' || kind === 'checklist') text = v.title
+    else if (kind === 'dice') text = v.emoji
+    else if (kind === 'contact') text = v.phone_number
+    else if (kind === 'document') text = v.file_name ?? fileName(params.document)
+    else text = typeof params[kind] === 'string' ? params[kind] : fileName(params[kind])
+    return typeof text === 'string' && text !== '' ? {kind, text} : {kind}
+  }
+  return undefined
+}
 
-/** What one call of the bot is as a step, or undefined when it is none. */
-export function callStep(call: RecordedBotCall, options: Pick<WriteOptions, 'truncated'> = {}): Step | undefined {
-  if (call.ok === false) return undefined
+/** The name of a file the bot uploaded, as the emulator (`filename`) or the inspector (`file`) records it. */
+function fileName(value: unknown): string | undefined {
+  const v = json(value)
+  return isObj(v) ? (str(v.filename) ?? str(v.file)) : undefined
+}
+
+/** A parameter as a script writes it: `"true"` as true, `"42"` as 42 (the runner compares them as text anyway). */
+function natural(value: unknown): unknown {
+  if (typeof value !== 'string') return value
+  if (value === 'true' || value === 'false') return value === 'true'
+  if (/^-?\d{1,15}$/.test(value) && String(Number(value)) === value) return Number(value)
+  return value
+}
+
+/** A bot text that reads as a regular expression (`/…/flags`) when written plainly: it is quoted (exact). */
+const REGEXP_LIKE = /^\/(.+)\/([dgimsuyv]*)$/s
+
+/** A regular expression the writer means as one (a cut text's start): written unquoted. */
+export class Pattern {
+  constructor(readonly source: string) {}
+}
+
+/**
+ * What one call of the bot is as steps: `bot:` for each message it sent, edited or deleted (the canonical form the
+ * runner compares: a plain text for a message with only text, else a mapping), `call:` for another call that did
+ * something (answerCallbackQuery…), nothing for a failed call or one that shows nothing (sendChatAction, get…).
+ * `chatName` names the user whose private chat a message went to, when it is not the acting user's.
+ */
+export function callSteps(
+  call: RecordedBotCall,
+  options: Pick<WriteOptions, 'truncated'> & {chatName?: (chatId: number) => string | undefined} = {},
+): Step[] {
+  if (call.ok === false) return []
   const method = call.method.toLowerCase()
-  if (QUIET.has(method) || method.startsWith('get')) return undefined
   const p = call.params
-  const buttons = buttonRows(p.reply_markup)
-  const withButtons = (step: Obj): Obj => (buttons ? {...step, buttons} : step)
-  if (method === 'sendmessage') {
-    const text = messageText(call, 'text') ?? ''
+  const to = (chatId: unknown): Obj => {
+    const name = Number.isFinite(Number(chatId)) ? options.chatName?.(Number(chatId)) : undefined
+    return name !== undefined ? {to: name} : {}
+  }
+  const textValue = (text: string): unknown => {
     const cut = options.truncated?.(text)
-    if (cut !== undefined) return {bot: buttons ? {text: cut, buttons} : cut}
-    if (!buttons && !looksLikeRegExp(text)) return {bot: text}
-    return {bot: withButtons({text})}
+    return cut !== undefined ? new Pattern(cut) : text
   }
-  const media = SEND_MEDIA[method]
-  if (media) {
-    const caption = messageText(call, 'caption')
-    return {bot: withButtons({[media]: true, ...(caption ? {text: caption} : {})})}
+  if (DELETE_RE.test(method)) {
+    const ids =
+      method === 'deletemessages'
+        ? Array.isArray(json(p.message_ids))
+          ? (json(p.message_ids) as unknown[])
+          : []
+        : [p.message_id]
+    return ids.map(() => ({bot: {delete: true}}))
   }
-  if (method === 'editmessagetext') {
-    if (p.inline_message_id !== undefined) return undefined
-    return {bot: withButtons({edit: messageText(call, 'text') ?? ''})}
+  if (EDIT_RE.test(method)) {
+    if (p.inline_message_id !== undefined && p.chat_id === undefined) return []
+    const result = isObj(call.result) ? call.result : undefined
+    const media = json(p.media)
+    const text =
+      method === 'editmessagetext'
+        ? p.text
+        : method === 'editmessagecaption'
+          ? p.caption
+          : method === 'editmessagemedia' && isObj(media)
+            ? media.caption
+            : undefined
+    const out: Obj = {edit: typeof text === 'string' ? textValue(text) : true}
+    if (
+      method === 'editmessagemedia' &&
+      isObj(media) &&
+      (MESSAGE_KINDS as readonly string[]).includes(String(media.type))
+    )
+      out[String(media.type)] = true
+    let buttons = inlineLabels(p.reply_markup) ?? inlineLabels(result?.reply_markup) ?? []
+    if (method !== 'editmessagereplymarkup' && p.reply_markup === undefined) buttons = []
+    if (buttons.length > 0 || method === 'editmessagereplymarkup') out.buttons = buttons
+    Object.assign(out, to(p.chat_id ?? (isObj(result?.chat) ? result.chat.id : undefined)))
+    return [{bot: out}]
   }
-  if (method === 'editmessagecaption') {
-    if (p.inline_message_id !== undefined) return undefined
-    return {bot: withButtons({edit: messageText(call, 'caption') ?? ''})}
+  if (SEND_RE.test(method) && !NOT_MESSAGES.test(method)) {
+    const results = Array.isArray(call.result) ? call.result : [call.result]
+    return results.map((result) => {
+      const message = sentMessage(call.method, p, result)
+      const out: Obj = {}
+      const text = message.text ?? message.caption
+      if (typeof text === 'string') out.text = textValue(text)
+      const media = mediaOf(message, p)
+      if (media) out[media.kind] = media.text ?? true
+      const buttons = inlineLabels(message.reply_markup) ?? inlineLabels(p.reply_markup)
+      if (buttons && buttons.length > 0) out.buttons = buttons
+      const markup = json(p.reply_markup)
+      if (isObj(markup)) {
+        if (Array.isArray(markup.keyboard)) out.keyboard = labels(markup.keyboard)
+        else if (markup.remove_keyboard) out.keyboard = false
+      }
+      Object.assign(out, to(isObj(message.chat) ? message.chat.id : p.chat_id))
+      const keys = Object.keys(out)
+      return {bot: keys.length === 1 && keys[0] === 'text' ? out.text : out}
+    })
   }
-  if (method === 'editmessagereplymarkup') {
-    if (p.inline_message_id !== undefined) return undefined
-    return {bot: {edit: true, buttons: buttons ?? []}}
-  }
-  if (method === 'deletemessage') return {bot: {delete: true}}
-  if (method === 'sendinvoice') {
-    const title = str(p.title)
-    return {bot: withButtons({invoice: title ?? true})}
-  }
-  if (method === 'sendpoll') return {bot: withButtons({poll: str(p.question) ?? true})}
-  if (method === 'senddice') return {bot: {dice: str(p.emoji) ?? '🎲'}}
-  if (method === 'sendlocation' || method === 'sendvenue' || method === 'sendcontact')
-    return {bot: {[method.slice(4)]: true}}
-  return {call: callParams(call)}
+  if (QUIET.test(method)) return []
+  return [{call: callParams(call)}]
 }
 
 /** A `call:` step: the method and its parameters, leaving out the ids of this run's chats, messages and queries. */
@@ -243,7 +335,9 @@ function callParams(call: RecordedBotCall): Obj {
     const v = json(value)
     // A file the bot uploaded is named by its upload, not its bytes: a call step cannot compare it.
     if (isObj(v) && ('filename' in v || 'file' in v) && 'size' in v) continue
-    out[key] = v
+    // A cut parameter (the inspector keeps 200 characters) cannot be compared whole: left out.
+    if (typeof v === 'string' && /… \[cut: \d+ characters in all\]$/.test(v)) continue
+    out[key] = natural(v)
   }
   return out
 }
@@ -435,10 +529,14 @@ export function writeChatScript(turns: RecordedTurn[], options: WriteOptions = {
       chatType ??= str(chatOf(update)?.type)
       steps.push(made.step)
     }
+    // A message to another user's private chat names that user (`to:`); the acting user's own needs nothing.
+    const chatName = (chatId: number) => {
+      const name = keys.get(chatId)
+      return name !== undefined && name !== acting ? name : undefined
+    }
     for (const call of turn.calls) {
-      const step = callStep(call, options)
-      if (step) steps.push(step)
-      else if (call.ok === false) skipped.push(`${label}: ${call.method} failed (not an expectation)`)
+      if (call.ok === false) skipped.push(`${label}: ${call.method} failed (not an expectation)`)
+      else steps.push(...callSteps(call, {truncated: options.truncated, chatName}))
     }
   })
   const body: Obj = {}
@@ -446,8 +544,12 @@ export function writeChatScript(turns: RecordedTurn[], options: WriteOptions = {
   if (chatType && chatType !== 'private') body.chat = chatType
   if (Object.keys(users).length > 0) body.users = users
   body.steps = steps
-  const doc = new Document(body)
+  const patterns = new Set<string>()
+  visitPatterns(steps, patterns)
+  // A Pattern (a regular expression meant as one) is written as its source, unquoted.
+  const doc = new Document(body, (_key: unknown, value: unknown) => (value instanceof Pattern ? value.source : value))
   flowInner(doc.contents)
+  quoteRegExpLike(doc.contents, patterns)
   const header = options.header ?? []
   if (header.length > 0) doc.commentBefore = header.map((line) => ` ${line}`.trimEnd()).join('\n')
   return {
@@ -468,6 +570,41 @@ function flowInner(root: unknown): void {
     if (key === 'steps' && isSeq(value))
       for (const step of value.items) if (isMap(step)) for (const inner of step.items) setFlow(inner.value)
   }
+}
+
+/** The sources of the Patterns among the steps. */
+function visitPatterns(value: unknown, out: Set<string>): void {
+  if (value instanceof Pattern) out.add(value.source)
+  else if (Array.isArray(value)) for (const v of value) visitPatterns(v, out)
+  else if (isObj(value)) for (const v of Object.values(value)) visitPatterns(v, out)
+}
+
+/**
+ * A plain `/…/` is a regular expression in a script: a text of that shape is quoted (exact), a Pattern left plain.
+ * (A Pattern's source never needs quotes: patternOf writes every character YAML would object to as an escape.)
+ */
+function quoteRegExpLike(root: unknown, patterns: Set<string>): void {
+  visit(root as Node, {
+    Scalar(_key, node) {
+      if (typeof node.value !== 'string' || !REGEXP_LIKE.test(node.value)) return
+      node.type = patterns.has(node.value) ? 'PLAIN' : 'QUOTE_DOUBLE'
+    },
+  })
+}
+
+/** A regular expression matching texts that start with `prefix`, in characters a plain YAML scalar can hold. */
+export function patternOf(prefix: string): string {
+  const escaped = [...prefix]
+    .map((ch) => {
+      if (/[\p{L}\p{N} _!%&;<=>@~-]/u.test(ch)) return ch
+      if (/[.*+?^${}()|[\]\\/]/.test(ch)) return `\\${ch}`
+      const code = ch.codePointAt(0)!
+      // `:` `#` `,` quotes, brackets and controls: what a plain YAML scalar cannot hold (or start with)
+      if (code < 0x80) return `\\x${code.toString(16).padStart(2, '0')}`
+      return code > 0xffff ? ch : `\\u${code.toString(16).padStart(4, '0')}`
+    })
+    .join('')
+  return `/^${escaped}/`
 }
 
 function setFlow(node: unknown): void {
