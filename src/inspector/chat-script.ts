@@ -4,7 +4,7 @@
  * chat become turns (each update with the calls attached to it), every person, id, phone number, place and e-mail
  * address is replaced (emulator/scripts/anonymise.ts), and the script is written (emulator/scripts/write.ts) with a
  * header saying where it came from and what was replaced; the user's files get stand-ins (their bytes stay on
- * Telegram). No secret can reach the text: the history is redacted already, and the text is redacted again.
+ * Telegram; save.ts says so in the header). No secret can reach the text: the history is redacted already, and the text is redacted again.
  */
 import {join, relative} from 'node:path'
 
@@ -130,7 +130,6 @@ export function chatScriptFromHistory(
     `Recorded by bot dev's inspector from updates ${first.updateId} to ${last.updateId} (${entries.length} in all${otherChats > 0 ? `; ${otherChats} of other chats left out` : ''}), ${(options.now ?? new Date()).toISOString().slice(0, 10)}.`,
     'Anonymised (the real values are not in this file):',
     ...(anon.summary.length > 0 ? anon.summary.map((s) => `  - ${s}`) : ['  - nothing to replace']),
-    "The user's files are stand-ins under fixtures/ (their bytes stay on Telegram).",
     'Run it with: npx bot test',
   ]
   const writeOptions = {header, truncated: prefixExpression}
