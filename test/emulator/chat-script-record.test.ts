@@ -100,6 +100,13 @@ describe('recording a conversation as a chat script', () => {
       ].join('\n'),
     )
     expect(written.steps).toBe(15)
+
+    // The runner reads it and the bot passes it again, as new users in new chats; the photo read from the fixture.
+    const dir = join(mkdtempSync(join(tmpdir(), 'chat-record-')), 'test')
+    const saved = saveChatScript(turns, {dir, name: 'recorded', fileBytes: () => ({data: png(8, 8), name: 'cat.png'})})
+    const result = await emu.runChatScript(token, readFileSync(saved.path, 'utf8'), {file: saved.path})
+    expect(result.failures).toEqual([])
+    expect(result).toMatchObject({ok: true, steps: 15, ran: 15})
   })
 
   it('follows only the chats asked for, and stops listening when stopped', async () => {
@@ -136,6 +143,9 @@ describe('recording a conversation as a chat script', () => {
         '  - bot: bye',
       ].join('\n'),
     )
+    const result = await emu.runChatScript(token, yaml)
+    expect(result.failures).toEqual([])
+    expect(result.ok).toBe(true)
   })
 })
 

@@ -89,6 +89,11 @@ describe(':save in the terminal chat', () => {
       ].join('\n'),
     )
     expect(readFileSync(join(project, 'test', 'fixtures', 'cat.png')).equals(bytes)).toBe(true)
+    // The runner reads it, and the same bot passes it (new user, new chat; the photo from the fixture).
+    const file = join(project, 'test', 'coffee.chat.yml')
+    const result = await backend.emulator.runChatScript(backend.token, script, {file})
+    expect(result.failures).toEqual([])
+    expect(result).toMatchObject({ok: true, steps: 9, ran: 9})
     const lines = transcript().split('\n')
     expect(lines).toContain(
       '✓ Saved test/coffee.chat.yml: 9 steps; files: test/fixtures/cat.png. Run it with: npx bot test test/coffee.chat.yml',

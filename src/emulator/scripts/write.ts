@@ -12,6 +12,9 @@
 import {Document, isMap, isSeq, type Node, visit, YAMLMap, YAMLSeq} from 'yaml'
 
 import {formatText} from '../format/index.js'
+import type {RecordedCall} from '../types.js'
+import {canonicalExpectation, eventsOf} from './expect.js'
+import {MESSAGE_KINDS} from './format.js'
 
 /** One update the bot got, and the calls it made while handling it (oldest first). */
 export interface RecordedTurn {
@@ -104,27 +107,6 @@ const MEDIA_STEPS: Record<string, string> = {
   video_note: 'video_note',
 }
 
-/** What a message of the bot's may carry besides text, in the order a message is read for it (format.ts of scripts). */
-const MESSAGE_KINDS = [
-  'photo',
-  'document',
-  'video',
-  'audio',
-  'voice',
-  'animation',
-  'sticker',
-  'video_note',
-  'poll',
-  'invoice',
-  'location',
-  'venue',
-  'contact',
-  'dice',
-  'game',
-  'paid_media',
-  'checklist',
-] as const
-
 /** Calls that show the user nothing and check nothing a test would want: never expectations. */
 const QUIET = /^(get|sendchataction$|setwebhook$|deletewebhook$|logout$|close$|setmy|deletemy|downloadfile$)/
 
@@ -153,21 +135,6 @@ const ID_PARAMS = new Set([
 const EDIT_RE = /^(editmessage|stopmessagelivelocation|stoppoll)/
 const DELETE_RE = /^deletemessages?$/
 const SEND_RE = /^(send|copymessage|forwardmessage)/
-const NOT_MESSAGES = /^(sendchataction|sendmessagedraft|sendgift|sendinvoice_?link)$|draft/
-
-/** The labels of keyboard rows (buttons as objects with `text`, or plain strings). */
-function labels(rows: unknown): string[][] {
-  if (!Array.isArray(rows)) return []
-  return rows.map((row) =>
-    Array.isArray(row) ? row.map((b) => (typeof b === 'string' ? b : (str(isObj(b) ? b.text : undefined) ?? ''))) : [],
-  )
-}
-
-/** The inline keyboard's labels, row by row, or undefined when the markup has none. */
-function inlineLabels(markup: unknown): string[][] | undefined {
-  const m = json(markup)
-  return isObj(m) && Array.isArray(m.inline_keyboard) ? labels(m.inline_keyboard) : undefined
-}
 
 /** A text or caption as the user sees it (parse_mode applied), or the raw text when it does not parse. */
 function shownText(raw: unknown, parseMode: unknown, kind: 'text' | 'caption'): string | undefined {
@@ -187,7 +154,9 @@ function shownText(raw: unknown, parseMode: unknown, kind: 'text' | 'caption'): 
  * is short (the inspector keeps `{message_id, chat, date}`) or missing (a webhook reply).
  */
 function sentMessage(method: string, p: Obj, result: unknown): Obj {
-  const made: Obj = {}
+  const made: Obj = {message_id: 0}
+  const chatId = Number(p.chat_id)
+  if (Number.isFinite(chatId)) made.chat = {id: chatId}
   const text = shownText(p.text, p.parse_mode, 'text') ?? shownText(p.caption, p.parse_mode, 'caption')
   if (text !== undefined) made[p.text !== undefined ? 'text' : 'caption'] = text
   const markup = json(p.reply_markup)
@@ -205,30 +174,6 @@ function sentMessage(method: string, p: Obj, result: unknown): Obj {
     else made[kind] = {}
   }
   return isObj(result) ? {...made, ...result} : made
-}
-
-/** What a message carries besides text, and the text that names it (a poll's question, an invoice's title…). */
-function mediaOf(message: Obj, params: Obj): {kind: string; text?: string} | undefined {
-  for (const kind of MESSAGE_KINDS) {
-    const value = message[kind]
-    if (value === undefined) continue
-    const v = isObj(value) ? value : {}
-    let text: unknown
-    if (kind === 'poll') text = v.question
-    else if (kind === 'invoice' || kind === 'venue' || kind === 'game' || kind === 'checklist') text = v.title
-    else if (kind === 'dice') text = v.emoji
-    else if (kind === 'contact') text = v.phone_number
-    else if (kind === 'document') text = v.file_name ?? fileName(params.document)
-    else text = typeof params[kind] === 'string' ? params[kind] : fileName(params[kind])
-    return typeof text === 'string' && text !== '' ? {kind, text} : {kind}
-  }
-  return undefined
-}
-
-/** The name of a file the bot uploaded, as the emulator (`filename`) or the inspector (`file`) records it. */
-function fileName(value: unknown): string | undefined {
-  const v = json(value)
-  return isObj(v) ? (str(v.filename) ?? str(v.file)) : undefined
 }
 
 /** A parameter as a script writes it: `"true"` as true, `"42"` as 42 (the runner compares them as text anyway). */
@@ -260,71 +205,44 @@ export function callSteps(
   if (call.ok === false) return []
   const method = call.method.toLowerCase()
   const p = call.params
-  const to = (chatId: unknown): Obj => {
-    const name = Number.isFinite(Number(chatId)) ? options.chatName?.(Number(chatId)) : undefined
-    return name !== undefined ? {to: name} : {}
+  // The runner's own reading of a call (expect.ts): its events and their canonical form, what it compares.
+  const results = Array.isArray(call.result) ? call.result : [call.result]
+  const recorded: RecordedCall = {
+    seq: 0,
+    at: 0,
+    source: 'http',
+    method: call.method,
+    params: p,
+    result: SEND_RE.test(method)
+      ? results.map((r) => sentMessage(call.method, p, r))
+      : EDIT_RE.test(method) && !isObj(call.result)
+        ? undefined
+        : call.result,
   }
-  const textValue = (text: string): unknown => {
-    const cut = options.truncated?.(text)
-    return cut !== undefined ? new Pattern(cut) : text
-  }
-  if (DELETE_RE.test(method)) {
-    const ids =
-      method === 'deletemessages'
-        ? Array.isArray(json(p.message_ids))
-          ? (json(p.message_ids) as unknown[])
-          : []
-        : [p.message_id]
-    return ids.map(() => ({bot: {delete: true}}))
-  }
-  if (EDIT_RE.test(method)) {
-    if (p.inline_message_id !== undefined && p.chat_id === undefined) return []
-    const result = isObj(call.result) ? call.result : undefined
-    const media = json(p.media)
-    const text =
-      method === 'editmessagetext'
-        ? p.text
-        : method === 'editmessagecaption'
-          ? p.caption
-          : method === 'editmessagemedia' && isObj(media)
-            ? media.caption
-            : undefined
-    const out: Obj = {edit: typeof text === 'string' ? textValue(text) : true}
-    if (
-      method === 'editmessagemedia' &&
-      isObj(media) &&
-      (MESSAGE_KINDS as readonly string[]).includes(String(media.type))
-    )
-      out[String(media.type)] = true
-    let buttons = inlineLabels(p.reply_markup) ?? inlineLabels(result?.reply_markup) ?? []
-    if (method !== 'editmessagereplymarkup' && p.reply_markup === undefined) buttons = []
-    if (buttons.length > 0 || method === 'editmessagereplymarkup') out.buttons = buttons
-    Object.assign(out, to(p.chat_id ?? (isObj(result?.chat) ? result.chat.id : undefined)))
-    return [{bot: out}]
-  }
-  if (SEND_RE.test(method) && !NOT_MESSAGES.test(method)) {
-    const results = Array.isArray(call.result) ? call.result : [call.result]
-    return results.map((result) => {
-      const message = sentMessage(call.method, p, result)
-      const out: Obj = {}
-      const text = message.text ?? message.caption
-      if (typeof text === 'string') out.text = textValue(text)
-      const media = mediaOf(message, p)
-      if (media) out[media.kind] = media.text ?? true
-      const buttons = inlineLabels(message.reply_markup) ?? inlineLabels(p.reply_markup)
-      if (buttons && buttons.length > 0) out.buttons = buttons
-      const markup = json(p.reply_markup)
-      if (isObj(markup)) {
-        if (Array.isArray(markup.keyboard)) out.keyboard = labels(markup.keyboard)
-        else if (markup.remove_keyboard) out.keyboard = false
-      }
-      Object.assign(out, to(isObj(message.chat) ? message.chat.id : p.chat_id))
-      const keys = Object.keys(out)
-      return {bot: keys.length === 1 && keys[0] === 'text' ? out.text : out}
+  if (SEND_RE.test(method) && !Array.isArray(call.result)) recorded.result = (recorded.result as unknown[])[0]
+  const events = eventsOf(recorded, () => undefined)
+  if (events.length > 0)
+    return events.map((event) => {
+      const name = options.chatName?.(event.chatId)
+      return {bot: withPatterns(canonicalExpectation(event, name), options.truncated)}
     })
-  }
-  if (QUIET.test(method)) return []
+  if (SEND_RE.test(method) || EDIT_RE.test(method) || DELETE_RE.test(method) || QUIET.test(method)) return []
   return [{call: callParams(call)}]
+}
+
+/** A text the record cut (options.truncated) as a Pattern of its start, wherever the expectation has it. */
+function withPatterns(value: unknown, truncated: WriteOptions['truncated']): unknown {
+  if (!truncated) return value
+  const cut = (text: unknown) => {
+    if (typeof text !== 'string') return text
+    const source = truncated(text)
+    return source !== undefined ? new Pattern(source) : text
+  }
+  if (typeof value === 'string') return cut(value)
+  if (!isObj(value)) return value
+  const out: Obj = {...value}
+  for (const key of ['text', 'edit']) if (key in out) out[key] = cut(out[key])
+  return out
 }
 
 /** A `call:` step: the method and its parameters, leaving out the ids of this run's chats, messages and queries. */
