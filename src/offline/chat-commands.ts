@@ -1,6 +1,6 @@
 /**
  * What a line typed into the offline chat means: a chat command (`:press N` / `:press LABEL`, `:p`,
- * `:photo PATH [caption]`, `:file PATH [caption]`, `:help`, `:quit`; in `bot dev --offline` also `:r`
+ * `:photo PATH [caption]`, `:file PATH [caption]`, `:save NAME`, `:help`, `:quit`; in `bot dev --offline` also `:r`
  * and `:o`), an unknown `:word` (an error line, nothing sent), or text to send (`::text` sends
  * ":text"). Also which button `:press` picks. Pure: chat.ts does what the line says.
  */
@@ -13,6 +13,7 @@ export const CHAT_HELP = [
   ':photo PATH [caption]     send the image at PATH as a photo (a PNG, JPEG, GIF or WebP)',
   ':file PATH [caption]      send the file at PATH as a document ("quote" a path with spaces)',
   ':pay                      pay the newest invoice the bot sent that is not paid yet',
+  ':save NAME                save the conversation so far as a chat script, test/NAME.chat.yml (bot test runs it)',
   ':help                     this help',
   ':quit                     end the chat (Ctrl-D too)',
   '::text                    send ":text" (a message that starts with a colon)',
@@ -31,6 +32,7 @@ const COMMANDS = [
   'photo',
   'file',
   'pay',
+  'save',
   'help',
   'h',
   'quit',
@@ -46,7 +48,7 @@ const COMMANDS = [
 
 /** The error line for `:name` that is not a chat command. */
 export function unknownCommandText(name: string): string {
-  return `✗ Unknown command :${name}. Commands: :press N | :press LABEL, :photo PATH, :file PATH, :pay, :help, :quit. To send a message that starts with ":", begin it with "::".`
+  return `✗ Unknown command :${name}. Commands: :press N | :press LABEL, :photo PATH, :file PATH, :pay, :save NAME, :help, :quit. To send a message that starts with ":", begin it with "::".`
 }
 
 export type ChatLine =
@@ -56,6 +58,8 @@ export type ChatLine =
   | {kind: 'press'; arg: string}
   /** `:photo PATH [caption]` / `:file PATH [caption]`; `path` is '' when none was given. */
   | {kind: 'media'; media: 'photo' | 'document'; path: string; caption?: string}
+  /** `:save NAME`: the conversation so far as test/NAME.chat.yml; `name` is '' when none was given. */
+  | {kind: 'save'; name: string}
   | {kind: 'help'}
   | {kind: 'quit'}
   /** `:r`: restart the bot (in `bot dev --offline`). */
@@ -83,6 +87,8 @@ export function parseChatLine(raw: string): ChatLine {
       case 'photo':
       case 'file':
         return {kind: 'media', media: name.toLowerCase() === 'photo' ? 'photo' : 'document', ...pathAndCaption(arg)}
+      case 'save':
+        return {kind: 'save', name: arg.trim()}
       case 'help':
       case 'h':
         return {kind: 'help'}

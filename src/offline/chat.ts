@@ -8,16 +8,19 @@
  * - A TTY: a `you › ` prompt; bot replies print as they come, above the prompt.
  *
  * Chat commands (a line that starts with one of them; read by chat-commands.ts): `:press N` or
- * `:press LABEL` presses a button of the last keyboard the bot sent (`:p` for short), `:help`, `:quit`
+ * `:press LABEL` presses a button of the last keyboard the bot sent (`:p` for short), `:save NAME`
+ * writes the conversation so far as a chat script (test/NAME.chat.yml, emulator/scripts/), `:help`, `:quit`
  * (`:q`). Any other `:word` is an error line (nothing is sent); a line that starts with `::` is sent
  * with one colon less. Everything else is sent as text.
  *
  * It never prints by itself: lines go to the injected `output` stream (if any) and every step is also an event.
  */
 import {readFileSync, statSync} from 'node:fs'
-import {basename, resolve} from 'node:path'
+import {basename, join, relative, resolve} from 'node:path'
 import {createInterface, type Interface} from 'node:readline'
 
+import {recordConversation, type ConversationRecorder, type RecordingSource} from '../emulator/scripts/record.js'
+import {saveChatScript, ScriptSaveError} from '../emulator/scripts/save.js'
 import {ERASE_LINE, styleIf} from '../lib/color.js'
 import {CHAT_HELP, parseChatLine, pickButton, SESSION_HELP, unknownCommandText} from './chat-commands.js'
 import {limitLines, MAX_LINE_BYTES} from './line-limit.js'
@@ -73,6 +76,8 @@ export interface ChatEmulator {
   webhook?(token: string): unknown
   on(event: 'call', listener: (call: CallLike, token: string) => void): unknown
   on(event: 'delivery', listener: (delivery: {token: string}) => void): unknown
+  /** Every update queued for a bot (BotApiEmulator has it: `:save` records from it). */
+  on(event: 'update', listener: (update: UpdateLike, token: string) => void): unknown
   off?(event: string, listener: (...args: never[]) => void): unknown
   removeListener?(event: string, listener: (...args: never[]) => void): unknown
 }
@@ -93,6 +98,8 @@ export type ChatEvent =
   | {type: 'bot'; rendered: RenderedCall; lines: string[]; method: string; chatId?: number | string}
   | {type: 'no-reply'; text: string; waitedMs: number}
   | {type: 'note'; text: string}
+  /** `:save NAME` wrote a chat script (path as shown: relative to the project). */
+  | {type: 'saved'; path: string; steps: number; text: string}
   /** A line the chat could not take (an unknown `:command`): nothing was sent. */
   | {type: 'error'; text: string}
   | {type: 'end'; reason: 'input-ended' | 'quit' | 'closed'}
@@ -125,6 +132,10 @@ export interface ChatOptions extends ChatUser {
   onEvent?: (event: ChatEvent) => void
   /** Ctrl-C at the interactive prompt (readline takes it from the terminal). Default: raise SIGINT on this process. */
   onInterrupt?: () => void
+  /** The project `:save` writes test/NAME.chat.yml in (default: cwd, else the current folder). */
+  projectDir?: string
+  /** `bot:` of a script `:save` writes: the command the session runs the bot with, when it was given explicitly. */
+  botCommand?: string
   /** `:r` restarts the bot and `:o` opens the inspector (`bot dev --offline`); without them they are unknown commands. */
   session?: {restart: () => void; open: () => void; openChat?: () => void}
 }
@@ -201,6 +212,10 @@ class TerminalChat implements Chat {
   #lastKeyboard: LastKeyboard | undefined
   /** The invoices the bot sent in this chat not paid yet through `:pay`, oldest first. */
   readonly #invoices: Array<{chatId: number; messageId: number; title: string}> = []
+  /** What `:save` writes: every update of this chat and the bot's calls for it. */
+  readonly #recorder: ConversationRecorder | undefined
+  /** The bytes of the files this chat sent, by file_id (a `:save` writes them as fixtures). */
+  readonly #sentFiles = new Map<string, {data: Buffer; name: string}>()
 
   constructor(options: ChatOptions) {
     this.#o = options
@@ -212,6 +227,11 @@ class TerminalChat implements Chat {
       ...(options.username ? {username: options.username} : {}),
     }
     this.#interactive = options.interactive ?? Boolean((options.input as {isTTY?: boolean}).isTTY)
+    const source = options.emulator as unknown as Partial<RecordingSource>
+    this.#recorder =
+      typeof source.on === 'function' && typeof source.off === 'function'
+        ? recordConversation(source as RecordingSource, options.token, {chats: [this.#user.chatId]})
+        : undefined
     this.done = new Promise<ChatSummary>((resolve) => (this.#resolveDone = resolve))
     options.emulator.on('call', this.#onCall)
     options.emulator.on('delivery', this.#onDelivery)
@@ -457,6 +477,7 @@ class TerminalChat implements Chat {
       return this.#error(`✗ ${(error as Error).message}`)
     }
     this.#summary.sent++
+    this.#rememberFile(update, media, data, basename(path))
     this.#emit({
       type: 'media',
       media,
@@ -466,6 +487,46 @@ class TerminalChat implements Chat {
       updateId: update?.update_id,
     })
     return this.#waitHandled(update?.update_id, label, before)
+  }
+
+  /** The file_ids the update gave the file just sent (every size of a photo), for `:save`'s fixtures. */
+  #rememberFile(update: UpdateLike | undefined, media: 'photo' | 'document', data: Buffer, name: string): void {
+    const message = update?.message as Record<string, unknown> | undefined
+    const field = message?.[media]
+    const files = Array.isArray(field) ? field : field ? [field] : []
+    for (const f of files) {
+      const id = (f as {file_id?: unknown}).file_id
+      if (typeof id === 'string') this.#sentFiles.set(id, {data, name})
+    }
+    // Bounded: a chat that sends thousands of files keeps the newest 100 for a save.
+    while (this.#sentFiles.size > 100) this.#sentFiles.delete(this.#sentFiles.keys().next().value as string)
+  }
+
+  /** `:save NAME`: the conversation so far as test/NAME.chat.yml (never over an existing file). */
+  #save(name: string): void {
+    if (!this.#recorder) return this.#error('✗ This chat cannot record a chat script.')
+    const cwd = this.#o.projectDir ?? this.#o.cwd ?? process.cwd()
+    try {
+      const saved = saveChatScript(this.#recorder.turns(), {
+        dir: join(cwd, 'test'),
+        name,
+        ...(this.#o.botCommand ? {bot: this.#o.botCommand} : {}),
+        header: ['Recorded in the offline chat (bot dev --offline, :save). Run it with: npx bot test'],
+        fileBytes: (file) => this.#sentFiles.get(file.fileId),
+      })
+      const shown = relative(cwd, saved.path) || saved.path
+      const left = saved.skipped.length > 0 ? ` (${saved.skipped.length} left out: ${saved.skipped.join('; ')})` : ''
+      const files = saved.fixtures.length > 0 ? `; files: ${saved.fixtures.join(', ')}` : ''
+      const text = `✓ Saved ${shown}: ${saved.steps} step${saved.steps === 1 ? '' : 's'}${files}${left}. Run it with: npx bot test ${shown}`
+      this.#emit({type: 'saved', path: shown, steps: saved.steps, text})
+      this.#write([styleIf(this.#o.color, 'green', text)])
+    } catch (error) {
+      if (!(error instanceof ScriptSaveError)) throw error
+      const message = error.message.startsWith('nothing to save')
+        ? 'nothing to save yet: send the bot something first, then :save NAME'
+        : error.message.replace(join(cwd, ''), '').replace(/^[/\\]/, '')
+      this.#error(`✗ ${message}`)
+    }
   }
 
   async #press(arg: string): Promise<void> {
@@ -516,6 +577,9 @@ class TerminalChat implements Chat {
       case 'media':
         if (!parsed.path) this.#note(`(usage: :${parsed.media === 'photo' ? 'photo' : 'file'} PATH [caption])`)
         else await this.#sendMedia(parsed.media, parsed.path, parsed.caption)
+        return true
+      case 'save':
+        this.#save(parsed.name)
         return true
       case 'help':
         this.#note([...CHAT_HELP, ...(this.#o.session ? SESSION_HELP : [])].join('\n'))
@@ -584,6 +648,7 @@ class TerminalChat implements Chat {
     const off = (emulator.off ?? emulator.removeListener)?.bind(emulator)
     off?.('call', this.#onCall as (...args: never[]) => void)
     off?.('delivery', this.#onDelivery as (...args: never[]) => void)
+    this.#recorder?.stop()
     this.#wake()
     this.#rl.close()
     this.#resolveDone({...this.#summary, reason})

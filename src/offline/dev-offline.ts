@@ -294,6 +294,9 @@ class OfflineRun {
       showChatActions: o.showChatActions,
       replyTimeoutMs: o.replyTimeoutMs,
       startupTimeoutMs: o.startupTimeoutMs,
+      // `:save` writes test/NAME.chat.yml in the project; a command typed after `--` is the script's `bot:`.
+      projectDir: o.cwd,
+      ...(o.command?.source === 'argv' ? {botCommand: o.command.display} : {}),
       // The start-up line already says who you are and how to chat.
       intro: false,
       onEvent: (event) => {
@@ -430,6 +433,7 @@ function chatEventText(event: ChatEvent): string {
     case 'no-reply':
     case 'note':
     case 'error':
+    case 'saved':
       return event.text
     case 'end':
       return `chat ended (${event.reason})`

@@ -32,6 +32,7 @@ function filesUnder(dir: string): string[] {
 const COMMON_FILES = [
   '.dockerignore',
   '.env.example',
+  '.github/workflows/test.yml',
   '.gitignore',
   'Dockerfile',
   'README.md',
@@ -47,6 +48,8 @@ const COMMON_FILES = [
   'src/storage.ts',
   'src/tasks.ts',
   'test/bot.test.ts',
+  'test/buy.chat.yml',
+  'test/start.chat.yml',
   'tsconfig.json',
 ]
 // GramIO's session plugin is not on the registry: the template has its own (src/session.ts).

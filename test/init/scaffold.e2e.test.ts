@@ -179,7 +179,15 @@ describe('the templates as shipped', () => {
       stdio: ['ignore', 'pipe', 'ignore'],
     })
     const packed = new Set((JSON.parse(out) as Array<{files: Array<{path: string}>}>)[0].files.map((f) => f.path))
-    for (const f of ['gitignore', '.env.example', 'tsconfig.json', 'src/http.ts'])
+    for (const f of [
+      'gitignore',
+      '.env.example',
+      'tsconfig.json',
+      'src/http.ts',
+      '.github/workflows/test.yml',
+      'test/start.chat.yml',
+      'test/buy.chat.yml',
+    ])
       expect(packed.has(`templates/_shared/${f}`), `_shared/${f}`).toBe(true)
     for (const t of TEMPLATE_NAMES)
       for (const f of ['package.json', 'README.md', 'src/bot.ts', 'src/main.ts'])

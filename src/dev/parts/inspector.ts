@@ -26,6 +26,7 @@ export function inspectorPart(): SessionPart {
         port: ctx.options.inspectPort,
         secrets: recording.secrets,
         openCodeTtlMs: ctx.options.openCodeTtlMs,
+        projectDir: ctx.options.cwd,
       })
       const started = server
       ctx.signal.addEventListener('abort', () => started.quiesce(), {once: true})

@@ -8,6 +8,8 @@
  *   GET  /api/updates/{updateId}        the newest entry with that update_id
  *   POST /api/updates/{updateId}/replay deliver it again (optional JSON body: the edited update)
  *   GET  /api/events                    SSE: `event: entry` per new or changed entry
+ *   POST /api/chat-script               a range of entries as an anonymised chat script
+ *                                       (JSON body {first, last, chat?, name?}; with name, written to test/NAME.chat.yml)
  *
  * Every request needs the session's key (`?key=` or `x-bot-dev-key`; the header wins when both
  * are sent, the first `?key=` when it is repeated), or the cookie a one-time code of openUrl()
@@ -41,6 +43,7 @@ import {presentedKey, SECURITY_HEADERS, send, sendError, sendJson} from './http.
 import {MAX_EDIT_DEPTH, nestedDeeperThan} from '../../lib/json-depth.js'
 import {FAVICON_SVG, loadPage, NO_KEY_HTML, pageHtml, type PageFiles} from './page-files.js'
 import {SseHub} from './sse.js'
+import {ChatScriptError, chatScriptFromHistory} from '../chat-script.js'
 import type {ActionFailure, HistoryView, UpdateEntry} from '../types.js'
 
 export interface InspectorServerOptions {
@@ -79,6 +82,8 @@ export interface InspectorServerOptions {
     handle(req: IncomingMessage, res: ServerResponse, path: string, search: string): Promise<void>
     close(): void
   }
+  /** The project folder "Save as chat script" writes `test/NAME.chat.yml` in (without it: the text only). */
+  projectDir?: string
 }
 
 export interface InspectorServer {
@@ -308,6 +313,11 @@ async function handle(ctx: Context, port: number, req: IncomingMessage, res: Ser
     ctx.sse.attach(res)
     return
   }
+  if (path === '/api/chat-script') {
+    if (method !== 'POST') return notAllowed(res, 'POST', secrets)
+    await chatScript(ctx, req, res)
+    return
+  }
   const thread = /^\/api\/threads\/([A-Za-z0-9_-]{1,40})$/.exec(path)
   if (thread) {
     if (method !== 'GET') return notAllowed(res, 'GET', secrets)
@@ -358,7 +368,7 @@ async function handle(ctx: Context, port: number, req: IncomingMessage, res: Ser
     res,
     404,
     `no route ${method} ${path}`,
-    'the API is GET /api/updates, GET /api/updates/{updateId}, POST /api/updates/{updateId}/replay, GET /api/threads/{id}, GET /api/events',
+    'the API is GET /api/updates, GET /api/updates/{updateId}, POST /api/updates/{updateId}/replay, GET /api/threads/{id}, GET /api/events, POST /api/chat-script',
     secrets,
   )
 }
@@ -455,6 +465,67 @@ async function replay(ctx: Context, req: IncomingMessage, res: ServerResponse, u
 }
 
 class ReplayTimeout extends Error {}
+
+/** `POST /api/chat-script` {first, last, chat?, name?}: the range as a chat script (chat-script.ts), written with a name. */
+async function chatScript(ctx: Context, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const {secrets} = ctx
+  const fix = 'send {"first": SEQ, "last": SEQ, "name": "NAME"} (name optional), the seq of the first and last entry'
+  let body: unknown
+  try {
+    const text = await readBody(req)
+    body = text.trim() === '' ? undefined : JSON.parse(text)
+  } catch (err) {
+    if (err instanceof BodyTooLarge) {
+      res.shouldKeepAlive = false
+      sendError(res, 413, 'the request is too large', fix, secrets)
+      req.resume()
+      return
+    }
+    sendError(res, 400, `the request is not valid JSON: ${(err as Error).message}`, fix, secrets)
+    return
+  }
+  const b = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>
+  const seqOf = (value: unknown) =>
+    typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined
+  const first = seqOf(b.first)
+  const last = seqOf(b.last ?? b.first)
+  const chat = b.chat === undefined ? undefined : Number.isSafeInteger(b.chat) ? (b.chat as number) : Number.NaN
+  const unknown = Object.keys(b).filter((k) => !['first', 'last', 'chat', 'name'].includes(k))
+  if (
+    first === undefined ||
+    last === undefined ||
+    Number.isNaN(chat) ||
+    (b.name !== undefined && typeof b.name !== 'string') ||
+    unknown.length > 0
+  ) {
+    const what =
+      unknown.length > 0
+        ? `unknown field "${unknown[0]}"`
+        : first === undefined
+          ? 'first is missing or not a seq'
+          : last === undefined
+            ? 'last is not a seq'
+            : Number.isNaN(chat)
+              ? 'chat is not a chat id'
+              : 'name is not a string'
+    sendError(res, 400, `bad request: ${what}`, fix, secrets)
+    return
+  }
+  try {
+    const answer = chatScriptFromHistory(
+      ctx.o.history,
+      {first, last, ...(chat !== undefined ? {chat} : {}), ...(typeof b.name === 'string' ? {name: b.name} : {})},
+      {projectDir: ctx.o.projectDir, secrets},
+    )
+    sendJson(res, answer.path ? 201 : 200, answer, secrets)
+  } catch (err) {
+    if (err instanceof ChatScriptError) {
+      sendError(res, err.status, err.message, err.fix, secrets)
+      return
+    }
+    throw err
+  }
+}
 
 function parseUpdateId(s: string): number | undefined {
   if (!/^-?\d{1,16}$/.test(s)) return undefined

@@ -470,6 +470,88 @@
     $('editor-error').textContent = text
   }
 
+  // ---- save as chat script ----------------------------------------------
+
+  /** The range of a chat script: the seq of its first and last entry (POST /api/chat-script). */
+  const script = {first: null, last: null}
+
+  function showScriptRange() {
+    const pane = $('script')
+    pane.hidden = script.first === null
+    if (pane.hidden) return
+    const first = entries.get(script.first)
+    const last = entries.get(script.last === null ? script.first : script.last)
+    const name = (e, seq) => (e ? 'update ' + e.updateId + ' (' + e.type + ')' : 'entry ' + seq)
+    $('script-range').textContent =
+      'From ' +
+      name(first, script.first) +
+      ' to ' +
+      (script.last === null
+        ? name(first, script.first) + ' (mark the last with "Last of script")'
+        : name(last, script.last)) +
+      ', the updates of ' +
+      (first && first.chatId !== undefined ? 'chat ' + first.chatId : 'its chat') +
+      '. Names, ids, usernames, phone numbers, places and e-mail addresses are replaced.'
+  }
+
+  function markScript(which) {
+    if (selectedSeq === null) return
+    script[which] = selectedSeq
+    if (which === 'last' && script.first === null) script.first = selectedSeq
+    showScriptRange()
+  }
+
+  function saveScript(write) {
+    if (script.first === null) return
+    const body = {first: script.first, last: script.last === null ? script.first : script.last}
+    const name = $('script-name').value.trim()
+    if (write) {
+      if (!name) return scriptResult('Give the script a name (letters, digits, - and _), e.g. start.', true)
+      body.name = name
+    }
+    const buttons = [$('script-save'), $('script-preview')]
+    buttons.forEach((b) => {
+      b.disabled = true
+    })
+    return api('/api/chat-script', {
+      method: 'POST',
+      body: JSON.stringify(body),
+      headers: {'content-type': 'application/json'},
+    })
+      .then(function (answer) {
+        scriptResult(
+          (answer.path ? 'Saved ' + answer.path + ': ' : 'The script: ') +
+            answer.steps +
+            ' steps from ' +
+            answer.entries +
+            ' updates' +
+            (answer.skipped && answer.skipped.length ? '; left out: ' + answer.skipped.join('; ') : '') +
+            (answer.path ? '. Run it with: npx bot test ' + answer.path : '.'),
+        )
+        const list = $('script-replaced')
+        list.replaceChildren()
+        for (const r of answer.replaced || [])
+          list.appendChild(el('li', null, r.what + ': ' + r.from + ' \u2192 ' + r.to))
+        $('script-text').hidden = false
+        $('script-text').textContent = answer.yaml
+      })
+      .catch(function (err) {
+        scriptResult('Not saved: ' + err.message + (err.fix ? ' (' + err.fix + ')' : ''), true)
+      })
+      .finally(function () {
+        buttons.forEach((b) => {
+          b.disabled = false
+        })
+      })
+  }
+
+  function scriptResult(text, bad) {
+    const p = $('script-result')
+    p.hidden = false
+    p.className = bad ? 'action-result failed' : 'action-result'
+    p.textContent = text
+  }
+
   // ---- live updates -----------------------------------------------------
 
   function setStatus(state, text) {
@@ -515,6 +597,26 @@
     replay(undefined)
   })
   $('edit').addEventListener('click', showEditor)
+  $('script-first').addEventListener('click', function () {
+    markScript('first')
+  })
+  $('script-last').addEventListener('click', function () {
+    markScript('last')
+  })
+  $('script-save').addEventListener('click', function () {
+    saveScript(true)
+  })
+  $('script-preview').addEventListener('click', function () {
+    saveScript(false)
+  })
+  $('script-clear').addEventListener('click', function () {
+    script.first = null
+    script.last = null
+    $('script-result').hidden = true
+    $('script-text').hidden = true
+    $('script-replaced').replaceChildren()
+    showScriptRange()
+  })
   $('editor-send').addEventListener('click', sendEdited)
   $('editor-cancel').addEventListener('click', hideEditor)
   $('close').addEventListener('click', function () {
