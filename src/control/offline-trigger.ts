@@ -31,6 +31,8 @@ export type TriggerEmulator = Pick<
   | 'sendWebAppData'
   | 'sendInlineQuery'
   | 'payInvoice'
+  | 'runAction'
+  | 'failNext'
   | 'on'
   | 'off'
   | 'apiRoot'
