@@ -58,6 +58,8 @@ import type {SharedWidgetQueryOptions, WidgetQueryOptions} from './user/widgets.
 import type {SubscriptionOptions} from './user/subscriptions.js'
 import type {StopGenerationOptions} from './user/generation.js'
 import {noteInjected} from './state/injected.js'
+import type {ChatScript} from './scripts/format.js'
+import {type ChatScriptOptions, type ChatScriptResult, runScript} from './scripts/run.js'
 
 export interface EmulatorEvents {
   /** Every recorded API call (HTTP or webhook reply). */
@@ -104,6 +106,8 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     handled: [bot: BotState, updateId: number, replied: boolean]
   }>()
   private userCount = 0
+  /** Ids given to chat scripts' users and groups (scripts/run.ts): each run has its own. */
+  private scriptIds = 0
 
   private constructor(private readonly options: EmulatorOptions) {
     super()
@@ -424,6 +428,39 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
         act: (name, input) => this.act(token, name, input),
       },
       {...options, id},
+    )
+  }
+
+  /**
+   * Play a chat script (scripts/format.ts; parsed, or its YAML text) against the bot: each acting step runs a user
+   * action of the table and waits until the bot has handled it; `bot:`, `call:` and `silence:` steps check what it
+   * did. The script gets users and chats of its own, so runs in parallel do not see each other. Resolves with the
+   * outcome (failures with the step's line, expected and actual); rejects only on a script that cannot be read
+   * (a ChatScriptError with its line and column).
+   */
+  runChatScript(
+    token: string,
+    script: ChatScript | string,
+    options: ChatScriptOptions = {},
+  ): Promise<ChatScriptResult> {
+    const bot = this.mustBot(token)
+    return runScript(
+      {
+        token,
+        bot,
+        events: this,
+        signals: this.signals,
+        onStop: (fail) => this.onStop(fail),
+        runAction: (name, input) => this.runAction(token, name, input),
+        freshId: (kind) => {
+          this.scriptIds += 1
+          const n = this.scriptIds
+          if (kind === 'user') return 7_000_000_000 + n
+          return kind === 'group' ? -(4_000_000_000 + n) : -(1_007_000_000_000 + n)
+        },
+      },
+      script,
+      options,
     )
   }
 

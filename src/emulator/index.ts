@@ -30,3 +30,16 @@ export type {VoteOptions} from './user/polls.js'
 export type {InlineQueryOptions} from './user/inline.js'
 export {InputError, listActions} from './actions/index.js'
 export type {ActionInfo, ActionInput, ActionName, ActionResult} from './actions/index.js'
+export {parseChatScript, ChatScriptError, type ParseOptions} from './scripts/parse.js'
+export {runChatScript} from './scripts/api.js'
+export {updateChatScript} from './scripts/update.js'
+export {canonicalExpectation, eventsOf, type BotEvent} from './scripts/expect.js'
+export type {
+  BotExpectation,
+  ChatScript,
+  ChatStep,
+  ChatType,
+  ScriptUser,
+  TextMatcher,
+} from './scripts/format.js'
+export type {ChatScriptFailure, ChatScriptOptions, ChatScriptResult, ChatScriptSegment} from './scripts/run.js'

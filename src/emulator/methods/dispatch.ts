@@ -39,7 +39,10 @@ export function dispatch(
   const record: RecordedCall = {seq: 0, method, params: params.toRecord(), at: Date.now(), source: ctx.source}
   const lower = method.toLowerCase()
   const counted = lower !== 'getupdates'
-  if (counted) bot.inFlight += 1
+  if (counted) {
+    bot.inFlight += 1
+    bot.running.add(record)
+  }
   let answer: Answer | Promise<Answer>
   try {
     if (bot.loggedOut) throw new ApiError(400, 'Logged out')
@@ -87,7 +90,10 @@ function failed(bot: BotState, record: RecordedCall, counted: boolean, ctx: Disp
 
 /** A call ends: no longer in flight; recorded unless its caller went away first (499). */
 function finished(bot: BotState, record: RecordedCall, counted: boolean, ctx: DispatchContext): void {
-  if (counted) bot.inFlight -= 1
+  if (counted) {
+    bot.inFlight -= 1
+    bot.running.delete(record)
+  }
   if (record.error?.code === 499) return
   record.seq = ++bot.callSeq
   bot.calls.push(record)

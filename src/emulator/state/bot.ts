@@ -76,6 +76,8 @@ export class BotState {
   callSeq = 0
   /** Calls being answered now, getUpdates excepted. */
   inFlight = 0
+  /** Those calls themselves (their params are known from the start): a chat script waits for its own to end. */
+  readonly running = new Set<RecordedCall>()
   /** Injected failures and blocked / migrated / deactivated chats. */
   readonly faults = new Faults()
   /** Flood control's counts (used when the emulator applies it: EmulatorOptions.floodControl). */

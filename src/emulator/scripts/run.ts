@@ -1,0 +1,694 @@
+/**
+ * Play a chat script against a bot of the emulator. Each acting step runs one entry of the table of user actions
+ * (emu.runAction) as the script's user, then waits until the bot has handled every update it made (the webhook
+ * answered, or a getUpdates offset confirmed it) and none of the script's calls is in flight or came for `quietMs`:
+ * never a fixed sleep, and every wait has a deadline. The bot's answers to it form a segment: `bot:` steps match
+ * its messages in order, `call:` steps its calls by their parameters, `silence:` says nothing is left; a message no
+ * step expects fails the script at the next acting step (or its end).
+ *
+ * Each run has its own users and chats (fresh ids), and sees only the calls and updates that name them, so scripts
+ * run in parallel against one bot without seeing each other.
+ */
+import type {EventEmitter} from 'node:events'
+import {readFileSync, statSync} from 'node:fs'
+import {basename, dirname, resolve} from 'node:path'
+import type {BotState} from '../state/bot.js'
+import type {RecordedCall, TgObject, Update} from '../types.js'
+import {MAX_USER_FILE} from '../user/media.js'
+import {actionNamed} from '../actions/index.js'
+import {type ActionStep, type ChatScript, type ChatStep, type ScriptUser, isAction} from './format.js'
+import {parseChatScript} from './parse.js'
+import {
+  type BotEvent,
+  canonicalExpectation,
+  eventLines,
+  eventsOf,
+  expectationLines,
+  expectationMatches,
+  lineDiff,
+  paramsMatch,
+} from './expect.js'
+
+/** What a run needs of the emulator (BotApiEmulator.runChatScript builds it). */
+export interface ScriptHost {
+  token: string
+  bot: BotState
+  /** The emulator's 'call' and 'update' events. */
+  events: {
+    on(event: 'call', listener: (call: RecordedCall, token: string) => void): unknown
+    off(event: 'call', listener: (call: RecordedCall, token: string) => void): unknown
+    on(event: 'update', listener: (update: Update, token: string) => void): unknown
+    off(event: 'update', listener: (update: Update, token: string) => void): unknown
+  }
+  signals: EventEmitter<{confirmed: [bot: BotState]; handled: [bot: BotState, updateId: number, replied: boolean]}>
+  onStop(fail: (err: Error) => void): () => void
+  runAction(name: string, input: unknown): Promise<unknown>
+  /** A user id and chat ids no other script of this emulator has. */
+  freshId(kind: 'user' | 'group' | 'supergroup'): number
+}
+
+export interface ChatScriptOptions {
+  /** How long one step may wait for the bot (default 5000 ms). */
+  timeoutMs?: number
+  /** How long the script's calls must stay quiet after the bot handled an update (default 10 ms). */
+  quietMs?: number
+  /** Where media paths are read from (default: the script file's folder, else the working folder). */
+  baseDir?: string
+  /** The file's name when `script` is text (for messages and media paths). */
+  file?: string
+  /**
+   * Go on past failed expectations (every failure is listed): what `bot test --update` runs before rewriting the
+   * expectations from what the bot did (update.ts). A step that cannot act still ends the run.
+   */
+  collect?: boolean
+  /** Stop the run (it fails at the current step). */
+  signal?: AbortSignal
+}
+
+/** Why a script failed, at which step. */
+export interface ChatScriptFailure {
+  file?: string
+  line: number
+  column: number
+  /** The step's index in `steps` (-1: the end of the script). */
+  step: number
+  /** The step's key (`bot`, `press`…). */
+  key: string
+  message: string
+  /** What the step expects and what the bot did, as `key: value` lines, and their diff. */
+  expected?: string[]
+  actual?: string[]
+  diff?: string
+}
+
+/** What the bot did after one acting step (or before the first: `action` -1). */
+export interface ChatScriptSegment {
+  action: number
+  /** The acting user then (their chat is the one `to:` is measured against). */
+  user: string
+  /** Its messages, edits and deletions in the script's chats, in order, each with the step that matched it. */
+  events: Array<{event: BotEvent; value: unknown; matchedBy?: number}>
+  /** Its calls that name the script's chats, users or queries (answerCallbackQuery, answerInlineQuery…). */
+  calls: RecordedCall[]
+  /** For each `call:` step of the segment (by index): the call it matched, else the closest one of that method. */
+  callMatches: Record<number, RecordedCall | undefined>
+}
+
+export interface ChatScriptResult {
+  file?: string
+  ok: boolean
+  /** The number of steps in the script, and how many ran. */
+  steps: number
+  ran: number
+  durationMs: number
+  /** Epoch ms when it started and ended (a bot's output lines in between belong to it). */
+  startedAt: number
+  endedAt: number
+  failures: ChatScriptFailure[]
+  segments: ChatScriptSegment[]
+  /** The ids the run gave the script's users and chats. */
+  users: Record<string, {id: number; chatId: number}>
+}
+
+class StepFailure extends Error {
+  constructor(
+    message: string,
+    readonly extra: Pick<ChatScriptFailure, 'expected' | 'actual' | 'diff'> = {},
+  ) {
+    super(message)
+  }
+}
+
+/** Run a script (parsed, or its text) as the host's bot's users; resolves with the outcome (never rejects on a failure). */
+export async function runScript(
+  host: ScriptHost,
+  script: ChatScript | string,
+  options: ChatScriptOptions = {},
+): Promise<ChatScriptResult> {
+  const parsed = typeof script === 'string' ? parseChatScript(script, {file: options.file}) : script
+  return new ScriptRun(host, parsed, options).run()
+}
+
+type Message = TgObject & {message_id: number}
+
+class ScriptRun {
+  private readonly timeoutMs: number
+  private readonly quietMs: number
+  private readonly baseDir: string
+  private readonly users = new Map<string, {user: ScriptUser; id: number; chatId: number}>()
+  private readonly ids = new Set<string>()
+  private readonly queryIds = new Set<string>()
+  private readonly ours: RecordedCall[] = []
+  private readonly segments: ChatScriptSegment[] = []
+  private readonly failures: ChatScriptFailure[] = []
+  private acting: string
+  private lastInlineQuery = ''
+  private cursor = 0
+  private lastActivity = 0
+  private readonly activity = new Set<() => void>()
+
+  constructor(
+    private readonly host: ScriptHost,
+    private readonly script: ChatScript,
+    private readonly options: ChatScriptOptions,
+  ) {
+    this.timeoutMs = options.timeoutMs ?? 5000
+    this.quietMs = options.quietMs ?? 10
+    const file = script.file ?? options.file
+    this.baseDir = options.baseDir ?? (file ? dirname(resolve(file)) : process.cwd())
+    const group = script.chat === 'private' ? undefined : host.freshId(script.chat === 'group' ? 'group' : 'supergroup')
+    for (const user of script.users) {
+      const id = host.freshId('user')
+      this.users.set(user.name, {user, id, chatId: group ?? id})
+      this.ids.add(String(id))
+      host.bot.users.update(id, {
+        first_name: user.first_name,
+        ...(user.last_name ? {last_name: user.last_name} : {}),
+        ...(user.username ? {username: user.username} : {}),
+        ...(user.language_code ? {language_code: user.language_code} : {}),
+        ...(user.is_premium ? {is_premium: true} : {}),
+      } as never)
+    }
+    if (group !== undefined) this.ids.add(String(group))
+    this.acting = script.users[0].name
+  }
+
+  private get file(): string | undefined {
+    return this.script.file ?? this.options.file
+  }
+
+  private me(): {user: ScriptUser; id: number; chatId: number} {
+    return this.users.get(this.acting)!
+  }
+
+  async run(): Promise<ChatScriptResult> {
+    const startedAt = Date.now()
+    let ran = 0
+    const onCall = (call: RecordedCall, token: string): void => {
+      if (token !== this.host.token || !this.isOurs(call)) return
+      this.ours.push(call)
+      this.touch()
+    }
+    this.host.events.on('call', onCall)
+    this.segments.push({action: -1, user: this.acting, events: [], calls: [], callMatches: {}})
+    let segmentStart = 0
+    try {
+      for (const step of this.script.steps) {
+        if (this.options.signal?.aborted) throw new StepFailure('the run was stopped')
+        ran++
+        try {
+          if (isAction(step)) {
+            try {
+              this.closeSegment(step, segmentStart)
+            } catch (err) {
+              // messages nobody expected: in a collect run, noted and the step still acts
+              if (!(err instanceof StepFailure) || !this.options.collect) throw err
+              this.fail(step, err)
+            }
+            segmentStart = this.ours.length
+            this.segments.push({action: step.index, user: this.acting, events: [], calls: [], callMatches: {}})
+            await this.act(step)
+            this.refreshSegment(segmentStart)
+          } else this.check(step)
+        } catch (err) {
+          if (!(err instanceof StepFailure)) throw err
+          this.fail(step, err)
+          if (!this.options.collect || isAction(step)) break
+        }
+      }
+      if (this.failures.length === 0 || this.options.collect) {
+        const last = this.script.steps.at(-1)!
+        this.refreshSegment(segmentStart)
+        try {
+          this.closeSegment(undefined, segmentStart)
+        } catch (err) {
+          if (!(err instanceof StepFailure)) throw err
+          this.fail({...last, index: -1, key: 'end'} as ChatStep, err)
+        }
+      }
+    } finally {
+      this.host.events.off('call', onCall)
+    }
+    const endedAt = Date.now()
+    return {
+      ...(this.file ? {file: this.file} : {}),
+      ok: this.failures.length === 0,
+      steps: this.script.steps.length,
+      ran,
+      durationMs: endedAt - startedAt,
+      startedAt,
+      endedAt,
+      failures: this.failures,
+      segments: this.segments,
+      users: Object.fromEntries([...this.users].map(([name, u]) => [name, {id: u.id, chatId: u.chatId}])),
+    }
+  }
+
+  private fail(step: ChatStep, err: StepFailure): void {
+    this.failures.push({
+      ...(this.file ? {file: this.file} : {}),
+      line: step.line,
+      column: step.column,
+      step: step.index,
+      key: step.key,
+      message: err.message,
+      ...err.extra,
+    })
+  }
+
+  // ---------------------------------------------------------------- what belongs to this script
+
+  /** A call names one of the script's chats, users or queries. */
+  private isOurs(call: RecordedCall): boolean {
+    for (const [key, value] of Object.entries(call.params)) {
+      if (value === undefined || value === null || typeof value === 'object') continue
+      if (key === 'chat_id' || key === 'user_id') {
+        if (this.ids.has(String(value))) return true
+      } else if (key.endsWith('query_id') && this.queryIds.has(String(value))) return true
+    }
+    const chat = (call.result as {chat?: {id?: unknown}} | undefined)?.chat
+    return chat?.id !== undefined && this.ids.has(String(chat.id))
+  }
+
+  /** An update names one of the script's users or chats; its queries (callback, inline, pre-checkout…) become ours. */
+  private claims(update: Update): boolean {
+    let ours = false
+    const visit = (value: unknown, depth: number): void => {
+      if (!value || typeof value !== 'object' || depth > 5) return
+      for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
+        if (inner && typeof inner === 'object') {
+          const id = (inner as {id?: unknown}).id
+          if ((key === 'from' || key === 'user' || key === 'chat') && id !== undefined && this.ids.has(String(id)))
+            ours = true
+          visit(inner, depth + 1)
+        }
+      }
+    }
+    visit(update, 0)
+    if (ours)
+      for (const [key, inner] of Object.entries(update))
+        if (key.endsWith('query') && inner && typeof inner === 'object') {
+          const id = (inner as {id?: unknown}).id
+          if (typeof id === 'string' || typeof id === 'number') this.queryIds.add(String(id))
+        }
+    return ours
+  }
+
+  private touch(): void {
+    this.lastActivity = performance.now()
+    for (const wake of [...this.activity]) wake()
+  }
+
+  private nameOfChat(chatId: number): string | undefined {
+    for (const [name, u] of this.users) if (u.chatId === chatId) return name
+    return undefined
+  }
+
+  // ---------------------------------------------------------------- segments
+
+  /** The current segment's events and calls from the script's calls since `start`. */
+  private refreshSegment(start: number): void {
+    const segment = this.segments.at(-1)!
+    const calls = this.ours.slice(start)
+    segment.calls = calls
+    const known = segment.events.length
+    const events: BotEvent[] = []
+    const lookup = (chatId: number, messageId: number) => this.host.bot.message(chatId, messageId)
+    for (const call of calls) events.push(...eventsOf(call, lookup).filter((e) => this.ids.has(String(e.chatId))))
+    const me = this.users.get(segment.user)!
+    for (let i = known; i < events.length; i++) {
+      const to = events[i].chatId !== me.chatId ? this.nameOfChat(events[i].chatId) : undefined
+      segment.events.push({event: events[i], value: canonicalExpectation(events[i], to)})
+    }
+  }
+
+  /** Before an acting step (or at the end): every message of the segment must have been expected. */
+  private closeSegment(next: ActionStep | undefined, start: number): void {
+    this.refreshSegment(start)
+    const segment = this.segments.at(-1)!
+    const left = segment.events.slice(this.cursor)
+    this.cursor = 0
+    if (left.length === 0) return
+    const lines = left.flatMap((e, i) => [...(i > 0 ? ['---'] : []), ...eventLines(e.event)])
+    throw new StepFailure(
+      `${next ? 'before this step' : 'at the end of the script'} the bot also sent ${left.length === 1 ? 'a message' : `${left.length} messages`} that no \`bot:\` step expects. Add a \`bot:\` step for ${left.length === 1 ? 'it' : 'each'} (bot test --update writes them).`,
+      {expected: [], actual: lines, diff: lineDiff([], lines)},
+    )
+  }
+
+  // ---------------------------------------------------------------- checks
+
+  private check(step: ChatStep): void {
+    const segment = this.segments.at(-1)!
+    switch (step.type) {
+      case 'as':
+        this.acting = step.user
+        return
+      case 'silence': {
+        const left = segment.events.slice(this.cursor)
+        if (left.length === 0) return
+        const lines = left.flatMap((e, i) => [...(i > 0 ? ['---'] : []), ...eventLines(e.event)])
+        this.cursor = segment.events.length
+        throw new StepFailure('the bot was expected to send nothing more, and it sent:', {
+          expected: [],
+          actual: lines,
+          diff: lineDiff([], lines),
+        })
+      }
+      case 'bot': {
+        const expected = expectationLines(step.expect)
+        const next = segment.events[this.cursor]
+        if (!next) {
+          const what = segment.action < 0 ? 'before any user step' : 'in answer to the last user step'
+          throw new StepFailure(`the bot sent nothing more ${what}.`, {
+            expected,
+            actual: ['(nothing)'],
+            diff: lineDiff(expected, ['(nothing)']),
+          })
+        }
+        this.cursor++
+        const chatOf = (name: string) => this.users.get(name)!.chatId
+        if (expectationMatches(step.expect, next.event, chatOf)) {
+          next.matchedBy = step.index
+          return
+        }
+        const me = this.users.get(segment.user)!
+        const to =
+          step.expect.to !== undefined || next.event.chatId !== me.chatId
+            ? (this.nameOfChat(next.event.chatId) ?? String(next.event.chatId))
+            : undefined
+        const actual = eventLines(next.event, {to, method: step.expect.method !== undefined})
+        throw new StepFailure(
+          next.event.event === step.expect.event
+            ? `the bot's next ${next.event.event === 'message' ? 'message' : next.event.event} is not what this step expects:`
+            : `this step expects ${step.expect.event === 'message' ? 'a new message' : `a ${step.expect.event}`}, and the bot's next answer is ${next.event.event === 'message' ? 'a new message' : `a ${next.event.event}`}:`,
+          {expected, actual, diff: lineDiff(expected, actual)},
+        )
+      }
+      case 'call': {
+        const used = new Set(Object.values(segment.callMatches))
+        const sameMethod = segment.calls.filter(
+          (c) => c.method.toLowerCase() === step.method.toLowerCase() && !used.has(c),
+        )
+        const found = sameMethod.find((c) => !c.error && paramsMatch(step.params, c.params))
+        segment.callMatches[step.index] = found ?? sameMethod[0]
+        if (found) return
+        const expected = [
+          `method: ${step.method}`,
+          ...Object.entries(step.params).map(([k, v]) => `${k}: ${JSON.stringify(v)}`),
+        ]
+        if (sameMethod.length === 0) {
+          const made = segment.calls.map((c) => c.method)
+          throw new StepFailure(
+            `the bot made no ${step.method} call in answer to the last user step (${made.length > 0 ? `its calls: ${[...new Set(made)].join(', ')}` : 'it made no call'}).`,
+            {expected, actual: ['(no such call)'], diff: lineDiff(expected, ['(no such call)'])},
+          )
+        }
+        const c = sameMethod[0]
+        const actual = [
+          `method: ${c.method}`,
+          ...Object.keys(step.params).map(
+            (k) => `${k}: ${c.params[k] === undefined ? '(absent)' : JSON.stringify(c.params[k])}`,
+          ),
+          ...(c.error ? [`error: ${c.error.code} ${c.error.description}`] : []),
+        ]
+        throw new StepFailure(`the bot's ${c.method} call does not have the parameters this step expects:`, {
+          expected,
+          actual,
+          diff: lineDiff(expected, actual),
+        })
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- acting
+
+  private async act(step: ActionStep): Promise<void> {
+    const me = this.me()
+    const who: Record<string, unknown> = {
+      user_id: me.id,
+      chat_id: me.chatId,
+      first_name: me.user.first_name,
+      last_name: me.user.last_name,
+      username: me.user.username,
+      language_code: me.user.language_code,
+      ...(me.chatId < 0 ? {chat_title: this.script.title ?? 'Test Group'} : {}),
+    }
+    switch (step.type) {
+      case 'text':
+        return this.exchange('send_message', {text: step.text, ...step.fields}, who)
+      case 'press':
+        return this.press(step.label, who)
+      case 'media': {
+        const path = resolve(this.baseDir, step.path)
+        let data: Buffer
+        try {
+          if (statSync(path).size > MAX_USER_FILE) throw new Error(`it is over ${MAX_USER_FILE} bytes`)
+          data = readFileSync(path)
+        } catch (err) {
+          throw new StepFailure(
+            `cannot read ${step.path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`,
+          )
+        }
+        return this.exchange(
+          'send_media',
+          {kind: step.kind, file: {data, filename: basename(path)}, ...step.fields},
+          who,
+        )
+      }
+      case 'pay': {
+        const invoice = step.fields.invoice ?? this.newest((m) => Boolean(m.invoice))?.message_id
+        if (invoice === undefined) throw new StepFailure(`the bot sent no invoice in ${this.where()} to pay.`)
+        return this.exchange('pay_invoice', {...step.fields, invoice}, who)
+      }
+      case 'vote': {
+        const poll = this.newest((m) => Boolean(m.poll))?.poll as TgObject | undefined
+        if (!poll) throw new StepFailure(`there is no poll in ${this.where()} to vote in.`)
+        return this.exchange('vote_poll', {poll_id: String(poll.id), option_ids: step.options}, who)
+      }
+      case 'react': {
+        const message = this.newest((m) => (m.from as TgObject | undefined)?.is_bot === true)
+        if (!message) throw new StepFailure(`the bot sent no message in ${this.where()} to react to.`)
+        return this.exchange('react', {message_id: message.message_id, reaction: step.reaction}, who)
+      }
+      case 'inline':
+        return this.exchange('inline_query', {query: step.query, ...step.fields}, who, (result) => {
+          const id = (result as {inline_query?: {id?: unknown}} | undefined)?.inline_query?.id
+          if (typeof id === 'string') this.lastInlineQuery = id
+        })
+      case 'choose':
+        if (!this.lastInlineQuery)
+          throw new StepFailure('there is no inline query to choose a result of: add an `inline:` step first.')
+        return this.exchange('choose_inline_result', {query_id: this.lastInlineQuery, result_id: step.resultId}, who)
+      case 'join':
+        return this.exchange('join_chat', step.fields, who)
+      case 'leave':
+        return this.exchange('leave_chat', {}, who)
+      case 'action':
+        return this.exchange(step.action, step.input, who)
+    }
+  }
+
+  private where(): string {
+    const me = this.me()
+    return me.chatId < 0 ? 'the group' : `${me.user.first_name}'s chat`
+  }
+
+  /** The newest live message of the acting user's chat that `test` accepts. */
+  private newest(test: (m: Message) => boolean): Message | undefined {
+    const records = this.host.bot.messages.inChat(this.me().chatId)
+    for (let i = records.length - 1; i >= 0; i--) {
+      const r = records[i]
+      if (!r.deleted && test(r.message as Message)) return r.message as Message
+    }
+    return undefined
+  }
+
+  /** Press the button labelled `label` of the newest message that has it, or of the reply keyboard shown last. */
+  private press(label: string, who: Record<string, unknown>): Promise<void> {
+    const seen: string[] = []
+    const records = this.host.bot.messages.inChat(this.me().chatId)
+    for (let i = records.length - 1; i >= 0; i--) {
+      const r = records[i]
+      if (r.deleted || !r.byBot) continue
+      const rows = (r.message.reply_markup as {inline_keyboard?: unknown} | undefined)?.inline_keyboard
+      if (!Array.isArray(rows)) continue
+      const buttons = (rows as unknown[]).flat().filter((b): b is TgObject => Boolean(b) && typeof b === 'object')
+      seen.push(...buttons.map((b) => String(b.text)))
+      const button = buttons.find((b) => b.text === label)
+      if (!button) continue
+      if (typeof button.callback_data !== 'string') {
+        const kind = Object.keys(button).find((k) => k !== 'text') ?? 'no action'
+        return Promise.reject(
+          new StepFailure(
+            `the button "${label}" is a ${kind} button, not a callback button: there is nothing to press in a test.`,
+          ),
+        )
+      }
+      return this.exchange(
+        'press_button',
+        {data: button.callback_data, message_id: (r.message as Message).message_id},
+        who,
+      )
+    }
+    const keyboard = this.replyKeyboard()
+    if (keyboard.includes(label)) return this.exchange('send_message', {text: label}, who)
+    const all = [...new Set([...seen, ...keyboard])]
+    return Promise.reject(
+      new StepFailure(
+        `no message in ${this.where()} has a button "${label}"; ${all.length > 0 ? `the buttons there: ${all.map((b) => `[${b}]`).join(' ')}` : 'the bot sent no buttons'}.`,
+      ),
+    )
+  }
+
+  /** The reply keyboard the bot showed last in the acting user's chat (none after remove_keyboard). */
+  private replyKeyboard(): string[] {
+    const chat = String(this.me().chatId)
+    for (let i = this.ours.length - 1; i >= 0; i--) {
+      const call = this.ours[i]
+      if (call.error || String(call.params.chat_id) !== chat) continue
+      const markup = call.params.reply_markup as TgObject | undefined
+      if (!markup || typeof markup !== 'object') continue
+      if (markup.remove_keyboard) return []
+      if (Array.isArray(markup.keyboard))
+        return (markup.keyboard as unknown[])
+          .flat()
+          .map((b) => (typeof b === 'string' ? b : String((b as TgObject)?.text ?? '')))
+    }
+    return []
+  }
+
+  /**
+   * Run the action with the acting user's fields filled in (those its parameters have and the step left out), then
+   * wait until the bot has handled every update of this script queued meanwhile and its calls went quiet.
+   */
+  private exchange(
+    name: string,
+    input: Record<string, unknown>,
+    who: Record<string, unknown>,
+    onResult?: (result: unknown) => void,
+  ): Promise<void> {
+    const params = actionNamed(name).params
+    const full: Record<string, unknown> = {...input}
+    for (const [key, value] of Object.entries(who))
+      if (value !== undefined && key in params && full[key] === undefined) full[key] = value
+    const {bot, signals, events} = this.host
+    const pending = new Set<number>()
+    let acted = false
+    let result: unknown
+    return new Promise<void>((resolvePromise, reject) => {
+      let quietTimer: NodeJS.Timeout | undefined
+      let ticker: NodeJS.Timeout | undefined
+      let deadline: NodeJS.Timeout | undefined
+      let finished = false
+      const cleanup = (): void => {
+        finished = true
+        clearTimeout(quietTimer)
+        clearInterval(ticker)
+        clearTimeout(deadline)
+        events.off('update', onUpdate)
+        signals.off('handled', check)
+        signals.off('confirmed', check)
+        this.activity.delete(check)
+        offStop()
+        this.options.signal?.removeEventListener('abort', onAbort)
+      }
+      const fail = (err: Error): void => {
+        if (finished) return
+        cleanup()
+        reject(err instanceof StepFailure ? err : new StepFailure(err.message))
+      }
+      const unhandled = (): number[] => [...pending].filter((id) => bot.queue.has(id))
+      const busy = (): boolean => {
+        for (const call of bot.running) if (this.isOurs(call)) return true
+        return false
+      }
+      let handledAt = 0
+      function check(): void {
+        if (finished || !acted || unhandled().length > 0) return
+        // the quiet window counts from when the bot handled the updates, not from its last call before that
+        if (handledAt === 0) {
+          handledAt = performance.now()
+          run.lastActivity = Math.max(run.lastActivity, handledAt)
+        }
+        clearTimeout(quietTimer)
+        const wait = run.lastActivity + run.quietMs - performance.now()
+        if (wait > 0 || busy()) {
+          quietTimer = setTimeout(check, Math.max(1, wait > 0 ? wait : run.quietMs))
+          return
+        }
+        cleanup()
+        onResult?.(result)
+        resolvePromise()
+      }
+      const run = this
+      const onUpdate = (update: Update, token: string): void => {
+        if (token !== this.host.token || !this.claims(update)) return
+        pending.add(update.update_id)
+        this.touch()
+      }
+      const onAbort = (): void => fail(new StepFailure('the run was stopped'))
+      const offStop = this.host.onStop((err) => fail(err))
+      this.options.signal?.addEventListener('abort', onAbort, {once: true})
+      events.on('update', onUpdate)
+      signals.on('handled', check)
+      signals.on('confirmed', check)
+      this.activity.add(check)
+      // a safety net for an update that leaves the queue without a signal (expired): checked every 25 ms
+      ticker = setInterval(check, 25)
+      deadline = setTimeout(() => {
+        const left = unhandled()
+        fail(
+          new StepFailure(
+            left.length > 0
+              ? `the bot did not handle the update within ${this.timeoutMs} ms (${this.whereIs(left[0])}).`
+              : `the bot kept calling the API for ${this.timeoutMs} ms after it handled the update.`,
+          ),
+        )
+      }, this.timeoutMs)
+      this.host.runAction(name, full).then(
+        (value) => {
+          if (finished) return
+          result = value
+          const dropped = droppedReason(value)
+          if (dropped !== undefined && pending.size === 0) {
+            fail(
+              new StepFailure(`Telegram would send the bot no update for this step${dropped ? ` (${dropped})` : ''}.`),
+            )
+            return
+          }
+          acted = true
+          this.touch()
+          check()
+        },
+        (err: Error) => fail(new StepFailure(`${name}: ${err.message}`)),
+      )
+    })
+  }
+
+  private whereIs(updateId: number): string {
+    const bot = this.host.bot
+    if (bot.webhook)
+      return bot.lastErrorMessage
+        ? `still queued for the webhook; last delivery error: ${bot.lastErrorMessage}`
+        : 'still queued for the webhook'
+    return bot.poll
+      ? `update ${updateId} is still queued, not yet confirmed by a getUpdates offset`
+      : `update ${updateId} is still queued: no webhook is set and no getUpdates is waiting (is the bot running?)`
+  }
+}
+
+/** An action's JSON result that says no update went out: its reason ('' when none is given), else undefined. */
+function droppedReason(result: unknown): string | undefined {
+  if (!result || typeof result !== 'object') return undefined
+  const r = result as {update_id?: unknown; updates?: unknown; update_ids?: unknown; reason?: unknown}
+  const reason = typeof r.reason === 'string' ? r.reason : ''
+  if (r.update_id === 0) return reason
+  const list = Array.isArray(r.update_ids)
+    ? r.update_ids
+    : Array.isArray(r.updates)
+      ? r.updates.map((u) => (u as {update_id?: unknown})?.update_id)
+      : undefined
+  if (list && list.length > 0 && list.every((id) => id === 0)) return reason
+  return undefined
+}
