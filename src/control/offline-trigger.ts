@@ -33,6 +33,7 @@ export type TriggerEmulator = Pick<
   | 'payInvoice'
   | 'runAction'
   | 'failNext'
+  | 'runChatScript'
   | 'on'
   | 'off'
   | 'apiRoot'

@@ -11,6 +11,7 @@
  *   POST /actions/{name} body the action's input  → 200 ActionOutcome
  *   POST /restart                                 → 200 RestartOutcome
  *   POST /faults   body FaultRequest (offline)     → 200 {ok: true, …}
+ *   POST /script   body {text, file?, base_dir?} (offline) → 200 ChatScriptReport
  *   otherwise      {error, fix} with 4xx/5xx (an ActionError's own status)
  */
 import type {ApiCall, UpdateEntry} from '../inspector/types.js'
@@ -163,6 +164,26 @@ export interface Transcript {
   items: TranscriptItem[]
 }
 
+/** A chat script's outcome as the emulator's runChatScript gives it (src/emulator/scripts/run.ts ChatScriptResult). */
+export interface ChatScriptReport {
+  file?: string
+  ok: boolean
+  steps: number
+  ran: number
+  durationMs: number
+  failures: Array<{
+    file?: string
+    line: number
+    column: number
+    step: number
+    key: string
+    message: string
+    expected?: string[]
+    actual?: string[]
+    diff?: string
+  }>
+}
+
 /** What `bot mcp` asks of a running session besides trigger and replay (the routes of server.ts). */
 export interface SessionQueries {
   status(): SessionStatus
@@ -175,6 +196,8 @@ export interface SessionQueries {
   restart(): Promise<RestartOutcome>
   transcript(o: {chatId?: number; limit: number}): Transcript
   fault(request: FaultRequest): Record<string, unknown>
+  /** Offline: play a chat script (its YAML text) against the session's bot in the emulator. */
+  script(request: {text: string; file?: string; baseDir?: string}): Promise<ChatScriptReport>
 }
 
 /**

@@ -18,6 +18,7 @@
  *   GET  /transcript?chat_id=ID&limit=N            → 200 Transcript (default: the newest chat)
  *   POST /restart                                  → 200 RestartOutcome once the bot takes updates again
  *   POST /faults           body FaultRequest       → 200 {ok: true} (offline: the emulator's failNext)
+ *   POST /script           body {text, file?, base_dir?} → 200 ChatScriptReport (offline: runChatScript)
  *
  * Every request needs exactly one loopback Host header naming this port (else 403, against DNS
  * rebinding), no sign of a web page of another site (Origin, Sec-Fetch-Site: else 403) and the key in
@@ -170,6 +171,7 @@ type QueryName =
   | 'transcript'
   | 'restart'
   | 'faults'
+  | 'script'
 
 /** The `bot mcp` route of a path, with its method and its one path argument. */
 function queryRoute(path: string): {name: QueryName; method: 'GET' | 'POST'; arg?: string} | undefined {
@@ -182,6 +184,7 @@ function queryRoute(path: string): {name: QueryName; method: 'GET' | 'POST'; arg
     '/transcript': {name: 'transcript', method: 'GET'},
     '/restart': {name: 'restart', method: 'POST'},
     '/faults': {name: 'faults', method: 'POST'},
+    '/script': {name: 'script', method: 'POST'},
   }
   if (Object.hasOwn(fixed, path)) return fixed[path]
   const action = /^\/actions\/([a-z_]{1,64})$/.exec(path)
@@ -295,7 +298,7 @@ export function startControlPort(o: ControlPortOptions): Promise<ControlPort> {
         404,
         `No route ${path}.`,
         q
-          ? 'Use POST /trigger, /replay, /actions/{name}, /restart, /faults or GET /status, /actions, /updates, /calls, /output, /transcript.'
+          ? 'Use POST /trigger, /replay, /actions/{name}, /restart, /faults, /script or GET /status, /actions, /updates, /calls, /output, /transcript.'
           : 'Use POST /trigger or POST /replay.',
       )
     if (req.method !== known.method)
@@ -355,6 +358,23 @@ export function startControlPort(o: ControlPortOptions): Promise<ControlPort> {
       case 'faults': {
         const body = parseJson(await readRequestBody(req, MAX_BODY_BYTES))
         return q.fault(checkFault(body))
+      }
+      case 'script': {
+        const body = parseJson(await readRequestBody(req, MAX_BODY_BYTES)) as Record<string, unknown> | null
+        const fix = 'Send {"text": "<the chat script\'s YAML>", "file": "start.chat.yml"}.'
+        if (typeof body !== 'object' || body === null || Array.isArray(body) || typeof body.text !== 'string')
+          throw new Refused(400, 'The script request has no text.', fix)
+        for (const key of ['file', 'base_dir'])
+          if (body[key] !== undefined && typeof body[key] !== 'string')
+            throw new Refused(400, `${key} must be a string.`, fix)
+        return withDeadline(
+          q.script({
+            text: body.text,
+            ...(typeof body.file === 'string' ? {file: body.file} : {}),
+            ...(typeof body.base_dir === 'string' ? {baseDir: body.base_dir} : {}),
+          }),
+          deadlineMs,
+        )
       }
     }
   }

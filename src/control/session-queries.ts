@@ -20,6 +20,7 @@ import {
   ActionError,
   type ActionOutcome,
   type CallRow,
+  type ChatScriptReport,
   type FaultRequest,
   type FixtureSet,
   type OutputLine,
@@ -416,6 +417,34 @@ export class SessionQueryService implements SessionQueries {
     return {
       ok: true,
       text: `The next ${times === 1 ? 'call' : `${times} calls`} of ${request.method} will fail with ${request.error_code} ${request.description}.`,
+    }
+  }
+
+  async script(request: {text: string; file?: string; baseDir?: string}): Promise<ChatScriptReport> {
+    const offline = this.#o.offline
+    if (!offline)
+      throw new ActionError(
+        409,
+        'A chat script plays against the emulator: this session runs against Telegram.',
+        'Run `bot mcp --offline` (or attach to a `bot dev --offline` session), or `bot test` for the project.',
+      )
+    try {
+      const {file, ok, steps, ran, durationMs, failures} = await offline.emulator.runChatScript(
+        offline.token,
+        request.text,
+        {...(request.file ? {file: request.file} : {}), ...(request.baseDir ? {baseDir: request.baseDir} : {})},
+      )
+      return {...(file ? {file} : {}), ok, steps, ran, durationMs, failures}
+    } catch (error) {
+      const e = error as {fix?: unknown; reason?: unknown; file?: string; line?: unknown; column?: unknown}
+      const fix = e.fix
+      throw new ActionError(
+        400,
+        typeof e.reason === 'string' && typeof e.line === 'number'
+          ? `${e.file ?? request.file ?? '<script>'}:${e.line}:${String(e.column)}: ${e.reason}`
+          : (error as Error).message,
+        typeof fix === 'string' ? fix : 'Fix the script as the message says (docs/testing.md has the format).',
+      )
     }
   }
 }

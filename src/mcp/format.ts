@@ -8,6 +8,7 @@ import {describeEntry} from '../control/client.js'
 import type {
   ActionOutcome,
   CallRow,
+  ChatScriptReport,
   OutputLine,
   SessionStatus,
   Transcript,
@@ -162,4 +163,21 @@ export function statusText(s: SessionStatus): string {
     `Project: ${s.cwd}; started ${s.startedAt}`,
     `Updates: ${s.counts.updates} (${s.counts.failedUpdates} failed); Bot API calls: ${s.counts.calls} (${s.counts.failedCalls} failed)`,
   ].join('\n')
+}
+
+/** A chat script's outcome: one line for the run, then each failure with its place, expected, actual and diff. */
+export function scriptText(r: ChatScriptReport): string {
+  const name = r.file ?? 'the script'
+  const ms = `${Math.round(r.durationMs)} ms`
+  if (r.ok) return `✓ ${name}: ${r.steps} step${r.steps === 1 ? '' : 's'} passed in ${ms}`
+  const lines = [
+    `✗ ${name}: ${r.failures.length} failure${r.failures.length === 1 ? '' : 's'} (${r.ran} of ${r.steps} steps ran, ${ms})`,
+  ]
+  for (const f of r.failures) {
+    lines.push(`  ${f.file ?? name}:${f.line}:${f.column} ${f.key}: ${f.message}`)
+    if (f.expected?.length) lines.push('    expected:', ...f.expected.map((l) => `      ${l}`))
+    if (f.actual?.length) lines.push('    actual:', ...f.actual.map((l) => `      ${l}`))
+    if (f.diff) lines.push(...f.diff.split('\n').map((l) => `    ${l}`))
+  }
+  return lines.join('\n')
 }

@@ -6,13 +6,12 @@
  *
  * Tools: every user action of the emulator's table (src/emulator/actions: send_message, press_button, vote_poll,
  * inline_query, pay_invoice, react…; send_media as send_file, which reads a file), read_chat, list_updates,
- * get_update, list_calls, trigger, replay, restart_bot, bot_output, inject_fault (and run_chat_script where the
- * chat-script runner is built in). Resources: docs/*.md and the session's status. Nothing but the protocol goes
+ * get_update, list_calls, trigger, replay, restart_bot, bot_output, inject_fault, run_chat_script. Resources: docs/*.md and the session's status. Nothing but the protocol goes
  * to stdout; what the background session prints goes to `log` (stderr). No secret reaches a tool result: the
  * session redacts its token, webhook secret and path, inspector key and restore secret from every answer.
  */
 import {readdirSync, readFileSync} from 'node:fs'
-import {extname, join, resolve} from 'node:path'
+import {dirname, extname, join, resolve} from 'node:path'
 import type {Readable, Writable} from 'node:stream'
 
 import {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js'
@@ -24,6 +23,7 @@ import {sessionActions} from '../control/session-queries.js'
 import type {
   ActionOutcome,
   CallRow,
+  ChatScriptReport,
   ControlRecord,
   OutputLine,
   RestartOutcome,
@@ -35,7 +35,16 @@ import type {
 import {FixableError} from '../lib/errors.js'
 import {BoundedFileError, readBoundedFile} from '../lib/bounded-file.js'
 import type {UpdateEntry} from '../inspector/types.js'
-import {callsText, entryLines, outcomeText, outputText, statusText, transcriptText, updatesText} from './format.js'
+import {
+  callsText,
+  entryLines,
+  outcomeText,
+  outputText,
+  scriptText,
+  statusText,
+  transcriptText,
+  updatesText,
+} from './format.js'
 import {OfflineChild} from './offline-child.js'
 import {objectFromJsonSchema} from './schema.js'
 
@@ -61,6 +70,9 @@ export interface McpServerOptions {
 
 /** The largest file send_file reads (Telegram's bots may receive up to 20 MB through getFile). */
 const MAX_FILE_BYTES = 20 * 1024 * 1024
+
+/** The largest chat script read (the control port's body cap). */
+const MAX_SCRIPT_BYTES = 1024 * 1024 - 1024
 
 const PHOTO_EXTENSIONS = new Set(['.jpg', '.jpeg', '.png', '.webp'])
 
@@ -385,6 +397,41 @@ export function createMcpServer(o: McpServerOptions, link = new SessionLink(o)):
         )
       const r = await link.post<{text?: string}>('/faults', {...args, description})
       return r.text ?? '✓ Fault injected.'
+    },
+  )
+
+  tool(
+    'run_chat_script',
+    'Offline: play a chat script (*.chat.yml: what users do and what the bot must answer; docs/testing.md) against the bot, by its path (relative to the project) or its text. Answers as `bot test` does: passed, or each failure with its file:line, what was expected, what the bot did and the diff.',
+    z.strictObject({
+      path: z.string().optional().describe('the script file, relative to the project folder'),
+      text: z.string().optional().describe("the script's YAML (instead of path)"),
+    }),
+    async (args) => {
+      if ((args.path === undefined) === (args.text === undefined))
+        throw new ToolError(
+          'run_chat_script needs exactly one of path and text.',
+          'Pass {"path": "test/start.chat.yml"} or {"text": "steps:\n  - user: /start\n  - bot: /Hi/"}.',
+        )
+      let text = args.text ?? ''
+      let file: string | undefined
+      let baseDir = o.cwd
+      if (args.path !== undefined) {
+        const full = resolve(o.cwd, args.path)
+        try {
+          text = (await readBoundedFile(full, MAX_SCRIPT_BYTES)).toString('utf8')
+        } catch (error) {
+          if (!(error instanceof BoundedFileError)) throw error
+          throw new ToolError(
+            error.reason === 'too-large' ? `${args.path} is over 1 MiB.` : error.message,
+            'Give the path of a chat script in the project (e.g. test/start.chat.yml).',
+          )
+        }
+        file = args.path
+        baseDir = dirname(full)
+      }
+      const report = await link.post<ChatScriptReport>('/script', {text, ...(file ? {file} : {}), base_dir: baseDir})
+      return scriptText(report)
     },
   )
 

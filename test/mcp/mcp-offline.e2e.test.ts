@@ -3,7 +3,8 @@
  * grammY bot (test/fixtures/bots/mcp-bot.mjs) in the background, and every tool is called against it. One test
  * plays an agent that finds a bug only through the tools; every tool result is scanned for the session's secrets.
  */
-import {readFileSync} from 'node:fs'
+import {readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
@@ -12,6 +13,11 @@ import {waitFor} from '../support/wait.js'
 import {mcpProject, startMcp, type McpRun} from './helpers.js'
 
 const project = mcpProject()
+// Written before the session starts (its watcher would restart the bot for a new file).
+writeFileSync(
+  join(project.dir, 'start.chat.yml'),
+  'steps:\n  - user: /start\n  - bot: {text: "Hi! Pick one", buttons: [[Like, Broken]]}\n  - press: Like\n  - bot: {edit: You liked it}\n',
+)
 let mcp: McpRun
 let devPid: number | undefined
 
@@ -61,6 +67,7 @@ describe('bot mcp --offline', () => {
       'restart_bot',
       'bot_output',
       'inject_fault',
+      'run_chat_script',
     ])
       expect(names).toContain(name)
     expect(names).not.toContain('send_media')
@@ -221,6 +228,26 @@ describe('bot mcp --offline', () => {
     const both = await mcp.call('press_button', {label: 'Like', data: 'like'})
     expect(both.isError).toBe(true)
     expect(both.text).toContain('exactly one of label and data')
+  })
+
+  it('plays chat scripts and reports them as `bot test` does', async () => {
+    const passed = await mcp.call('run_chat_script', {path: 'start.chat.yml'})
+    expect(passed.isError).toBe(false)
+    expect(passed.text).toBe(passed.text.split('\n')[0])
+    expect(passed.text).toMatch(/^✓ start\.chat\.yml: 4 steps passed in \d+ ms$/)
+
+    const failed = await mcp.call('run_chat_script', {text: 'steps:\n  - user: hello\n  - bot: goodbye\n'})
+    expect(failed.isError).toBe(false)
+    expect(failed.text).toMatch(/^✗ the script: 1 failure/)
+    expect(failed.text).toMatch(/:3:5 bot: /)
+    expect(failed.text).toContain('echo: hello')
+
+    const unreadable = await mcp.call('run_chat_script', {text: 'steps: 3\n'})
+    expect(unreadable.isError).toBe(true)
+    expect(unreadable.text).toMatch(/<script>:1:\d+: .+\nFix: .+/)
+    const neither = await mcp.call('run_chat_script', {})
+    expect(neither.isError).toBe(true)
+    expect(neither.text).toContain('exactly one of path and text')
   })
 
   it('shows no secret in any tool result, and wrote nothing but the protocol to stdout', async () => {

@@ -96,6 +96,10 @@ describe('bot mcp attached to an online `bot dev`', () => {
     expect(fault.isError).toBe(true)
     expect(fault.text).toContain('runs against Telegram')
 
+    const script = await mcp.call('run_chat_script', {text: 'steps:\n  - user: hi\n  - bot: hi\n'})
+    expect(script.isError).toBe(true)
+    expect(script.text).toContain('plays against the emulator')
+
     const updates = await mcp.call('list_updates')
     expect(updates.text).toContain('(trigger)')
     const id = Number(/#(\d+) /.exec(updates.text)?.[1])
