@@ -16,7 +16,13 @@ import {resolveParties} from './fill.js'
 import {FixtureTriggers} from './fixture-trigger.js'
 import type {OfflineTarget, Sent} from './offline-trigger.js'
 import {withTimeout} from '../lib/deadline.js'
-import {ActionError, type SessionActions, type TriggerRequest, type TriggerResult} from './protocol.js'
+import {
+  ActionError,
+  type ActionOutcome,
+  type SessionActions,
+  type TriggerRequest,
+  type TriggerResult,
+} from './protocol.js'
 import {factsFromCalls, SessionFacts} from './session-facts.js'
 import {checkUpdateObject, expiredDate, syntheticUpdate, updateContent, withCurrentDate} from './synthetic.js'
 
@@ -141,6 +147,50 @@ export class TriggerEngine implements SessionActions {
   async replay(updateId: number | 'last', edited?: Record<string, unknown>): Promise<UpdateEntry> {
     this.#checkBotUp()
     return this.#counted(await this.#replay(updateId, edited))
+  }
+
+  /**
+   * Offline (`bot mcp`): the emulator user's action `name` of the table (src/emulator/actions), with input as JSON
+   * carries it (checked by the table: its errors are 400 with the emulator's words), then the updates it queued,
+   * once the bot handled them (webhook: answered; polling: polled past), within the deadline.
+   */
+  async emulatorAction(name: string, input: Record<string, unknown>): Promise<ActionOutcome> {
+    this.#checkBotUp()
+    const offline = this.#options.offline
+    if (!offline)
+      throw new ActionError(409, `${name} is an action of the emulator's user: this session runs against Telegram.`)
+    const history = this.#options.history()
+    const since = history?.last()?.seq ?? 0
+    let result: unknown
+    try {
+      result = await offline.emulator.runAction(offline.token, name, input)
+    } catch (error) {
+      const status = (error as {status?: unknown}).status
+      throw new ActionError(
+        typeof status === 'number' ? status : 400,
+        `The emulator refused ${name}: ${(error as Error).message}.`,
+        'Fix the input as the message says (the tool lists its fields).',
+      )
+    }
+    this.#counted(result)
+    const ids = updateIdsOf(result)
+    if (ids.length === 0 && isDropped(result)) {
+      const reason = (result as {reason?: unknown}).reason
+      throw new ActionError(
+        422,
+        `The emulator sent the bot nothing: ${typeof reason === 'string' ? reason : "the bot's allowed_updates leave this update out"}.`,
+        typeof reason === 'string' && !reason.includes('allowed_updates')
+          ? 'See docs/emulator.md for when Telegram sends this update.'
+          : allowedUpdatesFix(name),
+      )
+    }
+    if (!history || this.#options.recordDirectly || ids.length === 0) return {action: name, result, entries: []}
+    const wait = handled(history, ids, since)
+    try {
+      return {action: name, result, entries: await this.#deadline(wait.promise, 'The bot')}
+    } finally {
+      wait.cancel()
+    }
   }
 
   /** The bot exited and waits for a fix: nothing would take the update (it would wait out the hold). */
@@ -458,6 +508,48 @@ function emulatorTrigger(offline: OfflineTarget, request: TriggerRequest): {upda
   }
   if (request.kind === 'fixture') throw new TypeError('a fixture is not a single emulator action')
   return emulator.injectUpdate(token, withoutUpdateId(withCurrentDate(request.update)))
+}
+
+/** The update_ids an action's JSON names (`update_id`, `update_ids`), the dropped ones (0) left out. */
+function updateIdsOf(result: unknown): number[] {
+  if (!result || typeof result !== 'object') return []
+  const r = result as {update_id?: unknown; update_ids?: unknown}
+  const ids = [r.update_id, ...(Array.isArray(r.update_ids) ? r.update_ids : [])]
+  return ids.filter((id): id is number => typeof id === 'number' && Number.isSafeInteger(id) && id > 0)
+}
+
+/** An action's JSON that says the update was not sent (update_id 0). */
+function isDropped(result: unknown): boolean {
+  return Boolean(result && typeof result === 'object' && (result as {update_id?: unknown}).update_id === 0)
+}
+
+/**
+ * The history's entries of these update_ids recorded after `since` (a seq), once none is in flight any more (the
+ * bot answered it, or polled past it), in the order of `ids`.
+ */
+function handled(
+  history: UpdateHistory,
+  ids: number[],
+  since: number,
+): {promise: Promise<UpdateEntry[]>; cancel: () => void} {
+  let unsubscribe: () => void = () => {}
+  const promise = new Promise<UpdateEntry[]>((resolve) => {
+    const done = new Map<number, UpdateEntry>()
+    let finished = false
+    const look = (entry: UpdateEntry) => {
+      if (finished || entry.seq <= since || !ids.includes(entry.updateId) || history.inFlight(entry)) return
+      done.set(entry.updateId, entry)
+      if (done.size < ids.length) return
+      finished = true
+      resolve(ids.map((id) => done.get(id)!))
+    }
+    unsubscribe = history.subscribe((entry) => look(entry))
+    for (const entry of history.list()) {
+      if (entry.seq <= since) break
+      look(entry)
+    }
+  })
+  return {promise, cancel: () => unsubscribe()}
 }
 
 /** Why the emulator dropped an update (its answer's update_id is 0), as Telegram would have. */

@@ -442,3 +442,84 @@ export function sessionToken(token: string | undefined, fromFlag: boolean): stri
     )
   return undefined
 }
+
+/**
+ * Any request to the session's control port (what `bot mcp` reads and does; protocol.ts has the routes): the
+ * answer's JSON on 200, else a FixableError with the session's own error and fix (`code` no_session when it does
+ * not answer, busy, unauthorized, session_error).
+ */
+export function requestSession(
+  record: ControlRecord,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+  o: {timeoutMs?: number} = {},
+): Promise<unknown> {
+  const payload = body === undefined ? (method === 'POST' ? '{}' : undefined) : JSON.stringify(body)
+  const timeoutMs = o.timeoutMs ?? CLIENT_TIMEOUT_MS
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port: record.port,
+        path,
+        method,
+        headers: {
+          ...(payload !== undefined
+            ? {'content-type': 'application/json', 'content-length': Buffer.byteLength(payload)}
+            : {}),
+          [KEY_HEADER]: record.key,
+        },
+        timeout: timeoutMs,
+      },
+      (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (c: Buffer) => chunks.push(c))
+        res.on('error', (error) => reject(sessionGone(record, error)))
+        res.on('end', () => {
+          let value: unknown
+          try {
+            value = JSON.parse(Buffer.concat(chunks).toString('utf8'))
+          } catch {
+            reject(
+              new FixableError(`The session answered ${res.statusCode} with something other than JSON.`, {
+                fix: 'Is `bot dev` on this port? Restart it.',
+              }),
+            )
+            return
+          }
+          if (res.statusCode === 200) return resolve(value)
+          const refusal = (value ?? {}) as {error?: string; fix?: string}
+          reject(
+            new FixableError(refusal.error ?? `The session answered ${res.statusCode}.`, {
+              fix: refusal.fix,
+              code: res.statusCode === 401 ? 'unauthorized' : res.statusCode === 503 ? 'busy' : 'session_error',
+            }),
+          )
+        })
+      },
+    )
+    req.on('timeout', () => {
+      req.destroy()
+      reject(
+        new FixableError(`The session did not answer within ${Math.round(timeoutMs / 1000)} s.`, {
+          fix: 'Look at the bot: it may hang (bot_output shows its last lines).',
+        }),
+      )
+    })
+    req.on('error', (error) => reject(sessionGone(record, error)))
+    req.end(payload)
+  })
+}
+
+function sessionGone(record: ControlRecord, error: NodeJS.ErrnoException): FixableError {
+  return error.code === 'ECONNREFUSED'
+    ? new FixableError(
+        `The \`bot dev\` session (pid ${record.pid}) does not answer on its control port ${record.port}.`,
+        {fix: 'Restart `bot dev` (or `bot dev --offline`) in this folder.', code: 'no_session'},
+      )
+    : new FixableError(
+        `The \`bot dev\` session (pid ${record.pid}) closed the connection (${error.code ?? error.message}).`,
+        {fix: 'Try again in a moment.', code: 'busy'},
+      )
+}

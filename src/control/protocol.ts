@@ -6,9 +6,15 @@
  *
  *   POST /trigger  body TriggerRequest                              → 200 TriggerResult
  *   POST /replay   body {updateId: number | 'last', update?: object} → 200 UpdateEntry
+ *   and, for `bot mcp` (SessionQueries; server.ts has the full list):
+ *   GET  /status, /actions, /updates, /updates/{id}, /calls, /output, /transcript
+ *   POST /actions/{name} body the action's input  → 200 ActionOutcome
+ *   POST /restart                                 → 200 RestartOutcome
+ *   POST /faults   body FaultRequest (offline)     → 200 {ok: true, …}
+ *   POST /script   body {text, file?, base_dir?} (offline) → 200 ChatScriptReport
  *   otherwise      {error, fix} with 4xx/5xx (an ActionError's own status)
  */
-import type {UpdateEntry} from '../inspector/types.js'
+import type {ApiCall, UpdateEntry} from '../inspector/types.js'
 
 /** The header that carries the session's control key. */
 export const KEY_HEADER = 'x-bot-dev-key'
@@ -69,6 +75,129 @@ export interface SessionActions {
   trigger(request: TriggerRequest): Promise<TriggerResult>
   /** Deliver a recorded update again (optionally edited) as a new delivery the bot sees. */
   replay(updateId: number | 'last', edited?: Record<string, unknown>): Promise<UpdateEntry>
+}
+
+/** What the session is, for `bot mcp`'s status resource: no secret in it (no token, key, webhook path or secret). */
+export interface SessionStatus {
+  pid: number
+  offline: boolean
+  /** How updates reach the bot now (a webhook session switches to polling when the bot polls by itself). */
+  mode: 'webhook' | 'polling'
+  bot: {id: number; username?: string; first_name?: string}
+  /** The bot process (absent with --forward-to, or before it started). */
+  botPid?: number
+  botRunning: boolean
+  /** Why the bot cannot take an update now (it exited and waits for a fix). */
+  botDown?: string
+  restarts: number
+  /** The inspector's page without its key; the emulator's api root offline. */
+  inspector?: string
+  emulator?: string
+  cwd: string
+  startedAt: string
+  counts: {updates: number; failedUpdates: number; calls: number; failedCalls: number}
+}
+
+/** One Bot API call of the bot, as `GET /calls` lists it (newest first): the recorded call and the update it belongs to. */
+export type CallRow = ApiCall & {updateId?: number}
+
+/** One line the bot printed (`GET /output`), the webhook secret and path hidden, the token redacted. */
+export interface OutputLine {
+  time: string
+  stream: 'stdout' | 'stderr'
+  line: string
+  /** The bot process that printed it (a restart starts a new one). */
+  pid?: number
+}
+
+/** A user action as this session can run it (`GET /actions`): the table's entry, and how it is delivered here. */
+export interface SessionAction {
+  name: string
+  description: string
+  /** The input as one JSON Schema object (the table's; online: the fields a synthetic update takes). */
+  params: Record<string, unknown>
+  result: string
+}
+
+/** What `POST /actions/{name}` did: the action's own result (offline: the emulator's JSON) and the updates the bot handled. */
+export interface ActionOutcome {
+  action: string
+  result?: unknown
+  /** The updates delivered for it, oldest first, each with the bot's answer and its Bot API calls. */
+  entries: UpdateEntry[]
+  /** A trigger of several updates (a payment): how it went. */
+  flow?: TriggerFlow
+}
+
+export interface RestartOutcome {
+  pid?: number
+  restarts: number
+  /** From the request to the bot taking updates again. */
+  ms: number
+}
+
+/** `POST /faults` (offline only): the next `times` calls of `method` fail with this error (the emulator's failNext). */
+export interface FaultRequest {
+  method: string
+  error_code: number
+  description: string
+  retry_after?: number
+  migrate_to_chat_id?: number
+  times?: number
+}
+
+/** One item of a chat's transcript (`GET /transcript`), oldest first: what the user did or what the bot's call showed. */
+export interface TranscriptItem {
+  time: string
+  from: 'user' | 'bot'
+  updateId?: number
+  /** user: the update's type and content (a message, a callback_query…). */
+  update?: unknown
+  /** bot: the call as recorded (params summarised, result short). */
+  call?: ApiCall
+}
+
+export interface Transcript {
+  chatId?: number
+  /** The chats the session saw, newest first. */
+  chats: number[]
+  items: TranscriptItem[]
+}
+
+/** A chat script's outcome as the emulator's runChatScript gives it (src/emulator/scripts/run.ts ChatScriptResult). */
+export interface ChatScriptReport {
+  file?: string
+  ok: boolean
+  steps: number
+  ran: number
+  durationMs: number
+  failures: Array<{
+    file?: string
+    line: number
+    column: number
+    step: number
+    key: string
+    message: string
+    expected?: string[]
+    actual?: string[]
+    diff?: string
+  }>
+}
+
+/** What `bot mcp` asks of a running session besides trigger and replay (the routes of server.ts). */
+export interface SessionQueries {
+  status(): SessionStatus
+  actions(): SessionAction[]
+  act(name: string, input: Record<string, unknown>): Promise<ActionOutcome>
+  updates(o: {limit: number; chatId?: number; type?: string}): UpdateEntry[]
+  update(updateId: number): UpdateEntry | undefined
+  calls(o: {limit: number; method?: string; failedOnly?: boolean}): CallRow[]
+  output(o: {limit: number}): OutputLine[]
+  restart(): Promise<RestartOutcome>
+  transcript(o: {chatId?: number; limit: number}): Transcript
+  fault(request: FaultRequest): Record<string, unknown>
+  /** Offline: play a chat script (its YAML text) against the session's bot in the emulator. */
+  script(request: {text: string; file?: string; baseDir?: string}): Promise<ChatScriptReport>
 }
 
 /**

@@ -4,7 +4,21 @@
  *
  *   POST /trigger  body TriggerRequest                              → 200 TriggerResult
  *   POST /replay   body {updateId: number | 'last', update?: object} → 200 UpdateEntry
- *   otherwise      {error, fix} with 4xx/5xx (an ActionError's own status)
+ *
+ * and what `bot mcp` reads and does (SessionQueries, protocol.ts), when the session serves it:
+ *
+ *   GET  /status                                   → 200 SessionStatus (no secret: no token, key, webhook path)
+ *   GET  /actions                                  → 200 {actions: SessionAction[]} (the user actions it can run)
+ *   POST /actions/{name}   body the action's input → 200 ActionOutcome (offline: the emulator's table of user
+ *                                                     actions; online: the synthetic update of `bot trigger`)
+ *   GET  /updates?limit=N&chat_id=ID&type=T        → 200 {updates: UpdateEntry[]} newest first (limit ≤ 1000)
+ *   GET  /updates/{update_id}                      → 200 UpdateEntry (404 when not recorded)
+ *   GET  /calls?limit=N&method=M&failed_only=1     → 200 {calls: CallRow[]} newest first, with explanations
+ *   GET  /output?limit=N                           → 200 {lines: OutputLine[]} the bot's last lines, oldest first
+ *   GET  /transcript?chat_id=ID&limit=N            → 200 Transcript (default: the newest chat)
+ *   POST /restart                                  → 200 RestartOutcome once the bot takes updates again
+ *   POST /faults           body FaultRequest       → 200 {ok: true} (offline: the emulator's failNext)
+ *   POST /script           body {text, file?, base_dir?} → 200 ChatScriptReport (offline: runChatScript)
  *
  * Every request needs exactly one loopback Host header naming this port (else 403, against DNS
  * rebinding), no sign of a web page of another site (Origin, Sec-Fetch-Site: else 403) and the key in
@@ -37,13 +51,16 @@ import {
   MAX_BODY_BYTES,
   MAX_TRIGGER_BODY_BYTES,
   type SessionActions,
-  type TriggerResult,
+  type FaultRequest,
+  type SessionQueries,
 } from './protocol.js'
 
 export const ACTION_DEADLINE_MS = 35_000
 
 export interface ControlPortOptions {
   actions: SessionActions
+  /** What `bot mcp` reads and does (the GET routes, /actions, /restart, /faults); absent: only /trigger and /replay. */
+  queries?: SessionQueries
   key: string
   /** Default 0: a free port. */
   port?: number
@@ -143,6 +160,88 @@ function replayArgs(body: unknown): {updateId: number | 'last'; update?: Record<
   return {updateId, update: update as Record<string, unknown>}
 }
 
+type QueryName =
+  | 'status'
+  | 'actions'
+  | 'act'
+  | 'updates'
+  | 'update'
+  | 'calls'
+  | 'output'
+  | 'transcript'
+  | 'restart'
+  | 'faults'
+  | 'script'
+
+/** The `bot mcp` route of a path, with its method and its one path argument. */
+function queryRoute(path: string): {name: QueryName; method: 'GET' | 'POST'; arg?: string} | undefined {
+  const fixed: Record<string, {name: QueryName; method: 'GET' | 'POST'}> = {
+    '/status': {name: 'status', method: 'GET'},
+    '/actions': {name: 'actions', method: 'GET'},
+    '/updates': {name: 'updates', method: 'GET'},
+    '/calls': {name: 'calls', method: 'GET'},
+    '/output': {name: 'output', method: 'GET'},
+    '/transcript': {name: 'transcript', method: 'GET'},
+    '/restart': {name: 'restart', method: 'POST'},
+    '/faults': {name: 'faults', method: 'POST'},
+    '/script': {name: 'script', method: 'POST'},
+  }
+  if (Object.hasOwn(fixed, path)) return fixed[path]
+  const action = /^\/actions\/([a-z_]{1,64})$/.exec(path)
+  if (action) return {name: 'act', method: 'POST', arg: action[1]}
+  const update = /^\/updates\/([^/]{1,32})$/.exec(path)
+  if (update) return {name: 'update', method: 'GET', arg: update[1]}
+  return undefined
+}
+
+/** `?limit=N`: 1…1000, default `fallback`; anything else is refused. */
+function limitParam(params: URLSearchParams, fallback: number): number {
+  const raw = params.get('limit')
+  if (raw === null || raw === '') return fallback
+  const n = /^\d{1,4}$/.test(raw) ? Number(raw) : Number.NaN
+  if (!(n >= 1 && n <= 1000))
+    throw new Refused(400, `limit "${raw}" is not a whole number from 1 to 1000.`, 'Pass e.g. ?limit=20.')
+  return n
+}
+
+/** An optional integer query parameter (a chat id: negative for groups). */
+function optionalId(params: URLSearchParams, name: string): {chatId?: number} {
+  const raw = params.get(name)
+  if (raw === null || raw === '') return {}
+  const n = /^-?\d{1,16}$/.test(raw) ? Number(raw) : Number.NaN
+  if (!Number.isSafeInteger(n) || n === 0)
+    throw new Refused(400, `${name} "${raw}" is not a chat id (a non-zero integer).`, `Pass e.g. ?${name}=1111.`)
+  return {chatId: n}
+}
+
+/** A FaultRequest, checked: a method name, an error code, a description. */
+function checkFault(body: unknown): FaultRequest {
+  const fix =
+    'Send {"method": "sendMessage", "error_code": 429, "description": "Too Many Requests: retry after 5", "retry_after": 5}.'
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new Refused(400, 'The fault is not a JSON object.', fix)
+  const f = body as Record<string, unknown>
+  for (const key of Object.keys(f))
+    if (!['method', 'error_code', 'description', 'retry_after', 'migrate_to_chat_id', 'times'].includes(key))
+      throw new Refused(400, `Unknown field "${key}" in the fault.`, fix)
+  if (typeof f.method !== 'string' || !/^[A-Za-z]{1,64}$/.test(f.method))
+    throw new Refused(400, `method ${JSON.stringify(f.method) ?? 'undefined'} is not a Bot API method name.`, fix)
+  if (!Number.isInteger(f.error_code) || (f.error_code as number) < 400 || (f.error_code as number) > 599)
+    throw new Refused(
+      400,
+      `error_code ${JSON.stringify(f.error_code) ?? 'undefined'} is not an HTTP error code (400-599).`,
+      fix,
+    )
+  if (typeof f.description !== 'string' || f.description.length === 0 || f.description.length > 1000)
+    throw new Refused(400, 'description must be the error text (1-1000 characters).', fix)
+  for (const key of ['retry_after', 'migrate_to_chat_id', 'times'] as const)
+    if (f[key] !== undefined && !Number.isSafeInteger(f[key]))
+      throw new Refused(400, `${key} ${JSON.stringify(f[key])} is not an integer.`, fix)
+  if (f.times !== undefined && ((f.times as number) < 1 || (f.times as number) > 1000))
+    throw new Refused(400, `times ${f.times} is not from 1 to 1000.`, fix)
+  return f as unknown as FaultRequest
+}
+
 export function startControlPort(o: ControlPortOptions): Promise<ControlPort> {
   const secrets = [o.key, ...(o.secrets ?? [])]
   const deadlineMs = o.deadlineMs ?? ACTION_DEADLINE_MS
@@ -161,7 +260,7 @@ export function startControlPort(o: ControlPortOptions): Promise<ControlPort> {
     res.end(body)
   }
 
-  const route = async (req: IncomingMessage, res: ServerResponse): Promise<TriggerResult> => {
+  const route = async (req: IncomingMessage, res: ServerResponse): Promise<unknown> => {
     if (!requestHostAllowed(req, port))
       throw new Refused(403, 'Only loopback Host headers are served here.', `Use http://127.0.0.1:${port}.`)
     const foreign = fromAnotherSite(req, port)
@@ -179,18 +278,105 @@ export function startControlPort(o: ControlPortOptions): Promise<ControlPort> {
         "Use `bot trigger` / `bot replay`: they read the key from the session's control record.",
       )
     guard.busy(req, res)
-    const path = (req.url ?? '/').split('?')[0]
-    if (path !== '/trigger' && path !== '/replay')
-      throw new Refused(404, `No route ${path}.`, 'Use POST /trigger or POST /replay.')
-    if (req.method !== 'POST') throw new Refused(405, `${req.method} ${path} is not allowed.`, `Use POST ${path}.`)
-    const body = parseJson(await readRequestBody(req, maxBody(path)))
-    if (path === '/trigger') {
-      const checked = checkTriggerRequest(body)
-      if ('error' in checked) throw new Refused(400, checked.error, checked.fix)
-      return withDeadline(o.actions.trigger(checked.request), deadlineMs)
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1')
+    const path = url.pathname
+    if (path === '/trigger' || path === '/replay') {
+      if (req.method !== 'POST') throw new Refused(405, `${req.method} ${path} is not allowed.`, `Use POST ${path}.`)
+      const body = parseJson(await readRequestBody(req, maxBody(path)))
+      if (path === '/trigger') {
+        const checked = checkTriggerRequest(body)
+        if ('error' in checked) throw new Refused(400, checked.error, checked.fix)
+        return withDeadline(o.actions.trigger(checked.request), deadlineMs)
+      }
+      const {updateId, update} = replayArgs(body)
+      return withDeadline(o.actions.replay(updateId, update), deadlineMs)
     }
-    const {updateId, update} = replayArgs(body)
-    return withDeadline(o.actions.replay(updateId, update), deadlineMs)
+    const q = o.queries
+    const known = q ? queryRoute(path) : undefined
+    if (!q || !known)
+      throw new Refused(
+        404,
+        `No route ${path}.`,
+        q
+          ? 'Use POST /trigger, /replay, /actions/{name}, /restart, /faults, /script or GET /status, /actions, /updates, /calls, /output, /transcript.'
+          : 'Use POST /trigger or POST /replay.',
+      )
+    if (req.method !== known.method)
+      throw new Refused(405, `${req.method} ${path} is not allowed.`, `Use ${known.method} ${path}.`)
+    const params = url.searchParams
+    switch (known.name) {
+      case 'status':
+        return q.status()
+      case 'actions':
+        return {actions: q.actions()}
+      case 'act': {
+        const body = parseJson(await readRequestBody(req, maxBody('/trigger')))
+        if (typeof body !== 'object' || body === null || Array.isArray(body))
+          throw new Refused(
+            400,
+            'The action input is not a JSON object.',
+            "Send the action's fields as one JSON object.",
+          )
+        return withDeadline(q.act(known.arg!, body as Record<string, unknown>), deadlineMs)
+      }
+      case 'updates':
+        return {
+          updates: q.updates({
+            limit: limitParam(params, 20),
+            ...optionalId(params, 'chat_id'),
+            ...(params.get('type') ? {type: params.get('type')!} : {}),
+          }),
+        }
+      case 'update': {
+        const id = Number(known.arg)
+        if (!/^\d{1,16}$/.test(known.arg!) || !Number.isSafeInteger(id))
+          throw new Refused(400, `update_id "${known.arg}" is not a non-negative integer.`, 'Use GET /updates/123.')
+        const entry = q.update(id)
+        if (!entry)
+          throw new Refused(
+            404,
+            `Update ${id} is not in this session's history.`,
+            'List the recorded updates (GET /updates) and pick one of their update_ids.',
+          )
+        return entry
+      }
+      case 'calls':
+        return {
+          calls: q.calls({
+            limit: limitParam(params, 20),
+            ...(params.get('method') ? {method: params.get('method')!} : {}),
+            failedOnly: ['1', 'true'].includes(params.get('failed_only') ?? ''),
+          }),
+        }
+      case 'output':
+        return {lines: q.output({limit: limitParam(params, 50)})}
+      case 'transcript':
+        return q.transcript({limit: limitParam(params, 50), ...optionalId(params, 'chat_id')})
+      case 'restart':
+        await readRequestBody(req, MAX_BODY_BYTES)
+        return withDeadline(q.restart(), deadlineMs)
+      case 'faults': {
+        const body = parseJson(await readRequestBody(req, MAX_BODY_BYTES))
+        return q.fault(checkFault(body))
+      }
+      case 'script': {
+        const body = parseJson(await readRequestBody(req, MAX_BODY_BYTES)) as Record<string, unknown> | null
+        const fix = 'Send {"text": "<the chat script\'s YAML>", "file": "start.chat.yml"}.'
+        if (typeof body !== 'object' || body === null || Array.isArray(body) || typeof body.text !== 'string')
+          throw new Refused(400, 'The script request has no text.', fix)
+        for (const key of ['file', 'base_dir'])
+          if (body[key] !== undefined && typeof body[key] !== 'string')
+            throw new Refused(400, `${key} must be a string.`, fix)
+        return withDeadline(
+          q.script({
+            text: body.text,
+            ...(typeof body.file === 'string' ? {file: body.file} : {}),
+            ...(typeof body.base_dir === 'string' ? {baseDir: body.base_dir} : {}),
+          }),
+          deadlineMs,
+        )
+      }
+    }
   }
 
   const server = createServer((req, res) => {

@@ -21,6 +21,7 @@ import {ATTACH_WINDOW_MS, UpdateHistory} from '../inspector/history/history.js'
 import {pollingUpdateText, sourceSuffix} from '../inspector/render.js'
 import type {ApiCall, EntrySource, UpdateEntry} from '../inspector/types.js'
 import {peekUpdateId, withContent, type UpdateDescription} from '../telegram/describe.js'
+import type {CallRow} from '../control/protocol.js'
 import type {DevEvent, DevEventSink} from './events.js'
 import type {Relay} from './relay/relay.js'
 
@@ -51,6 +52,9 @@ const ANSWER_PARAMS: Record<string, string> = {
   answershippingquery: 'shipping_query_id',
   answerprecheckoutquery: 'pre_checkout_query_id',
 }
+
+/** The bot's calls kept for `bot mcp`'s list_calls (the newest). */
+const CALLS_KEPT = 1000
 
 /** update_ids of polling updates already shown (getUpdates may return one again). */
 const SEEN_MAX = 5000
@@ -215,17 +219,17 @@ export class SessionRecording {
       if (typeof queryId === 'string' || typeof queryId === 'number')
         this.local.answeredElsewhere(String(queryId), reply.params)
     }
-    if (reply)
-      this.#history?.addCall(
-        {
-          ...buildCall(
-            {method: reply.method, params: reply.params, started: Date.now(), ms: 0, status: 200, envelope: {ok: true}},
-            redactorFor(this.#secrets),
-          ),
-          webhookReply: true,
-        },
-        entry,
-      )
+    if (reply) {
+      const call: ApiCall = {
+        ...buildCall(
+          {method: reply.method, params: reply.params, started: Date.now(), ms: 0, status: 200, envelope: {ok: true}},
+          redactorFor(this.#secrets),
+        ),
+        webhookReply: true,
+      }
+      this.#history?.addCall(call, entry)
+      this.#keepCall(call, entry)
+    }
     this.#history?.finish(entry, answer, ms)
     // The update's line is out (the relay emits it first): now the failing calls made for it.
     this.#lines.finished(entry)
@@ -234,6 +238,18 @@ export class SessionRecording {
 
   /** The bot's Bot API calls that failed, as the api proxy saw them (the closing line counts them). */
   failedCalls = 0
+
+  /** The bot's newest calls (oldest first), each with the update it was attached to: what `bot mcp` lists. */
+  readonly #calls: CallRow[] = []
+
+  get calls(): readonly CallRow[] {
+    return this.#calls
+  }
+
+  #keepCall(call: ApiCall, entry: UpdateEntry | undefined): void {
+    this.#calls.push(entry ? {...call, updateId: entry.updateId} : call)
+    if (this.#calls.length > CALLS_KEPT) this.#calls.splice(0, this.#calls.length - CALLS_KEPT)
+  }
 
   /** A Bot API call the api proxy saw (with its parameters and result as sent and received). */
   onCall(call: ApiCall, raw?: RawCall): void {
@@ -248,10 +264,14 @@ export class SessionRecording {
     if (call.method.toLowerCase() === 'getupdates') {
       // Not about any update; its offset says which polled updates the bot is done with.
       this.#polled(Number(call.params?.offset))
-      if (!call.ok) this.#lines.failed(call, undefined, false)
+      if (!call.ok) {
+        this.#lines.failed(call, undefined, false)
+        this.#keepCall(call, undefined)
+      }
       return
     }
     const entry = history.addCall(call)
+    this.#keepCall(call, entry)
     // A polled update's line is out already: its failing calls need not wait.
     if (!call.ok)
       this.#lines.failed(call, entry, entry !== undefined && history.inFlight(entry) && !this.#polling.has(entry))

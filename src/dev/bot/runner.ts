@@ -29,6 +29,9 @@ import type {SessionState} from '../../session-store/state.js'
 const KEPT_LINES = 60
 const LAST_LINES = 8
 
+/** Output lines kept for `bot mcp`'s bot_output, across restarts (the newest). */
+const OUTPUT_KEPT = 500
+
 /** Lines of a crash that say nothing about its cause: stack frames, Node's version footer, blank lines. */
 const NOISE = /^\s*$|^\s+at\s|^Node\.js v\d/
 
@@ -114,6 +117,8 @@ export class BotRunner {
   #lastStartMs = 0
   /** A restart started first did not work out (the bot did not listen on a fresh port): stop first from now on. */
   #stopFirst = false
+  /** Every output line of every run of the bot, the newest OUTPUT_KEPT (stack frames too). */
+  readonly #output: Array<{time: string; stream: 'stdout' | 'stderr'; line: string; pid?: number}> = []
 
   constructor(options: BotRunnerOptions) {
     this.#options = options
@@ -169,6 +174,11 @@ export class BotRunner {
     return this.#lastLines.filter((l) => !NOISE.test(l)).slice(-LAST_LINES)
   }
 
+  /** The bot's newest `limit` output lines of all its runs, oldest first, with their time, stream and process. */
+  output(limit: number): Array<{time: string; stream: 'stdout' | 'stderr'; line: string; pid?: number}> {
+    return this.#output.slice(-limit)
+  }
+
   launch(): BotProcess {
     const bot = this.#spawn(this.#port)
     this.#adopt(bot, this.#port)
@@ -206,6 +216,9 @@ export class BotRunner {
           this.#lastLines.push(line)
           if (this.#lastLines.length > KEPT_LINES) this.#lastLines.shift()
         }
+        const pid = self?.pid
+        this.#output.push({time: new Date().toISOString(), stream, line, ...(pid && pid > 0 ? {pid} : {})})
+        if (this.#output.length > OUTPUT_KEPT) this.#output.shift()
         o.emit({type: 'bot-output', stream, line, text: line})
       },
     })
