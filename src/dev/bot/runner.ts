@@ -261,11 +261,11 @@ export class BotRunner {
     if (bot.pid > 0)
       void watchOtherPort({
         pgid: bot.pid,
-        port: o.port,
+        port: this.#port,
         signal: other.signal,
         onOtherPort: (ports) => {
           if (this.#bot === bot && bot.alive && !link.signal.aborted)
-            o.emit({type: 'warn', ...otherPortText(ports, o.port)})
+            o.emit({type: 'warn', ...otherPortText(ports, this.#port)})
         },
       })
     try {
