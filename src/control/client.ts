@@ -334,6 +334,7 @@ export function triggerTypes(bin: string): Array<{
     'web-app-data': 'web-app-data [DATA]',
     subscription: 'subscription [STATE]',
     'widget-query': 'widget-query [DATA]',
+    'shared-widget-query': 'shared-widget-query [DATA]',
     'stopped-generation': 'stopped-generation [DRAFT_ID]',
   }
   const fixtures = FIXTURE_TYPES.map((type) => {

@@ -30,6 +30,7 @@ export const FIXTURE_TYPES = [
   'web-app-data',
   'subscription',
   'widget-query',
+  'shared-widget-query',
   'stopped-generation',
 ] as const
 

@@ -36,6 +36,7 @@ const COMMANDS = [
   'trigger web-app-data',
   'trigger subscription',
   'trigger widget-query',
+  'trigger shared-widget-query',
   'trigger stopped-generation',
   'replay',
 ]
@@ -184,6 +185,7 @@ describe('bot autocomplete', () => {
       'photo',
       'poll-answer',
       'reaction',
+      'shared-widget-query',
       'stopped-generation',
       'subscription',
       'update',

@@ -229,6 +229,7 @@ describe('bot trigger / bot replay against a control port', () => {
       'bot trigger web-app-data [DATA]',
       'bot trigger subscription [STATE]',
       'bot trigger widget-query [DATA]',
+      'bot trigger shared-widget-query [DATA]',
       'bot trigger stopped-generation [DRAFT_ID]',
     ])
       expect(r.stdout).toMatch(new RegExp(`^${usage.replace(/[[\]]/g, '\\$&')} +\\S`, 'm'))
@@ -254,6 +255,7 @@ describe('bot trigger / bot replay against a control port', () => {
       'web-app-data',
       'subscription',
       'widget-query',
+      'shared-widget-query',
       'stopped-generation',
     ])
     const payment = list.find((t) => t.type === 'payment')!

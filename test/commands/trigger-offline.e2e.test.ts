@@ -29,6 +29,7 @@ const ALLOWED = [
   'pre_checkout_query',
   'subscription',
   'widget_query',
+  'shared_widget_query',
   'stopped_message_generation',
 ].join(',')
 
@@ -91,6 +92,8 @@ describe('bot trigger TYPE in an offline session (grammY bot, webhook over loopb
     await waitLine(/^subscription failed bot-trigger-subscription$/, 'the subscription update')
     await trigger(['widget-query', 'ping'])
     await waitLine(/^widget ping answered$/, 'the widget query answered (the emulator knew its id)')
+    await trigger(['shared-widget-query', 'vote', '--set', 'widget_id=w9'])
+    await waitLine(/^shared widget w9 vote answered$/, 'the shared widget query answered (the emulator knew its id)')
     await trigger(['stopped-generation', '7'])
     await waitLine(/^stopped 7$/, 'the stopped generation')
     expect(lines()).not.toContainEqual(expect.stringMatching(/^error /))
