@@ -120,7 +120,7 @@ describe('bot dev: the order of a restart', () => {
     expect(result.stderr).not.toMatch(/exited with code|Waiting for a file change/)
     expect(result.stderr).toMatch(/, 1 restart; exit code 0\./)
     expect(emu.pendingUpdates(token)).toEqual([])
-  }, 60_000)
+  }, 90_000)
 
   it('a bot that ignores PORT (--port): stop, then start, and it still works', async () => {
     const {emu, token} = world
@@ -161,7 +161,7 @@ describe('bot dev: the order of a restart', () => {
       .map((l) => JSON.parse(l) as {type: string; order?: string})
       .filter((e) => e.type === 'restart')
     expect(restart.map((e) => e.order)).toEqual(['stop-first'])
-  }, 60_000)
+  }, 90_000)
 
   it('polling mode: stop, then start, as before', async () => {
     const {emu, token} = world
@@ -190,7 +190,7 @@ describe('bot dev: the order of a restart', () => {
     dev.kill('SIGINT')
     const result = await dev.exited
     expect(result.code).toBe(0)
-  }, 60_000)
+  }, 90_000)
 
   it('BOT_DEV_RESTART with another value: exit 2 with the fix, before anything starts', async () => {
     const result = await runCli(['dev', '--offline', '--', 'node', fixture('slow-stop-bot.mjs')], {

@@ -28,6 +28,7 @@ interface World {
   port: number
   gate: string
   crash: string
+  release: string
   lines: () => string[]
   recorded: () => string[]
   exits: () => number
@@ -45,6 +46,7 @@ async function world(overlapTimeoutMs = 10_000): Promise<World> {
   const files = {events: join(dir, 'events.txt'), record: join(dir, 'record.txt')}
   const gate = join(dir, 'gate')
   const crash = join(dir, 'crash')
+  const release = join(dir, 'release')
   writeFileSync(gate, '')
   const relay = new Relay({secret: SECRET, path: PATH})
   await relay.listen()
@@ -76,6 +78,7 @@ async function world(overlapTimeoutMs = 10_000): Promise<World> {
       FIXTURE_RECORD: files.record,
       FIXTURE_GATE: gate,
       FIXTURE_CRASH_IF: crash,
+      FIXTURE_RELEASE: release,
       FIXTURE_STOP_MS: '200',
     },
   })
@@ -86,6 +89,7 @@ async function world(overlapTimeoutMs = 10_000): Promise<World> {
     port,
     gate,
     crash,
+    release,
     lines: () => read(files.events),
     recorded: () => read(files.record),
     exits: () => exits,
@@ -107,10 +111,38 @@ const of = <T extends DevEvent['type']>(w: World, type: T) =>
   w.events.filter((e): e is Extract<DevEvent, {type: T}> => e.type === type)
 const started = (w: World) => w.lines().filter((l) => l.startsWith('started '))
 const pidOf = (line: string) => Number(line.split(' ')[1])
-const update = (id: number) =>
-  JSON.stringify({update_id: id, message: {message_id: id, date: 1, chat: {id: 5, type: 'private'}, text: `u${id}`}})
+const update = (id: number, text = `u${id}`) =>
+  JSON.stringify({update_id: id, message: {message_id: id, date: 1, chat: {id: 5, type: 'private'}, text}})
+const recordedBy = (w: World) => w.recorded().map((l) => [Number(l.split(' ')[0]), Number(l.split(' ')[3])])
 
 describe('restart, the new bot started first', () => {
+  it('an update in flight at the old bot finishes there; one that comes meanwhile goes to the new bot', async () => {
+    const w = await world()
+    const oldPid = pidOf(started(w)[0])
+    const inFlight = w.relay.inject(update(1, 'hold'), {source: 'trigger'})
+    await waitFor(() => w.lines().includes(`received ${oldPid} 1`), {what: 'the old bot handling the update'})
+    rmSync(w.gate)
+    const restarting = w.runner.restart(['a.ts'])
+    await waitFor(() => started(w).length === 2, {what: 'the new bot starting'})
+    const newPid = pidOf(started(w)[1])
+    // Sent while the new bot starts: held, then delivered to it.
+    const meanwhile = w.relay.inject(update(2), {source: 'trigger'})
+    writeFileSync(w.gate, '')
+    expect((await meanwhile).status).toBe(200)
+    expect(recordedBy(w)).toEqual([[2, newPid]])
+    // The old bot is asked to stop once the new one listens; its update in flight finishes there.
+    await waitFor(() => w.lines().includes(`stopping ${oldPid}`), {what: 'the old bot asked to stop'})
+    writeFileSync(w.release, '')
+    expect((await inFlight).status).toBe(200)
+    await restarting
+    expect(recordedBy(w)).toEqual([
+      [2, newPid],
+      [1, oldPid],
+    ])
+    expect(w.lines()).toContain(`stopped ${oldPid}`)
+    expect(of(w, 'bot-exit')).toEqual([])
+  })
+
   it('a save while the new bot starts supersedes it: the next one takes its place, and updates wait for that one', async () => {
     const w = await world()
     const oldPid = pidOf(started(w)[0])
