@@ -277,3 +277,21 @@ describe('bot mcp --offline', () => {
     await waitFor(() => !isPidAlive(devPid!), {what: 'the background bot dev to exit'})
   })
 })
+
+describe('bot mcp --offline on SIGTERM', () => {
+  it('stops its `bot dev --offline` and exits', async () => {
+    const other = mcpProject()
+    const run = await startMcp(['--offline'], {cwd: other.dir, env: {BOT_STATE_DIR: other.stateDir}})
+    try {
+      const status = await run.client.readResource({uri: 'bot://session/status'})
+      const pid = Number(/"pid": (\d+)/.exec((status.contents[0] as {text: string}).text)?.[1])
+      expect(pid).toBeGreaterThan(0)
+      expect(run.pid).toBeGreaterThan(0)
+      process.kill(run.pid!, 'SIGTERM')
+      await waitFor(() => !isPidAlive(pid) && !isPidAlive(run.pid!), {what: 'bot mcp and its bot dev to exit'})
+      expect(run.stderr()).toContain('bot dev --offline ended')
+    } finally {
+      await run.close().catch(() => {})
+    }
+  })
+})
