@@ -171,6 +171,11 @@ export interface ChatScriptReport {
   steps: number
   ran: number
   durationMs: number
+  /** Epoch ms: when it started and ended. */
+  startedAt: number
+  endedAt: number
+  /** The bot's output lines while it ran. */
+  output: OutputLine[]
   failures: Array<{
     file?: string
     line: number

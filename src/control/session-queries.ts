@@ -429,12 +429,17 @@ export class SessionQueryService implements SessionQueries {
         'Run `bot mcp --offline` (or attach to a `bot dev --offline` session), or `bot test` for the project.',
       )
     try {
-      const {file, ok, steps, ran, durationMs, failures} = await offline.emulator.runChatScript(
+      const {file, ok, steps, ran, durationMs, startedAt, endedAt, failures} = await offline.emulator.runChatScript(
         offline.token,
         request.text,
         {...(request.file ? {file: request.file} : {}), ...(request.baseDir ? {baseDir: request.baseDir} : {})},
       )
-      return {...(file ? {file} : {}), ok, steps, ran, durationMs, failures}
+      // The bot's lines printed while the script ran (what `bot test` shows under a failure).
+      const output = this.#o.output(500).filter((l) => {
+        const at = Date.parse(l.time)
+        return at >= startedAt && at <= endedAt
+      })
+      return {...(file ? {file} : {}), ok, steps, ran, durationMs, startedAt, endedAt, output, failures}
     } catch (error) {
       const e = error as {fix?: unknown; reason?: unknown; file?: string; line?: unknown; column?: unknown}
       const fix = e.fix

@@ -16,6 +16,9 @@ import type {
 } from '../control/protocol.js'
 import type {ApiCall, UpdateEntry} from '../inspector/types.js'
 import {formatRendered, renderCall} from '../offline/render.js'
+import type {ChatScriptFailure, ChatScriptResult} from '../emulator/index.js'
+import {failureLines, scriptLines} from '../testing/report.js'
+import type {ScriptOutcome} from '../testing/run.js'
 
 type Json = Record<string, unknown>
 
@@ -165,19 +168,18 @@ export function statusText(s: SessionStatus): string {
   ].join('\n')
 }
 
-/** A chat script's outcome: one line for the run, then each failure with its place, expected, actual and diff. */
+/** A chat script's outcome as `bot test` reports it (src/testing/report.ts): its line, a failure's place and diff, the bot's output. */
 export function scriptText(r: ChatScriptReport): string {
-  const name = r.file ?? 'the script'
-  const ms = `${Math.round(r.durationMs)} ms`
-  if (r.ok) return `✓ ${name}: ${r.steps} step${r.steps === 1 ? '' : 's'} passed in ${ms}`
-  const lines = [
-    `✗ ${name}: ${r.failures.length} failure${r.failures.length === 1 ? '' : 's'} (${r.ran} of ${r.steps} steps ran, ${ms})`,
-  ]
-  for (const f of r.failures) {
-    lines.push(`  ${f.file ?? name}:${f.line}:${f.column} ${f.key}: ${f.message}`)
-    if (f.expected?.length) lines.push('    expected:', ...f.expected.map((l) => `      ${l}`))
-    if (f.actual?.length) lines.push('    actual:', ...f.actual.map((l) => `      ${l}`))
-    if (f.diff) lines.push(...f.diff.split('\n').map((l) => `    ${l}`))
+  const name = r.file ?? '<script>'
+  const outcome: ScriptOutcome = {
+    file: name,
+    name,
+    status: r.ok ? 'passed' : 'failed',
+    result: {...r, segments: [], users: {}} as unknown as ChatScriptResult,
+    output: r.output.map((l) => ({at: Date.parse(l.time), stream: l.stream, line: l.line})),
   }
+  const lines = scriptLines(outcome)
+  // bot test shows the first failure; an agent gets the others too.
+  for (const f of r.failures.slice(1)) lines.push(...failureLines(f as ChatScriptFailure))
   return lines.join('\n')
 }

@@ -414,7 +414,8 @@ export function createMcpServer(o: McpServerOptions, link = new SessionLink(o)):
           'Pass {"path": "test/start.chat.yml"} or {"text": "steps:\n  - user: /start\n  - bot: /Hi/"}.',
         )
       let text = args.text ?? ''
-      let file: string | undefined
+      // A script given as text is named so in its lines (`<text>:3  bot: …`).
+      let file = '<text>'
       let baseDir = o.cwd
       if (args.path !== undefined) {
         const full = resolve(o.cwd, args.path)
@@ -430,7 +431,7 @@ export function createMcpServer(o: McpServerOptions, link = new SessionLink(o)):
         file = args.path
         baseDir = dirname(full)
       }
-      const report = await link.post<ChatScriptReport>('/script', {text, ...(file ? {file} : {}), base_dir: baseDir})
+      const report = await link.post<ChatScriptReport>('/script', {text, file, base_dir: baseDir})
       return scriptText(report)
     },
   )

@@ -68,7 +68,10 @@ const queries: SessionQueries = {
   restart: async () => ({restarts: 1, ms: 5}),
   transcript: (o) => (asked.push(['transcript', o]), {chats: [], items: []}),
   fault: (f) => (asked.push(['fault', f]), {ok: true}),
-  script: async (r) => (asked.push(['script', r]), {ok: true, steps: 1, ran: 1, durationMs: 1, failures: []}),
+  script: async (r) => (
+    asked.push(['script', r]),
+    {ok: true, steps: 1, ran: 1, durationMs: 1, startedAt: 0, endedAt: 1, output: [], failures: []}
+  ),
 }
 
 let server: ControlPort | undefined

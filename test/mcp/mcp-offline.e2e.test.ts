@@ -233,18 +233,18 @@ describe('bot mcp --offline', () => {
   it('plays chat scripts and reports them as `bot test` does', async () => {
     const passed = await mcp.call('run_chat_script', {path: 'start.chat.yml'})
     expect(passed.isError).toBe(false)
-    expect(passed.text).toBe(passed.text.split('\n')[0])
-    expect(passed.text).toMatch(/^✓ start\.chat\.yml: 4 steps passed in \d+ ms$/)
+    expect(passed.text).toMatch(/^✓ start\.chat\.yml {2}4 steps {2}\d+ ms$/)
 
     const failed = await mcp.call('run_chat_script', {text: 'steps:\n  - user: hello\n  - bot: goodbye\n'})
     expect(failed.isError).toBe(false)
-    expect(failed.text).toMatch(/^✗ the script: 1 failure/)
-    expect(failed.text).toMatch(/:3:5 bot: /)
+    expect(failed.text).toMatch(/^✗ <text> {2}2 steps {2}\d+ ms\n {2}<text>:3 {2}bot: /)
     expect(failed.text).toContain('echo: hello')
+    // The bot's output while it ran, as `bot test` shows it.
+    expect(failed.text).toContain("the bot's output while it ran")
 
     const unreadable = await mcp.call('run_chat_script', {text: 'steps: 3\n'})
     expect(unreadable.isError).toBe(true)
-    expect(unreadable.text).toMatch(/<script>:1:\d+: .+\nFix: .+/)
+    expect(unreadable.text).toMatch(/<text>:1:\d+: .+\nFix: .+/)
     const neither = await mcp.call('run_chat_script', {})
     expect(neither.isError).toBe(true)
     expect(neither.text).toContain('exactly one of path and text')
@@ -275,5 +275,23 @@ describe('bot mcp --offline', () => {
     expect(devPid).toBeGreaterThan(0)
     await mcp.close()
     await waitFor(() => !isPidAlive(devPid!), {what: 'the background bot dev to exit'})
+  })
+})
+
+describe('bot mcp --offline on SIGTERM', () => {
+  it('stops its `bot dev --offline` and exits', async () => {
+    const other = mcpProject()
+    const run = await startMcp(['--offline'], {cwd: other.dir, env: {BOT_STATE_DIR: other.stateDir}})
+    try {
+      const status = await run.client.readResource({uri: 'bot://session/status'})
+      const pid = Number(/"pid": (\d+)/.exec((status.contents[0] as {text: string}).text)?.[1])
+      expect(pid).toBeGreaterThan(0)
+      expect(run.pid).toBeGreaterThan(0)
+      process.kill(run.pid!, 'SIGTERM')
+      await waitFor(() => !isPidAlive(pid) && !isPidAlive(run.pid!), {what: 'bot mcp and its bot dev to exit'})
+      expect(run.stderr()).toContain('bot dev --offline ended')
+    } finally {
+      await run.close().catch(() => {})
+    }
   })
 })
