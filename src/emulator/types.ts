@@ -148,6 +148,8 @@ export interface UserMessageOptions {
 
 export interface CallbackQueryOptions {
   data: string
+  /** A callback_game button was pressed: the query carries game_short_name instead of data. */
+  gameShortName?: string
   /** The bot message whose inline button was pressed (its chat is used). */
   messageId?: number
   chatId?: number

@@ -16,7 +16,7 @@ describe('bot dev --offline: :unknown commands', () => {
     })
     const out = r.stdout.split('\n')
     expect(out).toContain(
-      '✗ Unknown command :foo. Commands: :press N | :press LABEL, :photo PATH, :file PATH, :save NAME, :help, :quit. To send a message that starts with ":", begin it with "::".',
+      '✗ Unknown command :foo. Commands: :press N | :press LABEL, :photo PATH, :file PATH, :pay, :save NAME, :help, :quit. To send a message that starts with ":", begin it with "::".',
     )
     // Nothing of ":foo" was sent: no "you ›" line for it, no answer, no update.
     expect(r.stdout).not.toMatch(/you › :foo|ok: :foo/)

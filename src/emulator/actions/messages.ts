@@ -120,9 +120,22 @@ export const sendMedia = defineAction({
 
 export const pressButton = defineAction({
   name: 'press_button',
-  description: "the user presses an inline button of the bot's message: a callback_query with its data",
+  description:
+    "the user presses an inline button of the bot's message: a callback_query with its data (a callback_game button: game_short_name)",
   params: {
-    data: text("the button's callback_data", {required: true}),
+    data: field(
+      {
+        json: {type: 'string'},
+        description: "the button's callback_data",
+        missing: () => 'data is required (a non-empty string)',
+      },
+      (value, name) => {
+        // '' with game_short_name: a callback_game button, which has no data
+        if (typeof value !== 'string') throw new InputError(`${name} must be a non-empty string`)
+        return value
+      },
+    ),
+    game_short_name: text("the game's short name, for a callback_game button (the query then has no data)"),
     message_id: int("the bot's message with the button", {required: true, min: 1}),
     chat_id: int("the message's chat (default: the user's private chat)", {nonZero: true}),
     user_id: who.user_id,
@@ -137,8 +150,11 @@ export const pressButton = defineAction({
       throw new InputError(
         `message_id ${f.message_id}: there is no message ${f.message_id} in chat ${chatId} (pass the chat_id of the bot's message)`,
       )
+    if (f.data === '' && f.game_short_name === undefined)
+      throw new InputError('data must be a non-empty string (or pass game_short_name for a callback_game button)')
     return {
       data: f.data,
+      ...(f.game_short_name !== undefined ? {gameShortName: f.game_short_name} : {}),
       messageId: f.message_id,
       chatId,
       userId: f.user_id,

@@ -58,7 +58,13 @@ export function callbackQuery(bot: BotState, options: CallbackQueryOptions): TgO
     throw new Error(`there is no message ${options.messageId} in chat ${chatId}`)
   const id = String(randomInt(1, 2 ** 47)) + String(randomInt(10, 99))
   // one chat_instance per chat, as Telegram keeps it (users.ts)
-  return {id, from, ...(message ? {message} : {}), chat_instance: bot.users.chatInstance(chatId), data: options.data}
+  return {
+    id,
+    from,
+    ...(message ? {message} : {}),
+    chat_instance: bot.users.chatInstance(chatId),
+    ...(options.gameShortName !== undefined ? {game_short_name: options.gameShortName} : {data: options.data}),
+  }
 }
 
 /**
