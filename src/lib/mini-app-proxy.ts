@@ -9,7 +9,8 @@
  *
  * Bounds: at most `maxOrigins` proxies (the oldest closed first), an HTML page rewritten only up to `maxHtmlBytes`
  * (one that says it is larger passes unchanged; one that turns out larger gets 502), upstream requests time out
- * after `timeoutMs`.
+ * after `timeoutMs`. An app that does not answer gets, in the frame, a page that says so (the frame's own
+ * navigation), and 502 for anything else.
  */
 import {readFileSync} from 'node:fs'
 import {createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
@@ -79,9 +80,16 @@ export function createMiniAppProxy(options: MiniAppProxyOptions = {}): MiniAppPr
   async function start(origin: URL) {
     const sockets = new Set<Socket>()
     const server = createServer((req, res) => {
-      forward(origin, req, res).catch(() => {
-        if (!res.headersSent) res.writeHead(502, {'content-type': 'text/plain', 'x-content-type-options': 'nosniff'})
-        res.end(`the Mini App at ${origin.origin} did not answer`)
+      forward(origin, req, res).catch((err: Error) => {
+        const why = `the Mini App at ${origin.origin} did not answer (${err.message})`
+        if (res.headersSent) return void res.destroy()
+        // the frame's own page: a readable screen in the phone frame (as a client shows one), not an error page
+        if (req.headers['sec-fetch-dest'] === 'iframe' || req.headers['sec-fetch-dest'] === 'document') {
+          res.writeHead(200, {'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store'})
+          return void res.end(unreachablePage(why))
+        }
+        res.writeHead(502, {'content-type': 'text/plain', 'x-content-type-options': 'nosniff'})
+        res.end(why)
       })
     })
     server.on('connection', (socket) => {
@@ -217,6 +225,11 @@ export function createMiniAppProxy(options: MiniAppProxyOptions = {}): MiniAppPr
       await Promise.all(all.map((p) => p.then(stop).catch(() => {})))
     },
   }
+}
+
+function unreachablePage(why: string): string {
+  const text = why.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+  return `<!doctype html><html><head><meta charset="utf-8"><title>Mini App unreachable</title></head><body style="font:15px system-ui,sans-serif;padding:24px;color:#707579"><p id="bot-mini-app-unreachable">${text}</p><p>Start the app's server, or check the button's URL.</p></body></html>`
 }
 
 async function stop(p: {server: Server; sockets: Set<Socket>}): Promise<void> {

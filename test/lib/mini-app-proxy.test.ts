@@ -143,7 +143,7 @@ describe('the Mini App proxy', () => {
     expect(upgradeHost).toBe(new URL(app).host)
   })
 
-  it('answers 502 (not runnable as a script) when the app does not answer, and refuses a non-http URL', async () => {
+  it('when the app does not answer: a page saying so in the frame, 502 (not runnable as a script) otherwise; a non-http URL is refused', async () => {
     const gone = createServer()
     const app = await listen(gone)
     gone.closeAllConnections()
@@ -152,6 +152,10 @@ describe('the Mini App proxy', () => {
     const res = await fetch(frame)
     expect(res.status).toBe(502)
     expect(res.headers.get('x-content-type-options')).toBe('nosniff')
+    // the frame's own navigation gets a page saying so, shown in the phone frame
+    const shown = await fetch(frame, {headers: {'sec-fetch-dest': 'iframe'}})
+    expect(shown.status).toBe(200)
+    expect(await shown.text()).toContain(`the Mini App at ${app} did not answer`)
     await expect(proxy().frameUrl('file:///etc/passwd')).rejects.toThrow('is not an http(s) URL')
   })
 
