@@ -6,7 +6,8 @@
  *
  *   GET  /                                  the page (plain HTML/CSS/JS from ./page)
  *   GET  /app.js, /render.js, /style.css, /miniapp.js
- *   GET  /api/config                        {me, user, chat_id, chats}: the bot, the default user and chat, the chats
+ *   GET  /api/config?user=&chat=            {me, user, chat_id, chats, history_chat_id, history}: the bot, the default
+ *                                           user and chat, the chats, and the newest messages of the chat it opens
  *   GET  /api/bot?chat_id=&user_id=&language_code=   the bot as that user sees it (description, menu button, commands)
  *   GET  /api/chats/{chat_id}/messages?limit=&before=   [{message, reactions}], oldest first
  *   GET  /api/chats/{chat_id}/messages/{message_id}     one {message, reactions}
@@ -53,6 +54,8 @@ export const CHAT_HEADERS: Record<string, string> = {
 /** The largest upload the page sends (a bot may receive files up to 20 MB from the cloud; users send up to 2 GB). */
 const MAX_UPLOAD = 50 * 1024 * 1024
 const MAX_JSON = 1024 * 1024
+/** The newest messages sent with the config (the page's PAGE). */
+const HISTORY_PAGE = 100
 
 export interface ChatPageOptions {
   emulator: BotApiEmulator
@@ -111,11 +114,15 @@ export async function createChatPage(o: ChatPageOptions): Promise<ChatPage> {
     const get = method === 'GET' || method === 'HEAD'
     if (path === '/api/events' && get) return feed.attach(res, CHAT_HEADERS)
     if (path === '/api/config' && get) {
+      // ?user= / ?chat= (the page's own query): the chat it opens, whose newest messages come along
+      const opened = intOf(query.get('chat')) ?? intOf(query.get('user')) ?? o.chatId ?? user.id
       const config = {
         me: emu.botCard(token, {chatId: o.chatId ?? user.id, userId: user.id}).user,
         user,
         chat_id: o.chatId ?? user.id,
         chats: emu.chatList(token),
+        history_chat_id: opened,
+        history: emu.chatHistory(token, opened, {limit: HISTORY_PAGE}),
       }
       if (!o.exposeToken) return json(res, 200, config)
       return send(

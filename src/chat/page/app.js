@@ -6,6 +6,8 @@
   const base = document.querySelector('meta[name="bot-chat-base"]').content || '/'
   const $ = (id) => document.getElementById(id)
   const REACTIONS = ['👍', '❤', '🔥', '🎉', '😁', '👎']
+  /** Messages fetched at a time: the newest when a chat opens, older ones on scrolling up. */
+  const PAGE = 100
 
   const state = {
     me: {id: 0, username: 'bot', first_name: 'bot'},
@@ -205,7 +207,7 @@
     drawIntro()
   }
 
-  function openChat(chatId) {
+  function openChat(chatId, preloaded) {
     state.chatId = chatId
     state.replyTo = undefined
     $('reply-preview').hidden = true
@@ -217,12 +219,15 @@
     drawSub()
     $('messages').textContent = ''
     const started = performance.now()
-    return api('api/chats/' + chatId + '/messages?limit=10000')
+    state.older = undefined
+    // The newest PAGE messages first, as Telegram's clients open a chat; older ones as the user scrolls up.
+    return (preloaded ? Promise.resolve(preloaded) : api('api/chats/' + chatId + '/messages?limit=' + PAGE))
       .then((views) => {
         if (state.chatId !== chatId) return
         const map = chatMessages(chatId)
         map.clear()
         state.keyboards.delete(chatId)
+        state.older = views.length === PAGE ? views[0].message.message_id : undefined
         const frag = document.createDocumentFragment()
         for (const view of views) {
           map.set(view.message.message_id, view)
@@ -232,12 +237,40 @@
         box.textContent = ''
         box.append(frag)
         box.scrollTop = box.scrollHeight
+        // how long the chat took to open: its messages fetched and drawn (and since the page's navigation)
         document.body.dataset.openedMs = String(Math.round(performance.now() - started))
+        document.body.dataset.loadedAtMs = String(Math.round(performance.now()))
         document.body.dataset.chatLoaded = String(chatId)
         drawIntro()
         return Promise.all([loadCard(), loadKeyboard(chatId)])
       })
       .catch(fail)
+  }
+
+  /** Scrolled to the top: the PAGE messages before the oldest drawn, the view kept where it was. */
+  let loadingOlder = false
+  function loadOlder() {
+    const chatId = state.chatId
+    if (state.older === undefined || loadingOlder) return
+    loadingOlder = true
+    api('api/chats/' + chatId + '/messages?limit=' + PAGE + '&before=' + state.older)
+      .then((views) => {
+        if (state.chatId !== chatId) return
+        state.older = views.length === PAGE ? views[0].message.message_id : undefined
+        const box = $('messages')
+        const fromBottom = box.scrollHeight - box.scrollTop
+        const frag = document.createDocumentFragment()
+        const map = chatMessages(chatId)
+        for (const view of views) {
+          if (map.has(view.message.message_id)) continue
+          map.set(view.message.message_id, view)
+          frag.append(R.message(view, ctx))
+        }
+        box.insertBefore(frag, box.firstChild)
+        box.scrollTop = box.scrollHeight - fromBottom
+      })
+      .catch(fail)
+      .finally(() => (loadingOlder = false))
   }
 
   function drawSub(text) {
@@ -801,6 +834,9 @@
       main.classList.remove('drop-target')
       for (const f of ev.dataTransfer.files) upload(f)
     })
+    $('messages').addEventListener('scroll', () => {
+      if ($('messages').scrollTop < 200) loadOlder()
+    })
     $('user-select').addEventListener('change', () => setUser(Number($('user-select').value)))
     $('new-user').addEventListener('submit', (ev) => {
       ev.preventDefault()
@@ -848,7 +884,8 @@
     })
   }
 
-  api('api/config')
+  const asked0 = new URLSearchParams(location.search)
+  api('api/config?' + new URLSearchParams({user: asked0.get('user') || '', chat: asked0.get('chat') || ''}))
     .then((config) => {
       state.me = config.me
       state.token = config.token || ''
@@ -868,7 +905,8 @@
       drawUsers()
       wire()
       connect()
-      return openChat(config.chat_id)
+      // the config carries the default chat's newest messages: a chat opens with one request
+      return openChat(config.chat_id, config.chat_id === config.history_chat_id ? config.history : undefined)
     })
     .then(() => (document.body.dataset.ready = 'true'))
     .catch(fail)

@@ -22,9 +22,11 @@ export async function loadPage(dir = PAGE_DIR): Promise<PageFiles> {
 const escapes: Record<string, string> = {'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'}
 
 /** The page with the key put into its asset links (URL-encoded, then HTML-escaped). */
-export function pageHtml(files: PageFiles, key: string): string {
+export function pageHtml(files: PageFiles, key: string, chat = false): string {
   const value = encodeURIComponent(key).replace(/[&<>"']/g, (c) => escapes[c])
-  return files.html.replaceAll('{{key}}', value)
+  // the link to the chat page, where the session serves one (bot dev --offline)
+  const link = chat ? `<a id="chat-link" class="chat-link" href="/chat?key=${value}">chat page</a>` : ''
+  return files.html.replaceAll('{{key}}', value).replaceAll('{{chatLink}}', link)
 }
 
 /** The page's icon (a link in index.html, so the browser never asks for an unkeyed /favicon.ico). */

@@ -292,7 +292,7 @@ async function handle(ctx: Context, port: number, req: IncomingMessage, res: Ser
     return o.chat.handle(req, res, path.slice('/chat'.length) || '/', url.search.slice(1))
   if (path === '/' || path === '/app.js' || path === '/style.css' || path === '/favicon.svg') {
     if (method !== 'GET' && method !== 'HEAD') return notAllowed(res, 'GET', secrets)
-    if (path === '/') send(res, 200, HTML, pageHtml(ctx.page, o.key))
+    if (path === '/') send(res, 200, HTML, pageHtml(ctx.page, o.key, o.chat !== undefined))
     else if (path === '/app.js') send(res, 200, JS, ctx.page.js)
     else if (path === '/style.css') send(res, 200, CSS, ctx.page.css)
     else send(res, 200, 'image/svg+xml', FAVICON_SVG)
