@@ -7,6 +7,8 @@
  * script works with no network. A loopback https origin (a dev server with a self-signed certificate, e.g. Vite's
  * basic-ssl plugin) is reached without checking its certificate; any other origin is checked as usual.
  *
+ * Only requests that name the proxy's own loopback address in their Host are served (DNS rebinding).
+ *
  * Bounds: at most `maxOrigins` proxies (the oldest closed first), an HTML page rewritten only up to `maxHtmlBytes`
  * (one that says it is larger passes unchanged; one that turns out larger gets 502), upstream requests time out
  * after `timeoutMs`. An app that does not answer gets, in the frame, a page that says so (the frame's own
@@ -65,6 +67,16 @@ export function telegramWebAppScript(): string {
   return scriptCache
 }
 
+/**
+ * Whether the request names this proxy in its Host (127.0.0.1, localhost or [::1] with its port): a page of
+ * another site whose name is rebound to 127.0.0.1 gets 403, so it cannot read the app through the proxy.
+ */
+function hostIsMine(req: IncomingMessage, server: Server): boolean {
+  const port = (server.address() as AddressInfo | null)?.port
+  const host = req.headers.host ?? ''
+  return port !== undefined && [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`].includes(host.toLowerCase())
+}
+
 function isLoopbackHost(hostname: string): boolean {
   const h = hostname.replace(/^\[|\]$/g, '')
   return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h)
@@ -80,6 +92,10 @@ export function createMiniAppProxy(options: MiniAppProxyOptions = {}): MiniAppPr
   async function start(origin: URL) {
     const sockets = new Set<Socket>()
     const server = createServer((req, res) => {
+      if (!hostIsMine(req, server)) {
+        res.writeHead(403, {'content-type': 'text/plain'})
+        return void res.end('this Mini App proxy answers only for its own loopback address')
+      }
       forward(origin, req, res).catch((err: Error) => {
         const why = `the Mini App at ${origin.origin} did not answer (${err.message})`
         if (res.headersSent) return void res.destroy()
@@ -96,7 +112,10 @@ export function createMiniAppProxy(options: MiniAppProxyOptions = {}): MiniAppPr
       sockets.add(socket)
       socket.on('close', () => sockets.delete(socket))
     })
-    server.on('upgrade', (req, socket: Socket, head) => upgrade(origin, req, socket, head))
+    server.on('upgrade', (req, socket: Socket, head) => {
+      if (hostIsMine(req, server)) return upgrade(origin, req, socket, head)
+      socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
+    })
     server.on('clientError', (_err, socket) => socket.destroy())
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject)

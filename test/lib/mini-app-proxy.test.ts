@@ -40,7 +40,7 @@ function proxy(): MiniAppProxy {
 }
 
 describe('the Mini App proxy', () => {
-  it('serves the app through its own port: Host as the app expects, HTML rewritten, frame ban dropped, redirects kept', async () => {
+  it('serves the app through its own port: Host as the app expects, HTML rewritten, frame ban dropped, redirects kept, another Host refused', async () => {
     const seen: Array<{url?: string; host?: string}> = []
     const app = await listen(
       createServer((req, res) => {
@@ -85,6 +85,23 @@ describe('the Mini App proxy', () => {
 
     const js = await fetch(`${url.origin}/main.js`)
     expect(await js.text()).toBe('console.log(1)')
+
+    // a page of another site rebound to 127.0.0.1 names its own host: refused
+    const rebound = await new Promise<number>((resolve, reject) => {
+      const req = request({
+        host: '127.0.0.1',
+        port: url.port,
+        path: '/main.js',
+        headers: {host: `evil.example:${url.port}`},
+      })
+      req.on('response', (res) => {
+        res.resume()
+        resolve(res.statusCode ?? 0)
+      })
+      req.on('error', reject)
+      req.end()
+    })
+    expect(rebound).toBe(403)
 
     const moved = await fetch(`${url.origin}/old`, {redirect: 'manual'})
     expect(moved.status).toBe(302)
