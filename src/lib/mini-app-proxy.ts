@@ -7,9 +7,12 @@
  * script works with no network. A loopback https origin (a dev server with a self-signed certificate, e.g. Vite's
  * basic-ssl plugin) is reached without checking its certificate; any other origin is checked as usual.
  *
+ * Only requests that name the proxy's own loopback address in their Host are served (DNS rebinding).
+ *
  * Bounds: at most `maxOrigins` proxies (the oldest closed first), an HTML page rewritten only up to `maxHtmlBytes`
  * (one that says it is larger passes unchanged; one that turns out larger gets 502), upstream requests time out
- * after `timeoutMs`.
+ * after `timeoutMs`. An app that does not answer gets, in the frame, a page that says so (the frame's own
+ * navigation), and 502 for anything else.
  */
 import {readFileSync} from 'node:fs'
 import {createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
@@ -64,6 +67,16 @@ export function telegramWebAppScript(): string {
   return scriptCache
 }
 
+/**
+ * Whether the request names this proxy in its Host (127.0.0.1, localhost or [::1] with its port): a page of
+ * another site whose name is rebound to 127.0.0.1 gets 403, so it cannot read the app through the proxy.
+ */
+function hostIsMine(req: IncomingMessage, server: Server): boolean {
+  const port = (server.address() as AddressInfo | null)?.port
+  const host = req.headers.host ?? ''
+  return port !== undefined && [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`].includes(host.toLowerCase())
+}
+
 function isLoopbackHost(hostname: string): boolean {
   const h = hostname.replace(/^\[|\]$/g, '')
   return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h)
@@ -79,16 +92,30 @@ export function createMiniAppProxy(options: MiniAppProxyOptions = {}): MiniAppPr
   async function start(origin: URL) {
     const sockets = new Set<Socket>()
     const server = createServer((req, res) => {
-      forward(origin, req, res).catch(() => {
-        if (!res.headersSent) res.writeHead(502, {'content-type': 'text/plain', 'x-content-type-options': 'nosniff'})
-        res.end(`the Mini App at ${origin.origin} did not answer`)
+      if (!hostIsMine(req, server)) {
+        res.writeHead(403, {'content-type': 'text/plain'})
+        return void res.end('this Mini App proxy answers only for its own loopback address')
+      }
+      forward(origin, req, res).catch((err: Error) => {
+        const why = `the Mini App at ${origin.origin} did not answer (${err.message})`
+        if (res.headersSent) return void res.destroy()
+        // the frame's own page: a readable screen in the phone frame (as a client shows one), not an error page
+        if (req.headers['sec-fetch-dest'] === 'iframe' || req.headers['sec-fetch-dest'] === 'document') {
+          res.writeHead(200, {'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store'})
+          return void res.end(unreachablePage(why))
+        }
+        res.writeHead(502, {'content-type': 'text/plain', 'x-content-type-options': 'nosniff'})
+        res.end(why)
       })
     })
     server.on('connection', (socket) => {
       sockets.add(socket)
       socket.on('close', () => sockets.delete(socket))
     })
-    server.on('upgrade', (req, socket: Socket, head) => upgrade(origin, req, socket, head))
+    server.on('upgrade', (req, socket: Socket, head) => {
+      if (hostIsMine(req, server)) return upgrade(origin, req, socket, head)
+      socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
+    })
     server.on('clientError', (_err, socket) => socket.destroy())
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject)
@@ -217,6 +244,11 @@ export function createMiniAppProxy(options: MiniAppProxyOptions = {}): MiniAppPr
       await Promise.all(all.map((p) => p.then(stop).catch(() => {})))
     },
   }
+}
+
+function unreachablePage(why: string): string {
+  const text = why.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+  return `<!doctype html><html><head><meta charset="utf-8"><title>Mini App unreachable</title></head><body style="font:15px system-ui,sans-serif;padding:24px;color:#707579"><p id="bot-mini-app-unreachable">${text}</p><p>Start the app's server, or check the button's URL.</p></body></html>`
 }
 
 async function stop(p: {server: Server; sockets: Set<Socket>}): Promise<void> {
