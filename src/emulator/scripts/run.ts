@@ -51,7 +51,7 @@ export interface ChatScriptOptions {
   /** How long one step may wait for the bot (default 5000 ms). */
   timeoutMs?: number
   /**
-   * How long the script's calls must stay quiet after the bot handled an update: default 10 ms after a webhook
+   * How long the script's calls must stay quiet after the bot handled an update: default 3 ms after a webhook
    * answered, 100 ms after a getUpdates confirmed it (a polling bot may confirm an update before its handler ran:
    * python-telegram-bot hands updates to a worker thread and polls on at once).
    */
@@ -616,7 +616,7 @@ class ScriptRun {
           run.lastActivity = Math.max(run.lastActivity, handledAt)
         }
         clearTimeout(quietTimer)
-        const quiet = run.quietMs ?? (bot.webhook ? 10 : 100)
+        const quiet = run.quietMs ?? (bot.webhook ? 3 : 100)
         const wait = run.lastActivity + quiet - performance.now()
         if (wait > 0 || busy()) {
           quietTimer = setTimeout(check, Math.max(1, wait > 0 ? wait : quiet))
