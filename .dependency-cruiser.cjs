@@ -1,10 +1,10 @@
 /**
  * The layering of src/ (docs/architecture.md, "Layers"): imports point down, commands → cli → services
- * (dev, control, inspector, doctor, webhook, scaffold, offline) → tunnel, session-store, telegram →
+ * (dev, control, inspector, doctor, webhook, scaffold, offline, testing) → tunnel, session-store, telegram →
  * lib; the emulator stands apart. `npm run lint:deps` checks it (and .ci/run).
  */
 const SERVICES =
-  '^src/(dev|control|inspector|doctor|webhook|scaffold|offline|tunnel|session-store|telegram|lib|emulator)/'
+  '^src/(dev|control|inspector|doctor|webhook|scaffold|offline|testing|tunnel|session-store|telegram|lib|emulator)/'
 
 module.exports = {
   forbidden: [
