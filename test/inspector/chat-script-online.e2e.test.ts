@@ -3,7 +3,7 @@
  * grammY bot (test/fixtures/bots/script-bot.mjs) against the emulator standing in for Telegram (webhook through the
  * loopback tunnel, and long polling); a person with a real-looking name, id, username and phone number talks to it;
  * POST /api/chat-script saves the range as test/NAME.chat.yml, anonymised (none of those values in the file); then
- * the same bot passes the script offline, on a new emulator.
+ * `bot test` passes it offline (and so does runChatScript), on a new emulator.
  */
 import {spawn} from 'node:child_process'
 import {readFileSync} from 'node:fs'
@@ -13,7 +13,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {BotApiEmulator} from '../../src/emulator/index.js'
 import {assertNoToken, devWorld, startDev, type DevWorld, type RunningCli} from '../dev/helpers.js'
-import {PROJECT_ROOT} from '../support/cli.js'
+import {PROJECT_ROOT, runCli} from '../support/cli.js'
 import {waitFor} from '../support/wait.js'
 
 const BOT = join(PROJECT_ROOT, 'test', 'fixtures', 'bots', 'script-bot.mjs')
@@ -150,13 +150,21 @@ describe.each(['webhook', 'polling'] as const)('Save as chat script from an onli
       ].join('\n'),
     )
 
-    const offline = await replayOffline(file)
-    expect(offline.failures).toEqual([])
-    expect(offline).toMatchObject({ok: true, ran: 9})
-
     dev.child.kill('SIGINT')
     const result = await dev.exited
     expect(result.code, result.stderr).toBe(0)
     assertNoToken(result, token)
-  }, 150_000)
+
+    // Offline now: bot test runs the bot against its emulator, as new users in new chats, and it passes.
+    const tested = await runCli(['test', 'test/online.chat.yml', '--mode', mode, '--', 'node', BOT], {
+      cwd: world.dir,
+      timeoutMs: 90_000,
+    })
+    expect(tested.code, tested.stdout + tested.stderr).toBe(0)
+    expect(tested.stdout).toMatch(/^✓ test\/online\.chat\.yml {2}9 steps {2}\d+ ms$/m)
+    // And the library's runner, as a vitest user plays it.
+    const offline = await replayOffline(file)
+    expect(offline.failures).toEqual([])
+    expect(offline).toMatchObject({ok: true, ran: 9})
+  }, 240_000)
 })
