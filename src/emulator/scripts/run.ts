@@ -50,7 +50,11 @@ export interface ScriptHost {
 export interface ChatScriptOptions {
   /** How long one step may wait for the bot (default 5000 ms). */
   timeoutMs?: number
-  /** How long the script's calls must stay quiet after the bot handled an update (default 10 ms). */
+  /**
+   * How long the script's calls must stay quiet after the bot handled an update: default 3 ms after a webhook
+   * answered, 100 ms after a getUpdates confirmed it (a polling bot may confirm an update before its handler ran:
+   * python-telegram-bot hands updates to a worker thread and polls on at once).
+   */
   quietMs?: number
   /** Where media paths are read from (default: the script file's folder, else the working folder). */
   baseDir?: string
@@ -133,7 +137,7 @@ type Message = TgObject & {message_id: number}
 
 class ScriptRun {
   private readonly timeoutMs: number
-  private readonly quietMs: number
+  private readonly quietMs: number | undefined
   private readonly baseDir: string
   private readonly users = new Map<string, {user: ScriptUser; id: number; chatId: number}>()
   private readonly ids = new Set<string>()
@@ -153,7 +157,7 @@ class ScriptRun {
     private readonly options: ChatScriptOptions,
   ) {
     this.timeoutMs = options.timeoutMs ?? 5000
-    this.quietMs = options.quietMs ?? 10
+    this.quietMs = options.quietMs
     const file = script.file ?? options.file
     this.baseDir = options.baseDir ?? (file ? dirname(resolve(file)) : process.cwd())
     const group = script.chat === 'private' ? undefined : host.freshId(script.chat === 'group' ? 'group' : 'supergroup')
@@ -612,9 +616,10 @@ class ScriptRun {
           run.lastActivity = Math.max(run.lastActivity, handledAt)
         }
         clearTimeout(quietTimer)
-        const wait = run.lastActivity + run.quietMs - performance.now()
+        const quiet = run.quietMs ?? (bot.webhook ? 3 : 100)
+        const wait = run.lastActivity + quiet - performance.now()
         if (wait > 0 || busy()) {
-          quietTimer = setTimeout(check, Math.max(1, wait > 0 ? wait : run.quietMs))
+          quietTimer = setTimeout(check, Math.max(1, wait > 0 ? wait : quiet))
           return
         }
         cleanup()
