@@ -5,7 +5,8 @@
  * file reuses them).
  *
  * - The project builds with its own TypeScript, and its own `npm test` (vitest against the emulator)
- *   passes right after `bot init`.
+ *   passes right after `bot init`; so do its chat scripts (test/*.chat.yml) with `npx bot test`, as its
+ *   GitHub workflow runs them.
  * - The Dockerfile's steps, by hand (docker cannot run here; test/init/dockerfile.ts): the build
  *   stage's install and compile, the run stage's `npm ci --omit=dev`, then `node dist/main.js`
  *   serves /health and, on SIGTERM, finishes the work in flight before it exits.
@@ -125,6 +126,24 @@ describe.each(TEMPLATES)('template %s', (template) => {
     const {stdout} = await npm(['test'], dir)
     expect(stdout).toMatch(/Tests\s+5 passed/) // the template's own tests, /buy paid through the emulator among them
   }, 180_000)
+
+  it('its chat scripts pass with npx bot test, as its GitHub workflow runs them (JUnit report)', async () => {
+    // The workflow's own line: .github/workflows/test.yml runs exactly this after the unit tests.
+    expect(readFileSync(join(dir, '.github', 'workflows', 'test.yml'), 'utf8')).toContain(
+      'npx bot test --reporter junit --output test-results.xml',
+    )
+    const env = cliEnv({env: {PATH: `${dirname(process.execPath)}:/usr/bin:/bin`}})
+    const {stdout} = await run('npx', ['bot', 'test', '--reporter', 'junit', '--output', 'test-results.xml'], {
+      cwd: dir,
+      env,
+      timeout: 180_000,
+    })
+    expect(stdout).toMatch(/2 passed/)
+    const xml = readFileSync(join(dir, 'test-results.xml'), 'utf8')
+    expect(xml).toMatch(/<testsuites name="bot test" tests="2" failures="0"/)
+    expect(xml).toContain('name="test/start.chat.yml"')
+    expect(xml).toContain('name="test/buy.chat.yml"')
+  }, 200_000)
 
   it('npm run dev:offline finds bot in its dev dependencies', async () => {
     // No `bot` on PATH: only node_modules/.bin (bot-cli) can provide it.

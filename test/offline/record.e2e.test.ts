@@ -1,8 +1,9 @@
 /**
  * Recording in the offline chat, end to end: `bot dev --offline` (a real process) runs a real grammY bot
  * (test/fixtures/bots/script-bot.mjs) in webhook and in polling mode, the chat is piped in, `:save NAME` writes
- * test/NAME.chat.yml with the photo as a fixture; the file parses, and the same bot passes it when it is played
- * again against a new emulator (new users, new chats), whichever mode it runs in. A changed answer fails it.
+ * test/NAME.chat.yml with the photo as a fixture; the file parses, `bot test` passes it (a new emulator: new users,
+ * new chats) whichever mode the bot runs in; a changed answer fails it with the diff, `bot test --update` takes the
+ * new answer and it passes again; runChatScript passes it too.
  */
 import {spawn} from 'node:child_process'
 import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
@@ -45,7 +46,7 @@ async function replay(file: string, env: Record<string, string> = {}) {
 }
 
 describe.each(['webhook', 'polling'] as const)(':save in bot dev --offline, bot in %s mode', (mode) => {
-  it('writes a script the runner reads and the same bot passes; a changed answer fails it with a diff', async () => {
+  it('writes a script bot test passes; a changed answer fails it with the diff, --update takes it', async () => {
     const project = mkdtempSync(join(tmpdir(), 'record-offline-'))
     writeFileSync(join(project, 'cat.png'), png(8, 8))
     const input = ['/start', '/menu', ':press Pizza', ':photo cat.png on the sofa', 'hello', ':save talk', ''].join(
@@ -88,16 +89,32 @@ describe.each(['webhook', 'polling'] as const)(':save in bot dev --offline, bot 
     const script = parseChatScript(text, {file})
     expect(script.steps).toHaveLength(11)
 
-    const passed = await replay(file)
-    expect(passed.failures).toEqual([])
-    expect(passed).toMatchObject({ok: true, ran: 11})
+    // bot test plays it (the script's bot: runs the bot) against a new emulator: new users, new chats.
+    const test = (args: string[], env: Record<string, string> = {}) =>
+      runCli(['test', 'test/talk.chat.yml', '--mode', mode, ...args], {cwd: project, env, timeoutMs: 90_000})
+    const passed = await test([])
+    expect(passed.code, passed.stdout + passed.stderr).toBe(0)
+    expect(passed.stdout).toMatch(/^✓ test\/talk\.chat\.yml {2}11 steps {2}\d+ ms$/m)
 
     // The bot changed its greeting: the script fails at the /start answer, with what was expected and what came.
-    const failed = await replay(file, {FIXTURE_GREETING: 'Hello'})
-    expect(failed.ok).toBe(false)
-    expect(failed.failures[0]).toMatchObject({line: 8, key: 'bot'})
-    expect(failed.failures[0].diff).toBe(
-      '- text: "Hi You! /menu shows the menu."\n+ text: "Hello You! /menu shows the menu."',
+    const failed = await test([], {FIXTURE_GREETING: 'Hello'})
+    expect(failed.code, failed.stdout + failed.stderr).toBe(1)
+    expect(failed.stdout).toContain('test/talk.chat.yml:8  bot:')
+    expect(failed.stdout).toContain(
+      '- text: "Hi You! /menu shows the menu."\n    + text: "Hello You! /menu shows the menu."',
     )
-  }, 120_000)
+    // --update takes the new answer; the script passes again, the rest of it unchanged.
+    const updated = await test(['--update'], {FIXTURE_GREETING: 'Hello'})
+    expect(updated.code, updated.stdout + updated.stderr).toBe(0)
+    expect(readFileSync(file, 'utf8')).toBe(
+      text.replace('bot: Hi You! /menu shows the menu.', 'bot: "Hello You! /menu shows the menu."'),
+    )
+    const again = await test([], {FIXTURE_GREETING: 'Hello'})
+    expect(again.code, again.stdout + again.stderr).toBe(0)
+
+    // The same with the library's runner (runChatScript), as a vitest user plays it.
+    const replayed = await replay(file, {FIXTURE_GREETING: 'Hello'})
+    expect(replayed.failures).toEqual([])
+    expect(replayed).toMatchObject({ok: true, ran: 11})
+  }, 300_000)
 })
