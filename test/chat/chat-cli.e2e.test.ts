@@ -99,7 +99,9 @@ describe('the chat page from the CLI', () => {
     expect(config.me.username).toBe('offline_dev_bot')
     expect(config.token).toBeUndefined()
     // the inspector page links to it
-    expect(await (await fetch(ready.inspectorUrl as string)).text()).toContain(`<a id="chat-link" class="chat-link" href="/chat?key=${key}">`)
+    expect(await (await fetch(ready.inspectorUrl as string)).text()).toContain(
+      `<a id="chat-link" class="chat-link" href="/chat?key=${key}">`,
+    )
     // :w: a one-time code for /chat, exchanged for the cookie, back to /chat
     o.child.stdin!.write(':w\n')
     await waitFor(() => existsSync(argvFile) && readFileSync(argvFile, 'utf8').includes('code='), {

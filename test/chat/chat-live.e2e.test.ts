@@ -141,7 +141,14 @@ describe.skipIf(skip !== undefined)('the chat page: live chat and buttons (gramm
     await page.click('.msg[data-from="bot"] button:has-text("App")')
     const apps = await page.evaluate(() => (window as any).__apps)
     expect(apps).toEqual([
-      {token: rig.token, url: 'https://app.example.com/', chatId: 1111, userId: 1111, source: 'inline'},
+      {
+        token: rig.token,
+        url: 'https://app.example.com/',
+        chatId: userId,
+        userId,
+        source: 'inline',
+        startParam: undefined,
+      },
     ])
   })
 

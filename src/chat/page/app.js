@@ -170,9 +170,11 @@
     return map
   }
 
-  function put(view, live) {
+  /** Draw a message (a new one, or its new state); `onlyNew`: an action's own answer, which never replaces what the live feed drew since. */
+  function put(view, live, onlyNew) {
     const m = view.message
     const chatId = m.chat.id
+    if (onlyNew && chatMessages(chatId).has(m.message_id)) return
     addChat(m.chat)
     chatMessages(chatId).set(m.message_id, view)
     if (chatId !== state.chatId) return
@@ -318,7 +320,7 @@
     state.replyTo = undefined
     $('reply-preview').hidden = true
     return act('send_message', input)
-      .then((r) => r && r.message && put({message: r.message, reactions: []}, true))
+      .then((r) => r && r.message && put({message: r.message, reactions: []}, true, true))
       .catch(fail)
   }
 
@@ -333,7 +335,7 @@
       .then((res) =>
         res.json().then((b) => {
           if (!res.ok) throw new Error(b.error)
-          if (b.message) put({message: b.message, reactions: []}, true)
+          if (b.message) put({message: b.message, reactions: []}, true, true)
         }),
       )
       .catch(fail)
@@ -610,7 +612,7 @@
     }
     $('share').close()
     return act(name, input)
-      .then((r) => r && r.message && put({message: r.message, reactions: []}, true))
+      .then((r) => r && r.message && put({message: r.message, reactions: []}, true, true))
       .catch(fail)
   }
 
@@ -666,6 +668,8 @@
       )
         .then((r) => {
           state.inlineQueryId = r.inline_query.id
+          // the bot may have answered before this request came back (the event stream is faster)
+          if (answeredInline.has(r.inline_query.id)) return showInline(r.inline_query.id)
           box.hidden = false
           box.textContent = ''
           const wait = document.createElement('div')
@@ -684,7 +688,11 @@
     }, 250)
   }
 
+  /** Inline queries the bot has answered (newest few), for an answer that comes before the query's own request ends. */
+  const answeredInline = new Set()
   function showInline(queryId) {
+    answeredInline.add(queryId)
+    if (answeredInline.size > 50) answeredInline.delete(answeredInline.values().next().value)
     if (queryId !== state.inlineQueryId) return
     api('api/inline/' + encodeURIComponent(queryId)).then((r) => {
       const box = $('inline-results')
