@@ -173,7 +173,7 @@ describe.skipIf(!hasPty)('output on a terminal', () => {
       )
       expect(text).not.toMatch(/Relay on|Loopback URL|Webhook set|Webhook deleted|Ready:|long polling|Chatting with/)
       expect(text).toMatch(
-        /✗ Unknown command :foo\. Commands: :press N \| :press LABEL, :photo PATH, :file PATH, :save NAME, :help, :quit\./,
+        /✗ Unknown command :foo\. Commands: :press N \| :press LABEL, :photo PATH, :file PATH, :pay, :save NAME, :help, :quit\./,
       )
       expect(text).toMatch(/■ bot dev --offline ended after [\d.]+s: 2 updates sent, [1-9]\d* failures?; exit code 0\./)
       outputs.push(r.output)
@@ -181,7 +181,7 @@ describe.skipIf(!hasPty)('output on a terminal', () => {
     const [colored, plain] = outputs
     expect(colored).toContain(
       RED(
-        '✗ Unknown command :foo. Commands: :press N | :press LABEL, :photo PATH, :file PATH, :save NAME, :help, :quit. To send a message that starts with ":", begin it with "::".',
+        '✗ Unknown command :foo. Commands: :press N | :press LABEL, :photo PATH, :file PATH, :pay, :save NAME, :help, :quit. To send a message that starts with ":", begin it with "::".',
       ),
     )
     expect(colored).toMatch(/\u001B\[2m\d\d:\d\d:\d\d ← #\d+ message chat 1111 "hello" → 200/)
