@@ -169,7 +169,7 @@ describe.skipIf(!hasPty)('output on a terminal', () => {
       const startUp = lines(text).filter((l) => l.startsWith('Offline: '))
       expect(startUp).toHaveLength(1)
       expect(startUp[0]).toMatch(
-        /^Offline: `node \S+picky-bot\.mjs` runs as @offline_dev_bot on the built-in emulator \(http:\/\/127\.0\.0\.1:\d+\), webhook over loopback on port \d+\. You are You \(chat 1111\): type a message, :help for commands, Ctrl-D ends\. Inspector: http:\/\/127\.0\.0\.1:\d+\/\?key=\w+$/,
+        /^Offline: `node \S+picky-bot\.mjs` runs as @offline_dev_bot on the built-in emulator \(http:\/\/127\.0\.0\.1:\d+\), webhook over loopback on port \d+\. You are You \(chat 1111\): type a message, :help for commands, Ctrl-D ends\. Chat page: http:\/\/127\.0\.0\.1:\d+\/chat\?key=\w+ Inspector: http:\/\/127\.0\.0\.1:\d+\/\?key=\w+$/,
       )
       expect(text).not.toMatch(/Relay on|Loopback URL|Webhook set|Webhook deleted|Ready:|long polling|Chatting with/)
       expect(text).toMatch(
