@@ -108,7 +108,9 @@ describe('bot dev: the order of a restart', () => {
     // The new bot listened before the old one was asked to stop.
     const ev = lines()
     expect(ev.indexOf(`listening ${newBot.pid} ${newBot.port}`)).toBeGreaterThan(0)
-    expect(ev.indexOf(`listening ${newBot.pid} ${newBot.port}`)).toBeLessThan(ev.indexOf(`stopping ${oldPid}`))
+    // The old bot is asked to stop only once the new one has bound its port (its "listening" line is written in
+    // the listen callback, which may run after the session saw the socket listen and signalled the old bot).
+    expect(ev.indexOf(`binding ${newBot.pid} ${newBot.port}`)).toBeLessThan(ev.indexOf(`stopping ${oldPid}`))
 
     dev.kill('SIGINT')
     const result = await dev.exited
