@@ -9,7 +9,7 @@ import type {BotApi, User, WebhookInfo} from '../telegram/index.js'
 import type {DevEventSink} from './events.js'
 import {TUNNEL_MARKER_ENV} from '../tunnel/types.js'
 import {orphanText, TUNNEL_WHAT} from './orphan.js'
-import {isPidAlive, stopOrphan} from '../session-store/processes.js'
+import {isPidAlive, stopOrphan, type MarkedProcess} from '../session-store/processes.js'
 import type {SessionWebhook} from './webhook/session-webhook.js'
 import {
   claimState,
@@ -74,16 +74,20 @@ export async function checkWebhook(c: WebhookCheckContext, previous: SessionStat
   let info: WebhookInfo = await c.api.getWebhookInfo({signal: c.signal})
   let repairedText = ''
   if (previous) {
-    // Its bot and its tunnel program, at once (each may take the grace period).
-    const [bot, tunnel] = await Promise.all([
-      stopOrphan(previous.bot, c.stopGraceMs),
-      stopOrphan(previous.tunnel, c.stopGraceMs, TUNNEL_MARKER_ENV),
-    ])
-    for (const [proc, outcome, what] of [
-      [previous.bot, bot, undefined],
-      [previous.tunnel, tunnel, TUNNEL_WHAT],
-    ] as const) {
-      const text = proc && orphanText(proc.pid, outcome, c.stopGraceMs, what)
+    // Its bots (the newest, and any other still running: a restart starts the new one beside the
+    // old one) and its tunnel program, at once (each may take the grace period).
+    const bots = [previous.bot, ...(Array.isArray(previous.others) ? previous.others : [])].filter(
+      (p, i, all): p is MarkedProcess =>
+        Boolean(p) && Number.isInteger(p!.pid) && all.findIndex((q) => q?.pid === p!.pid) === i,
+    )
+    const orphans: Array<{proc: MarkedProcess; what?: string; env?: string}> = [
+      ...bots.map((proc) => ({proc})),
+      ...(previous.tunnel ? [{proc: previous.tunnel, what: TUNNEL_WHAT, env: TUNNEL_MARKER_ENV}] : []),
+    ]
+    const outcomes = await Promise.all(orphans.map((o) => stopOrphan(o.proc, c.stopGraceMs, o.env)))
+    for (const [i, {proc, what}] of orphans.entries()) {
+      const outcome = outcomes[i]
+      const text = orphanText(proc.pid, outcome, c.stopGraceMs, what)
       if (text)
         c.emit(
           outcome === 'survived'

@@ -45,6 +45,11 @@ export interface SessionState {
   replaced?: ReplacedWebhook
   /** Process group of the bot child, and the marker put in its environment, so an orphan can be found. */
   bot?: {pid: number; marker: string}
+  /**
+   * The other bot processes of the session still running (a restart starts the new bot while the
+   * old one still runs): each stopped too when the session died. Absent in older files.
+   */
+  others?: Array<{pid: number; marker: string}>
   /** The tunnel program (cloudflared: its process group) and the marker in its environment (BOT_DEV_TUNNEL), while it runs. */
   tunnel?: {pid: number; marker: string}
 }

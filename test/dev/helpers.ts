@@ -53,9 +53,10 @@ export async function devWorld(emulator: EmulatorOptions = {}): Promise<DevWorld
       for (const cli of running) if (cli.exitCode === null && cli.signalCode === null) cli.kill('SIGKILL')
       running.length = 0
       for (const state of listStates(join(dir, 'state'))) {
-        if (state.bot?.pid) {
+        for (const proc of [state.bot, ...(state.others ?? [])]) {
+          if (!proc?.pid) continue
           try {
-            process.kill(-state.bot.pid, 'SIGKILL')
+            process.kill(-proc.pid, 'SIGKILL')
           } catch {
             // already gone
           }

@@ -6,13 +6,14 @@
  * ignores PORT (here: `--port` with a bot that listens on that port whatever PORT says) and polling
  * mode keep stop, then start. The fixture writes what each process does to an events file.
  */
-import {copyFileSync, existsSync, mkdirSync, readFileSync, utimesSync} from 'node:fs'
+import {copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import getPort from 'get-port'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {devWorld, fixture, startDev, type DevWorld} from './helpers.js'
+import {readState} from '../../src/session-store/state.js'
 import {runCli} from '../support/cli.js'
 import {waitFor} from '../support/wait.js'
 
@@ -107,7 +108,9 @@ describe('bot dev: the order of a restart', () => {
     // The new bot listened before the old one was asked to stop.
     const ev = lines()
     expect(ev.indexOf(`listening ${newBot.pid} ${newBot.port}`)).toBeGreaterThan(0)
-    expect(ev.indexOf(`listening ${newBot.pid} ${newBot.port}`)).toBeLessThan(ev.indexOf(`stopping ${oldPid}`))
+    // The old bot is asked to stop only once the new one has bound its port (its "listening" line is written in
+    // the listen callback, which may run after the session saw the socket listen and signalled the old bot).
+    expect(ev.indexOf(`binding ${newBot.pid} ${newBot.port}`)).toBeLessThan(ev.indexOf(`stopping ${oldPid}`))
 
     dev.kill('SIGINT')
     const result = await dev.exited
@@ -120,6 +123,66 @@ describe('bot dev: the order of a restart', () => {
     expect(result.stderr).not.toMatch(/exited with code|Waiting for a file change/)
     expect(result.stderr).toMatch(/, 1 restart; exit code 0\./)
     expect(emu.pendingUpdates(token)).toEqual([])
+  }, 90_000)
+
+  it('bot dev killed (SIGKILL) while the new bot starts beside the old one: the next bot dev stops both', async () => {
+    const {dir, botFile, events, lines} = setUp(world)
+    const gate = join(world.dir, 'gate')
+    writeFileSync(gate, '')
+    const first = startDev(world, {
+      cwd: dir,
+      bot: ['node', 'bot.mjs'],
+      args: ['--debounce', '50'],
+      env: {FIXTURE_EVENTS: events, FIXTURE_STOP_MS: '300', FIXTURE_GATE: gate},
+    })
+    await first.waitForOutput(/Ready: .*restarting on file changes/)
+    const started = () => lines().filter((l) => l.startsWith('started '))
+    const oldPid = Number(started()[0].split(' ')[1])
+    // The new bot is held before it listens: the old one still runs and serves.
+    rmSync(gate)
+    save(botFile)
+    await waitFor(() => started().length === 2, {what: 'the new bot started beside the old one'})
+    const newPid = Number(started()[1].split(' ')[1])
+    expect(newPid).not.toBe(oldPid)
+    expect(lines()).not.toContain(`stopping ${oldPid}`)
+    // Both are in the session state: the newest as `bot`, the old one among `others`.
+    const state = readState(world.botId, world.stateDir)
+    expect(state?.bot?.pid).toBe(newPid)
+    expect(state?.others?.map((p) => p.pid)).toEqual([oldPid])
+
+    first.kill('SIGKILL')
+    await first.exited
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0)
+        return true
+      } catch {
+        return false
+      }
+    }
+    expect(alive(oldPid), 'the old bot left running').toBe(true)
+    expect(alive(newPid), 'the new bot left running').toBe(true)
+
+    const second = startDev(world, {
+      cwd: dir,
+      bot: ['node', 'bot.mjs'],
+      args: ['--debounce', '50'],
+      env: {FIXTURE_EVENTS: events, FIXTURE_STOP_MS: '300'},
+    })
+    await second.waitForOutput(/Ready: .*restarting on file changes/)
+    const out = second.stdout() + second.stderr()
+    expect(out).toMatch(new RegExp(`Stopped the bot process \\(pid ${oldPid}\\) left running by that session\\.`))
+    expect(out).toMatch(new RegExp(`Stopped the bot process \\(pid ${newPid}\\) left running by that session\\.`))
+    // The old one shut down as asked (SIGTERM); the held one is gone too.
+    expect(lines()).toContain(`stopped ${oldPid}`)
+    expect(lines().some((l) => l.startsWith(`listening ${newPid} `))).toBe(false)
+    await waitFor(() => !alive(oldPid) && !alive(newPid), {what: 'both orphaned bots gone'})
+    expect(readState(world.botId, world.stateDir)?.others).toBeUndefined()
+
+    second.kill('SIGINT')
+    const result = await second.exited
+    expect(result.code).toBe(0)
+    expect(readState(world.botId, world.stateDir)).toBeUndefined()
   }, 90_000)
 
   it('a bot that ignores PORT (--port): stop, then start, and it still works', async () => {

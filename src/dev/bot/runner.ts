@@ -104,6 +104,8 @@ export class BotRunner {
   #port: number
   /** Bots other than the current one still running: a new one starting beside it, old ones stopping. */
   readonly #others = new Set<BotProcess>()
+  /** Every bot process started and not exited yet, oldest first (recorded in the session state). */
+  readonly #running = new Set<BotProcess>()
   /** The restart under way: when it began (performance.now()), and a later save that supersedes its new bot. */
   #restartStarted: number | undefined
   #superseded: AbortController | undefined
@@ -226,7 +228,8 @@ export class BotRunner {
     this.#newest = bot
     this.#spawnedAt.set(bot, performance.now())
     this.#lastLines.length = 0
-    o.saveState({bot: bot.pid > 0 ? {pid: bot.pid, marker: o.marker} : undefined})
+    this.#running.add(bot)
+    this.#recordRunning()
     o.emit({
       type: 'bot-start',
       pid: bot.pid,
@@ -234,8 +237,30 @@ export class BotRunner {
       command: o.command.display,
       text: `▶ ${o.command.display} (${bot.pid > 0 ? `pid ${bot.pid}, ` : ''}${mode === 'webhook' ? `webhook mode, PORT=${port}` : 'long polling'})`,
     })
-    void bot.exited.then((exit) => this.#exited(bot, exit))
+    void bot.exited.then((exit) => {
+      this.#running.delete(bot)
+      // Once the session is stopping its state file is removed at the end: a late write would bring it back.
+      if (!o.signal.aborted && !this.#closed) {
+        try {
+          this.#recordRunning()
+        } catch {
+          // The state folder went bad meanwhile: the record stays as it was (a repair checks each pid's marker).
+        }
+      }
+      this.#exited(bot, exit)
+    })
     return bot
+  }
+
+  /**
+   * Record every bot process still running in the session state: the newest as `bot`, the rest as
+   * `others` (an old one stopping, or a new one starting beside it), so the next `bot dev` stops
+   * each when this one is killed with SIGKILL meanwhile.
+   */
+  #recordRunning(): void {
+    const o = this.#options
+    const procs = [...this.#running].filter((b) => b.pid > 0).map((b) => ({pid: b.pid, marker: o.marker}))
+    o.saveState({bot: procs.at(-1), others: procs.length > 1 ? procs.slice(0, -1) : undefined})
   }
 
   /** `bot`, listening (or to listen) on `port`, is the current bot from now on. */
