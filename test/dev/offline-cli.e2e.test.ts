@@ -21,7 +21,7 @@ describe('bot dev --offline', () => {
       const how = mode === 'webhook' ? 'webhook over loopback on port \\d+' : 'long polling'
       expect(result.stderr).toMatch(
         new RegExp(
-          `^Offline: \`node --import tsx src/main\\.ts\` runs as @offline_dev_bot on the built-in emulator \\(http://127\\.0\\.0\\.1:\\d+\\), ${how}\\. Sending each line of input as You \\(chat 1111\\)\\. Inspector: http://127\\.0\\.0\\.1:\\d+/\\?key=\\w+$`,
+          `^Offline: \`node --import tsx src/main\\.ts\` runs as @offline_dev_bot on the built-in emulator \\(http://127\\.0\\.0\\.1:\\d+\\), ${how}\\. Sending each line of input as You \\(chat 1111\\)\\. Chat page: http://127\\.0\\.0\\.1:\\d+/chat\\?key=\\w+ Inspector: http://127\\.0\\.0\\.1:\\d+/\\?key=\\w+$`,
           'm',
         ),
       )

@@ -71,7 +71,7 @@ describe.each(['webhook', 'polling'] as const)('runOfflineDev, %s mode, examples
     // One start-up line (the ready event in offline words), not the relay/webhook/step lines.
     const readyEvent = events.find((e) => e.type === 'ready') as {text: string} | undefined
     expect(readyEvent?.text).toBe(
-      `Offline: \`node --import tsx src/main.ts\` runs as @offline_dev_bot on the built-in emulator (${apiRoot}), ${mode === 'webhook' ? `webhook over loopback on port ${(readyEvent as {port?: number}).port}` : 'long polling'}. Sending each line of input as You (chat 1111).${(readyEvent as {inspectorUrl?: string}).inspectorUrl ? ` Inspector: ${(readyEvent as {inspectorUrl?: string}).inspectorUrl}` : ''}`,
+      `Offline: \`node --import tsx src/main.ts\` runs as @offline_dev_bot on the built-in emulator (${apiRoot}), ${mode === 'webhook' ? `webhook over loopback on port ${(readyEvent as {port?: number}).port}` : 'long polling'}. Sending each line of input as You (chat 1111).${(readyEvent as {chatUrl?: string}).chatUrl ? ` Chat page: ${(readyEvent as {chatUrl?: string}).chatUrl}` : ''}${(readyEvent as {inspectorUrl?: string}).inspectorUrl ? ` Inspector: ${(readyEvent as {inspectorUrl?: string}).inspectorUrl}` : ''}`,
     )
     expect(logText()).toContain(readyEvent!.text)
     expect(logText()).not.toContain('back on long polling')
