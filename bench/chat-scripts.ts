@@ -14,7 +14,7 @@
  *
  *   npm run build && npx tsx bench/chat-scripts.ts [--scripts 100] [--jobs 2]
  */
-import {mkdirSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import http from 'node:http'
 import type {AddressInfo} from 'node:net'
 import os from 'node:os'
@@ -72,6 +72,8 @@ try {
   const project = join(dir, 'g')
   symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(project, 'node_modules'), 'dir')
   mkdirSync(join(project, 'test'), {recursive: true})
+  // The template ships its own chat scripts (start, buy): the bench plays exactly its SCRIPTS.
+  for (const f of readdirSync(join(project, 'test'))) if (f.endsWith('.chat.yml')) rmSync(join(project, 'test', f))
   for (let i = 0; i < SCRIPTS; i++) writeFileSync(join(project, 'test', `s${i}.chat.yml`), script(i))
 
   // ---- bot test, end to end
