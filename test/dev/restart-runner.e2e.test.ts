@@ -27,6 +27,8 @@ interface World {
   events: DevEvent[]
   port: number
   gate: string
+  /** Exists: a bot asked to stop shuts down; removed: it serves on until it exists again. */
+  stopGate: string
   crash: string
   release: string
   lines: () => string[]
@@ -45,9 +47,11 @@ async function world(overlapTimeoutMs = 10_000): Promise<World> {
   const dir = mkdtempSync(join(tmpdir(), 'bot-restart-runner-'))
   const files = {events: join(dir, 'events.txt'), record: join(dir, 'record.txt')}
   const gate = join(dir, 'gate')
+  const stopGate = join(dir, 'stop-gate')
   const crash = join(dir, 'crash')
   const release = join(dir, 'release')
   writeFileSync(gate, '')
+  writeFileSync(stopGate, '')
   const relay = new Relay({secret: SECRET, path: PATH})
   await relay.listen()
   const events: DevEvent[] = []
@@ -77,6 +81,7 @@ async function world(overlapTimeoutMs = 10_000): Promise<World> {
       FIXTURE_EVENTS: files.events,
       FIXTURE_RECORD: files.record,
       FIXTURE_GATE: gate,
+      FIXTURE_STOP_GATE: stopGate,
       FIXTURE_CRASH_IF: crash,
       FIXTURE_RELEASE: release,
       FIXTURE_STOP_MS: '200',
@@ -88,6 +93,7 @@ async function world(overlapTimeoutMs = 10_000): Promise<World> {
     events,
     port,
     gate,
+    stopGate,
     crash,
     release,
     lines: () => read(files.events),
@@ -175,6 +181,44 @@ describe('restart, the new bot started first', () => {
     expect(ev.indexOf(`stopping ${oldPid}`)).toBeGreaterThan(ev.findIndex((l) => l.startsWith(`listening ${newest} `)))
     expect(ev).toContain(`stopped ${oldPid}`)
     expect(of(w, 'bot-exit')).toEqual([])
+  })
+
+  it('a save while the old bot is still shutting down restarts at once: the restart is over once the new bot serves', async () => {
+    const w = await world()
+    const oldPid = pidOf(started(w)[0])
+    // Asked to stop, the old bot serves on until the stop gate is back (a slow shutdown, as the grammY template's).
+    rmSync(w.stopGate)
+    const first = w.runner.restart(['a.ts'])
+    await waitFor(() => w.lines().includes(`stopping ${oldPid}`), {what: 'the old bot asked to stop'})
+    const middle = pidOf(started(w)[1])
+    const second = w.runner.restart(['b.ts'])
+    await waitFor(() => started(w).length === 3, {what: 'the next new bot starting'})
+    // It started while the old bot was still shutting down: that shutdown is not part of the next restart.
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0)
+        return true
+      } catch {
+        return false
+      }
+    }
+    expect(w.lines()).not.toContain(`stopped ${oldPid}`)
+    expect(alive(oldPid), 'the old bot still shutting down').toBe(true)
+    expect(of(w, 'restart').map((e) => [e.files, e.order])).toEqual([
+      [['a.ts'], 'start-first'],
+      [['b.ts'], 'start-first'],
+    ])
+    await waitFor(() => of(w, 'bot-listening').length === 3, {what: 'the newest bot listening'})
+    const newest = pidOf(started(w)[2])
+    expect((await w.relay.inject(update(11), {source: 'trigger'})).status).toBe(200)
+    expect(recordedBy(w)).toEqual([[11, newest]])
+    // restart() resolves once the bots it replaced are gone.
+    writeFileSync(w.stopGate, '')
+    await Promise.all([first, second])
+    expect(w.lines()).toEqual(expect.arrayContaining([`stopped ${oldPid}`, `stopped ${middle}`]))
+    expect(w.lines()).not.toContain(`stopping ${newest}`)
+    expect(of(w, 'bot-exit')).toEqual([])
+    expect(w.runner.bot?.pid).toBe(newest)
   })
 
   it('a new bot that does not listen on its fresh PORT in time: stop, then start, now and from now on', async () => {

@@ -410,7 +410,12 @@ export class BotRunner {
       this.#superseded?.abort()
       return this.#restarting
     }
-    this.#restarting = this.#restartNow(files, why)
+    // The restart is under way until the new bot serves; the old one's stop after a start-first
+    // restart goes on beside whatever comes next (a save meanwhile does not wait for that shutdown).
+    let retiring: Promise<void> | undefined
+    this.#restarting = this.#restartNow(files, why).then((done) => {
+      retiring = done?.retiring
+    })
     try {
       await this.#restarting
     } finally {
@@ -418,7 +423,8 @@ export class BotRunner {
     }
     const queued = this.#queued
     this.#queued = undefined
-    if (queued && !this.#closed) await this.restart(queued.files, queued.why)
+    const next = queued && !this.#closed ? this.restart(queued.files, queued.why) : undefined
+    await Promise.all([retiring, next])
   }
 
   /** Start first when the bot honours a PORT the session picks; else stop, then start. */
@@ -453,7 +459,8 @@ export class BotRunner {
     this.#restartStarted = performance.now()
   }
 
-  async #restartNow(files: string[], why: string | undefined): Promise<void> {
+  /** Restart; resolves once the new bot serves (or is down), with the old one's stop when that still runs. */
+  async #restartNow(files: string[], why: string | undefined): Promise<Retiring | undefined> {
     if (this.#startsFirst()) {
       this.#announce(files, why, 'start-first')
       return this.#startFirst()
@@ -462,13 +469,16 @@ export class BotRunner {
     await this.stop()
     if (this.#closed) return
     this.launch()
+    return undefined
   }
 
   /**
    * The new bot on a fresh PORT beside the old one; the relay holds new updates until it listens
-   * (those in flight at the old bot finish there), then sends to it, and the old one is stopped.
+   * (those in flight at the old bot finish there), then sends to it, and the old one is stopped:
+   * resolves once the new bot serves, with the old one's stop (which a next restart does not wait
+   * for: it takes the template's shutdown, a second or more).
    */
-  async #startFirst(): Promise<void> {
+  async #startFirst(): Promise<Retiring | undefined> {
     const o = this.#options
     const old = this.#bot!
     this.#replacing = old
@@ -512,15 +522,20 @@ export class BotRunner {
         this.#adopt(bot, port)
         if (outcome.kind === 'listening' && bot.alive) this.#serve(bot, outcome.host)
         else if (outcome.kind === 'polling') this.#isUp()
-        // The old bot goes (its updates in flight finish there first), within the stop's grace.
+        // The old bot goes (its updates in flight finish there first), within the stop's grace; it
+        // stays among the others until it is gone (a session's stop or kill reaches it too).
         this.#replacing = undefined
         this.#others.add(old)
-        await old.stop(o.stopGraceMs)
-        this.#others.delete(old)
+        const retiring = old.stop(o.stopGraceMs).then(() => {
+          this.#others.delete(old)
+        })
+        // (In an object: an async function's promise would wait for a promise it returns.)
+        if (bot.alive && outcome.kind !== 'exited') return {retiring}
         // A new bot that exited before it listened crashed at start: the bot is down until a fix, as
         // after a stop-then-start (said once the old one is gone).
+        await retiring
         if (!bot.alive && this.#bot === bot) this.#exited(bot, await bot.exited)
-        return
+        return undefined
       }
     } finally {
       this.#replacing = undefined
@@ -556,6 +571,11 @@ export class BotRunner {
     this.#bot?.kill()
     for (const bot of this.#others) bot.kill()
   }
+}
+
+/** The old bot's stop after a restart started first, still under way when the new bot serves. */
+interface Retiring {
+  retiring: Promise<void>
 }
 
 type NewBotOutcome =
