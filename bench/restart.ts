@@ -16,17 +16,26 @@
  *
  * Target: bot dev's restart ≤ 100 ms beyond the bot's cold start.
  */
-import {spawn, type ChildProcess} from 'node:child_process'
-import {copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
-import http from 'node:http'
+import {copyFileSync, mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {createInterface} from 'node:readline'
 import {fileURLToPath} from 'node:url'
 
 import getPort from 'get-port'
 
 import {BotApiEmulator} from '../src/emulator/index.js'
+import {
+  Child,
+  devEvent,
+  devRestart,
+  median,
+  nextSeq,
+  post,
+  record,
+  save,
+  stageLines,
+  stages,
+} from './restart-support.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const BOT = join(ROOT, 'test/fixtures/bridge/trivial-bot.mjs')
@@ -34,120 +43,13 @@ const RUN = join(ROOT, 'bin/run.js')
 const TSX = join(ROOT, 'node_modules/.bin/tsx')
 const SECRET = 'bench_restart_secret'
 const PATH = '/webhook/restart'
-const STEP_DEADLINE_MS = 20_000
 
 const rounds = (() => {
   const i = process.argv.indexOf('--rounds')
   return i > 0 ? Number(process.argv[i + 1]) : 10
 })()
 
-/** A child whose stdout lines can be awaited. */
-class Child {
-  readonly proc: ChildProcess
-  #waiters: Array<{test: (line: string) => boolean; resolve: (at: number) => void}> = []
-
-  constructor(file: string, args: string[], options: {cwd: string; env: NodeJS.ProcessEnv}) {
-    this.proc = spawn(file, args, {cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true})
-    this.proc.stderr!.resume()
-    createInterface({input: this.proc.stdout!}).on('line', (line) => {
-      const at = performance.now()
-      this.#waiters = this.#waiters.filter((w) => {
-        if (!w.test(line)) return true
-        w.resolve(at)
-        return false
-      })
-    })
-  }
-
-  /** The time the next line matching `test` arrives. */
-  next(test: (line: string) => boolean, what: string): Promise<number> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no ${what} within ${STEP_DEADLINE_MS} ms`)), STEP_DEADLINE_MS)
-      this.#waiters.push({
-        test,
-        resolve: (at) => {
-          clearTimeout(timer)
-          resolve(at)
-        },
-      })
-    })
-  }
-
-  write(line: string): void {
-    this.proc.stdin!.write(`${line}\n`)
-  }
-
-  stop(): Promise<void> {
-    if (this.proc.exitCode !== null || this.proc.signalCode !== null) return Promise.resolve()
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        try {
-          process.kill(-this.proc.pid!, 'SIGKILL')
-        } catch {}
-        resolve()
-      }, 8000)
-      this.proc.once('exit', () => {
-        clearTimeout(timer)
-        resolve()
-      })
-      try {
-        process.kill(-this.proc.pid!, 'SIGTERM')
-      } catch {
-        resolve()
-      }
-    })
-  }
-}
-
-/** POST an update to the bot as the relay would; resolves when it answered. */
-function post(port: number, updateId: number): Promise<number> {
-  const body = JSON.stringify({
-    update_id: updateId,
-    message: {
-      message_id: updateId,
-      date: 1700000000,
-      chat: {id: 1111, type: 'private', first_name: 'T'},
-      from: {id: 1111, is_bot: false, first_name: 'T'},
-      text: `u${updateId}`,
-    },
-  })
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: PATH,
-        method: 'POST',
-        agent: false,
-        headers: {
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(body),
-          'x-telegram-bot-api-secret-token': SECRET,
-        },
-      },
-      (res) => {
-        res.resume()
-        res.on('end', () =>
-          res.statusCode === 200 ? resolve(performance.now()) : reject(new Error(`bot answered ${res.statusCode}`)),
-        )
-      },
-    )
-    req.setTimeout(STEP_DEADLINE_MS, () => req.destroy(new Error('no answer')))
-    req.on('error', reject)
-    req.end(body)
-  })
-}
-
 const isListening = (line: string): boolean => /^listening \d+$/.test(line)
-let seq = 1000
-/** "Save" the bot's file: the same code, a new comment line. */
-const save = (file: string): void =>
-  writeFileSync(file, `${readFileSync(file, 'utf8').replace(/\n\/\/ saved \d+\n$/, '\n')}// saved ${++seq}\n`)
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
-}
 
 async function main(): Promise<void> {
   const emu = await BotApiEmulator.start({timeScale: 1})
@@ -176,25 +78,10 @@ async function main(): Promise<void> {
     tsx: [] as number[],
   }
   const coldStages = {listen: [] as number[], answer: [] as number[]}
-  const newStages = () => ({
-    detect: [] as number[],
-    stop: [] as number[],
-    listen: [] as number[],
-    answer: [] as number[],
-  })
-  const stages = {dev: newStages(), devOld: newStages()}
+  const devStages = {dev: stages(), devOld: stages()}
+  const target = (port: number) => ({port, path: PATH, secret: SECRET})
   try {
     // Long-running watchers, each in its own folder.
-    const devEvent =
-      (type: string, extra: (e: any) => boolean = () => true) =>
-      (line: string) => {
-        try {
-          const e = JSON.parse(line)
-          return e.type === type && extra(e)
-        } catch {
-          return false
-        }
-      }
     const devs = {} as Record<'dev' | 'devOld', Child>
     for (const kind of ['dev', 'devOld'] as const) {
       const extra = kind === 'devOld' ? ['--debounce', '150'] : []
@@ -229,7 +116,7 @@ async function main(): Promise<void> {
         const t0 = performance.now()
         const child = new Child(process.execPath, ['bot.mjs'], {cwd: dirs.cold, env: {...baseEnv, PORT: String(port)}})
         const tListen = await child.next(isListening, 'cold start listening')
-        const t1 = await post(port, ++seq)
+        const t1 = await post(target(port), nextSeq())
         if (!warmup) {
           results.cold.push(t1 - t0)
           coldStages.listen.push(tListen - t0)
@@ -239,26 +126,10 @@ async function main(): Promise<void> {
       }
       // bot dev (default debounce, and the previous default 150 ms)
       for (const kind of ['dev', 'devOld'] as const) {
-        const devChild = devs[kind]
-        const text = `r${++seq}`
-        const restarted = devChild.next(devEvent('restart'), 'bot dev restart event')
-        const started = devChild.next(devEvent('bot-start'), 'bot dev bot-start event')
-        const listening = devChild.next(devEvent('bot-listening'), 'bot dev bot-listening event')
-        const answered = devChild.next(
-          devEvent('chat', (e) => e.event?.type === 'bot' && e.event?.rendered?.text === `echo ${text}`),
-          'the reply',
-        )
-        const t0 = performance.now()
-        save(join(dirs[kind], 'bot.mjs'))
-        const tRestart = await restarted
-        devChild.write(text) // sent while the bot restarts: the relay holds it
-        const [tStart, tListen, tAnswer] = await Promise.all([started, listening, answered])
+        const r = await devRestart(devs[kind], join(dirs[kind], 'bot.mjs'), (text) => `echo ${text}`)
         if (!warmup) {
-          results[kind].push(tAnswer - t0)
-          stages[kind].detect.push(tRestart - t0)
-          stages[kind].stop.push(tStart - tRestart)
-          stages[kind].listen.push(tListen - tStart)
-          stages[kind].answer.push(tAnswer - tListen)
+          results[kind].push(r.total)
+          record(devStages[kind], r)
         }
       }
       // node --watch, tsx watch
@@ -268,7 +139,7 @@ async function main(): Promise<void> {
         const t0 = performance.now()
         save(join(dirs[kind], 'bot.mjs'))
         await listening
-        const t1 = await post(port, ++seq)
+        const t1 = await post(target(port), nextSeq())
         if (!warmup) results[kind].push(t1 - t0)
       }
     }
@@ -293,12 +164,8 @@ async function main(): Promise<void> {
       `  cold start stages: spawn → listening ${f(median(coldStages.listen))}; listening → answered ${f(median(coldStages.answer))}`,
     )
     for (const kind of ['dev', 'devOld'] as const) {
-      const st = stages[kind]
       console.log(`  ${kind === 'dev' ? 'bot dev' : 'bot dev --debounce 150 (the default before)'} stages (medians):`)
-      console.log(`    save → restart event (file watcher + debounce)         ${f(median(st.detect))}`)
-      console.log(`    restart → new bot spawned (beside the old one)         ${f(median(st.stop))}`)
-      console.log(`    spawned → seen listening (cold start + port polling)   ${f(median(st.listen))}`)
-      console.log(`    listening → held update answered (and printed)         ${f(median(st.answer))}`)
+      for (const line of stageLines(devStages[kind])) console.log(line)
     }
   } finally {
     await Promise.all(children.map((c) => c.stop()))
