@@ -21,6 +21,7 @@ import {MAX_USER_FILE} from '../user/media.js'
 import {actionNamed} from '../actions/index.js'
 import {type ActionStep, type ChatScript, type ChatStep, type ScriptUser, isAction} from './format.js'
 import {parseChatScript} from './parse.js'
+import type {ChatScriptFailure, ChatScriptSummary} from './result.js'
 import {
   type BotEvent,
   canonicalExpectation,
@@ -75,21 +76,7 @@ export interface ChatScriptOptions {
   signal?: AbortSignal
 }
 
-/** Why a script failed, at which step. */
-export interface ChatScriptFailure {
-  file?: string
-  line: number
-  column: number
-  /** The step's index in `steps` (-1: the end of the script). */
-  step: number
-  /** The step's key (`bot`, `press`…). */
-  key: string
-  message: string
-  /** What the step expects and what the bot did, as `key: value` lines, and their diff. */
-  expected?: string[]
-  actual?: string[]
-  diff?: string
-}
+export type {ChatScriptFailure, ChatScriptSummary} from './result.js'
 
 /** What the bot did after one acting step (or before the first: `action` -1). */
 export interface ChatScriptSegment {
@@ -104,17 +91,7 @@ export interface ChatScriptSegment {
   callMatches: Record<number, RecordedCall | undefined>
 }
 
-export interface ChatScriptResult {
-  file?: string
-  ok: boolean
-  /** The number of steps in the script, and how many ran. */
-  steps: number
-  ran: number
-  durationMs: number
-  /** Epoch ms when it started and ended (a bot's output lines in between belong to it). */
-  startedAt: number
-  endedAt: number
-  failures: ChatScriptFailure[]
+export interface ChatScriptResult extends ChatScriptSummary {
   segments: ChatScriptSegment[]
   /** The ids the run gave the script's users and chats. */
   users: Record<string, {id: number; chatId: number}>
