@@ -64,10 +64,11 @@ module.exports = {
         '`bot trigger` and `bot replay` are clients: they load no server code (the control port, the inspector, the relay, the emulator).',
       severity: 'error',
       from: {path: '^src/commands/(trigger/|replay)'},
-      // inspector/types.ts holds only the shapes of what a session records (type imports, no code).
+      // inspector/types.ts holds only the shapes of what a session records, emulator/scripts/result.ts a chat script's
+      // outcome (types, no code).
       to: {
         path: '^src/(dev|inspector|emulator|offline|tunnel)/|^src/control/(server|actions)',
-        pathNot: '^src/inspector/types[.]ts$',
+        pathNot: '^src/inspector/types[.]ts$|^src/emulator/scripts/result[.]ts$',
         reachable: true,
       },
     },

@@ -15,6 +15,7 @@
  *   otherwise      {error, fix} with 4xx/5xx (an ActionError's own status)
  */
 import type {ApiCall, UpdateEntry} from '../inspector/types.js'
+import type {ChatScriptSummary} from '../emulator/scripts/result.js'
 
 /** The header that carries the session's control key. */
 export const KEY_HEADER = 'x-bot-dev-key'
@@ -164,29 +165,10 @@ export interface Transcript {
   items: TranscriptItem[]
 }
 
-/** A chat script's outcome as the emulator's runChatScript gives it (src/emulator/scripts/run.ts ChatScriptResult). */
-export interface ChatScriptReport {
-  file?: string
-  ok: boolean
-  steps: number
-  ran: number
-  durationMs: number
-  /** Epoch ms: when it started and ended. */
-  startedAt: number
-  endedAt: number
+/** A chat script's outcome as the emulator's runChatScript gives it (src/emulator/scripts/result.ts), and its output. */
+export interface ChatScriptReport extends ChatScriptSummary {
   /** The bot's output lines while it ran. */
   output: OutputLine[]
-  failures: Array<{
-    file?: string
-    line: number
-    column: number
-    step: number
-    key: string
-    message: string
-    expected?: string[]
-    actual?: string[]
-    diff?: string
-  }>
 }
 
 /** What `bot mcp` asks of a running session besides trigger and replay (the routes of server.ts). */

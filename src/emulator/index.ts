@@ -43,4 +43,10 @@ export type {
   ScriptUser,
   TextMatcher,
 } from './scripts/format.js'
-export type {ChatScriptFailure, ChatScriptOptions, ChatScriptResult, ChatScriptSegment} from './scripts/run.js'
+export type {
+  ChatScriptFailure,
+  ChatScriptOptions,
+  ChatScriptResult,
+  ChatScriptSegment,
+  ChatScriptSummary,
+} from './scripts/run.js'

@@ -1,8 +1,11 @@
 /**
  * Play a chat script against a bot of the emulator. Each acting step runs one entry of the table of user actions
  * (emu.runAction) as the script's user, then waits until the bot has handled every update it made (the webhook
- * answered, or a getUpdates offset confirmed it) and none of the script's calls is in flight or came for `quietMs`:
- * never a fixed sleep, and every wait has a deadline. The bot's answers to it form a segment: `bot:` steps match
+ * answered, or a getUpdates offset confirmed it) and none of the script's calls is in flight. A webhook answer
+ * without a method says the bot's handler ended, so that is all; else (polling, a method in the answer, a bot seen
+ * making calls after its answer) also until none came for `quietMs`. A `bot:` or `call:` step that finds nothing
+ * yet waits the same window for it, so a message sent after the webhook answer is still checked. Never a fixed
+ * sleep, and every wait has a deadline. The bot's answers to it form a segment: `bot:` steps match
  * its messages in order, `call:` steps its calls by their parameters, `silence:` says nothing is left; a message no
  * step expects fails the script at the next acting step (or its end).
  *
@@ -18,6 +21,7 @@ import {MAX_USER_FILE} from '../user/media.js'
 import {actionNamed} from '../actions/index.js'
 import {type ActionStep, type ChatScript, type ChatStep, type ScriptUser, isAction} from './format.js'
 import {parseChatScript} from './parse.js'
+import type {ChatScriptFailure, ChatScriptSummary} from './result.js'
 import {
   type BotEvent,
   canonicalExpectation,
@@ -51,9 +55,12 @@ export interface ChatScriptOptions {
   /** How long one step may wait for the bot (default 5000 ms). */
   timeoutMs?: number
   /**
-   * How long the script's calls must stay quiet after the bot handled an update: default 3 ms after a webhook
-   * answered, 100 ms after a getUpdates confirmed it (a polling bot may confirm an update before its handler ran:
-   * python-telegram-bot hands updates to a worker thread and polls on at once).
+   * How long the script's calls must stay quiet after the bot handled an update, where a step waits for quiet:
+   * default 3 ms after a webhook answered, 100 ms after a getUpdates confirmed it (a polling bot may confirm an
+   * update before its handler ran: python-telegram-bot hands updates to a worker thread and polls on at once). A
+   * webhook bot's step waits none when the bot answered without a method and had no call of the script running,
+   * unless the bot has made a call after such an answer before in this run (then every step waits it), or the run
+   * collects.
    */
   quietMs?: number
   /** Where media paths are read from (default: the script file's folder, else the working folder). */
@@ -69,21 +76,7 @@ export interface ChatScriptOptions {
   signal?: AbortSignal
 }
 
-/** Why a script failed, at which step. */
-export interface ChatScriptFailure {
-  file?: string
-  line: number
-  column: number
-  /** The step's index in `steps` (-1: the end of the script). */
-  step: number
-  /** The step's key (`bot`, `press`…). */
-  key: string
-  message: string
-  /** What the step expects and what the bot did, as `key: value` lines, and their diff. */
-  expected?: string[]
-  actual?: string[]
-  diff?: string
-}
+export type {ChatScriptFailure, ChatScriptSummary} from './result.js'
 
 /** What the bot did after one acting step (or before the first: `action` -1). */
 export interface ChatScriptSegment {
@@ -98,17 +91,7 @@ export interface ChatScriptSegment {
   callMatches: Record<number, RecordedCall | undefined>
 }
 
-export interface ChatScriptResult {
-  file?: string
-  ok: boolean
-  /** The number of steps in the script, and how many ran. */
-  steps: number
-  ran: number
-  durationMs: number
-  /** Epoch ms when it started and ended (a bot's output lines in between belong to it). */
-  startedAt: number
-  endedAt: number
-  failures: ChatScriptFailure[]
+export interface ChatScriptResult extends ChatScriptSummary {
   segments: ChatScriptSegment[]
   /** The ids the run gave the script's users and chats. */
   users: Record<string, {id: number; chatId: number}>
@@ -150,6 +133,17 @@ class ScriptRun {
   private cursor = 0
   private lastActivity = 0
   private readonly activity = new Set<() => void>()
+  /** Where the current segment's calls start in `ours`. */
+  private segmentStart = 0
+  /** The last acting step was taken as done (a call of ours after that came late). */
+  private stepDone = false
+  /** The last acting step ended with the bot's webhook answer, without a quiet window (see exchange). */
+  private answeredDone = false
+  /**
+   * The bot made a call of this script after an acting step was taken as done: it goes on after answering its
+   * webhook (a handler that does not await its calls), so every step waits the quiet window from then on.
+   */
+  private late = false
 
   constructor(
     private readonly host: ScriptHost,
@@ -191,11 +185,11 @@ class ScriptRun {
     const onCall = (call: RecordedCall, token: string): void => {
       if (token !== this.host.token || !this.isOurs(call)) return
       this.ours.push(call)
+      if (this.stepDone) this.late = true
       this.touch()
     }
     this.host.events.on('call', onCall)
     this.segments.push({action: -1, user: this.acting, events: [], calls: [], callMatches: {}})
-    let segmentStart = 0
     try {
       for (const step of this.script.steps) {
         if (this.options.signal?.aborted) throw new StepFailure('the run was stopped')
@@ -203,17 +197,20 @@ class ScriptRun {
         try {
           if (isAction(step)) {
             try {
-              this.closeSegment(step, segmentStart)
+              this.closeSegment(step, this.segmentStart)
             } catch (err) {
               // messages nobody expected: in a collect run, noted and the step still acts
               if (!(err instanceof StepFailure) || !this.options.collect) throw err
               this.fail(step, err)
             }
-            segmentStart = this.ours.length
+            this.segmentStart = this.ours.length
             this.segments.push({action: step.index, user: this.acting, events: [], calls: [], callMatches: {}})
             await this.act(step)
-            this.refreshSegment(segmentStart)
-          } else this.check(step)
+            this.refreshSegment(this.segmentStart)
+          } else {
+            await this.ready(step)
+            this.check(step)
+          }
         } catch (err) {
           if (!(err instanceof StepFailure)) throw err
           this.fail(step, err)
@@ -222,9 +219,12 @@ class ScriptRun {
       }
       if (this.failures.length === 0 || this.options.collect) {
         const last = this.script.steps.at(-1)!
-        this.refreshSegment(segmentStart)
+        // What the bot still sends for the last step is part of the script's end: wait for quiet, unless the
+        // bot's webhook answer already said it was done with it and it never made a call after such an answer.
+        if (!this.answeredDone || this.late) await this.settle()
+        this.refreshSegment(this.segmentStart)
         try {
-          this.closeSegment(undefined, segmentStart)
+          this.closeSegment(undefined, this.segmentStart)
         } catch (err) {
           if (!(err instanceof StepFailure)) throw err
           this.fail({...last, index: -1, key: 'end'} as ChatStep, err)
@@ -341,6 +341,69 @@ class ScriptRun {
   }
 
   // ---------------------------------------------------------------- checks
+
+  /**
+   * Before a check: what it looks at may still be on its way (a message the bot sends after answering its webhook).
+   * A `bot:` step that has its message, or a `call:` step that has its call, goes on at once; else it waits until
+   * that came or the script's calls went quiet; `silence:` always waits for quiet.
+   */
+  private async ready(step: ChatStep): Promise<void> {
+    const segment = this.segments.at(-1)!
+    const has = (): boolean => {
+      this.refreshSegment(this.segmentStart)
+      if (step.type === 'bot') return segment.events.length > this.cursor
+      if (step.type === 'call') return this.matchingCall(step, segment) !== undefined
+      return false
+    }
+    if (step.type === 'as' || has()) return
+    await this.settle(step.type === 'silence' ? undefined : has)
+    this.refreshSegment(this.segmentStart)
+  }
+
+  /** Until `until` holds, or none of the script's calls is in flight and none came for the quiet window. */
+  private settle(until?: () => boolean): Promise<void> {
+    const quiet = this.quietMs ?? (this.host.bot.webhook ? 3 : 100)
+    return new Promise<void>((resolvePromise) => {
+      let timer: NodeJS.Timeout | undefined
+      const done = (): void => {
+        clearTimeout(timer)
+        clearTimeout(deadline)
+        this.activity.delete(check)
+        offStop()
+        resolvePromise()
+      }
+      const check = (): void => {
+        clearTimeout(timer)
+        if (until?.()) return done()
+        const wait = this.lastActivity + quiet - performance.now()
+        if (wait <= 0 && !this.busy()) return done()
+        timer = setTimeout(check, Math.max(1, wait > 0 ? wait : quiet))
+      }
+      // at the deadline (or when the emulator stops) the check that follows says what is missing
+      const deadline = setTimeout(done, this.timeoutMs)
+      const offStop = this.host.onStop(() => done())
+      this.activity.add(check)
+      check()
+    })
+  }
+
+  /** One of the script's calls is in flight. */
+  private busy(): boolean {
+    for (const call of this.host.bot.running) if (this.isOurs(call)) return true
+    return false
+  }
+
+  /** The segment's call a `call:` step matches (that method, those parameters, not matched by an earlier step). */
+  private matchingCall(step: Extract<ChatStep, {type: 'call'}>, segment: ChatScriptSegment): RecordedCall | undefined {
+    const used = new Set(Object.values(segment.callMatches))
+    return segment.calls.find(
+      (c) =>
+        c.method.toLowerCase() === step.method.toLowerCase() &&
+        !used.has(c) &&
+        !c.error &&
+        paramsMatch(step.params, c.params),
+    )
+  }
 
   private check(step: ChatStep): void {
     const segment = this.segments.at(-1)!
@@ -578,8 +641,13 @@ class ScriptRun {
       if (value !== undefined && key in params && full[key] === undefined) full[key] = value
     const {bot, signals, events} = this.host
     const pending = new Set<number>()
+    // the updates whose webhook answer the emulator has read (and ran the method it carried, if any)
+    const answered = new Set<number>()
+    let replied = false
     let acted = false
     let result: unknown
+    this.stepDone = false
+    this.answeredDone = false
     return new Promise<void>((resolvePromise, reject) => {
       let quietTimer: NodeJS.Timeout | undefined
       let ticker: NodeJS.Timeout | undefined
@@ -591,7 +659,7 @@ class ScriptRun {
         clearInterval(ticker)
         clearTimeout(deadline)
         events.off('update', onUpdate)
-        signals.off('handled', check)
+        signals.off('handled', onHandled)
         signals.off('confirmed', check)
         this.activity.delete(check)
         offStop()
@@ -603,10 +671,6 @@ class ScriptRun {
         reject(err instanceof StepFailure ? err : new StepFailure(err.message))
       }
       const unhandled = (): number[] => [...pending].filter((id) => bot.queue.has(id))
-      const busy = (): boolean => {
-        for (const call of bot.running) if (this.isOurs(call)) return true
-        return false
-      }
       let handledAt = 0
       function check(): void {
         if (finished || !acted || unhandled().length > 0) return
@@ -616,15 +680,40 @@ class ScriptRun {
           run.lastActivity = Math.max(run.lastActivity, handledAt)
         }
         clearTimeout(quietTimer)
+        const busy = run.busy()
+        // A webhook bot that answered every update of the step without a method, with none of the script's calls
+        // in flight, is done: its handler ended before its answer (grammY, Telegraf and others await it). No
+        // window then, unless the bot has made a call after such an answer before (then it always gets one), or
+        // the run collects for --update (which needs each call in the segment of its step).
+        const answeredAll = [...pending].every((id) => answered.has(id))
+        const windowless = Boolean(bot.webhook) && !replied && !run.late && !run.options.collect
+        if (windowless && answeredAll && !busy) {
+          run.answeredDone = true
+          return finish()
+        }
+        // else (polling, a method in the answer, an update that left the queue without an answer: expired) the window
         const quiet = run.quietMs ?? (bot.webhook ? 3 : 100)
         const wait = run.lastActivity + quiet - performance.now()
-        if (wait > 0 || busy()) {
+        if (wait > 0 || busy) {
           quietTimer = setTimeout(check, Math.max(1, wait > 0 ? wait : quiet))
           return
         }
+        finish()
+      }
+      const finish = (): void => {
         cleanup()
+        this.stepDone = true
         onResult?.(result)
         resolvePromise()
+      }
+      const onHandled = (b: BotState, updateId: number, withMethod: boolean): void => {
+        if (b === bot && pending.has(updateId)) {
+          answered.add(updateId)
+          if (withMethod) replied = true
+          // a call of the script still running when the bot answered: its handler did not wait for it
+          if (run.busy()) run.late = true
+        }
+        check()
       }
       const run = this
       const onUpdate = (update: Update, token: string): void => {
@@ -636,7 +725,7 @@ class ScriptRun {
       const offStop = this.host.onStop((err) => fail(err))
       this.options.signal?.addEventListener('abort', onAbort, {once: true})
       events.on('update', onUpdate)
-      signals.on('handled', check)
+      signals.on('handled', onHandled)
       signals.on('confirmed', check)
       this.activity.add(check)
       // a safety net for an update that leaves the queue without a signal (expired): checked every 25 ms
