@@ -6,7 +6,7 @@
  * header saying where it came from and what was replaced; the user's files get stand-ins (their bytes stay on
  * Telegram; save.ts says so in the header). No secret can reach the text: the history is redacted already, and the text is redacted again.
  */
-import {join, relative} from 'node:path'
+import {join, relative, resolve, sep} from 'node:path'
 
 import {anonymise, type Replacement} from '../emulator/scripts/anonymise.js'
 import {checkScriptName, saveChatScript, ScriptSaveError} from '../emulator/scripts/save.js'
@@ -168,7 +168,8 @@ export function chatScriptFromHistory(
     if (error instanceof ScriptSaveError)
       throw new ChatScriptError(
         error.message.includes('exists already') ? 409 : 400,
-        error.message.replace(/ :save NAME/, ''),
+        // the path as the answer names it (test/NAME.chat.yml), not where the project is on this machine
+        error.message.replace(/ :save NAME/, '').replaceAll(`${resolve(options.projectDir!)}${sep}`, ''),
       )
     throw error
   }

@@ -347,7 +347,16 @@ class TerminalChat implements Chat {
       this.#note(
         `(the payment of "${invoice.title}" was not made: ${attempt.status}${attempt.error_message ? `, ${attempt.error_message}` : ''})`,
       )
-    return this.#waitHandled(undefined, `[pay ${invoice.title}]`, before)
+    // The bot answers the payment when it handles the successful_payment message: wait for that update (queued by
+    // now), as for a line, not only for the settle window (a polling bot may not even have fetched it by then).
+    const paid = this.#o.emulator
+      .pendingUpdates(this.#o.token)
+      .filter((u) => {
+        const message = u.message as {chat?: {id?: unknown}; successful_payment?: unknown} | undefined
+        return message?.successful_payment !== undefined && message.chat?.id === invoice.chatId
+      })
+      .map((u) => u.update_id)
+    return this.#waitHandled(paid, `[pay ${invoice.title}]`, before)
   }
 
   #rememberKeyboard(rendered: RenderedCall, call: CallLike): void {
@@ -382,11 +391,12 @@ class TerminalChat implements Chat {
    * polling bot's first getUpdates comes after Ready): that wait (up to startupTimeoutMs) is its
    * start-up's, not the line's.
    */
-  async #waitHandled(updateId: number | undefined, label: string, repliesBefore: number): Promise<void> {
+  async #waitHandled(updateId: number | number[] | undefined, label: string, repliesBefore: number): Promise<void> {
     const limit = this.#o.replyTimeoutMs ?? 5000
     const settleMs = this.#o.settleMs ?? 150
-    const pending = (id: number) => this.#o.emulator.pendingUpdates(this.#o.token).some((u) => u.update_id === id)
-    const isHandled = () => updateId === undefined || !pending(updateId)
+    const ids = new Set(updateId === undefined ? [] : [updateId].flat())
+    const isHandled = () =>
+      ids.size === 0 || !this.#o.emulator.pendingUpdates(this.#o.token).some((u) => ids.has(u.update_id))
     if (!this.#firstSent) {
       this.#firstSent = true
       const startingSince = Date.now()

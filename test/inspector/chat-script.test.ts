@@ -243,7 +243,8 @@ describe('POST /api/chat-script', () => {
 
     const again = await post(s, {first: 3, last: 4, name: 'pizza'})
     expect(again.status).toBe(409)
-    expect(JSON.parse(again.body).error).toMatch(/pizza\.chat\.yml exists already/)
+    // named as the 201 answer names it, relative to the project
+    expect(JSON.parse(again.body).error).toMatch(/^test\/pizza\.chat\.yml exists already: pick another name/)
     expect(readFileSync(join(project, 'test', 'pizza.chat.yml'), 'utf8')).toBe(text)
   })
 

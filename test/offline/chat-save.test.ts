@@ -114,6 +114,41 @@ describe(':save in the terminal chat', () => {
     expect(summary).toMatchObject({sent: 4, unanswered: 0, unknown: 0})
   })
 
+  it(':pay waits for the bot to handle the successful_payment, so its thanks are saved (a polling bot, a slow handler)', async () => {
+    const backend = await startOfflineBackend({port: 0, timeScale: 0.05})
+    cleanups.push(() => backend.stop())
+    const bot = new Bot(backend.token, {client: {apiRoot: backend.apiRoot}})
+    bot.command('buy', (ctx) => ctx.replyWithInvoice('Pass', 'A pass', 'pass', 'XTR', [{label: 'Pass', amount: 1}]))
+    bot.on('pre_checkout_query', (ctx) => ctx.answerPreCheckoutQuery(true))
+    // The bot takes longer over the payment than the chat's settle window: the chat must wait for the update itself.
+    bot.on('message:successful_payment', async (ctx) => {
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      await ctx.reply('Thanks for paying!')
+    })
+    void bot.start()
+    cleanups.push(() => bot.stop())
+    await waitFor(() => backend.emulator.isLongPolling(backend.token), {what: 'the bot polling'})
+    const project = mkdtempSync(join(tmpdir(), 'chat-save-'))
+    const input = new PassThrough()
+    const output = new PassThrough()
+    const transcript = collect(output)
+    const chat = startOfflineChat(backend, {input, output, projectDir: project, settleMs: 20})
+    input.end('/buy\n:pay\n:save pay\n')
+    const summary = await chat.done
+    expect(transcript()).toContain('✓ Saved test/pay.chat.yml: 5 steps. Run it with: npx bot test test/pay.chat.yml')
+    expect(readFileSync(join(project, 'test', 'pay.chat.yml'), 'utf8')).toContain(
+      [
+        '  - user: /buy',
+        '  - bot: {invoice: Pass}',
+        '  - pay: true',
+        '  - call: {method: answerPreCheckoutQuery, ok: true}',
+        '  - bot: Thanks for paying!',
+        '',
+      ].join('\n'),
+    )
+    expect(summary).toMatchObject({unanswered: 0, silent: 0})
+  })
+
   it('says there is nothing to save before the first message', async () => {
     const backend = await chatWithBot()
     const project = mkdtempSync(join(tmpdir(), 'chat-save-'))

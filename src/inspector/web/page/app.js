@@ -525,7 +525,16 @@
             ' steps from ' +
             answer.entries +
             ' updates' +
+            (answer.otherChats
+              ? ' (' +
+                answer.otherChats +
+                (answer.otherChats === 1 ? ' update' : ' updates') +
+                ' of other chats left out)'
+              : '') +
             (answer.skipped && answer.skipped.length ? '; left out: ' + answer.skipped.join('; ') : '') +
+            (answer.fixtures && answer.fixtures.length
+              ? '; stand-ins for the files: ' + answer.fixtures.join(', ')
+              : '') +
             (answer.path ? '. Run it with: npx bot test ' + answer.path : '.'),
         )
         const list = $('script-replaced')
