@@ -39,8 +39,14 @@ const PROFILE_METHODS = new Set([
 const MESSAGE_UPDATES = ['message', 'edited_message', 'channel_post', 'edited_channel_post']
 
 export interface ChatFeedOptions {
-  emulator: BotApiEmulator
+  /** The emulator whose calls and updates the feed follows (offline); without it the feed is fed through call(). */
+  emulator?: BotApiEmulator
   token: string
+  /**
+   * Where the feed reads a message's current state after a call (default: the emulator's messageView): online, the
+   * session's record of what the user saw (src/chat/session-chats.ts).
+   */
+  messageView?: (chatId: number, messageId: number) => MessageView | undefined
   /** Strings never to appear in what is sent (the token). */
   redact?: (text: string) => string
   heartbeatMs?: number
@@ -63,8 +69,8 @@ export class ChatFeed {
 
   constructor(options: ChatFeedOptions) {
     this.#o = options
-    options.emulator.on('call', this.#onCall)
-    options.emulator.on('update', this.#onUpdate)
+    options.emulator?.on('call', this.#onCall)
+    options.emulator?.on('update', this.#onUpdate)
     this.#heartbeat = setInterval(() => {
       this.#guarded(() => {
         for (const res of this.#clients) this.#write(res, ': ping\n\n')
@@ -102,6 +108,11 @@ export class ChatFeed {
     for (const res of this.#clients) this.#write(res, text)
   }
 
+  /** A call of the bot the feed does not see by itself (online: the api proxy's, once its result is recorded). */
+  call(call: Pick<RecordedCall, 'method' | 'params' | 'result' | 'error'>): void {
+    this.#guarded(() => this.#fromCall(call))
+  }
+
   /** The reply keyboard a chat shows now, if any. */
   keyboard(chatId: number): TgObject | undefined {
     return this.#keyboards.get(chatId)
@@ -109,8 +120,8 @@ export class ChatFeed {
 
   close(): void {
     clearInterval(this.#heartbeat)
-    this.#o.emulator.off('call', this.#onCall)
-    this.#o.emulator.off('update', this.#onUpdate)
+    this.#o.emulator?.off('call', this.#onCall)
+    this.#o.emulator?.off('update', this.#onUpdate)
     for (const res of this.#clients) res.end()
     this.#clients.clear()
   }
@@ -142,12 +153,14 @@ export class ChatFeed {
 
   #message(chatId: number, messageId: number, fallback?: TgObject): void {
     const view =
-      this.#o.emulator.messageView(this.#o.token, chatId, messageId) ??
+      (this.#o.messageView
+        ? this.#o.messageView(chatId, messageId)
+        : this.#o.emulator?.messageView(this.#o.token, chatId, messageId)) ??
       (fallback ? {message: fallback, reactions: []} : undefined)
     if (view) this.publish({type: 'message', chat: view.message.chat as TgObject, view})
   }
 
-  #fromCall(call: RecordedCall): void {
+  #fromCall(call: Pick<RecordedCall, 'method' | 'params' | 'result' | 'error'>): void {
     if (call.error) return
     const method = call.method.toLowerCase()
     const p = call.params
@@ -202,7 +215,7 @@ export class ChatFeed {
   }
 
   /** A send with a reply keyboard (or its removal) changes what the chat's keyboard area shows. */
-  #noteKeyboard(call: RecordedCall): void {
+  #noteKeyboard(call: Pick<RecordedCall, 'params' | 'result'>): void {
     const markup = call.params.reply_markup as TgObject | undefined
     if (!markup || typeof markup !== 'object' || (!markup.keyboard && !markup.remove_keyboard)) return
     const result = (Array.isArray(call.result) ? call.result[0] : call.result) as TgObject | undefined
@@ -226,7 +239,7 @@ export class ChatFeed {
     if (reaction) this.#message((reaction.chat as TgObject).id as number, reaction.message_id as number)
     const pollId = (update.poll as TgObject | undefined)?.id ?? (update.poll_answer as TgObject | undefined)?.poll_id
     if (pollId !== undefined) {
-      const where = this.#o.emulator.pollMessage(this.#o.token, String(pollId))
+      const where = this.#o.emulator?.pollMessage(this.#o.token, String(pollId))
       if (where) this.#message(where.chatId, where.messageId)
     }
   }

@@ -81,7 +81,7 @@ export interface ChatPage {
   close(): void
 }
 
-class HttpError extends Error {
+export class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
@@ -90,14 +90,39 @@ class HttpError extends Error {
   }
 }
 
-export async function createChatPage(o: ChatPageOptions): Promise<ChatPage> {
+/** The page's files (path → text), its HTML with the key and the mount filled in. */
+export async function loadChatPageFiles(
+  key: string,
+  base: string,
+): Promise<{html: string; files: Record<string, string>}> {
   const names = ['index.html', 'app.js', 'render.js', 'miniapp.js', 'style.css']
   const loaded = await Promise.all(names.map((n) => readFile(CHAT_PAGE_DIR + n, 'utf8')))
   const files = Object.fromEntries(names.map((n, i) => ['/' + n, loaded[i]]))
-  const key = o.key ?? ''
   const html = files['/index.html']
     .replaceAll('{{key}}', encodeURIComponent(key).replace(/[&<>"']/g, ''))
-    .replaceAll('{{base}}', o.base.replace(/[&<>"']/g, ''))
+    .replaceAll('{{base}}', base.replace(/[&<>"']/g, ''))
+  return {html, files}
+}
+
+/** GET of the page and its files ('/', '/app.js', …); anything else is 404 (405 for another method). */
+export function servePageFile(
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  page: {html: string; files: Record<string, string>},
+): void {
+  const method = req.method ?? 'GET'
+  if (method !== 'GET' && method !== 'HEAD') throw new HttpError(405, 'use GET for the page')
+  if (path === '/' || path === '' || path === '/index.html')
+    return send(res, 200, 'text/html; charset=utf-8', page.html)
+  const type = FILES[path]
+  if (type) return send(res, 200, type, page.files[path])
+  throw new HttpError(404, `no chat page file ${path}`)
+}
+
+export async function createChatPage(o: ChatPageOptions): Promise<ChatPage> {
+  const key = o.key ?? ''
+  const {html, files} = await loadChatPageFiles(key, o.base)
   const redact = (text: string) => redactSecrets(text, [o.token])
   const feed = new ChatFeed({emulator: o.emulator, token: o.token, redact, heartbeatMs: o.heartbeatMs})
   const miniApps = createMiniAppProxy()
@@ -239,14 +264,8 @@ export async function createChatPage(o: ChatPageOptions): Promise<ChatPage> {
   return {
     async handle(req, res, path, search) {
       try {
-        const method = req.method ?? 'GET'
         if (path.startsWith('/api/')) return await api(req, res, path, new URLSearchParams(search))
-        if (method !== 'GET' && method !== 'HEAD') throw new HttpError(405, 'use GET for the page')
-        if (path === '/' || path === '' || path === '/index.html')
-          return send(res, 200, 'text/html; charset=utf-8', html)
-        const type = FILES[path]
-        if (type) return send(res, 200, type, files[path])
-        throw new HttpError(404, `no chat page file ${path}`)
+        return servePageFile(req, res, path, {html, files})
       } catch (err) {
         req.resume()
         if (err instanceof HttpError) json(res, err.status, {error: err.message})
@@ -260,7 +279,7 @@ export async function createChatPage(o: ChatPageOptions): Promise<ChatPage> {
   }
 }
 
-function send(
+export function send(
   res: ServerResponse,
   status: number,
   type: string,
@@ -275,7 +294,7 @@ function send(
   res.end(body)
 }
 
-function intOf(text: string | null | undefined): number | undefined {
+export function intOf(text: string | null | undefined): number | undefined {
   if (text === null || text === undefined || !/^-?\d{1,16}$/.test(text)) return undefined
   const n = Number(text)
   return Number.isSafeInteger(n) ? n : undefined
@@ -300,7 +319,7 @@ function readBytes(req: IncomingMessage, limit: number): Promise<Buffer> {
 }
 
 /** A JSON object body sent as application/json (a page of another site cannot send that without asking first). */
-async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+export async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
   const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase()
   if (type !== 'application/json') throw new HttpError(415, 'send the body as JSON (Content-Type: application/json)')
   const text = (await readBytes(req, MAX_JSON)).toString('utf8').trim()
@@ -328,7 +347,7 @@ const MIMES: Record<string, string> = {
   profile_photo: 'image/jpeg',
 }
 
-function mimeOf(kind: string, name: string | undefined): string {
+export function mimeOf(kind: string, name: string | undefined): string {
   const ext = /\.([a-z0-9]+)$/i.exec(name ?? '')?.[1]?.toLowerCase()
   if (ext === 'png') return 'image/png'
   if (ext === 'gif') return 'image/gif'

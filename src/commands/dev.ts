@@ -316,7 +316,7 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
           if (!dev.chatUrl)
             say(
               flags.inspect
-                ? 'The chat page is served by `bot dev --offline` (and `bot emulator`); this online session has none.'
+                ? 'The chat page is not serving yet: press w again in a moment.'
                 : 'No chat page in this session (--no-inspect).',
             )
           else void this.#openChatPage(dev.chatOpenUrl(), say)

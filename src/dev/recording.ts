@@ -251,9 +251,25 @@ export class SessionRecording {
     if (this.#calls.length > CALLS_KEPT) this.#calls.splice(0, this.#calls.length - CALLS_KEPT)
   }
 
+  /** Told each call the api proxy saw, with its parameters and result as sent and received (the online chat page). */
+  readonly #rawListeners = new Set<(call: ApiCall, raw: RawCall) => void>()
+
+  /** Listen to the bot's calls as sent and received (not redacted: what is shown must be); returns an unsubscribe. */
+  onRawCall(listener: (call: ApiCall, raw: RawCall) => void): () => void {
+    this.#rawListeners.add(listener)
+    return () => this.#rawListeners.delete(listener)
+  }
+
   /** A Bot API call the api proxy saw (with its parameters and result as sent and received). */
   onCall(call: ApiCall, raw?: RawCall): void {
     if (!call.ok) this.failedCalls++
+    if (raw)
+      for (const listener of this.#rawListeners)
+        try {
+          listener(call, raw)
+        } catch {
+          // a listener never breaks the recording
+        }
     try {
       this.facts.noteCall(call.method, raw?.params ?? call.params, raw?.result ?? call.result, call.ok)
     } catch {

@@ -318,7 +318,9 @@ export class DevSession {
       ...(ctx.chatUrl ? {chatUrl: ctx.chatUrl} : {}),
       ...(ctx.forwardTo ? {forwardTo: ctx.forwardTo} : {}),
       command: this.#options.command?.display ?? '',
-      text: readyText(delivery.name, url, ctx.watching, ctx.forwardTo),
+      text:
+        readyText(delivery.name, url, ctx.watching, ctx.forwardTo) +
+        (ctx.chatUrl && !this.#options.offline ? ` Chat page: ${ctx.chatUrl}` : ''),
     })
   }
 

@@ -27,6 +27,15 @@
     paid: new Set(),
     inlineQueryId: undefined,
     typingTimer: undefined,
+    /** Online (`bot dev` against Telegram): {synthetic, reason?}; what the page sends is a synthetic update. */
+    online: undefined,
+  }
+
+  /** Online, an action a person takes in Telegram itself: say why it is not sent from here (true: refused). */
+  function offlineOnly(reason) {
+    if (!state.online) return false
+    toast(reason)
+    return true
   }
 
   function url(path, params) {
@@ -175,7 +184,12 @@
     const m = view.message
     const chatId = m.chat.id
     if (onlyNew && chatMessages(chatId).has(m.message_id)) return
+    if (state.online && m.chat.type === 'private' && !state.users.some((u) => u.id === chatId)) {
+      state.users.push(m.from && m.from.id === chatId ? m.from : Object.assign({}, m.chat))
+      drawUsers()
+    }
     addChat(m.chat)
+    if (state.online && !state.chatId) return openChat(chatId)
     chatMessages(chatId).set(m.message_id, view)
     if (chatId !== state.chatId) return
     const box = $('messages')
@@ -211,13 +225,19 @@
 
   function openChat(chatId, preloaded) {
     state.chatId = chatId
+    // Online a private chat is its user's: the page sends as them there.
+    const person = state.online && chatId > 0 && state.users.find((u) => u.id === chatId)
+    if (person && person !== state.user) {
+      state.user = person
+      $('user-select').value = String(person.id)
+    }
     state.replyTo = undefined
     $('reply-preview').hidden = true
     const chat = state.chats.get(chatId) || {id: chatId, type: chatId > 0 ? 'private' : 'group'}
     drawChats()
     $('chat-title').textContent = chat.type === 'private' ? R.nameOf(state.me) : chat.title || String(chatId)
     $('topic-box').hidden = !chat.is_forum
-    $('composer').hidden = chat.type === 'channel'
+    $('composer').hidden = chat.type === 'channel' || (state.online && !chatId)
     drawSub()
     $('messages').textContent = ''
     const started = performance.now()
@@ -308,6 +328,15 @@
     const show = empty && (!chat || chat.type === 'private')
     $('intro').hidden = !show
     if (!show) return
+    if (state.online) {
+      // Online a chat is listed once its user wrote: before that there is nothing to show.
+      $('start').hidden = true
+      $('intro-name').textContent = R.nameOf(state.me)
+      $('intro-text').textContent = state.chatId
+        ? 'No messages in this chat yet.'
+        : 'No chat yet: write to @' + state.me.username + ' in Telegram. Each chat this session sees shows here.'
+      return
+    }
     const card = state.card || {}
     $('intro-name').textContent = card.name || R.nameOf(state.me)
     $('intro-text').textContent = card.description || 'What can this bot do?'
@@ -325,6 +354,8 @@
   }
 
   function upload(file) {
+    if (offlineOnly('Online the page sends text and button presses; `bot trigger photo` sends a synthetic photo.'))
+      return
     const image = /^image\/(png|jpeg|gif|webp)$/.test(file.type)
     const params = Object.assign({kind: image ? 'photo' : 'document', filename: file.name}, who(), where())
     return fetch(url('api/upload', params), {
@@ -343,6 +374,7 @@
 
   // ── buttons ───────────────────────────────────────────────────────────
   function openWebApp(webApp, source, chatId, buttonText) {
+    if (offlineOnly('Mini Apps open in Telegram in an online session.')) return
     window.dispatchEvent(
       new CustomEvent('bot-chat:open-web-app', {
         detail: {
@@ -430,6 +462,10 @@
   }
 
   function pickReaction(view, node) {
+    if (
+      offlineOnly('Online the page sends text and button presses; `bot trigger reaction` sends a synthetic reaction.')
+    )
+      return
     const old = node.querySelector('.react-bar')
     if (old) return old.remove()
     const bar = document.createElement('div')
@@ -447,6 +483,7 @@
   // ── payments ──────────────────────────────────────────────────────────
   let paying
   function payDialog(view) {
+    if (offlineOnly('A real invoice is paid in Telegram; `bot trigger payment` sends a synthetic payment.')) return
     const inv = view.message.invoice
     paying = view
     $('pay-title').textContent = inv.title
@@ -542,6 +579,7 @@
 
   let sharing
   function share(kind, button) {
+    if (offlineOnly('Online the page sends text and button presses: share it from Telegram.')) return
     sharing = {kind, button}
     const fields = $('share-fields')
     fields.textContent = ''
@@ -806,6 +844,29 @@
     on('profile', () => loadCard().catch(() => {}))
   }
 
+  /**
+   * Online: the chats are the real ones the session saw, the page's input goes to the bot as a synthetic update (the
+   * session's `bot trigger`); what a person does only in Telegram is disabled with the reason.
+   */
+  function goOnline(config) {
+    document.body.dataset.online = 'true'
+    $('status').title = 'bot dev against Telegram: what you send here is a synthetic update (bot trigger)'
+    $('new-chat-box').hidden = true
+    $('new-user-box').hidden = true
+    const attach = document.querySelector('.attach')
+    attach.classList.add('disabled')
+    attach.title = 'Online the page sends text and button presses; `bot trigger photo` sends a synthetic photo.'
+    $('file').disabled = true
+    if (config.online.synthetic) {
+      $('input').placeholder = 'Message (sent as a synthetic update, as bot trigger does)'
+      return
+    }
+    $('input').disabled = true
+    $('send').disabled = true
+    $('input').placeholder = config.online.reason
+    $('composer').title = config.online.reason
+  }
+
   // ── wiring ────────────────────────────────────────────────────────────
   function wire() {
     $('composer').addEventListener('submit', (ev) => {
@@ -897,6 +958,8 @@
     .then((config) => {
       state.me = config.me
       state.token = config.token || ''
+      state.online = config.online
+      if (state.online) goOnline(config)
       // ?user=ID&name=NAME opens the page as another user (a second tab as a second person)
       const asked = new URLSearchParams(location.search)
       const askedId = Number(asked.get('user'))
@@ -906,10 +969,10 @@
       }
       const askedChat = Number(asked.get('chat'))
       if (Number.isSafeInteger(askedChat) && askedChat !== 0) config.chat_id = askedChat
-      state.users = [config.user]
-      state.user = config.user
+      state.users = config.users && config.users.length ? config.users.slice() : [config.user]
+      state.user = state.users.find((u) => u.id === config.user.id) || config.user
       for (const chat of config.chats) addChat(chat)
-      addChat(privateChatOf(config.user))
+      if (!state.online) addChat(privateChatOf(config.user))
       drawUsers()
       wire()
       connect()

@@ -471,6 +471,12 @@
     const node = el('div', 'msg ' + (serviceText ? 'service' : fromBot ? 'in' : 'out'))
     node.dataset.messageId = m.message_id
     node.dataset.from = fromBot ? 'bot' : 'user'
+    // Online: an update bot dev made up (bot trigger, the page's own input), not sent by a person in Telegram.
+    if (view.synthetic) {
+      node.classList.add('synthetic')
+      node.dataset.synthetic = 'true'
+      node.title = 'Synthetic: sent by bot dev (as bot trigger does), not by a person in Telegram'
+    }
     if (serviceText) {
       node.textContent = serviceText
       return node
@@ -530,6 +536,7 @@
     react.addEventListener('click', () => ctx.pickReaction(view, node))
     node.append(react)
     const meta = el('div', 'meta')
+    if (view.synthetic) meta.append(el('span', 'synthetic-mark', 'synthetic'))
     if (m.edit_date) meta.append(el('span', 'edited', 'edited'))
     const d = new Date(m.date * 1000)
     meta.append(
