@@ -107,11 +107,16 @@ export async function startDevAppServer(base = '/'): Promise<DevAppServer> {
   }
 }
 
-/** Open a WebSocket (undici's client), send `text`, resolve with the echo; rejects on error or after `timeoutMs`. */
-export async function wsEcho(url: string, text: string, timeoutMs = 15_000): Promise<string> {
-  const {WebSocket} = await import('undici')
+/**
+ * Open a WebSocket (undici's client), send `text`, resolve with the echo; rejects on error or after `timeoutMs`.
+ * `ca`: the certificate (PEM) a wss:// server is trusted by.
+ */
+export async function wsEcho(url: string, text: string, o: {timeoutMs?: number; ca?: string} = {}): Promise<string> {
+  const {WebSocket, Agent} = await import('undici')
+  const timeoutMs = o.timeoutMs ?? 15_000
+  const dispatcher = o.ca ? new Agent({connect: {ca: o.ca}}) : undefined
   return new Promise<string>((resolve, reject) => {
-    const ws = new WebSocket(url)
+    const ws = new WebSocket(url, dispatcher ? {dispatcher} : {})
     const timer = setTimeout(() => {
       ws.close()
       reject(new Error(`no echo from ${url} within ${timeoutMs} ms`))
