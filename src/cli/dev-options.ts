@@ -26,6 +26,7 @@ export interface DevFlags {
   fallback: boolean
   'tunnel-host'?: string
   'forward-to'?: string
+  'web-app'?: string
   subdomain?: string
   'public-url'?: string
   'relay-port'?: number
@@ -166,6 +167,7 @@ export async function checkDevFlags(flags: DevFlags, argv: string[]): Promise<vo
       subdomain: [flags.subdomain, 'BOT_TUNNEL_SUBDOMAIN'],
     },
   })
+  webAppFromFlags(flags)
   // The webhook secret and the session's files live there: a folder another user owns or can write is refused.
   const unsafe = stateFolderProblem(stateDir())
   if (unsafe) throw new UsageError(unsafe)
@@ -175,6 +177,41 @@ export async function checkDevFlags(flags: DevFlags, argv: string[]): Promise<vo
     relayPort: flags['relay-port'],
     inspect: flags.inspect,
   })
+}
+
+/**
+ * --web-app URL: the web app's own dev server on this machine (http or https on a loopback host, no credentials,
+ * query or fragment), served through the session's public URL at `/app/`. Offline there is no public URL: refused.
+ */
+export function webAppFromFlags(flags: Pick<DevFlags, 'web-app' | 'offline'>): DevSessionOptions['webApp'] {
+  const given = flags['web-app']
+  if (given === undefined) return undefined
+  const example =
+    "E.g. --web-app http://localhost:5173 (your app's dev server on this machine; bot dev serves it at /app/ of the session's public URL)."
+  let url: URL
+  try {
+    url = new URL(given)
+  } catch {
+    throw new UsageError(`--web-app ${JSON.stringify(given.slice(0, 80))} is not a URL.`, example)
+  }
+  const host = url.hostname.replace(/^\[|\]$/g, '')
+  const loopback = host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host)
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password || url.search || url.hash)
+    throw new UsageError(
+      `--web-app ${given.slice(0, 80)} must be a plain http(s) URL of your app's dev server (no credentials, query or #fragment).`,
+      example,
+    )
+  if (!loopback)
+    throw new UsageError(
+      `--web-app ${given.slice(0, 80)} is not on this machine: it takes your app's local dev server (localhost, 127.0.0.1 or [::1]).`,
+      example,
+    )
+  if (flags.offline)
+    throw new UsageError(
+      "--web-app serves your dev server through the session's public URL, and --offline has none.",
+      "Drop --offline to try the app in Telegram, or drop --web-app: offline, the chat page (w) opens a web_app button's app itself, through its own loopback proxy.",
+    )
+  return {url: url.href}
 }
 
 /**
@@ -253,6 +290,7 @@ export function sessionOptions(
     relayPort: flags['relay-port'],
     command: c.command,
     forwardTo: c.forwardTo,
+    webApp: webAppFromFlags(flags),
     cwd: c.cwd,
     port: flags.port,
     watch: flags.watch,

@@ -14,11 +14,13 @@ export default class Dev extends BaseCommand<typeof Dev> {
 
 The bot command is what follows \`--\`; without one: "command" in package.json's "bot": {"dev": …} section, else package.json scripts["dev:bot"], else \`node --import tsx <main>\` (TypeScript) or \`node <main>\`, where main is package.json "main", else the first of src/main.ts, src/index.ts, index.js.
 
-The bot gets BOT_TOKEN, BOT_API_ROOT (a local proxy that records its Bot API calls; with --no-api-proxy the api root, when not the default), BOT_MODE (webhook|polling) and, in webhook mode, PORT (listen there), WEBHOOK_PATH (serve POST there), WEBHOOK_SECRET (check X-Telegram-Bot-Api-Secret-Token) and WEBHOOK_URL.
+The bot gets BOT_TOKEN, BOT_API_ROOT (a local proxy that records its Bot API calls; with --no-api-proxy the api root, when not the default), BOT_MODE (webhook|polling) and, in webhook mode, PORT (listen there), WEBHOOK_PATH (serve POST there), WEBHOOK_SECRET (check X-Telegram-Bot-Api-Secret-Token) and WEBHOOK_URL; with --web-app, WEB_APP_URL.
+
+--web-app URL (your Mini App's dev server, e.g. http://localhost:5173): the relay serves it at /app/ of the session's public URL (/app/<path> → the URL's path + <path>, with the Host the dev server expects; WebSocket upgrades pass, so Vite's hot reload works), the bot's default menu button opens it for the session (the previous one is put back on exit, and by the next run after a crash), and the bot gets WEB_APP_URL (the public URL + /app/). The polling bridge (--tunnel none) and --mode polling have no public URL: one line says so. Not with --offline.
 
 Every update, the bot's answer and its Bot API calls are listed in the inspector, a page on 127.0.0.1 whose URL (with its key) is printed at start-up; a failing call also gets a line under its update. \`bot trigger\` and \`bot replay\` send the running session an update.
 
---json prints one JSON object a line, each an event with a "type" and a "text" (what the terminal shows): step (a start-up step: token, session, relay, tunnel, webhook, bot, watch, api-proxy, inspector), ready (mode, delivery, url, port, inspectorUrl), update (an update and the bot's answer: updateId, updateType, chatId, status, ms), api-call (a failed Bot API call of the bot), rejected (a request the relay refused), bot-start, bot-listening, bot-output (a line the bot printed, stream and line), bot-exit (code, signal), restart (files), tunnel-down, tunnel-retry, tunnel-reconnected, fallback, mode-switch, warn (text and fix), info, teardown, and last summary (counts, durationMs, exitCode).
+--json prints one JSON object a line, each an event with a "type" and a "text" (what the terminal shows): step (a start-up step: token, session, relay, tunnel, webhook, bot, watch, api-proxy, inspector), ready (mode, delivery, url, port, inspectorUrl, webAppUrl), web-app (url, devServer: where --web-app serves the app), update (an update and the bot's answer: updateId, updateType, chatId, status, ms), api-call (a failed Bot API call of the bot), rejected (a request the relay refused), bot-start, bot-listening, bot-output (a line the bot printed, stream and line), bot-exit (code, signal), restart (files), tunnel-down, tunnel-retry, tunnel-reconnected, fallback, mode-switch, warn (text and fix), info, teardown, and last summary (counts, durationMs, exitCode).
 
 A webhook that \`bot dev\` did not set (production) is refused unless --force; with --force it is restored on exit. A session killed with SIGKILL is repaired by the next \`bot dev\`.`
 
@@ -41,6 +43,11 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     {
       description: 'Run no bot: forward each update to the server you run yourself (a debugger, a container)',
       command: '<%= config.bin %> <%= command.id %> --forward-to http://localhost:3000/webhook',
+    },
+    {
+      description:
+        "Develop a Mini App: its dev server served at the public URL's /app/, the menu button opening it (Vite: base '/app/')",
+      command: '<%= config.bin %> <%= command.id %> --web-app http://localhost:5173/app/',
     },
     {
       description: 'Webhook mode without any public URL (behind a firewall)',
@@ -93,6 +100,11 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     'forward-to': Flags.string({
       description:
         'run no bot: forward each update to your own server at this http URL (started by you: a debugger, a container, another language), with the secret header; prints the environment it needs',
+      helpGroup: 'TUNNEL',
+    }),
+    'web-app': Flags.string({
+      description:
+        "your Mini App's own dev server (e.g. http://localhost:5173): served at /app/ of the session's public URL (WebSockets too, so hot reload works), the bot's menu button opens it for the session (the previous one is put back on exit), the bot gets WEB_APP_URL",
       helpGroup: 'TUNNEL',
     }),
     'relay-port': Flags.integer({

@@ -18,6 +18,7 @@ export type StepId =
   | 'watch'
   | 'api-proxy'
   | 'inspector'
+  | 'menu-button'
 
 /** A Bot API call of the bot that failed (seen by the api proxy), under the update it belongs to when known. */
 export type ApiCallEvent = Omit<FailedCallLine, 'type' | 'text'>
@@ -36,6 +37,8 @@ export type DevEvent =
       chatUrl?: string
       /** --forward-to: the user's server that gets the updates (no bot process). */
       forwardTo?: string
+      /** --web-app: where the app is served (the public URL + `/app/`; WEB_APP_URL). */
+      webAppUrl?: string
       command: string
       text: string
     }
@@ -59,6 +62,11 @@ export type DevEvent =
   | {type: 'fallback'; mode: 'bridge'; error?: string; text: string}
   /** The bot polls for updates itself: the webhook session switched to polling delivery (what it gave back). */
   | {type: 'mode-switch'; mode: 'polling'; handedOver: 'webhook' | 'bridge' | 'nothing'; text: string}
+  /**
+   * --web-app: the app is served at `url` (the public URL + `/app/`) from the dev server `devServer`, the menu button
+   * set to it; `url` absent: this session has no public URL (the polling bridge, polling), nothing was set.
+   */
+  | {type: 'web-app'; devServer: string; url?: string; text: string}
   | {type: 'warn'; text: string; fix?: string}
   | {type: 'info'; text: string}
   | {type: 'teardown'; step: string; ok: boolean; text: string}

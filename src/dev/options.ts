@@ -120,6 +120,11 @@ export interface DevSessionOptions {
   offline?: OfflineTarget
   /** Where the control record for `bot trigger`/`bot replay` goes (default: stateDir). */
   controlDir?: string
+  /**
+   * `--web-app URL`: the web app's own dev server (http(s), on this machine), served through the session's public
+   * URL at `/app/` (the relay), the bot's default menu button set to it for the session, WEB_APP_URL given to the bot.
+   */
+  webApp?: {url: string}
   /** Extra variables for the bot's environment. */
   env?: Record<string, string>
   onEvent: DevEventSink

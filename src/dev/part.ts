@@ -21,6 +21,9 @@ import type {DevSessionOptions} from './options.js'
 import type {PollerFound} from './poller-check.js'
 import type {SessionRecording} from './recording.js'
 import type {Relay} from './relay/relay.js'
+import {SessionMenuButton} from './menu-button.js'
+import {APP_PATH} from './relay/app.js'
+import {joinUrl} from './webhook/operations.js'
 import {SessionWebhook} from './webhook/session-webhook.js'
 
 export interface SessionPart {
@@ -85,6 +88,8 @@ export interface SessionEvents {
    * a webhook session the runner switches to polling delivery first, so the call meets no 409.
    */
   'bot-polls': [letThrough: () => void]
+  /** The session's webhook URL is (being) set: at start, and again when a reopened tunnel has a new URL. */
+  'webhook-url': [url: string]
 }
 
 export class SessionContext {
@@ -93,6 +98,8 @@ export class SessionContext {
   readonly marker = randomBytes(8).toString('hex')
   /** Our hold on the bot's webhook at Telegram (set, delete, restore). */
   readonly webhook: SessionWebhook
+  /** Our hold on the bot's default menu button (--web-app: set to the app, restored on exit). */
+  readonly menuButton: SessionMenuButton
   readonly stateDir: string
 
   /** token: the bot. */
@@ -160,8 +167,25 @@ export class SessionContext {
       dropPendingUpdates: options.dropPendingUpdates,
       restoreSecret: options.restoreSecret,
       saveState: (patch) => this.saveState(patch),
-      onUrl: () => this.urlSettled(),
+      onUrl: (url) => {
+        this.urlSettled()
+        this.events.emit('webhook-url', url)
+      },
     })
+    this.menuButton = new SessionMenuButton(options.api, (patch) => this.saveState(patch))
+  }
+
+  /**
+   * --web-app: where the app is served, the session's public URL + `/app/` (WEB_APP_URL), once the tunnel delivery
+   * has one; `webhookUrl` (a new webhook URL being set) gives it for that URL. Undefined without a public URL.
+   */
+  webAppUrl(webhookUrl?: string): string | undefined {
+    if (!this.options.webApp) return undefined
+    if (webhookUrl !== undefined && this.webhookPath && webhookUrl.endsWith(this.webhookPath))
+      return joinUrl(webhookUrl.slice(0, -this.webhookPath.length), APP_PATH)
+    const delivery = this.delivery
+    if (delivery?.name !== 'tunnel' || !delivery.url) return undefined
+    return joinUrl(delivery.url, APP_PATH)
   }
 
   get api(): DevSessionOptions['api'] {

@@ -5,7 +5,9 @@
  * WEBHOOK_URL; the relay holds updates until it listens), the webhook part just before it, so
  * the webhook is cleaned after the delivery stops and before the bot does; polling mode deletes the webhook first (else the bot's getUpdates gets 409), then
  * starts the bot, and restores a replaced webhook only after the bot stopped polling. With
- * --forward-to there is no bot process: the relay forwards to the user's own server.
+ * --forward-to there is no bot process: the relay forwards to the user's own server. The web-app part comes after
+ * the delivery (--web-app: the menu button set once the public URL is known, put back first on exit; without it,
+ * only a dead session's button whose repair failed is put back).
  */
 import type {DevSessionOptions} from './options.js'
 import type {SessionPart} from './part.js'
@@ -22,6 +24,7 @@ import {relayPart} from './parts/relay.js'
 import {tokenPart} from './parts/token.js'
 import {watcherPart} from './parts/watcher.js'
 import {webhookPart} from './parts/webhook.js'
+import {webAppPart} from './parts/web-app.js'
 import {webhookCheckPart} from './parts/webhook-check.js'
 
 export function setupSessionParts(o: DevSessionOptions): SessionPart[] {
@@ -41,6 +44,8 @@ export function setupSessionParts(o: DevSessionOptions): SessionPart[] {
     controlPortPart(),
     ...(webhook && o.checkPollers ? [pollerCheckPart()] : []),
     ...getsUpdates,
+    // After the delivery (the public URL): the menu button is put back first on exit.
+    webAppPart(),
     ...(o.watch && !o.forwardTo ? [watcherPart()] : []),
   ]
 }

@@ -44,6 +44,7 @@ export function claimSession(
         ...fresh,
         ...(existing.webhook ? {webhook: existing.webhook} : {}),
         ...(existing.replaced ? {replaced: existing.replaced} : {}),
+        ...(existing.menuButton ? {menuButton: existing.menuButton} : {}),
       }
       writeState(state, dir)
       return {state, previous: existing}

@@ -317,6 +317,7 @@ export class DevSession {
       ...(ctx.inspectorUrl ? {inspectorUrl: ctx.inspectorUrl} : {}),
       ...(ctx.chatUrl ? {chatUrl: ctx.chatUrl} : {}),
       ...(ctx.forwardTo ? {forwardTo: ctx.forwardTo} : {}),
+      ...(ctx.menuButton.url ? {webAppUrl: ctx.menuButton.url} : {}),
       command: this.#options.command?.display ?? '',
       text:
         readyText(delivery.name, url, ctx.watching, ctx.forwardTo) +

@@ -2,7 +2,7 @@
  * How the chat page opens a Mini App: through a loopback proxy of the app's origin, one port per origin (so the
  * app keeps an origin of its own, apart from the page's, and its absolute paths `/assets/…` resolve as on its own
  * server). The proxy forwards every request and WebSocket upgrade (Vite's hot reload) to the app's origin with the
- * `Host` it expects, and in the app's HTML it points `https://telegram.org/js/telegram-web-app.js` at its own copy
+ * `Host` it expects (dev-server-forward.ts, shared with `bot dev --web-app`), and in the app's HTML it points `https://telegram.org/js/telegram-web-app.js` at its own copy
  * (`/__bot/telegram-web-app.js`, the file the npm package @twa-dev/sdk ships), so an app that loads Telegram's
  * script works with no network. A loopback https origin (a dev server with a self-signed certificate, e.g. Vite's
  * basic-ssl plugin) is reached without checking its certificate; any other origin is checked as usual.
@@ -15,12 +15,12 @@
  * navigation), and 502 for anything else.
  */
 import {readFileSync} from 'node:fs'
-import {createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
-import {request as httpsRequest} from 'node:https'
+import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import {createRequire} from 'node:module'
-import {connect as netConnect, type AddressInfo, type Socket} from 'node:net'
+import type {AddressInfo, Socket} from 'node:net'
 import {dirname, join} from 'node:path'
-import {connect as tlsConnect} from 'node:tls'
+
+import {requestUpstream, upgradeUpstream} from './dev-server-forward.js'
 
 /** Where apps load Telegram's script from (core.telegram.org/bots/webapps, "Initializing Mini Apps"). */
 export const TELEGRAM_SCRIPT = /https?:\/\/telegram\.org\/js\/telegram-web-app\.js(\?[^"'\s>]*)?/g
@@ -77,11 +77,6 @@ function hostIsMine(req: IncomingMessage, server: Server): boolean {
   return port !== undefined && [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`].includes(host.toLowerCase())
 }
 
-function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, '')
-  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h)
-}
-
 export function createMiniAppProxy(options: MiniAppProxyOptions = {}): MiniAppProxy {
   const maxOrigins = options.maxOrigins ?? 16
   const maxHtml = options.maxHtmlBytes ?? 8 * 1024 * 1024
@@ -132,28 +127,7 @@ export function createMiniAppProxy(options: MiniAppProxyOptions = {}): MiniAppPr
       res.end(telegramWebAppScript())
       return
     }
-    const headers = {...req.headers, host: origin.host}
-    delete headers['accept-encoding']
-    if (headers.origin) headers.origin = origin.origin
-    if (typeof headers.referer === 'string') headers.referer = origin.origin + new URL(headers.referer).pathname
-    const upstream = await new Promise<IncomingMessage>((resolve, reject) => {
-      const call = (origin.protocol === 'https:' ? httpsRequest : httpRequest)(
-        {
-          protocol: origin.protocol,
-          hostname: origin.hostname.replace(/^\[|\]$/g, ''),
-          port: origin.port || undefined,
-          method: req.method,
-          path,
-          headers,
-          timeout: timeoutMs,
-          ...(origin.protocol === 'https:' && isLoopbackHost(origin.hostname) ? {rejectUnauthorized: false} : {}),
-        },
-        resolve,
-      )
-      call.on('timeout', () => call.destroy(new Error('timeout')))
-      call.on('error', reject)
-      req.pipe(call)
-    })
+    const upstream = await requestUpstream(origin, req, {path, timeoutMs, drop: ['accept-encoding']})
     const out: Record<string, string | string[]> = {}
     for (const [name, value] of Object.entries(upstream.headers)) {
       if (value === undefined) continue
@@ -191,31 +165,7 @@ export function createMiniAppProxy(options: MiniAppProxyOptions = {}): MiniAppPr
   }
 
   function upgrade(origin: URL, req: IncomingMessage, socket: Socket, head: Buffer): void {
-    socket.on('error', () => socket.destroy())
-    const secure = origin.protocol === 'https:'
-    const port = Number(origin.port || (secure ? 443 : 80))
-    const host = origin.hostname.replace(/^\[|\]$/g, '')
-    const upstream = secure
-      ? tlsConnect({host, port, servername: host, rejectUnauthorized: !isLoopbackHost(origin.hostname)})
-      : netConnect({host, port})
-    upstream.setTimeout(timeoutMs, () => upstream.destroy())
-    upstream.on('error', () => socket.destroy())
-    upstream.on('close', () => socket.destroy())
-    socket.on('close', () => upstream.destroy())
-    upstream.once(secure ? 'secureConnect' : 'connect', () => {
-      upstream.setTimeout(0)
-      const lines = [`${req.method} ${req.url} HTTP/1.1`]
-      for (let i = 0; i < req.rawHeaders.length; i += 2) {
-        const name = req.rawHeaders[i]
-        const lower = name.toLowerCase()
-        const value = lower === 'host' ? origin.host : lower === 'origin' ? origin.origin : req.rawHeaders[i + 1]
-        lines.push(`${name}: ${value}`)
-      }
-      upstream.write(`${lines.join('\r\n')}\r\n\r\n`)
-      if (head.length > 0) upstream.write(head)
-      upstream.pipe(socket)
-      socket.pipe(upstream)
-    })
+    upgradeUpstream(origin, req, socket, head, {path: req.url ?? '/', timeoutMs})
   }
 
   return {

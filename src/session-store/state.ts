@@ -30,6 +30,14 @@ export interface ReplacedWebhook extends WebhookRecord {
   withSecret?: boolean
 }
 
+/** The bot's default menu button a session set (`bot dev --web-app`), and the one it replaced, put back on exit. */
+export interface MenuButtonRecord {
+  /** The app's URL the session's web_app button opens. */
+  url: string
+  /** The button there before (getChatMenuButton without chat_id), as the Bot API gave it. */
+  previous: Record<string, unknown>
+}
+
 export interface SessionState {
   version: 1
   botId: number
@@ -52,6 +60,8 @@ export interface SessionState {
   others?: Array<{pid: number; marker: string}>
   /** The tunnel program (cloudflared: its process group) and the marker in its environment (BOT_DEV_TUNNEL), while it runs. */
   tunnel?: {pid: number; marker: string}
+  /** The default menu button set for --web-app (and the one it replaced), while it may be set. */
+  menuButton?: MenuButtonRecord
 }
 
 /** $BOT_STATE_DIR, else $XDG_STATE_HOME/bot, else ~/.local/state/bot. */

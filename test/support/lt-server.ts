@@ -18,6 +18,7 @@
  */
 import {EventEmitter} from 'node:events'
 import http from 'node:http'
+import https from 'node:https'
 import net from 'node:net'
 import {randomBytes} from 'node:crypto'
 
@@ -40,6 +41,8 @@ export interface LocaltunnelServerOptions {
   publicHost?: string
   /** Answer each request for a new tunnel this much later (a slow tunnel server). Default 0. */
   newTunnelDelayMs?: number
+  /** Serve each tunnel's public side over https with this key and certificate (PEM), as localtunnel's hosts do. */
+  tls?: {key: string; cert: string}
 }
 
 export interface LtTunnelInfo {
@@ -136,17 +139,45 @@ class LtTunnel {
 
   constructor(
     readonly id: string,
-    private readonly opts: Required<Omit<LocaltunnelServerOptions, 'port' | 'includeIp' | 'newTunnelDelayMs'>>,
+    private readonly opts: Required<Omit<LocaltunnelServerOptions, 'port' | 'includeIp' | 'newTunnelDelayMs' | 'tls'>> &
+      Pick<LocaltunnelServerOptions, 'tls'>,
     private readonly changed: () => void,
     private readonly onExpire: (t: LtTunnel) => void,
   ) {
     this.tcp = net.createServer((socket) => this.onClientSocket(socket))
-    this.public = http.createServer((req, res) => this.forward(req, res))
+    this.public = this.opts.tls
+      ? https.createServer(this.opts.tls, (req, res) => this.forward(req, res))
+      : http.createServer((req, res) => this.forward(req, res))
     this.public.keepAliveTimeout = 5000
+    this.public.on('upgrade', (req: http.IncomingMessage, socket: net.Socket, head: Buffer) =>
+      this.upgrade(req, socket, head),
+    )
   }
 
   get url(): string {
-    return `http://${this.opts.publicHost}:${this.publicPort}`
+    return `${this.opts.tls ? 'https' : 'http'}://${this.opts.publicHost}:${this.publicPort}`
+  }
+
+  /**
+   * An upgrade (a WebSocket), as localtunnel's server passes one: an idle client socket is taken for good, the
+   * request's head written raw onto it, then both piped until either closes (the client then opens a new socket).
+   */
+  private upgrade(req: http.IncomingMessage, socket: net.Socket, head: Buffer): void {
+    socket.on('error', () => socket.destroy())
+    const cs = this.idle.shift()
+    if (!cs)
+      return void socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
+    const remote = cs.socket
+    remote.removeAllListeners('data')
+    const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion}`]
+    for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`)
+    remote.write(`${lines.join('\r\n')}\r\n\r\n`)
+    if (head.length > 0) remote.write(head)
+    remote.pipe(socket)
+    socket.pipe(remote)
+    socket.on('close', () => remote.destroy())
+    remote.on('close', () => socket.destroy())
+    this.changed()
   }
 
   async start(): Promise<void> {
@@ -347,6 +378,7 @@ export async function startLocaltunnelServer(options: LocaltunnelServerOptions =
     maxQueue: options.maxQueue ?? 1000,
     requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
     publicHost: options.publicHost ?? '127.0.0.1',
+    tls: options.tls,
   }
   const events = new EventEmitter()
   events.setMaxListeners(0)

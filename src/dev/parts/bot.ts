@@ -1,6 +1,7 @@
 /**
  * bot: the user's bot as a child process with the env contract (bot/runner.ts), restarted on file
- * changes; it tells the runner when it is up and when it exits unasked.
+ * changes; it tells the runner when it is up and when it exits unasked. With --web-app its environment gets
+ * WEB_APP_URL (the public URL + `/app/`) once the tunnel's URL is known, a new one when the tunnel reopens elsewhere.
  */
 import {BotRunner} from '../bot/runner.js'
 import {sessionImports} from '../imports/imports.js'
@@ -14,16 +15,23 @@ export function botPart(): SessionPart {
     async start(ctx) {
       const o = ctx.options
       if (!o.command) throw new Error('no bot command')
+      // Read at each (re)start: WEB_APP_URL (--web-app) is added once the public URL is known, and follows it.
+      const env: Record<string, string> = {
+        ...(o.watch && !o.forwardTo
+          ? {...o.env, ...sessionImports(ctx, o.cwd, ctx.signal).env({...process.env, ...o.env})}
+          : o.env),
+      }
+      const webAppUrl = (url: string | undefined) => {
+        if (url) env.WEB_APP_URL = url
+      }
+      ctx.events.on('webhook-url', (url) => webAppUrl(ctx.webAppUrl(url)))
       runner = new BotRunner({
         command: o.command,
         cwd: o.cwd,
         token: o.token,
         apiRoot: ctx.botApiRoot ?? (o.passApiRoot === false ? undefined : o.apiRoot),
         // Watching: the bot reports the project files it loads (imports/imports.ts), the watcher restarts for those.
-        env:
-          o.watch && !o.forwardTo
-            ? {...o.env, ...sessionImports(ctx, o.cwd, ctx.signal).env({...process.env, ...o.env})}
-            : o.env,
+        env,
         mode: o.mode,
         port: ctx.botPort,
         restartOrder: o.restartOrder,
@@ -53,6 +61,7 @@ export function botPart(): SessionPart {
       // updates meanwhile. A restart asked for before then starts it at once.
       if (o.mode === 'webhook' && !o.bridge)
         void ctx.webhookUrlKnown.then(() => {
+          webAppUrl(ctx.webAppUrl())
           if (!ctx.signal.aborted && !r.bot) r.launch()
         })
       else r.launch()

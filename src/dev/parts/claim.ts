@@ -54,12 +54,12 @@ export function claimPart(): SessionPart {
     },
     async stop() {
       // A webhook left set: keep the record so the next run (or bot doctor) can repair it.
-      if (!ctx?.webhook.cleanFailed) release()
+      if (!ctx?.webhook.cleanFailed && !ctx?.menuButton.cleanFailed) release()
     },
     async abandon() {
       // The webhook part, later in the list, is let go of first: the record stays when its quick clean failed.
-      const outcome = await ctx?.webhook.abandoned
-      if (typeof outcome !== 'object') release()
+      const [outcome, menu] = await Promise.all([ctx?.webhook.abandoned, ctx?.menuButton.abandoned])
+      if (typeof outcome !== 'object' && typeof menu !== 'object') release()
     },
   }
 }

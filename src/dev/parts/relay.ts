@@ -30,6 +30,8 @@ export function relayPart(): SessionPart {
             holdTimeoutMs: o.holdTimeoutMs,
             port: o.relayPort,
             secrets: [o.token, ctx.webhookSecret],
+            // --web-app: `/app/` is the web app's dev server (relay/app.ts).
+            ...(o.webApp ? {app: {url: o.webApp.url}} : {}),
             onUpdate: (e) => {
               // Switching to polling: what the relay gives back unanswered is polled by the bot and shown then.
               if (ctx.botPolls && (e.status < 200 || e.status >= 300)) return
@@ -53,7 +55,7 @@ export function relayPart(): SessionPart {
           return {relay: r, botPort: o.port ?? (await freePort())}
         },
         (r) =>
-          `Relay on http://127.0.0.1:${r.relay.port} → ${o.forwardTo ? `your server at ${o.forwardTo.url}` : `bot on port ${r.botPort}`}`,
+          `Relay on http://127.0.0.1:${r.relay.port} → ${o.forwardTo ? `your server at ${o.forwardTo.url}` : `bot on port ${r.botPort}`}${o.webApp ? `, /app/ → ${o.webApp.url}` : ''}`,
       )
       ctx.relay = started.relay
       ctx.botPort = started.botPort

@@ -8,6 +8,7 @@ import {loadOrCreateSecret} from '../../session-store/state.js'
 import type {SessionPart} from '../part.js'
 import {checkWebhook} from '../repair.js'
 import {randomWebhookPath} from '../webhook/operations.js'
+import {repairMenuButton} from './web-app.js'
 
 /** The per-bot secret, kept in `keepDir` (offline: per project); where that cannot be written, in the state folder. */
 function keptSecret(botId: number, keepDir: string | undefined, stateDir: string): string {
@@ -48,6 +49,8 @@ export function webhookCheckPart(): SessionPart {
           ),
         (text) => text,
       )
+      ctx.check()
+      await repairMenuButton(ctx)
       ctx.check()
       // (--forward-to: the secret the user's server already checks, when it has one.)
       if (o.mode === 'webhook')

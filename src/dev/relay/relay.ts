@@ -17,6 +17,9 @@
  *   (deliver.ts).
  * - A retry of an update the bot already answered gets that answer again (answers.ts).
  * - GET <healthPath> answers `bot-dev <nonce>` for tunnel probes.
+ * - With `app` (bot dev --web-app), a connection whose request is under `/app` is handed over whole to the web
+ *   app's dev server forwarder (app.ts): requests and WebSocket upgrades under `/app/` reach the dev server, what
+ *   follows on that connection and is not the app's comes back here untouched.
  * - One event per update after the answer is sent, for the updates answered in one turn together
  *   (forward.ts); the fields of the line are read by a bounded scan (scan.ts), not JSON.parse.
  * - Connections without an authenticated request are bounded (maxAnonymousConnections, the
@@ -30,6 +33,7 @@ import {randomBytes} from 'node:crypto'
 
 import {waitAtMost} from '../../lib/deadline.js'
 import {sanitizeForTerminal} from '../../lib/terminal.js'
+import {AppForward, isAppPath} from './app.js'
 import {Deliverer} from './deliver.js'
 import {Forwarder} from './forward.js'
 import {sameSecret, secretBytes} from './intake.js'
@@ -74,6 +78,8 @@ export class Relay {
   #closed = false
   #port = 0
   #aliases = new Set<string>()
+  /** `/app/`: the web app's dev server (--web-app), when given. */
+  #app: AppForward | undefined
 
   constructor(options: RelayOptions) {
     this.path = options.path
@@ -88,6 +94,7 @@ export class Relay {
       windowMs: options.refusalWindowMs,
     })
     const headersTimeoutMs = options.headersTimeoutMs ?? 10_000
+    if (options.app) this.#app = new AppForward({...options.app, relayPort: () => this.#port})
     this.#server = new RelayServer(
       {
         host: options.host ?? '127.0.0.1',
@@ -128,6 +135,7 @@ export class Relay {
   }
 
   async listen(): Promise<number> {
+    await this.#app?.listen()
     this.#port = await this.#server.listen()
     return this.#port
   }
@@ -161,7 +169,7 @@ export class Relay {
     this.#refusals.close()
     this.#deliverer.close()
     // In-flight answers get a moment to finish, then everything is cut.
-    await this.#server.close(500)
+    await Promise.all([this.#server.close(500), this.#app?.close()])
     await this.#deliverer.destroy()
     // Deliveries still under way end quickly now (nothing is held, the bot's connections are gone);
     // wait for them, within a bound, so every update is counted and shown before the session ends.
@@ -194,6 +202,17 @@ export class Relay {
     if (path !== this.path && !this.#aliases.has(path)) {
       if (path === this.healthPath && (head.method === 'GET' || head.method === 'HEAD')) {
         conn.respond(200, 'content-type: text/plain\r\ncache-control: no-store\r\n', `bot-dev ${this.nonce}\n`, true)
+        return false
+      }
+      // --web-app: the connection goes to the dev server's forwarder whole (app.ts), or 503 at its bound.
+      if (this.#app && isAppPath(path)) {
+        const {socket, bytes} = conn.detach()
+        if (!this.#app.splice(socket, bytes)) {
+          socket.on('error', () => {})
+          socket.end(
+            'HTTP/1.1 503 Service Unavailable\r\nretry-after: 1\r\ncontent-length: 0\r\nconnection: close\r\n\r\n',
+          )
+        }
         return false
       }
       return this.#refuse(conn, head, 404, 'path')

@@ -116,6 +116,8 @@ export class Conn {
   #resuming = false
   /** Bytes of the current request arrived. */
   #heard = false
+  /** While `route` runs: what was read of the connection from this request's head on (for detach). */
+  #routing: Buffer | null = null
 
   constructor(server: RelayServer, socket: net.Socket, now: number) {
     this.#server = server
@@ -203,6 +205,27 @@ export class Conn {
   /** Answer with a refusal (`Connection: close`) and close; nothing more of the request is read. */
   refuse(status: number, headers = '', body = REFUSAL_TEXT[status] ?? '\n'): void {
     this.respond(status, `content-type: text/plain\r\n${headers}`, body, true)
+  }
+
+  /**
+   * While `route` runs: hand the connection over whole (the relay's `/app/`, app.ts). Returns the socket, paused and
+   * no longer read, answered or bounded here, and what was read of it from this request's head on; `route` then
+   * returns false.
+   */
+  detach(): {socket: net.Socket; bytes: Buffer} {
+    const bytes = this.#routing ?? EMPTY
+    this.#routing = null
+    this.#head = null
+    this.#pending = null
+    // Nothing more is written or read here (respond is a no-op when closing).
+    this.#state = State.Closing
+    this.#server.forget(this)
+    const socket = this.socket
+    socket.pause()
+    socket.removeAllListeners('data')
+    socket.removeAllListeners('close')
+    socket.removeAllListeners('error')
+    return {socket, bytes}
   }
 
   /** Cut the connection now, without an answer. */
@@ -323,10 +346,14 @@ export class Conn {
           return
         }
         const head = parseRequestHead(buf.toString('latin1', pos, end))
+        const headStart = pos
         pos = end
         if ('error' in head) return this.refuse(head.error)
         this.#head = head
-        if (!this.#server.handler.route(this, head)) return
+        this.#routing = buf.subarray(headStart)
+        const read = this.#server.handler.route(this, head)
+        this.#routing = null
+        if (!read) return
         if (!this.#accept(head)) return
         if ((this.#state as State) === State.Busy) {
           if (pos < buf.length) this.#pending = buf.subarray(pos)

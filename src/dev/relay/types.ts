@@ -92,6 +92,11 @@ export interface RelayOptions {
    * beyond, the longest idle is closed first. Default 256 (Telegram opens at most 100).
    */
   maxAnonymousConnections?: number
+  /**
+   * `bot dev --web-app URL`: requests under `/app/` go to the web app's dev server at `url` (app.ts), WebSocket
+   * upgrades too; without it they get 404 like any other path.
+   */
+  app?: {url: string; timeoutMs?: number; maxConnections?: number}
 }
 
 export interface RelayStats {

@@ -1,0 +1,143 @@
+/**
+ * The relay's `/app/` (bot dev --web-app, src/dev/relay/app.ts) against a real dev server on loopback: requests and
+ * WebSocket upgrades reach it with its own Host and the path mapped; the webhook path, its secret and everything
+ * else stay the relay's, also on a connection that carried an `/app/` request first.
+ */
+import http from 'node:http'
+import net from 'node:net'
+import type {AddressInfo} from 'node:net'
+
+import {afterEach, describe, expect, it} from 'vitest'
+
+import {Relay} from '../../src/dev/relay/relay.js'
+import {startDevAppServer, wsEcho} from '../support/dev-app-server.js'
+import {waitFor} from '../support/wait.js'
+
+const SECRET = 'relay_app_secret'
+const PATH = '/webhook/appTestPath1'
+
+const opened: Array<{close(): Promise<void>}> = []
+afterEach(async () => {
+  for (const o of opened.splice(0).reverse()) await o.close()
+})
+
+async function startBot() {
+  const seen: Array<{path: string; secret?: string}> = []
+  const server = http.createServer((req, res) => {
+    req.resume()
+    req.on('end', () => {
+      seen.push({path: req.url ?? '', secret: req.headers['x-telegram-bot-api-secret-token'] as string | undefined})
+      res.writeHead(200, {'content-type': 'application/json'})
+      res.end('{}')
+    })
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  const bot = {
+    port: (server.address() as AddressInfo).port,
+    seen,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections()
+        server.close(() => r())
+      }),
+  }
+  opened.push(bot)
+  return bot
+}
+
+async function relayWith(app?: string) {
+  const relay = new Relay({
+    secret: SECRET,
+    path: PATH,
+    holdTimeoutMs: 5000,
+    ...(app ? {app: {url: app, timeoutMs: 5000}} : {}),
+  })
+  await relay.listen()
+  opened.push(relay)
+  return {relay, base: `http://127.0.0.1:${relay.port}`}
+}
+
+const update = JSON.stringify({
+  update_id: 5,
+  message: {message_id: 1, date: 0, chat: {id: 1, type: 'private'}, text: 'x'},
+})
+
+describe('the relay’s /app/ (--web-app)', () => {
+  it('serves the dev server at /app/ with its own Host, maps paths and redirects, passes bodies and WebSockets', async () => {
+    const dev = await startDevAppServer()
+    opened.push(dev)
+    const {base} = await relayWith(dev.url)
+
+    const page = await fetch(`${base}/app/`)
+    expect(page.status).toBe(200)
+    expect(await page.text()).toContain(`dev app at / for Host 127.0.0.1:${dev.port}`)
+
+    const deep = await (await fetch(`${base}/app/headers?x=1`, {headers: {referer: `${base}/app/page`}})).json()
+    expect(deep.path).toBe('/headers?x=1')
+    expect(deep.headers.host).toBe(`127.0.0.1:${dev.port}`)
+    expect(deep.headers.referer).toBe(`http://127.0.0.1:${dev.port}/page`)
+
+    const bare = await fetch(`${base}/app?a=b`, {redirect: 'manual'})
+    expect(bare.status).toBe(301)
+    expect(bare.headers.get('location')).toBe('/app/?a=b')
+
+    const redirect = await fetch(`${base}/app/go`, {redirect: 'manual'})
+    expect(redirect.status).toBe(302)
+    expect(redirect.headers.get('location')).toBe('/app/landed')
+
+    const body = 'x'.repeat(200_000)
+    const echoed = await fetch(`${base}/app/echo`, {method: 'POST', body})
+    expect(await echoed.text()).toBe(body)
+
+    expect(await wsEcho(`ws://127.0.0.1:${base.split(':')[2]}/app/hmr?token=t`, 'hello hot reload')).toBe(
+      'hello hot reload',
+    )
+    expect(dev.upgrades.at(-1)).toMatchObject({path: '/hmr?token=t', host: `127.0.0.1:${dev.port}`})
+
+    // Only /app/ is the app's: the root and other paths are still the relay's 404.
+    expect((await fetch(`${base}/`)).status).toBe(404)
+    expect((await fetch(`${base}/application`)).status).toBe(404)
+  })
+
+  it('keeps the app’s own base path: --web-app http://host/app/ serves /app/x as /app/x', async () => {
+    const dev = await startDevAppServer('/app/')
+    opened.push(dev)
+    const {base} = await relayWith(dev.url)
+    const deep = await (await fetch(`${base}/app/headers`)).json()
+    expect(deep.path).toBe('/app/headers')
+    expect((await fetch(`${base}/app/go`, {redirect: 'manual'})).headers.get('location')).toBe('/app/landed')
+  })
+
+  it('a webhook after an /app/ request on the same connection reaches the bot, never the dev server; the secret is not passed on', async () => {
+    const dev = await startDevAppServer()
+    opened.push(dev)
+    const bot = await startBot()
+    const {relay} = await relayWith(dev.url)
+    relay.setTarget({host: '127.0.0.1', port: bot.port, path: '/hook'})
+    const socket = net.connect(relay.port, '127.0.0.1')
+    opened.push({close: async () => void socket.destroy()})
+    let received = ''
+    socket.on('data', (c) => (received += c.toString('latin1')))
+    socket.write(
+      `GET /app/headers HTTP/1.1\r\nHost: public.example\r\nX-Telegram-Bot-Api-Secret-Token: ${SECRET}\r\n\r\n` +
+        `POST ${PATH} HTTP/1.1\r\nHost: public.example\r\nContent-Type: application/json\r\nX-Telegram-Bot-Api-Secret-Token: ${SECRET}\r\nContent-Length: ${update.length}\r\n\r\n${update}`,
+    )
+    await waitFor(() => (received.match(/HTTP\/1\.1 200/g) ?? []).length === 2, {what: 'both answers'})
+    expect(bot.seen).toEqual([{path: '/hook', secret: SECRET}])
+    expect(dev.requests.map((r) => r.path)).toEqual(['/headers'])
+    expect(dev.requests[0].headers['x-telegram-bot-api-secret-token']).toBeUndefined()
+    expect(JSON.stringify(dev.requests)).not.toContain(PATH)
+  })
+
+  it('a dev server that is down gets 502 with what to do; without --web-app /app/ is a 404', async () => {
+    const dev = await startDevAppServer()
+    const url = dev.url
+    await dev.close()
+    const {base} = await relayWith(url)
+    const res = await fetch(`${base}/app/`)
+    expect(res.status).toBe(502)
+    expect(await res.text()).toMatch(/dev server at .* did not answer .*Start it/)
+    const plain = await relayWith()
+    expect((await fetch(`${plain.base}/app/`)).status).toBe(404)
+  })
+})
