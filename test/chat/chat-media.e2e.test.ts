@@ -3,7 +3,7 @@
  * video, audio and voice players, stickers as images, video notes, a rich message (Bot API 10.1 blocks), the
  * web_app menu button a bot sets with setChatMenuButton (the page's menu button opens the Mini App in the frame:
  * the `bot init` templates' own Mini App, whose server checks the initData the frame was launched with), and posting
- * in a channel as its administrator (the bot gets channel_post; its answer shows).
+ * in a channel as its administrator (the bot gets channel_post; its answer shows); a bot's reply quoting the user.
  */
 import {readFileSync, mkdtempSync, rmSync} from 'node:fs'
 import {createServer, type Server} from 'node:https'
@@ -63,6 +63,14 @@ describe.skipIf(skip !== undefined)('the chat page: media players, stickers, ric
     expect(
       await page.locator('.msg[data-from="bot"] video.video-note').evaluate((v) => getComputedStyle(v).borderRadius),
     ).toMatch(/%|px/)
+  })
+
+  it("draws the quote of a bot's reply made with reply_parameters.quote (Message.quote from the emulator)", async () => {
+    const {page} = chat
+    await type(page, 'quote')
+    const reply = botMessage(page, 'answer with a quote')
+    await reply.waitFor()
+    expect(await reply.locator('.reply .quote').textContent()).toBe('quote')
   })
 
   it('draws a rich message: heading, styled text, list, quote, code, table, divider and a photo block', async () => {
