@@ -237,7 +237,9 @@
     drawChats()
     $('chat-title').textContent = chat.type === 'private' ? R.nameOf(state.me) : chat.title || String(chatId)
     $('topic-box').hidden = !chat.is_forum
-    $('composer').hidden = chat.type === 'channel' || (state.online && !chatId)
+    // (offline, in a channel the acting user writes as its administrator: a post, which the bot gets as channel_post;
+    // online, the page sends through the trigger engine, which makes private and group messages only)
+    $('composer').hidden = state.online ? chat.type === 'channel' || !chatId : false
     drawSub()
     $('messages').textContent = ''
     const started = performance.now()
