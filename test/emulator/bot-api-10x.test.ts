@@ -120,6 +120,88 @@ describe('ephemeral messages (Bot API 10.2-10.4)', () => {
   })
 })
 
+describe('presses on ephemeral messages (Bot API 10.2-10.5)', () => {
+  const keyboard = {inline_keyboard: [[{text: 'ok', callback_data: 'ok'}]]}
+
+  it('the receiver presses a button: a callback_query carrying the ephemeral message, answerable, in every callback_query_mode', async () => {
+    const {api, emu, token} = await world()
+    await api('sendMessage', {
+      chat_id: USER,
+      text: 'only you',
+      reply_markup: keyboard,
+      ephemeral_message_parameters: {receiver_user_id: USER},
+    })
+    // the control API's route of the table's press_button, as the chat page and chat scripts call it
+    const res = await fetch(`${emu.apiRoot}/_emulator/bots/${token}/callback_queries`, {
+      method: 'POST',
+      headers: {'content-type': 'application/json'},
+      body: JSON.stringify({data: 'ok', ephemeral_message_id: 1, user_id: USER}),
+    })
+    expect(res.status).toBe(200)
+    const query = ((await res.json()) as Q).callback_query as Q
+    expect(Object.keys(query)).toEqual(['id', 'from', 'message', 'chat_instance', 'data'])
+    expect(query).toMatchObject({
+      from: {id: USER},
+      message: {message_id: 0, chat: {id: USER}, receiver_user: {id: USER}, ephemeral_message_id: 1, text: 'only you'},
+      data: 'ok',
+    })
+    expect(query.message.reply_markup).toEqual(keyboard)
+    // the query names the chat and the receiver; it cannot replace an ephemeral message
+    expect(
+      (
+        await api('sendMessage', {
+          text: 'x',
+          ephemeral_message_parameters: {callback_query_id: query.id, replace_callback_query_message: true},
+        })
+      ).json,
+    ).toEqual(
+      bad("Bad Request: replace_callback_query_message can't be used for a callback query from an ephemeral message"),
+    )
+    expect((await api('answerCallbackQuery', {callback_query_id: query.id, text: 'done'})).json).toEqual({
+      ok: true,
+      result: true,
+    })
+    // an edit shows in the next press; callback_query_mode inline still sends the message
+    const target = {chat_id: USER, receiver_user_id: USER, ephemeral_message_id: 1}
+    await api('editEphemeralMessageText', {...target, text: 'edited', reply_markup: keyboard})
+    await api('setMySettings', {callback_query_mode: 'inline'})
+    const again = emu.sendCallbackQuery(token, {data: 'ok', ephemeralMessageId: 1, userId: USER}).callback_query as Q
+    expect(again.message).toMatchObject({message_id: 0, ephemeral_message_id: 1, text: 'edited'})
+    expect(again.inline_message_id).toBeUndefined()
+  })
+
+  it('only the receiver can press it, and only while it is shown; exactly one of message_id and ephemeral_message_id', async () => {
+    const {api, emu, token} = await world()
+    await api('sendMessage', {
+      chat_id: USER,
+      text: 'only you',
+      reply_markup: keyboard,
+      ephemeral_message_parameters: {receiver_user_id: USER},
+    })
+    expect(() => emu.sendCallbackQuery(token, {data: 'ok', ephemeralMessageId: 1, userId: 2222, chatId: USER})).toThrow(
+      /user 2222 has no ephemeral message 1 in chat 1111/,
+    )
+    const press = async (input: Q) => {
+      const res = await fetch(`${emu.apiRoot}/_emulator/bots/${token}/callback_queries`, {
+        method: 'POST',
+        headers: {'content-type': 'application/json'},
+        body: JSON.stringify(input),
+      })
+      return {status: res.status, body: (await res.json()) as Q}
+    }
+    const both = await press({data: 'ok', ephemeral_message_id: 1, message_id: 1, user_id: USER})
+    expect(both.status).toBe(400)
+    expect(JSON.stringify(both.body)).toMatch(/exactly one of message_id .* and ephemeral_message_id/)
+    const other = await press({data: 'ok', ephemeral_message_id: 1, user_id: 2222, chat_id: USER})
+    expect(other.status).toBe(400)
+    expect(JSON.stringify(other.body)).toMatch(/user 2222 has no ephemeral message 1 in chat 1111/)
+    await api('deleteEphemeralMessage', {chat_id: USER, receiver_user_id: USER, ephemeral_message_id: 1})
+    expect(() => emu.sendCallbackQuery(token, {data: 'ok', ephemeralMessageId: 1, userId: USER})).toThrow(
+      /has no ephemeral message 1/,
+    )
+  })
+})
+
 describe('subscription and stopped_message_generation updates', () => {
   it('queue the documented objects', async () => {
     const {emu, token} = await world()
