@@ -202,6 +202,51 @@ describe('presses on ephemeral messages (Bot API 10.2-10.5)', () => {
   })
 })
 
+describe('communities (Bot API 10.2, 10.3)', () => {
+  it('a chat added to a community, joined from it, removed: the service messages and getChat.community', async () => {
+    const {api, emu, token} = await world()
+    const group = -1001234
+    const post = async (path: string, body: Q) => {
+      const res = await fetch(`${emu.apiRoot}/_emulator/bots/${token}/chats/${group}/${path}`, {
+        method: 'POST',
+        headers: {'content-type': 'application/json'},
+        body: JSON.stringify(body),
+      })
+      return {status: res.status, body: (await res.json()) as Q}
+    }
+    const added = await post('community', {community_id: 7, name: 'Makers', user_id: USER})
+    expect(added.status).toBe(200)
+    expect(added.body.message).toMatchObject({
+      from: {id: USER},
+      chat: {id: group, type: 'supergroup'},
+      community_chat_added: {community: {id: 7, name: 'Makers'}},
+    })
+    expect((await api('getChat', {chat_id: group})).json.result.community).toEqual({id: 7, name: 'Makers'})
+    expect((await post('community', {community_id: 7, name: 'Makers'})).status).toBe(400)
+    const joined = await post('community/join', {user_id: 2222, first_name: 'Bo'})
+    const messages = (joined.body.updates as Q[]).map((u) => u.message).filter(Boolean)
+    expect(messages.at(-2)).toMatchObject({new_chat_members: [{id: 2222}]})
+    expect(messages.at(-1)).toMatchObject({
+      from: {id: 2222},
+      community_chat_joined: {community: {id: 7, name: 'Makers'}},
+    })
+    const removed = await post('community/remove', {user_id: USER})
+    expect(removed.body.message.community_chat_removed).toEqual({})
+    expect((await api('getChat', {chat_id: group})).json.result.community).toBeUndefined()
+    expect((await post('community/remove', {})).status).toBe(400)
+    expect((await post('community/join', {user_id: 3333})).status).toBe(400)
+    // a channel's service message is a channel_post signed by the channel
+    emu.act(token, 'set_member_status', {chatId: -1009999, userId: USER, status: 'member', chatType: 'channel'})
+    const post2 = emu.act(token, 'add_to_community', {chatId: -1009999, name: 'News'})
+    expect(post2.channel_post).toMatchObject({
+      sender_chat: {id: -1009999, type: 'channel'},
+      chat: {id: -1009999, type: 'channel'},
+      community_chat_added: {community: {id: 1, name: 'News'}},
+    })
+    expect((post2.channel_post as Q).from).toBeUndefined()
+  })
+})
+
 describe('subscription and stopped_message_generation updates', () => {
   it('queue the documented objects', async () => {
     const {emu, token} = await world()
