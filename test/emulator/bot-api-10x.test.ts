@@ -247,6 +247,37 @@ describe('communities (Bot API 10.2, 10.3)', () => {
   })
 })
 
+describe('write_access_allowed with inviter (Bot API 10.5)', () => {
+  // telegram-bot-api Client.cpp, JsonWriteAccessAllowed::store: exactly one field per td reason
+  // (botWriteAccessAllowReasonLaunchedWebApp → web_app_name, …AcceptedRequest → from_request, …AddedToAttachmentMenu
+  // → from_attachment_menu); 10.5 adds `inviter`, a User
+  it('the allow_write_access action: one reason, the inviter as a User, in the private chat', async () => {
+    const {api, emu, token} = await world()
+    emu.setUser(token, 2222, {firstName: 'Bo', username: 'bo'})
+    const res = await fetch(`${emu.apiRoot}/_emulator/bots/${token}/write_access`, {
+      method: 'POST',
+      headers: {'content-type': 'application/json'},
+      body: JSON.stringify({web_app_name: 'shop', inviter_user_id: 2222, user_id: USER}),
+    })
+    expect(res.status).toBe(200)
+    const message = ((await res.json()) as Q).message as Q
+    expect(message).toMatchObject({from: {id: USER}, chat: {id: USER, type: 'private'}})
+    expect(message.write_access_allowed).toEqual({
+      web_app_name: 'shop',
+      inviter: {id: 2222, is_bot: false, first_name: 'Bo', username: 'bo'},
+    })
+    const update = emu.act(token, 'allow_write_access', {fromRequest: true, userId: USER})
+    expect((update.message as Q).write_access_allowed).toEqual({from_request: true})
+    const menu = await emu.runAction(token, 'allow_write_access', {from_attachment_menu: true})
+    expect((menu as Q).message.write_access_allowed).toEqual({from_attachment_menu: true})
+    await expect(emu.runAction(token, 'allow_write_access', {from_request: true, web_app_name: 'x'})).rejects.toThrow(
+      /exactly one reason/,
+    )
+    const updates = (await api('getUpdates')).json.result as Q[]
+    expect(updates.filter((u) => u.message?.write_access_allowed)).toHaveLength(3)
+  })
+})
+
 describe('subscription and stopped_message_generation updates', () => {
   it('queue the documented objects', async () => {
     const {emu, token} = await world()

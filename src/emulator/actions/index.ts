@@ -33,6 +33,7 @@ import {updateSubscription} from './subscriptions.js'
 import {stopGeneration} from './generation.js'
 import {shareChat, shareContact, shareLocation, shareUsers} from './shares.js'
 import {addToCommunity, joinFromCommunity, removeFromCommunity} from './communities.js'
+import {allowWriteAccess} from './write-access.js'
 
 export const ACTIONS = {
   send_message: sendMessage,
@@ -75,6 +76,7 @@ export const ACTIONS = {
   add_to_community: addToCommunity,
   remove_from_community: removeFromCommunity,
   join_from_community: joinFromCommunity,
+  allow_write_access: allowWriteAccess,
 } satisfies Record<string, Action>
 
 export type ActionName = keyof typeof ACTIONS
