@@ -21,6 +21,7 @@ export type TriggerEmulator = Pick<
   | 'sendCallbackQuery'
   | 'injectUpdate'
   | 'sentMessages'
+  | 'ephemeralMessages'
   | 'react'
   | 'requestJoin'
   | 'setMemberStatus'

@@ -221,6 +221,26 @@ export class SessionQueryService implements SessionQueries {
     )
   }
 
+  /** The callback_data a press on an ephemeral message (Bot API 10.2) means: by label or data, on that message. */
+  #ephemeralButton(offline: OfflineTarget, input: Json, chatId: number): unknown {
+    const {label, data} = input
+    if (label === undefined) return data
+    const id = intOf(input.ephemeral_message_id, 'ephemeral_message_id')
+    const message = offline.emulator
+      .ephemeralMessages(offline.token)
+      .find((m) => isObject(m.chat) && m.chat.id === chatId && m.ephemeral_message_id === id)
+    const button = message
+      ? buttonsOf(message).find((b) => b.text.trim().toLowerCase() === String(label).trim().toLowerCase())
+      : undefined
+    if (button?.data === undefined)
+      throw new ActionError(
+        404,
+        `No ephemeral message ${String(id)} in chat ${chatId} has a callback button labelled "${String(label)}".`,
+        'Read the ephemeral messages (GET …/ephemeral_messages) for their buttons, or pass data.',
+      )
+    return button.data
+  }
+
   #offlineAct(offline: OfflineTarget, name: string, input: Json): Promise<ActionOutcome> {
     if (CHAT_SCOPED.has(name) && input.chat_id === undefined) {
       const {chatId, userId} = this.#party(input)
@@ -229,7 +249,10 @@ export class SessionQueryService implements SessionQueries {
     } else if (input.user_id === undefined && name !== 'choose_inline_result' && hasField(name, 'user_id'))
       input.user_id = offline.user.userId
     const chatId = typeof input.chat_id === 'number' ? input.chat_id : offline.user.chatId
-    if (name === 'press_button') {
+    if (name === 'press_button' && input.ephemeral_message_id !== undefined) {
+      input.data = this.#ephemeralButton(offline, input, chatId)
+      delete input.label
+    } else if (name === 'press_button') {
       const {data, messageId} = this.#button(input, chatId)
       delete input.label
       input.data = data
@@ -280,6 +303,12 @@ export class SessionQueryService implements SessionQueries {
       return {kind: 'message', text: input.text, ...given}
     }
     if (name === 'press_button') {
+      if (input.ephemeral_message_id !== undefined)
+        throw new ActionError(
+          409,
+          "Against Telegram a press on an ephemeral message can't be faked.",
+          'Use an offline session to press buttons of ephemeral messages.',
+        )
       const party = this.#party(input)
       const {data, messageId} = this.#button(input, party.chatId)
       return {kind: 'callback', data, messageId, chatId: party.chatId, userId: party.userId}

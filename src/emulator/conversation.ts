@@ -94,6 +94,14 @@ export class ConversationUser {
     return out.sort((a, b) => a.message_id - b.message_id)
   }
 
+  /** The ephemeral messages (Bot API 10.2) the bot showed this user in this chat and still shows, oldest first. */
+  get ephemeral(): Message[] {
+    return this.host.bot.ephemeral
+      .all()
+      .filter((e) => e.chatId === this.chatId && e.receiverUserId === this.id)
+      .map((e) => e.message as Message)
+  }
+
   /** Send a text message; resolves with the messages the bot sent (or edited) in this chat while handling it. */
   send(text: string, options: {replyToMessageId?: number} = {}): Promise<Message[]> {
     if (typeof text !== 'string' || text === '')
@@ -126,7 +134,8 @@ export class ConversationUser {
    */
   click(text: string): Promise<Message[]> {
     const what = `user.click(${JSON.stringify(text)})`
-    const messages = this.chat
+    // the chat's messages and the ephemeral ones only this user sees (Bot API 10.2), in the order they came
+    const messages = [...this.chat, ...this.ephemeral].sort((a, b) => Number(a.date ?? 0) - Number(b.date ?? 0))
     for (let i = messages.length - 1; i >= 0; i--) {
       const button = inlineButtons(messages[i]).find((b) => b.text === text)
       if (!button) continue
@@ -139,11 +148,15 @@ export class ConversationUser {
         )
       }
       const data = button.callback_data
-      const messageId = messages[i].message_id
+      const ephemeralId = messages[i].ephemeral_message_id
+      const target =
+        messages[i].message_id === 0 && typeof ephemeralId === 'number'
+          ? {ephemeralMessageId: ephemeralId}
+          : {messageId: messages[i].message_id}
       return this.exchange(what, () =>
         this.host.act('press_button', {
           data,
-          messageId,
+          ...target,
           chatId: this.chatId,
           userId: this.id,
           firstName: this.options.firstName,

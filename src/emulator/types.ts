@@ -152,6 +152,11 @@ export interface CallbackQueryOptions {
   gameShortName?: string
   /** The bot message whose inline button was pressed (its chat is used). */
   messageId?: number
+  /**
+   * Or the bot's ephemeral message (Bot API 10.2) whose button its receiver (userId) pressed: the query carries
+   * that message as the user sees it (message_id 0, receiver_user, ephemeral_message_id).
+   */
+  ephemeralMessageId?: number
   chatId?: number
   userId?: number
   firstName?: string

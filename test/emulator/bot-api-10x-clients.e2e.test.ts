@@ -64,6 +64,58 @@ describe('Bot API 10.2-10.5 with grammY', () => {
   })
 })
 
+describe('a press on an ephemeral message with grammY (Bot API 10.2)', () => {
+  it("the receiver's press reaches the bot as a callback_query carrying the ephemeral message; the bot edits it", async () => {
+    const {emu, token} = await emulator()
+    const bot = new GrammyBot(token, {client: {apiRoot: emu.apiRoot}})
+    const raw = bot.api.raw as unknown as Raw
+    const pressed: Array<Record<string, unknown>> = []
+    bot.command('menu', (ctx) =>
+      raw.sendMessage({
+        chat_id: ctx.chat.id,
+        text: 'only you',
+        reply_markup: {inline_keyboard: [[{text: 'ok', callback_data: 'ok'}]]},
+        ephemeral_message_parameters: {receiver_user_id: ctx.from!.id},
+      }),
+    )
+    bot.callbackQuery('ok', async (ctx) => {
+      const message = ctx.callbackQuery.message as unknown as Record<string, unknown>
+      pressed.push(message)
+      await ctx.answerCallbackQuery({text: 'done'})
+      await raw.editEphemeralMessageText({
+        chat_id: ctx.chat!.id,
+        receiver_user_id: ctx.from.id,
+        ephemeral_message_id: message.ephemeral_message_id,
+        text: 'pressed',
+      })
+    })
+    const stop = await runGrammy(emu, token, bot, 'polling', ALLOWED)
+    try {
+      const ada = emu.user(token, {id: USER})
+      await ada.send('/menu')
+      expect(ada.ephemeral.map((m) => m.text)).toEqual(['only you'])
+      await ada.click('ok')
+      await waitFor(() => emu.ephemeralMessages(token)[0]?.text === 'pressed', {
+        what: 'the bot edited its ephemeral message',
+      })
+      expect(pressed).toEqual([
+        expect.objectContaining({
+          message_id: 0,
+          chat: expect.objectContaining({id: USER}),
+          receiver_user: expect.objectContaining({id: USER}),
+          ephemeral_message_id: 1,
+          text: 'only you',
+        }),
+      ])
+      const answered = emu.calls(token).find((c) => c.method === 'answerCallbackQuery')
+      expect(answered?.result).toBe(true)
+    } finally {
+      await stop()
+      await emu.stop()
+    }
+  })
+})
+
 describe('Bot API 10.2-10.5 with Telegraf', () => {
   it('answers a widget query and replies ephemerally; the widget comes from ctx.telegram.callApi', async () => {
     const {emu, token} = await emulator()

@@ -120,6 +120,164 @@ describe('ephemeral messages (Bot API 10.2-10.4)', () => {
   })
 })
 
+describe('presses on ephemeral messages (Bot API 10.2-10.5)', () => {
+  const keyboard = {inline_keyboard: [[{text: 'ok', callback_data: 'ok'}]]}
+
+  it('the receiver presses a button: a callback_query carrying the ephemeral message, answerable, in every callback_query_mode', async () => {
+    const {api, emu, token} = await world()
+    await api('sendMessage', {
+      chat_id: USER,
+      text: 'only you',
+      reply_markup: keyboard,
+      ephemeral_message_parameters: {receiver_user_id: USER},
+    })
+    // the control API's route of the table's press_button, as the chat page and chat scripts call it
+    const res = await fetch(`${emu.apiRoot}/_emulator/bots/${token}/callback_queries`, {
+      method: 'POST',
+      headers: {'content-type': 'application/json'},
+      body: JSON.stringify({data: 'ok', ephemeral_message_id: 1, user_id: USER}),
+    })
+    expect(res.status).toBe(200)
+    const query = ((await res.json()) as Q).callback_query as Q
+    expect(Object.keys(query)).toEqual(['id', 'from', 'message', 'chat_instance', 'data'])
+    expect(query).toMatchObject({
+      from: {id: USER},
+      message: {message_id: 0, chat: {id: USER}, receiver_user: {id: USER}, ephemeral_message_id: 1, text: 'only you'},
+      data: 'ok',
+    })
+    expect(query.message.reply_markup).toEqual(keyboard)
+    // the query names the chat and the receiver; it cannot replace an ephemeral message
+    expect(
+      (
+        await api('sendMessage', {
+          text: 'x',
+          ephemeral_message_parameters: {callback_query_id: query.id, replace_callback_query_message: true},
+        })
+      ).json,
+    ).toEqual(
+      bad("Bad Request: replace_callback_query_message can't be used for a callback query from an ephemeral message"),
+    )
+    expect((await api('answerCallbackQuery', {callback_query_id: query.id, text: 'done'})).json).toEqual({
+      ok: true,
+      result: true,
+    })
+    // an edit shows in the next press; callback_query_mode inline still sends the message
+    const target = {chat_id: USER, receiver_user_id: USER, ephemeral_message_id: 1}
+    await api('editEphemeralMessageText', {...target, text: 'edited', reply_markup: keyboard})
+    await api('setMySettings', {callback_query_mode: 'inline'})
+    const again = emu.sendCallbackQuery(token, {data: 'ok', ephemeralMessageId: 1, userId: USER}).callback_query as Q
+    expect(again.message).toMatchObject({message_id: 0, ephemeral_message_id: 1, text: 'edited'})
+    expect(again.inline_message_id).toBeUndefined()
+  })
+
+  it('only the receiver can press it, and only while it is shown; exactly one of message_id and ephemeral_message_id', async () => {
+    const {api, emu, token} = await world()
+    await api('sendMessage', {
+      chat_id: USER,
+      text: 'only you',
+      reply_markup: keyboard,
+      ephemeral_message_parameters: {receiver_user_id: USER},
+    })
+    expect(() => emu.sendCallbackQuery(token, {data: 'ok', ephemeralMessageId: 1, userId: 2222, chatId: USER})).toThrow(
+      /user 2222 has no ephemeral message 1 in chat 1111/,
+    )
+    const press = async (input: Q) => {
+      const res = await fetch(`${emu.apiRoot}/_emulator/bots/${token}/callback_queries`, {
+        method: 'POST',
+        headers: {'content-type': 'application/json'},
+        body: JSON.stringify(input),
+      })
+      return {status: res.status, body: (await res.json()) as Q}
+    }
+    const both = await press({data: 'ok', ephemeral_message_id: 1, message_id: 1, user_id: USER})
+    expect(both.status).toBe(400)
+    expect(JSON.stringify(both.body)).toMatch(/exactly one of message_id .* and ephemeral_message_id/)
+    const other = await press({data: 'ok', ephemeral_message_id: 1, user_id: 2222, chat_id: USER})
+    expect(other.status).toBe(400)
+    expect(JSON.stringify(other.body)).toMatch(/user 2222 has no ephemeral message 1 in chat 1111/)
+    await api('deleteEphemeralMessage', {chat_id: USER, receiver_user_id: USER, ephemeral_message_id: 1})
+    expect(() => emu.sendCallbackQuery(token, {data: 'ok', ephemeralMessageId: 1, userId: USER})).toThrow(
+      /has no ephemeral message 1/,
+    )
+  })
+})
+
+describe('communities (Bot API 10.2, 10.3)', () => {
+  it('a chat added to a community, joined from it, removed: the service messages and getChat.community', async () => {
+    const {api, emu, token} = await world()
+    const group = -1001234
+    const post = async (path: string, body: Q) => {
+      const res = await fetch(`${emu.apiRoot}/_emulator/bots/${token}/chats/${group}/${path}`, {
+        method: 'POST',
+        headers: {'content-type': 'application/json'},
+        body: JSON.stringify(body),
+      })
+      return {status: res.status, body: (await res.json()) as Q}
+    }
+    const added = await post('community', {community_id: 7, name: 'Makers', user_id: USER})
+    expect(added.status).toBe(200)
+    expect(added.body.message).toMatchObject({
+      from: {id: USER},
+      chat: {id: group, type: 'supergroup'},
+      community_chat_added: {community: {id: 7, name: 'Makers'}},
+    })
+    expect((await api('getChat', {chat_id: group})).json.result.community).toEqual({id: 7, name: 'Makers'})
+    expect((await post('community', {community_id: 7, name: 'Makers'})).status).toBe(400)
+    const joined = await post('community/join', {user_id: 2222, first_name: 'Bo'})
+    const messages = (joined.body.updates as Q[]).map((u) => u.message).filter(Boolean)
+    expect(messages.at(-2)).toMatchObject({new_chat_members: [{id: 2222}]})
+    expect(messages.at(-1)).toMatchObject({
+      from: {id: 2222},
+      community_chat_joined: {community: {id: 7, name: 'Makers'}},
+    })
+    const removed = await post('community/remove', {user_id: USER})
+    expect(removed.body.message.community_chat_removed).toEqual({})
+    expect((await api('getChat', {chat_id: group})).json.result.community).toBeUndefined()
+    expect((await post('community/remove', {})).status).toBe(400)
+    expect((await post('community/join', {user_id: 3333})).status).toBe(400)
+    // a channel's service message is a channel_post signed by the channel
+    emu.act(token, 'set_member_status', {chatId: -1009999, userId: USER, status: 'member', chatType: 'channel'})
+    const post2 = emu.act(token, 'add_to_community', {chatId: -1009999, name: 'News'})
+    expect(post2.channel_post).toMatchObject({
+      sender_chat: {id: -1009999, type: 'channel'},
+      chat: {id: -1009999, type: 'channel'},
+      community_chat_added: {community: {id: 1, name: 'News'}},
+    })
+    expect((post2.channel_post as Q).from).toBeUndefined()
+  })
+})
+
+describe('write_access_allowed with inviter (Bot API 10.5)', () => {
+  // telegram-bot-api Client.cpp, JsonWriteAccessAllowed::store: exactly one field per td reason
+  // (botWriteAccessAllowReasonLaunchedWebApp → web_app_name, …AcceptedRequest → from_request, …AddedToAttachmentMenu
+  // → from_attachment_menu); 10.5 adds `inviter`, a User
+  it('the allow_write_access action: one reason, the inviter as a User, in the private chat', async () => {
+    const {api, emu, token} = await world()
+    emu.setUser(token, 2222, {firstName: 'Bo', username: 'bo'})
+    const res = await fetch(`${emu.apiRoot}/_emulator/bots/${token}/write_access`, {
+      method: 'POST',
+      headers: {'content-type': 'application/json'},
+      body: JSON.stringify({web_app_name: 'shop', inviter_user_id: 2222, user_id: USER}),
+    })
+    expect(res.status).toBe(200)
+    const message = ((await res.json()) as Q).message as Q
+    expect(message).toMatchObject({from: {id: USER}, chat: {id: USER, type: 'private'}})
+    expect(message.write_access_allowed).toEqual({
+      web_app_name: 'shop',
+      inviter: {id: 2222, is_bot: false, first_name: 'Bo', username: 'bo'},
+    })
+    const update = emu.act(token, 'allow_write_access', {fromRequest: true, userId: USER})
+    expect((update.message as Q).write_access_allowed).toEqual({from_request: true})
+    const menu = await emu.runAction(token, 'allow_write_access', {from_attachment_menu: true})
+    expect((menu as Q).message.write_access_allowed).toEqual({from_attachment_menu: true})
+    await expect(emu.runAction(token, 'allow_write_access', {from_request: true, web_app_name: 'x'})).rejects.toThrow(
+      /exactly one reason/,
+    )
+    const updates = (await api('getUpdates')).json.result as Q[]
+    expect(updates.filter((u) => u.message?.write_access_allowed)).toHaveLength(3)
+  })
+})
+
 describe('subscription and stopped_message_generation updates', () => {
   it('queue the documented objects', async () => {
     const {emu, token} = await world()

@@ -397,7 +397,14 @@
     if (button.callback_data !== undefined)
       return act(
         'press_button',
-        Object.assign({data: button.callback_data, message_id: m.message_id, chat_id: m.chat.id}, who()),
+        Object.assign(
+          {data: button.callback_data, chat_id: m.chat.id},
+          // an ephemeral message (Bot API 10.2: message_id 0) is pressed by its ephemeral_message_id
+          m.message_id === 0 && m.ephemeral_message_id
+            ? {ephemeral_message_id: m.ephemeral_message_id}
+            : {message_id: m.message_id},
+          who(),
+        ),
       ).catch(fail)
     if (button.url || button.login_url) {
       const href = R.safeUrl(button.url || button.login_url.url)

@@ -253,7 +253,7 @@ class MiniApp {
       case 'web_app_request_phone':
         return this.post('phone_requested', {status: 'cancelled'})
       case 'web_app_request_write_access':
-        return this.post('write_access_requested', {status: 'allowed'})
+        return void this.writeAccess()
       case 'web_app_biometry_get_info':
         return this.post('biometry_info_received', {available: false})
       case 'web_app_check_home_screen':
@@ -324,6 +324,18 @@ class MiniApp {
     const note = el('div', {class: 'bc-note', role: 'status'}, text)
     this.box.append(note)
     setTimeout(() => note.remove(), 4000)
+  }
+
+  /** web_app_request_write_access: the user allows it, and the bot gets write_access_allowed (from_request). */
+  async writeAccess() {
+    const {userId} = this.detail
+    try {
+      await act('allow_write_access', {from_request: true, ...(userId ? {user_id: userId} : {})})
+      this.post('write_access_requested', {status: 'allowed'})
+    } catch (err) {
+      this.note(`requestWriteAccess failed: ${err.message}`)
+      this.post('write_access_requested', {status: 'cancelled'})
+    }
   }
 
   /** web_app_data_send: only an app opened from a reply keyboard's web_app button may send data (then it closes). */

@@ -32,6 +32,8 @@ import {sharedWidgetQuery, widgetQuery} from './widgets.js'
 import {updateSubscription} from './subscriptions.js'
 import {stopGeneration} from './generation.js'
 import {shareChat, shareContact, shareLocation, shareUsers} from './shares.js'
+import {addToCommunity, joinFromCommunity, removeFromCommunity} from './communities.js'
+import {allowWriteAccess} from './write-access.js'
 
 export const ACTIONS = {
   send_message: sendMessage,
@@ -71,6 +73,10 @@ export const ACTIONS = {
   share_location: shareLocation,
   share_users: shareUsers,
   share_chat: shareChat,
+  add_to_community: addToCommunity,
+  remove_from_community: removeFromCommunity,
+  join_from_community: joinFromCommunity,
+  allow_write_access: allowWriteAccess,
 } satisfies Record<string, Action>
 
 export type ActionName = keyof typeof ACTIONS

@@ -126,7 +126,7 @@ export const sendMedia = defineAction({
 export const pressButton = defineAction({
   name: 'press_button',
   description:
-    "the user presses an inline button of the bot's message: a callback_query with its data (a callback_game button: game_short_name)",
+    "the user presses an inline button of the bot's message (or of an ephemeral message it received): a callback_query with its data (a callback_game button: game_short_name)",
   params: {
     data: field(
       {
@@ -141,7 +141,11 @@ export const pressButton = defineAction({
       },
     ),
     game_short_name: text("the game's short name, for a callback_game button (the query then has no data)"),
-    message_id: int("the bot's message with the button", {required: true, min: 1}),
+    message_id: int("the bot's message with the button (or ephemeral_message_id)", {min: 1}),
+    ephemeral_message_id: int(
+      "the bot's ephemeral message with the button (Bot API 10.2), pressed by its receiver (user_id)",
+      {min: 1},
+    ),
     chat_id: int("the message's chat (default: the user's private chat)", {nonZero: true}),
     user_id: who.user_id,
     first_name: who.first_name,
@@ -151,16 +155,25 @@ export const pressButton = defineAction({
   route: 'callback_queries',
   read: (f, bot): CallbackQueryOptions => {
     const chatId = f.chat_id ?? f.user_id ?? 1111
-    if (!bot.message(chatId, f.message_id))
+    if ((f.message_id === undefined) === (f.ephemeral_message_id === undefined))
+      throw new InputError(
+        "pass exactly one of message_id (the bot's message) and ephemeral_message_id (its ephemeral message)",
+      )
+    if (f.message_id !== undefined && !bot.message(chatId, f.message_id))
       throw new InputError(
         `message_id ${f.message_id}: there is no message ${f.message_id} in chat ${chatId} (pass the chat_id of the bot's message)`,
+      )
+    const userId = f.user_id ?? 1111
+    if (f.ephemeral_message_id !== undefined && !bot.ephemeral.get(chatId, userId, f.ephemeral_message_id))
+      throw new InputError(
+        `ephemeral_message_id ${f.ephemeral_message_id}: user ${userId} has no ephemeral message ${f.ephemeral_message_id} in chat ${chatId} (only its receiver_user sees and presses it)`,
       )
     if (f.data === '' && f.game_short_name === undefined)
       throw new InputError('data must be a non-empty string (or pass game_short_name for a callback_game button)')
     return {
       data: f.data,
       ...(f.game_short_name !== undefined ? {gameShortName: f.game_short_name} : {}),
-      messageId: f.message_id,
+      ...(f.message_id !== undefined ? {messageId: f.message_id} : {ephemeralMessageId: f.ephemeral_message_id}),
       chatId,
       userId: f.user_id,
       firstName: f.first_name,

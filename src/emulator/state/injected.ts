@@ -19,7 +19,15 @@ export function noteInjected(bot: BotState, body: TgObject): void {
       ephemeral: message?.message_id === 0,
     })
     const inaccessible = message !== undefined && message.date === 0
-    if (message && (bot.callbackQueryMode === 'inline' || (bot.callbackQueryMode === 'auto' && inaccessible))) {
+    // A press on an ephemeral message keeps its `message` in every mode: TDLib's BotCallbackQueryMode* choose between
+    // updateNewCallbackQuery and updateNewInlineCallbackQuery, and an ephemeral message's press is neither
+    // (MTProto's own updateEphemeralBotCallbackQuery); an inline copy could not be edited as the ephemeral message.
+    const ephemeral = message?.message_id === 0 && message.ephemeral_message_id !== undefined
+    if (
+      message &&
+      !ephemeral &&
+      (bot.callbackQueryMode === 'inline' || (bot.callbackQueryMode === 'auto' && inaccessible))
+    ) {
       const id = bot.inline.newMessageId(bot.id)
       const {message_id: _m, from: _f, chat: _c, date: _d, reply_markup, edit_date: _e, ...content} = message
       bot.inline.addMessage({id, content, ...(reply_markup ? {replyMarkup: reply_markup as TgObject} : {})})

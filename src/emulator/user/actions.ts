@@ -54,20 +54,39 @@ export function userMessage(bot: BotState, options: UserMessageOptions): TgObjec
 export function callbackQuery(bot: BotState, options: CallbackQueryOptions): TgObject {
   const from = userOf(bot, options)
   const chatId = options.chatId ?? (from.id as number)
+  if (options.ephemeralMessageId !== undefined) {
+    // only the receiver sees an ephemeral message, so only they press its buttons
+    const entry = bot.ephemeral.get(chatId, from.id as number, options.ephemeralMessageId)
+    if (!entry)
+      throw new Error(
+        `user ${String(from.id)} has no ephemeral message ${options.ephemeralMessageId} in chat ${chatId}`,
+      )
+    return {
+      id: callbackQueryId(),
+      from,
+      message: entry.message,
+      chat_instance: bot.users.chatInstance(chatId),
+      ...(options.gameShortName !== undefined ? {game_short_name: options.gameShortName} : {data: options.data}),
+    }
+  }
   const messageId = options.messageId ?? latestBotMessageId(bot, chatId)
   const message = messageId !== undefined ? bot.message(chatId, messageId) : undefined
   // Telegram sends a press only for a button that exists: a message id given must be the bot's message in that chat.
   if (options.messageId !== undefined && !message)
     throw new Error(`there is no message ${options.messageId} in chat ${chatId}`)
-  const id = String(randomInt(1, 2 ** 47)) + String(randomInt(10, 99))
   // one chat_instance per chat, as Telegram keeps it (users.ts)
   return {
-    id,
+    id: callbackQueryId(),
     from,
     ...(message ? {message} : {}),
     chat_instance: bot.users.chatInstance(chatId),
     ...(options.gameShortName !== undefined ? {game_short_name: options.gameShortName} : {data: options.data}),
   }
+}
+
+/** A callback query's id: digits, as Telegram's (a 64-bit number). */
+function callbackQueryId(): string {
+  return String(randomInt(1, 2 ** 47)) + String(randomInt(10, 99))
 }
 
 /**
