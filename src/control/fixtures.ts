@@ -9,7 +9,7 @@
 import {readFileSync} from 'node:fs'
 import {fileURLToPath} from 'node:url'
 
-import type {Refusal} from './protocol.js'
+import type {Refusal} from '../lib/refusal.js'
 
 type Json = Record<string, unknown>
 
@@ -238,7 +238,7 @@ export function fullPath(update: Json, path: string[]): string[] {
 }
 
 /** Writes each `--set` into the template (in order); missing objects on the way are made. */
-export function applySets(update: Json, sets: Array<{path: string[]; value: unknown}>): Json | Refusal {
+export function applySets(update: Json, sets: Array<{path: string[]; value?: unknown}>): Json | Refusal {
   const out = structuredClone(update)
   for (const {path: given, value} of sets) {
     const path = fullPath(out, given)

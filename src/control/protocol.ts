@@ -16,6 +16,7 @@
  */
 import type {ApiCall, UpdateEntry} from '../inspector/types.js'
 import type {ChatScriptSummary} from '../emulator/scripts/result.js'
+import type {FaultRequest, TriggerRequest} from './requests.js'
 
 /** The header that carries the session's control key. */
 export const KEY_HEADER = 'x-bot-dev-key'
@@ -25,30 +26,9 @@ export const MAX_BODY_BYTES = 1024 * 1024
 /** The largest /trigger body (a photo travels in it, base64); other requests keep MAX_BODY_BYTES. */
 export const MAX_TRIGGER_BODY_BYTES = 8 * 1024 * 1024
 
-/** One `--set path=value`, its value already read (fixtures.ts setValue). */
-export interface FixtureSet {
-  path: string[]
-  value: unknown
-}
-
-export type TriggerRequest =
-  | {kind: 'message'; text: string; chatId?: number; userId?: number}
-  /** Without messageId: the newest bot message in the chat with a button of that callback_data. */
-  | {kind: 'callback'; data: string; messageId?: number; chatId?: number; userId?: number}
-  | {kind: 'update'; update: Record<string, unknown>}
-  | {
-      kind: 'fixture'
-      /** A FIXTURE_TYPES name (photo, reaction, payment…). */
-      type: string
-      /** Written into the template before it is filled. */
-      sets?: FixtureSet[]
-      /** A template given as a file (`--file`) in place of the shipped one. */
-      template?: {update: Record<string, unknown>; defaults?: Record<string, unknown>}
-      /** photo: the image, base64. */
-      file?: {base64: string; name?: string}
-      chatId?: number
-      userId?: number
-    }
+/** The request bodies and their types, declared once as schemas (requests.ts). */
+export type {FaultRequest, FixtureSet, ReplayRequest, ScriptRequest, TriggerRequest} from './requests.js'
+export type {Refusal} from '../lib/refusal.js'
 
 /** A trigger that is several updates (a payment: the pre-checkout query, then the successful payment). */
 export interface TriggerFlow {
@@ -137,16 +117,6 @@ export interface RestartOutcome {
   ms: number
 }
 
-/** `POST /faults` (offline only): the next `times` calls of `method` fail with this error (the emulator's failNext). */
-export interface FaultRequest {
-  method: string
-  error_code: number
-  description: string
-  retry_after?: number
-  migrate_to_chat_id?: number
-  times?: number
-}
-
 /** One item of a chat's transcript (`GET /transcript`), oldest first: what the user did or what the bot's call showed. */
 export interface TranscriptItem {
   time: string
@@ -204,12 +174,6 @@ export interface ControlRecord {
   startedAt: string
   /** The on-disk JSONL history of this session (for `bot replay` of an older update). */
   historyFile?: string
-}
-
-/** A refused request: what is wrong (naming the value) and how to fix it. */
-export interface Refusal {
-  error: string
-  fix: string
 }
 
 /** Thrown by SessionActions when a request cannot be done (the control port and the inspector answer its status). */

@@ -44,7 +44,13 @@ import {
   readBody,
   requestHostAllowed,
 } from '../lib/loopback-http.js'
-import {checkTriggerRequest, checkUpdateObject} from './synthetic.js'
+import {
+  checkFaultRequest,
+  checkReplayRequest,
+  checkScriptRequest,
+  checkTriggerRequest,
+  type ReplayRequest,
+} from './requests.js'
 import {
   ActionError,
   KEY_HEADER,
@@ -140,24 +146,11 @@ const withDeadline = <T>(promise: Promise<T>, ms: number): Promise<T> =>
       ),
   )
 
-function replayArgs(body: unknown): {updateId: number | 'last'; update?: Record<string, unknown>} {
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw new Refused(
-      400,
-      'The replay request is not a JSON object.',
-      'Send {"updateId": 123} or {"updateId": "last"}.',
-    )
-  const {updateId, update} = body as {updateId?: unknown; update?: unknown}
-  if (updateId !== 'last' && !(typeof updateId === 'number' && Number.isSafeInteger(updateId) && updateId >= 0))
-    throw new Refused(
-      400,
-      `updateId ${JSON.stringify(updateId) ?? 'undefined'} is neither an update_id (a non-negative integer) nor "last".`,
-      'Send {"updateId": 123} or {"updateId": "last"}.',
-    )
-  if (update === undefined) return {updateId}
-  const bad = checkUpdateObject(update, 'the edited update')
-  if (bad) throw new Refused(400, bad.error, bad.fix)
-  return {updateId, update: update as Record<string, unknown>}
+/** The body of `POST /replay`, checked (requests.ts replayRequest). */
+function replayArgs(body: unknown): ReplayRequest {
+  const checked = checkReplayRequest(body)
+  if ('error' in checked) throw new Refused(400, checked.error, checked.fix)
+  return checked
 }
 
 type QueryName =
@@ -214,32 +207,11 @@ function optionalId(params: URLSearchParams, name: string): {chatId?: number} {
   return {chatId: n}
 }
 
-/** A FaultRequest, checked: a method name, an error code, a description. */
+/** A FaultRequest, checked (requests.ts faultRequest): a method name, an error code, a description. */
 function checkFault(body: unknown): FaultRequest {
-  const fix =
-    'Send {"method": "sendMessage", "error_code": 429, "description": "Too Many Requests: retry after 5", "retry_after": 5}.'
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw new Refused(400, 'The fault is not a JSON object.', fix)
-  const f = body as Record<string, unknown>
-  for (const key of Object.keys(f))
-    if (!['method', 'error_code', 'description', 'retry_after', 'migrate_to_chat_id', 'times'].includes(key))
-      throw new Refused(400, `Unknown field "${key}" in the fault.`, fix)
-  if (typeof f.method !== 'string' || !/^[A-Za-z]{1,64}$/.test(f.method))
-    throw new Refused(400, `method ${JSON.stringify(f.method) ?? 'undefined'} is not a Bot API method name.`, fix)
-  if (!Number.isInteger(f.error_code) || (f.error_code as number) < 400 || (f.error_code as number) > 599)
-    throw new Refused(
-      400,
-      `error_code ${JSON.stringify(f.error_code) ?? 'undefined'} is not an HTTP error code (400-599).`,
-      fix,
-    )
-  if (typeof f.description !== 'string' || f.description.length === 0 || f.description.length > 1000)
-    throw new Refused(400, 'description must be the error text (1-1000 characters).', fix)
-  for (const key of ['retry_after', 'migrate_to_chat_id', 'times'] as const)
-    if (f[key] !== undefined && !Number.isSafeInteger(f[key]))
-      throw new Refused(400, `${key} ${JSON.stringify(f[key])} is not an integer.`, fix)
-  if (f.times !== undefined && ((f.times as number) < 1 || (f.times as number) > 1000))
-    throw new Refused(400, `times ${f.times} is not from 1 to 1000.`, fix)
-  return f as unknown as FaultRequest
+  const checked = checkFaultRequest(body)
+  if ('error' in checked) throw new Refused(400, checked.error, checked.fix)
+  return checked
 }
 
 export function startControlPort(o: ControlPortOptions): Promise<ControlPort> {
@@ -360,18 +332,13 @@ export function startControlPort(o: ControlPortOptions): Promise<ControlPort> {
         return q.fault(checkFault(body))
       }
       case 'script': {
-        const body = parseJson(await readRequestBody(req, MAX_BODY_BYTES)) as Record<string, unknown> | null
-        const fix = 'Send {"text": "<the chat script\'s YAML>", "file": "start.chat.yml"}.'
-        if (typeof body !== 'object' || body === null || Array.isArray(body) || typeof body.text !== 'string')
-          throw new Refused(400, 'The script request has no text.', fix)
-        for (const key of ['file', 'base_dir'])
-          if (body[key] !== undefined && typeof body[key] !== 'string')
-            throw new Refused(400, `${key} must be a string.`, fix)
+        const body = checkScriptRequest(parseJson(await readRequestBody(req, MAX_BODY_BYTES)))
+        if ('error' in body) throw new Refused(400, body.error, body.fix)
         return withDeadline(
           q.script({
             text: body.text,
-            ...(typeof body.file === 'string' ? {file: body.file} : {}),
-            ...(typeof body.base_dir === 'string' ? {baseDir: body.base_dir} : {}),
+            ...(body.file !== undefined ? {file: body.file} : {}),
+            ...(body.base_dir !== undefined ? {baseDir: body.base_dir} : {}),
           }),
           deadlineMs,
         )

@@ -15,6 +15,7 @@ import type {UpdateHistory} from '../inspector/history/history.js'
 import type {UpdateEntry} from '../inspector/types.js'
 import type {TriggerEngine} from './actions.js'
 import {resolveParties} from './fill.js'
+import type {FixtureType} from './fixtures.js'
 import type {OfflineTarget} from './offline-trigger.js'
 import {
   ActionError,
@@ -52,7 +53,7 @@ export interface SessionQueryOptions {
 }
 
 /** The actions a session against Telegram can run, each as the fixture (or built-in kind) `bot trigger` sends. */
-const ONLINE: Record<string, {fixture?: string; summary: string}> = {
+const ONLINE: Record<string, {fixture?: FixtureType; summary: string}> = {
   send_message: {summary: 'a synthetic message from the user'},
   press_button: {summary: 'a synthetic callback_query'},
   send_media: {fixture: 'photo', summary: 'a synthetic photo message (photos only)'},

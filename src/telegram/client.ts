@@ -8,7 +8,14 @@ import {describeProxyFailure, proxyFor} from '../lib/proxy.js'
 import {BotApiError} from './errors.js'
 import {fetchAnswer, type PostAnswer, postJson} from './post.js'
 import {redact} from './redact.js'
-import type {DeleteWebhookParams, GetUpdatesParams, SetWebhookParams, Update, User, WebhookInfo} from './types.js'
+import type {
+  DeleteWebhookParams,
+  GetUpdatesParams,
+  SetWebhookParams,
+  Update,
+  UserFromGetMe,
+  WebhookInfo,
+} from './types.js'
 
 export const DEFAULT_API_ROOT = 'https://api.telegram.org'
 
@@ -320,8 +327,8 @@ export class BotApi {
     this.#debug?.(this.redact(hideSecrets(line)))
   }
 
-  getMe(options?: CallOptions): Promise<User> {
-    return this.call<User>('getMe', {}, options)
+  getMe(options?: CallOptions): Promise<UserFromGetMe> {
+    return this.call<UserFromGetMe>('getMe', {}, options)
   }
 
   getUpdates(params: GetUpdatesParams = {}, options?: CallOptions): Promise<Update[]> {

@@ -1,4 +1,4 @@
-/** The subset of Bot API types this tool reads. Field names follow the Bot API. */
+/** The Bot API types this tool reads and the update types it knows. Field names follow the Bot API. */
 
 /** The update types that carry a message (dated: Telegram drops one more than a day old). */
 export const MESSAGE_UPDATE_TYPES = [
@@ -10,64 +10,13 @@ export const MESSAGE_UPDATE_TYPES = [
   'edited_business_message',
 ] as const
 
-export interface User {
-  id: number
-  is_bot: boolean
-  first_name: string
-  last_name?: string
-  username?: string
-  language_code?: string
-  can_join_groups?: boolean
-  can_read_all_group_messages?: boolean
-  supports_inline_queries?: boolean
-}
+/** The Bot API's own objects, from a types-only package that follows the Bot API (no code is loaded). */
+import type {WebhookInfo as BotApiWebhookInfo} from '@grammyjs/types'
 
-export interface Chat {
-  id: number
-  type: 'private' | 'group' | 'supergroup' | 'channel'
-  title?: string
-  username?: string
-  first_name?: string
-  last_name?: string
-}
+export type {Chat, Message, MessageEntity, Update, User, UserFromGetMe} from '@grammyjs/types'
 
-export interface MessageEntity {
-  type: string
-  offset: number
-  length: number
-}
-
-export interface Message {
-  message_id: number
-  from?: User
-  chat: Chat
-  date: number
-  text?: string
-  caption?: string
-  entities?: MessageEntity[]
-  [key: string]: unknown
-}
-
-export interface Update {
-  update_id: number
-  message?: Message
-  edited_message?: Message
-  channel_post?: Message
-  callback_query?: {id: string; from: User; message?: Message; data?: string}
-  [key: string]: unknown
-}
-
-export interface WebhookInfo {
-  url: string
-  has_custom_certificate: boolean
-  pending_update_count: number
-  ip_address?: string
-  last_error_date?: number
-  last_error_message?: string
-  last_synchronization_error_date?: number
-  max_connections?: number
-  allowed_updates?: string[]
-}
+/** getWebhookInfo's result: the official server always sends `url` ("" when no webhook is set; Client.cpp JsonWebhookInfo). */
+export type WebhookInfo = Omit<BotApiWebhookInfo, 'url'> & {url: string}
 
 export interface GetUpdatesParams {
   offset?: number
@@ -128,7 +77,7 @@ export const UPDATE_TYPES = [
 export type UpdateType = (typeof UPDATE_TYPES)[number]
 
 /** The type of an update: the name of its one payload field. */
-export function updateType(update: Update): string {
+export function updateType(update: object): string {
   for (const key of Object.keys(update)) if (key !== 'update_id') return key
   return 'unknown'
 }

@@ -6,7 +6,12 @@ import type {Update} from '../../src/telegram/types.js'
 
 const u = (id: number, chat = 1): Update => ({
   update_id: id,
-  message: {message_id: id, date: 0, chat: {id: chat, type: 'private'}},
+  message: {
+    message_id: id,
+    date: 0,
+    from: {id: chat, is_bot: false, first_name: 'Test'},
+    chat: {id: chat, type: 'private', first_name: 'Test'},
+  },
 })
 
 describe('UpdateWindow', () => {

@@ -454,7 +454,14 @@ describe('UpdateBridge through the relay', () => {
 
 describe('queueKeyOf', () => {
   it('groups like Telegram: messages by chat, queries by user, polls by id, anything else alone', () => {
-    const msg = (chat: number) => ({message: {message_id: 1, date: 0, chat: {id: chat, type: 'group' as const}}})
+    const msg = (chat: number) => ({
+      message: {
+        message_id: 1,
+        date: 0,
+        from: {id: 11, is_bot: false, first_name: 'Test'},
+        chat: {id: chat, type: 'group' as const, title: 'Test group'},
+      },
+    })
     expect(queueKeyOf({update_id: 1, ...msg(-5)})).toBe('chat:-5')
     expect(queueKeyOf({update_id: 2, edited_message: msg(7).message} as never)).toBe('chat:7')
     expect(queueKeyOf({update_id: 3, callback_query: {id: 'q', from: {id: 11}, chat_instance: '1'}} as never)).toBe(
