@@ -24,6 +24,11 @@ export const MAX_UPDATE_ID = 2_147_483_647
 /** A JSON object from outside, checked to be one and nothing more. */
 export type JsonObject = Record<string, unknown>
 
+/** A JSON object (not null, not an array): what every request body and update must be. */
+export function isJsonObject(value: unknown): value is JsonObject {
+  return isPlainObject(value)
+}
+
 function isPlainObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
@@ -317,6 +322,18 @@ export function checkTriggerRequest(value: unknown): {request: TriggerRequest} |
   const checked = checkWith(triggerRequest, value)
   return 'output' in checked ? {request: checked.output} : checked
 }
+
+/** An update from outside as a JSON object, checked (see updateObject), or the refusal. */
+export function readUpdateObject(value: unknown, what = 'the update'): {update: JsonObject} | Refusal {
+  const checked = checkWith(updateObject(what), value)
+  return 'output' in checked ? {update: checked.output} : checked
+}
+
+/** `POST /actions/{name}`: the action's input, one JSON object (its fields are the action table's to check). */
+export const actionInput = v.custom<JsonObject>(
+  isPlainObject,
+  refuse('The action input is not a JSON object.', "Send the action's fields as one JSON object."),
+)
 
 /** The refusal for an update from outside (see updateObject), or undefined. */
 export function checkUpdateObject(update: unknown, what = 'the update'): Refusal | undefined {
