@@ -10,7 +10,8 @@ import {FixableError, UsageError} from '../lib/errors.js'
 import {BoundedFileError, readBoundedFile} from '../lib/bounded-file.js'
 import {botIdOf} from '../telegram/token.js'
 import {findControlRecord} from './record.js'
-import {checkTriggerRequest, checkUpdateObject, MAX_PHOTO_BYTES, type Refusal} from './synthetic.js'
+import {readUpdateObject} from './requests.js'
+import {checkTriggerRequest, MAX_PHOTO_BYTES, type Refusal} from './synthetic.js'
 import {
   applySets,
   fixturePath,
@@ -131,9 +132,9 @@ async function readJsonFile(file: string): Promise<unknown> {
 export async function readUpdateFile(file: string): Promise<Record<string, unknown>> {
   const name = file === '-' ? 'stdin' : file
   const value = await readJsonFile(file)
-  const bad = checkUpdateObject(value, name)
-  if (bad) throw new UsageError(bad.error, `${bad.fix} Nothing was sent.`)
-  return value as Record<string, unknown>
+  const checked = readUpdateObject(value, name)
+  if ('error' in checked) throw new UsageError(checked.error, `${checked.fix} Nothing was sent.`)
+  return checked.update
 }
 
 /** POSTs a JSON body to the session's control port and returns the delivered UpdateEntry (a TriggerResult for /trigger). */

@@ -24,6 +24,11 @@ export const MAX_UPDATE_ID = 2_147_483_647
 /** A JSON object from outside, checked to be one and nothing more. */
 export type JsonObject = Record<string, unknown>
 
+/** A JSON object (not null, not an array): what every request body and update must be. */
+export function isJsonObject(value: unknown): value is JsonObject {
+  return isPlainObject(value)
+}
+
 function isPlainObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
@@ -59,24 +64,24 @@ export function updateObject(what = 'the update') {
     ),
     v.check(
       ({update_id: id}) =>
-        id === undefined || (Number.isSafeInteger(id) && (id as number) > 0 && (id as number) <= MAX_UPDATE_ID),
-      refuse(
+        id === undefined || (typeof id === 'number' && Number.isSafeInteger(id) && id > 0 && id <= MAX_UPDATE_ID),
+      refuse<JsonObject>(
         (update) =>
-          `${what} has update_id ${String(show((update as JsonObject).update_id)).slice(0, 40)}, which is not a positive 32-bit integer.`,
+          `${what} has update_id ${String(show(update.update_id)).slice(0, 40)}, which is not a positive 32-bit integer.`,
         `Leave update_id out (the session sets it) or give an integer from 1 to ${MAX_UPDATE_ID}.`,
       ),
     ),
     v.check(
       (update) => types(update).length === 1,
-      refuse((update) => {
-        const found = types(update as JsonObject)
+      refuse<JsonObject>((update) => {
+        const found = types(update)
         return `${what} has ${found.length === 0 ? 'no update type field' : `${found.length} fields besides update_id (${found.join(', ')})`}; an update has exactly one.`
       }, 'Keep one of message, callback_query, edited_message, inline_query, … (plus update_id if you like).'),
     ),
     v.check(
       (update) => (UPDATE_TYPES as readonly string[]).includes(types(update)[0]),
-      refuse(
-        (update) => `${what} has the field "${types(update as JsonObject)[0]}", which is not an update type.`,
+      refuse<JsonObject>(
+        (update) => `${what} has the field "${types(update)[0]}", which is not an update type.`,
         `Use one of: ${UPDATE_TYPES.join(', ')}.`,
       ),
     ),
@@ -117,12 +122,12 @@ const chatId = v.optional(
 
 /** A private chat's id is its user's id. */
 const privateChatIsItsUser = <T extends {chatId?: number; userId?: number}>() =>
-  v.check<T, (issue: {input: unknown}) => string>(
+  v.check<T, (issue: {input: T}) => string>(
     ({chatId, userId}) => chatId === undefined || userId === undefined || chatId < 0 || chatId === userId,
-    refuse((r) => {
-      const {chatId, userId} = r as {chatId: number; userId: number}
-      return `chat ${chatId} is a private chat, whose id is its user's id, but the user is ${userId}.`
-    }, 'Leave --user out (the user is the chat), or use a negative --chat for a group.'),
+    refuse<T>(
+      ({chatId, userId}) => `chat ${chatId} is a private chat, whose id is its user's id, but the user is ${userId}.`,
+      'Leave --user out (the user is the chat), or use a negative --chat for a group.',
+    ),
   )
 
 const notAnObject = (what: string) => refuse(`${what} is not a JSON object.`, 'Send a JSON object.')
@@ -139,9 +144,8 @@ const messageRequest = v.pipe(
         ),
         v.maxLength(
           MAX_TEXT,
-          refuse(
-            (text) =>
-              `The message text is ${(text as string).length} characters long; Telegram messages hold at most ${MAX_TEXT}.`,
+          refuse<string>(
+            (text) => `The message text is ${text.length} characters long; Telegram messages hold at most ${MAX_TEXT}.`,
             'Send a shorter text.',
           ),
         ),
@@ -166,9 +170,9 @@ const callbackRequest = v.pipe(
         v.minLength(1, refuse('The callback data is empty.', callbackDataFix)),
         v.check(
           (data) => Buffer.byteLength(data, 'utf8') <= MAX_CALLBACK_DATA_BYTES,
-          refuse(
+          refuse<string>(
             (data) =>
-              `The callback data is ${Buffer.byteLength(data as string, 'utf8')} bytes long; Telegram's callback_data holds 1-${MAX_CALLBACK_DATA_BYTES} bytes.`,
+              `The callback data is ${Buffer.byteLength(data, 'utf8')} bytes long; Telegram's callback_data holds 1-${MAX_CALLBACK_DATA_BYTES} bytes.`,
             'Use the callback_data of a real button (at most 64 bytes).',
           ),
         ),
@@ -256,8 +260,8 @@ const fixtureRequest = v.pipe(
   ),
   v.check(
     (r) => r.file === undefined || r.type === 'photo',
-    refuse(
-      (r) => `A file goes with a photo, not a ${(r as {type: string}).type}.`,
+    refuse<{type: string}>(
+      (r) => `A file goes with a photo, not a ${r.type}.`,
       'Leave the file out, or trigger a photo.',
     ),
   ),
@@ -318,6 +322,18 @@ export function checkTriggerRequest(value: unknown): {request: TriggerRequest} |
   return 'output' in checked ? {request: checked.output} : checked
 }
 
+/** An update from outside as a JSON object, checked (see updateObject), or the refusal. */
+export function readUpdateObject(value: unknown, what = 'the update'): {update: JsonObject} | Refusal {
+  const checked = checkWith(updateObject(what), value)
+  return 'output' in checked ? {update: checked.output} : checked
+}
+
+/** `POST /actions/{name}`: the action's input, one JSON object (its fields are the action table's to check). */
+export const actionInput = v.custom<JsonObject>(
+  isPlainObject,
+  refuse('The action input is not a JSON object.', "Send the action's fields as one JSON object."),
+)
+
 /** The refusal for an update from outside (see updateObject), or undefined. */
 export function checkUpdateObject(update: unknown, what = 'the update'): Refusal | undefined {
   const checked = checkWith(updateObject(what), update)
@@ -366,12 +382,11 @@ const faultInteger = (key: string) =>
 
 /** `POST /faults` (offline only): the next `times` calls of `method` fail with this error (the emulator's failNext). */
 export const faultRequest = v.pipe(
-  v.unknown(),
-  v.check(isPlainObject, refuse('The fault is not a JSON object.', faultFix)),
+  v.custom<JsonObject>(isPlainObject, refuse('The fault is not a JSON object.', faultFix)),
   v.check(
-    (f) => Object.keys(f as JsonObject).every((key) => FAULT_FIELDS.includes(key)),
-    refuse(
-      (f) => `Unknown field "${Object.keys(f as JsonObject).find((key) => !FAULT_FIELDS.includes(key))}" in the fault.`,
+    (f) => Object.keys(f).every((key) => FAULT_FIELDS.includes(key)),
+    refuse<JsonObject>(
+      (f) => `Unknown field "${Object.keys(f).find((key) => !FAULT_FIELDS.includes(key))}" in the fault.`,
       faultFix,
     ),
   ),
@@ -382,7 +397,7 @@ export const faultRequest = v.pipe(
         refuse((m) => `method ${show(m) ?? 'undefined'} is not a Bot API method name.`, faultFix),
       ),
       error_code: v.custom<number>(
-        (n) => Number.isInteger(n) && (n as number) >= 400 && (n as number) <= 599,
+        (n) => typeof n === 'number' && Number.isInteger(n) && n >= 400 && n <= 599,
         refuse((n) => `error_code ${show(n) ?? 'undefined'} is not an HTTP error code (400-599).`, faultFix),
       ),
       description: v.custom<string>(

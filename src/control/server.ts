@@ -44,7 +44,9 @@ import {
   readBody,
   requestHostAllowed,
 } from '../lib/loopback-http.js'
+import {checkWith} from '../lib/refusal.js'
 import {
+  actionInput,
   checkFaultRequest,
   checkReplayRequest,
   checkScriptRequest,
@@ -282,14 +284,9 @@ export function startControlPort(o: ControlPortOptions): Promise<ControlPort> {
       case 'actions':
         return {actions: q.actions()}
       case 'act': {
-        const body = parseJson(await readRequestBody(req, maxBody('/trigger')))
-        if (typeof body !== 'object' || body === null || Array.isArray(body))
-          throw new Refused(
-            400,
-            'The action input is not a JSON object.',
-            "Send the action's fields as one JSON object.",
-          )
-        return withDeadline(q.act(known.arg!, body as Record<string, unknown>), deadlineMs)
+        const input = checkWith(actionInput, parseJson(await readRequestBody(req, maxBody('/trigger'))))
+        if ('error' in input) throw new Refused(400, input.error, input.fix)
+        return withDeadline(q.act(known.arg!, input.output), deadlineMs)
       }
       case 'updates':
         return {

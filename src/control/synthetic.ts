@@ -4,9 +4,9 @@
  * by a user, and the checks a trigger request or a hand-written update must pass before anything
  * is delivered. Pure functions: no I/O.
  */
-import {MESSAGE_UPDATE_TYPES} from '../telegram/types.js'
+import {type Chat, MESSAGE_UPDATE_TYPES, type MessageEntity, type User} from '../telegram/types.js'
 import type {TriggerRequest} from './protocol.js'
-import {checkTriggerRequest, MAX_UPDATE_ID} from './requests.js'
+import {checkTriggerRequest, type JsonObject, MAX_UPDATE_ID} from './requests.js'
 
 export {
   checkTriggerRequest,
@@ -45,18 +45,18 @@ export function nextSyntheticUpdateId(
  * a replay is a new update, and Telegram never delivers one dated more than a day ago (the emulator
  * drops it, as Telegram does). Nested objects (a reply, the message under a button) keep theirs.
  */
-export function withCurrentDate(update: Record<string, unknown>, now = Date.now()): Record<string, unknown> {
+export function withCurrentDate(update: JsonObject, now = Date.now()): JsonObject {
   const {type, content} = updateContent(update)
   if (type === undefined || !content) return update
   const seconds = Math.floor(now / 1000)
-  const dated: Record<string, unknown> = {...content}
+  const dated: JsonObject = {...content}
   if (typeof dated.date === 'number') dated.date = seconds
   if (typeof dated.edit_date === 'number') dated.edit_date = seconds
   return {...update, [type]: dated}
 }
 
 /** An update's type (its one field besides update_id) and that field's object, when it is one. */
-export function updateContent(update: Record<string, unknown>): {type?: string; content?: Record<string, unknown>} {
+export function updateContent(update: JsonObject): {type?: string; content?: JsonObject} {
   const type = Object.keys(update).find((k) => k !== 'update_id')
   const content = type === undefined ? undefined : update[type]
   return {type, ...(isPlainObject(content) ? {content} : {})}
@@ -70,7 +70,7 @@ const DATED_TYPES = new Set<string>(MESSAGE_UPDATE_TYPES)
 const DAY_SECONDS = 86_400
 
 /** Why Telegram (and the emulator) would not deliver this update: dated more than a day ago, else undefined. */
-export function expiredDate(update: Record<string, unknown>, now = Date.now()): number | undefined {
+export function expiredDate(update: JsonObject, now = Date.now()): number | undefined {
   const {type, content} = updateContent(update)
   if (type === undefined || !DATED_TYPES.has(type) || !content) return undefined
   const date = typeof content.edit_date === 'number' ? content.edit_date : content.date
@@ -80,7 +80,7 @@ export function expiredDate(update: Record<string, unknown>, now = Date.now()): 
 /** Supergroup ids are -100xxxxxxxxxx (below -10^12); other negative ids are basic groups. */
 const SUPERGROUP_BELOW = -1_000_000_000_000
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+function isPlainObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
@@ -91,14 +91,34 @@ export function partiesOf(request: {chatId?: number; userId?: number}): {userId:
   return {userId, chatId: request.chatId ?? userId}
 }
 
-export function user(id: number): Record<string, unknown> {
-  return {id, is_bot: false, first_name: 'Test', last_name: 'User', username: `user${id}`, language_code: 'en'}
+/*
+ * The objects made up here are JSON like the ones the session saw (JsonObject, what they stand in for), each checked
+ * against its Bot API type with `satisfies` (no cast): a misspelt or missing field does not compile.
+ */
+
+export function user(id: number): JsonObject {
+  return {
+    id,
+    is_bot: false,
+    first_name: 'Test',
+    last_name: 'User',
+    username: `user${id}`,
+    language_code: 'en',
+  } satisfies User
 }
 
-export function chat(chatId: number, userId: number): Record<string, unknown> {
-  if (chatId > 0) return {id: chatId, first_name: 'Test', last_name: 'User', username: `user${userId}`, type: 'private'}
-  const supergroup = chatId < SUPERGROUP_BELOW
-  return {id: chatId, title: supergroup ? 'Test supergroup' : 'Test group', type: supergroup ? 'supergroup' : 'group'}
+export function chat(chatId: number, userId: number): JsonObject {
+  if (chatId > 0)
+    return {
+      id: chatId,
+      first_name: 'Test',
+      last_name: 'User',
+      username: `user${userId}`,
+      type: 'private',
+    } satisfies Chat.PrivateChat
+  if (chatId < SUPERGROUP_BELOW)
+    return {id: chatId, title: 'Test supergroup', type: 'supergroup'} satisfies Chat.SupergroupChat
+  return {id: chatId, title: 'Test group', type: 'group'} satisfies Chat.GroupChat
 }
 
 /** A leading /command (with an optional @botname), as Telegram marks it: a bot_command entity. */
@@ -106,7 +126,7 @@ const COMMAND = /^\/[a-zA-Z0-9_]{1,64}(?:@[a-zA-Z0-9_]{3,32})?(?![a-zA-Z0-9_/<>@
 
 export function commandEntity(text: string): {offset: number; length: number; type: 'bot_command'} | undefined {
   const m = COMMAND.exec(text)
-  return m ? {offset: 0, length: m[0].length, type: 'bot_command'} : undefined
+  return m ? ({offset: 0, length: m[0].length, type: 'bot_command'} satisfies MessageEntity) : undefined
 }
 
 /** Telegram's chat_instance: a signed 64-bit number as a string, stable per chat. */
@@ -130,10 +150,10 @@ export interface SyntheticOptions {
   /** The bot, as the author of the message a button belongs to. */
   bot?: {id: number; first_name?: string; username?: string}
   /** The user and chat as the session saw them (else made up from the ids). */
-  user?: Record<string, unknown>
-  chat?: Record<string, unknown>
+  user?: JsonObject
+  chat?: JsonObject
   /** The pressed message as the bot's call returned it (else made up from its id). */
-  message?: Record<string, unknown>
+  message?: JsonObject
 }
 
 /**
@@ -144,7 +164,7 @@ export interface SyntheticOptions {
  * date set to now (withCurrentDate).
  * Throws a TypeError for a request checkTriggerRequest refuses.
  */
-export function syntheticUpdate(request: TriggerRequest, o: SyntheticOptions): Record<string, unknown> {
+export function syntheticUpdate(request: TriggerRequest, o: SyntheticOptions): JsonObject {
   const checked = checkTriggerRequest(request)
   if ('error' in checked) throw new TypeError(checked.error)
   const r = checked.request
@@ -159,7 +179,7 @@ export function syntheticUpdate(request: TriggerRequest, o: SyntheticOptions): R
   const where = o.chat && o.chat.id === chatId ? o.chat : chat(chatId, userId)
   if (r.kind === 'message') {
     const entity = commandEntity(r.text)
-    const message: Record<string, unknown> = {
+    const message: JsonObject = {
       message_id: o.messageId ?? Math.max(1, o.updateId % 1_000_000),
       from,
       chat: where,
@@ -180,14 +200,14 @@ export function syntheticUpdate(request: TriggerRequest, o: SyntheticOptions): R
         data: r.data,
       },
     }
-  const message: Record<string, unknown> = {message_id: r.messageId ?? 1}
+  const message: JsonObject = {message_id: r.messageId ?? 1}
   if (o.bot)
     message.from = {
       id: o.bot.id,
       is_bot: true,
       first_name: o.bot.first_name ?? 'Bot',
       ...(o.bot.username ? {username: o.bot.username} : {}),
-    }
+    } satisfies User
   message.chat = where
   message.date = date
   return {

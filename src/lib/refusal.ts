@@ -18,7 +18,10 @@ export interface Refusal {
 const SEPARATOR = '\u0000'
 
 /** A schema message: the error (a text, or made from the refused value) and the fix. */
-export function refuse(error: string | ((input: unknown) => string), fix: string): (issue: {input: unknown}) => string {
+export function refuse<I = unknown>(
+  error: string | ((input: I) => string),
+  fix: string,
+): (issue: {input: I}) => string {
   return (issue) => `${typeof error === 'string' ? error : error(issue.input)}${SEPARATOR}${fix}`
 }
 

@@ -20,6 +20,7 @@ import {z} from 'zod'
 
 import {findSession, fixtureRequest, describeResult, describeEntry, requestSession} from '../control/client.js'
 import {sessionActions} from '../control/session-queries.js'
+import {isJsonObject} from '../control/requests.js'
 import type {
   ActionOutcome,
   CallRow,
@@ -335,12 +336,12 @@ export function createMcpServer(o: McpServerOptions, link = new SessionLink(o)):
         request = {kind: 'callback', data: set.data, ...(typeof messageId === 'number' ? {messageId} : {}), ...who}
       } else if (args.type === 'update') {
         const update = set.update
-        if (typeof update !== 'object' || update === null || Array.isArray(update))
+        if (!isJsonObject(update))
           throw new ToolError(
             'trigger update needs the Update.',
             'Pass {"type": "update", "set": {"update": {"edited_message": {…}}}}.',
           )
-        request = {kind: 'update', update: update as Record<string, unknown>}
+        request = {kind: 'update', update}
       } else {
         const sets = Object.entries(set).map(
           ([path, value]) => `${path}=${typeof value === 'string' ? value : JSON.stringify(value)}`,
