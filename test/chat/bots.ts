@@ -100,6 +100,23 @@ export async function startGrammy(apiRoot: string, token: string): Promise<Runni
     await ctx.replyWithDice('🎲')
   })
   bot.hears('voice', (ctx) => ctx.replyWithVoice(new InputFile(Buffer.from('OggS fake voice'), 'v.ogg')))
+  bot.hears('video', (ctx) =>
+    ctx.replyWithVideo(new InputFile(Buffer.from('fake mp4 video'), 'clip.mp4'), {caption: 'a clip'}),
+  )
+  bot.hears('audio', (ctx) =>
+    ctx.replyWithAudio(new InputFile(Buffer.from('ID3 fake mp3'), 'song.mp3'), {performer: 'Ann', title: 'Song'}),
+  )
+  bot.hears('sticker', (ctx) => ctx.replyWithSticker(new InputFile(PNG, 'sticker.webp')))
+  bot.hears('round', (ctx) => ctx.replyWithVideoNote(new InputFile(Buffer.from('fake mp4 round'), 'note.mp4')))
+  // the menu button of this chat becomes a Mini App (setChatMenuButton), given by the user as "menuapp URL"
+  bot.hears(/^menuapp (\S+)$/, async (ctx) => {
+    await ctx.api.setChatMenuButton({
+      chat_id: ctx.chat.id,
+      menu_button: {type: 'web_app', text: 'Open app', web_app: {url: ctx.match[1]}},
+    })
+    await ctx.reply('menu set')
+  })
+  bot.on('channel_post:text', (ctx) => ctx.reply(`channel echo: ${ctx.channelPost.text}`))
   bot.hears('poll', (ctx) => ctx.replyWithPoll('Best colour?', ['red', 'green', 'blue'], {is_anonymous: false}))
   bot.hears('quiz', (ctx) =>
     ctx.replyWithPoll('2+2?', ['3', '4'], {
@@ -162,6 +179,7 @@ export async function startGrammy(apiRoot: string, token: string): Promise<Runni
       'pre_checkout_query',
       'poll_answer',
       'message_reaction',
+      'channel_post',
     ],
   })
   return {

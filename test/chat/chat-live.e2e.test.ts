@@ -4,45 +4,23 @@
  * inline buttons: a callback's toast and alert, copy_text, url, switch_inline_query → the bot's results → chosen,
  * web_app dispatches the Mini App event; the commands menu built from setMyCommands. Also `bot emulator`'s lines.
  */
-import type {Browser, Page} from 'playwright-core'
-import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+import type {Page} from 'playwright-core'
+import {beforeEach, describe, expect, it} from 'vitest'
 
 import {browserSkipReason} from '../support/browser.js'
-import {startGrammy, type RunningBot} from './bots.js'
-import {botMessage, launchChromium, openChat, startRig, type ChatRig, type} from './helpers.js'
+import {startGrammy} from './bots.js'
+import {botMessage, type ChatRig, type, useChatPage} from './helpers.js'
 
 const skip = browserSkipReason()
 if (skip) console.warn(`test/chat/chat-live.e2e.test.ts skipped: ${skip}`)
 
 describe.skipIf(skip !== undefined)('the chat page: live chat and buttons (grammY)', () => {
-  let browser: Browser
-  let rig: ChatRig
-  let bot: RunningBot
+  const chat = useChatPage({firstUserId: 5000, name: 'Tess', startBot: startGrammy})
+  // each test is a user of its own, in their own private chat with the bot (useChatPage opens the page)
   let page: Page
-  const problems: string[] = []
-
-  let userId = 5000
-
-  beforeAll(async () => {
-    browser = await launchChromium()
-    rig = await startRig()
-    bot = await startGrammy(rig.emu.apiRoot, rig.token)
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await bot?.stop()
-    await rig?.close()
-  })
-  // each test is a user of its own, in their own private chat with the bot
-  beforeEach(async () => {
-    problems.length = 0
-    userId += 1
-    page = await openChat(browser, `${rig.url}?user=${userId}&name=Tess`, problems)
-  })
-  afterEach(async () => {
-    await page?.close()
-    expect(problems).toEqual([])
-  })
+  let rig: ChatRig
+  let userId: number
+  beforeEach(() => void ({page, rig, userId} = chat))
 
   it('shows the description and Start on a new chat; Start sends /start and the answer shows', async () => {
     await page.waitForSelector('#intro:not([hidden])')

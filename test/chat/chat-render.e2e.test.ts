@@ -8,43 +8,23 @@
  */
 import {readFileSync} from 'node:fs'
 
-import type {Browser, Page} from 'playwright-core'
-import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+import type {Page} from 'playwright-core'
+import {beforeEach, describe, expect, it} from 'vitest'
 
 import {browserSkipReason} from '../support/browser.js'
-import {startGrammy, type RunningBot} from './bots.js'
-import {botMessage, launchChromium, openChat, PNG, startRig, type ChatRig, type} from './helpers.js'
+import {startGrammy} from './bots.js'
+import {botMessage, PNG, type ChatRig, type, useChatPage} from './helpers.js'
 
 const skip = browserSkipReason()
 if (skip) console.warn(`test/chat/chat-render.e2e.test.ts skipped: ${skip}`)
 
 describe.skipIf(skip !== undefined)('the chat page: rendering, polls, payments, shares, chats (grammY)', () => {
-  let browser: Browser
-  let rig: ChatRig
-  let bot: RunningBot
+  const chat = useChatPage({firstUserId: 7000, name: 'Rita', startBot: startGrammy})
+  // each test is a user of its own, in their own private chat with the bot (useChatPage opens the page)
   let page: Page
-  const problems: string[] = []
-  let userId = 7000
-
-  beforeAll(async () => {
-    browser = await launchChromium()
-    rig = await startRig()
-    bot = await startGrammy(rig.emu.apiRoot, rig.token)
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await bot?.stop()
-    await rig?.close()
-  })
-  beforeEach(async () => {
-    problems.length = 0
-    userId += 1
-    page = await openChat(browser, `${rig.url}?user=${userId}&name=Rita`, problems)
-  })
-  afterEach(async () => {
-    await page?.close()
-    expect(problems).toEqual([])
-  })
+  let rig: ChatRig
+  let userId: number
+  beforeEach(() => void ({page, rig, userId} = chat))
 
   it('draws every entity: spoiler hidden until clicked, pre with its language, quotes, custom emoji as text', async () => {
     await type(page, 'fmt')

@@ -130,6 +130,54 @@ for (const template of TEMPLATES) {
       }
     })
 
+    it('Mini App: /app opens /app/ on the host of WEBHOOK_URL, the bot serves the page and accepts the signed initData, not a tampered copy', async () => {
+      const {token} = emu.createBot({username: `${template}_app_bot`})
+      const port = await freePort()
+      const secret = 'S3cret_for-tests'
+      const bot = startBot({
+        BOT_TOKEN: token,
+        BOT_API_ROOT: emu.apiRoot,
+        BOT_MODE: 'webhook',
+        PORT: String(port),
+        WEBHOOK_PATH: '/tg/hook',
+        WEBHOOK_SECRET: secret,
+        WEBHOOK_URL: 'https://bot.example/tg/hook',
+      })
+      try {
+        await bot.waitForOutput(/is running \(webhook/)
+        const set = await fetch(`${emu.apiRoot}/bot${token}/setWebhook`, {
+          method: 'POST',
+          headers: {'content-type': 'application/json'},
+          body: JSON.stringify({url: `http://127.0.0.1:${port}/tg/hook`, secret_token: secret}),
+        })
+        expect((await set.json()).ok).toBe(true)
+
+        const chatId = 1002
+        emu.sendUserMessage(token, {text: '/app', chatId, firstName: 'Ada'})
+        const sent = await emu.waitForBotMessage(token, {chatId, timeoutMs: REPLY_MS})
+        expect(sent.error).toBeUndefined()
+        const url = 'https://bot.example/app/'
+        const markup = sent.params.reply_markup
+        expect(typeof markup === 'string' ? JSON.parse(markup) : markup).toMatchObject({
+          inline_keyboard: [[{text: 'Open the app', web_app: {url}}]],
+        })
+
+        const page = await fetch(`http://127.0.0.1:${port}/app/`)
+        expect(page.status).toBe(200)
+        expect(await page.text()).toContain('telegram-web-app.js')
+        const {initData} = emu.act(token, 'launch_web_app', {url, userId: chatId})
+        const check = (body: string) => fetch(`http://127.0.0.1:${port}/app/check`, {method: 'POST', body})
+        const accepted = await check(initData)
+        expect(accepted.status).toBe(200)
+        expect(await accepted.json()).toMatchObject({ok: true, user: {id: chatId}})
+        expect((await check(initData.replace(/auth_date=\d+/, 'auth_date=1'))).status).toBe(401)
+        expect((await check(initData.replace(/hash=[0-9a-f]+/, `hash=${'0'.repeat(64)}`))).status).toBe(401)
+        expect((await check('')).status).toBe(401)
+      } finally {
+        await stopCleanly(bot)
+      }
+    })
+
     it('polling mode: replies and echoes, stops on SIGINT with every update confirmed', async () => {
       const {token} = emu.createBot({username: `${template}_poll_bot`})
       const bot = startBot({BOT_TOKEN: token, BOT_API_ROOT: emu.apiRoot, BOT_MODE: 'polling'})

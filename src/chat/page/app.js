@@ -217,7 +217,8 @@
     drawChats()
     $('chat-title').textContent = chat.type === 'private' ? R.nameOf(state.me) : chat.title || String(chatId)
     $('topic-box').hidden = !chat.is_forum
-    $('composer').hidden = chat.type === 'channel'
+    // (in a channel the acting user writes as its administrator: a post, which the bot gets as channel_post)
+    $('composer').hidden = false
     drawSub()
     $('messages').textContent = ''
     const started = performance.now()

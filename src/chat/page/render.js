@@ -273,40 +273,203 @@
     return out
   }
 
-  // Bot API 10.1 rich messages: blocks of text, headings, lists, quotes, code, media, dividers.
+  // Bot API 10.1 rich messages (core.telegram.org/bots/api#richmessage): RichBlock blocks whose texts are RichText
+  // (a string, an array of RichText, or a styled object {type, text}); drawn as Telegram's clients draw an article.
+  const RICH_TAGS = {
+    bold: 'strong',
+    italic: 'em',
+    underline: 'u',
+    strikethrough: 's',
+    code: 'code',
+    subscript: 'sub',
+    superscript: 'sup',
+    marked: 'mark',
+  }
+
+  function richText(rt, ctx) {
+    if (rt === undefined || rt === null) return document.createTextNode('')
+    if (typeof rt === 'string' || typeof rt === 'number') return document.createTextNode(String(rt))
+    if (Array.isArray(rt)) {
+      const frag = document.createDocumentFragment()
+      for (const part of rt) frag.append(richText(part, ctx))
+      return frag
+    }
+    if (typeof rt !== 'object') return document.createTextNode('')
+    const type = String(rt.type || '')
+    let node
+    if (RICH_TAGS[type]) node = el(RICH_TAGS[type])
+    else if (type === 'spoiler') {
+      node = el('span', 'spoiler')
+      node.dataset.entity = 'spoiler'
+      node.title = 'spoiler: click to reveal'
+      node.addEventListener('click', () => node.classList.add('revealed'))
+    } else if (type === 'custom_emoji') {
+      node = el('span', 'custom-emoji', rt.alternative_text)
+      node.dataset.customEmojiId = rt.custom_emoji_id || ''
+      return node
+    } else if (type === 'mathematical_expression') return el('code', 'math', rt.expression)
+    else if (type === 'anchor') return document.createTextNode('')
+    else if (type === 'url' || type === 'email_address' || type === 'phone_number') {
+      const target =
+        type === 'url' ? rt.url : type === 'email_address' ? 'mailto:' + rt.email_address : 'tel:' + rt.phone_number
+      const href = safeUrl(target)
+      node = el(href ? 'a' : 'span')
+      if (href) {
+        node.href = href
+        node.target = '_blank'
+        node.rel = 'noopener noreferrer'
+      }
+    } else node = el('span', 'rich-' + type.replace(/[^a-z_]/g, ''))
+    node.dataset.rich = type
+    node.append(richText(rt.text, ctx))
+    return node
+  }
+
+  function richCaption(caption, ctx) {
+    if (!caption) return undefined
+    const c = el('div', 'rich-caption')
+    c.append(richText(caption.text !== undefined ? caption.text : caption, ctx))
+    if (caption.credit !== undefined) {
+      const credit = el('div', 'rich-credit')
+      credit.append(richText(caption.credit, ctx))
+      c.append(credit)
+    }
+    return c
+  }
+
+  function richBlocks(blocks, ctx, into) {
+    for (const b of Array.isArray(blocks) ? blocks : []) {
+      const node = richBlock(b, ctx)
+      if (node) into.append(node)
+    }
+    return into
+  }
+
+  function richBlock(b, ctx) {
+    if (!b || typeof b !== 'object') return undefined
+    const type = String(b.type || '')
+    const text = (cls, tag) => {
+      const node = el(tag || 'div', cls)
+      // (the blocks of older drafts carried a plain text with entities)
+      if (typeof b.text === 'string' && Array.isArray(b.entities)) node.append(formatted(b.text, b.entities, ctx, cls))
+      else node.append(richText(b.text, ctx))
+      return node
+    }
+    switch (type) {
+      case 'paragraph':
+        return text('rich-text', 'p')
+      case 'heading': {
+        const level = Math.min(Math.max(Number(b.size) || 1, 1), 4) + 1
+        return text('rich-heading', 'h' + level)
+      }
+      case 'footer':
+        return text('rich-footer')
+      case 'thinking':
+        return text('rich-thinking')
+      case 'pre': {
+        const pre = el('pre')
+        if (b.language) pre.append(el('span', 'lang', b.language))
+        const code = el('code')
+        code.append(richText(b.text, ctx))
+        pre.append(code)
+        return pre
+      }
+      case 'mathematical_expression':
+        return el('pre', 'math', b.expression)
+      case 'divider':
+        return el('hr')
+      case 'anchor':
+        return undefined
+      case 'list': {
+        const ordered = (b.items || []).some((i) => i && /^\d/.test(String(i.label || '')))
+        const list = el(ordered ? 'ol' : 'ul', 'rich-list')
+        for (const item of b.items || []) {
+          const li = el('li')
+          if (item.has_checkbox) li.append(el('span', 'check', item.is_checked ? '☑ ' : '☐ '))
+          if (item.label && !ordered) li.dataset.label = item.label
+          richBlocks(item.blocks, ctx, li)
+          list.append(li)
+        }
+        return list
+      }
+      case 'blockquote':
+      case 'expandable_blockquote':
+      case 'pullquote': {
+        const q = el('blockquote', type === 'blockquote' ? '' : type === 'pullquote' ? 'pull' : 'expandable collapsed')
+        if (type === 'expandable_blockquote') q.addEventListener('click', () => q.classList.toggle('collapsed'))
+        if (b.blocks) richBlocks(b.blocks, ctx, q)
+        else q.append(richText(b.text, ctx))
+        if (b.credit !== undefined) {
+          const credit = el('div', 'rich-credit')
+          credit.append(richText(b.credit, ctx))
+          q.append(credit)
+        }
+        return q
+      }
+      case 'details': {
+        const d = el('details', 'rich-details')
+        d.open = Boolean(b.is_open)
+        const summary = el('summary')
+        summary.append(richText(b.summary, ctx))
+        d.append(summary)
+        return richBlocks(b.blocks, ctx, d)
+      }
+      case 'collage':
+      case 'slideshow': {
+        const box = richBlocks(b.blocks, ctx, el('div', 'rich-' + type))
+        const caption = richCaption(b.caption, ctx)
+        if (caption) box.append(caption)
+        return box
+      }
+      case 'table': {
+        const table = el('table', 'rich-table')
+        for (const row of b.cells || []) {
+          const tr = el('tr')
+          for (const cell of row || []) {
+            const td = el(cell && cell.is_header ? 'th' : 'td')
+            if (cell) td.append(richText(cell.text, ctx))
+            if (cell && cell.colspan) td.colSpan = cell.colspan
+            if (cell && cell.rowspan) td.rowSpan = cell.rowspan
+            tr.append(td)
+          }
+          table.append(tr)
+        }
+        if (b.caption !== undefined) {
+          const caption = el('caption')
+          caption.append(richText(b.caption, ctx))
+          table.prepend(caption)
+        }
+        return table
+      }
+      case 'map': {
+        const loc = b.location || {}
+        return el('div', 'box location', '📍 ' + loc.latitude + ', ' + loc.longitude)
+      }
+      case 'buttons':
+        return undefined
+      case 'photo':
+      case 'video':
+      case 'animation':
+      case 'audio':
+      case 'voice_note':
+      case 'document': {
+        const field = type === 'voice_note' ? 'voice' : type
+        const m = {}
+        m[field] = b[type] || b[field]
+        const box = el('div', 'rich-media')
+        for (const node of media(m, ctx)) box.append(node)
+        const caption = richCaption(b.caption, ctx)
+        if (caption) box.append(caption)
+        return box
+      }
+      default:
+        return b.text !== undefined ? text('rich-text') : undefined
+    }
+  }
+
   function rich(r, ctx) {
     const box = el('div', 'rich')
-    const blocks = Array.isArray(r.blocks) ? r.blocks : Array.isArray(r) ? r : []
-    for (const b of blocks) {
-      if (!b || typeof b !== 'object') continue
-      const text = b.text !== undefined ? b.text : b.content
-      const entities = b.entities || b.text_entities
-      const type = b.type || ''
-      if (/heading|title|header/.test(type)) box.append(formatted(text, entities, ctx, 'rich-heading'))
-      else if (/divider|separator/.test(type)) box.append(el('hr'))
-      else if (/list/.test(type) && Array.isArray(b.items)) {
-        const ul = el(/ordered/.test(type) ? 'ol' : 'ul')
-        for (const item of b.items) {
-          const li = el('li')
-          li.append(formatted(item.text !== undefined ? item.text : item, item.entities, ctx, 'rich-item'))
-          ul.append(li)
-        }
-        box.append(ul)
-      } else if (/quote/.test(type)) {
-        const q = el('blockquote')
-        q.append(formatted(text, entities, ctx))
-        box.append(q)
-      } else if (/code|pre/.test(type)) {
-        const pre = el('pre')
-        pre.append(el('code', '', text))
-        box.append(pre)
-      } else if (b.photo && b.photo.length) {
-        const img = el('img', 'photo')
-        img.src = ctx.fileUrl(b.photo[b.photo.length - 1].file_id)
-        box.append(img)
-      } else if (text !== undefined) box.append(formatted(text, entities, ctx, 'rich-text'))
-    }
-    if (blocks.length === 0 && r.text) box.append(formatted(r.text, r.entities, ctx))
+    richBlocks(Array.isArray(r.blocks) ? r.blocks : Array.isArray(r) ? r : [], ctx, box)
     return box
   }
 

@@ -44,13 +44,18 @@ export function readSender(f: Record<string, any>, bot: BotState): Sender {
 
 export const sendMessage = defineAction({
   name: 'send_message',
-  description: 'the user sends a text message (a /command gets its bot_command entity)',
+  description:
+    'the user sends a text message (a /command gets its bot_command entity); in a channel, posts it as its administrator (channel_post)',
   params: {text: text('the message text', {required: true}), ...sender},
-  result: '{update_id, message}: the update queued (update_id 0 when allowed_updates drop it)',
+  result:
+    '{update_id, message}: the update queued (update_id 0 when allowed_updates drop it); message is the channel_post in a channel',
   route: 'messages',
   read: (f, bot): UserMessageOptions => ({text: f.text, ...readSender(f, bot)}),
-  run: ({bot, inject}, options: UserMessageOptions) => inject({message: userMessage(bot, options)}),
-  json: (update) => ({update_id: update.update_id, message: update.message}),
+  run: ({bot, inject}, options: UserMessageOptions) => {
+    const message = userMessage(bot, options)
+    return inject((message.chat as {type?: string}).type === 'channel' ? {channel_post: message} : {message})
+  },
+  json: (update) => ({update_id: update.update_id, message: update.message ?? update.channel_post}),
 })
 
 /** A file as an action takes it: its bytes (a Buffer, or base64 text in JSON), its name and type. */

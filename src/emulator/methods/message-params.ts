@@ -1,7 +1,7 @@
 /** Parameters the outgoing methods share: JSON values, the target chat, formatted text, the reply target, the markup. */
 import type {BotState} from '../state/bot.js'
-import {badRequest} from '../errors.js'
-import {entitiesJson, formatText} from '../format/index.js'
+import {ApiError, badRequest} from '../errors.js'
+import {type Entity, entitiesJson, formatText} from '../format/index.js'
 import {type Markup, finishInlineKeyboard, readReplyMarkup} from './keyboards.js'
 import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
@@ -68,6 +68,8 @@ export interface ReplyTarget {
   messageId: number
   chatId?: string
   allowWithout: boolean
+  /** reply_parameters.quote (+ quote_parse_mode, quote_entities) read; its td stage, and quote_position. */
+  quote?: {finish: () => {text: string; entities: Entity[]}; position: number}
 }
 
 /** reply_parameters, or reply_to_message_id + allow_sending_without_reply, as the server reads them. */
@@ -87,11 +89,77 @@ export function replyTarget(params: Params): ReplyTarget | undefined {
   if (!('message_id' in o)) throw badRequest('can\'t find field "message_id"')
   const id = Number(o.message_id)
   if (!Number.isInteger(id)) throw badRequest('field "message_id" must be a valid Number')
+  const quote = readQuote(o)
   if (id <= 0) return undefined
   return {
     messageId: id,
     ...(o.chat_id !== undefined ? {chatId: String(o.chat_id)} : {}),
     allowWithout: o.allow_sending_without_reply === true || o.allow_sending_without_reply === 'true',
+    ...(quote ? {quote} : {}),
+  }
+}
+
+/**
+ * `quote`, `quote_parse_mode`, `quote_entities`, `quote_position` of reply_parameters, read in the order of
+ * telegram-bot-api Client.cpp `Client::get_reply_parameters` (the quote is a formatted text as a message's is).
+ */
+function readQuote(o: TgObject): ReplyTarget['quote'] {
+  const text = optionalString(o, 'quote')
+  const parseMode = optionalString(o, 'quote_parse_mode')
+  const entities = o.quote_entities === undefined ? undefined : JSON.stringify(o.quote_entities)
+  const finish = formatText({raw: text ?? '', parseMode, entities, kind: 'caption'})
+  let position = 0
+  if (o.quote_position !== undefined) {
+    position = Number(o.quote_position)
+    if (!Number.isInteger(position)) throw badRequest('field "quote_position" must be a valid Number')
+  }
+  if ((text ?? '') === '') return undefined
+  return {finish, position}
+}
+
+function optionalString(o: TgObject, name: string): string | undefined {
+  const v = o[name]
+  if (v === undefined) return undefined
+  if (typeof v !== 'string' && typeof v !== 'number') throw badRequest(`field "${name}" must be of type String`)
+  return String(v)
+}
+
+/** The entity types a quote keeps (td MessageQuote.cpp, the entities allowed in a quote). */
+const QUOTE_ENTITIES = new Set(['bold', 'italic', 'underline', 'strikethrough', 'spoiler', 'custom_emoji'])
+
+/**
+ * Message.quote (TextQuote) of a reply with reply_parameters.quote: the quoted part of the replied message's text
+ * or caption, its formatting entities, its position, `is_manual`. A quote that is not part of that text is refused
+ * by Telegram's server (QUOTE_TEXT_INVALID); of several occurrences, the one nearest to quote_position is taken.
+ */
+export function quoteOf(target: ReplyTarget | undefined, replied: TgObject | undefined): TgObject | undefined {
+  if (!target?.quote || !replied) return undefined
+  let quote: {text: string}
+  try {
+    quote = target.quote.finish()
+  } catch (err) {
+    if (err instanceof ApiError && /too long/.test(err.message)) throw badRequest('QUOTE_TEXT_INVALID')
+    throw err
+  }
+  if (quote.text === '') return undefined
+  const source = (replied.text ?? replied.caption) as string | undefined
+  let best = -1
+  for (let at = source?.indexOf(quote.text) ?? -1; at !== -1; at = source!.indexOf(quote.text, at + 1)) {
+    if (best === -1 || Math.abs(at - target.quote.position) < Math.abs(best - target.quote.position)) best = at
+  }
+  if (best === -1) throw badRequest('QUOTE_TEXT_INVALID')
+  const end = best + quote.text.length
+  const entities = ((replied.entities ?? replied.caption_entities ?? []) as Entity[])
+    .filter((e) => QUOTE_ENTITIES.has(e.type) && e.offset < end && e.offset + e.length > best)
+    .map((e) => {
+      const offset = Math.max(e.offset, best)
+      return {...e, offset: offset - best, length: Math.min(e.offset + e.length, end) - offset}
+    })
+  return {
+    text: quote.text,
+    ...(entities.length > 0 ? {entities: entitiesJson(entities)} : {}),
+    position: best,
+    is_manual: true,
   }
 }
 

@@ -12,6 +12,7 @@ import {
   formatted,
   markupOf,
   now,
+  quoteOf,
   repliedMessage,
   replyTarget,
 } from './message-params.js'
@@ -23,6 +24,8 @@ import {INT32_MAX, INT32_MIN, integerArg, required} from './args.js'
 export interface Prepared {
   chat: TgObject
   replied?: TgObject
+  /** Message.quote: the part of the replied message that reply_parameters.quote names. */
+  quote?: TgObject
   keyboard?: TgObject
 }
 
@@ -32,8 +35,9 @@ export function prepareSend(bot: BotState, params: Params, chat?: TgObject): Pre
   const markup = markupOf(params)
   const target = chat ?? chatOf(bot, params)
   const replied = repliedMessage(bot, target, reply)
+  const quote = quoteOf(reply, replied)
   const keyboard = markup()
-  return {chat: target, ...(replied ? {replied} : {}), ...(keyboard ? {keyboard} : {})}
+  return {chat: target, ...(replied ? {replied} : {}), ...(quote ? {quote} : {}), ...(keyboard ? {keyboard} : {})}
 }
 
 /** The new message, stored: fields in the server's order (media_group_id after the reply, then the content). */
@@ -44,6 +48,7 @@ export function finishSend(bot: BotState, prepared: Prepared, body: TgObject, me
     chat: prepared.chat,
     date: now(),
     ...(prepared.replied ? {reply_to_message: prepared.replied} : {}),
+    ...(prepared.quote ? {quote: prepared.quote} : {}),
     ...(mediaGroupId ? {media_group_id: mediaGroupId} : {}),
     ...body,
     ...(prepared.keyboard ? {reply_markup: prepared.keyboard} : {}),

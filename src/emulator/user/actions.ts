@@ -35,10 +35,13 @@ export function userMessage(bot: BotState, options: UserMessageOptions): TgObjec
   const entities = commandEntities(options.text)
   const replied = options.replyToMessageId !== undefined ? bot.message(chatId, options.replyToMessageId) : undefined
   const thread = options.messageThreadId
+  // A post in a channel is the channel's (an administrator writes it): sender_chat, no from (the bot gets it as
+  // channel_post, core.telegram.org/bots/api#update).
+  const sender = chat.type === 'channel' ? {sender_chat: chat} : {from}
   return {
     message_id: bot.nextMessageId(chatId),
     ...(thread !== undefined && chat.is_forum ? {message_thread_id: thread, is_topic_message: true} : {}),
-    from,
+    ...sender,
     chat,
     date: options.date ?? Math.floor(Date.now() / 1000),
     ...(replied ? {reply_to_message: replied} : {}),

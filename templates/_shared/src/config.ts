@@ -9,6 +9,8 @@
  *   WEBHOOK_SECRET  webhook mode: the value Telegram sends in X-Telegram-Bot-Api-Secret-Token (required)
  *   REDIS_URL       sessions in Redis (redis://[user:password@]host:port[/db], or rediss:// for TLS);
  *                   unset: sessions in memory (one process only: development and tests)
+ *   WEB_APP_URL     the Mini App's URL for /app (`bot dev --web-app` sets it); default: /app/ on the host of
+ *                   WEBHOOK_URL (the public webhook URL, which `bot dev` sets), where src/http.ts serves it
  *   BOT_TEST_COMMANDS  "1" adds hidden commands for tests: /fail throws, /slow finishes its work after
  *                   the update was acknowledged
  */
@@ -27,6 +29,8 @@ export interface Config {
   webhook?: WebhookConfig
   /** Where sessions live when several processes serve the bot; undefined = in memory. */
   redisUrl?: string
+  /** The Mini App's URL (src/web-app.ts); undefined: no public URL is known, /app says so. */
+  webAppUrl?: string
   /** Hidden /fail and /slow commands (tests of the error handling and of a clean stop). */
   testCommands: boolean
 }
@@ -51,7 +55,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'REDIS_URL must look like redis://host:6379 (or rediss:// for TLS, redis://user:password@host:6379/0).',
     )
   const testCommands = env.BOT_TEST_COMMANDS === '1'
-  if (mode === 'polling') return {token, apiRoot, mode, redisUrl, testCommands}
+  const webAppUrl = readWebAppUrl(env)
+  if (mode === 'polling') return {token, apiRoot, mode, redisUrl, webAppUrl, testCommands}
 
   const port = Number(env.PORT ?? 3000)
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
@@ -65,7 +70,21 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
         '`bot dev` sets it for you; in production generate one (openssl rand -hex 32), give the same value to ' +
         '`bot webhook set URL --secret-token …`, and set WEBHOOK_SECRET on the host.',
     )
-  return {token, apiRoot, mode, webhook: {port, path, secret}, redisUrl, testCommands}
+  return {token, apiRoot, mode, webhook: {port, path, secret}, redisUrl, webAppUrl, testCommands}
+}
+
+/** WEB_APP_URL when set, else /app/ on the host of an https WEBHOOK_URL (Telegram opens https Mini Apps only). */
+function readWebAppUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const own = env.WEB_APP_URL?.trim()
+  if (own) {
+    if (!/^https?:\/\/[^\s]+$/.test(own) || !URL.canParse(own))
+      throw new ConfigError(
+        `WEB_APP_URL "${own}" is not a URL: set it to the Mini App's https:// address, or unset it.`,
+      )
+    return own
+  }
+  const hook = env.WEBHOOK_URL?.trim()
+  return hook && /^https:\/\//.test(hook) && URL.canParse(hook) ? new URL('/app/', hook).toString() : undefined
 }
 
 /** Replace the token (and its secret part) wherever it appears, e.g. in an error that quotes a URL. */

@@ -43,10 +43,13 @@ export async function readJson(req: IncomingMessage, limit = 1024 * 1024): Promi
 /** Whether the bot can serve now: undefined = yes, a string = what is wrong (e.g. "Redis unreachable"). */
 export type HealthCheck = () => Promise<string | undefined> | string | undefined
 
+/** More routes (the Mini App's, src/web-app.ts): true when it answered the request. */
+export type ExtraRoutes = (req: IncomingMessage, res: ServerResponse) => boolean
+
 /**
  * The HTTP server of webhook mode: POST <path> goes to the framework's webhook handler,
  * GET /health answers 200 when the bot can serve and 503 when it cannot (for load balancers and
- * `bot dev`), anything else 404. The server knows nothing about the bot, so any host (a container,
+ * `bot dev`), `routes` (the Mini App's) answer theirs, anything else 404. The server knows nothing about the bot, so any host (a container,
  * a VM, a PaaS) can run it.
  */
 export function createWebhookServer(
@@ -54,6 +57,7 @@ export function createWebhookServer(
   handler: WebhookHandler,
   onError: (err: unknown) => void,
   health: HealthCheck = () => undefined,
+  routes: ExtraRoutes = () => false,
 ): Server {
   return createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]
@@ -69,6 +73,14 @@ export function createWebhookServer(
       return
     }
     if (path !== config.path) {
+      try {
+        if (routes(req, res)) return
+      } catch (err) {
+        onError(err)
+        if (!res.headersSent) res.writeHead(500)
+        res.end()
+        return
+      }
       res.writeHead(404).end()
       return
     }

@@ -7,6 +7,7 @@ import {checkOrder, INVOICE, NOTHING_TO_REFUND, REFUNDED, remember, THANKS} from
 import {memoryStorage, session, type SessionStorage} from './session.js'
 import {guardStorage, StorageError} from './storage-error.js'
 import {afterAck, track} from './tasks.js'
+import {APP_BUTTON, APP_TEXT, NO_APP_URL} from './web-app.js'
 
 /**
  * What the bot does. Nothing here knows how updates arrive (webhook or long polling):
@@ -27,6 +28,8 @@ export interface BotOptions {
   onError?: (err: unknown) => void
   /** Where sessions live: Redis when several processes serve the bot (see main.ts). Default: memory. */
   storage?: SessionStorage<SessionData>
+  /** The Mini App's URL for /app (src/web-app.ts); undefined: /app says how to get one. */
+  webAppUrl?: string
   /** Add hidden /fail and /slow commands (tests of the error handling and of a clean stop). */
   testCommands?: boolean
 }
@@ -40,6 +43,7 @@ export const HELP = [
   '/count – count your /count messages (kept in the session)',
   '/buy – buy a supporter pass for 1 Telegram Star',
   '/refund – get your last purchase refunded',
+  '/app – open the Mini App',
 ].join('\n')
 
 const resetButton = () => new InlineKeyboard().text('Reset', 'count:reset')
@@ -49,6 +53,7 @@ export function createBot({
   apiRoot,
   onError = console.error,
   storage = memoryStorage(),
+  webAppUrl,
   testCommands = false,
 }: BotOptions) {
   // GramIO builds request URLs as `${baseURL}${token}/${method}`.
@@ -105,6 +110,13 @@ export function createBot({
     ctx.session.charges = ctx.session.charges?.slice(0, -1)
     return ctx.send(REFUNDED)
   })
+
+  // The Mini App (src/web-app.ts): a button that opens it; its page checks initData with the server.
+  bot.command('app', (ctx) =>
+    webAppUrl
+      ? ctx.send(APP_TEXT, {reply_markup: new InlineKeyboard().webApp(APP_BUTTON, webAppUrl)})
+      : ctx.send(NO_APP_URL),
+  )
 
   if (testCommands) {
     // Hidden commands for tests (BOT_TEST_COMMANDS=1). /fail: a handler that throws.

@@ -13,6 +13,7 @@ import {close, createWebhookServer, hasSecret, listen} from './http.js'
 import {configOrExit, fail, logError, onShutdown} from './lifecycle.js'
 import {connectRedis, type SessionStore} from './storage.js'
 import {drain} from './tasks.js'
+import {serveWebApp} from './web-app.js'
 
 const config = configOrExit()
 
@@ -33,6 +34,7 @@ const bot = createBot({
   apiRoot: config.apiRoot,
   onError: logError,
   storage: store?.storage,
+  webAppUrl: config.webAppUrl,
   testCommands: config.testCommands,
 })
 
@@ -73,6 +75,7 @@ if (config.webhook) {
     },
     logError,
     () => store?.check(),
+    (req, res) => serveWebApp(req, res, config.token), // the Mini App at /app/ (src/web-app.ts)
   )
   const port = await listen(server, webhook.port).catch((err: unknown) =>
     fail(

@@ -7,17 +7,27 @@ import {BotApiEmulator} from 'bot-cli/emulator'
 import {afterAll, beforeAll, expect, it} from 'vitest'
 
 import {createBot} from '../src/bot.js'
+import {close, createWebhookServer, listen} from '../src/http.js'
+import {serveWebApp} from '../src/web-app.js'
 
 let emu: BotApiEmulator
 let token: string
 let bot: ReturnType<typeof createBot>
 const errors: unknown[] = []
+/** The Mini App's public URL as the bot is told it (WEB_APP_URL); this test serves the app on loopback. */
+const APP_URL = 'https://bot.example/app/'
 
 beforeAll(async () => {
   // Delays sped up 100×, but the bot keeps Telegram's 10 s to answer a pre-checkout query (a busy machine).
   emu = await BotApiEmulator.start({timeScale: 0.01, preCheckoutWindowMs: 10_000}) // 127.0.0.1, a free port
   token = emu.createBot({username: 'test_bot'}).token
-  bot = createBot({token, apiRoot: emu.apiRoot, onError: (err) => errors.push(err), testCommands: true})
+  bot = createBot({
+    token,
+    apiRoot: emu.apiRoot,
+    onError: (err) => errors.push(err),
+    webAppUrl: APP_URL,
+    testCommands: true,
+  })
   await bot.start() // long polling against the emulator, in the background until stop()
 })
 
@@ -85,4 +95,45 @@ it('/buy sends a Stars invoice; paying it is thanked, and the charge kept for /r
   const refund = emu.calls(token).find((call) => call.method === 'refundStarPayment')
   expect(refund?.params.telegram_payment_charge_id).toBe(payment.chargeId)
   expect(refund?.error).toBeUndefined()
+})
+
+it('/app sends the Mini App button; the app opened through the emulator is accepted by the bot’s check, a tampered copy refused', async () => {
+  const ada = emu.user(token, {firstName: 'Ada', settleMs: 50})
+  const [message] = await ada.send('/app')
+  expect(message).toMatchObject({reply_markup: {inline_keyboard: [[{text: 'Open the app', web_app: {url: APP_URL}}]]}})
+  // The emulator opens it as Telegram's web client does: the launch parameters in the URL's hash,
+  // initData signed with the bot's token.
+  const launch = ada.launchWebApp({url: APP_URL})
+  expect(new URLSearchParams(new URL(launch.url).hash.slice(1)).get('tgWebAppData')).toBe(launch.initData)
+
+  // The bot's own HTTP server (src/http.ts, as main.ts runs it in webhook mode) with the Mini App's routes.
+  const server = createWebhookServer(
+    {port: 0, path: '/webhook', secret: 'unused'},
+    (_req, res) => void res.writeHead(404).end(),
+    (err) => errors.push(err),
+    undefined,
+    (req, res) => serveWebApp(req, res, token),
+  )
+  const port = await listen(server, 0)
+  try {
+    const app = `http://127.0.0.1:${port}/app/`
+    const page = await fetch(app)
+    expect(page.status).toBe(200)
+    expect(await page.text()).toContain('https://telegram.org/js/telegram-web-app.js')
+
+    const check = (initData: string) => fetch(`${app}check`, {method: 'POST', body: initData})
+    const accepted = await check(launch.initData)
+    expect(accepted.status).toBe(200)
+    expect(await accepted.json()).toMatchObject({ok: true, user: {first_name: 'Ada'}})
+    // Someone edits the user in the data (Ada → Eve): the hash no longer matches.
+    const tampered = launch.initData.replace('Ada', 'Eve')
+    expect(tampered).not.toBe(launch.initData)
+    expect((await check(tampered)).status).toBe(401)
+    // Signed with another token (another bot's data): refused as well.
+    const other = emu.createBot({username: 'other_bot'}).token
+    const foreign = emu.user(other, {firstName: 'Ada'}).launchWebApp({url: APP_URL}).initData
+    expect((await check(foreign)).status).toBe(401)
+  } finally {
+    await close(server)
+  }
 })

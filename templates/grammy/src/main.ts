@@ -14,6 +14,7 @@ import {configOrExit, fail, logError, onShutdown} from './lifecycle.js'
 import {StorageError} from './storage-error.js'
 import {connectRedis, type SessionStore} from './storage.js'
 import {drain} from './tasks.js'
+import {serveWebApp} from './web-app.js'
 
 const config = configOrExit()
 
@@ -34,6 +35,7 @@ const bot = createBot({
   apiRoot: config.apiRoot,
   onError: logError,
   storage: store?.storage,
+  webAppUrl: config.webAppUrl,
   testCommands: config.testCommands,
 })
 
@@ -65,7 +67,13 @@ if (config.webhook) {
     onTimeout: 'return',
     timeoutMilliseconds: 10_000,
   })
-  const server = createWebhookServer(webhook, handle, logError, () => store?.check())
+  const server = createWebhookServer(
+    webhook,
+    handle,
+    logError,
+    () => store?.check(),
+    (req, res) => serveWebApp(req, res, config.token), // the Mini App at /app/ (src/web-app.ts)
+  )
   const port = await listen(server, webhook.port).catch((err: unknown) =>
     fail(
       `Could not listen on port ${webhook.port}`,

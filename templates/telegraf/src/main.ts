@@ -16,6 +16,7 @@ import {configOrExit, fail, logError, onShutdown} from './lifecycle.js'
 import {StorageError} from './storage-error.js'
 import {connectRedis, type SessionStore} from './storage.js'
 import {drain} from './tasks.js'
+import {serveWebApp} from './web-app.js'
 
 const config = configOrExit()
 
@@ -36,6 +37,7 @@ const bot = createBot({
   apiRoot: config.apiRoot,
   onError: logError,
   store: sessions?.store,
+  webAppUrl: config.webAppUrl,
   testCommands: config.testCommands,
 })
 
@@ -68,7 +70,13 @@ if (config.webhook) {
     await bot.handleUpdate((await readJson(req)) as Update)
     res.writeHead(200).end()
   }
-  const server = createWebhookServer(webhook, handle, logError, () => sessions?.check())
+  const server = createWebhookServer(
+    webhook,
+    handle,
+    logError,
+    () => sessions?.check(),
+    (req, res) => serveWebApp(req, res, config.token), // the Mini App at /app/ (src/web-app.ts)
+  )
   const port = await listen(server, webhook.port).catch((err: unknown) =>
     fail(
       `Could not listen on port ${webhook.port}`,
