@@ -141,3 +141,59 @@ describe('the relay’s /app/ (--web-app)', () => {
     expect((await fetch(`${plain.base}/app/`)).status).toBe(404)
   })
 })
+
+describe('the relay’s /app/ with a real Vite dev server (base /app/)', () => {
+  it('serves the page, its modules and the hot-reload WebSocket; Vite itself refuses the public Host the relay rewrites', async () => {
+    const {mkdtempSync, writeFileSync} = await import('node:fs')
+    const {tmpdir} = await import('node:os')
+    const {join} = await import('node:path')
+    const {createServer} = await import('vite')
+    const root = mkdtempSync(join(tmpdir(), 'bot-vite-app-'))
+    writeFileSync(
+      join(root, 'index.html'),
+      '<!doctype html><html><head><title>v</title></head><body><div id="app"></div><script type="module" src="/app/main.js"></script></body></html>',
+    )
+    writeFileSync(join(root, 'main.js'), "document.getElementById('app').textContent = 'hi'\n")
+    const vite = await createServer({
+      root,
+      base: '/app/',
+      configFile: false,
+      logLevel: 'silent',
+      server: {host: '127.0.0.1', port: 0, strictPort: false, watch: null},
+    })
+    await vite.listen()
+    opened.push({close: () => vite.close()})
+    const port = (vite.httpServer!.address() as AddressInfo).port
+    const {base} = await relayWith(`http://127.0.0.1:${port}/app/`)
+
+    const page = await fetch(`${base}/app/`, {headers: {accept: 'text/html'}})
+    expect(page.status).toBe(200)
+    expect(await page.text()).toContain('/app/@vite/client')
+    expect((await fetch(`${base}/app/@vite/client`)).status).toBe(200)
+    expect(await (await fetch(`${base}/app/main.js`)).text()).toContain("textContent = 'hi'")
+
+    // The hot-reload socket: Vite says it is connected.
+    const {WebSocket} = await import('undici')
+    const first = await new Promise<string>((resolve, reject) => {
+      const ws = new WebSocket(`ws://127.0.0.1:${base.split(':')[2]}/app/`, ['vite-hmr'])
+      const timer = setTimeout(() => reject(new Error('no message from Vite')), 15_000)
+      ws.addEventListener('message', (e) => {
+        clearTimeout(timer)
+        resolve(String(e.data))
+        ws.close()
+      })
+      ws.addEventListener('error', () => reject(new Error('the WebSocket failed')))
+    })
+    expect(JSON.parse(first)).toMatchObject({type: 'connected'})
+
+    // Why the Host is rewritten: asked with the tunnel's name, Vite refuses.
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.get({host: '127.0.0.1', port, path: '/app/', headers: {host: 'quiet-fox-12.loca.lt'}}, (res) => {
+        res.resume()
+        resolve(res.statusCode ?? 0)
+      })
+      req.on('error', reject)
+    })
+    expect(status).toBe(403)
+  })
+})
