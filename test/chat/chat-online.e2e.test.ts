@@ -69,8 +69,8 @@ async function open(url: string): Promise<Page> {
     if (m.type() === 'error' && !/status of 409/.test(m.text())) problems.push(`console: ${m.text()}`)
   })
   await page.goto(url)
-  await page.waitForSelector('body[data-ready="true"]', {timeout: 15_000})
-  await page.waitForSelector('#status[data-state="live"]', {timeout: 15_000})
+  await page.waitForSelector('body[data-ready="true"]', {timeout: 30_000})
+  await page.waitForSelector('#status[data-state="live"]', {timeout: 30_000})
   return page
 }
 
@@ -97,6 +97,9 @@ describe.skipIf(skip)('the chat page of an online bot dev session', () => {
     const key = inspector.searchParams.get('key')!
     expect(chatUrl).toBe(`${inspector.origin}/chat?key=${key}`)
     expect(ready.text).toContain(` Chat page: ${chatUrl}`)
+    // The inspector page links to it.
+    const inspectorHtml = await (await fetch(inspector)).text()
+    expect(inspectorHtml).toContain(`id="chat-link" class="chat-link" href="/chat?key=${key}"`)
 
     const page = await open(chatUrl)
     // No chat yet: the page says how one appears, and has nothing to send to.
@@ -105,8 +108,8 @@ describe.skipIf(skip)('the chat page of an online bot dev session', () => {
 
     // A person writes in Telegram: the chat appears, with their message and the bot's answer.
     await say('hello from Telegram', 'echo: hello from Telegram')
-    await messageOf(page, 'user', 'hello from Telegram').waitFor({timeout: 15_000})
-    await messageOf(page, 'bot', 'echo: hello from Telegram').waitFor({timeout: 15_000})
+    await messageOf(page, 'user', 'hello from Telegram').waitFor({timeout: 30_000})
+    await messageOf(page, 'bot', 'echo: hello from Telegram').waitFor({timeout: 30_000})
     expect(await page.locator('#chats li').first().textContent()).toContain(PERSON.firstName)
     expect(await page.locator('.msg[data-synthetic]').count()).toBe(0)
 
@@ -115,9 +118,9 @@ describe.skipIf(skip)('the chat page of an online bot dev session', () => {
     await page.fill('#input', 'typed in the page')
     await page.press('#input', 'Enter')
     const typed = page.locator('.msg[data-from="user"][data-synthetic="true"]', {hasText: 'typed in the page'})
-    await typed.waitFor({timeout: 15_000})
+    await typed.waitFor({timeout: 30_000})
     expect(await typed.locator('.synthetic-mark').textContent()).toBe('synthetic')
-    await messageOf(page, 'bot', 'echo: typed in the page').waitFor({timeout: 15_000})
+    await messageOf(page, 'bot', 'echo: typed in the page').waitFor({timeout: 30_000})
     const answer = emu
       .calls(token)
       .slice(before)
@@ -135,9 +138,9 @@ describe.skipIf(skip)('the chat page of an online bot dev session', () => {
     const menuNode = page.locator(`.msg[data-message-id="${menuId}"]`)
     await menuNode.locator('button', {hasText: 'Pizza'}).click()
     // answerCallbackQuery (answered by the api proxy: the query is made up) shows as a toast…
-    await expect.poll(() => page.locator('#toast').textContent(), {timeout: 15_000}).toBe('Saved')
+    await expect.poll(() => page.locator('#toast').textContent(), {timeout: 30_000}).toBe('Saved')
     // …and the bot's edit of the real message shows, marked edited.
-    await menuNode.filter({hasText: `You picked Pizza, ${PERSON.firstName}`}).waitFor({timeout: 15_000})
+    await menuNode.filter({hasText: `You picked Pizza, ${PERSON.firstName}`}).waitFor({timeout: 30_000})
     expect(await menuNode.locator('.edited').count()).toBe(1)
     const edit = emu.calls(token).find((c) => c.method === 'editMessageText' && Number(c.params.message_id) === menuId)
     expect(edit?.result).toMatchObject({message_id: menuId, text: `You picked Pizza, ${PERSON.firstName}`})
@@ -156,7 +159,7 @@ describe.skipIf(skip)('the chat page of an online bot dev session', () => {
 
     // A second tab, opened later, draws the same transcript from the record.
     const again = await open(chatUrl)
-    await messageOf(again, 'bot', 'echo: typed in the page').waitFor({timeout: 15_000})
+    await messageOf(again, 'bot', 'echo: typed in the page').waitFor({timeout: 30_000})
     expect(await again.locator('.msg[data-synthetic="true"]').count()).toBe(1)
 
     // Nothing secret in what the page and its API serve.
@@ -184,8 +187,8 @@ describe.skipIf(skip)('the chat page of an online bot dev session', () => {
     const {dev, ready} = await session('polling')
     const page = await open(String(ready.chatUrl))
     await say('hello polling', 'echo: hello polling')
-    await messageOf(page, 'user', 'hello polling').waitFor({timeout: 15_000})
-    await messageOf(page, 'bot', 'echo: hello polling').waitFor({timeout: 15_000})
+    await messageOf(page, 'user', 'hello polling').waitFor({timeout: 30_000})
+    await messageOf(page, 'bot', 'echo: hello polling').waitFor({timeout: 30_000})
     expect(await page.locator('#input').isDisabled()).toBe(true)
     expect(await page.locator('#input').getAttribute('placeholder')).toContain('long polling')
     const res = await fetch(new URL('api/actions/send_message', `${String(ready.chatUrl).split('?')[0]}/`), {
