@@ -15,6 +15,7 @@ import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from '
 
 import {assertNoToken, devWorld, fixture, startDev, type DevWorld, type RunningCli} from '../dev/helpers.js'
 import {browserSkipReason, launchChromium} from '../support/browser.js'
+import {PNG} from './helpers.js'
 import {waitFor} from '../support/wait.js'
 
 const skip = browserSkipReason()
@@ -113,6 +114,19 @@ describe.skipIf(skip)('the chat page of an online bot dev session', () => {
     expect(await page.locator('#chats li').first().textContent()).toContain(PERSON.firstName)
     expect(await page.locator('.msg[data-synthetic]').count()).toBe(0)
 
+    // A photo: its bytes come from Telegram through the session (getFile), never through a URL with the token.
+    emu.sendUserMedia(token, {kind: 'photo', data: PNG, caption: 'cap', userId: PERSON.id})
+    await emu.waitForBotMessage(token, {
+      chatId: PERSON.id,
+      timeoutMs: 30_000,
+      predicate: (c) => c.params.text === 'A photo: cap',
+    })
+    const photo = page.locator('.msg[data-from="user"] img.photo').last()
+    await photo.waitFor({timeout: 30_000})
+    await expect.poll(() => photo.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBe(2)
+    expect(await photo.getAttribute('src')).not.toContain(token.split(':')[1])
+    await messageOf(page, 'bot', 'A photo: cap').waitFor({timeout: 30_000})
+
     // Typed into the page: a synthetic update through bot trigger's path; the bot answers in the real chat.
     const before = emu.calls(token).length
     await page.fill('#input', 'typed in the page')
@@ -130,7 +144,7 @@ describe.skipIf(skip)('the chat page of an online bot dev session', () => {
     const order = await page.$$eval('#messages .msg', (nodes) =>
       nodes.map((n) => `${(n as HTMLElement).dataset.from}${(n as HTMLElement).dataset.synthetic ? '*' : ''}`),
     )
-    expect(order).toEqual(['user', 'bot', 'user*', 'bot'])
+    expect(order).toEqual(['user', 'bot', 'user', 'bot', 'user*', 'bot'])
 
     // A button of a real message, pressed in the page: a synthetic callback query.
     const menu = await say('/menu', 'Menu')
@@ -179,6 +193,26 @@ describe.skipIf(skip)('the chat page of an online bot dev session', () => {
     const result = await dev.exited
     expect(result.code, result.stderr).toBe(0)
     assertNoToken(result, token)
+  }, 180_000)
+
+  it('through the polling bridge (--tunnel none) too: a synthetic message reaches the bot, its answer shows', async () => {
+    const {token, emu} = world
+    emu.setUser(token, PERSON.id, {firstName: PERSON.firstName, username: PERSON.username})
+    const dev = startDev(world, {bot: ['node', BOT], tunnel: false, args: ['--no-watch', '--json', '--tunnel', 'none']})
+    await waitFor(() => events(dev).some((e) => e.type === 'ready'), {what: 'bot dev ready', timeout: 60_000})
+    const ready = events(dev).find((e) => e.type === 'ready')!
+    expect(ready.delivery).toBe('bridge')
+    const page = await open(String(ready.chatUrl))
+    await say('hello bridge', 'echo: hello bridge')
+    await messageOf(page, 'bot', 'echo: hello bridge').waitFor({timeout: 30_000})
+    await page.fill('#input', 'typed over the bridge')
+    await page.press('#input', 'Enter')
+    await page.locator('.msg[data-synthetic="true"]', {hasText: 'typed over the bridge'}).waitFor({timeout: 30_000})
+    await messageOf(page, 'bot', 'echo: typed over the bridge').waitFor({timeout: 30_000})
+    expect(problems).toEqual([])
+    while (pages.length) await pages.pop()!.close()
+    dev.child.kill('SIGINT')
+    expect((await dev.exited).code).toBe(0)
   }, 180_000)
 
   it('in long polling shows the chat and says why its input is off', async () => {
