@@ -112,6 +112,8 @@ describe.skipIf(skip)('the chat page of an online bot dev session', () => {
     await messageOf(page, 'user', 'hello from Telegram').waitFor({timeout: 30_000})
     await messageOf(page, 'bot', 'echo: hello from Telegram').waitFor({timeout: 30_000})
     expect(await page.locator('#chats li').first().textContent()).toContain(PERSON.firstName)
+    // the page types as the person now (the stand-in of a session without a chat is gone)
+    expect(await page.locator('#user-select option').allTextContents()).toEqual([`${PERSON.firstName} (${PERSON.id})`])
     expect(await page.locator('.msg[data-synthetic]').count()).toBe(0)
 
     // A photo: its bytes come from Telegram through the session (getFile), never through a URL with the token.

@@ -185,6 +185,8 @@
     const chatId = m.chat.id
     if (onlyNew && chatMessages(chatId).has(m.message_id)) return
     if (state.online && m.chat.type === 'private' && !state.users.some((u) => u.id === chatId)) {
+      // (the stand-in of a session that had no chat yet, id 0, goes)
+      state.users = state.users.filter((u) => u.id !== 0)
       state.users.push(m.from && m.from.id === chatId ? m.from : Object.assign({}, m.chat))
       drawUsers()
     }
