@@ -12,13 +12,15 @@
  * the real messages it came between. Telegram never gave it a message id (bot trigger borrows the chat's next one,
  * which Telegram then gives the bot's answer), so its `message_id` here is the last real one plus a fraction.
  *
- * Bounded: the newest MAX_CHATS chats, the newest MAX_MESSAGES messages of each.
+ * Bounded: the newest MAX_CHATS chats, the newest MAX_MESSAGES messages of each, MAX_TOTAL in all (past it the
+ * oldest message of the chat met first goes).
  */
 import type {MessageView, TgObject} from '../emulator/index.js'
 import type {UpdateEntry} from '../inspector/types.js'
 
 export const MAX_CHATS = 1000
 export const MAX_MESSAGES = 5000
+export const MAX_TOTAL = 20_000
 
 /** A message as the page draws it; `synthetic`: made up by `bot trigger` (or a replay), not sent by a user. */
 export interface SessionChatView extends MessageView {
@@ -55,7 +57,10 @@ const numberOf = (v: unknown): number | undefined => {
 }
 
 export class SessionChats {
+  readonly #maxTotal: number
   readonly #chats = new Map<number, ChatRecord>()
+  /** Messages kept in all chats. */
+  #total = 0
   readonly #users = new Map<number, TgObject & {id: number}>()
   /** poll id → where its message is. */
   readonly #polls = new Map<string, {chatId: number; key: number}>()
@@ -69,6 +74,15 @@ export class SessionChats {
   description = ''
   shortDescription = ''
   name: string | undefined
+
+  constructor(o: {maxTotal?: number} = {}) {
+    this.#maxTotal = o.maxTotal ?? MAX_TOTAL
+  }
+
+  /** Messages kept in all chats. */
+  get size(): number {
+    return this.#total
+  }
 
   /** The chats seen, in the order met. */
   chatList(): TgObject[] {
@@ -149,7 +163,7 @@ export class SessionChats {
           m === 'deletemessage' ? [params.message_id] : Array.isArray(params.message_ids) ? params.message_ids : []
         for (const id of ids) {
           const n = numberOf(id)
-          if (n !== undefined) record?.messages.delete(n)
+          if (n !== undefined && record?.messages.delete(n)) this.#total -= 1
         }
         return
       }
@@ -197,6 +211,7 @@ export class SessionChats {
       this.#chats.set(chat.id, record)
       if (this.#chats.size > MAX_CHATS) {
         const oldest = this.#chats.keys().next().value!
+        this.#total -= this.#chats.get(oldest)!.messages.size
         this.#chats.delete(oldest)
       }
     } else record.chat = {...record.chat, ...chat}
@@ -220,10 +235,11 @@ export class SessionChats {
       ...(synthetic ? {synthetic: true as const} : {}),
     }
     record.messages.set(key, view)
-    if (record.messages.size > MAX_MESSAGES) {
-      let smallest = Number.POSITIVE_INFINITY
-      for (const k of record.messages.keys()) if (k < smallest) smallest = k
-      record.messages.delete(smallest)
+    if (!old) this.#total += 1
+    if (record.messages.size > MAX_MESSAGES) this.#dropOldest(record)
+    for (const other of this.#chats.values()) {
+      if (this.#total <= this.#maxTotal) break
+      while (other.messages.size > 0 && this.#total > this.#maxTotal) this.#dropOldest(other)
     }
     const poll = message.poll
     if (isObject(poll) && poll.id !== undefined) {
@@ -231,6 +247,12 @@ export class SessionChats {
       if (this.#polls.size > MAX_MESSAGES) this.#polls.delete(this.#polls.keys().next().value!)
     }
     return this.#withReactions(message.chat.id, view)
+  }
+
+  #dropOldest(record: ChatRecord): void {
+    let smallest = Number.POSITIVE_INFINITY
+    for (const k of record.messages.keys()) if (k < smallest) smallest = k
+    if (record.messages.delete(smallest)) this.#total -= 1
   }
 
   #poll(pollId: string, poll: Json): SessionChatView | undefined {

@@ -117,7 +117,7 @@ export class SessionContext {
   inspectorUrl: string | undefined
   /** inspector: a one-time address for a browser `bot dev` starts (no key in its public argv). */
   inspectorOpenUrl: (() => string) | undefined
-  /** inspector: the chat page's address (with the key), when the session serves it (offline). */
+  /** inspector: the chat page's address (with the key): offline over the emulator, online over the session's record. */
   chatUrl: string | undefined
   /** inspector: a one-time address of the chat page for a browser `bot dev` starts (`w`, `:w`). */
   chatOpenUrl: (() => string) | undefined

@@ -15,6 +15,7 @@ import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from '
 
 import {assertNoToken, devWorld, fixture, startDev, type DevWorld, type RunningCli} from '../dev/helpers.js'
 import {browserSkipReason, launchChromium} from '../support/browser.js'
+import {PNG} from './helpers.js'
 import {waitFor} from '../support/wait.js'
 
 const skip = browserSkipReason()
@@ -69,8 +70,8 @@ async function open(url: string): Promise<Page> {
     if (m.type() === 'error' && !/status of 409/.test(m.text())) problems.push(`console: ${m.text()}`)
   })
   await page.goto(url)
-  await page.waitForSelector('body[data-ready="true"]', {timeout: 15_000})
-  await page.waitForSelector('#status[data-state="live"]', {timeout: 15_000})
+  await page.waitForSelector('body[data-ready="true"]', {timeout: 30_000})
+  await page.waitForSelector('#status[data-state="live"]', {timeout: 30_000})
   return page
 }
 
@@ -97,6 +98,9 @@ describe.skipIf(skip)('the chat page of an online bot dev session', () => {
     const key = inspector.searchParams.get('key')!
     expect(chatUrl).toBe(`${inspector.origin}/chat?key=${key}`)
     expect(ready.text).toContain(` Chat page: ${chatUrl}`)
+    // The inspector page links to it.
+    const inspectorHtml = await (await fetch(inspector)).text()
+    expect(inspectorHtml).toContain(`id="chat-link" class="chat-link" href="/chat?key=${key}"`)
 
     const page = await open(chatUrl)
     // No chat yet: the page says how one appears, and has nothing to send to.
@@ -105,19 +109,34 @@ describe.skipIf(skip)('the chat page of an online bot dev session', () => {
 
     // A person writes in Telegram: the chat appears, with their message and the bot's answer.
     await say('hello from Telegram', 'echo: hello from Telegram')
-    await messageOf(page, 'user', 'hello from Telegram').waitFor({timeout: 15_000})
-    await messageOf(page, 'bot', 'echo: hello from Telegram').waitFor({timeout: 15_000})
+    await messageOf(page, 'user', 'hello from Telegram').waitFor({timeout: 30_000})
+    await messageOf(page, 'bot', 'echo: hello from Telegram').waitFor({timeout: 30_000})
     expect(await page.locator('#chats li').first().textContent()).toContain(PERSON.firstName)
+    // the page types as the person now (the stand-in of a session without a chat is gone)
+    expect(await page.locator('#user-select option').allTextContents()).toEqual([`${PERSON.firstName} (${PERSON.id})`])
     expect(await page.locator('.msg[data-synthetic]').count()).toBe(0)
+
+    // A photo: its bytes come from Telegram through the session (getFile), never through a URL with the token.
+    emu.sendUserMedia(token, {kind: 'photo', data: PNG, caption: 'cap', userId: PERSON.id})
+    await emu.waitForBotMessage(token, {
+      chatId: PERSON.id,
+      timeoutMs: 30_000,
+      predicate: (c) => c.params.text === 'A photo: cap',
+    })
+    const photo = page.locator('.msg[data-from="user"] img.photo').last()
+    await photo.waitFor({timeout: 30_000})
+    await expect.poll(() => photo.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBe(2)
+    expect(await photo.getAttribute('src')).not.toContain(token.split(':')[1])
+    await messageOf(page, 'bot', 'A photo: cap').waitFor({timeout: 30_000})
 
     // Typed into the page: a synthetic update through bot trigger's path; the bot answers in the real chat.
     const before = emu.calls(token).length
     await page.fill('#input', 'typed in the page')
     await page.press('#input', 'Enter')
     const typed = page.locator('.msg[data-from="user"][data-synthetic="true"]', {hasText: 'typed in the page'})
-    await typed.waitFor({timeout: 15_000})
+    await typed.waitFor({timeout: 30_000})
     expect(await typed.locator('.synthetic-mark').textContent()).toBe('synthetic')
-    await messageOf(page, 'bot', 'echo: typed in the page').waitFor({timeout: 15_000})
+    await messageOf(page, 'bot', 'echo: typed in the page').waitFor({timeout: 30_000})
     const answer = emu
       .calls(token)
       .slice(before)
@@ -127,7 +146,7 @@ describe.skipIf(skip)('the chat page of an online bot dev session', () => {
     const order = await page.$$eval('#messages .msg', (nodes) =>
       nodes.map((n) => `${(n as HTMLElement).dataset.from}${(n as HTMLElement).dataset.synthetic ? '*' : ''}`),
     )
-    expect(order).toEqual(['user', 'bot', 'user*', 'bot'])
+    expect(order).toEqual(['user', 'bot', 'user', 'bot', 'user*', 'bot'])
 
     // A button of a real message, pressed in the page: a synthetic callback query.
     const menu = await say('/menu', 'Menu')
@@ -135,9 +154,9 @@ describe.skipIf(skip)('the chat page of an online bot dev session', () => {
     const menuNode = page.locator(`.msg[data-message-id="${menuId}"]`)
     await menuNode.locator('button', {hasText: 'Pizza'}).click()
     // answerCallbackQuery (answered by the api proxy: the query is made up) shows as a toast…
-    await expect.poll(() => page.locator('#toast').textContent(), {timeout: 15_000}).toBe('Saved')
+    await expect.poll(() => page.locator('#toast').textContent(), {timeout: 30_000}).toBe('Saved')
     // …and the bot's edit of the real message shows, marked edited.
-    await menuNode.filter({hasText: `You picked Pizza, ${PERSON.firstName}`}).waitFor({timeout: 15_000})
+    await menuNode.filter({hasText: `You picked Pizza, ${PERSON.firstName}`}).waitFor({timeout: 30_000})
     expect(await menuNode.locator('.edited').count()).toBe(1)
     const edit = emu.calls(token).find((c) => c.method === 'editMessageText' && Number(c.params.message_id) === menuId)
     expect(edit?.result).toMatchObject({message_id: menuId, text: `You picked Pizza, ${PERSON.firstName}`})
@@ -156,7 +175,7 @@ describe.skipIf(skip)('the chat page of an online bot dev session', () => {
 
     // A second tab, opened later, draws the same transcript from the record.
     const again = await open(chatUrl)
-    await messageOf(again, 'bot', 'echo: typed in the page').waitFor({timeout: 15_000})
+    await messageOf(again, 'bot', 'echo: typed in the page').waitFor({timeout: 30_000})
     expect(await again.locator('.msg[data-synthetic="true"]').count()).toBe(1)
 
     // Nothing secret in what the page and its API serve.
@@ -178,14 +197,34 @@ describe.skipIf(skip)('the chat page of an online bot dev session', () => {
     assertNoToken(result, token)
   }, 180_000)
 
+  it('through the polling bridge (--tunnel none) too: a synthetic message reaches the bot, its answer shows', async () => {
+    const {token, emu} = world
+    emu.setUser(token, PERSON.id, {firstName: PERSON.firstName, username: PERSON.username})
+    const dev = startDev(world, {bot: ['node', BOT], tunnel: false, args: ['--no-watch', '--json', '--tunnel', 'none']})
+    await waitFor(() => events(dev).some((e) => e.type === 'ready'), {what: 'bot dev ready', timeout: 60_000})
+    const ready = events(dev).find((e) => e.type === 'ready')!
+    expect(ready.delivery).toBe('bridge')
+    const page = await open(String(ready.chatUrl))
+    await say('hello bridge', 'echo: hello bridge')
+    await messageOf(page, 'bot', 'echo: hello bridge').waitFor({timeout: 30_000})
+    await page.fill('#input', 'typed over the bridge')
+    await page.press('#input', 'Enter')
+    await page.locator('.msg[data-synthetic="true"]', {hasText: 'typed over the bridge'}).waitFor({timeout: 30_000})
+    await messageOf(page, 'bot', 'echo: typed over the bridge').waitFor({timeout: 30_000})
+    expect(problems).toEqual([])
+    while (pages.length) await pages.pop()!.close()
+    dev.child.kill('SIGINT')
+    expect((await dev.exited).code).toBe(0)
+  }, 180_000)
+
   it('in long polling shows the chat and says why its input is off', async () => {
     const {token, emu} = world
     emu.setUser(token, PERSON.id, {firstName: PERSON.firstName, username: PERSON.username})
     const {dev, ready} = await session('polling')
     const page = await open(String(ready.chatUrl))
     await say('hello polling', 'echo: hello polling')
-    await messageOf(page, 'user', 'hello polling').waitFor({timeout: 15_000})
-    await messageOf(page, 'bot', 'echo: hello polling').waitFor({timeout: 15_000})
+    await messageOf(page, 'user', 'hello polling').waitFor({timeout: 30_000})
+    await messageOf(page, 'bot', 'echo: hello polling').waitFor({timeout: 30_000})
     expect(await page.locator('#input').isDisabled()).toBe(true)
     expect(await page.locator('#input').getAttribute('placeholder')).toContain('long polling')
     const res = await fetch(new URL('api/actions/send_message', `${String(ready.chatUrl).split('?')[0]}/`), {

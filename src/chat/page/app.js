@@ -185,6 +185,8 @@
     const chatId = m.chat.id
     if (onlyNew && chatMessages(chatId).has(m.message_id)) return
     if (state.online && m.chat.type === 'private' && !state.users.some((u) => u.id === chatId)) {
+      // (the stand-in of a session that had no chat yet, id 0, goes)
+      state.users = state.users.filter((u) => u.id !== 0)
       state.users.push(m.from && m.from.id === chatId ? m.from : Object.assign({}, m.chat))
       drawUsers()
     }
@@ -249,11 +251,16 @@
       .then((views) => {
         if (state.chatId !== chatId) return
         const map = chatMessages(chatId)
+        // Messages the live feed drew while the list was on its way, newer than its newest, stay.
+        const newest = views.length ? views[views.length - 1].message.message_id : -Infinity
+        const live = [...map.values()]
+          .filter((v) => v.message.message_id > newest)
+          .sort((a, b) => a.message.message_id - b.message.message_id)
         map.clear()
         state.keyboards.delete(chatId)
         state.older = views.length === PAGE ? views[0].message.message_id : undefined
         const frag = document.createDocumentFragment()
-        for (const view of views) {
+        for (const view of views.concat(live)) {
           map.set(view.message.message_id, view)
           frag.append(R.message(view, ctx))
         }

@@ -24,7 +24,7 @@ const escapes: Record<string, string> = {'&': '&amp;', '<': '&lt;', '>': '&gt;',
 /** The page with the key put into its asset links (URL-encoded, then HTML-escaped). */
 export function pageHtml(files: PageFiles, key: string, chat = false): string {
   const value = encodeURIComponent(key).replace(/[&<>"']/g, (c) => escapes[c])
-  // the link to the chat page, where the session serves one (bot dev --offline)
+  // the link to the chat page, where the session serves one (bot dev, bot dev --offline; not with --no-inspect)
   const link = chat ? `<a id="chat-link" class="chat-link" href="/chat?key=${value}">chat page</a>` : ''
   return files.html.replaceAll('{{key}}', value).replaceAll('{{chatLink}}', link)
 }
