@@ -144,15 +144,13 @@ export class HideCharsets extends Transform {
   private carry: Buffer = Buffer.alloc(0)
   private inHead = false
   private delimiter: Buffer
+  /** Before the first part's headers: the delimiter has no CRLF in front of it (a preamble is skipped by busboy). */
+  private first = true
 
   constructor(boundary: string) {
     super()
-    // before the first part the delimiter has no CRLF in front of it (a preamble is skipped by busboy)
     this.delimiter = Buffer.from(`--${boundary}`, 'latin1')
-    this.first = true
   }
-
-  private first: boolean
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
     let data = this.carry.length > 0 ? Buffer.concat([this.carry, chunk]) : chunk
