@@ -64,3 +64,33 @@ export function valueDeeperThan(value: unknown, max: number): boolean {
   }
   return false
 }
+
+/**
+ * The literal text of each number that is an element of the top-level JSON array `text`, in order (nested values and
+ * strings skipped). td's JSON reader keeps a number as its literal (tdutils JsonBuilder.cpp: the run of `-`, digits,
+ * `e`, `E`, `+` and `.`), and reads integers from it with td::to_integer_safe, which refuses `1.0` or `1e0` where
+ * JSON.parse gives 1.
+ */
+export function arrayNumberLiterals(text: string): string[] {
+  const out: string[] = []
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 92) i++
+      else if (c === 34) inString = false
+      continue
+    }
+    if (c === 34) inString = true
+    else if (c === 123 || c === 91) depth++
+    else if (c === 125 || c === 93) depth--
+    else if (depth === 1 && (c === 45 || c === 43 || c === 46 || (c >= 48 && c <= 57))) {
+      let end = i
+      while (end < text.length && /[-0-9eE+.]/.test(text[end])) end++
+      out.push(text.slice(i, end))
+      i = end - 1
+    }
+  }
+  return out
+}

@@ -134,7 +134,7 @@ describe('strings must be UTF-8 (TD tdutils/td/utils/utf8.cpp check_utf8; td/tel
   })
 })
 
-describe('strings in multipart form fields must be UTF-8 (TD tdnet/td/net/HttpReader.cpp parse_multipart; utf8.cpp check_utf8)', () => {
+describe('strings in multipart form fields must be UTF-8, whatever charset a part names (TD tdnet/td/net/HttpReader.cpp parse_multipart; utf8.cpp check_utf8)', () => {
   /** A multipart body of text fields, each with its raw bytes and an optional Content-Type. */
   const multipart = (fields: Array<[string, Buffer, string?]>): {type: string; body: Buffer} => {
     const boundary = 'xYzBoundary'
@@ -183,6 +183,24 @@ describe('strings in multipart form fields must be UTF-8 (TD tdnet/td/net/HttpRe
       ['text', Buffer.from('naïve £5'), 'text/plain; charset=utf-8'],
     ])
     expect(named.result.text).toBe('naïve £5')
+    // a charset a part names changes nothing (parse_multipart reads a part's Content-Type only for
+    // application/x-www-form-urlencoded): bytes that are not UTF-8 get td's text whatever charset is named
+    for (const type of ['text/plain; charset=utf-8', 'text/plain; CHARSET="ISO-8859-1"', 'text/plain;charset=latin1'])
+      expect([
+        type,
+        (
+          await send([
+            ['chat_id', Buffer.from('93'), type],
+            ['text', Buffer.from([0x63, 0x61, 0x66, 0xe9]), type],
+          ])
+        ).description,
+      ]).toEqual([type, 'Bad Request: strings must be encoded in UTF-8'])
+    // a value that says `charset=` is a value: kept as sent
+    const said = await send([
+      ['chat_id', Buffer.from('93'), 'text/plain; charset=utf-8'],
+      ['text', Buffer.from('Content-Type: text/plain; charset=utf-8\r\n\r\nok'), 'text/plain; charset=utf-8'],
+    ])
+    expect(said.result.text).toBe('Content-Type: text/plain; charset=utf-8\n\nok')
     // BA Client.cpp get_input_message_invoice: the payload's own text, before the title reaches td
     const invoice = await post(
       base,

@@ -12,7 +12,7 @@
  * A body over a limit is answered 413 at once; the rest of it is read and dropped (never decoded, never kept).
  */
 import type {IncomingHttpHeaders} from 'node:http'
-import type {Readable} from 'node:stream'
+import {type Readable, Transform, type TransformCallback} from 'node:stream'
 import {createGunzip, createInflate} from 'node:zlib'
 import busboy from 'busboy'
 import {ApiError} from '../errors.js'
@@ -129,14 +129,89 @@ export function drain(stream: Readable): Promise<void> {
   })
 }
 
-/** Whether raw multipart bytes hold `charset=` (any case), as a part's Content-Type names one. */
-function namesCharset(bytes: Buffer): boolean {
-  let at = bytes.indexOf('arset=')
-  while (at >= 0) {
-    if (at >= 2 && bytes.toString('latin1', at - 2, at).toLowerCase() === 'ch') return true
-    at = bytes.indexOf('arset=', at + 1)
+/**
+ * The multipart bytes as busboy is given them: in each part's headers (from a boundary line to the blank line) a
+ * `charset=` parameter becomes `charsex=`, so that busboy hands every field's bytes over as they came (one character
+ * per byte, its default latin1). td's HttpReader::parse_multipart reads a part's Content-Type only for
+ * `application/x-www-form-urlencoded` and never decodes a value by a charset: the bytes are the parameter.
+ * Everything else passes unchanged; a body's bytes are held back only while a boundary or a part's headers are
+ * incomplete (at most MAX_PART_HEAD bytes of headers, then they pass as they are: busboy refuses such a part).
+ */
+const MAX_PART_HEAD = 16 * 1024
+const CRLF2 = Buffer.from('\r\n\r\n')
+
+export class HideCharsets extends Transform {
+  private carry: Buffer = Buffer.alloc(0)
+  private inHead = false
+  private delimiter: Buffer
+  /** Before the first part's headers: the delimiter has no CRLF in front of it (a preamble is skipped by busboy). */
+  private first = true
+
+  constructor(boundary: string) {
+    super()
+    this.delimiter = Buffer.from(`--${boundary}`, 'latin1')
   }
-  return bytes.indexOf('ARSET=') >= 0
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    let data = this.carry.length > 0 ? Buffer.concat([this.carry, chunk]) : chunk
+    this.carry = Buffer.alloc(0)
+    const out: Buffer[] = []
+    for (;;) {
+      if (this.inHead) {
+        const end = data.indexOf(CRLF2)
+        if (end < 0) {
+          if (data.length > MAX_PART_HEAD) {
+            out.push(data)
+            this.inHead = false
+            this.useDelimiter()
+            data = Buffer.alloc(0)
+          } else this.carry = data
+          break
+        }
+        out.push(hideCharset(data.subarray(0, end + 4)))
+        data = data.subarray(end + 4)
+        this.inHead = false
+        this.useDelimiter()
+        continue
+      }
+      const at = data.indexOf(this.delimiter)
+      if (at < 0) {
+        // the end may hold the start of a delimiter: kept for the next chunk
+        const keep = Math.min(data.length, this.delimiter.length - 1)
+        out.push(data.subarray(0, data.length - keep))
+        this.carry = Buffer.from(data.subarray(data.length - keep))
+        break
+      }
+      out.push(data.subarray(0, at + this.delimiter.length))
+      data = data.subarray(at + this.delimiter.length)
+      this.inHead = true
+    }
+    for (const part of out) if (part.length > 0) this.push(part)
+    done()
+  }
+
+  override _flush(done: TransformCallback): void {
+    if (this.carry.length > 0) this.push(this.carry)
+    this.carry = Buffer.alloc(0)
+    done()
+  }
+
+  /** After the first part's headers, a delimiter is CRLF and the boundary line. */
+  private useDelimiter(): void {
+    if (!this.first) return
+    this.first = false
+    this.delimiter = Buffer.concat([Buffer.from('\r\n'), this.delimiter])
+  }
+}
+
+/** A part's headers with each `charset=` (any case) made `charsex=` (same length). */
+function hideCharset(head: Buffer): Buffer {
+  const text = head.toString('latin1')
+  if (!/charset=/i.test(text)) return head
+  return Buffer.from(
+    text.replace(/(chars)e(t)=/gi, (_m, a: string, t: string) => `${a}e${t === 'T' ? 'X' : 'x'}=`),
+    'latin1',
+  )
 }
 
 /**
@@ -145,9 +220,9 @@ function namesCharset(bytes: Buffer): boolean {
  *
  * A field's bytes are taken as they come, as the server's HTTP reader takes them (td HttpReader::parse_multipart):
  * busboy hands them over one character per byte (latin1) and they are decoded here, a name or value that is not
- * valid UTF-8 flagged (`badUtf8`) for the method to answer td's text, never turned into U+FFFD. Once a part's
- * headers name a charset (aiohttp names utf-8 on every text field), busboy decodes the parts in theirs, and their
- * text is taken as busboy gives it (their bytes are no longer at hand).
+ * valid UTF-8 flagged (`badUtf8`) for the method to answer td's text, never turned into U+FFFD. A charset a part's
+ * headers name (aiohttp names utf-8 on every text field) changes nothing: td ignores it, and HideCharsets keeps it
+ * from busboy.
  */
 export function readMultipart(
   headers: IncomingHttpHeaders,
@@ -169,35 +244,33 @@ export function readMultipart(
       resolve()
       return
     }
+    // busboy found a boundary: it is read again here for HideCharsets (quoted or not, RFC 2046)
+    const boundary = /;\s*boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(String(headers['content-type'] ?? ''))
+    const hider = boundary ? new HideCharsets(boundary[1] ?? boundary[2]) : undefined
     let failed = false
     let size = 0
     let fieldBytes = 0
     const fail = (error: ApiError): void => {
       if (failed) return
       failed = true
-      stream.unpipe(bb)
+      if (hider) {
+        stream.unpipe(hider)
+        hider.unpipe(bb)
+      } else stream.unpipe(bb)
       stream.off('data', count)
       stream.resume() // the rest is read and dropped
       reject(error)
     }
     // Every byte of the (decoded) body counts, the parts' headers and what lies between them too.
-    let charsetNamed = false
-    let tail = Buffer.alloc(0)
     const count = (chunk: Buffer): void => {
       size += chunk.length
       if (size > MAX_BODY) fail(tooLarge(BODY_TOO_BIG))
-      if (!charsetNamed) {
-        // this listener sees a part's headers before busboy emits its field
-        const seen = tail.length > 0 ? Buffer.concat([tail, chunk]) : chunk
-        charsetNamed = namesCharset(seen)
-        tail = Buffer.from(seen.subarray(Math.max(0, seen.length - 8)))
-      }
     }
     stream.on('data', count)
     bb.on('field', (name, value, info) => {
       if (failed) return
       const [nameText, badName] = decodeUtf8(Buffer.from(name, 'latin1'))
-      const [text, badValue] = charsetNamed ? [value, false] : decodeUtf8(Buffer.from(value, 'latin1'))
+      const [text, badValue] = decodeUtf8(Buffer.from(value, 'latin1'))
       fieldBytes += Buffer.byteLength(nameText) + Buffer.byteLength(text)
       if (info.valueTruncated || fieldBytes > MAX_PARAMETERS) fail(tooLarge('too much parameters in form data'))
       else onField(nameText, text, badName || badValue)
@@ -226,7 +299,8 @@ export function readMultipart(
     stream.on('close', () => {
       if (!stream.readableEnded) fail(new ApiError(400, 'Bad Request: the request body was cut off'))
     })
-    stream.pipe(bb)
+    if (hider) stream.pipe(hider).pipe(bb)
+    else stream.pipe(bb)
   })
 }
 

@@ -18,7 +18,7 @@ import {resolveFile, storeBytes} from '../media/input.js'
 import {messageMedia} from '../media/objects.js'
 import {ApiError} from '../errors.js'
 import {parseJsonBounded} from '../json.js'
-import {toInteger} from '../integer.js'
+import {toDouble, toInteger} from '../integer.js'
 import {INT32_MAX, INT32_MIN, integerArg} from './args.js'
 
 export const NOT_MODIFIED =
@@ -181,10 +181,10 @@ function locationOf(params: Params): TgObject {
   if (latitude === '') throw new ApiError(400, 'Bad Request: latitude is empty')
   const longitude = (params.get('longitude') ?? '').trim()
   if (longitude === '') throw new ApiError(400, 'Bad Request: longitude is empty')
-  const accuracy = Number.parseFloat(params.get('horizontal_accuracy') ?? '')
+  const accuracy = toDouble(params.get('horizontal_accuracy') ?? '')
   return {
-    latitude: Number.parseFloat(latitude) || 0,
-    longitude: Number.parseFloat(longitude) || 0,
+    latitude: toDouble(latitude),
+    longitude: toDouble(longitude),
     ...(accuracy > 0 ? {horizontal_accuracy: accuracy} : {}),
   }
 }

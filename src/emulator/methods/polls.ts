@@ -13,7 +13,7 @@ import {finishSend, prepareSend} from './send.js'
 import {type PollState, pollJson} from '../state/polls.js'
 import type {TgObject} from '../types.js'
 import {markupOf} from './message-params.js'
-import {parseJsonBounded} from '../json.js'
+import {arrayNumberLiterals, parseJsonBounded} from '../json.js'
 import {toInteger} from '../integer.js'
 import {INT32_MAX, INT32_MIN, integerArg, stringsParam} from './args.js'
 
@@ -62,11 +62,16 @@ function readCorrect(params: Params): number[] {
       throw badRequest("can't parse correct option identifiers JSON object")
     }
     if (!Array.isArray(value)) throw badRequest('expected an Array of correct option identifiers')
-    return value.map((v) => {
+    // process_send_poll_query: td::to_integer_safe<int32>(the number as written): the literal must be the integer's
+    // own decimal form (`1.0`, `1e0`, `-0` or 2147483648 are refused)
+    const literals = arrayNumberLiterals(raw)
+    return value.map((v, i) => {
       if (typeof v !== 'number') throw badRequest('correct option identifier must be of type Number')
-      if (!Number.isInteger(v) || Math.abs(v) > 2147483647)
-        throw badRequest('invalid correct option identifier specified')
-      return v
+      // the elements before this one are numbers (else refused above): the i-th literal is this one's
+      const literal = literals[i] ?? String(v)
+      const n = toInteger(literal, 32)
+      if (String(n) !== literal) throw badRequest('invalid correct option identifier specified')
+      return n
     })
   }
   // process_send_poll_query: get_integer_arg(query, "correct_option_id", -1), td::to_integer<int32>

@@ -19,6 +19,7 @@ import {
 import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
 import {INT32_MAX, INT32_MIN, integerArg, required} from './args.js'
+import {toDouble} from '../integer.js'
 
 /** What every send checks before its content, in the server's order: reply target, markup, chat, replied message. */
 export interface Prepared {
@@ -86,10 +87,10 @@ export const sendOther: Handler = (bot, params, _core, ctx) => {
       const live = integerArg(params, 'live_period', 0, INT32_MIN, INT32_MAX)
       const heading = integerArg(params, 'heading', 0, INT32_MIN, INT32_MAX)
       const radius = integerArg(params, 'proximity_alert_radius', 0, INT32_MIN, INT32_MAX)
-      const accuracy = Number.parseFloat(params.get('horizontal_accuracy') ?? '') || 0
+      const accuracy = toDouble(params.get('horizontal_accuracy') ?? '')
       content.location = {
-        latitude: Number.parseFloat(latitude) || 0,
-        longitude: Number.parseFloat(longitude) || 0,
+        latitude: toDouble(latitude),
+        longitude: toDouble(longitude),
         ...(accuracy > 0 ? {horizontal_accuracy: accuracy} : {}),
         ...(live > 0 ? {live_period: live} : {}),
         ...(live > 0 && heading > 0 ? {heading} : {}),
