@@ -15,7 +15,7 @@
  */
 import {setTimeout as sleep} from 'node:timers/promises'
 import {linked} from '../../lib/deadline.js'
-import {freePort} from '../../lib/free-port.js'
+import {freePort, probePort} from '../../lib/free-port.js'
 import {maskPath} from '../../lib/mask-url.js'
 import {BotProcess, botEnv, type BotExit, type BotMode} from './process.js'
 import {otherPortText, watchOtherPort} from './other-port.js'
@@ -119,6 +119,12 @@ export class BotRunner {
   #lastStartMs = 0
   /** A restart started first did not work out (the bot did not listen on a fresh port): stop first from now on. */
   #stopFirst = false
+  /**
+   * The next start-first restart's fresh port, picked once the bot serves: a pick probes every local
+   * address (lib/free-port.ts), tens of ms on a loaded machine, which would otherwise come before the
+   * new bot's spawn. Checked again (one bind on loopback) when it is used.
+   */
+  #nextPort: Promise<number | undefined> | undefined
   /** Every output line of every run of the bot, the newest OUTPUT_KEPT (stack frames too). */
   readonly #output: Array<{time: string; stream: 'stdout' | 'stderr'; line: string; pid?: number}> = []
 
@@ -347,6 +353,7 @@ export class BotRunner {
     const now = performance.now()
     const ms = Math.round(now - (this.#spawnedAt.get(bot) ?? now))
     this.#lastStartMs = ms
+    this.#pickPortAhead()
     const restartMs = this.#restartStarted === undefined ? undefined : Math.round(now - this.#restartStarted)
     this.#restartStarted = undefined
     o.emit({
@@ -444,6 +451,23 @@ export class BotRunner {
     )
   }
 
+  /** Pick the next restart's fresh port now, when the next restart may start first. */
+  #pickPortAhead(): void {
+    const o = this.#options
+    if (this.#nextPort || this.#mode !== 'webhook' || o.restartOrder === 'stop-first' || o.portFixed || this.#stopFirst)
+      return
+    this.#nextPort = (o.freshPort ?? freePort)().catch(() => undefined)
+  }
+
+  /** A fresh port for a new bot: the one picked ahead when it is still free, else a new pick. */
+  async #freshPort(): Promise<number> {
+    const ahead = this.#nextPort
+    this.#nextPort = undefined
+    const port = await ahead
+    if (port !== undefined && port !== this.#port && (await probePort(port)) === undefined) return port
+    return (this.#options.freshPort ?? freePort)()
+  }
+
   #announce(files: string[], why: string | undefined, order: RestartWay): void {
     const shown = files.slice(0, 3).join(', ') + (files.length > 3 ? ` and ${files.length - 3} more` : '')
     this.#options.emit({
@@ -488,7 +512,7 @@ export class BotRunner {
       for (;;) {
         const superseded = new AbortController()
         this.#superseded = superseded
-        const port = await (o.freshPort ?? freePort)()
+        const port = await this.#freshPort()
         if (this.#closed) return
         const bot = this.#spawn(port)
         this.#others.add(bot)
