@@ -296,9 +296,9 @@ class OfflineRun {
       showChatActions: o.showChatActions,
       replyTimeoutMs: o.replyTimeoutMs,
       startupTimeoutMs: o.startupTimeoutMs,
-      // `:save` writes test/NAME.chat.yml in the project; a command typed after `--` is the script's `bot:`.
+      // `:save` writes test/NAME.chat.yml in the project; `bot:` when the command is not bot test's default.
       projectDir: o.cwd,
-      ...(o.command?.source === 'argv' ? {botCommand: o.command.display} : {}),
+      ...(o.scriptCommand ? {botCommand: o.scriptCommand} : {}),
       // The start-up line already says who you are and how to chat.
       intro: false,
       onEvent: (event) => {
