@@ -3,7 +3,7 @@
  * and the run ends with exit code 1 and one line naming the cause (a piped chat is a check: a script that asked
  * for a chat script and got none must not pass). Needs `npm run build`.
  */
-import {existsSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -72,5 +72,21 @@ describe('bot dev --offline, piped: a failed :save', () => {
     })
     expect(r.stdout).toMatch(/^✓ Saved test\/ok\.chat\.yml: /m)
     expect(r.code, r.stdout + r.stderr).toBe(0)
+    // no default command in this project: the script names the one after --
+    expect(readFileSync(join(cwd, 'test', 'ok.chat.yml'), 'utf8')).toMatch(/^bot: node .*picky-bot\.mjs$/m)
+  }, 70_000)
+
+  it("the command after -- is the project's default (its dev:bot script): no bot: line", async () => {
+    const cwd = project()
+    writeFileSync(join(cwd, 'package.json'), JSON.stringify({scripts: {'dev:bot': `node ${fixture('picky-bot.mjs')}`}}))
+    const r = await runCli(['dev', '--offline', '--no-watch', '--', 'node', fixture('picky-bot.mjs')], {
+      cwd,
+      input: 'hello\n:save ok\n',
+      timeoutMs: 60_000,
+    })
+    expect(r.code, r.stdout + r.stderr).toBe(0)
+    const text = readFileSync(join(cwd, 'test', 'ok.chat.yml'), 'utf8')
+    expect(text).toContain('  - user: hello\n')
+    expect(text).not.toMatch(/^bot:/m)
   }, 70_000)
 })
