@@ -10,6 +10,11 @@
  *   api        the same 100 conversations written with the conversation API (emu.user: send, click, checks),
  *              the same bot, the same way (what one vitest file of them would do)
  *
+ * Both make the same checks: each answer's text, the keyboard's rows, that the Reset answer edits the counter, and
+ * that nothing else came (the script: every message must be expected; the API: one message an answer). Each round
+ * plays the scripts from their text (parsed each time, as a vitest file calling runChatScript(emu, token, text)
+ * does; `bot test` parses each once).
+ *
  * The ratio scripts/api is the runner's cost over hand-written tests (target ≤ 1.5); `bot test` must stay ≤ 10 s.
  *
  *   npm run build && npx tsx bench/chat-scripts.ts [--scripts 100] [--jobs 2]
@@ -122,10 +127,13 @@ try {
       r = await user.send(`hello ${i}`)
       check(r.length === 1 && r[0].text === `hello ${i}`, 'echo')
       r = await user.send('/count')
+      // the checks the script's steps make: the whole keyboard ([[Reset]]), and that the answer is an edit of it
       const rows = (r[0]?.reply_markup as {inline_keyboard?: Array<Array<{text: string}>>})?.inline_keyboard
-      check(r.length === 1 && r[0].text === 'Count: 1' && rows?.[0]?.[0]?.text === 'Reset', 'count')
+      const labels = JSON.stringify(rows?.map((row) => row.map((b) => b.text)))
+      check(r.length === 1 && r[0].text === 'Count: 1' && labels === '[["Reset"]]', 'count')
+      const counter = r[0].message_id
       r = await user.click('Reset')
-      check(r.length === 1 && r[0].text === 'Count: 0 (reset)', 'edit')
+      check(r.length === 1 && r[0].text === 'Count: 0 (reset)' && r[0].message_id === counter, 'edit')
       r = await user.send(`bye ${i}`)
       check(r.length === 1 && r[0].text === `bye ${i}`, 'bye')
     })

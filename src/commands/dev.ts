@@ -261,7 +261,14 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     if (note) this.#info(note)
     this.addSecret(forwardTo?.secret?.value)
     const terminal = options.atTerminal()
-    if (flags.offline) return this.#offline(options.offlineOptions(flags, command, cwd, terminal, forwardTo))
+    // a chat script saved in this session names its command only when bot test would not run it by default
+    const {scriptBotCommand} = await import('../cli/script-command.js')
+    const scriptCommand = scriptBotCommand(command, this.argv, this.packageConfig?.command)
+    if (flags.offline)
+      return this.#offline({
+        ...options.offlineOptions(flags, command, cwd, terminal, forwardTo),
+        ...(scriptCommand ? {scriptCommand} : {}),
+      })
     if (this.interactive) this.#spinner = await loadSpinner(process.stderr)
 
     const resolved = this.resolveApi()
@@ -303,6 +310,7 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
     let keyboard: import('../cli/dev-keys.js').DevKeys | undefined
     const dev = new DevSession({
       ...session,
+      ...(scriptCommand ? {scriptCommand} : {}),
       me,
       signal: closedOutput.signal,
       handleSignals: true,

@@ -42,6 +42,11 @@ export interface DevSessionOptions {
     token?: 'env' | '.env'
   }
   cwd: string
+  /**
+   * The `bot:` line of a chat script saved in this session (`:save`, the inspector's "Save as chat script"): the
+   * bot command when it is not what `bot test` runs by default (src/cli/script-command.ts); absent: no `bot:`.
+   */
+  scriptCommand?: string
   /** The bot's PORT (webhook mode); default a free port. */
   port?: number
   /** The relay's port (what the tunnel forwards to); default a free port. */

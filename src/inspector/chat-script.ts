@@ -109,7 +109,7 @@ function prefixExpression(text: string): string | undefined {
 export function chatScriptFromHistory(
   history: HistoryView,
   request: ChatScriptRequest,
-  options: {projectDir?: string; secrets?: string[]; now?: Date},
+  options: {projectDir?: string; secrets?: string[]; now?: Date; bot?: string},
 ): ChatScriptAnswer {
   if (request.name !== undefined) {
     const problem = checkScriptName(request.name)
@@ -132,7 +132,7 @@ export function chatScriptFromHistory(
     ...(anon.summary.length > 0 ? anon.summary.map((s) => `  - ${s}`) : ['  - nothing to replace']),
     'Run it with: npx bot test',
   ]
-  const writeOptions = {header, truncated: prefixExpression}
+  const writeOptions = {header, truncated: prefixExpression, ...(options.bot ? {bot: options.bot} : {})}
   const secrets = (options.secrets ?? []).filter(Boolean)
   if (request.name === undefined) {
     const written = writeChatScript(anon.turns, writeOptions)

@@ -16,7 +16,7 @@
  * It never prints by itself: lines go to the injected `output` stream (if any) and every step is also an event.
  */
 import {readFileSync, statSync} from 'node:fs'
-import {basename, join, relative, resolve} from 'node:path'
+import {basename, join, relative, resolve, sep} from 'node:path'
 import {createInterface, type Interface} from 'node:readline'
 
 import {recordConversation, type ConversationRecorder, type RecordingSource} from '../emulator/scripts/record.js'
@@ -151,6 +151,9 @@ export interface ChatSummary {
   silent: number
   /** Unknown `:commands` typed (each an error line; nothing sent). */
   unknown: number
+  /** `:save NAME` that wrote nothing (each an error line), and the first one's cause. */
+  failedSaves?: number
+  saveError?: string
   reason: 'input-ended' | 'quit' | 'closed'
 }
 
@@ -534,7 +537,9 @@ class TerminalChat implements Chat {
       if (!(error instanceof ScriptSaveError)) throw error
       const message = error.message.startsWith('nothing to save')
         ? 'nothing to save yet: send the bot something first, then :save NAME'
-        : error.message.replace(join(cwd, ''), '').replace(/^[/\\]/, '')
+        : error.message.replaceAll(`${join(cwd, '')}${sep}`, '')
+      this.#summary.failedSaves = (this.#summary.failedSaves ?? 0) + 1
+      this.#summary.saveError ??= message
       this.#error(`✗ ${message}`)
     }
   }

@@ -42,6 +42,8 @@ export type OfflineDevEvent =
       unanswered: number
       silent: number
       unknown: number
+      /** `:save NAME` lines that wrote nothing. */
+      failedSaves: number
       failures: number
       text: string
     }
@@ -294,9 +296,9 @@ class OfflineRun {
       showChatActions: o.showChatActions,
       replyTimeoutMs: o.replyTimeoutMs,
       startupTimeoutMs: o.startupTimeoutMs,
-      // `:save` writes test/NAME.chat.yml in the project; a command typed after `--` is the script's `bot:`.
+      // `:save` writes test/NAME.chat.yml in the project; `bot:` when the command is not bot test's default.
       projectDir: o.cwd,
-      ...(o.command?.source === 'argv' ? {botCommand: o.command.display} : {}),
+      ...(o.scriptCommand ? {botCommand: o.scriptCommand} : {}),
       // The start-up line already says who you are and how to chat.
       intro: false,
       onEvent: (event) => {
@@ -406,18 +408,21 @@ function learnChats(backend: OfflineBackend, update: Record<string, unknown>): v
 export function offlineResult(chat: ChatSummary, failures: number): Extract<OfflineDevEvent, {type: 'offline-result'}> {
   const {sent: lines, unanswered, silent} = chat
   const unknown = chat.unknown ?? 0
+  const failedSaves = chat.failedSaves ?? 0
   const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
   const problems = [
     ...(unanswered > 0 ? [`${plural(unanswered, 'line')} not handled in time`] : []),
     ...(silent > 0 ? [`${plural(silent, 'line')} handled without a reply`] : []),
     ...(failures > 0 ? [`${plural(failures, 'update')} failed`] : []),
     ...(unknown > 0 ? [`${plural(unknown, 'unknown :command', 'unknown :commands')}`] : []),
+    // a script that asked for a chat script and got none must not pass: the first cause is named
+    ...(failedSaves > 0 ? [`${plural(failedSaves, ':save')} wrote nothing (${chat.saveError})`] : []),
   ]
   const ok = problems.length === 0
   const text = ok
     ? `✓ The bot answered all ${plural(lines, 'line')}.`
     : `✗ ${problems.join(', ')} (of ${plural(lines + unknown, 'line')} piped in): exiting with code 1.`
-  return {type: 'offline-result', ok, lines, unanswered, silent, unknown, failures, text}
+  return {type: 'offline-result', ok, lines, unanswered, silent, unknown, failedSaves, failures, text}
 }
 
 function chatEventText(event: ChatEvent): string {

@@ -151,13 +151,14 @@ function telegramHistory(): UpdateHistory {
   return history
 }
 
-async function server(projectDir?: string): Promise<InspectorServer> {
+async function server(projectDir?: string, scriptCommand?: string): Promise<InspectorServer> {
   const s = await startInspectorServer({
     history: telegramHistory(),
     actions: {replay: () => Promise.reject(new Error('no replay here'))},
     key: KEY,
     secrets: [TOKEN, WEBHOOK_SECRET],
     ...(projectDir ? {projectDir} : {}),
+    ...(scriptCommand ? {scriptCommand} : {}),
   })
   servers.push(s)
   return s
@@ -246,6 +247,19 @@ describe('POST /api/chat-script', () => {
     // named as the 201 answer names it, relative to the project
     expect(JSON.parse(again.body).error).toMatch(/^test\/pizza\.chat\.yml exists already: pick another name/)
     expect(readFileSync(join(project, 'test', 'pizza.chat.yml'), 'utf8')).toBe(text)
+  })
+
+  it('writes bot: only when the session runs a command bot test would not run by default, as :save does', async () => {
+    // the default command: no bot: line (the text answer and the file alike)
+    const plain = JSON.parse((await post(await server(), {first: 3, last: 4})).body).yaml as string
+    expect(plain).not.toMatch(/^bot:/m)
+    const project = mkdtempSync(join(tmpdir(), 'inspector-script-bot-'))
+    const s = await server(project, 'python3 bot.py')
+    const res = await post(s, {first: 3, last: 4, name: 'py'})
+    expect(res.status, res.body).toBe(201)
+    const text = readFileSync(join(project, 'test', 'py.chat.yml'), 'utf8')
+    expect(text).toMatch(/\n\nbot: python3 bot\.py\nusers:\n/)
+    expect(JSON.parse((await post(s, {first: 3, last: 4})).body).yaml).toContain('\nbot: python3 bot.py\n')
   })
 
   it('refuses a bad request in one line with the fix, writing nothing', async () => {

@@ -33,6 +33,7 @@ export function inspectorPart(): SessionPart {
         secrets: recording.secrets,
         openCodeTtlMs: ctx.options.openCodeTtlMs,
         projectDir: ctx.options.cwd,
+        ...(ctx.options.scriptCommand ? {scriptCommand: ctx.options.scriptCommand} : {}),
       })
       const started = server
       ctx.signal.addEventListener('abort', () => started.quiesce(), {once: true})

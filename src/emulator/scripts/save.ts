@@ -4,7 +4,7 @@
  * fixture never replaces a different file of the same name (it gets another name; the same bytes are reused).
  */
 import {createHash} from 'node:crypto'
-import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {basename, extname, join, posix} from 'node:path'
 
 import {greyPng} from '../media/synth.js'
@@ -132,15 +132,30 @@ export function saveChatScript(turns: RecordedTurn[], options: SaveOptions): Sav
     const note = `# ${standIns.join(', ')}: stand-in${standIns.length === 1 ? '' : 's'} for files whose bytes were not at hand.\n`
     yaml = yaml.startsWith('#') ? yaml.replace(/^((?:#.*\n)+)/, `$1${note}`) : note + yaml
   }
+  const folder = (dir: string): void => {
+    try {
+      mkdirSync(dir, {recursive: true})
+    } catch (error) {
+      const err = error as NodeJS.ErrnoException
+      // a file where a folder should be (mkdir says EEXIST or ENOTDIR): not something that "appeared"
+      const what = err.code === 'EEXIST' || err.code === 'ENOTDIR' ? ': a file has that name' : ''
+      throw new ScriptSaveError(`cannot create the folder ${err.path ?? dir}${what} (${err.code ?? err.message})`)
+    }
+  }
+  const made: string[] = []
   try {
-    mkdirSync(options.dir, {recursive: true})
+    folder(options.dir)
     for (const [rel, data] of plan.writes) {
       const full = join(options.dir, ...rel.split('/'))
-      mkdirSync(join(full, '..'), {recursive: true})
+      folder(join(full, '..'))
       writeFileSync(full, data, {flag: 'wx'})
+      made.push(full)
     }
     writeFileSync(path, yaml, {flag: 'wx'})
   } catch (error) {
+    // nothing half-written: the fixtures of this save go again
+    for (const file of made) rmSync(file, {force: true})
+    if (error instanceof ScriptSaveError) throw error
     const err = error as NodeJS.ErrnoException
     if (err.code === 'EEXIST')
       throw new ScriptSaveError(`${err.path ?? path} appeared while saving: pick another name, or delete it first`)

@@ -84,6 +84,8 @@ export interface InspectorServerOptions {
   }
   /** The project folder "Save as chat script" writes `test/NAME.chat.yml` in (without it: the text only). */
   projectDir?: string
+  /** The script's `bot:` line: the session's bot command when `bot test` would not run it by default. */
+  scriptCommand?: string
 }
 
 export interface InspectorServer {
@@ -515,7 +517,7 @@ async function chatScript(ctx: Context, req: IncomingMessage, res: ServerRespons
     const answer = chatScriptFromHistory(
       ctx.o.history,
       {first, last, ...(chat !== undefined ? {chat} : {}), ...(typeof b.name === 'string' ? {name: b.name} : {})},
-      {projectDir: ctx.o.projectDir, secrets},
+      {projectDir: ctx.o.projectDir, secrets, ...(ctx.o.scriptCommand ? {bot: ctx.o.scriptCommand} : {})},
     )
     sendJson(res, answer.path ? 201 : 200, answer, secrets)
   } catch (err) {
