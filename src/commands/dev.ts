@@ -14,7 +14,7 @@ export default class Dev extends BaseCommand<typeof Dev> {
 
 The bot command is what follows \`--\`; without one: "command" in package.json's "bot": {"dev": …} section, else package.json scripts["dev:bot"], else \`node --import tsx <main>\` (TypeScript) or \`node <main>\`, where main is package.json "main", else the first of src/main.ts, src/index.ts, index.js.
 
-The bot gets BOT_TOKEN, BOT_API_ROOT (a local proxy that records its Bot API calls; with --no-api-proxy the api root, when not the default), BOT_MODE (webhook|polling) and, in webhook mode, PORT (listen there), WEBHOOK_PATH (serve POST there), WEBHOOK_SECRET (check X-Telegram-Bot-Api-Secret-Token) and WEBHOOK_URL; with --web-app, WEB_APP_URL.
+The bot gets BOT_TOKEN, BOT_API_ROOT (a local proxy that records its Bot API calls; with --no-api-proxy the api root, when not the default), BOT_MODE (webhook|polling) and, in webhook mode, PORT (listen there), WEBHOOK_PATH (serve POST there), WEBHOOK_SECRET (check X-Telegram-Bot-Api-Secret-Token) and WEBHOOK_URL; with a public URL (the tunnel), WEB_APP_URL (the public URL + /app/: the relay forwards /app/ there to --web-app's dev server, else to the bot's own server, as in production).
 
 --web-app URL (your Mini App's dev server, e.g. http://localhost:5173): the relay serves it at /app/ of the session's public URL (/app/<path> → the URL's path + <path>, with the Host the dev server expects; WebSocket upgrades pass, so Vite's hot reload works), the bot's default menu button opens it for the session (the previous one is put back on exit, and by the next run after a crash), and the bot gets WEB_APP_URL (the public URL + /app/). The polling bridge (--tunnel none) and --mode polling have no public URL: one line says so. Not with --offline.
 

@@ -176,11 +176,12 @@ export class SessionContext {
   }
 
   /**
-   * --web-app: where the app is served, the session's public URL + `/app/` (WEB_APP_URL), once the tunnel delivery
-   * has one; `webhookUrl` (a new webhook URL being set) gives it for that URL. Undefined without a public URL.
+   * Where the app is served, the session's public URL + `/app/` (WEB_APP_URL), once the tunnel delivery has one:
+   * --web-app's dev server, else the bot's own `/app/` (the relay forwards both, relay/app.ts); `webhookUrl` (a new
+   * webhook URL being set) gives it for that URL. Undefined without a public URL, and with --forward-to (no bot).
    */
   webAppUrl(webhookUrl?: string): string | undefined {
-    if (!this.options.webApp) return undefined
+    if (!this.options.webApp && this.options.forwardTo) return undefined
     if (webhookUrl !== undefined && this.webhookPath && webhookUrl.endsWith(this.webhookPath))
       return joinUrl(webhookUrl.slice(0, -this.webhookPath.length), APP_PATH)
     const delivery = this.delivery

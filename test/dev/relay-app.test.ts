@@ -1,7 +1,8 @@
 /**
  * The relay's `/app/` (bot dev --web-app, src/dev/relay/app.ts) against a real dev server on loopback: requests and
  * WebSocket upgrades reach it with its own Host and the path mapped; the webhook path, its secret and everything
- * else stay the relay's, also on a connection that carried an `/app/` request first.
+ * else stay the relay's, also on a connection that carried an `/app/` request first. Plain bot dev (`app: {bot:
+ * true}`): `/app/` goes to the bot's own server, the relay's current target, across a restart on a new port.
  */
 import http from 'node:http'
 import net from 'node:net'
@@ -139,6 +140,63 @@ describe('the relay’s /app/ (--web-app)', () => {
     expect(await res.text()).toMatch(/dev server at .* did not answer .*Start it/)
     const plain = await relayWith()
     expect((await fetch(`${plain.base}/app/`)).status).toBe(404)
+  })
+})
+
+describe('the relay’s /app/ to the bot’s own server (plain bot dev, no --web-app)', () => {
+  async function relayToBot() {
+    const relay = new Relay({secret: SECRET, path: PATH, holdTimeoutMs: 5000, app: {bot: true, timeoutMs: 5000}})
+    await relay.listen()
+    opened.push(relay)
+    return {relay, base: `http://127.0.0.1:${relay.port}`}
+  }
+
+  it('sends /app/ (path kept, no secret) to the port webhooks go to now, follows a restart on a fresh port, 502 while none', async () => {
+    const {relay, base} = await relayToBot()
+    // Not listening yet (the first start, or between a restart's stop and start): 502 that says so.
+    const early = await fetch(`${base}/app/`)
+    expect(early.status).toBe(502)
+    expect(await early.text()).toMatch(/your bot is not listening right now/)
+
+    const first = await startDevAppServer('/app/')
+    opened.push(first)
+    relay.setTarget({host: '127.0.0.1', port: first.port, path: '/hook'})
+    const page = await fetch(`${base}/app/?x=1`, {headers: {'x-telegram-bot-api-secret-token': SECRET}})
+    expect(page.status).toBe(200)
+    expect(await page.text()).toContain(`dev app at /app/?x=1 for Host 127.0.0.1:${first.port}`)
+    expect((await fetch(`${base}/app`, {redirect: 'manual'})).headers.get('location')).toBe('/app/')
+    const check = await fetch(`${base}/app/echo`, {method: 'POST', body: 'initData=abc'})
+    expect(await check.text()).toBe('initData=abc')
+    expect(first.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /app/?x=1', 'POST /app/echo'])
+    expect(first.requests[0].headers['x-telegram-bot-api-secret-token']).toBeUndefined()
+    expect(JSON.stringify(first.requests)).not.toContain(PATH)
+    // The bot's own WebSocket under /app/ passes too.
+    expect(await wsEcho(`ws://127.0.0.1:${relay.port}/app/socket`, 'hi bot')).toBe('hi bot')
+    expect(first.upgrades.map((u) => u.path)).toEqual(['/app/socket'])
+
+    // A start-first restart: the new bot listens on a fresh port, the relay's target moves, /app/ follows it.
+    const second = await startDevAppServer('/app/')
+    opened.push(second)
+    relay.setTarget({host: '127.0.0.1', port: second.port, path: '/hook'})
+    await first.close()
+    const moved = await fetch(`${base}/app/`)
+    expect(await moved.text()).toContain(`for Host 127.0.0.1:${second.port}`)
+
+    // A webhook with its secret still goes to the bot at its webhook path, with the secret (the relay's own job).
+    const hook = await fetch(`${base}${PATH}`, {
+      method: 'POST',
+      headers: {'content-type': 'application/json', 'x-telegram-bot-api-secret-token': SECRET},
+      body: update,
+    })
+    expect(hook.status).toBe(200)
+    expect(second.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /app/', 'POST /hook'])
+    expect(second.requests[1].headers['x-telegram-bot-api-secret-token']).toBe(SECRET)
+
+    // The target is set but nothing listens there: 502 that says the bot did not answer.
+    await second.close()
+    const down = await fetch(`${base}/app/`)
+    expect(down.status).toBe(502)
+    expect(await down.text()).toMatch(/your bot's server did not answer \/app\//)
   })
 })
 

@@ -175,3 +175,37 @@ describe('bot dev --web-app', () => {
     expect(readState(world.botId, world.stateDir)).toBeUndefined()
   })
 })
+
+describe('bot dev without --web-app (a public URL)', () => {
+  it('serves the bot’s own /app/ at the public URL’s /app/ and gives the bot WEB_APP_URL; the menu button is left alone', async () => {
+    await call('setChatMenuButton', {menu_button: PRODUCTION})
+    const dev = startDev(world, {
+      bot: 'web-app-bot.mjs',
+      tunnel: false,
+      args: ['--no-watch', '--tunnel-host', lts.url, '--tunnel-timeout', '60000'],
+      env: {NODE_EXTRA_CA_CERTS: caFile, FIXTURE_ENV_OUT: envOut},
+    })
+    await dev.waitForOutput(/Ready/)
+    await waitFor(() => existsSync(envOut), {what: 'the bot’s env'})
+    const {WEBHOOK_URL, PORT} = botEnv() as ReturnType<typeof botEnv> & {PORT: string}
+    const publicUrl = new URL(WEBHOOK_URL).origin
+    expect(publicUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/)
+    expect(botEnv().WEB_APP_URL).toBe(`${publicUrl}/app/`)
+
+    // Through the tunnel and the relay to the bot's own server, path kept.
+    const dispatcher = new Agent({connect: {ca}})
+    const page = await fetch(`${publicUrl}/app/?start=1`, {dispatcher} as RequestInit)
+    expect(page.status).toBe(200)
+    expect(await page.text()).toContain(`the bot's own app at /app/?start=1 on port ${PORT}`)
+    await dispatcher.close()
+    // Only the session's --web-app sets the menu button; nothing else reached the dev server of the other tests.
+    expect(await call('getChatMenuButton')).toEqual(PRODUCTION)
+    expect(app.requests).toEqual([])
+
+    dev.kill('SIGINT')
+    const result = await dev.exited
+    expect(result.code).toBe(0)
+    expect(await call('getChatMenuButton')).toEqual(PRODUCTION)
+    assertNoToken(result, world.token)
+  })
+})

@@ -1,7 +1,8 @@
 /**
  * bot: the user's bot as a child process with the env contract (bot/runner.ts), restarted on file
- * changes; it tells the runner when it is up and when it exits unasked. With --web-app its environment gets
- * WEB_APP_URL (the public URL + `/app/`) once the tunnel's URL is known, a new one when the tunnel reopens elsewhere.
+ * changes; it tells the runner when it is up and when it exits unasked. With a public URL (the tunnel) its
+ * environment gets WEB_APP_URL (the public URL + `/app/`: --web-app's dev server, else the bot's own `/app/`, both
+ * through the relay) once the tunnel's URL is known, a new one when the tunnel reopens elsewhere.
  */
 import {BotRunner} from '../bot/runner.js'
 import {sessionImports} from '../imports/imports.js'
@@ -15,7 +16,7 @@ export function botPart(): SessionPart {
     async start(ctx) {
       const o = ctx.options
       if (!o.command) throw new Error('no bot command')
-      // Read at each (re)start: WEB_APP_URL (--web-app) is added once the public URL is known, and follows it.
+      // Read at each (re)start: WEB_APP_URL is added once the public URL is known, and follows it.
       const env: Record<string, string> = {
         ...(o.watch && !o.forwardTo
           ? {...o.env, ...sessionImports(ctx, o.cwd, ctx.signal).env({...process.env, ...o.env})}

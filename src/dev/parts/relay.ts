@@ -30,8 +30,9 @@ export function relayPart(): SessionPart {
             holdTimeoutMs: o.holdTimeoutMs,
             port: o.relayPort,
             secrets: [o.token, ctx.webhookSecret],
-            // --web-app: `/app/` is the web app's dev server (relay/app.ts).
-            ...(o.webApp ? {app: {url: o.webApp.url}} : {}),
+            // --web-app: `/app/` is the web app's dev server (relay/app.ts); without it, the bot's own server
+            // (its own `/app/` routes, as behind its production URL); --forward-to: none (no bot of ours there).
+            ...(o.webApp ? {app: {url: o.webApp.url}} : o.forwardTo ? {} : {app: {bot: true as const}}),
             onUpdate: (e) => {
               // Switching to polling: what the relay gives back unanswered is polled by the bot and shown then.
               if (ctx.botPolls && (e.status < 200 || e.status >= 300)) return

@@ -9,6 +9,11 @@
  * connections: a webhook POST may follow) back to the relay's own port, as it came. So the dev server sees only
  * `/app/` requests, never the webhook path, and never the secret header (dropped if a request carries one).
  *
+ * Plain `bot dev` (webhook mode with a public URL, no --web-app) forwards `/app/` the same way to the bot's own HTTP
+ * server (relay.ts: the target its webhooks go to, read at each request and upgrade, so a restart on a fresh port is
+ * followed), with the path kept: the bot serves its own `/app/` routes (the `bot init` templates' Mini App), as it
+ * would behind its production URL. While the bot is not listening, `/app/` answers 502 saying so.
+ *
  * Path mapping: `/app/<rest>` → the URL's path + `<rest>`: `--web-app http://localhost:5173` serves `/<rest>`,
  * `--web-app http://localhost:5173/app/` serves `/app/<rest>` (a Vite app with `base: '/app/'`, whose absolute
  * paths and hot-reload socket then stay under `/app/`). `/app` is redirected to `/app/`. A redirect of the dev
@@ -37,8 +42,13 @@ const SECRET = 'x-telegram-bot-api-secret-token'
 const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade']
 
 export interface AppForwardOptions {
-  /** The dev server (http or https, its path the mount of `/app/`). */
-  url: string
+  /**
+   * The dev server (http or https, its path the mount of `/app/`), or a function giving the current one at each
+   * request (the bot's own server, whose port changes when it restarts; undefined while it is not listening).
+   */
+  url: string | (() => string | undefined)
+  /** The 502's text when the server does not answer (`url` undefined: there is none now). Default: the dev server's. */
+  unreachable?: (url: string | undefined, reason: string) => string
   /** The relay's own port, for what follows on a handed-over connection that is not the app's. */
   relayPort: () => number
   /** The dev server's answer (its head, or a silence within its body) within this long. Default 30 s. */
@@ -49,10 +59,38 @@ export interface AppForwardOptions {
   maxConnections?: number
 }
 
+/** Where `/app/` goes now: the server's origin and its path for `/app/` (ending in `/`). */
+interface Mount {
+  url: string
+  origin: URL
+  base: string
+}
+
+function mountOf(url: string): Mount {
+  const parsed = new URL(url)
+  return {
+    url,
+    origin: new URL(parsed.origin),
+    base: parsed.pathname.endsWith('/') ? parsed.pathname : `${parsed.pathname}/`,
+  }
+}
+
+/** The dev server's path for a public `/app/…` target (query kept). */
+function mapTarget(mount: Mount, target: string): string {
+  return mount.base + target.slice(APP_PATH.length)
+}
+
+/** The public `/app/…` for a redirect of the dev server to itself, else the location as it is. */
+function mapLocation(mount: Mount, location: string): string {
+  let path = location
+  if (location.startsWith(mount.origin.origin + '/')) path = location.slice(mount.origin.origin.length)
+  else if (!location.startsWith('/') || location.startsWith('//')) return location
+  return path.startsWith(mount.base) ? APP_PATH + path.slice(mount.base.length) : location
+}
+
 export class AppForward {
-  readonly #origin: URL
-  /** The dev server's path for `/app/`, ending in `/`. */
-  readonly #base: string
+  /** The last mount parsed (a function's URL changes only when the bot moves). */
+  #mount: Mount | undefined
   readonly #options: AppForwardOptions
   readonly #server: Server
   readonly #sockets = new Set<net.Socket>()
@@ -61,9 +99,7 @@ export class AppForward {
 
   constructor(options: AppForwardOptions) {
     this.#options = options
-    const url = new URL(options.url)
-    this.#origin = new URL(url.origin)
-    this.#base = url.pathname.endsWith('/') ? url.pathname : `${url.pathname}/`
+    if (typeof options.url === 'string') this.#mount = mountOf(options.url)
     this.#server = createServer((req, res) => this.#guard(res, () => this.#request(req, res)))
     this.#server.on('upgrade', (req: IncomingMessage, socket: net.Socket, head: Buffer) => {
       try {
@@ -78,9 +114,16 @@ export class AppForward {
     this.#server.keepAliveTimeout = 65_000
   }
 
-  /** The dev server as given. */
-  get url(): string {
-    return this.#options.url
+  /** The server `/app/` goes to now (undefined: none, the bot is not listening). */
+  get url(): string | undefined {
+    return this.#current()?.url
+  }
+
+  #current(): Mount | undefined {
+    const url = typeof this.#options.url === 'string' ? this.#options.url : this.#options.url()
+    if (url === undefined) return undefined
+    if (this.#mount?.url !== url) this.#mount = mountOf(url)
+    return this.#mount
   }
 
   /** Handed-over connections open now. */
@@ -124,17 +167,13 @@ export class AppForward {
     return true
   }
 
-  /** The dev server's path for a public `/app/…` target (query kept). */
-  mapTarget(target: string): string {
-    return this.#base + target.slice(APP_PATH.length)
-  }
-
-  /** The public `/app/…` for a redirect of the dev server to itself, else the location as it is. */
-  mapLocation(location: string): string {
-    let path = location
-    if (location.startsWith(this.#origin.origin + '/')) path = location.slice(this.#origin.origin.length)
-    else if (!location.startsWith('/') || location.startsWith('//')) return location
-    return path.startsWith(this.#base) ? APP_PATH + path.slice(this.#base.length) : location
+  /** 502: the server is not there (or did not answer). */
+  #unreachable(res: ServerResponse, url: string | undefined, reason: string): void {
+    res.writeHead(502, {'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store'})
+    res.end(
+      this.#options.unreachable?.(url, reason) ??
+        `bot dev: the web app's dev server at ${url} did not answer (${reason}). Start it (e.g. npm run dev), then reload.\n`,
+    )
   }
 
   async close(): Promise<void> {
@@ -169,25 +208,27 @@ export class AppForward {
       res.writeHead(301, {location: APP_PATH + (q < 0 ? '' : target.slice(q)), 'content-length': 0})
       return void res.end()
     }
+    const mount = this.#current()
+    if (!mount) {
+      req.resume()
+      return this.#unreachable(res, undefined, 'not listening')
+    }
     let upstream: IncomingMessage
     try {
-      upstream = await requestUpstream(this.#origin, req, {
-        path: this.mapTarget(target),
+      upstream = await requestUpstream(mount.origin, req, {
+        path: mapTarget(mount, target),
         timeoutMs: this.#options.timeoutMs ?? 30_000,
         drop: [SECRET],
         referer: (sent) =>
-          isAppPath(sent.pathname) ? this.#origin.origin + this.mapTarget(sent.pathname + sent.search) : undefined,
+          isAppPath(sent.pathname) ? mount.origin.origin + mapTarget(mount, sent.pathname + sent.search) : undefined,
       })
     } catch (error) {
-      res.writeHead(502, {'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store'})
-      return void res.end(
-        `bot dev: the web app's dev server at ${this.#options.url} did not answer (${(error as Error).message}). Start it (e.g. npm run dev), then reload.\n`,
-      )
+      return this.#unreachable(res, mount.url, (error as Error).message)
     }
     const headers: OutgoingHttpHeaders = {}
     for (const [name, value] of Object.entries(upstream.headers))
       if (value !== undefined && !HOP_BY_HOP.includes(name)) headers[name] = value
-    if (typeof upstream.headers.location === 'string') headers.location = this.mapLocation(upstream.headers.location)
+    if (typeof upstream.headers.location === 'string') headers.location = mapLocation(mount, upstream.headers.location)
     this.#answer(upstream, res, headers)
   }
 
@@ -229,8 +270,14 @@ export class AppForward {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
       return
     }
-    upgradeUpstream(this.#origin, req, socket, head, {
-      path: this.mapTarget(target),
+    const mount = this.#current()
+    if (!mount) {
+      socket.on('error', () => {})
+      socket.end('HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
+      return
+    }
+    upgradeUpstream(mount.origin, req, socket, head, {
+      path: mapTarget(mount, target),
       timeoutMs: this.#options.timeoutMs ?? 30_000,
       drop: [SECRET],
     })

@@ -19,7 +19,8 @@
  * - GET <healthPath> answers `bot-dev <nonce>` for tunnel probes.
  * - With `app` (bot dev --web-app), a connection whose request is under `/app` is handed over whole to the web
  *   app's dev server forwarder (app.ts): requests and WebSocket upgrades under `/app/` reach the dev server, what
- *   follows on that connection and is not the app's comes back here untouched.
+ *   follows on that connection and is not the app's comes back here untouched. With `app: {bot: true}` (plain
+ *   bot dev with a public URL) the same forwarder sends `/app/` to the bot's own server, the current target.
  * - One event per update after the answer is sent, for the updates answered in one turn together
  *   (forward.ts); the fields of the line are read by a bounded scan (scan.ts), not JSON.parse.
  * - Connections without an authenticated request are bounded (maxAnonymousConnections, the
@@ -33,7 +34,7 @@ import {randomBytes} from 'node:crypto'
 
 import {waitAtMost} from '../../lib/deadline.js'
 import {sanitizeForTerminal} from '../../lib/terminal.js'
-import {AppForward, isAppPath} from './app.js'
+import {APP_PATH, AppForward, isAppPath} from './app.js'
 import {Deliverer} from './deliver.js'
 import {Forwarder} from './forward.js'
 import {sameSecret, secretBytes} from './intake.js'
@@ -78,7 +79,7 @@ export class Relay {
   #closed = false
   #port = 0
   #aliases = new Set<string>()
-  /** `/app/`: the web app's dev server (--web-app), when given. */
+  /** `/app/`: the web app's dev server (--web-app), or the bot's own server, when given. */
   #app: AppForward | undefined
 
   constructor(options: RelayOptions) {
@@ -94,7 +95,23 @@ export class Relay {
       windowMs: options.refusalWindowMs,
     })
     const headersTimeoutMs = options.headersTimeoutMs ?? 10_000
-    if (options.app) this.#app = new AppForward({...options.app, relayPort: () => this.#port})
+    const app = options.app
+    if (app && 'url' in app) this.#app = new AppForward({...app, relayPort: () => this.#port})
+    else if (app)
+      // Plain bot dev: the bot's own server, wherever the webhooks go now (a restart moves it to a fresh port).
+      this.#app = new AppForward({
+        timeoutMs: app.timeoutMs,
+        maxConnections: app.maxConnections,
+        relayPort: () => this.#port,
+        url: () => {
+          const t = this.#deliverer.target
+          return t ? `http://${t.host.includes(':') ? `[${t.host}]` : t.host}:${t.port}${APP_PATH}` : undefined
+        },
+        unreachable: (url, reason) =>
+          url
+            ? `bot dev: your bot's server did not answer /app/ (${reason}). It serves its Mini App there itself: see its output.\n`
+            : 'bot dev: your bot is not listening right now (starting or restarting). Reload in a moment.\n',
+      })
     this.#server = new RelayServer(
       {
         host: options.host ?? '127.0.0.1',

@@ -94,9 +94,12 @@ export interface RelayOptions {
   maxAnonymousConnections?: number
   /**
    * `bot dev --web-app URL`: requests under `/app/` go to the web app's dev server at `url` (app.ts), WebSocket
-   * upgrades too; without it they get 404 like any other path.
+   * upgrades too; `{bot: true}` (plain `bot dev` with a public URL): to the bot's own server, the target webhooks go
+   * to at that moment, path kept (`/app/x` → `/app/x`). Without it they get 404 like any other path.
    */
-  app?: {url: string; timeoutMs?: number; maxConnections?: number}
+  app?:
+    | {url: string; timeoutMs?: number; maxConnections?: number}
+    | {bot: true; timeoutMs?: number; maxConnections?: number}
 }
 
 export interface RelayStats {
