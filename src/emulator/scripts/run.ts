@@ -356,12 +356,19 @@ class ScriptRun {
       return false
     }
     if (step.type === 'as' || has()) return
-    await this.settle(step.type === 'silence' ? undefined : has)
+    if (step.type === 'silence') await this.settle()
+    // A polling bot's next getUpdates may confirm an update before the bot answered it (python-telegram-bot's
+    // Updater fetches while its handlers run), so quiet after the confirm does not say the bot is done: a check
+    // that has nothing yet waits for it until the step's deadline. A webhook answer does say so: the window suffices.
+    else await this.settle(has, !this.host.bot.webhook)
     this.refreshSegment(this.segmentStart)
   }
 
-  /** Until `until` holds, or none of the script's calls is in flight and none came for the quiet window. */
-  private settle(until?: () => boolean): Promise<void> {
+  /**
+   * Until `until` holds, or (unless `patient`) none of the script's calls is in flight and none came for the quiet
+   * window; at the latest until the step's deadline.
+   */
+  private settle(until?: () => boolean, patient = false): Promise<void> {
     const quiet = this.quietMs ?? (this.host.bot.webhook ? 3 : 100)
     return new Promise<void>((resolvePromise) => {
       let timer: NodeJS.Timeout | undefined
@@ -375,6 +382,7 @@ class ScriptRun {
       const check = (): void => {
         clearTimeout(timer)
         if (until?.()) return done()
+        if (patient) return
         const wait = this.lastActivity + quiet - performance.now()
         if (wait <= 0 && !this.busy()) return done()
         timer = setTimeout(check, Math.max(1, wait > 0 ? wait : quiet))
