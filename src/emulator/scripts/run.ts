@@ -4,7 +4,8 @@
  * answered, or a getUpdates offset confirmed it) and none of the script's calls is in flight. A webhook answer
  * without a method says the bot's handler ended, so that is all; else (polling, a method in the answer, a bot seen
  * making calls after its answer) also until none came for `quietMs`. A `bot:` or `call:` step that finds nothing
- * yet waits the same window for it, so a message sent after the webhook answer is still checked. Never a fixed
+ * yet waits the same window for it (against a polling bot, until the step's deadline: a confirm does not say it
+ * answered), so a message sent after the handler's end is still checked. Never a fixed
  * sleep, and every wait has a deadline. The bot's answers to it form a segment: `bot:` steps match
  * its messages in order, `call:` steps its calls by their parameters, `silence:` says nothing is left; a message no
  * step expects fails the script at the next acting step (or its end).
