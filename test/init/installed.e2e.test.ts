@@ -124,7 +124,7 @@ describe.each(TEMPLATES)('template %s', (template) => {
   it('builds with its own TypeScript, and its own npm test passes right after bot init', async () => {
     expect(existsSync(join(dir, 'dist', 'main.js'))).toBe(true)
     const {stdout} = await npm(['test'], dir)
-    expect(stdout).toMatch(/Tests\s+5 passed/) // the template's own tests, /buy paid through the emulator among them
+    expect(stdout).toMatch(/Tests\s+6 passed/) // the template's own tests, /buy paid through the emulator among them
   }, 180_000)
 
   it('its chat scripts pass with npx bot test, as its GitHub workflow runs them (JUnit report)', async () => {
