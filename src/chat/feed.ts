@@ -9,6 +9,9 @@
  *   event: inline    {query_id}                the bot answered an inline query
  *   event: profile   {}                        the bot's commands, menu button, name or description changed
  *   event: keyboard  {chat_id, markup?}        the bot sent a reply keyboard (a Message never carries one), or removed it
+ *   event: ephemeral {chat_id, receiver_user_id, ephemeral_message_id, view?}   an ephemeral message (Bot API 10.2)
+ *                                              appeared or changed (`view`), or was deleted (no `view`): shown only
+ *                                              to its receiver
  *
  * Each event is written the moment the call is recorded (the emulator records a call as it answers it). A page that
  * stops reading is dropped once `maxBuffered` bytes wait for it.
@@ -26,6 +29,8 @@ export type FeedEvent =
   | {type: 'profile'}
   /** The bot sent a reply keyboard to the chat (`markup`), or removed it (`markup` absent). */
   | {type: 'keyboard'; chat_id: number; markup?: TgObject}
+  /** An ephemeral message (Bot API 10.2) of `receiver_user_id`: sent or edited (`view`), or deleted (no `view`). */
+  | {type: 'ephemeral'; chat_id: number; receiver_user_id: number; ephemeral_message_id: number; view?: MessageView}
 
 const PROFILE_METHODS = new Set([
   'setmycommands',
@@ -34,6 +39,14 @@ const PROFILE_METHODS = new Set([
   'setmydescription',
   'setmyshortdescription',
   'setmyname',
+])
+
+const EPHEMERAL_EDITS = new Set([
+  'editephemeralmessagetext',
+  'editephemeralmessagecaption',
+  'editephemeralmessagemedia',
+  'editephemeralmessagereplymarkup',
+  'deleteephemeralmessage',
 ])
 
 const MESSAGE_UPDATES = ['message', 'edited_message', 'channel_post', 'edited_channel_post']
@@ -206,12 +219,62 @@ export class ChatFeed {
       this.publish({type: 'profile'})
       return
     }
+    if (EPHEMERAL_EDITS.has(method)) {
+      this.#ephemeralChanged(method, p)
+      return
+    }
     for (const result of Array.isArray(call.result) ? call.result : [call.result]) {
       const message = result as TgObject | undefined
       const chat = message?.chat as TgObject | undefined
+      if (
+        message?.message_id === 0 &&
+        typeof message.ephemeral_message_id === 'number' &&
+        typeof chat?.id === 'number'
+      ) {
+        // an ephemeral message (Bot API 10.2: message_id 0): its receiver's alone, out of the chat's history
+        const receiver = (message.receiver_user as TgObject | undefined)?.id
+        if (typeof receiver === 'number')
+          this.publish({
+            type: 'ephemeral',
+            chat_id: chat.id,
+            receiver_user_id: receiver,
+            ephemeral_message_id: message.ephemeral_message_id,
+            view: {message, reactions: []},
+          })
+        continue
+      }
       if (typeof message?.message_id === 'number' && typeof chat?.id === 'number')
         this.#message(chat.id, message.message_id, message)
     }
+  }
+
+  /** editEphemeralMessage… / deleteEphemeralMessage: the message as its receiver sees it now (the emulator's), or gone. */
+  #ephemeralChanged(method: string, p: RecordedCall['params']): void {
+    const chatId = Number(p.chat_id)
+    const receiver = Number(p.receiver_user_id)
+    const id = Number(p.ephemeral_message_id)
+    if (!Number.isSafeInteger(receiver) || !Number.isSafeInteger(id)) return
+    if (method === 'deleteephemeralmessage') {
+      if (Number.isSafeInteger(chatId))
+        this.publish({type: 'ephemeral', chat_id: chatId, receiver_user_id: receiver, ephemeral_message_id: id})
+      return
+    }
+    const message = this.#o.emulator
+      ?.ephemeralMessages(this.#o.token)
+      .find(
+        (m) =>
+          m.ephemeral_message_id === id &&
+          (m.receiver_user as TgObject | undefined)?.id === receiver &&
+          (!Number.isSafeInteger(chatId) || (m.chat as TgObject | undefined)?.id === chatId),
+      )
+    if (!message) return
+    this.publish({
+      type: 'ephemeral',
+      chat_id: (message.chat as TgObject).id as number,
+      receiver_user_id: receiver,
+      ephemeral_message_id: id,
+      view: {message, reactions: []},
+    })
   }
 
   /** A send with a reply keyboard (or its removal) changes what the chat's keyboard area shows. */

@@ -12,6 +12,8 @@
  *   GET  /api/chats/{chat_id}/messages?limit=&before=   [{message, reactions}], oldest first
  *   GET  /api/chats/{chat_id}/messages/{message_id}     one {message, reactions}
  *   GET  /api/chats/{chat_id}/keyboard      {markup}: the reply keyboard the bot left there (null: none)
+ *   GET  /api/chats/{chat_id}/ephemeral?user_id=   [{message, reactions}]: the ephemeral messages (Bot API 10.2) that
+ *                                           user still sees there, oldest first
  *   POST /api/chats                         {id?, type, title?, is_forum?}: a group, supergroup or channel the bot is in
  *   POST /api/actions/{name}                a user action of the emulator's table (emu.runAction), JSON in and out
  *   POST /api/upload?kind=&chat_id=&user_id=&first_name=&caption=   the body's bytes as send_media
@@ -165,6 +167,19 @@ export async function createChatPage(o: ChatPageOptions): Promise<ChatPage> {
     }
     const keyboard = /^\/api\/chats\/(-?\d{1,20})\/keyboard$/.exec(path)
     if (keyboard && get) return json(res, 200, {markup: feed.keyboard(Number(keyboard[1])) ?? null})
+    const ephemeral = /^\/api\/chats\/(-?\d{1,20})\/ephemeral$/.exec(path)
+    if (ephemeral && get) {
+      const chatId = Number(ephemeral[1])
+      const userId = intOf(query.get('user_id')) ?? user.id
+      const shown = emu
+        .ephemeralMessages(token)
+        .filter((m) => (m.chat as TgObject).id === chatId && (m.receiver_user as TgObject | undefined)?.id === userId)
+      return json(
+        res,
+        200,
+        shown.map((message) => ({message, reactions: []})),
+      )
+    }
     const messages = /^\/api\/chats\/(-?\d{1,20})\/messages(?:\/(\d{1,12}))?$/.exec(path)
     if (messages && get) {
       const chatId = Number(messages[1])

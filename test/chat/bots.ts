@@ -64,6 +64,40 @@ export async function startGrammy(apiRoot: string, token: string): Promise<Runni
     await ctx.editMessageText('Edited text')
     await ctx.answerCallbackQuery()
   })
+  // an ephemeral message (Bot API 10.2-10.3) only the sender sees, its buttons edit or delete it
+  bot.hears('secret', (ctx) =>
+    ctx.api.raw.sendMessage({
+      chat_id: ctx.chat.id,
+      text: 'Only for you',
+      reply_markup: new InlineKeyboard().text('Reveal', 'eph-edit').text('Dismiss', 'eph-delete'),
+      ephemeral_message_parameters: {receiver_user_id: ctx.from!.id},
+    } as Parameters<typeof ctx.api.raw.sendMessage>[0]),
+  )
+  const ephemeralCall = (method: string, ctx: {callbackQuery: {message?: object}}, extra: object = {}) => {
+    const m = ctx.callbackQuery.message as {
+      chat: {id: number}
+      receiver_user: {id: number}
+      ephemeral_message_id: number
+    }
+    const raw = bot.api.raw as unknown as Record<string, (payload: object) => Promise<unknown>>
+    return raw[method]({
+      chat_id: m.chat.id,
+      receiver_user_id: m.receiver_user.id,
+      ephemeral_message_id: m.ephemeral_message_id,
+      ...extra,
+    })
+  }
+  bot.callbackQuery('eph-edit', async (ctx) => {
+    await ephemeralCall('editEphemeralMessageText', ctx, {
+      text: 'Revealed: 42',
+      reply_markup: new InlineKeyboard().text('Dismiss', 'eph-delete'),
+    })
+    await ctx.answerCallbackQuery()
+  })
+  bot.callbackQuery('eph-delete', async (ctx) => {
+    await ephemeralCall('deleteEphemeralMessage', ctx)
+    await ctx.answerCallbackQuery()
+  })
   bot.on('message:contact', (ctx) => ctx.reply(`got contact ${ctx.message.contact.phone_number}`))
   bot.on('message:location', (ctx) => ctx.reply(`got location ${ctx.message.location.latitude}`))
   bot.on('message:users_shared', (ctx) =>

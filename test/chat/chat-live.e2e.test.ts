@@ -2,7 +2,8 @@
  * The chat page in chromium against a real grammY bot on the emulator: a new chat shows the bot's description and a
  * Start button; typing sends, the bot's answers show live (an edit, a delete, a reaction, a chat action at once);
  * inline buttons: a callback's toast and alert, copy_text, url, switch_inline_query → the bot's results → chosen,
- * web_app dispatches the Mini App event; the commands menu built from setMyCommands. Also `bot emulator`'s lines.
+ * web_app dispatches the Mini App event; the commands menu built from setMyCommands; an ephemeral message (Bot API
+ * 10.2) shown to its receiver, pressed, edited and deleted live. Also `bot emulator`'s lines.
  */
 import type {Page} from 'playwright-core'
 import {beforeEach, describe, expect, it} from 'vitest'
@@ -58,6 +59,24 @@ describe.skipIf(skip !== undefined)('the chat page: live chat and buttons (gramm
     await edited.waitFor()
     expect(await edited.locator('.edited').textContent()).toBe('edited')
     expect(await page.locator('.msg', {hasText: 'Pick one'}).count()).toBe(0)
+  })
+
+  it("shows an ephemeral message to its receiver with its mark; its button's edit and delete show live", async () => {
+    await type(page, 'secret')
+    const eph = page.locator('.msg.ephemeral', {hasText: 'Only for you'})
+    await eph.waitFor()
+    expect(await eph.locator('.ephemeral-mark').textContent()).toBe('only you can see this')
+    // not a message of the chat's history (message_id 0): only the receiver's list has it
+    expect(rig.emu.chatHistory(rig.token, userId, {limit: 100}).some((v) => v.message.text === 'Only for you')).toBe(
+      false,
+    )
+    // the press goes to the bot as press_button with ephemeral_message_id; it edits the message
+    await eph.locator('button:has-text("Reveal")').click()
+    const revealed = page.locator('.msg.ephemeral', {hasText: 'Revealed: 42'})
+    await revealed.waitFor()
+    expect(await page.locator('.msg', {hasText: 'Only for you'}).count()).toBe(0)
+    await revealed.locator('button:has-text("Dismiss")').click()
+    await page.waitForFunction(() => document.querySelectorAll('.msg.ephemeral').length === 0)
   })
 
   it('shows a callback answer as a toast, with show_alert as an alert; copy_text copies; url opens', async () => {

@@ -27,6 +27,8 @@
     paid: new Set(),
     inlineQueryId: undefined,
     typingTimer: undefined,
+    /** 'chat:receiver:ephemeral_message_id' → view: the ephemeral messages (Bot API 10.2) the page knows */
+    ephemeral: new Map(),
     /** Online (`bot dev` against Telegram): {synthetic, reason?}; what the page sends is a synthetic update. */
     online: undefined,
   }
@@ -146,7 +148,7 @@
     drawChats()
     // In a private chat, switching who types switches to that user's own chat with the bot.
     if (!wasPrivate || wasPrivate.type === 'private') openChat(user.id)
-    else loadCard()
+    else loadCard(), loadEphemeral(state.chatId)
   }
 
   // ── messages ──────────────────────────────────────────────────────────
@@ -225,6 +227,70 @@
     drawIntro()
   }
 
+  // ── ephemeral messages (Bot API 10.2): shown only to their receiver, never in the chat's history ──
+  function ephemeralKey(chatId, userId, id) {
+    return chatId + ':' + userId + ':' + id
+  }
+
+  function ephemeralNode(view) {
+    const node = R.message(view, ctx)
+    node.title = 'Only you can see this message (an ephemeral message)'
+    return node
+  }
+
+  /** The feed's `ephemeral` event: keep it, and draw it if it is the acting user's in the open chat. */
+  function putEphemeral(e) {
+    const k = ephemeralKey(e.chat_id, e.receiver_user_id, e.ephemeral_message_id)
+    if (e.view) state.ephemeral.set(k, e.view)
+    else state.ephemeral.delete(k)
+    if (state.ephemeral.size > 1000) state.ephemeral.delete(state.ephemeral.keys().next().value)
+    if (e.chat_id !== state.chatId || !state.user || e.receiver_user_id !== state.user.id) return
+    const box = $('messages')
+    const old = box.querySelector('[data-ephemeral-id="' + e.ephemeral_message_id + '"]')
+    if (!e.view) {
+      if (old) old.remove()
+      return
+    }
+    const node = ephemeralNode(e.view)
+    if (old) {
+      // where it stood among the chat's messages stays
+      node.dataset.messageId = old.dataset.messageId
+      old.replaceWith(node)
+      return
+    }
+    drawEphemeralAtEnd(node)
+    box.scrollTop = box.scrollHeight
+  }
+
+  /** After the newest message drawn: its data-message-id is that message's, so later messages come after it. */
+  function drawEphemeralAtEnd(node) {
+    const box = $('messages')
+    let last = 0
+    for (const other of box.children)
+      if (!other.dataset.ephemeralId) last = Math.max(last, Number(other.dataset.messageId) || 0)
+    node.dataset.messageId = String(last)
+    box.append(node)
+  }
+
+  /** Redraw the open chat's ephemeral messages for the acting user (a chat opened, another user chosen). */
+  function drawEphemeral() {
+    const box = $('messages')
+    for (const node of [...box.querySelectorAll('[data-ephemeral-id]')]) node.remove()
+    const prefix = state.chatId + ':' + state.user.id + ':'
+    for (const [k, view] of state.ephemeral) if (k.startsWith(prefix)) drawEphemeralAtEnd(ephemeralNode(view))
+  }
+
+  function loadEphemeral(chatId) {
+    if (state.online) return Promise.resolve()
+    return api('api/chats/' + chatId + '/ephemeral?' + new URLSearchParams({user_id: String(state.user.id)}))
+      .then((views) => {
+        for (const view of views)
+          state.ephemeral.set(ephemeralKey(chatId, state.user.id, view.message.ephemeral_message_id), view)
+        if (state.chatId === chatId) drawEphemeral()
+      })
+      .catch(() => {})
+  }
+
   function openChat(chatId, preloaded) {
     state.chatId = chatId
     // Online a private chat is its user's: the page sends as them there.
@@ -273,7 +339,7 @@
         document.body.dataset.loadedAtMs = String(Math.round(performance.now()))
         document.body.dataset.chatLoaded = String(chatId)
         drawIntro()
-        return Promise.all([loadCard(), loadKeyboard(chatId)])
+        return Promise.all([loadCard(), loadKeyboard(chatId), loadEphemeral(chatId)])
       })
       .catch(fail)
   }
@@ -826,6 +892,7 @@
       })
     on('message', (e) => put(e.view, true))
     on('delete', (e) => remove(e.chat_id, e.message_ids))
+    on('ephemeral', putEphemeral)
     on('action', (e) => {
       if (e.chat_id !== state.chatId) return
       const words = {
@@ -960,7 +1027,7 @@
     })
     $('messages').addEventListener('dblclick', (ev) => {
       const node = ev.target.closest('.msg')
-      if (!node || node.classList.contains('service')) return
+      if (!node || node.classList.contains('service') || node.dataset.ephemeralId) return
       state.replyTo = Number(node.dataset.messageId)
       $('reply-preview-text').textContent =
         'Reply to: ' + (node.querySelector('.text') ? node.querySelector('.text').textContent.slice(0, 60) : 'message')

@@ -634,6 +634,12 @@
     const node = el('div', 'msg ' + (serviceText ? 'service' : fromBot ? 'in' : 'out'))
     node.dataset.messageId = m.message_id
     node.dataset.from = fromBot ? 'bot' : 'user'
+    // An ephemeral message (Bot API 10.2: message_id 0, receiver_user): only its receiver sees it
+    const ephemeral = m.message_id === 0 && m.ephemeral_message_id !== undefined
+    if (ephemeral) {
+      node.classList.add('ephemeral')
+      node.dataset.ephemeralId = m.ephemeral_message_id
+    }
     // Online: an update bot dev made up (bot trigger, the page's own input), not sent by a person in Telegram.
     if (view.synthetic) {
       node.classList.add('synthetic')
@@ -693,12 +699,15 @@
       }
       node.append(rs)
     }
-    const react = el('button', 'react-open', '☺')
-    react.type = 'button'
-    react.title = 'React'
-    react.addEventListener('click', () => ctx.pickReaction(view, node))
-    node.append(react)
+    if (!ephemeral) {
+      const react = el('button', 'react-open', '☺')
+      react.type = 'button'
+      react.title = 'React'
+      react.addEventListener('click', () => ctx.pickReaction(view, node))
+      node.append(react)
+    }
     const meta = el('div', 'meta')
+    if (ephemeral) meta.append(el('span', 'ephemeral-mark', 'only you can see this'))
     if (view.synthetic) meta.append(el('span', 'synthetic-mark', 'synthetic'))
     if (m.edit_date) meta.append(el('span', 'edited', 'edited'))
     const d = new Date(m.date * 1000)
