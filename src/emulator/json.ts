@@ -49,6 +49,7 @@ export function parsedDeeperThan(text: string, max: number): boolean {
 export function parseJsonBounded(text: string, max = MAX_PARAM_DEPTH): unknown {
   const value: unknown = JSON.parse(text) // V8's parser does not recurse: it is what comes after that must not walk it
   if (parsedDeeperThan(text, max)) throw new SyntaxError(`JSON nested deeper than ${max} levels`)
+  if (value !== null && typeof value === 'object' && ODD_NUMBER.test(text)) noteWrittenNumbers(text, value)
   return value
 }
 
@@ -93,4 +94,112 @@ export function arrayNumberLiterals(text: string): string[] {
     }
   }
   return out
+}
+
+/**
+ * Numbers as the request wrote them, for the members of objects and arrays that parseJsonBounded gave: only those
+ * whose literal is not what JavaScript prints for the parsed number (`1.0`, `1e0`, `-0`, integers past 2^53…). td's JSON reader keeps a number as its literal (tdutils JsonBuilder.cpp, JsonValue::get_number), and
+ * JsonObject::get_optional_int_field / get_required_int_field / …_long_field read an integer from that text with
+ * td::to_integer_safe (tdutils misc.h), which wants the integer's own decimal form: `{"message_id": 1.0}` answers
+ * `Field "message_id" must be a valid Number` where JSON.parse gives 1.
+ */
+const writtenNumbers = new WeakMap<object, Map<string, string>>()
+
+/** Text that may hold a number literal JavaScript would print otherwise (a point, an exponent, -0, 16+ digits). */
+const ODD_NUMBER = /\d[.eE]|-0|\d{16}/
+
+function noteWrittenNumbers(text: string, value: unknown): void {
+  let i = 0
+  const space = (): void => {
+    while (i < text.length && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i++
+  }
+  const skipString = (): void => {
+    i++
+    while (text[i] !== '"') i += text[i] === '\\' ? 2 : 1
+    i++
+  }
+  const note = (holder: unknown, key: string, literal: string): void => {
+    if (holder === null || typeof holder !== 'object') return
+    const v = (holder as Record<string, unknown>)[key]
+    let map = writtenNumbers.get(holder)
+    if (typeof v === 'number' && String(v) !== literal) {
+      if (!map) writtenNumbers.set(holder, (map = new Map()))
+      map.set(key, literal)
+    } else map?.delete(key) // (a later duplicate key wins, as in JSON.parse)
+  }
+  const member = (holder: unknown, key: string): void => {
+    space()
+    const c = text.charCodeAt(i)
+    if (c === 45 || (c >= 48 && c <= 57)) {
+      const start = i
+      while (i < text.length && /[-0-9eE+.]/.test(text[i])) i++
+      note(holder, key, text.slice(start, i))
+      return
+    }
+    const child = holder !== null && typeof holder === 'object' ? (holder as Record<string, unknown>)[key] : undefined
+    walk(child)
+  }
+  // the text is valid JSON (JSON.parse took it) no deeper than MAX_PARAM_DEPTH: no checks, bounded recursion
+  const walk = (v: unknown): void => {
+    space()
+    const c = text[i]
+    if (c === '{') {
+      i++
+      space()
+      if (text[i] === '}') {
+        i++
+        return
+      }
+      for (;;) {
+        space()
+        const start = i
+        skipString()
+        const key = JSON.parse(text.slice(start, i)) as string
+        space()
+        i++ // :
+        member(v, key)
+        space()
+        if (text[i++] === '}') return
+      }
+    }
+    if (c === '[') {
+      i++
+      space()
+      if (text[i] === ']') {
+        i++
+        return
+      }
+      for (let index = 0; ; index++) {
+        member(Array.isArray(v) ? v : undefined, String(index))
+        space()
+        if (text[i++] === ']') return
+      }
+    }
+    if (c === '"') skipString()
+    else while (i < text.length && /[a-z0-9eE+.-]/.test(text[i])) i++
+  }
+  walk(value)
+}
+
+/**
+ * The text td reads an integer field of a JSON object from (JsonObject::get_*_int_field): a string as it is, a number
+ * as it was written.
+ */
+export function integerFieldText(holder: object, key: string): string | undefined {
+  const v = (holder as Record<string, unknown>)[key]
+  if (typeof v === 'string') return v
+  if (typeof v !== 'number') return undefined
+  return writtenNumbers.get(holder)?.get(key) ?? String(v)
+}
+
+/**
+ * An integer field of a JSON object read as td reads it (tdutils JsonBuilder.cpp get_integer_field:
+ * td::to_integer_safe<int32/int64> of the string or the number as written): its own decimal form within range, else
+ * undefined (td: `Field "…" must be a valid Number`). A number beyond 2^53 comes back rounded (a JavaScript number).
+ */
+export function integerField(holder: object, key: string, bits: 32 | 64): number | undefined {
+  const text = integerFieldText(holder, key)
+  if (text === undefined || !/^(0|-?[1-9]\d*)$/.test(text)) return undefined
+  const n = BigInt(text)
+  return BigInt.asIntN(bits, n) === n ? Number(n) : undefined
 }

@@ -6,11 +6,15 @@
  * - JSON integers: Client.cpp `process_send_poll_query` (correct_option_ids: "Correct option identifier must be of
  *   type Number", then td::to_integer_safe<int32> on the number as written, "Invalid correct option identifier
  *   specified") and tdutils/td/utils/misc.h `to_integer_safe` (the integer printed back must be the text itself),
- *   with tdutils JsonBuilder.cpp keeping a number as its literal.
+ *   with tdutils JsonBuilder.cpp keeping a number as its literal;
+ * - integer fields of JSON objects: tdutils/td/utils/JsonBuilder.cpp `JsonObject::get_optional_int_field` /
+ *   `get_required_int_field` / `…_long_field` → `get_integer_field` (td::to_integer_safe of a string, or of a number
+ *   as written: else `Field "X" must be a valid Number`), as telegram-bot-api Client.cpp `Client::get_reply_parameters`
+ *   reads `message_id` and `quote_position` (and `chat_id` with get_optional_string_field: a number is its literal).
  */
 import {describe, expect, it} from 'vitest'
 import {toDouble} from '../../src/emulator/integer.js'
-import {arrayNumberLiterals} from '../../src/emulator/json.js'
+import {arrayNumberLiterals, integerField, parseJsonBounded} from '../../src/emulator/json.js'
 import {setup} from './helpers.js'
 
 describe('td::to_double (tdutils misc.cpp) for latitude, longitude, horizontal_accuracy (Client.cpp get_location)', () => {
@@ -111,5 +115,64 @@ describe("a multipart part's charset is hidden from busboy (td HttpReader::parse
       await ended
       expect([size, Buffer.concat(out).toString('latin1')]).toEqual([size, want])
     }
+  })
+})
+
+describe('integer fields of JSON objects read as written (JsonBuilder.cpp JsonObject::get_*_int_field)', () => {
+  it('integerField takes the string or the number as written, in its own decimal form and in range', () => {
+    const o = parseJsonBounded(
+      '{"a": 1.0, "b": 2, "c": -0, "d": "7", "e": 1e0, "f": " 5", "g": 2147483648, "h": "-0", "i": [3.0, 4],' +
+        ' "j": {"k": 10E-1}, "l": "1.0", "m": -12, "a2": 1.5}',
+    ) as Record<string, unknown> & {i: object; j: object}
+    const read = (holder: object, key: string, bits: 32 | 64 = 32) => [key, integerField(holder, key, bits)]
+    expect(read(o, 'a')).toEqual(['a', undefined])
+    expect(read(o, 'b')).toEqual(['b', 2])
+    expect(read(o, 'c')).toEqual(['c', undefined])
+    expect(read(o, 'd')).toEqual(['d', 7])
+    expect(read(o, 'e')).toEqual(['e', undefined])
+    expect(read(o, 'f')).toEqual(['f', undefined])
+    expect(read(o, 'g')).toEqual(['g', undefined])
+    expect(read(o, 'g', 64)).toEqual(['g', 2147483648])
+    expect(read(o, 'h')).toEqual(['h', undefined])
+    expect(read(o.i, '0')).toEqual(['0', undefined])
+    expect(read(o.i, '1')).toEqual(['1', 4])
+    expect(read(o.j, 'k')).toEqual(['k', undefined])
+    expect(read(o, 'l')).toEqual(['l', undefined])
+    expect(read(o, 'm')).toEqual(['m', -12])
+    expect(read(o, 'a2')).toEqual(['a2', undefined])
+    expect(read(o, 'absent')).toEqual(['absent', undefined])
+  })
+
+  it('reply_parameters, entities and a command scope refuse 1.0 where JSON.parse gives 1', async () => {
+    const {emu, api, token} = await setup()
+    emu.sendUserMessage(token, {text: 'hi', chatId: 91, userId: 91})
+    const first = (await api('sendMessage', {chat_id: 91, text: 'first'})).json.result.message_id as number
+    const reply = (parameters: string) => api('sendMessage', {chat_id: 91, text: 'r', reply_parameters: parameters})
+    for (const written of [`${first}.0`, `${first}e0`, `"${first}.0"`, `" ${first}"`])
+      expect([written, (await reply(`{"message_id": ${written}}`)).json.description]).toEqual([
+        written,
+        'Bad Request: field "message_id" must be a valid Number',
+      ])
+    expect((await reply(`{"message_id": ${first}, "quote": "f", "quote_position": 0.0}`)).json.description).toBe(
+      'Bad Request: field "quote_position" must be a valid Number',
+    )
+    const ok = await reply(`{"message_id": "${first}", "quote": "fi", "quote_position": 0}`)
+    expect(ok.json.ok).toBe(true)
+    expect(ok.json.result.reply_to_message.message_id).toBe(first)
+
+    const bold = (offset: string) =>
+      api('sendMessage', {chat_id: 91, text: 'hello', entities: `[{"type": "bold", "offset": ${offset}, "length": 2}]`})
+    expect((await bold('0.0')).json.description).toContain('Field "offset" must be a valid Number')
+    expect((await bold('-0')).json.description).toContain('Field "offset" must be a valid Number')
+    expect((await bold('0')).json.ok).toBe(true)
+
+    const scope = (userId: string) =>
+      api('setMyCommands', {
+        commands: '[{"command": "a", "description": "b"}]',
+        scope: `{"type": "chat_member", "chat_id": 91, "user_id": ${userId}}`,
+      })
+    expect((await scope('91.0')).json.description).toContain('Field "user_id" must be a valid Number')
+    // 91 is read: the scope then fails on the chat (a private chat has no chat_member scope)
+    expect((await scope('91')).json.description).toBe("Bad Request: can't use specified scope in private chats")
   })
 })

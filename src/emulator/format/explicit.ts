@@ -4,7 +4,7 @@
  */
 import {type Entity, FormatError} from './entity.js'
 import {checkedLink} from './links.js'
-import {parseJsonBounded} from '../json.js'
+import {integerFieldText, parseJsonBounded} from '../json.js'
 
 /** An error the client sees as `Bad Request: can't parse MessageEntity: <message>`. */
 export class EntityError extends Error {}
@@ -42,8 +42,9 @@ function intField(o: Json, name: string, required: boolean, bits: 32 | 64): numb
   }
   const v = o[name]
   if (typeof v !== 'string' && typeof v !== 'number') throw new EntityError(`Field "${name}" must be a Number`)
-  const text = String(v)
-  if (!/^-?\d+$/.test(text)) throw new EntityError(`Field "${name}" must be a valid Number`)
+  // the number as written (td JsonObject::get_*_int_field → to_integer_safe): `1.0`, `-0`, `007` refused
+  const text = integerFieldText(o, name) ?? String(v)
+  if (!/^(0|-?[1-9]\d*)$/.test(text)) throw new EntityError(`Field "${name}" must be a valid Number`)
   const n = BigInt(text)
   if (bits === 32 ? BigInt.asIntN(32, n) !== n : BigInt.asIntN(64, n) !== n)
     throw new EntityError(`Field "${name}" must be a valid Number`)

@@ -7,6 +7,7 @@ import {entitiesJson, formatText} from '../format/index.js'
 import {ApiError} from '../errors.js'
 import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
+import {integerFieldText} from '../json.js'
 import {type FileRef, fileRef} from './input.js'
 
 export interface InputMedia {
@@ -40,8 +41,10 @@ const optionalString = (o: TgObject, name: string): string | undefined => {
 const optionalInt = (o: TgObject, name: string): number | undefined => {
   const v = o[name]
   if (v === undefined || v === null || v === '') return undefined
-  const n = Number(v)
-  if (!Number.isFinite(n)) throw new Error(`Field "${name}" must be a valid Number`)
+  // JsonObject::get_optional_int_field: the number as written, td::to_integer_safe (`1.0` refused)
+  const text = integerFieldText(o, name) ?? String(v)
+  const n = Number(text)
+  if (!/^(0|-?[1-9]\d*)$/.test(text) || !Number.isFinite(n)) throw new Error(`Field "${name}" must be a valid Number`)
   return Math.max(0, Math.trunc(n))
 }
 

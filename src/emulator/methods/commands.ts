@@ -12,7 +12,7 @@ import {badRequest} from '../errors.js'
 import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
 import {languageOf} from './profile.js'
-import {parseJsonBounded} from '../json.js'
+import {integerField, integerFieldText, parseJsonBounded} from '../json.js'
 
 /** get_bot_command_scope, then check_bot_command_scope's chat checks and td's scope rules. */
 function scopeOf(bot: BotState, params: Params): ScopeKey {
@@ -36,13 +36,15 @@ function scopeOf(bot: BotState, params: Params): ScopeKey {
   if (!('chat_id' in o)) throw fail('Can\'t find field "chat_id"')
   if (typeof o.chat_id !== 'string' && typeof o.chat_id !== 'number')
     throw fail('Field "chat_id" must be of type String')
-  const chatId = String(o.chat_id)
+  // a number is taken as written (td JsonObject::get_required_string_field gives a number's literal)
+  const chatId = integerFieldText(o, 'chat_id') ?? String(o.chat_id)
   if (chatId === '') throw fail('Empty chat_id specified')
   let userId = 0
   if (type === 'chat_member') {
     if (!('user_id' in o)) throw fail('Can\'t find field "user_id"')
-    userId = Number(o.user_id)
-    if (!Number.isSafeInteger(userId)) throw fail('Field "user_id" must be a valid Number')
+    const read = integerField(o, 'user_id', 64)
+    if (read === undefined) throw fail('Field "user_id" must be a valid Number')
+    userId = read
     if (userId <= 0) throw fail('Invalid user_id specified')
   }
   const chat = bot.findChat(chatId.trim())

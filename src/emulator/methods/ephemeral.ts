@@ -21,6 +21,7 @@ import {resolveFile} from '../media/input.js'
 import {messageMedia} from '../media/objects.js'
 import {userIdParam} from './args.js'
 import {toInteger} from '../integer.js'
+import {integerField} from '../json.js'
 
 /** How long a user's ephemeral message may be replied to (ReplyParameters.ephemeral_message_id: "within 15 seconds"). */
 export const EPHEMERAL_REPLY_MS = 15_000
@@ -80,8 +81,8 @@ function ephemeralReply(bot: BotState, params: Params): number | undefined {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined
   const o = value as TgObject
   if (o.ephemeral_message_id === undefined || o.message_id !== undefined) return undefined
-  const id = Number(o.ephemeral_message_id)
-  if (!Number.isSafeInteger(id) || id <= 0) throw badRequest('field "ephemeral_message_id" must be a valid Number')
+  const id = integerField(o, 'ephemeral_message_id', 32) ?? 0
+  if (id <= 0) throw badRequest('field "ephemeral_message_id" must be a valid Number')
   return id
 }
 

@@ -5,7 +5,7 @@ import {type Entity, entitiesJson, formatText} from '../format/index.js'
 import {type Markup, finishInlineKeyboard, readReplyMarkup} from './keyboards.js'
 import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
-import {parseJsonBounded} from '../json.js'
+import {integerField, integerFieldText, parseJsonBounded} from '../json.js'
 import {toInteger} from '../integer.js'
 import {longField, stringField} from './args.js'
 
@@ -87,13 +87,15 @@ export function replyTarget(params: Params): ReplyTarget | undefined {
   const o = value as TgObject
   if (Object.keys(o).length === 0) return undefined
   if (!('message_id' in o)) throw badRequest('can\'t find field "message_id"')
-  const id = Number(o.message_id)
-  if (!Number.isInteger(id)) throw badRequest('field "message_id" must be a valid Number')
+  // JsonObject::get_required_int_field: the number as written (td::to_integer_safe), `1.0` refused
+  const id = integerField(o, 'message_id', 32)
+  if (id === undefined) throw badRequest('field "message_id" must be a valid Number')
   const quote = readQuote(o)
   if (id <= 0) return undefined
   return {
     messageId: id,
-    ...(o.chat_id !== undefined ? {chatId: String(o.chat_id)} : {}),
+    // get_optional_string_field("chat_id"): a number is its literal
+    ...(o.chat_id !== undefined ? {chatId: integerFieldText(o, 'chat_id') ?? String(o.chat_id)} : {}),
     allowWithout: o.allow_sending_without_reply === true || o.allow_sending_without_reply === 'true',
     ...(quote ? {quote} : {}),
   }
@@ -110,8 +112,9 @@ function readQuote(o: TgObject): ReplyTarget['quote'] {
   const finish = formatText({raw: text ?? '', parseMode, entities, kind: 'caption'})
   let position = 0
   if (o.quote_position !== undefined) {
-    position = Number(o.quote_position)
-    if (!Number.isInteger(position)) throw badRequest('field "quote_position" must be a valid Number')
+    const read = integerField(o, 'quote_position', 32)
+    if (read === undefined) throw badRequest('field "quote_position" must be a valid Number')
+    position = read
   }
   if ((text ?? '') === '') return undefined
   return {finish, position}
@@ -230,7 +233,7 @@ export function checkSuggestedPost(params: Params): void {
   if ('send_date' in value) {
     const v = value.send_date
     if (typeof v !== 'number' && typeof v !== 'string') throw badRequest('field "send_date" must be a Number')
-    const text = String(v)
+    const text = integerFieldText(value, 'send_date') ?? String(v)
     if (!/^-?\d+$/.test(text) || Math.abs(Number(text)) > 2147483648 || Number(text) === 2147483648)
       throw badRequest(`can't parse "${text}" as number`)
   }
