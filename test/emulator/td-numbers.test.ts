@@ -174,5 +174,18 @@ describe('integer fields of JSON objects read as written (JsonBuilder.cpp JsonOb
     expect((await scope('91.0')).json.description).toContain('Field "user_id" must be a valid Number')
     // 91 is read: the scope then fails on the chat (a private chat has no chat_member scope)
     expect((await scope('91')).json.description).toBe("Bad Request: can't use specified scope in private chats")
+
+    // a long field (an invoice's price amount): to_integer_safe of the literal, refused with the literal named
+    const invoice = (amount: string) =>
+      api('sendInvoice', {
+        chat_id: 91,
+        title: 't',
+        description: 'd',
+        payload: 'p',
+        currency: 'XTR',
+        prices: `[{"label": "a", "amount": ${amount}}]`,
+      })
+    expect((await invoice('50.0')).json.description).toContain('"50.0"')
+    expect((await invoice('50')).json.ok).toBe(true)
   })
 })

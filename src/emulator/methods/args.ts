@@ -5,7 +5,7 @@
  */
 import {badRequest} from '../errors.js'
 import type {Params} from '../http/params.js'
-import {parseJsonBounded} from '../json.js'
+import {integerFieldText, parseJsonBounded} from '../json.js'
 import {toInteger} from '../integer.js'
 
 /** True for `true`, `yes` or `1` (any case, trimmed). */
@@ -34,7 +34,8 @@ export function integerSafe(text: string): number {
 export function longFieldText(o: Record<string, unknown>, name: string): string {
   if (!(name in o)) throw new Error(`Can't find field "${name}"`)
   const v = o[name]
-  if (typeof v === 'number' || typeof v === 'string') return int64Text(String(v))
+  // a number as written (td keeps a JSON number's literal): `1.0` is not an integer's text
+  if (typeof v === 'number' || typeof v === 'string') return int64Text(integerFieldText(o, name) ?? String(v))
   throw new Error(`Field "${name}" must be a Number`)
 }
 
@@ -48,7 +49,7 @@ export function stringField(o: Record<string, unknown>, name: string): string {
   if (!(name in o)) throw new Error(`Can't find field "${name}"`)
   const v = o[name]
   if (typeof v === 'string') return v
-  if (typeof v === 'number') return String(v)
+  if (typeof v === 'number') return integerFieldText(o, name) ?? String(v) // its literal, as written
   throw new Error(`Field "${name}" must be of type String`)
 }
 
