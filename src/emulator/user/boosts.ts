@@ -7,7 +7,7 @@ import {randomBytes, randomInt} from 'node:crypto'
 import type {BotState} from '../state/bot.js'
 import {groupChat} from '../state/member-updates.js'
 import type {TgObject} from '../types.js'
-import {userFor} from './users.js'
+import {privateChat, userFor} from './users.js'
 
 export interface BoostOptions {
   chatId: number
@@ -84,12 +84,7 @@ export function webAppData(
   // Telegram.WebApp.sendData takes "up to 4096 bytes" (Mini Apps docs)
   if (Buffer.byteLength(options.data, 'utf8') > 4096) throw new Error('data is over 4096 bytes: sendData refuses it')
   const user = userFor(bot, options.userId ?? 1111, options)
-  const chat: TgObject = {
-    id: user.id,
-    first_name: user.first_name,
-    ...(user.username ? {username: user.username} : {}),
-    type: 'private',
-  }
+  const chat = privateChat(user)
   return {
     message: {
       message_id: bot.nextMessageId(user.id as number),

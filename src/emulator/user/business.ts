@@ -8,7 +8,7 @@ import type {BotState} from '../state/bot.js'
 import {BUSINESS_RIGHTS, type BusinessConnection, businessConnectionJson} from '../state/business.js'
 import {userMessageEntities} from '../state/updates.js'
 import type {TgObject} from '../types.js'
-import {userFor} from './users.js'
+import {privateChat, userFor} from './users.js'
 
 export interface ConnectOptions {
   /** The business account's user (default 2222). */
@@ -33,12 +33,7 @@ export function connect(bot: BotState, options: ConnectOptions): {connection: Bu
   const rights = options.rights === undefined ? ['can_reply', 'can_read_messages'] : checkRights(options.rights)
   const connection = bot.business.add(user, rights, options.isEnabled ?? true)
   // "user_chat_id: Identifier of a private chat with the user who created the business connection" (DOC)
-  bot.rememberChat({
-    id: user.id,
-    first_name: user.first_name,
-    ...(user.username ? {username: user.username} : {}),
-    type: 'private',
-  })
+  bot.rememberChat(privateChat(user))
   return {connection, update: {business_connection: businessConnectionJson(connection)}}
 }
 
@@ -77,12 +72,7 @@ function liveConnection(bot: BotState, id: string): BusinessConnection {
 export function businessMessage(bot: BotState, options: BusinessMessageOptions): TgObject {
   const connection = liveConnection(bot, options.connectionId)
   const customer = userFor(bot, options.customerId ?? 3333, options)
-  const chat: TgObject = {
-    id: customer.id,
-    first_name: customer.first_name,
-    ...(customer.username ? {username: customer.username} : {}),
-    type: 'private',
-  }
+  const chat = privateChat(customer)
   const entities = userMessageEntities(options.text)
   const message: TgObject = {
     business_connection_id: connection.id,

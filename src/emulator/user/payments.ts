@@ -17,7 +17,7 @@ import {
 } from '../state/payments.js'
 import type {TgObject, Update} from '../types.js'
 import {randomBytes} from 'node:crypto'
-import {userFor} from './users.js'
+import {privateChat, userFor} from './users.js'
 
 export interface PayOptions {
   /** The invoice message of the bot (in `chatId`, default: the user's private chat)… */
@@ -61,15 +61,6 @@ export const SHIPPING_TIMEOUT =
   'The bot did not answer the shipping query in time: the order could not be completed and no money was taken.'
 
 const now = (): number => Math.floor(Date.now() / 1000)
-
-function privateChat(user: TgObject): TgObject {
-  return {
-    id: user.id,
-    first_name: user.first_name,
-    ...(user.username ? {username: user.username} : {}),
-    type: 'private',
-  }
-}
 
 /** The invoice the options name, and where it is; throws an Error saying what is missing. */
 function findInvoice(bot: BotState, options: PayOptions): {invoice: Invoice; userId: number} {

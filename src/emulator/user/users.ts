@@ -13,3 +13,13 @@ export function userFor(
   const username = options.username ?? (chat?.type === 'private' ? (chat.username as string) : undefined) ?? 'tester'
   return {id: userId, is_bot: false, first_name: firstName, username}
 }
+
+/** A user's private chat with the bot as a Chat object (id, first name, username: what these actions show of it). */
+export function privateChat(user: TgObject): TgObject {
+  return {
+    id: user.id,
+    first_name: user.first_name,
+    ...(user.username ? {username: user.username} : {}),
+    type: 'private',
+  }
+}

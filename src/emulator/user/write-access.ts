@@ -7,7 +7,7 @@
  */
 import type {BotState} from '../state/bot.js'
 import type {TgObject} from '../types.js'
-import {userFor} from './users.js'
+import {privateChat, userFor} from './users.js'
 
 export interface WriteAccessOptions {
   /** Why (exactly one): the Web App launched from a link, a Web App's request accepted, the attachment menu. */
@@ -33,12 +33,7 @@ export function allowWriteAccess(bot: BotState, options: WriteAccessOptions): Tg
     options.inviterUserId !== undefined
       ? (bot.users.known(options.inviterUserId) ?? userFor(bot, options.inviterUserId))
       : undefined
-  const chat: TgObject = {
-    id: user.id,
-    first_name: user.first_name,
-    ...(user.username ? {username: user.username} : {}),
-    type: 'private',
-  }
+  const chat = privateChat(user)
   const reason: TgObject =
     options.webAppName !== undefined
       ? {web_app_name: options.webAppName}
