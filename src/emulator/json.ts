@@ -67,36 +67,6 @@ export function valueDeeperThan(value: unknown, max: number): boolean {
 }
 
 /**
- * The literal text of each number that is an element of the top-level JSON array `text`, in order (nested values and
- * strings skipped). td's JSON reader keeps a number as its literal (tdutils JsonBuilder.cpp: the run of `-`, digits,
- * `e`, `E`, `+` and `.`), and reads integers from it with td::to_integer_safe, which refuses `1.0` or `1e0` where
- * JSON.parse gives 1.
- */
-export function arrayNumberLiterals(text: string): string[] {
-  const out: string[] = []
-  let depth = 0
-  let inString = false
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (inString) {
-      if (c === 92) i++
-      else if (c === 34) inString = false
-      continue
-    }
-    if (c === 34) inString = true
-    else if (c === 123 || c === 91) depth++
-    else if (c === 125 || c === 93) depth--
-    else if (depth === 1 && (c === 45 || c === 43 || c === 46 || (c >= 48 && c <= 57))) {
-      let end = i
-      while (end < text.length && /[-0-9eE+.]/.test(text[end])) end++
-      out.push(text.slice(i, end))
-      i = end - 1
-    }
-  }
-  return out
-}
-
-/**
  * Numbers as the request wrote them, for the members of objects and arrays that parseJsonBounded gave: only those
  * whose literal is not what JavaScript prints for the parsed number (`1.0`, `1e0`, `-0`, integers past 2^53…). td's JSON reader keeps a number as its literal (tdutils JsonBuilder.cpp, JsonValue::get_number), and
  * JsonObject::get_optional_int_field / get_required_int_field / …_long_field read an integer from that text with

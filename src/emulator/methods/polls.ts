@@ -13,7 +13,7 @@ import {finishSend, prepareSend} from './send.js'
 import {type PollState, pollJson} from '../state/polls.js'
 import type {TgObject} from '../types.js'
 import {markupOf} from './message-params.js'
-import {arrayNumberLiterals, parseJsonBounded} from '../json.js'
+import {integerFieldText, parseJsonBounded} from '../json.js'
 import {toInteger} from '../integer.js'
 import {INT32_MAX, INT32_MIN, integerArg, stringsParam} from './args.js'
 
@@ -64,11 +64,9 @@ function readCorrect(params: Params): number[] {
     if (!Array.isArray(value)) throw badRequest('expected an Array of correct option identifiers')
     // process_send_poll_query: td::to_integer_safe<int32>(the number as written): the literal must be the integer's
     // own decimal form (`1.0`, `1e0`, `-0` or 2147483648 are refused)
-    const literals = arrayNumberLiterals(raw)
     return value.map((v, i) => {
       if (typeof v !== 'number') throw badRequest('correct option identifier must be of type Number')
-      // the elements before this one are numbers (else refused above): the i-th literal is this one's
-      const literal = literals[i] ?? String(v)
+      const literal = integerFieldText(value, String(i))!
       const n = toInteger(literal, 32)
       if (String(n) !== literal) throw badRequest('invalid correct option identifier specified')
       return n
