@@ -17,6 +17,7 @@ import {assertNoToken, devWorld, fixture, startDev, type DevWorld, type RunningC
 import {browserSkipReason, launchChromium} from '../support/browser.js'
 import {PNG} from './helpers.js'
 import {waitFor} from '../support/wait.js'
+import {jsonEvents} from '../support/cli.js'
 
 const skip = browserSkipReason()
 if (skip) console.warn(`test/chat/chat-online.e2e.test.ts skipped: ${skip}`)
@@ -26,13 +27,7 @@ const PERSON = {id: 734_110_592, firstName: 'Margarethe', username: 'mvestager'}
 
 type Event = Record<string, any>
 
-function events(dev: RunningCli): Event[] {
-  return dev
-    .stdout()
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as Event)
-}
+const events = (dev: RunningCli): Event[] => jsonEvents(dev.stdout())
 
 let browser: Browser
 let world: DevWorld

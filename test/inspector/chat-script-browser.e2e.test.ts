@@ -16,7 +16,7 @@ import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from '
 
 import {devWorld, startDev, type DevWorld, type RunningCli} from '../dev/helpers.js'
 import {browserSkipReason, launchChromium} from '../support/browser.js'
-import {PROJECT_ROOT, runCli} from '../support/cli.js'
+import {PROJECT_ROOT, runCli, jsonEvents} from '../support/cli.js'
 import {waitFor} from '../support/wait.js'
 
 const skip = browserSkipReason()
@@ -28,13 +28,7 @@ const PHONE = '+4520123456'
 
 type Event = Record<string, any>
 
-function events(dev: RunningCli): Event[] {
-  return dev
-    .stdout()
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as Event)
-}
+const events = (dev: RunningCli): Event[] => jsonEvents(dev.stdout())
 
 describe.skipIf(skip !== undefined)("the inspector page's Save as chat script, in chromium", () => {
   let browser: Browser

@@ -13,7 +13,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {BotApiEmulator} from '../../src/emulator/index.js'
 import {assertNoToken, devWorld, startDev, type DevWorld, type RunningCli} from '../dev/helpers.js'
-import {PROJECT_ROOT, runCli} from '../support/cli.js'
+import {PROJECT_ROOT, runCli, jsonEvents} from '../support/cli.js'
 import {waitFor} from '../support/wait.js'
 
 const BOT = join(PROJECT_ROOT, 'test', 'fixtures', 'bots', 'script-bot.mjs')
@@ -37,13 +37,7 @@ afterEach(async () => {
 
 type Event = Record<string, any>
 
-function events(dev: RunningCli): Event[] {
-  return dev
-    .stdout()
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as Event)
-}
+const events = (dev: RunningCli): Event[] => jsonEvents(dev.stdout())
 
 /** Play a script file against script-bot.mjs in long polling, on a new emulator (as `bot test` plays it). */
 async function replayOffline(file: string) {

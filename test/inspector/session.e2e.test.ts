@@ -10,7 +10,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {probePort} from '../../src/lib/free-port.js'
 import {assertNoToken, devWorld, startDev, type DevWorld, type RunningCli} from '../dev/helpers.js'
-import {runCli} from '../support/cli.js'
+import {runCli, jsonEvents} from '../support/cli.js'
 import {freePort} from '../../src/lib/free-port.js'
 import {waitFor} from '../support/wait.js'
 
@@ -24,13 +24,7 @@ afterEach(async () => {
 
 type Event = Record<string, any>
 
-function events(dev: RunningCli): Event[] {
-  return dev
-    .stdout()
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as Event)
-}
+const events = (dev: RunningCli): Event[] => jsonEvents(dev.stdout())
 
 async function waitEvent(
   dev: RunningCli,

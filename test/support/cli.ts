@@ -192,6 +192,14 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
   return startCli(args, options).exited
 }
 
+/** The JSON lines of a `--json` run's output (its events), parsed, in order. */
+export function jsonEvents(stdout: string): Record<string, any>[] {
+  return stdout
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, any>)
+}
+
 /** Parse stdout as JSON, with the output in the error when it is not JSON. */
 export function parseJsonOutput<T = unknown>(result: Pick<CliResult, 'stdout' | 'stderr'>): T {
   try {
