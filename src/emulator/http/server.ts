@@ -236,6 +236,7 @@ function describe(err: unknown): string {
 }
 
 function safeDecode(text: string): string {
+  if (!text.includes('%')) return text // nothing to decode (a token and a method name, on every call)
   try {
     return decodeURIComponent(text)
   } catch {

@@ -2,7 +2,7 @@
  * getUpdates: offset/limit/timeout semantics, the single waiting long poll, 409s (Client.cpp process_get_updates_query,
  * abort_long_poll).
  */
-import type {BotState, QueueEntry} from '../state/bot.js'
+import type {BotState, QueueEntry, WaitingPoll} from '../state/bot.js'
 import type {Answer, CallContext, Core} from './core.js'
 import {ApiError, CONFLICT_OTHER_POLL, CONFLICT_WEBHOOK_ACTIVE} from '../errors.js'
 import {toInt, type Params} from '../http/params.js'
@@ -123,47 +123,80 @@ function waitForUpdates(
   timeoutMs: number,
 ): Promise<Answer> {
   return new Promise<Answer>((resolve, reject) => {
-    let done = false
-    let batching = false
-    let unregister = (): void => undefined
-    const cancels: Array<() => void> = []
-    const finish = (): boolean => {
-      if (done) return false
-      done = true
-      for (const cancel of cancels) cancel()
-      if (bot.poll === me) bot.poll = undefined
-      unregister()
-      return true
-    }
-    const answer = (): void => {
-      if (finish()) resolve(collect(bot, from, limit))
-    }
-    /** After a wake-up: answer if something is there for this poll's offset, else keep waiting. */
-    const answerIfAny = (): void => {
-      batching = false
-      if (anyFrom(bot, from)) answer()
-    }
-    const me = {
-      wake(): void {
-        if (done || batching) return
-        batching = true
-        // Updates queued in the same turn of the event loop are answered together; nothing waits longer.
-        const immediate = setImmediate(answerIfAny)
-        cancels.push(() => clearImmediate(immediate))
-      },
-      end: answer,
-      fail(description: string): void {
-        if (!finish()) return
-        core.conflict(bot, description).then(reject, reject)
-      },
-    }
-    const onAbort = (): void => {
-      if (finish()) reject(new ApiError(499, 'Client Closed Request'))
-    }
+    const poll = new LongPoll(bot, core, from, limit, resolve, reject)
     const older = bot.poll
-    bot.poll = me
+    bot.poll = poll
     older?.fail(CONFLICT_OTHER_POLL)
-    cancels.push(core.later(answer, timeoutMs))
-    unregister = ctx.onAbort(onAbort)
+    poll.armed(core.later(poll.end, timeoutMs), ctx.onAbort(poll.abort))
   })
+}
+
+/**
+ * A getUpdates held until an update comes, its timeout, a 409 or its caller leaving: one object per long poll (its
+ * callbacks are its own fields), as a bot in a loop makes one per update it answers.
+ */
+class LongPoll implements WaitingPoll {
+  private done = false
+  /** A wake-up's answer is due on the next turn (setImmediate). */
+  private batching: NodeJS.Immediate | undefined
+  private cancelTimer: (() => void) | undefined
+  private unregister: (() => void) | undefined
+
+  constructor(
+    private readonly bot: BotState,
+    private readonly core: Core,
+    private readonly from: number,
+    private readonly limit: number,
+    private readonly resolve: (answer: Answer) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {}
+
+  /** Its timeout and its caller's abort, once registered (each undone when it ends). */
+  armed(cancelTimer: () => void, unregister: () => void): void {
+    if (this.done) {
+      cancelTimer()
+      unregister()
+      return
+    }
+    this.cancelTimer = cancelTimer
+    this.unregister = unregister
+  }
+
+  wake(): void {
+    if (this.done || this.batching) return
+    // Updates queued in the same turn of the event loop are answered together; nothing waits longer.
+    this.batching = setImmediate(this.answerIfAny)
+  }
+
+  /** Answer now with whatever there is (the timeout, a reset). */
+  readonly end = (): void => {
+    if (this.finish()) this.resolve(collect(this.bot, this.from, this.limit))
+  }
+
+  fail(description: string): void {
+    if (!this.finish()) return
+    this.core.conflict(this.bot, description).then(this.reject, this.reject)
+  }
+
+  /** The caller is gone. */
+  readonly abort = (): void => {
+    if (this.finish()) this.reject(new ApiError(499, 'Client Closed Request'))
+  }
+
+  /** After a wake-up: answer if something is there for this poll's offset, else keep waiting. */
+  private readonly answerIfAny = (): void => {
+    this.batching = undefined
+    if (anyFrom(this.bot, this.from)) this.end()
+  }
+
+  private finish(): boolean {
+    if (this.done) return false
+    this.done = true
+    if (this.batching) clearImmediate(this.batching)
+    this.batching = undefined
+    this.cancelTimer?.()
+    if (this.bot.poll === this) this.bot.poll = undefined
+    this.unregister?.()
+    return true
+  }
 }

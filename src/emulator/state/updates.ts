@@ -75,7 +75,8 @@ export function allowedUpdatesList(allowed: ReadonlySet<string>): string[] | und
 
 /** The type of an update: its first key other than update_id. */
 export function updateTypeOf(update: TgObject): string | undefined {
-  for (const key of Object.keys(update)) if (key !== 'update_id') return key
+  // for…in visits an object's own keys in Object.keys order (a plain object has no inherited enumerable keys)
+  for (const key in update) if (key !== 'update_id' && Object.hasOwn(update, key)) return key
   return undefined
 }
 
@@ -148,30 +149,36 @@ const NOT_THE_BOTS = new Set([
   'guest_message',
 ])
 
+/** The fields of an update's object that hold a message whose chats count too. */
+const NESTED_MESSAGES = ['message', 'reply_to_message', 'pinned_message', 'edited_message', 'channel_post']
+
 /** Every chat an update mentions (so the bot may write to it later). */
 export function chatsIn(update: TgObject): TgObject[] {
   const out: TgObject[] = []
-  const visit = (o: unknown, depth: number): void => {
-    if (!o || typeof o !== 'object' || depth > 4) return
-    const rec = o as TgObject
-    if (rec.chat && typeof rec.chat === 'object' && typeof (rec.chat as TgObject).id === 'number')
-      out.push(rec.chat as TgObject)
-    for (const key of ['message', 'reply_to_message', 'pinned_message', 'edited_message', 'channel_post']) {
-      if (rec[key] && typeof rec[key] === 'object') visit(rec[key], depth + 1)
-    }
-    const from = rec.from as TgObject | undefined
-    if (from && typeof from.id === 'number' && from.is_bot !== true) {
-      out.push({
-        id: from.id,
-        first_name: from.first_name,
-        ...(from.username ? {username: from.username} : {}),
-        type: 'private',
-      })
-    }
-  }
   // a business chat is the business account's, a guest bot's chat is someone else's: neither lets the bot write there
-  for (const [key, body] of Object.entries(update)) if (key !== 'update_id' && !NOT_THE_BOTS.has(key)) visit(body, 0)
+  for (const key in update)
+    if (key !== 'update_id' && Object.hasOwn(update, key) && !NOT_THE_BOTS.has(key)) visitChats(update[key], 0, out)
   return out
+}
+
+/** chatsIn's walk: the chat and the sender (a person's private chat) of `o` and of the messages in it, to depth 4. */
+function visitChats(o: unknown, depth: number, out: TgObject[]): void {
+  if (!o || typeof o !== 'object' || depth > 4) return
+  const rec = o as TgObject
+  if (rec.chat && typeof rec.chat === 'object' && typeof (rec.chat as TgObject).id === 'number')
+    out.push(rec.chat as TgObject)
+  for (const key of NESTED_MESSAGES) {
+    if (rec[key] && typeof rec[key] === 'object') visitChats(rec[key], depth + 1, out)
+  }
+  const from = rec.from as TgObject | undefined
+  if (from && typeof from.id === 'number' && from.is_bot !== true) {
+    out.push({
+      id: from.id,
+      first_name: from.first_name,
+      ...(from.username ? {username: from.username} : {}),
+      type: 'private',
+    })
+  }
 }
 
 /**
