@@ -25,13 +25,14 @@ export {toInteger} from '../integer.js'
 export type {UploadedFile} from './body.js'
 
 export class Params {
-  private readonly values: Array<[string, string]> = []
+  /** Names and values, in the order read: [name, value, name, value, …] (no pair array per parameter). */
+  private readonly values: string[] = []
   readonly files = new Map<string, UploadedFile>()
   /** Parameters whose bytes (name or value) were not valid UTF-8 (td check_utf8); their text holds U+FFFD. */
   badUtf8?: Set<string>
 
   add(name: string, value: string, badUtf8 = false): void {
-    this.values.push([name, value])
+    this.values.push(name, value)
     if (badUtf8) (this.badUtf8 ??= new Set()).add(name)
   }
 
@@ -42,7 +43,8 @@ export class Params {
 
   /** The first value of `name` (query before body), or undefined. */
   get(name: string): string | undefined {
-    for (const [k, v] of this.values) if (k === name) return v
+    const values = this.values
+    for (let i = 0; i < values.length; i += 2) if (values[i] === name) return values[i + 1]
     return undefined
   }
 
@@ -68,7 +70,8 @@ export class Params {
     const out: Record<string, unknown> = {}
     if (this.files.size === 0) {
       // the common case, on every call's hot path: no file to resolve
-      for (const [k, v] of this.values) if (!(k in out)) out[k] = decodeJsonish(v)
+      const values = this.values
+      for (let i = 0; i < values.length; i += 2) if (!(values[i] in out)) out[values[i]] = decodeJsonish(values[i + 1])
       return out
     }
     const attached = new Set<string>()
@@ -87,9 +90,10 @@ export class Params {
       }
       return value
     }
-    for (const [k, v] of this.values) {
+    for (let i = 0; i < this.values.length; i += 2) {
+      const k = this.values[i]
       if (k in out) continue
-      out[k] = resolve(decodeJsonish(v))
+      out[k] = resolve(decodeJsonish(this.values[i + 1]))
     }
     for (const [k, f] of this.files) if (!(k in out) && !attached.has(k)) out[k] = fileInfo(f)
     return out
