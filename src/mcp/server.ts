@@ -22,7 +22,7 @@ import {findSession} from '../control/client.js'
 import {describeEntry, describeResult} from '../control/result-lines.js'
 import {requestSession} from '../control/session-request.js'
 import {fixtureRequest} from '../control/trigger-request.js'
-import {sessionActions} from '../control/session-queries.js'
+import {sessionActions} from '../control/online-actions.js'
 import {isJsonObject} from '../control/requests.js'
 import type {
   ActionOutcome,
