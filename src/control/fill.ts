@@ -26,6 +26,15 @@ export const NO_CHAT_YET = new ActionError(
   'Send the bot a message from Telegram first (triggers then speak as that user in that chat), or pass --chat ID (and --user ID).',
 )
 
+/** No message of the bot in the chat has a button with this callback_data (a callback trigger without --message-id). */
+export function noButton(chatId: number, data: string): ActionError {
+  return new ActionError(
+    404,
+    `No message of the bot in chat ${chatId} has a button with callback_data "${data}" (of the messages this session saw it send).`,
+    'Pass --message-id ID, or make the bot show that button first (its calls must go through the api proxy).',
+  )
+}
+
 /**
  * The user and chat of a trigger: those given; a user alone speaks in their private chat, a private
  * chat alone is its user's; a group alone gets the default user; neither: the default party (the
