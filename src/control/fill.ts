@@ -5,6 +5,7 @@
  */
 import {randomBytes} from 'node:crypto'
 
+import type {PhotoSize} from '../telegram/types.js'
 import {ActionError} from './protocol.js'
 import type {Party, SessionFacts} from './session-facts.js'
 import {chat as madeUpChat, DEFAULT_USER_ID, user as madeUpUser, type Refusal} from './synthetic.js'
@@ -86,7 +87,7 @@ export interface FillInputs {
   /** The users' messages and the ids seen (the session's updates). */
   userSide: SessionFacts
   now?: number
-  photo?: Json[]
+  photo?: PhotoSize[]
   /** The message id a synthetic update falls back on when the chat's are unknown. */
   fallbackMessageId: number
 }

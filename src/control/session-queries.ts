@@ -8,8 +8,10 @@
  * trigger` sends); the list of those a session offers is online-actions.ts's. Nothing here knows of oclif, the dev
  * session's parts or MCP: the control-port part wires it (src/dev/parts/control-port.ts).
  */
+import {ChatScriptError} from '../emulator/scripts/parse.js'
 import type {UpdateHistory} from '../inspector/history/history.js'
 import type {UpdateEntry} from '../inspector/types.js'
+import {messageOf} from '../lib/errors.js'
 import type {TriggerEngine} from './actions.js'
 import {ActionRunner} from './action-runner.js'
 import type {OfflineTarget} from './offline-trigger.js'
@@ -142,7 +144,7 @@ export class SessionQueryService implements SessionQueries {
         ...(request.times !== undefined ? {times: request.times} : {}),
       })
     } catch (error) {
-      throw new ActionError(400, (error as Error).message, 'Fix the fault as the message says.')
+      throw new ActionError(400, messageOf(error), 'Fix the fault as the message says.')
     }
     const times = request.times ?? 1
     return {
@@ -172,13 +174,12 @@ export class SessionQueryService implements SessionQueries {
       })
       return {...(file ? {file} : {}), ok, steps, ran, durationMs, startedAt, endedAt, output, failures}
     } catch (error) {
-      const e = error as {fix?: unknown; reason?: unknown; file?: string; line?: unknown; column?: unknown}
-      const fix = e.fix
+      const fix = typeof error === 'object' && error !== null && 'fix' in error ? error.fix : undefined
       throw new ActionError(
         400,
-        typeof e.reason === 'string' && typeof e.line === 'number'
-          ? `${e.file ?? request.file ?? '<script>'}:${e.line}:${String(e.column)}: ${e.reason}`
-          : (error as Error).message,
+        error instanceof ChatScriptError
+          ? `${error.file ?? request.file ?? '<script>'}:${error.line}:${error.column}: ${error.reason}`
+          : messageOf(error),
         typeof fix === 'string' ? fix : 'Fix the script as the message says (docs/testing.md has the format).',
       )
     }
