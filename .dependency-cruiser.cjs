@@ -67,7 +67,7 @@ module.exports = {
       // inspector/types.ts holds only the shapes of what a session records, emulator/scripts/result.ts a chat script's
       // outcome (types, no code).
       to: {
-        path: '^src/(dev|inspector|emulator|offline|tunnel)/|^src/control/(server|actions)',
+        path: '^src/(dev|inspector|emulator|offline|tunnel)/|^src/control/(server|actions|bot-waits|emulator-trigger|action-runner|session-queries)',
         pathNot: '^src/inspector/types[.]ts$|^src/emulator/scripts/result[.]ts$',
         reachable: true,
       },

@@ -63,7 +63,10 @@ export async function runFixture(
   flags: {set?: string[]; file?: string; chat?: string; user?: string; token?: string},
   argument?: string,
 ): Promise<TriggerResult> {
-  const {fixtureRequest, parseId, sessionToken, triggerSession} = await import('../control/client.js')
+  const [{parseId, sessionToken, triggerSession}, {fixtureRequest}] = await Promise.all([
+    import('../control/client.js'),
+    import('../control/trigger-request.js'),
+  ])
   const chatId = parseId(flags.chat, '--chat', {example: '--chat 1111 or --chat -1001234567890'})
   const userId = parseId(flags.user, '--user', {positive: true, example: '--user 1111'})
   const token = sessionToken(flags.token, sourceOf('BOT_TOKEN', cmd.argv, 'token') === 'flag')

@@ -9,13 +9,24 @@
  * - long polling against Telegram: nothing can be put into the bot's getUpdates, so 409.
  * Each resolves once the bot answered (or the delivery failed), within a deadline.
  */
+import type {Update} from '../emulator/index.js'
 import type {UpdateHistory} from '../inspector/history/history.js'
 import type {LocalAnswers, QueryKind} from '../inspector/proxy/local-answers.js'
-import type {EntrySource, UpdateEntry} from '../inspector/types.js'
-import {resolveParties} from './fill.js'
+import type {UpdateEntry} from '../inspector/types.js'
+import {messageOf} from '../lib/errors.js'
+import {BotWaits, handled} from './bot-waits.js'
+import {
+  allowedUpdatesFix,
+  droppedError,
+  droppedReason,
+  emulatorTrigger,
+  updateIdsOf,
+  withoutUpdateId,
+  withUpdateId,
+} from './emulator-trigger.js'
+import {noButton, resolveParties} from './fill.js'
 import {FixtureTriggers} from './fixture-trigger.js'
 import type {OfflineTarget, Sent} from './offline-trigger.js'
-import {withTimeout} from '../lib/deadline.js'
 import {
   ActionError,
   type ActionOutcome,
@@ -23,8 +34,9 @@ import {
   type TriggerRequest,
   type TriggerResult,
 } from './protocol.js'
-import {factsFromCalls, SessionFacts} from './session-facts.js'
-import {checkUpdateObject, expiredDate, syntheticUpdate, updateContent, withCurrentDate} from './synthetic.js'
+import {isJsonObject} from './requests.js'
+import {SessionFacts} from './session-facts.js'
+import {checkUpdateObject, syntheticUpdate, updateContent, withCurrentDate} from './synthetic.js'
 
 type Json = Record<string, unknown>
 
@@ -62,23 +74,6 @@ export interface TriggerEngineOptions {
   botDown?: () => string | undefined
 }
 
-/** How often a trigger or replay waiting for the bot looks whether it went down meanwhile. */
-const DOWN_CHECK_MS = 100
-
-function botDownError(reason: string): ActionError {
-  return new ActionError(
-    503,
-    `${reason} and is not running: nothing was sent.`,
-    'Press r in `bot dev`, or save a file, to restart it; then try again.',
-  )
-}
-
-interface Expected {
-  source: EntrySource
-  replayOf?: number
-  resolve: (entry: UpdateEntry) => void
-}
-
 const POLLING_ONLINE = new ActionError(
   409,
   'This session runs the bot on long polling against Telegram, which cannot be handed an update from `bot dev`.',
@@ -93,24 +88,21 @@ const QUERY_TYPES: Record<string, QueryKind> = {
   pre_checkout_query: 'pre_checkout_query',
 }
 
-function noButton(chatId: number, data: string): ActionError {
-  return new ActionError(
-    404,
-    `No message of the bot in chat ${chatId} has a button with callback_data "${data}" (of the messages this session saw it send).`,
-    'Pass --message-id ID, or make the bot show that button first (its calls must go through the api proxy).',
-  )
-}
-
 export class TriggerEngine implements SessionActions {
   readonly #options: TriggerEngineOptions
   readonly #facts: SessionFacts
-  /** update_ids put into the emulator, waiting for the bot to get them. */
-  readonly #expected = new Map<number, Expected>()
+  readonly #waits: BotWaits
   readonly #fixtures: FixtureTriggers
 
   constructor(o: TriggerEngineOptions) {
     this.#options = o
     this.#facts = o.facts ?? new SessionFacts()
+    this.#waits = new BotWaits({
+      timeoutMs: o.timeoutMs,
+      history: () => o.history(),
+      recordDirectly: o.recordDirectly,
+      ...(o.botDown ? {botDown: o.botDown} : {}),
+    })
     this.#fixtures = new FixtureTriggers({
       offline: o.offline,
       facts: this.#facts,
@@ -121,31 +113,28 @@ export class TriggerEngine implements SessionActions {
       injectSynthetic: (update) => this.#injectSynthetic(update),
       inject: (update, source) => this.#inject(update, source),
       viaEmulatorMany: (type, send) => this.#viaEmulatorMany(type, send),
-      expect: (updateId, source) => this.#expect(updateId, source),
-      deadline: (promise, who) => this.#deadline(promise, who),
+      expect: (updateId, source) => this.#waits.expect(updateId, source),
+      deadline: (promise, who) => this.#waits.deadline(promise, who),
     })
   }
 
   /** How an update the session sees now was sent, when it was put into the emulator by an action. */
-  expected(updateId: number): Pick<Expected, 'source' | 'replayOf'> | undefined {
-    return this.#expected.get(updateId)
+  expected(updateId: number): ReturnType<BotWaits['expected']> {
+    return this.#waits.expected(updateId)
   }
 
   /** An entry got its answer (or was seen, in polling mode): an action waiting for it resolves. */
   settled(entry: UpdateEntry): void {
-    const waiting = this.#expected.get(entry.updateId)
-    if (!waiting || waiting.source !== entry.source) return
-    this.#expected.delete(entry.updateId)
-    waiting.resolve(entry)
+    this.#waits.settled(entry)
   }
 
   async trigger(request: TriggerRequest): Promise<TriggerResult> {
-    this.#checkBotUp()
+    this.#waits.checkBotUp()
     return this.#counted(await this.#trigger(request))
   }
 
   async replay(updateId: number | 'last', edited?: Record<string, unknown>): Promise<UpdateEntry> {
-    this.#checkBotUp()
+    this.#waits.checkBotUp()
     return this.#counted(await this.#replay(updateId, edited))
   }
 
@@ -155,7 +144,7 @@ export class TriggerEngine implements SessionActions {
    * once the bot handled them (webhook: answered; polling: polled past), within the deadline.
    */
   async emulatorAction(name: string, input: Record<string, unknown>): Promise<ActionOutcome> {
-    this.#checkBotUp()
+    this.#waits.checkBotUp()
     const offline = this.#options.offline
     if (!offline)
       throw new ActionError(409, `${name} is an action of the emulator's user: this session runs against Telegram.`)
@@ -165,17 +154,18 @@ export class TriggerEngine implements SessionActions {
     try {
       result = await offline.emulator.runAction(offline.token, name, input)
     } catch (error) {
-      const status = (error as {status?: unknown}).status
+      const status = typeof error === 'object' && error !== null && 'status' in error ? error.status : undefined
       throw new ActionError(
         typeof status === 'number' ? status : 400,
-        `The emulator refused ${name}: ${(error as Error).message}.`,
+        `The emulator refused ${name}: ${messageOf(error)}.`,
         'Fix the input as the message says (the tool lists its fields).',
       )
     }
     this.#counted(result)
     const ids = updateIdsOf(result)
-    if (ids.length === 0 && isDropped(result)) {
-      const reason = (result as {reason?: unknown}).reason
+    const dropped = ids.length === 0 ? droppedReason(result) : undefined
+    if (dropped) {
+      const {reason} = dropped
       throw new ActionError(
         422,
         `The emulator sent the bot nothing: ${typeof reason === 'string' ? reason : "the bot's allowed_updates leave this update out"}.`,
@@ -187,16 +177,10 @@ export class TriggerEngine implements SessionActions {
     if (!history || this.#options.recordDirectly || ids.length === 0) return {action: name, result, entries: []}
     const wait = handled(history, ids, since)
     try {
-      return {action: name, result, entries: await this.#deadline(wait.promise, 'The bot')}
+      return {action: name, result, entries: await this.#waits.deadline(wait.promise, 'The bot')}
     } finally {
       wait.cancel()
     }
-  }
-
-  /** The bot exited and waits for a fix: nothing would take the update (it would wait out the hold). */
-  #checkBotUp(): void {
-    const down = this.#options.botDown?.()
-    if (down) throw botDownError(down)
   }
 
   #counted<T>(entry: T): T {
@@ -218,7 +202,7 @@ export class TriggerEngine implements SessionActions {
       try {
         update = syntheticUpdate(request, {updateId: this.#options.nextUpdateId()})
       } catch (error) {
-        throw new ActionError(400, (error as Error).message, 'See `bot trigger --help`.')
+        throw new ActionError(400, messageOf(error), 'See `bot trigger --help`.')
       }
       return this.#injectSynthetic(update)
     }
@@ -297,8 +281,15 @@ export class TriggerEngine implements SessionActions {
         `Update ${entry.updateId} was larger than 64 KiB and is not kept whole, so it cannot be replayed as it was.`,
         'Replay it with an edited body (Edit and replay in the inspector).',
       )
+    const recorded = edited ?? entry.update
+    if (!isJsonObject(recorded))
+      throw new ActionError(
+        422,
+        `Update ${entry.updateId} is not a JSON object, so it cannot be replayed as it was.`,
+        'Replay it with an edited body (Edit and replay in the inspector).',
+      )
     // A replay is a new delivery: dated now (Telegram would not deliver a message more than a day old).
-    const body = withCurrentDate((edited ?? entry.update) as Record<string, unknown>)
+    const body = withCurrentDate(recorded)
     if (this.#options.mode === 'polling') {
       const offline = this.#options.offline
       if (!offline) throw POLLING_ONLINE
@@ -323,10 +314,11 @@ export class TriggerEngine implements SessionActions {
         'The session is not ready to deliver updates yet.',
         'Wait for the `Ready` line, then try again.',
       )
-    const result = await this.#deadline(
+    const result = await this.#waits.deadline(
       relay.inject(JSON.stringify(update), {source, ...(replayOf !== undefined ? {replayOf} : {})}),
       'The bot',
     )
+    // The session's recorder (src/dev/recording.ts) returns the history's entry from the relay's begin.
     const entry = result.record as UpdateEntry | undefined
     if (!entry)
       throw new ActionError(500, `The update was delivered (the bot answered ${result.status}) but not recorded.`)
@@ -337,25 +329,25 @@ export class TriggerEngine implements SessionActions {
   async #viaEmulator(
     source: 'trigger' | 'replay',
     replayOf: number | undefined,
-    send: () => {update_id: number},
+    send: () => Update,
   ): Promise<UpdateEntry> {
-    let update: {update_id: number}
+    let update: Update
     try {
       update = send()
     } catch (error) {
       if (error instanceof ActionError) throw error
       throw new ActionError(
         400,
-        `The emulator refused the update: ${(error as Error).message}`,
+        `The emulator refused the update: ${messageOf(error)}`,
         'Check the ids given (chat, user, message id of the pressed button).',
       )
     }
-    if (!update.update_id) throw droppedError(update as unknown as Record<string, unknown>)
-    const direct = this.#recordDirectly(update, source, replayOf)
+    if (!update.update_id) throw droppedError(update)
+    const direct = this.#waits.recordDirectly(update, source, replayOf)
     if (direct) return direct
-    const wait = this.#expect(update.update_id, source, replayOf)
+    const wait = this.#waits.expect(update.update_id, source, replayOf)
     try {
-      return await this.#deadline(wait.promise, 'The bot')
+      return await this.#waits.deadline(wait.promise, 'The bot')
     } finally {
       wait.cancel()
     }
@@ -369,7 +361,7 @@ export class TriggerEngine implements SessionActions {
     } catch (error) {
       throw new ActionError(
         400,
-        `The emulator refused the ${type}: ${(error as Error).message}`,
+        `The emulator refused the ${type}: ${messageOf(error)}`,
         'Check the chat, user and values given (--chat, --user, --set).',
       )
     }
@@ -385,16 +377,16 @@ export class TriggerEngine implements SessionActions {
             ? allowedUpdatesFix(/leave out (\w+)/.exec(reason)?.[1] ?? type)
             : 'See docs/emulator.md for when Telegram sends this update.',
         )
-      throw droppedError((sent[0] ?? {}) as Record<string, unknown>)
+      throw droppedError(sent[0] ?? {})
     }
     const entries: UpdateEntry[] = []
     const waits = delivered.map((u) => {
-      const direct = this.#recordDirectly(u, 'trigger')
+      const direct = this.#waits.recordDirectly(u, 'trigger')
       if (direct) return {promise: Promise.resolve(direct), cancel: () => {}}
-      return this.#expect(u.update_id, 'trigger')
+      return this.#waits.expect(u.update_id, 'trigger')
     })
     try {
-      entries.push(...(await this.#deadline(Promise.all(waits.map((w) => w.promise)), 'The bot')))
+      entries.push(...(await this.#waits.deadline(Promise.all(waits.map((w) => w.promise)), 'The bot')))
     } finally {
       for (const w of waits) w.cancel()
     }
@@ -402,7 +394,7 @@ export class TriggerEngine implements SessionActions {
     if (entries.length === 1 && skipped.length === 0) return main
     const notSent = skipped.map(
       (u) =>
-        `${updateContent(u as Json).type ?? 'an update'} not sent (${u.reason ?? 'Telegram would not send it to this bot: its allowed_updates or its rights in the chat leave it out'})`,
+        `${updateContent(u).type ?? 'an update'} not sent (${u.reason ?? 'Telegram would not send it to this bot: its allowed_updates or its rights in the chat leave it out'})`,
     )
     return {
       ...main,
@@ -415,171 +407,4 @@ export class TriggerEngine implements SessionActions {
       },
     }
   }
-
-  /** Offline polling without the api proxy: nothing sees the update arrive, so it is recorded as it goes in. */
-  #recordDirectly(
-    update: {update_id: number},
-    source: 'trigger' | 'replay',
-    replayOf?: number,
-  ): UpdateEntry | undefined {
-    if (!this.#options.recordDirectly) return undefined
-    const history = this.#options.history()
-    if (!history) return undefined
-    const entry = history.begin(update, source, replayOf)
-    history.finish(entry, null, 0)
-    return entry
-  }
-
-  /** Waits for the entry of an update the emulator queued (settled() resolves it); cancel forgets it. */
-  #expect(
-    updateId: number,
-    source: 'trigger' | 'replay',
-    replayOf?: number,
-  ): {promise: Promise<UpdateEntry>; cancel: () => void} {
-    const promise = new Promise<UpdateEntry>((resolve) =>
-      this.#expected.set(updateId, {source, ...(replayOf !== undefined ? {replayOf} : {}), resolve}),
-    )
-    return {promise, cancel: () => this.#expected.delete(updateId)}
-  }
-
-  /** `promise`, or botDownError as soon as the bot exits while the action waits for it. */
-  #unlessBotGoesDown<T>(promise: Promise<T>): Promise<T> {
-    const botDown = this.#options.botDown
-    if (!botDown) return promise
-    let timer: NodeJS.Timeout | undefined
-    const down = new Promise<never>((_, reject) => {
-      timer = setInterval(() => {
-        try {
-          const reason = botDown()
-          if (reason) reject(botDownError(reason))
-        } catch {
-          // a failing check is no reason to fail the action
-        }
-      }, DOWN_CHECK_MS)
-      timer.unref()
-    })
-    down.catch(() => {})
-    return Promise.race([promise, down]).finally(() => clearInterval(timer))
-  }
-
-  #deadline<T>(promise: Promise<T>, who: string): Promise<T> {
-    const seconds = Math.round(this.#options.timeoutMs / 1000)
-    return withTimeout(
-      this.#unlessBotGoesDown(promise),
-      this.#options.timeoutMs,
-      () =>
-        new ActionError(
-          504,
-          `${who} did not take the update within ${seconds}s.`,
-          'Look at the bot’s output in `bot dev`; the inspector shows the update once it is answered.',
-        ),
-    )
-  }
-}
-
-/** The emulator user's action for a trigger request. */
-function emulatorTrigger(offline: OfflineTarget, request: TriggerRequest): {update_id: number} {
-  const {emulator, token, user} = offline
-  // A user id without a chat: that user's private chat; neither: the terminal user's chat.
-  const chatId =
-    'chatId' in request && request.chatId !== undefined
-      ? request.chatId
-      : 'userId' in request && request.userId !== undefined
-        ? undefined
-        : user.chatId
-  const userId = 'userId' in request && request.userId !== undefined ? request.userId : user.userId
-  const who = {
-    userId,
-    ...(chatId !== undefined ? {chatId} : {}),
-    ...(userId === user.userId && user.firstName ? {firstName: user.firstName} : {}),
-    ...(userId === user.userId && user.username ? {username: user.username} : {}),
-  }
-  if (request.kind === 'message') return emulator.sendUserMessage(token, {text: request.text, ...who})
-  if (request.kind === 'callback') {
-    let messageId = request.messageId
-    if (messageId === undefined) {
-      // The newest message of the bot in that chat with this button, as the emulator recorded the bot's calls.
-      const chat = chatId ?? userId
-      const calls = emulator.sentMessages(token, {chatId: chat}) as Parameters<typeof factsFromCalls>[0]
-      messageId = factsFromCalls(calls).button(chat, request.data)?.messageId
-      if (messageId === undefined) throw noButton(chat, request.data)
-    }
-    return emulator.sendCallbackQuery(token, {data: request.data, messageId, ...who})
-  }
-  if (request.kind === 'fixture') throw new TypeError('a fixture is not a single emulator action')
-  return emulator.injectUpdate(token, withoutUpdateId(withCurrentDate(request.update)))
-}
-
-/** The update_ids an action's JSON names (`update_id`, `update_ids`), the dropped ones (0) left out. */
-function updateIdsOf(result: unknown): number[] {
-  if (!result || typeof result !== 'object') return []
-  const r = result as {update_id?: unknown; update_ids?: unknown}
-  const ids = [r.update_id, ...(Array.isArray(r.update_ids) ? r.update_ids : [])]
-  return ids.filter((id): id is number => typeof id === 'number' && Number.isSafeInteger(id) && id > 0)
-}
-
-/** An action's JSON that says the update was not sent (update_id 0). */
-function isDropped(result: unknown): boolean {
-  return Boolean(result && typeof result === 'object' && (result as {update_id?: unknown}).update_id === 0)
-}
-
-/**
- * The history's entries of these update_ids recorded after `since` (a seq), once none is in flight any more (the
- * bot answered it, or polled past it), in the order of `ids`.
- */
-function handled(
-  history: UpdateHistory,
-  ids: number[],
-  since: number,
-): {promise: Promise<UpdateEntry[]>; cancel: () => void} {
-  let unsubscribe: () => void = () => {}
-  const promise = new Promise<UpdateEntry[]>((resolve) => {
-    const done = new Map<number, UpdateEntry>()
-    let finished = false
-    const look = (entry: UpdateEntry) => {
-      if (finished || entry.seq <= since || !ids.includes(entry.updateId) || history.inFlight(entry)) return
-      done.set(entry.updateId, entry)
-      if (done.size < ids.length) return
-      finished = true
-      resolve(ids.map((id) => done.get(id)!))
-    }
-    unsubscribe = history.subscribe((entry) => look(entry))
-    for (const entry of history.list()) {
-      if (entry.seq <= since) break
-      look(entry)
-    }
-  })
-  return {promise, cancel: () => unsubscribe()}
-}
-
-/** Why the emulator dropped an update (its answer's update_id is 0), as Telegram would have. */
-/** How to get an update type past allowed_updates: the flag of `bot dev`, or the bot's own list. */
-function allowedUpdatesFix(type: string): string {
-  return `Restart \`bot dev\` with --allowed-updates naming it (e.g. --allowed-updates message,callback_query,${type}), or add "${type}" to the allowed_updates the bot passes to getUpdates or setWebhook.`
-}
-
-export function droppedError(update: Record<string, unknown>, now = Date.now()): ActionError {
-  const date = expiredDate(update, now)
-  if (date !== undefined)
-    return new ActionError(
-      422,
-      `The emulator dropped the update: it is dated ${new Date(date * 1000).toISOString()}, more than 24 hours ago, and Telegram never delivers an update that old.`,
-      'Date it within the last 24 hours.',
-    )
-  const type = updateContent(update).type ?? 'unknown'
-  return new ActionError(
-    422,
-    `The emulator dropped the update: the bot's allowed_updates exclude its type (${type}).`,
-    allowedUpdatesFix(type),
-  )
-}
-
-/** The update with `update_id` first (as Telegram writes it: the relay and tools read it from the start). */
-function withUpdateId(update: Record<string, unknown>, updateId: number): Record<string, unknown> {
-  return {update_id: updateId, ...withoutUpdateId(update)}
-}
-
-function withoutUpdateId(update: Record<string, unknown>): Record<string, unknown> {
-  const {update_id: _ignored, ...rest} = update
-  return rest
 }

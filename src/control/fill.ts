@@ -5,6 +5,7 @@
  */
 import {randomBytes} from 'node:crypto'
 
+import type {PhotoSize} from '../telegram/types.js'
 import {ActionError} from './protocol.js'
 import type {Party, SessionFacts} from './session-facts.js'
 import {chat as madeUpChat, DEFAULT_USER_ID, user as madeUpUser, type Refusal} from './synthetic.js'
@@ -25,6 +26,15 @@ export const NO_CHAT_YET = new ActionError(
   'This session has not seen a chat yet, so `bot trigger` does not know whom to speak as.',
   'Send the bot a message from Telegram first (triggers then speak as that user in that chat), or pass --chat ID (and --user ID).',
 )
+
+/** No message of the bot in the chat has a button with this callback_data (a callback trigger without --message-id). */
+export function noButton(chatId: number, data: string): ActionError {
+  return new ActionError(
+    404,
+    `No message of the bot in chat ${chatId} has a button with callback_data "${data}" (of the messages this session saw it send).`,
+    'Pass --message-id ID, or make the bot show that button first (its calls must go through the api proxy).',
+  )
+}
 
 /**
  * The user and chat of a trigger: those given; a user alone speaks in their private chat, a private
@@ -77,7 +87,7 @@ export interface FillInputs {
   /** The users' messages and the ids seen (the session's updates). */
   userSide: SessionFacts
   now?: number
-  photo?: Json[]
+  photo?: PhotoSize[]
   /** The message id a synthetic update falls back on when the chat's are unknown. */
   fallbackMessageId: number
 }

@@ -8,6 +8,9 @@
 import type {Update} from '../emulator/index.js'
 import type {LocalAnswers} from '../inspector/proxy/local-answers.js'
 import type {UpdateEntry} from '../inspector/types.js'
+import {messageOf} from '../lib/errors.js'
+import {isRefusal} from '../lib/refusal.js'
+import type {PhotoSize} from '../telegram/types.js'
 import {fillContext, missingPlaceholder, resolveParties} from './fill.js'
 import {applySets, fillTemplate, isFixtureType, loadFixture, type FixtureType} from './fixtures.js'
 import {DEFAULT_PHOTO, imageInfo} from './image.js'
@@ -24,7 +27,7 @@ import {
 } from './payment-trigger.js'
 import {ActionError, type Refusal, type TriggerFlow, type TriggerRequest, type TriggerResult} from './protocol.js'
 import {factsFromCalls, type Party, type SessionFacts} from './session-facts.js'
-import {checkUpdateObject} from './synthetic.js'
+import {checkUpdateObject, objectOf} from './requests.js'
 
 type Json = Record<string, unknown>
 
@@ -77,12 +80,10 @@ export class FixtureTriggers {
     const type: FixtureType = request.type
     const fixture = request.template ?? loadFixture(type)
     const written = applySets(fixture.update, request.sets ?? [])
-    if ('error' in written) throw refused(written as Refusal)
+    if (isRefusal(written)) throw refused(written)
     const parties = resolveParties(request, offline ? this.#terminalParty(offline) : this.#deliveries.facts.lastParty())
-    const botSide = offline
-      ? factsFromCalls(offline.emulator.sentMessages(offline.token) as Parameters<typeof factsFromCalls>[0])
-      : this.#deliveries.facts
-    let photo: Json[] | undefined
+    const botSide = offline ? factsFromCalls(offline.emulator.sentMessages(offline.token)) : this.#deliveries.facts
+    let photo: PhotoSize[] | undefined
     if (type === 'photo') photo = this.#photo(request.file)
     const context = fillContext({
       parties,
@@ -92,13 +93,10 @@ export class FixtureTriggers {
       fallbackMessageId: Math.max(1, Date.now() % 1_000_000),
       ...(photo ? {photo} : {}),
     })
-    const filled = fillTemplate(written as Json, context, fixture.defaults, (name) =>
-      missingPlaceholder(type, name, parties),
-    )
-    if ('error' in filled) throw refused(filled as unknown as Refusal, 422)
-    const bad = checkUpdateObject(filled, `the filled ${type} fixture`)
+    const update = fillTemplate(written, context, fixture.defaults, (name) => missingPlaceholder(type, name, parties))
+    if (isRefusal(update)) throw refused(update, 422)
+    const bad = checkUpdateObject(update, `the filled ${type} fixture`)
     if (bad) throw refused(bad)
-    const update = filled as Json
     if (type === 'payment' && 'pre_checkout_query' in update)
       return offline ? this.#payOffline(offline, update, botSide) : this.#payOnline(update)
     if (offline) {
@@ -106,16 +104,16 @@ export class FixtureTriggers {
         offlineAction(offline.emulator, offline.token, type, update, () => this.#connection(offline)),
       )
     }
-    const joinRequest = update.chat_join_request as Json | undefined
-    const chatId = Number((joinRequest?.chat as Json | undefined)?.id)
-    const userId = Number((joinRequest?.from as Json | undefined)?.id)
+    const joinRequest = update.chat_join_request === undefined ? undefined : objectOf(update.chat_join_request)
+    const chatId = Number(objectOf(joinRequest?.chat).id)
+    const userId = Number(objectOf(joinRequest?.from).id)
     if (joinRequest && Number.isSafeInteger(chatId) && Number.isSafeInteger(userId))
       this.#deliveries.local?.addJoinRequest(chatId, userId)
     return this.#deliveries.injectSynthetic({update_id: this.#deliveries.nextUpdateId(), ...update})
   }
 
   /** photo: the image (the given file, else a small PNG) kept by the api proxy; its PhotoSize list. */
-  #photo(file: {base64: string; name?: string} | undefined): Json[] {
+  #photo(file: {base64: string; name?: string} | undefined): PhotoSize[] {
     const bytes = file ? Buffer.from(file.base64, 'base64') : DEFAULT_PHOTO
     const info = imageInfo(bytes)
     if (!info)
@@ -153,7 +151,7 @@ export class FixtureTriggers {
 
   /** Online: the synthetic pre-checkout query, the bot's answer (answered by the api proxy), then the payment. */
   async #payOnline(update: Json): Promise<TriggerResult> {
-    const query = update.pre_checkout_query as Json
+    const query = objectOf(update.pre_checkout_query)
     const id = String(query.id)
     const windowMs = this.#deliveries.preCheckoutWindowMs ?? PRE_CHECKOUT_WINDOW_MS
     const sentAt = Date.now()
@@ -169,7 +167,7 @@ export class FixtureTriggers {
     }
     const chargeId = newChargeId(String(query.currency))
     this.#deliveries.local?.addCharge(chargeId)
-    const userId = Number((query.from as Json).id)
+    const userId = Number(objectOf(query.from).id)
     const paid = successfulPayment(query, {
       messageId: this.#deliveries.facts.nextMessageId(userId) ?? Math.max(1, Date.now() % 1_000_000),
       chargeId,
@@ -184,8 +182,8 @@ export class FixtureTriggers {
    */
   async #payOffline(offline: OfflineTarget, update: Json, botSide: SessionFacts): Promise<TriggerResult> {
     const {emulator, token} = offline
-    const query = update.pre_checkout_query as Json
-    const from = query.from as Json
+    const query = objectOf(update.pre_checkout_query)
+    const from = objectOf(query.from)
     const userId = Number(from.id)
     const wanted = {
       currency: String(query.currency),
@@ -205,8 +203,7 @@ export class FixtureTriggers {
     const cancels: Array<() => void> = []
     const onUpdate = (queued: Update, of: string) => {
       if (of !== token) return
-      const message = queued.message as Json | undefined
-      if (queued.shipping_query || queued.pre_checkout_query || message?.successful_payment) {
+      if (queued.shipping_query || queued.pre_checkout_query || objectOf(queued.message).successful_payment) {
         const wait = this.#deliveries.expect(queued.update_id, 'trigger')
         waits.push(wait.promise)
         cancels.push(wait.cancel)
@@ -221,7 +218,7 @@ export class FixtureTriggers {
         try {
           attempt = await emulator.payInvoice(token, {messageId: invoice.messageId, chatId: userId, userId, ...names})
         } catch (error) {
-          if (!/already paid/.test((error as Error).message)) throw error
+          if (!/already paid/.test(messageOf(error))) throw error
           attempt = await byLink()
         }
       } else attempt = await byLink()
@@ -229,7 +226,7 @@ export class FixtureTriggers {
       for (const cancel of cancels) cancel()
       throw new ActionError(
         400,
-        `The emulator could not run the payment: ${(error as Error).message}`,
+        `The emulator could not run the payment: ${messageOf(error)}`,
         'Check the values given with --set (currency, total_amount, invoice_payload).',
       )
     } finally {

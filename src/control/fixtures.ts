@@ -345,8 +345,8 @@ export function fillTemplate(
     }
     return value
   }
-  const filled = fill(update, []) as Json
-  return refusal ?? filled
+  const filled = fill(update, [])
+  return refusal ?? (isObject(filled) ? filled : {})
 }
 
 function withPath(refusal: Refusal, path: string[]): Refusal {

@@ -11,6 +11,7 @@
  */
 import type {BotApiEmulator, Update} from '../emulator/index.js'
 import type {FixtureType} from './fixtures.js'
+import {objectOf} from './requests.js'
 
 type Json = Record<string, unknown>
 
@@ -52,10 +53,6 @@ export interface OfflineTarget {
 /** The business-message fixture's own connection id: offline, a connection is made for it. */
 export const DEFAULT_BUSINESS_CONNECTION = 'bot-trigger-business-connection'
 
-function obj(value: unknown): Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {}
-}
-
 function num(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isSafeInteger(value) ? value : undefined
 }
@@ -83,12 +80,12 @@ export function offlineAction(
   connection: () => {id: string; update?: Update},
 ): Sent {
   const key = Object.keys(update).find((k) => k !== 'update_id') ?? ''
-  const body = obj(update[key])
-  const chat = obj(body.chat)
+  const body = objectOf(update[key])
+  const chat = objectOf(body.chat)
   switch (type) {
     case 'reaction': {
       if (key !== 'message_reaction') break
-      const user = obj(body.user)
+      const user = objectOf(body.user)
       return [
         emulator.react(token, {
           chatId: num(chat.id) as number,
@@ -101,14 +98,14 @@ export function offlineAction(
     }
     case 'join-request': {
       if (key !== 'chat_join_request') break
-      const from = obj(body.from)
+      const from = objectOf(body.from)
       return [
         emulator.requestJoin(token, {
           chatId: num(chat.id) as number,
           ...(num(from.id) !== undefined ? {userId: num(from.id)} : {}),
           ...(typeof body.bio === 'string' ? {bio: body.bio} : {}),
-          ...(typeof obj(body.invite_link).invite_link === 'string'
-            ? {inviteLink: obj(body.invite_link).invite_link as string}
+          ...(typeof objectOf(body.invite_link).invite_link === 'string'
+            ? {inviteLink: objectOf(body.invite_link).invite_link as string}
             : {}),
         }),
       ]
@@ -116,8 +113,8 @@ export function offlineAction(
     case 'member-joined':
     case 'member-left': {
       if (key !== 'chat_member') break
-      const member = obj(body.new_chat_member)
-      const user = obj(member.user)
+      const member = objectOf(body.new_chat_member)
+      const user = objectOf(member.user)
       const chatType =
         chat.type === 'channel' || chat.type === 'supergroup' || chat.type === 'group' ? chat.type : undefined
       return emulator.setMemberStatus(token, {
@@ -137,7 +134,7 @@ export function offlineAction(
     }
     case 'business-message': {
       if (key !== 'business_message') break
-      const from = obj(body.from)
+      const from = objectOf(body.from)
       let connectionId = String(body.business_connection_id ?? '')
       const sent: Sent = []
       if (connectionId === DEFAULT_BUSINESS_CONNECTION) {
@@ -156,9 +153,9 @@ export function offlineAction(
       return sent
     }
     case 'web-app-data': {
-      const data = obj(body.web_app_data)
+      const data = objectOf(body.web_app_data)
       if (key !== 'message' || typeof data.data !== 'string') break
-      const from = obj(body.from)
+      const from = objectOf(body.from)
       return [
         emulator.sendWebAppData(token, {
           ...(num(from.id) !== undefined ? {userId: num(from.id)} : {}),
@@ -169,7 +166,7 @@ export function offlineAction(
     }
     case 'inline': {
       if (key !== 'inline_query') break
-      const from = obj(body.from)
+      const from = objectOf(body.from)
       return [
         emulator.sendInlineQuery(token, {
           query: typeof body.query === 'string' ? body.query : '',

@@ -12,6 +12,7 @@
 import {randomBytes} from 'node:crypto'
 
 import {privateChatOf} from './fill.js'
+import {objectOf} from './requests.js'
 import type {TriggerFlow} from './protocol.js'
 import type {UpdateEntry} from '../inspector/types.js'
 
@@ -28,7 +29,7 @@ export function newChargeId(currency: string): string {
 
 /** The successful_payment service message that follows an accepted pre-checkout query (BA JsonSuccessfulPaymentBot order). */
 export function successfulPayment(query: Json, o: {messageId: number; chargeId: string; now?: number}): Json {
-  const from = query.from as Json
+  const from = objectOf(query.from)
   const currency = String(query.currency)
   return {
     message: {

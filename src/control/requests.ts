@@ -29,6 +29,11 @@ export function isJsonObject(value: unknown): value is JsonObject {
   return isPlainObject(value)
 }
 
+/** The value when it is a JSON object, else an empty one (a field a --set or a client may have written anything in). */
+export function objectOf(value: unknown): JsonObject {
+  return isPlainObject(value) ? value : {}
+}
+
 function isPlainObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -35,6 +35,7 @@ import type {AddressInfo} from 'node:net'
 import {redactSecrets} from '../telegram/redact.js'
 import {ConnectionGuard} from '../lib/connection-guard.js'
 import {withTimeout} from '../lib/deadline.js'
+import {messageOf} from '../lib/errors.js'
 import {MAX_EDIT_DEPTH, nestedDeeperThan} from '../lib/json-depth.js'
 import {
   BodyCutOff,
@@ -363,7 +364,7 @@ export function startControlPort(o: ControlPortOptions): Promise<ControlPort> {
           send(res, status, {error: error.message, ...(error.fix ? {fix: error.fix} : {})})
         } else {
           send(res, 500, {
-            error: `The session failed to deliver: ${(error as Error)?.message ?? String(error)}`,
+            error: `The session failed to deliver: ${messageOf(error)}`,
             fix: 'See the `bot dev` log.',
           })
         }

@@ -139,7 +139,7 @@ export class SessionFacts {
       return
     }
     const message = isObject(body.message) ? body.message : undefined
-    const chat = isObject(body.chat) ? body.chat : isObject(message?.chat) ? (message.chat as Json) : undefined
+    const chat = isObject(body.chat) ? body.chat : message && isObject(message.chat) ? message.chat : undefined
     const user = isObject(body.from) ? body.from : isObject(body.user) ? body.user : undefined
     if (real && chat && user && id(chat.id) !== undefined && id(user.id) !== undefined && user.is_bot !== true)
       this.#party = {chat, user}
@@ -191,7 +191,7 @@ export class SessionFacts {
   }
 
   #noteBotMessage(method: string, params: Json, message: Json): void {
-    const chatId = id((message.chat as Json | undefined)?.id)
+    const chatId = id(isObject(message.chat) ? message.chat.id : undefined)
     const messageId = id(message.message_id)
     // A business chat's messages are the account's, not the bot's chat with the user.
     if (chatId === undefined || messageId === undefined || message.business_connection_id !== undefined) return

@@ -23,3 +23,8 @@ export class UsageError extends FixableError {
     this.name = 'UsageError'
   }
 }
+
+/** What a caught value says: an Error's message, anything else as text. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}

@@ -11,6 +11,12 @@ export interface Refusal {
   fix: string
 }
 
+/** A refusal, told from a JSON value returned in its place (an Update never has top-level error and fix texts). */
+export function isRefusal(value: unknown): value is Refusal {
+  if (typeof value !== 'object' || value === null) return false
+  return 'error' in value && typeof value.error === 'string' && 'fix' in value && typeof value.fix === 'string'
+}
+
 /**
  * Between a refusal's error and its fix inside an issue message. The fix is always our own text (never a piece of
  * the input), so the last separator is the one: an error that quotes the input may hold the character itself.

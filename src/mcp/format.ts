@@ -4,7 +4,7 @@
  * as the offline chat prints it (`you › …`, `bot › …` with buttons as `[ Yes ] [ No ]`); lists of updates,
  * calls and output lines. Pure: no I/O.
  */
-import {describeEntry} from '../control/client.js'
+import {describeEntry} from '../control/result-lines.js'
 import type {
   ActionOutcome,
   CallRow,

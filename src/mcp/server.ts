@@ -18,8 +18,11 @@ import {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js'
 import {StdioServerTransport} from '@modelcontextprotocol/sdk/server/stdio.js'
 import {z} from 'zod'
 
-import {findSession, fixtureRequest, describeResult, describeEntry, requestSession} from '../control/client.js'
-import {sessionActions} from '../control/session-queries.js'
+import {findSession} from '../control/client.js'
+import {describeEntry, describeResult} from '../control/result-lines.js'
+import {requestSession} from '../control/session-request.js'
+import {fixtureRequest} from '../control/trigger-request.js'
+import {sessionActions} from '../control/online-actions.js'
 import {isJsonObject} from '../control/requests.js'
 import type {
   ActionOutcome,

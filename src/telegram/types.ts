@@ -13,7 +13,7 @@ export const MESSAGE_UPDATE_TYPES = [
 /** The Bot API's own objects, from a types-only package that follows the Bot API (no code is loaded). */
 import type {WebhookInfo as BotApiWebhookInfo} from '@grammyjs/types'
 
-export type {Chat, Message, MessageEntity, Update, User, UserFromGetMe} from '@grammyjs/types'
+export type {Chat, Message, MessageEntity, PhotoSize, Update, User, UserFromGetMe} from '@grammyjs/types'
 
 /** getWebhookInfo's result: the official server always sends `url` ("" when no webhook is set; Client.cpp JsonWebhookInfo). */
 export type WebhookInfo = Omit<BotApiWebhookInfo, 'url'> & {url: string}

@@ -9,7 +9,7 @@ import type {AddressInfo} from 'node:net'
 import {Bot, webhookCallback} from 'grammy'
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {droppedError} from '../../src/control/actions.js'
+import {droppedError} from '../../src/control/emulator-trigger.js'
 import {BotApiEmulator} from '../../src/emulator/index.js'
 import {
   expiredDate,

@@ -10,7 +10,7 @@ import net from 'node:net'
 
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {sendToSession} from '../../src/control/client.js'
+import {sendToSession} from '../../src/control/session-request.js'
 import type {ControlRecord} from '../../src/control/protocol.js'
 import {CONTROL_MAX_CONNECTIONS, startControlPort, type ControlPort} from '../../src/control/server.js'
 import {PROXY_MAX_IDLE} from '../../src/inspector/proxy/api-proxy.js'

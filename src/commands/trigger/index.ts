@@ -18,7 +18,7 @@ export default class Trigger extends BaseCommand<typeof Trigger> {
   }
 
   async run() {
-    const {triggerTypes} = await import('../../control/client.js')
+    const {triggerTypes} = await import('../../control/trigger-request.js')
     const types = triggerTypes(this.config.bin)
     const width = Math.max(...types.map((t) => t.usage.length))
     for (const t of types) this.log(`${t.usage.padEnd(width)}  ${t.summary}`)

@@ -35,7 +35,10 @@ Prints one line (the update, the bot's answer, the time it took), then each Bot 
   }
 
   async run() {
-    const {readUpdateFile, sessionToken, triggerSession} = await import('../../control/client.js')
+    const [{sessionToken, triggerSession}, {readUpdateFile}] = await Promise.all([
+      import('../../control/client.js'),
+      import('../../control/request-files.js'),
+    ])
     const token = sessionToken(this.flags.token, sourceOf('BOT_TOKEN', this.argv, 'token') === 'flag')
     const update = await readUpdateFile(this.args.file)
     const result = await triggerSession({kind: 'update', update}, {token})

@@ -28,6 +28,7 @@ import {createServer, type IncomingMessage, type OutgoingHttpHeaders, type Serve
 import net from 'node:net'
 
 import {requestUpstream, upgradeUpstream} from '../../lib/dev-server-forward.js'
+import {messageOf} from '../../lib/errors.js'
 
 /** Where the app is served on the public URL. */
 export const APP_PATH = '/app/'
@@ -223,7 +224,7 @@ export class AppForward {
           isAppPath(sent.pathname) ? mount.origin.origin + mapTarget(mount, sent.pathname + sent.search) : undefined,
       })
     } catch (error) {
-      return this.#unreachable(res, mount.url, (error as Error).message)
+      return this.#unreachable(res, mount.url, messageOf(error))
     }
     const headers: OutgoingHttpHeaders = {}
     for (const [name, value] of Object.entries(upstream.headers))
