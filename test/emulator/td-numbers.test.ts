@@ -433,3 +433,48 @@ describe('inline query results read as Client.cpp get_inline_query_result reads 
     expect(ok.json).toEqual({ok: true, result: true})
   })
 })
+
+/**
+ * The other readers of a JSON object's integers on the same helper (json.ts tdIntegerFieldText): telegram-bot-api
+ * Client.cpp `Client::get_input_media` (width, height, duration with get_optional_int_field, wrapped "Can't parse
+ * InputMedia: "; a null field is there and is not a Number: tdutils JsonBuilder.cpp `JsonObject::get_field`),
+ * `Client::get_text_entity_type` (custom_emoji_id with get_required_long_field, wrapped "Can't parse MessageEntity: ");
+ * and the Bot API 10.3 EphemeralMessageParameters.receiver_user_id and ReplyParameters.ephemeral_message_id, which
+ * the pinned server predates, read by the same rule.
+ */
+describe('InputMedia, entities and ephemeral parameters read integers by the same rule', () => {
+  it('refuses null, "" and 1.0 with the server texts', async () => {
+    const {emu, api, token} = await setup()
+    emu.sendUserMessage(token, {text: 'hi', chatId: 91, userId: 91})
+    const media = async (width: string) =>
+      (
+        await api('editMessageMedia', {
+          chat_id: 91,
+          message_id: 1,
+          media: `{"type": "video", "media": "https://example.com/v.mp4", "width": ${width}}`,
+        })
+      ).json.description
+    expect(await media('null')).toBe('Bad Request: can\'t parse InputMedia: Field "width" must be a Number')
+    expect(await media('""')).toBe('Bad Request: can\'t parse InputMedia: Field "width" must be a valid Number')
+    expect(await media('1.0')).toBe('Bad Request: can\'t parse InputMedia: Field "width" must be a valid Number')
+    // read, then refused for what it is: the user's own message
+    expect(await media('5')).toBe("Bad Request: message can't be edited")
+    const emoji = await api('sendMessage', {
+      chat_id: 91,
+      text: 'hello',
+      entities: '[{"type": "custom_emoji", "offset": 0, "length": 1, "custom_emoji_id": 5.0}]',
+    })
+    expect(emoji.json.description).toBe(
+      'Bad Request: can\'t parse MessageEntity: Field "custom_emoji_id" must be a valid Number',
+    )
+    const ephemeral = (parameters: Record<string, string>) =>
+      api('sendMessage', {chat_id: 91, text: 'x', ...parameters})
+    expect((await ephemeral({ephemeral_message_parameters: '{"receiver_user_id": 91.0}'})).json.description).toBe(
+      'Bad Request: field "receiver_user_id" must be a valid Number',
+    )
+    expect((await ephemeral({ephemeral_message_parameters: '{"receiver_user_id": "91"}'})).json.ok).toBe(true)
+    expect((await ephemeral({reply_parameters: '{"ephemeral_message_id": 1.0}'})).json.description).toBe(
+      'Bad Request: field "ephemeral_message_id" must be a valid Number',
+    )
+  })
+})
