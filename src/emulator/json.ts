@@ -173,3 +173,31 @@ export function integerField(holder: object, key: string, bits: 32 | 64): number
   const n = BigInt(text)
   return BigInt.asIntN(bits, n) === n ? Number(n) : undefined
 }
+
+/**
+ * td's JsonObject::get_optional_int_field / get_required_int_field / get_optional_long_field /
+ * get_required_long_field (tdutils JsonBuilder.cpp), texts and all, for the readers of the Bot API server's JSON
+ * objects (telegram-bot-api Client.cpp): an absent field is undefined, or `Can't find field "X"` when required; a
+ * String or a Number goes through get_integer_field (td::to_integer_safe of the string, or of the number as written),
+ * anything else (null too: a present field) is `Field "X" must be a Number`; a text that is not the integer's own
+ * decimal form within range is `Field "X" must be a valid Number` (`1.0`, `1e0`, `-0`, `" 5"`, `""`, 2^31 for an
+ * int). Returns the decimal text (exact for a long); the errors are plain Errors for the caller to prefix.
+ */
+export function tdIntegerFieldText(holder: object, name: string, bits: 32 | 64, required = false): string | undefined {
+  if (!Object.hasOwn(holder, name)) {
+    if (required) throw new Error(`Can't find field "${name}"`)
+    return undefined
+  }
+  const v = (holder as Record<string, unknown>)[name]
+  if (typeof v !== 'string' && typeof v !== 'number') throw new Error(`Field "${name}" must be a Number`)
+  const text = integerFieldText(holder, name)!
+  if (!/^(0|-?[1-9]\d*)$/.test(text) || BigInt.asIntN(bits, BigInt(text)) !== BigInt(text))
+    throw new Error(`Field "${name}" must be a valid Number`)
+  return text
+}
+
+/** The same for an int field (get_optional_int_field / get_required_int_field), as a number. */
+export function tdIntField(holder: object, name: string, required = false): number | undefined {
+  const text = tdIntegerFieldText(holder, name, 32, required)
+  return text === undefined ? undefined : Number(text)
+}

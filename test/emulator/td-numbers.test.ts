@@ -186,7 +186,295 @@ describe('integer fields of JSON objects read as written (JsonBuilder.cpp JsonOb
         currency: 'XTR',
         prices: `[{"label": "a", "amount": ${amount}}]`,
       })
-    expect((await invoice('50.0')).json.description).toContain('"50.0"')
+    expect((await invoice('50.0')).json.description).toBe(
+      'Bad Request: can\'t parse labeled price: Field "amount" must be a valid Number',
+    )
     expect((await invoice('50')).json.ok).toBe(true)
+  })
+})
+
+/**
+ * Long fields: tdutils/td/utils/JsonBuilder.cpp `JsonObject::get_required_long_field` → `get_integer_field`, whose
+ * own text replaces to_integer_safe's (`Field "X" must be a valid Number` for a String or a Number that is not an
+ * int64's decimal form; `Field "X" must be a Number` for any other type; `Can't find field "X"`), as telegram-bot-api
+ * Client.cpp `Client::get_labeled_price_part` reads `amount` (wrapped by `get_labeled_price_parts`: "Can't parse
+ * labeled price: "), `Client::get_suggested_post_price` (`amount`) and `Client::get_input_suggested_post_info`
+ * (`send_date`, get_optional_int_field); `Client::get_suggested_tip_amounts` (to_integer_safe<int64> of the number
+ * as written: "Can't parse suggested tip amount as Number").
+ */
+describe("long and int fields answer get_integer_field's texts (JsonBuilder.cpp)", () => {
+  it('a price amount: 50.0, 5e1, "abc", " 50" are not valid Numbers, true is not a Number', async () => {
+    const {emu, api, token} = await setup()
+    emu.sendUserMessage(token, {text: 'hi', chatId: 91, userId: 91})
+    const invoice = (price: string, tips?: string) =>
+      api('sendInvoice', {
+        chat_id: 91,
+        title: 't',
+        description: 'd',
+        payload: 'p',
+        currency: 'USD',
+        provider_token: '1234567890:TEST:emulator',
+        prices: `[${price}]`,
+        ...(tips ? {max_tip_amount: 1000, suggested_tip_amounts: tips} : {}),
+      })
+    for (const amount of ['50.0', '5e1', '"abc"', '" 50"', '""', '9223372036854775808', '-0'])
+      expect([amount, (await invoice(`{"label": "a", "amount": ${amount}}`)).json.description]).toEqual([
+        amount,
+        'Bad Request: can\'t parse labeled price: Field "amount" must be a valid Number',
+      ])
+    for (const amount of ['true', 'null', '{}', '[50]'])
+      expect([amount, (await invoice(`{"label": "a", "amount": ${amount}}`)).json.description]).toEqual([
+        amount,
+        'Bad Request: can\'t parse labeled price: Field "amount" must be a Number',
+      ])
+    expect((await invoice('{"label": "a"}')).json.description).toBe(
+      'Bad Request: can\'t parse labeled price: Can\'t find field "amount"',
+    )
+    // read (the largest int64), then refused by what comes after the reading
+    expect((await invoice('{"label": "a", "amount": "9223372036854775807"}')).json.description).toBe(
+      'Bad Request: too big amount of the currency specified',
+    )
+    expect((await invoice('{"label": "a", "amount": 100}', '[100.0]')).json.description).toBe(
+      "Bad Request: can't parse suggested tip amount as Number",
+    )
+    expect((await invoice('{"label": "a", "amount": 100}', '[100, "200"]')).json.ok).toBe(true)
+  })
+
+  it('suggested_post_parameters: send_date 1.0 and price.amount 50.0 are not valid Numbers', async () => {
+    const {emu, api, token} = await setup()
+    emu.sendUserMessage(token, {text: 'hi', chatId: 91, userId: 91})
+    const suggest = (parameters: string) =>
+      api('sendMessage', {chat_id: 91, text: 'x', suggested_post_parameters: parameters})
+    expect((await suggest('{"send_date": 1.0}')).json.description).toBe(
+      'Bad Request: field "send_date" must be a valid Number',
+    )
+    expect((await suggest('{"send_date": 2147483648}')).json.description).toBe(
+      'Bad Request: field "send_date" must be a valid Number',
+    )
+    expect((await suggest('{"send_date": false}')).json.description).toBe(
+      'Bad Request: field "send_date" must be a Number',
+    )
+    expect((await suggest('{"price": {"currency": "XTR", "amount": 50.0}}')).json.description).toBe(
+      'Bad Request: field "amount" must be a valid Number',
+    )
+    expect((await suggest('{"price": {"currency": "XTR", "amount": "5O"}}')).json.description).toBe(
+      'Bad Request: field "amount" must be a valid Number',
+    )
+  })
+})
+
+/**
+ * Reply keyboard buttons as telegram-bot-api Client.cpp `Client::get_keyboard_button` and
+ * `Client::get_keyboard_button_type` read them (wrapped by `Client::get_reply_markup`: "Can't parse keyboard button:
+ * "): `icon_custom_emoji_id` (get_optional_long_field), `style` (`Client::get_button_style`: "invalid button style
+ * specified"), `request_users` / `request_user` (`request_id` get_required_int_field, `max_quantity`
+ * get_optional_int_field, the rest get_optional_bool_field), `request_chat` (`request_id`, its booleans,
+ * `user_administrator_rights` / `bot_administrator_rights` through `Client::get_chat_administrator_rights`:
+ * "ChatAdministratorRights must be an Object", each right a Boolean), `request_managed_bot` (`request_id`); inline
+ * buttons the same head (`Client::get_inline_keyboard_button`) and `switch_inline_query_chosen_chat`'s booleans
+ * (`Client::get_inline_keyboard_button_type`).
+ */
+describe('keyboard buttons read as Client.cpp get_keyboard_button reads them', () => {
+  it("refuses 1.0 and other wrong fields with the server's texts, accepts what it accepts", async () => {
+    const {emu, api, token} = await setup()
+    emu.sendUserMessage(token, {text: 'hi', chatId: 91, userId: 91})
+    const send = (button: string, inline = false) =>
+      api('sendMessage', {
+        chat_id: 91,
+        text: 'k',
+        reply_markup: inline ? `{"inline_keyboard": [[${button}]]}` : `{"keyboard": [[${button}]]}`,
+      })
+    const refused = async (button: string, text: string, inline = false) =>
+      expect([button, (await send(button, inline)).json.description]).toEqual([
+        button,
+        `Bad Request: can't parse ${inline ? 'inline keyboard' : 'keyboard'} button: ${text}`,
+      ])
+    const users = (fields: string) => `{"text": "u", "request_users": {${fields}}}`
+    await refused(users('"request_id": 1.0'), 'Field "request_id" must be a valid Number')
+    await refused(users('"request_id": 1e0'), 'Field "request_id" must be a valid Number')
+    await refused(users('"request_id": 2147483648'), 'Field "request_id" must be a valid Number')
+    await refused(users('"request_id": true'), 'Field "request_id" must be a Number')
+    await refused(users('"max_quantity": 2'), 'Can\'t find field "request_id"')
+    await refused(users('"request_id": 1, "max_quantity": 2.0'), 'Field "max_quantity" must be a valid Number')
+    await refused(users('"request_id": 1, "user_is_bot": "true"'), 'Field "user_is_bot" must be of type Boolean')
+    await refused(users('"request_id": 1, "request_photo": 1'), 'Field "request_photo" must be of type Boolean')
+    await refused('{"text": "u", "request_user": {"request_id": "1.0"}}', 'Field "request_id" must be a valid Number')
+    await refused('{"text": "u", "request_users": 1}', 'Field "request_users" must be of type Object')
+    const chat = (fields: string) => `{"text": "c", "request_chat": {${fields}}}`
+    await refused(chat('"request_id": 7.0, "chat_is_channel": false'), 'Field "request_id" must be a valid Number')
+    await refused(chat('"request_id": 7, "chat_is_channel": 0'), 'Field "chat_is_channel" must be of type Boolean')
+    await refused(chat('"request_id": 7, "user_administrator_rights": []'), 'ChatAdministratorRights must be an Object')
+    await refused(
+      chat('"request_id": 7, "bot_administrator_rights": {"can_invite_users": "yes"}'),
+      'Field "can_invite_users" must be of type Boolean',
+    )
+    await refused(
+      '{"text": "b", "request_managed_bot": {"request_id": -1.5}}',
+      'Field "request_id" must be a valid Number',
+    )
+    await refused('{"text": "i", "icon_custom_emoji_id": 5.0}', 'Field "icon_custom_emoji_id" must be a valid Number')
+    await refused('{"text": "s", "style": "loud"}', 'invalid button style specified')
+    await refused('{"text": "p", "request_contact": "yes"}', 'Field "request_contact" must be of type Boolean')
+    await refused('{"text": "q", "request_poll": {"type": false}}', 'Field "type" must be of type String')
+    await refused(
+      '{"text": "i", "callback_data": "d", "icon_custom_emoji_id": "x"}',
+      'Field "icon_custom_emoji_id" must be a valid Number',
+      true,
+    )
+    await refused('{"text": "s", "callback_data": "d", "style": 1}', 'invalid button style specified', true)
+    await refused(
+      '{"text": "w", "switch_inline_query_chosen_chat": {"allow_user_chats": 1}}',
+      'Field "allow_user_chats" must be of type Boolean',
+      true,
+    )
+
+    for (const button of [
+      users('"request_id": 1, "max_quantity": 2, "user_is_bot": false, "request_name": true'),
+      users('"request_id": "-5"'),
+      chat(
+        '"request_id": 7, "chat_is_channel": true, "user_administrator_rights": {"can_invite_users": true},' +
+          ' "bot_administrator_rights": {}, "bot_is_member": true',
+      ),
+      '{"text": "b", "request_managed_bot": {"request_id": 3, "suggested_name": "Bot"}}',
+      '{"text": "i", "icon_custom_emoji_id": "5368324170671202286", "style": "Danger"}',
+      '{"text": "p", "request_contact": true}',
+    ])
+      expect([button, (await send(button)).json.ok]).toEqual([button, true])
+    expect(
+      (await send('{"text": "s", "callback_data": "d", "style": "PRIMARY", "icon_custom_emoji_id": 1}', true)).json.ok,
+    ).toBe(true)
+  })
+})
+
+/**
+ * Inline query results as telegram-bot-api Client.cpp `Client::get_inline_query_result` reads them (wrapped by
+ * `Client::get_inline_query_results`: "Can't parse inline query result: "): the thumbnail's width and height
+ * (`thumbnail_*`, or `thumb_*` when none of the three thumbnail fields is there), each type's own integers
+ * (`audio_duration`, `gif_width`…, `photo_width`, `video_start_timestamp`, `voice_duration`, a location's
+ * `live_period`) with get_optional_int_field; `Client::get_location` reads latitude and longitude with
+ * get_required_double_field (a Number, not a String: `Field "latitude" must be of type Number`);
+ * `Client::get_input_message_content` reads a location content's `live_period`, `heading`, `proximity_alert_radius`
+ * and an invoice content's `max_tip_amount` (long) and `photo_size` / `photo_width` / `photo_height`; the markup
+ * through `Client::get_reply_markup`.
+ */
+describe('inline query results read as Client.cpp get_inline_query_result reads them', () => {
+  it('refuses an integer field written 1.0, a coordinate given as a String; accepts the same result written right', async () => {
+    const {emu, api, token} = await setup({supportsInlineQueries: true})
+    const answer = (result: string, id = 'none') =>
+      api('answerInlineQuery', {inline_query_id: id, results: `[${result}]`})
+    const refused = async (result: string, text: string) =>
+      expect([result, (await answer(result)).json.description]).toEqual([
+        result,
+        `Bad Request: can't parse inline query result: ${text}`,
+      ])
+    const photo = '"type": "photo", "id": "1", "photo_url": "https://example.com/a.jpg"'
+    await refused(`{${photo}, "photo_width": 100.0}`, 'Field "photo_width" must be a valid Number')
+    await refused(
+      `{${photo}, "thumbnail_url": "u", "thumbnail_width": 1e2}`,
+      'Field "thumbnail_width" must be a valid Number',
+    )
+    await refused(`{${photo}, "thumb_height": "10.0"}`, 'Field "thumb_height" must be a valid Number')
+    await refused(`{${photo}, "photo_height": false}`, 'Field "photo_height" must be a Number')
+    await refused(
+      '{"type": "audio", "id": "1", "audio_url": "https://example.com/a.mp3", "title": "t", "audio_duration": 3.0}',
+      'Field "audio_duration" must be a valid Number',
+    )
+    await refused(
+      '{"type": "gif", "id": "1", "gif_url": "https://example.com/a.gif", "gif_width": -0}',
+      'Field "gif_width" must be a valid Number',
+    )
+    await refused(
+      '{"type": "mpeg4_gif", "id": "1", "mpeg4_file_id": "f", "mpeg4_duration": 1.5}',
+      'Field "mpeg4_duration" must be a valid Number',
+    )
+    await refused(
+      '{"type": "video", "id": "1", "title": "t", "video_file_id": "f", "video_start_timestamp": 2.0}',
+      'Field "video_start_timestamp" must be a valid Number',
+    )
+    await refused(
+      '{"type": "voice", "id": "1", "title": "t", "voice_file_id": "f", "voice_duration": 1E1}',
+      'Field "voice_duration" must be a valid Number',
+    )
+    const place = '"id": "1", "latitude": 1.5, "longitude": 2, "title": "t"'
+    await refused(`{"type": "location", ${place}, "live_period": 60.0}`, 'Field "live_period" must be a valid Number')
+    await refused(
+      '{"type": "location", "id": "1", "latitude": "1.5", "longitude": 2, "title": "t"}',
+      'Field "latitude" must be of type Number',
+    )
+    const content = (fields: string) =>
+      `{"type": "article", "id": "1", "title": "t", "input_message_content": {${fields}}}`
+    await refused(content('"latitude": 1, "longitude": 2, "heading": 90.0'), 'Field "heading" must be a valid Number')
+    await refused(
+      content('"latitude": 1, "longitude": 2, "proximity_alert_radius": "1e3"'),
+      'Field "proximity_alert_radius" must be a valid Number',
+    )
+    const invoice =
+      '"title": "t", "description": "d", "payload": "p", "currency": "USD", "prices": [{"label": "a", "amount": 5}]'
+    await refused(content(`${invoice}, "max_tip_amount": 10.0`), 'Field "max_tip_amount" must be a valid Number')
+    await refused(content(`${invoice}, "photo_size": 1.0`), 'Field "photo_size" must be a valid Number')
+    await refused(
+      content(
+        '"title": "t", "description": "d", "payload": "p", "currency": "USD", "prices": [{"label": "a", "amount": 5.0}]',
+      ),
+      'Can\'t parse labeled price: Field "amount" must be a valid Number',
+    )
+    await refused(
+      `{${photo}, "reply_markup": {"inline_keyboard": [[{"text": "x", "callback_data": "d", "style": "x"}]]}}`,
+      "Can't parse inline keyboard button: invalid button style specified",
+    )
+
+    const query = emu.sendInlineQuery(token, {query: 'x', userId: 5}).inline_query as {id: string}
+    const right = [
+      `{${photo}, "photo_width": 100, "photo_height": "50", "thumbnail_url": "u", "thumbnail_width": 10}`,
+      `{"type": "location", "id": "2", "latitude": 1.5, "longitude": 2, "title": "t", "live_period": 60}`,
+      `{"type": "article", "id": "3", "title": "t", "input_message_content": {${invoice}, "max_tip_amount": "10", "photo_size": 1}}`,
+    ].join(', ')
+    const ok = await api('answerInlineQuery', {inline_query_id: query.id, results: `[${right}]`})
+    expect(ok.json).toEqual({ok: true, result: true})
+  })
+})
+
+/**
+ * The other readers of a JSON object's integers on the same helper (json.ts tdIntegerFieldText): telegram-bot-api
+ * Client.cpp `Client::get_input_media` (width, height, duration with get_optional_int_field, wrapped "Can't parse
+ * InputMedia: "; a null field is there and is not a Number: tdutils JsonBuilder.cpp `JsonObject::get_field`),
+ * `Client::get_text_entity_type` (custom_emoji_id with get_required_long_field, wrapped "Can't parse MessageEntity: ");
+ * and the Bot API 10.3 EphemeralMessageParameters.receiver_user_id and ReplyParameters.ephemeral_message_id, which
+ * the pinned server predates, read by the same rule.
+ */
+describe('InputMedia, entities and ephemeral parameters read integers by the same rule', () => {
+  it('refuses null, "" and 1.0 with the server texts', async () => {
+    const {emu, api, token} = await setup()
+    emu.sendUserMessage(token, {text: 'hi', chatId: 91, userId: 91})
+    const media = async (width: string) =>
+      (
+        await api('editMessageMedia', {
+          chat_id: 91,
+          message_id: 1,
+          media: `{"type": "video", "media": "https://example.com/v.mp4", "width": ${width}}`,
+        })
+      ).json.description
+    expect(await media('null')).toBe('Bad Request: can\'t parse InputMedia: Field "width" must be a Number')
+    expect(await media('""')).toBe('Bad Request: can\'t parse InputMedia: Field "width" must be a valid Number')
+    expect(await media('1.0')).toBe('Bad Request: can\'t parse InputMedia: Field "width" must be a valid Number')
+    // read, then refused for what it is: the user's own message
+    expect(await media('5')).toBe("Bad Request: message can't be edited")
+    const emoji = await api('sendMessage', {
+      chat_id: 91,
+      text: 'hello',
+      entities: '[{"type": "custom_emoji", "offset": 0, "length": 1, "custom_emoji_id": 5.0}]',
+    })
+    expect(emoji.json.description).toBe(
+      'Bad Request: can\'t parse MessageEntity: Field "custom_emoji_id" must be a valid Number',
+    )
+    const ephemeral = (parameters: Record<string, string>) =>
+      api('sendMessage', {chat_id: 91, text: 'x', ...parameters})
+    expect((await ephemeral({ephemeral_message_parameters: '{"receiver_user_id": 91.0}'})).json.description).toBe(
+      'Bad Request: field "receiver_user_id" must be a valid Number',
+    )
+    expect((await ephemeral({ephemeral_message_parameters: '{"receiver_user_id": "91"}'})).json.ok).toBe(true)
+    expect((await ephemeral({reply_parameters: '{"ephemeral_message_id": 1.0}'})).json.description).toBe(
+      'Bad Request: field "ephemeral_message_id" must be a valid Number',
+    )
   })
 })

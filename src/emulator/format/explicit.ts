@@ -4,7 +4,7 @@
  */
 import {type Entity, FormatError} from './entity.js'
 import {checkedLink} from './links.js'
-import {integerFieldText, parseJsonBounded} from '../json.js'
+import {parseJsonBounded, tdIntegerFieldText} from '../json.js'
 
 /** An error the client sees as `Bad Request: can't parse MessageEntity: <message>`. */
 export class EntityError extends Error {}
@@ -36,19 +36,15 @@ const PLAIN = new Set([
 type Json = Record<string, unknown>
 
 function intField(o: Json, name: string, required: boolean, bits: 32 | 64): number | bigint | undefined {
-  if (!(name in o)) {
-    if (required) throw new EntityError(`Can't find field "${name}"`)
-    return undefined
+  // td JsonObject::get_*_int_field / …_long_field, texts and all: the number as written (`1.0`, `-0`, `007` refused)
+  let text: string | undefined
+  try {
+    text = tdIntegerFieldText(o, name, bits, required)
+  } catch (err) {
+    throw new EntityError((err as Error).message)
   }
-  const v = o[name]
-  if (typeof v !== 'string' && typeof v !== 'number') throw new EntityError(`Field "${name}" must be a Number`)
-  // the number as written (td JsonObject::get_*_int_field → to_integer_safe): `1.0`, `-0`, `007` refused
-  const text = integerFieldText(o, name) ?? String(v)
-  if (!/^(0|-?[1-9]\d*)$/.test(text)) throw new EntityError(`Field "${name}" must be a valid Number`)
-  const n = BigInt(text)
-  if (bits === 32 ? BigInt.asIntN(32, n) !== n : BigInt.asIntN(64, n) !== n)
-    throw new EntityError(`Field "${name}" must be a valid Number`)
-  return bits === 32 ? Number(n) : n
+  if (text === undefined) return undefined
+  return bits === 32 ? Number(text) : BigInt(text)
 }
 
 function stringField(o: Json, name: string, required: boolean): string | undefined {

@@ -7,7 +7,7 @@ import {entitiesJson, formatText} from '../format/index.js'
 import {ApiError} from '../errors.js'
 import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
-import {integerFieldText} from '../json.js'
+import {tdIntField} from '../json.js'
 import {type FileRef, fileRef} from './input.js'
 
 export interface InputMedia {
@@ -39,13 +39,10 @@ const optionalString = (o: TgObject, name: string): string | undefined => {
 }
 
 const optionalInt = (o: TgObject, name: string): number | undefined => {
-  const v = o[name]
-  if (v === undefined || v === null || v === '') return undefined
-  // JsonObject::get_optional_int_field: the number as written, td::to_integer_safe (`1.0` refused)
-  const text = integerFieldText(o, name) ?? String(v)
-  const n = Number(text)
-  if (!/^(0|-?[1-9]\d*)$/.test(text) || !Number.isFinite(n)) throw new Error(`Field "${name}" must be a valid Number`)
-  return Math.max(0, Math.trunc(n))
+  // JsonObject::get_optional_int_field (json.ts tdIntField): the number as written, td::to_integer_safe (`1.0`, `""`
+  // refused), null is a field that is not a Number
+  const n = tdIntField(o, name)
+  return n === undefined ? undefined : Math.max(0, n)
 }
 
 /** One InputMedia; `forAlbum`: sendMediaGroup's rules (no animation). */

@@ -5,7 +5,7 @@
  */
 import {badRequest} from '../errors.js'
 import type {Params} from '../http/params.js'
-import {integerFieldText, parseJsonBounded} from '../json.js'
+import {integerFieldText, parseJsonBounded, tdIntegerFieldText} from '../json.js'
 import {toInteger} from '../integer.js'
 
 /** True for `true`, `yes` or `1` (any case, trimmed). */
@@ -30,13 +30,13 @@ export function integerSafe(text: string): number {
   return Number(int64Text(text))
 }
 
-/** A JSON object's long field as td reads it, as its decimal text (a Number, or a String holding one). */
+/**
+ * A JSON object's required long field as td reads it, as its decimal text (a Number as written, or a String holding
+ * one): td JsonObject::get_required_long_field's texts (json.ts tdIntegerFieldText), `Field "amount" must be a valid
+ * Number` for `50.0` or `"abc"`.
+ */
 export function longFieldText(o: Record<string, unknown>, name: string): string {
-  if (!(name in o)) throw new Error(`Can't find field "${name}"`)
-  const v = o[name]
-  // a number as written (td keeps a JSON number's literal): `1.0` is not an integer's text
-  if (typeof v === 'number' || typeof v === 'string') return int64Text(integerFieldText(o, name) ?? String(v))
-  throw new Error(`Field "${name}" must be a Number`)
+  return tdIntegerFieldText(o, name, 64, true)!
 }
 
 /** A JSON object's long field as td reads it (a Number, or a String holding one). */

@@ -21,7 +21,7 @@ import {resolveFile} from '../media/input.js'
 import {messageMedia} from '../media/objects.js'
 import {userIdParam} from './args.js'
 import {toInteger} from '../integer.js'
-import {integerField} from '../json.js'
+import {tdIntField, tdIntegerFieldText} from '../json.js'
 
 /** How long a user's ephemeral message may be replied to (ReplyParameters.ephemeral_message_id: "within 15 seconds"). */
 export const EPHEMERAL_REPLY_MS = 15_000
@@ -59,7 +59,16 @@ function readEphemeralParameters(bot: BotState, raw: string): EphemeralTarget {
   const queryId = o.callback_query_id === undefined ? undefined : String(o.callback_query_id)
   const origin = queryId !== undefined ? bot.ephemeral.callbackOrigin(queryId) : undefined
   if (queryId !== undefined && (!origin || !bot.openCallbackQueries.has(queryId))) throw badRequest(QUERY_INVALID)
-  const receiver = o.receiver_user_id === undefined ? origin?.userId : Number(o.receiver_user_id)
+  // a user id, read as td reads a long field of a JSON object (json.ts tdIntegerFieldText): `5.0` is not one
+  let receiver = origin?.userId
+  if (o.receiver_user_id !== undefined) {
+    try {
+      receiver = Number(tdIntegerFieldText(o, 'receiver_user_id', 64))
+    } catch (err) {
+      const text = (err as Error).message
+      throw badRequest(text[0].toLowerCase() + text.slice(1))
+    }
+  }
   if (receiver === undefined) throw badRequest('receiver_user_id or callback_query_id must be specified')
   if (!Number.isSafeInteger(receiver) || receiver <= 0) throw badRequest('invalid receiver_user_id specified')
   const replace = o.replace_callback_query_message === true
@@ -81,7 +90,13 @@ function ephemeralReply(bot: BotState, params: Params): number | undefined {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined
   const o = value as TgObject
   if (o.ephemeral_message_id === undefined || o.message_id !== undefined) return undefined
-  const id = integerField(o, 'ephemeral_message_id', 32) ?? 0
+  let id: number
+  try {
+    id = tdIntField(o, 'ephemeral_message_id')!
+  } catch (err) {
+    const text = (err as Error).message
+    throw badRequest(text[0].toLowerCase() + text.slice(1))
+  }
   if (id <= 0) throw badRequest('field "ephemeral_message_id" must be a valid Number')
   return id
 }

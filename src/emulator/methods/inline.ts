@@ -6,11 +6,13 @@
  * the test to read (control API GET …/inline_queries/{id}, emu.inlineAnswer).
  */
 import type {Handler} from './core.js'
-import {badRequest} from '../errors.js'
+import {ApiError, badRequest} from '../errors.js'
+import {readReplyMarkupValue} from './keyboards.js'
 import {QUERY_ID_INVALID} from './catalog/validate.js'
 import {toBool} from '../http/params.js'
 import type {TgObject} from '../types.js'
-import {parseJsonBounded} from '../json.js'
+import {integerFieldText, parseJsonBounded, tdIntegerFieldText} from '../json.js'
+import {labeledPrices} from './invoice-params.js'
 import {integerArg} from './args.js'
 
 /**
@@ -21,45 +23,98 @@ export const INLINE_QUERY_LIFETIME_MS = 30_000
 
 class ResultError extends Error {}
 
-const has = (o: TgObject, name: string): boolean => o[name] !== undefined && o[name] !== null
+/** td JsonObject::get_field: a field that is there, null too (a null String field is not a String). */
+const has = (o: TgObject, name: string): boolean => Object.hasOwn(o, name)
 
 function requiredString(o: TgObject, name: string): string {
   if (!has(o, name)) throw new ResultError(`Can't find field "${name}"`)
   if (typeof o[name] !== 'string' && typeof o[name] !== 'number')
     throw new ResultError(`Field "${name}" must be of type String`)
-  return String(o[name])
+  return typeof o[name] === 'string' ? o[name] : (integerFieldText(o, name) ?? String(o[name])) // a number as written
 }
 
 function optionalString(o: TgObject, name: string): string {
   if (!has(o, name)) return ''
-  if (typeof o[name] !== 'string' && typeof o[name] !== 'number')
-    throw new ResultError(`Field "${name}" must be of type String`)
-  return String(o[name])
+  return requiredString(o, name)
 }
 
-function requiredNumber(o: TgObject, name: string): void {
-  if (!has(o, name)) throw new ResultError(`Can't find field "${name}"`)
-  if (typeof o[name] !== 'number' && !(typeof o[name] === 'string' && Number.isFinite(Number(o[name]))))
-    throw new ResultError(`Field "${name}" must be a valid Number`)
-}
-
-/** InputMessageContent: text, location/venue, contact or invoice (BA get_input_message_content). */
-function checkContent(content: TgObject): void {
-  if (optionalString(content, 'message_text') !== '') return
-  if (has(content, 'latitude') || has(content, 'longitude')) {
-    requiredNumber(content, 'latitude')
-    requiredNumber(content, 'longitude')
-    if (has(content, 'title') || has(content, 'address')) {
-      requiredString(content, 'title')
-      requiredString(content, 'address')
-    }
+/** td get_required_double_field / get_optional_double_field: a Number, not a String holding one. */
+function doubleField(o: TgObject, name: string, required: boolean): void {
+  if (!(name in o)) {
+    if (required) throw new ResultError(`Can't find field "${name}"`)
     return
   }
-  if (has(content, 'phone_number')) {
+  if (typeof o[name] !== 'number') throw new ResultError(`Field "${name}" must be of type Number`)
+}
+
+/** td get_optional_int_field / get_optional_long_field, texts and all (json.ts tdIntegerFieldText). */
+function integerFields(o: TgObject, names: string[], bits: 32 | 64 = 32): void {
+  for (const name of names) {
+    try {
+      tdIntegerFieldText(o, name, bits)
+    } catch (err) {
+      throw new ResultError((err as Error).message)
+    }
+  }
+}
+
+/** td get_optional_bool_field. */
+function boolFields(o: TgObject, names: string[]): void {
+  for (const name of names)
+    if (name in o && typeof o[name] !== 'boolean') throw new ResultError(`Field "${name}" must be of type Boolean`)
+}
+
+/** Client::get_location of a JSON object: latitude and longitude, horizontal_accuracy. */
+function location(o: TgObject): void {
+  doubleField(o, 'latitude', true)
+  doubleField(o, 'longitude', true)
+  doubleField(o, 'horizontal_accuracy', false)
+}
+
+/** Client::get_venue: the location, then title and address. */
+function venue(o: TgObject): void {
+  location(o)
+  requiredString(o, 'title')
+  requiredString(o, 'address')
+}
+
+/**
+ * InputMessageContent as Client.cpp get_input_message_content reads it: text, venue or location (both coordinates
+ * there), contact, invoice; its integer fields with td's texts (live_period, heading, proximity_alert_radius;
+ * max_tip_amount, photo_size, photo_width, photo_height).
+ */
+function checkContent(content: TgObject): void {
+  if (optionalString(content, 'message_text') !== '') return
+  if ('latitude' in content && 'longitude' in content) {
+    if ('title' in content && 'address' in content) return venue(content)
+    location(content)
+    integerFields(content, ['live_period', 'heading', 'proximity_alert_radius'])
+    return
+  }
+  if ('phone_number' in content) {
+    requiredString(content, 'phone_number')
     requiredString(content, 'first_name')
     return
   }
-  if (has(content, 'payload')) return
+  if ('payload' in content) {
+    for (const name of ['title', 'description', 'payload']) requiredString(content, name)
+    optionalString(content, 'provider_token')
+    requiredString(content, 'currency')
+    if (!('prices' in content)) throw new ResultError('Can\'t find field "prices"')
+    if (!Array.isArray(content.prices)) throw new ResultError('Field "prices" must be of type Array')
+    try {
+      labeledPrices(content.prices)
+    } catch (err) {
+      throw new ResultError((err as Error).message)
+    }
+    optionalString(content, 'provider_data')
+    integerFields(content, ['max_tip_amount'], 64)
+    if ('suggested_tip_amounts' in content && !Array.isArray(content.suggested_tip_amounts))
+      throw new ResultError('Field "suggested_tip_amounts" must be of type Array')
+    optionalString(content, 'photo_url')
+    integerFields(content, ['photo_size', 'photo_width', 'photo_height'])
+    return
+  }
   throw new ResultError('Input message content is not specified')
 }
 
@@ -71,66 +126,120 @@ function checkResult(value: unknown): string {
   const type = requiredString(o, 'type').toLowerCase()
   const id = requiredString(o, 'id')
   const content = o.input_message_content
-  if (content !== undefined && content !== null) {
-    if (typeof content !== 'object' || Array.isArray(content))
+  if (has(o, 'input_message_content')) {
+    if (!content || typeof content !== 'object' || Array.isArray(content))
       throw new ResultError('Field "input_message_content" must be of type Object')
     checkContent(content as TgObject)
-  } else if (type === 'article') requiredString(o, 'message_text')
-  if (o.reply_markup !== undefined && (typeof o.reply_markup !== 'object' || o.reply_markup === null))
-    throw new ResultError('Field "reply_markup" must be of type Object')
-  const url = (name: string, fileId: string, whenUrl: string[] = []): void => {
-    if (optionalString(o, name) === '') requiredString(o, fileId)
-    else for (const field of whenUrl) requiredString(o, field)
+  } else {
+    // the older fields of a text result
+    if (type === 'article') requiredString(o, 'message_text')
+    else optionalString(o, 'message_text')
+    boolFields(o, ['disable_web_page_preview'])
+    optionalString(o, 'parse_mode')
   }
+  optionalString(o, 'caption')
+  optionalString(o, 'parse_mode')
+  boolFields(o, ['show_caption_above_media'])
+  if ('reply_markup' in o) {
+    if (!o.reply_markup || typeof o.reply_markup !== 'object' || Array.isArray(o.reply_markup))
+      throw new ResultError('Field "reply_markup" must be of type Object')
+    try {
+      readReplyMarkupValue(o.reply_markup) // get_reply_markup: its own texts, inside this result's
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err
+      const text = err.description.replace(/^Bad Request: /, '')
+      throw new ResultError(text[0].toUpperCase() + text.slice(1))
+    }
+  }
+  // thumbnail_* or, when none of the three is there, the older thumb_*
+  const thumb = ['thumbnail_url', 'thumbnail_width', 'thumbnail_height'].some((name) => name in o)
+    ? 'thumbnail'
+    : 'thumb'
+  optionalString(o, `${thumb}_url`)
+  integerFields(o, [`${thumb}_width`, `${thumb}_height`])
+  // the fields of each type in get_inline_query_result's order: a file_id is required when the URL is empty
   switch (type) {
     case 'article':
+      optionalString(o, 'url')
+      boolFields(o, ['hide_url'])
       requiredString(o, 'title')
+      optionalString(o, 'description')
       break
-    case 'audio':
-      url('audio_url', 'audio_file_id', ['title'])
+    case 'audio': {
+      const url = optionalString(o, 'audio_url')
+      integerFields(o, ['audio_duration'])
+      if (url !== '') requiredString(o, 'title')
+      else optionalString(o, 'title')
+      optionalString(o, 'performer')
+      if (url === '') requiredString(o, 'audio_file_id')
       break
+    }
     case 'contact':
       requiredString(o, 'phone_number')
       requiredString(o, 'first_name')
+      optionalString(o, 'last_name')
+      optionalString(o, 'vcard')
       break
-    case 'document':
+    case 'document': {
       requiredString(o, 'title')
-      url('document_url', 'document_file_id', ['mime_type'])
+      optionalString(o, 'description')
+      const url = optionalString(o, 'document_url')
+      if (url !== '') requiredString(o, 'mime_type')
+      else requiredString(o, 'document_file_id')
       break
+    }
     case 'game':
       requiredString(o, 'game_short_name')
       break
     case 'gif':
-      url('gif_url', 'gif_file_id')
+    case 'mpeg4_gif': {
+      const prefix = type === 'gif' ? 'gif' : 'mpeg4'
+      optionalString(o, 'title')
+      const url = optionalString(o, `${prefix}_url`)
+      optionalString(o, 'thumbnail_mime_type' in o ? 'thumbnail_mime_type' : 'thumb_mime_type')
+      integerFields(o, [`${prefix}_duration`, `${prefix}_width`, `${prefix}_height`])
+      if (url === '') requiredString(o, `${prefix}_file_id`)
       break
+    }
     case 'location':
-      requiredNumber(o, 'latitude')
-      requiredNumber(o, 'longitude')
+      location(o)
+      integerFields(
+        o,
+        !has(o, 'input_message_content') ? ['live_period', 'heading', 'proximity_alert_radius'] : ['live_period'],
+      )
       requiredString(o, 'title')
       break
-    case 'mpeg4_gif':
-      url('mpeg4_url', 'mpeg4_file_id')
+    case 'photo': {
+      optionalString(o, 'title')
+      optionalString(o, 'description')
+      const url = optionalString(o, 'photo_url')
+      integerFields(o, ['photo_width', 'photo_height'])
+      if (url === '') requiredString(o, 'photo_file_id')
       break
-    case 'photo':
-      url('photo_url', 'photo_file_id')
-      break
+    }
     case 'sticker':
       requiredString(o, 'sticker_file_id')
       break
     case 'venue':
-      requiredNumber(o, 'latitude')
-      requiredNumber(o, 'longitude')
-      requiredString(o, 'title')
-      requiredString(o, 'address')
+      venue(o)
       break
-    case 'video':
+    case 'video': {
       requiredString(o, 'title')
-      url('video_url', 'video_file_id', ['mime_type'])
+      optionalString(o, 'description')
+      const url = optionalString(o, 'video_url')
+      if (url !== '') requiredString(o, 'mime_type')
+      else optionalString(o, 'mime_type')
+      integerFields(o, ['video_width', 'video_height', 'video_duration', 'video_start_timestamp'])
+      if (url === '') requiredString(o, 'video_file_id')
       break
-    case 'voice':
+    }
+    case 'voice': {
       requiredString(o, 'title')
-      url('voice_url', 'voice_file_id')
+      const url = optionalString(o, 'voice_url')
+      integerFields(o, ['voice_duration'])
+      if (url === '') requiredString(o, 'voice_file_id')
       break
+    }
     default:
       throw new ResultError(`type "${type}" is unsupported for the inline query result`)
   }

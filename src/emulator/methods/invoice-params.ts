@@ -9,7 +9,7 @@ import {badRequest} from '../errors.js'
 import type {Params} from '../http/params.js'
 import type {Invoice, LabeledPrice} from '../state/payments.js'
 import {INT32_MAX, integerArg, integerSafe, longField, required, stringField, toBool} from './args.js'
-import {parseJsonBounded} from '../json.js'
+import {integerFieldText, parseJsonBounded} from '../json.js'
 
 /** td's `check_currency_amount`: |amount| ≤ 9999'9999'9999. */
 const MAX_AMOUNT = 999_999_999_999
@@ -79,11 +79,12 @@ export function readInvoice(params: Params, link: boolean): Invoice {
   if (rawTips !== '') {
     const tips = parseJsonOr(rawTips, "can't parse suggested_tip_amounts JSON object")
     if (!Array.isArray(tips)) throw badRequest('expected an Array of suggested tip amounts')
-    for (const tip of tips) {
+    for (const [i, tip] of tips.entries()) {
       if (typeof tip !== 'number' && typeof tip !== 'string')
         throw badRequest('suggested tip amount must be of type Number or String')
       try {
-        suggestedTipAmounts.push(integerSafe(String(tip)))
+        // get_suggested_tip_amounts: td::to_integer_safe<int64> of the number as written (`100.0` refused)
+        suggestedTipAmounts.push(integerSafe(integerFieldText(tips, String(i))!))
       } catch {
         throw badRequest("can't parse suggested tip amount as Number")
       }

@@ -7,7 +7,7 @@
 import {badRequest} from '../errors.js'
 import {checkLink, checkWebAppLink, linkRefusal, linkUserId} from '../format/links.js'
 import type {TgObject} from '../types.js'
-import {parseJsonBounded} from '../json.js'
+import {integerFieldText, parseJsonBounded, tdIntegerFieldText} from '../json.js'
 
 /** What a markup becomes: an inline keyboard (stored on the message and answered back), or anything else. */
 export type Markup = {inline: TgObject[][]; forceReply?: true} | {other: true} | undefined
@@ -39,9 +39,65 @@ function stringField(o: TgObject, name: string, what: string, required: boolean)
   }
   const v = o[name]
   if (typeof v === 'string') return v
-  if (typeof v === 'number') return String(v)
+  if (typeof v === 'number') return integerFieldText(o, name) ?? String(v) // its literal (get_*_string_field)
   throw buttonError(what, `Field "${name}" must be of type String`)
 }
+
+/** td get_optional_bool_field: a present field must be a Boolean. */
+function boolField(o: TgObject, name: string, what: string): boolean {
+  if (!(name in o)) return false
+  if (typeof o[name] !== 'boolean') throw buttonError(what, `Field "${name}" must be of type Boolean`)
+  return o[name] as boolean
+}
+
+/** td get_optional_int_field / get_required_int_field / get_optional_long_field (json.ts tdIntegerFieldText). */
+function integerField(o: TgObject, name: string, what: string, bits: 32 | 64, required = false): string | undefined {
+  try {
+    return tdIntegerFieldText(o, name, bits, required)
+  } catch (err) {
+    throw buttonError(what, (err as Error).message)
+  }
+}
+
+/**
+ * What a button of either keyboard starts with (Client.cpp get_keyboard_button, get_inline_keyboard_button): `text`,
+ * `icon_custom_emoji_id` (a long) and `style` (get_button_style: default, primary, danger or success, any case).
+ */
+function buttonHead(o: TgObject, what: string): string {
+  const text = stringField(o, 'text', what, true)!
+  integerField(o, 'icon_custom_emoji_id', what, 64)
+  const style = (stringField(o, 'style', what, false) ?? '').toLowerCase()
+  if (!['', 'default', 'primary', 'danger', 'success'].includes(style))
+    throw buttonError(what, 'invalid button style specified')
+  return text
+}
+
+/** get_chat_administrator_rights (Client.cpp): an Object of optional Booleans. */
+function administratorRights(value: unknown, what: string): void {
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw buttonError(what, 'ChatAdministratorRights must be an Object')
+  for (const name of [...ADMINISTRATOR_RIGHTS, 'is_anonymous']) boolField(value as TgObject, name, what)
+}
+
+/** The rights get_chat_administrator_rights reads, in its order. */
+const ADMINISTRATOR_RIGHTS = [
+  'can_manage_chat',
+  'can_change_info',
+  'can_post_messages',
+  'can_edit_messages',
+  'can_delete_messages',
+  'can_invite_users',
+  'can_restrict_members',
+  'can_pin_messages',
+  'can_manage_topics',
+  'can_promote_members',
+  'can_manage_video_chats',
+  'can_post_stories',
+  'can_edit_stories',
+  'can_delete_stories',
+  'can_manage_direct_messages',
+  'can_manage_tags',
+]
 
 function objectField(o: TgObject, name: string, what: string): TgObject {
   const v = o[name]
@@ -55,7 +111,7 @@ function inlineButton(value: unknown): TgObject {
   if (!value || typeof value !== 'object' || Array.isArray(value))
     throw buttonError(what, 'InlineKeyboardButton must be an Object')
   const o = value as TgObject
-  const text = stringField(o, 'text', what, true)!
+  const text = buttonHead(o, what)
   const url = stringField(o, 'url', what, false)
   if (url) return {text, url}
   const data = stringField(o, 'callback_data', what, false)
@@ -74,7 +130,15 @@ function inlineButton(value: unknown): TgObject {
       const inner = objectField(o, action, what)
       if (action !== 'switch_inline_query_chosen_chat')
         stringField(inner, action === 'copy_text' ? 'text' : 'url', what, true)
+      else {
+        stringField(inner, 'query', what, false)
+        for (const name of ['allow_user_chats', 'allow_bot_chats', 'allow_group_chats', 'allow_channel_chats'])
+          boolField(inner, name, what)
+      }
       if (action === 'login_url') {
+        stringField(inner, 'bot_username', what, false)
+        boolField(inner, 'request_write_access', what)
+        stringField(inner, 'forward_text', what, false)
         const username = String(inner.bot_username ?? '').replace(/^@/, '')
         if ('bot_username' in inner && (username === '' || !/^[A-Za-z0-9_]+$/.test(username))) {
           throw buttonError(what, 'LoginUrl bot username is invalid')
@@ -97,24 +161,61 @@ function inlineButtonOrDisabled(value: unknown): TgObject {
   if (!o.disabled || typeof o.disabled !== 'object' || Array.isArray(o.disabled))
     throw buttonError('inline keyboard', 'Field "disabled" must be of type Object')
   const {disabled: _disabled, ...rest} = o
-  const button = ACTIONS.some((a) => a in rest)
-    ? inlineButton(rest)
-    : {text: stringField(rest, 'text', 'inline keyboard', true)}
+  const button = ACTIONS.some((a) => a in rest) ? inlineButton(rest) : {text: buttonHead(rest, 'inline keyboard')}
   return {...button, disabled: {}}
 }
 
+/**
+ * One reply keyboard button as Client.cpp get_keyboard_button and get_keyboard_button_type read it: the head, then
+ * the first type it has (request_phone_number / request_contact, request_location, request_poll, web_app,
+ * request_users or request_user, request_chat, request_managed_bot), each object's fields with td's texts.
+ */
 function keyboardButton(value: unknown): void {
+  const what = 'keyboard'
   if (typeof value === 'string') return
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
-    throw buttonError('keyboard', 'KeyboardButton must be a String or an Object')
+    throw buttonError(what, 'KeyboardButton must be a String or an Object')
   }
   const o = value as TgObject
-  stringField(o, 'text', 'keyboard', true)
+  buttonHead(o, what)
+  if (boolField(o, 'request_phone_number', what) || boolField(o, 'request_contact', what)) return
+  if (boolField(o, 'request_location', what)) return
+  if ('request_poll' in o) {
+    stringField(objectField(o, 'request_poll', what), 'type', what, false)
+    return
+  }
   if ('web_app' in o) {
-    const url = stringField(objectField(o, 'web_app', 'keyboard'), 'url', 'keyboard', true)!
+    const url = stringField(objectField(o, 'web_app', what), 'url', what, true)!
     // td ReplyMarkup.cpp get_keyboard_button: "Keyboard button Web App " + check_link's error
     const checked = checkWebAppLink(url)
     if ('error' in checked) throw badRequest(`keyboard button Web App ${linkRefusal(url, checked.error)}`)
+    return
+  }
+  if ('request_users' in o || 'request_user' in o) {
+    const request = objectField(o, 'request_users' in o ? 'request_users' : 'request_user', what)
+    integerField(request, 'request_id', what, 32, true)
+    boolField(request, 'user_is_bot', what)
+    boolField(request, 'user_is_premium', what)
+    integerField(request, 'max_quantity', what, 32)
+    for (const name of ['request_name', 'request_username', 'request_photo']) boolField(request, name, what)
+    return
+  }
+  if ('request_chat' in o) {
+    const request = objectField(o, 'request_chat', what)
+    integerField(request, 'request_id', what, 32, true)
+    for (const name of ['chat_is_channel', 'chat_is_forum', 'chat_has_username', 'chat_is_created'])
+      boolField(request, name, what)
+    for (const name of ['user_administrator_rights', 'bot_administrator_rights'])
+      if (name in request) administratorRights(request[name], what)
+    for (const name of ['bot_is_member', 'request_title', 'request_username', 'request_photo'])
+      boolField(request, name, what)
+    return
+  }
+  if ('request_managed_bot' in o) {
+    const request = objectField(o, 'request_managed_bot', what)
+    integerField(request, 'request_id', what, 32, true)
+    stringField(request, 'suggested_name', what, false)
+    stringField(request, 'suggested_username', what, false)
   }
 }
 
@@ -131,6 +232,11 @@ export function readReplyMarkup(raw: string | undefined): Markup {
   } catch {
     throw badRequest("can't parse reply keyboard markup JSON object")
   }
+  return readReplyMarkupValue(value)
+}
+
+/** The same for a parsed value (Client.cpp get_reply_markup(JsonValue), also an inline query result's markup). */
+export function readReplyMarkupValue(value: unknown): Markup {
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw badRequest('object expected as reply markup')
   const o = value as TgObject
   let hasKeyboard = false

@@ -5,7 +5,7 @@ import {type Entity, entitiesJson, formatText} from '../format/index.js'
 import {type Markup, finishInlineKeyboard, readReplyMarkup} from './keyboards.js'
 import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
-import {integerField, integerFieldText, parseJsonBounded} from '../json.js'
+import {integerField, integerFieldText, parseJsonBounded, tdIntField} from '../json.js'
 import {toInteger} from '../integer.js'
 import {longField, stringField} from './args.js'
 
@@ -86,18 +86,30 @@ export function replyTarget(params: Params): ReplyTarget | undefined {
     throw badRequest('object expected as reply parameters')
   const o = value as TgObject
   if (Object.keys(o).length === 0) return undefined
-  if (!('message_id' in o)) throw badRequest('can\'t find field "message_id"')
-  // JsonObject::get_required_int_field: the number as written (td::to_integer_safe), `1.0` refused
-  const id = integerField(o, 'message_id', 32)
-  if (id === undefined) throw badRequest('field "message_id" must be a valid Number')
+  // Client::get_reply_parameters, in its order and with td's texts (JsonObject::get_*_field)
+  const chatId = optionalString(o, 'chat_id') // a number is its literal (get_optional_string_field)
+  const id = tdField(() => tdIntField(o, 'message_id', true)!)
+  if ('allow_sending_without_reply' in o && typeof o.allow_sending_without_reply !== 'boolean')
+    throw badRequest('field "allow_sending_without_reply" must be of type Boolean')
   const quote = readQuote(o)
+  tdField(() => tdIntField(o, 'checklist_task_id'))
+  optionalString(o, 'poll_option_id')
   if (id <= 0) return undefined
   return {
     messageId: id,
-    // get_optional_string_field("chat_id"): a number is its literal
-    ...(o.chat_id !== undefined ? {chatId: integerFieldText(o, 'chat_id') ?? String(o.chat_id)} : {}),
-    allowWithout: o.allow_sending_without_reply === true || o.allow_sending_without_reply === 'true',
+    ...(chatId !== undefined ? {chatId} : {}),
+    allowWithout: o.allow_sending_without_reply === true,
     ...(quote ? {quote} : {}),
+  }
+}
+
+/** A td JsonObject reader's error as the server answers it (`Bad Request: field "X" must be a valid Number`). */
+function tdField<T>(read: () => T): T {
+  try {
+    return read()
+  } catch (err) {
+    const text = (err as Error).message
+    throw badRequest(text[0].toLowerCase() + text.slice(1))
   }
 }
 
@@ -110,12 +122,7 @@ function readQuote(o: TgObject): ReplyTarget['quote'] {
   const parseMode = optionalString(o, 'quote_parse_mode')
   const entities = o.quote_entities === undefined ? undefined : JSON.stringify(o.quote_entities)
   const finish = formatText({raw: text ?? '', parseMode, entities, kind: 'caption'})
-  let position = 0
-  if (o.quote_position !== undefined) {
-    const read = integerField(o, 'quote_position', 32)
-    if (read === undefined) throw badRequest('field "quote_position" must be a valid Number')
-    position = read
-  }
+  const position = tdField(() => tdIntField(o, 'quote_position')) ?? 0
   if ((text ?? '') === '') return undefined
   return {finish, position}
 }
@@ -124,7 +131,7 @@ function optionalString(o: TgObject, name: string): string | undefined {
   const v = o[name]
   if (v === undefined) return undefined
   if (typeof v !== 'string' && typeof v !== 'number') throw badRequest(`field "${name}" must be of type String`)
-  return String(v)
+  return typeof v === 'string' ? v : (integerFieldText(o, name) ?? String(v)) // a number's literal, as written
 }
 
 /** The entity types a quote keeps (td MessageQuote.cpp, the entities allowed in a quote). */
@@ -230,12 +237,11 @@ export function checkSuggestedPost(params: Params): void {
     const text = (err as Error).message
     throw badRequest(text[0].toLowerCase() + text.slice(1))
   }
-  if ('send_date' in value) {
-    const v = value.send_date
-    if (typeof v !== 'number' && typeof v !== 'string') throw badRequest('field "send_date" must be a Number')
-    const text = integerFieldText(value, 'send_date') ?? String(v)
-    if (!/^-?\d+$/.test(text) || Math.abs(Number(text)) > 2147483648 || Number(text) === 2147483648)
-      throw badRequest(`can't parse "${text}" as number`)
+  // get_input_suggested_post_info: get_optional_int_field("send_date")
+  try {
+    tdIntField(value, 'send_date')
+  } catch (err) {
+    tdError(err)
   }
   if (!('price' in value)) return
   const price = value.price
