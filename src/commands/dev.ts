@@ -236,7 +236,12 @@ A webhook that \`bot dev\` did not set (production) is refused unless --force; w
         'when the bot exits before it is up (or right after a restart), wait for a file change even without a terminal (default: only on a terminal)',
       allowNo: true,
     }),
-    debounce: Flags.integer({hidden: true, description: 'ms', default: 50}),
+    debounce: Flags.integer({
+      hidden: true,
+      description:
+        "ms: file changes this close together are one save (one restart). The restart starts at its first change; a bot started before the save's last change is replaced by one started after it",
+      default: 50,
+    }),
   }
 
   #guard: import('../cli/closed-output.js').OutputGuard | undefined

@@ -75,8 +75,11 @@ export interface SessionEvents {
   'bot-up': []
   /** The bot exited without being asked to. */
   'bot-exit': []
-  /** Source files changed: restart the bot. */
-  'files-changed': [files: string[]]
+  /**
+   * Source files changed: restart the bot. `more`: they changed in the same burst (one save) as
+   * those of the call before, after it (the bot that restart started may have read them as they were).
+   */
+  'files-changed': [files: string[], more: boolean]
   /** Someone asked for a restart (a key in the terminal, `:r` in the offline chat). */
   'restart-requested': [why: string]
   /** A part cannot go on (the tunnel is gone for good): replace it with its fallback, or stop. */

@@ -1,6 +1,9 @@
 /**
- * Restart-on-change: watches the project folder (chokidar) and calls back once per burst of
- * changes (debounced) with the source files that changed. What a bot writes while it runs is not a
+ * Restart-on-change: watches the project folder (chokidar) and calls back at the first change of a
+ * burst, at once (the restart need not wait for the burst to end: a save is 1-3 file events within
+ * a few ms), then, when the burst is over (`debounceMs` without a change), once more with what else
+ * changed during it (`more`: the same save, e.g. a save-all or a checkout of several files, or a
+ * file the first call named that was written again since). What a bot writes while it runs is not a
  * change to restart for: only source files count (their extensions below, `.env`, and JSON in the
  * project's own folder: package.json, tsconfig.json), and folders of generated files and virtual
  * environments (node_modules, dist, .git, .venv, venv, __pycache__…), what the project's
@@ -10,7 +13,7 @@
  * (imports/preload.cts): then a JavaScript/TypeScript file restarts it only if it loaded it, as
  * `tsx watch` does (see restartsFor).
  */
-import {existsSync, readFileSync} from 'node:fs'
+import {existsSync, readFileSync, statSync} from 'node:fs'
 import {extname, join, relative, sep} from 'node:path'
 
 import {watch as chokidarWatch, type FSWatcher} from 'chokidar'
@@ -86,6 +89,7 @@ export function restartsFor(rel: string, loaded?: LoadedFiles): boolean {
 
 export interface WatchOptions {
   cwd: string
+  /** How long a burst of changes lasts after its last change (one save); default 50. */
   debounceMs?: number
   /** More folder names to ignore anywhere in the tree. */
   ignore?: string[]
@@ -93,7 +97,12 @@ export interface WatchOptions {
   patterns?: string[]
   /** What the bot loaded (see restartsFor); without it, source files by extension. */
   imports?: LoadedFiles
-  onChange: (files: string[]) => void
+  /**
+   * `more` false: the first change(s) of a burst, reported at once; true: what else changed in the
+   * same burst (files changed after the first call, or named by it and written again since),
+   * reported once it is over (nothing is said when nothing else changed).
+   */
+  onChange: (files: string[], more: boolean) => void
   onError?: (error: Error) => void
 }
 
@@ -164,7 +173,8 @@ export function watchProject(options: WatchOptions): Watcher {
   const given = options.patterns?.length ? [{dir: options.cwd, rules: ignore().add(options.patterns)}] : []
   const rules = [...gitignored, ...given]
   const debounceMs = options.debounceMs ?? 50
-  let pending = new Set<string>()
+  /** The burst under way: the files its first call named (with their size and time then), and the ones changed since. */
+  let burst: {first: Map<string, string>; more: Set<string>} | undefined
   let timer: NodeJS.Timeout | undefined
   let closed = false
   const watcher: FSWatcher = chokidarWatch(options.cwd, {
@@ -183,20 +193,31 @@ export function watchProject(options: WatchOptions): Watcher {
     // Atomic saves (write temp + rename) arrive as one change.
     atomic: true,
   })
+  const rel = (path: string) => relative(options.cwd, path).split(sep).join('/')
+  // The burst is over: what changed after its first call, and what that call named and was written
+  // again since (chokidar passes on one change of a file per 50 ms: a second write soon after the
+  // first is seen here only by its size and time).
   const flush = () => {
     timer = undefined
-    if (closed || pending.size === 0) return
-    const files = [...pending].map((p) => relative(options.cwd, p).split(sep).join('/'))
-    pending = new Set()
-    options.onChange(files)
+    const done = burst
+    burst = undefined
+    if (closed || !done) return
+    const more = new Set(done.more)
+    for (const [path, seen] of done.first) if (fileStamp(path) !== seen) more.add(path)
+    if (more.size > 0) options.onChange([...more].map(rel), true)
   }
   const onEvent = (event: string, path: string) => {
     // Folders come and go with their files; a file that is not source is the bot's data.
     if (event === 'addDir' || event === 'unlinkDir') return
-    if (!restartsFor(relative(options.cwd, path).split(sep).join('/'), options.imports)) return
-    pending.add(path)
+    if (!restartsFor(rel(path), options.imports)) return
     if (timer) clearTimeout(timer)
     timer = setTimeout(flush, debounceMs)
+    if (burst) {
+      if (!burst.first.has(path)) burst.more.add(path)
+      return
+    }
+    burst = {first: new Map([[path, fileStamp(path)]]), more: new Set()}
+    options.onChange([rel(path)], false)
   }
   watcher.on('all', onEvent)
   watcher.on('error', (error) => options.onError?.(error as Error))
@@ -206,7 +227,18 @@ export function watchProject(options: WatchOptions): Watcher {
     async close() {
       closed = true
       if (timer) clearTimeout(timer)
+      burst = undefined
       await watcher.close()
     },
+  }
+}
+
+/** A file's size and modification time (or that it is missing): what tells a second write of it. */
+function fileStamp(path: string): string {
+  try {
+    const st = statSync(path)
+    return `${st.size} ${st.mtimeMs}`
+  } catch {
+    return 'missing'
   }
 }

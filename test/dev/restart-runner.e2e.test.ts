@@ -43,7 +43,7 @@ afterEach(async () => {
   current = undefined
 })
 
-async function world(overlapTimeoutMs = 10_000): Promise<World> {
+async function world(overlapTimeoutMs = 10_000, restartOrder?: 'stop-first'): Promise<World> {
   const dir = mkdtempSync(join(tmpdir(), 'bot-restart-runner-'))
   const files = {events: join(dir, 'events.txt'), record: join(dir, 'record.txt')}
   const gate = join(dir, 'gate')
@@ -71,6 +71,7 @@ async function world(overlapTimeoutMs = 10_000): Promise<World> {
     relay,
     stopGraceMs: 5000,
     overlapTimeoutMs,
+    restartOrder,
     signal: controller.signal,
     emit: (e) => events.push(e),
     saveState: () => {},
@@ -261,5 +262,53 @@ describe('restart, the new bot started first', () => {
     await waitFor(() => of(w, 'bot-listening').length === 2, {what: 'the fixed bot listening'})
     expect(of(w, 'restart').map((e) => e.order)).toEqual(['start-first', 'stop-first'])
     expect((await w.relay.inject(update(9), {source: 'trigger'})).status).toBe(200)
+  })
+})
+
+describe('restart for a save seen at its first file event (watch.ts): more files of the same save', () => {
+  it('while the new bot starts: it is replaced, with no second restart line; once it serves: replaced again, quietly', async () => {
+    const w = await world()
+    const oldPid = pidOf(started(w)[0])
+    rmSync(w.gate)
+    const first = w.runner.restart(['a.ts'])
+    await waitFor(() => started(w).length === 2, {what: 'the new bot starting'})
+    const replaced = pidOf(started(w)[1])
+    const more = w.runner.restart(['b.ts'], undefined, true)
+    await waitFor(() => started(w).length === 3, {what: 'its replacement starting'})
+    writeFileSync(w.gate, '')
+    await Promise.all([first, more])
+    const newest = pidOf(started(w)[2])
+    expect(w.lines().some((l) => l.startsWith(`listening ${replaced} `))).toBe(false)
+    expect(of(w, 'restart').map((e) => e.files)).toEqual([['a.ts']])
+    expect(w.runner.restarts).toBe(1)
+    expect(w.runner.bot?.pid).toBe(newest)
+    expect(w.lines()).toContain(`stopped ${oldPid}`)
+    expect((await w.relay.inject(update(21), {source: 'trigger'})).status).toBe(200)
+    expect(recordedBy(w)).toEqual([[21, newest]])
+    // The same save's last file seen once the restart was over: the bot may have read it before; replaced quietly.
+    await w.runner.restart(['c.ts'], undefined, true)
+    await waitFor(() => of(w, 'bot-listening').length === 3, {what: 'the bot replaced again'})
+    expect(started(w)).toHaveLength(4)
+    expect(of(w, 'restart')).toHaveLength(1)
+    expect(w.runner.restarts).toBe(1)
+    expect(w.lines()).toContain(`stopped ${newest}`)
+    expect(of(w, 'bot-exit')).toEqual([])
+  })
+
+  it('stop-first: more files of the save while the old bot stops need nothing more (the bot started after has them)', async () => {
+    const w = await world(10_000, 'stop-first')
+    const oldPid = pidOf(started(w)[0])
+    // Asked to stop, the old bot serves on until the stop gate is back.
+    rmSync(w.stopGate)
+    const first = w.runner.restart(['a.ts'])
+    await waitFor(() => w.lines().includes(`stopping ${oldPid}`), {what: 'the old bot asked to stop'})
+    const more = w.runner.restart(['b.ts'], undefined, true)
+    writeFileSync(w.stopGate, '')
+    await Promise.all([first, more])
+    await waitFor(() => of(w, 'bot-listening').length === 2, {what: 'the new bot listening'})
+    expect(started(w)).toHaveLength(2)
+    expect(of(w, 'restart').map((e) => [e.files, e.order])).toEqual([[['a.ts'], 'stop-first']])
+    expect(w.runner.restarts).toBe(1)
+    expect(of(w, 'bot-exit')).toEqual([])
   })
 })

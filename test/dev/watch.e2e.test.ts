@@ -83,19 +83,49 @@ describe('watch', () => {
     expect([...new Set(bursts.flat())].sort()).toEqual(['src/main.ts', 'src/sentinel.ts'])
   })
 
-  it('reports one debounced burst of changes, and not changes in ignored folders', async () => {
+  it('reports a burst at its first change, the rest of it once it is over, and not changes in ignored folders', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'bot-dev-watch-'))
     mkdirSync(join(dir, 'src'))
     mkdirSync(join(dir, 'node_modules'))
-    const bursts: string[][] = []
-    const watcher = watchProject({cwd: dir, debounceMs: 100, onChange: (files) => bursts.push(files.sort())})
+    const calls: Array<{files: string[]; more: boolean}> = []
+    const watcher = watchProject({
+      cwd: dir,
+      debounceMs: 100,
+      onChange: (files, more) => calls.push({files: files.sort(), more}),
+    })
     await watcher.ready
     writeFileSync(join(dir, 'node_modules', 'ignored.js'), '1')
     writeFileSync(join(dir, 'src', 'a.ts'), '1')
     writeFileSync(join(dir, 'src', 'b.ts'), '1')
-    await waitFor(() => bursts.length > 0, {what: 'a burst'})
+    // The first call comes at the first change; the burst's end names what came after it.
+    await waitFor(() => calls.flatMap((c) => c.files).includes('src/b.ts'), {what: 'src/b.ts reported'})
     await watcher.close()
-    expect(bursts).toEqual([['src/a.ts', 'src/b.ts']])
+    expect(calls[0]).toEqual({files: ['src/a.ts'], more: false})
+    expect(calls.slice(1)).toEqual([{files: ['src/b.ts'], more: true}])
+  })
+
+  it('a file of the first call written again within the burst is named at its end (chokidar passes on one change of a file per 50 ms)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bot-dev-watch-'))
+    mkdirSync(join(dir, 'src'))
+    writeFileSync(join(dir, 'src', 'a.ts'), '0')
+    const calls: Array<{files: string[]; more: boolean}> = []
+    const watcher = watchProject({
+      cwd: dir,
+      debounceMs: 100,
+      onChange: (files, more) => {
+        calls.push({files, more})
+        // Written again right after the first call (as an editor that truncates, then writes).
+        if (!more) writeFileSync(join(dir, 'src', 'a.ts'), '1 and the rest')
+      },
+    })
+    await watcher.ready
+    writeFileSync(join(dir, 'src', 'a.ts'), '1')
+    await waitFor(() => calls.length === 2, {what: 'the burst reported, then its end'})
+    await watcher.close()
+    expect(calls).toEqual([
+      {files: ['src/a.ts'], more: false},
+      {files: ['src/a.ts'], more: true},
+    ])
   })
 })
 

@@ -88,8 +88,11 @@ export class BotRunner {
   crashed = false
   restarts = 0
   #restarting: Promise<void> | undefined
-  /** What asked for a restart while one ran: done next (coalesced). */
-  #queued: {files: string[]; why: string | undefined} | undefined
+  /**
+   * What asked for a restart while one ran: done next (coalesced). `sameSave`: only files of the
+   * save being restarted for, changed after its first file (a bot started after them has them).
+   */
+  #queued: Queued | undefined
   #closed = false
   /** How the bot runs now: a webhook session switches to polling when the bot polls by itself. */
   #mode: BotMode
@@ -407,20 +410,26 @@ export class BotRunner {
   /**
    * Restart the bot: files changed (`files`), or someone asked (`why`, the line to show). A request
    * while a restart runs is coalesced: it supersedes a new bot that is not listening yet, else it
-   * restarts once more when this one is done.
+   * restarts once more when this one is done. `sameSave`: the files changed in the same save as
+   * the restart before (watch.ts starts it at the save's first file event): a bot started before
+   * them is replaced, without a second restart line, and one started after them already has them.
    */
-  async restart(files: string[], why?: string): Promise<void> {
+  async restart(files: string[], why?: string, sameSave = false): Promise<void> {
     if (this.#closed) return
     if (this.#restarting) {
       const queued = this.#queued
-      this.#queued = {files: [...(queued?.files ?? []), ...files], why: why ?? queued?.why}
+      this.#queued = {
+        files: [...(queued?.files ?? []), ...files],
+        why: why ?? queued?.why,
+        sameSave: sameSave && (queued?.sameSave ?? true),
+      }
       this.#superseded?.abort()
       return this.#restarting
     }
     // The restart is under way until the new bot serves; the old one's stop after a start-first
     // restart goes on beside whatever comes next (a save meanwhile does not wait for that shutdown).
     let retiring: Promise<void> | undefined
-    this.#restarting = this.#restartNow(files, why).then((done) => {
+    this.#restarting = this.#restartNow(files, why, sameSave).then((done) => {
       retiring = done?.retiring
     })
     try {
@@ -430,8 +439,20 @@ export class BotRunner {
     }
     const queued = this.#queued
     this.#queued = undefined
-    const next = queued && !this.#closed ? this.restart(queued.files, queued.why) : undefined
+    const next = queued && !this.#closed ? this.restart(queued.files, queued.why, queued.sameSave) : undefined
     await Promise.all([retiring, next])
+  }
+
+  /** What was asked for while a restart ran, taken (to be done by the restart under way). */
+  #takeQueued(): Queued | undefined {
+    const queued = this.#queued
+    this.#queued = undefined
+    return queued
+  }
+
+  /** A bot is spawned now: it reads the files of the save as they are, so changes of that save queued before need nothing more. */
+  #spawnCoversQueued(): void {
+    if (this.#queued?.sameSave) this.#queued = undefined
   }
 
   /** Start first when the bot honours a PORT the session picks; else stop, then start. */
@@ -483,15 +504,19 @@ export class BotRunner {
     this.#restartStarted = performance.now()
   }
 
-  /** Restart; resolves once the new bot serves (or is down), with the old one's stop when that still runs. */
-  async #restartNow(files: string[], why: string | undefined): Promise<Retiring | undefined> {
+  /**
+   * Restart; resolves once the new bot serves (or is down), with the old one's stop when that still
+   * runs. `quiet`: the same save as the restart before, said then (no second restart line).
+   */
+  async #restartNow(files: string[], why: string | undefined, quiet: boolean): Promise<Retiring | undefined> {
     if (this.#startsFirst()) {
-      this.#announce(files, why, 'start-first')
+      if (!quiet) this.#announce(files, why, 'start-first')
       return this.#startFirst()
     }
-    this.#announce(files, why, 'stop-first')
+    if (!quiet) this.#announce(files, why, 'stop-first')
     await this.stop()
     if (this.#closed) return
+    this.#spawnCoversQueued()
     this.launch()
     return undefined
   }
@@ -510,21 +535,27 @@ export class BotRunner {
     o.relay?.setTarget(undefined)
     try {
       for (;;) {
-        const superseded = new AbortController()
-        this.#superseded = superseded
         const port = await this.#freshPort()
         if (this.#closed) return
+        const superseded = new AbortController()
+        this.#superseded = superseded
+        // Asked for while the port was picked: the bot spawned now has those files already.
+        const asked = this.#takeQueued()
+        if (asked && !asked.sameSave) this.#announce(asked.files, asked.why, 'start-first')
         const bot = this.#spawn(port)
         this.#others.add(bot)
         const outcome = await this.#newBotListens(bot, port, superseded.signal)
         this.#superseded = undefined
         if (this.#closed || outcome.kind === 'closed') return // stop() stops it with the old one
         if (outcome.kind === 'superseded') {
-          // Saved again before it listened: that one runs outdated code; the next takes its place.
-          const queued = this.#queued
-          this.#queued = undefined
-          if (queued) this.#announce(queued.files, queued.why, 'start-first')
-          await bot.stop(o.stopGraceMs)
+          // Saved again before it listened: that one runs outdated code; the next takes its place
+          // at once (its stop goes on beside, as an old bot's does; a session's stop reaches it).
+          const queued = this.#takeQueued()
+          if (queued && !queued.sameSave) this.#announce(queued.files, queued.why, 'start-first')
+          this.#others.add(bot)
+          void bot.stop(o.stopGraceMs).then(() => {
+            this.#others.delete(bot)
+          })
           if (this.#closed) return
           continue
         }
@@ -595,6 +626,13 @@ export class BotRunner {
     this.#bot?.kill()
     for (const bot of this.#others) bot.kill()
   }
+}
+
+/** A restart asked for while one ran. */
+interface Queued {
+  files: string[]
+  why: string | undefined
+  sameSave: boolean
 }
 
 /** The old bot's stop after a restart started first, still under way when the new bot serves. */

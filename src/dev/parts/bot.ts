@@ -55,7 +55,7 @@ export function botPart(): SessionPart {
       const r = runner
       // The session is ending: no more restarts.
       ctx.signal.addEventListener('abort', () => r.close(), {once: true})
-      ctx.events.on('files-changed', (files) => void r.restart(files))
+      ctx.events.on('files-changed', (files, more) => void r.restart(files, undefined, more))
       ctx.events.on('restart-requested', (why) => void r.restart([], why))
       // Tunnel mode: the first start waits until the session's webhook URL is known (the tunnel is
       // open, its webhook being set), so WEBHOOK_URL is there from the first start; the relay holds

@@ -18,7 +18,7 @@ export function watcherPart(): SessionPart {
             debounceMs: o.debounceMs,
             patterns: o.watchIgnore,
             imports: sessionImports(ctx, o.cwd, ctx.signal),
-            onChange: (files) => ctx.events.emit('files-changed', files),
+            onChange: (files, more) => ctx.events.emit('files-changed', files, more),
             onError: (error) => ctx.emit({type: 'warn', text: `File watching failed: ${error.message}`}),
           })
           close = () => watcher.close()
