@@ -5,7 +5,18 @@
  * diff a failure shows.
  */
 import type {RecordedCall, TgObject} from '../types.js'
-import {type BotExpectation, MESSAGE_KINDS, type MessageKind, type TextMatcher} from './format.js'
+import type {BotExpectation, MessageKind, TextMatcher} from './format.js'
+import {
+  CONTENT_FIELDS,
+  contentOf,
+  fieldOf,
+  idOf,
+  isMessageKind,
+  labels,
+  markupOf,
+  messageOf,
+  type ScriptMessage,
+} from './telegram.js'
 
 /** One message the bot sent, edited or deleted, in one chat. */
 export interface BotEvent {
@@ -40,12 +51,11 @@ export function eventsOf(
     return ids.map((id) => ({event: 'delete' as const, method: call.method, chatId, messageId: Number(id), call}))
   }
   if (EDIT_RE.test(method)) {
-    const result = call.result as TgObject | undefined
-    const chatId = Number(
-      p.chat_id ?? (typeof result === 'object' ? (result?.chat as TgObject | undefined)?.id : undefined),
-    )
+    // an inline message's edit answers true, a chat's the edited Message
+    const result = messageOf(call.result)
+    const chatId = Number(p.chat_id ?? idOf(fieldOf(call.result, 'chat')))
     if (!Number.isFinite(chatId)) return []
-    const message = typeof result === 'object' && result ? result : lookup(chatId, Number(p.message_id))
+    const kept = result ?? lookup(chatId, Number(p.message_id))
     const event: BotEvent = {event: 'edit', method: call.method, chatId, messageId: Number(p.message_id), call}
     const text =
       method === 'editmessagetext'
@@ -53,16 +63,15 @@ export function eventsOf(
         : method === 'editmessagecaption'
           ? p.caption
           : method === 'editmessagemedia'
-            ? (p.media as TgObject | undefined)?.caption
+            ? fieldOf(p.media, 'caption')
             : undefined
     if (typeof text === 'string') event.text = text
     if (method === 'editmessagemedia') {
-      const kind = (p.media as TgObject | undefined)?.type
-      if (typeof kind === 'string' && (MESSAGE_KINDS as readonly string[]).includes(kind))
-        event.media = {kind: kind as MessageKind}
+      const kind = fieldOf(p.media, 'type')
+      if (isMessageKind(kind)) event.media = {kind}
     }
     // an edit without reply_markup takes the inline keyboard away
-    event.buttons = inlineLabels(p.reply_markup) ?? inlineLabels(message?.reply_markup) ?? []
+    event.buttons = inlineLabels(p.reply_markup) ?? inlineLabels(kept?.reply_markup) ?? []
     if (method !== 'editmessagereplymarkup' && p.reply_markup === undefined) event.buttons = []
     return [event]
   }
@@ -70,13 +79,13 @@ export function eventsOf(
   const results = Array.isArray(call.result) ? call.result : [call.result]
   const out: BotEvent[] = []
   for (const r of results) {
-    const result = r as TgObject | undefined
-    if (!result || typeof result !== 'object' || typeof result.message_id !== 'number') continue
-    let chatId = Number((result.chat as TgObject | undefined)?.id ?? p.chat_id)
+    const result = messageOf(r)
+    if (!result) continue
+    let chatId = Number(idOf(result.chat) ?? p.chat_id)
     if (!Number.isFinite(chatId)) continue
     // copyMessage answers a MessageId: the message itself is in the chat
-    const message = result.chat ? result : (lookup(chatId, result.message_id) ?? result)
-    chatId = Number((message.chat as TgObject | undefined)?.id ?? chatId)
+    const message = result.chat ? result : (messageOf(lookup(chatId, result.message_id)) ?? result)
+    chatId = Number(idOf(message.chat) ?? chatId)
     const event: BotEvent = {event: 'message', method: call.method, chatId, messageId: result.message_id, call}
     const text = message.text ?? message.caption
     if (typeof text === 'string') event.text = text
@@ -84,8 +93,8 @@ export function eventsOf(
     if (media) event.media = media
     const buttons = inlineLabels(message.reply_markup) ?? inlineLabels(p.reply_markup)
     if (buttons) event.buttons = buttons
-    const markup = p.reply_markup as TgObject | undefined
-    if (markup && typeof markup === 'object') {
+    const markup = markupOf(p.reply_markup)
+    if (markup) {
       if (Array.isArray(markup.keyboard)) event.keyboard = labels(markup.keyboard)
       else if (markup.remove_keyboard) event.keyboard = false
     }
@@ -94,35 +103,21 @@ export function eventsOf(
   return out
 }
 
-function mediaOf(message: TgObject, params: Record<string, unknown>): BotEvent['media'] {
-  for (const kind of MESSAGE_KINDS) {
-    const value = message[kind] as TgObject | undefined
-    if (value === undefined) continue
-    let text: unknown
-    if (kind === 'poll') text = value.question
-    else if (kind === 'invoice' || kind === 'venue' || kind === 'game' || kind === 'checklist') text = value.title
-    else if (kind === 'dice') text = value.emoji
-    else if (kind === 'contact') text = value.phone_number
-    else if (kind === 'document') text = value.file_name
-    else {
-      // the file as the bot gave it: its upload's name, a URL or a file_id
-      const given = params[kind] as unknown
-      text = typeof given === 'string' ? given : (given as {filename?: unknown} | undefined)?.filename
-    }
-    return typeof text === 'string' && text !== '' ? {kind, text} : {kind}
+function mediaOf(message: ScriptMessage, params: RecordedCall['params']): BotEvent['media'] {
+  const content = contentOf(message)
+  if (!content) return undefined
+  const {kind} = content
+  let text = content.text
+  if (!(kind in CONTENT_FIELDS)) {
+    // the file as the bot gave it: its upload's name, a URL or a file_id
+    const given = params[kind]
+    text = typeof given === 'string' ? given : fieldOf(given, 'filename')
   }
-  return undefined
-}
-
-function labels(rows: unknown): string[][] {
-  if (!Array.isArray(rows)) return []
-  return rows.map((row) =>
-    Array.isArray(row) ? row.map((b) => (typeof b === 'string' ? b : String((b as TgObject)?.text ?? ''))) : [],
-  )
+  return typeof text === 'string' && text !== '' ? {kind, text} : {kind}
 }
 
 function inlineLabels(markup: unknown): string[][] | undefined {
-  const keyboard = (markup as {inline_keyboard?: unknown} | undefined)?.inline_keyboard
+  const keyboard = markupOf(markup)?.inline_keyboard
   return Array.isArray(keyboard) ? labels(keyboard) : undefined
 }
 

@@ -2,9 +2,20 @@
  * Read a chat script (`*.chat.yml`, format.ts) with the `yaml` package. Every error names the line and column of the
  * node at fault and says how to fix it (ChatScriptError); nothing is run while reading.
  */
-import {LineCounter, type Node, parseDocument, isMap, isScalar, isSeq, type Pair, type Scalar, type YAMLMap} from 'yaml'
-import {ACTIONS} from '../actions/index.js'
-import type {Action} from '../actions/action.js'
+import {
+  LineCounter,
+  type Node,
+  parseDocument,
+  isMap,
+  isNode,
+  isPair,
+  isScalar,
+  isSeq,
+  type Pair,
+  type Scalar,
+  type YAMLMap,
+} from 'yaml'
+import {ACTIONS, actionNamed} from '../actions/index.js'
 import type {UserMediaKind} from '../types.js'
 import {
   type BotExpectation,
@@ -13,7 +24,6 @@ import {
   type ChatType,
   DEFAULT_USER,
   MESSAGE_KINDS,
-  type MessageKind,
   type Position,
   type ScriptUser,
   STEP_NAMES,
@@ -45,8 +55,8 @@ export interface ParseOptions {
 }
 
 const CHAT_TYPES: readonly ChatType[] = ['private', 'group', 'supergroup', 'channel']
-const TOP_KEYS = ['bot', 'chat', 'title', 'users', 'steps']
-const USER_KEYS = ['first_name', 'last_name', 'username', 'language_code', 'is_premium']
+const TOP_KEYS = ['bot', 'chat', 'title', 'users', 'steps'] as const
+const USER_KEYS = ['first_name', 'last_name', 'username', 'language_code', 'is_premium'] as const
 const MEDIA_STEPS: Record<string, UserMediaKind> = {
   photo: 'photo',
   file: 'document',
@@ -60,7 +70,20 @@ const MEDIA_STEPS: Record<string, UserMediaKind> = {
 }
 /** The fields a step fills in from its user and chat: a script never names ids. */
 const FILLED = ['user_id', 'chat_id', 'first_name', 'last_name', 'username', 'language_code']
-const EXPECT_KEYS = ['text', 'caption', 'buttons', 'keyboard', 'edit', 'delete', 'to', 'method', ...MESSAGE_KINDS]
+const EXPECT_KEYS = [
+  'text',
+  'caption',
+  'buttons',
+  'keyboard',
+  'edit',
+  'delete',
+  'to',
+  'method',
+  ...MESSAGE_KINDS,
+] as const
+
+/** A key or value of a parsed mapping: a node, or null where nothing is written (`key:`). */
+const nodeOf = (value: unknown): Node | null => (isNode(value) ? value : null)
 
 /** Parse a chat script's text. Throws a ChatScriptError (file:line:column, the reason and the fix). */
 export function parseChatScript(text: string, options: ParseOptions = {}): ChatScript {
@@ -108,20 +131,21 @@ class Reader {
     let stepsKey: Node | undefined
     for (const pair of root.items) {
       const key = this.keyOf(pair, TOP_KEYS, 'a chat script', 'bot, chat, title, users, steps')
-      const value = pair.value as Node | null
+      const value = nodeOf(pair.value)
       switch (key) {
         case 'bot':
           script.bot = this.string(value, pair, 'bot', 'the command that runs the bot, e.g. `bot: npm run dev`')
           break
         case 'chat': {
-          const chat = this.string(value, pair, 'chat', `one of ${CHAT_TYPES.join(', ')}`)
-          if (!CHAT_TYPES.includes(chat as ChatType))
+          const text = this.string(value, pair, 'chat', `one of ${CHAT_TYPES.join(', ')}`)
+          const chat = CHAT_TYPES.find((type) => type === text)
+          if (!chat)
             throw this.fail(
-              `chat "${chat}" is not a chat type.`,
+              `chat "${text}" is not a chat type.`,
               `Write one of ${CHAT_TYPES.join(', ')} (default private).`,
               this.pos(value!),
             )
-          script.chat = chat as ChatType
+          script.chat = chat
           break
         }
         case 'title':
@@ -132,7 +156,7 @@ class Reader {
           break
         case 'steps':
           stepsNode = value ?? undefined
-          stepsKey = pair.key as Node
+          stepsKey = nodeOf(pair.key) ?? undefined
           break
       }
     }
@@ -153,14 +177,14 @@ class Reader {
       )
     if (stepsNode.items.length === 0)
       throw this.fail('`steps` is empty.', 'Add a step, e.g. `  - user: /start`.', this.pos(stepsNode))
-    stepsNode.items.forEach((item, index) => script.steps.push(this.step(item as Node, index)))
+    stepsNode.items.forEach((item, index) => script.steps.push(this.step(nodeOf(item) ?? stepsNode, index)))
     return script
   }
 
   // ---------------------------------------------------------------- positions and errors
 
   private pos(node: Node | Pair): Position {
-    const range = (node as Node).range ?? ((node as Pair).key as Node | null)?.range
+    const range = isPair(node) ? nodeOf(node.key)?.range : node.range
     const offset = range ? range[0] : 0
     const p = this.lines.linePos(offset)
     return {line: p.line, column: p.col}
@@ -171,10 +195,11 @@ class Reader {
   }
 
   /** A mapping's key: a plain string among `allowed` (else the closest one is suggested). */
-  private keyOf(pair: Pair, allowed: readonly string[], what: string, list: string): string {
-    const keyNode = pair.key as Node | null
+  private keyOf<K extends string>(pair: Pair, allowed: readonly K[], what: string, list: string): K {
+    const keyNode = nodeOf(pair.key)
     const key = isScalar(keyNode) ? String(keyNode.value) : undefined
-    if (key === undefined || !allowed.includes(key)) {
+    const known = allowed.find((name) => name === key)
+    if (key === undefined || known === undefined) {
       const guess = key !== undefined ? closest(key, allowed) : undefined
       throw this.fail(
         `${what} has no key ${key === undefined ? '(a complex key)' : `"${key}"`}.`,
@@ -182,7 +207,7 @@ class Reader {
         keyNode ? this.pos(keyNode) : this.pos(pair),
       )
     }
-    return key
+    return known
   }
 
   private string(value: Node | null, pair: Pair, name: string, want: string): string {
@@ -203,7 +228,7 @@ class Reader {
         value ? this.pos(value) : this.pos(pair),
       )
     return value.items.map((item) => {
-      const keyNode = item.key as Node | null
+      const keyNode = nodeOf(item.key)
       const name = isScalar(keyNode) ? String(keyNode.value) : ''
       if (!/^[A-Za-z_][\w-]*$/.test(name))
         throw this.fail(
@@ -211,7 +236,7 @@ class Reader {
           'Name users with a word (letters, digits, _ and -), e.g. `ada:`.',
           keyNode ? this.pos(keyNode) : this.pos(item),
         )
-      const profile = item.value as Node | null
+      const profile = nodeOf(item.value)
       const user: ScriptUser = {name, first_name: name[0].toUpperCase() + name.slice(1)}
       if (profile === null || (isScalar(profile) && profile.value === null)) return user
       if (!isMap(profile))
@@ -222,7 +247,7 @@ class Reader {
         )
       for (const field of profile.items) {
         const key = this.keyOf(field, USER_KEYS, `user ${name}'s profile`, USER_KEYS.join(', '))
-        const v = field.value as Node | null
+        const v = nodeOf(field.value)
         if (key === 'is_premium') {
           if (!isScalar(v) || typeof v.value !== 'boolean')
             throw this.fail(
@@ -233,7 +258,7 @@ class Reader {
           user.is_premium = v.value
         } else {
           const text = this.string(v, field, key, `a text, e.g. \`${key}: ${key === 'language_code' ? 'de' : 'Ada'}\``)
-          ;(user as unknown as Record<string, unknown>)[key] = key === 'username' ? text.replace(/^@/, '') : text
+          user[key] = key === 'username' ? text.replace(/^@/, '') : text
         }
       }
       return user
@@ -254,13 +279,13 @@ class Reader {
       throw this.fail(
         'a step has one key; this one has more.',
         'Put each on its own list item (`- user: …` then `- bot: …`); a mapping with several keys goes under the one key, e.g. `- bot: {text: Menu, buttons: [[A, B]]}`.',
-        this.pos(second.key as Node),
+        this.pos(nodeOf(second.key) ?? second),
       )
     }
     const pair = node.items[0]
-    const keyNode = pair.key as Node | null
+    const keyNode = nodeOf(pair.key)
     const key = isScalar(keyNode) ? String(keyNode.value) : ''
-    const value = pair.value as Node | null
+    const value = nodeOf(pair.value)
     const at = this.pos(keyNode ?? node)
     const base = {key, index, ...at}
     const where = value ? this.pos(value) : at
@@ -270,8 +295,8 @@ class Reader {
           const fields = this.fields(value, 'send_message', 'user')
           if (typeof fields.text !== 'string' || fields.text === '')
             throw this.fail('`user` needs a `text`.', 'Write `- user: hello` or `- user: {text: hello, …}`.', where)
-          const {text, ...rest} = fields
-          return {...base, type: 'text', text: text as string, fields: rest}
+          const {text: _text, ...rest} = fields
+          return {...base, type: 'text', text: fields.text, fields: rest}
         }
         return {
           ...base,
@@ -309,7 +334,7 @@ class Reader {
             'Write e.g. `- call: {method: answerCallbackQuery, text: Saved}`.',
             where,
           )
-        const params = value.toJSON() as Record<string, unknown>
+        const params = value.toJSON<Record<string, unknown>>()
         const method = params.method
         if (typeof method !== 'string' || !/^[A-Za-z]+$/.test(method))
           throw this.fail(
@@ -339,7 +364,7 @@ class Reader {
             throw this.fail(
               '`vote` takes option numbers (0 is the first).',
               'Write `- vote: 1` or `- vote: [0, 2]` (`[]` takes the vote back).',
-              item ? this.pos(item as Node) : where,
+              isNode(item) ? this.pos(item) : where,
             )
           return n
         })
@@ -347,7 +372,7 @@ class Reader {
       }
       case 'react': {
         const reaction = isSeq(value)
-          ? (value.toJSON() as unknown[])
+          ? value.toJSON()
           : isScalar(value) && value.value !== null
             ? [value.value]
             : undefined
@@ -440,7 +465,7 @@ class Reader {
   private scalarText(value: Node | null, pair: Pair, name: string, want: string): string {
     if (!isScalar(value) || value.value === null || typeof value.value === 'object' || String(value.value) === '')
       throw this.fail(`\`${name}\` takes a text.`, `Write ${want}.`, value ? this.pos(value) : this.pos(pair))
-    return String((value as Scalar).source ?? value.value)
+    return String(value.source ?? value.value)
   }
 
   /**
@@ -448,10 +473,10 @@ class Reader {
    * the action's parameters; who acts and where is filled in by the runner, so those are refused.
    */
   private fields(value: YAMLMap, name: string, step: string, extra: string[] = []): Record<string, unknown> {
-    const action = (ACTIONS as Record<string, Action>)[name]
+    const action = actionNamed(name)
     const allowed = [...extra, ...Object.keys(action.params).filter((k) => !FILLED.includes(k))]
     for (const pair of value.items) {
-      const keyNode = pair.key as Node | null
+      const keyNode = nodeOf(pair.key)
       const key = isScalar(keyNode) ? String(keyNode.value) : ''
       if (FILLED.includes(key))
         throw this.fail(
@@ -461,7 +486,7 @@ class Reader {
         )
       this.keyOf(pair, allowed, `\`${step}\``, allowed.join(', '))
     }
-    return value.toJSON() as Record<string, unknown>
+    return value.toJSON<Record<string, unknown>>()
   }
 
   // ---------------------------------------------------------------- expectations
@@ -479,7 +504,7 @@ class Reader {
     const out: BotExpectation = {event: 'message'}
     for (const item of value.items) {
       const key = this.keyOf(item, EXPECT_KEYS, '`bot`', EXPECT_KEYS.join(', '))
-      const v = item.value as Node | null
+      const v = nodeOf(item.value)
       const vAt = v ? this.pos(v) : this.pos(item)
       switch (key) {
         case 'text':
@@ -526,11 +551,10 @@ class Reader {
             throw this.fail(
               `a message carries one of ${MESSAGE_KINDS.join(', ')}; this step names two.`,
               'Keep one (the text goes under `text`).',
-              this.pos(item.key as Node),
+              this.pos(nodeOf(item.key) ?? item),
             )
-          const kind = key as MessageKind
-          if (isScalar(v) && v.value === true) out.media = {kind}
-          else out.media = {kind, text: this.matcherOf(v, item, key)}
+          if (isScalar(v) && v.value === true) out.media = {kind: key}
+          else out.media = {kind: key, text: this.matcherOf(v, item, key)}
         }
       }
     }
@@ -573,11 +597,11 @@ class Reader {
     const rows = v.items.every((i) => isScalar(i)) ? [v] : v.items
     return rows.map((row) => {
       if (!isSeq(row))
-        throw this.fail(`\`${key}\`: each row is a list of labels.`, want, row ? this.pos(row as Node) : this.pos(pair))
+        throw this.fail(`\`${key}\`: each row is a list of labels.`, want, isNode(row) ? this.pos(row) : this.pos(pair))
       return row.items.map((label) => {
         if (!isScalar(label) || label.value === null || typeof label.value === 'object')
-          throw this.fail(`\`${key}\`: a label is a text.`, want, label ? this.pos(label as Node) : this.pos(pair))
-        return String((label as Scalar).source ?? label.value)
+          throw this.fail(`\`${key}\`: a label is a text.`, want, isNode(label) ? this.pos(label) : this.pos(pair))
+        return String(label.source ?? label.value)
       })
     })
   }

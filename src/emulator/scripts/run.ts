@@ -17,7 +17,7 @@ import type {EventEmitter} from 'node:events'
 import {readFileSync, statSync} from 'node:fs'
 import {basename, dirname, resolve} from 'node:path'
 import type {BotState} from '../state/bot.js'
-import type {RecordedCall, TgObject, Update} from '../types.js'
+import type {RecordedCall, Update} from '../types.js'
 import {MAX_USER_FILE} from '../user/media.js'
 import {actionNamed} from '../actions/index.js'
 import {type ActionStep, type ChatScript, type ChatStep, type ScriptUser, isAction} from './format.js'
@@ -33,6 +33,7 @@ import {
   lineDiff,
   paramsMatch,
 } from './expect.js'
+import {fieldOf, idOf, inlineButtons, labelOf, markupOf, messageOf, type ScriptMessage} from './telegram.js'
 
 /** What a run needs of the emulator (BotApiEmulator.runChatScript builds it). */
 export interface ScriptHost {
@@ -116,8 +117,6 @@ export async function runScript(
   const parsed = typeof script === 'string' ? parseChatScript(script, {file: options.file}) : script
   return new ScriptRun(host, parsed, options).run()
 }
-
-type Message = TgObject & {message_id: number}
 
 class ScriptRun {
   private readonly timeoutMs: number
@@ -228,7 +227,7 @@ class ScriptRun {
           this.closeSegment(undefined, this.segmentStart)
         } catch (err) {
           if (!(err instanceof StepFailure)) throw err
-          this.fail({...last, index: -1, key: 'end'} as ChatStep, err)
+          this.fail({...last, index: -1, key: 'end'}, err)
         }
       }
     } finally {
@@ -271,8 +270,8 @@ class ScriptRun {
         if (this.ids.has(String(value))) return true
       } else if (key.endsWith('query_id') && this.queryIds.has(String(value))) return true
     }
-    const chat = (call.result as {chat?: {id?: unknown}} | undefined)?.chat
-    return chat?.id !== undefined && this.ids.has(String(chat.id))
+    const chat = idOf(fieldOf(call.result, 'chat'))
+    return chat !== undefined && this.ids.has(String(chat))
   }
 
   /** An update names one of the script's users or chats; its queries (callback, inline, pre-checkout…) become ours. */
@@ -538,18 +537,18 @@ class ScriptRun {
         return this.exchange('pay_invoice', {...step.fields, invoice}, who)
       }
       case 'vote': {
-        const poll = this.newest((m) => Boolean(m.poll))?.poll as TgObject | undefined
+        const poll = this.newest((m) => Boolean(m.poll))?.poll
         if (!poll) throw new StepFailure(`there is no poll in ${this.where()} to vote in.`)
-        return this.exchange('vote_poll', {poll_id: String(poll.id), option_ids: step.options}, who)
+        return this.exchange('vote_poll', {poll_id: String(idOf(poll)), option_ids: step.options}, who)
       }
       case 'react': {
-        const message = this.newest((m) => (m.from as TgObject | undefined)?.is_bot === true)
+        const message = this.newest((m) => fieldOf(m.from, 'is_bot') === true)
         if (!message) throw new StepFailure(`the bot sent no message in ${this.where()} to react to.`)
         return this.exchange('react', {message_id: message.message_id, reaction: step.reaction}, who)
       }
       case 'inline':
         return this.exchange('inline_query', {query: step.query, ...step.fields}, who, (result) => {
-          const id = (result as {inline_query?: {id?: unknown}} | undefined)?.inline_query?.id
+          const id = idOf(fieldOf(result, 'inline_query'))
           if (typeof id === 'string') this.lastInlineQuery = id
         })
       case 'choose':
@@ -571,11 +570,11 @@ class ScriptRun {
   }
 
   /** The newest live message of the acting user's chat that `test` accepts. */
-  private newest(test: (m: Message) => boolean): Message | undefined {
+  private newest(test: (m: ScriptMessage) => boolean): ScriptMessage | undefined {
     const records = this.host.bot.messages.inChat(this.me().chatId)
     for (let i = records.length - 1; i >= 0; i--) {
-      const r = records[i]
-      if (!r.deleted && test(r.message as Message)) return r.message as Message
+      const message = records[i].deleted ? undefined : messageOf(records[i].message)
+      if (message && test(message)) return message
     }
     return undefined
   }
@@ -586,10 +585,10 @@ class ScriptRun {
     const records = this.host.bot.messages.inChat(this.me().chatId)
     for (let i = records.length - 1; i >= 0; i--) {
       const r = records[i]
-      if (r.deleted || !r.byBot) continue
-      const rows = (r.message.reply_markup as {inline_keyboard?: unknown} | undefined)?.inline_keyboard
-      if (!Array.isArray(rows)) continue
-      const buttons = (rows as unknown[]).flat().filter((b): b is TgObject => Boolean(b) && typeof b === 'object')
+      const message = r.deleted || !r.byBot ? undefined : messageOf(r.message)
+      const markup = markupOf(message?.reply_markup)
+      if (!message || !Array.isArray(markup?.inline_keyboard)) continue
+      const buttons = inlineButtons(markup)
       seen.push(...buttons.map((b) => String(b.text)))
       const button = buttons.find((b) => b.text === label)
       if (!button) continue
@@ -601,11 +600,7 @@ class ScriptRun {
           ),
         )
       }
-      return this.exchange(
-        'press_button',
-        {data: button.callback_data, message_id: (r.message as Message).message_id},
-        who,
-      )
+      return this.exchange('press_button', {data: button.callback_data, message_id: message.message_id}, who)
     }
     const keyboard = this.replyKeyboard()
     if (keyboard.includes(label)) return this.exchange('send_message', {text: label}, who)
@@ -623,13 +618,10 @@ class ScriptRun {
     for (let i = this.ours.length - 1; i >= 0; i--) {
       const call = this.ours[i]
       if (call.error || String(call.params.chat_id) !== chat) continue
-      const markup = call.params.reply_markup as TgObject | undefined
-      if (!markup || typeof markup !== 'object') continue
+      const markup = markupOf(call.params.reply_markup)
+      if (!markup) continue
       if (markup.remove_keyboard) return []
-      if (Array.isArray(markup.keyboard))
-        return (markup.keyboard as unknown[])
-          .flat()
-          .map((b) => (typeof b === 'string' ? b : String((b as TgObject)?.text ?? '')))
+      if (Array.isArray(markup.keyboard)) return markup.keyboard.flat().map(labelOf)
     }
     return []
   }
