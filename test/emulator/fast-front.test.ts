@@ -139,6 +139,46 @@ describe('which requests the front reads itself', () => {
     ])
       expect(readHead(head), head).toBeUndefined()
   })
+
+  it('reads header names in any case and values without the blanks before them, byte by byte', () => {
+    const line = 'POST /bot1:a/sendMessage HTTP/1.1'
+    expect(
+      readHead(
+        `${line}\r\nHOST:h\r\ncontent-TYPE: \tApplication/JSON\r\nCONTENT-LENGTH: 00000012\r\nConnection: Keep-Alive\r\nX-Empty:`,
+      ),
+    ).toEqual({target: '/bot1:a/sendMessage', host: 'h', type: 'application/json', length: 12})
+    expect(readHead(`GET /bot HTTP/1.1\r\nHost: h\r\nOrigin: http://o\r\nSec-Fetch-Site: none`)).toEqual({
+      target: '/bot',
+      host: 'h',
+      origin: 'http://o',
+      site: 'none',
+      type: '',
+      length: 0,
+    })
+    expect(readHead(`${line}\r\nHost: h\r\nContent-Length: ${1 << 20}`)?.length).toBe(1 << 20)
+    for (const head of [
+      `${line}\r\nHost: h\r\nContent-Length: 123456789`,
+      `${line}\r\nHost: h\r\nContent-Length: +12`,
+      `${line}\r\nHost: h\r\nContent-Length: 1 2`,
+      `${line}\r\nHost: h\r\nContent-Length:`,
+      `${line}\r\nHost: h\r\nConnection: keep-alive\r\nConnection: keep-alive`,
+      `${line}\r\nHost: h\r\nConnection: keep-alive, Upgrade`,
+      `${line}\r\nHost: h\r\nOrigin: a\r\norigin: a`,
+      `${line}\r\nHost: h\r\nX: a\x01b`,
+      `${line}\r\nHost: h\r\nX: caf\xe9`,
+      `${line}\r\nHost: h\r\nBad Name: x`,
+      `${line}\r\nHost: h\r\n: x`,
+      `${line}\r\nHost: h\n`,
+      `${line}\r\nHost: h\r`,
+      `${line}\nHost: h`,
+      'GET /bot1:a/"x" HTTP/1.1\r\nHost: h',
+      'GET /bo HTTP/1.1\r\nHost: h',
+      'get /bot1:a/getMe HTTP/1.1\r\nHost: h',
+      'GET /bot1:a/getMe HTTP/1.1x\r\nHost: h',
+      'GET /bot1:a/getMe\u0100 HTTP/1.1\r\nHost: h',
+    ])
+      expect(readHead(head), JSON.stringify(head)).toBeUndefined()
+  })
 })
 
 describe('the fast front on real sockets', () => {
