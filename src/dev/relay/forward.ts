@@ -13,7 +13,7 @@ import {peekUpdateId} from '../../telegram/describe.js'
 import {Attempt} from './answers.js'
 import {answerText, type Deliverer, type Delivered, type DeliveryDone, detachedLink, type Link} from './deliver.js'
 import {scanUpdate} from './scan.js'
-import type {Conn} from './server.js'
+import type {Conn} from './connection.js'
 import type {BotAnswer} from './upstream.js'
 
 import type {InjectResult, RelayRecorder, RelayStats, RelayUpdateEvent} from './types.js'

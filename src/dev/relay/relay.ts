@@ -40,7 +40,8 @@ import {Forwarder} from './forward.js'
 import {sameSecret, secretBytes} from './intake.js'
 import {RefusalLog, type RefusalReason} from './refusals.js'
 import type {RequestHead} from './request-head.js'
-import {type Conn, RelayServer} from './server.js'
+import type {Conn} from './connection.js'
+import {RelayServer} from './server.js'
 
 import type {InjectResult, RelayOptions, RelayRecorder, RelayStats, RelayTarget} from './types.js'
 
