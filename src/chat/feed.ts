@@ -60,6 +60,11 @@ export interface ChatFeedOptions {
    * session's record of what the user saw (src/chat/session-chats.ts).
    */
   messageView?: (chatId: number, messageId: number) => MessageView | undefined
+  /**
+   * Where the feed reads an ephemeral message after an edit (default: the emulator's ephemeralMessages): online,
+   * the session's record (src/chat/session-ephemeral.ts), since Telegram answers the edit with `true`.
+   */
+  ephemeralView?: (chatId: number, receiverUserId: number, ephemeralMessageId: number) => MessageView | undefined
   /** Strings never to appear in what is sent (the token). */
   redact?: (text: string) => string
   heartbeatMs?: number
@@ -257,6 +262,12 @@ export class ChatFeed {
     if (method === 'deleteephemeralmessage') {
       if (Number.isSafeInteger(chatId))
         this.publish({type: 'ephemeral', chat_id: chatId, receiver_user_id: receiver, ephemeral_message_id: id})
+      return
+    }
+    if (this.#o.ephemeralView) {
+      const view = Number.isSafeInteger(chatId) ? this.#o.ephemeralView(chatId, receiver, id) : undefined
+      if (view)
+        this.publish({type: 'ephemeral', chat_id: chatId, receiver_user_id: receiver, ephemeral_message_id: id, view})
       return
     }
     const message = this.#o.emulator

@@ -10,6 +10,8 @@
  *   GET  /api/bot                           {user, name, description, short_description, menu_button, commands}
  *   GET  /api/chats/{chat_id}/messages?limit=&before=, /api/chats/{chat_id}/messages/{message_id}
  *   GET  /api/chats/{chat_id}/keyboard      {markup}
+ *   GET  /api/chats/{chat_id}/ephemeral?user_id=   [{message, reactions}]: the ephemeral messages (Bot API 10.2) that
+ *                                           user still sees there, as the bot's calls left them (session-ephemeral.ts)
  *   POST /api/actions/send_message          {text, chat_id, user_id} → bot trigger message; {update_id, synthetic}
  *   POST /api/actions/press_button          {data, message_id, chat_id, user_id} → bot trigger callback
  *   POST /api/actions/{other}               409: a user action this session cannot send, and why
@@ -80,6 +82,7 @@ export async function createSessionChatPage(o: SessionChatPageOptions): Promise<
     redact,
     heartbeatMs: o.heartbeatMs,
     messageView: (chatId, messageId) => chats.view(chatId, messageId),
+    ephemeralView: (chatId, receiver, id) => chats.ephemeral.view(chatId, receiver, id),
   })
   const publish = (views: ReturnType<SessionChats['fromEntry']>) => {
     for (const view of views) feed.publish({type: 'message', chat: view.message.chat as Record<string, unknown>, view})
@@ -142,6 +145,11 @@ export async function createSessionChatPage(o: SessionChatPageOptions): Promise<
       if (typeof body.text !== 'string' || body.text.trim() === '') throw new HttpError(400, 'text is missing')
       return trigger({kind: 'message', text: body.text, ...parties})
     }
+    if (name === 'press_button' && body.ephemeral_message_id !== undefined)
+      throw new HttpError(
+        409,
+        "An ephemeral message's button is pressed in Telegram in an online session: a synthetic callback query carries no ephemeral message.",
+      )
     if (name === 'press_button' && typeof body.data === 'string' && body.game_short_name === undefined) {
       const messageId = intOf(String(body.message_id ?? ''))
       return trigger({kind: 'callback', data: body.data, ...(messageId !== undefined ? {messageId} : {}), ...parties})
@@ -185,6 +193,11 @@ export async function createSessionChatPage(o: SessionChatPageOptions): Promise<
       })
     const keyboard = /^\/api\/chats\/(-?\d{1,20})\/keyboard$/.exec(path)
     if (keyboard && get) return json(res, 200, {markup: feed.keyboard(Number(keyboard[1])) ?? null})
+    const ephemeral = /^\/api\/chats\/(-?\d{1,20})\/ephemeral$/.exec(path)
+    if (ephemeral && get) {
+      const userId = intOf(query.get('user_id'))
+      return json(res, 200, userId === undefined ? [] : chats.ephemeral.list(Number(ephemeral[1]), userId))
+    }
     const messages = /^\/api\/chats\/(-?\d{1,20})\/messages(?:\/(\d{1,12}(?:\.\d{1,20})?))?$/.exec(path)
     if (messages && get) {
       const chatId = Number(messages[1])

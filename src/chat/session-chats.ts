@@ -17,6 +17,7 @@
  */
 import type {MessageView, TgObject} from '../emulator/index.js'
 import type {UpdateEntry} from '../inspector/types.js'
+import {SessionEphemeral, isEphemeralMessage} from './session-ephemeral.js'
 
 export const MAX_CHATS = 1000
 export const MAX_MESSAGES = 5000
@@ -67,6 +68,8 @@ export class SessionChats {
   /** `chat:message` → user id → that user's reactions (message_reaction updates). */
   readonly #reactions = new Map<string, Map<number, TgObject[]>>()
   #lastChat: number | undefined
+  /** The ephemeral messages (Bot API 10.2) users see, each only by its receiver. */
+  readonly ephemeral = new SessionEphemeral()
   #lastUser: number | undefined
   /** What the bot set for everyone (setMyCommands / setChatMenuButton / setMyDescription / setMyName, default scope). */
   commands: TgObject[] = []
@@ -133,7 +136,8 @@ export class SessionChats {
       add(this.#put(message, synthetic))
     }
     const query = u.callback_query
-    if (
+    if (isObject(query) && isEphemeralMessage(query.message)) this.ephemeral.seen(query.message)
+    else if (
       isObject(query) &&
       isMessage(query.message) &&
       !this.#chats.get(query.message.chat.id)?.messages.has(query.message.message_id)
@@ -152,6 +156,8 @@ export class SessionChats {
 
   /** A Bot API call of the bot that Telegram answered (its parameters and result as sent and received). */
   fromCall(method: string, params: Json, result: unknown): void {
+    // an ephemeral message (Bot API 10.2): its receiver's alone, never in the chat's history
+    if (this.ephemeral.fromCall(method, params, result) || isEphemeralMessage(result)) return
     const m = method.toLowerCase()
     const chatId = numberOf(params.chat_id)
     switch (m) {

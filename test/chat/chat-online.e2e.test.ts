@@ -8,7 +8,8 @@
  * update (bot trigger's path), is marked synthetic in the page and in the inspector, and the bot's answer (sent to
  * "Telegram") appears; a button pressed in the page is a synthetic callback query: the bot's answerCallbackQuery shows
  * as a toast and its edit of the real message shows. Neither the token nor the webhook secret or path reach the page.
- * Long polling: the page shows the chats, and its input is off with the reason (nothing can be handed to the bot).
+ * Long polling: the page shows the chats, and its input is off with the reason (nothing can be handed to the bot);
+ * an ephemeral message (Bot API 10.2) the bot sends shows to its receiver, and its edit and deletion show live.
  */
 import type {Browser, Page} from 'playwright-core'
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
@@ -232,6 +233,35 @@ describe.skipIf(skip)('the chat page of an online bot dev session', () => {
     })
     expect(res.status).toBe(409)
     expect(((await res.json()) as {error: string}).error).toContain('long polling')
+
+    // An ephemeral message (Bot API 10.2) the bot sends the person: shown to them, out of the chat's history; its
+    // edit and its deletion (each answered `true` by Telegram, so drawn from the call's parameters) show live.
+    emu.sendUserMessage(token, {text: '/ephemeral', userId: PERSON.id})
+    const eph = page.locator('.msg.ephemeral')
+    await eph.filter({hasText: 'Only for you'}).waitFor({timeout: 30_000})
+    expect(await eph.locator('.ephemeral-mark').textContent()).toBe('only you can see this')
+    const base = `${String(ready.chatUrl).split('?')[0]}/`
+    const headers = {'x-bot-dev-key': new URL(String(ready.chatUrl)).searchParams.get('key')!}
+    const history = await (await fetch(new URL(`api/chats/${PERSON.id}/messages`, base), {headers})).text()
+    expect(history).not.toContain('Only for you')
+    emu.sendUserMessage(token, {text: '/reveal', userId: PERSON.id})
+    await eph.filter({hasText: 'Revealed: 42'}).waitFor({timeout: 30_000})
+    expect(await eph.locator('strong').textContent()).toBe('Revealed')
+    expect(await page.locator('.msg', {hasText: 'Only for you'}).count()).toBe(0)
+    // the edit removed the keyboard (an edit without reply_markup does)
+    expect(await eph.locator('button').count()).toBe(0)
+    // a page opened now draws it as it is from the session's record
+    const later = await open(String(ready.chatUrl))
+    await later.locator('.msg.ephemeral', {hasText: 'Revealed: 42'}).waitFor({timeout: 30_000})
+    emu.sendUserMessage(token, {text: '/dismiss', userId: PERSON.id})
+    for (const p of [page, later])
+      await p.waitForFunction(() => document.querySelectorAll('.msg.ephemeral').length === 0, undefined, {
+        timeout: 30_000,
+      })
+    const left = await (
+      await fetch(new URL(`api/chats/${PERSON.id}/ephemeral?user_id=${PERSON.id}`, base), {headers})
+    ).json()
+    expect(left).toEqual([])
     expect(problems).toEqual([])
     while (pages.length) await pages.pop()!.close()
     dev.child.kill('SIGINT')

@@ -149,3 +149,92 @@ describe('SessionChats', () => {
     expect(chats.history(7, {limit: 100}).map((v) => v.message.text)[0]).toBe('a21')
   })
 })
+
+describe('SessionChats: ephemeral messages (Bot API 10.2), kept apart from the history', () => {
+  const ephemeral = (id: number, extra: Record<string, unknown> = {}) => ({
+    message_id: 0,
+    date: 3,
+    chat: CHAT,
+    from: BOT,
+    receiver_user: ADA,
+    ephemeral_message_id: id,
+    ...extra,
+  })
+  const where = {chat_id: CHAT.id, receiver_user_id: ADA.id}
+
+  it("a send is its receiver's alone; an edit (Telegram answers true) is made from its parameters; a delete removes it", () => {
+    const chats = new SessionChats()
+    const keyboard = {inline_keyboard: [[{text: 'Later', callback_data: 'later'}]]}
+    chats.fromCall(
+      'sendMessage',
+      {...where, text: 'Only for you'},
+      ephemeral(1, {text: 'Only for you', reply_markup: keyboard}),
+    )
+    expect(chats.history(CHAT.id)).toEqual([])
+    expect(chats.ephemeral.list(CHAT.id, ADA.id).map((v) => v.message.text)).toEqual(['Only for you'])
+    expect(chats.ephemeral.list(CHAT.id, 99)).toEqual([])
+
+    // the text formatted as sent (HTML here); an edit without reply_markup takes the keyboard away
+    const edited = chats.ephemeral.fromCall(
+      'editEphemeralMessageText',
+      {...where, ephemeral_message_id: 1, text: '<b>Revealed</b>: 42', parse_mode: 'HTML'},
+      true,
+    )
+    expect(edited?.view?.message).toMatchObject({
+      text: 'Revealed: 42',
+      entities: [{offset: 0, length: 8, type: 'bold'}],
+    })
+    expect(edited?.view?.message.reply_markup).toBeUndefined()
+    // a failed call (no `true`) changes nothing
+    chats.fromCall('editEphemeralMessageText', {...where, ephemeral_message_id: 1, text: 'no'}, undefined)
+    expect(chats.ephemeral.view(CHAT.id, ADA.id, 1)?.message.text).toBe('Revealed: 42')
+    chats.fromCall(
+      'editEphemeralMessageReplyMarkup',
+      {...where, ephemeral_message_id: '1', reply_markup: JSON.stringify(keyboard)},
+      true,
+    )
+    expect(chats.ephemeral.view(CHAT.id, ADA.id, 1)?.message).toMatchObject({
+      text: 'Revealed: 42',
+      reply_markup: keyboard,
+    })
+
+    chats.fromCall(
+      'sendPhoto',
+      where,
+      ephemeral(2, {photo: [{file_id: 'p1', file_unique_id: 'u', width: 1, height: 1}], caption: 'c'}),
+    )
+    chats.fromCall(
+      'editEphemeralMessageCaption',
+      {...where, ephemeral_message_id: 2, caption: 'new *cap*', parse_mode: 'Markdown'},
+      true,
+    )
+    expect(chats.ephemeral.view(CHAT.id, ADA.id, 2)?.message).toMatchObject({
+      caption: 'new cap',
+      caption_entities: [{offset: 4, length: 3, type: 'bold'}],
+    })
+    chats.fromCall(
+      'editEphemeralMessageMedia',
+      {...where, ephemeral_message_id: 2, media: {type: 'document', media: 'doc-id', caption: 'a file'}},
+      true,
+    )
+    const media = chats.ephemeral.view(CHAT.id, ADA.id, 2)?.message
+    expect(media).toMatchObject({document: {file_id: 'doc-id'}, caption: 'a file'})
+    expect(media?.photo).toBeUndefined()
+
+    expect(chats.ephemeral.fromCall('deleteEphemeralMessage', {...where, ephemeral_message_id: 1}, true)).toEqual({
+      ...where,
+      ephemeral_message_id: 1,
+    })
+    expect(chats.ephemeral.list(CHAT.id, ADA.id).map((v) => v.message.ephemeral_message_id)).toEqual([2])
+    expect(chats.history(CHAT.id)).toEqual([])
+  })
+
+  it('a press under an ephemeral message keeps it among the ephemeral ones, not in the history', () => {
+    const chats = new SessionChats()
+    chats.fromEntry(
+      entry({callback_query: {id: 'q', from: ADA, chat_instance: 'i', data: 'd', message: ephemeral(5, {text: 'e'})}}),
+    )
+    expect(chats.history(CHAT.id)).toEqual([])
+    expect(chats.ephemeral.view(CHAT.id, ADA.id, 5)?.message.text).toBe('e')
+  })
+})

@@ -281,7 +281,6 @@
   }
 
   function loadEphemeral(chatId) {
-    if (state.online) return Promise.resolve()
     return api('api/chats/' + chatId + '/ephemeral?' + new URLSearchParams({user_id: String(state.user.id)}))
       .then((views) => {
         for (const view of views)
