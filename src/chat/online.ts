@@ -82,7 +82,7 @@ export async function createSessionChatPage(o: SessionChatPageOptions): Promise<
     messageView: (chatId, messageId) => chats.view(chatId, messageId),
   })
   const publish = (views: ReturnType<SessionChats['fromEntry']>) => {
-    for (const view of views) feed.publish({type: 'message', chat: view.message.chat as Record<string, unknown>, view})
+    for (const view of views) feed.publishView(view)
   }
   for (const entry of o.history.list().reverse()) chats.fromEntry(entry)
   const unsubscribeHistory = o.history.subscribe((entry, change) => {
