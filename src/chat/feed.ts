@@ -18,17 +18,18 @@
  */
 import type {ServerResponse} from 'node:http'
 
-import type {BotApiEmulator, MessageView, RecordedCall, TgObject, Update} from '../emulator/index.js'
+import type {BotApiEmulator, MessageView, RecordedCall, Update} from '../emulator/index.js'
+import {type ChatMessage, type ReplyMarkup, chatMessageOf, fieldOf, numericId, replyMarkupOf} from './telegram.js'
 
 export type FeedEvent =
-  | {type: 'message'; chat: TgObject; view: MessageView}
+  | {type: 'message'; chat: ChatMessage['chat']; view: MessageView}
   | {type: 'delete'; chat_id: number; message_ids: number[]}
   | {type: 'action'; chat_id: number; action: string; message_thread_id?: number}
   | {type: 'callback'; id: string; text?: string; show_alert?: boolean; url?: string}
   | {type: 'inline'; query_id: string}
   | {type: 'profile'}
   /** The bot sent a reply keyboard to the chat (`markup`), or removed it (`markup` absent). */
-  | {type: 'keyboard'; chat_id: number; markup?: TgObject}
+  | {type: 'keyboard'; chat_id: number; markup?: ReplyMarkup}
   /** An ephemeral message (Bot API 10.2) of `receiver_user_id`: sent or edited (`view`), or deleted (no `view`). */
   | {type: 'ephemeral'; chat_id: number; receiver_user_id: number; ephemeral_message_id: number; view?: MessageView}
 
@@ -77,7 +78,7 @@ export class ChatFeed {
   readonly #heartbeat: NodeJS.Timeout
   #seq = 0
   /** The reply keyboard each chat shows now (the bot's latest ReplyKeyboardMarkup there, until it is removed). */
-  readonly #keyboards = new Map<number, TgObject>()
+  readonly #keyboards = new Map<number, ReplyMarkup>()
   readonly #onCall = (call: RecordedCall, token: string) => {
     if (token === this.#o.token) this.#guarded(() => this.#fromCall(call))
   }
@@ -132,7 +133,7 @@ export class ChatFeed {
   }
 
   /** The reply keyboard a chat shows now, if any. */
-  keyboard(chatId: number): TgObject | undefined {
+  keyboard(chatId: number): ReplyMarkup | undefined {
     return this.#keyboards.get(chatId)
   }
 
@@ -169,13 +170,19 @@ export class ChatFeed {
     res.destroy()
   }
 
-  #message(chatId: number, messageId: number, fallback?: TgObject): void {
+  #message(chatId: number, messageId: number, fallback?: ChatMessage): void {
     const view =
       (this.#o.messageView
         ? this.#o.messageView(chatId, messageId)
         : this.#o.emulator?.messageView(this.#o.token, chatId, messageId)) ??
       (fallback ? {message: fallback, reactions: []} : undefined)
-    if (view) this.publish({type: 'message', chat: view.message.chat as TgObject, view})
+    if (view) this.publishView(view)
+  }
+
+  /** A message as its chat shows it now (sent, edited, reacted to), to every page. */
+  publishView(view: MessageView): void {
+    const chat = chatMessageOf(view.message)?.chat
+    if (chat) this.publish({type: 'message', chat, view})
   }
 
   #fromCall(call: Pick<RecordedCall, 'method' | 'params' | 'result' | 'error'>): void {
@@ -229,27 +236,22 @@ export class ChatFeed {
       return
     }
     for (const result of Array.isArray(call.result) ? call.result : [call.result]) {
-      const message = result as TgObject | undefined
-      const chat = message?.chat as TgObject | undefined
-      if (
-        message?.message_id === 0 &&
-        typeof message.ephemeral_message_id === 'number' &&
-        typeof chat?.id === 'number'
-      ) {
+      const message = chatMessageOf(result)
+      if (!message) continue
+      if (message.message_id === 0 && typeof message.ephemeral_message_id === 'number') {
         // an ephemeral message (Bot API 10.2: message_id 0): its receiver's alone, out of the chat's history
-        const receiver = (message.receiver_user as TgObject | undefined)?.id
-        if (typeof receiver === 'number')
+        const receiver = numericId(message.receiver_user)
+        if (receiver !== undefined)
           this.publish({
             type: 'ephemeral',
-            chat_id: chat.id,
+            chat_id: message.chat.id,
             receiver_user_id: receiver,
             ephemeral_message_id: message.ephemeral_message_id,
             view: {message, reactions: []},
           })
         continue
       }
-      if (typeof message?.message_id === 'number' && typeof chat?.id === 'number')
-        this.#message(chat.id, message.message_id, message)
+      this.#message(message.chat.id, message.message_id, message)
     }
   }
 
@@ -275,13 +277,14 @@ export class ChatFeed {
       .find(
         (m) =>
           m.ephemeral_message_id === id &&
-          (m.receiver_user as TgObject | undefined)?.id === receiver &&
-          (!Number.isSafeInteger(chatId) || (m.chat as TgObject | undefined)?.id === chatId),
+          numericId(m.receiver_user) === receiver &&
+          (!Number.isSafeInteger(chatId) || numericId(m.chat) === chatId),
       )
-    if (!message) return
+    const chat = numericId(message?.chat)
+    if (!message || chat === undefined) return
     this.publish({
       type: 'ephemeral',
-      chat_id: (message.chat as TgObject).id as number,
+      chat_id: chat,
       receiver_user_id: receiver,
       ephemeral_message_id: id,
       view: {message, reactions: []},
@@ -290,11 +293,11 @@ export class ChatFeed {
 
   /** A send with a reply keyboard (or its removal) changes what the chat's keyboard area shows. */
   #noteKeyboard(call: Pick<RecordedCall, 'params' | 'result'>): void {
-    const markup = call.params.reply_markup as TgObject | undefined
-    if (!markup || typeof markup !== 'object' || (!markup.keyboard && !markup.remove_keyboard)) return
-    const result = (Array.isArray(call.result) ? call.result[0] : call.result) as TgObject | undefined
-    const chatId = (result?.chat as TgObject | undefined)?.id
-    if (typeof chatId !== 'number') return
+    const markup = replyMarkupOf(call.params.reply_markup)
+    if (!markup || (!markup.keyboard && !markup.remove_keyboard)) return
+    const result: unknown = Array.isArray(call.result) ? call.result[0] : call.result
+    const chatId = numericId(fieldOf(result, 'chat'))
+    if (chatId === undefined) return
     if (markup.keyboard) {
       this.#keyboards.set(chatId, markup)
       if (this.#keyboards.size > 10_000) this.#keyboards.delete(this.#keyboards.keys().next().value!)
@@ -305,13 +308,12 @@ export class ChatFeed {
   #fromUpdate(update: Update): void {
     if (this.#clients.size === 0) return
     for (const type of MESSAGE_UPDATES) {
-      const message = update[type] as TgObject | undefined
-      const chat = message?.chat as TgObject | undefined
-      if (message && typeof chat?.id === 'number') this.#message(chat.id, message.message_id as number, message)
+      const message = chatMessageOf(update[type])
+      if (message) this.#message(message.chat.id, message.message_id, message)
     }
-    const reaction = (update.message_reaction ?? update.message_reaction_count) as TgObject | undefined
-    if (reaction) this.#message((reaction.chat as TgObject).id as number, reaction.message_id as number)
-    const pollId = (update.poll as TgObject | undefined)?.id ?? (update.poll_answer as TgObject | undefined)?.poll_id
+    const reaction = chatMessageOf(update.message_reaction ?? update.message_reaction_count)
+    if (reaction) this.#message(reaction.chat.id, reaction.message_id)
+    const pollId = fieldOf(update.poll, 'id') ?? fieldOf(update.poll_answer, 'poll_id')
     if (pollId !== undefined) {
       const where = this.#o.emulator?.pollMessage(this.#o.token, String(pollId))
       if (where) this.#message(where.chatId, where.messageId)

@@ -85,7 +85,7 @@ export async function createSessionChatPage(o: SessionChatPageOptions): Promise<
     ephemeralView: (chatId, receiver, id) => chats.ephemeral.view(chatId, receiver, id),
   })
   const publish = (views: ReturnType<SessionChats['fromEntry']>) => {
-    for (const view of views) feed.publish({type: 'message', chat: view.message.chat as Record<string, unknown>, view})
+    for (const view of views) feed.publishView(view)
   }
   for (const entry of o.history.list().reverse()) chats.fromEntry(entry)
   const unsubscribeHistory = o.history.subscribe((entry, change) => {

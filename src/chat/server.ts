@@ -30,9 +30,11 @@ import {readFile} from 'node:fs/promises'
 import type {IncomingMessage, ServerResponse} from 'node:http'
 import {fileURLToPath} from 'node:url'
 
-import type {BotApiEmulator, TgObject} from '../emulator/index.js'
+import * as v from 'valibot'
+import type {BotApiEmulator} from '../emulator/index.js'
 import {redactSecrets} from '../telegram/redact.js'
 import {ChatFeed} from './feed.js'
+import {numericId} from './telegram.js'
 import {createMiniAppProxy} from '../lib/mini-app-proxy.js'
 
 export const CHAT_PAGE_DIR = fileURLToPath(new URL('page/', import.meta.url))
@@ -173,7 +175,7 @@ export async function createChatPage(o: ChatPageOptions): Promise<ChatPage> {
       const userId = intOf(query.get('user_id')) ?? user.id
       const shown = emu
         .ephemeralMessages(token)
-        .filter((m) => (m.chat as TgObject).id === chatId && (m.receiver_user as TgObject | undefined)?.id === userId)
+        .filter((m) => numericId(m.chat) === chatId && numericId(m.receiver_user) === userId)
       return json(
         res,
         200,
@@ -253,7 +255,7 @@ export async function createChatPage(o: ChatPageOptions): Promise<ChatPage> {
   }
 
   /** A group, supergroup (with topics: is_forum) or channel the bot is in. */
-  function addChat(body: Record<string, unknown>): TgObject {
+  function addChat(body: Record<string, unknown>): {id: number; title: string; type: string; is_forum?: boolean} {
     const type = String(body.type ?? '')
     if (!['group', 'supergroup', 'channel'].includes(type))
       throw new HttpError(400, 'type must be group, supergroup or channel')
@@ -266,7 +268,7 @@ export async function createChatPage(o: ChatPageOptions): Promise<ChatPage> {
       while (known.has(id)) id -= 1
     }
     if (id >= 0) throw new HttpError(400, 'a group or channel id is negative')
-    const chat: TgObject & {id: number; type: string} = {
+    const chat = {
       id,
       title: title || (type === 'channel' ? 'Test Channel' : 'Test Group'),
       type,
@@ -334,6 +336,9 @@ function readBytes(req: IncomingMessage, limit: number): Promise<Buffer> {
 }
 
 /** A JSON object body sent as application/json (a page of another site cannot send that without asking first). */
+/** Any JSON object (valibot lets an array through: readJson refuses it). */
+const JsonObject = v.looseObject({})
+
 export async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
   const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase()
   if (type !== 'application/json') throw new HttpError(415, 'send the body as JSON (Content-Type: application/json)')
@@ -345,9 +350,8 @@ export async function readJson(req: IncomingMessage): Promise<Record<string, unk
   } catch {
     throw new HttpError(400, 'the body is not valid JSON')
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value))
-    throw new HttpError(400, 'the body must be an object')
-  return value as Record<string, unknown>
+  if (!v.is(JsonObject, value) || Array.isArray(value)) throw new HttpError(400, 'the body must be an object')
+  return value
 }
 
 const MIMES: Record<string, string> = {

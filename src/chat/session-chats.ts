@@ -15,7 +15,7 @@
  * Bounded: the newest MAX_CHATS chats, the newest MAX_MESSAGES messages of each, MAX_TOTAL in all (past it the
  * oldest message of the chat met first goes).
  */
-import type {MessageView, TgObject} from '../emulator/index.js'
+import type {MessageView} from '../emulator/index.js'
 import type {UpdateEntry} from '../inspector/types.js'
 import {SessionEphemeral, isEphemeralMessage} from './session-ephemeral.js'
 
@@ -29,7 +29,7 @@ export interface SessionChatView extends MessageView {
 }
 
 interface ChatRecord {
-  chat: TgObject & {id: number}
+  chat: WithId
   /** page key (message_id, or a fractional one for a synthetic message) → view */
   messages: Map<number, SessionChatView>
   /** The highest real message id seen in the chat. */
@@ -38,18 +38,16 @@ interface ChatRecord {
   extra: number
 }
 
+/** A JSON object as Telegram sent it (an update's, or a call's parameters and result): each field checked where read. */
 type Json = Record<string, unknown>
+/** A Chat or a User: a JSON object with a numeric id. */
+type WithId = Json & {id: number}
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
+const hasId = (v: unknown): v is WithId => isObject(v) && typeof v.id === 'number'
 
-function isMessage(v: unknown): v is Json & {message_id: number; chat: Json & {id: number}} {
-  return (
-    isObject(v) &&
-    typeof v.message_id === 'number' &&
-    typeof v.date === 'number' &&
-    isObject(v.chat) &&
-    typeof v.chat.id === 'number'
-  )
+function isMessage(v: unknown): v is Json & {message_id: number; chat: WithId} {
+  return isObject(v) && typeof v.message_id === 'number' && typeof v.date === 'number' && hasId(v.chat)
 }
 
 const numberOf = (v: unknown): number | undefined => {
@@ -62,18 +60,18 @@ export class SessionChats {
   readonly #chats = new Map<number, ChatRecord>()
   /** Messages kept in all chats. */
   #total = 0
-  readonly #users = new Map<number, TgObject & {id: number}>()
+  readonly #users = new Map<number, WithId>()
   /** poll id → where its message is. */
   readonly #polls = new Map<string, {chatId: number; key: number}>()
   /** `chat:message` → user id → that user's reactions (message_reaction updates). */
-  readonly #reactions = new Map<string, Map<number, TgObject[]>>()
+  readonly #reactions = new Map<string, Map<number, Json[]>>()
   #lastChat: number | undefined
   /** The ephemeral messages (Bot API 10.2) users see, each only by its receiver. */
   readonly ephemeral = new SessionEphemeral()
   #lastUser: number | undefined
   /** What the bot set for everyone (setMyCommands / setChatMenuButton / setMyDescription / setMyName, default scope). */
-  commands: TgObject[] = []
-  menuButton: TgObject = {type: 'commands'}
+  commands: Json[] = []
+  menuButton: Json = {type: 'commands'}
   description = ''
   shortDescription = ''
   name: string | undefined
@@ -88,17 +86,17 @@ export class SessionChats {
   }
 
   /** The chats seen, in the order met. */
-  chatList(): TgObject[] {
+  chatList(): WithId[] {
     return [...this.#chats.values()].map((c) => c.chat)
   }
 
   /** The users seen writing in a private chat with the bot (each is that chat), in the order met. */
-  users(): TgObject[] {
+  users(): WithId[] {
     return [...this.#users.values()]
   }
 
   /** The newest real chat and its user (where a page opens). */
-  last(): {chatId?: number; user?: TgObject & {id: number}} {
+  last(): {chatId?: number; user?: WithId} {
     return {
       ...(this.#lastChat !== undefined ? {chatId: this.#lastChat} : {}),
       ...(this.#lastUser !== undefined && this.#users.has(this.#lastUser)
@@ -178,9 +176,13 @@ export class SessionChats {
         return
       case 'setmycommands':
       case 'deletemycommands':
-        if (result !== true || (params.scope && (params.scope as Json).type !== 'default') || params.language_code)
+        if (
+          result !== true ||
+          (params.scope && (!isObject(params.scope) || params.scope.type !== 'default')) ||
+          params.language_code
+        )
           return
-        this.commands = m === 'setmycommands' && Array.isArray(params.commands) ? (params.commands as TgObject[]) : []
+        this.commands = m === 'setmycommands' && Array.isArray(params.commands) ? params.commands.filter(isObject) : []
         return
       case 'setchatmenubutton':
         if (result === true && params.chat_id === undefined)
@@ -198,19 +200,19 @@ export class SessionChats {
     for (const message of Array.isArray(result) ? result : [result]) if (isMessage(message)) this.#put(message, false)
   }
 
-  #noteSender(message: Json & {chat: Json & {id: number}}): void {
+  #noteSender(message: Json & {chat: WithId}): void {
     const from = message.from
-    if (!isObject(from) || typeof from.id !== 'number' || from.is_bot === true) return
+    if (!hasId(from) || from.is_bot === true) return
     if (message.chat.type === 'private' && message.chat.id === from.id) {
       this.#users.delete(from.id)
-      this.#users.set(from.id, from as TgObject & {id: number})
+      this.#users.set(from.id, from)
       if (this.#users.size > MAX_CHATS) this.#users.delete(this.#users.keys().next().value!)
     }
     this.#lastUser = from.id
     this.#lastChat = message.chat.id
   }
 
-  #record(chat: Json & {id: number}): ChatRecord {
+  #record(chat: WithId): ChatRecord {
     let record = this.#chats.get(chat.id)
     if (!record) {
       record = {chat, messages: new Map(), highest: 0, extra: 0}
@@ -224,7 +226,7 @@ export class SessionChats {
     return record
   }
 
-  #put(message: Json & {message_id: number; chat: Json & {id: number}}, synthetic: boolean): SessionChatView {
+  #put(message: Json & {message_id: number; chat: WithId}, synthetic: boolean): SessionChatView {
     const record = this.#record(message.chat)
     let key = message.message_id
     if (synthetic) {
@@ -287,7 +289,7 @@ export class SessionChats {
       this.#reactions.set(k, byUser)
       if (this.#reactions.size > MAX_MESSAGES) this.#reactions.delete(this.#reactions.keys().next().value!)
     }
-    const given = Array.isArray(update.new_reaction) ? (update.new_reaction as TgObject[]) : []
+    const given = Array.isArray(update.new_reaction) ? update.new_reaction.filter(isObject) : []
     if (given.length === 0) byUser.delete(userId)
     else byUser.set(userId, given)
     return this.view(chatId, messageId)
@@ -302,16 +304,16 @@ export class SessionChats {
     this.#reactions.delete(`${chatId}:${messageId}`)
     record.messages.set(messageId, {
       ...view,
-      reactions: Array.isArray(update.reactions) ? (update.reactions as TgObject[]) : [],
+      reactions: Array.isArray(update.reactions) ? update.reactions.filter(isObject) : [],
     })
     return this.view(chatId, messageId)
   }
 
   /** A view with the reactions users gave (message_reaction updates), counted as Telegram's clients show them. */
   #withReactions(chatId: number, view: SessionChatView): SessionChatView {
-    const byUser = this.#reactions.get(`${chatId}:${view.message.message_id as number}`)
+    const byUser = this.#reactions.get(`${chatId}:${view.message.message_id}`)
     if (!byUser || byUser.size === 0) return view
-    const counts = new Map<string, {type: TgObject; total_count: number}>()
+    const counts = new Map<string, {type: Json; total_count: number}>()
     for (const list of byUser.values())
       for (const type of list) {
         const id = JSON.stringify(type)

@@ -4,6 +4,7 @@
  * cut (a cut token would no longer look like one), then terminal controls and bidi characters
  * are escaped (see lib/terminal.ts), then it is cut to PREVIEW_MAX characters.
  */
+import * as v from 'valibot'
 import {REDACTED, redactionPattern, TOKEN_SHAPE} from './redact.js'
 import {escapeChar, isUnsafeForTerminal, sanitizeForTerminal} from '../lib/terminal.js'
 
@@ -104,9 +105,61 @@ export function contentText(field: string | undefined, total: unknown, currency:
   return field
 }
 
+/** An object with an `id` (a Chat, a User), or nothing where the field is missing or is no object. */
+const WithId = v.fallback(v.optional(v.looseObject({id: v.unknown()})), undefined)
+
+/**
+ * An update's payload (a Message, CallbackQuery, InlineQuery, Poll…, core.telegram.org/bots/api#update) as the log
+ * reads it: where it is from (its chat, its message's chat, its sender) and what it says. Any JSON object passes (a
+ * forged or odd update is described as far as it goes); a field that is not what Telegram sends there is left out.
+ */
+const Payload = v.looseObject({
+  id: v.optional(v.unknown()),
+  chat: WithId,
+  message: v.fallback(v.optional(v.looseObject({chat: WithId})), undefined),
+  from: WithId,
+  user: WithId,
+  text: v.optional(v.unknown()),
+  caption: v.optional(v.unknown()),
+  data: v.optional(v.unknown()),
+  query: v.optional(v.unknown()),
+  question: v.optional(v.unknown()),
+  successful_payment: v.optional(v.unknown()),
+  refunded_payment: v.optional(v.unknown()),
+})
+export type UpdatePayload = v.InferOutput<typeof Payload>
+
+/** A payment's amount as a message carries it (SuccessfulPayment, RefundedPayment). */
+const Paid = v.looseObject({total_amount: v.optional(v.unknown()), currency: v.optional(v.unknown())})
+
+/** An update's type (its first field other than update_id) and that field's value when it is an object. */
+export function updatePayload(update: {readonly [key: string]: unknown}): {
+  updateType?: string
+  payload?: UpdatePayload
+} {
+  let updateType: string | undefined
+  for (const key in update) {
+    if (key !== 'update_id') {
+      updateType = key
+      break
+    }
+  }
+  const value = updateType === undefined ? undefined : update[updateType]
+  const parsed = Array.isArray(value) ? undefined : v.safeParse(Payload, value)
+  return {updateType, ...(parsed?.success ? {payload: parsed.output} : {})}
+}
+
+/** The chat an update is about (its chat, its message's chat, else its sender's) and the text it shows first. */
+export function payloadFacts(payload: UpdatePayload | undefined): {chatId: unknown; text: unknown} {
+  return {
+    chatId: payload?.chat?.id ?? payload?.message?.chat?.id ?? payload?.from?.id ?? payload?.user?.id,
+    text: payload?.text ?? payload?.caption ?? payload?.data ?? payload?.query ?? payload?.question,
+  }
+}
+
 /** The content words of a parsed message-like payload (see contentText). */
-export function messageContent(type: string | undefined, payload: Record<string, any> | undefined): string | undefined {
-  if (!payload || typeof payload !== 'object' || Array.isArray(payload) || !isMessageUpdate(type)) return undefined
+export function messageContent(type: string | undefined, payload: UpdatePayload | undefined): string | undefined {
+  if (!payload || !isMessageUpdate(type)) return undefined
   let best: string | undefined
   let rank = Number.POSITIVE_INFINITY
   for (const key in payload) {
@@ -116,7 +169,8 @@ export function messageContent(type: string | undefined, payload: Record<string,
       best = key
     }
   }
-  const paid = best === 'successful_payment' || best === 'refunded_payment' ? payload[best] : undefined
+  const field = best === 'successful_payment' || best === 'refunded_payment' ? payload[best] : undefined
+  const paid = v.is(Paid, field) ? field : undefined
   return contentText(best, paid?.total_amount, paid?.currency)
 }
 
@@ -190,30 +244,26 @@ export function safePreview(text: string, secrets: Array<string | undefined> = [
   return out + '…'
 }
 
+/** Any JSON object (not an array), its update_id read where it is used. */
+const UpdateObject = v.looseObject({update_id: v.optional(v.unknown())})
+
+/** Whether a parsed JSON value is an object, as an update is (its fields are checked where they are read). */
+export function isUpdateObject(value: unknown): value is v.InferOutput<typeof UpdateObject> {
+  return v.is(UpdateObject, value) && !Array.isArray(value)
+}
+
 /** Update id, type, chat and a short text preview of a raw update body; never throws. */
 export function describeUpdate(body: Buffer | string, secrets: Array<string | undefined> = []): UpdateDescription {
-  let update: Record<string, unknown>
+  let update: unknown
   try {
-    update = JSON.parse(typeof body === 'string' ? body : body.toString('utf8')) as Record<string, unknown>
+    update = JSON.parse(typeof body === 'string' ? body : body.toString('utf8'))
   } catch {
     return {}
   }
-  if (!update || typeof update !== 'object' || Array.isArray(update)) return {}
+  if (!isUpdateObject(update)) return {}
   const updateId = typeof update.update_id === 'number' ? update.update_id : undefined
-  let updateType: string | undefined
-  for (const key in update) {
-    if (key !== 'update_id') {
-      updateType = key
-      break
-    }
-  }
-  const payload = (updateType ? update[updateType] : undefined) as Record<string, any> | undefined
-  let chatId: unknown
-  let text: unknown
-  if (payload && typeof payload === 'object') {
-    chatId = payload.chat?.id ?? payload.message?.chat?.id ?? payload.from?.id ?? payload.user?.id
-    text = payload.text ?? payload.caption ?? payload.data ?? payload.query ?? payload.question
-  }
+  const {updateType, payload} = updatePayload(update)
+  const {chatId, text} = payloadFacts(payload)
   return {
     updateId,
     updateType: updateType === undefined ? undefined : safePreview(updateType, secrets, TYPE_MAX),

@@ -5,7 +5,14 @@
  */
 import {TOKEN_SHAPE} from '../../telegram/redact.js'
 import {REDACTED, redactionPattern} from '../../telegram/redact.js'
-import {messageContent, safePreview} from '../../telegram/describe.js'
+import {
+  isUpdateObject,
+  messageContent,
+  payloadFacts,
+  safePreview,
+  type UpdatePayload,
+  updatePayload,
+} from '../../telegram/describe.js'
 import type {ApiCall} from '../types.js'
 
 /** Largest update JSON kept whole; a larger one is kept as its first bytes (and cannot be replayed). */
@@ -118,9 +125,7 @@ export function updateFacts(raw: unknown, secrets: Secrets): UpdateFacts {
   const content = messageContent(described.updateType, described.payload)
   if (content !== undefined) facts.content = content
   const payload = described.payload
-  const from = payload?.from as Record<string, unknown> | undefined
-  const user = payload?.user as Record<string, unknown> | undefined
-  const userId = from?.id ?? user?.id
+  const userId = payload?.from?.id ?? payload?.user?.id
   if (typeof userId === 'number') facts.userId = userId
   if (described.updateType && /_query$/.test(described.updateType) && typeof payload?.id === 'string')
     facts.queryId = payload.id
@@ -133,24 +138,13 @@ function describe(update: unknown): {
   updateType?: string
   chatId?: number
   preview?: string
-  payload?: Record<string, any>
+  payload?: UpdatePayload
 } {
-  if (!update || typeof update !== 'object' || Array.isArray(update)) return {}
-  const u = update as Record<string, unknown>
-  let updateType: string | undefined
-  for (const key in u) {
-    if (key !== 'update_id') {
-      updateType = key
-      break
-    }
-  }
-  const value = updateType ? u[updateType] : undefined
-  const payload =
-    value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, any>) : undefined
-  const chatId = payload?.chat?.id ?? payload?.message?.chat?.id ?? payload?.from?.id ?? payload?.user?.id
-  const text = payload?.text ?? payload?.caption ?? payload?.data ?? payload?.query ?? payload?.question
+  if (!isUpdateObject(update)) return {}
+  const {updateType, payload} = updatePayload(update)
+  const {chatId, text} = payloadFacts(payload)
   const out: ReturnType<typeof describe> = {}
-  if (typeof u.update_id === 'number') out.updateId = u.update_id
+  if (typeof update.update_id === 'number') out.updateId = update.update_id
   if (updateType !== undefined) out.updateType = typePreview(updateType)
   if (typeof chatId === 'number') out.chatId = chatId
   if (typeof text === 'string') out.preview = safePreview(text)
