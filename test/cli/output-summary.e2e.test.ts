@@ -56,7 +56,7 @@ describe('bot dev: the summary counts what happened, per mode', () => {
     expect(summary.relayed).toBe(1)
     expect(summary.text).toMatch(/: 1 update relayed, 1 failure[;,]/)
     expect(summary.text).not.toContain('0 failures')
-  }, 60_000)
+  })
 
   it('webhook mode: a 5xx from the bot is a failure in the summary', async () => {
     const {emu, token} = world
@@ -79,7 +79,7 @@ describe('bot dev: the summary counts what happened, per mode', () => {
     const failed = new Set(lines.flatMap((l) => / ✗ #(\d+) message .*→ \d{3} /.exec(l)?.[1] ?? []))
     expect(failed.size, result.stdout).toBe(1)
     expect(summaryOf(result.stderr), result.stdout).toMatch(/: 0 updates relayed, 1 failure; exit code 0\.$/)
-  }, 60_000)
+  })
 
   it('webhook mode: a delivery under way when the session stops is shown and counted before the summary', async () => {
     const {emu, token} = world
@@ -99,7 +99,7 @@ describe('bot dev: the summary counts what happened, per mode', () => {
     expect(lines, result.stdout).toHaveLength(3)
     expect(lines[2]).toMatch(/→ (499|503) /) // the bot's connection cut (503), or the tunnel's first (499)
     expect(summaryOf(result.stderr), result.stdout).toMatch(/: 0 updates relayed, 1 failure; exit code 0\.$/)
-  }, 60_000)
+  })
 
   it('an update answered 200 whose Bot API call failed: "0 failures" says so, and "1 failed call" counts the call', async () => {
     const {emu, token} = world
@@ -113,7 +113,7 @@ describe('bot dev: the summary counts what happened, per mode', () => {
     const summary = JSON.parse(result.stdout.trim().split('\n').at(-1)!) as {text: string; failedCalls?: number}
     expect(summary.failedCalls).toBe(1)
     expect(summary.text).toMatch(/: 1 update relayed, 0 failures, 1 failed call; exit code 0\.$/)
-  }, 60_000)
+  })
 
   it('polling mode: no relay, so no "relayed": the updates the api proxy saw the bot fetch; without the proxy, no count', async () => {
     const {emu, token} = world

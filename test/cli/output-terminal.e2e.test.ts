@@ -300,5 +300,5 @@ describe('output through pipes (not a terminal)', () => {
     expect(offline.stdout).toContain('✗ Unknown command :foo.')
     for (const text of [bad.stdout, bad.stderr, offline.stdout, offline.stderr]) expect(text).not.toMatch(/\u001B/)
     expect(offline.stdout + offline.stderr).not.toMatch(ORA_GLYPHS)
-  }, 70_000)
+  })
 })

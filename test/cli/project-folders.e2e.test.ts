@@ -71,5 +71,5 @@ describe('bot trigger in a subfolder of the project', () => {
     expect(r.stdout).toMatch(/message "from src" delivered → 200/)
     dev.kill('SIGINT')
     await dev.exited
-  }, 60_000)
+  })
 })

@@ -48,14 +48,14 @@ describe('bot dev reads its defaults from package.json', () => {
     expect(r.stderr).toMatch(/Offline: .*long polling/)
     expect(r.stderr).toContain(`\`node ${PICKY}\` runs as @offline_dev_bot`)
     expect(r.code, r.stderr).toBe(0)
-  }, 65_000)
+  })
 
   it('a flag on the command line wins over package.json', async () => {
     const cwd = project({command: ['node', PICKY], mode: 'polling', watch: false})
     const r = await runCli(['dev', '--offline', '--mode', 'webhook'], {cwd, input: 'hello\n', timeoutMs: 60_000})
     expect(r.stderr).toMatch(/Offline: .*webhook over loopback/)
     expect(r.code, r.stderr).toBe(0)
-  }, 65_000)
+  })
 
   it('.env wins over package.json; package.json applies when .env does not set it', async () => {
     const {token} = emu.createBot()
@@ -75,7 +75,7 @@ describe('bot dev reads its defaults from package.json', () => {
     expect(overridden.stderr).toContain(`http://127.0.0.1:${port}`)
     expect(overridden.stderr).not.toContain('ftp://')
     expect(overridden.code).toBe(1)
-  }, 65_000)
+  })
 
   it('an unknown key: exit 2 naming it and the file, nothing sent to the Bot API', async () => {
     const {token} = emu.createBot()
@@ -122,6 +122,5 @@ describe('bot dev reads its defaults from package.json', () => {
       expect(r.stdout).toContain('bot › hello')
       expect(r.code, r.stderr).toBe(0)
     },
-    65_000,
   )
 })

@@ -300,5 +300,5 @@ describe('bot behind a proxy', () => {
     expect(emu.webhook(token)).toBeUndefined()
     expect(p.seen.length).toBeGreaterThan(0)
     expect(p.seen.every((s) => s.method === 'CONNECT' && s.host === 'api.telegram.test' && s.port === 443)).toBe(true)
-  }, 70_000)
+  })
 })

@@ -79,7 +79,7 @@ describe('bot trigger and bot replay with a running bot dev --offline', () => {
       timeout: 20_000,
       what: () => `bot › hi in the session output\n${dump()}`,
     })
-  }, 70_000)
+  })
 
   it('bot replay --last delivers it again: the bot answers again', async () => {
     const before = botLines().filter((l) => l === 'bot › hi').length
@@ -93,7 +93,7 @@ describe('bot trigger and bot replay with a running bot dev --offline', () => {
       timeout: 20_000,
       what: () => `a second bot › hi\n${dump()}`,
     })
-  }, 70_000)
+  })
 
   it('bot trigger callback and bot trigger update - reach the same session', async () => {
     const cb = await runCli(['trigger', 'callback', 'noop', '--message-id', '1', '--json'], {
@@ -130,7 +130,7 @@ describe('bot trigger and bot replay with a running bot dev --offline', () => {
     const r = await runCli(['trigger', 'message', 'hi'], {cwd: ECHO_BOT, env})
     expect(r.code).toBe(1)
     expect(r.stderr).toContain('Start `bot dev` (or `bot dev --offline`) in this folder first.')
-  }, 40_000)
+  })
 })
 
 describe('bot trigger with a running bot dev (webhook mode, the emulator as api root)', () => {

@@ -88,5 +88,5 @@ describe('the api proxy against another local user', () => {
     expect(apiCalls).toHaveLength(1)
     expect(JSON.stringify(apiCalls)).not.toContain('through your proxy')
     expect(result.stdout + result.stderr).not.toContain(other.token.split(':')[1])
-  }, 60_000)
+  })
 })

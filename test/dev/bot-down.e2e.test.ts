@@ -69,7 +69,7 @@ describe.skipIf(!hasPty)('on a terminal, before the bot was ever ready', () => {
     expect(lines.filter((l) => l === 'r' || l === 'q' || l.endsWith(' r') || l.startsWith('r↻'))).toEqual([])
     expect(r.output).not.toMatch(/\^C/)
     expect(r.exitCode, r.output).toBe(0)
-  }, 60_000)
+  })
 })
 
 describe('bot trigger and bot replay while the bot is down', () => {

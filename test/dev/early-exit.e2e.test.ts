@@ -37,7 +37,7 @@ describe('piped bot dev --offline with a bot that throws at start', () => {
       expect(r.stderr).toMatch(/Its last lines:\n(?: {4}.*\n)* {4}Error: boom at start/)
       expect(r.stderr).not.toMatch(/Waiting for a file change/)
       expect(r.ms).toBeLessThan(15_000)
-    }, 40_000)
+    })
   }
 })
 
@@ -58,7 +58,7 @@ describe('piped bot dev (online) with a bot that cannot start', () => {
     expect(r.stderr).toMatch(/The bot exited with code 3/)
     expect(r.stderr).toMatch(/nobody is at a terminal to fix it[^]*Its last lines:\n(?: {4}.*\n)* {4}Error: boom/)
     expect(world.emu.webhook(world.token)).toBeUndefined()
-  }, 40_000)
+  })
 
   it('a bot that crashes right after a restart ends the session', async () => {
     const dir = join(world.dir, 'project')
@@ -76,7 +76,7 @@ describe('piped bot dev (online) with a bot that cannot start', () => {
     )
     expect(r.code).toBe(3)
     expect(world.emu.webhook(world.token)).toBeUndefined()
-  }, 40_000)
+  })
 })
 
 describe.skipIf(!hasPty)('on a terminal', () => {
@@ -92,5 +92,5 @@ describe.skipIf(!hasPty)('on a terminal', () => {
     expect(r.timedOut, r.output).toBe(false)
     expect(r.steps, r.output).toBe(1)
     expect(r.output).not.toMatch(/nobody is at a terminal/)
-  }, 40_000)
+  })
 })

@@ -35,7 +35,7 @@ describe('bot dev --offline', () => {
       )
       expect(result.stderr).not.toContain('relayed')
       expect(result.stderr).toMatch(/exit code 0/)
-    }, 45_000)
+    })
   }
 
   it('--json gives events only, the chat included', async () => {
@@ -57,5 +57,5 @@ describe('bot dev --offline', () => {
     expect(result.stdout).not.toContain('back on long polling')
     expect(events.find((e) => e.type === 'chat' && e.event?.type === 'bot')?.event?.lines).toEqual(['bot › hi'])
     expect(events.at(-1)?.type).toBe('summary')
-  }, 45_000)
+  })
 })

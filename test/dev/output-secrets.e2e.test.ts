@@ -76,7 +76,7 @@ describe('secrets in the output', () => {
     expect(out).toMatch(/Restored the previous webhook http:\/\/127\.0\.0\.1:9\/tg\/prod…/)
     expect(out).toMatch(TOKEN_WARNING)
     expect(out.match(new RegExp(TOKEN_WARNING.source, 'gm'))).toHaveLength(1)
-  }, 60_000)
+  })
 
   it('bot dev --json: bot-output events carry no secret, the takeover and restore lines mask the URL', async () => {
     world = await devWorld()
@@ -90,7 +90,7 @@ describe('secrets in the output', () => {
       `secret is <secret>; path is /webhook/${env.WEBHOOK_PATH.split('/').pop()!.slice(0, 4)}…`,
     )
     expect(out).toMatch(TOKEN_WARNING)
-  }, 60_000)
+  })
 
   it('bot webhook and bot init with --token warn once; from the environment, no warning', async () => {
     world = await devWorld()

@@ -72,5 +72,5 @@ describe('a bot that sets its own webhook', () => {
       expect(result.code, result.stderr).toBe(0)
       const all = result.stdout + result.stderr
       expect(all).not.toMatch(/foreign|set by someone else/i)
-    }, 70_000)
+    })
 })

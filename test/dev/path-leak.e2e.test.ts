@@ -60,5 +60,5 @@ describe('the webhook path in the output', () => {
     // The debug lines were there (setWebhook, getWebhookInfo), with the URL masked.
     expect(result.stderr).toMatch(/\[debug\] → setWebhook \{"url":"http:\/\/[^"]+\/webhook\/[A-Za-z0-9_-]{4}…"/)
     for (const text of [result.stdout, result.stderr]) expect(text).not.toContain(random.slice(0, 5))
-  }, 60_000)
+  })
 })

@@ -42,7 +42,7 @@ describe("Telegram's delivery error while the bot is down", () => {
     await dev.exited
     expect(out).toMatch(/bot dev's relay answered 503: your bot was down or restarting/)
     expect(out).not.toMatch(/proxy or load balancer/)
-  }, 40_000)
+  })
 })
 
 describe('a mistyped flag', () => {

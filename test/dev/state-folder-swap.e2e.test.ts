@@ -58,5 +58,5 @@ describe.skipIf(!asRoot)('the state folder swapped for a symlink mid-session', (
     const result = await dev.exited
     expect(result.code, result.stderr).toBe(0)
     expect(readdirSync(evil)).toEqual([])
-  }, 60_000)
+  })
 })

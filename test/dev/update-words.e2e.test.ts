@@ -46,7 +46,7 @@ describe('a bot that listens on another port than PORT', () => {
     expect(r.stderr).toContain('Listen on process.env.PORT (e.g. server.listen(Number(process.env.PORT))')
     expect(r.stderr).toContain(`or run \`bot dev --port ${own}\``)
     expect(r.stderr.match(/The bot listens on port/g)).toHaveLength(1)
-  }, 80_000)
+  })
 
   it('says nothing of the kind for a bot that listens on PORT and on a second port', async () => {
     const other = await freePort()
@@ -64,7 +64,7 @@ describe('a bot that listens on another port than PORT', () => {
     dev.kill('SIGINT')
     const r = await dev.exited
     expect(r.stderr).not.toMatch(/listens on port/)
-  }, 80_000)
+  })
 })
 
 describe('update lines name what a message holds', () => {
@@ -153,5 +153,5 @@ describe('update lines name what a message holds', () => {
       expect(e?.text, words).toContain(`#${ids[i]} ${after}`)
     })
     expect(events.find((e) => e.updateId === ids[0])?.text).toContain('message photo chat 5150 "a cat" → 200')
-  }, 80_000)
+  })
 })

@@ -122,5 +122,5 @@ describe('bot dev --watch with a Node bot: the files it loaded', () => {
     await dev.waitForOutput(/data\.ts changed; restarting the bot/, {timeoutMs: 30_000})
     dev.kill('SIGINT')
     await dev.exited
-  }, 80_000)
+  })
 })

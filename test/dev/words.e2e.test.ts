@@ -36,7 +36,7 @@ describe('the exit code when bot dev stops the bot', () => {
     expect(r.timedOut, r.stderr).toBe(false)
     expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).toMatch(/exit code 0\./)
-  }, 60_000)
+  })
 
   for (const mode of ['webhook', 'polling'] as const) {
     it(`is 0 at the end of a piped offline chat (${mode}), which speaks of neither Telegram closing nor 503`, async () => {
@@ -50,7 +50,7 @@ describe('the exit code when bot dev stops the bot', () => {
       expect(r.stdout).toContain('bot › echo: hello')
       expect(r.code, r.stderr).toBe(0)
       expect(r.stdout + r.stderr).not.toMatch(/503|Telegram (closed|retries)/)
-    }, 60_000)
+    })
   }
 })
 
@@ -90,7 +90,7 @@ describe('waiting for a fix, offline and in polling mode', () => {
         },
       )
       expect(line).not.toMatch(/503|Telegram/)
-    }, 60_000)
+    })
   }
 
   it('says the updates wait at Telegram, without 503 (online, polling)', async () => {
@@ -104,7 +104,7 @@ describe('waiting for a fix, offline and in polling mode', () => {
     )
     expect(line).not.toMatch(/503/)
     expect(line).toMatch(/updates wait at Telegram meanwhile/)
-  }, 60_000)
+  })
 })
 
 describe('bot dev --forward-to with a server whose secret differs', () => {
@@ -152,7 +152,7 @@ describe('bot dev --forward-to with a server whose secret differs', () => {
     const r = await dev.exited
     expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).toMatch(/0 updates relayed, 1 failure[,;]/)
-  }, 60_000)
+  })
 })
 
 describe('bot trigger reaction refused for allowed_updates', () => {
@@ -176,5 +176,5 @@ describe('bot trigger reaction refused for allowed_updates', () => {
     expect(r.stderr).toMatch(/allowed_updates/)
     expect(r.stderr).toMatch(/--allowed-updates message,callback_query,message_reaction/)
     child.kill('SIGINT')
-  }, 60_000)
+  })
 })

@@ -287,5 +287,5 @@ describe('bot emulator prints the control API base', () => {
       p.kill('SIGINT')
       await p.exited
     }
-  }, 30_000)
+  })
 })

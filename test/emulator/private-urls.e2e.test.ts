@@ -96,7 +96,7 @@ describe('bot emulator --host 0.0.0.0 and URLs to loopback and private addresses
     })
     expect(service.requests()).toBe(0)
     expect((await call(apiRoot, token, 'getWebhookInfo', {})).result.url).toBe('')
-  }, 60_000)
+  })
 
   it('--allow-private-urls: fetched and served back through getFile, as on loopback', async () => {
     const service = await loopbackService()
@@ -109,5 +109,5 @@ describe('bot emulator --host 0.0.0.0 and URLs to loopback and private addresses
     const bytes = await (await fetch(`${apiRoot}/file/bot${token}/${file.result.file_path}`)).text()
     expect(bytes).toBe(SECRET_BYTES)
     expect((await call(apiRoot, token, 'setWebhook', {url: `${service.url}/hook`})).ok).toBe(true)
-  }, 60_000)
+  })
 })

@@ -178,7 +178,7 @@ describe('bot dev with the inspector (webhook mode)', () => {
     expect(lines[at + 1]).toMatch(/^ {2}↳ sendMessage 400 Bad Request: chat not found — /)
     dev.kill('SIGINT')
     expect((await dev.exited).code).toBe(0)
-  }, 60_000)
+  })
 
   it('records a call the bot makes in its webhook answer (the api proxy never sees it)', async () => {
     const {emu, token} = world
@@ -202,7 +202,7 @@ describe('bot dev with the inspector (webhook mode)', () => {
     ])
     dev.kill('SIGINT')
     expect((await dev.exited).code).toBe(0)
-  }, 60_000)
+  })
 
   it('--no-api-proxy gives the bot the real api root; --no-inspect serves no page but trigger still works', async () => {
     const {emu, token} = world
@@ -219,7 +219,7 @@ describe('bot dev with the inspector (webhook mode)', () => {
     expect(JSON.parse(trigger.stdout).calls).toEqual([])
     dev.kill('SIGINT')
     expect((await dev.exited).code).toBe(0)
-  }, 60_000)
+  })
 
   it('bot replay finds an update of the previous session in the history log; the bridge (--tunnel none) takes triggers too', async () => {
     const {emu, token} = world
@@ -278,7 +278,7 @@ describe('bot dev with the inspector (webhook mode)', () => {
     } finally {
       blocker.close()
     }
-  }, 30_000)
+  })
 })
 
 describe('bot dev with the inspector (long polling)', () => {
@@ -320,5 +320,5 @@ describe('bot dev with the inspector (long polling)', () => {
     const result = await dev.exited
     expect(result.code).toBe(0)
     assertNoToken(result, token)
-  }, 60_000)
+  })
 })

@@ -40,7 +40,7 @@ describe('bot dev --offline, piped: a failed :save', () => {
     )
     expect(r.stderr).toMatch(/: 2 updates sent, 0 failures; exit code 1\./)
     expect(r.code).toBe(1)
-  }, 70_000)
+  })
 
   it('a bad name: exit code 1 with the fix; a good :save after it still writes', async () => {
     const cwd = project()
@@ -61,7 +61,7 @@ describe('bot dev --offline, piped: a failed :save', () => {
     expect(events.at(-2)).toMatchObject({type: 'offline-result', ok: false, failedSaves: 1})
     expect(events.at(-1)).toMatchObject({type: 'summary', exitCode: 1})
     expect(r.code).toBe(1)
-  }, 70_000)
+  })
 
   it('a :save that works keeps exit code 0', async () => {
     const cwd = project()
@@ -74,7 +74,7 @@ describe('bot dev --offline, piped: a failed :save', () => {
     expect(r.code, r.stdout + r.stderr).toBe(0)
     // no default command in this project: the script names the one after --
     expect(readFileSync(join(cwd, 'test', 'ok.chat.yml'), 'utf8')).toMatch(/^bot: node .*picky-bot\.mjs$/m)
-  }, 70_000)
+  })
 
   it("the command after -- is the project's default (its dev:bot script): no bot: line", async () => {
     const cwd = project()
@@ -88,5 +88,5 @@ describe('bot dev --offline, piped: a failed :save', () => {
     const text = readFileSync(join(cwd, 'test', 'ok.chat.yml'), 'utf8')
     expect(text).toContain('  - user: hello\n')
     expect(text).not.toMatch(/^bot:/m)
-  }, 70_000)
+  })
 })

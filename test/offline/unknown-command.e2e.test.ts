@@ -32,7 +32,7 @@ describe('bot dev --offline: :unknown commands', () => {
     )
     expect(r.stderr).toMatch(/: 2 updates sent, 0 failures; exit code 1\./)
     expect(r.code).toBe(1)
-  }, 70_000)
+  })
 
   it('--json: the error is a chat event of its own, and no user message', async () => {
     const r = await runCli(['dev', '--offline', '--no-watch', '--json', '--', 'node', fixture('picky-bot.mjs')], {
@@ -49,5 +49,5 @@ describe('bot dev --offline: :unknown commands', () => {
     expect(events.at(-2)).toMatchObject({type: 'offline-result', ok: false, unknown: 1})
     expect(events.at(-1)).toMatchObject({type: 'summary', exitCode: 1})
     expect(r.code).toBe(1)
-  }, 70_000)
+  })
 })
