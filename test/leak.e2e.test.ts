@@ -243,7 +243,7 @@ describe('the token never appears in any output', () => {
     const dir = mkdtempSync(join(tmpdir(), 'bot-leak-init-'))
     const r = await runCli(['init', join(dir, 'mybot'), '--token', TOKEN, '--no-install', '--no-git', '--yes'], {
       cwd: dir,
-      timeoutMs: 60_000,
+      timeoutMs: 90_000,
     })
     expectNoSecrets(r, 'init')
     expect(r.code, r.stderr).toBe(0)

@@ -126,7 +126,7 @@ describe('bot dev --offline: the chat commands :r and :o', () => {
       cwd: dir,
       input: 'before\n:r\nafter\n:o\n:help\n',
       env: {BOT_STATE_DIR: join(dir, 'state'), BROWSER: browser},
-      timeoutMs: 40_000,
+      timeoutMs: 90_000,
     })
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toContain('bot › echo: before')

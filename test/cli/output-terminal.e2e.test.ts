@@ -294,7 +294,7 @@ describe('output through pipes (not a terminal)', () => {
     const offline = await runCli(['dev', '--offline', '--no-watch', '--', 'node', fixture('picky-bot.mjs')], {
       env: noNoColor,
       input: 'hello\nfail\n:foo\n',
-      timeoutMs: 60_000,
+      timeoutMs: 90_000,
     })
     expect(offline.stdout).toContain('bot › ok: hello')
     expect(offline.stdout).toContain('✗ Unknown command :foo.')

@@ -43,7 +43,7 @@ async function closedPort(): Promise<number> {
 describe('bot dev reads its defaults from package.json', () => {
   it('command and mode from "bot".dev (bot dev --offline, piped)', async () => {
     const cwd = project({command: ['node', PICKY], mode: 'polling', watch: false})
-    const r = await runCli(['dev', '--offline'], {cwd, input: 'hello\n', timeoutMs: 60_000})
+    const r = await runCli(['dev', '--offline'], {cwd, input: 'hello\n', timeoutMs: 90_000})
     expect(r.stdout).toContain('bot › ok: hello')
     expect(r.stderr).toMatch(/Offline: .*long polling/)
     expect(r.stderr).toContain(`\`node ${PICKY}\` runs as @offline_dev_bot`)
@@ -52,7 +52,7 @@ describe('bot dev reads its defaults from package.json', () => {
 
   it('a flag on the command line wins over package.json', async () => {
     const cwd = project({command: ['node', PICKY], mode: 'polling', watch: false})
-    const r = await runCli(['dev', '--offline', '--mode', 'webhook'], {cwd, input: 'hello\n', timeoutMs: 60_000})
+    const r = await runCli(['dev', '--offline', '--mode', 'webhook'], {cwd, input: 'hello\n', timeoutMs: 90_000})
     expect(r.stderr).toMatch(/Offline: .*webhook over loopback/)
     expect(r.code, r.stderr).toBe(0)
   })
@@ -115,7 +115,7 @@ describe('bot dev reads its defaults from package.json', () => {
       const r = await runCli(['dev', '--offline', '--no-watch'], {
         cwd: dir,
         input: 'hello\n',
-        timeoutMs: 60_000,
+        timeoutMs: 90_000,
         env: {BOT_STATE_DIR: join(dir, '.state')},
       })
       expect(r.stderr).toContain('`node --import tsx src/main.ts` runs as @offline_dev_bot')

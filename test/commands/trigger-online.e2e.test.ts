@@ -28,7 +28,7 @@ describe('bot trigger against a webhook-mode session (grammY bot)', () => {
     runCli(['trigger', ...args], {
       cwd: world.dir,
       env: {BOT_TOKEN: world.token, BOT_STATE_DIR: world.stateDir},
-      timeoutMs: 60_000,
+      timeoutMs: 90_000,
     })
   const lines = () => world.recordedLines()
   const waitLine = (pattern: RegExp, what: string) =>

@@ -60,7 +60,7 @@ function forwardDev(port: number, env: Record<string, string | undefined>, cwd =
       '--forward-to',
       `http://127.0.0.1:${port}/hook`,
     ],
-    {cwd, timeoutMs: 40_000, env: {BOT_TOKEN: world.token, BOT_STATE_DIR: world.stateDir, ...env}},
+    {cwd, timeoutMs: 90_000, env: {BOT_TOKEN: world.token, BOT_STATE_DIR: world.stateDir, ...env}},
   )
 }
 
@@ -157,7 +157,7 @@ describe('bot dev --offline --forward-to URL', () => {
     const r = await runCli(['dev', '--offline', '--forward-to', `http://127.0.0.1:${port}/hook`], {
       cwd: world.dir,
       input: 'hello\n',
-      timeoutMs: 40_000,
+      timeoutMs: 90_000,
       env: {BOT_STATE_DIR: world.stateDir, WEBHOOK_SECRET: SECRET, BOT_TOKEN: myToken},
     })
     expect(r.code, r.stderr).toBe(0)

@@ -13,7 +13,7 @@ describe('bot dev --offline', () => {
       const result = await runCli(['dev', '--offline', '--no-watch', '--mode', mode], {
         cwd: ECHO_BOT,
         input: '/start\nhello\n',
-        timeoutMs: 40_000,
+        timeoutMs: 90_000,
       })
       expect(result.code).toBe(0)
       expect(result.stdout).toMatch(/you › \/start\nbot › Hi .*\nyou › hello\nbot › hello/)
@@ -42,7 +42,7 @@ describe('bot dev --offline', () => {
     const result = await runCli(['dev', '--offline', '--no-watch', '--json'], {
       cwd: ECHO_BOT,
       input: 'hi\n',
-      timeoutMs: 40_000,
+      timeoutMs: 90_000,
     })
     expect(result.code).toBe(0)
     const events = result.stdout

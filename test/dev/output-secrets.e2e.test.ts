@@ -44,7 +44,7 @@ async function takeOverAndStop(w: DevWorld, json: boolean): Promise<{out: string
     // The token on the command line, not in the environment.
     args: ['--no-watch', '--force', '--token', w.token, ...(json ? ['--json'] : [])],
     env: {BOT_TOKEN: undefined, FIXTURE_ENV_OUT: envOut},
-    timeoutMs: 40_000,
+    timeoutMs: 90_000,
   })
   await dev.waitForOutput(json ? /"type":"ready"/ : /Ready/, {timeoutMs: 30_000})
   await waitFor(() => existsSync(envOut), {what: 'the bot to write its environment'})
@@ -104,7 +104,7 @@ describe('secrets in the output', () => {
 
     const dir = mkdtempSync(join(tmpdir(), 'init-token-'))
     const init = await runCli(['init', join(dir, 'b'), '--token', w.token, '--no-install', '--no-git', '--yes'], {
-      timeoutMs: 60_000,
+      timeoutMs: 90_000,
     })
     expect(init.code, init.stderr).toBe(0)
     expect(init.stderr).toMatch(

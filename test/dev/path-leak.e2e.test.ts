@@ -19,7 +19,7 @@ describe('the webhook path in the output', () => {
   it('is masked in --json rejected events and in BOT_DEBUG lines', async () => {
     world = await devWorld()
     const w = world
-    const dev = startDev(w, {args: ['--no-watch', '--json'], env: {BOT_DEBUG: '1'}, timeoutMs: 40_000})
+    const dev = startDev(w, {args: ['--no-watch', '--json'], env: {BOT_DEBUG: '1'}, timeoutMs: 90_000})
     const events = () =>
       dev
         .stdout()

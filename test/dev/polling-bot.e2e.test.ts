@@ -38,7 +38,7 @@ async function runsOnPolling(args: string[], env: Record<string, string> = {}): 
     bot: BOT,
     args: ['--no-watch', ...args],
     env,
-    timeoutMs: 40_000,
+    timeoutMs: 90_000,
     tunnel: !args.includes('--tunnel-host'),
   })
   const out = await dev.waitForOutput(/Ready: the bot runs on long polling/, {timeoutMs: 30_000})

@@ -59,7 +59,7 @@ describe('bot dev resilience', () => {
       bot: ['node', 'bot.mjs'],
       args: ['--debounce', '50'],
       env: {FIXTURE_WORK_MS: '10'},
-      timeoutMs: 80_000,
+      timeoutMs: 90_000,
     })
     await dev.waitForOutput(/Ready: .*restarting on file changes/)
 

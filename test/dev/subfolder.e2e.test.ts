@@ -37,7 +37,7 @@ function project(): {root: string; src: string} {
 function devIn(cwd: string, args: string[] = []) {
   return startCli(['dev', '--tunnel-host', world.lt.url, ...args], {
     cwd,
-    timeoutMs: 30_000,
+    timeoutMs: 90_000,
     env: {BOT_STATE_DIR: world.stateDir, FIXTURE_RECORD: world.record},
   })
 }

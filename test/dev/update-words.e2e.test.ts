@@ -33,7 +33,7 @@ describe('a bot that listens on another port than PORT', () => {
       join(dir, 'bot.mjs'),
       `import http from 'node:http'\nhttp.createServer((q, s) => s.end('ok')).listen(${own}, '127.0.0.1')\n`,
     )
-    const dev = startDev(world, {cwd: dir, bot: ['node', 'bot.mjs'], timeoutMs: 60_000})
+    const dev = startDev(world, {cwd: dir, bot: ['node', 'bot.mjs'], timeoutMs: 90_000})
     await dev.waitForOutput(/listens on port/, {timeoutMs: 30_000})
     const port = Number(/PORT=(\d+)\)/.exec(dev.stderr())?.[1])
     expect(port).toBeGreaterThan(0)
@@ -57,7 +57,7 @@ describe('a bot that listens on another port than PORT', () => {
       join(dir, 'bot.mjs'),
       `import http from 'node:http'\nhttp.createServer((q, s) => s.end('m')).listen(${other}, '127.0.0.1', () => import(${JSON.stringify(new URL('../fixtures/bots/echo-bot.mjs', import.meta.url).pathname)}))\n`,
     )
-    const dev = startDev(world, {cwd: dir, bot: ['node', 'bot.mjs'], timeoutMs: 60_000})
+    const dev = startDev(world, {cwd: dir, bot: ['node', 'bot.mjs'], timeoutMs: 90_000})
     await dev.waitForOutput(/Ready/, {timeoutMs: 30_000})
     const update = world.emu.sendUserMessage(world.token, {text: 'hi'})
     await waitFor(() => world.recorded().includes(update.update_id), {what: 'the update', timeout: 20_000})
@@ -69,7 +69,7 @@ describe('a bot that listens on another port than PORT', () => {
 
 describe('update lines name what a message holds', () => {
   it('photo, document, voice, sticker, location, venue, contact, poll, payments with amount and currency', async () => {
-    const dev = startDev(world, {args: ['--no-watch', '--json'], timeoutMs: 60_000})
+    const dev = startDev(world, {args: ['--no-watch', '--json'], timeoutMs: 90_000})
     await waitFor(() => dev.stdout().includes('"type":"ready"'), {what: 'ready', timeout: 30_000})
     const chat = {id: 5150, type: 'private', first_name: 'Ann'}
     const from = {id: 5150, is_bot: false, first_name: 'Ann'}

@@ -115,7 +115,7 @@ describe('bot dev --watch with a Node bot: the files it loaded', () => {
       cwd: dir,
       bot: ['sh', 'bot.sh'],
       args: ['--debounce', '50', '--mode', 'polling'],
-      timeoutMs: 60_000,
+      timeoutMs: 90_000,
     })
     await dev.waitForOutput(/Ready/, {timeoutMs: 30_000})
     writeFileSync(join(dir, 'data.ts'), 'export {}\n')

@@ -38,7 +38,7 @@ async function loopbackService(): Promise<{url: string; requests: () => number}>
 }
 
 async function emulator(args: string[]): Promise<{p: RunningCli; apiRoot: string; token: string}> {
-  const p = startCli(['emulator', '--port', '0', '--host', '0.0.0.0', '--json', ...args], {timeoutMs: 40_000})
+  const p = startCli(['emulator', '--port', '0', '--host', '0.0.0.0', '--json', ...args], {timeoutMs: 90_000})
   running.push(p)
   await p.waitForOutput(/\n/, {stream: 'stdout', timeoutMs: 20_000})
   const info = JSON.parse(p.stdout().split('\n')[0]) as {apiRoot: string; token: string}

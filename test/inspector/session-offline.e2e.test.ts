@@ -38,7 +38,7 @@ describe('bot dev --offline with the inspector', () => {
       cwd: dir,
       input: 'hello\n/missing\n',
       env: {BOT_STATE_DIR: join(dir, 'state')},
-      timeoutMs: 45_000,
+      timeoutMs: 90_000,
     })
     expect(result.code, result.stderr).toBe(0)
     // Offline the inspector's address ends the one start-up line.
@@ -60,7 +60,7 @@ describe('bot dev --offline with the inspector', () => {
       cwd: dir,
       input: 'hello\n',
       env: {BOT_STATE_DIR: notAFolder},
-      timeoutMs: 45_000,
+      timeoutMs: 90_000,
     })
     expect(result.code, result.stderr).toBe(0)
     expect(result.stderr).toMatch(

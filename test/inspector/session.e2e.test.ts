@@ -42,13 +42,13 @@ function startInspected(args: string[], env: Record<string, string> = {}): Runni
     bot: 'inspector-bot.mjs',
     args: ['--no-watch', ...args],
     env: {FIXTURE_ENV_RECORD: join(world.dir, 'env.txt'), ...env},
-    timeoutMs: 60_000,
+    timeoutMs: 90_000,
   })
 }
 
 /** `bot trigger …` / `bot replay …` run in the session's folder, finding it through the state folder. */
 function control(args: string[]) {
-  return runCli(args, {cwd: world.dir, env: {BOT_TOKEN: world.token, BOT_STATE_DIR: world.stateDir}, timeoutMs: 45_000})
+  return runCli(args, {cwd: world.dir, env: {BOT_TOKEN: world.token, BOT_STATE_DIR: world.stateDir}, timeoutMs: 90_000})
 }
 
 async function apiUpdates(inspectorUrl: string): Promise<Event[]> {
@@ -182,7 +182,7 @@ describe('bot dev with the inspector (webhook mode)', () => {
 
   it('records a call the bot makes in its webhook answer (the api proxy never sees it)', async () => {
     const {emu, token} = world
-    const dev = startDev(world, {args: ['--no-watch', '--json'], timeoutMs: 60_000}) // echo-bot: replies to /start in the webhook answer
+    const dev = startDev(world, {args: ['--no-watch', '--json'], timeoutMs: 90_000}) // echo-bot: replies to /start in the webhook answer
     const ready = await waitEvent(dev, 'ready', (e) => e.type === 'ready')
     const start = emu.sendUserMessage(token, {text: '/start', chatId: 808})
     await emu.waitForBotMessage(token, {chatId: 808, timeoutMs: 10_000})

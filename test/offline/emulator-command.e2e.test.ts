@@ -21,7 +21,7 @@ afterEach(async () => {
 })
 
 function start(args: string[], options: Parameters<typeof startCli>[1] = {}): RunningCli {
-  const p = startCli(args, {timeoutMs: 25_000, ...options})
+  const p = startCli(args, {timeoutMs: 90_000, ...options})
   running.push(p)
   return p
 }

@@ -11,7 +11,7 @@ import {PROJECT_ROOT, runCli} from '../support/cli.js'
 const PICKY = join(PROJECT_ROOT, 'test', 'fixtures', 'bots', 'picky-bot.mjs')
 
 function offline(input: string, args: string[] = []) {
-  return runCli(['dev', '--offline', '--no-watch', ...args, '--', 'node', PICKY], {input, timeoutMs: 60_000})
+  return runCli(['dev', '--offline', '--no-watch', ...args, '--', 'node', PICKY], {input, timeoutMs: 90_000})
 }
 
 describe('piped bot dev --offline: the exit code says whether the bot answered', () => {

@@ -30,7 +30,7 @@ describe('bot dev --offline, piped: a failed :save', () => {
     const r = await runCli(['dev', '--offline', '--no-watch', '--', 'node', fixture('picky-bot.mjs')], {
       cwd,
       input: 'hello\n:save talk\nagain\n',
-      timeoutMs: 60_000,
+      timeoutMs: 90_000,
     })
     expect(r.stdout).toMatch(/^✗ cannot create the folder test: a file has that name \((ENOTDIR|EEXIST)\)$/m)
     // the chat went on after it
@@ -47,7 +47,7 @@ describe('bot dev --offline, piped: a failed :save', () => {
     const r = await runCli(['dev', '--offline', '--no-watch', '--json', '--', 'node', fixture('picky-bot.mjs')], {
       cwd,
       input: 'hello\n:save ../out\n:save good\n',
-      timeoutMs: 60_000,
+      timeoutMs: 90_000,
     })
     const events = r.stdout
       .trim()
@@ -68,7 +68,7 @@ describe('bot dev --offline, piped: a failed :save', () => {
     const r = await runCli(['dev', '--offline', '--no-watch', '--', 'node', fixture('picky-bot.mjs')], {
       cwd,
       input: 'hello\n:save ok\n',
-      timeoutMs: 60_000,
+      timeoutMs: 90_000,
     })
     expect(r.stdout).toMatch(/^✓ Saved test\/ok\.chat\.yml: /m)
     expect(r.code, r.stdout + r.stderr).toBe(0)
@@ -82,7 +82,7 @@ describe('bot dev --offline, piped: a failed :save', () => {
     const r = await runCli(['dev', '--offline', '--no-watch', '--', 'node', fixture('picky-bot.mjs')], {
       cwd,
       input: 'hello\n:save ok\n',
-      timeoutMs: 60_000,
+      timeoutMs: 90_000,
     })
     expect(r.code, r.stdout + r.stderr).toBe(0)
     const text = readFileSync(join(cwd, 'test', 'ok.chat.yml'), 'utf8')

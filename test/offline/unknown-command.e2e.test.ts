@@ -12,7 +12,7 @@ describe('bot dev --offline: :unknown commands', () => {
   it('are an error line, not a message to the bot; piped, they make the exit code 1', async () => {
     const r = await runCli(['dev', '--offline', '--no-watch', '--', 'node', fixture('picky-bot.mjs')], {
       input: 'hello\n:foo bar\n::colon\n:help\n',
-      timeoutMs: 60_000,
+      timeoutMs: 90_000,
     })
     const out = r.stdout.split('\n')
     expect(out).toContain(
@@ -37,7 +37,7 @@ describe('bot dev --offline: :unknown commands', () => {
   it('--json: the error is a chat event of its own, and no user message', async () => {
     const r = await runCli(['dev', '--offline', '--no-watch', '--json', '--', 'node', fixture('picky-bot.mjs')], {
       input: ':nope\nhi\n',
-      timeoutMs: 60_000,
+      timeoutMs: 90_000,
     })
     const events = r.stdout
       .trim()
