@@ -228,7 +228,7 @@ describe('fuzz: hostile requests to every server of a bot dev session', () => {
     child.kill('SIGINT')
     const code = await new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c)))
     expect(code, stderr.slice(-2000)).toBe(0)
-  }, 30_000)
+  })
 })
 
 describe('fuzz: hostile requests to the emulator (`bot emulator`)', () => {

@@ -151,7 +151,7 @@ describe('bot autocomplete', () => {
 
   it('prints setup instructions for bash and zsh', async () => {
     for (const shell of ['bash', 'zsh']) {
-      const r = await runCli(['autocomplete', shell], {env, timeoutMs: 60_000})
+      const r = await runCli(['autocomplete', shell], {env, timeoutMs: 90_000})
       expect(r.code).toBe(0)
       expect(r.stdout).toContain(`bot autocomplete script ${shell}`)
     }
@@ -161,10 +161,10 @@ describe('bot autocomplete', () => {
   })
 
   it('completes commands, subcommands and flags in a real bash', async () => {
-    const script = await runCli(['autocomplete', 'script', 'bash'], {env, timeoutMs: 60_000})
+    const script = await runCli(['autocomplete', 'script', 'bash'], {env, timeoutMs: 90_000})
     expect(script.code).toBe(0)
     const setup = join(home, '.cache', 'bot', 'autocomplete', 'bash_setup')
-    if (!existsSync(setup)) expect((await runCli(['autocomplete', 'bash'], {env, timeoutMs: 60_000})).code).toBe(0)
+    if (!existsSync(setup)) expect((await runCli(['autocomplete', 'bash'], {env, timeoutMs: 90_000})).code).toBe(0)
     const complete = (words: string[]) => {
       const program = `${script.stdout}\nCOMP_WORDS=(${words.map((w) => JSON.stringify(w)).join(' ')}); COMP_CWORD=${words.length - 1}; _bot_autocomplete; printf '%s\\n' "\${COMPREPLY[@]}"`
       const r = spawnSync('bash', ['-c', program], {env: {...process.env, ...env}, encoding: 'utf8', timeout: 20_000})

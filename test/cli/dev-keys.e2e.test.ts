@@ -76,7 +76,7 @@ describe.skipIf(!hasPty)('keys in a terminal session', () => {
     // q quits as Ctrl-C does: the webhook deleted.
     expect(r.output).toMatch(/Webhook deleted \(pending updates kept\)/)
     expect(world.emu.webhook(world.token)).toBeUndefined()
-  }, 60_000)
+  })
 
   it('Ctrl-C still quits (raw mode): once for teardown', async () => {
     const r = await runOnTerminal(
@@ -101,7 +101,7 @@ describe.skipIf(!hasPty)('keys in a terminal session', () => {
     expect(r.timedOut, r.output).toBe(false)
     expect(r.exitCode, r.output).toBe(0)
     expect(world.emu.webhook(world.token)).toBeUndefined()
-  }, 60_000)
+  })
 })
 
 describe('without a terminal', () => {
@@ -115,7 +115,7 @@ describe('without a terminal', () => {
     const r = await dev.exited
     expect(r.code).toBe(0)
     expect(r.stderr).not.toMatch(/Keys:|Restarting the bot/)
-  }, 40_000)
+  })
 })
 
 describe('bot dev --offline: the chat commands :r and :o', () => {
@@ -126,7 +126,7 @@ describe('bot dev --offline: the chat commands :r and :o', () => {
       cwd: dir,
       input: 'before\n:r\nafter\n:o\n:help\n',
       env: {BOT_STATE_DIR: join(dir, 'state'), BROWSER: browser},
-      timeoutMs: 40_000,
+      timeoutMs: 90_000,
     })
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toContain('bot › echo: before')
@@ -136,5 +136,5 @@ describe('bot dev --offline: the chat commands :r and :o', () => {
     expect(opened()).toHaveLength(1)
     expect(opened()[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?code=[0-9a-f]{32}$/)
     expect(r.stdout + r.stderr).toMatch(/:r {24}restart the bot/)
-  }, 60_000)
+  })
 })

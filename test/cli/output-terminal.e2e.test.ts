@@ -294,11 +294,11 @@ describe('output through pipes (not a terminal)', () => {
     const offline = await runCli(['dev', '--offline', '--no-watch', '--', 'node', fixture('picky-bot.mjs')], {
       env: noNoColor,
       input: 'hello\nfail\n:foo\n',
-      timeoutMs: 60_000,
+      timeoutMs: 90_000,
     })
     expect(offline.stdout).toContain('bot › ok: hello')
     expect(offline.stdout).toContain('✗ Unknown command :foo.')
     for (const text of [bad.stdout, bad.stderr, offline.stdout, offline.stderr]) expect(text).not.toMatch(/\u001B/)
     expect(offline.stdout + offline.stderr).not.toMatch(ORA_GLYPHS)
-  }, 70_000)
+  })
 })

@@ -60,16 +60,16 @@ describe('bot trigger in a subfolder of the project', () => {
   it('finds the session started at the package root', async () => {
     const {pkg} = monorepo()
     // The session's token comes from its environment: the trigger has none, so only the folder finds it.
-    const dev = startDev(world, {cwd: pkg, bot: ['node', 'src/bot.mjs'], timeoutMs: 40_000})
+    const dev = startDev(world, {cwd: pkg, bot: ['node', 'src/bot.mjs'], timeoutMs: 90_000})
     await dev.waitForOutput(/Ready/, {timeoutMs: 25_000})
     const r = await runCli(['trigger', 'message', 'from src', '--chat', '42'], {
       cwd: join(pkg, 'src'),
       env: {BOT_STATE_DIR: world.stateDir},
-      timeoutMs: 30_000,
+      timeoutMs: 90_000,
     })
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toMatch(/message "from src" delivered → 200/)
     dev.kill('SIGINT')
     await dev.exited
-  }, 60_000)
+  })
 })

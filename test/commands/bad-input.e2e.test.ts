@@ -133,7 +133,7 @@ describe('an explicit empty value is an error, not the default', () => {
   })
 
   it("bot emulator --host '' (it listened on every interface)", async () => {
-    const r = await runCli(['emulator', '--host', '', '--port', '0'], {timeoutMs: 15_000})
+    const r = await runCli(['emulator', '--host', '', '--port', '0'], {timeoutMs: 90_000})
     expect(r.timedOut).toBe(false)
     expectRefused(r, /--host is empty/)
   })

@@ -43,19 +43,19 @@ async function closedPort(): Promise<number> {
 describe('bot dev reads its defaults from package.json', () => {
   it('command and mode from "bot".dev (bot dev --offline, piped)', async () => {
     const cwd = project({command: ['node', PICKY], mode: 'polling', watch: false})
-    const r = await runCli(['dev', '--offline'], {cwd, input: 'hello\n', timeoutMs: 60_000})
+    const r = await runCli(['dev', '--offline'], {cwd, input: 'hello\n', timeoutMs: 90_000})
     expect(r.stdout).toContain('bot › ok: hello')
     expect(r.stderr).toMatch(/Offline: .*long polling/)
     expect(r.stderr).toContain(`\`node ${PICKY}\` runs as @offline_dev_bot`)
     expect(r.code, r.stderr).toBe(0)
-  }, 65_000)
+  })
 
   it('a flag on the command line wins over package.json', async () => {
     const cwd = project({command: ['node', PICKY], mode: 'polling', watch: false})
-    const r = await runCli(['dev', '--offline', '--mode', 'webhook'], {cwd, input: 'hello\n', timeoutMs: 60_000})
+    const r = await runCli(['dev', '--offline', '--mode', 'webhook'], {cwd, input: 'hello\n', timeoutMs: 90_000})
     expect(r.stderr).toMatch(/Offline: .*webhook over loopback/)
     expect(r.code, r.stderr).toBe(0)
-  }, 65_000)
+  })
 
   it('.env wins over package.json; package.json applies when .env does not set it', async () => {
     const {token} = emu.createBot()
@@ -75,7 +75,7 @@ describe('bot dev reads its defaults from package.json', () => {
     expect(overridden.stderr).toContain(`http://127.0.0.1:${port}`)
     expect(overridden.stderr).not.toContain('ftp://')
     expect(overridden.code).toBe(1)
-  }, 65_000)
+  })
 
   it('an unknown key: exit 2 naming it and the file, nothing sent to the Bot API', async () => {
     const {token} = emu.createBot()
@@ -115,13 +115,12 @@ describe('bot dev reads its defaults from package.json', () => {
       const r = await runCli(['dev', '--offline', '--no-watch'], {
         cwd: dir,
         input: 'hello\n',
-        timeoutMs: 60_000,
+        timeoutMs: 90_000,
         env: {BOT_STATE_DIR: join(dir, '.state')},
       })
       expect(r.stderr).toContain('`node --import tsx src/main.ts` runs as @offline_dev_bot')
       expect(r.stdout).toContain('bot › hello')
       expect(r.code, r.stderr).toBe(0)
     },
-    65_000,
   )
 })

@@ -84,7 +84,7 @@ async function closedPort(): Promise<number> {
 function bot(env: Record<string, string>, args: string[]) {
   return runCli(args, {
     env: {BOT_STATE_DIR: '/nonexistent-bot-state', NODE_EXTRA_CA_CERTS: caFile, ...env},
-    timeoutMs: 40_000,
+    timeoutMs: 90_000,
   })
 }
 
@@ -272,7 +272,7 @@ describe('bot behind a proxy', () => {
       ],
       {
         cwd: dir,
-        timeoutMs: 60_000,
+        timeoutMs: 90_000,
         env: {
           BOT_TOKEN: token,
           BOT_API_ROOT: ROOT,
@@ -300,5 +300,5 @@ describe('bot behind a proxy', () => {
     expect(emu.webhook(token)).toBeUndefined()
     expect(p.seen.length).toBeGreaterThan(0)
     expect(p.seen.every((s) => s.method === 'CONNECT' && s.host === 'api.telegram.test' && s.port === 443)).toBe(true)
-  }, 70_000)
+  })
 })

@@ -44,7 +44,7 @@ function place() {
   const stateDir = mkdtempSync(join(tmpdir(), 'trig-state-'))
   const project = mkdtempSync(join(tmpdir(), 'trig-proj-'))
   const run = (args: string[], o: CliOptions = {}) =>
-    runCli(args, {cwd: project, ...o, env: {BOT_STATE_DIR: stateDir, ...o.env}, timeoutMs: 30_000})
+    runCli(args, {cwd: project, ...o, env: {BOT_STATE_DIR: stateDir, ...o.env}, timeoutMs: 90_000})
   return {stateDir, project, run}
 }
 

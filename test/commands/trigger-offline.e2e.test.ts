@@ -69,7 +69,7 @@ describe('bot trigger TYPE in an offline session (grammY bot, webhook over loopb
     expect((entry.update as any).callback_query).toMatchObject({from: {id: 1111}, data: 'like:no'})
     const pressed = (entry.update as any).callback_query.message.message_id
     await waitLine(new RegExp(`^callback like:no ${pressed}$`), 'the press')
-  }, 60_000)
+  })
 
   it('photo, reaction, edited-message, inline, poll-answer, web-app-data', async () => {
     await trigger(['photo'])
@@ -97,7 +97,7 @@ describe('bot trigger TYPE in an offline session (grammY bot, webhook over loopb
     await trigger(['stopped-generation', '7'])
     await waitLine(/^stopped 7$/, 'the stopped generation')
     expect(lines()).not.toContainEqual(expect.stringMatching(/^error /))
-  }, 60_000)
+  })
 
   it('join-request and member joined: the emulator keeps the request, so the approval works', async () => {
     await trigger(['join-request', '--chat', '-1009876543210'])
@@ -125,7 +125,7 @@ describe('bot trigger TYPE in an offline session (grammY bot, webhook over loopb
     // The second one uses the same connection (the session saw it).
     const again = await trigger(['business-message', 'Hello?'])
     expect(again.stdout).not.toContain('business_connection')
-  }, 60_000)
+  })
 
   it("payment pays the bot's invoice through the emulator; a refund then works; a refused one exits 1", async () => {
     await trigger(['message', '/buy'])

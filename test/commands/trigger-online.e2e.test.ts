@@ -28,7 +28,7 @@ describe('bot trigger against a webhook-mode session (grammY bot)', () => {
     runCli(['trigger', ...args], {
       cwd: world.dir,
       env: {BOT_TOKEN: world.token, BOT_STATE_DIR: world.stateDir},
-      timeoutMs: 60_000,
+      timeoutMs: 90_000,
     })
   const lines = () => world.recordedLines()
   const waitLine = (pattern: RegExp, what: string) =>
@@ -57,7 +57,7 @@ describe('bot trigger against a webhook-mode session (grammY bot)', () => {
     const callback = await trigger(['callback', 'like:yes'])
     expect(callback.code).toBe(1)
     expect(callback.stderr).toContain('has not seen a chat yet')
-  }, 60_000)
+  })
 
   it('then speaks as the last real user, in their chat', async () => {
     world.emu.sendUserMessage(world.token, {text: '/ask', userId: 4242, firstName: 'Ada', username: 'ada'})
@@ -77,7 +77,7 @@ describe('bot trigger against a webhook-mode session (grammY bot)', () => {
     const reply = entry.calls.find((c) => c.method === 'sendMessage')!
     expect(reply).toMatchObject({ok: true, result: {chat: {id: 4242, type: 'private'}}})
     expect(typeof (reply.result as any).message_id).toBe('number')
-  }, 60_000)
+  })
 
   it('callback without --message-id presses the newest message with that button; answerCallbackQuery is answered by the api proxy', async () => {
     const keyboard = world.emu
@@ -107,7 +107,7 @@ describe('bot trigger against a webhook-mode session (grammY bot)', () => {
     const none = await trigger(['callback', 'like:no'])
     expect(none.code).toBe(1)
     expect(none.stderr).toContain('No message of the bot in chat 4242 has a button with callback_data "like:no"')
-  }, 60_000)
+  })
 
   it('photo: the bot getFile()s and downloads the image through the api proxy', async () => {
     const file = join(world.dir, 'tiny.png')
@@ -116,7 +116,7 @@ describe('bot trigger against a webhook-mode session (grammY bot)', () => {
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toMatch(/^✓ update #\d+ message "look" delivered → 200/)
     await waitLine(new RegExp(`^photo 2x2 200 ${DEFAULT_PHOTO.length} look$`), 'the bot downloading the photo')
-  }, 60_000)
+  })
 
   it('edited-message, inline, reaction, poll-answer, member, join-request, web-app-data reach the bot', async () => {
     const run = async (args: string[]) => {
@@ -217,5 +217,5 @@ describe('bot trigger against a webhook-mode session (grammY bot)', () => {
     )
     await waitLine(/^pre-checkout refuse refused$/, 'the refusal')
     expect(lines().filter((l) => l.startsWith('paid '))).toHaveLength(2)
-  }, 60_000)
+  })
 })

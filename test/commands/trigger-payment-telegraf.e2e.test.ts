@@ -29,7 +29,7 @@ describe('bot trigger payment with a Telegraf shop', () => {
         runCli(['trigger', ...args], {
           cwd: world.dir,
           env: {BOT_TOKEN: world.token, BOT_STATE_DIR: world.stateDir},
-          timeoutMs: 60_000,
+          timeoutMs: 90_000,
         })
       world.emu.sendUserMessage(world.token, {text: '/buy', userId: 5151, firstName: 'Cleo'})
       await waitFor(() => world.recordedLines().includes('invoice stars-pack'), {what: 'the invoice'})

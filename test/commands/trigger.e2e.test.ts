@@ -72,19 +72,19 @@ describe('bot trigger and bot replay with a running bot dev --offline', () => {
   }, 40_000)
 
   it('bot trigger message hi: the bot answers in the session', async () => {
-    const r = await runCli(['trigger', 'message', 'hi'], {cwd: ECHO_BOT, env, timeoutMs: 60_000})
+    const r = await runCli(['trigger', 'message', 'hi'], {cwd: ECHO_BOT, env, timeoutMs: 90_000})
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toMatch(/^✓ update #\d+ message "hi" delivered/)
     await waitFor(() => botLines().includes('bot › hi'), {
       timeout: 20_000,
       what: () => `bot › hi in the session output\n${dump()}`,
     })
-  }, 70_000)
+  })
 
   it('bot replay --last delivers it again: the bot answers again', async () => {
     const before = botLines().filter((l) => l === 'bot › hi').length
     expect(before).toBeGreaterThanOrEqual(1)
-    const r = await runCli(['replay', '--last', '--json'], {cwd: ECHO_BOT, env, timeoutMs: 60_000})
+    const r = await runCli(['replay', '--last', '--json'], {cwd: ECHO_BOT, env, timeoutMs: 90_000})
     expect(r.code, r.stderr).toBe(0)
     const entry = parseJsonOutput<UpdateEntry>(r)
     expect(entry.type).toBe('message')
@@ -93,20 +93,20 @@ describe('bot trigger and bot replay with a running bot dev --offline', () => {
       timeout: 20_000,
       what: () => `a second bot › hi\n${dump()}`,
     })
-  }, 70_000)
+  })
 
   it('bot trigger callback and bot trigger update - reach the same session', async () => {
     const cb = await runCli(['trigger', 'callback', 'noop', '--message-id', '1', '--json'], {
       cwd: ECHO_BOT,
       env,
-      timeoutMs: 60_000,
+      timeoutMs: 90_000,
     })
     expect(cb.code, cb.stderr).toBe(0)
     expect(parseJsonOutput<UpdateEntry>(cb).type).toBe('callback_query')
     const up = await runCli(['trigger', 'update', '-'], {
       cwd: ECHO_BOT,
       env,
-      timeoutMs: 60_000,
+      timeoutMs: 90_000,
       input: JSON.stringify({
         message: {
           message_id: 1,
@@ -130,7 +130,7 @@ describe('bot trigger and bot replay with a running bot dev --offline', () => {
     const r = await runCli(['trigger', 'message', 'hi'], {cwd: ECHO_BOT, env})
     expect(r.code).toBe(1)
     expect(r.stderr).toContain('Start `bot dev` (or `bot dev --offline`) in this folder first.')
-  }, 40_000)
+  })
 })
 
 describe('bot trigger with a running bot dev (webhook mode, the emulator as api root)', () => {
@@ -149,7 +149,7 @@ describe('bot trigger with a running bot dev (webhook mode, the emulator as api 
       const r = await runCli(['trigger', 'message', '/missing', '--chat', '4242'], {
         cwd: world.dir,
         env,
-        timeoutMs: 60_000,
+        timeoutMs: 90_000,
       })
       expect(r.code, r.stderr).toBe(0)
       const [first, ...rest] = r.stdout.trimEnd().split('\n')
@@ -166,7 +166,7 @@ describe('bot trigger with a running bot dev (webhook mode, the emulator as api 
       const cb = await runCli(['trigger', 'callback', 'like:1', '--message-id', '5', '--chat', '4242', '--json'], {
         cwd: world.dir,
         env,
-        timeoutMs: 60_000,
+        timeoutMs: 90_000,
       })
       expect(cb.code, cb.stderr).toBe(0)
       const entry = parseJsonOutput<UpdateEntry>(cb)

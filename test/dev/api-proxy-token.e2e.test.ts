@@ -10,6 +10,7 @@ import {execFile} from 'node:child_process'
 import {afterEach, describe, expect, it} from 'vitest'
 
 import {waitFor} from '../support/wait.js'
+import {PROCESS_WAIT_MS} from '../support/cli.js'
 import {devWorld, startDev, type DevWorld} from './helpers.js'
 
 const asRoot = process.getuid?.() === 0
@@ -43,7 +44,7 @@ describe('the api proxy against another local user', () => {
     world = await devWorld()
     const w = world
     const other = w.emu.createBot({username: 'someone_elses_bot'})
-    const dev = startDev(w, {args: ['--no-watch', '--json'], timeoutMs: 40_000})
+    const dev = startDev(w, {args: ['--no-watch', '--json'], timeoutMs: 90_000})
     const events = () =>
       dev
         .stdout()
@@ -52,7 +53,7 @@ describe('the api proxy against another local user', () => {
         .map((l) => JSON.parse(l) as Record<string, unknown>)
     await waitFor(() => events().find((e) => e.type === 'ready'), {
       what: () => `the ready event\n${dev.stdout()}\n${dev.stderr()}`,
-      timeout: 30_000,
+      timeout: PROCESS_WAIT_MS,
     })
     const step = events().find((e) => e.type === 'step' && e.step === 'api-proxy')!
     const proxy = /http:\/\/127\.0\.0\.1:\d+/.exec(step.text as string)![0]
@@ -88,5 +89,5 @@ describe('the api proxy against another local user', () => {
     expect(apiCalls).toHaveLength(1)
     expect(JSON.stringify(apiCalls)).not.toContain('through your proxy')
     expect(result.stdout + result.stderr).not.toContain(other.token.split(':')[1])
-  }, 60_000)
+  })
 })

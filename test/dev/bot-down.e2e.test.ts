@@ -69,7 +69,7 @@ describe.skipIf(!hasPty)('on a terminal, before the bot was ever ready', () => {
     expect(lines.filter((l) => l === 'r' || l === 'q' || l.endsWith(' r') || l.startsWith('r↻'))).toEqual([])
     expect(r.output).not.toMatch(/\^C/)
     expect(r.exitCode, r.output).toBe(0)
-  }, 60_000)
+  })
 })
 
 describe('bot trigger and bot replay while the bot is down', () => {
@@ -82,7 +82,7 @@ describe('bot trigger and bot replay while the bot is down', () => {
       cwd: dir,
       bot: ['node', 'bot.mjs'],
       args: ['--wait-for-fix', '--action-timeout', '20000', '--hold-timeout', '20'],
-      timeoutMs: 60_000,
+      timeoutMs: 90_000,
     })
     await dev.waitForOutput(/Waiting for a file change/, {timeoutMs: 20_000})
     const env = {BOT_TOKEN: world.token, BOT_STATE_DIR: world.stateDir}
@@ -90,7 +90,7 @@ describe('bot trigger and bot replay while the bot is down', () => {
       ['trigger', 'message', 'hello', '--chat', '42'],
       ['replay', '--last'],
     ]) {
-      const r = await runCli(args, {cwd: dir, env, timeoutMs: 30_000})
+      const r = await runCli(args, {cwd: dir, env, timeoutMs: 90_000})
       expect(r.timedOut, r.stderr).toBe(false)
       expect(r.code, r.stderr).not.toBe(0)
       expect(r.stderr).toMatch(/The bot exited with code 3 and is not running: nothing was sent\./)

@@ -12,6 +12,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {PROJECT_ROOT} from '../support/paths.js'
 import {assertNoToken, devWorld, startDev, type DevWorld} from './helpers.js'
 import {waitFor} from '../support/wait.js'
+import {PROCESS_WAIT_MS} from '../support/cli.js'
 
 const FAKE = resolve(PROJECT_ROOT, 'test', 'support', 'fake-cloudflared.mjs')
 const available = existsSync(FAKE) && existsSync(resolve(PROJECT_ROOT, 'src', 'tunnel', 'cloudflared.ts'))
@@ -44,7 +45,7 @@ describe.skipIf(!available)('bot dev with cloudflared', () => {
       env: {PATH: fakeOnPath(), FAKE_CLOUDFLARED_DELAY_MS: '1500', FAKE_CLOUDFLARED_ARGV_FILE: argvFile},
     })
     // Until the stand-in forwards (1.5 s after it printed its URL) no webhook may be set.
-    await waitFor(() => existsSync(argvFile), {what: 'cloudflared started'})
+    await waitFor(() => existsSync(argvFile), {what: 'cloudflared started', timeout: PROCESS_WAIT_MS})
     const started = Date.now()
     const timer = setInterval(() => {
       if (emu.webhook(token) && Date.now() - started < 1200) setBeforeReachable = true
@@ -69,7 +70,7 @@ describe.skipIf(!available)('bot dev with cloudflared', () => {
       tunnel: false,
       args: ['--no-watch', '--tunnel', 'cloudflared', '--tunnel-backoff', '100'],
       env: {PATH: fakeOnPath(), FAKE_CLOUDFLARED_DELAY_MS: '200', FAKE_CLOUDFLARED_ARGV_FILE: argvFile},
-      timeoutMs: 40_000,
+      timeoutMs: 90_000,
     })
     await dev.waitForOutput(/Ready/, {timeoutMs: 20_000})
     const before = emu.webhook(token)!.url

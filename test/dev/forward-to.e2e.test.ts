@@ -60,7 +60,7 @@ function forwardDev(port: number, env: Record<string, string | undefined>, cwd =
       '--forward-to',
       `http://127.0.0.1:${port}/hook`,
     ],
-    {cwd, timeoutMs: 40_000, env: {BOT_TOKEN: world.token, BOT_STATE_DIR: world.stateDir, ...env}},
+    {cwd, timeoutMs: 90_000, env: {BOT_TOKEN: world.token, BOT_STATE_DIR: world.stateDir, ...env}},
   )
 }
 
@@ -104,7 +104,7 @@ describe('bot dev --forward-to URL (online)', () => {
     expect(r.stdout).toMatch(new RegExp(`← #${later.update_id} message chat \\d+ "later" → 200`))
     expect(r.stdout + r.stderr).not.toContain(SECRET)
     assertNoToken(r, token)
-  }, 60_000)
+  })
 
   it('without WEBHOOK_SECRET: names the file with the secret to hand over, never prints it; WEBHOOK_SECRET in .env is used', async () => {
     const port = await freePort()
@@ -130,7 +130,7 @@ describe('bot dev --forward-to URL (online)', () => {
     expect(out2).toMatch(/WEBHOOK_SECRET {3}as in your \.env/)
     again.kill('SIGINT')
     expect((await again.exited).code).toBe(0)
-  }, 60_000)
+  })
 
   it('bad input exits 2 before anything is sent', async () => {
     const base = ['dev', '--api-root', world.emu.apiRoot]
@@ -157,7 +157,7 @@ describe('bot dev --offline --forward-to URL', () => {
     const r = await runCli(['dev', '--offline', '--forward-to', `http://127.0.0.1:${port}/hook`], {
       cwd: world.dir,
       input: 'hello\n',
-      timeoutMs: 40_000,
+      timeoutMs: 90_000,
       env: {BOT_STATE_DIR: world.stateDir, WEBHOOK_SECRET: SECRET, BOT_TOKEN: myToken},
     })
     expect(r.code, r.stderr).toBe(0)
@@ -169,5 +169,5 @@ describe('bot dev --offline --forward-to URL', () => {
     expect(r.stdout + r.stderr).not.toContain(SECRET)
     assertNoToken(r, myToken)
     assertNoToken(r, OFFLINE_TOKEN)
-  }, 60_000)
+  })
 })

@@ -214,14 +214,14 @@ describe('bot dev hardening', () => {
         BOT_TOKEN: world.token,
         BOT_API_ROOT: world.emu.apiRoot,
         POLL_TIMEOUT: '30',
-        FIXTURE_LIFETIME_MS: '30000',
+        FIXTURE_LIFETIME_MS: '90000', // outlives a loaded machine's session start (killed below)
       },
       stdio: 'ignore',
     })
     try {
       await waitFor(() => world.emu.isLongPolling(world.token), {what: 'the poller polling'})
       const dev = startDev(world)
-      await dev.waitForOutput(/Ready/, {timeoutMs: 20_000})
+      await dev.waitForOutput(/Ready/, {timeoutMs: 45_000})
       expect(dev.stderr()).toMatch(
         new RegExp(`Another program was long-polling this bot, on this machine: pid ${poller.pid} \\(`),
       )
@@ -244,6 +244,9 @@ describe('bot dev hardening', () => {
         emu.apiRoot,
         '--tunnel-host',
         world.lt.url,
+        // (as startDev does: the loopback tunnel's deadline must not make a loaded machine fall back to the bridge)
+        '--tunnel-timeout',
+        '60000',
         '--no-watch',
         '--',
         'node',
@@ -258,13 +261,13 @@ describe('bot dev hardening', () => {
     const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)))
     let err = ''
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d))
-    await waitFor(() => /Ready/.test(err), {what: 'Ready', timeout: 20_000})
+    await waitFor(() => /Ready/.test(err), {what: 'Ready', timeout: 45_000})
     const botPid = Number(/\(pid (\d+), webhook mode/.exec(err)?.[1])
     // `| head` is done: both pipes close; the next line bot dev writes meets EPIPE.
     child.stdout!.destroy()
     child.stderr!.destroy()
     emu.sendUserMessage(token, {text: 'into a closed pipe'})
-    const code = await Promise.race([exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 20_000))])
+    const code = await Promise.race([exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 30_000))])
     expect(code).not.toBe('hung')
     expect(emu.webhook(token)).toBeUndefined()
     await waitFor(() => !alive(botPid), {what: 'the bot stopped'})

@@ -13,7 +13,7 @@ describe('bot dev --offline', () => {
       const result = await runCli(['dev', '--offline', '--no-watch', '--mode', mode], {
         cwd: ECHO_BOT,
         input: '/start\nhello\n',
-        timeoutMs: 40_000,
+        timeoutMs: 90_000,
       })
       expect(result.code).toBe(0)
       expect(result.stdout).toMatch(/you › \/start\nbot › Hi .*\nyou › hello\nbot › hello/)
@@ -35,14 +35,14 @@ describe('bot dev --offline', () => {
       )
       expect(result.stderr).not.toContain('relayed')
       expect(result.stderr).toMatch(/exit code 0/)
-    }, 45_000)
+    })
   }
 
   it('--json gives events only, the chat included', async () => {
     const result = await runCli(['dev', '--offline', '--no-watch', '--json'], {
       cwd: ECHO_BOT,
       input: 'hi\n',
-      timeoutMs: 40_000,
+      timeoutMs: 90_000,
     })
     expect(result.code).toBe(0)
     const events = result.stdout
@@ -57,5 +57,5 @@ describe('bot dev --offline', () => {
     expect(result.stdout).not.toContain('back on long polling')
     expect(events.find((e) => e.type === 'chat' && e.event?.type === 'bot')?.event?.lines).toEqual(['bot › hi'])
     expect(events.at(-1)?.type).toBe('summary')
-  }, 45_000)
+  })
 })

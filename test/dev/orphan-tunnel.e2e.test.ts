@@ -64,7 +64,7 @@ function environOf(pid: number): string[] {
 function doctorSessions(): Promise<CliResult> {
   return runCli(['doctor', '--only', 'token,sessions', '--json'], {
     env: {BOT_TOKEN: world.token, BOT_API_ROOT: world.emu.apiRoot, BOT_STATE_DIR: world.stateDir},
-    timeoutMs: 30_000,
+    timeoutMs: 90_000,
   })
 }
 
@@ -82,7 +82,7 @@ async function killedSession(env: Record<string, string> = {}): Promise<number> 
     tunnel: false,
     args: ['--no-watch', '--tunnel', 'cloudflared'],
     env: {PATH: fakeOnPath(), FAKE_CLOUDFLARED_DELAY_MS: '100', FAKE_CLOUDFLARED_ARGV_FILE: argvFile, ...env},
-    timeoutMs: 40_000,
+    timeoutMs: 90_000,
   })
   await first.waitForOutput(/Ready/, {timeoutMs: 25_000})
   const cfPid = (JSON.parse(readFileSync(argvFile, 'utf8')) as {pid: number}).pid
@@ -110,7 +110,7 @@ describe.skipIf(process.platform !== 'linux')('a cloudflared left running by a `
       tunnel: false,
       args: ['--no-watch', '--tunnel', 'cloudflared'],
       env: {PATH: fakeOnPath(), FAKE_CLOUDFLARED_DELAY_MS: '100'},
-      timeoutMs: 40_000,
+      timeoutMs: 90_000,
     })
     await second.waitForOutput(/Ready/, {timeoutMs: 25_000})
     expect(second.stderr()).toContain(
@@ -135,7 +135,7 @@ describe.skipIf(process.platform !== 'linux')('a cloudflared left running by a `
   it('one that ignores SIGTERM gets SIGKILL after the grace period, and the line says so', async () => {
     const cfPid = await killedSession({FAKE_CLOUDFLARED_IGNORE_TERM: '1'})
     expect(alive(cfPid)).toBe(true)
-    const second = startDev(world, {args: ['--no-watch', '--tunnel', 'none', '--stop-grace', '500'], timeoutMs: 40_000})
+    const second = startDev(world, {args: ['--no-watch', '--tunnel', 'none', '--stop-grace', '500'], timeoutMs: 90_000})
     await second.waitForOutput(/Ready/, {timeoutMs: 25_000})
     expect(second.stderr()).toContain(
       `Killed the tunnel program cloudflared (pid ${cfPid}) left running by that session: it ignored SIGTERM for 0.5s, so it got SIGKILL.`,
@@ -174,7 +174,7 @@ describe.skipIf(process.platform !== 'linux')('a cloudflared left running by a `
     expect(sessions.status).toBe('ok')
     expect(sessions.detail).not.toContain('tunnel program')
 
-    const dev = startDev(world, {args: ['--no-watch', '--tunnel', 'none', '--stop-grace', '300'], timeoutMs: 40_000})
+    const dev = startDev(world, {args: ['--no-watch', '--tunnel', 'none', '--stop-grace', '300'], timeoutMs: 90_000})
     await dev.waitForOutput(/Ready/, {timeoutMs: 25_000})
     expect(dev.stderr()).not.toMatch(/left running by that session/)
     expect(alive(impostor.pid!)).toBe(true)

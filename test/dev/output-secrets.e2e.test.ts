@@ -44,7 +44,7 @@ async function takeOverAndStop(w: DevWorld, json: boolean): Promise<{out: string
     // The token on the command line, not in the environment.
     args: ['--no-watch', '--force', '--token', w.token, ...(json ? ['--json'] : [])],
     env: {BOT_TOKEN: undefined, FIXTURE_ENV_OUT: envOut},
-    timeoutMs: 40_000,
+    timeoutMs: 90_000,
   })
   await dev.waitForOutput(json ? /"type":"ready"/ : /Ready/, {timeoutMs: 30_000})
   await waitFor(() => existsSync(envOut), {what: 'the bot to write its environment'})
@@ -76,7 +76,7 @@ describe('secrets in the output', () => {
     expect(out).toMatch(/Restored the previous webhook http:\/\/127\.0\.0\.1:9\/tg\/prod…/)
     expect(out).toMatch(TOKEN_WARNING)
     expect(out.match(new RegExp(TOKEN_WARNING.source, 'gm'))).toHaveLength(1)
-  }, 60_000)
+  })
 
   it('bot dev --json: bot-output events carry no secret, the takeover and restore lines mask the URL', async () => {
     world = await devWorld()
@@ -90,7 +90,7 @@ describe('secrets in the output', () => {
       `secret is <secret>; path is /webhook/${env.WEBHOOK_PATH.split('/').pop()!.slice(0, 4)}…`,
     )
     expect(out).toMatch(TOKEN_WARNING)
-  }, 60_000)
+  })
 
   it('bot webhook and bot init with --token warn once; from the environment, no warning', async () => {
     world = await devWorld()
@@ -104,7 +104,7 @@ describe('secrets in the output', () => {
 
     const dir = mkdtempSync(join(tmpdir(), 'init-token-'))
     const init = await runCli(['init', join(dir, 'b'), '--token', w.token, '--no-install', '--no-git', '--yes'], {
-      timeoutMs: 60_000,
+      timeoutMs: 90_000,
     })
     expect(init.code, init.stderr).toBe(0)
     expect(init.stderr).toMatch(

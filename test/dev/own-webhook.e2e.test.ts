@@ -10,6 +10,7 @@
 import {afterEach, describe, expect, it} from 'vitest'
 
 import {waitFor} from '../support/wait.js'
+import {PROCESS_WAIT_MS} from '../support/cli.js'
 import {devWorld, startDev, type DevWorld} from './helpers.js'
 
 let world: DevWorld | undefined
@@ -31,7 +32,7 @@ describe('a bot that sets its own webhook', () => {
       const dev = startDev(w, {
         bot: ['node', new URL(`../fixtures/bots/${c.bot}`, import.meta.url).pathname],
         args: ['--no-watch', '--json'],
-        timeoutMs: 50_000,
+        timeoutMs: 90_000,
       })
       const events = () =>
         dev
@@ -41,7 +42,7 @@ describe('a bot that sets its own webhook', () => {
           .map((l) => JSON.parse(l) as Record<string, unknown>)
       await waitFor(() => events().find((e) => e.type === 'ready'), {
         what: () => `the ready event\n${dev.stdout()}\n${dev.stderr()}`,
-        timeout: 40_000,
+        timeout: PROCESS_WAIT_MS,
       })
       await waitFor(() => w.recordedLines().includes('launched'), {
         what: () => `the bot's launch\n${w.recordedLines().join('\n')}\n${dev.stdout()}`,
@@ -72,5 +73,5 @@ describe('a bot that sets its own webhook', () => {
       expect(result.code, result.stderr).toBe(0)
       const all = result.stdout + result.stderr
       expect(all).not.toMatch(/foreign|set by someone else/i)
-    }, 70_000)
+    })
 })

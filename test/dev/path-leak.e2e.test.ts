@@ -19,7 +19,7 @@ describe('the webhook path in the output', () => {
   it('is masked in --json rejected events and in BOT_DEBUG lines', async () => {
     world = await devWorld()
     const w = world
-    const dev = startDev(w, {args: ['--no-watch', '--json'], env: {BOT_DEBUG: '1'}, timeoutMs: 40_000})
+    const dev = startDev(w, {args: ['--no-watch', '--json'], env: {BOT_DEBUG: '1'}, timeoutMs: 90_000})
     const events = () =>
       dev
         .stdout()
@@ -60,5 +60,5 @@ describe('the webhook path in the output', () => {
     // The debug lines were there (setWebhook, getWebhookInfo), with the URL masked.
     expect(result.stderr).toMatch(/\[debug\] → setWebhook \{"url":"http:\/\/[^"]+\/webhook\/[A-Za-z0-9_-]{4}…"/)
     for (const text of [result.stdout, result.stderr]) expect(text).not.toContain(random.slice(0, 5))
-  }, 60_000)
+  })
 })

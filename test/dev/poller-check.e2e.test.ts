@@ -74,7 +74,7 @@ describe('bot dev: the check for another poller', () => {
     )
     await waitFor(() => world.emu.isLongPolling(world.token), {what: 'the poller polling'})
 
-    const dev = startDev(world, {timeoutMs: 40_000})
+    const dev = startDev(world, {timeoutMs: 90_000})
     await dev.waitForOutput(/Ready/, {timeoutMs: 25_000})
     await dev.waitForOutput(/Another program was long-polling this bot/, {timeoutMs: 10_000})
     const line = pollerLine(dev.stderr())
@@ -97,7 +97,7 @@ describe('bot dev: the check for another poller', () => {
     stops.push(() => poller.stop())
     await waitFor(() => world.emu.isLongPolling(world.token), {what: 'the in-process poller to wait'})
 
-    const dev = startDev(world, {timeoutMs: 40_000})
+    const dev = startDev(world, {timeoutMs: 90_000})
     await dev.waitForOutput(/Ready/, {timeoutMs: 25_000})
     await dev.waitForOutput(/Another program was long-polling this bot/, {timeoutMs: 10_000})
     const line = pollerLine(dev.stderr())
@@ -125,7 +125,7 @@ describe('bot dev: the check for another poller', () => {
     stops.push(() => poller.stop())
     await waitFor(() => world.emu.isLongPolling(world.token), {what: 'the in-process poller to wait'})
 
-    const dev = startDev(world, {timeoutMs: 40_000})
+    const dev = startDev(world, {timeoutMs: 90_000})
     await dev.waitForOutput(/Ready/, {timeoutMs: 25_000})
     await dev.waitForOutput(/Another program was long-polling this bot/, {timeoutMs: 10_000})
     expect(pollerLine(dev.stderr())).toMatch(

@@ -38,7 +38,7 @@ async function runsOnPolling(args: string[], env: Record<string, string> = {}): 
     bot: BOT,
     args: ['--no-watch', ...args],
     env,
-    timeoutMs: 40_000,
+    timeoutMs: 90_000,
     tunnel: !args.includes('--tunnel-host'),
   })
   const out = await dev.waitForOutput(/Ready: the bot runs on long polling/, {timeoutMs: 30_000})
@@ -77,7 +77,7 @@ describe('bot dev with a bot that polls by itself (webhook mode by default)', ()
     // Whether the tunnel was proved (and the webhook set) before the bot's first getUpdates is a race:
     // either way the switch says what it gave back.
     expect(['no webhook was set', 'webhook deleted, pending updates kept']).toContain(await runsOnPolling([]))
-  }, 60_000)
+  })
 
   it('tunnel: a slow tunnel: the bot starts once the webhook URL is known (WEBHOOK_URL), then polls: the webhook is deleted, pending kept', async () => {
     // A tunnel server that takes 2 s to hand out a tunnel. Through a tunnel the bot starts once the
@@ -92,7 +92,7 @@ describe('bot dev with a bot that polls by itself (webhook mode by default)', ()
     } finally {
       await slow.close()
     }
-  }, 60_000)
+  })
 
   it('tunnel: a bot that starts polling after the webhook was set gets it deleted, pending updates kept', async () => {
     const what = await runsOnPolling([], {FIXTURE_START_DELAY_MS: '2500'})
@@ -103,11 +103,11 @@ describe('bot dev with a bot that polls by itself (webhook mode by default)', ()
     const deletes = calls.filter((c) => c.method === 'deleteWebhook')
     expect(deletes.length).toBeGreaterThan(0)
     for (const d of deletes) expect(String(d.params.drop_pending_updates ?? 'false')).toBe('false')
-  }, 60_000)
+  })
 
   it('--tunnel none: the bridge stops polling and the bot polls; nothing lost, no 409', async () => {
     expect(await runsOnPolling(['--tunnel', 'none'], {FIXTURE_START_DELAY_MS: '1500'})).toBe(
       'the polling bridge stopped, pending updates kept',
     )
-  }, 60_000)
+  })
 })

@@ -28,7 +28,7 @@ describe("Telegram's delivery error while the bot is down", () => {
       cwd: project,
       bot: 'crash-bot.mjs',
       args: ['--wait-for-fix', '--hold-timeout', '1', '--webhook-check', '300'],
-      timeoutMs: 30_000,
+      timeoutMs: 90_000,
     })
     await dev.waitForOutput(/Waiting for a file change/, {timeoutMs: 20_000})
     world.emu.sendUserMessage(world.token, {text: 'while down'})
@@ -42,7 +42,7 @@ describe("Telegram's delivery error while the bot is down", () => {
     await dev.exited
     expect(out).toMatch(/bot dev's relay answered 503: your bot was down or restarting/)
     expect(out).not.toMatch(/proxy or load balancer/)
-  }, 40_000)
+  })
 })
 
 describe('a mistyped flag', () => {

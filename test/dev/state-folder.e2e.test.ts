@@ -47,7 +47,7 @@ function sharedFolder(w: DevWorld): string {
 
 /** `bot dev` (its bot: the echo fixture) with this state folder: it must exit 2 at once, having sent nothing. */
 async function refusedWith(w: DevWorld, env: Record<string, string | undefined>): Promise<string> {
-  const cli = startDev(w, {env, timeoutMs: 20_000})
+  const cli = startDev(w, {env, timeoutMs: 90_000})
   const result = await cli.exited
   expect(result.code, `stdout: ${result.stdout}\nstderr: ${result.stderr}`).toBe(2)
   // Nothing was sent: the emulator saw no call of this bot (not even getMe).
@@ -115,7 +115,7 @@ describe.skipIf(!asRoot)('the state folder against another local user', () => {
     const history = join(state, `history-${w.botId}.jsonl`)
     symlinkSync(script, history)
 
-    const dev = startDev(w, {args: ['--no-watch', '--json'], timeoutMs: 40_000})
+    const dev = startDev(w, {args: ['--no-watch', '--json'], timeoutMs: 90_000})
     // The name the old code wrote its compacted history to, through whatever was there.
     symlinkSync(config, `${history}.${dev.child.pid}.tmp`)
     await dev.waitForOutput('"type":"ready"', {timeoutMs: 30_000})

@@ -37,7 +37,7 @@ function project(): {root: string; src: string} {
 function devIn(cwd: string, args: string[] = []) {
   return startCli(['dev', '--tunnel-host', world.lt.url, ...args], {
     cwd,
-    timeoutMs: 30_000,
+    timeoutMs: 90_000,
     env: {BOT_STATE_DIR: world.stateDir, FIXTURE_RECORD: world.record},
   })
 }
@@ -57,7 +57,7 @@ describe('bot dev in a subfolder of the project', () => {
     )
     expect(r.stderr).toMatch(/▶ node src\/bot\.mjs \(pid \d+/)
     expect(r.stdout + r.stderr).not.toMatch(/Cannot find module/)
-  }, 40_000)
+  })
 
   it('a command after `--` runs in the current folder, as typed', async () => {
     const {src} = project()
@@ -67,5 +67,5 @@ describe('bot dev in a subfolder of the project', () => {
     const r = await dev.exited
     expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).not.toMatch(/Running in /)
-  }, 40_000)
+  })
 })

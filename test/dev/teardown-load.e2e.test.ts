@@ -13,7 +13,7 @@ import {join} from 'node:path'
 
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {BIN, cliEnv, runCli} from '../support/cli.js'
+import {BIN, cliEnv, runCli, PROCESS_WAIT_MS} from '../support/cli.js'
 import {waitFor} from '../support/wait.js'
 import {devWorld, fixture, type DevWorld} from './helpers.js'
 
@@ -69,7 +69,7 @@ describe('bot dev under a flood of idle connections', () => {
           .map((l) => JSON.parse(l) as Record<string, any>)
       const ready = await waitFor(() => events().find((e) => e.type === 'ready'), {
         what: () => `the ready event\nstdout: ${stdout}\nstderr: ${stderr}`,
-        timeout: 45_000,
+        timeout: PROCESS_WAIT_MS,
       })
       const inspectorPort = Number(new URL(ready.inspectorUrl as string).port)
       const proxyStep = events().find((e) => e.type === 'step' && e.step === 'api-proxy')!
@@ -86,7 +86,7 @@ describe('bot dev under a flood of idle connections', () => {
       const trigger = await runCli(['trigger', 'message', '/start', '--chat', '1111'], {
         cwd: w.dir,
         env: {BOT_TOKEN: w.token, BOT_STATE_DIR: w.stateDir},
-        timeoutMs: 45_000,
+        timeoutMs: 90_000,
       })
       expect(trigger.code, trigger.stdout + trigger.stderr).toBe(0)
 

@@ -56,8 +56,9 @@ describe('a self-hosted localtunnel server on a name only local resolution knows
       '--no-fallback',
       '--tunnel-host',
       ltHost,
+      // (a deadline on a failure only: "at once" is the readiness line itself, a loaded machine may take seconds)
       '--tunnel-timeout',
-      '4000',
+      '60000',
     ])
     const out = await cli.waitForOutput(/Ready: updates reach the bot through http:\/\/heldout\.lt\.test:\d+/, {
       timeoutMs: 20_000,
@@ -70,7 +71,7 @@ describe('a self-hosted localtunnel server on a name only local resolution knows
     const r = await cli.exited
     expect(r.code, r.stderr).toBe(0)
     expect(asked()).toEqual([])
-  }, 40_000)
+  })
 })
 
 describe('--tunnel auto falls back to the bridge at once on an answer that cannot change', () => {
@@ -80,14 +81,12 @@ describe('--tunnel auto falls back to the bridge at once on an answer that canno
   ] as const) {
     it(what, async () => {
       if (what === 'connection refused') await lt.kill()
-      const started = performance.now()
-      const {cli} = dev(['--tunnel', 'auto', '--tunnel-host', host()])
+      // Not at the start-up deadline (the same answer would come every second until then): with a deadline of 60 s,
+      // longer than this test may last, the fallback can only come from the answer itself, however loaded the machine.
+      const {cli} = dev(['--tunnel', 'auto', '--tunnel-host', host(), '--tunnel-timeout', '60000'])
       const out = await cli.waitForOutput(/Ready: updates reach the bot through the polling bridge/, {
-        timeoutMs: 20_000,
+        timeoutMs: 30_000,
       })
-      const ms = performance.now() - started
-      // Not after the 15 s start-up deadline: the same answer would come every second.
-      expect(ms).toBeLessThan(8000)
       expect(out).toMatch(/! No tunnel works \(the localtunnel server .* cannot be reached/)
       // No webhook had been set: the line does not say one was deleted.
       expect(out).toMatch(/Updates now arrive by polling through `bot dev` \(pending updates kept\)/)
@@ -96,6 +95,6 @@ describe('--tunnel auto falls back to the bridge at once on an answer that canno
       await waitFor(() => world.recorded().includes(update.update_id), {what: 'the update through the bridge'})
       cli.kill('SIGINT')
       expect((await cli.exited).code).toBe(0)
-    }, 40_000)
+    })
   }
 })

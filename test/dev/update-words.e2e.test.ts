@@ -33,7 +33,7 @@ describe('a bot that listens on another port than PORT', () => {
       join(dir, 'bot.mjs'),
       `import http from 'node:http'\nhttp.createServer((q, s) => s.end('ok')).listen(${own}, '127.0.0.1')\n`,
     )
-    const dev = startDev(world, {cwd: dir, bot: ['node', 'bot.mjs'], timeoutMs: 60_000})
+    const dev = startDev(world, {cwd: dir, bot: ['node', 'bot.mjs'], timeoutMs: 90_000})
     await dev.waitForOutput(/listens on port/, {timeoutMs: 30_000})
     const port = Number(/PORT=(\d+)\)/.exec(dev.stderr())?.[1])
     expect(port).toBeGreaterThan(0)
@@ -46,7 +46,7 @@ describe('a bot that listens on another port than PORT', () => {
     expect(r.stderr).toContain('Listen on process.env.PORT (e.g. server.listen(Number(process.env.PORT))')
     expect(r.stderr).toContain(`or run \`bot dev --port ${own}\``)
     expect(r.stderr.match(/The bot listens on port/g)).toHaveLength(1)
-  }, 80_000)
+  })
 
   it('says nothing of the kind for a bot that listens on PORT and on a second port', async () => {
     const other = await freePort()
@@ -57,19 +57,19 @@ describe('a bot that listens on another port than PORT', () => {
       join(dir, 'bot.mjs'),
       `import http from 'node:http'\nhttp.createServer((q, s) => s.end('m')).listen(${other}, '127.0.0.1', () => import(${JSON.stringify(new URL('../fixtures/bots/echo-bot.mjs', import.meta.url).pathname)}))\n`,
     )
-    const dev = startDev(world, {cwd: dir, bot: ['node', 'bot.mjs'], timeoutMs: 60_000})
+    const dev = startDev(world, {cwd: dir, bot: ['node', 'bot.mjs'], timeoutMs: 90_000})
     await dev.waitForOutput(/Ready/, {timeoutMs: 30_000})
     const update = world.emu.sendUserMessage(world.token, {text: 'hi'})
     await waitFor(() => world.recorded().includes(update.update_id), {what: 'the update', timeout: 20_000})
     dev.kill('SIGINT')
     const r = await dev.exited
     expect(r.stderr).not.toMatch(/listens on port/)
-  }, 80_000)
+  })
 })
 
 describe('update lines name what a message holds', () => {
   it('photo, document, voice, sticker, location, venue, contact, poll, payments with amount and currency', async () => {
-    const dev = startDev(world, {args: ['--no-watch', '--json'], timeoutMs: 60_000})
+    const dev = startDev(world, {args: ['--no-watch', '--json'], timeoutMs: 90_000})
     await waitFor(() => dev.stdout().includes('"type":"ready"'), {what: 'ready', timeout: 30_000})
     const chat = {id: 5150, type: 'private', first_name: 'Ann'}
     const from = {id: 5150, is_bot: false, first_name: 'Ann'}
@@ -153,5 +153,5 @@ describe('update lines name what a message holds', () => {
       expect(e?.text, words).toContain(`#${ids[i]} ${after}`)
     })
     expect(events.find((e) => e.updateId === ids[0])?.text).toContain('message photo chat 5150 "a cat" → 200')
-  }, 80_000)
+  })
 })

@@ -63,7 +63,7 @@ describe('bot dev --watch with a bot that writes files in its folder', () => {
       cwd: dir,
       bot: ['node', 'bot.mjs'],
       args: ['--debounce', '50', '--ignore', 'cache/**'],
-      timeoutMs: 60_000,
+      timeoutMs: 90_000,
     })
     await dev.waitForOutput(/Ready/, {timeoutMs: 25_000})
     for (const text of ['one', 'two', 'three']) {

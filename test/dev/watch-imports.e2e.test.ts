@@ -115,12 +115,12 @@ describe('bot dev --watch with a Node bot: the files it loaded', () => {
       cwd: dir,
       bot: ['sh', 'bot.sh'],
       args: ['--debounce', '50', '--mode', 'polling'],
-      timeoutMs: 60_000,
+      timeoutMs: 90_000,
     })
     await dev.waitForOutput(/Ready/, {timeoutMs: 30_000})
     writeFileSync(join(dir, 'data.ts'), 'export {}\n')
     await dev.waitForOutput(/data\.ts changed; restarting the bot/, {timeoutMs: 30_000})
     dev.kill('SIGINT')
     await dev.exited
-  }, 80_000)
+  })
 })

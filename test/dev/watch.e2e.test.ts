@@ -196,5 +196,5 @@ describe('bot dev: the restart line', () => {
     const restarts = result.stderr.split('\n').filter((l) => l.startsWith('↻'))
     expect(restarts).toEqual(['↻ src/main.ts changed; restarting the bot (updates are held meanwhile)'])
     expect(result.stderr).toMatch(/, 1 restart; exit code 0\./)
-  }, 60_000)
+  })
 })

@@ -14,7 +14,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {freePort} from '../../src/lib/free-port.js'
 import {waitFor} from '../support/wait.js'
-import {BIN, cliEnv, runCli, startCli} from '../support/cli.js'
+import {BIN, cliEnv, runCli, startCli, PROCESS_WAIT_MS} from '../support/cli.js'
 import {devWorld, fixture, startDev, type DevWorld} from './helpers.js'
 
 let world: DevWorld
@@ -29,14 +29,14 @@ afterEach(async () => {
 
 describe('the exit code when bot dev stops the bot', () => {
   it('is 0 after Ctrl-C though the wrapper around the bot exited 143', async () => {
-    const dev = startDev(world, {bot: 'wrapper-bot.mjs', timeoutMs: 40_000})
+    const dev = startDev(world, {bot: 'wrapper-bot.mjs', timeoutMs: 90_000})
     await dev.waitForOutput(/Ready/, {timeoutMs: 25_000})
     dev.kill('SIGINT')
     const r = await dev.exited
     expect(r.timedOut, r.stderr).toBe(false)
     expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).toMatch(/exit code 0\./)
-  }, 60_000)
+  })
 
   for (const mode of ['webhook', 'polling'] as const) {
     it(`is 0 at the end of a piped offline chat (${mode}), which speaks of neither Telegram closing nor 503`, async () => {
@@ -44,13 +44,13 @@ describe('the exit code when bot dev stops the bot', () => {
         cwd: world.dir,
         input: 'hello\n',
         env: {BOT_STATE_DIR: world.stateDir},
-        timeoutMs: 40_000,
+        timeoutMs: 90_000,
       })
       expect(r.timedOut, r.stderr).toBe(false)
       expect(r.stdout).toContain('bot › echo: hello')
       expect(r.code, r.stderr).toBe(0)
       expect(r.stdout + r.stderr).not.toMatch(/503|Telegram (closed|retries)/)
-    }, 60_000)
+    })
   }
 })
 
@@ -61,7 +61,7 @@ describe('waiting for a fix, offline and in polling mode', () => {
     servers.push(child)
     let out = ''
     return new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no waiting line:\n${out}`)), 25_000)
+      const timer = setTimeout(() => reject(new Error(`no waiting line:\n${out}`)), PROCESS_WAIT_MS)
       const take = (d: Buffer) => {
         out += d.toString('utf8')
         const line = /Waiting for a file change[^\n]*\n/.exec(out)?.[0]
@@ -90,7 +90,7 @@ describe('waiting for a fix, offline and in polling mode', () => {
         },
       )
       expect(line).not.toMatch(/503|Telegram/)
-    }, 60_000)
+    })
   }
 
   it('says the updates wait at Telegram, without 503 (online, polling)', async () => {
@@ -104,7 +104,7 @@ describe('waiting for a fix, offline and in polling mode', () => {
     )
     expect(line).not.toMatch(/503/)
     expect(line).toMatch(/updates wait at Telegram meanwhile/)
-  }, 60_000)
+  })
 })
 
 describe('bot dev --forward-to with a server whose secret differs', () => {
@@ -134,7 +134,7 @@ describe('bot dev --forward-to with a server whose secret differs', () => {
       ],
       {
         cwd: world.dir,
-        timeoutMs: 40_000,
+        timeoutMs: 90_000,
         env: {BOT_TOKEN: world.token, BOT_STATE_DIR: world.stateDir, WEBHOOK_SECRET: 'the-one-bot-dev-sends'},
       },
     )
@@ -152,7 +152,7 @@ describe('bot dev --forward-to with a server whose secret differs', () => {
     const r = await dev.exited
     expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).toMatch(/0 updates relayed, 1 failure[,;]/)
-  }, 60_000)
+  })
 })
 
 describe('bot trigger reaction refused for allowed_updates', () => {
@@ -171,10 +171,10 @@ describe('bot trigger reaction refused for allowed_updates', () => {
     child.stderr.on('data', (d: Buffer) => (out += d.toString('utf8')))
     child.stdin.write('hello\n')
     await waitFor(() => out.includes('bot › echo: hello'), {what: 'the echo', timeout: 25_000})
-    const r = await runCli(['trigger', 'reaction'], {cwd: dir, env: {BOT_STATE_DIR: world.stateDir}, timeoutMs: 30_000})
+    const r = await runCli(['trigger', 'reaction'], {cwd: dir, env: {BOT_STATE_DIR: world.stateDir}, timeoutMs: 90_000})
     expect(r.code, r.stderr).not.toBe(0)
     expect(r.stderr).toMatch(/allowed_updates/)
     expect(r.stderr).toMatch(/--allowed-updates message,callback_query,message_reaction/)
     child.kill('SIGINT')
-  }, 60_000)
+  })
 })

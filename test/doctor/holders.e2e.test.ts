@@ -115,7 +115,7 @@ describe('the local-process check', () => {
     expect(result.stdout).toContain(`pid ${sleeper}, `)
     expect(result.stdout).toContain(`pid ${emulator.child.pid}, `)
     expect(result.stdout).not.toMatch(/\bkill\b/)
-  }, 60_000)
+  })
 
   it('a poller elsewhere while `bot emulator` and a sleep hold the token locally: the probe says it runs elsewhere, kills nothing', async () => {
     const bot = world.emu.createBot({username: 'holders_elsewhere_bot'})
@@ -139,7 +139,7 @@ describe('the local-process check', () => {
     expect(probe.detail).not.toContain(`pid ${emulator.child.pid},`)
     expect(killed(probe.fix)).toEqual([])
     expect(probe.fix).toMatch(/revoke the token/)
-  }, 60_000)
+  })
 
   // Another user's processes need another user: run the doctor as nobody, which root can do.
   it.skipIf(process.getuid?.() !== 0)(
@@ -186,6 +186,5 @@ describe('the local-process check', () => {
       expect(killed(local.fix)).toEqual([])
       expectNoToken(result, bot.token)
     },
-    60_000,
   )
 })

@@ -57,7 +57,7 @@ describe("bot doctor and other processes' command lines", () => {
     } finally {
       holder.kill('SIGKILL')
     }
-  }, 60_000)
+  })
 
   it('masks by shape too: URL credentials, webhook paths, headers, and every secret-sounding name', async () => {
     const bot = world.emu.createBot({username: 'masked_shapes_bot'})
@@ -122,5 +122,5 @@ describe("bot doctor and other processes' command lines", () => {
     } finally {
       holder.kill('SIGKILL')
     }
-  }, 60_000)
+  })
 })

@@ -124,7 +124,7 @@ describe('presses on ephemeral messages (Bot API 10.2-10.5)', () => {
   const keyboard = {inline_keyboard: [[{text: 'ok', callback_data: 'ok'}]]}
 
   it('the receiver presses a button: a callback_query carrying the ephemeral message, answerable, in every callback_query_mode', async () => {
-    const {api, emu, token} = await world()
+    const {api, emu, token} = await world({timeScale: 1}) // a callback query lives 150 s unscaled (1.5 s at 0.01, which a loaded machine can outlast)
     await api('sendMessage', {
       chat_id: USER,
       text: 'only you',
@@ -298,7 +298,7 @@ describe('subscription and stopped_message_generation updates', () => {
 
 describe('widgets (Bot API 10.4)', () => {
   it('sendWidget: limits, private chats only, protected content; widget queries answered once', async () => {
-    const {api, emu, token} = await world()
+    const {api, emu, token} = await world({timeScale: 1}) // a widget query lives 15 s unscaled (150 ms at 0.01, which a loaded machine can outlast)
     const html = '<button id="b">Tap</button>'
     const sent = await api('sendWidget', {chat_id: USER, html, public_data: 'p', allow_queries: true})
     expect(sent.json.result).toMatchObject({widget: {html, public_data: 'p'}, has_protected_content: true})

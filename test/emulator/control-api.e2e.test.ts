@@ -271,7 +271,7 @@ describe('control API', () => {
 describe('bot emulator prints the control API base', () => {
   it('as a "control" line, and it answers there (needs npm run build)', async () => {
     const {startCli} = await import('../support/cli.js')
-    const p = startCli(['emulator', '--port', '0'], {timeoutMs: 25_000})
+    const p = startCli(['emulator', '--port', '0'], {timeoutMs: 90_000})
     try {
       const out = await p.waitForOutput(/Ctrl-C stops the emulator/, {stream: 'stdout', timeoutMs: 20_000})
       const line =
@@ -287,5 +287,5 @@ describe('bot emulator prints the control API base', () => {
       p.kill('SIGINT')
       await p.exited
     }
-  }, 30_000)
+  })
 })

@@ -16,9 +16,23 @@ export interface Raw {
   json: any
 }
 
-/** A started emulator (stopped after the test) with one bot, and `api()` to call it over real HTTP. */
+/**
+ * Telegram's 60 s webhook read timeout in real time, whatever the timeScale: scaled (600 ms at 0.01) a loaded
+ * machine's webhook handler can outlast it, and the update given up on is delivered again. Undefined at timeScale 0
+ * (the emulator leaves the read timeout unscaled then).
+ */
+export function realReadTimeout(timeScale: number): number | undefined {
+  return timeScale > 0 ? 60_000 / timeScale : undefined
+}
+
+/**
+ * A started emulator (stopped after the test) with one bot, and `api()` to call it over real HTTP. Delays run at
+ * timeScale 0.01 unless `options` says otherwise; the webhook read timeout stays 60 s of real time unless `options`
+ * names one (a test of the read timeout itself).
+ */
 export async function setup(options: EmulatorOptions = {}) {
-  const emu = await BotApiEmulator.start({timeScale: 0.01, ...options})
+  const timeScale = options.timeScale ?? 0.01
+  const emu = await BotApiEmulator.start({timeScale, webhookReadTimeoutMs: realReadTimeout(timeScale), ...options})
   running.push(emu)
   const bot = emu.createBot({username: 'test_bot', firstName: 'Test Bot'})
   const base = `${emu.apiRoot}/bot${bot.token}`

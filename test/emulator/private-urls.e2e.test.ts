@@ -38,7 +38,7 @@ async function loopbackService(): Promise<{url: string; requests: () => number}>
 }
 
 async function emulator(args: string[]): Promise<{p: RunningCli; apiRoot: string; token: string}> {
-  const p = startCli(['emulator', '--port', '0', '--host', '0.0.0.0', '--json', ...args], {timeoutMs: 40_000})
+  const p = startCli(['emulator', '--port', '0', '--host', '0.0.0.0', '--json', ...args], {timeoutMs: 90_000})
   running.push(p)
   await p.waitForOutput(/\n/, {stream: 'stdout', timeoutMs: 20_000})
   const info = JSON.parse(p.stdout().split('\n')[0]) as {apiRoot: string; token: string}
@@ -96,7 +96,7 @@ describe('bot emulator --host 0.0.0.0 and URLs to loopback and private addresses
     })
     expect(service.requests()).toBe(0)
     expect((await call(apiRoot, token, 'getWebhookInfo', {})).result.url).toBe('')
-  }, 60_000)
+  })
 
   it('--allow-private-urls: fetched and served back through getFile, as on loopback', async () => {
     const service = await loopbackService()
@@ -109,5 +109,5 @@ describe('bot emulator --host 0.0.0.0 and URLs to loopback and private addresses
     const bytes = await (await fetch(`${apiRoot}/file/bot${token}/${file.result.file_path}`)).text()
     expect(bytes).toBe(SECRET_BYTES)
     expect((await call(apiRoot, token, 'setWebhook', {url: `${service.url}/hook`})).ok).toBe(true)
-  }, 60_000)
+  })
 })

@@ -25,7 +25,7 @@ describe.each(TEMPLATES)('bot dev --offline in a %s project made by bot init', (
       const r = await runCli(['dev', '--offline', '--no-watch', '--mode', mode], {
         cwd: dir,
         input: '/start\nhello\n/roll d20\n',
-        timeoutMs: 60_000,
+        timeoutMs: 90_000,
         env: {BOT_STATE_DIR: join(dir, '.state')},
       })
       expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0)

@@ -26,8 +26,10 @@ const REPLY_MS = 30_000
 
 let emu: BotApiEmulator
 beforeAll(async () => {
-  // The payment tests must not depend on answering within 10 s × 0.01 = 100 ms (a loaded machine misses it).
-  emu = await BotApiEmulator.start({timeScale: 0.01, preCheckoutWindowMs: 10_000})
+  // The payment tests must not depend on answering within 10 s × 0.01 = 100 ms (a loaded machine misses it), nor the
+  // webhook tests on a tsx bot answering within a 60 s read timeout scaled to 600 ms (a delivery given up on is
+  // retried: the bot handles the update twice).
+  emu = await BotApiEmulator.start({timeScale: 0.01, preCheckoutWindowMs: 10_000, webhookReadTimeoutMs: 6_000_000})
 })
 afterAll(async () => {
   await emu?.stop()

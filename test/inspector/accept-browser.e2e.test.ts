@@ -81,5 +81,5 @@ describe.skipIf(skip !== undefined)('webhook-reply calls on the inspector page',
     expect(await plain.locator('.tag').count()).toBe(0)
     expect(await plain.locator('.verdict').textContent()).toBe('ok')
     expect(problems).toEqual([])
-  }, 60_000)
+  })
 })

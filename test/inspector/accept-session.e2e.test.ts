@@ -114,11 +114,11 @@ describe('accept: synthetic update ids (bot dev --tunnel none against the emulat
     const dev = startDev(world, {
       bot: 'inspector-bot.mjs',
       args: ['--no-watch', '--json', '--tunnel', 'none'],
-      timeoutMs: 80_000,
+      timeoutMs: 90_000,
     })
     const ready = await waitEvent(dev, 'ready', (e) => e.type === 'ready')
     const control = (argv: string[]) =>
-      runCli(argv, {cwd: world!.dir, env: {BOT_TOKEN: token, BOT_STATE_DIR: world!.stateDir}, timeoutMs: 50_000})
+      runCli(argv, {cwd: world!.dir, env: {BOT_TOKEN: token, BOT_STATE_DIR: world!.stateDir}, timeoutMs: 90_000})
 
     const real = emu.sendUserMessage(token, {text: 'real one', chatId: 61})
     await waitEvent(dev, 'the real update', (e) => e.type === 'update' && e.updateId === real.update_id)
@@ -182,14 +182,14 @@ server.listen(Number(process.env.PORT), '127.0.0.1')
     const dev = startDev(world, {
       bot: ['node', bot],
       args: ['--no-watch', '--json', '--tunnel', 'none', '--action-timeout', '3000'],
-      timeoutMs: 60_000,
+      timeoutMs: 90_000,
     })
     await waitFor(() => jsonLines(dev.stdout()).some((e) => e.type === 'ready'), {
       what: () => `ready\n${dev.stderr()}`,
       timeout: 30_000,
     })
     const control = (argv: string[]) =>
-      runCli(argv, {cwd: world!.dir, env: {BOT_TOKEN: token, BOT_STATE_DIR: world!.stateDir}, timeoutMs: 80_000})
+      runCli(argv, {cwd: world!.dir, env: {BOT_TOKEN: token, BOT_STATE_DIR: world!.stateDir}, timeoutMs: 90_000})
     const slow = await control(['trigger', 'message', 'slow', '--chat', '61'])
     expect(slow.code, slow.stdout + slow.stderr).toBe(1)
     expect(slow.stderr).toMatch(/The bot did not take the update within 3s\./)

@@ -76,7 +76,7 @@ describe('the inspector opened by bot dev', () => {
 
     o.child.stdin!.end()
     expect(await o.exited, o.stderr()).toBe(0)
-  }, 60_000)
+  })
 
   it('a code past its time is refused (--open-code-ttl 1)', async () => {
     const {o, argv} = await openWithBrowser(['--open-code-ttl', '1'])
@@ -86,5 +86,5 @@ describe('the inspector opened by bot dev', () => {
     expect(late.headers.get('set-cookie')).toBeNull()
     o.child.stdin!.end()
     expect(await o.exited, o.stderr()).toBe(0)
-  }, 60_000)
+  })
 })

@@ -236,7 +236,7 @@ describe('the page files', () => {
     ) as Array<{files: Array<{path: string}>}>
     const files = packed[0].files.map((f) => f.path)
     for (const f of ['index.html', 'app.js', 'style.css']) expect(files).toContain(`dist/inspector/web/page/${f}`)
-  }, 60_000)
+  })
 })
 
 describe('GET /api/updates', () => {
@@ -397,7 +397,7 @@ describe('GET /api/events', () => {
     await closed
     expect(stuckBytes).toBeLessThan((total * big.length) / 2)
     live.destroy()
-  }, 60_000)
+  })
 })
 
 describe('POST /api/updates/{updateId}/replay', () => {

@@ -38,7 +38,7 @@ describe('bot dev --offline with the inspector', () => {
       cwd: dir,
       input: 'hello\n/missing\n',
       env: {BOT_STATE_DIR: join(dir, 'state')},
-      timeoutMs: 45_000,
+      timeoutMs: 90_000,
     })
     expect(result.code, result.stderr).toBe(0)
     // Offline the inspector's address ends the one start-up line.
@@ -50,7 +50,7 @@ describe('bot dev --offline with the inspector', () => {
     expect(result.stderr.match(/↳/g)).toHaveLength(1) // the successful call to "hello" shows no line
     // The control record went into BOT_STATE_DIR and is gone at the end.
     expect(readdirSync(join(dir, 'state')).filter((f) => f.startsWith('control-'))).toEqual([])
-  }, 60_000)
+  })
 
   it('a state folder that cannot be written costs trigger and replay only, with a warning; the session runs', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'bot-inspector-offline-'))
@@ -60,14 +60,14 @@ describe('bot dev --offline with the inspector', () => {
       cwd: dir,
       input: 'hello\n',
       env: {BOT_STATE_DIR: notAFolder},
-      timeoutMs: 45_000,
+      timeoutMs: 90_000,
     })
     expect(result.code, result.stderr).toBe(0)
     expect(result.stderr).toMatch(
       /! `bot trigger` and `bot replay` cannot find this session: its record could not be written to /,
     )
     expect(result.stdout).toContain('bot › echo: hello')
-  }, 60_000)
+  })
 
   it('webhook mode: trigger and replay reach the bot as the emulator user; the entries show the calls', async () => {
     const o = startOffline(['--json'])
@@ -126,7 +126,7 @@ describe('bot dev --offline with the inspector', () => {
     // The trigger and the replay count as sent, like the chat's lines.
     expect(o.events().find((e) => e.type === 'summary')?.text).toMatch(/: 2 updates sent, 0 failures; exit code 0\.$/)
     expect(readdirSync(o.stateDir).filter((f) => f.startsWith('control-'))).toEqual([])
-  }, 60_000)
+  })
 
   it('polling mode: updates are listed from getUpdates; trigger and replay go into the emulator queue', async () => {
     const o = startOffline(['--json', '--mode', 'polling'])
@@ -167,7 +167,7 @@ describe('bot dev --offline with the inspector', () => {
     o.child.stdin!.end()
     expect(await o.exited).toBe(0)
     expect(o.events().find((e) => e.type === 'summary')?.text).toMatch(/: 3 updates sent; exit code 0\.$/)
-  }, 60_000)
+  })
 
   it('polling mode without the api proxy: a trigger still reaches the bot and is recorded', async () => {
     const o = startOffline(['--json', '--mode', 'polling', '--no-api-proxy'])
@@ -179,5 +179,5 @@ describe('bot dev --offline with the inspector', () => {
     await waitFor(() => lines(o.record).includes(`${triggered.updateId} message unproxied`), {what: 'the bot got it'})
     o.child.stdin!.end()
     expect(await o.exited).toBe(0)
-  }, 60_000)
+  })
 })

@@ -42,13 +42,13 @@ function startInspected(args: string[], env: Record<string, string> = {}): Runni
     bot: 'inspector-bot.mjs',
     args: ['--no-watch', ...args],
     env: {FIXTURE_ENV_RECORD: join(world.dir, 'env.txt'), ...env},
-    timeoutMs: 60_000,
+    timeoutMs: 90_000,
   })
 }
 
 /** `bot trigger …` / `bot replay …` run in the session's folder, finding it through the state folder. */
 function control(args: string[]) {
-  return runCli(args, {cwd: world.dir, env: {BOT_TOKEN: world.token, BOT_STATE_DIR: world.stateDir}, timeoutMs: 45_000})
+  return runCli(args, {cwd: world.dir, env: {BOT_TOKEN: world.token, BOT_STATE_DIR: world.stateDir}, timeoutMs: 90_000})
 }
 
 async function apiUpdates(inspectorUrl: string): Promise<Event[]> {
@@ -178,11 +178,11 @@ describe('bot dev with the inspector (webhook mode)', () => {
     expect(lines[at + 1]).toMatch(/^ {2}↳ sendMessage 400 Bad Request: chat not found — /)
     dev.kill('SIGINT')
     expect((await dev.exited).code).toBe(0)
-  }, 60_000)
+  })
 
   it('records a call the bot makes in its webhook answer (the api proxy never sees it)', async () => {
     const {emu, token} = world
-    const dev = startDev(world, {args: ['--no-watch', '--json'], timeoutMs: 60_000}) // echo-bot: replies to /start in the webhook answer
+    const dev = startDev(world, {args: ['--no-watch', '--json'], timeoutMs: 90_000}) // echo-bot: replies to /start in the webhook answer
     const ready = await waitEvent(dev, 'ready', (e) => e.type === 'ready')
     const start = emu.sendUserMessage(token, {text: '/start', chatId: 808})
     await emu.waitForBotMessage(token, {chatId: 808, timeoutMs: 10_000})
@@ -202,7 +202,7 @@ describe('bot dev with the inspector (webhook mode)', () => {
     ])
     dev.kill('SIGINT')
     expect((await dev.exited).code).toBe(0)
-  }, 60_000)
+  })
 
   it('--no-api-proxy gives the bot the real api root; --no-inspect serves no page but trigger still works', async () => {
     const {emu, token} = world
@@ -219,7 +219,7 @@ describe('bot dev with the inspector (webhook mode)', () => {
     expect(JSON.parse(trigger.stdout).calls).toEqual([])
     dev.kill('SIGINT')
     expect((await dev.exited).code).toBe(0)
-  }, 60_000)
+  })
 
   it('bot replay finds an update of the previous session in the history log; the bridge (--tunnel none) takes triggers too', async () => {
     const {emu, token} = world
@@ -278,7 +278,7 @@ describe('bot dev with the inspector (webhook mode)', () => {
     } finally {
       blocker.close()
     }
-  }, 30_000)
+  })
 })
 
 describe('bot dev with the inspector (long polling)', () => {
@@ -320,5 +320,5 @@ describe('bot dev with the inspector (long polling)', () => {
     const result = await dev.exited
     expect(result.code).toBe(0)
     assertNoToken(result, token)
-  }, 60_000)
+  })
 })

@@ -38,7 +38,7 @@ const ARGV_LINE =
 
 describe('secrets out of argv', () => {
   it('bot emulator takes its token from BOT_EMULATOR_TOKEN: it works, is never printed, and is not in the command line', async () => {
-    const p = startCli(['emulator', '--port', '0', '--json'], {env: {BOT_EMULATOR_TOKEN: TOKEN}, timeoutMs: 25_000})
+    const p = startCli(['emulator', '--port', '0', '--json'], {env: {BOT_EMULATOR_TOKEN: TOKEN}, timeoutMs: 90_000})
     running.push(p)
     await p.waitForOutput(/\n/, {stream: 'stdout', timeoutMs: 15_000})
     const info = JSON.parse(p.stdout().split('\n')[0]) as {apiRoot: string}
@@ -53,7 +53,7 @@ describe('secrets out of argv', () => {
   })
 
   it('bot emulator --token and bot webhook set --secret-token print the argv warning naming the variable; from the environment, none', async () => {
-    const p = startCli(['emulator', '--port', '0', '--json', '--token', TOKEN], {timeoutMs: 25_000})
+    const p = startCli(['emulator', '--port', '0', '--json', '--token', TOKEN], {timeoutMs: 90_000})
     running.push(p)
     await p.waitForOutput(/\n/, {stream: 'stdout', timeoutMs: 15_000})
     p.kill('SIGTERM')

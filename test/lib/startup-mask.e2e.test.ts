@@ -79,5 +79,5 @@ describe('the start-up line masks the webhook path', () => {
       /echo-bot: webhook on :\d+\S*/,
     )
     expectMasked(started)
-  }, 60_000)
+  })
 })

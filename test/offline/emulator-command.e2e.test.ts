@@ -21,7 +21,7 @@ afterEach(async () => {
 })
 
 function start(args: string[], options: Parameters<typeof startCli>[1] = {}): RunningCli {
-  const p = startCli(args, {timeoutMs: 25_000, ...options})
+  const p = startCli(args, {timeoutMs: 90_000, ...options})
   running.push(p)
   return p
 }
@@ -139,7 +139,7 @@ describe('bot emulator', () => {
       {from: 42, chat: -5},
     ])
     expect(result.stdout).toContain('you › hi there\nbot › HI THERE\nyou › bye\nbot › BYE\n')
-  }, 30_000)
+  })
 
   it('--talk without --chat/--user: user 1111 in its private chat, as in bot dev --offline', async () => {
     const p = start(['emulator', '--port', '0', '--talk'], {input: 'ping\n'})
@@ -155,7 +155,7 @@ describe('bot emulator', () => {
     const result = await p.exited
     expect(result.code).toBe(0)
     expect(result.stdout).toContain('you › ping\nbot › pong\n')
-  }, 30_000)
+  })
 
   it('takes --chat and --user with the same descriptions and defaults as bot dev --offline, and --talk for the chat mode', async () => {
     const wide = {env: {OCLIF_COLUMNS: '200'}}

@@ -11,7 +11,7 @@ import {PROJECT_ROOT, runCli} from '../support/cli.js'
 const PICKY = join(PROJECT_ROOT, 'test', 'fixtures', 'bots', 'picky-bot.mjs')
 
 function offline(input: string, args: string[] = []) {
-  return runCli(['dev', '--offline', '--no-watch', ...args, '--', 'node', PICKY], {input, timeoutMs: 60_000})
+  return runCli(['dev', '--offline', '--no-watch', ...args, '--', 'node', PICKY], {input, timeoutMs: 90_000})
 }
 
 describe('piped bot dev --offline: the exit code says whether the bot answered', () => {
@@ -22,7 +22,7 @@ describe('piped bot dev --offline: the exit code says whether the bot answered',
       expect(r.stdout).toContain('bot › ok: again')
       expect(r.stderr).not.toMatch(/exiting with code 1/)
       expect(r.code, r.stderr).toBe(0)
-    }, 65_000)
+    })
 
     it(`a line the bot handles without replying: exit 1 and one line saying so (${mode})`, async () => {
       const r = await offline('hello\nignore me\n', ['--mode', mode])
@@ -34,7 +34,7 @@ describe('piped bot dev --offline: the exit code says whether the bot answered',
       expect(summary?.[1], r.stdout + r.stderr).toBe('1')
       if (r.stderr.includes('■')) expect(r.stderr.indexOf('■')).toBeGreaterThan(verdictAt)
       expect(r.code, r.stderr).toBe(1)
-    }, 65_000)
+    })
   }
 
   it('an update the bot fails (500 from its webhook): exit 1, the failure counted', async () => {
@@ -47,7 +47,7 @@ describe('piped bot dev --offline: the exit code says whether the bot answered',
       /✗ 1 line not handled in time, \d+ updates? failed \(of 2 lines piped in\): exiting with code 1\./,
     )
     expect(r.code, r.stderr).toBe(1)
-  }, 65_000)
+  })
 
   it('the first line waits --reply-timeout like every other line (not 30 s): the docs and the chat agree', async () => {
     // The bot listens before the chat starts (webhook mode), so its start-up is not the first line's wait.
@@ -57,7 +57,7 @@ describe('piped bot dev --offline: the exit code says whether the bot answered',
     )
     expect(r.code).toBe(1)
     expect(r.ms).toBeLessThan(15_000)
-  }, 65_000)
+  })
 
   it('--json: the verdict is an event, and the exit code is 1', async () => {
     const r = await offline('ignore this\n', ['--json'])
@@ -70,5 +70,5 @@ describe('piped bot dev --offline: the exit code says whether the bot answered',
     expect(events.at(-1)).toMatchObject({type: 'summary', exitCode: 1})
     expect(events.filter((e) => e.type === 'offline-result')).toHaveLength(1)
     expect(r.code).toBe(1)
-  }, 65_000)
+  })
 })

@@ -32,7 +32,7 @@ describe('bot replay of an update from an earlier bot dev --offline run', () => 
         cwd: dir,
         input: 'remember me\n',
         env,
-        timeoutMs: 40_000,
+        timeoutMs: 90_000,
       })
       expect(first.code, first.stderr).toBe(0)
       const id = Number(/#(\d+) message chat 4242 "remember me"/.exec(first.stderr)?.[1])
@@ -54,7 +54,7 @@ describe('bot replay of an update from an earlier bot dev --offline run', () => 
       second.stdin!.on('error', () => {})
       await waitFor(() => stdout.includes('"type":"ready"'), {what: () => `ready\n${stdout}`, timeout: 30_000})
 
-      const replay = await runCli(['replay', String(id)], {cwd: dir, env, timeoutMs: 40_000})
+      const replay = await runCli(['replay', String(id)], {cwd: dir, env, timeoutMs: 90_000})
       expect(replay.code, replay.stdout + replay.stderr).toBe(0)
       // The bot got it again and its answer to chat 4242 went through: no "chat not found".
       await waitFor(

@@ -80,7 +80,7 @@ describe.each(['webhook', 'polling'] as const)('runOfflineDev, %s mode, examples
     if (mode === 'webhook') expect(ready?.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     // The emulator is stopped afterwards.
     await expect(fetch(`${apiRoot}/bot1:x/getMe`)).rejects.toThrow()
-  }, 60_000)
+  })
 })
 
 describe('runOfflineDev, session ending first', () => {
@@ -95,5 +95,5 @@ describe('runOfflineDev, session ending first', () => {
       onEvent: () => {},
     })
     expect(summary).toMatchObject({exitCode: 3, endedBy: 'session', reason: 'bot-exit'})
-  }, 30_000)
+  })
 })

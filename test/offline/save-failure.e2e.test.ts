@@ -30,7 +30,7 @@ describe('bot dev --offline, piped: a failed :save', () => {
     const r = await runCli(['dev', '--offline', '--no-watch', '--', 'node', fixture('picky-bot.mjs')], {
       cwd,
       input: 'hello\n:save talk\nagain\n',
-      timeoutMs: 60_000,
+      timeoutMs: 90_000,
     })
     expect(r.stdout).toMatch(/^✗ cannot create the folder test: a file has that name \((ENOTDIR|EEXIST)\)$/m)
     // the chat went on after it
@@ -40,14 +40,14 @@ describe('bot dev --offline, piped: a failed :save', () => {
     )
     expect(r.stderr).toMatch(/: 2 updates sent, 0 failures; exit code 1\./)
     expect(r.code).toBe(1)
-  }, 70_000)
+  })
 
   it('a bad name: exit code 1 with the fix; a good :save after it still writes', async () => {
     const cwd = project()
     const r = await runCli(['dev', '--offline', '--no-watch', '--json', '--', 'node', fixture('picky-bot.mjs')], {
       cwd,
       input: 'hello\n:save ../out\n:save good\n',
-      timeoutMs: 60_000,
+      timeoutMs: 90_000,
     })
     const events = r.stdout
       .trim()
@@ -61,20 +61,20 @@ describe('bot dev --offline, piped: a failed :save', () => {
     expect(events.at(-2)).toMatchObject({type: 'offline-result', ok: false, failedSaves: 1})
     expect(events.at(-1)).toMatchObject({type: 'summary', exitCode: 1})
     expect(r.code).toBe(1)
-  }, 70_000)
+  })
 
   it('a :save that works keeps exit code 0', async () => {
     const cwd = project()
     const r = await runCli(['dev', '--offline', '--no-watch', '--', 'node', fixture('picky-bot.mjs')], {
       cwd,
       input: 'hello\n:save ok\n',
-      timeoutMs: 60_000,
+      timeoutMs: 90_000,
     })
     expect(r.stdout).toMatch(/^✓ Saved test\/ok\.chat\.yml: /m)
     expect(r.code, r.stdout + r.stderr).toBe(0)
     // no default command in this project: the script names the one after --
     expect(readFileSync(join(cwd, 'test', 'ok.chat.yml'), 'utf8')).toMatch(/^bot: node .*picky-bot\.mjs$/m)
-  }, 70_000)
+  })
 
   it("the command after -- is the project's default (its dev:bot script): no bot: line", async () => {
     const cwd = project()
@@ -82,11 +82,11 @@ describe('bot dev --offline, piped: a failed :save', () => {
     const r = await runCli(['dev', '--offline', '--no-watch', '--', 'node', fixture('picky-bot.mjs')], {
       cwd,
       input: 'hello\n:save ok\n',
-      timeoutMs: 60_000,
+      timeoutMs: 90_000,
     })
     expect(r.code, r.stdout + r.stderr).toBe(0)
     const text = readFileSync(join(cwd, 'test', 'ok.chat.yml'), 'utf8')
     expect(text).toContain('  - user: hello\n')
     expect(text).not.toMatch(/^bot:/m)
-  }, 70_000)
+  })
 })

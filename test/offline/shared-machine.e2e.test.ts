@@ -73,5 +73,5 @@ describe('bot dev --offline against another local user', () => {
     expect(await o.exited, o.stderr()).toBe(0)
     expect(recordLines(o.record).join('\n')).not.toContain('injected by nobody')
     expect(o.stdout() + o.stderr()).not.toContain(token.split(':')[1])
-  }, 60_000)
+  })
 })

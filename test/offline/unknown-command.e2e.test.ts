@@ -12,7 +12,7 @@ describe('bot dev --offline: :unknown commands', () => {
   it('are an error line, not a message to the bot; piped, they make the exit code 1', async () => {
     const r = await runCli(['dev', '--offline', '--no-watch', '--', 'node', fixture('picky-bot.mjs')], {
       input: 'hello\n:foo bar\n::colon\n:help\n',
-      timeoutMs: 60_000,
+      timeoutMs: 90_000,
     })
     const out = r.stdout.split('\n')
     expect(out).toContain(
@@ -32,12 +32,12 @@ describe('bot dev --offline: :unknown commands', () => {
     )
     expect(r.stderr).toMatch(/: 2 updates sent, 0 failures; exit code 1\./)
     expect(r.code).toBe(1)
-  }, 70_000)
+  })
 
   it('--json: the error is a chat event of its own, and no user message', async () => {
     const r = await runCli(['dev', '--offline', '--no-watch', '--json', '--', 'node', fixture('picky-bot.mjs')], {
       input: ':nope\nhi\n',
-      timeoutMs: 60_000,
+      timeoutMs: 90_000,
     })
     const events = r.stdout
       .trim()
@@ -49,5 +49,5 @@ describe('bot dev --offline: :unknown commands', () => {
     expect(events.at(-2)).toMatchObject({type: 'offline-result', ok: false, unknown: 1})
     expect(events.at(-1)).toMatchObject({type: 'summary', exitCode: 1})
     expect(r.code).toBe(1)
-  }, 70_000)
+  })
 })

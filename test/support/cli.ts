@@ -33,8 +33,9 @@ export interface CliOptions {
   /** Written to the child's stdin, which is then closed. Without it stdin is empty (closed at once). */
   input?: string
   /**
-   * Kill the child (SIGKILL) after this many ms; the result then has timedOut: true. Default 60000: it bounds a
-   * hung child only, and a command takes several seconds on a loaded 2-core machine.
+   * Kill the child (SIGKILL) after this many ms; the result then has timedOut: true. Default PROCESS_LIFETIME_MS: it
+   * bounds a hung child only, and a command takes several seconds on a loaded 2-core machine (a `bot dev` at load 20
+   * took over 30 s to print Ready). A shorter one is for a test of how soon the command ends by itself.
    */
   timeoutMs?: number
   /** Keep BOT_* and related variables of the test process. Default false. */
@@ -81,8 +82,9 @@ export interface RunningCli {
   readonly stdout: () => string
   readonly stderr: () => string
   /**
-   * Resolves once stdout or stderr (combined) matches, or rejects after timeoutMs (default 30000: a bound on a
-   * failure only; at load 20 a `bot dev` took up to 10 s to print Ready).
+   * Resolves once stdout or stderr (combined) matches, or rejects after timeoutMs: a bound on a failure only, never
+   * shorter than PROCESS_WAIT_MS whatever the test asks (at load 20 on 2 cores a `bot dev` took over 20 s to print
+   * Ready). A test that means "soon" says it with an event or with a deadline given to the CLI, not with this one.
    */
   waitForOutput(
     pattern: RegExp | string,
@@ -92,6 +94,15 @@ export interface RunningCli {
   readonly exited: Promise<CliResult>
   kill(signal?: NodeJS.Signals): void
 }
+
+/**
+ * The shortest wait for a child process's output (see waitForOutput). A child's pace is the machine's: CI may run the
+ * suite at load 8, and these tests are proven beside two busy loops at load 20.
+ */
+export const PROCESS_WAIT_MS = 60_000
+
+/** How long a CLI process may live before a test kills it as hung, unless the test asks otherwise (CliOptions.timeoutMs). */
+export const PROCESS_LIFETIME_MS = 90_000
 
 /** Start the CLI and return at once; see RunningCli. */
 export function startCli(args: string[], options: CliOptions = {}): RunningCli {
@@ -123,7 +134,7 @@ export function startCli(args: string[], options: CliOptions = {}): RunningCli {
   const killTimer = setTimeout(() => {
     timedOut = true
     child.kill('SIGKILL')
-  }, options.timeoutMs ?? 60_000)
+  }, options.timeoutMs ?? PROCESS_LIFETIME_MS)
 
   const exited = new Promise<CliResult>((resolveExit) => {
     child.on('close', (code, signal) => {
@@ -156,7 +167,8 @@ export function startCli(args: string[], options: CliOptions = {}): RunningCli {
     kill: (signal = 'SIGTERM') => {
       child.kill(signal)
     },
-    waitForOutput(pattern, {timeoutMs = 30_000, stream = 'both'} = {}) {
+    waitForOutput(pattern, {timeoutMs: asked = PROCESS_WAIT_MS, stream = 'both'} = {}) {
+      const timeoutMs = Math.max(asked, PROCESS_WAIT_MS)
       const text = () => (stream === 'stdout' ? stdout : stream === 'stderr' ? stderr : stdout + '\n' + stderr)
       const matches = () => (typeof pattern === 'string' ? text().includes(pattern) : pattern.test(text()))
       return new Promise<string>((resolveWait, rejectWait) => {

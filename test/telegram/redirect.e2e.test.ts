@@ -85,7 +85,7 @@ describe('commands against a redirecting api root', () => {
     const {root, elsewhere} = await redirectingRoot(302)
     const r = await runCli(['doctor', '--json', '--no-probe', '--only', 'reachability,token'], {
       env: {BOT_TOKEN: TOKEN, BOT_API_ROOT: root.url},
-      timeoutMs: 30_000,
+      timeoutMs: 90_000,
     })
     expect(r.code).toBe(1)
     const report = JSON.parse(r.stdout) as {checks: Array<{id: string; status: string; detail: string}>}
