@@ -7,8 +7,7 @@ import {listActions} from '../emulator/actions/index.js'
 import {intOf, isObject, paramsOf, reactionOf} from './action-input.js'
 import type {FixtureType} from './fixtures.js'
 import {ActionError, type FixtureSet, type SessionAction, type TriggerRequest} from './protocol.js'
-
-type Json = Record<string, unknown>
+import type {JsonObject as Json} from './requests.js'
 
 /** The actions a session against Telegram can run, each as the fixture (or built-in kind) `bot trigger` sends. */
 const ONLINE: Record<string, {fixture?: FixtureType; summary: string}> = {
