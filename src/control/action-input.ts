@@ -4,8 +4,7 @@
  */
 import {listActions} from '../emulator/actions/index.js'
 import {ActionError} from './protocol.js'
-
-type Json = Record<string, unknown>
+import type {JsonObject as Json} from './requests.js'
 
 export function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value)

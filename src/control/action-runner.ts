@@ -15,8 +15,7 @@ import type {OfflineTarget} from './offline-trigger.js'
 import {onlineRequest, runsOnline} from './online-actions.js'
 import {ActionError, type ActionOutcome, type TriggerResult} from './protocol.js'
 import {factsFromCalls, type BotMessage, type SessionFacts} from './session-facts.js'
-
-type Json = Record<string, unknown>
+import type {JsonObject as Json} from './requests.js'
 
 /** Actions whose chat defaults to the user's private chat (the session's user offline, the last one seen online). */
 const CHAT_SCOPED = new Set(['send_message', 'send_media', 'press_button', 'react', 'pay_invoice'])

@@ -6,8 +6,7 @@
 import {intOf, isObject} from './action-input.js'
 import {ActionError} from './protocol.js'
 import type {BotMessage} from './session-facts.js'
-
-type Json = Record<string, unknown>
+import type {JsonObject as Json} from './requests.js'
 
 /** Which button a press means: by label or by data (exactly one), on message_id when given. */
 export interface ButtonChoice {

@@ -10,8 +10,7 @@ import type {OfflineTarget} from './offline-trigger.js'
 import {ActionError, type TriggerRequest} from './protocol.js'
 import {factsFromCalls} from './session-facts.js'
 import {expiredDate, updateContent, withCurrentDate} from './synthetic.js'
-
-type Json = Record<string, unknown>
+import type {JsonObject as Json} from './requests.js'
 
 /** The emulator user's action for a trigger request (a fixture is not one: fixture-trigger.ts). */
 export function emulatorTrigger(offline: OfflineTarget, request: TriggerRequest): Update {

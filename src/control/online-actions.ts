@@ -7,8 +7,7 @@ import {listActions} from '../emulator/actions/index.js'
 import {intOf, isObject, paramsOf, reactionOf} from './action-input.js'
 import type {FixtureType} from './fixtures.js'
 import {ActionError, type FixtureSet, type SessionAction, type TriggerRequest} from './protocol.js'
-
-type Json = Record<string, unknown>
+import type {JsonObject as Json} from './requests.js'
 
 /** The actions a session against Telegram can run, each as the fixture (or built-in kind) `bot trigger` sends. */
 const ONLINE: Record<string, {fixture?: FixtureType; summary: string}> = {
@@ -104,54 +103,45 @@ export function onlineRequest(
   return {kind: 'fixture', type: fixture, ...(sets.length > 0 ? {sets} : {}), ...(file ? {file} : {}), ...given}
 }
 
+/** Where each input field of an online action goes in its fixture (a --set path); react and send_media add theirs. */
+const FIXTURE_PATHS: Record<string, Array<[field: string, path: string]>> = {
+  send_media: [['caption', 'message.caption']],
+  react: [['message_id', 'message_reaction.message_id']],
+  vote_poll: [
+    ['poll_id', 'poll_answer.poll_id'],
+    ['option_ids', 'poll_answer.option_ids'],
+  ],
+  inline_query: [['query', 'inline_query.query']],
+  send_business_message: [['text', 'business_message.text']],
+  send_web_app_data: [
+    ['data', 'message.web_app_data.data'],
+    ['button_text', 'message.web_app_data.button_text'],
+  ],
+  widget_query: [['data', 'widget_query.data']],
+  update_subscription: [['state', 'subscription.state']],
+  stop_generation: [['draft_id', 'stopped_message_generation.draft_id']],
+}
+
 /** The --set values (and photo) of the fixture an online action sends, from its input. */
 function fixtureValues(name: string, input: Json): {sets: FixtureSet[]; file?: {base64: string; name?: string}} {
+  const file = name === 'send_media' ? photoOf(input) : undefined
   const sets: FixtureSet[] = []
-  const set = (path: string, value: unknown) => {
-    if (value !== undefined) sets.push({path: path.split('.'), value})
-  }
-  let file: {base64: string; name?: string} | undefined
-  switch (name) {
-    case 'send_media': {
-      if (input.kind !== 'photo')
-        throw new ActionError(
-          409,
-          `Against Telegram only a photo can be faked (kind "${String(input.kind)}").`,
-          'Send kind "photo", or use an offline session for other media.',
-        )
-      const f = isObject(input.file) ? input.file : {}
-      if (typeof f.data !== 'string') throw new ActionError(400, 'file.data (base64) is required.', 'Pass the image.')
-      file = {base64: f.data, ...(typeof f.filename === 'string' ? {name: f.filename} : {})}
-      set('message.caption', input.caption)
-      break
-    }
-    case 'react':
-      set('message_reaction.message_id', input.message_id)
-      set('message_reaction.new_reaction', input.reaction === undefined ? undefined : reactionOf(input.reaction))
-      break
-    case 'vote_poll':
-      set('poll_answer.poll_id', input.poll_id)
-      set('poll_answer.option_ids', input.option_ids)
-      break
-    case 'inline_query':
-      set('inline_query.query', input.query)
-      break
-    case 'send_business_message':
-      set('business_message.text', input.text)
-      break
-    case 'send_web_app_data':
-      set('message.web_app_data.data', input.data)
-      set('message.web_app_data.button_text', input.button_text)
-      break
-    case 'widget_query':
-      set('widget_query.data', input.data)
-      break
-    case 'update_subscription':
-      set('subscription.state', input.state)
-      break
-    case 'stop_generation':
-      set('stopped_message_generation.draft_id', input.draft_id)
-      break
-  }
+  for (const [field, path] of FIXTURE_PATHS[name] ?? [])
+    if (input[field] !== undefined) sets.push({path: path.split('.'), value: input[field]})
+  if (name === 'react' && input.reaction !== undefined)
+    sets.push({path: ['message_reaction', 'new_reaction'], value: reactionOf(input.reaction)})
   return {sets, ...(file ? {file} : {})}
+}
+
+/** send_media against Telegram: a photo only, its bytes given as base64. */
+function photoOf(input: Json): {base64: string; name?: string} {
+  if (input.kind !== 'photo')
+    throw new ActionError(
+      409,
+      `Against Telegram only a photo can be faked (kind "${String(input.kind)}").`,
+      'Send kind "photo", or use an offline session for other media.',
+    )
+  const f = isObject(input.file) ? input.file : {}
+  if (typeof f.data !== 'string') throw new ActionError(400, 'file.data (base64) is required.', 'Pass the image.')
+  return {base64: f.data, ...(typeof f.filename === 'string' ? {name: f.filename} : {})}
 }
