@@ -438,7 +438,9 @@ describe('inline query results read as Client.cpp get_inline_query_result reads 
  * The other readers of a JSON object's integers on the same helper (json.ts tdIntegerFieldText): telegram-bot-api
  * Client.cpp `Client::get_input_media` (width, height, duration with get_optional_int_field, wrapped "Can't parse
  * InputMedia: "; a null field is there and is not a Number: tdutils JsonBuilder.cpp `JsonObject::get_field`),
- * `Client::get_text_entity_type` (custom_emoji_id with get_required_long_field, wrapped "Can't parse MessageEntity: ");
+ * `Client::get_text_entity_type` (custom_emoji_id with get_required_long_field, wrapped "Can't parse MessageEntity: "),
+ * `Client::get_input_paid_media` (width, height, a video's duration and start_timestamp, wrapped by
+ * `Client::get_paid_media`: "Can't parse InputPaidMedia: ");
  * and the Bot API 10.3 EphemeralMessageParameters.receiver_user_id and ReplyParameters.ephemeral_message_id, which
  * the pinned server predates, read by the same rule.
  */
@@ -473,6 +475,16 @@ describe('InputMedia, entities and ephemeral parameters read integers by the sam
       'Bad Request: field "receiver_user_id" must be a valid Number',
     )
     expect((await ephemeral({ephemeral_message_parameters: '{"receiver_user_id": "91"}'})).json.ok).toBe(true)
+    const paid = async (item: string) =>
+      (await api('sendPaidMedia', {chat_id: 91, star_count: 5, media: `[${item}]`})).json
+    expect((await paid('{"type": "video", "media": "https://example.com/v.mp4", "width": 640.0}')).description).toBe(
+      'Bad Request: can\'t parse InputPaidMedia: Field "width" must be a valid Number',
+    )
+    expect((await paid('{"type": "video", "media": "https://example.com/v.mp4", "duration": "1e1"}')).description).toBe(
+      'Bad Request: can\'t parse InputPaidMedia: Field "duration" must be a valid Number',
+    )
+    const video = await paid('{"type": "video", "media": "https://example.com/v.mp4", "width": 320, "duration": "7"}')
+    expect(video.result.paid_media.paid_media[0].video).toMatchObject({width: 320, height: 360, duration: 7})
     expect((await ephemeral({reply_parameters: '{"ephemeral_message_id": 1.0}'})).json.description).toBe(
       'Bad Request: field "ephemeral_message_id" must be a valid Number',
     )
