@@ -200,7 +200,8 @@ describe('integer fields of JSON objects read as written (JsonBuilder.cpp JsonOb
  * Client.cpp `Client::get_labeled_price_part` reads `amount` (wrapped by `get_labeled_price_parts`: "Can't parse
  * labeled price: "), `Client::get_suggested_post_price` (`amount`) and `Client::get_input_suggested_post_info`
  * (`send_date`, get_optional_int_field); `Client::get_suggested_tip_amounts` (to_integer_safe<int64> of the number
- * as written: "Can't parse suggested tip amount as Number").
+ * as written: "Can't parse suggested tip amount as Number"); `Client::get_input_message_invoice` (max_tip_amount:
+ * "Can't parse \"max_tip_amount\" as Number").
  */
 describe("long and int fields answer get_integer_field's texts (JsonBuilder.cpp)", () => {
   it('a price amount: 50.0, 5e1, "abc", " 50" are not valid Numbers, true is not a Number', async () => {
@@ -238,6 +239,24 @@ describe("long and int fields answer get_integer_field's texts (JsonBuilder.cpp)
       "Bad Request: can't parse suggested tip amount as Number",
     )
     expect((await invoice('{"label": "a", "amount": 100}', '[100, "200"]')).json.ok).toBe(true)
+    // max_tip_amount, a parameter: td::to_integer_safe<int64> (misc.h: the integer printed back must be the text)
+    const tip = (max: string) =>
+      api('sendInvoice', {
+        chat_id: 91,
+        title: 't',
+        description: 'd',
+        payload: 'p',
+        currency: 'USD',
+        provider_token: '1234567890:TEST:emulator',
+        prices: '[{"label": "a", "amount": 100}]',
+        max_tip_amount: max,
+      })
+    for (const max of ['010', '-0', '1.0', ' 10'])
+      expect([max, (await tip(max)).json.description]).toEqual([
+        max,
+        'Bad Request: can\'t parse "max_tip_amount" as Number',
+      ])
+    expect((await tip('10')).json.ok).toBe(true)
   })
 
   it('suggested_post_parameters: send_date 1.0 and price.amount 50.0 are not valid Numbers', async () => {
