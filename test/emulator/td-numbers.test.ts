@@ -200,7 +200,8 @@ describe('integer fields of JSON objects read as written (JsonBuilder.cpp JsonOb
  * Client.cpp `Client::get_labeled_price_part` reads `amount` (wrapped by `get_labeled_price_parts`: "Can't parse
  * labeled price: "), `Client::get_suggested_post_price` (`amount`) and `Client::get_input_suggested_post_info`
  * (`send_date`, get_optional_int_field); `Client::get_suggested_tip_amounts` (to_integer_safe<int64> of the number
- * as written: "Can't parse suggested tip amount as Number").
+ * as written: "Can't parse suggested tip amount as Number"); `Client::get_input_message_invoice` (max_tip_amount:
+ * "Can't parse \"max_tip_amount\" as Number").
  */
 describe("long and int fields answer get_integer_field's texts (JsonBuilder.cpp)", () => {
   it('a price amount: 50.0, 5e1, "abc", " 50" are not valid Numbers, true is not a Number', async () => {
@@ -238,6 +239,24 @@ describe("long and int fields answer get_integer_field's texts (JsonBuilder.cpp)
       "Bad Request: can't parse suggested tip amount as Number",
     )
     expect((await invoice('{"label": "a", "amount": 100}', '[100, "200"]')).json.ok).toBe(true)
+    // max_tip_amount, a parameter: td::to_integer_safe<int64> (misc.h: the integer printed back must be the text)
+    const tip = (max: string) =>
+      api('sendInvoice', {
+        chat_id: 91,
+        title: 't',
+        description: 'd',
+        payload: 'p',
+        currency: 'USD',
+        provider_token: '1234567890:TEST:emulator',
+        prices: '[{"label": "a", "amount": 100}]',
+        max_tip_amount: max,
+      })
+    for (const max of ['010', '-0', '1.0', ' 10'])
+      expect([max, (await tip(max)).json.description]).toEqual([
+        max,
+        'Bad Request: can\'t parse "max_tip_amount" as Number',
+      ])
+    expect((await tip('10')).json.ok).toBe(true)
   })
 
   it('suggested_post_parameters: send_date 1.0 and price.amount 50.0 are not valid Numbers', async () => {
@@ -438,7 +457,9 @@ describe('inline query results read as Client.cpp get_inline_query_result reads 
  * The other readers of a JSON object's integers on the same helper (json.ts tdIntegerFieldText): telegram-bot-api
  * Client.cpp `Client::get_input_media` (width, height, duration with get_optional_int_field, wrapped "Can't parse
  * InputMedia: "; a null field is there and is not a Number: tdutils JsonBuilder.cpp `JsonObject::get_field`),
- * `Client::get_text_entity_type` (custom_emoji_id with get_required_long_field, wrapped "Can't parse MessageEntity: ");
+ * `Client::get_text_entity_type` (custom_emoji_id with get_required_long_field, wrapped "Can't parse MessageEntity: "),
+ * `Client::get_input_paid_media` (width, height, a video's duration and start_timestamp, wrapped by
+ * `Client::get_paid_media`: "Can't parse InputPaidMedia: ");
  * and the Bot API 10.3 EphemeralMessageParameters.receiver_user_id and ReplyParameters.ephemeral_message_id, which
  * the pinned server predates, read by the same rule.
  */
@@ -473,6 +494,16 @@ describe('InputMedia, entities and ephemeral parameters read integers by the sam
       'Bad Request: field "receiver_user_id" must be a valid Number',
     )
     expect((await ephemeral({ephemeral_message_parameters: '{"receiver_user_id": "91"}'})).json.ok).toBe(true)
+    const paid = async (item: string) =>
+      (await api('sendPaidMedia', {chat_id: 91, star_count: 5, media: `[${item}]`})).json
+    expect((await paid('{"type": "video", "media": "https://example.com/v.mp4", "width": 640.0}')).description).toBe(
+      'Bad Request: can\'t parse InputPaidMedia: Field "width" must be a valid Number',
+    )
+    expect((await paid('{"type": "video", "media": "https://example.com/v.mp4", "duration": "1e1"}')).description).toBe(
+      'Bad Request: can\'t parse InputPaidMedia: Field "duration" must be a valid Number',
+    )
+    const video = await paid('{"type": "video", "media": "https://example.com/v.mp4", "width": 320, "duration": "7"}')
+    expect(video.result.paid_media.paid_media[0].video).toMatchObject({width: 320, height: 360, duration: 7})
     expect((await ephemeral({reply_parameters: '{"ephemeral_message_id": 1.0}'})).json.description).toBe(
       'Bad Request: field "ephemeral_message_id" must be a valid Number',
     )

@@ -18,10 +18,13 @@ export function required(params: Params, name: string): string {
   return value
 }
 
-/** td's `to_integer_safe<int64>`: an optional minus sign and digits within int64, else `Can't parse "x" as number`. */
+/**
+ * td's `to_integer_safe<int64>` (tdutils misc.h; its error from misc.cpp get_to_integer_safe_error): the integer's own
+ * decimal form within int64, else `Can't parse as an integer string "x"` (callers answer their own texts).
+ */
 export function int64Text(text: string): string {
-  const ok = /^-?\d+$/.test(text) && BigInt(text) >= -(2n ** 63n) && BigInt(text) < 2n ** 63n
-  if (!ok) throw new Error(`Can't parse "${text}" as number`)
+  const ok = /^(0|-?[1-9]\d*)$/.test(text) && BigInt(text) >= -(2n ** 63n) && BigInt(text) < 2n ** 63n
+  if (!ok) throw new Error(`Can't parse as an integer string "${text}"`)
   return BigInt(text).toString()
 }
 

@@ -12,7 +12,7 @@ import {formatted} from './message-params.js'
 import {sendNew} from './send.js'
 import type {TgObject} from '../types.js'
 import type {Params} from '../http/params.js'
-import {parseJsonBounded} from '../json.js'
+import {parseJsonBounded, tdIntField} from '../json.js'
 
 /**
  * refundStarPayment: the Stars go back to the user, the ledger gets the outgoing transaction (same id as the
@@ -101,9 +101,24 @@ function paidMediaItems(params: Params): TgObject[] {
     const media = typeof o.media === 'string' ? o.media : ''
     const attached = media.startsWith('attach://') ? params.files.get(media.slice('attach://'.length)) : undefined
     if (media === '' || (media.startsWith('attach://') && !attached)) throw fail('media not found')
+    // get_input_paid_media: width and height, then the type, then a video's duration and start_timestamp, each with
+    // get_optional_int_field (json.ts tdIntField: `640.0` is not a valid Number)
+    const int = (name: string): number | undefined => {
+      try {
+        return tdIntField(o, name)
+      } catch (err) {
+        throw fail((err as Error).message)
+      }
+    }
+    int('width')
+    int('height')
     if (!('type' in o)) throw fail('Can\'t find field "type"')
     const type = String(o.type)
     if (!PAID_MEDIA_TYPES.has(type)) throw fail(`type "${type}" is unsupported`)
+    if (type === 'video') {
+      int('duration')
+      int('start_timestamp')
+    }
     return o
   })
 }
@@ -118,9 +133,9 @@ function paidMediaObject(input: TgObject): TgObject {
       video: {
         file_id: fileId(),
         file_unique_id: unique(),
-        width: Number(input.width) || 640,
-        height: Number(input.height) || 360,
-        duration: Number(input.duration) || 1,
+        width: tdIntField(input, 'width') || 640,
+        height: tdIntField(input, 'height') || 360,
+        duration: tdIntField(input, 'duration') || 1,
       },
     }
   }
