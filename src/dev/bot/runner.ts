@@ -20,6 +20,7 @@ import {maskPath} from '../../lib/mask-url.js'
 import {BotProcess, botEnv, type BotExit, type BotMode} from './process.js'
 import {otherPortText, watchOtherPort} from './other-port.js'
 import type {BotCommand} from './command.js'
+import type {ListenSignals} from '../imports/listens.js'
 import type {DevEventSink} from '../events.js'
 import {commandOf, listenerOwner} from '../../session-store/proc-net.js'
 import type {Relay} from '../relay/relay.js'
@@ -44,6 +45,11 @@ export interface BotRunnerOptions {
   env?: Record<string, string>
   mode: BotMode
   port: number
+  /**
+   * The bot's own reports that a server of it listens (imports/listens.ts, through its preload):
+   * the wait for PORT ends at the report instead of the next connect poll. Without: polls only.
+   */
+  listenSignals?: ListenSignals
   /**
    * How a restart in webhook mode goes: 'start-first' (the new bot on a fresh PORT, then the old one
    * stopped) unless the port is fixed (--port) or this is 'stop-first'. Default 'start-first'.
@@ -319,10 +325,32 @@ export class BotRunner {
    */
   async #listening(bot: BotProcess, port: number, signal: AbortSignal, warnSlow: boolean): Promise<string | undefined> {
     const o = this.#options
+    // The processes that said they listen on the port: their sockets are looked at first.
+    const reporters = new Set<number>()
+    const off = o.listenSignals?.on(port, (pid) => {
+      if (reporters.size < 16) reporters.add(pid)
+    })
+    try {
+      return await this.#listeningOwned(bot, port, signal, warnSlow, reporters)
+    } finally {
+      off?.()
+    }
+  }
+
+  /** #listening's loop: `reporters`, the pids that said they listen on `port`, filled meanwhile. */
+  async #listeningOwned(
+    bot: BotProcess,
+    port: number,
+    signal: AbortSignal,
+    warnSlow: boolean,
+    reporters: Set<number>,
+  ): Promise<string | undefined> {
+    const o = this.#options
     let warnedForeign = false
     for (;;) {
       const host = await bot.waitListening(port, {
         signal,
+        signals: o.listenSignals,
         slowAfterMs: warnSlow ? o.slowStartMs : Number.POSITIVE_INFINITY,
         onSlow: () =>
           o.emit({
@@ -332,7 +360,7 @@ export class BotRunner {
           }),
       })
       if (!host || !bot.alive || bot.stopping || signal.aborted) return undefined
-      const {owner, pids} = listenerOwner(port, bot.pid)
+      const {owner, pids} = listenerOwner(port, bot.pid, [...reporters])
       if (owner !== 'foreign') return host
       if (!warnedForeign) {
         warnedForeign = true
