@@ -26,6 +26,9 @@ import {commandOf, listenerOwner} from '../../session-store/proc-net.js'
 import type {Relay} from '../relay/relay.js'
 import type {SessionState} from '../../session-store/state.js'
 
+/** How long after the bot serves the next restart's fresh port is picked (see #pickTimer). */
+const PICK_AHEAD_DELAY_MS = 200
+
 /** Output lines of the bot kept (the last ones), and how many of them are shown again when it ends a session early. */
 const KEPT_LINES = 60
 const LAST_LINES = 8
@@ -129,11 +132,13 @@ export class BotRunner {
   /** A restart started first did not work out (the bot did not listen on a fresh port): stop first from now on. */
   #stopFirst = false
   /**
-   * The next start-first restart's fresh port, picked once the bot serves: a pick probes every local
+   * The next start-first restart's fresh port, picked soon after the bot serves: a pick probes every local
    * address (lib/free-port.ts), tens of ms on a loaded machine, which would otherwise come before the
    * new bot's spawn. Checked again (one bind on loopback) when it is used.
    */
   #nextPort: Promise<number | undefined> | undefined
+  /** The pick ahead waits this long after the bot serves: the held updates go to it first. */
+  #pickTimer: NodeJS.Timeout | undefined
   /** Every output line of every run of the bot, the newest OUTPUT_KEPT (stack frames too). */
   readonly #output: Array<{time: string; stream: 'stdout' | 'stderr'; line: string; pid?: number}> = []
 
@@ -384,7 +389,17 @@ export class BotRunner {
     const now = performance.now()
     const ms = Math.round(now - (this.#spawnedAt.get(bot) ?? now))
     this.#lastStartMs = ms
-    this.#pickPortAhead()
+    // Once the held updates are on their way: the pick's probes would otherwise run beside their delivery.
+    clearTimeout(this.#pickTimer)
+    this.#pickTimer = setTimeout(() => {
+      this.#pickTimer = undefined
+      try {
+        this.#pickPortAhead()
+      } catch {
+        // picked at the next restart instead
+      }
+    }, PICK_AHEAD_DELAY_MS)
+    this.#pickTimer.unref()
     const restartMs = this.#restartStarted === undefined ? undefined : Math.round(now - this.#restartStarted)
     this.#restartStarted = undefined
     o.emit({
@@ -433,6 +448,7 @@ export class BotRunner {
   /** No more restarts (teardown). */
   close(): void {
     this.#closed = true
+    clearTimeout(this.#pickTimer)
   }
 
   /**
@@ -510,6 +526,11 @@ export class BotRunner {
 
   /** A fresh port for a new bot: the one picked ahead when it is still free, else a new pick. */
   async #freshPort(): Promise<number> {
+    if (this.#pickTimer) {
+      // Restarted before the pick ahead: picked now.
+      clearTimeout(this.#pickTimer)
+      this.#pickTimer = undefined
+    }
     const ahead = this.#nextPort
     this.#nextPort = undefined
     const port = await ahead
