@@ -134,12 +134,19 @@ function socketOwners(inodes: Set<string>, pids: string[]): number[] {
 }
 
 /** Does a process of process group `pgid` hold the listening socket on `port`? */
-export function listenerOwner(port: number, pgid: number): {owner: ListenerOwner; pids: number[]} {
+export function listenerOwner(
+  port: number,
+  pgid: number,
+  likely: number[] = [],
+): {owner: ListenerOwner; pids: number[]} {
   if (process.platform !== 'linux' || pgid <= 0) return {owner: 'unknown', pids: []}
   const inodes = listeningInodes(port)
   if (inodes.size === 0) return {owner: 'unknown', pids: []}
-  // The group's leader (the bot's own process, unless a wrapper started it) first: no other process read.
-  const leader = socketOwners(inodes, [String(pgid)])
+  // The group's leader (the bot's own process, unless a wrapper started it) first, with the
+  // processes of the group that said they listen (`likely`, the bot's preload: the bot under a
+  // `sh -c` wrapper): no other process read.
+  const first = [pgid, ...likely.filter((pid) => pid !== pgid && pid > 0 && processGroup(pid) === pgid)]
+  const leader = socketOwners(inodes, first.map(String))
   if (leader.length > 0) return {owner: 'ours', pids: leader}
   const all = allPids()
   // The group's own processes first: found there, no need to read every process's descriptors (~50 ms).

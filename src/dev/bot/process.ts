@@ -1,6 +1,7 @@
 /**
  * The user's bot as a child process (execa): the env contract (README, "The contract between `bot dev` and your bot"),
- * its output as lines, "listening" detection by polling a TCP connect to PORT, and a stop that sends SIGTERM to the
+ * its output as lines, "listening" detection by polling a TCP connect to PORT (a poll at once when the bot's preload
+ * says a server listens there, imports/listens.ts), and a stop that sends SIGTERM to the
  * whole process tree and SIGKILL after a grace period.
  *
  * The child runs in its own process group (detached), so a wrapper (sh, npm, tsx) and what it
@@ -14,6 +15,7 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import {execa, type ResultPromise} from 'execa'
 
 import {pathWith, type BotCommand} from './command.js'
+import type {ListenSignals} from '../imports/listens.js'
 import {BOT_MARKER_ENV, groupAlive} from '../../session-store/processes.js'
 
 export type BotMode = 'webhook' | 'polling'
@@ -221,11 +223,18 @@ export class BotProcess {
 
   /**
    * Resolve with the host that accepts connections on `port` once the bot listens (127.0.0.1 or
-   * ::1), or undefined when the bot exits first or `signal` aborts. Polls a TCP connect.
+   * ::1), or undefined when the bot exits first or `signal` aborts. Polls a TCP connect (at once on a report in `signals`).
    */
   async waitListening(
     port: number,
-    options: {signal?: AbortSignal; intervalMs?: number; slowAfterMs?: number; onSlow?: () => void} = {},
+    options: {
+      signal?: AbortSignal
+      intervalMs?: number
+      slowAfterMs?: number
+      onSlow?: () => void
+      /** Reports of a server listening on a port (the bot's preload): one for `port` ends the pause between polls. */
+      signals?: ListenSignals
+    } = {},
   ): Promise<string | undefined> {
     const interval = options.intervalMs ?? 20
     const slowAt = performance.now() + (options.slowAfterMs ?? 30_000)
@@ -234,17 +243,38 @@ export class BotProcess {
     void this.exited.then(() => {
       exited = true
     })
-    while (!exited && !options.signal?.aborted) {
-      for (const host of ['127.0.0.1', '::1']) {
-        if (await canConnect(host, port, 300)) return exited ? undefined : host
+    let reported = false
+    let wake: (() => void) | undefined
+    const off = options.signals?.on(port, () => {
+      reported = true
+      wake?.()
+    })
+    try {
+      while (!exited && !options.signal?.aborted) {
+        reported = false
+        for (const host of ['127.0.0.1', '::1']) {
+          if (await canConnect(host, port, 300)) return exited ? undefined : host
+        }
+        if (!warned && performance.now() > slowAt) {
+          warned = true
+          options.onSlow?.()
+        }
+        // A report that came during the connects: poll again at once.
+        if (reported) continue
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(done, warned ? interval * 10 : interval)
+          function done() {
+            clearTimeout(timer)
+            wake = undefined
+            resolve()
+          }
+          wake = done
+        })
       }
-      if (!warned && performance.now() > slowAt) {
-        warned = true
-        options.onSlow?.()
-      }
-      await sleep(warned ? interval * 10 : interval)
+      return undefined
+    } finally {
+      off?.()
     }
-    return undefined
   }
 
   /** SIGTERM to the process tree, SIGKILL after graceMs; resolves when it is gone. Idempotent. */

@@ -20,10 +20,14 @@ import {maskPath} from '../../lib/mask-url.js'
 import {BotProcess, botEnv, type BotExit, type BotMode} from './process.js'
 import {otherPortText, watchOtherPort} from './other-port.js'
 import type {BotCommand} from './command.js'
+import type {ListenSignals} from '../imports/listens.js'
 import type {DevEventSink} from '../events.js'
 import {commandOf, listenerOwner} from '../../session-store/proc-net.js'
 import type {Relay} from '../relay/relay.js'
 import type {SessionState} from '../../session-store/state.js'
+
+/** How long after the bot serves the next restart's fresh port is picked (see #pickTimer). */
+const PICK_AHEAD_DELAY_MS = 200
 
 /** Output lines of the bot kept (the last ones), and how many of them are shown again when it ends a session early. */
 const KEPT_LINES = 60
@@ -44,6 +48,11 @@ export interface BotRunnerOptions {
   env?: Record<string, string>
   mode: BotMode
   port: number
+  /**
+   * The bot's own reports that a server of it listens (imports/listens.ts, through its preload):
+   * the wait for PORT ends at the report instead of the next connect poll. Without: polls only.
+   */
+  listenSignals?: ListenSignals
   /**
    * How a restart in webhook mode goes: 'start-first' (the new bot on a fresh PORT, then the old one
    * stopped) unless the port is fixed (--port) or this is 'stop-first'. Default 'start-first'.
@@ -123,11 +132,13 @@ export class BotRunner {
   /** A restart started first did not work out (the bot did not listen on a fresh port): stop first from now on. */
   #stopFirst = false
   /**
-   * The next start-first restart's fresh port, picked once the bot serves: a pick probes every local
+   * The next start-first restart's fresh port, picked soon after the bot serves: a pick probes every local
    * address (lib/free-port.ts), tens of ms on a loaded machine, which would otherwise come before the
    * new bot's spawn. Checked again (one bind on loopback) when it is used.
    */
   #nextPort: Promise<number | undefined> | undefined
+  /** The pick ahead waits this long after the bot serves: the held updates go to it first. */
+  #pickTimer: NodeJS.Timeout | undefined
   /** Every output line of every run of the bot, the newest OUTPUT_KEPT (stack frames too). */
   readonly #output: Array<{time: string; stream: 'stdout' | 'stderr'; line: string; pid?: number}> = []
 
@@ -319,10 +330,32 @@ export class BotRunner {
    */
   async #listening(bot: BotProcess, port: number, signal: AbortSignal, warnSlow: boolean): Promise<string | undefined> {
     const o = this.#options
+    // The processes that said they listen on the port: their sockets are looked at first.
+    const reporters = new Set<number>()
+    const off = o.listenSignals?.on(port, (pid) => {
+      if (reporters.size < 16) reporters.add(pid)
+    })
+    try {
+      return await this.#listeningOwned(bot, port, signal, warnSlow, reporters)
+    } finally {
+      off?.()
+    }
+  }
+
+  /** #listening's loop: `reporters`, the pids that said they listen on `port`, filled meanwhile. */
+  async #listeningOwned(
+    bot: BotProcess,
+    port: number,
+    signal: AbortSignal,
+    warnSlow: boolean,
+    reporters: Set<number>,
+  ): Promise<string | undefined> {
+    const o = this.#options
     let warnedForeign = false
     for (;;) {
       const host = await bot.waitListening(port, {
         signal,
+        signals: o.listenSignals,
         slowAfterMs: warnSlow ? o.slowStartMs : Number.POSITIVE_INFINITY,
         onSlow: () =>
           o.emit({
@@ -332,7 +365,7 @@ export class BotRunner {
           }),
       })
       if (!host || !bot.alive || bot.stopping || signal.aborted) return undefined
-      const {owner, pids} = listenerOwner(port, bot.pid)
+      const {owner, pids} = listenerOwner(port, bot.pid, [...reporters])
       if (owner !== 'foreign') return host
       if (!warnedForeign) {
         warnedForeign = true
@@ -356,7 +389,17 @@ export class BotRunner {
     const now = performance.now()
     const ms = Math.round(now - (this.#spawnedAt.get(bot) ?? now))
     this.#lastStartMs = ms
-    this.#pickPortAhead()
+    // Once the held updates are on their way: the pick's probes would otherwise run beside their delivery.
+    clearTimeout(this.#pickTimer)
+    this.#pickTimer = setTimeout(() => {
+      this.#pickTimer = undefined
+      try {
+        this.#pickPortAhead()
+      } catch {
+        // picked at the next restart instead
+      }
+    }, PICK_AHEAD_DELAY_MS)
+    this.#pickTimer.unref()
     const restartMs = this.#restartStarted === undefined ? undefined : Math.round(now - this.#restartStarted)
     this.#restartStarted = undefined
     o.emit({
@@ -405,6 +448,7 @@ export class BotRunner {
   /** No more restarts (teardown). */
   close(): void {
     this.#closed = true
+    clearTimeout(this.#pickTimer)
   }
 
   /**
@@ -482,6 +526,11 @@ export class BotRunner {
 
   /** A fresh port for a new bot: the one picked ahead when it is still free, else a new pick. */
   async #freshPort(): Promise<number> {
+    if (this.#pickTimer) {
+      // Restarted before the pick ahead: picked now.
+      clearTimeout(this.#pickTimer)
+      this.#pickTimer = undefined
+    }
     const ahead = this.#nextPort
     this.#nextPort = undefined
     const port = await ahead

@@ -3,12 +3,15 @@
  * with preload.cts in NODE_OPTIONS (`--require`), which appends the path of each project file it
  * loads to a file in a private folder made for the session (0700, removed at its end). The watcher
  * reads what was added when a change comes in. A bot that is not Node (or a Node without module
- * hooks) reports nothing, and the watcher goes by extension.
+ * hooks) reports nothing, and the watcher goes by extension. The same folder holds the socket
+ * where the preload says when the bot's servers listen (listens.ts).
  */
 import {closeSync, existsSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join, relative, sep} from 'node:path'
 import {fileURLToPath} from 'node:url'
+
+import {ListenReports} from './listens.js'
 
 /** The most of the report read (a bot loading more project files than this is watched by what was read). */
 const MAX_REPORT_BYTES = 8 * 1024 * 1024
@@ -32,6 +35,8 @@ export class ImportLog {
   #offset = 0
   #partial = ''
   #closed = false
+  /** Where the bot's preload says that a server of it listens (the runner's wait for PORT). */
+  readonly listens: ListenReports
 
   /** `root`: the project folder (the watcher's cwd): only files under it are reported. */
   constructor(root: string) {
@@ -39,6 +44,7 @@ export class ImportLog {
     this.#dir = mkdtempSync(join(tmpdir(), 'bot-dev-imports-'))
     this.#file = join(this.#dir, 'loaded')
     writeFileSync(this.#file, '', {mode: 0o600})
+    this.listens = new ListenReports(this.#dir)
   }
 
   /**
@@ -52,6 +58,7 @@ export class ImportLog {
     return {
       BOT_DEV_IMPORTS: this.#file,
       BOT_DEV_IMPORTS_ROOT: this.#root,
+      ...this.listens.env(),
       NODE_OPTIONS: `${own ? `${own} ` : ''}--require ${quoted(preload)}`,
     }
   }
@@ -102,6 +109,7 @@ export class ImportLog {
   /** Remove the private folder (the session ends). */
   close(): void {
     this.#closed = true
+    this.listens.close()
     rmSync(this.#dir, {recursive: true, force: true})
   }
 }

@@ -7,7 +7,14 @@
  * `module.register`), CommonJS through `Module.prototype.load`. Where `module.register` is
  * missing (Node before 18.19 / 20.6) nothing is reported, and the session watches by extension.
  * It must never break the bot: every step is guarded, and it loads nothing but Node's own modules.
+ *
+ * With BOT_DEV_LISTEN (a Unix socket in the same private folder, see listens.ts) it also says when
+ * a server of the bot listens: `<pid> <port>` on a connection of its own, from Node's
+ * `net.server.listen` tracing channel (node:diagnostics_channel; its asyncEnd comes once the
+ * server listens). The session then sees the bot up at once instead of at its next connect poll.
+ * A Node without that channel says nothing, and the session's poll finds the port as before.
  */
+import {subscribe} from 'node:diagnostics_channel'
 import {appendFileSync} from 'node:fs'
 import Module from 'node:module'
 import {sep} from 'node:path'
@@ -38,5 +45,28 @@ if (file && root && typeof register === 'function') {
     }
   } catch {
     // no hooks: the session watches by extension
+  }
+}
+
+const listenSocket = process.env.BOT_DEV_LISTEN
+
+if (listenSocket && typeof subscribe === 'function') {
+  try {
+    subscribe('tracing:net.server.listen:asyncEnd', (message) => {
+      try {
+        const server = (message as {server?: {address?: () => unknown}}).server
+        const address = server?.address?.()
+        if (!address || typeof address !== 'object' || typeof (address as {port?: unknown}).port !== 'number') return
+        const {createConnection} = require('node:net') as typeof import('node:net')
+        const socket = createConnection(listenSocket)
+        socket.on('error', () => {})
+        socket.unref()
+        socket.end(`${process.pid} ${(address as {port: number}).port}\n`)
+      } catch {
+        // the session is gone: the bot goes on
+      }
+    })
+  } catch {
+    // no such channel: the session polls
   }
 }

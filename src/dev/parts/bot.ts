@@ -17,10 +17,9 @@ export function botPart(): SessionPart {
       const o = ctx.options
       if (!o.command) throw new Error('no bot command')
       // Read at each (re)start: WEB_APP_URL is added once the public URL is known, and follows it.
+      const imports = o.watch && !o.forwardTo ? sessionImports(ctx, o.cwd, ctx.signal) : undefined
       const env: Record<string, string> = {
-        ...(o.watch && !o.forwardTo
-          ? {...o.env, ...sessionImports(ctx, o.cwd, ctx.signal).env({...process.env, ...o.env})}
-          : o.env),
+        ...(imports ? {...o.env, ...imports.env({...process.env, ...o.env})} : o.env),
       }
       const webAppUrl = (url: string | undefined) => {
         if (url) env.WEB_APP_URL = url
@@ -35,6 +34,8 @@ export function botPart(): SessionPart {
         env,
         mode: o.mode,
         port: ctx.botPort,
+        // The preload says when the bot's server listens (imports/listens.ts): the wait for PORT ends then.
+        listenSignals: imports?.listens,
         restartOrder: o.restartOrder,
         portFixed: o.port !== undefined,
         overlapTimeoutMs: o.overlapTimeoutMs,
