@@ -19,6 +19,7 @@ import {readFileSync, statSync} from 'node:fs'
 import {basename, join, relative, resolve, sep} from 'node:path'
 import {createInterface, type Interface} from 'node:readline'
 
+import * as v from 'valibot'
 import {recordConversation, type ConversationRecorder, type RecordingSource} from '../emulator/scripts/record.js'
 import {saveChatScript, ScriptSaveError} from '../emulator/scripts/save.js'
 import {ERASE_LINE, styleIf} from '../lib/color.js'
@@ -78,8 +79,10 @@ export interface ChatEmulator {
   on(event: 'delivery', listener: (delivery: {token: string}) => void): unknown
   /** Every update queued for a bot (BotApiEmulator has it: `:save` records from it). */
   on(event: 'update', listener: (update: UpdateLike, token: string) => void): unknown
-  off?(event: string, listener: (...args: never[]) => void): unknown
-  removeListener?(event: string, listener: (...args: never[]) => void): unknown
+  off?(event: 'call', listener: (call: CallLike, token: string) => void): unknown
+  off?(event: 'delivery', listener: (delivery: {token: string}) => void): unknown
+  removeListener?(event: 'call', listener: (call: CallLike, token: string) => void): unknown
+  removeListener?(event: 'delivery', listener: (delivery: {token: string}) => void): unknown
 }
 
 export interface ChatUser {
@@ -103,6 +106,24 @@ export type ChatEvent =
   /** A line the chat could not take (an unknown `:command`): nothing was sent. */
   | {type: 'error'; text: string}
   | {type: 'end'; reason: 'input-ended' | 'quit' | 'closed'}
+
+/** The files of a message the user sent (Message.photo, Message.document), each with its file_id. */
+const SentMedia = v.looseObject({photo: v.optional(v.unknown()), document: v.optional(v.unknown())})
+const FileId = v.looseObject({file_id: v.string()})
+
+/** A Message with an invoice the bot sent (what `:pay` pays). */
+const SentInvoice = v.looseObject({
+  message_id: v.number(),
+  chat: v.looseObject({id: v.number()}),
+  invoice: v.looseObject({title: v.optional(v.string())}),
+})
+/** The service message of a payment made (Message.successful_payment). */
+const PaymentMessage = v.looseObject({chat: v.looseObject({id: v.unknown()}), successful_payment: v.unknown()})
+
+/** Whether a recorder can follow the emulator's updates and calls (BotApiEmulator can: it has `off` too). */
+function recordable(emulator: ChatEmulator): emulator is ChatEmulator & RecordingSource {
+  return typeof emulator.on === 'function' && typeof emulator.off === 'function'
+}
 
 export interface ChatOptions extends ChatUser {
   emulator: ChatEmulator
@@ -230,11 +251,10 @@ class TerminalChat implements Chat {
       ...(options.username ? {username: options.username} : {}),
     }
     this.#interactive = options.interactive ?? Boolean((options.input as {isTTY?: boolean}).isTTY)
-    const source = options.emulator as unknown as Partial<RecordingSource>
-    this.#recorder =
-      typeof source.on === 'function' && typeof source.off === 'function'
-        ? recordConversation(source as RecordingSource, options.token, {chats: [this.#user.chatId]})
-        : undefined
+    const source = options.emulator
+    this.#recorder = recordable(source)
+      ? recordConversation(source, options.token, {chats: [this.#user.chatId]})
+      : undefined
     this.done = new Promise<ChatSummary>((resolve) => (this.#resolveDone = resolve))
     options.emulator.on('call', this.#onCall)
     options.emulator.on('delivery', this.#onDelivery)
@@ -314,11 +334,8 @@ class TerminalChat implements Chat {
 
   /** An invoice message the bot sent to this chat (what `:pay` pays). */
   #noteInvoice(call: CallLike): void {
-    const result = (call as {result?: unknown}).result as
-      | {message_id?: number; chat?: {id?: number}; invoice?: {title?: string}}
-      | undefined
-    if (!result?.invoice || typeof result.message_id !== 'number' || typeof result.chat?.id !== 'number') return
-    if (result.chat.id !== this.#user.chatId) return
+    const result = call.result
+    if (!v.is(SentInvoice, result) || result.chat.id !== this.#user.chatId) return
     this.#invoices.push({chatId: result.chat.id, messageId: result.message_id, title: result.invoice.title ?? ''})
     if (this.#invoices.length > 100) this.#invoices.shift()
   }
@@ -355,8 +372,8 @@ class TerminalChat implements Chat {
     const paid = this.#o.emulator
       .pendingUpdates(this.#o.token)
       .filter((u) => {
-        const message = u.message as {chat?: {id?: unknown}; successful_payment?: unknown} | undefined
-        return message?.successful_payment !== undefined && message.chat?.id === invoice.chatId
+        const message = u.message
+        return v.is(PaymentMessage, message) && message.chat.id === invoice.chatId
       })
       .map((u) => u.update_id)
     return this.#waitHandled(paid, `[pay ${invoice.title}]`, before)
@@ -504,15 +521,13 @@ class TerminalChat implements Chat {
 
   /** The file_ids the update gave the file just sent (every size of a photo), for `:save`'s fixtures. */
   #rememberFile(update: UpdateLike | undefined, media: 'photo' | 'document', data: Buffer, name: string): void {
-    const message = update?.message as Record<string, unknown> | undefined
-    const field = message?.[media]
-    const files = Array.isArray(field) ? field : field ? [field] : []
-    for (const f of files) {
-      const id = (f as {file_id?: unknown}).file_id
-      if (typeof id === 'string') this.#sentFiles.set(id, {data, name})
-    }
+    const message = update?.message
+    // a photo is its sizes (PhotoSize[]), a document one Document
+    const field = v.is(SentMedia, message) ? message[media] : undefined
+    const files: unknown[] = Array.isArray(field) ? field : field ? [field] : []
+    for (const f of files) if (v.is(FileId, f)) this.#sentFiles.set(f.file_id, {data, name})
     // Bounded: a chat that sends thousands of files keeps the newest 100 for a save.
-    while (this.#sentFiles.size > 100) this.#sentFiles.delete(this.#sentFiles.keys().next().value as string)
+    while (this.#sentFiles.size > 100) this.#sentFiles.delete(this.#sentFiles.keys().next().value!)
   }
 
   /** `:save NAME`: the conversation so far as test/NAME.chat.yml (never over an existing file). */
@@ -660,9 +675,13 @@ class TerminalChat implements Chat {
     if (this.#interactive && this.#o.output && !this.#closed) this.#o.output.write(ERASE_LINE)
     this.#closed = true
     const emulator = this.#o.emulator
-    const off = (emulator.off ?? emulator.removeListener)?.bind(emulator)
-    off?.('call', this.#onCall as (...args: never[]) => void)
-    off?.('delivery', this.#onDelivery as (...args: never[]) => void)
+    if (emulator.off) {
+      emulator.off('call', this.#onCall)
+      emulator.off('delivery', this.#onDelivery)
+    } else {
+      emulator.removeListener?.('call', this.#onCall)
+      emulator.removeListener?.('delivery', this.#onDelivery)
+    }
     this.#recorder?.stop()
     this.#wake()
     this.#rl.close()

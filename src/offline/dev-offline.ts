@@ -11,6 +11,7 @@ import {createHash} from 'node:crypto'
 import {mkdtempSync, realpathSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
+import * as v from 'valibot'
 
 import {DevSession, type DevEvent, type DevSessionOptions, type DevSummary} from '../dev/index.js'
 import {stateDir as defaultStateDir} from '../session-store/state.js'
@@ -386,14 +387,17 @@ export function offlineProjectDir(cwd: string): string {
   return join(defaultStateDir(), 'offline', createHash('sha256').update(path).digest('hex').slice(0, 16))
 }
 
+const Walkable = v.looseObject({})
+/** A Chat with what the emulator needs to know it (core.telegram.org/bots/api#chat). */
+const KnownChat = v.looseObject({id: v.number(), type: v.string()})
+
 /** Every chat an update names (message.chat, callback_query.message.chat, …) becomes known to the emulator's bot. */
 function learnChats(backend: OfflineBackend, update: Record<string, unknown>): void {
   const visit = (value: unknown, depth: number): void => {
-    if (!value || typeof value !== 'object' || depth > 4) return
-    for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
-      const chat = inner as {id?: unknown; type?: unknown} | undefined
-      if (key === 'chat' && chat && typeof chat.id === 'number' && typeof chat.type === 'string')
-        backend.emulator.addChat(backend.token, chat as {id: number; type: string})
+    // an array passes valibot's object check: its items are walked too
+    if (!v.is(Walkable, value) || depth > 4) return
+    for (const [key, inner] of Object.entries(value)) {
+      if (key === 'chat' && v.is(KnownChat, inner)) backend.emulator.addChat(backend.token, inner)
       else visit(inner, depth + 1)
     }
   }

@@ -27,7 +27,8 @@ interface SourceCall {
 export interface RecordingSource {
   on(event: 'update', listener: (update: SourceUpdate, token: string) => void): unknown
   on(event: 'call', listener: (call: SourceCall, token: string) => void): unknown
-  off(event: 'update' | 'call', listener: (...args: never[]) => void): unknown
+  off(event: 'update', listener: (update: SourceUpdate, token: string) => void): unknown
+  off(event: 'call', listener: (call: SourceCall, token: string) => void): unknown
 }
 
 export interface RecorderOptions {
@@ -55,7 +56,7 @@ export function recordConversation(
   token: string,
   options: RecorderOptions = {},
 ): ConversationRecorder {
-  const emitter = source as RecordingSource
+  const emitter: RecordingSource = source
   const limit = Math.max(1, options.limit ?? DEFAULT_LIMIT)
   const chats = options.chats ? new Set(options.chats) : undefined
   let turns: Array<RecordedTurn & {chatId?: number}> = []
@@ -67,7 +68,7 @@ export function recordConversation(
     const userChat = (() => {
       for (const value of Object.values(update))
         if (value && typeof value === 'object' && 'from' in value) {
-          const id = (value as {from?: {id?: unknown}}).from?.id
+          const id = value.from && typeof value.from === 'object' && 'id' in value.from ? value.from.id : undefined
           if (typeof id === 'number') return id
         }
       return undefined
@@ -106,8 +107,8 @@ export function recordConversation(
     stop: () => {
       if (stopped) return
       stopped = true
-      emitter.off('update', onUpdate as (...args: never[]) => void)
-      emitter.off('call', onCall as (...args: never[]) => void)
+      emitter.off('update', onUpdate)
+      emitter.off('call', onCall)
     },
   }
 }
