@@ -59,7 +59,7 @@ describe.skipIf(!hasPty)('keys in a terminal session', () => {
           {pattern: 'Opening the inspector: http://127\\.0\\.0\\.1:\\d+/\\?code=', send: 'c'},
           {pattern: '\\x1b\\[2J', send: 'q'},
         ],
-        timeoutS: 45,
+        timeoutS: 90, // bounds a hung session only
       },
     )
     expect(r.timedOut, r.output).toBe(false)
@@ -95,7 +95,7 @@ describe.skipIf(!hasPty)('keys in a terminal session', () => {
         cwd: world.dir,
         env: cliEnv({env: {BOT_TOKEN: world.token, BOT_STATE_DIR: world.stateDir, TERM: 'xterm', NO_COLOR: '1'}}),
         steps: [{pattern: 'Keys: r restart', send: '\u0003'}],
-        timeoutS: 45,
+        timeoutS: 90, // bounds a hung session only
       },
     )
     expect(r.timedOut, r.output).toBe(false)

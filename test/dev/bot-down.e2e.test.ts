@@ -57,7 +57,7 @@ describe.skipIf(!hasPty)('on a terminal, before the bot was ever ready', () => {
           {pattern: 'Waiting for a file change', send: 'r'},
           {pattern: 'Ready', send: 'q'},
         ],
-        timeoutS: 40,
+        timeoutS: 90, // bounds a hung session only
       },
     )
     expect(r.timedOut, r.output).toBe(false)

@@ -204,7 +204,9 @@ describe('bot dev (webhook mode)', () => {
   })
 
   it('holds updates while a slow bot starts: no failed delivery', async () => {
-    // Telegram waits 60 s for an answer (devWorld keeps it unscaled): longer than the bot's start-up, however loaded.
+    // Telegram waits 60 s for an answer; keep the emulator's read timeout above the bot's start-up.
+    await world.close()
+    world = await devWorld({webhookReadTimeoutMs: 1_000_000})
     const {emu, token} = world
     const failures: number[] = []
     emu.on('delivery', (d) => {

@@ -88,7 +88,7 @@ describe.skipIf(!hasPty)('on a terminal', () => {
       // A person at a terminal: not a CI run (CI=true would end the session like a pipe does).
       env: cliEnv({env: {BOT_STATE_DIR: join(dir, 'state'), TERM: 'xterm', CI: undefined}}),
       steps: [{pattern: 'Waiting for a file change', send: '\u0003'}],
-      timeoutS: 30,
+      timeoutS: 90, // bounds a hung session only
     })
     expect(r.timedOut, r.output).toBe(false)
     expect(r.steps, r.output).toBe(1)

@@ -29,14 +29,8 @@ export interface DevWorld {
   close(): Promise<void>
 }
 
-/**
- * The emulator runs at timeScale 0.01 (retries, holds and rate limits 100 times faster), but keeps Telegram's 60 s
- * webhook read timeout: scaled, it would be 600 ms, which the chain emulator → tunnel → relay → bot can outlast on a
- * loaded machine, and a delivery given up on is retried (a 499 line, an update the bot sees twice). A test of the
- * read timeout itself passes its own `webhookReadTimeoutMs`.
- */
 export async function devWorld(emulator: EmulatorOptions = {}): Promise<DevWorld> {
-  const emu = await BotApiEmulator.start({timeScale: 0.01, webhookReadTimeoutMs: 6_000_000, ...emulator})
+  const emu = await BotApiEmulator.start({timeScale: 0.01, ...emulator})
   const lt = await startLocaltunnelServer()
   const bot = emu.createBot({username: 'dev_test_bot'})
   const dir = mkdtempSync(join(tmpdir(), 'bot-dev-test-'))

@@ -48,7 +48,9 @@ function failedDeliveries(world: DevWorld): string[] {
 
 describe('bot dev resilience', () => {
   it('restarts the bot on a file change and loses nothing', async () => {
-    // Telegram waits 60 s for an answer (devWorld keeps it unscaled): longer than a restart, however loaded.
+    // Telegram waits 60 s for an answer; the emulator's scaled read timeout must not be shorter than a restart.
+    await world.close()
+    world = await devWorld({webhookReadTimeoutMs: 1_000_000})
     const {emu, token} = world
     const dir = project(world)
     const botFile = join(dir, 'bot.mjs')

@@ -52,7 +52,8 @@ describe('webhook delivery', () => {
     emu.sendUserMessage(token, {text: 'x'})
     await waitFor(() => emu.pendingUpdates(token).length === 0, {what: 'the fifth attempt'})
     const gaps = hook.received.slice(1).map((r, i) => r.at - hook.received[i].at)
-    expect(gaps[0]).toBeLessThan(150)
+    // gaps[0], the retry at once, is the test above's (at timeScale 1, against the real 2 s): against a backoff
+    // scaled to 200 ms it was a stopwatch a loaded machine beat (368 ms at load 31). Lower bounds hold at any load.
     expect(gaps[1]).toBeGreaterThanOrEqual(190)
     expect(gaps[2]).toBeGreaterThanOrEqual(390)
     expect(gaps[3]).toBeGreaterThanOrEqual(790)
