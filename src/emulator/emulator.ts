@@ -296,8 +296,8 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
         bot.storeMessage(message)
       }
     }
-    const query = body.callback_query as TgObject | undefined
-    if (query && typeof query.id === 'string') bot.openCallbackQueries.add(query.id)
+    const query = body.callback_query
+    if (isObject(query) && typeof query.id === 'string') bot.openCallbackQueries.add(query.id)
     noteInjected(bot, body)
     noteUsers(bot, body)
     const update = bot.push(body)
