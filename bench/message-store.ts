@@ -13,7 +13,7 @@ import {MessageStore} from '../src/emulator/state/messages.js'
 const BOUND = 50_000
 const PAST = 150_000
 
-const message = (messageId: number) => ({message_id: messageId, chat: {id: 1}, text: 'x'})
+const message = (messageId: number) => ({message_id: messageId, date: 0, chat: {id: 1}, text: 'x'})
 
 function run(): {below: number; past: number} {
   const store = new MessageStore()

@@ -15,6 +15,7 @@ import type {BotState} from './state/bot.js'
 import {isOutgoing} from './methods/index.js'
 import type {CallEvents} from './user/wait.js'
 import type {RecordedCall, TgObject, Update, UserMediaKind, UserMediaOptions, UserMessageOptions} from './types.js'
+import {type Message, isMessage, isObject} from './telegram.js'
 import {readFileSync, statSync} from 'node:fs'
 import {basename} from 'node:path'
 import {MAX_USER_FILE} from './user/media.js'
@@ -59,8 +60,6 @@ export interface ConversationHost {
   act: Act
 }
 
-type Message = TgObject & {message_id: number; chat: TgObject}
-
 /** What a media message may carry besides the file. */
 export type MediaSendOptions = Omit<UserMediaOptions, 'kind' | 'data' | 'chatId' | 'userId'>
 
@@ -87,10 +86,10 @@ export class ConversationUser {
   /** The chat's messages as the user sees them, oldest first: the user's and the bot's, edits applied, deletions removed. */
   get chat(): Message[] {
     if (this.options.businessConnectionId !== undefined)
-      return this.host.bot.business.chat(this.options.businessConnectionId, this.id) as Message[]
+      return this.host.bot.business.chat(this.options.businessConnectionId, this.id)
     const prefix = `${this.chatId}:`
     const out: Message[] = []
-    for (const [key, message] of this.host.bot.messages) if (key.startsWith(prefix)) out.push(message as Message)
+    for (const [key, message] of this.host.bot.messages) if (key.startsWith(prefix)) out.push(message)
     return out.sort((a, b) => a.message_id - b.message_id)
   }
 
@@ -99,7 +98,8 @@ export class ConversationUser {
     return this.host.bot.ephemeral
       .all()
       .filter((e) => e.chatId === this.chatId && e.receiverUserId === this.id)
-      .map((e) => e.message as Message)
+      .map((e) => e.message)
+      .filter(isMessage)
   }
 
   /** Send a text message; resolves with the messages the bot sent (or edited) in this chat while handling it. */
@@ -248,8 +248,8 @@ export class ConversationUser {
     const messages = this.chat.filter(
       (m) => m.poll && (options.messageId === undefined || m.message_id === options.messageId),
     )
-    const poll = messages.at(-1)?.poll as TgObject | undefined
-    if (!poll) return Promise.reject(new Error(`${what}: there is no poll in chat ${this.chatId}`))
+    const poll = messages.at(-1)?.poll
+    if (!isObject(poll)) return Promise.reject(new Error(`${what}: there is no poll in chat ${this.chatId}`))
     return this.exchange(what, () => {
       const {updates} = this.host.act('vote_poll', {
         pollId: String(poll.id),
@@ -274,7 +274,7 @@ export class ConversationUser {
         ...options,
         ...this.identity(),
       })
-      id = String((update.inline_query as TgObject | undefined)?.id ?? '')
+      id = String(isObject(update.inline_query) ? (update.inline_query.id ?? '') : '')
       return update
     })
     this.lastInlineQuery = id
@@ -308,13 +308,13 @@ export class ConversationUser {
     for (let i = calls.length - 1; i >= 0; i--) {
       const call = calls[i]
       if (call.error || !isOutgoing(call.method) || String(call.params.chat_id) !== String(this.chatId)) continue
-      const markup = call.params.reply_markup as TgObject | undefined
-      if (!markup || typeof markup !== 'object') continue
+      const markup = call.params.reply_markup
+      if (!isObject(markup)) continue
       if (markup.remove_keyboard) return []
       if (Array.isArray(markup.keyboard)) {
-        return (markup.keyboard as unknown[])
+        return markup.keyboard
           .flat()
-          .map((b) => (typeof b === 'string' ? b : String((b as TgObject)?.text ?? '')))
+          .map((b: unknown) => (typeof b === 'string' ? b : String(isObject(b) ? (b.text ?? '') : '')))
       }
     }
     return []
@@ -407,14 +407,7 @@ export class ConversationUser {
     for (const call of calls) {
       if (call.error || !isOutgoing(call.method)) continue
       for (const result of Array.isArray(call.result) ? call.result : [call.result]) {
-        const message = result as Message | undefined
-        if (
-          message &&
-          typeof message === 'object' &&
-          typeof message.message_id === 'number' &&
-          (message.chat as TgObject | undefined)?.id === chatId
-        )
-          out.push(message)
+        if (isMessage(result) && result.chat.id === chatId) out.push(result)
       }
     }
     return out
@@ -464,7 +457,7 @@ export class ConversationUser {
    */
   react(reaction: string | TgObject | Array<string | TgObject>, messageId?: number): Promise<Message[]> {
     const what = `user.react(${JSON.stringify(reaction)})`
-    const target = messageId ?? this.chat.filter((m) => (m.from as TgObject | undefined)?.is_bot).at(-1)?.message_id
+    const target = messageId ?? this.chat.filter((m) => m.from?.is_bot).at(-1)?.message_id
     if (target === undefined)
       return Promise.reject(new Error(`${what}: the bot sent no message in chat ${this.chatId}`))
     return this.exchange(what, () => {
@@ -594,7 +587,7 @@ export class ConversationUser {
         firstName: this.options.firstName,
         username: this.options.username,
       })
-      id = (update.widget_query as TgObject).id as string
+      id = isObject(update.widget_query) ? String(update.widget_query.id) : ''
       return update
     })
     return this.host.bot.widgets.queries.get(id)?.answer
@@ -632,11 +625,11 @@ export class ConversationUser {
     for (let i = calls.length - 1; i >= 0; i--) {
       const call = calls[i]
       if (call.error || !isOutgoing(call.method) || String(call.params.chat_id) !== String(this.chatId)) continue
-      const markup = call.params.reply_markup as TgObject | undefined
-      if (!markup || typeof markup !== 'object') continue
+      const markup = call.params.reply_markup
+      if (!isObject(markup)) continue
       if (markup.remove_keyboard) return []
       if (Array.isArray(markup.keyboard))
-        return (markup.keyboard as unknown[]).flat().map((b) => (typeof b === 'string' ? {text: b} : (b as TgObject)))
+        return markup.keyboard.flat().map((b: unknown) => (typeof b === 'string' ? {text: b} : isObject(b) ? b : {}))
     }
     return []
   }
@@ -676,9 +669,9 @@ export class ConversationUser {
 }
 
 function inlineButtons(message: TgObject): TgObject[] {
-  const markup = message.reply_markup as {inline_keyboard?: unknown} | undefined
-  if (!markup || !Array.isArray(markup.inline_keyboard)) return []
-  return (markup.inline_keyboard as unknown[]).flat().filter((b): b is TgObject => Boolean(b) && typeof b === 'object')
+  const markup = message.reply_markup
+  if (!isObject(markup) || !Array.isArray(markup.inline_keyboard)) return []
+  return markup.inline_keyboard.flat().filter(isObject)
 }
 
 /** "the bot sent: sendMessage "Hello"; sendMessage failed 400 Bad Request: …" */
@@ -698,12 +691,12 @@ export function describeCalls(calls: RecordedCall[]): string {
   return parts.length > 0 ? `the bot's calls: ${parts.join('; ')}` : 'the bot made no calls'
 }
 
-function describeChat(messages: TgObject[]): string {
+function describeChat(messages: Message[]): string {
   if (messages.length === 0) return '(empty)'
   return messages
     .slice(-5)
     .map((m) => {
-      const who = (m.from as TgObject | undefined)?.is_bot ? 'bot' : 'user'
+      const who = m.from?.is_bot ? 'bot' : 'user'
       const text = typeof m.text === 'string' ? m.text : typeof m.caption === 'string' ? m.caption : '[no text]'
       return `${who}: ${JSON.stringify(text)}`
     })

@@ -58,6 +58,7 @@ import type {SharedWidgetQueryOptions, WidgetQueryOptions} from './user/widgets.
 import type {SubscriptionOptions} from './user/subscriptions.js'
 import type {StopGenerationOptions} from './user/generation.js'
 import {noteInjected} from './state/injected.js'
+import {isMessage, isObject} from './telegram.js'
 import {type MessageView, botCard, chatHistory, chatList, fileContent, messageView, pollMessage} from './client-view.js'
 import type {ChatScript} from './scripts/format.js'
 import {type ChatScriptOptions, type ChatScriptResult, runScript} from './scripts/run.js'
@@ -280,22 +281,23 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
    */
   injectUpdate(token: string, body: TgObject): Update {
     const bot = this.mustBot(token)
-    const business = body.business_message as TgObject | undefined
-    const connection = bot.business.connections.get(String(business?.business_connection_id))
-    if (business && connection && typeof (business.chat as TgObject | undefined)?.id === 'number') {
-      bot.business.noteMessageId(connection.id, (business.chat as TgObject).id as number, Number(business.message_id))
+    const business = body.business_message
+    const connection = isObject(business)
+      ? bot.business.connections.get(String(business.business_connection_id))
+      : undefined
+    if (connection && isMessage(business)) {
+      bot.business.noteMessageId(connection.id, business.chat.id, business.message_id)
       bot.business.put(connection.id, business)
     }
     for (const key of ['message', 'edited_message', 'channel_post', 'edited_channel_post']) {
-      const message = body[key] as TgObject | undefined
-      const chat = message?.chat as TgObject | undefined
-      if (message && chat && typeof chat.id === 'number' && typeof message.message_id === 'number') {
-        bot.noteMessageId(chat.id, message.message_id)
+      const message = body[key]
+      if (isMessage(message)) {
+        bot.noteMessageId(message.chat.id, message.message_id)
         bot.storeMessage(message)
       }
     }
-    const query = body.callback_query as TgObject | undefined
-    if (query && typeof query.id === 'string') bot.openCallbackQueries.add(query.id)
+    const query = body.callback_query
+    if (isObject(query) && typeof query.id === 'string') bot.openCallbackQueries.add(query.id)
     noteInjected(bot, body)
     noteUsers(bot, body)
     const update = bot.push(body)

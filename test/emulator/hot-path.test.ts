@@ -5,7 +5,7 @@
 import {describe, expect, it} from 'vitest'
 import {MessageStore} from '../../src/emulator/state/messages.js'
 
-const message = (chatId: number, messageId: number) => ({message_id: messageId, chat: {id: chatId}, text: 'x'})
+const message = (chatId: number, messageId: number) => ({message_id: messageId, date: 0, chat: {id: chatId}, text: 'x'})
 
 describe('the message store past its bound', () => {
   it('forgets the oldest message for each new one, across clear()', () => {

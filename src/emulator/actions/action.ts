@@ -8,6 +8,7 @@ import type {BotState} from '../state/bot.js'
 import type {PaymentHost} from '../user/payments.js'
 import type {TgObject, Update} from '../types.js'
 import {type Field, InputError, type JsonSchema, type Source} from './fields.js'
+import {isObject} from '../telegram.js'
 
 /** What an action may ask of the emulator while it runs. */
 export interface ActionContext {
@@ -58,8 +59,8 @@ export function pathParams(action: Action): string[] {
  */
 export function checkInput(action: Action, raw: unknown, bot: BotState, path: Record<string, string> = {}): unknown {
   if (raw === undefined || raw === null) raw = {}
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw new InputError('the input must be a JSON object')
-  const input = raw as Record<string, unknown>
+  if (!isObject(raw)) throw new InputError('the input must be a JSON object')
+  const input = raw
   const fromPath = pathParams(action).filter((name) => name in path)
   const allowed = Object.keys(action.params).filter((name) => !fromPath.includes(name))
   for (const key of Object.keys(input)) {

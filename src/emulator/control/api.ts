@@ -47,6 +47,7 @@ import {type Params, type UploadedFile, readParams} from '../http/params.js'
 import {readAll} from '../http/body.js'
 import {ApiError} from '../errors.js'
 import {MAX_CONTROL_DEPTH, nestsDeeperThan} from '../json.js'
+import {isObject} from '../telegram.js'
 
 export type {ControlledEmulator} from './host.js'
 export type {ControlDeps} from './route.js'
@@ -281,9 +282,8 @@ async function readJson(req: http.IncomingMessage): Promise<Record<string, unkno
   } catch {
     throw new ControlError(400, 'the body is not valid JSON (send a JSON object with Content-Type: application/json)')
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value))
-    throw new ControlError(400, 'the body must be a JSON object')
-  return value as Record<string, unknown>
+  if (!isObject(value)) throw new ControlError(400, 'the body must be a JSON object')
+  return value
 }
 
 // ---------------------------------------------------------------- handlers
@@ -307,7 +307,7 @@ function postUpdate({emu, bot, body}: Ctx): unknown {
   const content = body[keys[0]]
   if (!content || typeof content !== 'object' || Array.isArray(content))
     throw new ControlError(400, `${keys[0]} must be a JSON object`)
-  return {update_id: emu.injectUpdate(bot.token, body as TgObject).update_id}
+  return {update_id: emu.injectUpdate(bot.token, body).update_id}
 }
 
 function postFault({emu, bot, body}: Ctx): unknown {

@@ -6,14 +6,15 @@
 import {ControlError, type Ctx, only, type Route} from './route.js'
 
 /** The getMe flags a test may switch, as BotFather would. */
-const FLAGS = ['supports_inline_queries']
+const FLAGS = ['supports_inline_queries'] as const
 
 function postSettings({bot, body}: Ctx): unknown {
-  only(body, FLAGS)
+  only(body, [...FLAGS])
   for (const flag of FLAGS) {
-    if (body[flag] === undefined) continue
-    if (typeof body[flag] !== 'boolean') throw new ControlError(400, `${flag} must be true or false`)
-    bot.user[flag] = body[flag]
+    const value = body[flag]
+    if (value === undefined) continue
+    if (typeof value !== 'boolean') throw new ControlError(400, `${flag} must be true or false`)
+    bot.user[flag] = value
   }
   return {user: bot.user}
 }

@@ -10,6 +10,7 @@
 import type {Handler} from './core.js'
 import {badRequest} from '../errors.js'
 import {toBool} from './args.js'
+import type {BotUser} from '../telegram.js'
 
 /** setMySettings' boolean parameters, each the getMe field of the same name. */
 const FLAGS = [
@@ -25,7 +26,7 @@ const FLAGS = [
   'allows_users_to_create_topics',
   'has_topic_sidebar',
   'can_communicate_with_bots',
-]
+] as const satisfies ReadonlyArray<keyof BotUser | 'can_communicate_with_bots'>
 
 export const CALLBACK_QUERY_MODES = ['default', 'auto', 'inline']
 

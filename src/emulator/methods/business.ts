@@ -11,7 +11,7 @@ import {integerSafe} from './args.js'
 import {BotState} from '../state/bot.js'
 import {type BusinessConnection, businessConnectionJson} from '../state/business.js'
 import type {Params} from '../http/params.js'
-import type {TgObject} from '../types.js'
+import {type Message, isMessage} from '../telegram.js'
 import {parseJsonBounded} from '../json.js'
 import {toInteger} from '../integer.js'
 
@@ -88,8 +88,7 @@ export function asBusiness(method: string, params: Params, inner: Handler | unde
     const chatId = businessChatId(p)
     if (!connection.isEnabled || !connection.rights.has('can_reply')) throw badRequest('BUSINESS_PEER_INVALID')
     const history = bot.business.chat(connection.id, chatId)
-    if (!history.some((m) => (m.from as TgObject | undefined)?.id === chatId))
-      throw badRequest('BUSINESS_PEER_USAGE_MISSING')
+    if (!history.some((m) => m.from?.id === chatId)) throw badRequest('BUSINESS_PEER_USAGE_MISSING')
     const scratch = scratchChat(bot, connection, chatId, history)
     const answer = inner(scratch, p, core, ctx)
     return Promise.resolve(answer).then((a) => ({...a, result: keep(bot, connection, chatId, scratch, a.result)}))
@@ -97,21 +96,21 @@ export function asBusiness(method: string, params: Params, inner: Handler | unde
 }
 
 /** A throwaway bot state holding one business chat: the chat, its messages (the account's as the bot's own). */
-function scratchChat(bot: BotState, connection: BusinessConnection, chatId: number, history: TgObject[]): BotState {
+function scratchChat(bot: BotState, connection: BusinessConnection, chatId: number, history: Message[]): BotState {
   const scratch = new BotState(
     bot.token,
     {
       id: bot.id,
-      firstName: bot.user.first_name as string,
-      username: bot.user.username as string,
+      firstName: bot.user.first_name,
+      username: bot.user.username,
       canJoinGroups: false,
       canReadAllGroupMessages: false,
       supportsInlineQueries: false,
     },
     1,
   )
-  scratch.rememberChat((history[0]?.chat as TgObject | undefined) ?? {id: chatId, type: 'private'})
-  for (const message of history) scratch.messages.put(message, (message.from as TgObject).id === connection.user.id)
+  scratch.rememberChat(history[0]?.chat ?? {id: chatId, type: 'private'})
+  for (const message of history) scratch.messages.put(message, message.from?.id === connection.user.id)
   scratch.noteMessageId(chatId, bot.business.lastMessageId(connection.id, chatId))
   return scratch
 }
@@ -125,9 +124,9 @@ function keep(
   result: unknown,
 ): unknown {
   const dress = (m: unknown): unknown => {
-    if (!m || typeof m !== 'object' || typeof (m as TgObject).message_id !== 'number') return m
-    const {business_connection_id: _c, sender_business_bot: _s, message_id, from: _f, ...rest} = m as TgObject
-    const message = {
+    if (!isMessage(m)) return m
+    const {business_connection_id: _c, sender_business_bot: _s, message_id, from: _f, ...rest} = m
+    const message: Message = {
       business_connection_id: connection.id,
       sender_business_bot: bot.from,
       message_id,

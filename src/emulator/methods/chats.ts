@@ -9,12 +9,16 @@ import {chatOf} from './message-params.js'
 import {objectOf} from './catalog/results.js'
 import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
+import {type Chat, mustBeChat} from '../telegram.js'
 import {permissionsArg} from './args.js'
 import {toInteger} from '../integer.js'
 
+/** The chat `chat_id` names, checked as chatOf checks it. */
+export const chatParam = (bot: BotState, params: Params): Chat => mustBeChat(chatOf(bot, params))
+
 const getChat: Handler = (bot, params) => {
-  const chat = chatOf(bot, params)
-  const extra = bot.chatInfo.get(chat.id as number)
+  const chat = chatParam(bot, params)
+  const extra = bot.chatInfo.get(chat.id)
   return {
     result: {
       ...chat,
@@ -38,8 +42,8 @@ const getChat: Handler = (bot, params) => {
  * change private chat title|permissions|description`; telegram-bot-api Client.cpp setChatStickerSet: `method is
  * available only for supergroups`).
  */
-function groupOf(bot: BotState, params: Params, refusal: string): TgObject {
-  const chat = chatOf(bot, params)
+function groupOf(bot: BotState, params: Params, refusal: string): Chat {
+  const chat = chatParam(bot, params)
   if (chat.type === 'private') throw badRequest(refusal)
   return chat
 }
@@ -58,7 +62,7 @@ const setChatDescription: Handler = (bot, params) => {
   const chat = groupOf(bot, params, "can't change private chat description")
   const description = params.get('description') ?? ''
   if ([...description].length > 255) throw badRequest('CHAT_ABOUT_TOO_LONG')
-  bot.chatInfo.set(chat.id as number, 'description', description === '' ? undefined : description)
+  bot.chatInfo.set(chat.id, 'description', description === '' ? undefined : description)
   return {result: true}
 }
 
@@ -66,7 +70,7 @@ const setChatPermissions: Handler = (bot, params) => {
   chatOf(bot, params)
   const permissions = permissionsArg(params)
   const chat = groupOf(bot, params, "can't change private chat permissions")
-  bot.chatInfo.set(chat.id as number, 'permissions', permissions)
+  bot.chatInfo.set(chat.id, 'permissions', permissions)
   return {result: true}
 }
 
@@ -74,13 +78,13 @@ const setChatStickerSet: Handler = (bot, params) => {
   const chat = groupOf(bot, params, 'method is available only for supergroups')
   const name = params.get('sticker_set_name') ?? ''
   if (name === '') throw badRequest('STICKERSET_INVALID')
-  bot.chatInfo.set(chat.id as number, 'sticker_set_name', name)
+  bot.chatInfo.set(chat.id, 'sticker_set_name', name)
   return {result: true}
 }
 
 const deleteChatStickerSet: Handler = (bot, params) => {
   const chat = groupOf(bot, params, 'method is available only for supergroups')
-  bot.chatInfo.set(chat.id as number, 'sticker_set_name', undefined)
+  bot.chatInfo.set(chat.id, 'sticker_set_name', undefined)
   return {result: true}
 }
 

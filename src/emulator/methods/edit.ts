@@ -13,6 +13,7 @@ import {checkLinkPreviewOptions, formatted, markupOf, now} from './message-param
 import type {Params} from '../http/params.js'
 import {type InlineMessageState, readableInlineMessageId} from '../state/inline.js'
 import type {TgObject} from '../types.js'
+import {type Message, isObject} from '../telegram.js'
 import {readInputMedia} from '../media/input-media.js'
 import {resolveFile, storeBytes} from '../media/input.js'
 import {messageMedia} from '../media/objects.js'
@@ -34,7 +35,7 @@ function messageIdOf(params: Params): number {
   return Math.max(0, toInteger(params.get('message_id') ?? '', 32))
 }
 
-type Target = {kind: 'message'; message: TgObject} | {kind: 'inline'; inline: InlineMessageState}
+type Target = {kind: 'message'; message: Message} | {kind: 'inline'; inline: InlineMessageState}
 
 /** The message an edit targets (BA: chat_id and message_id, else inline_message_id); `kind`: what it must contain. */
 function editTarget(bot: BotState, params: Params, kind?: 'text' | 'caption' | 'media' | 'live'): Target {
@@ -52,7 +53,7 @@ function editTarget(bot: BotState, params: Params, kind?: 'text' | 'caption' | '
   if (chatId === '') throw badRequest('chat_id is empty')
   const chat = bot.findChat(chatId)
   if (!chat) throw badRequest('chat not found')
-  const stored = messageId > 0 ? bot.messages.get(chat.id as number, messageId) : undefined
+  const stored = messageId > 0 ? bot.messages.get(chat.id, messageId) : undefined
   if (!stored || stored.deleted) throw badRequest('message to edit not found')
   if (!stored.byBot) throw badRequest("message can't be edited")
   check(stored.message, kind)
@@ -60,16 +61,16 @@ function editTarget(bot: BotState, params: Params, kind?: 'text' | 'caption' | '
 }
 
 /** td's checks of what the edited message holds. */
-function check(message: TgObject, kind: 'text' | 'caption' | 'media' | 'live' | undefined): void {
+function check(message: Record<string, unknown>, kind: 'text' | 'caption' | 'media' | 'live' | undefined): void {
   if (kind === 'text' && typeof message.text !== 'string') throw badRequest('there is no text in the message to edit')
   if (kind === 'caption' && !WITH_CAPTION.some((f) => f in message) && message.media === undefined)
     throw badRequest('there is no caption in the message to edit')
   if (kind === 'media' && !MEDIA_FIELDS.some((f) => f in message) && message.media === undefined)
     throw badRequest('there is no media in the message to edit')
   if (kind === 'live') {
-    const location = message.location as TgObject | undefined
-    const live = (location?.live_period ?? message.live_period) as number | undefined
-    const date = (message.date as number | undefined) ?? 0
+    const location = isObject(message.location) ? message.location : undefined
+    const live = location?.live_period ?? message.live_period
+    const date = typeof message.date === 'number' ? message.date : 0
     const alive = typeof live === 'number' && live > 0 && (live === 0x7fffffff || date === 0 || date + live > now())
     if (!location || !alive || stopped.has(location)) throw badRequest("message can't be edited")
   }
@@ -88,9 +89,30 @@ function applyEdit(
   drop: string[],
   keyboard: TgObject | undefined,
 ): Answer {
-  const current =
-    target.kind === 'message' ? target.message : {...target.inline.content, reply_markup: target.inline.replyMarkup}
-  const next: TgObject = {...current}
+  if (target.kind === 'inline') {
+    const current = {...target.inline.content, reply_markup: target.inline.replyMarkup}
+    const next = {...current}
+    change(current, next, changes, drop, keyboard)
+    const {reply_markup, ...content} = next
+    target.inline.content = content
+    target.inline.replyMarkup = isObject(reply_markup) ? reply_markup : undefined
+    return {result: true}
+  }
+  const next: Message = {...target.message}
+  change(target.message, next, changes, drop, keyboard)
+  next.edit_date = now()
+  bot.storeMessage(next)
+  return {result: next}
+}
+
+/** Make `next` (a copy of `current`) the edited content; `not modified` when nothing changes. */
+function change(
+  current: Record<string, unknown>,
+  next: Record<string, unknown>,
+  changes: TgObject,
+  drop: string[],
+  keyboard: TgObject | undefined,
+): void {
   for (const field of drop) delete next[field]
   Object.assign(next, changes)
   delete next.reply_markup
@@ -99,15 +121,6 @@ function applyEdit(
   const {edit_date: _e, ...before} = current
   if (before.reply_markup === undefined) delete before.reply_markup
   if (same(before, next)) throw badRequest(NOT_MODIFIED)
-  if (target.kind === 'inline') {
-    const {reply_markup, ...content} = next
-    target.inline.content = content
-    target.inline.replyMarkup = reply_markup as TgObject | undefined
-    return {result: true}
-  }
-  next.edit_date = now()
-  bot.storeMessage(next)
-  return {result: next}
 }
 
 export const editMessageText: Handler = (bot, params) => {
@@ -176,7 +189,7 @@ export const editMessageMedia: Handler = async (bot, params) => {
 }
 
 /** get_location: `latitude is empty` / `longitude is empty`, read before the target. */
-function locationOf(params: Params): TgObject {
+function pointOf(params: Params): TgObject {
   const latitude = (params.get('latitude') ?? '').trim()
   if (latitude === '') throw new ApiError(400, 'Bad Request: latitude is empty')
   const longitude = (params.get('longitude') ?? '').trim()
@@ -189,13 +202,19 @@ function locationOf(params: Params): TgObject {
   }
 }
 
+/** The live location the target holds (check made sure there is one). */
+function locationOf(target: Target): Record<string, unknown> {
+  const location = target.kind === 'message' ? target.message.location : target.inline.content.location
+  return isObject(location) ? location : {}
+}
+
 /** editMessageLiveLocation: a live location still live; the new point (and heading, alert radius). */
 export const editMessageLiveLocation: Handler = (bot, params) => {
-  const point = locationOf(params)
+  const point = pointOf(params)
   const markup = markupOf(params)
   const target = editTarget(bot, params, 'live')
   const keyboard = markup()
-  const current = (target.kind === 'message' ? target.message.location : target.inline.content.location) as TgObject
+  const current = locationOf(target)
   // process_edit_message_live_location_query: get_integer_arg(…, 0), td::to_integer<int32>
   const heading = integerArg(params, 'heading', 0, INT32_MIN, INT32_MAX)
   const radius = integerArg(params, 'proximity_alert_radius', 0, INT32_MIN, INT32_MAX)
@@ -213,7 +232,7 @@ export const stopMessageLiveLocation: Handler = (bot, params) => {
   const markup = markupOf(params)
   const target = editTarget(bot, params, 'live')
   const keyboard = markup()
-  const current = (target.kind === 'message' ? target.message.location : target.inline.content.location) as TgObject
+  const current = locationOf(target)
   const location = {...current}
   stopped.add(location)
   // the content is the same point: only the keyboard can make it "modified", so apply it without the check
@@ -222,7 +241,7 @@ export const stopMessageLiveLocation: Handler = (bot, params) => {
     target.inline.replyMarkup = keyboard
     return {result: true}
   }
-  const next: TgObject = {...target.message, location, edit_date: now()}
+  const next: Message = {...target.message, location, edit_date: now()}
   delete next.reply_markup
   if (keyboard) next.reply_markup = keyboard
   bot.storeMessage(next)
@@ -241,6 +260,6 @@ export const deleteMessage: Handler = (bot, params) => {
   if (id === 0) throw badRequest('message identifier is not specified')
   const chat = bot.findChat(raw)
   if (!chat) throw badRequest('chat not found')
-  if (!bot.messages.markDeleted(chat.id as number, id)) throw badRequest('message to delete not found')
+  if (!bot.messages.markDeleted(chat.id, id)) throw badRequest('message to delete not found')
   return {result: true}
 }

@@ -11,6 +11,7 @@ import {checkParams} from './catalog/validate.js'
 import {sendNew} from './send.js'
 import {now} from './message-params.js'
 import {ApiError} from '../errors.js'
+import type {Message} from '../telegram.js'
 
 const snake = (camel: string): string => camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`).replace(/^_/, '')
 
@@ -30,7 +31,7 @@ export const generic: Handler = (bot, params, _core, ctx) => {
   const objects = {User: bot.from, ...(checked.chat ? {Chat: checked.chat} : {})}
   const returnsMessage = spec.returns === 'Message' || spec.returns === 'Message or Boolean'
   if (returnsMessage && checked.message) {
-    const edited = {...checked.message, edit_date: now()}
+    const edited: Message = {...checked.message, edit_date: now()}
     bot.storeMessage(edited)
     return {result: edited}
   }

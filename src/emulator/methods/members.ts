@@ -8,7 +8,7 @@
 import {randomBytes} from 'node:crypto'
 import type {Core, Handler} from './core.js'
 import {badRequest} from '../errors.js'
-import {chatOf} from './message-params.js'
+import {chatParam} from './chats.js'
 import {integerArg, permissionsArg, required, toBool, userIdParam} from './args.js'
 import {QUERY_INVALID} from './callbacks.js'
 import type {BotState} from '../state/bot.js'
@@ -16,38 +16,37 @@ import {type MemberStatus, chatMember, rightsOf} from '../state/members.js'
 import {changeMember, isPresent} from '../state/member-updates.js'
 import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
+import type {Chat, ChatInviteLink, ChatMember, User} from '../telegram.js'
 
 const PRIVATE = "chat member status can't be changed in private chats"
 const SUPERGROUP_OR_CHANNEL = 'method is available for supergroup and channel chats only'
 
 /** The known user (a User object) of an id, as the bot would see them. */
-function userOf(bot: BotState, userId: number): TgObject {
+function userOf(bot: BotState, userId: number): User {
   const chat = bot.findChat(String(userId))
   return {
     id: userId,
     is_bot: false,
-    first_name: (chat?.first_name as string | undefined) ?? 'User',
+    first_name: chat?.first_name ?? 'User',
     ...(chat?.username ? {username: chat.username} : {}),
   }
 }
 
 /** A member's current ChatMember: recorded, else a member if they wrote in the chat, else left. */
-export function currentMember(bot: BotState, chat: TgObject, userId: number): TgObject {
+export function currentMember(bot: BotState, chat: Chat, userId: number): ChatMember {
   if (userId === bot.id) return bot.members.bot(chat, bot.from)
-  const known = bot.members.get(chat.id as number, userId)
+  const known = bot.members.get(chat.id, userId)
   if (known) return known
-  const wrote = bot.messages
-    .inChat(chat.id as number)
-    .some((m) => (m.message.from as TgObject | undefined)?.id === userId)
+  const wrote = bot.messages.inChat(chat.id).some((m) => m.message.from?.id === userId)
   return chatMember(chat, userOf(bot, userId), wrote || chat.type === 'private' ? 'member' : 'left')
 }
 
-function apply(bot: BotState, core: Core, chat: TgObject, next: TgObject, extra = {}): void {
+function apply(bot: BotState, core: Core, chat: Chat, next: ChatMember, extra = {}): void {
   for (const update of changeMember(bot, chat, next, bot.from, extra)) core.inject(bot, update)
 }
 
 /** The bot's own right (it must be an administrator that has it). */
-function botHas(bot: BotState, chat: TgObject, right: string): boolean {
+function botHas(bot: BotState, chat: Chat, right: string): boolean {
   const me = bot.members.bot(chat, bot.from)
   return me.status === 'creator' || (me.status === 'administrator' && me[right] === true)
 }
@@ -57,12 +56,12 @@ function botHas(bot: BotState, chat: TgObject, right: string): boolean {
 function inviteLinkJson(link: {
   url: string
   name?: string
-  creator: TgObject
+  creator: User
   expireDate?: number
   memberLimit?: number
   createsJoinRequest: boolean
   isPrimary: boolean
-}): TgObject {
+}): ChatInviteLink {
   return {
     invite_link: link.url,
     ...(link.name ? {name: link.name} : {}),
@@ -91,34 +90,34 @@ function linkFields(params: Params) {
 const newLinkUrl = (): string => `https://t.me/+${randomBytes(12).toString('base64url')}`
 
 export const createChatInviteLink: Handler = (bot, params) => {
-  const chat = chatOf(bot, params)
+  const chat = chatParam(bot, params)
   const fields = linkFields(params)
   const link = inviteLinkJson({url: newLinkUrl(), creator: bot.from, isPrimary: false, ...fields})
-  bot.members.links.set(link.invite_link as string, {chatId: chat.id as number, link, joined: 0})
+  bot.members.links.set(link.invite_link, {chatId: chat.id, link, joined: 0})
   bot.members.trim()
   return {result: link}
 }
 
 /** A link of this chat the bot made, or Telegram's INVITE_HASH_EXPIRED (not settled: from Telegram's error list). */
-function knownLink(bot: BotState, chat: TgObject, url: string) {
+function knownLink(bot: BotState, chat: Chat, url: string) {
   const entry = bot.members.links.get(url)
   if (!entry || entry.chatId !== chat.id) throw badRequest('INVITE_HASH_EXPIRED')
   return entry
 }
 
 export const editChatInviteLink: Handler = (bot, params) => {
-  const chat = chatOf(bot, params)
+  const chat = chatParam(bot, params)
   const entry = knownLink(bot, chat, params.get('invite_link') ?? '')
   const fields = linkFields(params)
   entry.link = {
-    ...inviteLinkJson({url: entry.link.invite_link as string, creator: bot.from, isPrimary: false, ...fields}),
+    ...inviteLinkJson({url: entry.link.invite_link, creator: bot.from, isPrimary: false, ...fields}),
     is_revoked: entry.link.is_revoked,
   }
   return {result: entry.link}
 }
 
 export const revokeChatInviteLink: Handler = (bot, params) => {
-  const chat = chatOf(bot, params)
+  const chat = chatParam(bot, params)
   const entry = knownLink(bot, chat, params.get('invite_link') ?? '')
   entry.link = {...entry.link, is_revoked: true}
   return {result: entry.link}
@@ -126,11 +125,11 @@ export const revokeChatInviteLink: Handler = (bot, params) => {
 
 /** exportChatInviteLink: a new primary link (the old primary one is revoked). */
 export const exportChatInviteLink: Handler = (bot, params) => {
-  const chat = chatOf(bot, params)
+  const chat = chatParam(bot, params)
   for (const entry of bot.members.links.values())
     if (entry.chatId === chat.id && entry.link.is_primary) entry.link = {...entry.link, is_revoked: true}
   const link = inviteLinkJson({url: newLinkUrl(), creator: bot.from, isPrimary: true, createsJoinRequest: false})
-  bot.members.links.set(link.invite_link as string, {chatId: chat.id as number, link, joined: 0})
+  bot.members.links.set(link.invite_link, {chatId: chat.id, link, joined: 0})
   bot.members.trim()
   return {result: link.invite_link}
 }
@@ -138,7 +137,7 @@ export const exportChatInviteLink: Handler = (bot, params) => {
 // ---------------------------------------------------------------- join requests
 
 /** Approve (join, `via_join_request`) or decline a pending request; HIDE_REQUESTER_MISSING when there is none. */
-export function settleJoinRequest(bot: BotState, core: Core, chat: TgObject, userId: number, approve: boolean): void {
+export function settleJoinRequest(bot: BotState, core: Core, chat: Chat, userId: number, approve: boolean): void {
   const key = `${chat.id}:${userId}`
   const request = bot.members.requests.get(key)
   if (isPresent(currentMember(bot, chat, userId))) throw badRequest('USER_ALREADY_PARTICIPANT')
@@ -158,7 +157,7 @@ const joinRequestAnswer =
   (approve: boolean): Handler =>
   (bot, params, core) => {
     const userId = userIdParam(params)
-    const chat = chatOf(bot, params)
+    const chat = chatParam(bot, params)
     settleJoinRequest(bot, core, chat, userId, approve)
     return {result: true}
   }
@@ -180,7 +179,7 @@ export const answerChatJoinRequestQuery: Handler = (bot, params, core) => {
     delete request.queryId
     return {result: true}
   }
-  settleJoinRequest(bot, core, chat, request.user.id as number, result === 'approve')
+  settleJoinRequest(bot, core, chat, request.user.id, result === 'approve')
   return {result: true}
 }
 
@@ -197,9 +196,9 @@ export const sendChatJoinRequestWebApp: Handler = (bot, params) => {
 // ---------------------------------------------------------------- member changes
 
 /** The chat of a member change: a group or channel (not a private chat), and the target user's id. */
-function memberTarget(bot: BotState, params: Params, refusal = PRIVATE): {chat: TgObject; userId: number} {
+function memberTarget(bot: BotState, params: Params, refusal = PRIVATE): {chat: Chat; userId: number} {
   const userId = userIdParam(params)
-  const chat = chatOf(bot, params)
+  const chat = chatParam(bot, params)
   if (chat.type === 'private') throw badRequest(refusal)
   return {chat, userId}
 }
@@ -208,7 +207,7 @@ export const banChatMember: Handler = (bot, params, core) => {
   const {chat, userId} = memberTarget(bot, params, "can't ban members in private chats") // td ban_dialog_participant
   if (!botHas(bot, chat, 'can_restrict_members')) throw badRequest('not enough rights to restrict/ban chat member')
   const untilDate = integerArg(params, 'until_date', 0, 0, 2 ** 31 - 1)
-  const user = currentMember(bot, chat, userId).user as TgObject
+  const user = currentMember(bot, chat, userId).user
   apply(bot, core, chat, chatMember(chat, user, 'kicked', {untilDate}))
   return {result: true}
 }
@@ -220,7 +219,7 @@ export const unbanChatMember: Handler = (bot, params, core) => {
   const current = currentMember(bot, chat, userId)
   if (toBool(params.get('only_if_banned')) && current.status !== 'kicked') return {result: true}
   if (current.status === 'left') return {result: true}
-  apply(bot, core, chat, chatMember(chat, current.user as TgObject, 'left'))
+  apply(bot, core, chat, chatMember(chat, current.user, 'left'))
   return {result: true}
 }
 
@@ -237,10 +236,10 @@ export const restrictChatMember: Handler = (bot, params, core) => {
     bot,
     core,
     chat,
-    chatMember(chat, current.user as TgObject, 'restricted', {
+    chatMember(chat, current.user, 'restricted', {
       rights: permissions,
       untilDate,
-      tag: current.tag as string | undefined,
+      tag: current.tag,
       isMember: isPresent(current),
     }),
   )
@@ -278,8 +277,8 @@ export const promoteChatMember: Handler = (bot, params, core) => {
   if (current.status === 'creator') throw badRequest("can't promote the chat owner")
   const next =
     rights.length > 0
-      ? chatMember(chat, current.user as TgObject, 'administrator', {rights})
-      : chatMember(chat, current.user as TgObject, 'member')
+      ? chatMember(chat, current.user, 'administrator', {rights})
+      : chatMember(chat, current.user, 'member')
   apply(bot, core, chat, next)
   return {result: true}
 }
@@ -293,7 +292,7 @@ export const setChatAdministratorCustomTitle: Handler = (bot, params, core) => {
     bot,
     core,
     chat,
-    chatMember(chat, current.user as TgObject, 'administrator', {rights: rightsOf(current), customTitle: title}),
+    chatMember(chat, current.user, 'administrator', {rights: rightsOf(current), customTitle: title}),
   )
   return {result: true}
 }
@@ -303,17 +302,17 @@ export const setChatMemberTag: Handler = (bot, params, core) => {
   const {chat, userId} = memberTarget(bot, params)
   const current = currentMember(bot, chat, userId)
   const tag = params.get('tag') ?? ''
-  const status = current.status as MemberStatus
+  const status = current.status
   if (status !== 'member' && status !== 'restricted') return {result: true}
   apply(
     bot,
     core,
     chat,
-    chatMember(chat, current.user as TgObject, status, {
+    chatMember(chat, current.user, status, {
       rights: rightsOf(current),
       tag,
-      untilDate: current.until_date as number | undefined,
-      isMember: current.is_member as boolean | undefined,
+      untilDate: current.until_date,
+      isMember: current.is_member,
     }),
   )
   return {result: true}
@@ -321,7 +320,7 @@ export const setChatMemberTag: Handler = (bot, params, core) => {
 
 /** leaveChat: the bot leaves (a my_chat_member update); not in private chats. */
 export const leaveChat: Handler = (bot, params, core) => {
-  const chat = chatOf(bot, params)
+  const chat = chatParam(bot, params)
   // td Requests.cpp on_request(leaveChat) → DialogParticipantManager::set_dialog_participant_status
   if (chat.type === 'private') throw badRequest(PRIVATE)
   apply(bot, core, chat, chatMember(chat, bot.from, 'left'))
@@ -333,22 +332,22 @@ export const leaveChat: Handler = (bot, params, core) => {
 /** getChatMember (BA Client.cpp process_get_chat_member_query): get_user_id before check_chat. */
 export const getChatMember: Handler = (bot, params) => {
   const userId = userIdParam(params)
-  const chat = chatOf(bot, params)
-  if (userId !== bot.id && !bot.findChat(String(userId)) && !bot.members.get(chat.id as number, userId))
+  const chat = chatParam(bot, params)
+  if (userId !== bot.id && !bot.findChat(String(userId)) && !bot.members.get(chat.id, userId))
     throw badRequest('user not found')
   return {result: currentMember(bot, chat, userId)}
 }
 
 /** getChatMemberCount: the bot (when present) and every user recorded or seen writing who has not left. */
 export const getChatMemberCount: Handler = (bot, params) => {
-  const chat = chatOf(bot, params)
+  const chat = chatParam(bot, params)
   if (chat.type === 'private') return {result: 2}
   const ids = new Set<number>()
-  for (const stored of bot.messages.inChat(chat.id as number)) {
-    const from = stored.message.from as TgObject | undefined
-    if (from && from.id !== bot.id) ids.add(from.id as number)
+  for (const stored of bot.messages.inChat(chat.id)) {
+    const from = stored.message.from
+    if (from && from.id !== bot.id) ids.add(from.id)
   }
-  for (const member of bot.members.all(chat.id as number)) ids.add((member.user as TgObject).id as number)
+  for (const member of bot.members.all(chat.id)) ids.add(member.user.id)
   ids.add(bot.id)
   let count = 0
   for (const id of ids) if (isPresent(currentMember(bot, chat, id))) count += 1
@@ -356,16 +355,11 @@ export const getChatMemberCount: Handler = (bot, params) => {
 }
 
 export const getChatAdministrators: Handler = (bot, params) => {
-  const chat = chatOf(bot, params)
+  const chat = chatParam(bot, params)
   if (chat.type === 'private') throw badRequest('there are no administrators in the private chat')
-  const admins = bot.members
-    .all(chat.id as number)
-    .filter((m) => m.status === 'administrator' || m.status === 'creator')
+  const admins = bot.members.all(chat.id).filter((m) => m.status === 'administrator' || m.status === 'creator')
   const me = bot.members.bot(chat, bot.from)
-  if (
-    (me.status === 'administrator' || me.status === 'creator') &&
-    !admins.some((m) => (m.user as TgObject).id === bot.id)
-  )
+  if ((me.status === 'administrator' || me.status === 'creator') && !admins.some((m) => m.user.id === bot.id))
     admins.push(me)
   return {result: admins}
 }

@@ -2,10 +2,12 @@
  * The message methods: send.ts (send*), edit.ts (edit*, deleteMessage), polls.ts (sendPoll, stopPoll), callbacks.ts
  * (answerCallbackQuery); this module keeps forward/copy and gives the method table its MESSAGE_METHODS.
  */
-import type {Answer, Handler} from './core.js'
+import type {Handler} from './core.js'
+import type {BotState} from '../state/bot.js'
+import type {Params} from '../http/params.js'
 import {badRequest} from '../errors.js'
 import {chatOf, checkSuggestedPost} from './message-params.js'
-import type {TgObject} from '../types.js'
+import {type Message, mustBeChat} from '../telegram.js'
 import {sendChatAction, sendMessage, sendOther} from './send.js'
 import {
   deleteMessage,
@@ -21,16 +23,19 @@ import {toInteger} from '../integer.js'
 import {required} from './args.js'
 
 /** forwardMessage: a copy of the original in the target chat, with forward_origin. */
-export const forwardMessage: Handler = (bot, params, _core, ctx) => {
+export const forwardMessage: Handler = (bot, params, _core, ctx) => ({result: forward(bot, params, ctx.method)})
+
+/** The copy of the original message in the target chat, with forward_origin, stored. */
+function forward(bot: BotState, params: Params, method: string): Message {
   // Client.cpp process_forward_message_query / process_copy_message_query read from_chat_id before the chat
   const fromChatId = required(params, 'from_chat_id')
   checkSuggestedPost(params) // do_send_message, before the chat
-  const chat = chatOf(bot, params)
+  const chat = mustBeChat(chatOf(bot, params))
   const from = bot.findChat(fromChatId)
   if (!from) throw badRequest('chat not found')
-  const original = bot.message(from.id as number, toInteger(params.get('message_id') ?? '', 32))
+  const original = bot.message(from.id, toInteger(params.get('message_id') ?? '', 32))
   if (!original)
-    throw badRequest(ctx.method === 'copymessage' ? 'message to copy not found' : 'message to forward not found')
+    throw badRequest(method === 'copymessage' ? 'message to copy not found' : 'message to forward not found')
   const {
     message_id: _id,
     from: _from,
@@ -40,10 +45,10 @@ export const forwardMessage: Handler = (bot, params, _core, ctx) => {
     edit_date: _edit,
     ...content
   } = original
-  const sender = original.from as TgObject | undefined
+  const sender = original.from
   const origin = sender ? {type: 'user', sender_user: sender, date} : {type: 'chat', sender_chat: from, date}
-  const message: TgObject = {
-    message_id: bot.nextMessageId(chat.id as number),
+  const message: Message = {
+    message_id: bot.nextMessageId(chat.id),
     from: bot.from,
     chat,
     date: Math.floor(Date.now() / 1000),
@@ -51,13 +56,12 @@ export const forwardMessage: Handler = (bot, params, _core, ctx) => {
     ...content,
   }
   bot.storeMessage(message)
-  return {result: message}
+  return message
 }
 
 /** copyMessage: the copy is sent; the answer is only its MessageId. */
-export const copyMessage: Handler = (bot, params, core, ctx) => {
-  const copied = forwardMessage(bot, params, core, ctx) as Answer
-  const message = copied.result as TgObject
+export const copyMessage: Handler = (bot, params, _core, ctx) => {
+  const message = forward(bot, params, ctx.method)
   delete message.forward_origin
   bot.storeMessage(message)
   return {result: {message_id: message.message_id}}

@@ -12,6 +12,7 @@ import {toBool, type Params} from '../http/params.js'
 import {finishSend, prepareSend} from './send.js'
 import {type PollState, pollJson} from '../state/polls.js'
 import type {TgObject} from '../types.js'
+import type {Message} from '../telegram.js'
 import {markupOf} from './message-params.js'
 import {integerFieldText, parseJsonBounded} from '../json.js'
 import {toInteger} from '../integer.js'
@@ -119,7 +120,7 @@ export const sendPoll: Handler = (bot, params, core) => {
   const closeDate = openPeriod > 0 ? now + openPeriod : closeDateParam > now ? closeDateParam : undefined
   const poll: PollState = {
     id: bot.polls.nextId(bot.id),
-    chatId: prepared.chat.id as number,
+    chatId: prepared.chat.id,
     messageId: 0,
     question,
     ...(Array.isArray(safeJson(params.get('question_entities')))
@@ -144,7 +145,7 @@ export const sendPoll: Handler = (bot, params, core) => {
     votes: new Map(),
   }
   const message = finishSend(bot, prepared, {poll: pollJson(poll)})
-  poll.messageId = message.message_id as number
+  poll.messageId = message.message_id
   bot.polls.add(poll)
   if (closeDate && !poll.isClosed) scheduleClose(bot, core, poll, (closeDate - now) * 1000)
   return {result: message}
@@ -172,7 +173,7 @@ function scheduleClose(bot: BotState, core: Core, poll: PollState, ms: number): 
 export function refreshMessage(bot: BotState, poll: PollState, keyboard?: TgObject | null): void {
   const stored = bot.messages.get(poll.chatId, poll.messageId)
   if (!stored) return
-  const next: TgObject = {...stored.message, poll: pollJson(poll)}
+  const next: Message = {...stored.message, poll: pollJson(poll)}
   if (keyboard === null) delete next.reply_markup
   else if (keyboard) next.reply_markup = keyboard
   bot.messages.put(next, stored.byBot)
@@ -186,10 +187,10 @@ export const stopPoll: Handler = (bot, params) => {
   const chat = bot.findChat(raw.trim())
   if (!chat) throw badRequest('chat not found')
   const id = toInteger(params.get('message_id') ?? '', 32)
-  const stored = id > 0 ? bot.messages.get(chat.id as number, id) : undefined
+  const stored = id > 0 ? bot.messages.get(chat.id, id) : undefined
   if (!stored || stored.deleted) throw badRequest('message with poll to stop not found')
   if (!stored.message.poll) throw badRequest('message is not a poll')
-  const poll = bot.polls.ofMessage(chat.id as number, id)
+  const poll = bot.polls.ofMessage(chat.id, id)
   if (!stored.byBot || !poll) throw badRequest("poll can't be stopped")
   if (poll.isClosed) throw badRequest('poll has already been closed')
   const keyboard = markup()

@@ -18,33 +18,35 @@ import {
 } from './message-params.js'
 import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
+import {type Chat, type Message, isMessage, mustBeChat} from '../telegram.js'
 import {INT32_MAX, INT32_MIN, integerArg, required} from './args.js'
 import {toDouble} from '../integer.js'
 
 /** What every send checks before its content, in the server's order: reply target, markup, chat, replied message. */
 export interface Prepared {
-  chat: TgObject
-  replied?: TgObject
+  chat: Chat
+  replied?: Message
   /** Message.quote: the part of the replied message that reply_parameters.quote names. */
   quote?: TgObject
   keyboard?: TgObject
 }
 
-export function prepareSend(bot: BotState, params: Params, chat?: TgObject): Prepared {
+export function prepareSend(bot: BotState, params: Params, chat?: Chat): Prepared {
   const reply = replyTarget(params)
   checkSuggestedPost(params)
   const markup = markupOf(params)
-  const target = chat ?? chatOf(bot, params)
-  const replied = repliedMessage(bot, target, reply)
+  const target = chat ?? mustBeChat(chatOf(bot, params))
+  const found = repliedMessage(bot, target, reply)
+  const replied = isMessage(found) ? found : undefined
   const quote = quoteOf(reply, replied)
   const keyboard = markup()
   return {chat: target, ...(replied ? {replied} : {}), ...(quote ? {quote} : {}), ...(keyboard ? {keyboard} : {})}
 }
 
 /** The new message, stored: fields in the server's order (media_group_id after the reply, then the content). */
-export function finishSend(bot: BotState, prepared: Prepared, body: TgObject, mediaGroupId?: string): TgObject {
-  const message: TgObject = {
-    message_id: bot.nextMessageId(prepared.chat.id as number),
+export function finishSend(bot: BotState, prepared: Prepared, body: TgObject, mediaGroupId?: string): Message {
+  const message: Message = {
+    message_id: bot.nextMessageId(prepared.chat.id),
     from: bot.from,
     chat: prepared.chat,
     date: now(),
@@ -62,7 +64,7 @@ export function finishSend(bot: BotState, prepared: Prepared, body: TgObject, me
  * A new message from the bot in the chat of `chat_id`: `content()` runs after the chat and the reply target were
  * checked (td's checks come last).
  */
-export function sendNew(bot: BotState, params: Params, content: () => TgObject, chat?: TgObject): TgObject {
+export function sendNew(bot: BotState, params: Params, content: () => TgObject, chat?: Chat): Message {
   const prepared = prepareSend(bot, params, chat)
   return finishSend(bot, prepared, content())
 }

@@ -12,6 +12,7 @@ import {CommandLists} from './commands.js'
 import {InlineStore} from './inline.js'
 import {UserDirectory} from './users.js'
 import type {RecordedCall, TgObject, Update, WebhookState} from '../types.js'
+import {type BotSender, type BotUser, type Chat, type Message, isObject} from '../telegram.js'
 import {toInteger} from '../integer.js'
 import {DEFAULT_ALLOWED, chatsIn, updateTypeOf, webhookQueueOf} from './updates.js'
 import {Payments} from './payments.js'
@@ -59,7 +60,7 @@ const INT32_MAX = 2147483647
 
 export class BotState {
   readonly id: number
-  readonly user: TgObject
+  readonly user: BotUser
   revoked = false
   loggedOut = false
   /** After `close`: 'closing' (requests get 500 restart), then 'closed' (the next request launches it again). */
@@ -102,7 +103,7 @@ export class BotState {
   lastPoll?: {offset: number; at: number}
 
   /** Chats the bot may write to, by id (and by '@username'). */
-  readonly chats = new Map<string, TgObject>()
+  readonly chats = new Map<string, Chat>()
   /** Last message_id used per chat (user and bot messages share the counter, as in private chats). */
   readonly lastMessageId = new Map<string, number>()
   /** Every message of the bot's chats: sender, current content, deleted or not (see messages.ts). */
@@ -192,7 +193,7 @@ export class BotState {
   }
 
   /** The bot as `from` of its own messages. */
-  get from(): TgObject {
+  get from(): BotSender {
     return {id: this.id, is_bot: true, first_name: this.user.first_name, username: this.user.username}
   }
 
@@ -204,7 +205,8 @@ export class BotState {
     const type = updateTypeOf(body)
     if (!type || !this.allowed.has(type)) return undefined
     for (const chat of chatsIn(body)) this.rememberChat(chat)
-    const expiresAt = expiryOf(type, body[type] as TgObject | undefined, this.lifetimeScale)
+    const content = body[type]
+    const expiresAt = expiryOf(type, isObject(content) ? content : undefined, this.lifetimeScale)
     if (expiresAt <= Date.now()) return undefined // e.g. a message dated more than a day ago: never queued
     const {update_id: _ignored, ...rest} = body
     const ordered = {update_id: this.nextUpdateId, ...rest} as Update
@@ -271,7 +273,7 @@ export class BotState {
     for (const [id, entry] of this.queue) if (entry.expiresAt <= now && !entry.inFlight) this.queue.delete(id)
   }
 
-  rememberChat(chat: TgObject): void {
+  rememberChat(chat: Chat): void {
     const key = String(chat.id)
     const known = this.chats.get(key)
     this.chats.set(key, known ? {...known, ...chat} : chat)
@@ -279,7 +281,7 @@ export class BotState {
   }
 
   /** The chat a `chat_id` parameter names, if the bot has seen it. */
-  findChat(chatId: string): TgObject | undefined {
+  findChat(chatId: string): Chat | undefined {
     // a numeric id is read as Client::check_chat reads it: td::to_integer<int64>
     const key = chatId.startsWith('@') ? chatId.toLowerCase() : String(toInteger(chatId))
     return this.chats.get(key)
@@ -297,12 +299,12 @@ export class BotState {
     if ((this.lastMessageId.get(key) ?? 0) < messageId) this.lastMessageId.set(key, messageId)
   }
 
-  storeMessage(message: TgObject): void {
-    this.messages.put(message, (message.from as TgObject | undefined)?.id === this.id)
+  storeMessage(message: Message): void {
+    this.messages.put(message, message.from?.id === this.id)
   }
 
   /** A message of the chat that exists now (not deleted). */
-  message(chatId: number, messageId: number): TgObject | undefined {
+  message(chatId: number, messageId: number): Message | undefined {
     return this.messages.live(chatId, messageId)
   }
 }

@@ -8,6 +8,7 @@
 import {randomBytes} from 'node:crypto'
 import {badRequest} from '../errors.js'
 import type {TgObject} from '../types.js'
+import type {Message, User} from '../telegram.js'
 
 /** The BusinessBotRights flags, in the server's order (BA `JsonBusinessBotRights`). */
 export const BUSINESS_RIGHTS = [
@@ -30,7 +31,7 @@ export const BUSINESS_RIGHTS = [
 export interface BusinessConnection {
   id: string
   /** The business account's user. */
-  user: TgObject
+  user: User
   date: number
   isEnabled: boolean
   /** The rights set to true. */
@@ -38,7 +39,7 @@ export interface BusinessConnection {
 }
 
 interface StoredBusinessMessage {
-  message: TgObject
+  message: Message
   deleted: boolean
 }
 
@@ -50,7 +51,7 @@ export class Business {
   private readonly messages = new Map<string, StoredBusinessMessage>()
   private readonly lastIds = new Map<string, number>()
 
-  add(user: TgObject, rights: Iterable<string>, isEnabled: boolean): BusinessConnection {
+  add(user: User, rights: Iterable<string>, isEnabled: boolean): BusinessConnection {
     let id = ''
     while (id === '' || this.connections.has(id)) id = randomBytes(12).toString('base64url')
     const connection: BusinessConnection = {
@@ -89,14 +90,14 @@ export class Business {
   }
 
   /** Store a message of a business chat (a new one, or the new content of an edited one). */
-  put(connectionId: string, message: TgObject): void {
-    const key = `${connectionId}:${(message.chat as TgObject).id}:${message.message_id}`
+  put(connectionId: string, message: Message): void {
+    const key = `${connectionId}:${message.chat.id}:${message.message_id}`
     this.messages.set(key, {message, deleted: false})
     if (this.messages.size > MAX_MESSAGES) this.messages.delete(this.messages.keys().next().value!)
   }
 
   /** A live message of a business chat. */
-  message(connectionId: string, chatId: number, messageId: number): TgObject | undefined {
+  message(connectionId: string, chatId: number, messageId: number): Message | undefined {
     const stored = this.messages.get(`${connectionId}:${chatId}:${messageId}`)
     return stored && !stored.deleted ? stored.message : undefined
   }
@@ -123,11 +124,11 @@ export class Business {
   }
 
   /** The live messages of one business chat, oldest first. */
-  chat(connectionId: string, chatId: number): TgObject[] {
+  chat(connectionId: string, chatId: number): Message[] {
     const prefix = `${connectionId}:${chatId}:`
-    const out: TgObject[] = []
+    const out: Message[] = []
     for (const [key, stored] of this.messages) if (key.startsWith(prefix) && !stored.deleted) out.push(stored.message)
-    return out.sort((a, b) => (a.message_id as number) - (b.message_id as number))
+    return out.sort((a, b) => a.message_id - b.message_id)
   }
 
   clear(): void {

@@ -16,7 +16,8 @@ export interface EphemeralMessage {
 }
 
 export interface CallbackOrigin {
-  userId: number
+  /** Who pressed (an injected query without a user id has none). */
+  userId?: number
   chatId?: number
   messageId?: number
   /** The pressed message was itself ephemeral: it is changed with editEphemeralMessage…, not replaced. */

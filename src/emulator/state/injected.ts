@@ -6,14 +6,15 @@
  */
 import type {BotState} from './bot.js'
 import type {TgObject} from '../types.js'
+import {isObject} from '../telegram.js'
 
 export function noteInjected(bot: BotState, body: TgObject): void {
-  const query = body.callback_query as TgObject | undefined
-  if (query && typeof query.id === 'string') {
-    const message = query.message as TgObject | undefined
-    const chat = message?.chat as TgObject | undefined
+  const query = body.callback_query
+  if (isObject(query) && typeof query.id === 'string') {
+    const message = isObject(query.message) ? query.message : undefined
+    const chat = isObject(message?.chat) ? message.chat : undefined
     bot.ephemeral.noteCallbackQuery(query.id, {
-      userId: (query.from as TgObject | undefined)?.id as number,
+      ...(isObject(query.from) && typeof query.from.id === 'number' ? {userId: query.from.id} : {}),
       ...(typeof chat?.id === 'number' ? {chatId: chat.id} : {}),
       ...(typeof message?.message_id === 'number' ? {messageId: message.message_id} : {}),
       ephemeral: message?.message_id === 0,
@@ -30,14 +31,14 @@ export function noteInjected(bot: BotState, body: TgObject): void {
     ) {
       const id = bot.inline.newMessageId(bot.id)
       const {message_id: _m, from: _f, chat: _c, date: _d, reply_markup, edit_date: _e, ...content} = message
-      bot.inline.addMessage({id, content, ...(reply_markup ? {replyMarkup: reply_markup as TgObject} : {})})
+      bot.inline.addMessage({id, content, ...(isObject(reply_markup) ? {replyMarkup: reply_markup} : {})})
       // in the Bot API's order: id, from, inline_message_id, chat_instance, data…
       const {id: queryId, from, message: _message, chat_instance, ...rest} = query
       body.callback_query = {id: queryId, from, inline_message_id: id, chat_instance, ...rest}
     }
   }
   for (const kind of ['widget_query', 'shared_widget_query']) {
-    const widgetQuery = body[kind] as TgObject | undefined
-    if (widgetQuery && typeof widgetQuery.id === 'string') bot.widgets.addQuery(kind, widgetQuery)
+    const widgetQuery = body[kind]
+    if (isObject(widgetQuery) && typeof widgetQuery.id === 'string') bot.widgets.addQuery(kind, widgetQuery)
   }
 }

@@ -4,11 +4,24 @@
  */
 import {randomBytes} from 'node:crypto'
 import type {TgObject} from '../types.js'
+import type {User} from '../telegram.js'
+
+/** An inline query a user made (core.telegram.org/bots/api#inlinequery). */
+export type InlineQuery = {id: string; from: User; chat_type?: string; query: string; offset: string}
+
+/** The bot's answerInlineQuery, as the emulator keeps it: the results as the bot sent them (methods/inline.ts checks). */
+export type InlineAnswer = {
+  results: TgObject[]
+  cache_time: number
+  is_personal: boolean
+  next_offset: string
+  button?: unknown
+}
 
 export interface InlineQueryState {
-  query: TgObject
+  query: InlineQuery
   madeAt: number
-  answer?: TgObject
+  answer?: InlineAnswer
 }
 
 export interface InlineMessageState {
@@ -26,8 +39,8 @@ export class InlineStore {
   readonly messages = new Map<string, InlineMessageState>()
   private serial = 0
 
-  addQuery(query: TgObject): void {
-    this.queries.set(String(query.id), {query, madeAt: Date.now()})
+  addQuery(query: InlineQuery): void {
+    this.queries.set(query.id, {query, madeAt: Date.now()})
     if (this.queries.size > MAX) this.queries.delete(this.queries.keys().next().value!)
   }
 

@@ -9,21 +9,22 @@
 import type {BotState} from './bot.js'
 import {type MemberStatus, chatMember} from './members.js'
 import type {TgObject} from '../types.js'
+import type {Chat, ChatInviteLink, ChatMember, User} from '../telegram.js'
 
 /** Whether a ChatMember is in the chat (creator, administrator, member, or restricted and still a member). */
-export function isPresent(member: TgObject | undefined): boolean {
+export function isPresent(member: ChatMember | undefined): boolean {
   if (!member) return false
-  const status = member.status as MemberStatus
+  const status = member.status
   if (status === 'restricted') return member.is_member !== false
   return status === 'creator' || status === 'administrator' || status === 'member'
 }
 
 /** The chat as the bot knows it, else a new group (a `-100…` id a supergroup) the bot now knows. */
-export function groupChat(bot: BotState, chatId: number, type?: string, title?: string): TgObject {
+export function groupChat(bot: BotState, chatId: number, type?: string, title?: string): Chat {
   const known = bot.findChat(String(chatId))
   if (known) return known
   if (chatId > 0) throw new Error(`chat ${chatId} is a private chat: members change in groups and channels`)
-  const chat: TgObject = {
+  const chat: Chat = {
     id: chatId,
     title: title ?? (type === 'channel' ? 'Test Channel' : 'Test Group'),
     type: type ?? (String(chatId).startsWith('-100') ? 'supergroup' : 'group'),
@@ -33,7 +34,7 @@ export function groupChat(bot: BotState, chatId: number, type?: string, title?: 
 }
 
 export interface ChangeExtra {
-  inviteLink?: TgObject
+  inviteLink?: ChatInviteLink
   viaJoinRequest?: boolean
 }
 
@@ -43,17 +44,17 @@ export interface ChangeExtra {
  */
 export function changeMember(
   bot: BotState,
-  chat: TgObject,
-  next: TgObject,
-  actor: TgObject,
+  chat: Chat,
+  next: ChatMember,
+  actor: User,
   extra: ChangeExtra = {},
 ): TgObject[] {
-  const user = next.user as TgObject
+  const user = next.user
   const isBot = user.id === bot.id
   const old = isBot
     ? bot.members.bot(chat, bot.from)
-    : (bot.members.get(chat.id as number, user.id as number) ?? chatMember(chat, user, 'left'))
-  bot.members.set(chat.id as number, next)
+    : (bot.members.get(chat.id, user.id) ?? chatMember(chat, user, 'left'))
+  bot.members.set(chat.id, next)
   const date = Math.floor(Date.now() / 1000)
   const updated: TgObject = {
     chat,
@@ -73,7 +74,7 @@ export function changeMember(
   if ((chat.type === 'group' || chat.type === 'supergroup') && (joined || left) && !(isBot && left)) {
     updates.push({
       message: {
-        message_id: bot.nextMessageId(chat.id as number),
+        message_id: bot.nextMessageId(chat.id),
         from: actor,
         chat,
         date,

@@ -6,6 +6,7 @@
  * chat a member.
  */
 import type {TgObject} from '../types.js'
+import type {Chat, ChatInviteLink, ChatMember, User} from '../telegram.js'
 
 export type MemberStatus = 'creator' | 'administrator' | 'member' | 'restricted' | 'left' | 'kicked'
 export const MEMBER_STATUSES: readonly MemberStatus[] = [
@@ -65,7 +66,7 @@ const BOT_DEFAULT_RIGHTS = new Set(
   ADMIN_RIGHTS.map(([r]) => r).filter((r) => r !== 'can_promote_members' && r !== 'is_anonymous'),
 )
 
-const chatKind = (chat: TgObject): 'group' | 'supergroup' | 'channel' =>
+const chatKind = (chat: Chat): 'group' | 'supergroup' | 'channel' =>
   chat.type === 'channel' ? 'channel' : chat.type === 'supergroup' ? 'supergroup' : 'group'
 
 /**
@@ -73,13 +74,13 @@ const chatKind = (chat: TgObject): 'group' | 'supergroup' | 'channel' =>
  * rights or restricted permissions set to true) and the extras (`until_date`, `custom_title`, `tag`, `is_member`).
  */
 export function chatMember(
-  chat: TgObject,
-  user: TgObject,
+  chat: Chat,
+  user: User,
   status: MemberStatus,
   extra: {rights?: Iterable<string>; untilDate?: number; customTitle?: string; tag?: string; isMember?: boolean} = {},
-): TgObject {
+): ChatMember {
   const rights = new Set(extra.rights ?? [])
-  const out: TgObject = {user, status}
+  const out: ChatMember = {user, status}
   switch (status) {
     case 'creator':
       if (extra.customTitle) out.custom_title = extra.customTitle
@@ -113,7 +114,7 @@ export function chatMember(
 }
 
 /** The names of the rights (or permissions) a ChatMember has set to true. */
-export function rightsOf(member: TgObject): string[] {
+export function rightsOf(member: ChatMember): string[] {
   return Object.entries(member)
     .filter(([k, v]) => k.startsWith('can_') && v === true)
     .map(([k]) => k)
@@ -122,14 +123,14 @@ export function rightsOf(member: TgObject): string[] {
 export interface InviteLink {
   chatId: number
   /** The ChatInviteLink object (BA `JsonChatInviteLink` 1035). */
-  link: TgObject
+  link: ChatInviteLink
   /** How many joined through it (for member_limit). */
   joined: number
 }
 
 export interface JoinRequest {
   chatId: number
-  user: TgObject
+  user: User
   date: number
   bio?: string
   inviteLink?: string
@@ -150,7 +151,7 @@ function trim<K, V>(map: Map<K, V>, max: number): void {
 }
 
 export class Members {
-  private readonly byChat = new Map<string, Map<number, TgObject>>()
+  private readonly byChat = new Map<string, Map<number, ChatMember>>()
   readonly links = new Map<string, InviteLink>()
   /** Pending join requests by `chat:user`. */
   readonly requests = new Map<string, JoinRequest>()
@@ -167,11 +168,11 @@ export class Members {
   }
 
   /** The recorded ChatMember of a user in a chat, if any. */
-  get(chatId: number, userId: number): TgObject | undefined {
+  get(chatId: number, userId: number): ChatMember | undefined {
     return this.byChat.get(String(chatId))?.get(userId)
   }
 
-  set(chatId: number, member: TgObject): void {
+  set(chatId: number, member: ChatMember): void {
     const key = String(chatId)
     let chat = this.byChat.get(key)
     if (!chat) {
@@ -179,25 +180,25 @@ export class Members {
       this.byChat.set(key, chat)
       if (this.byChat.size > MAX_CHATS) this.byChat.delete(this.byChat.keys().next().value!)
     }
-    chat.set((member.user as TgObject).id as number, member)
+    chat.set(member.user.id, member)
     if (chat.size > MAX_PER_CHAT) chat.delete(chat.keys().next().value!)
   }
 
   /** Every recorded member of a chat. */
-  all(chatId: number): TgObject[] {
+  all(chatId: number): ChatMember[] {
     return [...(this.byChat.get(String(chatId))?.values() ?? [])]
   }
 
   /** The bot's own ChatMember in a chat: recorded, else an administrator of a group or channel, a member elsewhere. */
-  bot(chat: TgObject, botUser: TgObject): TgObject {
-    const known = this.get(chat.id as number, botUser.id as number)
+  bot(chat: Chat, botUser: User): ChatMember {
+    const known = this.get(chat.id, botUser.id)
     if (known) return known
     if (chat.type === 'private') return chatMember(chat, botUser, 'member')
     return chatMember(chat, botUser, 'administrator', {rights: BOT_DEFAULT_RIGHTS})
   }
 
   /** Whether the bot is an administrator (or the creator) of the chat, as updates like chat_member require. */
-  botIsAdmin(chat: TgObject, botUser: TgObject): boolean {
+  botIsAdmin(chat: Chat, botUser: User): boolean {
     const status = this.bot(chat, botUser).status
     return status === 'administrator' || status === 'creator'
   }

@@ -2,10 +2,10 @@
  * The messages of one bot's chats as the server knows them: who sent each (the bot or someone else), its current
  * content (edits applied) and whether it was deleted. Edits, replies, deletions and button presses look here.
  */
-import type {TgObject} from '../types.js'
+import type {Message} from '../telegram.js'
 
 export interface StoredMessage {
-  message: TgObject
+  message: Message
   /** Sent by the bot itself (it may edit it), as opposed to a user's or another bot's message. */
   byBot: boolean
   deleted: boolean
@@ -25,8 +25,8 @@ export class MessageStore {
   private oldest?: IterableIterator<string>
 
   /** Store a new message, or its new content (an edit keeps who sent it and its place). */
-  put(message: TgObject, byBot: boolean): void {
-    const key = keyOf((message.chat as TgObject).id as number, message.message_id as number)
+  put(message: Message, byBot: boolean): void {
+    const key = keyOf(message.chat.id, message.message_id)
     const known = this.byKey.get(key)
     if (known) {
       known.message = message
@@ -53,7 +53,7 @@ export class MessageStore {
   }
 
   /** A message that exists now (not deleted). */
-  live(chatId: number | string, messageId: number | string): TgObject | undefined {
+  live(chatId: number | string, messageId: number | string): Message | undefined {
     const stored = this.byKey.get(keyOf(chatId, messageId))
     return stored && !stored.deleted ? stored.message : undefined
   }
@@ -79,7 +79,7 @@ export class MessageStore {
   }
 
   /** Live messages as `[\`${chatId}:${messageId}\`, message]`, oldest first (like the Map this store replaced). */
-  *[Symbol.iterator](): IterableIterator<[string, TgObject]> {
+  *[Symbol.iterator](): IterableIterator<[string, Message]> {
     for (const [key, stored] of this.byKey) if (!stored.deleted) yield [key, stored.message]
   }
 }

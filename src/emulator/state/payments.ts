@@ -6,6 +6,7 @@
  */
 import {randomBytes, randomInt} from 'node:crypto'
 import type {TgObject} from '../types.js'
+import type {Message, StarTransaction, SuccessfulPayment} from '../telegram.js'
 
 export interface LabeledPrice {
   label: string
@@ -63,9 +64,9 @@ export interface PaymentAttempt {
   preCheckoutQueryId?: string
   /** Set when paid. */
   chargeId?: string
-  successfulPayment?: TgObject
+  successfulPayment?: SuccessfulPayment
   /** The successful_payment service message (when paid). */
-  message?: TgObject
+  message?: Message
   at: number
 }
 
@@ -127,7 +128,7 @@ export class Payments {
   readonly queries = new Map<string, OpenPaymentQuery>()
   readonly charges = new Map<string, Charge>()
   /** StarTransaction objects, oldest first (getStarTransactions). */
-  readonly transactions: TgObject[] = []
+  readonly transactions: StarTransaction[] = []
   readonly attempts: PaymentAttempt[] = []
   private attemptSeq = 0
 
@@ -174,7 +175,7 @@ export class Payments {
     bounded(this.charges, MAX_CHARGES)
   }
 
-  addTransaction(transaction: TgObject): void {
+  addTransaction(transaction: StarTransaction): void {
     this.transactions.push(transaction)
     if (this.transactions.length > MAX_TRANSACTIONS) this.transactions.splice(0, MAX_TRANSACTIONS / 10)
   }
@@ -182,7 +183,7 @@ export class Payments {
   /** The bot's Star balance: incoming minus outgoing transactions. */
   balance(): number {
     let total = 0
-    for (const t of this.transactions) total += 'source' in t ? (t.amount as number) : -(t.amount as number)
+    for (const t of this.transactions) total += 'source' in t ? t.amount : -t.amount
     return total
   }
 

@@ -2,6 +2,7 @@
  * (the webhook_queue_id Client.cpp add_update gives, WebhookActor.cpp load_updates). */
 import {detectEntities, entitiesJson} from '../format/index.js'
 import type {TgObject} from '../types.js'
+import {type Chat, isChat, isObject} from '../telegram.js'
 import {parseJsonBounded} from '../json.js'
 
 /** Names recognized in allowed_updates, in the server's order. */
@@ -153,8 +154,8 @@ const NOT_THE_BOTS = new Set([
 const NESTED_MESSAGES = ['message', 'reply_to_message', 'pinned_message', 'edited_message', 'channel_post']
 
 /** Every chat an update mentions (so the bot may write to it later). */
-export function chatsIn(update: TgObject): TgObject[] {
-  const out: TgObject[] = []
+export function chatsIn(update: TgObject): Chat[] {
+  const out: Chat[] = []
   // a business chat is the business account's, a guest bot's chat is someone else's: neither lets the bot write there
   for (const key in update)
     if (key !== 'update_id' && Object.hasOwn(update, key) && !NOT_THE_BOTS.has(key)) visitChats(update[key], 0, out)
@@ -162,20 +163,16 @@ export function chatsIn(update: TgObject): TgObject[] {
 }
 
 /** chatsIn's walk: the chat and the sender (a person's private chat) of `o` and of the messages in it, to depth 4. */
-function visitChats(o: unknown, depth: number, out: TgObject[]): void {
-  if (!o || typeof o !== 'object' || depth > 4) return
-  const rec = o as TgObject
-  if (rec.chat && typeof rec.chat === 'object' && typeof (rec.chat as TgObject).id === 'number')
-    out.push(rec.chat as TgObject)
-  for (const key of NESTED_MESSAGES) {
-    if (rec[key] && typeof rec[key] === 'object') visitChats(rec[key], depth + 1, out)
-  }
-  const from = rec.from as TgObject | undefined
-  if (from && typeof from.id === 'number' && from.is_bot !== true) {
+function visitChats(o: unknown, depth: number, out: Chat[]): void {
+  if (!isObject(o) || depth > 4) return
+  if (isChat(o.chat)) out.push(o.chat)
+  for (const key of NESTED_MESSAGES) visitChats(o[key], depth + 1, out)
+  const from = o.from
+  if (isObject(from) && typeof from.id === 'number' && from.is_bot !== true) {
     out.push({
       id: from.id,
-      first_name: from.first_name,
-      ...(from.username ? {username: from.username} : {}),
+      first_name: typeof from.first_name === 'string' ? from.first_name : undefined,
+      ...(typeof from.username === 'string' && from.username ? {username: from.username} : {}),
       type: 'private',
     })
   }

@@ -4,7 +4,7 @@
  * as Telegram keeps it for callback queries.
  */
 import {randomInt} from 'node:crypto'
-import type {TgObject} from '../types.js'
+import type {User} from '../telegram.js'
 
 /** What a caller may say about a user; fields left out keep their current value. */
 export interface UserFields {
@@ -19,29 +19,29 @@ export interface UserFields {
 const MAX_USERS = 100_000
 
 export class UserDirectory {
-  private readonly users = new Map<number, TgObject>()
+  private readonly users = new Map<number, User>()
   private readonly instances = new Map<number, string>()
 
   /** The user's profile as Telegram sends it in `from`, creating it (first name "Test", username "tester") if new. */
-  profile(id: number): TgObject {
+  profile(id: number): User {
     return this.users.get(id) ?? this.update(id, {})
   }
 
   /** The profile if this user was seen or set. */
-  known(id: number): TgObject | undefined {
+  known(id: number): User | undefined {
     return this.users.get(id)
   }
 
   /** Record what is known about a user (a new user gets the defaults for what is not given); returns the profile. */
-  update(id: number, fields: UserFields): TgObject {
+  update(id: number, fields: UserFields): User {
     const current = this.users.get(id)
-    const firstName = fields.firstName ?? (current?.first_name as string | undefined) ?? 'Test'
-    const lastName = fields.lastName ?? (current?.last_name as string | undefined)
-    const username = fields.username ?? (current ? (current.username as string | undefined) : 'tester')
-    const language = fields.languageCode ?? (current?.language_code as string | undefined)
-    const premium = fields.isPremium ?? (current?.is_premium as boolean | undefined)
+    const firstName = fields.firstName ?? current?.first_name ?? 'Test'
+    const lastName = fields.lastName ?? current?.last_name
+    const username = fields.username ?? (current ? current.username : 'tester')
+    const language = fields.languageCode ?? current?.language_code
+    const premium = fields.isPremium ?? current?.is_premium
     // the server's order: id, is_bot, first_name, last_name, username, language_code, is_premium
-    const profile: TgObject = {
+    const profile: User = {
       id,
       is_bot: false,
       first_name: firstName,

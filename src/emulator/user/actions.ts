@@ -5,16 +5,17 @@
 import {randomInt} from 'node:crypto'
 import type {BotState} from '../state/bot.js'
 import type {CallbackQueryOptions, TgObject, UserMessageOptions} from '../types.js'
+import {type CallbackQuery, type Chat, type Message, type User, isMessage, isObject} from '../telegram.js'
 import {commandEntities} from '../state/updates.js'
 import {supergroupIdFor} from '../state/faults.js'
 
 /** A text message from a user in a private chat (or a group when chatId < 0); `/commands` get bot_command entities. */
-export function userMessage(bot: BotState, options: UserMessageOptions): TgObject {
+export function userMessage(bot: BotState, options: UserMessageOptions): Message {
   const from = userOf(bot, options)
-  const chatId = options.chatId ?? (from.id as number)
+  const chatId = options.chatId ?? from.id
   // A group the bot knows already (a supergroup, a forum) keeps its type and title unless the caller names another.
   const known = chatId < 0 ? bot.chats.get(String(chatId)) : undefined
-  const chat: TgObject =
+  const chat: Chat =
     chatId < 0
       ? known && typeof known.type === 'string' && known.type !== 'private'
         ? {
@@ -51,13 +52,13 @@ export function userMessage(bot: BotState, options: UserMessageOptions): TgObjec
 }
 
 /** A callback_query on the bot's message `messageId` (default: the bot's latest message in the chat). */
-export function callbackQuery(bot: BotState, options: CallbackQueryOptions): TgObject {
+export function callbackQuery(bot: BotState, options: CallbackQueryOptions): CallbackQuery {
   const from = userOf(bot, options)
-  const chatId = options.chatId ?? (from.id as number)
+  const chatId = options.chatId ?? from.id
   if (options.ephemeralMessageId !== undefined) {
     // only the receiver sees an ephemeral message, so only they press its buttons
-    const entry = bot.ephemeral.get(chatId, from.id as number, options.ephemeralMessageId)
-    if (!entry)
+    const entry = bot.ephemeral.get(chatId, from.id, options.ephemeralMessageId)
+    if (!entry || !isMessage(entry.message))
       throw new Error(
         `user ${String(from.id)} has no ephemeral message ${options.ephemeralMessageId} in chat ${chatId}`,
       )
@@ -96,7 +97,7 @@ function callbackQueryId(): string {
 export function userOf(
   bot: BotState,
   options: {userId?: number; firstName?: string; lastName?: string; username?: string; languageCode?: string},
-): TgObject {
+): User {
   return bot.users.update(options.userId ?? 1111, {
     firstName: options.firstName,
     lastName: options.lastName,
@@ -107,9 +108,8 @@ export function userOf(
 
 function latestBotMessageId(bot: BotState, chatId: number): number | undefined {
   for (let i = bot.calls.length - 1; i >= 0; i--) {
-    const result = bot.calls[i].result as TgObject | undefined
-    const chat = result?.chat as TgObject | undefined
-    if (chat?.id === chatId && typeof result?.message_id === 'number' && bot.message(chatId, result.message_id)) {
+    const result = bot.calls[i].result
+    if (isMessage(result) && result.chat.id === chatId && bot.message(chatId, result.message_id)) {
       return result.message_id
     }
   }
@@ -127,14 +127,14 @@ export function setBlocked(bot: BotState, chatId: number, blocked: boolean): TgO
   if (blocked) bot.faults.blocked.add(String(chatId))
   else bot.faults.blocked.delete(String(chatId))
   const known = bot.findChat(String(chatId))
-  const user: TgObject = bot.users.known(chatId) ?? {
+  const user: User = bot.users.known(chatId) ?? {
     id: chatId,
     is_bot: false,
     first_name: known?.first_name ?? 'User',
     ...(known?.last_name ? {last_name: known.last_name} : {}),
     ...(known?.username ? {username: known.username} : {}),
   }
-  const chat: TgObject = known ?? {
+  const chat: Chat = known ?? {
     id: chatId,
     first_name: user.first_name,
     ...(user.last_name ? {last_name: user.last_name} : {}),
@@ -172,8 +172,8 @@ export function noteUsers(bot: BotState, body: TgObject): void {
   for (const value of Object.values(body)) {
     if (!value || typeof value !== 'object') continue
     for (const key of ['from', 'user']) {
-      const user = (value as TgObject)[key] as TgObject | undefined
-      if (!user || typeof user.id !== 'number' || user.is_bot === true || user.id <= 0) continue
+      const user = isObject(value) ? value[key] : undefined
+      if (!isObject(user) || typeof user.id !== 'number' || user.is_bot === true || user.id <= 0) continue
       if (bot.users.known(user.id) === user) continue // the profile itself (a message the emulator made)
       bot.users.update(user.id, {
         ...(typeof user.first_name === 'string' ? {firstName: user.first_name} : {}),

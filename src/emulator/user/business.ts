@@ -8,6 +8,7 @@ import type {BotState} from '../state/bot.js'
 import {BUSINESS_RIGHTS, type BusinessConnection, businessConnectionJson} from '../state/business.js'
 import {userMessageEntities} from '../state/updates.js'
 import type {TgObject} from '../types.js'
+import type {Message} from '../telegram.js'
 import {privateChat, userFor} from './users.js'
 
 export interface ConnectOptions {
@@ -74,9 +75,9 @@ export function businessMessage(bot: BotState, options: BusinessMessageOptions):
   const customer = userFor(bot, options.customerId ?? 3333, options)
   const chat = privateChat(customer)
   const entities = userMessageEntities(options.text)
-  const message: TgObject = {
+  const message: Message = {
     business_connection_id: connection.id,
-    message_id: bot.business.nextMessageId(connection.id, customer.id as number),
+    message_id: bot.business.nextMessageId(connection.id, customer.id),
     from: options.fromOwner ? connection.user : customer,
     chat,
     date: Math.floor(Date.now() / 1000),
@@ -97,7 +98,7 @@ export function editBusinessMessage(
   if (!old) throw new Error(`there is no message ${options.messageId} in business chat ${options.chatId}`)
   const {entities: _e, text: _t, edit_date: _d, ...rest} = old
   const entities = userMessageEntities(options.text)
-  const message: TgObject = {
+  const message: Message = {
     ...rest,
     edit_date: Math.floor(Date.now() / 1000),
     text: options.text,

@@ -7,6 +7,8 @@
 import {randomInt} from 'node:crypto'
 import type {BotState} from '../state/bot.js'
 import type {TgObject} from '../types.js'
+import {isObject} from '../telegram.js'
+import type {InlineQuery} from '../state/inline.js'
 import {userOf} from './actions.js'
 
 export interface InlineQueryOptions {
@@ -23,7 +25,7 @@ export interface InlineQueryOptions {
 
 const CHAT_TYPES = new Set(['sender', 'private', 'group', 'supergroup', 'channel'])
 
-export function inlineQuery(bot: BotState, options: InlineQueryOptions): TgObject {
+export function inlineQuery(bot: BotState, options: InlineQueryOptions): InlineQuery {
   if (bot.user.supports_inline_queries !== true)
     throw new Error(
       'the bot does not support inline queries (Telegram sends none until /setinline): create it with supportsInlineQueries: true, or start the emulator with that option',
@@ -34,7 +36,7 @@ export function inlineQuery(bot: BotState, options: InlineQueryOptions): TgObjec
     throw new Error(`chat_type must be one of ${[...CHAT_TYPES].join(', ')}`)
   const from = userOf(bot, options)
   const id = String(randomInt(1, 2 ** 47)) + String(randomInt(100000, 999999))
-  const query = {
+  const query: InlineQuery = {
     id,
     from,
     ...(options.chatType ? {chat_type: options.chatType} : {}),
@@ -51,18 +53,18 @@ export function chooseResult(bot: BotState, queryId: string, resultId: string): 
   if (!state) throw new Error(`there is no inline query ${queryId} of this bot`)
   const answer = state.answer
   if (!answer) throw new Error(`the bot has not answered inline query ${queryId}: there is nothing to choose`)
-  const result = (answer.results as TgObject[]).find((r) => String(r.id) === resultId)
+  const result = answer.results.find((r) => String(r.id) === resultId)
   if (!result) {
-    const ids = (answer.results as TgObject[]).map((r) => String(r.id))
+    const ids = answer.results.map((r) => String(r.id))
     throw new Error(`the answer has no result "${resultId}"; its results: ${ids.join(', ') || '(none)'}`)
   }
   let inlineMessageId: string | undefined
-  if (result.reply_markup) {
+  if (isObject(result.reply_markup)) {
     inlineMessageId = bot.inline.newMessageId(bot.id)
     bot.inline.addMessage({
       id: inlineMessageId,
       content: contentOf(result),
-      replyMarkup: result.reply_markup as TgObject,
+      replyMarkup: result.reply_markup,
     })
   }
   const query = state.query
@@ -76,7 +78,7 @@ export function chooseResult(bot: BotState, queryId: string, resultId: string): 
 
 /** What the sent message holds: the input_message_content (or legacy message_text), else the result's media. */
 function contentOf(result: TgObject): TgObject {
-  const content = (result.input_message_content as TgObject | undefined) ?? {}
+  const content = isObject(result.input_message_content) ? result.input_message_content : {}
   if (typeof content.message_text === 'string') return {text: content.message_text}
   if (typeof result.message_text === 'string') return {text: result.message_text}
   if (content.latitude !== undefined)

@@ -44,9 +44,9 @@ function linkFor(bot: BotState, chatId: number, url: string) {
   if (!entry || entry.chatId !== chatId)
     throw new Error(`there is no invite link ${url} of chat ${chatId} (createChatInviteLink)`)
   if (entry.link.is_revoked) throw new Error(`the invite link ${url} was revoked`)
-  const expire = entry.link.expire_date as number | undefined
+  const expire = entry.link.expire_date
   if (expire && expire * 1000 < Date.now()) throw new Error(`the invite link ${url} has expired`)
-  const limit = entry.link.member_limit as number | undefined
+  const limit = entry.link.member_limit
   if (limit && entry.joined >= limit) throw new Error(`the invite link ${url} reached its member_limit (${limit})`)
   return entry
 }

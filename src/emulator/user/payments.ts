@@ -16,6 +16,7 @@ import {
   newChargeId,
 } from '../state/payments.js'
 import type {TgObject, Update} from '../types.js'
+import {type Message, type StarTransaction, type SuccessfulPayment, type User, isObject} from '../telegram.js'
 import {randomBytes} from 'node:crypto'
 import {privateChat, userFor} from './users.js'
 
@@ -162,7 +163,7 @@ export function pay(host: PaymentHost, options: PayOptions): Promise<PaymentAtte
 async function run(
   host: PaymentHost,
   invoice: Invoice,
-  user: TgObject,
+  user: User,
   attempt: PaymentAttempt,
   options: PayOptions,
 ): Promise<void> {
@@ -177,7 +178,7 @@ async function run(
         id,
         from: user,
         invoice_payload: invoice.payload,
-        shipping_address: (orderInfo?.shipping_address as TgObject | undefined) ?? defaultAddress(),
+        shipping_address: isObject(orderInfo?.shipping_address) ? orderInfo.shipping_address : defaultAddress(),
       },
     })
     if (!('ok' in answer)) return end(attempt, 'timeout' in answer ? 'shipping_timeout' : 'stopped', SHIPPING_TIMEOUT)
@@ -221,7 +222,7 @@ async function run(
     ...(orderInfo ? {orderInfo} : {}),
     ...(subscription ? {subscription, first: true} : {}),
   })
-  if (invoice.messageId !== undefined) invoice.paidBy.add(user.id as number)
+  if (invoice.messageId !== undefined) invoice.paidBy.add(user.id)
 }
 
 function end(attempt: PaymentAttempt, status: PaymentAttempt['status'], errorMessage: string): void {
@@ -235,19 +236,19 @@ function paid(
   attempt: PaymentAttempt | undefined,
   p: {
     invoice: Invoice
-    user: TgObject
+    user: User
     totalAmount: number
     shippingOptionId?: string
     orderInfo?: TgObject
     subscription?: Subscription
     first?: boolean
   },
-): {message: TgObject; chargeId: string} {
+): {message: Message; chargeId: string} {
   const {bot} = host
   const stars = p.invoice.currency === 'XTR'
   const chargeId = newChargeId(p.invoice.currency)
   const date = now()
-  const successfulPayment: TgObject = {
+  const successfulPayment: SuccessfulPayment = {
     currency: p.invoice.currency,
     total_amount: p.totalAmount,
     invoice_payload: p.invoice.payload,
@@ -261,11 +262,11 @@ function paid(
   }
   const charge: Charge = {
     id: chargeId,
-    userId: p.user.id as number,
+    userId: p.user.id,
     currency: p.invoice.currency,
     totalAmount: p.totalAmount,
     payload: p.invoice.payload,
-    providerChargeId: successfulPayment.provider_payment_charge_id as string,
+    providerChargeId: successfulPayment.provider_payment_charge_id,
     date,
     refunded: false,
     ...(p.subscription ? {subscription: p.subscription} : {}),
@@ -286,8 +287,8 @@ function paid(
     })
   }
   const chat = privateChat(p.user)
-  const message: TgObject = {
-    message_id: bot.nextMessageId(chat.id as number),
+  const message: Message = {
+    message_id: bot.nextMessageId(chat.id),
     from: p.user,
     chat,
     date,
@@ -308,7 +309,7 @@ function paid(
  * successful_payment with `is_recurring` (no pre-checkout query: the user agreed when subscribing). Throws when the
  * bot canceled the subscription, or the charge is no subscription's.
  */
-export function renewSubscription(host: PaymentHost, chargeId: string): {message: TgObject; chargeId: string} {
+export function renewSubscription(host: PaymentHost, chargeId: string): {message: Message; chargeId: string} {
   const charge = host.bot.payments.charges.get(chargeId)
   if (!charge?.subscription) throw new Error(`there is no Stars subscription with charge id "${chargeId}"`)
   const subscription = charge.subscription
@@ -333,7 +334,7 @@ export function renewSubscription(host: PaymentHost, chargeId: string): {message
 export function buyPaidMedia(
   host: PaymentHost,
   options: {chatId: number; messageId: number; userId?: number; firstName?: string; username?: string},
-): {update_id: number; transaction?: TgObject} {
+): {update_id: number; transaction?: StarTransaction} {
   const {bot} = host
   const entry = bot.payments.paidMedia.get(`${options.chatId}:${options.messageId}`)
   const message = bot.message(options.chatId, options.messageId)
@@ -341,8 +342,8 @@ export function buyPaidMedia(
     throw new Error(`there is no paid media message ${options.messageId} in chat ${options.chatId} (sendPaidMedia)`)
   const userId = options.userId ?? (options.chatId > 0 ? options.chatId : 1111)
   const user = userFor(bot, userId, options)
-  const channel = (message.chat as TgObject).type === 'channel'
-  let transaction: TgObject | undefined
+  const channel = message.chat.type === 'channel'
+  let transaction: StarTransaction | undefined
   if (!channel) {
     transaction = {
       id: newChargeId('XTR'),

@@ -52,7 +52,7 @@ export function reactionUpdate(bot: BotState, options: ReactionOptions): {update
   const {chatId, messageId} = options
   const message = bot.message(chatId, messageId)
   if (!message) throw new Error(`there is no message ${messageId} in chat ${chatId}`)
-  const chat = message.chat as TgObject
+  const chat = message.chat
   const types = userReactionTypes(options.reaction)
   const userId = options.userId ?? (chatId > 0 ? chatId : 1111)
   if (!Number.isSafeInteger(userId) || userId <= 0) throw new Error(`user ${userId} must be a positive integer`)

@@ -1,21 +1,17 @@
 /** Users as the emulator's user actions show them. */
 import type {BotState} from '../state/bot.js'
-import type {TgObject} from '../types.js'
+import type {Chat, User} from '../telegram.js'
 
 /** A user as a User object, from what the bot knows of their private chat (else the defaults a user message has). */
-export function userFor(
-  bot: BotState,
-  userId: number,
-  options: {firstName?: string; username?: string} = {},
-): TgObject {
+export function userFor(bot: BotState, userId: number, options: {firstName?: string; username?: string} = {}): User {
   const chat = bot.findChat(String(userId))
-  const firstName = options.firstName ?? (chat?.type === 'private' ? (chat.first_name as string) : undefined) ?? 'Test'
-  const username = options.username ?? (chat?.type === 'private' ? (chat.username as string) : undefined) ?? 'tester'
+  const firstName = options.firstName ?? (chat?.type === 'private' ? chat.first_name : undefined) ?? 'Test'
+  const username = options.username ?? (chat?.type === 'private' ? chat.username : undefined) ?? 'tester'
   return {id: userId, is_bot: false, first_name: firstName, username}
 }
 
 /** A user's private chat with the bot as a Chat object (id, first name, username: what these actions show of it). */
-export function privateChat(user: TgObject): TgObject {
+export function privateChat(user: User): Chat {
   return {
     id: user.id,
     first_name: user.first_name,

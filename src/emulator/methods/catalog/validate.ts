@@ -7,7 +7,7 @@
 import type {BotState} from '../../state/bot.js'
 import {badRequest} from '../../errors.js'
 import type {Params} from '../../http/params.js'
-import type {TgObject} from '../../types.js'
+import type {Chat, Message} from '../../telegram.js'
 import type {FieldSpec, MethodSpec} from './index.js'
 import {parseJsonBounded} from '../../json.js'
 import {toInteger} from '../../integer.js'
@@ -122,8 +122,8 @@ export const isJsonParam = (p: FieldSpec): boolean => !SCALARS.has(p.type)
 
 /** What the checks found, for the result builder: the chat named by chat_id and the decoded JSON parameters. */
 export interface Checked {
-  chat?: TgObject
-  message?: TgObject
+  chat?: Chat
+  message?: Message
   json: Record<string, unknown>
 }
 
@@ -228,7 +228,7 @@ export function checkParams(bot: BotState, spec: MethodSpec, params: Params): Ch
   const messageParam = spec.params.find((p) => p.name === 'message_id')
   if (messageParam && checked.chat && (messageParam.required || params.get('message_id'))) {
     const id = toInteger(params.get('message_id') ?? '', 32) // Client::get_message_id
-    const message = id > 0 ? bot.message(checked.chat.id as number, id) : undefined
+    const message = id > 0 ? bot.message(checked.chat.id, id) : undefined
     if (!message) throw badRequest(`${target ?? 'message'} not found`)
     checked.message = message
   }
