@@ -20,7 +20,7 @@ import {FailedCallLines} from '../inspector/history/failed-lines.js'
 import {ATTACH_WINDOW_MS, UpdateHistory} from '../inspector/history/history.js'
 import {pollingUpdateText, sourceSuffix} from '../inspector/render.js'
 import type {ApiCall, EntrySource, UpdateEntry} from '../inspector/types.js'
-import {peekUpdateId, withContent, type UpdateDescription} from '../telegram/describe.js'
+import {isUpdateObject, peekUpdateId, withContent, type UpdateDescription} from '../telegram/describe.js'
 import type {CallRow} from '../control/protocol.js'
 import type {DevEvent, DevEventSink} from './events.js'
 import type {Relay} from './relay/relay.js'
@@ -150,8 +150,8 @@ export class SessionRecording {
     return {
       inject: (body, options) => {
         try {
-          const update = JSON.parse(typeof body === 'string' ? body : body.toString('utf8')) as unknown
-          if (update && typeof update === 'object' && !Array.isArray(update)) before(update as Record<string, unknown>)
+          const update: unknown = JSON.parse(typeof body === 'string' ? body : body.toString('utf8'))
+          if (isUpdateObject(update)) before(update)
         } catch {
           // not for us to judge: the bot gets it as it is
         }

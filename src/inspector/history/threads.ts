@@ -26,10 +26,15 @@ function text(value: unknown): string | undefined {
   return undefined
 }
 
+/** The id of a User (a payer), as text. */
+function idOf(user: unknown): string | undefined {
+  return isObject(user) ? text(user.id) : undefined
+}
+
 function remember(map: Map<string, string>, key: string, id: string): void {
   map.delete(key)
   map.set(key, id)
-  while (map.size > MAX_KEYS) map.delete(map.keys().next().value as string)
+  while (map.size > MAX_KEYS) map.delete(map.keys().next().value!)
 }
 
 export class PaymentThreads {
@@ -42,20 +47,20 @@ export class PaymentThreads {
   forUpdate(entry: UpdateEntry): UpdateThread | undefined {
     const update = entry.update
     if (!isObject(update)) return undefined
-    const query = (update.pre_checkout_query ?? update.shipping_query) as Json | undefined
+    const query = update.pre_checkout_query ?? update.shipping_query
     if (isObject(query)) {
-      const payer = text((query.from as Json | undefined)?.id)
+      const payer = idOf(query.from)
       const payload = text(query.invoice_payload) ?? ''
       const key = `${payer}:${payload}`
       const id = this.#invoices.get(key) ?? this.#invoices.get(`*:${payload}`) ?? `pay-${entry.seq}`
       remember(this.#invoices, key, id)
       return {id, kind: 'payment', step: update.pre_checkout_query ? 'pre_checkout' : 'shipping'}
     }
-    const message = (update.message ?? update.business_message) as Json | undefined
+    const message = update.message ?? update.business_message
     if (!isObject(message)) return undefined
-    const paid = message.successful_payment as Json | undefined
+    const paid = message.successful_payment
     if (isObject(paid)) {
-      const payer = text((message.from as Json | undefined)?.id)
+      const payer = idOf(message.from)
       const payload = text(paid.invoice_payload) ?? ''
       const id = this.#invoices.get(`${payer}:${payload}`) ?? this.#invoices.get(`*:${payload}`) ?? `pay-${entry.seq}`
       // Paid: the next query of this payer for this payload is another purchase (until a new invoice).
@@ -64,7 +69,7 @@ export class PaymentThreads {
       if (charge) remember(this.#charges, charge, id)
       return {id, kind: 'payment', step: 'payment'}
     }
-    const refunded = message.refunded_payment as Json | undefined
+    const refunded = message.refunded_payment
     if (isObject(refunded)) {
       const charge = text(refunded.telegram_payment_charge_id)
       const id = (charge && this.#charges.get(charge)) || `pay-${entry.seq}`

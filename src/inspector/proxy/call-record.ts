@@ -7,6 +7,7 @@
  * failures explained.
  */
 import {gunzipSync, inflateSync, brotliDecompressSync} from 'node:zlib'
+import * as v from 'valibot'
 import {sanitizeForTerminal} from '../../lib/terminal.js'
 import {redact} from '../../telegram/redact.js'
 import {explainCall} from './call-explain.js'
@@ -93,22 +94,27 @@ function idOf(value: unknown): number | string | undefined {
   return undefined
 }
 
+/** A Message as a summary keeps it (its id, its chat's id and type, its date); the rest is left out. */
+const SentMessage = v.looseObject({
+  message_id: v.number(),
+  chat: v.looseObject({id: v.optional(v.unknown()), type: v.optional(v.unknown())}),
+  date: v.optional(v.unknown()),
+})
+
 /** What a call returned, kept short: a Message as its id, chat and date (what a trigger or a reader looks for). */
 export function summarizeResult(method: string, result: unknown, clean: Redactor): unknown {
   if (result === undefined || method.toLowerCase() === 'getupdates') return undefined
   const short = (value: unknown, depth: number): unknown => {
-    if (value && typeof value === 'object' && !Array.isArray(value)) {
-      const m = value as Record<string, unknown>
-      const chat = m.chat as Record<string, unknown> | undefined
-      if (typeof m.message_id === 'number' && chat && typeof chat === 'object')
-        return {
-          message_id: m.message_id,
-          chat: {id: chat.id, type: typeof chat.type === 'string' ? cut(chat.type, clean) : chat.type},
-          ...(typeof m.date === 'number' ? {date: m.date} : {}),
-        }
+    if (!Array.isArray(value) && v.is(SentMessage, value)) {
+      const {chat} = value
+      return {
+        message_id: value.message_id,
+        chat: {id: chat.id, type: typeof chat.type === 'string' ? cut(chat.type, clean) : chat.type},
+        ...(typeof value.date === 'number' ? {date: value.date} : {}),
+      }
     }
     if (Array.isArray(value) && depth === 0) {
-      const items = value.slice(0, MAX_ITEMS).map((v) => short(v, 1))
+      const items = value.slice(0, MAX_ITEMS).map((item) => short(item, 1))
       if (value.length > MAX_ITEMS) items.push(`… ${value.length - MAX_ITEMS} more`)
       return items
     }

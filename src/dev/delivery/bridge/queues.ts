@@ -16,37 +16,33 @@ const CHAT_KEYED = [
   'removed_chat_boost',
   'message_reaction',
   'message_reaction_count',
-]
+] as const satisfies ReadonlyArray<keyof Update>
+/** The updates a user sends (a poll_answer names its voter `user`, below). */
 const USER_KEYED = [
   'inline_query',
   'chosen_inline_result',
   'callback_query',
   'shipping_query',
   'pre_checkout_query',
-  'poll_answer',
-]
+] as const satisfies ReadonlyArray<keyof Update>
 
-type Obj = Record<string, unknown>
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null
-const idOf = (v: unknown): number | string | undefined =>
-  isObj(v) && (typeof v.id === 'number' || typeof v.id === 'string') ? v.id : undefined
+/** The id of a chat, user or poll; the update is JSON from outside, so the object or its id may be missing. */
+const idOf = (v: {id?: unknown} | undefined): number | string | undefined =>
+  typeof v?.id === 'number' || typeof v?.id === 'string' ? v.id : undefined
 
 /** The queue an update belongs to: `chat:<id>`, `user:<id>`, `poll:<id>`, or `update:<update_id>` (its own). */
 export function queueKeyOf(update: Update): string {
-  const u = update as unknown as Obj
   for (const type of CHAT_KEYED) {
-    const body = u[type]
-    if (!isObj(body)) continue
-    const chat = idOf(body.chat)
+    const chat = idOf(update[type]?.chat)
     if (chat !== undefined) return `chat:${chat}`
   }
   for (const type of USER_KEYED) {
-    const body = u[type]
-    if (!isObj(body)) continue
-    const user = idOf(body.from) ?? idOf(body.user)
+    const user = idOf(update[type]?.from)
     if (user !== undefined) return `user:${user}`
   }
-  const poll = idOf(u.poll)
+  const voter = idOf(update.poll_answer?.user)
+  if (voter !== undefined) return `user:${voter}`
+  const poll = idOf(update.poll)
   if (poll !== undefined) return `poll:${poll}`
   return `update:${update.update_id}`
 }
