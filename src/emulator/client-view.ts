@@ -7,6 +7,7 @@
 import {pollJson} from './state/polls.js'
 import type {BotState} from './state/bot.js'
 import type {TgObject} from './types.js'
+import {type Message, isObject} from './telegram.js'
 
 /** A message as a client shows it: the Message, and the reactions on it (ReactionCount objects, most used first). */
 export interface MessageView {
@@ -33,12 +34,12 @@ export function messageView(bot: BotState, chatId: number, messageId: number): M
   return viewOf(bot, message)
 }
 
-function viewOf(bot: BotState, message: TgObject): MessageView {
-  const chatId = (message.chat as TgObject).id as number
-  const messageId = message.message_id as number
+function viewOf(bot: BotState, message: Message): MessageView {
+  const chatId = message.chat.id
+  const messageId = message.message_id
   let shown = message
-  if (message.poll) {
-    const poll = bot.polls.get(String((message.poll as TgObject).id))
+  if (isObject(message.poll)) {
+    const poll = bot.polls.get(String(message.poll.id))
     if (poll) shown = {...message, poll: pollJson(poll)}
   }
   return {message: shown, reactions: bot.members.reactionCounts(chatId, messageId)}

@@ -13,6 +13,7 @@
  */
 export {BotApiEmulator, type EmulatorEvents} from './emulator.js'
 export type * from './types.js'
+export type {BotUser, CallbackQuery, Chat, ChatMember, Message, User} from './telegram.js'
 export {UPDATE_TYPES} from './state/updates.js'
 export type {ConversationOptions, ConversationUser} from './conversation.js'
 export type {FaultSpec} from './state/faults.js'

@@ -164,7 +164,7 @@ export const sendPaidMedia: Handler = (bot, params) => {
     if (starCount < 1 || starCount > 25_000) throw badRequest('STARS_AMOUNT_INVALID')
     return {paid_media: {star_count: starCount, paid_media: media}, ...caption()}
   })
-  bot.payments.addPaidMedia((message.chat as TgObject).id as number, message.message_id as number, {
+  bot.payments.addPaidMedia(message.chat.id, message.message_id, {
     starCount,
     payload,
     media,

@@ -119,7 +119,7 @@ export function deleteBusinessMessages(
   const missing = options.messageIds.filter((_, i) => !messages[i])
   if (missing.length > 0)
     throw new Error(`there is no message ${missing.join(', ')} in business chat ${options.chatId}`)
-  const chat = messages[0]!.chat as TgObject
+  const chat = messages[0]!.chat
   bot.business.delete(connection.id, options.chatId, options.messageIds)
   return {deleted_business_messages: {business_connection_id: connection.id, chat, message_ids: options.messageIds}}
 }
