@@ -120,6 +120,9 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
  * host (*.trycloudflare.com), waits first until public DNS knows it (see public-dns.ts), so this
  * machine never caches "no such host"; any other name is asked of this machine's resolver only.
  */
+/** The longest one HTTP attempt of proveReachable may take. */
+const ATTEMPT_MS = 5000
+
 export async function proveReachable(
   publicUrl: string,
   healthPath: string,
@@ -161,7 +164,9 @@ export async function proveReachable(
         dnsKnown = true
       }
       attempts++
-      const attempt = deadline(Math.max(1, Math.ceil(Math.min(5000, left()))), signal)
+      // The last attempt gets what is left of the whole wait: cut off by that, it says nothing about the tunnel.
+      const lastChance = left() < ATTEMPT_MS
+      const attempt = deadline(Math.max(1, Math.ceil(Math.min(ATTEMPT_MS, left()))), signal)
       const attemptSignal = attempt.signal
       try {
         const res = await fetch(target, {
@@ -181,7 +186,7 @@ export async function proveReachable(
           : `HTTP ${res.status}${snippet && !/</.test(snippet) ? ` ("${snippet}")` : ''}`
       } catch (err) {
         if (options.signal?.aborted) throw aborted()
-        if (!signal.aborted) {
+        if (!signal.aborted && !(lastChance && attemptSignal.aborted)) {
           last = attemptSignal.aborted ? 'no answer within 5 s' : describeError(err)
           lastStatus = 0
           foreign = false

@@ -2,6 +2,9 @@
  * proveReachable: the public URL must bring back the relay's own health answer (a real Relay from
  * src/dev/relay/relay.ts) before anything is registered with Telegram. Through every provider, on loopback.
  */
+import http from 'node:http'
+import type {AddressInfo} from 'node:net'
+
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
 import {Relay} from '../../src/dev/relay/relay.js'
@@ -138,6 +141,33 @@ describe('proveReachable', () => {
       }
     } finally {
       await echo.close()
+    }
+  })
+
+  it('an attempt cut off by the end of the wait does not hide the last answer (a 404, then silence)', async () => {
+    // The first request gets a 404; every later one is held unanswered until the wait is over, so the last attempt
+    // ends with the whole deadline. On a loaded machine the attempt's own timer (set to what was left) could fire
+    // before the whole wait's, and its "no answer within 5 s" replaced the 404 (a CI run at load 10).
+    let requests = 0
+    const held: http.ServerResponse[] = []
+    const server = http.createServer((_req, res) => {
+      requests++
+      if (requests === 1) res.writeHead(404).end('not found')
+      else held.push(res)
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const {port} = server.address() as AddressInfo
+      const err = await failure(
+        proveReachable(`http://127.0.0.1:${port}`, '/h', {timeoutMs: 3000, intervalMs: 50, lookup: noDns}),
+      )
+      expect(requests).toBeGreaterThanOrEqual(2)
+      expect(err.message).toMatch(/; last: HTTP 404/)
+      expect(err.fix).toMatch(/config\.yml with ingress rules/)
+    } finally {
+      for (const res of held) res.destroy()
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
     }
   })
 
