@@ -142,7 +142,7 @@ describe('scanUpdate reads what describeUpdate reads', () => {
   })
 })
 
-describe('what a message holds (issue 31 item 14)', () => {
+describe('what a message holds, in the update line', () => {
   const chat = {id: 5, type: 'private'}
   const msg = (fields: Record<string, unknown>, type = 'message') => ({
     update_id: 1,

@@ -129,7 +129,7 @@ describe('watch', () => {
   })
 })
 
-describe('what restarts the bot (issue 31 item 13)', () => {
+describe('what restarts the bot: source files it loaded, never its own data', () => {
   it('with what a Node bot loaded: its modules, .env and the top JSON; other JavaScript/TypeScript files do not', () => {
     const loaded = {
       known: true,

@@ -40,7 +40,7 @@ describe('maskSecretArgs after the token redaction', () => {
   })
 })
 
-describe('maskSecretArgs by shape (issue 31, item 6)', () => {
+describe('maskSecretArgs by shape: secrets in any argument are masked, whatever the flag', () => {
   it('masks URL credentials, webhook paths and queries, headers, -t and secret-sounding names', () => {
     expect(
       maskSecretArgs([
