@@ -7,6 +7,7 @@
 import {badRequest} from '../errors.js'
 import {checkLink, checkWebAppLink, linkRefusal, linkUserId} from '../format/links.js'
 import type {TgObject} from '../types.js'
+import {ADMINISTRATOR_RIGHTS} from '../state/members.js'
 import {integerFieldText, parseJsonBounded, tdIntegerFieldText} from '../json.js'
 
 /** What a markup becomes: an inline keyboard (stored on the message and answered back), or anything else. */
@@ -78,26 +79,6 @@ function administratorRights(value: unknown, what: string): void {
     throw buttonError(what, 'ChatAdministratorRights must be an Object')
   for (const name of [...ADMINISTRATOR_RIGHTS, 'is_anonymous']) boolField(value as TgObject, name, what)
 }
-
-/** The rights get_chat_administrator_rights reads, in its order. */
-const ADMINISTRATOR_RIGHTS = [
-  'can_manage_chat',
-  'can_change_info',
-  'can_post_messages',
-  'can_edit_messages',
-  'can_delete_messages',
-  'can_invite_users',
-  'can_restrict_members',
-  'can_pin_messages',
-  'can_manage_topics',
-  'can_promote_members',
-  'can_manage_video_chats',
-  'can_post_stories',
-  'can_edit_stories',
-  'can_delete_stories',
-  'can_manage_direct_messages',
-  'can_manage_tags',
-]
 
 function objectField(o: TgObject, name: string, what: string): TgObject {
   const v = o[name]

@@ -12,7 +12,7 @@ import {chatParam} from './chats.js'
 import {integerArg, permissionsArg, required, toBool, userIdParam} from './args.js'
 import {QUERY_INVALID} from './callbacks.js'
 import type {BotState} from '../state/bot.js'
-import {type MemberStatus, chatMember, rightsOf} from '../state/members.js'
+import {ADMINISTRATOR_RIGHTS, type MemberStatus, chatMember, rightsOf} from '../state/members.js'
 import {changeMember, isPresent} from '../state/member-updates.js'
 import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
@@ -246,26 +246,8 @@ export const restrictChatMember: Handler = (bot, params, core) => {
   return {result: true}
 }
 
-const PROMOTE_RIGHTS = [
-  'can_manage_chat',
-  'can_change_info',
-  'can_post_messages',
-  'can_edit_messages',
-  'can_delete_messages',
-  'can_invite_users',
-  'can_restrict_members',
-  'can_pin_messages',
-  'can_manage_topics',
-  'can_promote_members',
-  'can_manage_video_chats',
-  'can_post_stories',
-  'can_edit_stories',
-  'can_delete_stories',
-  'can_manage_direct_messages',
-  'can_manage_tags',
-  'can_send_welcome_messages',
-  'is_anonymous',
-]
+/** What promoteChatMember reads: the administrator rights, then two of its own. */
+const PROMOTE_RIGHTS = [...ADMINISTRATOR_RIGHTS, 'can_send_welcome_messages', 'is_anonymous']
 
 /** promoteChatMember: the rights passed make an administrator; none at all demotes to a member. */
 export const promoteChatMember: Handler = (bot, params, core) => {

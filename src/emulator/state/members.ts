@@ -113,6 +113,29 @@ export function chatMember(
   return out
 }
 
+/**
+ * The rights get_chat_administrator_rights reads, in its order (telegram-bot-api Client.cpp): keyboards'
+ * request_chat rights and promoteChatMember read these.
+ */
+export const ADMINISTRATOR_RIGHTS = [
+  'can_manage_chat',
+  'can_change_info',
+  'can_post_messages',
+  'can_edit_messages',
+  'can_delete_messages',
+  'can_invite_users',
+  'can_restrict_members',
+  'can_pin_messages',
+  'can_manage_topics',
+  'can_promote_members',
+  'can_manage_video_chats',
+  'can_post_stories',
+  'can_edit_stories',
+  'can_delete_stories',
+  'can_manage_direct_messages',
+  'can_manage_tags',
+]
+
 /** The names of the rights (or permissions) a ChatMember has set to true. */
 export function rightsOf(member: ChatMember): string[] {
   return Object.entries(member)
