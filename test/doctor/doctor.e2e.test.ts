@@ -208,7 +208,7 @@ describe('bot doctor', () => {
     expect(r.byId.token.status).toBe('skipped')
   })
 
-  it('unreachable api root (a closed loopback port): reachability fails fast with the fix; exit 1', async () => {
+  it('unreachable api root (a closed loopback port): reachability fails on the refusal (not its deadline) with the fix; exit 1', async () => {
     const bot = freshBot('unreachable_bot')
     const port = await closedPort()
     const result = await doctorFor(bot.token, ['--json'], {BOT_API_ROOT: `http://127.0.0.1:${port}`})
@@ -220,7 +220,9 @@ describe('bot doctor', () => {
     expect(r.byId.reachability.fix).toContain(`http://127.0.0.1:${port}`)
     expect(r.byId.token.status).toBe('skipped')
     expect(r.byId['poller-probe'].status).toBe('skipped')
-    expect(result.ms).toBeLessThan(10_000)
+    // Fast, shown by what ended the wait: the refused connection (ECONNREFUSED above, the check makes one request and
+    // never retries), not the check's 10 s deadline, which would report "no answer … within 10 s" instead.
+    expect(r.byId.reachability.detail).not.toMatch(/no answer|did not finish/)
     expectNoToken(result, bot.token)
   })
 
@@ -407,7 +409,7 @@ describe('bot doctor', () => {
         })
         let out = ''
         child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d))
-        const timer = setTimeout(() => child.kill('SIGKILL'), 20_000)
+        const timer = setTimeout(() => child.kill('SIGKILL'), 40_000) // a hung run only (two fit in the test's 90 s)
         child.on('error', reject)
         child.on('close', () => {
           clearTimeout(timer)
