@@ -40,13 +40,12 @@ describe('doctor time limits', () => {
 
   it("the run's total limit fails every unfinished check and skips those waiting for it", async () => {
     const seen = new Map<string, unknown>()
-    const started = performance.now()
     const result = await runChecks(
       [hanging('a', seen, 60_000), hanging('b', seen, 60_000, ['a'])],
       {signal: new AbortController().signal, outcome: async () => undefined},
       {totalTimeoutMs: 100},
     )
-    expect(performance.now() - started).toBeLessThan(10_000)
+    // The detail names the limit that ended the wait: the run's 100 ms, not the check's own 60 s.
     expect(result.checks[0]).toMatchObject({
       status: 'fail',
       detail: "The check did not finish within the doctor's time limit of 0 s.",
