@@ -2,13 +2,18 @@
  * bot dev's check for another poller (start-up time): it is bounded by its window (a poll
  * still waiting when the window closes is cut, not waited out for its whole long-poll timeout), and
  * pending updates end it at once (no poll can wait, so none can be displaced). In-process, against
- * the emulator.
+ * the emulator, and a loopback server that holds a waiting poll longer. Shown by what the servers saw
+ * (a poll cut unanswered, a single poll), not by a stopwatch.
  */
+import {createServer, type ServerResponse} from 'node:http'
+import type {AddressInfo} from 'node:net'
+
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {findRunningPoller} from '../../src/dev/poller-check.js'
 import {BotApiEmulator} from '../../src/emulator/index.js'
 import {BotApi} from '../../src/telegram/index.js'
+import {waitFor} from '../support/wait.js'
 
 let emu: BotApiEmulator
 beforeEach(async () => {
@@ -18,32 +23,82 @@ afterEach(async () => {
   await emu.stop()
 })
 
-function check(token: string, seconds = 0.5) {
-  const api = new BotApi({token, apiRoot: emu.apiRoot})
-  const started = performance.now()
-  return findRunningPoller(api, token, {signal: new AbortController().signal, seconds}).then((found) => ({
-    found,
-    ms: performance.now() - started,
-  }))
+function check(token: string, seconds = 0.5, apiRoot = emu.apiRoot) {
+  const api = new BotApi({token, apiRoot})
+  return findRunningPoller(api, token, {signal: new AbortController().signal, seconds})
+}
+
+/**
+ * getUpdates as the probe meets it at the Bot API: a new poll displaces the waiting one (409 at once), and the
+ * waiting one is answered [] only after `holdMs` (a long poll), unless its client closes it first. `answered` counts
+ * the polls it answered [] (a check that waited one out), `cut` those their client closed while waiting.
+ */
+async function holdingBotApi(holdMs: number) {
+  let waiting: {res: ServerResponse; timer: NodeJS.Timeout} | undefined
+  const seen = {polls: 0, answered: 0, cut: 0}
+  const json = (res: ServerResponse, status: number, body: unknown) =>
+    res.writeHead(status, {'content-type': 'application/json'}).end(JSON.stringify(body))
+  const server = createServer((req, res) => {
+    req.resume()
+    if (!req.url?.endsWith('/getUpdates')) return json(res, 404, {ok: false, error_code: 404, description: 'Not Found'})
+    seen.polls++
+    if (waiting) {
+      clearTimeout(waiting.timer)
+      json(waiting.res, 409, {
+        ok: false,
+        error_code: 409,
+        description:
+          'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running',
+      })
+    }
+    const timer = setTimeout(() => {
+      waiting = undefined
+      seen.answered++
+      json(res, 200, {ok: true, result: []})
+    }, holdMs)
+    const me = {res, timer}
+    waiting = me
+    res.on('close', () => {
+      if (res.writableEnded) return
+      clearTimeout(timer)
+      if (waiting === me) waiting = undefined
+      seen.cut++
+    })
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  return {
+    seen,
+    apiRoot: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => {
+      server.closeAllConnections()
+      return new Promise<void>((r) => server.close(() => r()))
+    },
+  }
 }
 
 describe('the poller check of bot dev', () => {
   it('ends with its 0.5 s window when nobody polls (its waiting poll is cut, not waited out)', async () => {
-    const {token} = emu.createBot()
-    const {found, ms} = await check(token)
-    expect(found).toBeUndefined()
-    // The Bot API may hold that waiting poll up to 3 s: waited out, the check took 3.3 s here (the bound leaves a
-    // loaded machine 1.5 s beyond the window).
-    expect(ms).toBeLessThan(2000)
+    // The server holds the waiting poll 5 s, ten windows (and within the client's own 10 s request timeout): a
+    // check that waited it out would come back with its answer.
+    const api = await holdingBotApi(5000)
+    try {
+      const found = await check('123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1', 0.5, api.apiRoot)
+      expect(found).toBeUndefined()
+      expect(api.seen.polls).toBeGreaterThanOrEqual(2) // the probe's first poll, displaced by its second
+      expect(api.seen.answered).toBe(0)
+      await waitFor(() => api.seen.cut === 1, {what: 'the waiting poll closed by the check'})
+    } finally {
+      await api.close()
+    }
   })
 
   it('ends at once when updates are pending', async () => {
     const {token} = emu.createBot()
     emu.sendUserMessage(token, {text: 'queued'})
-    // A 5 s window: a check that waited it out could not pass for one that ended at once, however loaded the machine.
-    const {found, ms} = await check(token, 5)
+    // A 5 s window: a check that went on would poll again (every poll comes back at once with the update).
+    const found = await check(token, 5)
     expect(found).toBeUndefined()
-    expect(ms).toBeLessThan(2500)
+    expect(emu.calls(token).filter((c) => c.method === 'getUpdates')).toHaveLength(1)
     // Nothing was consumed.
     expect(emu.pendingUpdates(token)).toHaveLength(1)
   })
@@ -57,8 +112,8 @@ describe('the poller check of bot dev', () => {
       while (!stop.signal.aborted) await api.getUpdates({timeout: 5}, {signal: stop.signal}).catch(() => {})
     })()
     try {
-      await new Promise((r) => setTimeout(r, 50)) // (its first poll is waiting)
-      const {found} = await check(token)
+      await waitFor(() => emu.isLongPolling(token), {what: "the other program's first poll waiting"})
+      const found = await check(token)
       expect(found).toBeDefined()
     } finally {
       stop.abort()
