@@ -113,10 +113,19 @@ describe('webhook delivery', () => {
   it('keeps one update in flight per chat, in order, and delivers chats in parallel', async () => {
     const {api, emu, token} = await setup()
     const spans: Record<number, Array<[number, number, number]>> = {}
+    // Every delivery is held until both chats have one in flight: in parallel, shown by the two arriving together
+    // (deliveries one at a time would never release it), not by overlapping 30 ms holds.
+    const inFlight = new Set<number>()
+    let bothIn!: () => void
+    const both = new Promise<void>((resolve) => {
+      bothIn = resolve
+    })
     const hook = await receiver(async (r) => {
       const chat = r.body.message.chat.id as number
       const start = Date.now()
-      await new Promise((res) => setTimeout(res, 30))
+      inFlight.add(chat)
+      if (inFlight.size === 2) bothIn()
+      await both
       ;(spans[chat] ??= []).push([r.body.update_id, start, Date.now()])
       return {status: 200}
     })
