@@ -84,7 +84,6 @@ describe('relay: slow clients through a tunnel with 10 sockets', () => {
     }
     await lt.waitFor((s) => s.tunnels[0].waiting > 0, 10_000)
 
-    const started = Date.now()
     const body = JSON.stringify({
       update_id: 99,
       message: {message_id: 1, date: 0, chat: {id: 1, type: 'private'}, text: 'real'},
@@ -93,12 +92,11 @@ describe('relay: slow clients through a tunnel with 10 sockets', () => {
       method: 'POST',
       body,
       headers: {'content-type': 'application/json', 'x-telegram-bot-api-secret-token': SECRET},
-      signal: AbortSignal.timeout(12_000),
     })
+    // Answered by the bot through the relay: held up behind the slow clients (which never end by themselves; only the
+    // relay's 1.5 s limits cut them), it would get the tunnel server's 504 after its 60 s instead. No stopwatch.
     expect(res.status).toBe(200)
     await res.arrayBuffer()
-    // Within the body timeout (1.5 s) plus a margin for a loaded machine, not the tunnel's 60 s.
-    expect(Date.now() - started).toBeLessThan(10_000)
     expect(relay.stats.relayed).toBe(1)
     await waitFor(() => slow.every((c) => c.closed || /^HTTP\/1\.1 (401|408) /.test(c.received())), {
       what: 'every slow client to be answered',
