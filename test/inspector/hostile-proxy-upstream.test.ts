@@ -142,9 +142,8 @@ describe('api proxy: an upstream that misbehaves', () => {
     const second = await waitFor(() => held[1], {what: 'the second upstream request'})
     let secondClosed = false
     second.on('close', () => (secondClosed = true))
-    const t0 = Date.now()
+    // The upstream never answers it: a close() held up by it would never resolve (no stopwatch needed).
     await proxy.close()
-    expect(Date.now() - t0).toBeLessThan(10_000)
     expect(await pending).toBe('cut')
     await waitFor(() => secondClosed, {what: 'the pending upstream request to be cut'})
   })
