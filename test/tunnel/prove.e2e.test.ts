@@ -197,17 +197,16 @@ describe('proveReachable', () => {
 
   it('aborted: tunnel_aborted, at once', async () => {
     const controller = new AbortController()
+    // A 10-minute wait: only the abort can end it within the test, and the reason says it did.
     const pending = proveReachable(`http://127.0.0.1:${await closedPort()}`, '/h', {
-      timeoutMs: 20_000,
+      timeoutMs: 600_000,
       intervalMs: 100,
       signal: controller.signal,
       lookup: noDns,
     })
-    setTimeout(() => controller.abort(), 200)
-    const started = Date.now()
+    setImmediate(() => controller.abort())
     const err = await failure(pending)
     expect(err.reason).toBe('tunnel_aborted')
-    expect(Date.now() - started).toBeLessThan(5000)
   })
 
   it('works for localtunnel, a public URL and loopback too', async () => {
