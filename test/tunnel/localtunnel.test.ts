@@ -201,17 +201,16 @@ describe('localtunnel provider against the loopback localtunnel server', () => {
   it("emits 'down' within the window when the server dies (kill)", async () => {
     const tunnel = await open({downAfterMs: 1500})
     await lt.waitFor((s) => s.tunnels[0]?.sockets === 10)
-    const down = new Promise<{err?: Error; ms: number}>((resolve) => {
-      const t0 = Date.now()
-      tunnel.on('down', (err) => resolve({err, ms: Date.now() - t0}))
+    const down = new Promise<{err?: Error}>((resolve) => {
+      tunnel.on('down', (err) => resolve({err}))
     })
     await lt.kill()
-    const result = await Promise.race([
-      down,
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error("no 'down' within 3 s")), 3000)),
-    ])
-    expect(result.ms).toBeLessThan(1500 + 500)
-    expect(result.err?.message).toMatch(/localtunnel server/)
+    // Ended by the refused reconnections or by its 1.5 s window, as the error says (a dead server never answers again:
+    // nothing else could end the wait).
+    const result = await down
+    expect(result.err?.message).toMatch(
+      /the localtunnel server stopped accepting the tunnel's connections|no lasting connection to the localtunnel server for 1\.5 s/,
+    )
     expect(tunnel.sockets).toBe(0)
     // A listener added afterwards still hears about it.
     const late = await new Promise<Error | undefined>((resolve) => tunnel.on('down', resolve))
@@ -254,11 +253,8 @@ describe('localtunnel provider against the loopback localtunnel server', () => {
         timeoutMs: 5000,
       })
       tunnels.push(tunnel)
-      const t0 = Date.now()
       const err = await new Promise<Error | undefined>((resolve) => tunnel.on('down', resolve))
-      const ms = Date.now() - t0
       expect(err?.message).toMatch(/no lasting connection to the localtunnel server for 0\.8 s/)
-      expect(ms).toBeLessThan(800 + 1500)
       expect(accepted).toBeGreaterThan(2)
     } finally {
       await fake.close()
@@ -302,28 +298,26 @@ describe('localtunnel start-up deadline', () => {
 
   it('fails at once with the fix when nothing listens on the server port (waiting would not change it)', async () => {
     const port = await closedPort()
-    const t0 = Date.now()
+    // A 10-minute deadline: only the refusal can end the start-up within the test, and the message says it did.
     const err = await localtunnelProvider({host: `http://127.0.0.1:${port}`, retryDelayMs: 200})
-      .open({port: echo.port, timeoutMs: 10_000})
+      .open({port: echo.port, timeoutMs: 600_000})
       .catch((e: unknown) => e)
-    const ms = Date.now() - t0
     expect(err).toBeInstanceOf(TunnelError)
     const te = err as TunnelError
     expect(te.reason).toBe('tunnel_unreachable')
     expect(te.message).toBe(`the localtunnel server http://127.0.0.1:${port} cannot be reached (connection refused)`)
     expect(te.fix).toMatch(FIX)
     expect(te.exitCode).toBe(1)
-    expect(ms).toBeLessThan(2000)
   })
 
   it('fails within the deadline when the server accepts but never answers', async () => {
     const silent = await startSilentServer()
     try {
-      const t0 = Date.now()
       const err = await localtunnelProvider({host: `http://127.0.0.1:${silent.port}`})
         .open({port: echo.port, timeoutMs: 800})
         .catch((e: unknown) => e)
-      expect(Date.now() - t0).toBeLessThan(1800)
+      // Ended by the 0.8 s deadline, as the message says (the server never answers: nothing else could end it).
+      expect((err as TunnelError).message).toMatch(/did not answer within 0\.8 s/)
       expect((err as TunnelError).reason).toBe('tunnel_unreachable')
       expect((err as TunnelError).fix).toMatch(FIX)
     } finally {
@@ -336,16 +330,15 @@ describe('localtunnel start-up deadline', () => {
     const silent = await startSilentServer()
     try {
       const controller = new AbortController()
+      // A 10-minute deadline: only the abort can end it within the test, and the reason says it did.
       const pending = localtunnelProvider({host: `http://127.0.0.1:${silent.port}`}).open({
         port: echo.port,
-        timeoutMs: 10_000,
+        timeoutMs: 600_000,
         signal: controller.signal,
       })
-      const t0 = Date.now()
-      setTimeout(() => controller.abort(), 100)
+      setImmediate(() => controller.abort())
       const err = await pending.catch((e: unknown) => e)
       expect((err as TunnelError).reason).toBe('tunnel_aborted')
-      expect(Date.now() - t0).toBeLessThan(1000)
     } finally {
       await silent.close()
     }
@@ -431,13 +424,12 @@ describe('localtunnel start-up deadline', () => {
       JSON.stringify({id: 'abcd', port, max_conn_count: 3, url: 'http://127.0.0.1:1'}),
     )
     try {
-      const t0 = Date.now()
+      // A 10-minute deadline: only the refusal can end it within the test, and the message says it did.
       const err = await localtunnelProvider({host: fake.url})
-        .open({port: echo.port, timeoutMs: 5000})
+        .open({port: echo.port, timeoutMs: 600_000})
         .catch((e: unknown) => e)
       expect((err as TunnelError).reason).toBe('tunnel_connect')
       expect((err as TunnelError).message).toContain(`127.0.0.1:${port} refused`)
-      expect(Date.now() - t0).toBeLessThan(2000)
     } finally {
       await fake.close()
     }
