@@ -46,10 +46,9 @@ describe('deadline', () => {
 
 describe('waitAtMost', () => {
   it('returns when the work settles, fulfilled or rejected, or when the time is up', async () => {
-    const t0 = performance.now()
-    await waitAtMost(Promise.resolve(1), 5000)
-    await waitAtMost(Promise.reject(new Error('no')), 5000)
-    expect(performance.now() - t0).toBeLessThan(1000)
+    // Ten minutes each: only the work settling can end these within the test.
+    await waitAtMost(Promise.resolve(1), 600_000)
+    await waitAtMost(Promise.reject(new Error('no')), 600_000)
     const t1 = performance.now()
     await waitAtMost(new Promise(() => {}), 50)
     expect(performance.now() - t1).toBeGreaterThanOrEqual(45)
