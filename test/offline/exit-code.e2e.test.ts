@@ -55,8 +55,8 @@ describe('piped bot dev --offline: the exit code says whether the bot answered',
     expect(r.stdout + r.stderr).toMatch(
       /\(the bot has not handled "fail now" after 1\.\ds; sending on, it stays queued\)/,
     )
+    // (The line names the wait that ended it: 1.x s, the reply timeout, not 30 s. No stopwatch.)
     expect(r.code).toBe(1)
-    expect(r.ms).toBeLessThan(15_000)
   })
 
   it('--json: the verdict is an event, and the exit code is 1', async () => {
