@@ -16,6 +16,7 @@ import {readState, writeState} from '../../src/session-store/state.js'
 import {BIN, cliEnv, PROJECT_ROOT} from '../support/cli.js'
 import {assertNoToken, devWorld, fixture, startDev, type DevWorld} from './helpers.js'
 import {freePort} from '../../src/lib/free-port.js'
+import type {DeliveryEvent} from '../../src/emulator/index.js'
 import {waitFor} from '../support/wait.js'
 
 let world: DevWorld
@@ -182,9 +183,13 @@ describe('bot dev hardening', () => {
     // A "bot" that never listens; the foreign server takes its port after bot dev checked it.
     const dev = startDev(world, {
       bot: ['node', '-e', 'setInterval(() => {}, 1000)'],
-      args: ['--no-watch', '--port', String(port)],
+      // The update is held 1 s for a bot that never comes, then answered 503: the end of its delivery is the event
+      // after which a wrong forward would have happened.
+      args: ['--no-watch', '--port', String(port), '--hold-timeout', '1'],
     })
     await dev.waitForOutput(/webhook mode, PORT=/)
+    const deliveries: DeliveryEvent[] = []
+    emu.on('delivery', (e: DeliveryEvent) => deliveries.push(e))
     const hits: string[] = []
     const foreign = http.createServer((req, res) => {
       hits.push(req.url ?? '')
@@ -195,9 +200,11 @@ describe('bot dev hardening', () => {
       await dev.waitForOutput(new RegExp(`Port ${port} is answered by another program \\(pid ${process.pid}`), {
         timeoutMs: 15_000,
       })
-      emu.sendUserMessage(token, {text: 'must not leak'})
-      await waitFor(() => emu.pendingUpdates(token).length >= 1, {what: 'the update pending'})
-      await new Promise((r) => setTimeout(r, 500)) // give a wrong forward every chance to happen
+      const update = emu.sendUserMessage(token, {text: 'must not leak'})
+      const delivery = await waitFor(() => deliveries.find((e) => e.updateId === update.update_id), {
+        what: "the update's delivery to end",
+      })
+      expect(delivery.ok).toBe(false)
       expect(hits).toEqual([])
       expect(dev.stderr()).not.toMatch(/Bot listening/)
     } finally {
