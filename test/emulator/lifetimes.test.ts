@@ -79,10 +79,22 @@ describe('limits', () => {
     let active = 0
     let healthy = false
     const seen: Array<{index: number; active: number}> = []
+    // While healthy, the first deliveries are held until two are in flight (in parallel, shown by events, not by
+    // overlapping holds); afterwards each takes 50 ms, time for a second one to arrive alongside if one could.
+    let twoIn!: () => void
+    const two = new Promise<void>((resolve) => {
+      twoIn = resolve
+    })
+    let parallel = false
     const hook = await receiver(async (_r, index) => {
       active += 1
       seen.push({index, active})
-      await new Promise((r) => setTimeout(r, 50))
+      if (active >= 2) {
+        parallel = true
+        twoIn()
+      }
+      if (index < 5 && !parallel) await two
+      else await new Promise((r) => setTimeout(r, 50))
       active -= 1
       return {status: healthy ? 200 : 500}
     })
