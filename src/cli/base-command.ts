@@ -9,7 +9,7 @@ import {dotenvSearched, loadDotenv, loadedDotenv, sourceOf, type ValueSource} fr
 import {readPackageConfig, withDefaults, type FlagDefinition, type PackageConfig} from './package-config.js'
 import {redactSecrets} from '../telegram/redact.js'
 import {argvSecretWarning, tokensInArgv} from './secrets.js'
-import {FixableError, UsageError} from '../lib/errors.js'
+import {FixableError, UsageError, codeOf} from '../lib/errors.js'
 import {explainApiError} from '../telegram/explain.js'
 import {errorLine} from './output.js'
 import {isPromptCancel} from './prompt.js'
@@ -286,7 +286,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       fix = err.fix
       exit = err.exitCode
       code = err.code
-    } else if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+    } else if (codeOf(err) === 'EADDRINUSE') {
       // A port taken between the check and the listen (or by a path without a check): one line, exit 2.
       const {address, port} = err as {address?: string; port?: number}
       message = `${port ? `Port ${port}${address ? ` on ${address}` : ''}` : 'A port'} is already in use.`

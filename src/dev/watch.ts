@@ -20,6 +20,7 @@ import {watch as chokidarWatch, type FSWatcher} from 'chokidar'
 import ignore, {type Ignore} from 'ignore'
 
 import {projectFolders} from '../lib/project-folders.js'
+import {toError} from '../lib/errors.js'
 
 export const IGNORED_DIRS = [
   'node_modules',
@@ -220,7 +221,7 @@ export function watchProject(options: WatchOptions): Watcher {
     options.onChange([rel(path)], false)
   }
   watcher.on('all', onEvent)
-  watcher.on('error', (error) => options.onError?.(error as Error))
+  watcher.on('error', (error) => options.onError?.(toError(error)))
   const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()))
   return {
     ready,

@@ -14,6 +14,7 @@ import {homedir} from 'node:os'
 import {join} from 'node:path'
 
 import {anchored, createTempFile, ensureStateFolder, readPrivateFile, writePrivateFile} from './private-files.js'
+import {codeOf} from '../lib/errors.js'
 
 export {stateFolderProblem, UnsafeStateFolder} from './private-files.js'
 
@@ -129,7 +130,7 @@ export function claimState(state: SessionState, dir = stateDir()): boolean {
     linkSync(tmp, anchored(statePath(state.botId, dir)))
     return true
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
+    if (codeOf(error) === 'EEXIST') return false
     throw error
   } finally {
     try {
@@ -144,7 +145,7 @@ export function removeState(botId: number, dir = stateDir()): void {
   try {
     unlinkSync(anchored(statePath(botId, dir)))
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+    if (codeOf(error) !== 'ENOENT') throw error
   }
 }
 

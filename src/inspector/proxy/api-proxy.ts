@@ -34,6 +34,7 @@ import {
   type UpstreamRoot,
 } from './upstream.js'
 import type {ApiCall} from '../types.js'
+import {toError, codeOf} from '../../lib/errors.js'
 
 export interface ApiProxyOptions {
   /** The api root requests go to, e.g. https://api.telegram.org or the emulator's. */
@@ -274,7 +275,7 @@ class Exchange implements Dispatcher.DispatchHandlers {
         this,
       )
     } catch (error) {
-      this.onError(error as Error)
+      this.onError(toError(error))
     }
   }
 
@@ -621,7 +622,7 @@ export async function startApiProxy(o: ApiProxyOptions): Promise<ApiProxy> {
     })
   } catch (error) {
     await root.dispatcher.destroy().catch(() => {})
-    const code = (error as NodeJS.ErrnoException).code
+    const code = codeOf(error)
     throw new Error(`The api proxy could not listen on ${host}:${o.port ?? 0}${code ? ` (${code})` : ''}.`)
   }
   port = (server.address() as AddressInfo).port

@@ -45,6 +45,7 @@ import {FAVICON_SVG, loadPage, NO_KEY_HTML, pageHtml, type PageFiles} from './pa
 import {SseHub} from './sse.js'
 import {ChatScriptError, chatScriptFromHistory} from '../chat-script.js'
 import type {ActionFailure, HistoryView, UpdateEntry} from '../types.js'
+import {messageOf} from '../../lib/errors.js'
 
 export interface InspectorServerOptions {
   history: HistoryView
@@ -405,7 +406,7 @@ async function replay(ctx: Context, req: IncomingMessage, res: ServerResponse, u
       sendError(
         res,
         400,
-        `the edited update is not valid JSON: ${(err as Error).message}`,
+        `the edited update is not valid JSON: ${messageOf(err)}`,
         'send the update as a JSON object, or no body to replay it unchanged',
         secrets,
       )
@@ -483,7 +484,7 @@ async function chatScript(ctx: Context, req: IncomingMessage, res: ServerRespons
       req.resume()
       return
     }
-    sendError(res, 400, `the request is not valid JSON: ${(err as Error).message}`, fix, secrets)
+    sendError(res, 400, `the request is not valid JSON: ${messageOf(err)}`, fix, secrets)
     return
   }
   const b = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>
