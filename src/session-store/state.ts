@@ -81,10 +81,17 @@ export function statePath(botId: number, dir = stateDir()): string {
   return join(dir, `session-${botId}.json`)
 }
 
+/** A state file's JSON is trusted as ours when it names its version, bot and process (the session that wrote it). */
+function isSessionState(value: unknown): value is SessionState {
+  if (typeof value !== 'object' || value === null) return false
+  const s: Partial<Record<keyof SessionState, unknown>> = value
+  return s.version === 1 && typeof s.botId === 'number' && typeof s.pid === 'number'
+}
+
 function parseState(text: string): SessionState | undefined {
   try {
-    const value = JSON.parse(text) as SessionState
-    if (value && value.version === 1 && typeof value.botId === 'number' && typeof value.pid === 'number') return value
+    const value: unknown = JSON.parse(text)
+    if (isSessionState(value)) return value
   } catch {
     // A torn or foreign file is treated as absent.
   }
