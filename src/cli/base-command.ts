@@ -34,6 +34,21 @@ export const apiFlags = {
   }),
 }
 
+/** --api-root (else the default) without its trailing slashes; exit 2 when it is not an http(s) URL. */
+export function checkedApiRoot(given: string | undefined): string {
+  const apiRoot = (given ?? DEFAULT_API_ROOT).replace(/\/+$/, '')
+  try {
+    const u = new URL(apiRoot)
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme')
+  } catch {
+    throw new UsageError(
+      `--api-root "${apiRoot}" is not an http(s) URL.`,
+      'Use e.g. https://api.telegram.org or http://127.0.0.1:8081.',
+    )
+  }
+  return apiRoot
+}
+
 export interface ResolvedApi {
   token: string
   tokenSource: ValueSource
@@ -157,16 +172,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       tokenSource === 'flag' ? '--token' : tokenSource === '.env' ? 'BOT_TOKEN in .env' : 'BOT_TOKEN',
     )
     if (shape) throw new UsageError(shape.message, shape.fix)
-    const apiRoot = (flags['api-root'] ?? DEFAULT_API_ROOT).replace(/\/+$/, '')
-    try {
-      const u = new URL(apiRoot)
-      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme')
-    } catch {
-      throw new UsageError(
-        `--api-root "${apiRoot}" is not an http(s) URL.`,
-        'Use e.g. https://api.telegram.org or http://127.0.0.1:8081.',
-      )
-    }
+    const apiRoot = checkedApiRoot(flags['api-root'])
     // Valid input only: the token is about to be used, and sits in `ps` for as long as this runs.
     if (tokenSource === 'flag') this.warnTokenInArgv()
     return {
