@@ -28,7 +28,6 @@
  */
 import {randomBytes} from 'node:crypto'
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
-import type {AddressInfo} from 'node:net'
 
 import {ConnectionGuard} from '../../lib/connection-guard.js'
 import {
@@ -46,6 +45,7 @@ import {SseHub} from './sse.js'
 import {ChatScriptError, chatScriptFromHistory} from '../chat-script.js'
 import type {ActionFailure, HistoryView, UpdateEntry} from '../types.js'
 import {messageOf} from '../../lib/errors.js'
+import {listeningPort} from '../../lib/server-port.js'
 
 export interface InspectorServerOptions {
   history: HistoryView
@@ -222,7 +222,7 @@ export async function startInspectorServer(o: InspectorServerOptions): Promise<I
     })
   })
   server.on('error', () => {})
-  port = (server.address() as AddressInfo).port
+  port = listeningPort(server)
   let closing: Promise<void> | undefined
   return {
     url: `http://127.0.0.1:${port}/?key=${encodeURIComponent(o.key)}`,
