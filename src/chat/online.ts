@@ -40,6 +40,7 @@ import {
   type ChatPage,
 } from './server.js'
 import {SessionChats} from './session-chats.js'
+import {messageOf} from '../lib/errors.js'
 
 export interface SessionChatPageOptions {
   /** The inspector's key (the page's requests carry it). */
@@ -249,7 +250,7 @@ export async function createSessionChatPage(o: SessionChatPageOptions): Promise<
       } catch (err) {
         req.resume()
         if (err instanceof HttpError) json(res, err.status, {error: err.message})
-        else json(res, 500, {error: `the chat page failed: ${(err as Error)?.message ?? String(err)}`})
+        else json(res, 500, {error: `the chat page failed: ${messageOf(err)}`})
       }
     },
     close() {

@@ -36,6 +36,7 @@ import {redactSecrets} from '../telegram/redact.js'
 import {ChatFeed} from './feed.js'
 import {numericId} from './telegram.js'
 import {createMiniAppProxy} from '../lib/mini-app-proxy.js'
+import {messageOf} from '../lib/errors.js'
 
 export const CHAT_PAGE_DIR = fileURLToPath(new URL('page/', import.meta.url))
 
@@ -205,7 +206,7 @@ export async function createChatPage(o: ChatPageOptions): Promise<ChatPage> {
         return json(res, 200, await emu.runAction(token, action[1], body))
       } catch (err) {
         const status = (err as {status?: number}).status
-        throw new HttpError(status === 404 ? 404 : 400, (err as Error).message)
+        throw new HttpError(status === 404 ? 404 : 400, messageOf(err))
       }
     }
     if (path === '/api/upload' && method === 'POST') {
@@ -228,7 +229,7 @@ export async function createChatPage(o: ChatPageOptions): Promise<ChatPage> {
       try {
         return json(res, 200, await emu.runAction(token, 'send_media', input))
       } catch (err) {
-        throw new HttpError(400, (err as Error).message)
+        throw new HttpError(400, messageOf(err))
       }
     }
     if (path === '/api/miniapp/frame' && method === 'POST') {
@@ -236,7 +237,7 @@ export async function createChatPage(o: ChatPageOptions): Promise<ChatPage> {
       try {
         return json(res, 200, {url: await miniApps.frameUrl(String(body.url ?? ''))})
       } catch (err) {
-        throw new HttpError(400, (err as Error).message)
+        throw new HttpError(400, messageOf(err))
       }
     }
     const inline = /^\/api\/inline\/([\w-]{1,64})$/.exec(path)
@@ -286,7 +287,7 @@ export async function createChatPage(o: ChatPageOptions): Promise<ChatPage> {
       } catch (err) {
         req.resume()
         if (err instanceof HttpError) json(res, err.status, {error: err.message})
-        else json(res, 500, {error: `the chat page failed: ${(err as Error)?.message ?? String(err)}`})
+        else json(res, 500, {error: `the chat page failed: ${messageOf(err)}`})
       }
     },
     close() {

@@ -18,6 +18,7 @@
 import type {MessageView} from '../emulator/index.js'
 import type {UpdateEntry} from '../inspector/types.js'
 import {SessionEphemeral, isEphemeralMessage} from './session-ephemeral.js'
+import {type JsonObject as Json, isJsonObject} from '../lib/json-object.js'
 
 export const MAX_CHATS = 1000
 export const MAX_MESSAGES = 5000
@@ -39,15 +40,13 @@ interface ChatRecord {
 }
 
 /** A JSON object as Telegram sent it (an update's, or a call's parameters and result): each field checked where read. */
-type Json = Record<string, unknown>
 /** A Chat or a User: a JSON object with a numeric id. */
 type WithId = Json & {id: number}
 
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
-const hasId = (v: unknown): v is WithId => isObject(v) && typeof v.id === 'number'
+const hasId = (v: unknown): v is WithId => isJsonObject(v) && typeof v.id === 'number'
 
 function isMessage(v: unknown): v is Json & {message_id: number; chat: WithId} {
-  return isObject(v) && typeof v.message_id === 'number' && typeof v.date === 'number' && hasId(v.chat)
+  return isJsonObject(v) && typeof v.message_id === 'number' && typeof v.date === 'number' && hasId(v.chat)
 }
 
 const numberOf = (v: unknown): number | undefined => {
@@ -122,7 +121,7 @@ export class SessionChats {
 
   /** An update the session recorded: the messages it changed (as views to redraw). */
   fromEntry(entry: UpdateEntry): SessionChatView[] {
-    if (entry.truncated || !isObject(entry.update)) return []
+    if (entry.truncated || !isJsonObject(entry.update)) return []
     const u = entry.update
     const synthetic = entry.source === 'trigger' || entry.source === 'replay'
     const out: SessionChatView[] = []
@@ -134,20 +133,20 @@ export class SessionChats {
       add(this.#put(message, synthetic))
     }
     const query = u.callback_query
-    if (isObject(query) && isEphemeralMessage(query.message)) this.ephemeral.seen(query.message)
+    if (isJsonObject(query) && isEphemeralMessage(query.message)) this.ephemeral.seen(query.message)
     else if (
-      isObject(query) &&
+      isJsonObject(query) &&
       isMessage(query.message) &&
       !this.#chats.get(query.message.chat.id)?.messages.has(query.message.message_id)
     )
       add(this.#put(query.message, false))
     if (!synthetic) {
       const reaction = u.message_reaction
-      if (isObject(reaction)) add(this.#reaction(reaction))
+      if (isJsonObject(reaction)) add(this.#reaction(reaction))
       const count = u.message_reaction_count
-      if (isObject(count)) add(this.#reactionCount(count))
+      if (isJsonObject(count)) add(this.#reactionCount(count))
       const poll = u.poll
-      if (isObject(poll) && poll.id !== undefined) add(this.#poll(String(poll.id), poll))
+      if (isJsonObject(poll) && poll.id !== undefined) add(this.#poll(String(poll.id), poll))
     }
     return out
   }
@@ -172,21 +171,22 @@ export class SessionChats {
         return
       }
       case 'stoppoll':
-        if (isObject(result) && result.id !== undefined) this.#poll(String(result.id), result)
+        if (isJsonObject(result) && result.id !== undefined) this.#poll(String(result.id), result)
         return
       case 'setmycommands':
       case 'deletemycommands':
         if (
           result !== true ||
-          (params.scope && (!isObject(params.scope) || params.scope.type !== 'default')) ||
+          (params.scope && (!isJsonObject(params.scope) || params.scope.type !== 'default')) ||
           params.language_code
         )
           return
-        this.commands = m === 'setmycommands' && Array.isArray(params.commands) ? params.commands.filter(isObject) : []
+        this.commands =
+          m === 'setmycommands' && Array.isArray(params.commands) ? params.commands.filter(isJsonObject) : []
         return
       case 'setchatmenubutton':
         if (result === true && params.chat_id === undefined)
-          this.menuButton = isObject(params.menu_button) ? params.menu_button : {type: 'default'}
+          this.menuButton = isJsonObject(params.menu_button) ? params.menu_button : {type: 'default'}
         return
       case 'setmydescription':
       case 'setmyshortdescription':
@@ -250,7 +250,7 @@ export class SessionChats {
       while (other.messages.size > 0 && this.#total > this.#maxTotal) this.#dropOldest(other)
     }
     const poll = message.poll
-    if (isObject(poll) && poll.id !== undefined) {
+    if (isJsonObject(poll) && poll.id !== undefined) {
       this.#polls.set(String(poll.id), {chatId: message.chat.id, key})
       if (this.#polls.size > MAX_MESSAGES) this.#polls.delete(this.#polls.keys().next().value!)
     }
@@ -274,11 +274,11 @@ export class SessionChats {
   }
 
   #reaction(update: Json): SessionChatView | undefined {
-    const chatId = isObject(update.chat) ? numberOf(update.chat.id) : undefined
+    const chatId = isJsonObject(update.chat) ? numberOf(update.chat.id) : undefined
     const messageId = numberOf(update.message_id)
-    const userId = isObject(update.user)
+    const userId = isJsonObject(update.user)
       ? numberOf(update.user.id)
-      : isObject(update.actor_chat)
+      : isJsonObject(update.actor_chat)
         ? numberOf(update.actor_chat.id)
         : undefined
     if (chatId === undefined || messageId === undefined || userId === undefined) return undefined
@@ -289,14 +289,14 @@ export class SessionChats {
       this.#reactions.set(k, byUser)
       if (this.#reactions.size > MAX_MESSAGES) this.#reactions.delete(this.#reactions.keys().next().value!)
     }
-    const given = Array.isArray(update.new_reaction) ? update.new_reaction.filter(isObject) : []
+    const given = Array.isArray(update.new_reaction) ? update.new_reaction.filter(isJsonObject) : []
     if (given.length === 0) byUser.delete(userId)
     else byUser.set(userId, given)
     return this.view(chatId, messageId)
   }
 
   #reactionCount(update: Json): SessionChatView | undefined {
-    const chatId = isObject(update.chat) ? numberOf(update.chat.id) : undefined
+    const chatId = isJsonObject(update.chat) ? numberOf(update.chat.id) : undefined
     const messageId = numberOf(update.message_id)
     const record = chatId !== undefined ? this.#chats.get(chatId) : undefined
     const view = messageId !== undefined ? record?.messages.get(messageId) : undefined
@@ -304,7 +304,7 @@ export class SessionChats {
     this.#reactions.delete(`${chatId}:${messageId}`)
     record.messages.set(messageId, {
       ...view,
-      reactions: Array.isArray(update.reactions) ? update.reactions.filter(isObject) : [],
+      reactions: Array.isArray(update.reactions) ? update.reactions.filter(isJsonObject) : [],
     })
     return this.view(chatId, messageId)
   }

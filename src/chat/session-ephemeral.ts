@@ -13,10 +13,9 @@
  */
 import type {MessageView, TgObject} from '../emulator/index.js'
 import {entitiesJson, formatText} from '../emulator/format/index.js'
+import {type JsonObject as Json, isJsonObject} from '../lib/json-object.js'
 
 export const MAX_EPHEMERAL = 5000
-
-type Json = Record<string, unknown>
 
 /** What a call changed: the message now (`view`), or its deletion (no `view`). */
 export interface EphemeralChange {
@@ -25,8 +24,6 @@ export interface EphemeralChange {
   ephemeral_message_id: number
   view?: MessageView
 }
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 const numberOf = (v: unknown): number | undefined => {
   const n = typeof v === 'number' ? v : typeof v === 'string' && /^-?\d{1,16}$/.test(v) ? Number(v) : Number.NaN
@@ -50,12 +47,12 @@ export function isEphemeralMessage(v: unknown): v is Json & {
   ephemeral_message_id: number
 } {
   return (
-    isObject(v) &&
+    isJsonObject(v) &&
     v.message_id === 0 &&
     typeof v.ephemeral_message_id === 'number' &&
-    isObject(v.chat) &&
+    isJsonObject(v.chat) &&
     typeof v.chat.id === 'number' &&
-    isObject(v.receiver_user) &&
+    isJsonObject(v.receiver_user) &&
     typeof v.receiver_user.id === 'number'
   )
 }
@@ -149,14 +146,14 @@ export class SessionEphemeral {
       Object.assign(next, formatted(params.caption, params.parse_mode, params.caption_entities, 'caption'))
     } else if (m === 'editephemeralmessagemedia') {
       const media = jsonParam(params.media)
-      if (isObject(media)) {
+      if (isJsonObject(media)) {
         for (const field of [...MEDIA, 'caption', 'caption_entities']) delete next[field]
         Object.assign(next, mediaOf(media))
         Object.assign(next, formatted(media.caption, media.parse_mode, media.caption_entities, 'caption'))
       }
     } else if (m !== 'editephemeralmessagereplymarkup') return undefined
     const markup = jsonParam(params.reply_markup)
-    if (isObject(markup) && Array.isArray(markup.inline_keyboard) && markup.inline_keyboard.length > 0)
+    if (isJsonObject(markup) && Array.isArray(markup.inline_keyboard) && markup.inline_keyboard.length > 0)
       next.reply_markup = {inline_keyboard: markup.inline_keyboard}
     this.#messages.set(key, next)
     return {...where, view: {message: next, reactions: []}}

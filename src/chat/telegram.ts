@@ -4,6 +4,7 @@
  * follow core.telegram.org/bots/api; only the fields read are named, the rest pass through untouched.
  */
 import * as v from 'valibot'
+import {outputOf} from '../lib/refusal.js'
 
 const Id = v.looseObject({id: v.number()})
 
@@ -22,14 +23,12 @@ export type ReplyMarkup = v.InferOutput<typeof ReplyMarkup>
 
 /** The value as a message with its chat, or undefined (true, a MessageId, a message without its chat…). */
 export function chatMessageOf(value: unknown): ChatMessage | undefined {
-  const parsed = v.safeParse(ChatMessage, value)
-  return parsed.success ? parsed.output : undefined
+  return outputOf(ChatMessage, value)
 }
 
 /** The value as reply_markup, or undefined when it is no object. */
 export function replyMarkupOf(value: unknown): ReplyMarkup | undefined {
-  const parsed = v.safeParse(ReplyMarkup, value)
-  return parsed.success ? parsed.output : undefined
+  return outputOf(ReplyMarkup, value)
 }
 
 /** The numeric `id` of a Chat or User, or undefined. */

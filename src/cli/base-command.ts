@@ -9,7 +9,7 @@ import {dotenvSearched, loadDotenv, loadedDotenv, sourceOf, type ValueSource} fr
 import {readPackageConfig, withDefaults, type FlagDefinition, type PackageConfig} from './package-config.js'
 import {redactSecrets} from '../telegram/redact.js'
 import {argvSecretWarning, tokensInArgv} from './secrets.js'
-import {FixableError, UsageError} from '../lib/errors.js'
+import {FixableError, UsageError, codeOf} from '../lib/errors.js'
 import {explainApiError} from '../telegram/explain.js'
 import {errorLine} from './output.js'
 import {isPromptCancel} from './prompt.js'
@@ -32,6 +32,21 @@ export const apiFlags = {
     env: 'BOT_API_ROOT',
     helpGroup: 'BOT API',
   }),
+}
+
+/** --api-root (else the default) without its trailing slashes; exit 2 when it is not an http(s) URL. */
+export function checkedApiRoot(given: string | undefined): string {
+  const apiRoot = (given ?? DEFAULT_API_ROOT).replace(/\/+$/, '')
+  try {
+    const u = new URL(apiRoot)
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme')
+  } catch {
+    throw new UsageError(
+      `--api-root "${apiRoot}" is not an http(s) URL.`,
+      'Use e.g. https://api.telegram.org or http://127.0.0.1:8081.',
+    )
+  }
+  return apiRoot
 }
 
 export interface ResolvedApi {
@@ -157,16 +172,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       tokenSource === 'flag' ? '--token' : tokenSource === '.env' ? 'BOT_TOKEN in .env' : 'BOT_TOKEN',
     )
     if (shape) throw new UsageError(shape.message, shape.fix)
-    const apiRoot = (flags['api-root'] ?? DEFAULT_API_ROOT).replace(/\/+$/, '')
-    try {
-      const u = new URL(apiRoot)
-      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme')
-    } catch {
-      throw new UsageError(
-        `--api-root "${apiRoot}" is not an http(s) URL.`,
-        'Use e.g. https://api.telegram.org or http://127.0.0.1:8081.',
-      )
-    }
+    const apiRoot = checkedApiRoot(flags['api-root'])
     // Valid input only: the token is about to be used, and sits in `ps` for as long as this runs.
     if (tokenSource === 'flag') this.warnTokenInArgv()
     return {
@@ -286,7 +292,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       fix = err.fix
       exit = err.exitCode
       code = err.code
-    } else if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+    } else if (codeOf(err) === 'EADDRINUSE') {
       // A port taken between the check and the listen (or by a path without a check): one line, exit 2.
       const {address, port} = err as {address?: string; port?: number}
       message = `${port ? `Port ${port}${address ? ` on ${address}` : ''}` : 'A port'} is already in use.`

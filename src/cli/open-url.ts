@@ -4,6 +4,7 @@
  * Detached and unwaited: the session never depends on it. Resolves with how it went, for one line.
  */
 import {spawn} from 'node:child_process'
+import {messageOf} from '../lib/errors.js'
 
 export interface Opened {
   ok: boolean
@@ -34,7 +35,7 @@ export function openUrl(url: string, env: NodeJS.ProcessEnv = process.env): Prom
     try {
       child = spawn(program, args, {detached: true, stdio: 'ignore'})
     } catch (error) {
-      return resolve({ok: false, program, error: (error as Error).message})
+      return resolve({ok: false, program, error: messageOf(error)})
     }
     child.once('error', (error: NodeJS.ErrnoException) =>
       resolve({ok: false, program, error: error.code === 'ENOENT' ? 'not found' : error.message}),

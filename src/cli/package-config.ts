@@ -13,7 +13,7 @@
 import {existsSync, readFileSync} from 'node:fs'
 import {dirname, join, resolve} from 'node:path'
 
-import {UsageError} from '../lib/errors.js'
+import {UsageError, messageOf} from '../lib/errors.js'
 
 /** The parts of an oclif flag definition this module reads. */
 export interface FlagDefinition {
@@ -113,7 +113,7 @@ export async function readPackageConfig(
     pkg = JSON.parse(readFileSync(path, 'utf8'))
   } catch (error) {
     throw new UsageError(
-      `${path} is not valid JSON (${(error as Error).message}).`,
+      `${path} is not valid JSON (${messageOf(error)}).`,
       'Fix the file (bot reads its "bot" section), or run bot from another folder.',
     )
   }
@@ -169,7 +169,7 @@ export async function readPackageConfig(
           commandWords = splitCommand(value)
         } catch (error) {
           throw new UsageError(
-            `${at} cannot be split into words: ${(error as Error).message}.`,
+            `${at} cannot be split into words: ${messageOf(error)}.`,
             'Quote as in a shell, e.g. "node \'my bot.mjs\'".',
           )
         }
@@ -220,7 +220,7 @@ export async function readPackageConfig(
     try {
       defaults[name] = flag.parse ? await flag.parse(text, undefined, flag) : text
     } catch (error) {
-      throw new UsageError(`${at}: ${(error as Error).message}.`, `It is the default for --${name}.`)
+      throw new UsageError(`${at}: ${messageOf(error)}.`, `It is the default for --${name}.`)
     }
   }
   return {path, defaults, ...(commandWords ? {command: commandWords} : {})}

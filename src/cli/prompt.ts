@@ -15,7 +15,7 @@ export class PromptCancelled extends FixableError {
 
 /** @inquirer's errors for a prompt that ended without an answer (Ctrl-C, an abort signal, cancel()). */
 export function isPromptCancel(error: unknown): boolean {
-  const name = (error as Error | undefined)?.name
+  const name = error instanceof Error ? error.name : undefined
   return (
     name === 'ExitPromptError' ||
     name === 'AbortPromptError' ||

@@ -1,13 +1,13 @@
 /**
- * What the `bot trigger TYPE` commands share (the fixture-based ones: photo, reaction, payment…):
- * their flags, their help text (which shows the fixture), and their run: the request is built and
- * checked here (exit 2, nothing sent), the session fills and delivers it.
+ * What the fixture-based `bot trigger TYPE` commands share (photo, reaction, payment…): their flags,
+ * their help text (which shows the fixture), and their run: the request is built and checked here
+ * (exit 2, nothing sent), the session fills and delivers it.
  */
 import {Flags} from '@oclif/core'
 
 import {fixtureText, loadFixture, PLACEHOLDERS, placeholdersOf, type FixtureType} from '../control/fixtures.js'
 import type {TriggerResult} from '../control/protocol.js'
-import {sourceOf} from './config.js'
+import {runTrigger, type TriggerCommand} from './trigger-run.js'
 
 export const fixtureFlags = {
   set: Flags.string({
@@ -51,28 +51,15 @@ ${fixtures}
 ${SESSION_TEXT}`
 }
 
-interface FixtureCommand {
-  argv: string[]
-  log(message?: string): void
-}
-
 /** Runs `bot trigger TYPE`: builds and checks the request (exit 2), delivers it, prints the lines. */
 export async function runFixture(
-  cmd: FixtureCommand,
+  cmd: TriggerCommand,
   type: FixtureType,
   flags: {set?: string[]; file?: string; chat?: string; user?: string; token?: string},
   argument?: string,
 ): Promise<TriggerResult> {
-  const [{parseId, sessionToken, triggerSession}, {fixtureRequest}] = await Promise.all([
-    import('../control/client.js'),
-    import('../control/trigger-request.js'),
-  ])
-  const chatId = parseId(flags.chat, '--chat', {example: '--chat 1111 or --chat -1001234567890'})
-  const userId = parseId(flags.user, '--user', {positive: true, example: '--user 1111'})
-  const token = sessionToken(flags.token, sourceOf('BOT_TOKEN', cmd.argv, 'token') === 'flag')
-  const request = await fixtureRequest(type, {argument, sets: flags.set ?? [], file: flags.file, chatId, userId})
-  const result = await triggerSession(request, {token})
-  for (const line of result.lines) cmd.log(line)
-  if (!result.ok) process.exitCode = 1
-  return result.entry
+  const {fixtureRequest} = await import('../control/trigger-request.js')
+  return runTrigger(cmd, flags, (who) =>
+    fixtureRequest(type, {argument, sets: flags.set ?? [], file: flags.file, ...who}),
+  )
 }

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 
-import {apiFlags, BaseCommand} from '../cli/base-command.js'
+import {apiFlags, BaseCommand, checkedApiRoot} from '../cli/base-command.js'
 import {loadDotenv, sourceOf} from '../cli/config.js'
 import {useColor} from '../lib/color.js'
 import {UsageError} from '../lib/errors.js'
@@ -74,7 +74,6 @@ Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 fo
       return undefined
     }
 
-    const {DEFAULT_API_ROOT} = await import('../telegram/index.js')
     // An explicit empty value is a mistake, not "the default" (an empty variable counts as unset).
     for (const name of ['token', 'api-root'] as const)
       if (flags[name] !== undefined && flags[name]!.trim() === '')
@@ -83,16 +82,8 @@ Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 fo
           `Give --${name} a value, or leave the flag out${name === 'api-root' ? ' for https://api.telegram.org' : ''}.`,
         )
     const token = flags.token || undefined
-    const rawRoot = (flags['api-root'] || DEFAULT_API_ROOT).replace(/\/+$/, '')
-    try {
-      const u = new URL(rawRoot)
-      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme')
-    } catch {
-      throw new UsageError(
-        `--api-root "${rawRoot}" is not an http(s) URL.`,
-        'Use e.g. https://api.telegram.org or http://127.0.0.1:8081.',
-      )
-    }
+    // (an empty --api-root was refused above)
+    const rawRoot = checkedApiRoot(flags['api-root'])
 
     // Unknown --only/--skip ids are a usage error before anything starts.
     const selected = selectChecks(CHECKS, {only: flags.only, skip: flags.skip}).map((c) => c.id)

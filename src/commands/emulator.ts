@@ -4,7 +4,7 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../cli/base-command.js'
 import {useColor} from '../lib/color.js'
-import {UsageError} from '../lib/errors.js'
+import {UsageError, codeOf} from '../lib/errors.js'
 import {allowInOutput, argvSecretWarning} from '../cli/secrets.js'
 
 export default class Emulator extends BaseCommand<typeof Emulator> {
@@ -141,7 +141,7 @@ With --talk, each line typed (or piped) on stdin is sent to the bot as a message
         allowPrivateUrls: flags['allow-private-urls'],
       })
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code
+      const code = codeOf(error)
       if (code === 'EADDRINUSE')
         throw new UsageError(
           `Port ${flags.port} on ${flags.host} is already in use.`,

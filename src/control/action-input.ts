@@ -5,10 +5,7 @@
 import {listActions} from '../emulator/actions/index.js'
 import {ActionError} from './protocol.js'
 import type {JsonObject as Json} from './requests.js'
-
-export function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
+import {isJsonObject} from '../lib/json-object.js'
 
 /** An integer field of the input, or undefined when it is absent; 400 when it is something else. */
 export function intOf(value: unknown, name: string): number | undefined {
@@ -27,7 +24,7 @@ export function reactionOf(value: unknown): unknown {
 /** The fields of the table's action `name` (its input schema's properties). */
 export function paramsOf(name: string): Json {
   const properties = listActions().find((a) => a.name === name)?.params.properties
-  return isObject(properties) ? properties : {}
+  return isJsonObject(properties) ? properties : {}
 }
 
 export function hasField(name: string, field: string): boolean {

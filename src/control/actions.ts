@@ -37,8 +37,7 @@ import {
 import {isJsonObject} from './requests.js'
 import {SessionFacts} from './session-facts.js'
 import {checkUpdateObject, syntheticUpdate, updateContent, withCurrentDate} from './synthetic.js'
-
-type Json = Record<string, unknown>
+import type {JsonObject as Json} from '../lib/json-object.js'
 
 /** Where a webhook-mode session hands an update straight to the bot (the relay, past its answer cache). */
 export interface UpdateInjector {

@@ -3,10 +3,11 @@
  * callback_data, on a given message or on the bot's newest message that has it; offline also on an ephemeral
  * message (Bot API 10.2). A button that is not a callback button sends the bot nothing, so pressing it is refused.
  */
-import {intOf, isObject} from './action-input.js'
+import {intOf} from './action-input.js'
 import {ActionError} from './protocol.js'
 import type {BotMessage} from './session-facts.js'
 import type {JsonObject as Json} from './requests.js'
+import {isJsonObject} from '../lib/json-object.js'
 
 /** Which button a press means: by label or by data (exactly one), on message_id when given. */
 export interface ButtonChoice {
@@ -18,12 +19,12 @@ export interface ButtonChoice {
 /** Each inline button of a message: its label and callback_data (or what else it is). */
 export function buttonsOf(message: Json): Array<{text: string; data?: string; kind: string}> {
   const markup = message.reply_markup
-  if (!isObject(markup) || !Array.isArray(markup.inline_keyboard)) return []
+  if (!isJsonObject(markup) || !Array.isArray(markup.inline_keyboard)) return []
   const out: Array<{text: string; data?: string; kind: string}> = []
   for (const row of markup.inline_keyboard)
     if (Array.isArray(row))
       for (const b of row)
-        if (isObject(b) && typeof b.text === 'string')
+        if (isJsonObject(b) && typeof b.text === 'string')
           out.push({
             text: b.text,
             ...(typeof b.callback_data === 'string' ? {data: b.callback_data} : {}),
@@ -95,7 +96,7 @@ export function ephemeralButtonData(ephemeral: () => Json[], input: Json, chatId
   const {label, data} = input
   if (label === undefined) return data
   const id = intOf(input.ephemeral_message_id, 'ephemeral_message_id')
-  const message = ephemeral().find((m) => isObject(m.chat) && m.chat.id === chatId && m.ephemeral_message_id === id)
+  const message = ephemeral().find((m) => isJsonObject(m.chat) && m.chat.id === chatId && m.ephemeral_message_id === id)
   const button = message
     ? buttonsOf(message).find((b) => b.text.trim().toLowerCase() === String(label).trim().toLowerCase())
     : undefined

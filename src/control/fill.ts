@@ -10,8 +10,7 @@ import {ActionError} from './protocol.js'
 import type {Party, SessionFacts} from './session-facts.js'
 import {chat as madeUpChat, DEFAULT_USER_ID, user as madeUpUser, type Refusal} from './synthetic.js'
 import type {FillContext} from './fixtures.js'
-
-type Json = Record<string, unknown>
+import type {JsonObject as Json} from '../lib/json-object.js'
 
 export interface Parties {
   userId: number

@@ -28,8 +28,7 @@ import {
 import {ActionError, type Refusal, type TriggerFlow, type TriggerRequest, type TriggerResult} from './protocol.js'
 import {factsFromCalls, type Party, type SessionFacts} from './session-facts.js'
 import {checkUpdateObject, objectOf} from './requests.js'
-
-type Json = Record<string, unknown>
+import type {JsonObject as Json} from '../lib/json-object.js'
 
 /** What a fixture trigger needs of the session: what it saw, and its ways to deliver. */
 export interface TriggerDeliveries {

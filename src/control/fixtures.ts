@@ -10,8 +10,7 @@ import {readFileSync} from 'node:fs'
 import {fileURLToPath} from 'node:url'
 
 import type {Refusal} from '../lib/refusal.js'
-
-type Json = Record<string, unknown>
+import {type JsonObject as Json, isJsonObject} from '../lib/json-object.js'
 
 /** The types `bot trigger TYPE` sends from a fixture, in the order `--list` shows them. */
 export const FIXTURE_TYPES = [
@@ -52,10 +51,6 @@ export const FIXTURES_DIR = fileURLToPath(new URL('./fixtures/', import.meta.url
 
 const cache = new Map<string, Fixture>()
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 export function isFixtureType(type: string): type is FixtureType {
   return (FIXTURE_TYPES as readonly string[]).includes(type)
 }
@@ -83,7 +78,7 @@ export function fixturePath(type: FixtureType): string {
 export function fixtureText(type: FixtureType): string {
   const lines: string[] = []
   const walk = (value: unknown, path: string[]) => {
-    if (isObject(value) && Object.keys(value).length > 0)
+    if (isJsonObject(value) && Object.keys(value).length > 0)
       for (const [k, v] of Object.entries(value)) walk(v, [...path, k])
     else if (Array.isArray(value) && value.length > 0) value.forEach((v, i) => walk(v, [...path, String(i)]))
     else lines.push(`${path.join('.')} = ${JSON.stringify(value)}`)
@@ -115,11 +110,11 @@ export const PLACEHOLDERS: Record<string, string> = {
  * Update; placeholders work in it as in the shipped ones. A refusal when it is neither.
  */
 export function templateFromFile(value: unknown, name: string): {update: Json; defaults?: Json} | Refusal {
-  if (!isObject(value))
+  if (!isJsonObject(value))
     return {error: `${name} is not a JSON object.`, fix: 'Write one Update (or a fixture: {"update": {…}}).'}
   const fixtureKeys = ['update', 'defaults', 'summary', 'argument', 'type']
-  if (isObject(value.update) && Object.keys(value).every((k) => fixtureKeys.includes(k)))
-    return {update: value.update, ...(isObject(value.defaults) ? {defaults: value.defaults} : {})}
+  if (isJsonObject(value.update) && Object.keys(value).every((k) => fixtureKeys.includes(k)))
+    return {update: value.update, ...(isJsonObject(value.defaults) ? {defaults: value.defaults} : {})}
   const {update_id: _ignored, ...update} = value
   return {update}
 }
@@ -149,7 +144,7 @@ function get(root: unknown, path: string[]): unknown {
   let node = root
   for (const key of path) {
     if (Array.isArray(node)) node = /^\d+$/.test(key) ? node[Number(key)] : undefined
-    else if (isObject(node)) node = node[key]
+    else if (isJsonObject(node)) node = node[key]
     else return undefined
   }
   return node
@@ -174,7 +169,7 @@ export function setValue(template: Json, path: string[], raw: string): {value: u
       } catch {
         value = undefined
       }
-      if (!isObject(value))
+      if (!isJsonObject(value))
         return {
           error: `${where}: the fixture has an object there (${current as string}).`,
           fix: `Give it as JSON, e.g. ${where}='{"id": 42, "first_name": "Ada"}'.`,
@@ -247,7 +242,7 @@ export function applySets(update: Json, sets: Array<{path: string[]; value?: unk
     for (let i = 0; i < path.length; i++) {
       const key = path[i]
       const last = i === path.length - 1
-      const inside = Array.isArray(node) ? node[Number(key)] : isObject(node) ? node[key] : undefined
+      const inside = Array.isArray(node) ? node[Number(key)] : isJsonObject(node) ? node[key] : undefined
       if (!last && inside !== undefined && inside !== null && typeof inside !== 'object') {
         const at = path.slice(0, i + 1).join('.')
         return typeof inside === 'string' && WHOLE.test(inside)
@@ -278,7 +273,7 @@ export function applySets(update: Json, sets: Array<{path: string[]; value?: unk
             node[index] = /^\d+$/.test(path[i + 1]) ? [] : {}
           node = node[index]
         }
-      } else if (isObject(node)) {
+      } else if (isJsonObject(node)) {
         if (last) node[key] = value
         else {
           if (node[key] === undefined || node[key] === null || typeof node[key] !== 'object')
@@ -338,7 +333,7 @@ export function fillTemplate(
       })
     }
     if (Array.isArray(value)) return value.map((v, i) => fill(v, [...path, String(i)]))
-    if (isObject(value)) {
+    if (isJsonObject(value)) {
       const out: Json = {}
       for (const [k, v] of Object.entries(value)) out[k] = fill(v, [...path, k])
       return out
@@ -346,7 +341,7 @@ export function fillTemplate(
     return value
   }
   const filled = fill(update, [])
-  return refusal ?? (isObject(filled) ? filled : {})
+  return refusal ?? (isJsonObject(filled) ? filled : {})
 }
 
 function withPath(refusal: Refusal, path: string[]): Refusal {
@@ -359,7 +354,7 @@ export function placeholdersOf(update: unknown): string[] {
   const walk = (value: unknown) => {
     if (typeof value === 'string') for (const m of value.matchAll(PLACEHOLDER)) found.add(m[1].split('.')[0])
     else if (Array.isArray(value)) value.forEach(walk)
-    else if (isObject(value)) Object.values(value).forEach(walk)
+    else if (isJsonObject(value)) Object.values(value).forEach(walk)
   }
   walk(update)
   return [...found]

@@ -12,8 +12,7 @@
 import type {BotApiEmulator, Update} from '../emulator/index.js'
 import type {FixtureType} from './fixtures.js'
 import {objectOf} from './requests.js'
-
-type Json = Record<string, unknown>
+import type {JsonObject as Json} from '../lib/json-object.js'
 
 /** What an offline trigger may ask of the emulator. */
 export type TriggerEmulator = Pick<

@@ -4,10 +4,11 @@
  * actions a session offers (`GET /actions`), offline the whole table, online those it can fake.
  */
 import {listActions} from '../emulator/actions/index.js'
-import {intOf, isObject, paramsOf, reactionOf} from './action-input.js'
+import {intOf, paramsOf, reactionOf} from './action-input.js'
 import type {FixtureType} from './fixtures.js'
 import {ActionError, type FixtureSet, type SessionAction, type TriggerRequest} from './protocol.js'
 import type {JsonObject as Json} from './requests.js'
+import {isJsonObject} from '../lib/json-object.js'
 
 /** The actions a session against Telegram can run, each as the fixture (or built-in kind) `bot trigger` sends. */
 const ONLINE: Record<string, {fixture?: FixtureType; summary: string}> = {
@@ -49,7 +50,7 @@ export function sessionActions(offline: boolean): SessionAction[] {
     .filter((a) => offline || runsOnline(a.name))
     .map((a) => {
       const {required: given, ...rest}: Json = JSON.parse(JSON.stringify(a.params))
-      const properties = {...(isObject(rest.properties) ? rest.properties : {})}
+      const properties = {...(isJsonObject(rest.properties) ? rest.properties : {})}
       let required = Array.isArray(given) ? given.filter((r) => typeof r === 'string') : []
       if (a.name === 'press_button') {
         properties.label = LABEL
@@ -141,7 +142,7 @@ function photoOf(input: Json): {base64: string; name?: string} {
       `Against Telegram only a photo can be faked (kind "${String(input.kind)}").`,
       'Send kind "photo", or use an offline session for other media.',
     )
-  const f = isObject(input.file) ? input.file : {}
+  const f = isJsonObject(input.file) ? input.file : {}
   if (typeof f.data !== 'string') throw new ActionError(400, 'file.data (base64) is required.', 'Pass the image.')
   return {base64: f.data, ...(typeof f.filename === 'string' ? {name: f.filename} : {})}
 }

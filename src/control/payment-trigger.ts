@@ -15,8 +15,7 @@ import {privateChatOf} from './fill.js'
 import {objectOf} from './requests.js'
 import type {TriggerFlow} from './protocol.js'
 import type {UpdateEntry} from '../inspector/types.js'
-
-type Json = Record<string, unknown>
+import type {JsonObject as Json} from '../lib/json-object.js'
 
 /** "The Bot API must receive an answer within 10 seconds after the pre-checkout query was sent" (answerPreCheckoutQuery). */
 export const PRE_CHECKOUT_WINDOW_MS = 10_000

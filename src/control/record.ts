@@ -37,22 +37,28 @@ export function removeControlRecord(pid: number, dir = stateDir()): void {
   }
 }
 
+/** A record's JSON is trusted when it is the one of `pid`, with a bot id, a folder, a port and a key. */
+function isControlRecord(value: unknown, pid: number): value is ControlRecord {
+  if (typeof value !== 'object' || value === null) return false
+  const r: Partial<Record<keyof ControlRecord, unknown>> = value
+  return (
+    r.version === 1 &&
+    r.pid === pid &&
+    Number.isSafeInteger(r.botId) &&
+    typeof r.cwd === 'string' &&
+    typeof r.port === 'number' &&
+    Number.isInteger(r.port) &&
+    r.port > 0 &&
+    r.port < 65_536 &&
+    typeof r.key === 'string' &&
+    r.key.length > 0
+  )
+}
+
 function parseRecord(text: string, pid: number): ControlRecord | undefined {
   try {
-    const r = JSON.parse(text) as ControlRecord
-    if (
-      r &&
-      r.version === 1 &&
-      r.pid === pid &&
-      Number.isSafeInteger(r.botId) &&
-      typeof r.cwd === 'string' &&
-      Number.isInteger(r.port) &&
-      r.port > 0 &&
-      r.port < 65_536 &&
-      typeof r.key === 'string' &&
-      r.key.length > 0
-    )
-      return r
+    const r: unknown = JSON.parse(text)
+    if (isControlRecord(r, pid)) return r
   } catch {
     // torn or foreign: treated as absent
   }

@@ -8,6 +8,7 @@
  */
 import * as v from 'valibot'
 import {MAX_EDIT_DEPTH, nestedDeeperThan} from '../lib/json-depth.js'
+import {isJsonObject, type JsonObject} from '../lib/json-object.js'
 import {checkWith, fields, type Refusal, refuse} from '../lib/refusal.js'
 import {UPDATE_TYPES} from '../telegram/types.js'
 import {FIXTURE_TYPES} from './fixtures.js'
@@ -21,22 +22,7 @@ export const MAX_PHOTO_BYTES = 5 * 1024 * 1024
 /** The largest update_id a replay may carry: Telegram's are positive 32-bit integers (so are the synthetic ones). */
 export const MAX_UPDATE_ID = 2_147_483_647
 
-/** A JSON object from outside, checked to be one and nothing more. */
-export type JsonObject = Record<string, unknown>
-
-/** A JSON object (not null, not an array): what every request body and update must be. */
-export function isJsonObject(value: unknown): value is JsonObject {
-  return isPlainObject(value)
-}
-
-/** The value when it is a JSON object, else an empty one (a field a --set or a client may have written anything in). */
-export function objectOf(value: unknown): JsonObject {
-  return isPlainObject(value) ? value : {}
-}
-
-function isPlainObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
+export {isJsonObject, objectOf, type JsonObject} from '../lib/json-object.js'
 
 function isId(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value !== 0
@@ -54,7 +40,7 @@ export function updateObject(what = 'the update') {
   const types = (update: JsonObject) => Object.keys(update).filter((k) => k !== 'update_id')
   return v.pipe(
     v.custom<JsonObject>(
-      isPlainObject,
+      isJsonObject,
       refuse(
         `${what} is not a JSON object.`,
         'Write one Update object, e.g. {"message": {…}} (update_id is set by the session).',
@@ -93,7 +79,7 @@ export function updateObject(what = 'the update') {
     v.rawCheck(({dataset, addIssue}) => {
       if (!dataset.typed) return
       const type = types(dataset.value)[0]
-      if (!isPlainObject(dataset.value[type]))
+      if (!isJsonObject(dataset.value[type]))
         addIssue({
           message: refuse(
             `"${type}" in ${what} is not an object.`,
@@ -237,10 +223,10 @@ const fixtureHead = {
   template: v.optional(
     fields(
       {
-        update: v.custom<JsonObject>(isPlainObject, noTemplateUpdate),
+        update: v.custom<JsonObject>(isJsonObject, noTemplateUpdate),
         defaults: v.optional(
           v.custom<JsonObject>(
-            isPlainObject,
+            isJsonObject,
             refuse('The fixture file\'s "defaults" is not an object.', 'Give defaults as an object.'),
           ),
         ),
@@ -305,7 +291,7 @@ const fixtureRequest = v.pipe(
 export const triggerRequest = v.pipe(
   v.unknown(),
   v.check(
-    isPlainObject,
+    isJsonObject,
     refuse(
       'The trigger request is not a JSON object.',
       'Send {"kind": "message", "text": "…"}, {"kind": "callback", …} or {"kind": "update", …}.',
@@ -335,7 +321,7 @@ export function readUpdateObject(value: unknown, what = 'the update'): {update: 
 
 /** `POST /actions/{name}`: the action's input, one JSON object (its fields are the action table's to check). */
 export const actionInput = v.custom<JsonObject>(
-  isPlainObject,
+  isJsonObject,
   refuse('The action input is not a JSON object.', "Send the action's fields as one JSON object."),
 )
 
@@ -350,7 +336,7 @@ const replayFix = 'Send {"updateId": 123} or {"updateId": "last"}.'
 /** `POST /replay`: the recorded update to deliver again (its update_id, or the newest), optionally edited. */
 export const replayRequest = v.pipe(
   v.unknown(),
-  v.check(isPlainObject, refuse('The replay request is not a JSON object.', replayFix)),
+  v.check(isJsonObject, refuse('The replay request is not a JSON object.', replayFix)),
   fields(
     {
       updateId: v.custom<number | 'last'>(
@@ -387,7 +373,7 @@ const faultInteger = (key: string) =>
 
 /** `POST /faults` (offline only): the next `times` calls of `method` fail with this error (the emulator's failNext). */
 export const faultRequest = v.pipe(
-  v.custom<JsonObject>(isPlainObject, refuse('The fault is not a JSON object.', faultFix)),
+  v.custom<JsonObject>(isJsonObject, refuse('The fault is not a JSON object.', faultFix)),
   v.check(
     (f) => Object.keys(f).every((key) => FAULT_FIELDS.includes(key)),
     refuse<JsonObject>(

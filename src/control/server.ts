@@ -30,7 +30,6 @@
  * have deadlines, and no request can throw out of the handler.
  */
 import {createServer, type IncomingMessage, type ServerResponse} from 'node:http'
-import type {AddressInfo} from 'node:net'
 
 import {redactSecrets} from '../telegram/redact.js'
 import {ConnectionGuard} from '../lib/connection-guard.js'
@@ -63,6 +62,7 @@ import {
   type FaultRequest,
   type SessionQueries,
 } from './protocol.js'
+import {listeningPort} from '../lib/server-port.js'
 
 export const ACTION_DEADLINE_MS = 35_000
 
@@ -393,7 +393,7 @@ export function startControlPort(o: ControlPortOptions): Promise<ControlPort> {
     server.listen(o.port ?? 0, '127.0.0.1', () => {
       server.off('error', reject)
       server.on('error', () => {})
-      port = (server.address() as AddressInfo).port
+      port = listeningPort(server)
       resolve({
         port,
         quiesce: () => {

@@ -1,3 +1,4 @@
+import {type JsonObject as Json, isJsonObject} from '../lib/json-object.js'
 /**
  * What a session has seen that `bot trigger` fills its updates with: the last real chat and user
  * (an update from Telegram or the emulator, not a trigger or a replay), the newest message of each
@@ -6,8 +7,6 @@
  * relay, the polled updates and the api proxy's calls) or, offline, rebuilt from the emulator's
  * record of the bot's calls. Bounded: 500 chats, 100 messages of the bot per chat.
  */
-
-type Json = Record<string, unknown>
 
 /** A chat and the user in it, as their last update showed them. */
 export interface Party {
@@ -39,10 +38,6 @@ const MAX_MESSAGES = 100
 /** A bot message larger than this (as JSON) is kept as its identifying fields only. */
 const MAX_MESSAGE_JSON = 8 * 1024
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 function id(value: unknown): number | undefined {
   const n = typeof value === 'string' && /^-?\d{1,16}$/.test(value) ? Number(value) : value
   return typeof n === 'number' && Number.isSafeInteger(n) && n !== 0 ? n : undefined
@@ -50,20 +45,20 @@ function id(value: unknown): number | undefined {
 
 /** The content object of an update (its one field besides update_id). */
 function content(update: unknown): {type?: string; body?: Json} {
-  if (!isObject(update)) return {}
+  if (!isJsonObject(update)) return {}
   const type = Object.keys(update).find((k) => k !== 'update_id')
   const body = type === undefined ? undefined : update[type]
-  return {type, ...(isObject(body) ? {body} : {})}
+  return {type, ...(isJsonObject(body) ? {body} : {})}
 }
 
 /** callback_data of every inline button of a reply_markup. */
 export function callbackData(markup: unknown): string[] {
-  if (!isObject(markup) || !Array.isArray(markup.inline_keyboard)) return []
+  if (!isJsonObject(markup) || !Array.isArray(markup.inline_keyboard)) return []
   const out: string[] = []
   for (const row of markup.inline_keyboard)
     if (Array.isArray(row))
       for (const button of row)
-        if (isObject(button) && typeof button.callback_data === 'string') out.push(button.callback_data)
+        if (isJsonObject(button) && typeof button.callback_data === 'string') out.push(button.callback_data)
   return out
 }
 
@@ -100,7 +95,7 @@ function bounded(message: Json): Json {
   const {message_id, from, chat, date, text} = message
   return {
     message_id,
-    ...(isObject(from) ? {from} : {}),
+    ...(isJsonObject(from) ? {from} : {}),
     chat,
     date,
     ...(typeof text === 'string' ? {text: text.slice(0, 1000)} : {}),
@@ -138,9 +133,9 @@ export class SessionFacts {
       this.#business = body.is_enabled === false ? undefined : {id: body.id}
       return
     }
-    const message = isObject(body.message) ? body.message : undefined
-    const chat = isObject(body.chat) ? body.chat : message && isObject(message.chat) ? message.chat : undefined
-    const user = isObject(body.from) ? body.from : isObject(body.user) ? body.user : undefined
+    const message = isJsonObject(body.message) ? body.message : undefined
+    const chat = isJsonObject(body.chat) ? body.chat : message && isJsonObject(message.chat) ? message.chat : undefined
+    const user = isJsonObject(body.from) ? body.from : isJsonObject(body.user) ? body.user : undefined
     if (real && chat && user && id(chat.id) !== undefined && id(user.id) !== undefined && user.is_bot !== true)
       this.#party = {chat, user}
     if ((type === 'message' || type === 'edited_message') && chat && user) {
@@ -187,11 +182,11 @@ export class SessionFacts {
     }
     if (!SENDS.test(m)) return
     const messages = Array.isArray(result) ? result : [result]
-    for (const message of messages) if (isObject(message)) this.#noteBotMessage(m, params, message)
+    for (const message of messages) if (isJsonObject(message)) this.#noteBotMessage(m, params, message)
   }
 
   #noteBotMessage(method: string, params: Json, message: Json): void {
-    const chatId = id(isObject(message.chat) ? message.chat.id : undefined)
+    const chatId = id(isJsonObject(message.chat) ? message.chat.id : undefined)
     const messageId = id(message.message_id)
     // A business chat's messages are the account's, not the bot's chat with the user.
     if (chatId === undefined || messageId === undefined || message.business_connection_id !== undefined) return
@@ -199,7 +194,7 @@ export class SessionFacts {
     const chat = this.#bot.get(chatId) ?? new Map<number, BotMessage>()
     const previous = chat.get(messageId)
     const record: BotMessage = {message: bounded(message), messageId, buttons: callbackData(message.reply_markup)}
-    const invoice = isObject(message.invoice) ? message.invoice : undefined
+    const invoice = isJsonObject(message.invoice) ? message.invoice : undefined
     if (invoice || previous?.invoice)
       record.invoice = {
         ...previous?.invoice,
@@ -213,7 +208,7 @@ export class SessionFacts {
           : {}),
         ...(method === 'sendinvoice' && typeof params.payload === 'string' ? {payload: params.payload} : {}),
       }
-    const poll = isObject(message.poll) ? message.poll : undefined
+    const poll = isJsonObject(message.poll) ? message.poll : undefined
     if (poll && typeof poll.id === 'string')
       record.poll = {id: poll.id, options: Array.isArray(poll.options) ? poll.options.length : 0}
     else if (previous?.poll) record.poll = previous.poll

@@ -7,6 +7,7 @@
 import {type Chat, MESSAGE_UPDATE_TYPES, type MessageEntity, type User} from '../telegram/types.js'
 import type {TriggerRequest} from './protocol.js'
 import {checkTriggerRequest, type JsonObject, MAX_UPDATE_ID} from './requests.js'
+import {isJsonObject} from '../lib/json-object.js'
 
 export {
   checkTriggerRequest,
@@ -59,7 +60,7 @@ export function withCurrentDate(update: JsonObject, now = Date.now()): JsonObjec
 export function updateContent(update: JsonObject): {type?: string; content?: JsonObject} {
   const type = Object.keys(update).find((k) => k !== 'update_id')
   const content = type === undefined ? undefined : update[type]
-  return {type, ...(isPlainObject(content) ? {content} : {})}
+  return {type, ...(isJsonObject(content) ? {content} : {})}
 }
 
 /**
@@ -79,10 +80,6 @@ export function expiredDate(update: JsonObject, now = Date.now()): number | unde
 
 /** Supergroup ids are -100xxxxxxxxxx (below -10^12); other negative ids are basic groups. */
 const SUPERGROUP_BELOW = -1_000_000_000_000
-
-function isPlainObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 /** The user and chat of a message/callback request: the user defaults to the chat (private) or 1111. */
 export function partiesOf(request: {chatId?: number; userId?: number}): {userId: number; chatId: number} {

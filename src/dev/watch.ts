@@ -13,13 +13,14 @@
  * (imports/preload.cts): then a JavaScript/TypeScript file restarts it only if it loaded it, as
  * `tsx watch` does (see restartsFor).
  */
-import {existsSync, readFileSync, statSync} from 'node:fs'
-import {extname, join, relative, sep} from 'node:path'
+import {statSync} from 'node:fs'
+import {extname, relative, sep} from 'node:path'
 
 import {watch as chokidarWatch, type FSWatcher} from 'chokidar'
-import ignore, {type Ignore} from 'ignore'
+import ignore from 'ignore'
 
-import {projectFolders} from '../lib/project-folders.js'
+import {gitignores, ignoredBy} from '../lib/gitignore.js'
+import {toError} from '../lib/errors.js'
 
 export const IGNORED_DIRS = [
   'node_modules',
@@ -142,31 +143,6 @@ export interface Watcher {
   close(): Promise<void>
 }
 
-/** The .gitignore files of the project (cwd up to its top), each with the folder its patterns are relative to. */
-function gitignores(cwd: string): Array<{dir: string; rules: Ignore}> {
-  const out: Array<{dir: string; rules: Ignore}> = []
-  for (const dir of projectFolders(cwd)) {
-    const file = join(dir, '.gitignore')
-    if (!existsSync(file)) continue
-    try {
-      out.push({dir, rules: ignore().add(readFileSync(file, 'utf8'))})
-    } catch {
-      // an unreadable .gitignore ignores nothing
-    }
-  }
-  return out
-}
-
-/** Is `path` (absolute) left out by a .gitignore or a pattern? `dir`: it is a folder (a pattern with a trailing / matches). */
-function ignoredBy(rules: Array<{dir: string; rules: Ignore}>, path: string, dir: boolean | undefined): boolean {
-  for (const r of rules) {
-    const rel = relative(r.dir, path).split(sep).join('/')
-    if (rel === '' || rel.startsWith('..')) continue
-    if (r.rules.ignores(rel) || (dir !== false && r.rules.ignores(`${rel}/`))) return true
-  }
-  return false
-}
-
 export function watchProject(options: WatchOptions): Watcher {
   const ignoredDirs = [...IGNORED_DIRS, ...(options.ignore ?? [])]
   const gitignored = gitignores(options.cwd)
@@ -220,7 +196,7 @@ export function watchProject(options: WatchOptions): Watcher {
     options.onChange([rel(path)], false)
   }
   watcher.on('all', onEvent)
-  watcher.on('error', (error) => options.onError?.(error as Error))
+  watcher.on('error', (error) => options.onError?.(toError(error)))
   const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()))
   return {
     ready,

@@ -6,6 +6,7 @@
  */
 import {constants} from 'node:fs'
 import {open} from 'node:fs/promises'
+import {codeOf, messageOf} from './errors.js'
 
 const {O_RDONLY, O_NONBLOCK} = constants
 
@@ -35,8 +36,8 @@ export async function readBoundedFile(file: string, max: number): Promise<Buffer
   try {
     handle = await open(file, O_RDONLY | (O_NONBLOCK ?? 0))
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    throw new BoundedFileError('unreadable', `${file} cannot be read (${code ?? (error as Error).message}).`, code)
+    const code = codeOf(error)
+    throw new BoundedFileError('unreadable', `${file} cannot be read (${code ?? messageOf(error)}).`, code)
   }
   try {
     const stats = await handle.stat()

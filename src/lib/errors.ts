@@ -28,3 +28,14 @@ export class UsageError extends FixableError {
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
 }
+
+/** A caught value's system error code (ENOENT, EADDRINUSE, ECONNREFUSED, …), where it has one. */
+export function codeOf(error: unknown): string | undefined {
+  const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined
+  return typeof code === 'string' ? code : undefined
+}
+
+/** A caught value as an Error (thrown non-Errors become one with their text). */
+export function toError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error))
+}

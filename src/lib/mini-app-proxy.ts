@@ -17,10 +17,11 @@
 import {readFileSync} from 'node:fs'
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import {createRequire} from 'node:module'
-import type {AddressInfo, Socket} from 'node:net'
+import type {Socket} from 'node:net'
 import {dirname, join} from 'node:path'
 
 import {requestUpstream, upgradeUpstream} from './dev-server-forward.js'
+import {listeningPort, portOf} from './server-port.js'
 
 /** Where apps load Telegram's script from (core.telegram.org/bots/webapps, "Initializing Mini Apps"). */
 export const TELEGRAM_SCRIPT = /https?:\/\/telegram\.org\/js\/telegram-web-app\.js(\?[^"'\s>]*)?/g
@@ -72,7 +73,7 @@ export function telegramWebAppScript(): string {
  * another site whose name is rebound to 127.0.0.1 gets 403, so it cannot read the app through the proxy.
  */
 function hostIsMine(req: IncomingMessage, server: Server): boolean {
-  const port = (server.address() as AddressInfo | null)?.port
+  const port = portOf(server)
   const host = req.headers.host ?? ''
   return port !== undefined && [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`].includes(host.toLowerCase())
 }
@@ -116,7 +117,7 @@ export function createMiniAppProxy(options: MiniAppProxyOptions = {}): MiniAppPr
       server.once('error', reject)
       server.listen(0, '127.0.0.1', () => resolve())
     })
-    const {port} = server.address() as AddressInfo
+    const port = listeningPort(server)
     return {server, base: `http://127.0.0.1:${port}`, sockets}
   }
 
@@ -148,14 +149,15 @@ export function createMiniAppProxy(options: MiniAppProxyOptions = {}): MiniAppPr
     const chunks: Buffer[] = []
     let size = 0
     for await (const chunk of upstream) {
-      size += (chunk as Buffer).length
+      const piece: Buffer = chunk
+      size += piece.length
       if (size > maxHtml) {
         upstream.destroy()
         res.writeHead(502, {'content-type': 'text/plain'})
         res.end(`the Mini App's page is over ${maxHtml} bytes: too large to rewrite`)
         return
       }
-      chunks.push(chunk as Buffer)
+      chunks.push(piece)
     }
     const body = rewriteHtml(Buffer.concat(chunks).toString('utf8'), options.inject ?? BRIDGE_SHIM)
     delete out['content-length']

@@ -46,6 +46,12 @@ export function checkWith<S extends AnySchema>(schema: S, value: unknown): {outp
   return parsed.success ? {output: parsed.output} : refusalOf(parsed.issues[0])
 }
 
+/** Parse `value` with `schema`: its output, or undefined when it does not fit (data read where it is optional). */
+export function outputOf<S extends AnySchema>(schema: S, value: unknown): v.InferOutput<S> | undefined {
+  const parsed = v.safeParse(schema, value)
+  return parsed.success ? parsed.output : undefined
+}
+
 /**
  * An object schema (unknown keys dropped) whose refusals are its fields' own: a missing field is refused as its
  * schema refuses `undefined`; a value that is not an object at all (a string, null) with `notObject`. Arrays are

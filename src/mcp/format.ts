@@ -19,12 +19,7 @@ import {formatRendered, renderCall} from '../offline/render.js'
 import type {ChatScriptFailure, ChatScriptResult} from '../emulator/index.js'
 import {failureLines, scriptLines} from '../testing/report.js'
 import type {ScriptOutcome} from '../testing/run.js'
-
-type Json = Record<string, unknown>
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
+import {type JsonObject as Json, isJsonObject} from '../lib/json-object.js'
 
 function short(text: string, max = 200): string {
   const one = text.replace(/\s+/g, ' ').trim()
@@ -47,9 +42,9 @@ export function callLines(call: ApiCall): string[] {
 
 /** What the user did, in one line (`you › hello`, `you › [pressed "like:yes" on #12]`…). */
 export function userLine(update: unknown): string {
-  if (!isObject(update)) return 'you › (an update)'
+  if (!isJsonObject(update)) return 'you › (an update)'
   const type = Object.keys(update).find((k) => k !== 'update_id') ?? 'update'
-  const body = isObject(update[type]) ? (update[type] as Json) : {}
+  const body = isJsonObject(update[type]) ? (update[type] as Json) : {}
   const id = typeof body.message_id === 'number' ? ` #${body.message_id}` : ''
   if (type === 'message' || type === 'edited_message' || type === 'business_message') {
     const edited = type === 'edited_message' ? '(edited) ' : ''
@@ -58,20 +53,20 @@ export function userLine(update: unknown): string {
       (k) => body[k] !== undefined,
     )
     if (media) return `you${id} › [${media}]${typeof body.caption === 'string' ? ` ${short(body.caption)}` : ''}`
-    if (isObject(body.web_app_data)) return `you${id} › (Mini App data) ${short(String(body.web_app_data.data))}`
-    if (isObject(body.successful_payment))
+    if (isJsonObject(body.web_app_data)) return `you${id} › (Mini App data) ${short(String(body.web_app_data.data))}`
+    if (isJsonObject(body.successful_payment))
       return `you${id} › (paid ${String(body.successful_payment.total_amount)} ${String(body.successful_payment.currency)})`
     const other = Object.keys(body).find((k) => !['message_id', 'from', 'chat', 'date'].includes(k))
     return `you${id} › (${other ?? type})`
   }
   if (type === 'callback_query') {
-    const message = isObject(body.message) ? body.message : {}
+    const message = isJsonObject(body.message) ? body.message : {}
     const on = typeof message.message_id === 'number' ? ` on #${message.message_id}` : ''
     return `you › [pressed ${JSON.stringify(body.data ?? body.game_short_name ?? '')}${on}]`
   }
   if (type === 'message_reaction') {
     const emoji = Array.isArray(body.new_reaction)
-      ? body.new_reaction.map((r) => (isObject(r) ? String(r.emoji ?? r.custom_emoji_id ?? '★') : '★')).join('')
+      ? body.new_reaction.map((r) => (isJsonObject(r) ? String(r.emoji ?? r.custom_emoji_id ?? '★') : '★')).join('')
       : ''
     return `you › (reacted ${emoji || 'nothing'} to #${String(body.message_id)})`
   }

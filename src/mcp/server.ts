@@ -36,7 +36,7 @@ import type {
   TriggerRequest,
   TriggerResult,
 } from '../control/protocol.js'
-import {FixableError} from '../lib/errors.js'
+import {FixableError, messageOf} from '../lib/errors.js'
 import {BoundedFileError, readBoundedFile} from '../lib/bounded-file.js'
 import type {UpdateEntry} from '../inspector/types.js'
 import {
@@ -119,7 +119,7 @@ class SessionLink {
       try {
         return await this.child.session(this.#o.startupMs ?? 60_000)
       } catch (error) {
-        throw new ToolError((error as Error).message, 'Fix the bot (see the lines above), then restart `bot mcp`.')
+        throw new ToolError(messageOf(error), 'Fix the bot (see the lines above), then restart `bot mcp`.')
       }
     }
     try {
@@ -143,7 +143,7 @@ class SessionLink {
 function errorText(error: unknown): string {
   if (error instanceof ToolError) return error.fix ? `${error.message}\nFix: ${error.fix}` : error.message
   if (error instanceof FixableError) return error.fix ? `${error.message}\nFix: ${error.fix}` : error.message
-  return `Failed: ${(error as Error)?.message ?? String(error)}`
+  return `Failed: ${messageOf(error)}`
 }
 
 function query(params: Record<string, string | number | boolean | undefined>): string {

@@ -35,6 +35,7 @@ import {
   type RenderedCall,
 } from './render.js'
 import type {OfflineBackend} from './offline-env.js'
+import {messageOf, codeOf} from '../lib/errors.js'
 
 export {CHAT_HELP, unknownCommandText} from './chat-commands.js'
 
@@ -357,7 +358,7 @@ class TerminalChat implements Chat {
         first_name: this.#user.firstName,
       })) as typeof attempt
     } catch (error) {
-      return this.#error(`✗ ${(error as Error).message}`)
+      return this.#error(`✗ ${messageOf(error)}`)
     }
     this.#summary.sent++
     if (attempt.status === 'paid') {
@@ -485,7 +486,7 @@ class TerminalChat implements Chat {
         return this.#error(`✗ ${path} is ${size} bytes; a bot gets files of at most ${MAX_CHAT_FILE / 1024 / 1024} MB.`)
       data = readFileSync(file)
     } catch (error) {
-      return this.#error(`✗ Cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`)
+      return this.#error(`✗ Cannot read ${path}: ${codeOf(error) ?? messageOf(error)}.`)
     }
     // A Telegram app sends only pictures as photos; anything else goes as a file.
     if (media === 'photo' && !isImage(data))
@@ -504,7 +505,7 @@ class TerminalChat implements Chat {
       })
     } catch (error) {
       // e.g. bytes that are no image, sent as a photo
-      return this.#error(`✗ ${(error as Error).message}`)
+      return this.#error(`✗ ${messageOf(error)}`)
     }
     this.#summary.sent++
     this.#rememberFile(update, media, data, basename(path))

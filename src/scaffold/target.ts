@@ -7,7 +7,7 @@ import {constants} from 'node:fs'
 import {access, lstat, realpath, stat, statfs} from 'node:fs/promises'
 import {dirname, join, relative, resolve, sep} from 'node:path'
 
-import {UsageError} from '../lib/errors.js'
+import {UsageError, codeOf} from '../lib/errors.js'
 
 /** Kernel file systems no project belongs in (statfs f_type): proc, sysfs, cgroup, cgroup2, debugfs, securityfs, devpts, tracefs, bpf. */
 const VIRTUAL_FS = new Map<number, string>([
@@ -23,10 +23,6 @@ const VIRTUAL_FS = new Map<number, string>([
 ])
 
 const CHOOSE = 'Pass the path of a new or empty folder you can write to, e.g. `bot init my-bot`.'
-
-function code(error: unknown): string | undefined {
-  return (error as NodeJS.ErrnoException)?.code
-}
 
 /**
  * Throws a UsageError (exit 2) when `dir` (as the user gave it, resolved against `cwd`) cannot be
@@ -46,7 +42,7 @@ export async function checkTargetDir(given: string, cwd: string, display: (path:
     try {
       info = await stat(base)
     } catch (error) {
-      const c = code(error)
+      const c = codeOf(error)
       if ((c === 'ENOENT' || c === 'ENOTDIR') && dirname(base) !== base) {
         base = dirname(base)
         continue
@@ -75,7 +71,7 @@ export async function checkTargetDir(given: string, cwd: string, display: (path:
   try {
     await access(base, constants.W_OK | constants.X_OK)
   } catch (error) {
-    const why = code(error) === 'EROFS' ? 'is on a read-only file system' : 'is not writable by this user'
+    const why = codeOf(error) === 'EROFS' ? 'is on a read-only file system' : 'is not writable by this user'
     throw new UsageError(`Cannot create ${display(dir)}: ${display(base)} ${why}.`, CHOOSE)
   }
 }

@@ -8,6 +8,7 @@
  */
 import {readFileSync} from 'node:fs'
 import {setTimeout as sleep} from 'node:timers/promises'
+import {codeOf} from '../lib/errors.js'
 
 /** True when a process with this pid exists (EPERM means it exists but is not ours). */
 export function isPidAlive(pid: number): boolean {
@@ -16,7 +17,7 @@ export function isPidAlive(pid: number): boolean {
     process.kill(pid, 0)
     return true
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
+    return codeOf(error) === 'EPERM'
   }
 }
 
@@ -37,7 +38,7 @@ export function groupAlive(pgid: number): boolean {
     process.kill(-pgid, 0)
     return true
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
+    return codeOf(error) === 'EPERM'
   }
 }
 

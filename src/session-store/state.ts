@@ -14,6 +14,7 @@ import {homedir} from 'node:os'
 import {join} from 'node:path'
 
 import {anchored, createTempFile, ensureStateFolder, readPrivateFile, writePrivateFile} from './private-files.js'
+import {codeOf} from '../lib/errors.js'
 
 export {stateFolderProblem, UnsafeStateFolder} from './private-files.js'
 
@@ -80,10 +81,17 @@ export function statePath(botId: number, dir = stateDir()): string {
   return join(dir, `session-${botId}.json`)
 }
 
+/** A state file's JSON is trusted as ours when it names its version, bot and process (the session that wrote it). */
+function isSessionState(value: unknown): value is SessionState {
+  if (typeof value !== 'object' || value === null) return false
+  const s: Partial<Record<keyof SessionState, unknown>> = value
+  return s.version === 1 && typeof s.botId === 'number' && typeof s.pid === 'number'
+}
+
 function parseState(text: string): SessionState | undefined {
   try {
-    const value = JSON.parse(text) as SessionState
-    if (value && value.version === 1 && typeof value.botId === 'number' && typeof value.pid === 'number') return value
+    const value: unknown = JSON.parse(text)
+    if (isSessionState(value)) return value
   } catch {
     // A torn or foreign file is treated as absent.
   }
@@ -129,7 +137,7 @@ export function claimState(state: SessionState, dir = stateDir()): boolean {
     linkSync(tmp, anchored(statePath(state.botId, dir)))
     return true
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
+    if (codeOf(error) === 'EEXIST') return false
     throw error
   } finally {
     try {
@@ -144,7 +152,7 @@ export function removeState(botId: number, dir = stateDir()): void {
   try {
     unlinkSync(anchored(statePath(botId, dir)))
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+    if (codeOf(error) !== 'ENOENT') throw error
   }
 }
 

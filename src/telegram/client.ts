@@ -16,6 +16,7 @@ import type {
   UserFromGetMe,
   WebhookInfo,
 } from './types.js'
+import {messageOf} from '../lib/errors.js'
 
 export const DEFAULT_API_ROOT = 'https://api.telegram.org'
 
@@ -255,7 +256,7 @@ export class BotApi {
         })
       const cause = (error as {cause?: {code?: string; message?: string}}).cause
       const code = cause?.code ?? (error as {code?: string}).code
-      const detail = this.redact(cause?.message ?? (error as Error).message ?? String(error))
+      const detail = this.redact(cause?.message ?? messageOf(error))
       this.#log(`✗ ${method} ${detail}`)
       throw new BotApiError({
         kind: 'network',

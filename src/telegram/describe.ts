@@ -7,6 +7,7 @@
 import * as v from 'valibot'
 import {REDACTED, redactionPattern, TOKEN_SHAPE} from './redact.js'
 import {escapeChar, isUnsafeForTerminal, sanitizeForTerminal} from '../lib/terminal.js'
+import {outputOf} from '../lib/refusal.js'
 
 export const PREVIEW_MAX = 40
 /** Longest update type shown (a forged body could have any key). */
@@ -145,8 +146,8 @@ export function updatePayload(update: {readonly [key: string]: unknown}): {
     }
   }
   const value = updateType === undefined ? undefined : update[updateType]
-  const parsed = Array.isArray(value) ? undefined : v.safeParse(Payload, value)
-  return {updateType, ...(parsed?.success ? {payload: parsed.output} : {})}
+  const payload = Array.isArray(value) ? undefined : outputOf(Payload, value)
+  return {updateType, ...(payload ? {payload} : {})}
 }
 
 /** The chat an update is about (its chat, its message's chat, else its sender's) and the text it shows first. */

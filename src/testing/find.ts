@@ -3,12 +3,11 @@
  * the project folder, leaving out node_modules, .git, virtual environments and what the project's .gitignore files
  * leave out.
  */
-import {existsSync, readdirSync, readFileSync, statSync} from 'node:fs'
-import {join, relative, resolve, sep} from 'node:path'
-import ignore, {type Ignore} from 'ignore'
+import {existsSync, readdirSync, statSync} from 'node:fs'
+import {join, relative, resolve} from 'node:path'
 
 import {UsageError} from '../lib/errors.js'
-import {projectFolders} from '../lib/project-folders.js'
+import {gitignores, ignoredBy, type IgnoreRules} from '../lib/gitignore.js'
 
 export const SCRIPT_SUFFIX = '.chat.yml'
 const SKIPPED = new Set(['node_modules', '.git', '.venv', 'venv', '__pycache__', 'dist', '.hg', '.svn'])
@@ -42,7 +41,7 @@ export function findChatScripts(cwd: string, paths: string[] = []): string[] {
   return [...out].sort()
 }
 
-function walk(root: string, rules: Array<{dir: string; rules: Ignore}>): string[] {
+function walk(root: string, rules: IgnoreRules[]): string[] {
   const found: string[] = []
   const queue = [root]
   let folders = 0
@@ -63,28 +62,4 @@ function walk(root: string, rules: Array<{dir: string; rules: Ignore}>): string[
     }
   }
   return found
-}
-
-/** The .gitignore files of the project (cwd up to its top), each with the folder its patterns are relative to. */
-function gitignores(cwd: string): Array<{dir: string; rules: Ignore}> {
-  const out: Array<{dir: string; rules: Ignore}> = []
-  for (const dir of projectFolders(cwd)) {
-    const file = join(dir, '.gitignore')
-    if (!existsSync(file)) continue
-    try {
-      out.push({dir, rules: ignore().add(readFileSync(file, 'utf8'))})
-    } catch {
-      // an unreadable .gitignore ignores nothing
-    }
-  }
-  return out
-}
-
-function ignoredBy(rules: Array<{dir: string; rules: Ignore}>, path: string, dir: boolean): boolean {
-  for (const r of rules) {
-    const rel = relative(r.dir, path).split(sep).join('/')
-    if (rel === '' || rel.startsWith('..')) continue
-    if (r.rules.ignores(rel) || (dir && r.rules.ignores(`${rel}/`))) return true
-  }
-  return false
 }

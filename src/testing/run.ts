@@ -16,7 +16,7 @@ import {
 } from '../emulator/index.js'
 import {type BotCommand, binDirs} from '../dev/bot/command.js'
 import type {DevEvent} from '../dev/index.js'
-import {UsageError} from '../lib/errors.js'
+import {UsageError, messageOf, codeOf} from '../lib/errors.js'
 import {type OutputLine, startTestBot} from './session.js'
 
 export interface ChatTestOptions {
@@ -76,9 +76,7 @@ export function readScripts(
     try {
       text = readFileSync(file, 'utf8')
     } catch (err) {
-      throw new UsageError(
-        `Cannot read ${name(file)}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`,
-      )
+      throw new UsageError(`Cannot read ${name(file)}: ${codeOf(err) ?? messageOf(err)}.`)
     }
     try {
       out.set(file, {text, script: parseChatScript(text, {file: name(file)})})
@@ -131,8 +129,7 @@ export async function runChatTests(o: ChatTestOptions): Promise<ChatTestRun> {
       })
     } catch (err) {
       const output = (err as {output?: OutputLine[]}).output ?? []
-      for (const file of files)
-        report({file, name: name(file), status: 'failed', error: (err as Error).message, output})
+      for (const file of files) report({file, name: name(file), status: 'failed', error: messageOf(err), output})
       continue
     }
     try {

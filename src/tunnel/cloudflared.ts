@@ -24,6 +24,7 @@ import {
   type TunnelProvider,
 } from './types.js'
 import {findExecutable} from './which.js'
+import {messageOf, codeOf} from '../lib/errors.js'
 
 export const CLOUDFLARED_ENV = 'BOT_CLOUDFLARED'
 
@@ -272,13 +273,10 @@ export class CloudflaredProvider implements TunnelProvider {
         env: {...cloudflaredEnv(this.env), [TUNNEL_MARKER_ENV]: marker},
       })
     } catch (err) {
-      throw new TunnelError(
-        `cloudflared (${program}) could not be started: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-        {
-          code: 'tunnel_missing',
-          fix: `check that ${program} is an executable cloudflared binary; ${OTHER_WAYS}`,
-        },
-      )
+      throw new TunnelError(`cloudflared (${program}) could not be started: ${codeOf(err) ?? messageOf(err)}`, {
+        code: 'tunnel_missing',
+        fix: `check that ${program} is an executable cloudflared binary; ${OTHER_WAYS}`,
+      })
     }
     track(child)
     child.on('exit', () => live.delete(child))

@@ -2,6 +2,7 @@
 import {deadline} from '../lib/deadline.js'
 import {TunnelError} from './errors.js'
 import {needsNoDns, publicLookup, type PublicLookup} from './public-dns.js'
+import {messageOf} from '../lib/errors.js'
 
 export interface ProbeOptions {
   /** Default 5000 ms. */
@@ -36,7 +37,7 @@ export async function probeTunnel(url: string, path: string, options: ProbeOptio
     else if (limit.timedOut) error = `no answer within ${options.timeoutMs ?? 5000} ms`
     else {
       const cause = (err as {cause?: {code?: string; message?: string}}).cause
-      error = cause?.code ?? cause?.message ?? (err as Error).message
+      error = cause?.code ?? cause?.message ?? messageOf(err)
     }
     return {ok: false, status: 0, ms: performance.now() - started, error}
   } finally {

@@ -10,6 +10,7 @@
 import {Resolver} from 'node:dns/promises'
 import {isIP} from 'node:net'
 import {isLoopbackHost} from './public-url.js'
+import {codeOf} from '../lib/errors.js'
 
 export const PUBLIC_RESOLVERS = ['1.1.1.1', '8.8.8.8', '1.0.0.1']
 
@@ -42,9 +43,7 @@ export const publicLookup: PublicLookup = async (hostname, signal) => {
   try {
     const answers = await Promise.allSettled([resolver.resolve4(hostname), resolver.resolve6(hostname)])
     if (answers.some((a) => a.status === 'fulfilled' && a.value.length > 0)) return 'yes'
-    const codes = answers.map((a) =>
-      a.status === 'rejected' ? ((a.reason as NodeJS.ErrnoException).code ?? '') : 'ENODATA',
-    )
+    const codes = answers.map((a) => (a.status === 'rejected' ? (codeOf(a.reason) ?? '') : 'ENODATA'))
     return codes.every((c) => NOT_YET.has(c)) ? 'no' : 'unknown'
   } catch {
     return 'unknown'

@@ -475,5 +475,9 @@ describe('queueKeyOf', () => {
     )
     expect(queueKeyOf({update_id: 5, poll: {id: 'p9'}} as never)).toBe('poll:p9')
     expect(queueKeyOf({update_id: 6, business_connection: {id: 'b'}} as never)).toBe('update:6')
+    // the same rule as the emulator's webhook (emulator/webhook-queue.ts), newer types included
+    expect(queueKeyOf({update_id: 7, widget_query: {id: 'w', from: {id: 13}}} as never)).toBe('user:13')
+    expect(queueKeyOf({update_id: 8, stopped_message_generation: {chat: {id: -9}}} as never)).toBe('chat:-9')
+    expect(queueKeyOf({update_id: 9, message: {chat: {}}} as never)).toBe('update:9')
   })
 })

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {sourceOf} from '../../cli/config.js'
+import {runTrigger} from '../../cli/trigger-run.js'
 
 export default class TriggerCallback extends BaseCommand<typeof TriggerCallback> {
   static summary = 'Press an inline button: send a callback_query to the bot running under `bot dev`.'
@@ -52,18 +52,18 @@ Prints one line (the update, the bot's answer, the time it took), then each Bot 
   }
 
   async run() {
-    const {parseId, sessionToken, triggerSession} = await import('../../control/client.js')
+    const {parseId} = await import('../../control/client.js')
     const {flags} = this
     const messageId = parseId(flags['message-id'], '--message-id', {
       positive: true,
       example: '--message-id 7',
     })
-    const chatId = parseId(flags.chat, '--chat', {example: '--chat 1111 or --chat -1001234567890'})
-    const userId = parseId(flags.user, '--user', {positive: true, example: '--user 1111'})
-    const token = sessionToken(flags.token, sourceOf('BOT_TOKEN', this.argv, 'token') === 'flag')
-    const result = await triggerSession({kind: 'callback', data: this.args.data, messageId, chatId, userId}, {token})
-    for (const line of result.lines) this.log(line)
-    if (!result.ok) process.exitCode = 1
-    return result.entry
+    return runTrigger(this, flags, ({chatId, userId}) => ({
+      kind: 'callback',
+      data: this.args.data,
+      messageId,
+      chatId,
+      userId,
+    }))
   }
 }

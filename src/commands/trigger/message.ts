@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {sourceOf} from '../../cli/config.js'
+import {runTrigger} from '../../cli/trigger-run.js'
 
 export default class TriggerMessage extends BaseCommand<typeof TriggerMessage> {
   static summary = 'Send a text message from a user to the bot running under `bot dev`.'
@@ -45,16 +45,6 @@ Prints one line (the update, the bot's answer, the time it took), then each Bot 
   }
 
   async run() {
-    const {parseId, sessionToken, triggerSession} = await import('../../control/client.js')
-    const {flags} = this
-    const chatId = parseId(flags.chat, '--chat', {example: '--chat 1111 or --chat -1001234567890'})
-    const userId = parseId(flags.user, '--user', {positive: true, example: '--user 1111'})
-    const result = await triggerSession(
-      {kind: 'message', text: this.args.text, chatId, userId},
-      {token: sessionToken(flags.token, sourceOf('BOT_TOKEN', this.argv, 'token') === 'flag')},
-    )
-    for (const line of result.lines) this.log(line)
-    if (!result.ok) process.exitCode = 1
-    return result.entry
+    return runTrigger(this, this.flags, ({chatId, userId}) => ({kind: 'message', text: this.args.text, chatId, userId}))
   }
 }

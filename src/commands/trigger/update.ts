@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {sourceOf} from '../../cli/config.js'
+import {runTrigger} from '../../cli/trigger-run.js'
 
 export default class TriggerUpdate extends BaseCommand<typeof TriggerUpdate> {
   static summary = 'Send any Update, written as JSON, to the bot running under `bot dev`.'
@@ -35,15 +35,7 @@ Prints one line (the update, the bot's answer, the time it took), then each Bot 
   }
 
   async run() {
-    const [{sessionToken, triggerSession}, {readUpdateFile}] = await Promise.all([
-      import('../../control/client.js'),
-      import('../../control/request-files.js'),
-    ])
-    const token = sessionToken(this.flags.token, sourceOf('BOT_TOKEN', this.argv, 'token') === 'flag')
-    const update = await readUpdateFile(this.args.file)
-    const result = await triggerSession({kind: 'update', update}, {token})
-    for (const line of result.lines) this.log(line)
-    if (!result.ok) process.exitCode = 1
-    return result.entry
+    const {readUpdateFile} = await import('../../control/request-files.js')
+    return runTrigger(this, this.flags, async () => ({kind: 'update', update: await readUpdateFile(this.args.file)}))
   }
 }

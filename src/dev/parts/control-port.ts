@@ -12,6 +12,7 @@ import {removeControlRecord, writeControlRecord} from '../../control/record.js'
 import {startControlPort, type ControlPort} from '../../control/server.js'
 import {SessionQueryService} from '../../control/session-queries.js'
 import type {SessionContext, SessionPart} from '../part.js'
+import {messageOf} from '../../lib/errors.js'
 
 /** How long POST /restart waits for the restarted bot to take updates again. */
 const RESTART_DEADLINE_MS = 30_000
@@ -151,7 +152,7 @@ export function controlPortPart(): SessionPart {
       } catch (error) {
         ctx.emit({
           type: 'warn',
-          text: `\`bot trigger\` and \`bot replay\` cannot find this session: its record could not be written to ${dir} (${(error as Error).message}).`,
+          text: `\`bot trigger\` and \`bot replay\` cannot find this session: its record could not be written to ${dir} (${messageOf(error)}).`,
           fix: 'Make that folder writable (or set BOT_STATE_DIR to one that is), then restart `bot dev`.',
         })
         return

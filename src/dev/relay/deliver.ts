@@ -8,6 +8,7 @@ import {AnswerCache, Attempt} from './answers.js'
 import {isRetryable, Upstream, type AnswerHandler, type BotAnswer} from './upstream.js'
 
 import type {RelayTarget} from './types.js'
+import {codeOf} from '../../lib/errors.js'
 
 /** (Said of whoever sent the update: Telegram, the emulator offline, `bot dev`'s own polling bridge.) */
 const GONE = 'the sender closed the connection while the update was held; it will retry'
@@ -165,7 +166,7 @@ class InFlightUpdate extends Attempt implements AnswerHandler {
     if (!isRetryable(error) || d.closed || performance.now() + this.#backoff >= this.deadline)
       return this.#end({
         heldMs: this.#heldMs,
-        error: `bot connection failed: ${(error as NodeJS.ErrnoException).code || error.message}`,
+        error: `bot connection failed: ${codeOf(error) || error.message}`,
       })
     // The bot is going down or coming up: wait for it (or for a new target) and try again.
     this.link.watch()

@@ -225,20 +225,27 @@ function scanPayload(message: boolean): void {
   }
 }
 
-/** `value.id` of the value at pos (undefined unless it is an object with an id). */
-function idOf(): Found {
+/** Member `name` of the value at pos, read by `read` (undefined unless it is an object with that member). */
+function memberOf(name: Buffer, read: () => Found): Found {
   if (r.peek() !== OPEN) {
     r.skipValue()
     return undefined
   }
-  let id: Found
+  let found: Found
   if (r.emptyObject()) return undefined
   for (;;) {
     r.member()
-    if (r.keyIs(K_ID)) id = r.scalar()
+    if (r.keyIs(name)) found = read()
     else r.skipValue()
-    if (r.endOfMember()) return id
+    if (r.endOfMember()) return found
   }
+}
+
+const scalar = (): Found => r.scalar()
+
+/** `value.id` of the value at pos (undefined unless it is an object with an id). */
+function idOf(): Found {
+  return memberOf(K_ID, scalar)
 }
 
 /** `value.total_amount` and `value.currency` of the value at pos (a payment), into payTotal and payCurrency[slot]. */
@@ -260,16 +267,5 @@ function paymentOf(slot: number): void {
 
 /** `value.chat.id` of the value at pos. */
 function messageChatId(): Found {
-  if (r.peek() !== OPEN) {
-    r.skipValue()
-    return undefined
-  }
-  let id: Found
-  if (r.emptyObject()) return undefined
-  for (;;) {
-    r.member()
-    if (r.keyIs(K_CHAT)) id = idOf()
-    else r.skipValue()
-    if (r.endOfMember()) return id
-  }
+  return memberOf(K_CHAT, idOf)
 }

@@ -17,6 +17,7 @@ import net from 'node:net'
 
 import {ChunkedDecoder, headEnd} from './http1.js'
 import {responseHeadOf, type ResponseHead} from './response-head.js'
+import {codeOf} from '../../lib/errors.js'
 
 export interface UpstreamTarget {
   host: string
@@ -59,7 +60,7 @@ export interface AnswerHandler {
 const RETRYABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ECONNABORTED', 'EHOSTUNREACH'])
 
 export function isRetryable(error: unknown): boolean {
-  return RETRYABLE.has((error as NodeJS.ErrnoException)?.code ?? '')
+  return RETRYABLE.has(codeOf(error) ?? '')
 }
 
 /** The bot never answered within this time: the update is answered 503 and Telegram sends it again. */
@@ -74,9 +75,7 @@ const MAX_ANSWER_HEAD = 64 * 1024
 const ONE_WRITE_MAX = 64 * 1024
 
 function failure(message: string, code?: string): Error {
-  const error = new Error(message) as NodeJS.ErrnoException
-  if (code) error.code = code
-  return error
+  return Object.assign(new Error(message), code ? {code} : {})
 }
 
 export class Upstream {

@@ -10,6 +10,7 @@ import {deadline} from '../../lib/deadline.js'
 import {describeProxyFailure, isLoopbackHost, proxyFix, proxyFor, proxyProblem, proxySummary} from '../../lib/proxy.js'
 import {DEFAULT_API_ROOT} from '../../telegram/index.js'
 import type {Check, CheckResult, DoctorContext} from '../types.js'
+import {messageOf} from '../../lib/errors.js'
 
 const SLOW_MS = 2000
 /** How long the HTTP request may take; the check's own limit (below) leaves room for DNS. */
@@ -35,7 +36,7 @@ function causeOf(error: unknown): {code?: string; message: string} {
   const cause = (error as {cause?: {code?: string; message?: string}})?.cause
   return {
     code: cause?.code ?? (error as {code?: string})?.code,
-    message: cause?.message ?? (error as Error)?.message ?? String(error),
+    message: cause?.message ?? messageOf(error),
   }
 }
 

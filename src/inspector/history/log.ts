@@ -17,6 +17,7 @@ import {
   writePrivateFile,
 } from '../../session-store/private-files.js'
 import type {UpdateEntry} from '../types.js'
+import {messageOf} from '../../lib/errors.js'
 
 /** Most bytes read from the end of a log (older lines are ignored). */
 const READ_MAX = 64 * 1024 * 1024
@@ -189,7 +190,7 @@ export class HistoryLog {
       this.#failed = true
       try {
         this.#onError(
-          `The update history cannot be written to ${this.file} (${(error as Error).message}); it is kept in memory only.`,
+          `The update history cannot be written to ${this.file} (${messageOf(error)}); it is kept in memory only.`,
         )
       } catch {
         // a broken listener changes nothing

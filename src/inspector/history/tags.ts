@@ -1,11 +1,10 @@
+import {type JsonObject as Json, isJsonObject} from '../../lib/json-object.js'
 /**
  * The kinds the inspector tags an update with (UpdateEntry.tags), from its type and content, and
  * from the calls made for it (an update whose handler sent an invoice is part of a payment). One
  * word each; an update may have several (a photo sent as a command has none of both: a message is
  * `command`, `text` or `media`). The page filters on them, `GET /api/updates?tag=` too.
  */
-
-type Json = Record<string, unknown>
 
 /** The tags the inspector uses, in the order it lists them. */
 export const TAGS = [
@@ -59,10 +58,6 @@ const BY_TYPE: Record<string, Tag[]> = {
 
 const MEDIA = ['photo', 'video', 'animation', 'audio', 'document', 'voice', 'video_note', 'sticker']
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 /** The tags of a message's content (also for a business message). */
 function messageTags(message: Json): Tag[] {
   const tags: Tag[] = []
@@ -80,12 +75,12 @@ function messageTags(message: Json): Tag[] {
 
 /** An update's tags (none for one that is not an object). */
 export function updateTags(update: unknown): Tag[] {
-  if (!isObject(update)) return []
+  if (!isJsonObject(update)) return []
   const type = Object.keys(update).find((k) => k !== 'update_id')
   if (type === undefined) return []
   const body = update[type]
   const tags = new Set<Tag>(Object.hasOwn(BY_TYPE, type) ? BY_TYPE[type] : [])
-  if (isObject(body) && /message|channel_post/.test(type)) for (const t of messageTags(body)) tags.add(t)
+  if (isJsonObject(body) && /message|channel_post/.test(type)) for (const t of messageTags(body)) tags.add(t)
   return TAGS.filter((t) => tags.has(t))
 }
 

@@ -11,14 +11,9 @@
  * thread of its own. Bounded: 1000 keys of each kind, the oldest dropped.
  */
 import type {ApiCall, UpdateEntry, UpdateThread} from '../types.js'
-
-type Json = Record<string, unknown>
+import {type JsonObject as Json, isJsonObject} from '../../lib/json-object.js'
 
 const MAX_KEYS = 1000
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 function text(value: unknown): string | undefined {
   if (typeof value === 'string') return value
@@ -28,7 +23,7 @@ function text(value: unknown): string | undefined {
 
 /** The id of a User (a payer), as text. */
 function idOf(user: unknown): string | undefined {
-  return isObject(user) ? text(user.id) : undefined
+  return isJsonObject(user) ? text(user.id) : undefined
 }
 
 function remember(map: Map<string, string>, key: string, id: string): void {
@@ -46,9 +41,9 @@ export class PaymentThreads {
   /** The thread an update belongs to, from its content (undefined: none). */
   forUpdate(entry: UpdateEntry): UpdateThread | undefined {
     const update = entry.update
-    if (!isObject(update)) return undefined
+    if (!isJsonObject(update)) return undefined
     const query = update.pre_checkout_query ?? update.shipping_query
-    if (isObject(query)) {
+    if (isJsonObject(query)) {
       const payer = idOf(query.from)
       const payload = text(query.invoice_payload) ?? ''
       const key = `${payer}:${payload}`
@@ -57,9 +52,9 @@ export class PaymentThreads {
       return {id, kind: 'payment', step: update.pre_checkout_query ? 'pre_checkout' : 'shipping'}
     }
     const message = update.message ?? update.business_message
-    if (!isObject(message)) return undefined
+    if (!isJsonObject(message)) return undefined
     const paid = message.successful_payment
-    if (isObject(paid)) {
+    if (isJsonObject(paid)) {
       const payer = idOf(message.from)
       const payload = text(paid.invoice_payload) ?? ''
       const id = this.#invoices.get(`${payer}:${payload}`) ?? this.#invoices.get(`*:${payload}`) ?? `pay-${entry.seq}`
@@ -70,7 +65,7 @@ export class PaymentThreads {
       return {id, kind: 'payment', step: 'payment'}
     }
     const refunded = message.refunded_payment
-    if (isObject(refunded)) {
+    if (isJsonObject(refunded)) {
       const charge = text(refunded.telegram_payment_charge_id)
       const id = (charge && this.#charges.get(charge)) || `pay-${entry.seq}`
       return {id, kind: 'payment', step: 'refunded'}

@@ -15,7 +15,7 @@
  * bounded (lib/connection-guard.ts, the oldest idle closed first).
  */
 import http from 'node:http'
-import type {AddressInfo, Socket} from 'node:net'
+import type {Socket} from 'node:net'
 import {performance} from 'node:perf_hooks'
 import type {Dispatcher} from 'undici'
 import {ConnectionGuard} from '../../lib/connection-guard.js'
@@ -34,6 +34,8 @@ import {
   type UpstreamRoot,
 } from './upstream.js'
 import type {ApiCall} from '../types.js'
+import {toError, codeOf} from '../../lib/errors.js'
+import {listeningPort} from '../../lib/server-port.js'
 
 export interface ApiProxyOptions {
   /** The api root requests go to, e.g. https://api.telegram.org or the emulator's. */
@@ -274,7 +276,7 @@ class Exchange implements Dispatcher.DispatchHandlers {
         this,
       )
     } catch (error) {
-      this.onError(error as Error)
+      this.onError(toError(error))
     }
   }
 
@@ -621,10 +623,10 @@ export async function startApiProxy(o: ApiProxyOptions): Promise<ApiProxy> {
     })
   } catch (error) {
     await root.dispatcher.destroy().catch(() => {})
-    const code = (error as NodeJS.ErrnoException).code
+    const code = codeOf(error)
     throw new Error(`The api proxy could not listen on ${host}:${o.port ?? 0}${code ? ` (${code})` : ''}.`)
   }
-  port = (server.address() as AddressInfo).port
+  port = listeningPort(server)
   let closing: Promise<void> | undefined
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,

@@ -6,6 +6,7 @@
  */
 import {Pool, type Dispatcher} from 'undici'
 import {createProxyDispatcher, describeProxyFailure, isLoopbackHost} from '../../lib/proxy.js'
+import {messageOf} from '../../lib/errors.js'
 
 export interface UpstreamRoot {
   /** e.g. "https://api.telegram.org" */
@@ -149,8 +150,6 @@ export function unreachableReason(error: unknown, upstream: string): string {
     default:
       if (code && /CERT|SSL|TLS/.test(code)) return `its TLS certificate was refused (${code})`
       if (code) return code
-      return String((error as Error)?.message ?? error)
-        .split('\n')[0]
-        .slice(0, 200)
+      return messageOf(error).split('\n')[0].slice(0, 200)
   }
 }

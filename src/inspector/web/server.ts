@@ -28,7 +28,6 @@
  */
 import {randomBytes} from 'node:crypto'
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
-import type {AddressInfo} from 'node:net'
 
 import {ConnectionGuard} from '../../lib/connection-guard.js'
 import {
@@ -45,6 +44,8 @@ import {FAVICON_SVG, loadPage, NO_KEY_HTML, pageHtml, type PageFiles} from './pa
 import {SseHub} from './sse.js'
 import {ChatScriptError, chatScriptFromHistory} from '../chat-script.js'
 import type {ActionFailure, HistoryView, UpdateEntry} from '../types.js'
+import {messageOf} from '../../lib/errors.js'
+import {listeningPort} from '../../lib/server-port.js'
 
 export interface InspectorServerOptions {
   history: HistoryView
@@ -221,7 +222,7 @@ export async function startInspectorServer(o: InspectorServerOptions): Promise<I
     })
   })
   server.on('error', () => {})
-  port = (server.address() as AddressInfo).port
+  port = listeningPort(server)
   let closing: Promise<void> | undefined
   return {
     url: `http://127.0.0.1:${port}/?key=${encodeURIComponent(o.key)}`,
@@ -405,7 +406,7 @@ async function replay(ctx: Context, req: IncomingMessage, res: ServerResponse, u
       sendError(
         res,
         400,
-        `the edited update is not valid JSON: ${(err as Error).message}`,
+        `the edited update is not valid JSON: ${messageOf(err)}`,
         'send the update as a JSON object, or no body to replay it unchanged',
         secrets,
       )
@@ -483,7 +484,7 @@ async function chatScript(ctx: Context, req: IncomingMessage, res: ServerRespons
       req.resume()
       return
     }
-    sendError(res, 400, `the request is not valid JSON: ${(err as Error).message}`, fix, secrets)
+    sendError(res, 400, `the request is not valid JSON: ${messageOf(err)}`, fix, secrets)
     return
   }
   const b = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>

@@ -11,6 +11,7 @@ import http from 'node:http'
 import https from 'node:https'
 
 import {type AnswerHandler, type BotAnswer, type InFlight, Upstream, type UpstreamTarget} from '../../relay/upstream.js'
+import {toError} from '../../../lib/errors.js'
 
 export interface PostTarget {
   url: string
@@ -108,7 +109,7 @@ export class WebhookPoster {
       try {
         post.inFlight = upstream.send(this.#target, Buffer.from(body), 'application/json', post)
       } catch (error) {
-        post.onError(error as Error)
+        post.onError(toError(error))
         return
       }
       post.timer = setTimeout(

@@ -1,50 +1,15 @@
 /**
  * Per-chat delivery order, as Telegram's webhook keeps it (WebhookActor.cpp load_updates, by the queue id Client.cpp
- * add_update gives): updates are grouped into queues (messages by chat, callback/inline queries by the sending user,
- * polls by poll id, anything else a queue of its own); within a queue one update is in flight at a time, and up to
- * `max` queues send in parallel. A queue whose head failed waits for its retry without holding a connection slot, so
- * the other chats keep flowing.
- */
-import {MESSAGE_UPDATE_TYPES, type Update} from '../../../telegram/types.js'
-
-const CHAT_KEYED = [
-  ...MESSAGE_UPDATE_TYPES,
-  'my_chat_member',
-  'chat_member',
-  'chat_join_request',
-  'chat_boost',
-  'removed_chat_boost',
-  'message_reaction',
-  'message_reaction_count',
-] as const satisfies ReadonlyArray<keyof Update>
-/** The updates a user sends (a poll_answer names its voter `user`, below). */
-const USER_KEYED = [
-  'inline_query',
-  'chosen_inline_result',
-  'callback_query',
-  'shipping_query',
-  'pre_checkout_query',
-] as const satisfies ReadonlyArray<keyof Update>
-
-/** The id of a chat, user or poll; the update is JSON from outside, so the object or its id may be missing. */
-const idOf = (v: {id?: unknown} | undefined): number | string | undefined =>
-  typeof v?.id === 'number' || typeof v?.id === 'string' ? v.id : undefined
+ * add_update gives): updates are grouped into queues by the emulator's own rule (emulator/webhook-queue.ts: messages
+ * by chat, queries by the sending user, polls by poll id, anything else a queue of its own); within a queue one update
+ * is in flight at a time, and up to `max` queues send in parallel. A queue whose head failed waits for its retry
+ * without holding a connection slot, so the other chats keep flowing. */
+import {sharedQueueOf} from '../../../emulator/webhook-queue.js'
+import type {Update} from '../../../telegram/types.js'
 
 /** The queue an update belongs to: `chat:<id>`, `user:<id>`, `poll:<id>`, or `update:<update_id>` (its own). */
 export function queueKeyOf(update: Update): string {
-  for (const type of CHAT_KEYED) {
-    const chat = idOf(update[type]?.chat)
-    if (chat !== undefined) return `chat:${chat}`
-  }
-  for (const type of USER_KEYED) {
-    const user = idOf(update[type]?.from)
-    if (user !== undefined) return `user:${user}`
-  }
-  const voter = idOf(update.poll_answer?.user)
-  if (voter !== undefined) return `user:${voter}`
-  const poll = idOf(update.poll)
-  if (poll !== undefined) return `poll:${poll}`
-  return `update:${update.update_id}`
+  return sharedQueueOf(update) ?? `update:${update.update_id}`
 }
 
 /** "chat 42", "user 7", "poll 5", or "" for an update that is its own queue. */
