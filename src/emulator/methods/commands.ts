@@ -12,18 +12,14 @@ import {badRequest} from '../errors.js'
 import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
 import {languageOf} from './profile.js'
-import {integerField, integerFieldText, parseJsonBounded} from '../json.js'
+import {integerField, integerFieldText} from '../json.js'
+import {jsonArg} from './args.js'
 
 /** get_bot_command_scope, then check_bot_command_scope's chat checks and td's scope rules. */
 function scopeOf(bot: BotState, params: Params): ScopeKey {
   const raw = params.get('scope') ?? ''
   if (raw === '') return 'default'
-  let value: unknown
-  try {
-    value = parseJsonBounded(raw)
-  } catch {
-    throw badRequest("can't parse BotCommandScope JSON object")
-  }
+  const value = jsonArg(raw, "can't parse BotCommandScope JSON object")
   const fail = (why: string) => badRequest(`can't parse BotCommandScope: ${why}`)
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw fail('BotCommandScope must be an Object')
   const o = value as TgObject
@@ -58,12 +54,7 @@ function scopeOf(bot: BotState, params: Params): ScopeKey {
 function commandsOf(params: Params): TgObject[] {
   const raw = params.get('commands') ?? ''
   if (raw === '') return []
-  let value: unknown
-  try {
-    value = parseJsonBounded(raw)
-  } catch {
-    throw badRequest("can't parse commands JSON object")
-  }
+  const value = jsonArg(raw, "can't parse commands JSON object")
   if (!Array.isArray(value)) throw badRequest('expected an Array of BotCommand')
   const read = value.map((item) => {
     const fail = (why: string) => badRequest(`can't parse BotCommand: ${why}`)

@@ -18,9 +18,8 @@ import {readInputMedia} from '../media/input-media.js'
 import {resolveFile, storeBytes} from '../media/input.js'
 import {messageMedia} from '../media/objects.js'
 import {ApiError} from '../errors.js'
-import {parseJsonBounded} from '../json.js'
 import {toDouble, toInteger} from '../integer.js'
-import {INT32_MAX, INT32_MIN, integerArg} from './args.js'
+import {INT32_MAX, INT32_MIN, integerArg, jsonArg} from './args.js'
 
 export const NOT_MODIFIED =
   'message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message'
@@ -153,12 +152,7 @@ export function readEditMedia(params: Params): ReturnType<typeof readInputMedia>
   const raw = params.get('media') ?? ''
   // BA Client.cpp get_input_media(query, field_name): get_required_string_arg first
   if (raw === '') throw badRequest('parameter "media" is required')
-  let value: unknown
-  try {
-    value = parseJsonBounded(raw)
-  } catch {
-    throw badRequest("can't parse input media JSON object")
-  }
+  const value = jsonArg(raw, "can't parse input media JSON object")
   try {
     return readInputMedia(params, value, false)
   } catch (err) {

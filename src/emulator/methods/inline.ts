@@ -13,7 +13,7 @@ import {toBool} from '../http/params.js'
 import type {TgObject} from '../types.js'
 import {integerFieldText, parseJsonBounded, tdIntegerFieldText} from '../json.js'
 import {labeledPrices} from './invoice-params.js'
-import {integerArg} from './args.js'
+import {integerArg, jsonArg} from './args.js'
 
 /**
  * The lifetime of an inline_query update (Client.cpp add_new_inline_query: 30 s): the emulator lets it be answered that
@@ -270,14 +270,7 @@ function readResults(raw: string | undefined): TgObject[] {
 
 export const answerInlineQuery: Handler = (bot, params) => {
   const rawButton = params.get('button')
-  let button: unknown
-  if (rawButton) {
-    try {
-      button = parseJsonBounded(rawButton)
-    } catch {
-      throw badRequest("can't parse inline query results button JSON object")
-    }
-  }
+  const button = rawButton ? jsonArg(rawButton, "can't parse inline query results button JSON object") : undefined
   const results = readResults(params.get('results'))
   const id = params.get('inline_query_id') ?? ''
   const state = bot.inline.queries.get(id)

@@ -8,8 +8,8 @@
 import {badRequest} from '../errors.js'
 import type {Params} from '../http/params.js'
 import type {Invoice, LabeledPrice} from '../state/payments.js'
-import {INT32_MAX, integerArg, integerSafe, longField, required, stringField, toBool} from './args.js'
-import {integerFieldText, parseJsonBounded} from '../json.js'
+import {INT32_MAX, integerArg, integerSafe, longField, required, stringField, toBool, jsonArg} from './args.js'
+import {integerFieldText} from '../json.js'
 
 /** td's `check_currency_amount`: |amount| ≤ 9999'9999'9999. */
 const MAX_AMOUNT = 999_999_999_999
@@ -40,14 +40,6 @@ export function labeledPrices(value: unknown): LabeledPrice[] {
   return prices
 }
 
-function parseJsonOr(raw: string, error: string): unknown {
-  try {
-    return parseJsonBounded(raw)
-  } catch {
-    throw badRequest(error)
-  }
-}
-
 /**
  * The Bot API server's reading of an invoice: required fields, prices, tips and flags. Throws its error texts.
  * `link`: createInvoiceLink (reads subscription_period).
@@ -58,7 +50,7 @@ export function readInvoice(params: Params, link: boolean): Invoice {
   const payload = required(params, 'payload')
   const currency = required(params, 'currency')
   const rawPrices = required(params, 'prices')
-  const pricesJson = parseJsonOr(rawPrices, "can't parse prices JSON object")
+  const pricesJson = jsonArg(rawPrices, "can't parse prices JSON object")
   let prices: LabeledPrice[]
   try {
     prices = labeledPrices(pricesJson)
@@ -77,7 +69,7 @@ export function readInvoice(params: Params, link: boolean): Invoice {
   const suggestedTipAmounts: number[] = []
   const rawTips = params.get('suggested_tip_amounts') ?? ''
   if (rawTips !== '') {
-    const tips = parseJsonOr(rawTips, "can't parse suggested_tip_amounts JSON object")
+    const tips = jsonArg(rawTips, "can't parse suggested_tip_amounts JSON object")
     if (!Array.isArray(tips)) throw badRequest('expected an Array of suggested tip amounts')
     for (const [i, tip] of tips.entries()) {
       if (typeof tip !== 'number' && typeof tip !== 'string')

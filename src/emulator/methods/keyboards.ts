@@ -8,7 +8,8 @@ import {badRequest} from '../errors.js'
 import {checkLink, checkWebAppLink, linkRefusal, linkUserId} from '../format/links.js'
 import type {TgObject} from '../types.js'
 import {ADMINISTRATOR_RIGHTS} from '../state/members.js'
-import {integerFieldText, parseJsonBounded, tdIntegerFieldText} from '../json.js'
+import {integerFieldText, tdIntegerFieldText} from '../json.js'
+import {jsonArg} from './args.js'
 
 /** What a markup becomes: an inline keyboard (stored on the message and answered back), or anything else. */
 export type Markup = {inline: TgObject[][]; forceReply?: true} | {other: true} | undefined
@@ -207,12 +208,7 @@ function keyboardButton(value: unknown): void {
  */
 export function readReplyMarkup(raw: string | undefined): Markup {
   if (raw === undefined || raw === '') return undefined
-  let value: unknown
-  try {
-    value = parseJsonBounded(raw)
-  } catch {
-    throw badRequest("can't parse reply keyboard markup JSON object")
-  }
+  const value = jsonArg(raw, "can't parse reply keyboard markup JSON object")
   return readReplyMarkupValue(value)
 }
 

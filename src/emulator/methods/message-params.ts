@@ -5,19 +5,15 @@ import {type Entity, entitiesJson, formatText} from '../format/index.js'
 import {type Markup, finishInlineKeyboard, readReplyMarkup} from './keyboards.js'
 import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
-import {integerField, integerFieldText, parseJsonBounded, tdIntField} from '../json.js'
+import {integerField, integerFieldText, tdIntField} from '../json.js'
 import {toInteger} from '../integer.js'
-import {longField, stringField} from './args.js'
+import {longField, stringField, jsonArg} from './args.js'
 
 export const now = (): number => Math.floor(Date.now() / 1000)
 
 export function parseJson(raw: string | undefined, what: string): unknown {
   if (raw === undefined || raw === '') return undefined
-  try {
-    return parseJsonBounded(raw)
-  } catch {
-    throw badRequest(`can't parse ${what} JSON object`)
-  }
+  return jsonArg(raw, `can't parse ${what} JSON object`)
 }
 
 /** The chat named by chat_id: required, and the bot must have seen it (an update from it, or addChat). */
@@ -199,12 +195,7 @@ export function markupOf(params: Params): () => TgObject | undefined {
 export function checkLinkPreviewOptions(params: Params): void {
   const raw = params.get('link_preview_options') ?? ''
   if (raw === '') return
-  let value: unknown
-  try {
-    value = parseJsonBounded(raw)
-  } catch {
-    throw badRequest("can't parse link preview options JSON object")
-  }
+  const value = jsonArg(raw, "can't parse link preview options JSON object")
   if (!value || typeof value !== 'object' || Array.isArray(value))
     throw badRequest('object expected as link preview options')
   const o = value as TgObject
@@ -226,12 +217,7 @@ export function checkLinkPreviewOptions(params: Params): void {
 export function checkSuggestedPost(params: Params): void {
   const raw = params.get('suggested_post_parameters') ?? ''
   if (raw === '') return
-  let value: unknown
-  try {
-    value = parseJsonBounded(raw)
-  } catch {
-    throw badRequest("can't parse suggested post parameters JSON object")
-  }
+  const value = jsonArg(raw, "can't parse suggested post parameters JSON object")
   if (!isObject(value)) throw badRequest('object expected as suggested post parameters')
   const tdError = (err: unknown): never => {
     const text = (err as Error).message

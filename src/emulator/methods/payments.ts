@@ -9,10 +9,9 @@ import type {Handler} from './core.js'
 import {badRequest} from '../errors.js'
 import {QUERY_INVALID} from './callbacks.js'
 import {checkInvoice, labeledPrices, readInvoice} from './invoice-params.js'
-import {required, stringField, toBool} from './args.js'
+import {required, stringField, toBool, jsonArg} from './args.js'
 import {sendNew} from './send.js'
 import type {ShippingOption} from '../state/payments.js'
-import {parseJsonBounded} from '../json.js'
 
 export const sendInvoice: Handler = (bot, params) => {
   const invoice = readInvoice(params, false)
@@ -52,12 +51,7 @@ function openQuery(bot: Parameters<Handler>[0], id: string, kind: 'shipping' | '
 
 /** The shipping_options parameter (BA `get_shipping_options`), with its texts. */
 function shippingOptions(raw: string): ShippingOption[] {
-  let value: unknown
-  try {
-    value = parseJsonBounded(raw)
-  } catch {
-    throw badRequest("can't parse shipping options JSON object")
-  }
+  const value = jsonArg(raw, "can't parse shipping options JSON object")
   if (!Array.isArray(value)) throw badRequest('expected an Array of shipping options')
   const options: ShippingOption[] = []
   for (const item of value) {

@@ -16,7 +16,7 @@ import type {Message} from '../telegram.js'
 import {markupOf} from './message-params.js'
 import {integerFieldText, parseJsonBounded} from '../json.js'
 import {toInteger} from '../integer.js'
-import {INT32_MAX, INT32_MIN, integerArg, stringsParam} from './args.js'
+import {INT32_MAX, INT32_MIN, integerArg, stringsParam, jsonArg} from './args.js'
 
 /** `<text>, <entities>` of an optional formatted parameter (explanation, description). */
 function formattedOf(params: Params, name: string): {text: string; entities: TgObject[]} | undefined {
@@ -34,12 +34,7 @@ function formattedOf(params: Params, name: string): {text: string; entities: TgO
 
 /** get_input_poll_options: strings or InputPollOption objects. */
 function readOptions(params: Params): Array<{text: string; entities?: TgObject[]}> {
-  let value: unknown
-  try {
-    value = parseJsonBounded(params.get('options') ?? '')
-  } catch {
-    throw badRequest("can't parse options JSON object")
-  }
+  const value = jsonArg(params.get('options') ?? '', "can't parse options JSON object")
   if (!Array.isArray(value)) throw badRequest('expected an Array of String as options')
   return value.map((option) => {
     if (typeof option === 'string') return {text: option}
@@ -56,12 +51,7 @@ function readOptions(params: Params): Array<{text: string; entities?: TgObject[]
 function readCorrect(params: Params): number[] {
   const raw = params.get('correct_option_ids')
   if (raw !== undefined) {
-    let value: unknown
-    try {
-      value = parseJsonBounded(raw)
-    } catch {
-      throw badRequest("can't parse correct option identifiers JSON object")
-    }
+    const value = jsonArg(raw, "can't parse correct option identifiers JSON object")
     if (!Array.isArray(value)) throw badRequest('expected an Array of correct option identifiers')
     // process_send_poll_query: td::to_integer_safe<int32>(the number as written): the literal must be the integer's
     // own decimal form (`1.0`, `1e0`, `-0` or 2147483648 are refused)

@@ -9,9 +9,9 @@ import type {Handler} from './core.js'
 import {badRequest} from '../errors.js'
 import {toBool, type Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
-import {parseJsonBounded} from '../json.js'
 import {toInteger} from '../integer.js'
 import {checkWebAppLink, linkRefusal} from '../format/links.js'
+import {jsonArg} from './args.js'
 
 /**
  * td's check of a language code: empty, or two lower-case Latin letters (text: td/telegram/BotInfoManager.cpp, "Invalid
@@ -55,12 +55,7 @@ function menuChat(bot: BotState, params: Params): number | undefined {
 /** get_bot_menu_button: no menu_button is the default button; commands, web_app or default (BA 10680-10722). */
 function readMenuButton(raw: string | undefined): TgObject {
   if (raw === undefined || raw === '') return {type: 'default'}
-  let value: unknown
-  try {
-    value = parseJsonBounded(raw)
-  } catch {
-    throw badRequest("can't parse menu button JSON object")
-  }
+  const value = jsonArg(raw, "can't parse menu button JSON object")
   const fail = (why: string) => badRequest(`can't parse menu button: ${why}`)
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw fail('MenuButton must be an Object')
   const o = value as TgObject
@@ -123,12 +118,7 @@ const setMyDefaultAdministratorRights: Handler = (bot, params) => {
     bot.profile.setDefaultRights(forChannels, undefined)
     return {result: true}
   }
-  let value: unknown
-  try {
-    value = parseJsonBounded(raw)
-  } catch {
-    throw badRequest("can't parse ChatAdministratorRights JSON object")
-  }
+  const value = jsonArg(raw, "can't parse ChatAdministratorRights JSON object")
   if (!value || typeof value !== 'object' || Array.isArray(value))
     throw badRequest("can't parse ChatAdministratorRights: ChatAdministratorRights must be an Object")
   const rights: TgObject = {}
@@ -163,12 +153,7 @@ const setManagedBotAccessSettings: Handler = (bot, params) => {
   const raw = params.get('added_user_ids')
   let added: number[] = []
   if (raw !== undefined && raw !== '') {
-    let value: unknown
-    try {
-      value = parseJsonBounded(raw)
-    } catch {
-      throw badRequest("can't parse added_user_ids JSON object")
-    }
+    const value = jsonArg(raw, "can't parse added_user_ids JSON object")
     if (!Array.isArray(value)) throw badRequest('expected an Array of user identifiers')
     added = value.map((v) => {
       const n = Number(v)

@@ -4,8 +4,7 @@
  */
 import {badRequest} from '../errors.js'
 import type {TgObject} from '../types.js'
-import {longFieldText, stringField} from './args.js'
-import {parseJsonBounded} from '../json.js'
+import {longFieldText, stringField, jsonArg} from './args.js'
 
 /** The reaction emoji of DOC ReactionTypeEmoji (Bot API 10.1), exactly as listed (no U+FE0F variation selectors). */
 export const REACTION_EMOJIS: ReadonlySet<string> = new Set([
@@ -97,12 +96,7 @@ function reactionType(value: unknown): TgObject {
 /** The `reaction` parameter: empty or missing is no reaction; otherwise a JSON array of ReactionType. */
 export function readReactionTypes(raw: string | undefined): TgObject[] {
   if (raw === undefined || raw === '') return []
-  let value: unknown
-  try {
-    value = parseJsonBounded(raw)
-  } catch {
-    throw badRequest("can't parse reaction types JSON object")
-  }
+  const value = jsonArg(raw, "can't parse reaction types JSON object")
   if (!Array.isArray(value)) throw badRequest('expected an Array of ReactionType')
   return value.map((item) => {
     try {

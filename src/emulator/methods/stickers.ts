@@ -11,8 +11,8 @@ import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
 import {type FileRef, fileRef, resolveFile} from '../media/input.js'
 import {mediaJson} from '../media/objects.js'
-import {parseJsonBounded} from '../json.js'
 import {toInteger} from '../integer.js'
+import {jsonArg} from './args.js'
 
 /** The docs' rule: letters, digits, underscores; a letter first; no `__`; ends in `_by_<bot username>`; ≤ 64. */
 function checkSetName(bot: BotState, name: string): void {
@@ -100,12 +100,7 @@ const createNewStickerSet: Handler = async (bot, params) => {
   userOf(bot, params)
   const name = params.get('name') ?? ''
   const title = params.get('title') ?? ''
-  let items: unknown
-  try {
-    items = parseJsonBounded(params.get('stickers') ?? '')
-  } catch {
-    throw badRequest("can't parse stickers JSON object")
-  }
+  const items = jsonArg(params.get('stickers') ?? '', "can't parse stickers JSON object")
   if (!Array.isArray(items)) throw badRequest('expected an Array of InputSticker')
   if (items.length > 50) throw badRequest('too many stickers specified')
   const type = params.get('sticker_type') || 'regular'
@@ -129,12 +124,7 @@ function setOf(bot: BotState, params: Params): StickerSetState {
 const addStickerToSet: Handler = async (bot, params) => {
   userOf(bot, params)
   const set = setOf(bot, params)
-  let item: unknown
-  try {
-    item = parseJsonBounded(params.get('sticker') ?? '')
-  } catch {
-    throw badRequest("can't parse sticker JSON object")
-  }
+  const item = jsonArg(params.get('sticker') ?? '', "can't parse sticker JSON object")
   const pending = parsedSticker(params, item, '')
   if (set.stickers.length >= (set.stickerType === 'custom_emoji' ? 200 : 120)) throw badRequest('STICKERS_TOO_MUCH')
   set.stickers.push(await storeSticker(bot, pending, set))
@@ -168,12 +158,7 @@ const getStickerSet: Handler = (bot, params) => ({result: stickerSetJson(setOf(b
 const getCustomEmojiStickers: Handler = (bot, params) => {
   const raw = params.get('custom_emoji_ids') ?? ''
   if (raw === '') throw badRequest('parameter "custom_emoji_ids" is required')
-  let value: unknown
-  try {
-    value = parseJsonBounded(raw)
-  } catch {
-    throw badRequest("can't parse custom emoji identifiers JSON object")
-  }
+  const value = jsonArg(raw, "can't parse custom emoji identifiers JSON object")
   if (!Array.isArray(value)) throw badRequest('expected an Array of custom emoji identifiers')
   const ids = value.map((id) => {
     if (typeof id !== 'string') throw badRequest('custom emoji identifier must be of type String')
