@@ -5,6 +5,8 @@
 import {type Entity, FormatError} from './entity.js'
 import {checkedLink} from './links.js'
 import {parseJsonBounded, tdIntegerFieldText} from '../json.js'
+import {isObject} from '../telegram.js'
+import {thrownText} from '../http/thrown.js'
 
 /** An error the client sees as `Bad Request: can't parse MessageEntity: <message>`. */
 export class EntityError extends Error {}
@@ -41,7 +43,7 @@ function intField(o: Json, name: string, required: boolean, bits: 32 | 64): numb
   try {
     text = tdIntegerFieldText(o, name, bits, required)
   } catch (err) {
-    throw new EntityError((err as Error).message)
+    throw new EntityError(thrownText(err))
   }
   if (text === undefined) return undefined
   return bits === 32 ? Number(text) : BigInt(text)
@@ -60,7 +62,7 @@ function stringField(o: Json, name: string, required: boolean): string | undefin
 
 /** One MessageEntity as the server reads it, or undefined for a type it drops. */
 function readEntity(value: unknown): Entity | undefined {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new EntityError('expected an Object')
+  if (!isObject(value)) throw new EntityError('expected an Object')
   const o = value as Json
   const offset = intField(o, 'offset', true, 32) as number
   const length = intField(o, 'length', true, 32) as number
@@ -77,8 +79,7 @@ function readEntity(value: unknown): Entity | undefined {
     case 'text_mention': {
       if (!('user' in o)) throw new EntityError('Can\'t find field "user"')
       const user = o.user
-      if (!user || typeof user !== 'object' || Array.isArray(user))
-        throw new EntityError('Field "user" must be of type Object')
+      if (!isObject(user)) throw new EntityError('Field "user" must be of type Object')
       const id = intField(user as Json, 'id', true, 64) as bigint
       return {type, offset, length, user: {id: Number(id)}}
     }

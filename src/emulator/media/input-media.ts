@@ -9,6 +9,7 @@ import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
 import {tdIntField} from '../json.js'
 import {type FileRef, fileRef} from './input.js'
+import {isObject} from '../telegram.js'
 
 export interface InputMedia {
   type: 'photo' | 'video' | 'animation' | 'audio' | 'document'
@@ -47,8 +48,8 @@ const optionalInt = (o: TgObject, name: string): number | undefined => {
 
 /** One InputMedia; `forAlbum`: sendMediaGroup's rules (no animation). */
 export function readInputMedia(params: Params, value: unknown, forAlbum: boolean): InputMedia {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error('expected an Object')
-  const o = value as TgObject
+  if (!isObject(value)) throw new Error('expected an Object')
+  const o = value
   const rawCaption = optionalString(o, 'caption')
   const parseMode = optionalString(o, 'parse_mode')
   let captionFields: () => TgObject

@@ -7,6 +7,7 @@ import {badRequest} from '../errors.js'
 import type {Params} from '../http/params.js'
 import {integerFieldText, parseJsonBounded, tdIntegerFieldText} from '../json.js'
 import {toInteger} from '../integer.js'
+import {isObject} from '../telegram.js'
 
 /** True for `true`, `yes` or `1` (any case, trimmed). */
 export const toBool = (v: string | undefined): boolean => ['true', 'yes', '1'].includes((v ?? '').trim().toLowerCase())
@@ -110,7 +111,7 @@ export function userIdParam(params: Params, name = 'user_id'): number {
  */
 export function permissionsArg(params: Params): Record<string, boolean> {
   const value = jsonArg(params.get('permissions') ?? '', "can't parse permissions JSON object")
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw badRequest('object expected as permissions')
+  if (!isObject(value)) throw badRequest('object expected as permissions')
   const permissions: Record<string, boolean> = {}
   for (const [name, v] of Object.entries(value)) {
     if (!name.startsWith('can_')) continue

@@ -14,6 +14,7 @@ import type {TgObject} from '../types.js'
 import {languageOf} from './profile.js'
 import {integerField, integerFieldText} from '../json.js'
 import {jsonArg} from './args.js'
+import {isObject} from '../telegram.js'
 
 /** get_bot_command_scope, then check_bot_command_scope's chat checks and td's scope rules. */
 function scopeOf(bot: BotState, params: Params): ScopeKey {
@@ -21,8 +22,8 @@ function scopeOf(bot: BotState, params: Params): ScopeKey {
   if (raw === '') return 'default'
   const value = jsonArg(raw, "can't parse BotCommandScope JSON object")
   const fail = (why: string) => badRequest(`can't parse BotCommandScope: ${why}`)
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw fail('BotCommandScope must be an Object')
-  const o = value as TgObject
+  if (!isObject(value)) throw fail('BotCommandScope must be an Object')
+  const o = value
   if (!('type' in o)) throw fail('Can\'t find field "type"')
   if (typeof o.type !== 'string') throw fail('Field "type" must be of type String')
   const type = o.type
@@ -58,8 +59,8 @@ function commandsOf(params: Params): TgObject[] {
   if (!Array.isArray(value)) throw badRequest('expected an Array of BotCommand')
   const read = value.map((item) => {
     const fail = (why: string) => badRequest(`can't parse BotCommand: ${why}`)
-    if (!item || typeof item !== 'object' || Array.isArray(item)) throw fail('expected an Object')
-    const o = item as TgObject
+    if (!isObject(item)) throw fail('expected an Object')
+    const o = item
     for (const field of ['command', 'description']) {
       if (!(field in o)) throw fail(`Can't find field "${field}"`)
       if (typeof o[field] !== 'string') throw fail(`Field "${field}" must be of type String`)

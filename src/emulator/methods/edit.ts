@@ -20,6 +20,7 @@ import {messageMedia} from '../media/objects.js'
 import {ApiError} from '../errors.js'
 import {toDouble, toInteger} from '../integer.js'
 import {INT32_MAX, INT32_MIN, integerArg, jsonArg} from './args.js'
+import {thrownText} from '../http/thrown.js'
 
 export const NOT_MODIFIED =
   'message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message'
@@ -156,7 +157,7 @@ export function readEditMedia(params: Params): ReturnType<typeof readInputMedia>
   try {
     return readInputMedia(params, value, false)
   } catch (err) {
-    throw badRequest(`can't parse InputMedia: ${(err as Error).message}`)
+    throw badRequest(`can't parse InputMedia: ${thrownText(err)}`)
   }
 }
 

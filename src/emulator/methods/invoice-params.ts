@@ -10,6 +10,8 @@ import type {Params} from '../http/params.js'
 import type {Invoice, LabeledPrice} from '../state/payments.js'
 import {INT32_MAX, integerArg, integerSafe, longField, required, stringField, toBool, jsonArg} from './args.js'
 import {integerFieldText} from '../json.js'
+import {isObject} from '../telegram.js'
+import {thrownText} from '../http/thrown.js'
 
 /** td's `check_currency_amount`: |amount| ≤ 9999'9999'9999. */
 const MAX_AMOUNT = 999_999_999_999
@@ -27,13 +29,13 @@ export function labeledPrices(value: unknown): LabeledPrice[] {
   const prices: LabeledPrice[] = []
   for (const item of value) {
     try {
-      if (!item || typeof item !== 'object' || Array.isArray(item)) throw new Error('LabeledPrice must be an Object')
-      const o = item as Record<string, unknown>
+      if (!isObject(item)) throw new Error('LabeledPrice must be an Object')
+      const o = item
       const label = stringField(o, 'label')
       if (label === '') throw new Error('LabeledPrice label must be non-empty')
       prices.push({label, amount: longField(o, 'amount')})
     } catch (err) {
-      throw new Error(`Can't parse labeled price: ${(err as Error).message}`)
+      throw new Error(`Can't parse labeled price: ${thrownText(err)}`)
     }
   }
   if (prices.length === 0) throw new Error('There must be at least one price')
@@ -55,7 +57,7 @@ export function readInvoice(params: Params, link: boolean): Invoice {
   try {
     prices = labeledPrices(pricesJson)
   } catch (err) {
-    throw badRequest(lowerFirst((err as Error).message))
+    throw badRequest(lowerFirst(thrownText(err)))
   }
   let maxTipAmount = 0
   const rawMaxTip = params.get('max_tip_amount') ?? ''

@@ -5,9 +5,11 @@ import {type Entity, entitiesJson, formatText} from '../format/index.js'
 import {type Markup, finishInlineKeyboard, readReplyMarkup} from './keyboards.js'
 import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
+import {type Chat, isObject} from '../telegram.js'
 import {integerField, integerFieldText, tdIntField} from '../json.js'
 import {toInteger} from '../integer.js'
 import {longField, stringField, jsonArg} from './args.js'
+import {thrownText} from '../http/thrown.js'
 
 export const now = (): number => Math.floor(Date.now() / 1000)
 
@@ -17,7 +19,7 @@ export function parseJson(raw: string | undefined, what: string): unknown {
 }
 
 /** The chat named by chat_id: required, and the bot must have seen it (an update from it, or addChat). */
-export function chatOf(bot: BotState, params: Params, name = 'chat_id'): TgObject {
+export function chatOf(bot: BotState, params: Params, name = 'chat_id'): Chat {
   const raw = params.get(name)
   // Client::check_chat: only an empty value is "empty"; the rest is read as it is (td::to_integer, no trimming)
   if (raw === undefined || raw === '') throw badRequest('chat_id is empty')
@@ -78,9 +80,8 @@ export function replyTarget(params: Params): ReplyTarget | undefined {
   }
   if (raw === '') return undefined
   const value = parseJson(raw, 'reply parameters')
-  if (!value || typeof value !== 'object' || Array.isArray(value))
-    throw badRequest('object expected as reply parameters')
-  const o = value as TgObject
+  if (!isObject(value)) throw badRequest('object expected as reply parameters')
+  const o = value
   if (Object.keys(o).length === 0) return undefined
   // Client::get_reply_parameters, in its order and with td's texts (JsonObject::get_*_field)
   const chatId = optionalString(o, 'chat_id') // a number is its literal (get_optional_string_field)
@@ -104,7 +105,7 @@ function tdField<T>(read: () => T): T {
   try {
     return read()
   } catch (err) {
-    const text = (err as Error).message
+    const text = thrownText(err)
     throw badRequest(text[0].toLowerCase() + text.slice(1))
   }
 }
@@ -196,9 +197,8 @@ export function checkLinkPreviewOptions(params: Params): void {
   const raw = params.get('link_preview_options') ?? ''
   if (raw === '') return
   const value = jsonArg(raw, "can't parse link preview options JSON object")
-  if (!value || typeof value !== 'object' || Array.isArray(value))
-    throw badRequest('object expected as link preview options')
-  const o = value as TgObject
+  if (!isObject(value)) throw badRequest('object expected as link preview options')
+  const o = value
   for (const name of ['is_disabled', 'url', 'prefer_small_media', 'prefer_large_media', 'show_above_text']) {
     if (!(name in o)) continue
     const v = o[name]
@@ -220,7 +220,7 @@ export function checkSuggestedPost(params: Params): void {
   const value = jsonArg(raw, "can't parse suggested post parameters JSON object")
   if (!isObject(value)) throw badRequest('object expected as suggested post parameters')
   const tdError = (err: unknown): never => {
-    const text = (err as Error).message
+    const text = thrownText(err)
     throw badRequest(text[0].toLowerCase() + text.slice(1))
   }
   // get_input_suggested_post_info: get_optional_int_field("send_date")
@@ -244,5 +244,3 @@ export function checkSuggestedPost(params: Params): void {
     if (amount % 10000000 !== 0) throw badRequest('suggested post price must be divisible by 10000000 nanotoncoins')
   } else if (currency !== 'XTR') throw badRequest('invalid suggested post price currency specified')
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v)

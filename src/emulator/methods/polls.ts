@@ -17,6 +17,7 @@ import {markupOf} from './message-params.js'
 import {integerFieldText, parseJsonBounded} from '../json.js'
 import {toInteger} from '../integer.js'
 import {INT32_MAX, INT32_MIN, integerArg, stringsParam, jsonArg} from './args.js'
+import {isObject} from '../telegram.js'
 
 /** `<text>, <entities>` of an optional formatted parameter (explanation, description). */
 function formattedOf(params: Params, name: string): {text: string; entities: TgObject[]} | undefined {
@@ -38,9 +39,8 @@ function readOptions(params: Params): Array<{text: string; entities?: TgObject[]
   if (!Array.isArray(value)) throw badRequest('expected an Array of String as options')
   return value.map((option) => {
     if (typeof option === 'string') return {text: option}
-    if (!option || typeof option !== 'object' || Array.isArray(option))
-      throw badRequest('expected an option to be of type String')
-    const o = option as TgObject
+    if (!isObject(option)) throw badRequest('expected an option to be of type String')
+    const o = option
     if (!('text' in o)) throw badRequest('can\'t find field "text"')
     if (typeof o.text !== 'string') throw badRequest('field "text" must be of type String')
     return {text: o.text, ...(Array.isArray(o.text_entities) ? {entities: o.text_entities as TgObject[]} : {})}

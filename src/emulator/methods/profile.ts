@@ -12,6 +12,7 @@ import type {TgObject} from '../types.js'
 import {toInteger} from '../integer.js'
 import {checkWebAppLink, linkRefusal} from '../format/links.js'
 import {jsonArg} from './args.js'
+import {isObject} from '../telegram.js'
 
 /**
  * td's check of a language code: empty, or two lower-case Latin letters (text: td/telegram/BotInfoManager.cpp, "Invalid
@@ -57,8 +58,8 @@ function readMenuButton(raw: string | undefined): TgObject {
   if (raw === undefined || raw === '') return {type: 'default'}
   const value = jsonArg(raw, "can't parse menu button JSON object")
   const fail = (why: string) => badRequest(`can't parse menu button: ${why}`)
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw fail('MenuButton must be an Object')
-  const o = value as TgObject
+  if (!isObject(value)) throw fail('MenuButton must be an Object')
+  const o = value
   if (!('type' in o)) throw fail('Can\'t find field "type"')
   if (typeof o.type !== 'string') throw fail('Field "type" must be of type String')
   if (o.type === 'default' || o.type === 'commands') return {type: o.type}
@@ -67,7 +68,7 @@ function readMenuButton(raw: string | undefined): TgObject {
   if (typeof o.text !== 'string') throw fail('Field "text" must be of type String')
   const app = o.web_app as TgObject | undefined
   if (!('web_app' in o)) throw fail('Can\'t find field "web_app"')
-  if (!app || typeof app !== 'object' || Array.isArray(app)) throw fail('Field "web_app" must be of type Object')
+  if (!isObject(app)) throw fail('Field "web_app" must be of type Object')
   if (!('url' in app)) throw fail('Can\'t find field "url"')
   if (typeof app.url !== 'string') throw fail('Field "url" must be of type String')
   // td BotMenuButton.cpp set_menu_button: an empty text, then the URL as a Web App's
@@ -119,7 +120,7 @@ const setMyDefaultAdministratorRights: Handler = (bot, params) => {
     return {result: true}
   }
   const value = jsonArg(raw, "can't parse ChatAdministratorRights JSON object")
-  if (!value || typeof value !== 'object' || Array.isArray(value))
+  if (!isObject(value))
     throw badRequest("can't parse ChatAdministratorRights: ChatAdministratorRights must be an Object")
   const rights: TgObject = {}
   for (const name of ALL_RIGHTS) {

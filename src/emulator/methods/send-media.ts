@@ -19,6 +19,7 @@ import {type InputMedia, readInputMedia, reasonOf} from '../media/input-media.js
 import {messageMedia} from '../media/objects.js'
 import {toInteger} from '../integer.js'
 import {jsonArg} from './args.js'
+import {thrownText} from '../http/thrown.js'
 
 /** get_integer_arg with the server's clamp to ≥ 0; undefined when absent. */
 function attribute(params: Params, name: string): number | undefined {
@@ -125,7 +126,7 @@ export const sendMediaGroup: Handler = async (bot, params) => {
     try {
       return readInputMedia(params, item, true)
     } catch (err) {
-      throw badRequest(`can't parse InputMedia: ${(err as Error).message}`)
+      throw badRequest(`can't parse InputMedia: ${thrownText(err)}`)
     }
   })
   const prepared = prepareSend(bot, params)

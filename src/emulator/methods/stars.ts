@@ -13,6 +13,8 @@ import {sendNew} from './send.js'
 import type {TgObject} from '../types.js'
 import type {Params} from '../http/params.js'
 import {tdIntField} from '../json.js'
+import {isObject} from '../telegram.js'
+import {thrownText} from '../http/thrown.js'
 
 /**
  * refundStarPayment: the Stars go back to the user, the ledger gets the outgoing transaction (same id as the
@@ -91,8 +93,8 @@ function paidMediaItems(params: Params): TgObject[] {
   if (!Array.isArray(value)) throw badRequest('expected an Array of InputPaidMedia')
   return value.map((item) => {
     const fail = (message: string): Error => badRequest(`can't parse InputPaidMedia: ${message}`)
-    if (!item || typeof item !== 'object' || Array.isArray(item)) throw fail('expected an Object')
-    const o = item as TgObject
+    if (!isObject(item)) throw fail('expected an Object')
+    const o = item
     const media = typeof o.media === 'string' ? o.media : ''
     const attached = media.startsWith('attach://') ? params.files.get(media.slice('attach://'.length)) : undefined
     if (media === '' || (media.startsWith('attach://') && !attached)) throw fail('media not found')
@@ -102,7 +104,7 @@ function paidMediaItems(params: Params): TgObject[] {
       try {
         return tdIntField(o, name)
       } catch (err) {
-        throw fail((err as Error).message)
+        throw fail(thrownText(err))
       }
     }
     int('width')

@@ -13,6 +13,8 @@ import {type FileRef, fileRef, resolveFile} from '../media/input.js'
 import {mediaJson} from '../media/objects.js'
 import {toInteger} from '../integer.js'
 import {jsonArg} from './args.js'
+import {isObject} from '../telegram.js'
+import {thrownText} from '../http/thrown.js'
 
 /** The docs' rule: letters, digits, underscores; a letter first; no `__`; ends in `_by_<bot username>`; ≤ 64. */
 function checkSetName(bot: BotState, name: string): void {
@@ -40,8 +42,8 @@ function userOf(bot: BotState, params: Params): number {
  * caller.
  */
 function readInputSticker(params: Params, value: unknown, defaultFormat: string): PendingSticker {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error('InputSticker must be an Object')
-  const o = value as TgObject
+  if (!isObject(value)) throw new Error('InputSticker must be an Object')
+  const o = value
   if (o.sticker !== undefined && typeof o.sticker !== 'string')
     throw new Error('Field "sticker" must be of type String')
   const ref = fileRef(params, '', (o.sticker as string | undefined) ?? '')
@@ -90,7 +92,7 @@ function parsedSticker(params: Params, value: unknown, format: string): PendingS
   try {
     return readInputSticker(params, value, format)
   } catch (err) {
-    throw badRequest(`can't parse InputSticker: ${(err as Error).message}`)
+    throw badRequest(`can't parse InputSticker: ${thrownText(err)}`)
   }
 }
 

@@ -136,7 +136,7 @@ export const editMessageWidgetData: Handler = (bot, params, core) => {
   if (chatId === '') throw badRequest('chat_id is empty')
   const chat = bot.findChat(chatId)
   if (!chat) throw badRequest('chat not found')
-  const stored = messageId > 0 ? bot.messages.get(chat.id as number, messageId) : undefined
+  const stored = messageId > 0 ? bot.messages.get(chat.id, messageId) : undefined
   if (!stored || stored.deleted) throw badRequest('message to edit not found')
   if (!stored.byBot) throw badRequest("message can't be edited")
   const widget = stored.message.widget as TgObject | undefined
