@@ -24,7 +24,8 @@ export interface InputMedia {
   attributes: {width?: number; height?: number; duration?: number; title?: string; performer?: string}
 }
 
-const TYPES = new Set(['photo', 'video', 'animation', 'audio', 'document'])
+const TYPES: ReadonlySet<string> = new Set<InputMedia['type']>(['photo', 'video', 'animation', 'audio', 'document'])
+const isMediaType = (type: string): type is InputMedia['type'] => TYPES.has(type)
 
 /** td's description of an ApiError, as a reason inside another message (`Can't parse entities: …`). */
 export const reasonOf = (err: ApiError): string => {
@@ -78,11 +79,11 @@ export function readInputMedia(params: Params, value: unknown, forAlbum: boolean
   const ref = fileRef(params, '', media ?? '')
   if (!ref) throw new Error('media not found')
   if (type === 'animation' && forAlbum) throw new Error(`type "${type}" can't be used in sendMediaGroup`)
-  if (!TYPES.has(type)) throw new Error(`type "${type}" is unsupported`)
+  if (!isMediaType(type)) throw new Error(`type "${type}" is unsupported`)
   const thumb = optionalString(o, 'thumbnail') ?? optionalString(o, 'thumb')
   const thumbnail = thumb?.startsWith('attach://') ? fileRef(params, '', thumb) : undefined
   return {
-    type: type as InputMedia['type'],
+    type,
     ref,
     ...(thumbnail ? {thumbnail} : {}),
     caption: captionFields,

@@ -35,11 +35,13 @@ function messageIdOf(params: Params): number {
   return Math.max(0, toInteger(params.get('message_id') ?? '', 32))
 }
 
-type Target = {kind: 'message'; message: Message} | {kind: 'inline'; inline: InlineMessageState}
+export type Target = {kind: 'message'; message: Message} | {kind: 'inline'; inline: InlineMessageState}
 
-/** The message an edit targets (BA: chat_id and message_id, else inline_message_id); `kind`: what it must contain. */
-function editTarget(bot: BotState, params: Params, kind?: 'text' | 'caption' | 'media' | 'live'): Target {
-  const chatId = (params.get('chat_id') ?? '').trim()
+/**
+ * The message an edit names (BA: chat_id and message_id, else inline_message_id), with the server's texts; `chatId`
+ * as the method read it.
+ */
+export function targetOf(bot: BotState, params: Params, chatId: string): Target {
   const messageId = messageIdOf(params)
   if (chatId === '' && messageId === 0) {
     const id = params.get('inline_message_id') ?? ''
@@ -47,7 +49,6 @@ function editTarget(bot: BotState, params: Params, kind?: 'text' | 'caption' | '
     if (!readableInlineMessageId(id)) throw badRequest('invalid inline message identifier specified')
     const inline = bot.inline.messages.get(id)
     if (!inline) throw badRequest('MESSAGE_ID_INVALID')
-    check(inline.content, kind)
     return {kind: 'inline', inline}
   }
   if (chatId === '') throw badRequest('chat_id is empty')
@@ -56,8 +57,14 @@ function editTarget(bot: BotState, params: Params, kind?: 'text' | 'caption' | '
   const stored = messageId > 0 ? bot.messages.get(chat.id, messageId) : undefined
   if (!stored || stored.deleted) throw badRequest('message to edit not found')
   if (!stored.byBot) throw badRequest("message can't be edited")
-  check(stored.message, kind)
   return {kind: 'message', message: stored.message}
+}
+
+/** The message an edit targets; `kind`: what it must contain. */
+function editTarget(bot: BotState, params: Params, kind?: 'text' | 'caption' | 'media' | 'live'): Target {
+  const target = targetOf(bot, params, (params.get('chat_id') ?? '').trim())
+  check(target.kind === 'inline' ? target.inline.content : target.message, kind)
+  return target
 }
 
 /** td's checks of what the edited message holds. */

@@ -34,7 +34,7 @@ function formattedOf(params: Params, name: string): {text: string; entities: TgO
 }
 
 /** get_input_poll_options: strings or InputPollOption objects. */
-function readOptions(params: Params): Array<{text: string; entities?: TgObject[]}> {
+function readOptions(params: Params): Array<{text: string; entities?: unknown[]}> {
   const value = jsonArg(params.get('options') ?? '', "can't parse options JSON object")
   if (!Array.isArray(value)) throw badRequest('expected an Array of String as options')
   return value.map((option) => {
@@ -43,7 +43,7 @@ function readOptions(params: Params): Array<{text: string; entities?: TgObject[]
     const o = option
     if (!('text' in o)) throw badRequest('can\'t find field "text"')
     if (typeof o.text !== 'string') throw badRequest('field "text" must be of type String')
-    return {text: o.text, ...(Array.isArray(o.text_entities) ? {entities: o.text_entities as TgObject[]} : {})}
+    return {text: o.text, ...(Array.isArray(o.text_entities) ? {entities: o.text_entities} : {})}
   })
 }
 
@@ -108,14 +108,13 @@ export const sendPoll: Handler = (bot, params, core) => {
     throw badRequest('poll voters can be restricted only in channel chats')
   const now = Math.floor(Date.now() / 1000)
   const closeDate = openPeriod > 0 ? now + openPeriod : closeDateParam > now ? closeDateParam : undefined
+  const questionEntities = safeJson(params.get('question_entities'))
   const poll: PollState = {
     id: bot.polls.nextId(bot.id),
     chatId: prepared.chat.id,
     messageId: 0,
     question,
-    ...(Array.isArray(safeJson(params.get('question_entities')))
-      ? {questionEntities: safeJson(params.get('question_entities')) as TgObject[]}
-      : {}),
+    ...(Array.isArray(questionEntities) ? {questionEntities} : {}),
     options: options.map((o, i) => ({
       id: String(i),
       text: o.text,

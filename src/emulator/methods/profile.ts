@@ -66,7 +66,7 @@ function readMenuButton(raw: string | undefined): TgObject {
   if (o.type !== 'web_app') throw fail('MenuButton has unsupported type')
   if (!('text' in o)) throw fail('Can\'t find field "text"')
   if (typeof o.text !== 'string') throw fail('Field "text" must be of type String')
-  const app = o.web_app as TgObject | undefined
+  const app = o.web_app
   if (!('web_app' in o)) throw fail('Can\'t find field "web_app"')
   if (!isObject(app)) throw fail('Field "web_app" must be of type Object')
   if (!('url' in app)) throw fail('Can\'t find field "url"')
@@ -124,7 +124,7 @@ const setMyDefaultAdministratorRights: Handler = (bot, params) => {
     throw badRequest("can't parse ChatAdministratorRights: ChatAdministratorRights must be an Object")
   const rights: TgObject = {}
   for (const name of ALL_RIGHTS) {
-    const v = (value as TgObject)[name]
+    const v = value[name]
     if (v === undefined) continue
     if (typeof v !== 'boolean' && !(typeof v === 'string' && /^(true|false)$/.test(v)) && typeof v !== 'number')
       throw badRequest(`can't parse ChatAdministratorRights: Field "${name}" must be of type Boolean`)

@@ -96,7 +96,8 @@ function parsedSticker(params: Params, value: unknown, format: string): PendingS
   }
 }
 
-const STICKER_TYPES = new Set(['regular', 'mask', 'custom_emoji'])
+const STICKER_TYPES: ReadonlySet<string> = new Set<StickerSetState['stickerType']>(['regular', 'mask', 'custom_emoji'])
+const isStickerType = (type: string): type is StickerSetState['stickerType'] => STICKER_TYPES.has(type)
 
 const createNewStickerSet: Handler = async (bot, params) => {
   userOf(bot, params)
@@ -106,8 +107,8 @@ const createNewStickerSet: Handler = async (bot, params) => {
   if (!Array.isArray(items)) throw badRequest('expected an Array of InputSticker')
   if (items.length > 50) throw badRequest('too many stickers specified')
   const type = params.get('sticker_type') || 'regular'
-  if (!STICKER_TYPES.has(type)) throw badRequest('unsupported sticker type specified')
-  const set: StickerSetState = {name, title, stickerType: type as StickerSetState['stickerType'], stickers: []}
+  if (!isStickerType(type)) throw badRequest('unsupported sticker type specified')
+  const set: StickerSetState = {name, title, stickerType: type, stickers: []}
   const format = params.get('sticker_format') ?? ''
   const pending = items.map((item) => parsedSticker(params, item, format))
   checkSetName(bot, name)
