@@ -19,7 +19,7 @@ import {resolveFile, storeBytes} from '../media/input.js'
 import {messageMedia} from '../media/objects.js'
 import {ApiError} from '../errors.js'
 import {toDouble, toInteger} from '../integer.js'
-import {INT32_MAX, INT32_MIN, integerArg, jsonArg} from './args.js'
+import {INT32_MAX, INT32_MIN, integerArg, jsonArg, required} from './args.js'
 import {thrownText} from '../http/thrown.js'
 
 export const NOT_MODIFIED =
@@ -157,10 +157,8 @@ export const editMessageReplyMarkup: Handler = (bot, params) => {
 
 /** The `media` parameter of an edit (editMessageMedia, editEphemeralMessageMedia), with the server's two texts. */
 export function readEditMedia(params: Params): ReturnType<typeof readInputMedia> {
-  const raw = params.get('media') ?? ''
   // BA Client.cpp get_input_media(query, field_name): get_required_string_arg first
-  if (raw === '') throw badRequest('parameter "media" is required')
-  const value = jsonArg(raw, "can't parse input media JSON object")
+  const value = jsonArg(required(params, 'media'), "can't parse input media JSON object")
   try {
     return readInputMedia(params, value, false)
   } catch (err) {

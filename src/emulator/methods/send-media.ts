@@ -18,7 +18,7 @@ import {type FileRef, fileRef, resolveFile, storeBytes} from '../media/input.js'
 import {type InputMedia, readInputMedia, reasonOf} from '../media/input-media.js'
 import {messageMedia} from '../media/objects.js'
 import {toInteger} from '../integer.js'
-import {jsonArg} from './args.js'
+import {jsonArg, required} from './args.js'
 import {thrownText} from '../http/thrown.js'
 
 /** get_integer_arg with the server's clamp to ≥ 0; undefined when absent. */
@@ -118,9 +118,7 @@ const newMediaGroupId = (): string => String(randomInt(1, 2 ** 47)) + String(ran
  * media_group_id.
  */
 export const sendMediaGroup: Handler = async (bot, params) => {
-  const raw = params.get('media') ?? ''
-  if (raw === '') throw badRequest('parameter "media" is required')
-  const value = jsonArg(raw, "can't parse media JSON object")
+  const value = jsonArg(required(params, 'media'), "can't parse media JSON object")
   if (!Array.isArray(value)) throw badRequest('expected an Array of InputMedia')
   const items = value.map((item) => {
     try {

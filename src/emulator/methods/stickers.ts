@@ -12,7 +12,7 @@ import type {TgObject} from '../types.js'
 import {type FileRef, fileRef, resolveFile} from '../media/input.js'
 import {mediaJson} from '../media/objects.js'
 import {toInteger} from '../integer.js'
-import {jsonArg} from './args.js'
+import {jsonArg, required} from './args.js'
 import {isObject} from '../telegram.js'
 import {thrownText} from '../http/thrown.js'
 
@@ -159,9 +159,7 @@ function stickerSetJson(set: StickerSetState): TgObject {
 const getStickerSet: Handler = (bot, params) => ({result: stickerSetJson(setOf(bot, params))})
 
 const getCustomEmojiStickers: Handler = (bot, params) => {
-  const raw = params.get('custom_emoji_ids') ?? ''
-  if (raw === '') throw badRequest('parameter "custom_emoji_ids" is required')
-  const value = jsonArg(raw, "can't parse custom emoji identifiers JSON object")
+  const value = jsonArg(required(params, 'custom_emoji_ids'), "can't parse custom emoji identifiers JSON object")
   if (!Array.isArray(value)) throw badRequest('expected an Array of custom emoji identifiers')
   const ids = value.map((id) => {
     if (typeof id !== 'string') throw badRequest('custom emoji identifier must be of type String')
