@@ -6,11 +6,10 @@
  * GET …/commands).
  */
 import type {BotState} from '../state/bot.js'
-import type {ScopeKey} from '../state/commands.js'
+import type {BotCommand, ScopeKey} from '../state/commands.js'
 import type {Handler} from './core.js'
 import {badRequest} from '../errors.js'
 import type {Params} from '../http/params.js'
-import type {TgObject} from '../types.js'
 import {languageOf} from './profile.js'
 import {integerField, integerFieldText} from '../json.js'
 import {jsonArg} from './args.js'
@@ -52,7 +51,7 @@ function scopeOf(bot: BotState, params: Params): ScopeKey {
 }
 
 /** get_bot_commands (BA), then td's checks of each command (TD BotCommand.cpp) and the server's. */
-function commandsOf(params: Params): TgObject[] {
+function commandsOf(params: Params): BotCommand[] {
   const raw = params.get('commands') ?? ''
   if (raw === '') return []
   const value = jsonArg(raw, "can't parse commands JSON object")
@@ -60,12 +59,13 @@ function commandsOf(params: Params): TgObject[] {
   const read = value.map((item) => {
     const fail = (why: string) => badRequest(`can't parse BotCommand: ${why}`)
     if (!isObject(item)) throw fail('expected an Object')
-    const o = item
-    for (const field of ['command', 'description']) {
-      if (!(field in o)) throw fail(`Can't find field "${field}"`)
-      if (typeof o[field] !== 'string') throw fail(`Field "${field}" must be of type String`)
+    const field = (name: string): string => {
+      if (!(name in item)) throw fail(`Can't find field "${name}"`)
+      const v = item[name]
+      if (typeof v !== 'string') throw fail(`Field "${name}" must be of type String`)
+      return v
     }
-    return {command: o.command as string, description: o.description as string}
+    return {command: field('command'), description: field('description')}
   })
   return read.map(({command, description}) => {
     let name = command.trim()

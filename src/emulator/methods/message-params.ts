@@ -134,6 +134,10 @@ function optionalString(o: TgObject, name: string): string | undefined {
 /** The entity types a quote keeps (td MessageQuote.cpp, the entities allowed in a quote). */
 const QUOTE_ENTITIES = new Set(['bold', 'italic', 'underline', 'strikethrough', 'spoiler', 'custom_emoji'])
 
+/** An entity of a stored message: its type, offset and length checked (the rest passed on as it is). */
+const isEntity = (e: unknown): e is Entity =>
+  isObject(e) && typeof e.type === 'string' && typeof e.offset === 'number' && typeof e.length === 'number'
+
 /**
  * Message.quote (TextQuote) of a reply with reply_parameters.quote: the quoted part of the replied message's text
  * or caption, its formatting entities, its position, `is_manual`. A quote that is not part of that text is refused
@@ -156,8 +160,11 @@ export function quoteOf(target: ReplyTarget | undefined, replied: TgObject | und
   }
   if (best === -1) throw badRequest('QUOTE_TEXT_INVALID')
   const end = best + quote.text.length
-  const entities = ((replied.entities ?? replied.caption_entities ?? []) as Entity[])
-    .filter((e) => QUOTE_ENTITIES.has(e.type) && e.offset < end && e.offset + e.length > best)
+  const stored = replied.entities ?? replied.caption_entities
+  const entities = (Array.isArray(stored) ? stored : [])
+    .filter(
+      (e): e is Entity => isEntity(e) && QUOTE_ENTITIES.has(e.type) && e.offset < end && e.offset + e.length > best,
+    )
     .map((e) => {
       const offset = Math.max(e.offset, best)
       return {...e, offset: offset - best, length: Math.min(e.offset + e.length, end) - offset}

@@ -4,7 +4,7 @@
  * access settings of managed bots. What a set… stores, the matching get… answers.
  */
 import type {BotState} from '../state/bot.js'
-import type {ProfileText} from '../state/profile.js'
+import type {MenuButton, ProfileText} from '../state/profile.js'
 import type {Handler} from './core.js'
 import {badRequest} from '../errors.js'
 import {toBool, type Params} from '../http/params.js'
@@ -54,7 +54,7 @@ function menuChat(bot: BotState, params: Params): number | undefined {
 }
 
 /** get_bot_menu_button: no menu_button is the default button; commands, web_app or default (BA 10680-10722). */
-function readMenuButton(raw: string | undefined): TgObject {
+function readMenuButton(raw: string | undefined): MenuButton {
   if (raw === undefined || raw === '') return {type: 'default'}
   const value = jsonArg(raw, "can't parse menu button JSON object")
   const fail = (why: string) => badRequest(`can't parse menu button: ${why}`)
