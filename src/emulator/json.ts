@@ -61,7 +61,7 @@ export function valueDeeperThan(value: unknown, max: number): boolean {
     const [item, depth] = stack.pop()!
     if (depth > max) return true
     for (const child of Array.isArray(item) ? item : Object.values(item))
-      if (child !== null && typeof child === 'object') stack.push([child as object, depth + 1])
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1])
   }
   return false
 }
@@ -90,7 +90,7 @@ function noteWrittenNumbers(text: string, value: unknown): void {
   }
   const note = (holder: unknown, key: string, literal: string): void => {
     if (holder === null || typeof holder !== 'object') return
-    const v = (holder as Record<string, unknown>)[key]
+    const v: unknown = Reflect.get(holder, key)
     let map = writtenNumbers.get(holder)
     if (typeof v === 'number' && String(v) !== literal) {
       if (!map) writtenNumbers.set(holder, (map = new Map()))
@@ -106,7 +106,7 @@ function noteWrittenNumbers(text: string, value: unknown): void {
       note(holder, key, text.slice(start, i))
       return
     }
-    const child = holder !== null && typeof holder === 'object' ? (holder as Record<string, unknown>)[key] : undefined
+    const child: unknown = holder !== null && typeof holder === 'object' ? Reflect.get(holder, key) : undefined
     walk(child)
   }
   // the text is valid JSON (JSON.parse took it) no deeper than MAX_PARAM_DEPTH: no checks, bounded recursion
@@ -124,7 +124,7 @@ function noteWrittenNumbers(text: string, value: unknown): void {
         space()
         const start = i
         skipString()
-        const key = JSON.parse(text.slice(start, i)) as string
+        const key = String(JSON.parse(text.slice(start, i)))
         space()
         i++ // :
         member(v, key)
@@ -156,7 +156,7 @@ function noteWrittenNumbers(text: string, value: unknown): void {
  * as it was written.
  */
 export function integerFieldText(holder: object, key: string): string | undefined {
-  const v = (holder as Record<string, unknown>)[key]
+  const v: unknown = Reflect.get(holder, key)
   if (typeof v === 'string') return v
   if (typeof v !== 'number') return undefined
   return writtenNumbers.get(holder)?.get(key) ?? String(v)
@@ -188,7 +188,7 @@ export function tdIntegerFieldText(holder: object, name: string, bits: 32 | 64, 
     if (required) throw new Error(`Can't find field "${name}"`)
     return undefined
   }
-  const v = (holder as Record<string, unknown>)[name]
+  const v: unknown = Reflect.get(holder, name)
   if (typeof v !== 'string' && typeof v !== 'number') throw new Error(`Field "${name}" must be a Number`)
   const text = integerFieldText(holder, name)!
   if (!/^(0|-?[1-9]\d*)$/.test(text) || BigInt.asIntN(bits, BigInt(text)) !== BigInt(text))

@@ -5,6 +5,8 @@
 import {type Entity, FormatError} from './entity.js'
 import {checkedLink} from './links.js'
 import {parseJsonBounded, tdIntegerFieldText} from '../json.js'
+import {isObject} from '../telegram.js'
+import {thrownText} from '../http/thrown.js'
 
 /** An error the client sees as `Bad Request: can't parse MessageEntity: <message>`. */
 export class EntityError extends Error {}
@@ -35,16 +37,14 @@ const PLAIN = new Set([
 
 type Json = Record<string, unknown>
 
-function intField(o: Json, name: string, required: boolean, bits: 32 | 64): number | bigint | undefined {
-  // td JsonObject::get_*_int_field / …_long_field, texts and all: the number as written (`1.0`, `-0`, `007` refused)
-  let text: string | undefined
+/** A required int or long field, as its decimal text (exact for a long). */
+function intFieldText(o: Json, name: string, bits: 32 | 64): string {
+  // td JsonObject::get_required_int_field / …_long_field, texts and all: the number as written (`1.0`, `-0`, `007` refused)
   try {
-    text = tdIntegerFieldText(o, name, bits, required)
+    return tdIntegerFieldText(o, name, bits, true)!
   } catch (err) {
-    throw new EntityError((err as Error).message)
+    throw new EntityError(thrownText(err))
   }
-  if (text === undefined) return undefined
-  return bits === 32 ? Number(text) : BigInt(text)
 }
 
 function stringField(o: Json, name: string, required: boolean): string | undefined {
@@ -60,10 +60,10 @@ function stringField(o: Json, name: string, required: boolean): string | undefin
 
 /** One MessageEntity as the server reads it, or undefined for a type it drops. */
 function readEntity(value: unknown): Entity | undefined {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new EntityError('expected an Object')
-  const o = value as Json
-  const offset = intField(o, 'offset', true, 32) as number
-  const length = intField(o, 'length', true, 32) as number
+  if (!isObject(value)) throw new EntityError('expected an Object')
+  const o = value
+  const offset = Number(intFieldText(o, 'offset', 32))
+  const length = Number(intFieldText(o, 'length', 32))
   const type = stringField(o, 'type', true)!
   if (type === '') throw new EntityError('Type is not specified')
   if (PLAIN.has(type)) return {type, offset, length}
@@ -77,15 +77,13 @@ function readEntity(value: unknown): Entity | undefined {
     case 'text_mention': {
       if (!('user' in o)) throw new EntityError('Can\'t find field "user"')
       const user = o.user
-      if (!user || typeof user !== 'object' || Array.isArray(user))
-        throw new EntityError('Field "user" must be of type Object')
-      const id = intField(user as Json, 'id', true, 64) as bigint
-      return {type, offset, length, user: {id: Number(id)}}
+      if (!isObject(user)) throw new EntityError('Field "user" must be of type Object')
+      return {type, offset, length, user: {id: Number(intFieldText(user, 'id', 64))}}
     }
     case 'custom_emoji':
-      return {type, offset, length, custom_emoji_id: String(intField(o, 'custom_emoji_id', true, 64))}
+      return {type, offset, length, custom_emoji_id: intFieldText(o, 'custom_emoji_id', 64)}
     case 'date_time': {
-      const unix = intField(o, 'unix_time', true, 32) as number
+      const unix = Number(intFieldText(o, 'unix_time', 32))
       const format = stringField(o, 'date_time_format', false) ?? ''
       if (format !== '' && format !== 'r' && format !== 'R' && !/^[tTdDwW]+$/.test(format)) {
         throw new EntityError('Invalid date-time format specified')

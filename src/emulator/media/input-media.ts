@@ -9,6 +9,7 @@ import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
 import {tdIntField} from '../json.js'
 import {type FileRef, fileRef} from './input.js'
+import {isObject} from '../telegram.js'
 
 export interface InputMedia {
   type: 'photo' | 'video' | 'animation' | 'audio' | 'document'
@@ -23,7 +24,8 @@ export interface InputMedia {
   attributes: {width?: number; height?: number; duration?: number; title?: string; performer?: string}
 }
 
-const TYPES = new Set(['photo', 'video', 'animation', 'audio', 'document'])
+const TYPES: ReadonlySet<string> = new Set<InputMedia['type']>(['photo', 'video', 'animation', 'audio', 'document'])
+const isMediaType = (type: string): type is InputMedia['type'] => TYPES.has(type)
 
 /** td's description of an ApiError, as a reason inside another message (`Can't parse entities: …`). */
 export const reasonOf = (err: ApiError): string => {
@@ -47,8 +49,8 @@ const optionalInt = (o: TgObject, name: string): number | undefined => {
 
 /** One InputMedia; `forAlbum`: sendMediaGroup's rules (no animation). */
 export function readInputMedia(params: Params, value: unknown, forAlbum: boolean): InputMedia {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error('expected an Object')
-  const o = value as TgObject
+  if (!isObject(value)) throw new Error('expected an Object')
+  const o = value
   const rawCaption = optionalString(o, 'caption')
   const parseMode = optionalString(o, 'parse_mode')
   let captionFields: () => TgObject
@@ -77,11 +79,11 @@ export function readInputMedia(params: Params, value: unknown, forAlbum: boolean
   const ref = fileRef(params, '', media ?? '')
   if (!ref) throw new Error('media not found')
   if (type === 'animation' && forAlbum) throw new Error(`type "${type}" can't be used in sendMediaGroup`)
-  if (!TYPES.has(type)) throw new Error(`type "${type}" is unsupported`)
+  if (!isMediaType(type)) throw new Error(`type "${type}" is unsupported`)
   const thumb = optionalString(o, 'thumbnail') ?? optionalString(o, 'thumb')
   const thumbnail = thumb?.startsWith('attach://') ? fileRef(params, '', thumb) : undefined
   return {
-    type: type as InputMedia['type'],
+    type,
     ref,
     ...(thumbnail ? {thumbnail} : {}),
     caption: captionFields,

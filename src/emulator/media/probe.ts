@@ -5,6 +5,7 @@
  * gives nothing, and the caller falls back to the parameters the bot sent.
  */
 import {gunzipSync} from 'node:zlib'
+import {isObject} from '../telegram.js'
 
 export interface Probe {
   /** What the bytes are, by their magic numbers. */
@@ -175,9 +176,11 @@ function mp3Duration(data: Buffer): Pick<Probe, 'duration'> {
 
 /** A .tgs sticker: gzip-compressed Lottie JSON with `w`, `h` and the frame range over the frame rate. */
 function tgsInfo(data: Buffer): Probe {
-  const json = JSON.parse(gunzipSync(data, {maxOutputLength: 4 << 20}).toString('utf8')) as Record<string, unknown>
-  const {w, h, fr, ip, op} = json as {w?: number; h?: number; fr?: number; ip?: number; op?: number}
+  const json: unknown = JSON.parse(gunzipSync(data, {maxOutputLength: 4 << 20}).toString('utf8'))
+  if (!isObject(json)) return {}
+  const {w, h, fr, ip, op} = json
   if (typeof w !== 'number' || typeof h !== 'number') return {}
-  const duration = typeof fr === 'number' && fr > 0 && typeof op === 'number' ? (op - (ip ?? 0)) / fr : undefined
+  const start = typeof ip === 'number' ? ip : 0
+  const duration = typeof fr === 'number' && fr > 0 && typeof op === 'number' ? (op - start) / fr : undefined
   return {format: 'tgs', width: w, height: h, ...(duration !== undefined ? {duration} : {})}
 }

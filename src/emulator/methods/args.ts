@@ -7,6 +7,7 @@ import {badRequest} from '../errors.js'
 import type {Params} from '../http/params.js'
 import {integerFieldText, parseJsonBounded, tdIntegerFieldText} from '../json.js'
 import {toInteger} from '../integer.js'
+import {isObject} from '../telegram.js'
 
 /** True for `true`, `yes` or `1` (any case, trimmed). */
 export const toBool = (v: string | undefined): boolean => ['true', 'yes', '1'].includes((v ?? '').trim().toLowerCase())
@@ -56,6 +57,19 @@ export function stringField(o: Record<string, unknown>, name: string): string {
   throw new Error(`Field "${name}" must be of type String`)
 }
 
+/**
+ * A JSON parameter's value (bounded as json.ts parseJsonBounded reads it), or `Bad Request: <error>` when it is not
+ * JSON: the server's text names the parameter its own way (`can't parse media JSON object`, `can't parse input media
+ * JSON object`, …).
+ */
+export function jsonArg(raw: string, error: string): unknown {
+  try {
+    return parseJsonBounded(raw)
+  } catch {
+    throw badRequest(error)
+  }
+}
+
 /** The bounds of an int32 (get_integer_arg's default min and max). */
 export const INT32_MIN = -2147483648
 export const INT32_MAX = 2147483647
@@ -67,12 +81,7 @@ export const INT32_MAX = 2147483647
 export function stringsParam(params: Params, name: string, max: number): string[] {
   const raw = params.get(name) ?? ''
   if (raw === '') return []
-  let value: unknown
-  try {
-    value = parseJsonBounded(raw)
-  } catch {
-    throw badRequest(`can't parse ${name} JSON object`)
-  }
+  const value = jsonArg(raw, `can't parse ${name} JSON object`)
   if (!Array.isArray(value)) throw badRequest('expected an Array of String')
   if (value.length > max) throw badRequest('too many items specified')
   for (const item of value) if (typeof item !== 'string') throw badRequest('expected an Array of String')
@@ -101,13 +110,8 @@ export function userIdParam(params: Params, name = 'user_id'): number {
  * Boolean; setChatPermissions and restrictChatMember read it alike.
  */
 export function permissionsArg(params: Params): Record<string, boolean> {
-  let value: unknown
-  try {
-    value = parseJsonBounded(params.get('permissions') ?? '')
-  } catch {
-    throw badRequest("can't parse permissions JSON object")
-  }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw badRequest('object expected as permissions')
+  const value = jsonArg(params.get('permissions') ?? '', "can't parse permissions JSON object")
+  if (!isObject(value)) throw badRequest('object expected as permissions')
   const permissions: Record<string, boolean> = {}
   for (const [name, v] of Object.entries(value)) {
     if (!name.startsWith('can_')) continue

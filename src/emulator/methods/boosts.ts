@@ -11,11 +11,13 @@ import {chatOf} from './message-params.js'
 import type {TgObject} from '../types.js'
 import type {Params} from '../http/params.js'
 import {parseJsonBounded} from '../json.js'
+import {isObject} from '../telegram.js'
+import {thrownText} from '../http/thrown.js'
 
 export const getUserChatBoosts: Handler = (bot, params) => {
   const userId = userIdParam(params)
   const chat = chatOf(bot, params)
-  return {result: {boosts: bot.boosts.ofUser(chat.id as number, userId)}}
+  return {result: {boosts: bot.boosts.ofUser(chat.id, userId)}}
 }
 
 /**
@@ -28,7 +30,7 @@ export const answerWebAppQuery: Handler = (bot, params, core) => {
   const r = readInlineResult(params)
   const query = bot.webAppQueries.take(params.get('web_app_query_id') ?? '')
   if (!query) throw badRequest(QUERY_INVALID)
-  const content = (r.input_message_content as TgObject | undefined) ?? {}
+  const content = isObject(r.input_message_content) ? r.input_message_content : {}
   const text =
     typeof content.message_text === 'string' ? content.message_text : typeof r.title === 'string' ? r.title : ''
   if (query.chatId === query.userId) {
@@ -55,11 +57,10 @@ export function readInlineResult(params: Params): TgObject {
   try {
     result = parseJsonBounded(raw)
   } catch (err) {
-    throw badRequest(`can't parse JSON encoded web view query results ${(err as Error).message}`)
+    throw badRequest(`can't parse JSON encoded web view query results ${thrownText(err)}`)
   }
-  if (!result || typeof result !== 'object' || Array.isArray(result))
-    throw badRequest('inline query result must be an object')
-  return result as TgObject
+  if (!isObject(result)) throw badRequest('inline query result must be an object')
+  return result
 }
 
 /** The handlers of this file, by lower-cased method name (spread into the method table). */

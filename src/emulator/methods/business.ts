@@ -7,12 +7,11 @@
  */
 import type {Handler} from './core.js'
 import {badRequest} from '../errors.js'
-import {integerSafe} from './args.js'
+import {integerSafe, jsonArg} from './args.js'
 import {BotState} from '../state/bot.js'
 import {type BusinessConnection, businessConnectionJson} from '../state/business.js'
 import type {Params} from '../http/params.js'
 import {type Message, isMessage} from '../telegram.js'
-import {parseJsonBounded} from '../json.js'
 import {toInteger} from '../integer.js'
 
 export const getBusinessConnection: Handler = (bot, params) => ({
@@ -23,12 +22,7 @@ export const getBusinessConnection: Handler = (bot, params) => ({
 function messageIds(params: Params, max: number): number[] {
   const raw = params.get('message_ids') ?? ''
   if (raw === '') throw badRequest('message identifiers are not specified')
-  let value: unknown
-  try {
-    value = parseJsonBounded(raw)
-  } catch {
-    throw badRequest("can't parse message_ids JSON object")
-  }
+  const value = jsonArg(raw, "can't parse message_ids JSON object")
   if (!Array.isArray(value)) throw badRequest('expected an Array of message identifiers')
   if (value.length > max) throw badRequest('too many message identifiers specified')
   return value.map((id) => {

@@ -6,27 +6,23 @@
  * GET …/commands).
  */
 import type {BotState} from '../state/bot.js'
-import type {ScopeKey} from '../state/commands.js'
+import type {BotCommand, ScopeKey} from '../state/commands.js'
 import type {Handler} from './core.js'
 import {badRequest} from '../errors.js'
 import type {Params} from '../http/params.js'
-import type {TgObject} from '../types.js'
 import {languageOf} from './profile.js'
-import {integerField, integerFieldText, parseJsonBounded} from '../json.js'
+import {integerField, integerFieldText} from '../json.js'
+import {jsonArg} from './args.js'
+import {isObject} from '../telegram.js'
 
 /** get_bot_command_scope, then check_bot_command_scope's chat checks and td's scope rules. */
 function scopeOf(bot: BotState, params: Params): ScopeKey {
   const raw = params.get('scope') ?? ''
   if (raw === '') return 'default'
-  let value: unknown
-  try {
-    value = parseJsonBounded(raw)
-  } catch {
-    throw badRequest("can't parse BotCommandScope JSON object")
-  }
+  const value = jsonArg(raw, "can't parse BotCommandScope JSON object")
   const fail = (why: string) => badRequest(`can't parse BotCommandScope: ${why}`)
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw fail('BotCommandScope must be an Object')
-  const o = value as TgObject
+  if (!isObject(value)) throw fail('BotCommandScope must be an Object')
+  const o = value
   if (!('type' in o)) throw fail('Can\'t find field "type"')
   if (typeof o.type !== 'string') throw fail('Field "type" must be of type String')
   const type = o.type
@@ -55,25 +51,21 @@ function scopeOf(bot: BotState, params: Params): ScopeKey {
 }
 
 /** get_bot_commands (BA), then td's checks of each command (TD BotCommand.cpp) and the server's. */
-function commandsOf(params: Params): TgObject[] {
+function commandsOf(params: Params): BotCommand[] {
   const raw = params.get('commands') ?? ''
   if (raw === '') return []
-  let value: unknown
-  try {
-    value = parseJsonBounded(raw)
-  } catch {
-    throw badRequest("can't parse commands JSON object")
-  }
+  const value = jsonArg(raw, "can't parse commands JSON object")
   if (!Array.isArray(value)) throw badRequest('expected an Array of BotCommand')
   const read = value.map((item) => {
     const fail = (why: string) => badRequest(`can't parse BotCommand: ${why}`)
-    if (!item || typeof item !== 'object' || Array.isArray(item)) throw fail('expected an Object')
-    const o = item as TgObject
-    for (const field of ['command', 'description']) {
-      if (!(field in o)) throw fail(`Can't find field "${field}"`)
-      if (typeof o[field] !== 'string') throw fail(`Field "${field}" must be of type String`)
+    if (!isObject(item)) throw fail('expected an Object')
+    const field = (name: string): string => {
+      if (!(name in item)) throw fail(`Can't find field "${name}"`)
+      const v = item[name]
+      if (typeof v !== 'string') throw fail(`Field "${name}" must be of type String`)
+      return v
     }
-    return {command: o.command as string, description: o.description as string}
+    return {command: field('command'), description: field('description')}
   })
   return read.map(({command, description}) => {
     let name = command.trim()

@@ -58,15 +58,14 @@ export function dispatch(
     answer = handler(bot, params, ctx.core, {method: lower, source: ctx.source, onAbort: ctx.onAbort})
     if (flood) {
       // a message counts once it went: a refused call costs nothing
-      if (typeof (answer as {then?: unknown}).then !== 'function') flood()
-      else answer = (answer as Promise<Answer>).then((a) => (flood(), a))
+      if (!(answer instanceof Promise)) flood()
+      else answer = answer.then((a) => (flood(), a))
     }
   } catch (err) {
     throw failed(bot, record, counted, ctx, err)
   }
-  if (typeof (answer as {then?: unknown}).then !== 'function')
-    return answered(bot, record, counted, ctx, answer as Answer)
-  return (answer as Promise<Answer>).then(
+  if (!(answer instanceof Promise)) return answered(bot, record, counted, ctx, answer)
+  return answer.then(
     (a) => answered(bot, record, counted, ctx, a),
     (err: unknown) => {
       throw failed(bot, record, counted, ctx, err)

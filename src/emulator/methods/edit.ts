@@ -18,9 +18,9 @@ import {readInputMedia} from '../media/input-media.js'
 import {resolveFile, storeBytes} from '../media/input.js'
 import {messageMedia} from '../media/objects.js'
 import {ApiError} from '../errors.js'
-import {parseJsonBounded} from '../json.js'
 import {toDouble, toInteger} from '../integer.js'
-import {INT32_MAX, INT32_MIN, integerArg} from './args.js'
+import {INT32_MAX, INT32_MIN, integerArg, jsonArg, required} from './args.js'
+import {thrownText} from '../http/thrown.js'
 
 export const NOT_MODIFIED =
   'message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message'
@@ -35,11 +35,13 @@ function messageIdOf(params: Params): number {
   return Math.max(0, toInteger(params.get('message_id') ?? '', 32))
 }
 
-type Target = {kind: 'message'; message: Message} | {kind: 'inline'; inline: InlineMessageState}
+export type Target = {kind: 'message'; message: Message} | {kind: 'inline'; inline: InlineMessageState}
 
-/** The message an edit targets (BA: chat_id and message_id, else inline_message_id); `kind`: what it must contain. */
-function editTarget(bot: BotState, params: Params, kind?: 'text' | 'caption' | 'media' | 'live'): Target {
-  const chatId = (params.get('chat_id') ?? '').trim()
+/**
+ * The message an edit names (BA: chat_id and message_id, else inline_message_id), with the server's texts; `chatId`
+ * as the method read it.
+ */
+export function targetOf(bot: BotState, params: Params, chatId: string): Target {
   const messageId = messageIdOf(params)
   if (chatId === '' && messageId === 0) {
     const id = params.get('inline_message_id') ?? ''
@@ -47,7 +49,6 @@ function editTarget(bot: BotState, params: Params, kind?: 'text' | 'caption' | '
     if (!readableInlineMessageId(id)) throw badRequest('invalid inline message identifier specified')
     const inline = bot.inline.messages.get(id)
     if (!inline) throw badRequest('MESSAGE_ID_INVALID')
-    check(inline.content, kind)
     return {kind: 'inline', inline}
   }
   if (chatId === '') throw badRequest('chat_id is empty')
@@ -56,8 +57,14 @@ function editTarget(bot: BotState, params: Params, kind?: 'text' | 'caption' | '
   const stored = messageId > 0 ? bot.messages.get(chat.id, messageId) : undefined
   if (!stored || stored.deleted) throw badRequest('message to edit not found')
   if (!stored.byBot) throw badRequest("message can't be edited")
-  check(stored.message, kind)
   return {kind: 'message', message: stored.message}
+}
+
+/** The message an edit targets; `kind`: what it must contain. */
+function editTarget(bot: BotState, params: Params, kind?: 'text' | 'caption' | 'media' | 'live'): Target {
+  const target = targetOf(bot, params, (params.get('chat_id') ?? '').trim())
+  check(target.kind === 'inline' ? target.inline.content : target.message, kind)
+  return target
 }
 
 /** td's checks of what the edited message holds. */
@@ -150,19 +157,12 @@ export const editMessageReplyMarkup: Handler = (bot, params) => {
 
 /** The `media` parameter of an edit (editMessageMedia, editEphemeralMessageMedia), with the server's two texts. */
 export function readEditMedia(params: Params): ReturnType<typeof readInputMedia> {
-  const raw = params.get('media') ?? ''
   // BA Client.cpp get_input_media(query, field_name): get_required_string_arg first
-  if (raw === '') throw badRequest('parameter "media" is required')
-  let value: unknown
-  try {
-    value = parseJsonBounded(raw)
-  } catch {
-    throw badRequest("can't parse input media JSON object")
-  }
+  const value = jsonArg(required(params, 'media'), "can't parse input media JSON object")
   try {
     return readInputMedia(params, value, false)
   } catch (err) {
-    throw badRequest(`can't parse InputMedia: ${(err as Error).message}`)
+    throw badRequest(`can't parse InputMedia: ${thrownText(err)}`)
   }
 }
 

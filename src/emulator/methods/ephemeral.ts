@@ -22,6 +22,8 @@ import {messageMedia} from '../media/objects.js'
 import {userIdParam} from './args.js'
 import {toInteger} from '../integer.js'
 import {tdIntField, tdIntegerFieldText} from '../json.js'
+import {isObject} from '../telegram.js'
+import {thrownText} from '../http/thrown.js'
 
 /** How long a user's ephemeral message may be replied to (ReplyParameters.ephemeral_message_id: "within 15 seconds"). */
 export const EPHEMERAL_REPLY_MS = 15_000
@@ -53,9 +55,8 @@ interface EphemeralTarget {
 /** EphemeralMessageParameters as the emulator reads it (td's JSON texts for a malformed object). */
 function readEphemeralParameters(bot: BotState, raw: string): EphemeralTarget {
   const value = parseJson(raw, 'ephemeral message parameters')
-  if (!value || typeof value !== 'object' || Array.isArray(value))
-    throw badRequest('object expected as ephemeral message parameters')
-  const o = value as TgObject
+  if (!isObject(value)) throw badRequest('object expected as ephemeral message parameters')
+  const o = value
   const queryId = o.callback_query_id === undefined ? undefined : String(o.callback_query_id)
   const origin = queryId !== undefined ? bot.ephemeral.callbackOrigin(queryId) : undefined
   if (queryId !== undefined && (!origin || !bot.openCallbackQueries.has(queryId))) throw badRequest(QUERY_INVALID)
@@ -65,7 +66,7 @@ function readEphemeralParameters(bot: BotState, raw: string): EphemeralTarget {
     try {
       receiver = Number(tdIntegerFieldText(o, 'receiver_user_id', 64))
     } catch (err) {
-      const text = (err as Error).message
+      const text = thrownText(err)
       throw badRequest(text[0].toLowerCase() + text.slice(1))
     }
   }
@@ -87,14 +88,14 @@ function ephemeralReply(bot: BotState, params: Params): number | undefined {
   const raw = params.get('reply_parameters')
   if (raw === undefined || !raw.includes('ephemeral_message_id')) return undefined
   const value = parseJson(raw, 'reply parameters')
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined
-  const o = value as TgObject
+  if (!isObject(value)) return undefined
+  const o = value
   if (o.ephemeral_message_id === undefined || o.message_id !== undefined) return undefined
   let id: number
   try {
     id = tdIntField(o, 'ephemeral_message_id')!
   } catch (err) {
-    const text = (err as Error).message
+    const text = thrownText(err)
     throw badRequest(text[0].toLowerCase() + text.slice(1))
   }
   if (id <= 0) throw badRequest('field "ephemeral_message_id" must be a valid Number')
@@ -129,7 +130,7 @@ async function sendEphemeral(
   if (chat.type === 'channel') throw badRequest("ephemeral messages can't be sent to channel chats")
   let replied: TgObject | undefined
   if (replyTo !== undefined) {
-    const entry = bot.ephemeral.inChat(chat.id as number, replyTo)
+    const entry = bot.ephemeral.inChat(chat.id, replyTo)
     if (!entry || Date.now() - entry.sentAt > EPHEMERAL_REPLY_MS) throw badRequest('message to be replied not found')
     if (!target) throw badRequest('a reply to an ephemeral message must be an ephemeral message')
     replied = entry.message
@@ -138,10 +139,10 @@ async function sendEphemeral(
   const key = String(chat.id)
   const lastId = bot.lastMessageId.get(key)
   const drop = ['ephemeral_message_parameters', ...(replyTo !== undefined ? ['reply_parameters'] : [])]
-  const answer = (await handler(bot, rewritten(params, drop, add), core, ctx)) as Answer
-  const sent = answer.result as TgObject
+  const sent = (await handler(bot, rewritten(params, drop, add), core, ctx)).result
+  if (!isObject(sent) || typeof sent.message_id !== 'number') throw new Error('internal: the send answered no message')
   // the message is the receiver's alone: out of the chat's history, its message_id given back
-  bot.messages.markDeleted(chat.id as number, sent.message_id as number)
+  bot.messages.markDeleted(chat.id, sent.message_id)
   if (lastId === undefined) bot.lastMessageId.delete(key)
   else bot.lastMessageId.set(key, lastId)
   const receiver = bot.users.known(target.receiverUserId) ?? {
@@ -156,12 +157,12 @@ async function sendEphemeral(
     chat: sentChat,
     date,
     receiver_user: receiver,
-    ephemeral_message_id: bot.ephemeral.nextId(chat.id as number),
+    ephemeral_message_id: bot.ephemeral.nextId(chat.id),
     ...(replied ? {reply_to_message: replied} : {}),
     ...content,
   }
   bot.ephemeral.put({
-    chatId: chat.id as number,
+    chatId: chat.id,
     receiverUserId: target.receiverUserId,
     message,
     sentAt: Date.now(),
@@ -178,7 +179,7 @@ function ephemeralTarget(bot: BotState, params: Params, what: string) {
   const rawId = params.get('ephemeral_message_id') ?? ''
   if (rawId === '') throw badRequest('parameter "ephemeral_message_id" is required')
   const id = toInteger(rawId, 32)
-  const entry = id > 0 ? bot.ephemeral.get(chat.id as number, receiver, id) : undefined
+  const entry = id > 0 ? bot.ephemeral.get(chat.id, receiver, id) : undefined
   if (!entry) throw badRequest(`${what} not found`)
   return entry
 }

@@ -13,7 +13,9 @@ import {toBool} from '../http/params.js'
 import type {TgObject} from '../types.js'
 import {integerFieldText, parseJsonBounded, tdIntegerFieldText} from '../json.js'
 import {labeledPrices} from './invoice-params.js'
-import {integerArg} from './args.js'
+import {integerArg, jsonArg} from './args.js'
+import {isObject} from '../telegram.js'
+import {thrownText} from '../http/thrown.js'
 
 /**
  * The lifetime of an inline_query update (Client.cpp add_new_inline_query: 30 s): the emulator lets it be answered that
@@ -53,7 +55,7 @@ function integerFields(o: TgObject, names: string[], bits: 32 | 64 = 32): void {
     try {
       tdIntegerFieldText(o, name, bits)
     } catch (err) {
-      throw new ResultError((err as Error).message)
+      throw new ResultError(thrownText(err))
     }
   }
 }
@@ -105,7 +107,7 @@ function checkContent(content: TgObject): void {
     try {
       labeledPrices(content.prices)
     } catch (err) {
-      throw new ResultError((err as Error).message)
+      throw new ResultError(thrownText(err))
     }
     optionalString(content, 'provider_data')
     integerFields(content, ['max_tip_amount'], 64)
@@ -118,18 +120,16 @@ function checkContent(content: TgObject): void {
   throw new ResultError('Input message content is not specified')
 }
 
-/** One result as get_inline_query_result reads it; returns its id. */
-function checkResult(value: unknown): string {
-  if (!value || typeof value !== 'object' || Array.isArray(value))
-    throw new ResultError('Inline query result must be an object')
-  const o = value as TgObject
+/** One result as get_inline_query_result reads it; returns it. */
+function checkResult(value: unknown): TgObject {
+  if (!isObject(value)) throw new ResultError('Inline query result must be an object')
+  const o = value
   const type = requiredString(o, 'type').toLowerCase()
-  const id = requiredString(o, 'id')
+  requiredString(o, 'id')
   const content = o.input_message_content
   if (has(o, 'input_message_content')) {
-    if (!content || typeof content !== 'object' || Array.isArray(content))
-      throw new ResultError('Field "input_message_content" must be of type Object')
-    checkContent(content as TgObject)
+    if (!isObject(content)) throw new ResultError('Field "input_message_content" must be of type Object')
+    checkContent(content)
   } else {
     // the older fields of a text result
     if (type === 'article') requiredString(o, 'message_text')
@@ -141,8 +141,7 @@ function checkResult(value: unknown): string {
   optionalString(o, 'parse_mode')
   boolFields(o, ['show_caption_above_media'])
   if ('reply_markup' in o) {
-    if (!o.reply_markup || typeof o.reply_markup !== 'object' || Array.isArray(o.reply_markup))
-      throw new ResultError('Field "reply_markup" must be of type Object')
+    if (!isObject(o.reply_markup)) throw new ResultError('Field "reply_markup" must be of type Object')
     try {
       readReplyMarkupValue(o.reply_markup) // get_reply_markup: its own texts, inside this result's
     } catch (err) {
@@ -243,7 +242,7 @@ function checkResult(value: unknown): string {
     default:
       throw new ResultError(`type "${type}" is unsupported for the inline query result`)
   }
-  return id
+  return o
 }
 
 function readResults(raw: string | undefined): TgObject[] {
@@ -252,32 +251,24 @@ function readResults(raw: string | undefined): TgObject[] {
   try {
     value = parseJsonBounded(raw)
   } catch (err) {
-    throw badRequest(`can't parse JSON encoded inline query results: ${(err as Error).message}`)
+    throw badRequest(`can't parse JSON encoded inline query results: ${thrownText(err)}`)
   }
   if (value === null) return []
   if (!Array.isArray(value)) throw badRequest('expected an Array of inline query results')
   if (value.length > 50) throw badRequest('too many inline query results specified')
-  for (const item of value) {
+  return value.map((item) => {
     try {
-      checkResult(item)
+      return checkResult(item)
     } catch (err) {
       if (err instanceof ResultError) throw badRequest(`can't parse inline query result: ${err.message}`)
       throw err
     }
-  }
-  return value as TgObject[]
+  })
 }
 
 export const answerInlineQuery: Handler = (bot, params) => {
   const rawButton = params.get('button')
-  let button: unknown
-  if (rawButton) {
-    try {
-      button = parseJsonBounded(rawButton)
-    } catch {
-      throw badRequest("can't parse inline query results button JSON object")
-    }
-  }
+  const button = rawButton ? jsonArg(rawButton, "can't parse inline query results button JSON object") : undefined
   const results = readResults(params.get('results'))
   const id = params.get('inline_query_id') ?? ''
   const state = bot.inline.queries.get(id)

@@ -8,8 +8,10 @@
 import {badRequest} from '../errors.js'
 import type {Params} from '../http/params.js'
 import type {Invoice, LabeledPrice} from '../state/payments.js'
-import {INT32_MAX, integerArg, integerSafe, longField, required, stringField, toBool} from './args.js'
-import {integerFieldText, parseJsonBounded} from '../json.js'
+import {INT32_MAX, integerArg, integerSafe, longField, required, stringField, toBool, jsonArg} from './args.js'
+import {integerFieldText} from '../json.js'
+import {isObject} from '../telegram.js'
+import {thrownText} from '../http/thrown.js'
 
 /** td's `check_currency_amount`: |amount| ≤ 9999'9999'9999. */
 const MAX_AMOUNT = 999_999_999_999
@@ -27,25 +29,17 @@ export function labeledPrices(value: unknown): LabeledPrice[] {
   const prices: LabeledPrice[] = []
   for (const item of value) {
     try {
-      if (!item || typeof item !== 'object' || Array.isArray(item)) throw new Error('LabeledPrice must be an Object')
-      const o = item as Record<string, unknown>
+      if (!isObject(item)) throw new Error('LabeledPrice must be an Object')
+      const o = item
       const label = stringField(o, 'label')
       if (label === '') throw new Error('LabeledPrice label must be non-empty')
       prices.push({label, amount: longField(o, 'amount')})
     } catch (err) {
-      throw new Error(`Can't parse labeled price: ${(err as Error).message}`)
+      throw new Error(`Can't parse labeled price: ${thrownText(err)}`)
     }
   }
   if (prices.length === 0) throw new Error('There must be at least one price')
   return prices
-}
-
-function parseJsonOr(raw: string, error: string): unknown {
-  try {
-    return parseJsonBounded(raw)
-  } catch {
-    throw badRequest(error)
-  }
 }
 
 /**
@@ -58,12 +52,12 @@ export function readInvoice(params: Params, link: boolean): Invoice {
   const payload = required(params, 'payload')
   const currency = required(params, 'currency')
   const rawPrices = required(params, 'prices')
-  const pricesJson = parseJsonOr(rawPrices, "can't parse prices JSON object")
+  const pricesJson = jsonArg(rawPrices, "can't parse prices JSON object")
   let prices: LabeledPrice[]
   try {
     prices = labeledPrices(pricesJson)
   } catch (err) {
-    throw badRequest(lowerFirst((err as Error).message))
+    throw badRequest(lowerFirst(thrownText(err)))
   }
   let maxTipAmount = 0
   const rawMaxTip = params.get('max_tip_amount') ?? ''
@@ -77,7 +71,7 @@ export function readInvoice(params: Params, link: boolean): Invoice {
   const suggestedTipAmounts: number[] = []
   const rawTips = params.get('suggested_tip_amounts') ?? ''
   if (rawTips !== '') {
-    const tips = parseJsonOr(rawTips, "can't parse suggested_tip_amounts JSON object")
+    const tips = jsonArg(rawTips, "can't parse suggested_tip_amounts JSON object")
     if (!Array.isArray(tips)) throw badRequest('expected an Array of suggested tip amounts')
     for (const [i, tip] of tips.entries()) {
       if (typeof tip !== 'number' && typeof tip !== 'string')

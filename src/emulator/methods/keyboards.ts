@@ -8,7 +8,10 @@ import {badRequest} from '../errors.js'
 import {checkLink, checkWebAppLink, linkRefusal, linkUserId} from '../format/links.js'
 import type {TgObject} from '../types.js'
 import {ADMINISTRATOR_RIGHTS} from '../state/members.js'
-import {integerFieldText, parseJsonBounded, tdIntegerFieldText} from '../json.js'
+import {integerFieldText, tdIntegerFieldText} from '../json.js'
+import {jsonArg} from './args.js'
+import {isObject} from '../telegram.js'
+import {thrownText} from '../http/thrown.js'
 
 /** What a markup becomes: an inline keyboard (stored on the message and answered back), or anything else. */
 export type Markup = {inline: TgObject[][]; forceReply?: true} | {other: true} | undefined
@@ -56,7 +59,7 @@ function integerField(o: TgObject, name: string, what: string, bits: 32 | 64, re
   try {
     return tdIntegerFieldText(o, name, bits, required)
   } catch (err) {
-    throw buttonError(what, (err as Error).message)
+    throw buttonError(what, thrownText(err))
   }
 }
 
@@ -75,23 +78,21 @@ function buttonHead(o: TgObject, what: string): string {
 
 /** get_chat_administrator_rights (Client.cpp): an Object of optional Booleans. */
 function administratorRights(value: unknown, what: string): void {
-  if (!value || typeof value !== 'object' || Array.isArray(value))
-    throw buttonError(what, 'ChatAdministratorRights must be an Object')
-  for (const name of [...ADMINISTRATOR_RIGHTS, 'is_anonymous']) boolField(value as TgObject, name, what)
+  if (!isObject(value)) throw buttonError(what, 'ChatAdministratorRights must be an Object')
+  for (const name of [...ADMINISTRATOR_RIGHTS, 'is_anonymous']) boolField(value, name, what)
 }
 
 function objectField(o: TgObject, name: string, what: string): TgObject {
   const v = o[name]
-  if (!v || typeof v !== 'object' || Array.isArray(v)) throw buttonError(what, `Field "${name}" must be of type Object`)
-  return v as TgObject
+  if (!isObject(v)) throw buttonError(what, `Field "${name}" must be of type Object`)
+  return v
 }
 
 /** One inline button as the server reads it: `{text, <its action>}`. */
 function inlineButton(value: unknown): TgObject {
   const what = 'inline keyboard'
-  if (!value || typeof value !== 'object' || Array.isArray(value))
-    throw buttonError(what, 'InlineKeyboardButton must be an Object')
-  const o = value as TgObject
+  if (!isObject(value)) throw buttonError(what, 'InlineKeyboardButton must be an Object')
+  const o = value
   const text = buttonHead(o, what)
   const url = stringField(o, 'url', what, false)
   if (url) return {text, url}
@@ -137,10 +138,9 @@ function inlineButton(value: unknown): TgObject {
  * an action it has is kept (not settled: whether Telegram keeps it).
  */
 function inlineButtonOrDisabled(value: unknown): TgObject {
-  const o = value as TgObject | undefined
-  if (!o || typeof o !== 'object' || Array.isArray(o) || o.disabled === undefined) return inlineButton(value)
-  if (!o.disabled || typeof o.disabled !== 'object' || Array.isArray(o.disabled))
-    throw buttonError('inline keyboard', 'Field "disabled" must be of type Object')
+  if (!isObject(value) || value.disabled === undefined) return inlineButton(value)
+  const o = value
+  if (!isObject(o.disabled)) throw buttonError('inline keyboard', 'Field "disabled" must be of type Object')
   const {disabled: _disabled, ...rest} = o
   const button = ACTIONS.some((a) => a in rest) ? inlineButton(rest) : {text: buttonHead(rest, 'inline keyboard')}
   return {...button, disabled: {}}
@@ -154,10 +154,10 @@ function inlineButtonOrDisabled(value: unknown): TgObject {
 function keyboardButton(value: unknown): void {
   const what = 'keyboard'
   if (typeof value === 'string') return
-  if (!value || typeof value !== 'object' || Array.isArray(value)) {
+  if (!isObject(value)) {
     throw buttonError(what, 'KeyboardButton must be a String or an Object')
   }
-  const o = value as TgObject
+  const o = value
   buttonHead(o, what)
   if (boolField(o, 'request_phone_number', what) || boolField(o, 'request_contact', what)) return
   if (boolField(o, 'request_location', what)) return
@@ -207,19 +207,14 @@ function keyboardButton(value: unknown): void {
  */
 export function readReplyMarkup(raw: string | undefined): Markup {
   if (raw === undefined || raw === '') return undefined
-  let value: unknown
-  try {
-    value = parseJsonBounded(raw)
-  } catch {
-    throw badRequest("can't parse reply keyboard markup JSON object")
-  }
+  const value = jsonArg(raw, "can't parse reply keyboard markup JSON object")
   return readReplyMarkupValue(value)
 }
 
 /** The same for a parsed value (Client.cpp get_reply_markup(JsonValue), also an inline query result's markup). */
 export function readReplyMarkupValue(value: unknown): Markup {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw badRequest('object expected as reply markup')
-  const o = value as TgObject
+  if (!isObject(value)) throw badRequest('object expected as reply markup')
+  const o = value
   let hasKeyboard = false
   if ('keyboard' in o) {
     if (!Array.isArray(o.keyboard)) throw badRequest('field "keyboard" must be of type Array')
@@ -275,8 +270,8 @@ export function finishInlineKeyboard(rows: TgObject[][], forceReply?: boolean): 
     const out: TgObject[] = []
     for (const button of row) {
       if (button.text === '') continue
-      const app = button.web_app as TgObject | undefined
-      if (app && typeof app.url === 'string') {
+      const app = button.web_app
+      if (isObject(app) && typeof app.url === 'string') {
         // td ReplyMarkup.cpp get_inline_keyboard_button: "Inline keyboard button Web App " + check_link's error
         const checked = checkWebAppLink(app.url)
         if ('error' in checked)

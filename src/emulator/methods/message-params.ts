@@ -5,23 +5,21 @@ import {type Entity, entitiesJson, formatText} from '../format/index.js'
 import {type Markup, finishInlineKeyboard, readReplyMarkup} from './keyboards.js'
 import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
-import {integerField, integerFieldText, parseJsonBounded, tdIntField} from '../json.js'
+import {type Chat, isObject} from '../telegram.js'
+import {integerField, integerFieldText, tdIntField} from '../json.js'
 import {toInteger} from '../integer.js'
-import {longField, stringField} from './args.js'
+import {longField, stringField, jsonArg} from './args.js'
+import {thrownText} from '../http/thrown.js'
 
 export const now = (): number => Math.floor(Date.now() / 1000)
 
 export function parseJson(raw: string | undefined, what: string): unknown {
   if (raw === undefined || raw === '') return undefined
-  try {
-    return parseJsonBounded(raw)
-  } catch {
-    throw badRequest(`can't parse ${what} JSON object`)
-  }
+  return jsonArg(raw, `can't parse ${what} JSON object`)
 }
 
 /** The chat named by chat_id: required, and the bot must have seen it (an update from it, or addChat). */
-export function chatOf(bot: BotState, params: Params, name = 'chat_id'): TgObject {
+export function chatOf(bot: BotState, params: Params, name = 'chat_id'): Chat {
   const raw = params.get(name)
   // Client::check_chat: only an empty value is "empty"; the rest is read as it is (td::to_integer, no trimming)
   if (raw === undefined || raw === '') throw badRequest('chat_id is empty')
@@ -82,9 +80,8 @@ export function replyTarget(params: Params): ReplyTarget | undefined {
   }
   if (raw === '') return undefined
   const value = parseJson(raw, 'reply parameters')
-  if (!value || typeof value !== 'object' || Array.isArray(value))
-    throw badRequest('object expected as reply parameters')
-  const o = value as TgObject
+  if (!isObject(value)) throw badRequest('object expected as reply parameters')
+  const o = value
   if (Object.keys(o).length === 0) return undefined
   // Client::get_reply_parameters, in its order and with td's texts (JsonObject::get_*_field)
   const chatId = optionalString(o, 'chat_id') // a number is its literal (get_optional_string_field)
@@ -108,7 +105,7 @@ function tdField<T>(read: () => T): T {
   try {
     return read()
   } catch (err) {
-    const text = (err as Error).message
+    const text = thrownText(err)
     throw badRequest(text[0].toLowerCase() + text.slice(1))
   }
 }
@@ -137,6 +134,10 @@ function optionalString(o: TgObject, name: string): string | undefined {
 /** The entity types a quote keeps (td MessageQuote.cpp, the entities allowed in a quote). */
 const QUOTE_ENTITIES = new Set(['bold', 'italic', 'underline', 'strikethrough', 'spoiler', 'custom_emoji'])
 
+/** An entity of a stored message: its type, offset and length checked (the rest passed on as it is). */
+const isEntity = (e: unknown): e is Entity =>
+  isObject(e) && typeof e.type === 'string' && typeof e.offset === 'number' && typeof e.length === 'number'
+
 /**
  * Message.quote (TextQuote) of a reply with reply_parameters.quote: the quoted part of the replied message's text
  * or caption, its formatting entities, its position, `is_manual`. A quote that is not part of that text is refused
@@ -159,8 +160,11 @@ export function quoteOf(target: ReplyTarget | undefined, replied: TgObject | und
   }
   if (best === -1) throw badRequest('QUOTE_TEXT_INVALID')
   const end = best + quote.text.length
-  const entities = ((replied.entities ?? replied.caption_entities ?? []) as Entity[])
-    .filter((e) => QUOTE_ENTITIES.has(e.type) && e.offset < end && e.offset + e.length > best)
+  const stored = replied.entities ?? replied.caption_entities
+  const entities = (Array.isArray(stored) ? stored : [])
+    .filter(
+      (e): e is Entity => isEntity(e) && QUOTE_ENTITIES.has(e.type) && e.offset < end && e.offset + e.length > best,
+    )
     .map((e) => {
       const offset = Math.max(e.offset, best)
       return {...e, offset: offset - best, length: Math.min(e.offset + e.length, end) - offset}
@@ -199,15 +203,9 @@ export function markupOf(params: Params): () => TgObject | undefined {
 export function checkLinkPreviewOptions(params: Params): void {
   const raw = params.get('link_preview_options') ?? ''
   if (raw === '') return
-  let value: unknown
-  try {
-    value = parseJsonBounded(raw)
-  } catch {
-    throw badRequest("can't parse link preview options JSON object")
-  }
-  if (!value || typeof value !== 'object' || Array.isArray(value))
-    throw badRequest('object expected as link preview options')
-  const o = value as TgObject
+  const value = jsonArg(raw, "can't parse link preview options JSON object")
+  if (!isObject(value)) throw badRequest('object expected as link preview options')
+  const o = value
   for (const name of ['is_disabled', 'url', 'prefer_small_media', 'prefer_large_media', 'show_above_text']) {
     if (!(name in o)) continue
     const v = o[name]
@@ -226,15 +224,10 @@ export function checkLinkPreviewOptions(params: Params): void {
 export function checkSuggestedPost(params: Params): void {
   const raw = params.get('suggested_post_parameters') ?? ''
   if (raw === '') return
-  let value: unknown
-  try {
-    value = parseJsonBounded(raw)
-  } catch {
-    throw badRequest("can't parse suggested post parameters JSON object")
-  }
+  const value = jsonArg(raw, "can't parse suggested post parameters JSON object")
   if (!isObject(value)) throw badRequest('object expected as suggested post parameters')
   const tdError = (err: unknown): never => {
-    const text = (err as Error).message
+    const text = thrownText(err)
     throw badRequest(text[0].toLowerCase() + text.slice(1))
   }
   // get_input_suggested_post_info: get_optional_int_field("send_date")
@@ -258,5 +251,3 @@ export function checkSuggestedPost(params: Params): void {
     if (amount % 10000000 !== 0) throw badRequest('suggested post price must be divisible by 10000000 nanotoncoins')
   } else if (currency !== 'XTR') throw badRequest('invalid suggested post price currency specified')
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v)

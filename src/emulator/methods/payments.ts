@@ -9,10 +9,11 @@ import type {Handler} from './core.js'
 import {badRequest} from '../errors.js'
 import {QUERY_INVALID} from './callbacks.js'
 import {checkInvoice, labeledPrices, readInvoice} from './invoice-params.js'
-import {required, stringField, toBool} from './args.js'
+import {required, stringField, toBool, jsonArg} from './args.js'
 import {sendNew} from './send.js'
 import type {ShippingOption} from '../state/payments.js'
-import {parseJsonBounded} from '../json.js'
+import {isObject} from '../telegram.js'
+import {thrownText} from '../http/thrown.js'
 
 export const sendInvoice: Handler = (bot, params) => {
   const invoice = readInvoice(params, false)
@@ -52,18 +53,13 @@ function openQuery(bot: Parameters<Handler>[0], id: string, kind: 'shipping' | '
 
 /** The shipping_options parameter (BA `get_shipping_options`), with its texts. */
 function shippingOptions(raw: string): ShippingOption[] {
-  let value: unknown
-  try {
-    value = parseJsonBounded(raw)
-  } catch {
-    throw badRequest("can't parse shipping options JSON object")
-  }
+  const value = jsonArg(raw, "can't parse shipping options JSON object")
   if (!Array.isArray(value)) throw badRequest('expected an Array of shipping options')
   const options: ShippingOption[] = []
   for (const item of value) {
     try {
-      if (!item || typeof item !== 'object' || Array.isArray(item)) throw new Error('ShippingOption must be an Object')
-      const o = item as Record<string, unknown>
+      if (!isObject(item)) throw new Error('ShippingOption must be an Object')
+      const o = item
       const id = stringField(o, 'id')
       if (id === '') throw new Error('ShippingOption identifier must be non-empty')
       const title = stringField(o, 'title')
@@ -74,11 +70,11 @@ function shippingOptions(raw: string): ShippingOption[] {
       try {
         prices = labeledPrices(o.prices)
       } catch (err) {
-        throw new Error(`Can't parse shipping option prices: ${(err as Error).message}`)
+        throw new Error(`Can't parse shipping option prices: ${thrownText(err)}`)
       }
       options.push({id, title, prices})
     } catch (err) {
-      throw badRequest(`can't parse shipping option: ${(err as Error).message}`)
+      throw badRequest(`can't parse shipping option: ${thrownText(err)}`)
     }
   }
   if (options.length === 0) throw badRequest('there must be at least one shipping option')

@@ -16,7 +16,8 @@ import type {Message} from '../telegram.js'
 import {markupOf} from './message-params.js'
 import {integerFieldText, parseJsonBounded} from '../json.js'
 import {toInteger} from '../integer.js'
-import {INT32_MAX, INT32_MIN, integerArg, stringsParam} from './args.js'
+import {INT32_MAX, INT32_MIN, integerArg, stringsParam, jsonArg} from './args.js'
+import {isObject} from '../telegram.js'
 
 /** `<text>, <entities>` of an optional formatted parameter (explanation, description). */
 function formattedOf(params: Params, name: string): {text: string; entities: TgObject[]} | undefined {
@@ -33,22 +34,16 @@ function formattedOf(params: Params, name: string): {text: string; entities: TgO
 }
 
 /** get_input_poll_options: strings or InputPollOption objects. */
-function readOptions(params: Params): Array<{text: string; entities?: TgObject[]}> {
-  let value: unknown
-  try {
-    value = parseJsonBounded(params.get('options') ?? '')
-  } catch {
-    throw badRequest("can't parse options JSON object")
-  }
+function readOptions(params: Params): Array<{text: string; entities?: unknown[]}> {
+  const value = jsonArg(params.get('options') ?? '', "can't parse options JSON object")
   if (!Array.isArray(value)) throw badRequest('expected an Array of String as options')
   return value.map((option) => {
     if (typeof option === 'string') return {text: option}
-    if (!option || typeof option !== 'object' || Array.isArray(option))
-      throw badRequest('expected an option to be of type String')
-    const o = option as TgObject
+    if (!isObject(option)) throw badRequest('expected an option to be of type String')
+    const o = option
     if (!('text' in o)) throw badRequest('can\'t find field "text"')
     if (typeof o.text !== 'string') throw badRequest('field "text" must be of type String')
-    return {text: o.text, ...(Array.isArray(o.text_entities) ? {entities: o.text_entities as TgObject[]} : {})}
+    return {text: o.text, ...(Array.isArray(o.text_entities) ? {entities: o.text_entities} : {})}
   })
 }
 
@@ -56,12 +51,7 @@ function readOptions(params: Params): Array<{text: string; entities?: TgObject[]
 function readCorrect(params: Params): number[] {
   const raw = params.get('correct_option_ids')
   if (raw !== undefined) {
-    let value: unknown
-    try {
-      value = parseJsonBounded(raw)
-    } catch {
-      throw badRequest("can't parse correct option identifiers JSON object")
-    }
+    const value = jsonArg(raw, "can't parse correct option identifiers JSON object")
     if (!Array.isArray(value)) throw badRequest('expected an Array of correct option identifiers')
     // process_send_poll_query: td::to_integer_safe<int32>(the number as written): the literal must be the integer's
     // own decimal form (`1.0`, `1e0`, `-0` or 2147483648 are refused)
@@ -118,14 +108,13 @@ export const sendPoll: Handler = (bot, params, core) => {
     throw badRequest('poll voters can be restricted only in channel chats')
   const now = Math.floor(Date.now() / 1000)
   const closeDate = openPeriod > 0 ? now + openPeriod : closeDateParam > now ? closeDateParam : undefined
+  const questionEntities = safeJson(params.get('question_entities'))
   const poll: PollState = {
     id: bot.polls.nextId(bot.id),
     chatId: prepared.chat.id,
     messageId: 0,
     question,
-    ...(Array.isArray(safeJson(params.get('question_entities')))
-      ? {questionEntities: safeJson(params.get('question_entities')) as TgObject[]}
-      : {}),
+    ...(Array.isArray(questionEntities) ? {questionEntities} : {}),
     options: options.map((o, i) => ({
       id: String(i),
       text: o.text,

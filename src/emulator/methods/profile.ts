@@ -4,14 +4,15 @@
  * access settings of managed bots. What a set… stores, the matching get… answers.
  */
 import type {BotState} from '../state/bot.js'
-import type {ProfileText} from '../state/profile.js'
+import type {MenuButton, ProfileText} from '../state/profile.js'
 import type {Handler} from './core.js'
 import {badRequest} from '../errors.js'
 import {toBool, type Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
-import {parseJsonBounded} from '../json.js'
 import {toInteger} from '../integer.js'
 import {checkWebAppLink, linkRefusal} from '../format/links.js'
+import {jsonArg} from './args.js'
+import {isObject} from '../telegram.js'
 
 /**
  * td's check of a language code: empty, or two lower-case Latin letters (text: td/telegram/BotInfoManager.cpp, "Invalid
@@ -53,26 +54,21 @@ function menuChat(bot: BotState, params: Params): number | undefined {
 }
 
 /** get_bot_menu_button: no menu_button is the default button; commands, web_app or default (BA 10680-10722). */
-function readMenuButton(raw: string | undefined): TgObject {
+function readMenuButton(raw: string | undefined): MenuButton {
   if (raw === undefined || raw === '') return {type: 'default'}
-  let value: unknown
-  try {
-    value = parseJsonBounded(raw)
-  } catch {
-    throw badRequest("can't parse menu button JSON object")
-  }
+  const value = jsonArg(raw, "can't parse menu button JSON object")
   const fail = (why: string) => badRequest(`can't parse menu button: ${why}`)
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw fail('MenuButton must be an Object')
-  const o = value as TgObject
+  if (!isObject(value)) throw fail('MenuButton must be an Object')
+  const o = value
   if (!('type' in o)) throw fail('Can\'t find field "type"')
   if (typeof o.type !== 'string') throw fail('Field "type" must be of type String')
   if (o.type === 'default' || o.type === 'commands') return {type: o.type}
   if (o.type !== 'web_app') throw fail('MenuButton has unsupported type')
   if (!('text' in o)) throw fail('Can\'t find field "text"')
   if (typeof o.text !== 'string') throw fail('Field "text" must be of type String')
-  const app = o.web_app as TgObject | undefined
+  const app = o.web_app
   if (!('web_app' in o)) throw fail('Can\'t find field "web_app"')
-  if (!app || typeof app !== 'object' || Array.isArray(app)) throw fail('Field "web_app" must be of type Object')
+  if (!isObject(app)) throw fail('Field "web_app" must be of type Object')
   if (!('url' in app)) throw fail('Can\'t find field "url"')
   if (typeof app.url !== 'string') throw fail('Field "url" must be of type String')
   // td BotMenuButton.cpp set_menu_button: an empty text, then the URL as a Web App's
@@ -123,17 +119,12 @@ const setMyDefaultAdministratorRights: Handler = (bot, params) => {
     bot.profile.setDefaultRights(forChannels, undefined)
     return {result: true}
   }
-  let value: unknown
-  try {
-    value = parseJsonBounded(raw)
-  } catch {
-    throw badRequest("can't parse ChatAdministratorRights JSON object")
-  }
-  if (!value || typeof value !== 'object' || Array.isArray(value))
+  const value = jsonArg(raw, "can't parse ChatAdministratorRights JSON object")
+  if (!isObject(value))
     throw badRequest("can't parse ChatAdministratorRights: ChatAdministratorRights must be an Object")
   const rights: TgObject = {}
   for (const name of ALL_RIGHTS) {
-    const v = (value as TgObject)[name]
+    const v = value[name]
     if (v === undefined) continue
     if (typeof v !== 'boolean' && !(typeof v === 'string' && /^(true|false)$/.test(v)) && typeof v !== 'number')
       throw badRequest(`can't parse ChatAdministratorRights: Field "${name}" must be of type Boolean`)
@@ -163,12 +154,7 @@ const setManagedBotAccessSettings: Handler = (bot, params) => {
   const raw = params.get('added_user_ids')
   let added: number[] = []
   if (raw !== undefined && raw !== '') {
-    let value: unknown
-    try {
-      value = parseJsonBounded(raw)
-    } catch {
-      throw badRequest("can't parse added_user_ids JSON object")
-    }
+    const value = jsonArg(raw, "can't parse added_user_ids JSON object")
     if (!Array.isArray(value)) throw badRequest('expected an Array of user identifiers')
     added = value.map((v) => {
       const n = Number(v)

@@ -4,8 +4,9 @@
  */
 import {badRequest} from '../errors.js'
 import type {TgObject} from '../types.js'
-import {longFieldText, stringField} from './args.js'
-import {parseJsonBounded} from '../json.js'
+import {longFieldText, stringField, jsonArg} from './args.js'
+import {isObject} from '../telegram.js'
+import {thrownText} from '../http/thrown.js'
 
 /** The reaction emoji of DOC ReactionTypeEmoji (Bot API 10.1), exactly as listed (no U+FE0F variation selectors). */
 export const REACTION_EMOJIS: ReadonlySet<string> = new Set([
@@ -86,8 +87,8 @@ export const REACTION_EMOJIS: ReadonlySet<string> = new Set([
 
 /** One ReactionType as the server reads it: `emoji` or `custom_emoji`; anything else (even `paid`) is invalid. */
 function reactionType(value: unknown): TgObject {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error('expected an Object')
-  const o = value as Record<string, unknown>
+  if (!isObject(value)) throw new Error('expected an Object')
+  const o = value
   const type = stringField(o, 'type')
   if (type === 'emoji') return {type: 'emoji', emoji: stringField(o, 'emoji')}
   if (type === 'custom_emoji') return {type: 'custom_emoji', custom_emoji_id: longFieldText(o, 'custom_emoji_id')}
@@ -97,18 +98,13 @@ function reactionType(value: unknown): TgObject {
 /** The `reaction` parameter: empty or missing is no reaction; otherwise a JSON array of ReactionType. */
 export function readReactionTypes(raw: string | undefined): TgObject[] {
   if (raw === undefined || raw === '') return []
-  let value: unknown
-  try {
-    value = parseJsonBounded(raw)
-  } catch {
-    throw badRequest("can't parse reaction types JSON object")
-  }
+  const value = jsonArg(raw, "can't parse reaction types JSON object")
   if (!Array.isArray(value)) throw badRequest('expected an Array of ReactionType')
   return value.map((item) => {
     try {
       return reactionType(item)
     } catch (err) {
-      throw badRequest(`can't parse ReactionType: ${(err as Error).message}`)
+      throw badRequest(`can't parse ReactionType: ${thrownText(err)}`)
     }
   })
 }

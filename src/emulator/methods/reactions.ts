@@ -19,8 +19,8 @@ import {toInteger} from '../integer.js'
 function targetMessage(bot: BotState, params: Params, what: string): {chatId: number; messageId: number} {
   const chat = chatOf(bot, params)
   const messageId = toInteger(params.get('message_id') ?? '', 32)
-  if (!(messageId > 0) || !bot.message(chat.id as number, messageId)) throw badRequest(`${what} not found`)
-  return {chatId: chat.id as number, messageId}
+  if (!(messageId > 0) || !bot.message(chat.id, messageId)) throw badRequest(`${what} not found`)
+  return {chatId: chat.id, messageId}
 }
 
 export const setMessageReaction: Handler = (bot, params) => {
@@ -47,10 +47,9 @@ export const deleteMessageReaction: Handler = (bot, params) => {
 /** deleteAllMessageReactions: a user's recent reactions in the chat are removed. */
 export const deleteAllMessageReactions: Handler = (bot, params) => {
   const userId = (params.get('user_id') ?? '') !== '' ? userIdParam(params) : undefined
-  const chat: TgObject = chatOf(bot, params)
+  const chat = chatOf(bot, params)
   if (userId !== undefined)
-    for (const messageId of bot.members.reactedBy(chat.id as number, userId))
-      bot.members.react(chat.id as number, messageId, userId, [])
+    for (const messageId of bot.members.reactedBy(chat.id, userId)) bot.members.react(chat.id, messageId, userId, [])
   return {result: true}
 }
 

@@ -17,8 +17,9 @@ import type {TgObject} from '../types.js'
 import {type FileRef, fileRef, resolveFile, storeBytes} from '../media/input.js'
 import {type InputMedia, readInputMedia, reasonOf} from '../media/input-media.js'
 import {messageMedia} from '../media/objects.js'
-import {parseJsonBounded} from '../json.js'
 import {toInteger} from '../integer.js'
+import {jsonArg, required} from './args.js'
+import {thrownText} from '../http/thrown.js'
 
 /** get_integer_arg with the server's clamp to ≥ 0; undefined when absent. */
 function attribute(params: Params, name: string): number | undefined {
@@ -117,20 +118,13 @@ const newMediaGroupId = (): string => String(randomInt(1, 2 ** 47)) + String(ran
  * media_group_id.
  */
 export const sendMediaGroup: Handler = async (bot, params) => {
-  const raw = params.get('media') ?? ''
-  if (raw === '') throw badRequest('parameter "media" is required')
-  let value: unknown
-  try {
-    value = parseJsonBounded(raw)
-  } catch {
-    throw badRequest("can't parse media JSON object")
-  }
+  const value = jsonArg(required(params, 'media'), "can't parse media JSON object")
   if (!Array.isArray(value)) throw badRequest('expected an Array of InputMedia')
   const items = value.map((item) => {
     try {
       return readInputMedia(params, item, true)
     } catch (err) {
-      throw badRequest(`can't parse InputMedia: ${(err as Error).message}`)
+      throw badRequest(`can't parse InputMedia: ${thrownText(err)}`)
     }
   })
   const prepared = prepareSend(bot, params)

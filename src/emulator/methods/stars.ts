@@ -7,12 +7,14 @@
 import {randomBytes} from 'node:crypto'
 import type {Handler} from './core.js'
 import {badRequest} from '../errors.js'
-import {integerArg, required, toBool, userIdParam} from './args.js'
+import {integerArg, required, toBool, userIdParam, jsonArg} from './args.js'
 import {formatted} from './message-params.js'
 import {sendNew} from './send.js'
 import type {TgObject} from '../types.js'
 import type {Params} from '../http/params.js'
-import {parseJsonBounded, tdIntField} from '../json.js'
+import {tdIntField} from '../json.js'
+import {isObject} from '../telegram.js'
+import {thrownText} from '../http/thrown.js'
 
 /**
  * refundStarPayment: the Stars go back to the user, the ledger gets the outgoing transaction (same id as the
@@ -87,17 +89,12 @@ const PAID_MEDIA_TYPES = new Set(['photo', 'video', 'live_photo'])
 /** The media parameter of sendPaidMedia (BA `get_paid_media`), with its texts. */
 function paidMediaItems(params: Params): TgObject[] {
   const raw = required(params, 'media')
-  let value: unknown
-  try {
-    value = parseJsonBounded(raw)
-  } catch {
-    throw badRequest("can't parse paid media JSON object")
-  }
+  const value = jsonArg(raw, "can't parse paid media JSON object")
   if (!Array.isArray(value)) throw badRequest('expected an Array of InputPaidMedia')
   return value.map((item) => {
     const fail = (message: string): Error => badRequest(`can't parse InputPaidMedia: ${message}`)
-    if (!item || typeof item !== 'object' || Array.isArray(item)) throw fail('expected an Object')
-    const o = item as TgObject
+    if (!isObject(item)) throw fail('expected an Object')
+    const o = item
     const media = typeof o.media === 'string' ? o.media : ''
     const attached = media.startsWith('attach://') ? params.files.get(media.slice('attach://'.length)) : undefined
     if (media === '' || (media.startsWith('attach://') && !attached)) throw fail('media not found')
@@ -107,7 +104,7 @@ function paidMediaItems(params: Params): TgObject[] {
       try {
         return tdIntField(o, name)
       } catch (err) {
-        throw fail((err as Error).message)
+        throw fail(thrownText(err))
       }
     }
     int('width')

@@ -11,8 +11,10 @@ import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
 import {type FileRef, fileRef, resolveFile} from '../media/input.js'
 import {mediaJson} from '../media/objects.js'
-import {parseJsonBounded} from '../json.js'
 import {toInteger} from '../integer.js'
+import {jsonArg, required} from './args.js'
+import {isObject} from '../telegram.js'
+import {thrownText} from '../http/thrown.js'
 
 /** The docs' rule: letters, digits, underscores; a letter first; no `__`; ends in `_by_<bot username>`; ≤ 64. */
 function checkSetName(bot: BotState, name: string): void {
@@ -40,8 +42,8 @@ function userOf(bot: BotState, params: Params): number {
  * caller.
  */
 function readInputSticker(params: Params, value: unknown, defaultFormat: string): PendingSticker {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error('InputSticker must be an Object')
-  const o = value as TgObject
+  if (!isObject(value)) throw new Error('InputSticker must be an Object')
+  const o = value
   if (o.sticker !== undefined && typeof o.sticker !== 'string')
     throw new Error('Field "sticker" must be of type String')
   const ref = fileRef(params, '', (o.sticker as string | undefined) ?? '')
@@ -90,27 +92,23 @@ function parsedSticker(params: Params, value: unknown, format: string): PendingS
   try {
     return readInputSticker(params, value, format)
   } catch (err) {
-    throw badRequest(`can't parse InputSticker: ${(err as Error).message}`)
+    throw badRequest(`can't parse InputSticker: ${thrownText(err)}`)
   }
 }
 
-const STICKER_TYPES = new Set(['regular', 'mask', 'custom_emoji'])
+const STICKER_TYPES: ReadonlySet<string> = new Set<StickerSetState['stickerType']>(['regular', 'mask', 'custom_emoji'])
+const isStickerType = (type: string): type is StickerSetState['stickerType'] => STICKER_TYPES.has(type)
 
 const createNewStickerSet: Handler = async (bot, params) => {
   userOf(bot, params)
   const name = params.get('name') ?? ''
   const title = params.get('title') ?? ''
-  let items: unknown
-  try {
-    items = parseJsonBounded(params.get('stickers') ?? '')
-  } catch {
-    throw badRequest("can't parse stickers JSON object")
-  }
+  const items = jsonArg(params.get('stickers') ?? '', "can't parse stickers JSON object")
   if (!Array.isArray(items)) throw badRequest('expected an Array of InputSticker')
   if (items.length > 50) throw badRequest('too many stickers specified')
   const type = params.get('sticker_type') || 'regular'
-  if (!STICKER_TYPES.has(type)) throw badRequest('unsupported sticker type specified')
-  const set: StickerSetState = {name, title, stickerType: type as StickerSetState['stickerType'], stickers: []}
+  if (!isStickerType(type)) throw badRequest('unsupported sticker type specified')
+  const set: StickerSetState = {name, title, stickerType: type, stickers: []}
   const format = params.get('sticker_format') ?? ''
   const pending = items.map((item) => parsedSticker(params, item, format))
   checkSetName(bot, name)
@@ -129,12 +127,7 @@ function setOf(bot: BotState, params: Params): StickerSetState {
 const addStickerToSet: Handler = async (bot, params) => {
   userOf(bot, params)
   const set = setOf(bot, params)
-  let item: unknown
-  try {
-    item = parseJsonBounded(params.get('sticker') ?? '')
-  } catch {
-    throw badRequest("can't parse sticker JSON object")
-  }
+  const item = jsonArg(params.get('sticker') ?? '', "can't parse sticker JSON object")
   const pending = parsedSticker(params, item, '')
   if (set.stickers.length >= (set.stickerType === 'custom_emoji' ? 200 : 120)) throw badRequest('STICKERS_TOO_MUCH')
   set.stickers.push(await storeSticker(bot, pending, set))
@@ -166,14 +159,7 @@ function stickerSetJson(set: StickerSetState): TgObject {
 const getStickerSet: Handler = (bot, params) => ({result: stickerSetJson(setOf(bot, params))})
 
 const getCustomEmojiStickers: Handler = (bot, params) => {
-  const raw = params.get('custom_emoji_ids') ?? ''
-  if (raw === '') throw badRequest('parameter "custom_emoji_ids" is required')
-  let value: unknown
-  try {
-    value = parseJsonBounded(raw)
-  } catch {
-    throw badRequest("can't parse custom emoji identifiers JSON object")
-  }
+  const value = jsonArg(required(params, 'custom_emoji_ids'), "can't parse custom emoji identifiers JSON object")
   if (!Array.isArray(value)) throw badRequest('expected an Array of custom emoji identifiers')
   const ids = value.map((id) => {
     if (typeof id !== 'string') throw badRequest('custom emoji identifier must be of type String')

@@ -10,6 +10,7 @@ import {ApiError, CONFLICT_OTHER_SET_WEBHOOK, CONFLICT_SET_WEBHOOK, badRequest, 
 import {toBool, toInt, type Params} from '../http/params.js'
 import {allowedUpdatesList, parseAllowedUpdates} from '../state/updates.js'
 import {isPrivateAddress} from '../media/input.js'
+import {errorCode} from '../http/thrown.js'
 
 const CLOUD_PORTS = new Set([443, 80, 88, 8443])
 const MAX_CERTIFICATE = 3 << 20
@@ -152,7 +153,7 @@ async function resolve(host: string, local: boolean, hosts: ReadonlyMap<string, 
     return all[0].address
   } catch (err) {
     if (err instanceof ApiError) throw err
-    const code = (err as NodeJS.ErrnoException).code
+    const code = errorCode(err)
     const reason =
       code === 'EAI_AGAIN'
         ? 'Temporary failure in name resolution'

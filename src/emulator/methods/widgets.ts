@@ -20,7 +20,8 @@ import {required} from './args.js'
 import {toInteger} from '../integer.js'
 import {QUERY_INVALID} from './callbacks.js'
 import {WIDGET_QUERY_LIFETIME_MS} from '../state/widgets.js'
-import {readableInlineMessageId} from '../state/inline.js'
+import {targetOf} from './edit.js'
+import {isObject} from '../telegram.js'
 
 export const MAX_WIDGET_HTML = 32_768
 export const MAX_WIDGET_COMPRESSED = 4096
@@ -119,30 +120,13 @@ function touchShared(bot: BotState, core: Core, id: unknown, publicData: string 
 export const editMessageWidgetData: Handler = (bot, params, core) => {
   const publicData = dataParam(params, 'public_data')
   const chatData = dataParam(params, 'chat_data')
-  const chatId = params.get('chat_id') ?? ''
-  const messageId = Math.max(0, toInteger(params.get('message_id') ?? '', 32)) // Client::get_message_id
-  if (chatId === '' && messageId === 0) {
-    const id = params.get('inline_message_id') ?? ''
-    if (id === '') throw badRequest('message identifier is not specified')
-    if (!readableInlineMessageId(id)) throw badRequest('invalid inline message identifier specified')
-    const inline = bot.inline.messages.get(id)
-    if (!inline) throw badRequest('MESSAGE_ID_INVALID')
-    const widget = inline.content.widget as TgObject | undefined
-    if (!widget) throw badRequest('there is no widget in the message to edit')
-    touchShared(bot, core, widget.id, publicData)
-    inline.content = {...inline.content, widget: withData(widget, publicData, chatData)}
-    return {result: true}
-  }
-  if (chatId === '') throw badRequest('chat_id is empty')
-  const chat = bot.findChat(chatId)
-  if (!chat) throw badRequest('chat not found')
-  const stored = messageId > 0 ? bot.messages.get(chat.id as number, messageId) : undefined
-  if (!stored || stored.deleted) throw badRequest('message to edit not found')
-  if (!stored.byBot) throw badRequest("message can't be edited")
-  const widget = stored.message.widget as TgObject | undefined
-  if (!widget) throw badRequest('there is no widget in the message to edit')
+  const target = targetOf(bot, params, params.get('chat_id') ?? '') // chat_id as it is (not trimmed)
+  const widget = target.kind === 'inline' ? target.inline.content.widget : target.message.widget
+  if (!isObject(widget)) throw badRequest('there is no widget in the message to edit')
   touchShared(bot, core, widget.id, publicData)
-  bot.storeMessage({...stored.message, widget: withData(widget, publicData, chatData), edit_date: now()})
+  const edited = withData(widget, publicData, chatData)
+  if (target.kind === 'inline') target.inline.content = {...target.inline.content, widget: edited}
+  else bot.storeMessage({...target.message, widget: edited, edit_date: now()})
   return {result: true}
 }
 
@@ -161,8 +145,9 @@ export const editSharedWidgetData: Handler = (bot, params, core) => {
   if (cacheTime !== undefined) shared.cacheTime = cacheTime
   // every message showing the widget shows its new public data
   for (const [, message] of bot.messages) {
-    const widget = message.widget as TgObject | undefined
-    if (widget?.id === id) bot.storeMessage({...message, widget: withData(widget, publicData, undefined)})
+    const widget = message.widget
+    if (isObject(widget) && widget.id === id)
+      bot.storeMessage({...message, widget: withData(widget, publicData, undefined)})
   }
   return {result: true}
 }

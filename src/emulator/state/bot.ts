@@ -209,7 +209,7 @@ export class BotState {
     const expiresAt = expiryOf(type, isObject(content) ? content : undefined, this.lifetimeScale)
     if (expiresAt <= Date.now()) return undefined // e.g. a message dated more than a day ago: never queued
     const {update_id: _ignored, ...rest} = body
-    const ordered = {update_id: this.nextUpdateId, ...rest} as Update
+    const ordered: Update = {update_id: this.nextUpdateId, ...rest}
     this.nextUpdateId = this.nextUpdateId >= INT32_MAX ? 1 : this.nextUpdateId + 1
     this.queue.set(ordered.update_id, {
       update: ordered,

@@ -6,18 +6,11 @@
  * is refused as Telegram refuses it.
  */
 import {createHash, randomBytes} from 'node:crypto'
+import {MEDIA_KINDS, type MediaKind} from '../media/kinds.js'
 
-export type FileKind =
-  | 'photo'
-  | 'video'
-  | 'document'
-  | 'audio'
-  | 'voice'
-  | 'animation'
-  | 'sticker'
-  | 'video_note'
-  | 'thumbnail'
-  | 'profile_photo'
+export type FileKind = MediaKind | 'thumbnail' | 'profile_photo'
+
+const FILE_KINDS: readonly FileKind[] = [...MEDIA_KINDS, 'thumbnail', 'profile_photo']
 
 /** td's FileType: the number at the start of a file_id and the name in `can't use file of type X as Y`. */
 export const FILE_TYPES: Record<FileKind, {id: number; name: string}> = {
@@ -33,18 +26,10 @@ export const FILE_TYPES: Record<FileKind, {id: number; name: string}> = {
   video_note: {id: 13, name: 'VideoNote'},
 }
 
-const KIND_BY_ID = new Map(Object.entries(FILE_TYPES).map(([kind, t]) => [t.id, kind as FileKind]))
+const KIND_BY_ID = new Map(FILE_KINDS.map((kind) => [FILE_TYPES[kind].id, kind]))
 
 /** Kinds that may stand in for each other (td's document class): a video's file_id works in sendDocument. */
-export const DOCUMENT_CLASS: ReadonlySet<FileKind> = new Set([
-  'document',
-  'video',
-  'audio',
-  'voice',
-  'animation',
-  'sticker',
-  'video_note',
-])
+export const DOCUMENT_CLASS: ReadonlySet<FileKind> = new Set(MEDIA_KINDS.filter((kind) => kind !== 'photo'))
 
 const MAGIC = Buffer.from('EmU', 'latin1')
 /** td's PERSISTENT_ID_VERSION (the last byte) and the emulator's sub-version before it. */

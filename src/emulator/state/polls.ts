@@ -10,8 +10,9 @@ export interface PollState {
   chatId: number
   messageId: number
   question: string
-  questionEntities?: TgObject[]
-  options: Array<{id: string; text: string; entities?: TgObject[]; voters: number}>
+  /** The question's and the options' entities, kept as the bot gave them. */
+  questionEntities?: unknown[]
+  options: Array<{id: string; text: string; entities?: unknown[]; voters: number}>
   isClosed: boolean
   isAnonymous: boolean
   type: 'regular' | 'quiz'

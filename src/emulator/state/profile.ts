@@ -3,7 +3,13 @@
  * description per language, the menu button (the default one and per private chat), the default administrator
  * rights (groups and channels), and the access settings of the bots it manages.
  */
+import type * as Tg from '@grammyjs/types'
 import type {TgObject} from '../types.js'
+
+/** A menu button (core.telegram.org/bots/api#menubutton): the commands, the default, or a Mini App's text and URL. */
+export type MenuButton =
+  | Pick<Tg.MenuButtonCommands | Tg.MenuButtonDefault, 'type'>
+  | (Pick<Tg.MenuButtonWebApp, 'type' | 'text'> & {web_app: Pick<Tg.WebAppInfo, 'url'>})
 
 export type ProfileText = 'name' | 'description' | 'short_description'
 
@@ -11,7 +17,7 @@ export class BotProfile {
   /** `${kind}:${language_code}` → text ('' language: the default). */
   private readonly texts = new Map<string, string>()
   /** Menu buttons: '' → the bot's default, else the private chat (user) id. */
-  private readonly menuButtons = new Map<string, TgObject>()
+  private readonly menuButtons = new Map<string, MenuButton>()
   /** Default administrator rights as set: 'groups' / 'channels'. */
   private readonly rights = new Map<'groups' | 'channels', TgObject>()
   /** Access settings of managed bots, by the managed bot's user id. */
@@ -28,11 +34,11 @@ export class BotProfile {
     else this.texts.set(`${kind}:${language}`, value)
   }
 
-  menuButton(chatId?: number): TgObject | undefined {
+  menuButton(chatId?: number): MenuButton | undefined {
     return this.menuButtons.get(chatId === undefined ? '' : String(chatId))
   }
 
-  setMenuButton(chatId: number | undefined, button: TgObject): void {
+  setMenuButton(chatId: number | undefined, button: MenuButton): void {
     this.menuButtons.set(chatId === undefined ? '' : String(chatId), button)
   }
 

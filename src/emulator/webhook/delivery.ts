@@ -11,6 +11,7 @@ import type {BotState, QueueEntry, WebhookSettings} from '../state/bot.js'
 import type {Core} from '../methods/core.js'
 import {readParams} from '../http/params.js'
 import {MAX_PARAMETERS} from '../http/body.js'
+import {errorCode} from '../http/thrown.js'
 
 export class WebhookWorker {
   private readonly agent: http.Agent
@@ -151,7 +152,7 @@ export class WebhookWorker {
       req = (https_ ? https : http).request(options, (res) => this.answered(res, entry, settle))
     } catch (err) {
       // e.g. a request Node refuses to write: a failed delivery, never an exception out of the worker
-      settle(false, undefined, describeError(err as Error) ?? "Can't connect to the webhook")
+      settle(false, undefined, describeError(err) ?? "Can't connect to the webhook")
       return
     }
     const sent = req
@@ -293,9 +294,9 @@ const CERTIFICATE_CODES = new Set([
  * on_connection_error), never Node's own words; undefined for a connection closed without an answer, which the server
  * only retries (WebhookActor.cpp:657).
  */
-export function describeError(err: Error): string | undefined {
-  const code = (err as NodeJS.ErrnoException).code ?? ''
-  const message = err.message ?? ''
+export function describeError(err: unknown): string | undefined {
+  const code = errorCode(err) ?? ''
+  const message = err instanceof Error ? err.message : ''
   if (CERTIFICATE_CODES.has(code)) return SSL_VERIFY_FAILED
   if (
     code === 'EPROTO' ||
