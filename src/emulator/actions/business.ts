@@ -29,6 +29,12 @@ const connectionId = text("the business connection's id", {required: true})
 /** The customer's chat (default 3333, the default customer). */
 const customerChat = int("the customer's chat (default 3333)", {min: 1})
 
+/** The connection and the customer's chat an edit or a deletion names. */
+const inCustomerChat = (f: Record<string, any>): {connectionId: string; chatId: number} => ({
+  connectionId: f.connection_id,
+  chatId: f.chat_id ?? 3333,
+})
+
 type Made = {connection: TgObject; update: Update}
 
 export const connectBusiness = defineAction({
@@ -120,12 +126,7 @@ export const editBusinessMessage = defineAction({
   },
   result: '{update_id, edited_business_message}',
   route: 'business_connections/:connection_id/messages/:message_id/edit',
-  read: (f): BusinessEdit => ({
-    connectionId: f.connection_id,
-    chatId: f.chat_id ?? 3333,
-    messageId: f.message_id,
-    text: f.text,
-  }),
+  read: (f): BusinessEdit => ({...inCustomerChat(f), messageId: f.message_id, text: f.text}),
   run: ({bot, inject}, options: BusinessEdit): Update => inject(editBody(bot, options)),
   json: (update) => update,
 })
@@ -155,11 +156,7 @@ export const deleteBusinessMessages = defineAction({
   params: {connection_id: connectionId, chat_id: customerChat, message_ids: messageIds},
   result: '{update_id, deleted_business_messages}',
   route: 'business_connections/:connection_id/messages/delete',
-  read: (f): BusinessDeletion => ({
-    connectionId: f.connection_id,
-    chatId: f.chat_id ?? 3333,
-    messageIds: f.message_ids,
-  }),
+  read: (f): BusinessDeletion => ({...inCustomerChat(f), messageIds: f.message_ids}),
   run: ({bot, inject}, options: BusinessDeletion): Update => inject(deleteBody(bot, options)),
   json: (update) => update,
 })

@@ -2,7 +2,8 @@
 import type {BotState} from '../state/bot.js'
 import type {CallbackQueryOptions, UserMediaKind, UserMediaOptions, UserMessageOptions} from '../types.js'
 import {callbackQuery, userMessage} from '../user/actions.js'
-import {USER_MEDIA_KINDS, userMediaMessage} from '../user/media.js'
+import {userMediaMessage} from '../user/media.js'
+import {USER_MEDIA_KINDS} from '../media-kinds.js'
 import {defineAction} from './action.js'
 import {InputError, field, int, oneOf, text, who} from './fields.js'
 

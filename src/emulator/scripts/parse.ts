@@ -16,13 +16,13 @@ import {
   type YAMLMap,
 } from 'yaml'
 import {ACTIONS, actionNamed} from '../actions/index.js'
-import type {UserMediaKind} from '../types.js'
 import {
   type BotExpectation,
   type ChatScript,
   type ChatStep,
   type ChatType,
   DEFAULT_USER,
+  MEDIA_STEPS,
   MESSAGE_KINDS,
   type Position,
   type ScriptUser,
@@ -57,17 +57,6 @@ export interface ParseOptions {
 const CHAT_TYPES: readonly ChatType[] = ['private', 'group', 'supergroup', 'channel']
 const TOP_KEYS = ['bot', 'chat', 'title', 'users', 'steps'] as const
 const USER_KEYS = ['first_name', 'last_name', 'username', 'language_code', 'is_premium'] as const
-const MEDIA_STEPS: Record<string, UserMediaKind> = {
-  photo: 'photo',
-  file: 'document',
-  document: 'document',
-  video: 'video',
-  audio: 'audio',
-  voice: 'voice',
-  animation: 'animation',
-  sticker: 'sticker',
-  video_note: 'video_note',
-}
 /** The fields a step fills in from its user and chat: a script never names ids. */
 const FILLED = ['user_id', 'chat_id', 'first_name', 'last_name', 'username', 'language_code']
 const EXPECT_KEYS = [

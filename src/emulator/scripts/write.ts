@@ -14,7 +14,8 @@ import {Document, isMap, isSeq, type Node, visit, YAMLMap, YAMLSeq} from 'yaml'
 import {formatText} from '../format/index.js'
 import type {RecordedCall} from '../types.js'
 import {canonicalExpectation, eventsOf} from './expect.js'
-import {MESSAGE_KINDS} from './format.js'
+import {MESSAGE_KINDS, mediaStep} from './format.js'
+import {USER_MEDIA_KINDS} from '../media-kinds.js'
 
 /** One update the bot got, and the calls it made while handling it (oldest first). */
 export interface RecordedTurn {
@@ -93,18 +94,6 @@ function json(value: unknown): unknown {
   } catch {
     return value
   }
-}
-
-/** The kinds of file a user may send, as the message field names them → the step's name. */
-const MEDIA_STEPS: Record<string, string> = {
-  photo: 'photo',
-  document: 'file',
-  video: 'video',
-  audio: 'audio',
-  voice: 'voice',
-  animation: 'animation',
-  sticker: 'sticker',
-  video_note: 'video_note',
 }
 
 /** Calls that show the user nothing and check nothing a test would want: never expectations. */
@@ -312,7 +301,8 @@ function userStep(
   if (type === 'message' || type === 'business_message') {
     if (payload.successful_payment !== undefined) return payment.open ? {part: true} : {step: {pay: true}}
     if (typeof payload.text === 'string') return {step: {user: payload.text}}
-    for (const [field, step] of Object.entries(MEDIA_STEPS)) {
+    for (const field of USER_MEDIA_KINDS) {
+      const step = mediaStep(field)
       const media = payload[field]
       if (media === undefined) continue
       // A photo comes as its sizes, smallest first: the largest is the one the user sent.
