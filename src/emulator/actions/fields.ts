@@ -4,6 +4,7 @@
  * one-line description a caller that lists the actions is shown (the chat page, MCP tools).
  */
 import * as v from 'valibot'
+import {errorText} from '../errors.js'
 
 /** A JSON Schema fragment (draft 2020-12 keywords only), as MCP tools and forms read it. */
 export type JsonSchema = Record<string, unknown>
@@ -54,7 +55,7 @@ export function field<T>(
           try {
             return read(value, name, source)
           } catch (err) {
-            addIssue({message: (err as Error).message})
+            addIssue({message: errorText(err)})
             return NEVER
           }
         }),

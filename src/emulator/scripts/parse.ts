@@ -29,6 +29,7 @@ import {
   STEP_NAMES,
   type TextMatcher,
 } from './format.js'
+import {errorText} from '../errors.js'
 
 /** A script that cannot be read: where (file:line:column), what, and the fix. */
 export class ChatScriptError extends Error {
@@ -571,7 +572,7 @@ class Reader {
       return {kind: 'regex', regex: new RegExp(regex[1], regex[2].replace('g', '')), source: text}
     } catch (err) {
       throw this.fail(
-        `${text} is not a valid regular expression (${(err as Error).message.replace(/^Invalid regular expression: /, '')}).`,
+        `${text} is not a valid regular expression (${errorText(err).replace(/^Invalid regular expression: /, '')}).`,
         'Fix it, or quote it ("…") to mean that exact text.',
         this.pos(node),
       )
