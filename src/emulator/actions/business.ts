@@ -11,7 +11,7 @@ import {
   editConnection,
 } from '../user/business.js'
 import {defineAction} from './action.js'
-import {InputError, bool, field, int, text, who} from './fields.js'
+import {InputError, bool, field, int, isListOf, text, who} from './fields.js'
 
 const rights = field(
   {
@@ -30,7 +30,7 @@ const connectionId = text("the business connection's id", {required: true})
 const customerChat = int("the customer's chat (default 3333)", {min: 1})
 
 /** The connection and the customer's chat an edit or a deletion names. */
-const inCustomerChat = (f: Record<string, any>): {connectionId: string; chatId: number} => ({
+const inCustomerChat = (f: {connection_id: string; chat_id?: number}): {connectionId: string; chatId: number} => ({
   connectionId: f.connection_id,
   chatId: f.chat_id ?? 3333,
 })
@@ -131,6 +131,8 @@ export const editBusinessMessage = defineAction({
   json: (update) => update,
 })
 
+const isMessageId = (id: unknown): id is number => typeof id === 'number' && Number.isSafeInteger(id) && id >= 1
+
 const messageIds = field(
   {
     json: {type: 'array', items: {type: 'integer', minimum: 1}, minItems: 1},
@@ -138,9 +140,9 @@ const messageIds = field(
     missing: () => 'message_ids must be a non-empty list of message ids',
   },
   (ids) => {
-    if (!Array.isArray(ids) || ids.length === 0 || ids.some((id) => !Number.isSafeInteger(id) || (id as number) < 1))
+    if (!isListOf(ids, isMessageId) || ids.length === 0)
       throw new InputError('message_ids must be a non-empty list of message ids')
-    return ids as number[]
+    return ids
   },
 )
 

@@ -2,7 +2,7 @@
 import type {Update} from '../types.js'
 import {type ShareBase, type Shared, sharedMessage} from '../user/shares.js'
 import {type ActionContext, defineAction} from './action.js'
-import {type Field, InputError, field, int, text} from './fields.js'
+import {type Field, type FieldValues, InputError, field, int, isListOf, text} from './fields.js'
 import {readSender, sender} from './messages.js'
 
 const coordinate = (description: string, limit: number) =>
@@ -15,6 +15,8 @@ const coordinate = (description: string, limit: number) =>
     },
   )
 
+const isUserId = (id: unknown): id is number => typeof id === 'number' && Number.isSafeInteger(id) && id >= 1
+
 const userIds = field(
   {
     json: {type: 'array', items: {type: 'integer', minimum: 1}, minItems: 1},
@@ -22,9 +24,9 @@ const userIds = field(
     missing: () => 'user_ids is required: the ids of the users chosen, e.g. [2222]',
   },
   (value) => {
-    if (!Array.isArray(value) || value.length === 0 || value.some((id) => !Number.isSafeInteger(id) || id < 1))
+    if (!isListOf(value, isUserId) || value.length === 0)
       throw new InputError('user_ids must be a non-empty array of user ids, e.g. [2222]')
-    return value as number[]
+    return value
   },
 )
 
@@ -35,12 +37,12 @@ const run = ({bot, inject}: ActionContext, input: ShareInput): Update =>
 const json = (update: Update) => ({update_id: update.update_id, message: update.message})
 
 /** A share: its own params then the sender's, routed at `shares/{route}`; `shared` reads what the user shares. */
-function shareAction(spec: {
+function shareAction<Params extends Record<string, Field>>(spec: {
   name: string
   description: string
   route: string
-  params: Record<string, Field>
-  shared: (f: Record<string, any>) => Shared
+  params: Params
+  shared: (f: FieldValues<Params>) => Shared
 }) {
   return defineAction({
     name: spec.name,
