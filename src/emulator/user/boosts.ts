@@ -39,7 +39,7 @@ export function boostChat(bot: BotState, options: BoostOptions): {updates: TgObj
     expiration_date: options.expirationDate ?? now + 30 * DAY,
     source: {source: 'premium', user},
   }
-  bot.boosts.add({chatId: options.chatId, userId: user.id as number, boost})
+  bot.boosts.add({chatId: options.chatId, userId: user.id, boost})
   const updates: TgObject[] = []
   const admin = bot.members.botIsAdmin(chat, bot.from)
   if (admin) updates.push({chat_boost: {chat, boost}})
