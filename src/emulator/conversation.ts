@@ -24,6 +24,7 @@ import type {PaymentAttempt} from './state/payments.js'
 import type {Act} from './actions/index.js'
 import type {WebAppLaunch} from './user/web-app-launch.js'
 import type {SubscriptionOptions} from './user/subscriptions.js'
+import {asError, errorText} from './errors.js'
 
 export interface ConversationOptions {
   /** The user's id (default: a new one per user, from 100001). */
@@ -223,7 +224,7 @@ export class ConversationUser {
         filename ??= basename(file)
       } else data = file
     } catch (err) {
-      return Promise.reject(new Error(`${what}: ${(err as Error).message}`))
+      return Promise.reject(new Error(`${what}: ${errorText(err)}`))
     }
     return this.exchange(what, () =>
       this.host.act('send_media', {
@@ -381,7 +382,7 @@ export class ConversationUser {
       try {
         update = inject()
       } catch (err) {
-        fail(err as Error)
+        fail(asError(err))
         return
       }
       updateId = update.update_id

@@ -606,8 +606,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
    * the table is reached this way; the named methods (sendUserMessage, boostChat…) are the same calls.
    */
   act<K extends ActionName>(token: string, name: K, input: ActionInput<K>): ActionResult<K> {
-    const action = ACTIONS[name] as unknown as {run(ctx: ActionContext, input: ActionInput<K>): ActionResult<K>}
-    return action.run(this.actionContext(this.mustBot(token)), input)
+    return ACTIONS[name].run(this.actionContext(this.mustBot(token)), input)
   }
 
   private actionContext(bot: BotState): ActionContext {

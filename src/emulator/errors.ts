@@ -1,3 +1,5 @@
+import {isObject} from './telegram.js'
+
 /** An error answered to the caller in the Bot API envelope: `{"ok":false,"error_code":…,"description":…}`. */
 export class ApiError extends Error {
   constructor(
@@ -26,3 +28,23 @@ export const CONFLICT_OTHER_SET_WEBHOOK = 'Conflict: terminated by other setWebh
 
 export const notFound = (detail?: string): ApiError => new ApiError(404, detail ? `Not Found: ${detail}` : 'Not Found')
 export const unauthorized = (): ApiError => new ApiError(401, 'Unauthorized')
+
+/** What a caught value says: an Error's message, anything else as text. */
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err)
+}
+
+/** A caught value as an Error (a thrown string or object wrapped). */
+export function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err))
+}
+
+/** What a caught system error names: its code (`ENOENT`, `EACCES`…) and path when it has them, and its message. */
+export function systemError(err: unknown): {code: string | undefined; path: string | undefined; message: string} {
+  const {code, path} = isObject(err) ? err : {}
+  return {
+    code: typeof code === 'string' ? code : undefined,
+    path: typeof path === 'string' ? path : undefined,
+    message: errorText(err),
+  }
+}

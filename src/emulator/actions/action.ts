@@ -7,7 +7,7 @@ import * as v from 'valibot'
 import type {BotState} from '../state/bot.js'
 import type {PaymentHost} from '../user/payments.js'
 import type {TgObject, Update} from '../types.js'
-import {type Field, InputError, type JsonSchema, type Source} from './fields.js'
+import {type Field, type FieldValues, InputError, type JsonSchema, type Source} from './fields.js'
 import {isObject} from '../telegram.js'
 
 /** What an action may ask of the emulator while it runs. */
@@ -21,14 +21,17 @@ export interface ActionContext {
   window(ms: number): number
 }
 
-/** `Output` is what run returns: the result, or a Promise of it for an action that settles later (pay_invoice). */
-export interface Action<Input = any, Output = any> {
+/**
+ * `Output` is what run returns: the result, or a Promise of it for an action that settles later (pay_invoice).
+ * `Params` are its fields, whose checked values `read` gets typed (FieldValues).
+ */
+export interface Action<Input = any, Output = any, Params extends Record<string, Field> = Record<string, Field>> {
   /** snake_case, as MCP tools and chat-script steps name it: `send_message`, `press_button`… */
   name: string
   /** One line: what the user does and what the bot receives. */
   description: string
   /** The fields, in the order they are checked (the first failure is the error). */
-  params: Record<string, Field>
+  params: Params
   /** One line: what it returns. */
   result: string
   /**
@@ -37,14 +40,16 @@ export interface Action<Input = any, Output = any> {
    */
   route?: string
   /** The checked fields (snake_case, as sent) → the implementation's options; may check the bot's state. */
-  read(fields: Record<string, any>, bot: BotState): Input
+  read(fields: FieldValues<Params>, bot: BotState): Input
   run(ctx: ActionContext, input: Input): Output
   /** The result as JSON (the control API's answer). */
   json(result: Awaited<Output>): unknown
 }
 
 /** Declare one action (the identity, typed). */
-export function defineAction<Input, Output>(action: Action<Input, Output>): Action<Input, Output> {
+export function defineAction<Input, Output, Params extends Record<string, Field>>(
+  action: Action<Input, Output, Params>,
+): Action<Input, Output, Params> {
   return action
 }
 

@@ -11,7 +11,7 @@ import {
   editConnection,
 } from '../user/business.js'
 import {defineAction} from './action.js'
-import {InputError, bool, field, int, text, who} from './fields.js'
+import {InputError, bool, field, int, isListOf, text, who} from './fields.js'
 
 const rights = field(
   {
@@ -28,6 +28,12 @@ const rights = field(
 const connectionId = text("the business connection's id", {required: true})
 /** The customer's chat (default 3333, the default customer). */
 const customerChat = int("the customer's chat (default 3333)", {min: 1})
+
+/** The connection and the customer's chat an edit or a deletion names. */
+const inCustomerChat = (f: {connection_id: string; chat_id?: number}): {connectionId: string; chatId: number} => ({
+  connectionId: f.connection_id,
+  chatId: f.chat_id ?? 3333,
+})
 
 type Made = {connection: TgObject; update: Update}
 
@@ -120,15 +126,12 @@ export const editBusinessMessage = defineAction({
   },
   result: '{update_id, edited_business_message}',
   route: 'business_connections/:connection_id/messages/:message_id/edit',
-  read: (f): BusinessEdit => ({
-    connectionId: f.connection_id,
-    chatId: f.chat_id ?? 3333,
-    messageId: f.message_id,
-    text: f.text,
-  }),
+  read: (f): BusinessEdit => ({...inCustomerChat(f), messageId: f.message_id, text: f.text}),
   run: ({bot, inject}, options: BusinessEdit): Update => inject(editBody(bot, options)),
   json: (update) => update,
 })
+
+const isMessageId = (id: unknown): id is number => typeof id === 'number' && Number.isSafeInteger(id) && id >= 1
 
 const messageIds = field(
   {
@@ -137,9 +140,9 @@ const messageIds = field(
     missing: () => 'message_ids must be a non-empty list of message ids',
   },
   (ids) => {
-    if (!Array.isArray(ids) || ids.length === 0 || ids.some((id) => !Number.isSafeInteger(id) || (id as number) < 1))
+    if (!isListOf(ids, isMessageId) || ids.length === 0)
       throw new InputError('message_ids must be a non-empty list of message ids')
-    return ids as number[]
+    return ids
   },
 )
 
@@ -155,11 +158,7 @@ export const deleteBusinessMessages = defineAction({
   params: {connection_id: connectionId, chat_id: customerChat, message_ids: messageIds},
   result: '{update_id, deleted_business_messages}',
   route: 'business_connections/:connection_id/messages/delete',
-  read: (f): BusinessDeletion => ({
-    connectionId: f.connection_id,
-    chatId: f.chat_id ?? 3333,
-    messageIds: f.message_ids,
-  }),
+  read: (f): BusinessDeletion => ({...inCustomerChat(f), messageIds: f.message_ids}),
   run: ({bot, inject}, options: BusinessDeletion): Update => inject(deleteBody(bot, options)),
   json: (update) => update,
 })

@@ -2,6 +2,7 @@
 import {CLOUD_STORAGE_METHODS, type CloudStorageCall, cloudStorageCall} from '../user/cloud-storage.js'
 import {defineAction} from './action.js'
 import {InputError, object, oneOf, who} from './fields.js'
+import {errorText} from '../errors.js'
 
 export const webAppCloudStorage = defineAction({
   name: 'web_app_cloud_storage',
@@ -19,7 +20,7 @@ export const webAppCloudStorage = defineAction({
     try {
       return cloudStorageCall(bot, call)
     } catch (err) {
-      throw new InputError((err as Error).message)
+      throw new InputError(errorText(err))
     }
   },
   json: (result) => ({result}),

@@ -4,6 +4,8 @@
  * one-line description a caller that lists the actions is shown (the chat page, MCP tools).
  */
 import * as v from 'valibot'
+import {isObject} from '../telegram.js'
+import {errorText} from '../errors.js'
 
 /** A JSON Schema fragment (draft 2020-12 keywords only), as MCP tools and forms read it. */
 export type JsonSchema = Record<string, unknown>
@@ -11,12 +13,25 @@ export type JsonSchema = Record<string, unknown>
 /** Where a value came from: a path segment of a control API route is text, and its error says "in the path". */
 export type Source = 'input' | 'path'
 
-export interface Field<T = unknown> {
+/** A field whose value is a `T`; `Required` says (to TypeScript too) whether the input must have it. */
+export interface Field<T = unknown, Required extends boolean = boolean> {
   /** The checker for the field named `name`: its issues are our error texts. */
   schema(name: string, source: Source): v.GenericSchema<unknown, T | undefined>
   json: JsonSchema
   description: string
-  required: boolean
+  required: Required
+}
+
+/** The checked values an action's `read` gets for its params: a required field's value, an optional one's or undefined. */
+export type FieldValues<P extends Record<string, Field>> = {
+  [K in keyof P]: P[K] extends Field<infer T, infer Required> ? (Required extends true ? T : T | undefined) : never
+}
+
+/** What a field is told: its JSON Schema, its description and, for a required field, the text when it is missing. */
+interface FieldSpec {
+  json: JsonSchema
+  description: string
+  missing?: (name: string) => string
 }
 
 /** A failed check: the text a caller sees, and the status the control API answers with (404: no such thing). */
@@ -34,9 +49,15 @@ export class InputError extends Error {
  * InputError. An absent value (undefined or null) is `undefined`, or fails with `missing` when the field is required.
  */
 export function field<T>(
-  spec: {json: JsonSchema; description: string; missing?: (name: string) => string},
+  spec: FieldSpec & {missing: (name: string) => string},
   read: (value: unknown, name: string, source: Source) => T,
-): Field<T> {
+): Field<T, true>
+export function field<T>(
+  spec: FieldSpec & {missing?: undefined},
+  read: (value: unknown, name: string, source: Source) => T,
+): Field<T, false>
+export function field<T>(spec: FieldSpec, read: (value: unknown, name: string, source: Source) => T): Field<T>
+export function field<T>(spec: FieldSpec, read: (value: unknown, name: string, source: Source) => T): Field<T> {
   return {
     json: spec.json,
     description: spec.description,
@@ -54,7 +75,7 @@ export function field<T>(
           try {
             return read(value, name, source)
           } catch (err) {
-            addIssue({message: (err as Error).message})
+            addIssue({message: errorText(err)})
             return NEVER
           }
         }),
@@ -62,11 +83,12 @@ export function field<T>(
   }
 }
 
+type IntRule = {min?: number; nonZero?: boolean}
+
 /** An integer (a JSON number, or its digits as text: a form field, a path segment). */
-export function int(
-  description: string,
-  rule: {required?: boolean; min?: number; nonZero?: boolean} = {},
-): Field<number> {
+export function int(description: string, rule: IntRule & {required: true}): Field<number, true>
+export function int(description: string, rule?: IntRule & {required?: false}): Field<number, false>
+export function int(description: string, rule: IntRule & {required?: boolean} = {}): Field<number> {
   const json: JsonSchema = {type: 'integer', ...(rule.min !== undefined ? {minimum: rule.min} : {})}
   return field(
     {json, description, ...(rule.required ? {missing: (name) => `${name} is required (an integer)`} : {})},
@@ -89,6 +111,8 @@ export function int(
 }
 
 /** A non-empty string. */
+export function text(description: string, rule: {required: true}): Field<string, true>
+export function text(description: string, rule?: {required?: false}): Field<string, false>
 export function text(description: string, rule: {required?: boolean} = {}): Field<string> {
   return field(
     {
@@ -104,7 +128,7 @@ export function text(description: string, rule: {required?: boolean} = {}): Fiel
 }
 
 /** true or false. */
-export function bool(description: string): Field<boolean> {
+export function bool(description: string): Field<boolean, false> {
   return field({json: {type: 'boolean'}, description}, (value, name) => {
     if (typeof value !== 'boolean') throw new InputError(`${name} must be true or false`)
     return value
@@ -112,10 +136,10 @@ export function bool(description: string): Field<boolean> {
 }
 
 /** A JSON object (e.g. `order_info`). */
-export function object(description: string): Field<Record<string, unknown>> {
+export function object(description: string): Field<Record<string, unknown>, false> {
   return field({json: {type: 'object'}, description}, (value, name) => {
-    if (typeof value !== 'object' || Array.isArray(value)) throw new InputError(`${name} must be a JSON object`)
-    return value as Record<string, unknown>
+    if (!isObject(value)) throw new InputError(`${name} must be a JSON object`)
+    return value
   })
 }
 
@@ -123,14 +147,29 @@ export function object(description: string): Field<Record<string, unknown>> {
 export function oneOf<T extends string>(
   description: string,
   values: readonly T[],
+  rule: {required: true},
+): Field<T, true>
+export function oneOf<T extends string>(
+  description: string,
+  values: readonly T[],
+  rule?: {required?: false},
+): Field<T, false>
+export function oneOf<T extends string>(
+  description: string,
+  values: readonly T[],
   rule: {required?: boolean} = {},
 ): Field<T> {
   const missing = rule.required ? {missing: (name: string) => `${name} is required (one of ${values.join(', ')})`} : {}
+  const isOne = (value: unknown): value is T => values.some((one) => one === value)
   return field({json: {type: 'string', enum: [...values]}, description, ...missing}, (value, name) => {
-    if (typeof value !== 'string' || !(values as readonly string[]).includes(value))
-      throw new InputError(`${name} "${String(value)}" must be one of ${values.join(', ')}`)
-    return value as T
+    if (!isOne(value)) throw new InputError(`${name} "${String(value)}" must be one of ${values.join(', ')}`)
+    return value
   })
+}
+
+/** Whether the value is a list whose every item passes `isItem`. */
+export function isListOf<T>(value: unknown, isItem: (item: unknown) => item is T): value is T[] {
+  return Array.isArray(value) && value.every((item) => isItem(item))
 }
 
 /** The fields that say who the user is; every action that acts as a user takes them. */

@@ -35,7 +35,7 @@ import {shareChat, shareContact, shareLocation, shareUsers} from './shares.js'
 import {addToCommunity, joinFromCommunity, removeFromCommunity} from './communities.js'
 import {allowWriteAccess} from './write-access.js'
 
-export const ACTIONS = {
+const TABLE = {
   send_message: sendMessage,
   send_media: sendMedia,
   press_button: pressButton,
@@ -79,10 +79,16 @@ export const ACTIONS = {
   allow_write_access: allowWriteAccess,
 } satisfies Record<string, Action>
 
-export type ActionName = keyof typeof ACTIONS
-export type ActionInput<K extends ActionName> = (typeof ACTIONS)[K] extends Action<infer I, any> ? I : never
+export type ActionName = keyof typeof TABLE
+export type ActionInput<K extends ActionName> = Parameters<(typeof TABLE)[K]['run']>[1]
 /** What `run` returns: a Promise for an action that settles later (pay_invoice). */
-export type ActionResult<K extends ActionName> = (typeof ACTIONS)[K] extends Action<any, infer R> ? R : never
+export type ActionResult<K extends ActionName> = ReturnType<(typeof TABLE)[K]['run']>
+
+/**
+ * The table, each entry typed by its own input and result: `ACTIONS[name]` for a name `K` known only as a type
+ * parameter runs with `ActionInput<K>` and returns `ActionResult<K>`.
+ */
+export const ACTIONS: {[K in ActionName]: Action<ActionInput<K>, ActionResult<K>>} = TABLE
 /** Run an action with its options (typed, unchecked: the JavaScript API's callers are checked by TypeScript). */
 export type Act = <K extends ActionName>(name: K, input: ActionInput<K>) => ActionResult<K>
 
@@ -91,15 +97,19 @@ export {InputError} from './fields.js'
 
 /** Every action: its name, one-line description, parameters (one JSON Schema object), result, control API route. */
 export function listActions(): ActionInfo[] {
-  return Object.values(ACTIONS).map((action) => describeAction(action as Action))
+  return Object.values(ACTIONS).map((action) => describeAction(action))
 }
 
 /** The action of a name, or an InputError naming the actions there are. */
 export function actionNamed(name: string): Action {
-  const action = (ACTIONS as Record<string, Action>)[name]
-  if (!action || !Object.hasOwn(ACTIONS, name))
+  if (!isActionName(name))
     throw new InputError(`there is no user action "${name}"; the actions are ${Object.keys(ACTIONS).join(', ')}`, 404)
-  return action
+  return ACTIONS[name]
+}
+
+/** Whether the table has an action of this name (its own key, not one an object inherits). */
+export function isActionName(name: string): name is ActionName {
+  return Object.hasOwn(ACTIONS, name)
 }
 
 /**

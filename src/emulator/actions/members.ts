@@ -11,10 +11,11 @@ import {
   type MemberChange,
   requestJoin as joinRequest,
   setBotStatus as botStatus,
+  checkStatus,
   setMemberStatus as memberStatus,
 } from '../user/members.js'
 import {defineAction} from './action.js'
-import {InputError, bool, field, int, text, who} from './fields.js'
+import {type FieldValues, InputError, bool, field, int, isListOf, text, who} from './fields.js'
 
 const CHAT_TYPES = ['group', 'supergroup', 'channel'] as const
 
@@ -22,9 +23,9 @@ const chatType = field(
   {json: {type: 'string', enum: [...CHAT_TYPES]}, description: 'for a chat the bot has not seen: its type'},
   (value, name) => {
     if (typeof value !== 'string' || value === '') throw new InputError(`${name} must be a non-empty string`)
-    if (!(CHAT_TYPES as readonly string[]).includes(value))
-      throw new InputError(`chat_type "${value}" must be one of ${CHAT_TYPES.join(', ')}`)
-    return value as (typeof CHAT_TYPES)[number]
+    const type = CHAT_TYPES.find((one) => one === value)
+    if (type === undefined) throw new InputError(`chat_type "${value}" must be one of ${CHAT_TYPES.join(', ')}`)
+    return type
   },
 )
 
@@ -34,9 +35,9 @@ const rights = field(
     description: "administrator rights or a restricted member's permissions set to true",
   },
   (value) => {
-    if (!Array.isArray(value) || value.some((r) => typeof r !== 'string' || !/^(can_|is_anonymous$)/.test(r)))
+    if (!isListOf(value, (r): r is string => typeof r === 'string' && /^(can_|is_anonymous$)/.test(r)))
       throw new InputError('rights must be a list of right names, e.g. ["can_invite_users", "can_delete_messages"]')
-    return value as string[]
+    return value
   },
 )
 
@@ -66,7 +67,7 @@ export const setMemberStatus = defineAction({
   read: (f): MemberChange => ({
     chatId: f.chat_id,
     userId: f.user_id,
-    status: f.status as MemberStatus,
+    status: checkStatus(f.status),
     byUserId: f.by_user_id,
     inviteLink: f.invite_link,
     rights: f.rights,
@@ -91,7 +92,8 @@ const move = {
   username: who.username,
 }
 
-function readMove(f: Record<string, any>): Move {
+/** A join's or departure's fields (a departure names no invite link). */
+function readMove(f: Omit<FieldValues<typeof move>, 'invite_link'> & {invite_link?: string}): Move {
   return {
     chatId: f.chat_id,
     userId: f.user_id,
@@ -178,7 +180,7 @@ export const setBotStatus = defineAction({
   route: 'chats/:chat_id/bot',
   read: (f): BotChange => ({
     chatId: f.chat_id,
-    status: f.status as MemberStatus,
+    status: checkStatus(f.status),
     byUserId: f.by_user_id,
     rights: f.rights,
     untilDate: f.until_date,

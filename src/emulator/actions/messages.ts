@@ -2,9 +2,10 @@
 import type {BotState} from '../state/bot.js'
 import type {CallbackQueryOptions, UserMediaKind, UserMediaOptions, UserMessageOptions} from '../types.js'
 import {callbackQuery, userMessage} from '../user/actions.js'
-import {USER_MEDIA_KINDS, userMediaMessage} from '../user/media.js'
+import {userMediaMessage} from '../user/media.js'
+import {USER_MEDIA_KINDS} from '../media-kinds.js'
 import {defineAction} from './action.js'
-import {InputError, field, int, oneOf, text, who} from './fields.js'
+import {type FieldValues, InputError, field, int, oneOf, text, who} from './fields.js'
 
 /** Who writes and where: the fields send_message, send_media and the share_ actions share. */
 export const sender = {
@@ -23,7 +24,7 @@ export const sender = {
 type Sender = Omit<UserMessageOptions, 'text'> & {chatId: number}
 
 /** The sender fields as options; the message replied to must exist in that chat. */
-export function readSender(f: Record<string, any>, bot: BotState): Sender {
+export function readSender(f: FieldValues<typeof sender>, bot: BotState): Sender {
   const chatId = f.chat_id ?? f.user_id ?? 1111
   const replyTo = f.reply_to_message_id
   if (replyTo !== undefined && !bot.message(chatId, replyTo))
@@ -108,7 +109,7 @@ export const sendMedia = defineAction({
   },
   result: '{update_id, message}: the update queued; the file is stored for the bot (getFile serves it)',
   read: (f, bot): UserMediaOptions => ({
-    kind: f.kind as UserMediaKind,
+    kind: f.kind,
     ...f.file,
     caption: f.caption,
     emoji: f.emoji,

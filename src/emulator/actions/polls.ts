@@ -3,7 +3,7 @@ import {pollJson} from '../state/polls.js'
 import type {TgObject, Update} from '../types.js'
 import {type VoteOptions, vote} from '../user/polls.js'
 import {defineAction} from './action.js'
-import {InputError, field, text, who} from './fields.js'
+import {InputError, field, isListOf, text, who} from './fields.js'
 
 const optionIds = field(
   {
@@ -12,9 +12,9 @@ const optionIds = field(
     missing: () => 'option_ids is required: an array of option indexes, e.g. [0] ([] retracts the vote)',
   },
   (value) => {
-    if (!Array.isArray(value) || value.some((i) => !Number.isInteger(i)))
+    if (!isListOf(value, (i): i is number => Number.isInteger(i)))
       throw new InputError('option_ids is required: an array of option indexes, e.g. [0] ([] retracts the vote)')
-    return value as number[]
+    return value
   },
 )
 

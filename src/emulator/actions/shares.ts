@@ -2,7 +2,7 @@
 import type {Update} from '../types.js'
 import {type ShareBase, type Shared, sharedMessage} from '../user/shares.js'
 import {type ActionContext, defineAction} from './action.js'
-import {InputError, field, int, text} from './fields.js'
+import {type Field, type FieldValues, InputError, field, int, isListOf, text} from './fields.js'
 import {readSender, sender} from './messages.js'
 
 const coordinate = (description: string, limit: number) =>
@@ -15,6 +15,8 @@ const coordinate = (description: string, limit: number) =>
     },
   )
 
+const isUserId = (id: unknown): id is number => typeof id === 'number' && Number.isSafeInteger(id) && id >= 1
+
 const userIds = field(
   {
     json: {type: 'array', items: {type: 'integer', minimum: 1}, minItems: 1},
@@ -22,9 +24,9 @@ const userIds = field(
     missing: () => 'user_ids is required: the ids of the users chosen, e.g. [2222]',
   },
   (value) => {
-    if (!Array.isArray(value) || value.length === 0 || value.some((id) => !Number.isSafeInteger(id) || id < 1))
+    if (!isListOf(value, isUserId) || value.length === 0)
       throw new InputError('user_ids must be a non-empty array of user ids, e.g. [2222]')
-    return value as number[]
+    return value
   },
 )
 
@@ -33,61 +35,58 @@ type ShareInput = {base: ShareBase; shared: Shared}
 const run = ({bot, inject}: ActionContext, input: ShareInput): Update =>
   inject({message: sharedMessage(bot, input.base, input.shared)})
 const json = (update: Update) => ({update_id: update.update_id, message: update.message})
-const RESULT = '{update_id, message}: the update queued'
 
-export const shareContact = defineAction({
+/** A share: its own params then the sender's, routed at `shares/{route}`; `shared` reads what the user shares. */
+function shareAction<Params extends Record<string, Field>>(spec: {
+  name: string
+  description: string
+  route: string
+  params: Params
+  shared: (f: FieldValues<Params>) => Shared
+}) {
+  return defineAction({
+    name: spec.name,
+    description: spec.description,
+    params: {...spec.params, ...sender},
+    result: '{update_id, message}: the update queued',
+    route: `shares/${spec.route}`,
+    read: (f, bot): ShareInput => ({base: readSender(f, bot), shared: spec.shared(f)}),
+    run,
+    json,
+  })
+}
+
+export const shareContact = shareAction({
   name: 'share_contact',
   description: "the user presses a request_contact button: a message with the user's own contact",
-  params: {phone_number: text("the user's phone number", {required: true}), ...sender},
-  result: RESULT,
-  route: 'shares/contact',
-  read: (f, bot): ShareInput => ({base: readSender(f, bot), shared: {kind: 'contact', phoneNumber: f.phone_number}}),
-  run,
-  json,
+  route: 'contact',
+  params: {phone_number: text("the user's phone number", {required: true})},
+  shared: (f) => ({kind: 'contact', phoneNumber: f.phone_number}),
 })
 
-export const shareLocation = defineAction({
+export const shareLocation = shareAction({
   name: 'share_location',
   description: 'the user presses a request_location button: a message with their location',
-  params: {latitude: coordinate('latitude', 90), longitude: coordinate('longitude', 180), ...sender},
-  result: RESULT,
-  route: 'shares/location',
-  read: (f, bot): ShareInput => ({
-    base: readSender(f, bot),
-    shared: {kind: 'location', latitude: f.latitude, longitude: f.longitude},
-  }),
-  run,
-  json,
+  route: 'location',
+  params: {latitude: coordinate('latitude', 90), longitude: coordinate('longitude', 180)},
+  shared: (f) => ({kind: 'location', latitude: f.latitude, longitude: f.longitude}),
 })
 
-export const shareUsers = defineAction({
+export const shareUsers = shareAction({
   name: 'share_users',
   description: 'the user picks users for a request_users button: a users_shared message',
-  params: {request_id: int("the button's request_id", {required: true}), user_ids: userIds, ...sender},
-  result: RESULT,
-  route: 'shares/users',
-  read: (f, bot): ShareInput => ({
-    base: readSender(f, bot),
-    shared: {kind: 'users', requestId: f.request_id, userIds: f.user_ids},
-  }),
-  run,
-  json,
+  route: 'users',
+  params: {request_id: int("the button's request_id", {required: true}), user_ids: userIds},
+  shared: (f) => ({kind: 'users', requestId: f.request_id, userIds: f.user_ids}),
 })
 
-export const shareChat = defineAction({
+export const shareChat = shareAction({
   name: 'share_chat',
   description: 'the user picks a chat for a request_chat button: a chat_shared message',
+  route: 'chat',
   params: {
     request_id: int("the button's request_id", {required: true}),
     shared_chat_id: int('the chat chosen', {required: true, nonZero: true}),
-    ...sender,
   },
-  result: RESULT,
-  route: 'shares/chat',
-  read: (f, bot): ShareInput => ({
-    base: readSender(f, bot),
-    shared: {kind: 'chat', requestId: f.request_id, chatId: f.shared_chat_id},
-  }),
-  run,
-  json,
+  shared: (f) => ({kind: 'chat', requestId: f.request_id, chatId: f.shared_chat_id}),
 })

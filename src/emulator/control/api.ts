@@ -48,6 +48,7 @@ import {readAll} from '../http/body.js'
 import {ApiError} from '../errors.js'
 import {MAX_CONTROL_DEPTH, nestsDeeperThan} from '../json.js'
 import {isObject} from '../telegram.js'
+import {errorText} from '../errors.js'
 
 export type {ControlledEmulator} from './host.js'
 export type {ControlDeps} from './route.js'
@@ -63,7 +64,7 @@ export function createControlHandler(emu: ControlledEmulator, deps: ControlDeps)
       if (answer !== undefined) reply(res, 200, answer)
     } catch (err) {
       if (err instanceof ControlError) reply(res, err.status, {error: err.message})
-      else reply(res, 500, {error: `the emulator failed: ${String((err as Error)?.message ?? err)}`})
+      else reply(res, 500, {error: `the emulator failed: ${errorText(err)}`})
     }
   }
 }
@@ -196,7 +197,7 @@ async function route(
     if (err instanceof ControlError) throw err
     if (err instanceof InputError) throw new ControlError(err.status, err.message)
     // the emulator's own argument checks (blockBot, failNext…) say what is wrong
-    throw new ControlError(400, String((err as Error).message))
+    throw new ControlError(400, errorText(err))
   }
 }
 
@@ -252,7 +253,7 @@ async function readBody(
   try {
     params = await readParams('', req.headers, req)
   } catch (err) {
-    throw new ControlError(400, `the multipart body could not be read: ${(err as Error).message}`)
+    throw new ControlError(400, `the multipart body could not be read: ${errorText(err)}`)
   }
   const body: Record<string, unknown> = {}
   for (const [name, value] of Object.entries(params.toRecord())) if (!params.files.has(name)) body[name] = value
@@ -266,7 +267,7 @@ async function readJson(req: http.IncomingMessage): Promise<Record<string, unkno
     raw = await readAll(req, MAX_BODY, 'body')
   } catch (err) {
     if (err instanceof ApiError && err.code === 413) throw new ControlError(413, `the body is over ${MAX_BODY} bytes`)
-    throw new ControlError(400, `the body could not be read: ${(err as Error).message}`)
+    throw new ControlError(400, `the body could not be read: ${errorText(err)}`)
   }
   const text = raw.toString('utf8').trim()
   if (text === '') return {}

@@ -5,7 +5,7 @@
  * `{update_id, message}`.
  */
 import {ACTIONS} from '../actions/index.js'
-import {USER_MEDIA_KINDS} from '../user/media.js'
+import {USER_MEDIA_KINDS} from '../media-kinds.js'
 import {ControlError, type Ctx, only} from './route.js'
 
 /** The form's fields: send_media's, but the kind and the file, which are the file field itself. */

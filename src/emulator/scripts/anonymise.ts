@@ -8,6 +8,7 @@
  *
  * The bot itself (a User with is_bot) keeps its name: it is the bot under test, not a person.
  */
+import {isObject} from '../telegram.js'
 import type {RecordedTurn} from './write.js'
 
 export interface Replacement {
@@ -33,7 +34,6 @@ const FIRST_GROUP_ID = -100000001
 const FIRST_SUPERGROUP_ID = -1001000000001
 
 type Obj = Record<string, unknown>
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 const digitsOf = (s: string) => s.replace(/\D/g, '')
@@ -66,13 +66,13 @@ class Anonymiser {
       for (const v of value) this.learn(v, depth + 1)
       return
     }
-    if (!isObj(value)) return
+    if (!isObject(value)) return
     if (typeof value.id === 'number' && typeof value.first_name === 'string' && value.is_bot !== true)
       this.#person(value)
     if (typeof value.phone_number === 'string') this.#phone(value.phone_number)
     if (typeof value.latitude === 'number' && typeof value.longitude === 'number') this.#place(value)
     for (const [key, v] of Object.entries(value)) {
-      if (key === 'chat' && isObj(v) && typeof v.id === 'number') this.#chat(v)
+      if (key === 'chat' && isObject(v) && typeof v.id === 'number') this.#chat(v)
       this.learn(v, depth + 1)
     }
   }
@@ -222,7 +222,11 @@ class Anonymiser {
       return this.#ids.get(value) ?? value
     }
     if (Array.isArray(value)) return value.map((v) => this.apply(v, key, depth + 1))
-    if (!isObj(value)) return value
+    return isObject(value) ? this.applyFields(value, depth) : value
+  }
+
+  /** An object with each of its fields anonymised (an update, a call's parameters). */
+  applyFields(value: Obj, depth = 0): Obj {
     const out: Obj = {}
     for (const [k, v] of Object.entries(value)) out[k] = this.apply(v, k, depth + 1)
     return out
@@ -263,10 +267,10 @@ export function anonymise(turns: RecordedTurn[]): Anonymised {
   }
   // Phone numbers and e-mail addresses found only in texts are learned as they are replaced.
   const out = turns.map((turn) => ({
-    update: a.apply(turn.update) as Record<string, unknown>,
+    update: a.applyFields(turn.update),
     calls: turn.calls.map((call) => ({
       ...call,
-      params: a.apply(call.params) as Record<string, unknown>,
+      params: a.applyFields(call.params),
       ...(call.result !== undefined ? {result: a.apply(call.result)} : {}),
     })),
   }))

@@ -3,7 +3,7 @@
  * into these types (every node with its line and column), run.ts plays them against the emulator, expect.ts matches
  * what the bot did, update.ts rewrites expectations from it. docs/testing.md is the format's reference.
  */
-import type {UserMediaKind} from '../types.js'
+import {USER_MEDIA_KINDS, type UserMediaKind} from '../media-kinds.js'
 
 /** Where a node is in its file: 1-based line and column. */
 export interface Position {
@@ -16,14 +16,7 @@ export type TextMatcher = {kind: 'exact'; text: string} | {kind: 'regex'; regex:
 
 /** A media kind a bot's message may carry, with the key a script names it by. */
 export const MESSAGE_KINDS = [
-  'photo',
-  'document',
-  'video',
-  'audio',
-  'voice',
-  'animation',
-  'sticker',
-  'video_note',
+  ...USER_MEDIA_KINDS,
   'poll',
   'invoice',
   'location',
@@ -120,6 +113,17 @@ export function isAction(step: ChatStep): step is ActionStep {
   return !['as', 'bot', 'call', 'silence'].includes(step.type)
 }
 
+/** The steps that send a file as a user: each media kind by its name, and `file:` for a document. */
+export const MEDIA_STEPS: Readonly<Record<string, UserMediaKind>> = {
+  ...Object.fromEntries(USER_MEDIA_KINDS.map((kind) => [kind, kind])),
+  file: 'document',
+}
+
+/** The step a script writes for a media kind: `file:` for a document, the kind's name for the others. */
+export function mediaStep(kind: UserMediaKind): string {
+  return kind === 'document' ? 'file' : kind
+}
+
 /** The short step names and what they do, for errors and docs. */
 export const STEP_NAMES = [
   'user',
@@ -130,13 +134,7 @@ export const STEP_NAMES = [
   'silence',
   'photo',
   'file',
-  'document',
-  'video',
-  'audio',
-  'voice',
-  'animation',
-  'sticker',
-  'video_note',
+  ...USER_MEDIA_KINDS.filter((kind) => kind !== 'photo'),
   'pay',
   'vote',
   'react',

@@ -16,19 +16,20 @@ import {
   type YAMLMap,
 } from 'yaml'
 import {ACTIONS, actionNamed} from '../actions/index.js'
-import type {UserMediaKind} from '../types.js'
 import {
   type BotExpectation,
   type ChatScript,
   type ChatStep,
   type ChatType,
   DEFAULT_USER,
+  MEDIA_STEPS,
   MESSAGE_KINDS,
   type Position,
   type ScriptUser,
   STEP_NAMES,
   type TextMatcher,
 } from './format.js'
+import {errorText} from '../errors.js'
 
 /** A script that cannot be read: where (file:line:column), what, and the fix. */
 export class ChatScriptError extends Error {
@@ -57,17 +58,6 @@ export interface ParseOptions {
 const CHAT_TYPES: readonly ChatType[] = ['private', 'group', 'supergroup', 'channel']
 const TOP_KEYS = ['bot', 'chat', 'title', 'users', 'steps'] as const
 const USER_KEYS = ['first_name', 'last_name', 'username', 'language_code', 'is_premium'] as const
-const MEDIA_STEPS: Record<string, UserMediaKind> = {
-  photo: 'photo',
-  file: 'document',
-  document: 'document',
-  video: 'video',
-  audio: 'audio',
-  voice: 'voice',
-  animation: 'animation',
-  sticker: 'sticker',
-  video_note: 'video_note',
-}
 /** The fields a step fills in from its user and chat: a script never names ids. */
 const FILLED = ['user_id', 'chat_id', 'first_name', 'last_name', 'username', 'language_code']
 const EXPECT_KEYS = [
@@ -582,7 +572,7 @@ class Reader {
       return {kind: 'regex', regex: new RegExp(regex[1], regex[2].replace('g', '')), source: text}
     } catch (err) {
       throw this.fail(
-        `${text} is not a valid regular expression (${(err as Error).message.replace(/^Invalid regular expression: /, '')}).`,
+        `${text} is not a valid regular expression (${errorText(err).replace(/^Invalid regular expression: /, '')}).`,
         'Fix it, or quote it ("…") to mean that exact text.',
         this.pos(node),
       )

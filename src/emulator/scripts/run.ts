@@ -34,6 +34,7 @@ import {
   paramsMatch,
 } from './expect.js'
 import {fieldOf, idOf, inlineButtons, labelOf, markupOf, messageOf, type ScriptMessage} from './telegram.js'
+import {errorText, systemError} from '../errors.js'
 
 /** What a run needs of the emulator (BotApiEmulator.runChatScript builds it). */
 export interface ScriptHost {
@@ -521,9 +522,7 @@ class ScriptRun {
           if (statSync(path).size > MAX_USER_FILE) throw new Error(`it is over ${MAX_USER_FILE} bytes`)
           data = readFileSync(path)
         } catch (err) {
-          throw new StepFailure(
-            `cannot read ${step.path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`,
-          )
+          throw new StepFailure(`cannot read ${step.path}: ${systemError(err).code ?? errorText(err)}.`)
         }
         return this.exchange(
           'send_media',

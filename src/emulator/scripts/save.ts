@@ -9,6 +9,7 @@ import {basename, extname, join, posix} from 'node:path'
 
 import {greyPng} from '../media/synth.js'
 import {defaultFixture, type FixtureRequest, type RecordedTurn, type WriteOptions, writeChatScript} from './write.js'
+import {systemError} from '../errors.js'
 
 /** A script's name: letters, digits, `-` and `_` (and dots inside), at most 64; `.chat.yml` is added. */
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
@@ -136,7 +137,7 @@ export function saveChatScript(turns: RecordedTurn[], options: SaveOptions): Sav
     try {
       mkdirSync(dir, {recursive: true})
     } catch (error) {
-      const err = error as NodeJS.ErrnoException
+      const err = systemError(error)
       // a file where a folder should be (mkdir says EEXIST or ENOTDIR): not something that "appeared"
       const what = err.code === 'EEXIST' || err.code === 'ENOTDIR' ? ': a file has that name' : ''
       throw new ScriptSaveError(`cannot create the folder ${err.path ?? dir}${what} (${err.code ?? err.message})`)
@@ -156,7 +157,7 @@ export function saveChatScript(turns: RecordedTurn[], options: SaveOptions): Sav
     // nothing half-written: the fixtures of this save go again
     for (const file of made) rmSync(file, {force: true})
     if (error instanceof ScriptSaveError) throw error
-    const err = error as NodeJS.ErrnoException
+    const err = systemError(error)
     if (err.code === 'EEXIST')
       throw new ScriptSaveError(`${err.path ?? path} appeared while saving: pick another name, or delete it first`)
     throw new ScriptSaveError(`cannot write ${err.path ?? path}: ${err.code ?? err.message}`)

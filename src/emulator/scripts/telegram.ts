@@ -44,16 +44,20 @@ export const CONTENT_FIELDS: Partial<Record<MessageKind, string>> = {
   document: 'file_name',
 }
 
+/** The value as `schema` reads it, or undefined when it does not fit. */
+function parsed<S extends v.GenericSchema>(schema: S, value: unknown): v.InferOutput<S> | undefined {
+  const result = v.safeParse(schema, value)
+  return result.success ? result.output : undefined
+}
+
 /** The value as a message (a call's result, a kept message), or undefined when it is none (`true`, a MessageId…). */
 export function messageOf(value: unknown): ScriptMessage | undefined {
-  const parsed = v.safeParse(Message, value)
-  return parsed.success ? parsed.output : undefined
+  return parsed(Message, value)
 }
 
 /** The value as reply_markup, or undefined when it is no object. */
 export function markupOf(value: unknown): Markup | undefined {
-  const parsed = v.safeParse(Markup, value)
-  return parsed.success ? parsed.output : undefined
+  return parsed(Markup, value)
 }
 
 /** The `id` of a Chat, User, Poll or query, or undefined when the value has none. */

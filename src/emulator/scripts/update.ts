@@ -5,7 +5,8 @@
  * `bot:` step, extra ones removed; a `call:` step gets the parameters the bot passed (or goes, when the bot made no
  * such call). Comments and formatting of everything else are kept (yaml's Document API).
  */
-import {type Document, isMap, isScalar, isSeq, type Node, parseDocument, Scalar, type YAMLMap, type YAMLSeq} from 'yaml'
+import {type Document, isMap, isScalar, isSeq, type Node, parseDocument, Scalar, YAMLMap, YAMLSeq} from 'yaml'
+import {isObject} from '../telegram.js'
 import type {ChatScript, ChatStep, TextMatcher} from './format.js'
 import {parseChatScript} from './parse.js'
 import {textMatches} from './expect.js'
@@ -15,7 +16,7 @@ import type {ChatScriptResult} from './run.js'
 export function updateChatScript(text: string, result: ChatScriptResult, parsed?: ChatScript): string {
   const script = parsed ?? parseChatScript(text, result.file ? {file: result.file} : {})
   const doc = parseDocument(text)
-  const steps = doc.get('steps', true) as YAMLSeq<Node>
+  const steps = doc.get('steps', true)
   if (!isSeq(steps)) return text
   // the edits, by the step index they concern: replace, remove, insert after
   const replace = new Map<number, unknown>()
@@ -58,7 +59,7 @@ export function updateChatScript(text: string, result: ChatScriptResult, parsed?
       if (changed) replace.set(step.index, fresh)
     }
   }
-  const items: Node[] = []
+  const items: unknown[] = []
   const before = insertAfter.get(-1)
   if (before) items.push(...before.map((v) => stepNode(doc, 'bot', v)))
   steps.items.forEach((item, index) => {
@@ -91,9 +92,9 @@ function segmentsOf(steps: ChatStep[]): Map<number, ChatStep[]> {
 function keepRegex(value: unknown, old: TextMatcher | undefined, key: 'text' | 'edit'): unknown {
   if (old?.kind !== 'regex') return value
   if (typeof value === 'string') return textMatches(old, value) ? new Regex(old.source) : value
-  if (value && typeof value === 'object') {
-    const v = value as Record<string, unknown>
-    if (typeof v[key] === 'string' && textMatches(old, v[key] as string)) return {...v, [key]: new Regex(old.source)}
+  if (isObject(value)) {
+    const shown = value[key]
+    if (typeof shown === 'string' && textMatches(old, shown)) return {...value, [key]: new Regex(old.source)}
   }
   return value
 }
@@ -139,13 +140,13 @@ function valueNode(doc: Document, value: unknown, top = true): Node {
     return s
   }
   if (Array.isArray(value)) {
-    const seq = doc.createNode([]) as YAMLSeq
+    const seq = new YAMLSeq(doc.schema)
     seq.flow = true
     for (const item of value) seq.items.push(valueNode(doc, item, false))
     return seq
   }
   if (value && typeof value === 'object') {
-    const map = doc.createNode({}) as YAMLMap
+    const map = new YAMLMap(doc.schema)
     map.flow = true
     for (const [k, v] of Object.entries(value)) {
       const key = k === 'text' || k === 'edit' || k === 'caption'
@@ -153,21 +154,21 @@ function valueNode(doc: Document, value: unknown, top = true): Node {
     }
     return map
   }
-  return doc.createNode(value) as Node
+  return doc.createNode(value)
 }
 
 function stepNode(doc: Document, key: string, value: unknown): Node {
-  const map = doc.createNode({}) as YAMLMap
+  const map = new YAMLMap(doc.schema)
   map.set(doc.createNode(key), valueNode(doc, value))
   return map
 }
 
 /** Replace a step's value, keeping the comment that followed it on its line. */
-function setStepValue(doc: Document, item: Node, value: unknown): void {
+function setStepValue(doc: Document, item: unknown, value: unknown): void {
   if (!isMap(item)) return
   const pair = item.items[0]
-  const old = pair.value as Node | null
+  const old = pair.value
   const fresh = valueNode(doc, value)
-  if (old && (isScalar(old) || isMap(old) || isSeq(old)) && old.comment) fresh.comment = old.comment
+  if ((isScalar(old) || isMap(old) || isSeq(old)) && old.comment) fresh.comment = old.comment
   pair.value = fresh
 }

@@ -9,12 +9,15 @@
  * listed in `skipped`, so the header can say so; so are the bot's calls that failed and those that show nothing
  * (sendChatAction, getFile, getChat…).
  */
-import {Document, isMap, isSeq, type Node, visit, YAMLMap, YAMLSeq} from 'yaml'
+import {Document, isMap, isNode, isScalar, isSeq, visit, YAMLMap, YAMLSeq} from 'yaml'
 
 import {formatText} from '../format/index.js'
 import type {RecordedCall} from '../types.js'
 import {canonicalExpectation, eventsOf} from './expect.js'
-import {MESSAGE_KINDS} from './format.js'
+import {mediaStep} from './format.js'
+import {isMessageKind} from './telegram.js'
+import {isObject} from '../telegram.js'
+import {USER_MEDIA_KINDS} from '../media-kinds.js'
 
 /** One update the bot got, and the calls it made while handling it (oldest first). */
 export interface RecordedTurn {
@@ -75,7 +78,6 @@ export interface WrittenScript {
 type Obj = Record<string, unknown>
 type Step = Record<string, unknown>
 
-const isObj = (value: unknown): value is Obj => typeof value === 'object' && value !== null && !Array.isArray(value)
 const str = (value: unknown): string | undefined =>
   typeof value === 'string'
     ? value
@@ -93,18 +95,6 @@ function json(value: unknown): unknown {
   } catch {
     return value
   }
-}
-
-/** The kinds of file a user may send, as the message field names them → the step's name. */
-const MEDIA_STEPS: Record<string, string> = {
-  photo: 'photo',
-  document: 'file',
-  video: 'video',
-  audio: 'audio',
-  voice: 'voice',
-  animation: 'animation',
-  sticker: 'sticker',
-  video_note: 'video_note',
 }
 
 /** Calls that show the user nothing and check nothing a test would want: never expectations. */
@@ -160,12 +150,12 @@ function sentMessage(method: string, p: Obj, result: unknown): Obj {
   const text = shownText(p.text, p.parse_mode, 'text') ?? shownText(p.caption, p.parse_mode, 'caption')
   if (text !== undefined) made[p.text !== undefined ? 'text' : 'caption'] = text
   const markup = json(p.reply_markup)
-  if (isObj(markup) && Array.isArray(markup.inline_keyboard)) made.reply_markup = markup
+  if (isObject(markup) && Array.isArray(markup.inline_keyboard)) made.reply_markup = markup
   const kind = method
     .replace(/^send/, '')
     .replace(/([a-z])([A-Z])/g, '$1_$2')
     .toLowerCase()
-  if ((MESSAGE_KINDS as readonly string[]).includes(kind)) {
+  if (isMessageKind(kind)) {
     if (kind === 'poll') made.poll = {question: p.question}
     else if (kind === 'invoice' || kind === 'game') made[kind] = {title: p.title}
     else if (kind === 'dice') made.dice = {emoji: p.emoji ?? '🎲'}
@@ -173,7 +163,7 @@ function sentMessage(method: string, p: Obj, result: unknown): Obj {
     else if (kind === 'venue') made.location = {}
     else made[kind] = {}
   }
-  return isObj(result) ? {...made, ...result} : made
+  return isObject(result) ? {...made, ...result} : made
 }
 
 /** A parameter as a script writes it: `"true"` as true, `"42"` as 42 (the runner compares them as text anyway). */
@@ -215,7 +205,7 @@ export function callSteps(
     params: p,
     result: SEND_RE.test(method)
       ? results.map((r) => sentMessage(call.method, p, r))
-      : EDIT_RE.test(method) && !isObj(call.result)
+      : EDIT_RE.test(method) && !isObject(call.result)
         ? undefined
         : call.result,
   }
@@ -239,7 +229,7 @@ function withPatterns(value: unknown, truncated: WriteOptions['truncated']): unk
     return source !== undefined ? new Pattern(source) : text
   }
   if (typeof value === 'string') return cut(value)
-  if (!isObj(value)) return value
+  if (!isObject(value)) return value
   const out: Obj = {...value}
   for (const key of ['text', 'edit']) if (key in out) out[key] = cut(out[key])
   return out
@@ -252,7 +242,7 @@ function callParams(call: RecordedBotCall): Obj {
     if (ID_PARAMS.has(key) || value === undefined || value === null) continue
     const v = json(value)
     // A file the bot uploaded is named by its upload, not its bytes: a call step cannot compare it.
-    if (isObj(v) && ('filename' in v || 'file' in v) && 'size' in v) continue
+    if (isObject(v) && ('filename' in v || 'file' in v) && 'size' in v) continue
     // A cut parameter (the inspector keeps 200 characters) cannot be compared whole: left out.
     if (typeof v === 'string' && /… \[cut: \d+ characters in all\]$/.test(v)) continue
     out[key] = natural(v)
@@ -263,7 +253,7 @@ function callParams(call: RecordedBotCall): Obj {
 /** The payload of an update: its one field besides update_id, and that field's name. */
 function payloadOf(update: Obj): {type: string; payload: Obj} | undefined {
   for (const [key, value] of Object.entries(update))
-    if (key !== 'update_id' && isObj(value)) return {type: key, payload: value}
+    if (key !== 'update_id' && isObject(value)) return {type: key, payload: value}
   return undefined
 }
 
@@ -273,8 +263,8 @@ export function actorOf(update: Obj): Obj | undefined {
   if (!found) return undefined
   const {payload} = found
   const who =
-    payload.from ?? payload.user ?? (isObj(payload.new_chat_member) ? payload.new_chat_member.user : undefined)
-  return isObj(who) ? who : undefined
+    payload.from ?? payload.user ?? (isObject(payload.new_chat_member) ? payload.new_chat_member.user : undefined)
+  return isObject(who) ? who : undefined
 }
 
 /** The chat of an update, when it names one. */
@@ -282,18 +272,18 @@ export function chatOf(update: Obj): Obj | undefined {
   const found = payloadOf(update)
   if (!found) return undefined
   const {payload} = found
-  const chat = payload.chat ?? (isObj(payload.message) ? payload.message.chat : undefined)
-  return isObj(chat) ? chat : undefined
+  const chat = payload.chat ?? (isObject(payload.message) ? payload.message.chat : undefined)
+  return isObject(chat) ? chat : undefined
 }
 
 /** The label of the button whose callback_data is `data`, on the message the press came from. */
 function pressedLabel(message: unknown, data: string): string | undefined {
-  if (!isObj(message)) return undefined
+  if (!isObject(message)) return undefined
   const markup = message.reply_markup
-  if (!isObj(markup) || !Array.isArray(markup.inline_keyboard)) return undefined
+  if (!isObject(markup) || !Array.isArray(markup.inline_keyboard)) return undefined
   for (const row of markup.inline_keyboard)
     if (Array.isArray(row))
-      for (const b of row) if (isObj(b) && b.callback_data === data && typeof b.text === 'string') return b.text
+      for (const b of row) if (isObject(b) && b.callback_data === data && typeof b.text === 'string') return b.text
   return undefined
 }
 
@@ -312,12 +302,13 @@ function userStep(
   if (type === 'message' || type === 'business_message') {
     if (payload.successful_payment !== undefined) return payment.open ? {part: true} : {step: {pay: true}}
     if (typeof payload.text === 'string') return {step: {user: payload.text}}
-    for (const [field, step] of Object.entries(MEDIA_STEPS)) {
+    for (const field of USER_MEDIA_KINDS) {
+      const step = mediaStep(field)
       const media = payload[field]
       if (media === undefined) continue
       // A photo comes as its sizes, smallest first: the largest is the one the user sent.
       const file = Array.isArray(media) ? media.at(-1) : media
-      if (!isObj(file) || typeof file.file_id !== 'string') return {skip: `a ${field} without a file_id`}
+      if (!isObject(file) || typeof file.file_id !== 'string') return {skip: `a ${field} without a file_id`}
       const path = fixture({
         step,
         fileId: file.file_id,
@@ -356,14 +347,14 @@ function userStep(
   if (type === 'message_reaction') {
     const reactions = Array.isArray(payload.new_reaction) ? payload.new_reaction : []
     const emoji = reactions
-      .map((r) => (isObj(r) ? (str(r.emoji) ?? str(r.custom_emoji_id)) : undefined))
+      .map((r) => (isObject(r) ? (str(r.emoji) ?? str(r.custom_emoji_id)) : undefined))
       .filter(Boolean)
     return {step: {react: emoji.length === 1 ? emoji[0] : emoji}}
   }
   if (type === 'inline_query') return {step: {inline: str(payload.query) ?? ''}}
   if (type === 'chosen_inline_result') return {step: {choose: str(payload.result_id) ?? ''}}
   if (type === 'chat_member' || type === 'my_chat_member') {
-    const status = isObj(payload.new_chat_member) ? str(payload.new_chat_member.status) : undefined
+    const status = isObject(payload.new_chat_member) ? str(payload.new_chat_member.status) : undefined
     if (status === 'member') return {step: {join: true}}
     if (status === 'left' || status === 'kicked') return {step: {leave: true}}
     return {skip: `a ${type} update (${status ?? 'no status'})`}
@@ -474,7 +465,7 @@ export function writeChatScript(turns: RecordedTurn[], options: WriteOptions = {
     yaml: doc.toString({lineWidth: 0, flowCollectionPadding: false}),
     steps: steps.length,
     skipped,
-    users: users as WrittenScript['users'],
+    users,
   }
 }
 
@@ -482,8 +473,8 @@ export function writeChatScript(turns: RecordedTurn[], options: WriteOptions = {
 function flowInner(root: unknown): void {
   if (!isMap(root)) return
   for (const pair of root.items) {
-    const key = String((pair.key as {value?: unknown})?.value ?? pair.key)
-    const value = pair.value as Node | null
+    const key = String((isScalar(pair.key) ? pair.key.value : undefined) ?? pair.key)
+    const value = pair.value
     if (key === 'users' && isMap(value)) for (const user of value.items) setFlow(user.value)
     if (key === 'steps' && isSeq(value))
       for (const step of value.items) if (isMap(step)) for (const inner of step.items) setFlow(inner.value)
@@ -494,7 +485,7 @@ function flowInner(root: unknown): void {
 function visitPatterns(value: unknown, out: Set<string>): void {
   if (value instanceof Pattern) out.add(value.source)
   else if (Array.isArray(value)) for (const v of value) visitPatterns(v, out)
-  else if (isObj(value)) for (const v of Object.values(value)) visitPatterns(v, out)
+  else if (isObject(value)) for (const v of Object.values(value)) visitPatterns(v, out)
 }
 
 /**
@@ -502,7 +493,8 @@ function visitPatterns(value: unknown, out: Set<string>): void {
  * (A Pattern's source never needs quotes: patternOf writes every character YAML would object to as an escape.)
  */
 function quoteRegExpLike(root: unknown, patterns: Set<string>): void {
-  visit(root as Node, {
+  if (!isNode(root)) return
+  visit(root, {
     Scalar(_key, node) {
       if (typeof node.value !== 'string' || !REGEXP_LIKE.test(node.value)) return
       node.type = patterns.has(node.value) ? 'PLAIN' : 'QUOTE_DOUBLE'

@@ -7,7 +7,7 @@ import {randomBytes, randomInt} from 'node:crypto'
 import type {BotState} from '../state/bot.js'
 import {groupChat} from '../state/member-updates.js'
 import type {TgObject} from '../types.js'
-import {privateChat, userFor} from './users.js'
+import {privateMessage, userFor} from './users.js'
 
 export interface BoostOptions {
   chatId: number
@@ -39,7 +39,7 @@ export function boostChat(bot: BotState, options: BoostOptions): {updates: TgObj
     expiration_date: options.expirationDate ?? now + 30 * DAY,
     source: {source: 'premium', user},
   }
-  bot.boosts.add({chatId: options.chatId, userId: user.id as number, boost})
+  bot.boosts.add({chatId: options.chatId, userId: user.id, boost})
   const updates: TgObject[] = []
   const admin = bot.members.botIsAdmin(chat, bot.from)
   if (admin) updates.push({chat_boost: {chat, boost}})
@@ -84,15 +84,8 @@ export function webAppData(
   // Telegram.WebApp.sendData takes "up to 4096 bytes" (Mini Apps docs)
   if (Buffer.byteLength(options.data, 'utf8') > 4096) throw new Error('data is over 4096 bytes: sendData refuses it')
   const user = userFor(bot, options.userId ?? 1111, options)
-  const chat = privateChat(user)
   return {
-    message: {
-      message_id: bot.nextMessageId(user.id as number),
-      from: user,
-      chat,
-      date: Math.floor(Date.now() / 1000),
-      web_app_data: {data: options.data, button_text: options.buttonText},
-    },
+    message: privateMessage(bot, user, {web_app_data: {data: options.data, button_text: options.buttonText}}),
   }
 }
 

@@ -23,9 +23,10 @@ export interface ConnectOptions {
 }
 
 function checkRights(rights: unknown): string[] {
-  if (!Array.isArray(rights) || rights.some((r) => !(BUSINESS_RIGHTS as readonly string[]).includes(r as string)))
+  const isRight = (r: unknown): r is string => BUSINESS_RIGHTS.some((right) => right === r)
+  if (!Array.isArray(rights) || !rights.every(isRight))
     throw new Error(`rights must be a list of BusinessBotRights names: ${BUSINESS_RIGHTS.join(', ')}`)
-  return rights as string[]
+  return rights
 }
 
 /** A business account connects the bot: the connection and its `business_connection` update body. */

@@ -7,7 +7,9 @@
  */
 import type {BotState} from '../state/bot.js'
 import {groupChat} from '../state/member-updates.js'
+import type {Community} from '@grammyjs/types'
 import type {TgObject} from '../types.js'
+import {type Chat, type Message, type User, isObject} from '../telegram.js'
 import {type MemberChange, setMemberStatus} from './members.js'
 import {userFor} from './users.js'
 
@@ -25,22 +27,28 @@ export interface CommunityOptions {
 }
 
 /** The chat's community (ChatFullInfo.community), if it is in one. */
-export function communityOf(bot: BotState, chatId: number): TgObject | undefined {
-  return bot.chatInfo.get(chatId).community as TgObject | undefined
+export function communityOf(bot: BotState, chatId: number): Community | undefined {
+  const community = bot.chatInfo.get(chatId).community
+  return isObject(community) && typeof community.id === 'number' && typeof community.name === 'string'
+    ? {id: community.id, name: community.name}
+    : undefined
 }
+
+/** A service message's update: a group's `message`, a channel's `channel_post`. */
+type ServiceUpdate = {message: Message} | {channel_post: Message}
 
 /**
  * A service message in the chat: `message` from the user in a group or supergroup; in a channel a `channel_post`
  * signed by the channel (`sender_chat`), as a channel's service messages are.
  */
-function serviceMessage(bot: BotState, chat: TgObject, user: TgObject, content: TgObject): TgObject {
+function serviceMessage(bot: BotState, chat: Chat, user: User, content: Record<string, unknown>): ServiceUpdate {
   const date = Math.floor(Date.now() / 1000)
-  const id = bot.nextMessageId(chat.id as number)
+  const id = bot.nextMessageId(chat.id)
   if (chat.type === 'channel') return {channel_post: {message_id: id, sender_chat: chat, chat, date, ...content}}
   return {message: {message_id: id, from: user, chat, date, ...content}}
 }
 
-function chatFor(bot: BotState, chatId: number): TgObject {
+function chatFor(bot: BotState, chatId: number): Chat {
   if (!Number.isSafeInteger(chatId) || chatId >= 0)
     throw new Error(
       `chat ${String(chatId)} must be a group, supergroup or channel (a negative id): communities hold those`,
@@ -49,12 +57,12 @@ function chatFor(bot: BotState, chatId: number): TgObject {
 }
 
 /** A user adds the chat to a community (or moves it to another): `community_chat_added`. */
-export function addToCommunity(bot: BotState, options: CommunityOptions): TgObject {
+export function addToCommunity(bot: BotState, options: CommunityOptions): ServiceUpdate {
   const chat = chatFor(bot, options.chatId)
   const current = communityOf(bot, options.chatId)
-  const id = options.communityId ?? (current?.id as number | undefined) ?? 1
+  const id = options.communityId ?? current?.id ?? 1
   if (!Number.isSafeInteger(id) || id <= 0) throw new Error(`community_id ${String(id)} must be a positive integer`)
-  const community = {id, name: options.name ?? (current?.id === id ? (current.name as string) : 'Test Community')}
+  const community = {id, name: options.name ?? (current?.id === id ? current.name : 'Test Community')}
   if (current?.id === community.id && current.name === community.name)
     throw new Error(`chat ${options.chatId} is already in community ${id}`)
   bot.chatInfo.set(options.chatId, 'community', community)
@@ -63,7 +71,10 @@ export function addToCommunity(bot: BotState, options: CommunityOptions): TgObje
 }
 
 /** A user removes the chat from its community: `community_chat_removed` (an empty object, as the type is). */
-export function removeFromCommunity(bot: BotState, options: Omit<CommunityOptions, 'communityId' | 'name'>): TgObject {
+export function removeFromCommunity(
+  bot: BotState,
+  options: Omit<CommunityOptions, 'communityId' | 'name'>,
+): ServiceUpdate {
   const chat = chatFor(bot, options.chatId)
   if (!communityOf(bot, options.chatId)) throw new Error(`chat ${options.chatId} is in no community`)
   bot.chatInfo.set(options.chatId, 'community', undefined)

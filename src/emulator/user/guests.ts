@@ -36,7 +36,7 @@ export function guestMessage(bot: BotState, options: GuestOptions): TgObject {
         }
       : {id: options.chatId, first_name: 'Friend', type: 'private'}
   const queryId = String(randomInt(1, 2 ** 47)) + String(randomInt(100, 999))
-  bot.guestQueries.add(queryId, {userId: user.id as number, chatId: options.chatId})
+  bot.guestQueries.add(queryId, {userId: user.id, chatId: options.chatId})
   const entities = userMessageEntities(options.text)
   return {
     guest_message: {

@@ -6,21 +6,11 @@
  */
 import type {BotState} from '../state/bot.js'
 import type {TgObject, UserMediaKind, UserMediaOptions} from '../types.js'
+import {USER_MEDIA_KINDS} from '../media-kinds.js'
 import {storeBytes} from '../media/input.js'
 import {messageMedia} from '../media/objects.js'
 import {userMessageEntities} from '../state/updates.js'
 import {userMessage} from './actions.js'
-
-export const USER_MEDIA_KINDS: readonly UserMediaKind[] = [
-  'photo',
-  'document',
-  'video',
-  'audio',
-  'voice',
-  'animation',
-  'sticker',
-  'video_note',
-]
 
 /** The largest file a user may send through the emulator (Telegram's limit for users is far higher). */
 export const MAX_USER_FILE = 50 * 1024 * 1024

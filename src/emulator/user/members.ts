@@ -32,10 +32,12 @@ export interface MemberChange {
   username?: string
 }
 
-function checkStatus(status: unknown): MemberStatus {
-  if (!MEMBER_STATUSES.includes(status as MemberStatus))
+/** The status a change names, or an Error naming the statuses there are. */
+export function checkStatus(status: unknown): MemberStatus {
+  const found = MEMBER_STATUSES.find((one) => one === status)
+  if (found === undefined)
     throw new Error(`status ${JSON.stringify(status)} must be one of ${MEMBER_STATUSES.join(', ')}`)
-  return status as MemberStatus
+  return found
 }
 
 /** The link a user joins through: one of this chat's, not revoked, not expired, below its member limit. */

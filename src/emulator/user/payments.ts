@@ -114,9 +114,22 @@ export function defaultAddress(): TgObject {
   }
 }
 
-/** Send the bot a query and wait for its answer until the window closes (or the emulator stops). */
-function ask(host: PaymentHost, kind: 'shipping' | 'pre_checkout', id: string, body: TgObject): Promise<QueryAnswer> {
+/**
+ * Send the bot the attempt's shipping or pre-checkout query from `user` (a new query id, kept in the attempt; the
+ * query's other fields in order) and wait for its answer until the window closes (or the emulator stops).
+ */
+function ask(
+  host: PaymentHost,
+  attempt: PaymentAttempt,
+  kind: 'shipping' | 'pre_checkout',
+  user: User,
+  fields: Record<string, unknown>,
+): Promise<QueryAnswer> {
   const {payments} = host.bot
+  const id = payments.newQueryId()
+  if (kind === 'shipping') attempt.shippingQueryId = id
+  else attempt.preCheckoutQueryId = id
+  const body = {[`${kind}_query`]: {id, from: user, ...fields}}
   return new Promise((resolve) => {
     let cancel = (): void => undefined
     let offStop = (): boolean | void => undefined
@@ -167,19 +180,12 @@ async function run(
   attempt: PaymentAttempt,
   options: PayOptions,
 ): Promise<void> {
-  const {payments} = host.bot
   const orderInfo = orderInfoFor(invoice, options.orderInfo, options.shippingAddress)
   let shippingOptionId: string | undefined
   if (invoice.currency !== 'XTR' && invoice.isFlexible) {
-    const id = payments.newQueryId()
-    attempt.shippingQueryId = id
-    const answer = await ask(host, 'shipping', id, {
-      shipping_query: {
-        id,
-        from: user,
-        invoice_payload: invoice.payload,
-        shipping_address: isObject(orderInfo?.shipping_address) ? orderInfo.shipping_address : defaultAddress(),
-      },
+    const answer = await ask(host, attempt, 'shipping', user, {
+      invoice_payload: invoice.payload,
+      shipping_address: isObject(orderInfo?.shipping_address) ? orderInfo.shipping_address : defaultAddress(),
     })
     if (!('ok' in answer)) return end(attempt, 'timeout' in answer ? 'shipping_timeout' : 'stopped', SHIPPING_TIMEOUT)
     if (!answer.ok) return end(attempt, 'shipping_refused', answer.errorMessage)
@@ -196,18 +202,12 @@ async function run(
     shippingOptionId = chosen.id
     attempt.totalAmount += chosen.prices.reduce((sum, p) => sum + p.amount, 0)
   }
-  const id = payments.newQueryId()
-  attempt.preCheckoutQueryId = id
-  const answer = await ask(host, 'pre_checkout', id, {
-    pre_checkout_query: {
-      id,
-      from: user,
-      currency: invoice.currency,
-      total_amount: attempt.totalAmount,
-      invoice_payload: invoice.payload,
-      ...(shippingOptionId ? {shipping_option_id: shippingOptionId} : {}),
-      ...(orderInfo ? {order_info: orderInfo} : {}),
-    },
+  const answer = await ask(host, attempt, 'pre_checkout', user, {
+    currency: invoice.currency,
+    total_amount: attempt.totalAmount,
+    invoice_payload: invoice.payload,
+    ...(shippingOptionId ? {shipping_option_id: shippingOptionId} : {}),
+    ...(orderInfo ? {order_info: orderInfo} : {}),
   })
   if (!('ok' in answer)) return end(attempt, 'timeout' in answer ? 'timeout' : 'stopped', PRE_CHECKOUT_TIMEOUT)
   if (!answer.ok) return end(attempt, 'refused', answer.errorMessage)

@@ -34,7 +34,7 @@ export function vote(bot: BotState, pollId: string, options: VoteOptions): TgObj
   if (ids.length > 1 && !poll.allowsMultipleAnswers)
     throw new Error('the poll allows one answer only (allows_multiple_answers is false)')
   const user = userOf(bot, options)
-  const userId = user.id as number
+  const userId = user.id
   const before = poll.votes.get(userId)
   if (before && !poll.allowsRevoting) throw new Error('this user already voted and the poll does not allow revoting')
   if (ids.length === 0 && !before) throw new Error('this user has no vote to retract')

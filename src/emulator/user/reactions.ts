@@ -8,6 +8,7 @@
 import type {BotState} from '../state/bot.js'
 import {REACTION_EMOJIS} from '../methods/reaction-types.js'
 import type {TgObject} from '../types.js'
+import {isObject} from '../telegram.js'
 import {userFor} from './users.js'
 
 export interface ReactionOptions {
@@ -21,12 +22,20 @@ export interface ReactionOptions {
   reaction: Array<TgObject | string>
 }
 
+/** A reaction type as a user gives it (core.telegram.org/bots/api#reactiontype), the emoji one of Telegram's list. */
+export type ReactionType =
+  | {type: 'emoji'; emoji: string}
+  | {type: 'custom_emoji'; custom_emoji_id: string}
+  | {type: 'paid'}
+
 /** The reaction list a user gives, checked: an emoji of Telegram's list, a custom emoji id, or a paid reaction. */
-export function userReactionTypes(reaction: unknown): TgObject[] {
+export function userReactionTypes(reaction: unknown): ReactionType[] {
   if (!Array.isArray(reaction)) throw new Error('reaction must be an array of ReactionType (or emoji strings)')
-  return reaction.map((item) => {
-    const type: TgObject = typeof item === 'string' ? {type: 'emoji', emoji: item} : (item as TgObject)
-    if (!type || typeof type !== 'object') throw new Error(`reaction ${JSON.stringify(item)} must be a ReactionType`)
+  return reaction.map((item: unknown): ReactionType => {
+    const given = typeof item === 'string' ? {type: 'emoji', emoji: item} : item
+    if (!given || typeof given !== 'object') throw new Error(`reaction ${JSON.stringify(item)} must be a ReactionType`)
+    // a list has none of the fields: it is "none of emoji, custom_emoji, paid" below
+    const type: Record<string, unknown> = isObject(given) ? given : {}
     if (type.type === 'emoji') {
       if (typeof type.emoji !== 'string' || !REACTION_EMOJIS.has(type.emoji))
         throw new Error(

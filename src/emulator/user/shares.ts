@@ -5,7 +5,8 @@
  * from the user in the chat of the keyboard.
  */
 import type {BotState} from '../state/bot.js'
-import type {TgObject, UserMessageOptions} from '../types.js'
+import type {UserMessageOptions} from '../types.js'
+import type {Message} from '../telegram.js'
 import {userMessage} from './actions.js'
 
 export type ShareBase = Omit<UserMessageOptions, 'text'>
@@ -17,11 +18,13 @@ export type Shared =
   | {kind: 'chat'; requestId: number; chatId: number}
 
 /** The message the user's app sends for a shared contact, location, users or chat. */
-export function sharedMessage(bot: BotState, base: ShareBase, shared: Shared): TgObject {
+export function sharedMessage(bot: BotState, base: ShareBase, shared: Shared): Message {
   const {text: _text, entities: _entities, ...message} = userMessage(bot, {...base, text: ''})
-  const from = message.from as TgObject
+  const from = message.from
   switch (shared.kind) {
     case 'contact':
+      // a channel's post has no user to share (sender_chat instead)
+      if (!from) throw new Error('a contact is shared by a user: not in a channel')
       return {
         ...message,
         contact: {

@@ -22,7 +22,7 @@ export interface SubscriptionOptions {
 export function subscriptionUpdate(bot: BotState, options: SubscriptionOptions): TgObject {
   if (typeof options.invoicePayload !== 'string' || options.invoicePayload === '')
     throw new Error('invoicePayload must be a non-empty string')
-  if (!(SUBSCRIPTION_STATES as readonly string[]).includes(options.state))
+  if (!SUBSCRIPTION_STATES.includes(options.state))
     throw new Error(`state must be one of ${SUBSCRIPTION_STATES.join(', ')}`)
   const user = userOf(bot, options)
   return {subscription: {user, invoice_payload: options.invoicePayload, state: options.state}}

@@ -2,6 +2,7 @@
 import type {BotState} from '../state/bot.js'
 import {isOutgoing} from '../methods/index.js'
 import type {RecordedCall, WaitOptions} from '../types.js'
+import {isObject} from '../telegram.js'
 
 /** Where recorded calls are announced (the emulator's 'call' event). */
 export interface CallEvents {
@@ -57,6 +58,7 @@ export function chatMatches(call: RecordedCall, chatId: number | string | undefi
   if (chatId === undefined) return true
   const param = call.params.chat_id
   if (param !== undefined && String(param) === String(chatId)) return true
-  const chat = (call.result as {chat?: {id?: unknown}} | undefined)?.chat
-  return chat?.id !== undefined && String(chat.id) === String(chatId)
+  const chat = isObject(call.result) ? call.result.chat : undefined
+  const id = isObject(chat) ? chat.id : undefined
+  return id !== undefined && String(id) === String(chatId)
 }

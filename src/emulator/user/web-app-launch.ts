@@ -17,7 +17,7 @@
  */
 import {createHmac, generateKeyPairSync, type KeyObject, sign} from 'node:crypto'
 import type {BotState} from '../state/bot.js'
-import type {TgObject} from '../types.js'
+import {type User, isObject} from '../telegram.js'
 import {BOT_API_VERSION} from '../methods/catalog/index.js'
 import {openWebApp} from './boosts.js'
 import {userOf} from './actions.js'
@@ -139,14 +139,14 @@ function thirdPartySignature(token: string, fields: Array<[string, string]>): st
 /** The bot's web_app menu button for the user (or the default one): its URL. */
 function menuButtonUrl(bot: BotState, userId: number): string | undefined {
   for (const button of [bot.profile.menuButton(userId), bot.profile.menuButton()]) {
-    const webApp = button?.type === 'web_app' ? (button.web_app as TgObject | undefined) : undefined
-    if (typeof webApp?.url === 'string') return webApp.url
+    const webApp = button?.type === 'web_app' ? button.web_app : undefined
+    if (isObject(webApp) && typeof webApp.url === 'string') return webApp.url
   }
   return undefined
 }
 
 /** WebAppUser: the User without is_bot (returned only for a receiver), and whether the bot may write to them. */
-function webAppUser(user: TgObject): TgObject {
+function webAppUser(user: User): Omit<User, 'is_bot'> & {allows_write_to_pm: true} {
   const {is_bot: _bot, ...rest} = user
   return {...rest, allows_write_to_pm: true}
 }

@@ -6,6 +6,7 @@
 import {randomInt} from 'node:crypto'
 import type {BotState} from '../state/bot.js'
 import type {TgObject} from '../types.js'
+import {type Message, isObject} from '../telegram.js'
 import {userOf} from './actions.js'
 
 export interface WidgetQueryOptions {
@@ -39,8 +40,8 @@ function checkData(data: unknown): string {
 }
 
 /** The bot's newest live message with a widget in a chat. */
-function newestWidgetMessage(bot: BotState, chatId: number): TgObject | undefined {
-  let found: TgObject | undefined
+function newestWidgetMessage(bot: BotState, chatId: number): Message | undefined {
+  let found: Message | undefined
   for (const stored of bot.messages.inChat(chatId))
     if (stored.byBot && !stored.deleted && stored.message.widget) found = stored.message
   return found
@@ -50,7 +51,7 @@ function newestWidgetMessage(bot: BotState, chatId: number): TgObject | undefine
 export function widgetQuery(bot: BotState, options: WidgetQueryOptions): TgObject {
   const data = checkData(options.data)
   const from = userOf(bot, options)
-  const chatId = options.chatId ?? (from.id as number)
+  const chatId = options.chatId ?? from.id
   const message =
     options.messageId !== undefined ? bot.message(chatId, options.messageId) : newestWidgetMessage(bot, chatId)
   if (!message?.widget)
@@ -59,7 +60,7 @@ export function widgetQuery(bot: BotState, options: WidgetQueryOptions): TgObjec
         ? `message ${options.messageId} in chat ${chatId} is not the bot's message with a widget`
         : `the bot has sent no widget in chat ${chatId}`,
     )
-  const widget = message.widget as TgObject
+  const widget = message.widget
   return {
     widget_query: {
       id: queryId(),
@@ -69,7 +70,7 @@ export function widgetQuery(bot: BotState, options: WidgetQueryOptions): TgObjec
       data,
       chat: message.chat,
       message_id: message.message_id,
-      ...(typeof widget.id === 'string' ? {widget_id: widget.id} : {}),
+      ...(isObject(widget) && typeof widget.id === 'string' ? {widget_id: widget.id} : {}),
     },
   }
 }

@@ -7,7 +7,7 @@
  */
 import type {BotState} from '../state/bot.js'
 import type {TgObject} from '../types.js'
-import {privateChat, userFor} from './users.js'
+import {privateMessage, userFor} from './users.js'
 
 export interface WriteAccessOptions {
   /** Why (exactly one): the Web App launched from a link, a Web App's request accepted, the attachment menu. */
@@ -33,20 +33,11 @@ export function allowWriteAccess(bot: BotState, options: WriteAccessOptions): Tg
     options.inviterUserId !== undefined
       ? (bot.users.known(options.inviterUserId) ?? userFor(bot, options.inviterUserId))
       : undefined
-  const chat = privateChat(user)
   const reason: TgObject =
     options.webAppName !== undefined
       ? {web_app_name: options.webAppName}
       : options.fromRequest
         ? {from_request: true}
         : {from_attachment_menu: true}
-  return {
-    message: {
-      message_id: bot.nextMessageId(user.id as number),
-      from: user,
-      chat,
-      date: Math.floor(Date.now() / 1000),
-      write_access_allowed: {...reason, ...(inviter ? {inviter} : {})},
-    },
-  }
+  return {message: privateMessage(bot, user, {write_access_allowed: {...reason, ...(inviter ? {inviter} : {})}})}
 }
