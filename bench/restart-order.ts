@@ -158,7 +158,7 @@ async function main(): Promise<void> {
       }
       // bot dev, each way (the order alternating between rounds)
       for (const way of round % 2 ? (['stopFirst', 'startFirst'] as const) : (['startFirst', 'stopFirst'] as const)) {
-        const r = await devRestart(devs[way], join(dirs[way], 'src', 'bot.ts'), (text) => text)
+        const r = await devRestart(devs[way], join(dirs[way], 'src', 'bot.ts'), (text) => text, /is running \(webhook/)
         if (!warmup) record(ways[way], r)
         // The next step starts once the old bot is gone, its whole process group (the template's
         // command runs through `sh -c`: the shell goes at once, the bot's shutdown takes a second).

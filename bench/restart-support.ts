@@ -174,6 +174,8 @@ export interface DevRestart {
   spawn: number
   /** spawned → bot dev saw it listening. */
   listen: number
+  /** Of which: spawned → the bot's own line that it runs, as bot dev printed it (`running`; NaN without). */
+  ownLine: number
   /** listening → the held chat line answered (and printed). */
   answer: number
   /** The new bot's pid (its process group), and its spawn → listening as `bot dev` measured it. */
@@ -185,7 +187,12 @@ export interface DevRestart {
  * Save `file` in the project of the session `dev` (`bot dev --offline --json`), send a chat line once
  * it says it restarts (the relay holds it), and wait for the bot's reply (`reply(text)`).
  */
-export async function devRestart(dev: Child, file: string, reply: (text: string) => string): Promise<DevRestart> {
+export async function devRestart(
+  dev: Child,
+  file: string,
+  reply: (text: string) => string,
+  running?: RegExp,
+): Promise<DevRestart> {
   const text = `r${nextSeq()}`
   let pid = 0
   let listenMs = 0
@@ -208,16 +215,23 @@ export async function devRestart(dev: Child, file: string, reply: (text: string)
     devEvent('chat', (e) => e.event?.type === 'bot' && e.event?.rendered?.text === reply(text)),
     'the reply',
   )
+  const ownLine = running
+    ? dev.next(
+        devEvent('bot-output', (e) => running.test(e.line)),
+        'the bot saying it runs',
+      )
+    : undefined
   const t0 = performance.now()
   save(file)
   const tRestart = await restarted
   dev.write(text) // while the bot restarts: the relay holds it
-  const [tSpawn, tListen, tAnswer] = await Promise.all([spawned, listening, answered])
+  const [tSpawn, tListen, tAnswer, tOwn] = await Promise.all([spawned, listening, answered, ownLine])
   return {
     total: tAnswer - t0,
     detect: tRestart - t0,
     spawn: tSpawn - tRestart,
     listen: tListen - tSpawn,
+    ownLine: tOwn === undefined ? Number.NaN : tOwn - tSpawn,
     answer: tAnswer - tListen,
     pid,
     listenMs,
@@ -228,7 +242,7 @@ export async function devRestart(dev: Child, file: string, reply: (text: string)
 export type Stages = {[K in keyof DevRestart]: number[]}
 
 export function stages(): Stages {
-  return {total: [], detect: [], spawn: [], listen: [], answer: [], pid: [], listenMs: []}
+  return {total: [], detect: [], spawn: [], listen: [], ownLine: [], answer: [], pid: [], listenMs: []}
 }
 
 export function record(into: Stages, r: DevRestart): void {
@@ -243,6 +257,9 @@ export function stageLines(st: Stages, indent = '    '): string[] {
     `${indent}save → restart event (file watcher + debounce)              ${ms(median(st.detect))}`,
     `${indent}restart → new bot spawned (stop-first: the old one stopped)  ${ms(median(st.spawn))}`,
     `${indent}spawned → seen listening                                    ${ms(median(st.listen))}`,
+    ...(st.ownLine.some((x) => !Number.isNaN(x))
+      ? [`${indent}  of which spawned → the bot's own "running" line printed     ${ms(median(st.ownLine))}`]
+      : []),
     `${indent}listening → held chat line answered (and printed)           ${ms(median(st.answer))}`,
   ]
 }

@@ -14,7 +14,7 @@ import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 
 import {resolveBotCommand} from '../../src/dev/bot/command.js'
-import {BotProcess} from '../../src/dev/bot/process.js'
+import {BotProcess, pollPause} from '../../src/dev/bot/process.js'
 import {ListenReports} from '../../src/dev/imports/listens.js'
 import {freePort} from '../../src/lib/free-port.js'
 import {PROJECT_ROOT} from '../support/cli.js'
@@ -134,6 +134,42 @@ describe('the bot says when its server listens (preload → listens.ts)', () => 
     cleanups.push(() => bot.kill())
     const host = await Promise.race([
       bot.waitListening(port, {intervalMs: 600_000, signals: r}),
+      bot.exited.then(() => 'exited'),
+    ])
+    expect(host).toBe('127.0.0.1')
+  })
+
+  it('a report makes the session hear them: later waits poll only now and then, and still end at the report', async () => {
+    const r = reports()
+    expect(r.heard).toBe(false)
+    expect(pollPause({signals: r})).toBe(20)
+    // Garbage is no report.
+    await new Promise<void>((resolve) => {
+      const s = createConnection(r.path!)
+      s.on('error', () => resolve())
+      s.on('close', () => resolve())
+      s.end('hello\n')
+    })
+    expect(r.heard).toBe(false)
+    const first = await freePort()
+    const heard: number[] = []
+    r.on(first, (pid) => heard.push(pid))
+    run(process.execPath, ['-e', SERVER], {...r.env(), PORT: String(first), NODE_OPTIONS: `--require "${PRELOAD}"`})
+    await waitFor(() => heard.length > 0, {what: 'the first report'})
+    expect(r.heard).toBe(true)
+    expect(pollPause({signals: r})).toBe(250)
+    expect(pollPause({signals: r, intervalMs: 500})).toBe(500)
+    expect(pollPause({intervalMs: 20})).toBe(20)
+    // The next bot's wait: its polls ten minutes apart, it ends at the report.
+    const port = await freePort()
+    const bot = new BotProcess({
+      command: resolveBotCommand([process.execPath, '-e', SERVER], tmpdir()),
+      cwd: tmpdir(),
+      env: {...process.env, ...r.env(), PORT: String(port), NODE_OPTIONS: `--require "${PRELOAD}"`},
+    })
+    cleanups.push(() => bot.kill())
+    const host = await Promise.race([
+      bot.waitListening(port, {reportedIntervalMs: 600_000, signals: r}),
       bot.exited.then(() => 'exited'),
     ])
     expect(host).toBe('127.0.0.1')

@@ -144,6 +144,18 @@ function spawnFailure(message: string, file: string): string {
   return message.trim().split('\n').at(-1) ?? message
 }
 
+/**
+ * The pause between a wait's connect polls: `intervalMs` (20), or where the bot's servers are
+ * reported (`signals` heard in this session) `reportedIntervalMs` (250). A bot starts for a second
+ * or more beside this process on the same cores: a connect every 20 ms (refused, on both loopback
+ * addresses) is CPU taken from that start; the report ends the wait, the polls only stand in for
+ * one that does not come.
+ */
+export function pollPause(o: {intervalMs?: number; reportedIntervalMs?: number; signals?: ListenSignals}): number {
+  const interval = o.intervalMs ?? 20
+  return o.signals?.heard ? Math.max(interval, o.reportedIntervalMs ?? 250) : interval
+}
+
 /** One run of the bot. Create a new one for each (re)start. */
 export class BotProcess {
   readonly pid: number
@@ -230,13 +242,15 @@ export class BotProcess {
     options: {
       signal?: AbortSignal
       intervalMs?: number
+      /** The pause between polls once `signals` were heard in this session (pollPause). */
+      reportedIntervalMs?: number
       slowAfterMs?: number
       onSlow?: () => void
       /** Reports of a server listening on a port (the bot's preload): one for `port` ends the pause between polls. */
       signals?: ListenSignals
     } = {},
   ): Promise<string | undefined> {
-    const interval = options.intervalMs ?? 20
+    const interval = pollPause(options)
     const slowAt = performance.now() + (options.slowAfterMs ?? 30_000)
     let warned = false
     let exited = false

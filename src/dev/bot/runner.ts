@@ -3,11 +3,11 @@
  * *its* process tree listens on PORT, restart it on file changes (the relay holds updates
  * meanwhile), report its exits, stop it at the end.
  *
- * A restart in webhook mode starts the new bot first, on a fresh PORT, while the old one still
- * runs; once the new one listens the relay switches to it and the old one is stopped (its updates
- * in flight finish there; those that came meanwhile were held and go to the new one). The bot's
- * own shutdown is then no longer part of the wait. Stop, then start (the order before) stays for
- * polling mode, a PORT given with --port (a bot may listen there whatever PORT says), a bot that
+ * A restart in webhook mode starts the new bot first (start-first.ts), on a fresh PORT, while the
+ * old one still runs; once the new one listens the relay switches to it and the old one is stopped
+ * (its updates in flight finish there; those that came meanwhile were held and go to the new
+ * one). The bot's own shutdown is then no longer part of the wait. Stop, then start (the order
+ * before) stays for polling mode, a PORT given with --port (a bot may listen there whatever PORT says), a bot that
  * was not listening on its PORT (it ignores PORT, or is not up), a new bot that does not listen on
  * the fresh port in time, and when asked (BOT_DEV_RESTART=stop-first). A new bot that exits
  * before it listens is the bot's crash, as after a stop-then-start: the old one is stopped too
@@ -15,19 +15,16 @@
  */
 import {setTimeout as sleep} from 'node:timers/promises'
 import {linked} from '../../lib/deadline.js'
-import {freePort, probePort} from '../../lib/free-port.js'
 import {maskPath} from '../../lib/mask-url.js'
 import {BotProcess, botEnv, type BotExit, type BotMode} from './process.js'
 import {otherPortText, watchOtherPort} from './other-port.js'
+import {StartFirst, type Queued, type Retiring, type RestartWay} from './start-first.js'
 import type {BotCommand} from './command.js'
 import type {ListenSignals} from '../imports/listens.js'
 import type {DevEventSink} from '../events.js'
 import {commandOf, listenerOwner} from '../../session-store/proc-net.js'
 import type {Relay} from '../relay/relay.js'
 import type {SessionState} from '../../session-store/state.js'
-
-/** How long after the bot serves the next restart's fresh port is picked (see #pickTimer). */
-const PICK_AHEAD_DELAY_MS = 200
 
 /** Output lines of the bot kept (the last ones), and how many of them are shown again when it ends a session early. */
 const KEPT_LINES = 60
@@ -87,8 +84,7 @@ export interface BotRunnerOptions {
 
 export type RestartOrder = 'start-first' | 'stop-first'
 
-/** What a restart did: the new bot started beside the old one, or the old one stopped first. */
-export type RestartWay = 'start-first' | 'stop-first'
+export type {RestartWay} from './start-first.js'
 
 export class BotRunner {
   readonly #options: BotRunnerOptions
@@ -118,27 +114,17 @@ export class BotRunner {
   readonly #others = new Set<BotProcess>()
   /** Every bot process started and not exited yet, oldest first (recorded in the session state). */
   readonly #running = new Set<BotProcess>()
-  /** The restart under way: when it began (performance.now()), and a later save that supersedes its new bot. */
+  /** The restart under way: when it began (performance.now()). */
   #restartStarted: number | undefined
-  #superseded: AbortController | undefined
-  /** The newest bot started (its output lines are the ones kept), when each was started, and the one a restart replaces. */
+  /** The newest bot started (its output lines are the ones kept), and when each was started. */
   #newest: BotProcess | undefined
   readonly #spawnedAt = new WeakMap<BotProcess, number>()
   /** Bots whose exit was handled (a restart started first may come to one's exit after it was told). */
   readonly #reported = new WeakSet<BotProcess>()
-  #replacing: BotProcess | undefined
   /** How long the current bot took from spawn to listening (the new bot's deadline scales with it). */
   #lastStartMs = 0
-  /** A restart started first did not work out (the bot did not listen on a fresh port): stop first from now on. */
-  #stopFirst = false
-  /**
-   * The next start-first restart's fresh port, picked soon after the bot serves: a pick probes every local
-   * address (lib/free-port.ts), tens of ms on a loaded machine, which would otherwise come before the
-   * new bot's spawn. Checked again (one bind on loopback) when it is used.
-   */
-  #nextPort: Promise<number | undefined> | undefined
-  /** The pick ahead waits this long after the bot serves: the held updates go to it first. */
-  #pickTimer: NodeJS.Timeout | undefined
+  /** The restart that starts the new bot first (start-first.ts). */
+  readonly #startFirst: StartFirst
   /** Every output line of every run of the bot, the newest OUTPUT_KEPT (stack frames too). */
   readonly #output: Array<{time: string; stream: 'stdout' | 'stderr'; line: string; pid?: number}> = []
 
@@ -146,6 +132,37 @@ export class BotRunner {
     this.#options = options
     this.#mode = options.mode
     this.#port = options.port
+    this.#startFirst = new StartFirst(
+      {
+        emit: options.emit,
+        stopGraceMs: options.stopGraceMs,
+        signal: options.signal,
+        overlapTimeoutMs: options.overlapTimeoutMs,
+        closed: () => this.#closed,
+        mode: () => this.#mode,
+        current: () => this.#bot,
+        lastStartMs: () => this.#lastStartMs,
+        others: this.#others,
+        hold: () => {
+          this.#listenWait?.abort()
+          options.relay?.setTarget(undefined)
+        },
+        waitingFor: (wait) => {
+          this.#listenWait = wait
+        },
+        spawn: (port) => this.#spawn(port),
+        listening: (bot, port, signal) => this.#listening(bot, port, signal, false),
+        adopt: (bot, port) => this.#adopt(bot, port),
+        serve: (bot, host) => this.#serve(bot, host),
+        isUp: () => this.#isUp(),
+        exited: (bot, exit) => this.#exited(bot, exit),
+        takeQueued: () => this.#takeQueued(),
+        announce: (files, why, order) => this.#announce(files, why, order),
+        stop: () => this.stop(),
+        launch: () => this.launch(),
+      },
+      options.freshPort,
+    )
   }
 
   /** The current bot's PORT (webhook mode). */
@@ -389,17 +406,7 @@ export class BotRunner {
     const now = performance.now()
     const ms = Math.round(now - (this.#spawnedAt.get(bot) ?? now))
     this.#lastStartMs = ms
-    // Once the held updates are on their way: the pick's probes would otherwise run beside their delivery.
-    clearTimeout(this.#pickTimer)
-    this.#pickTimer = setTimeout(() => {
-      this.#pickTimer = undefined
-      try {
-        this.#pickPortAhead()
-      } catch {
-        // picked at the next restart instead
-      }
-    }, PICK_AHEAD_DELAY_MS)
-    this.#pickTimer.unref()
+    this.#startFirst.served(() => this.#mode === 'webhook' && o.restartOrder !== 'stop-first' && !o.portFixed)
     const restartMs = this.#restartStarted === undefined ? undefined : Math.round(now - this.#restartStarted)
     this.#restartStarted = undefined
     o.emit({
@@ -416,7 +423,7 @@ export class BotRunner {
   #exited(bot: BotProcess, exit: BotExit): void {
     this.#others.delete(bot)
     // An old bot that exits while its successor starts beside it is no news: it was on its way out.
-    if (bot !== this.#bot || bot === this.#replacing || this.#reported.has(bot)) return
+    if (bot !== this.#bot || bot === this.#startFirst.replacing || this.#reported.has(bot)) return
     this.#reported.add(bot)
     this.#options.relay?.setTarget(undefined)
     this.lastExit = exit
@@ -448,7 +455,7 @@ export class BotRunner {
   /** No more restarts (teardown). */
   close(): void {
     this.#closed = true
-    clearTimeout(this.#pickTimer)
+    this.#startFirst.close()
   }
 
   /**
@@ -467,7 +474,7 @@ export class BotRunner {
         why: why ?? queued?.why,
         sameSave: sameSave && (queued?.sameSave ?? true),
       }
-      this.#superseded?.abort()
+      this.#startFirst.supersede()
       return this.#restarting
     }
     // The restart is under way until the new bot serves; the old one's stop after a start-first
@@ -499,43 +506,22 @@ export class BotRunner {
     if (this.#queued?.sameSave) this.#queued = undefined
   }
 
-  /** Start first when the bot honours a PORT the session picks; else stop, then start. */
-  #startsFirst(): boolean {
+  /** A restart may start the new bot first: webhook mode, with a relay, on ports the session picks. */
+  #mayStartFirst(): boolean {
     const o = this.#options
-    const bot = this.#bot
     return (
       this.#mode === 'webhook' &&
       o.relay !== undefined &&
       o.restartOrder !== 'stop-first' &&
       !o.portFixed &&
-      !this.#stopFirst &&
-      bot !== undefined &&
-      bot.alive &&
-      !bot.stopping &&
-      this.#up
+      !this.#startFirst.stopFirst
     )
   }
 
-  /** Pick the next restart's fresh port now, when the next restart may start first. */
-  #pickPortAhead(): void {
-    const o = this.#options
-    if (this.#nextPort || this.#mode !== 'webhook' || o.restartOrder === 'stop-first' || o.portFixed || this.#stopFirst)
-      return
-    this.#nextPort = (o.freshPort ?? freePort)().catch(() => undefined)
-  }
-
-  /** A fresh port for a new bot: the one picked ahead when it is still free, else a new pick. */
-  async #freshPort(): Promise<number> {
-    if (this.#pickTimer) {
-      // Restarted before the pick ahead: picked now.
-      clearTimeout(this.#pickTimer)
-      this.#pickTimer = undefined
-    }
-    const ahead = this.#nextPort
-    this.#nextPort = undefined
-    const port = await ahead
-    if (port !== undefined && port !== this.#port && (await probePort(port)) === undefined) return port
-    return (this.#options.freshPort ?? freePort)()
+  /** Start first when the bot honours a PORT the session picks; else stop, then start. */
+  #startsFirst(): boolean {
+    const bot = this.#bot
+    return this.#mayStartFirst() && bot !== undefined && bot.alive && !bot.stopping && this.#up
   }
 
   #announce(files: string[], why: string | undefined, order: RestartWay): void {
@@ -560,7 +546,7 @@ export class BotRunner {
   async #restartNow(files: string[], why: string | undefined, quiet: boolean): Promise<Retiring | undefined> {
     if (this.#startsFirst()) {
       if (!quiet) this.#announce(files, why, 'start-first')
-      return this.#startFirst()
+      return this.#startFirst.run(this.#bot!, this.#port)
     }
     if (!quiet) this.#announce(files, why, 'stop-first')
     await this.stop()
@@ -570,129 +556,12 @@ export class BotRunner {
     return undefined
   }
 
-  /**
-   * The new bot on a fresh PORT beside the old one; the relay holds new updates until it listens
-   * (those in flight at the old bot finish there), then sends to it, and the old one is stopped:
-   * resolves once the new bot serves, with the old one's stop (which a next restart does not wait
-   * for: it takes the template's shutdown, a second or more).
-   */
-  async #startFirst(): Promise<Retiring | undefined> {
-    const o = this.#options
-    const old = this.#bot!
-    this.#replacing = old
-    this.#listenWait?.abort()
-    o.relay?.setTarget(undefined)
-    try {
-      for (;;) {
-        const port = await this.#freshPort()
-        if (this.#closed) return
-        const superseded = new AbortController()
-        this.#superseded = superseded
-        // Asked for while the port was picked: the bot spawned now has those files already.
-        const asked = this.#takeQueued()
-        if (asked && !asked.sameSave) this.#announce(asked.files, asked.why, 'start-first')
-        const bot = this.#spawn(port)
-        this.#others.add(bot)
-        const outcome = await this.#newBotListens(bot, port, superseded.signal)
-        this.#superseded = undefined
-        if (this.#closed || outcome.kind === 'closed') return // stop() stops it with the old one
-        if (outcome.kind === 'superseded') {
-          // Saved again before it listened: that one runs outdated code; the next takes its place
-          // at once (its stop goes on beside, as an old bot's does; a session's stop reaches it).
-          const queued = this.#takeQueued()
-          if (queued && !queued.sameSave) this.#announce(queued.files, queued.why, 'start-first')
-          this.#others.add(bot)
-          void bot.stop(o.stopGraceMs).then(() => {
-            this.#others.delete(bot)
-          })
-          if (this.#closed) return
-          continue
-        }
-        if (outcome.kind === 'timeout') {
-          // Not on the port it was given: it ignores PORT, or starts slowly. Stop, then start, from now on.
-          this.#stopFirst = true
-          o.emit({
-            type: 'warn',
-            text: `The new bot did not listen on its PORT ${port} within ${Math.round(outcome.ms / 1000)}s beside the old one; restarting it the usual way (the old one stopped first), now and from now on.`,
-            fix: 'A bot that listens on process.env.PORT restarts without waiting for the old one to stop.',
-          })
-          await bot.stop(o.stopGraceMs)
-          this.#replacing = undefined
-          await this.stop()
-          if (this.#closed) return
-          this.launch()
-          return
-        }
-        this.#adopt(bot, port)
-        if (outcome.kind === 'listening' && bot.alive) this.#serve(bot, outcome.host)
-        else if (outcome.kind === 'polling') this.#isUp()
-        // The old bot goes (its updates in flight finish there first), within the stop's grace; it
-        // stays among the others until it is gone (a session's stop or kill reaches it too).
-        this.#replacing = undefined
-        this.#others.add(old)
-        const retiring = old.stop(o.stopGraceMs).then(() => {
-          this.#others.delete(old)
-        })
-        // (In an object: an async function's promise would wait for a promise it returns.)
-        if (bot.alive && outcome.kind !== 'exited') return {retiring}
-        // A new bot that exited before it listened crashed at start: the bot is down until a fix, as
-        // after a stop-then-start (said once the old one is gone).
-        await retiring
-        if (!bot.alive && this.#bot === bot) this.#exited(bot, await bot.exited)
-        return undefined
-      }
-    } finally {
-      this.#replacing = undefined
-      this.#superseded = undefined
-    }
-  }
-
-  /** How a new bot started beside the old one came up: listening on its port, or why not. */
-  async #newBotListens(bot: BotProcess, port: number, superseded: AbortSignal): Promise<NewBotOutcome> {
-    const o = this.#options
-    const ms = Math.max(o.overlapTimeoutMs ?? 10_000, 3 * this.#lastStartMs)
-    const wait = new AbortController()
-    this.#listenWait = wait
-    const timer = new AbortController()
-    const timeout = setTimeout(() => timer.abort(), ms)
-    const link = linked(o.signal, superseded, wait.signal, timer.signal)
-    try {
-      const host = await this.#listening(bot, port, link.signal, false)
-      if (host && bot.alive && !link.signal.aborted) return {kind: 'listening', host}
-      if (!bot.alive) return {kind: 'exited'}
-      if (superseded.aborted && !this.#closed) return {kind: 'superseded'}
-      if (this.#mode === 'polling') return {kind: 'polling'}
-      if (timer.signal.aborted && !this.#closed) return {kind: 'timeout', ms}
-      return {kind: 'closed'}
-    } finally {
-      clearTimeout(timeout)
-      link.clear()
-    }
-  }
-
   /** Kill every bot process at once (second Ctrl-C). */
   kill(): void {
     this.#bot?.kill()
     for (const bot of this.#others) bot.kill()
   }
 }
-
-/** A restart asked for while one ran. */
-interface Queued {
-  files: string[]
-  why: string | undefined
-  sameSave: boolean
-}
-
-/** The old bot's stop after a restart started first, still under way when the new bot serves. */
-interface Retiring {
-  retiring: Promise<void>
-}
-
-type NewBotOutcome =
-  | {kind: 'listening'; host: string}
-  | {kind: 'exited' | 'superseded' | 'polling' | 'closed'}
-  | {kind: 'timeout'; ms: number}
 
 /** What stands for the session's webhook secret in the bot's output lines. */
 export const SECRET_BLANK = '<secret>'

@@ -23,6 +23,11 @@ const MAX_PATH = 100
 /** Wakes a wait for a port: `listener(pid)` for each report of a server listening on it. */
 export interface ListenSignals {
   on(port: number, listener: (pid: number) => void): () => void
+  /**
+   * A report came in this session: the bot's servers are reported (its Node has the channel, the
+   * socket works), so a wait for its PORT can rest on the report and poll only now and then.
+   */
+  readonly heard: boolean
 }
 
 export class ListenReports implements ListenSignals {
@@ -30,6 +35,7 @@ export class ListenReports implements ListenSignals {
   readonly #server: Server | undefined
   readonly #listeners = new Map<number, Set<(pid: number) => void>>()
   readonly #open = new Set<Socket>()
+  #heard = false
 
   /** `dir`: a private folder (0700) the socket is made in. */
   constructor(dir: string) {
@@ -51,6 +57,10 @@ export class ListenReports implements ListenSignals {
   /** What the bot's env gets: where to report (nothing when there is no socket). */
   env(): Record<string, string> {
     return this.path ? {BOT_DEV_LISTEN: this.path} : {}
+  }
+
+  get heard(): boolean {
+    return this.#heard
   }
 
   on(port: number, listener: (pid: number) => void): () => void {
@@ -92,6 +102,7 @@ export class ListenReports implements ListenSignals {
     if (!match) return
     const pid = Number(match[1])
     const port = Number(match[2])
+    this.#heard = true
     for (const listener of [...(this.#listeners.get(port) ?? [])]) {
       try {
         listener(pid)
