@@ -276,7 +276,7 @@ describe('localtunnel provider against the loopback localtunnel server', () => {
 
     await Promise.all([tunnel.close(), tunnel.close()])
     expect(tunnel.sockets).toBe(0)
-    await lt.waitFor((s) => s.tunnels[0]?.sockets === 0, 2000)
+    await lt.waitFor((s) => s.tunnels[0]?.sockets === 0)
     await lt.close()
     await echo.close()
     // Every TCP handle and timer the tunnel made is gone (the client's 1 s local retry is the longest).
