@@ -68,7 +68,7 @@ describe.skipIf(!hasPty)('Ctrl-C during a spinner on a real terminal', () => {
       expect(r.output).toMatch(/Interrupted\./)
       // At once: before the report, and before any check's deadline ended its wait (each check's line is printed as
       // it ends: the reachability check's "no answer … within 10 s", getMe's "did not answer in time", a limit's
-      // "did not finish"). Only the configuration check, which waits on no server, may have reported.
+      // "did not finish"). Only checks that wait on no server (the configuration's) may have reported.
       expect(r.output).not.toMatch(/Problems found/)
       expect(r.output).not.toMatch(/no answer|did not answer|did not finish|Bot API reachable|Token accepted/)
       expect(r.output).not.toContain(TOKEN.split(':')[1])

@@ -72,7 +72,7 @@ describe('relay: slow clients through a tunnel with 10 sockets', () => {
     opened.push(lt)
     const tunnel = await localtunnelProvider({host: lt.url}).open({port: relay.port, timeoutMs: 10_000})
     opened.push(tunnel)
-    await lt.waitFor((s) => s.tunnels[0]?.sockets === 10, 10_000)
+    await lt.waitFor((s) => s.tunnels[0]?.sockets === 10)
     const {hostname, port} = new URL(tunnel.url)
 
     // Each sends its headers and the start of a 1 MB body, then nothing more: 12 with a wrong
@@ -82,7 +82,7 @@ describe('relay: slow clients through a tunnel with 10 sockets', () => {
       const secret = i < 12 ? 'X-Telegram-Bot-Api-Secret-Token: wrong' : `X-Telegram-Bot-Api-Secret-Token: ${SECRET}`
       slow.push(await connect(hostname, Number(port), head([secret, 'Content-Length: 1000000']) + '{"update_id":1,'))
     }
-    await lt.waitFor((s) => s.tunnels[0].waiting > 0, 10_000)
+    await lt.waitFor((s) => s.tunnels[0].waiting > 0)
 
     const body = JSON.stringify({
       update_id: 99,

@@ -91,8 +91,10 @@ describe('webhook delivery', () => {
       {what: 'a 302 error'},
     )
 
-    const {api: api3, emu: emu3, token: token3} = await setup({webhookReadTimeoutMs: 5000}) // 50 ms scaled
-    const slow = await receiver((_r, i) => ({status: 200, delayMs: i === 0 ? 400 : 0}))
+    // 1 s scaled: the first answer (3 s) is past it, the retry's (at once) within it at any load, where a 50 ms
+    // timeout also cut the retry on a loaded machine (three attempts).
+    const {api: api3, emu: emu3, token: token3} = await setup({webhookReadTimeoutMs: 100_000})
+    const slow = await receiver((_r, i) => ({status: 200, delayMs: i === 0 ? 3000 : 0}))
     await api3('setWebhook', {url: slow.url})
     emu3.sendUserMessage(token3, {text: 'x'})
     await waitFor(() => emu3.pendingUpdates(token3).length === 0, {what: 'the retry after the timeout'})

@@ -21,6 +21,9 @@
  *   FAKE_CLOUDFLARED_MAX_INFLIGHT      quick tunnels' limit of requests in flight, then 429 (default 200)
  *   FAKE_CLOUDFLARED_ARGV_FILE         write argv, the pid and the environment there (JSON)
  *   FAKE_CLOUDFLARED_NEVER_REACHABLE=1 never forward (530 forever)
+ *   FAKE_CLOUDFLARED_UNREACHABLE_REQUESTS  instead of DELAY_MS: the first N requests get the 530 (with
+ *                                 UNREACHABLE=reset: the first N connections are reset), then it forwards (counted,
+ *                                 where a delay races a loaded machine)
  */
 import http from 'node:http'
 import {randomUUID} from 'node:crypto'
@@ -99,14 +102,23 @@ const server = http.createServer((req, res) => {
     res.destroy()
   }
 })
+const unreachableRequests = num('FAKE_CLOUDFLARED_UNREACHABLE_REQUESTS', undefined)
+const resets = env.FAKE_CLOUDFLARED_UNREACHABLE === 'reset'
+let connections = 0
+let requests = 0
 server.on('connection', (socket) => {
+  connections++
   socket.on('error', () => {})
-  if (Date.now() < reachableAt && env.FAKE_CLOUDFLARED_UNREACHABLE === 'reset') socket.destroy()
+  const early = unreachableRequests === undefined ? Date.now() < reachableAt : connections <= unreachableRequests
+  if (early && resets) socket.destroy()
 })
 server.on('clientError', (_e, socket) => socket.destroy())
 
 function handle(req, res) {
-  if (Date.now() < reachableAt || env.FAKE_CLOUDFLARED_NEVER_REACHABLE === '1') {
+  requests++
+  const unreachable =
+    unreachableRequests === undefined ? Date.now() < reachableAt : !resets && requests <= unreachableRequests
+  if (unreachable || env.FAKE_CLOUDFLARED_NEVER_REACHABLE === '1') {
     res.writeHead(530, {'content-type': 'text/plain; charset=UTF-8', 'cf-ray': 'fake-530'})
     res.end('error code: 1033')
     req.resume()

@@ -70,7 +70,7 @@ export interface LocaltunnelServer {
   kill(): Promise<void>
   /** Listen again on the same control port (old tunnels stay forgotten, like a restarted server). */
   revive(): Promise<void>
-  /** Resolves when `predicate` holds (checked on every change); rejects after `timeoutMs` (default 5000). */
+  /** Resolves when `predicate` holds (checked on every change); rejects after `timeoutMs` (default 30 000: it bounds a failure only, and CI may run at load 8 or more). */
   waitFor(predicate: (server: LocaltunnelServer) => boolean, timeoutMs?: number): Promise<void>
   close(): Promise<void>
 }
@@ -500,7 +500,7 @@ export async function startLocaltunnelServer(options: LocaltunnelServerOptions =
       killed = false
       changed()
     },
-    waitFor(predicate, timeoutMs = 5000) {
+    waitFor(predicate, timeoutMs = 30_000) {
       return new Promise<void>((resolve, reject) => {
         const check = () => {
           if (!predicate(server)) return

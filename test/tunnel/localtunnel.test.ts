@@ -34,7 +34,7 @@ afterEach(async () => {
 })
 
 async function open(options: {subdomain?: string; downAfterMs?: number} = {}): Promise<LocaltunnelTunnel> {
-  const tunnel = await localtunnelProvider({host: lt.url, ...options}).open({port: echo.port, timeoutMs: 5000})
+  const tunnel = await localtunnelProvider({host: lt.url, ...options}).open({port: echo.port, timeoutMs: 20_000})
   tunnels.push(tunnel)
   return tunnel
 }
@@ -93,7 +93,7 @@ describe('localtunnel provider against the loopback localtunnel server', () => {
       const tunnel = await localtunnelProvider({host: lt.url}).open({
         port: other.port,
         localHost: '127.0.0.2',
-        timeoutMs: 5000,
+        timeoutMs: 20_000,
       })
       tunnels.push(tunnel)
       await lt.waitFor((s) => s.tunnels[0]?.sockets === 10)
@@ -250,7 +250,7 @@ describe('localtunnel provider against the loopback localtunnel server', () => {
     try {
       const tunnel = await localtunnelProvider({host: fake.url, downAfterMs: 800}).open({
         port: echo.port,
-        timeoutMs: 5000,
+        timeoutMs: 20_000,
       })
       tunnels.push(tunnel)
       const err = await new Promise<Error | undefined>((resolve) => tunnel.on('down', resolve))
@@ -268,7 +268,10 @@ describe('localtunnel provider against the loopback localtunnel server', () => {
     const baseline = activeResources()
     lt = await startLocaltunnelServer()
     echo = await startEchoServer()
-    const tunnel = await localtunnelProvider({host: lt.url, downAfterMs: 200}).open({port: echo.port, timeoutMs: 5000})
+    const tunnel = await localtunnelProvider({host: lt.url, downAfterMs: 200}).open({
+      port: echo.port,
+      timeoutMs: 20_000,
+    })
     let down = 0
     tunnel.on('down', () => down++)
     await lt.waitFor((s) => s.tunnels[0]?.sockets === 10)
@@ -276,7 +279,7 @@ describe('localtunnel provider against the loopback localtunnel server', () => {
 
     await Promise.all([tunnel.close(), tunnel.close()])
     expect(tunnel.sockets).toBe(0)
-    await lt.waitFor((s) => s.tunnels[0]?.sockets === 0, 2000)
+    await lt.waitFor((s) => s.tunnels[0]?.sockets === 0)
     await lt.close()
     await echo.close()
     // Every TCP handle and timer the tunnel made is gone (the client's 1 s local retry is the longest).
@@ -365,7 +368,7 @@ describe('localtunnel start-up deadline', () => {
     await new Promise<void>((resolve) => flaky.listen(0, '127.0.0.1', resolve))
     try {
       const host = `http://127.0.0.1:${(flaky.address() as {port: number}).port}`
-      const tunnel = await localtunnelProvider({host, retryDelayMs: 100}).open({port: echo.port, timeoutMs: 5000})
+      const tunnel = await localtunnelProvider({host, retryDelayMs: 100}).open({port: echo.port, timeoutMs: 20_000})
       tunnels.push(tunnel)
       expect(hits).toBe(3)
       expect((await getJson(`${tunnel.url}/late`)).body.url).toBe('/late')
@@ -379,7 +382,7 @@ describe('localtunnel start-up deadline', () => {
     const fake = await startFakeControl(502, JSON.stringify({message: 'bad gateway'}))
     try {
       const err = await localtunnelProvider({host: fake.url, retryDelayMs: 100})
-        .open({port: echo.port, timeoutMs: 600})
+        .open({port: echo.port, timeoutMs: 2000})
         .catch((e: unknown) => e)
       expect((err as TunnelError).reason).toBe('tunnel_unreachable')
       expect((err as TunnelError).message).toContain('last: HTTP 502 (bad gateway)')
@@ -393,7 +396,7 @@ describe('localtunnel start-up deadline', () => {
     const fake = await startFakeControl(403, JSON.stringify({message: 'Subdomain reserved.'}))
     try {
       const err = await localtunnelProvider({host: fake.url, subdomain: 'taken-name'})
-        .open({port: echo.port, timeoutMs: 5000})
+        .open({port: echo.port, timeoutMs: 20_000})
         .catch((e: unknown) => e)
       expect((err as TunnelError).reason).toBe('tunnel_refused')
       expect((err as TunnelError).message).toContain('HTTP 403: Subdomain reserved.')
@@ -408,7 +411,7 @@ describe('localtunnel start-up deadline', () => {
     const fake = await startFakeControl(200, '<html>hello</html>', 'text/html')
     try {
       const err = await localtunnelProvider({host: fake.url})
-        .open({port: echo.port, timeoutMs: 5000})
+        .open({port: echo.port, timeoutMs: 20_000})
         .catch((e: unknown) => e)
       expect((err as TunnelError).reason).toBe('tunnel_protocol')
       expect((err as TunnelError).message).toMatch(/not like a localtunnel server/)

@@ -54,8 +54,10 @@ async function failure(promise: Promise<unknown>): Promise<TunnelError> {
 
 describe('proveReachable', () => {
   it('through a fresh quick tunnel: succeeds only once the stand-in forwards (530 before)', async () => {
+    // Unreachable for its first three requests (this fetch and the proof's first two attempts), then it forwards:
+    // counted, where a 1.5 s delay was a race a loaded machine lost (the first fetch came after it).
     const tunnel = await cloudflaredProvider({
-      env: bin.env({FAKE_CLOUDFLARED_DELAY_MS: '1500', FAKE_CLOUDFLARED_REGISTER_MS: '50'}),
+      env: bin.env({FAKE_CLOUDFLARED_UNREACHABLE_REQUESTS: '3', FAKE_CLOUDFLARED_REGISTER_MS: '50'}),
     }).open({port: relay.port})
     tunnels.push(tunnel)
     // Registered, but not reachable yet: this is what setWebhook must not see.
@@ -76,7 +78,8 @@ describe('proveReachable', () => {
 
   it('through a quick tunnel that resets connections at first', async () => {
     const tunnel = await cloudflaredProvider({
-      env: bin.env({FAKE_CLOUDFLARED_DELAY_MS: '1000', FAKE_CLOUDFLARED_UNREACHABLE: 'reset'}),
+      // Its first two connections are reset (counted, not a 1 s delay the first attempt could come after).
+      env: bin.env({FAKE_CLOUDFLARED_UNREACHABLE_REQUESTS: '2', FAKE_CLOUDFLARED_UNREACHABLE: 'reset'}),
     }).open({port: relay.port})
     tunnels.push(tunnel)
     const proof = await proveReachable(tunnel.url, relay.healthPath, {
