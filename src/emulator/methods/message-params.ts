@@ -5,7 +5,7 @@ import {type Entity, entitiesJson, formatText} from '../format/index.js'
 import {type Markup, finishInlineKeyboard, readReplyMarkup} from './keyboards.js'
 import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
-import {type Chat, isObject} from '../telegram.js'
+import {type Chat, type User, isObject} from '../telegram.js'
 import {integerField, integerFieldText, tdIntField} from '../json.js'
 import {toInteger} from '../integer.js'
 import {longField, stringField, jsonArg} from './args.js'
@@ -31,12 +31,12 @@ export function chatOf(bot: BotState, params: Params, name = 'chat_id'): Chat {
 /** The user of a text_mention entity as the bot knows them. */
 const mentionedUser =
   (bot: BotState) =>
-  (id: number): TgObject => {
+  (id: number): User => {
     const chat = bot.findChat(String(id))
     return {
       id,
       is_bot: false,
-      first_name: (chat?.first_name as string | undefined) ?? 'User',
+      first_name: chat?.first_name ?? 'User',
       ...(chat?.username ? {username: chat.username} : {}),
     }
   }
