@@ -28,7 +28,7 @@ export const setMessageReaction: Handler = (bot, params) => {
   const {chatId, messageId} = targetMessage(bot, params, 'message to react')
   if (types.length > 1) throw badRequest('REACTIONS_TOO_MANY')
   for (const type of types) {
-    if (type.type === 'emoji' && !REACTION_EMOJIS.has(type.emoji as string)) throw badRequest('REACTION_INVALID')
+    if (type.type === 'emoji' && !REACTION_EMOJIS.has(type.emoji)) throw badRequest('REACTION_INVALID')
     if (type.type === 'custom_emoji' && !bot.members.hasReaction(chatId, messageId, type))
       throw badRequest('REACTION_INVALID')
   }
