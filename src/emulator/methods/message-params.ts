@@ -6,7 +6,7 @@ import {type Markup, finishInlineKeyboard, readReplyMarkup} from './keyboards.js
 import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
 import {type Chat, type Message, type User, isObject} from '../telegram.js'
-import {integerField, integerFieldText, tdIntField} from '../json.js'
+import {integerFieldText, tdIntField} from '../json.js'
 import {toInteger} from '../integer.js'
 import {longField, stringField, jsonArg} from './args.js'
 import {thrownText} from '../http/thrown.js'

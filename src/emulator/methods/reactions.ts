@@ -12,7 +12,6 @@ import {REACTION_EMOJIS, readReactionTypes} from './reaction-types.js'
 import {userIdParam} from './args.js'
 import type {BotState} from '../state/bot.js'
 import type {Params} from '../http/params.js'
-import type {TgObject} from '../types.js'
 import {toInteger} from '../integer.js'
 
 /** The chat and message a call names (BA `check_message`): `<what> not found` for a missing or unknown message. */
