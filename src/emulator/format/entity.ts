@@ -4,12 +4,15 @@
  */
 
 /** A MessageEntity as the Bot API answers it: offset and length in UTF-16 code units. */
+/** A text_mention's user: its id as the bot wrote it, then the User the bot knows (format/index.ts). */
+export type MentionedUser = {id: number; [field: string]: unknown}
+
 export interface Entity {
   type: string
   offset: number
   length: number
   url?: string
-  user?: Record<string, unknown>
+  user?: MentionedUser
   language?: string
   custom_emoji_id?: string
   unix_time?: number

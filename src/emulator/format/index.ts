@@ -4,7 +4,7 @@
  * every error with the server's words.
  */
 import {ApiError, badRequest} from '../errors.js'
-import {type Entity, FormatError, type Parsed} from './entity.js'
+import {type Entity, FormatError, type MentionedUser, type Parsed} from './entity.js'
 import {EntityError, checkExplicitEntities, readExplicitEntities} from './explicit.js'
 import {TooLong, finish} from './fix.js'
 import {parseHtml} from './html.js'
@@ -37,7 +37,7 @@ export interface FormatInput {
   entities?: string
   kind: 'text' | 'caption'
   /** The user of a text_mention (tg://user?id=N), as the bot may know it. */
-  user?: (id: number) => Record<string, unknown>
+  user?: (id: number) => MentionedUser
 }
 
 /** td's message text: `Bad Request: ` and the first letter lower-cased (unless the second is upper-case). */
@@ -91,7 +91,7 @@ export function formatText(input: FormatInput): () => {text: string; entities: E
       throw err
     }
     if (input.user) {
-      for (const e of result.entities) if (e.type === 'text_mention') e.user = input.user(e.user!.id as number)
+      for (const e of result.entities) if (e.type === 'text_mention') e.user = input.user(e.user!.id)
     }
     return result
   }

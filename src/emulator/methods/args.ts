@@ -84,8 +84,10 @@ export function stringsParam(params: Params, name: string, max: number): string[
   const value = jsonArg(raw, `can't parse ${name} JSON object`)
   if (!Array.isArray(value)) throw badRequest('expected an Array of String')
   if (value.length > max) throw badRequest('too many items specified')
-  for (const item of value) if (typeof item !== 'string') throw badRequest('expected an Array of String')
-  return value as string[]
+  return value.map((item: unknown) => {
+    if (typeof item !== 'string') throw badRequest('expected an Array of String')
+    return item
+  })
 }
 
 /** BA `get_integer_arg`: empty → default, else the integer clamped to [min, max]. */

@@ -38,7 +38,7 @@ export const answerWebAppQuery: Handler = (bot, params, core) => {
     core.inject(bot, {
       message: {
         message_id: bot.nextMessageId(query.userId),
-        from: {id: query.userId, is_bot: false, first_name: (chat.first_name as string | undefined) ?? 'Test'},
+        from: {id: query.userId, is_bot: false, first_name: chat.first_name ?? 'Test'},
         chat,
         date: Math.floor(Date.now() / 1000),
         via_bot: bot.from,

@@ -50,8 +50,9 @@ function stringField(o: TgObject, name: string, what: string, required: boolean)
 /** td get_optional_bool_field: a present field must be a Boolean. */
 function boolField(o: TgObject, name: string, what: string): boolean {
   if (!(name in o)) return false
-  if (typeof o[name] !== 'boolean') throw buttonError(what, `Field "${name}" must be of type Boolean`)
-  return o[name] as boolean
+  const v = o[name]
+  if (typeof v !== 'boolean') throw buttonError(what, `Field "${name}" must be of type Boolean`)
+  return v
 }
 
 /** td get_optional_int_field / get_required_int_field / get_optional_long_field (json.ts tdIntegerFieldText). */

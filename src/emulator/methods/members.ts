@@ -12,10 +12,9 @@ import {chatParam} from './chats.js'
 import {integerArg, permissionsArg, required, toBool, userIdParam} from './args.js'
 import {QUERY_INVALID} from './callbacks.js'
 import type {BotState} from '../state/bot.js'
-import {ADMINISTRATOR_RIGHTS, type MemberStatus, chatMember, rightsOf} from '../state/members.js'
+import {ADMINISTRATOR_RIGHTS, chatMember, rightsOf} from '../state/members.js'
 import {changeMember, isPresent} from '../state/member-updates.js'
 import type {Params} from '../http/params.js'
-import type {TgObject} from '../types.js'
 import type {Chat, ChatInviteLink, ChatMember, User} from '../telegram.js'
 
 const PRIVATE = "chat member status can't be changed in private chats"

@@ -5,8 +5,8 @@ import {type Entity, entitiesJson, formatText} from '../format/index.js'
 import {type Markup, finishInlineKeyboard, readReplyMarkup} from './keyboards.js'
 import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
-import {type Chat, isObject} from '../telegram.js'
-import {integerField, integerFieldText, tdIntField} from '../json.js'
+import {type Chat, type Message, type User, isObject} from '../telegram.js'
+import {integerFieldText, tdIntField} from '../json.js'
 import {toInteger} from '../integer.js'
 import {longField, stringField, jsonArg} from './args.js'
 import {thrownText} from '../http/thrown.js'
@@ -31,12 +31,12 @@ export function chatOf(bot: BotState, params: Params, name = 'chat_id'): Chat {
 /** The user of a text_mention entity as the bot knows them. */
 const mentionedUser =
   (bot: BotState) =>
-  (id: number): TgObject => {
+  (id: number): User => {
     const chat = bot.findChat(String(id))
     return {
       id,
       is_bot: false,
-      first_name: (chat?.first_name as string | undefined) ?? 'User',
+      first_name: chat?.first_name ?? 'User',
       ...(chat?.username ? {username: chat.username} : {}),
     }
   }
@@ -143,7 +143,7 @@ const isEntity = (e: unknown): e is Entity =>
  * or caption, its formatting entities, its position, `is_manual`. A quote that is not part of that text is refused
  * by Telegram's server (QUOTE_TEXT_INVALID); of several occurrences, the one nearest to quote_position is taken.
  */
-export function quoteOf(target: ReplyTarget | undefined, replied: TgObject | undefined): TgObject | undefined {
+export function quoteOf(target: ReplyTarget | undefined, replied: Message | undefined): TgObject | undefined {
   if (!target?.quote || !replied) return undefined
   let quote: {text: string}
   try {
@@ -153,7 +153,7 @@ export function quoteOf(target: ReplyTarget | undefined, replied: TgObject | und
     throw err
   }
   if (quote.text === '') return undefined
-  const source = (replied.text ?? replied.caption) as string | undefined
+  const source = replied.text ?? replied.caption
   let best = -1
   for (let at = source?.indexOf(quote.text) ?? -1; at !== -1; at = source!.indexOf(quote.text, at + 1)) {
     if (best === -1 || Math.abs(at - target.quote.position) < Math.abs(best - target.quote.position)) best = at
@@ -180,11 +180,11 @@ export function quoteOf(target: ReplyTarget | undefined, replied: TgObject | und
 const toBoolParam = (v: string | undefined): boolean => ['true', 'yes', '1'].includes((v ?? '').trim().toLowerCase())
 
 /** The message replied to, or undefined (sent without a reply); `message to be replied not found` otherwise. */
-export function repliedMessage(bot: BotState, chat: TgObject, target: ReplyTarget | undefined): TgObject | undefined {
+export function repliedMessage(bot: BotState, chat: Chat, target: ReplyTarget | undefined): Message | undefined {
   if (!target) return undefined
   const inChat = target.chatId !== undefined ? bot.findChat(target.chatId) : chat
   if (!inChat) throw badRequest('chat not found')
-  const replied = bot.message(inChat.id as number, target.messageId)
+  const replied = bot.message(inChat.id, target.messageId)
   if (!replied && !target.allowWithout) throw badRequest('message to be replied not found')
   return replied
 }

@@ -29,8 +29,8 @@ export const sendInvoice: Handler = (bot, params) => {
       },
     }
   })
-  invoice.chatId = (message.chat as {id: number}).id
-  invoice.messageId = message.message_id as number
+  invoice.chatId = message.chat.id
+  invoice.messageId = message.message_id
   bot.payments.addMessageInvoice(invoice)
   return {result: message}
 }

@@ -3,7 +3,7 @@
  * setMessageReaction and of a user's reaction, and the emoji Telegram allows (DOC ReactionTypeEmoji, 10.1).
  */
 import {badRequest} from '../errors.js'
-import type {TgObject} from '../types.js'
+import type * as Tg from '@grammyjs/types'
 import {longFieldText, stringField, jsonArg} from './args.js'
 import {isObject} from '../telegram.js'
 import {thrownText} from '../http/thrown.js'
@@ -85,8 +85,13 @@ export const REACTION_EMOJIS: ReadonlySet<string> = new Set([
   '\u{1f621}',
 ])
 
+/** A reaction a bot may set (core.telegram.org/bots/api#reactiontype): an emoji or a custom emoji. */
+export type ReactionType =
+  | (Pick<Tg.ReactionTypeEmoji, 'type'> & {emoji: string})
+  | Pick<Tg.ReactionTypeCustomEmoji, 'type' | 'custom_emoji_id'>
+
 /** One ReactionType as the server reads it: `emoji` or `custom_emoji`; anything else (even `paid`) is invalid. */
-function reactionType(value: unknown): TgObject {
+function reactionType(value: unknown): ReactionType {
   if (!isObject(value)) throw new Error('expected an Object')
   const o = value
   const type = stringField(o, 'type')
@@ -96,7 +101,7 @@ function reactionType(value: unknown): TgObject {
 }
 
 /** The `reaction` parameter: empty or missing is no reaction; otherwise a JSON array of ReactionType. */
-export function readReactionTypes(raw: string | undefined): TgObject[] {
+export function readReactionTypes(raw: string | undefined): ReactionType[] {
   if (raw === undefined || raw === '') return []
   const value = jsonArg(raw, "can't parse reaction types JSON object")
   if (!Array.isArray(value)) throw badRequest('expected an Array of ReactionType')

@@ -12,7 +12,6 @@ import {REACTION_EMOJIS, readReactionTypes} from './reaction-types.js'
 import {userIdParam} from './args.js'
 import type {BotState} from '../state/bot.js'
 import type {Params} from '../http/params.js'
-import type {TgObject} from '../types.js'
 import {toInteger} from '../integer.js'
 
 /** The chat and message a call names (BA `check_message`): `<what> not found` for a missing or unknown message. */
@@ -28,7 +27,7 @@ export const setMessageReaction: Handler = (bot, params) => {
   const {chatId, messageId} = targetMessage(bot, params, 'message to react')
   if (types.length > 1) throw badRequest('REACTIONS_TOO_MANY')
   for (const type of types) {
-    if (type.type === 'emoji' && !REACTION_EMOJIS.has(type.emoji as string)) throw badRequest('REACTION_INVALID')
+    if (type.type === 'emoji' && !REACTION_EMOJIS.has(type.emoji)) throw badRequest('REACTION_INVALID')
     if (type.type === 'custom_emoji' && !bot.members.hasReaction(chatId, messageId, type))
       throw badRequest('REACTION_INVALID')
   }

@@ -32,7 +32,7 @@ export const refundStarPayment: Handler = (bot, params, core) => {
   const user: TgObject = {
     id: userId,
     is_bot: false,
-    first_name: (chat?.first_name as string | undefined) ?? 'Test',
+    first_name: chat?.first_name ?? 'Test',
     ...(chat?.username ? {username: chat.username} : {}),
   }
   const date = Math.floor(Date.now() / 1000)

@@ -46,7 +46,7 @@ function readInputSticker(params: Params, value: unknown, defaultFormat: string)
   const o = value
   if (o.sticker !== undefined && typeof o.sticker !== 'string')
     throw new Error('Field "sticker" must be of type String')
-  const ref = fileRef(params, '', (o.sticker as string | undefined) ?? '')
+  const ref = fileRef(params, '', typeof o.sticker === 'string' ? o.sticker : '')
   if (!ref) throw new Error('sticker not found')
   let format = defaultFormat
   if (o.format !== undefined) {
@@ -60,8 +60,9 @@ function readInputSticker(params: Params, value: unknown, defaultFormat: string)
   if (!Array.isArray(emoji)) throw new Error('Field "emoji_list" must be of type Array')
   if (emoji.length === 0) throw new Error('emoji list must be non-empty')
   if (emoji.length > 20) throw new Error('too many emoji specified')
-  if (emoji.some((e) => typeof e !== 'string')) throw new Error('emoji must be a string')
-  return {ref, emoji: emoji[0] as string, format}
+  const emojis = emoji.filter((e: unknown) => typeof e === 'string')
+  if (emojis.length !== emoji.length) throw new Error('emoji must be a string')
+  return {ref, emoji: emojis[0], format}
 }
 
 /** A sticker read from an InputSticker, before its file is resolved. */

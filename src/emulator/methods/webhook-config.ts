@@ -3,6 +3,7 @@
  * process_get_webhook_info_query).
  */
 import {lookup} from 'node:dns/promises'
+import type * as Tg from '@grammyjs/types'
 import {isIP} from 'node:net'
 import type {BotState, WebhookSettings} from '../state/bot.js'
 import type {Answer, CallContext, Core} from './core.js'
@@ -192,10 +193,13 @@ export function isReservedIpv4(ip: string): boolean {
   )
 }
 
+/** WebhookInfo (core.telegram.org/bots/api#webhookinfo); allowed_updates as the bot named them. */
+export type WebhookInfo = Omit<Tg.WebhookInfo, 'allowed_updates'> & {allowed_updates?: string[]}
+
 /** The WebhookInfo object, fields in the server's order and presence rules (Client.cpp JsonWebhookInfo). */
-export function webhookInfo(bot: BotState): Record<string, unknown> {
+export function webhookInfo(bot: BotState): WebhookInfo {
   const w = bot.webhook
-  const info: Record<string, unknown> = {
+  const info: WebhookInfo = {
     url: w?.url ?? '',
     has_custom_certificate: w?.hasCustomCertificate ?? false,
     pending_update_count: (bot.dropExpired(), bot.queue.size),

@@ -32,7 +32,13 @@ export class Boosts {
   ofUser(chatId: number, userId: number): TgObject[] {
     const now = Math.floor(Date.now() / 1000)
     return [...this.byId.values()]
-      .filter((b) => b.chatId === chatId && b.userId === userId && (b.boost.expiration_date as number) > now)
+      .filter(
+        (b) =>
+          b.chatId === chatId &&
+          b.userId === userId &&
+          typeof b.boost.expiration_date === 'number' &&
+          b.boost.expiration_date > now,
+      )
       .map((b) => b.boost)
   }
 

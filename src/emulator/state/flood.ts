@@ -60,7 +60,7 @@ export class FloodControl {
     this.#overall.push(now)
     this.#chats.delete(chatId) // re-inserted: the map's order is the order of last use
     this.#chats.set(chatId, chat)
-    if (this.#chats.size > MAX_CHATS) this.#chats.delete(this.#chats.keys().next().value as number)
+    if (this.#chats.size > MAX_CHATS) this.#chats.delete(this.#chats.keys().next().value!)
   }
 }
 

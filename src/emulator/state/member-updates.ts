@@ -7,7 +7,7 @@
  * (ban, approve…), so both sides change membership the same way.
  */
 import type {BotState} from './bot.js'
-import {type MemberStatus, chatMember} from './members.js'
+import {chatMember} from './members.js'
 import type {TgObject} from '../types.js'
 import type {Chat, ChatInviteLink, ChatMember, User} from '../telegram.js'
 

@@ -76,8 +76,8 @@ export class BotRegistry {
     while (this.#bots.has(fresh)) fresh = randomToken(bot.id)
     this.create({
       token: fresh,
-      username: bot.user.username as string,
-      firstName: bot.user.first_name as string,
+      username: bot.user.username,
+      firstName: bot.user.first_name,
       supportsInlineQueries: bot.user.supports_inline_queries === true,
     })
     return fresh

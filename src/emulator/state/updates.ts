@@ -62,9 +62,11 @@ export function parseAllowedUpdates(raw: string | undefined): Set<string> | unde
   } catch {
     return undefined
   }
-  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) return undefined
+  if (!Array.isArray(value)) return undefined
+  const names = value.filter((v: unknown) => typeof v === 'string')
+  if (names.length !== value.length) return undefined
   const known = new Set<string>(UPDATE_TYPES)
-  const chosen = new Set((value as string[]).map((v) => v.toLowerCase()).filter((v) => known.has(v)))
+  const chosen = new Set(names.map((v) => v.toLowerCase()).filter((v) => known.has(v)))
   return chosen.size === 0 ? new Set(DEFAULT_ALLOWED) : chosen
 }
 
