@@ -21,7 +21,8 @@ const rights = field(
   (value) => {
     if (!Array.isArray(value))
       throw new InputError('rights must be a list of BusinessBotRights names, e.g. ["can_reply"]')
-    return value as string[]
+    // each name is checked against BusinessBotRights (user/business.ts)
+    return value
   },
 )
 
