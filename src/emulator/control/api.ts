@@ -303,7 +303,7 @@ function postUpdate({emu, bot, body}: Ctx): unknown {
       400,
       `an update has exactly one field, its type (message, callback_query, …); got ${keys.length === 0 ? 'none' : keys.join(', ')}`,
     )
-  if (!(UPDATE_TYPES as readonly string[]).includes(keys[0]))
+  if (!UPDATE_TYPES.some((type) => type === keys[0]))
     throw new ControlError(400, `"${keys[0]}" is not an update type; use one of ${UPDATE_TYPES.join(', ')}`)
   const content = body[keys[0]]
   if (!content || typeof content !== 'object' || Array.isArray(content))
