@@ -53,9 +53,9 @@ export function chatHistory(
 ): MessageView[] {
   const live = bot.messages
     .inChat(chatId)
-    .filter((s) => !s.deleted && (options.before === undefined || (s.message.message_id as number) < options.before))
+    .filter((s) => !s.deleted && (options.before === undefined || s.message.message_id < options.before))
     .map((s) => s.message)
-    .sort((a, b) => (a.message_id as number) - (b.message_id as number))
+    .sort((a, b) => a.message_id - b.message_id)
   const kept = options.limit !== undefined && live.length > options.limit ? live.slice(-options.limit) : live
   return kept.map((m) => viewOf(bot, m))
 }
@@ -68,7 +68,7 @@ export function pollMessage(bot: BotState, pollId: string): {chatId: number; mes
 
 /** The bot as a user of `languageCode` sees it in a chat: getMe, its texts, the menu button, the command menu. */
 export function botCard(bot: BotState, options: {chatId: number; userId: number; languageCode?: string}): TgObject {
-  const language = options.languageCode ?? ((bot.users.known(options.userId)?.language_code as string) || '')
+  const language = options.languageCode ?? (bot.users.known(options.userId)?.language_code || '')
   const menu = (options.chatId > 0 ? bot.profile.menuButton(options.chatId) : undefined) ??
     bot.profile.menuButton() ?? {type: 'commands'}
   return {

@@ -1,7 +1,7 @@
 /** BotApiEmulator: a faithful local Bot API server for tests and offline development. */
 import {EventEmitter} from 'node:events'
 import http from 'node:http'
-import net, {type AddressInfo} from 'node:net'
+import net from 'node:net'
 import type {BotState} from './state/bot.js'
 import {NEVER_ABORTED, type Answer, type Core} from './methods/core.js'
 import {WebhookWorker} from './webhook/delivery.js'
@@ -206,7 +206,9 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
       this.server.once('error', reject)
       this.server.listen(port, host, () => {
         this.server.off('error', reject)
-        const address = this.server.address() as AddressInfo
+        const address = this.server.address()
+        // a TCP server's address (a pipe's is a string)
+        if (address === null || typeof address === 'string') return reject(new Error('the emulator listens on no port'))
         this.port = address.port
         const scope = scopeFor(address.address, address.port, this.options.allowedHosts)
         this.scope.hosts = scope.hosts // undefined beyond loopback: any host name
@@ -345,7 +347,7 @@ export class BotApiEmulator extends EventEmitter<EmulatorEvents> {
     options: {chatId: number; userId?: number; languageCode?: string; isAdministrator?: boolean},
   ): TgObject[] {
     const userId = options.userId ?? (options.chatId > 0 ? options.chatId : 1111)
-    const language = options.languageCode ?? ((this.mustBot(token).users.known(userId)?.language_code as string) || '')
+    const language = options.languageCode ?? (this.mustBot(token).users.known(userId)?.language_code || '')
     return this.mustBot(token).commandLists.visible(options.chatId, userId, language, options.isAdministrator)
   }
 

@@ -154,6 +154,9 @@ export type StarTransaction = Fields<Omit<Tg.StarTransaction, 'source' | 'receiv
   receiver?: Record<string, unknown>
 }
 
+/** A shipping address (core.telegram.org/bots/api#shippingaddress). */
+export type ShippingAddress = Fields<Tg.ShippingAddress>
+
 /** An invite link (core.telegram.org/bots/api#chatinvitelink). */
 export type ChatInviteLink = Fields<Tg.ChatInviteLink>
 

@@ -11,7 +11,7 @@ import {
   editConnection,
 } from '../user/business.js'
 import {defineAction} from './action.js'
-import {InputError, bool, field, int, isListOf, text, who} from './fields.js'
+import {InputError, bool, field, idList, int, text, who} from './fields.js'
 
 const rights = field(
   {
@@ -21,7 +21,8 @@ const rights = field(
   (value) => {
     if (!Array.isArray(value))
       throw new InputError('rights must be a list of BusinessBotRights names, e.g. ["can_reply"]')
-    return value as string[]
+    // each name is checked against BusinessBotRights (user/business.ts)
+    return value
   },
 )
 
@@ -131,20 +132,10 @@ export const editBusinessMessage = defineAction({
   json: (update) => update,
 })
 
-const isMessageId = (id: unknown): id is number => typeof id === 'number' && Number.isSafeInteger(id) && id >= 1
-
-const messageIds = field(
-  {
-    json: {type: 'array', items: {type: 'integer', minimum: 1}, minItems: 1},
-    description: 'the messages deleted',
-    missing: () => 'message_ids must be a non-empty list of message ids',
-  },
-  (ids) => {
-    if (!isListOf(ids, isMessageId) || ids.length === 0)
-      throw new InputError('message_ids must be a non-empty list of message ids')
-    return ids
-  },
-)
+const messageIds = idList('the messages deleted', {
+  missing: 'message_ids must be a non-empty list of message ids',
+  bad: 'message_ids must be a non-empty list of message ids',
+})
 
 export interface BusinessDeletion {
   connectionId: string

@@ -172,6 +172,22 @@ export function isListOf<T>(value: unknown, isItem: (item: unknown) => item is T
   return Array.isArray(value) && value.every((item) => isItem(item))
 }
 
+/** A required non-empty list of ids (integers ≥ 1); `missing` and `bad` are the texts when it is absent or wrong. */
+export function idList(description: string, texts: {missing: string; bad: string}): Field<number[], true> {
+  const isId = (id: unknown): id is number => typeof id === 'number' && Number.isSafeInteger(id) && id >= 1
+  return field(
+    {
+      json: {type: 'array', items: {type: 'integer', minimum: 1}, minItems: 1},
+      description,
+      missing: () => texts.missing,
+    },
+    (value) => {
+      if (!isListOf(value, isId) || value.length === 0) throw new InputError(texts.bad)
+      return value
+    },
+  )
+}
+
 /** The fields that say who the user is; every action that acts as a user takes them. */
 export const who = {
   user_id: int('the user who acts (default 1111, or the chat when private)', {min: 1}),

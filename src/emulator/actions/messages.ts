@@ -5,6 +5,7 @@ import {callbackQuery, userMessage} from '../user/actions.js'
 import {userMediaMessage} from '../user/media.js'
 import {USER_MEDIA_KINDS} from '../media-kinds.js'
 import {defineAction} from './action.js'
+import {isObject} from '../telegram.js'
 import {type FieldValues, InputError, field, int, oneOf, text, who} from './fields.js'
 
 /** Who writes and where: the fields send_message, send_media and the share_ actions share. */
@@ -54,7 +55,7 @@ export const sendMessage = defineAction({
   read: (f, bot): UserMessageOptions => ({text: f.text, ...readSender(f, bot)}),
   run: ({bot, inject}, options: UserMessageOptions) => {
     const message = userMessage(bot, options)
-    return inject((message.chat as {type?: string}).type === 'channel' ? {channel_post: message} : {message})
+    return inject(message.chat.type === 'channel' ? {channel_post: message} : {message})
   },
   json: (update) => ({update_id: update.update_id, message: update.message ?? update.channel_post}),
 })
@@ -75,7 +76,7 @@ const file = field(
     missing: (name) => `${name} is required: {data (base64), filename?, mime_type?}`,
   },
   (value, name) => {
-    const f = value as {data?: unknown; filename?: unknown; mime_type?: unknown}
+    const f = isObject(value) ? value : {}
     const data = Buffer.isBuffer(f?.data)
       ? f.data
       : typeof f?.data === 'string'

@@ -16,7 +16,8 @@ const reaction = field(
   },
   (value) => {
     if (!Array.isArray(value)) throw new InputError(REACTION_HELP)
-    return value as ReactionOptions['reaction']
+    // each item is checked as the user's reaction (user/reactions.ts)
+    return value
   },
 )
 

@@ -2,7 +2,7 @@
 import type {Update} from '../types.js'
 import {type ShareBase, type Shared, sharedMessage} from '../user/shares.js'
 import {type ActionContext, defineAction} from './action.js'
-import {type Field, type FieldValues, InputError, field, int, isListOf, text} from './fields.js'
+import {type Field, type FieldValues, InputError, field, idList, int, text} from './fields.js'
 import {readSender, sender} from './messages.js'
 
 const coordinate = (description: string, limit: number) =>
@@ -15,20 +15,10 @@ const coordinate = (description: string, limit: number) =>
     },
   )
 
-const isUserId = (id: unknown): id is number => typeof id === 'number' && Number.isSafeInteger(id) && id >= 1
-
-const userIds = field(
-  {
-    json: {type: 'array', items: {type: 'integer', minimum: 1}, minItems: 1},
-    description: 'the users chosen',
-    missing: () => 'user_ids is required: the ids of the users chosen, e.g. [2222]',
-  },
-  (value) => {
-    if (!isListOf(value, isUserId) || value.length === 0)
-      throw new InputError('user_ids must be a non-empty array of user ids, e.g. [2222]')
-    return value
-  },
-)
+const userIds = idList('the users chosen', {
+  missing: 'user_ids is required: the ids of the users chosen, e.g. [2222]',
+  bad: 'user_ids must be a non-empty array of user ids, e.g. [2222]',
+})
 
 type ShareInput = {base: ShareBase; shared: Shared}
 

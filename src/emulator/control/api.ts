@@ -303,7 +303,7 @@ function postUpdate({emu, bot, body}: Ctx): unknown {
       400,
       `an update has exactly one field, its type (message, callback_query, …); got ${keys.length === 0 ? 'none' : keys.join(', ')}`,
     )
-  if (!(UPDATE_TYPES as readonly string[]).includes(keys[0]))
+  if (!UPDATE_TYPES.some((type) => type === keys[0]))
     throw new ControlError(400, `"${keys[0]}" is not an update type; use one of ${UPDATE_TYPES.join(', ')}`)
   const content = body[keys[0]]
   if (!content || typeof content !== 'object' || Array.isArray(content))
@@ -334,7 +334,7 @@ function getState({emu, bot}: Ctx): unknown {
     const messages = [...bot.messages]
       .filter(([k]) => k.startsWith(prefix))
       .map(([, m]) => m)
-      .sort((a, b) => (a.message_id as number) - (b.message_id as number))
+      .sort((a, b) => a.message_id - b.message_id)
     const migrated = bot.faults.migrated.get(key)
     chats.push({
       chat,
@@ -356,7 +356,7 @@ function getState({emu, bot}: Ctx): unknown {
 export const HIDDEN_SECRET = '[hidden]'
 
 /** The call as the control API shows it: never a secret_token's value (emu.calls() in JavaScript keeps it). */
-function shownCall(call: RecordedCall): Record<string, unknown> {
+function shownCall(call: RecordedCall) {
   const params = call.params
   return {
     seq: call.seq,
@@ -380,7 +380,7 @@ function getCalls({emu, deps, bot, query, res}: Ctx): Promise<unknown> | unknown
   const method = query.get('method')?.toLowerCase() || undefined
   const matches = (c: RecordedCall): boolean =>
     c.seq > since && (method === undefined || c.method.toLowerCase() === method)
-  const collect = (): unknown => {
+  const collect = (): {calls: ReturnType<typeof shownCall>[]; next: number} => {
     const calls = bot.calls
     let start = calls.length
     while (start > 0 && calls[start - 1].seq > since) start -= 1
@@ -389,7 +389,7 @@ function getCalls({emu, deps, bot, query, res}: Ctx): Promise<unknown> | unknown
     const next = out.length >= MAX_CALLS ? out.at(-1)!.seq : Math.max(since, bot.callSeq)
     return {calls: out.map(shownCall), next}
   }
-  const now = collect() as {calls: unknown[]}
+  const now = collect()
   if (now.calls.length > 0 || wait === 0) return now
   return new Promise((resolve) => {
     const finish = (): void => {

@@ -8,7 +8,7 @@ function getCommands({bot, query}: Ctx): unknown {
   const read = (name: string): Record<string, unknown> => (query.has(name) ? {[name]: query.get(name)} : {})
   const chatId = int(read('chat_id'), 'chat_id', {required: true, nonZero: true})!
   const userId = int(read('user_id'), 'user_id', {min: 1}) ?? (chatId > 0 ? chatId : 1111)
-  const language = query.get('language_code') ?? ((bot.users.known(userId)?.language_code as string) || '')
+  const language = query.get('language_code') ?? (bot.users.known(userId)?.language_code || '')
   if (language !== '' && !/^[a-z]{2}$/.test(language))
     throw new ControlError(400, `language_code "${language}" must be two lower-case letters, such as "en"`)
   const admin = ['1', 'true', 'yes'].includes((query.get('is_administrator') ?? '').toLowerCase())

@@ -5,7 +5,7 @@
  * `{update_id, message}`.
  */
 import {ACTIONS} from '../actions/index.js'
-import {USER_MEDIA_KINDS} from '../media-kinds.js'
+import {USER_MEDIA_KINDS, isUserMediaKind} from '../media-kinds.js'
 import {ControlError, type Ctx, only} from './route.js'
 
 /** The form's fields: send_media's, but the kind and the file, which are the file field itself. */
@@ -16,7 +16,7 @@ export function postMedia({emu, bot, body, files}: Ctx): unknown {
     throw new ControlError(400, 'a media message has no text: send its caption as the field "caption"')
   only(body, FIELDS)
   const names = [...(files?.keys() ?? [])]
-  const kinds = names.filter((n) => (USER_MEDIA_KINDS as readonly string[]).includes(n))
+  const kinds = names.filter(isUserMediaKind)
   if (names.length !== 1 || kinds.length !== 1)
     throw new ControlError(
       400,

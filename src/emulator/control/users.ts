@@ -33,9 +33,9 @@ function setUser({bot, body, path}: Ctx): unknown {
   const user = bot.users.update(userId(path.id), {
     firstName: str(body, 'first_name'),
     lastName: body.last_name === '' ? '' : str(body, 'last_name'),
-    username: username as string | undefined,
+    username,
     languageCode: language,
-    isPremium: premium as boolean | undefined,
+    isPremium: premium,
   })
   return {user}
 }

@@ -68,11 +68,11 @@ class Anonymiser {
     }
     if (!isObject(value)) return
     if (typeof value.id === 'number' && typeof value.first_name === 'string' && value.is_bot !== true)
-      this.#person(value)
+      this.#person(value, value.id)
     if (typeof value.phone_number === 'string') this.#phone(value.phone_number)
     if (typeof value.latitude === 'number' && typeof value.longitude === 'number') this.#place(value)
     for (const [key, v] of Object.entries(value)) {
-      if (key === 'chat' && isObject(v) && typeof v.id === 'number') this.#chat(v)
+      if (key === 'chat' && isObject(v) && typeof v.id === 'number') this.#chat(v, v.id)
       this.learn(v, depth + 1)
     }
   }
@@ -81,8 +81,8 @@ class Anonymiser {
     if (!this.replaced.some((r) => r.what === what && r.from === from)) this.replaced.push({what, from, to})
   }
 
-  #person(user: Obj): void {
-    const id = user.id as number
+  /** A person (a User not the bot) whose `id` is a number. */
+  #person(user: Obj, id: number): void {
     if (this.#userIds.has(id)) return
     this.#userIds.add(id)
     const n = this.#people++
@@ -111,8 +111,8 @@ class Anonymiser {
       for (const part of parts) if (part.length >= 3 && !this.#words.has(part)) this.#words.set(part, fake)
   }
 
-  #chat(chat: Obj): void {
-    const id = chat.id as number
+  /** A chat whose `id` is a number. */
+  #chat(chat: Obj, id: number): void {
     if (this.#chatIds.has(id)) return
     this.#chatIds.add(id)
     if (chat.type === 'private' || id > 0) return // a private chat's id is its user's

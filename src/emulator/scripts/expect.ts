@@ -4,7 +4,8 @@
  * its parameters. Also the canonical form of an event (what `bot test --update` and a recorder write) and the line
  * diff a failure shows.
  */
-import type {RecordedCall, TgObject} from '../types.js'
+import type {RecordedCall} from '../types.js'
+import {type Message, isObject} from '../telegram.js'
 import type {BotExpectation, MessageKind, TextMatcher} from './format.js'
 import {
   CONTENT_FIELDS,
@@ -39,7 +40,7 @@ const NOT_MESSAGES = /^(sendchataction|sendmessagedraft|sendgift|sendinvoice_?li
 /** The events of a call (none for a failed call or one that is no message: answerCallbackQuery, sendChatAction…). */
 export function eventsOf(
   call: RecordedCall,
-  lookup: (chatId: number, messageId: number) => TgObject | undefined,
+  lookup: (chatId: number, messageId: number) => Message | undefined,
 ): BotEvent[] {
   if (call.error) return []
   const method = call.method.toLowerCase()
@@ -164,8 +165,8 @@ export function paramsMatch(expected: unknown, actual: unknown): boolean {
   }
   if (typeof expected === 'object') {
     const obj = typeof actual === 'string' ? parseJson(actual) : actual
-    if (!obj || typeof obj !== 'object' || Array.isArray(obj)) return false
-    return Object.entries(expected).every(([k, v]) => paramsMatch(v, (obj as Record<string, unknown>)[k]))
+    if (!isObject(obj)) return false
+    return Object.entries(expected).every(([k, v]) => paramsMatch(v, obj[k]))
   }
   if (actual === undefined || actual === null || typeof actual === 'object') return false
   const regex = typeof expected === 'string' ? /^\/(.+)\/([imsuy]*)$/s.exec(expected) : null

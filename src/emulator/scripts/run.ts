@@ -280,9 +280,10 @@ class ScriptRun {
     let ours = false
     const visit = (value: unknown, depth: number): void => {
       if (!value || typeof value !== 'object' || depth > 5) return
-      for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
+      const fields: Array<[string, unknown]> = Object.entries(value)
+      for (const [key, inner] of fields) {
         if (inner && typeof inner === 'object') {
-          const id = (inner as {id?: unknown}).id
+          const id = idOf(inner)
           if ((key === 'from' || key === 'user' || key === 'chat') && id !== undefined && this.ids.has(String(id)))
             ours = true
           visit(inner, depth + 1)
@@ -293,7 +294,7 @@ class ScriptRun {
     if (ours)
       for (const [key, inner] of Object.entries(update))
         if (key.endsWith('query') && inner && typeof inner === 'object') {
-          const id = (inner as {id?: unknown}).id
+          const id = idOf(inner)
           if (typeof id === 'string' || typeof id === 'number') this.queryIds.add(String(id))
         }
     return ours
@@ -775,13 +776,15 @@ class ScriptRun {
 /** An action's JSON result that says no update went out: its reason ('' when none is given), else undefined. */
 function droppedReason(result: unknown): string | undefined {
   if (!result || typeof result !== 'object') return undefined
-  const r = result as {update_id?: unknown; updates?: unknown; update_ids?: unknown; reason?: unknown}
-  const reason = typeof r.reason === 'string' ? r.reason : ''
-  if (r.update_id === 0) return reason
-  const list = Array.isArray(r.update_ids)
-    ? r.update_ids
-    : Array.isArray(r.updates)
-      ? r.updates.map((u) => (u as {update_id?: unknown})?.update_id)
+  const given = fieldOf(result, 'reason')
+  const reason = typeof given === 'string' ? given : ''
+  if (fieldOf(result, 'update_id') === 0) return reason
+  const ids = fieldOf(result, 'update_ids')
+  const updates = fieldOf(result, 'updates')
+  const list = Array.isArray(ids)
+    ? ids
+    : Array.isArray(updates)
+      ? updates.map((u) => fieldOf(u, 'update_id'))
       : undefined
   if (list && list.length > 0 && list.every((id) => id === 0)) return reason
   return undefined

@@ -197,19 +197,22 @@ export function callSteps(
   const p = call.params
   // The runner's own reading of a call (expect.ts): its events and their canonical form, what it compares.
   const results = Array.isArray(call.result) ? call.result : [call.result]
+  // a send's messages, completed from its parameters: a list when the call answered one (sendMediaGroup)
+  const sent = SEND_RE.test(method) ? results.map((r) => sentMessage(call.method, p, r)) : undefined
   const recorded: RecordedCall = {
     seq: 0,
     at: 0,
     source: 'http',
     method: call.method,
     params: p,
-    result: SEND_RE.test(method)
-      ? results.map((r) => sentMessage(call.method, p, r))
+    result: sent
+      ? Array.isArray(call.result)
+        ? sent
+        : sent[0]
       : EDIT_RE.test(method) && !isObject(call.result)
         ? undefined
         : call.result,
   }
-  if (SEND_RE.test(method) && !Array.isArray(call.result)) recorded.result = (recorded.result as unknown[])[0]
   const events = eventsOf(recorded, () => undefined)
   if (events.length > 0)
     return events.map((event) => {

@@ -5,7 +5,15 @@
 import {randomInt} from 'node:crypto'
 import type {BotState} from '../state/bot.js'
 import type {CallbackQueryOptions, TgObject, UserMessageOptions} from '../types.js'
-import {type CallbackQuery, type Chat, type Message, type User, isMessage, isObject} from '../telegram.js'
+import {
+  type CallbackQuery,
+  type Chat,
+  type ChatMember,
+  type Message,
+  type User,
+  isMessage,
+  isObject,
+} from '../telegram.js'
 import {commandEntities} from '../state/updates.js'
 import {supergroupIdFor} from '../state/faults.js'
 
@@ -120,7 +128,13 @@ function latestBotMessageId(bot: BotState, chatId: number): number | undefined {
  * Block (or unblock) the bot in the private chat `chatId`, and the `my_chat_member` update Telegram sends then: the
  * user, the chat, and the bot's membership going from `member` to `kicked` (until_date 0), or back.
  */
-export function setBlocked(bot: BotState, chatId: number, blocked: boolean): TgObject {
+export function setBlocked(
+  bot: BotState,
+  chatId: number,
+  blocked: boolean,
+): {
+  my_chat_member: {chat: Chat; from: User; date: number; old_chat_member: ChatMember; new_chat_member: ChatMember}
+} {
   const what = blocked ? 'blockBot' : 'unblockBot'
   if (!Number.isSafeInteger(chatId) || chatId <= 0)
     throw new Error(`${what}: chat ${String(chatId)} must be a private chat (the user's id, a positive integer)`)
@@ -141,8 +155,8 @@ export function setBlocked(bot: BotState, chatId: number, blocked: boolean): TgO
     ...(user.username ? {username: user.username} : {}),
     type: 'private',
   }
-  const member = {user: bot.from, status: 'member'}
-  const kicked = {user: bot.from, status: 'kicked', until_date: 0}
+  const member: ChatMember = {user: bot.from, status: 'member'}
+  const kicked: ChatMember = {user: bot.from, status: 'kicked', until_date: 0}
   return {
     my_chat_member: {
       chat,

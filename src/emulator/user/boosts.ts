@@ -7,6 +7,7 @@ import {randomBytes, randomInt} from 'node:crypto'
 import type {BotState} from '../state/bot.js'
 import {groupChat} from '../state/member-updates.js'
 import type {TgObject} from '../types.js'
+import type {Chat, Message} from '../telegram.js'
 import {privateMessage, userFor} from './users.js'
 
 export interface BoostOptions {
@@ -33,7 +34,7 @@ export function boostChat(bot: BotState, options: BoostOptions): {updates: TgObj
     throw new Error(`chat ${options.chatId} is a ${String(chat.type)}: only channels and supergroups are boosted`)
   const user = userFor(bot, options.userId ?? 1111, options)
   const now = Math.floor(Date.now() / 1000)
-  const boost: TgObject = {
+  const boost = {
     boost_id: randomBytes(9).toString('base64url'),
     add_date: now,
     expiration_date: options.expirationDate ?? now + 30 * DAY,
@@ -57,7 +58,10 @@ export function boostChat(bot: BotState, options: BoostOptions): {updates: TgObj
 }
 
 /** A boost is taken back (or expires): `removed_chat_boost` `{chat, boost_id, remove_date, source}` (BA 5389). */
-export function removeBoost(bot: BotState, options: {chatId: number; boostId: string}): TgObject | undefined {
+export function removeBoost(
+  bot: BotState,
+  options: {chatId: number; boostId: string},
+): {removed_chat_boost: {chat: Chat; boost_id: string; remove_date: number; source: unknown}} | undefined {
   const boost = bot.boosts.remove(options.chatId, options.boostId)
   if (!boost) throw new Error(`there is no boost "${options.boostId}" of chat ${options.chatId}`)
   const chat = groupChat(bot, options.chatId)
@@ -79,7 +83,7 @@ export function removeBoost(bot: BotState, options: {chatId: number; boostId: st
 export function webAppData(
   bot: BotState,
   options: {userId?: number; data: string; buttonText: string; firstName?: string; username?: string},
-): TgObject {
+): {message: Message} {
   if (typeof options.data !== 'string' || options.data === '') throw new Error('data must be a non-empty string')
   // Telegram.WebApp.sendData takes "up to 4096 bytes" (Mini Apps docs)
   if (Buffer.byteLength(options.data, 'utf8') > 4096) throw new Error('data is over 4096 bytes: sendData refuses it')

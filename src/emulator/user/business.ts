@@ -8,7 +8,7 @@ import type {BotState} from '../state/bot.js'
 import {BUSINESS_RIGHTS, type BusinessConnection, businessConnectionJson} from '../state/business.js'
 import {userMessageEntities} from '../state/updates.js'
 import type {TgObject} from '../types.js'
-import type {Message} from '../telegram.js'
+import type {Chat, Message} from '../telegram.js'
 import {privateChat, userFor} from './users.js'
 
 export interface ConnectOptions {
@@ -71,7 +71,7 @@ function liveConnection(bot: BotState, id: string): BusinessConnection {
 }
 
 /** A message in a business chat: `business_message` `{business_connection_id, message_id, from, chat, date, text}`. */
-export function businessMessage(bot: BotState, options: BusinessMessageOptions): TgObject {
+export function businessMessage(bot: BotState, options: BusinessMessageOptions): {business_message: Message} {
   const connection = liveConnection(bot, options.connectionId)
   const customer = userFor(bot, options.customerId ?? 3333, options)
   const chat = privateChat(customer)
@@ -93,7 +93,7 @@ export function businessMessage(bot: BotState, options: BusinessMessageOptions):
 export function editBusinessMessage(
   bot: BotState,
   options: {connectionId: string; chatId: number; messageId: number; text: string},
-): TgObject {
+): {edited_business_message: Message} {
   const connection = liveConnection(bot, options.connectionId)
   const old = bot.business.message(connection.id, options.chatId, options.messageId)
   if (!old) throw new Error(`there is no message ${options.messageId} in business chat ${options.chatId}`)
@@ -113,7 +113,7 @@ export function editBusinessMessage(
 export function deleteBusinessMessages(
   bot: BotState,
   options: {connectionId: string; chatId: number; messageIds: number[]},
-): TgObject {
+): {deleted_business_messages: {business_connection_id: string; chat: Chat; message_ids: number[]}} {
   const connection = liveConnection(bot, options.connectionId)
   if (options.messageIds.length === 0) throw new Error('message_ids must name at least one message')
   const messages = options.messageIds.map((id) => bot.business.message(connection.id, options.chatId, id))

@@ -4,7 +4,7 @@
  * `stopped_message_generation` update with the chat, the topic and the draft's id.
  */
 import type {BotState} from '../state/bot.js'
-import type {TgObject} from '../types.js'
+import type {Chat} from '../telegram.js'
 
 export interface StopGenerationOptions {
   /** The draft's id (draft_id of the draft method). */
@@ -15,7 +15,10 @@ export interface StopGenerationOptions {
 }
 
 /** The `stopped_message_generation` update body (without update_id). */
-export function stoppedGeneration(bot: BotState, options: StopGenerationOptions): TgObject {
+export function stoppedGeneration(
+  bot: BotState,
+  options: StopGenerationOptions,
+): {stopped_message_generation: {chat: Chat; message_thread_id?: number; draft_id: number}} {
   if (!Number.isSafeInteger(options.draftId) || options.draftId === 0)
     throw new Error('draftId must be a non-zero integer (the draft_id the bot sent)')
   const chatId = options.chatId ?? 1111

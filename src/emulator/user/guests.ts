@@ -7,7 +7,7 @@
 import type {BotState} from '../state/bot.js'
 import {randomInt} from 'node:crypto'
 import {userMessageEntities} from '../state/updates.js'
-import type {TgObject} from '../types.js'
+import type {Chat, Message} from '../telegram.js'
 import {userFor} from './users.js'
 
 export interface GuestOptions {
@@ -22,12 +22,12 @@ export interface GuestOptions {
   title?: string
 }
 
-export function guestMessage(bot: BotState, options: GuestOptions): TgObject {
+export function guestMessage(bot: BotState, options: GuestOptions): {guest_message: Message} {
   if (bot.user.supports_guest_queries !== true)
     throw new Error('the bot has no guest mode: create it with createBot({supportsGuestQueries: true})')
   if (typeof options.text !== 'string' || options.text === '') throw new Error('text must be a non-empty string')
   const user = userFor(bot, options.userId ?? 1111, options)
-  const chat: TgObject =
+  const chat: Chat =
     options.chatId < 0
       ? {
           id: options.chatId,

@@ -5,7 +5,8 @@
  * with the entities Telegram detects.
  */
 import type {BotState} from '../state/bot.js'
-import type {TgObject, UserMediaKind, UserMediaOptions} from '../types.js'
+import type {TgObject, UserMediaOptions} from '../types.js'
+import type {Message} from '../telegram.js'
 import {USER_MEDIA_KINDS} from '../media-kinds.js'
 import {storeBytes} from '../media/input.js'
 import {messageMedia} from '../media/objects.js'
@@ -15,7 +16,7 @@ import {userMessage} from './actions.js'
 /** The largest file a user may send through the emulator (Telegram's limit for users is far higher). */
 export const MAX_USER_FILE = 50 * 1024 * 1024
 
-export function userMediaMessage(bot: BotState, options: UserMediaOptions): TgObject {
+export function userMediaMessage(bot: BotState, options: UserMediaOptions): Message {
   const {kind, data} = options
   if (!USER_MEDIA_KINDS.includes(kind))
     throw new Error(`sendUserMedia: kind ${JSON.stringify(kind)} must be one of ${USER_MEDIA_KINDS.join(', ')}`)

@@ -16,7 +16,14 @@ import {
   newChargeId,
 } from '../state/payments.js'
 import type {TgObject, Update} from '../types.js'
-import {type Message, type StarTransaction, type SuccessfulPayment, type User, isObject} from '../telegram.js'
+import {
+  type Message,
+  type ShippingAddress,
+  type StarTransaction,
+  type SuccessfulPayment,
+  type User,
+  isObject,
+} from '../telegram.js'
 import {randomBytes} from 'node:crypto'
 import {privateChat, userFor} from './users.js'
 
@@ -103,7 +110,7 @@ function orderInfoFor(
 }
 
 /** A ShippingAddress (BA `JsonAddress` order of keys). */
-export function defaultAddress(): TgObject {
+export function defaultAddress(): ShippingAddress {
   return {
     country_code: 'US',
     state: 'NY',

@@ -4,7 +4,7 @@
  * `active` (re-enabled after a cancel) or `failed` (a payment for it failed).
  */
 import type {BotState} from '../state/bot.js'
-import type {TgObject} from '../types.js'
+import type {User} from '../telegram.js'
 import {userOf} from './actions.js'
 
 export const SUBSCRIPTION_STATES = ['canceled', 'active', 'failed'] as const
@@ -19,7 +19,10 @@ export interface SubscriptionOptions {
 }
 
 /** The `subscription` update body (without update_id). */
-export function subscriptionUpdate(bot: BotState, options: SubscriptionOptions): TgObject {
+export function subscriptionUpdate(
+  bot: BotState,
+  options: SubscriptionOptions,
+): {subscription: {user: User; invoice_payload: string; state: SubscriptionOptions['state']}} {
   if (typeof options.invoicePayload !== 'string' || options.invoicePayload === '')
     throw new Error('invoicePayload must be a non-empty string')
   if (!SUBSCRIPTION_STATES.includes(options.state))

@@ -6,7 +6,7 @@
  * `from_attachment_menu` (the bot added to the attachment or side menu). Bot API 10.5 adds `inviter`, a User.
  */
 import type {BotState} from '../state/bot.js'
-import type {TgObject} from '../types.js'
+import type {Message} from '../telegram.js'
 import {privateMessage, userFor} from './users.js'
 
 export interface WriteAccessOptions {
@@ -22,7 +22,7 @@ export interface WriteAccessOptions {
   username?: string
 }
 
-export function allowWriteAccess(bot: BotState, options: WriteAccessOptions): TgObject {
+export function allowWriteAccess(bot: BotState, options: WriteAccessOptions): {message: Message} {
   const reasons = [options.webAppName !== undefined, options.fromRequest === true, options.fromAttachmentMenu === true]
   if (reasons.filter(Boolean).length !== 1)
     throw new Error('pass exactly one reason: web_app_name, from_request: true or from_attachment_menu: true')
@@ -33,7 +33,7 @@ export function allowWriteAccess(bot: BotState, options: WriteAccessOptions): Tg
     options.inviterUserId !== undefined
       ? (bot.users.known(options.inviterUserId) ?? userFor(bot, options.inviterUserId))
       : undefined
-  const reason: TgObject =
+  const reason: {web_app_name: string} | {from_request: true} | {from_attachment_menu: true} =
     options.webAppName !== undefined
       ? {web_app_name: options.webAppName}
       : options.fromRequest
