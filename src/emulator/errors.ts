@@ -39,6 +39,12 @@ export function asError(err: unknown): Error {
   return err instanceof Error ? err : new Error(String(err))
 }
 
+/** A system error's code (`ECONNREFUSED`, `EAI_AGAIN`, `ERR_SSL_…`), or undefined when it has none. */
+export function errorCode(err: unknown): string | undefined {
+  if (!isObject(err)) return undefined
+  return typeof err.code === 'string' ? err.code : undefined
+}
+
 /** What a caught system error names: its code (`ENOENT`, `EACCES`…) and path when it has them, and its message. */
 export function systemError(err: unknown): {code: string | undefined; path: string | undefined; message: string} {
   const {code, path} = isObject(err) ? err : {}

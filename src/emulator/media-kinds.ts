@@ -1,8 +1,10 @@
 /**
- * The kinds of media a user can send, each named as the message field that carries it (core.telegram.org/bots/api#message):
- * one list for the user's actions, the control API's file fields and the chat scripts' media steps.
+ * The kinds of media a message carries, each in a field of its own name (core.telegram.org/bots/api#message: photo,
+ * document, video, audio, voice, animation, sticker, video_note), in that order. A file_id names one of these or a
+ * thumbnail or profile photo (state/file-ids.ts); a user sends one (user/media.ts, and a file field of the control API is
+ * named after it); a chat script names one.
  */
-export const USER_MEDIA_KINDS = [
+export const MEDIA_KINDS = [
   'photo',
   'document',
   'video',
@@ -13,10 +15,10 @@ export const USER_MEDIA_KINDS = [
   'video_note',
 ] as const
 
-/** The kinds of media a user can send (a file field of the control API's POST …/messages is named after its kind). */
-export type UserMediaKind = (typeof USER_MEDIA_KINDS)[number]
+/** One of MEDIA_KINDS. */
+export type MediaKind = (typeof MEDIA_KINDS)[number]
 
-/** Whether `name` is one of USER_MEDIA_KINDS. */
-export function isUserMediaKind(name: unknown): name is UserMediaKind {
-  return USER_MEDIA_KINDS.some((kind) => kind === name)
+/** Whether `name` is one of MEDIA_KINDS. */
+export function isMediaKind(name: unknown): name is MediaKind {
+  return MEDIA_KINDS.some((kind) => kind === name)
 }

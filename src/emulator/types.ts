@@ -1,5 +1,5 @@
 /** Public types of the Bot API emulator. Telegram objects are loosely typed on purpose: tests build them freely. */
-import type {UserMediaKind} from './media-kinds.js'
+import type {MediaKind} from './media-kinds.js'
 
 /** A Telegram object (Update, Message, User, Chat…). */
 export type TgObject = Record<string, unknown>
@@ -180,7 +180,8 @@ export interface UserProfileOptions {
 }
 
 /** The kinds of media a user can send (media-kinds.ts). */
-export type {UserMediaKind}
+/** The kinds of media a user can send (a file field of the control API's POST …/messages is named after its kind). */
+export type UserMediaKind = MediaKind
 
 /** A media message from a user: the real bytes (sizes and durations are read from them), a caption. */
 export interface UserMediaOptions extends Omit<UserMessageOptions, 'text'> {

@@ -3,7 +3,7 @@ import type {BotState} from '../state/bot.js'
 import type {CallbackQueryOptions, UserMediaKind, UserMediaOptions, UserMessageOptions} from '../types.js'
 import {callbackQuery, userMessage} from '../user/actions.js'
 import {userMediaMessage} from '../user/media.js'
-import {USER_MEDIA_KINDS} from '../media-kinds.js'
+import {MEDIA_KINDS} from '../media-kinds.js'
 import {defineAction} from './action.js'
 import {isObject} from '../telegram.js'
 import {type FieldValues, InputError, field, int, oneOf, text, who} from './fields.js'
@@ -97,7 +97,7 @@ export const sendMedia = defineAction({
   description:
     'the user sends a photo, document, video, audio, voice, animation, sticker or video note (the real bytes)',
   params: {
-    kind: {...oneOf('what the file is sent as', USER_MEDIA_KINDS), required: true},
+    kind: {...oneOf('what the file is sent as', MEDIA_KINDS), required: true},
     file,
     ...sender,
     caption: text('the caption'),

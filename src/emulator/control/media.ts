@@ -5,7 +5,7 @@
  * `{update_id, message}`.
  */
 import {ACTIONS} from '../actions/index.js'
-import {USER_MEDIA_KINDS, isUserMediaKind} from '../media-kinds.js'
+import {MEDIA_KINDS, isMediaKind} from '../media-kinds.js'
 import {ControlError, type Ctx, only} from './route.js'
 
 /** The form's fields: send_media's, but the kind and the file, which are the file field itself. */
@@ -16,11 +16,11 @@ export function postMedia({emu, bot, body, files}: Ctx): unknown {
     throw new ControlError(400, 'a media message has no text: send its caption as the field "caption"')
   only(body, FIELDS)
   const names = [...(files?.keys() ?? [])]
-  const kinds = names.filter(isUserMediaKind)
+  const kinds = names.filter(isMediaKind)
   if (names.length !== 1 || kinds.length !== 1)
     throw new ControlError(
       400,
-      `send exactly one file, in a field named after its kind (${USER_MEDIA_KINDS.join(', ')}); got ${
+      `send exactly one file, in a field named after its kind (${MEDIA_KINDS.join(', ')}); got ${
         names.length === 0 ? 'none' : names.join(', ')
       }`,
     )

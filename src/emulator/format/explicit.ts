@@ -6,7 +6,7 @@ import {type Entity, FormatError} from './entity.js'
 import {checkedLink} from './links.js'
 import {parseJsonBounded, tdIntegerFieldText} from '../json.js'
 import {isObject} from '../telegram.js'
-import {thrownText} from '../http/thrown.js'
+import {errorText} from '../errors.js'
 
 /** An error the client sees as `Bad Request: can't parse MessageEntity: <message>`. */
 export class EntityError extends Error {}
@@ -43,7 +43,7 @@ function intFieldText(o: Json, name: string, bits: 32 | 64): string {
   try {
     return tdIntegerFieldText(o, name, bits, true)!
   } catch (err) {
-    throw new EntityError(thrownText(err))
+    throw new EntityError(errorText(err))
   }
 }
 

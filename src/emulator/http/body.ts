@@ -15,9 +15,8 @@ import type {IncomingHttpHeaders} from 'node:http'
 import {type Readable, Transform, type TransformCallback} from 'node:stream'
 import {createGunzip, createInflate} from 'node:zlib'
 import busboy from 'busboy'
-import {ApiError} from '../errors.js'
+import {ApiError, errorText} from '../errors.js'
 import {decodeUtf8} from './td-args.js'
-import {thrownText} from './thrown.js'
 
 export const MAX_BODY = 50 * 1024 * 1024
 export const MAX_PARAMETERS = 1 << 20
@@ -76,7 +75,7 @@ export function decodedBody(headers: IncomingHttpHeaders, body: Readable): Reada
 
 /** A decoding error in the server's words (`Bad Request: …`), a limit's 413 as it is. */
 const asApiError = (err: unknown): ApiError =>
-  err instanceof ApiError ? err : new ApiError(400, `Bad Request: ${thrownText(err).toLowerCase()}`)
+  err instanceof ApiError ? err : new ApiError(400, `Bad Request: ${errorText(err).toLowerCase()}`)
 
 /**
  * The whole body, at most `limit` bytes (else 413 `Request Entity Too Large: <what>`). Listeners, not `for await`: the
@@ -293,7 +292,7 @@ export function readMultipart(
     bb.on('close', () => {
       if (!failed) resolve()
     })
-    bb.on('error', (err) => fail(new ApiError(400, `Bad Request: ${thrownText(err).toLowerCase()}`)))
+    bb.on('error', (err) => fail(new ApiError(400, `Bad Request: ${errorText(err).toLowerCase()}`)))
     stream.on('error', (err) => fail(asApiError(err)))
     stream.on('close', () => {
       if (!stream.readableEnded) fail(new ApiError(400, 'Bad Request: the request body was cut off'))

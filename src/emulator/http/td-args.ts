@@ -11,7 +11,7 @@
  * - bytes are taken as they come: a value that is not valid UTF-8 (td `check_utf8`, tdutils/td/utils/utf8.cpp) is
  *   flagged, for the method to answer td's text, never turned into U+FFFD silently.
  */
-import {thrownText} from './thrown.js'
+import {errorText} from '../errors.js'
 
 /** A parameter as read: its name and value as text, and whether either's bytes were not valid UTF-8. */
 export type AddArg = (name: string, value: string, badUtf8: boolean) => void
@@ -278,7 +278,7 @@ export function readJsonArgs(raw: Uint8Array, add: AddArg): string | undefined {
     try {
       value = p.decodeText()
     } catch (e) {
-      return `Bad Request: can't parse string content: ${thrownText(e)}`
+      return `Bad Request: can't parse string content: ${errorText(e)}`
     }
     if (!p.empty) return 'Bad Request: extra data after string'
     add('content', value[0], value[1])
@@ -296,7 +296,7 @@ export function readJsonArgs(raw: Uint8Array, add: AddArg): string | undefined {
     try {
       key = p.decodeText()
     } catch (e) {
-      return `Bad Request: can't parse parameter name: ${thrownText(e)}`
+      return `Bad Request: can't parse parameter name: ${errorText(e)}`
     }
     p.skipWhitespace()
     if (!p.trySkip(58)) return "Bad Request: can't parse object, ':' expected"
@@ -310,7 +310,7 @@ export function readJsonArgs(raw: Uint8Array, add: AddArg): string | undefined {
         value = p.text(begin, p.pos)
       }
     } catch (e) {
-      return `Bad Request: can't parse parameter value: ${thrownText(e)}`
+      return `Bad Request: can't parse parameter value: ${errorText(e)}`
     }
     add(key[0], value[0], key[1] || value[1])
     p.skipWhitespace()

@@ -4,7 +4,7 @@
  */
 import {randomBytes} from 'node:crypto'
 import type {Handler} from './core.js'
-import {badRequest} from '../errors.js'
+import {badRequest, errorText} from '../errors.js'
 import {userIdParam} from './args.js'
 import {QUERY_INVALID} from './callbacks.js'
 import {chatOf} from './message-params.js'
@@ -12,7 +12,6 @@ import type {TgObject} from '../types.js'
 import type {Params} from '../http/params.js'
 import {parseJsonBounded} from '../json.js'
 import {isObject} from '../telegram.js'
-import {thrownText} from '../http/thrown.js'
 
 export const getUserChatBoosts: Handler = (bot, params) => {
   const userId = userIdParam(params)
@@ -57,7 +56,7 @@ export function readInlineResult(params: Params): TgObject {
   try {
     result = parseJsonBounded(raw)
   } catch (err) {
-    throw badRequest(`can't parse JSON encoded web view query results ${thrownText(err)}`)
+    throw badRequest(`can't parse JSON encoded web view query results ${errorText(err)}`)
   }
   if (!isObject(result)) throw badRequest('inline query result must be an object')
   return result

@@ -8,7 +8,7 @@
  */
 import type {BotState} from '../state/bot.js'
 import type {Answer, Handler} from './core.js'
-import {badRequest} from '../errors.js'
+import {badRequest, ApiError, errorText} from '../errors.js'
 import {checkLinkPreviewOptions, formatted, markupOf, now} from './message-params.js'
 import type {Params} from '../http/params.js'
 import {type InlineMessageState, readableInlineMessageId} from '../state/inline.js'
@@ -17,10 +17,8 @@ import {type Message, isObject} from '../telegram.js'
 import {readInputMedia} from '../media/input-media.js'
 import {resolveFile, storeBytes} from '../media/input.js'
 import {messageMedia} from '../media/objects.js'
-import {ApiError} from '../errors.js'
 import {toDouble, toInteger} from '../integer.js'
 import {INT32_MAX, INT32_MIN, integerArg, jsonArg, required} from './args.js'
-import {thrownText} from '../http/thrown.js'
 
 export const NOT_MODIFIED =
   'message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message'
@@ -162,7 +160,7 @@ export function readEditMedia(params: Params): ReturnType<typeof readInputMedia>
   try {
     return readInputMedia(params, value, false)
   } catch (err) {
-    throw badRequest(`can't parse InputMedia: ${thrownText(err)}`)
+    throw badRequest(`can't parse InputMedia: ${errorText(err)}`)
   }
 }
 

@@ -11,7 +11,7 @@
  */
 import type {BotState} from '../state/bot.js'
 import type {Answer, Handler} from './core.js'
-import {badRequest} from '../errors.js'
+import {badRequest, errorText} from '../errors.js'
 import {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
 import {chatOf, formatted, markupOf, parseJson} from './message-params.js'
@@ -23,7 +23,6 @@ import {userIdParam} from './args.js'
 import {toInteger} from '../integer.js'
 import {tdIntField, tdIntegerFieldText} from '../json.js'
 import {isObject} from '../telegram.js'
-import {thrownText} from '../http/thrown.js'
 
 /** How long a user's ephemeral message may be replied to (ReplyParameters.ephemeral_message_id: "within 15 seconds"). */
 export const EPHEMERAL_REPLY_MS = 15_000
@@ -66,7 +65,7 @@ function readEphemeralParameters(bot: BotState, raw: string): EphemeralTarget {
     try {
       receiver = Number(tdIntegerFieldText(o, 'receiver_user_id', 64))
     } catch (err) {
-      const text = thrownText(err)
+      const text = errorText(err)
       throw badRequest(text[0].toLowerCase() + text.slice(1))
     }
   }
@@ -95,7 +94,7 @@ function ephemeralReply(bot: BotState, params: Params): number | undefined {
   try {
     id = tdIntField(o, 'ephemeral_message_id')!
   } catch (err) {
-    const text = thrownText(err)
+    const text = errorText(err)
     throw badRequest(text[0].toLowerCase() + text.slice(1))
   }
   if (id <= 0) throw badRequest('field "ephemeral_message_id" must be a valid Number')

@@ -6,7 +6,7 @@
  * the test to read (control API GET …/inline_queries/{id}, emu.inlineAnswer).
  */
 import type {Handler} from './core.js'
-import {ApiError, badRequest} from '../errors.js'
+import {ApiError, badRequest, errorText} from '../errors.js'
 import {readReplyMarkupValue} from './keyboards.js'
 import {QUERY_ID_INVALID} from './catalog/validate.js'
 import {toBool} from '../http/params.js'
@@ -15,7 +15,6 @@ import {integerFieldText, parseJsonBounded, tdIntegerFieldText} from '../json.js
 import {labeledPrices} from './invoice-params.js'
 import {integerArg, jsonArg} from './args.js'
 import {isObject} from '../telegram.js'
-import {thrownText} from '../http/thrown.js'
 
 /**
  * The lifetime of an inline_query update (Client.cpp add_new_inline_query: 30 s): the emulator lets it be answered that
@@ -55,7 +54,7 @@ function integerFields(o: TgObject, names: string[], bits: 32 | 64 = 32): void {
     try {
       tdIntegerFieldText(o, name, bits)
     } catch (err) {
-      throw new ResultError(thrownText(err))
+      throw new ResultError(errorText(err))
     }
   }
 }
@@ -107,7 +106,7 @@ function checkContent(content: TgObject): void {
     try {
       labeledPrices(content.prices)
     } catch (err) {
-      throw new ResultError(thrownText(err))
+      throw new ResultError(errorText(err))
     }
     optionalString(content, 'provider_data')
     integerFields(content, ['max_tip_amount'], 64)
@@ -251,7 +250,7 @@ function readResults(raw: string | undefined): TgObject[] {
   try {
     value = parseJsonBounded(raw)
   } catch (err) {
-    throw badRequest(`can't parse JSON encoded inline query results: ${thrownText(err)}`)
+    throw badRequest(`can't parse JSON encoded inline query results: ${errorText(err)}`)
   }
   if (value === null) return []
   if (!Array.isArray(value)) throw badRequest('expected an Array of inline query results')

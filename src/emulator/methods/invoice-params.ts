@@ -5,13 +5,12 @@
  * amounts, total, tips), then Telegram's own for Stars and providers (errors seen from the live servers;
  * docs/emulator.md says which are not settled by the sources).
  */
-import {badRequest} from '../errors.js'
+import {badRequest, errorText} from '../errors.js'
 import type {Params} from '../http/params.js'
 import type {Invoice, LabeledPrice} from '../state/payments.js'
 import {INT32_MAX, integerArg, integerSafe, longField, required, stringField, toBool, jsonArg} from './args.js'
 import {integerFieldText} from '../json.js'
 import {isObject} from '../telegram.js'
-import {thrownText} from '../http/thrown.js'
 
 /** td's `check_currency_amount`: |amount| ≤ 9999'9999'9999. */
 const MAX_AMOUNT = 999_999_999_999
@@ -35,7 +34,7 @@ export function labeledPrices(value: unknown): LabeledPrice[] {
       if (label === '') throw new Error('LabeledPrice label must be non-empty')
       prices.push({label, amount: longField(o, 'amount')})
     } catch (err) {
-      throw new Error(`Can't parse labeled price: ${thrownText(err)}`)
+      throw new Error(`Can't parse labeled price: ${errorText(err)}`)
     }
   }
   if (prices.length === 0) throw new Error('There must be at least one price')
@@ -57,7 +56,7 @@ export function readInvoice(params: Params, link: boolean): Invoice {
   try {
     prices = labeledPrices(pricesJson)
   } catch (err) {
-    throw badRequest(lowerFirst(thrownText(err)))
+    throw badRequest(lowerFirst(errorText(err)))
   }
   let maxTipAmount = 0
   const rawMaxTip = params.get('max_tip_amount') ?? ''

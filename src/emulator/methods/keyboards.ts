@@ -4,14 +4,13 @@
  * silent cut to 12 buttons per row and 300 in all, empty buttons and rows dropped) and the server's BUTTON_DATA_INVALID
  * for callback_data over 64 bytes.
  */
-import {badRequest} from '../errors.js'
+import {badRequest, errorText} from '../errors.js'
 import {checkLink, checkWebAppLink, linkRefusal, linkUserId} from '../format/links.js'
 import type {TgObject} from '../types.js'
 import {ADMINISTRATOR_RIGHTS} from '../state/members.js'
 import {integerFieldText, tdIntegerFieldText} from '../json.js'
 import {jsonArg} from './args.js'
 import {isObject} from '../telegram.js'
-import {thrownText} from '../http/thrown.js'
 
 /** What a markup becomes: an inline keyboard (stored on the message and answered back), or anything else. */
 export type Markup = {inline: TgObject[][]; forceReply?: true} | {other: true} | undefined
@@ -60,7 +59,7 @@ function integerField(o: TgObject, name: string, what: string, bits: 32 | 64, re
   try {
     return tdIntegerFieldText(o, name, bits, required)
   } catch (err) {
-    throw buttonError(what, thrownText(err))
+    throw buttonError(what, errorText(err))
   }
 }
 

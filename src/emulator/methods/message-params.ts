@@ -1,6 +1,6 @@
 /** Parameters the outgoing methods share: JSON values, the target chat, formatted text, the reply target, the markup. */
 import type {BotState} from '../state/bot.js'
-import {ApiError, badRequest} from '../errors.js'
+import {ApiError, badRequest, errorText} from '../errors.js'
 import {type Entity, entitiesJson, formatText} from '../format/index.js'
 import {type Markup, finishInlineKeyboard, readReplyMarkup} from './keyboards.js'
 import type {Params} from '../http/params.js'
@@ -9,7 +9,6 @@ import {type Chat, type Message, type User, isObject} from '../telegram.js'
 import {integerFieldText, tdIntField} from '../json.js'
 import {toInteger} from '../integer.js'
 import {longField, stringField, jsonArg} from './args.js'
-import {thrownText} from '../http/thrown.js'
 
 export const now = (): number => Math.floor(Date.now() / 1000)
 
@@ -105,7 +104,7 @@ function tdField<T>(read: () => T): T {
   try {
     return read()
   } catch (err) {
-    const text = thrownText(err)
+    const text = errorText(err)
     throw badRequest(text[0].toLowerCase() + text.slice(1))
   }
 }
@@ -227,7 +226,7 @@ export function checkSuggestedPost(params: Params): void {
   const value = jsonArg(raw, "can't parse suggested post parameters JSON object")
   if (!isObject(value)) throw badRequest('object expected as suggested post parameters')
   const tdError = (err: unknown): never => {
-    const text = thrownText(err)
+    const text = errorText(err)
     throw badRequest(text[0].toLowerCase() + text.slice(1))
   }
   // get_input_suggested_post_info: get_optional_int_field("send_date")

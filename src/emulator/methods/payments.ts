@@ -6,14 +6,13 @@
  * server's text for QUERY_ID_INVALID (Client.cpp fail_query_with_error).
  */
 import type {Handler} from './core.js'
-import {badRequest} from '../errors.js'
+import {badRequest, errorText} from '../errors.js'
 import {QUERY_INVALID} from './callbacks.js'
 import {checkInvoice, labeledPrices, readInvoice} from './invoice-params.js'
 import {required, stringField, toBool, jsonArg} from './args.js'
 import {sendNew} from './send.js'
 import type {ShippingOption} from '../state/payments.js'
 import {isObject} from '../telegram.js'
-import {thrownText} from '../http/thrown.js'
 
 export const sendInvoice: Handler = (bot, params) => {
   const invoice = readInvoice(params, false)
@@ -70,11 +69,11 @@ function shippingOptions(raw: string): ShippingOption[] {
       try {
         prices = labeledPrices(o.prices)
       } catch (err) {
-        throw new Error(`Can't parse shipping option prices: ${thrownText(err)}`)
+        throw new Error(`Can't parse shipping option prices: ${errorText(err)}`)
       }
       options.push({id, title, prices})
     } catch (err) {
-      throw badRequest(`can't parse shipping option: ${thrownText(err)}`)
+      throw badRequest(`can't parse shipping option: ${errorText(err)}`)
     }
   }
   if (options.length === 0) throw badRequest('there must be at least one shipping option')

@@ -2,11 +2,10 @@
  * Reactions, read as the server reads them (BA `get_reaction_types` 12085-12131): the ReactionType list of
  * setMessageReaction and of a user's reaction, and the emoji Telegram allows (DOC ReactionTypeEmoji, 10.1).
  */
-import {badRequest} from '../errors.js'
+import {badRequest, errorText} from '../errors.js'
 import type * as Tg from '@grammyjs/types'
 import {longFieldText, stringField, jsonArg} from './args.js'
 import {isObject} from '../telegram.js'
-import {thrownText} from '../http/thrown.js'
 
 /** The reaction emoji of DOC ReactionTypeEmoji (Bot API 10.1), exactly as listed (no U+FE0F variation selectors). */
 export const REACTION_EMOJIS: ReadonlySet<string> = new Set([
@@ -109,7 +108,7 @@ export function readReactionTypes(raw: string | undefined): ReactionType[] {
     try {
       return reactionType(item)
     } catch (err) {
-      throw badRequest(`can't parse ReactionType: ${thrownText(err)}`)
+      throw badRequest(`can't parse ReactionType: ${errorText(err)}`)
     }
   })
 }

@@ -7,7 +7,7 @@
 import {randomInt} from 'node:crypto'
 import type {BotState} from '../state/bot.js'
 import type {Handler} from './core.js'
-import {ApiError, badRequest} from '../errors.js'
+import {ApiError, badRequest, errorText} from '../errors.js'
 import {formatted} from './message-params.js'
 import {finishSend, prepareSend} from './send.js'
 import type {Params} from '../http/params.js'
@@ -19,7 +19,6 @@ import {type InputMedia, readInputMedia, reasonOf} from '../media/input-media.js
 import {messageMedia} from '../media/objects.js'
 import {toInteger} from '../integer.js'
 import {jsonArg, required} from './args.js'
-import {thrownText} from '../http/thrown.js'
 
 /** get_integer_arg with the server's clamp to ≥ 0; undefined when absent. */
 function attribute(params: Params, name: string): number | undefined {
@@ -124,7 +123,7 @@ export const sendMediaGroup: Handler = async (bot, params) => {
     try {
       return readInputMedia(params, item, true)
     } catch (err) {
-      throw badRequest(`can't parse InputMedia: ${thrownText(err)}`)
+      throw badRequest(`can't parse InputMedia: ${errorText(err)}`)
     }
   })
   const prepared = prepareSend(bot, params)

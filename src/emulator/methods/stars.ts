@@ -6,7 +6,7 @@
  */
 import {randomBytes} from 'node:crypto'
 import type {Handler} from './core.js'
-import {badRequest} from '../errors.js'
+import {badRequest, errorText} from '../errors.js'
 import {integerArg, required, toBool, userIdParam, jsonArg} from './args.js'
 import {formatted} from './message-params.js'
 import {sendNew} from './send.js'
@@ -14,7 +14,6 @@ import type {TgObject} from '../types.js'
 import type {Params} from '../http/params.js'
 import {tdIntField} from '../json.js'
 import {isObject} from '../telegram.js'
-import {thrownText} from '../http/thrown.js'
 
 /**
  * refundStarPayment: the Stars go back to the user, the ledger gets the outgoing transaction (same id as the
@@ -104,7 +103,7 @@ function paidMediaItems(params: Params): TgObject[] {
       try {
         return tdIntField(o, name)
       } catch (err) {
-        throw fail(thrownText(err))
+        throw fail(errorText(err))
       }
     }
     int('width')

@@ -6,7 +6,7 @@
 import type {BotState} from '../state/bot.js'
 import type {StickerSetState} from '../state/sticker-sets.js'
 import type {Handler} from './core.js'
-import {badRequest} from '../errors.js'
+import {badRequest, errorText} from '../errors.js'
 import type {Params} from '../http/params.js'
 import type {TgObject} from '../types.js'
 import {type FileRef, fileRef, resolveFile} from '../media/input.js'
@@ -14,7 +14,6 @@ import {mediaJson} from '../media/objects.js'
 import {toInteger} from '../integer.js'
 import {jsonArg, required} from './args.js'
 import {isObject} from '../telegram.js'
-import {thrownText} from '../http/thrown.js'
 
 /** The docs' rule: letters, digits, underscores; a letter first; no `__`; ends in `_by_<bot username>`; ≤ 64. */
 function checkSetName(bot: BotState, name: string): void {
@@ -93,7 +92,7 @@ function parsedSticker(params: Params, value: unknown, format: string): PendingS
   try {
     return readInputSticker(params, value, format)
   } catch (err) {
-    throw badRequest(`can't parse InputSticker: ${thrownText(err)}`)
+    throw badRequest(`can't parse InputSticker: ${errorText(err)}`)
   }
 }
 

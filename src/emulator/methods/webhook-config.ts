@@ -7,11 +7,17 @@ import type * as Tg from '@grammyjs/types'
 import {isIP} from 'node:net'
 import type {BotState, WebhookSettings} from '../state/bot.js'
 import type {Answer, CallContext, Core} from './core.js'
-import {ApiError, CONFLICT_OTHER_SET_WEBHOOK, CONFLICT_SET_WEBHOOK, badRequest, tooManyRequests} from '../errors.js'
+import {
+  ApiError,
+  CONFLICT_OTHER_SET_WEBHOOK,
+  CONFLICT_SET_WEBHOOK,
+  badRequest,
+  tooManyRequests,
+  errorCode,
+} from '../errors.js'
 import {toBool, toInt, type Params} from '../http/params.js'
 import {allowedUpdatesList, parseAllowedUpdates} from '../state/updates.js'
 import {isPrivateAddress} from '../media/input.js'
-import {errorCode} from '../http/thrown.js'
 
 const CLOUD_PORTS = new Set([443, 80, 88, 8443])
 const MAX_CERTIFICATE = 3 << 20

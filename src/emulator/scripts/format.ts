@@ -3,7 +3,7 @@
  * into these types (every node with its line and column), run.ts plays them against the emulator, expect.ts matches
  * what the bot did, update.ts rewrites expectations from it. docs/testing.md is the format's reference.
  */
-import {USER_MEDIA_KINDS, type UserMediaKind} from '../media-kinds.js'
+import {MEDIA_KINDS, type MediaKind} from '../media-kinds.js'
 
 /** Where a node is in its file: 1-based line and column. */
 export interface Position {
@@ -16,7 +16,7 @@ export type TextMatcher = {kind: 'exact'; text: string} | {kind: 'regex'; regex:
 
 /** A media kind a bot's message may carry, with the key a script names it by. */
 export const MESSAGE_KINDS = [
-  ...USER_MEDIA_KINDS,
+  ...MEDIA_KINDS,
   'poll',
   'invoice',
   'location',
@@ -74,7 +74,7 @@ export type ActionStep = StepBase &
   (
     | {type: 'text'; text: string; fields: Record<string, unknown>}
     | {type: 'press'; label: string}
-    | {type: 'media'; kind: UserMediaKind; path: string; fields: Record<string, unknown>}
+    | {type: 'media'; kind: MediaKind; path: string; fields: Record<string, unknown>}
     | {type: 'pay'; fields: Record<string, unknown>}
     | {type: 'vote'; options: number[]}
     | {type: 'react'; reaction: unknown[]}
@@ -114,13 +114,13 @@ export function isAction(step: ChatStep): step is ActionStep {
 }
 
 /** The steps that send a file as a user: each media kind by its name, and `file:` for a document. */
-export const MEDIA_STEPS: Readonly<Record<string, UserMediaKind>> = {
-  ...Object.fromEntries(USER_MEDIA_KINDS.map((kind) => [kind, kind])),
+export const MEDIA_STEPS: Readonly<Record<string, MediaKind>> = {
+  ...Object.fromEntries(MEDIA_KINDS.map((kind) => [kind, kind])),
   file: 'document',
 }
 
 /** The step a script writes for a media kind: `file:` for a document, the kind's name for the others. */
-export function mediaStep(kind: UserMediaKind): string {
+export function mediaStep(kind: MediaKind): string {
   return kind === 'document' ? 'file' : kind
 }
 
@@ -134,7 +134,7 @@ export const STEP_NAMES = [
   'silence',
   'photo',
   'file',
-  ...USER_MEDIA_KINDS.filter((kind) => kind !== 'photo'),
+  ...MEDIA_KINDS.filter((kind) => kind !== 'photo'),
   'pay',
   'vote',
   'react',

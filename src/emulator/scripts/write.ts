@@ -17,7 +17,7 @@ import {canonicalExpectation, eventsOf} from './expect.js'
 import {mediaStep} from './format.js'
 import {isMessageKind} from './telegram.js'
 import {isObject} from '../telegram.js'
-import {USER_MEDIA_KINDS} from '../media-kinds.js'
+import {MEDIA_KINDS} from '../media-kinds.js'
 
 /** One update the bot got, and the calls it made while handling it (oldest first). */
 export interface RecordedTurn {
@@ -305,7 +305,7 @@ function userStep(
   if (type === 'message' || type === 'business_message') {
     if (payload.successful_payment !== undefined) return payment.open ? {part: true} : {step: {pay: true}}
     if (typeof payload.text === 'string') return {step: {user: payload.text}}
-    for (const field of USER_MEDIA_KINDS) {
+    for (const field of MEDIA_KINDS) {
       const step = mediaStep(field)
       const media = payload[field]
       if (media === undefined) continue

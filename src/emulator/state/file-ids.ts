@@ -6,7 +6,7 @@
  * is refused as Telegram refuses it.
  */
 import {createHash, randomBytes} from 'node:crypto'
-import {MEDIA_KINDS, type MediaKind} from '../media/kinds.js'
+import {MEDIA_KINDS, type MediaKind} from '../media-kinds.js'
 
 export type FileKind = MediaKind | 'thumbnail' | 'profile_photo'
 

@@ -7,7 +7,7 @@
 import type {BotState} from '../state/bot.js'
 import type {TgObject, UserMediaOptions} from '../types.js'
 import type {Message} from '../telegram.js'
-import {USER_MEDIA_KINDS} from '../media-kinds.js'
+import {MEDIA_KINDS} from '../media-kinds.js'
 import {storeBytes} from '../media/input.js'
 import {messageMedia} from '../media/objects.js'
 import {userMessageEntities} from '../state/updates.js'
@@ -18,8 +18,8 @@ export const MAX_USER_FILE = 50 * 1024 * 1024
 
 export function userMediaMessage(bot: BotState, options: UserMediaOptions): Message {
   const {kind, data} = options
-  if (!USER_MEDIA_KINDS.includes(kind))
-    throw new Error(`sendUserMedia: kind ${JSON.stringify(kind)} must be one of ${USER_MEDIA_KINDS.join(', ')}`)
+  if (!MEDIA_KINDS.includes(kind))
+    throw new Error(`sendUserMedia: kind ${JSON.stringify(kind)} must be one of ${MEDIA_KINDS.join(', ')}`)
   if (!Buffer.isBuffer(data) || data.length === 0) throw new Error('sendUserMedia: data must be a non-empty Buffer')
   if (data.length > MAX_USER_FILE) throw new Error(`sendUserMedia: the file is over ${MAX_USER_FILE} bytes`)
   const file = storeBytes(bot, kind, data, options.filename, options.mimeType)

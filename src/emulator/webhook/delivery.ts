@@ -11,7 +11,7 @@ import type {BotState, QueueEntry, WebhookSettings} from '../state/bot.js'
 import type {Core} from '../methods/core.js'
 import {readParams} from '../http/params.js'
 import {MAX_PARAMETERS} from '../http/body.js'
-import {errorCode} from '../http/thrown.js'
+import {errorCode} from '../errors.js'
 
 export class WebhookWorker {
   private readonly agent: http.Agent
