@@ -14,6 +14,7 @@ import {explainApiError} from '../telegram/explain.js'
 import {errorLine} from './output.js'
 import {isPromptCancel} from './prompt.js'
 import {proxyProblem} from '../lib/proxy.js'
+import {onInterrupt} from '../lib/interrupts.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<
   (typeof BaseCommand)['baseFlags'] & T['flags']
@@ -116,9 +117,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       ...(this.ctor.baseFlags ?? {}),
       ...(this.ctor.enableJsonFlag ? {json: {}} : {}),
     }
-    for (const [name, flag] of Object.entries(all) as Array<
-      [string, {hidden?: boolean; allowNo?: boolean; char?: string}]
-    >) {
+    for (const [name, value] of Object.entries(all)) {
+      const flag: {hidden?: boolean; allowNo?: boolean} = value
       if (flag.hidden) continue
       names.push(`--${name}`)
       if (flag.allowNo) names.push(`--no-${name}`)
@@ -133,24 +133,25 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     if (process.env.BOT_TOKEN) this.#secrets.push(process.env.BOT_TOKEN)
     this.#secrets.push(...tokensInArgv(this.argv))
     await super.init()
-    const section = (this.ctor as unknown as typeof BaseCommand).packageSection
-    if (section)
+    // Only BaseCommand's subclasses have packageSection; this.ctor is typed as oclif's Command.
+    const section = 'packageSection' in this.ctor ? this.ctor.packageSection : undefined
+    if (typeof section === 'string' && section)
       this.packageConfig = await readPackageConfig(
         section,
         this.ctor.flags as unknown as Record<string, FlagDefinition>,
       )
     const {args, flags, argv} = await this.parse({
       flags: withDefaults(this.ctor.flags, this.packageConfig),
-      baseFlags: (super.ctor as typeof BaseCommand).baseFlags,
+      baseFlags: this.ctor.baseFlags,
       enableJsonFlag: this.ctor.enableJsonFlag,
       args: this.ctor.args,
       strict: this.ctor.strict,
     })
     this.flags = flags as BaseFlags<T>
     this.args = args as BaseArgs<T>
-    this.positional = argv as string[]
-    const token = (flags as {token?: string}).token
-    if (token) this.#secrets.push(token)
+    this.positional = argv.map(String)
+    const token: unknown = flags.token
+    if (typeof token === 'string' && token) this.#secrets.push(token)
   }
 
   /** Token and api root from flags/env/.env; fails with a fix when no token is set. */
@@ -207,27 +208,19 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    * teardown of their own. Returns a function that removes the handlers.
    */
   protected exitOnInterrupt(cleanup?: () => void): () => void {
-    const codes = {SIGINT: 130, SIGTERM: 143, SIGHUP: 129} as const
-    const handlers = Object.entries(codes).map(([signal, code]) => {
-      const handler = () => {
-        try {
-          cleanup?.()
-        } catch {
-          // exiting anyway
-        }
-        try {
-          process.stderr.write(`\n${this.jsonEnabled() ? 'Interrupted.' : errorLine('Interrupted.', process.stderr)}\n`)
-        } catch {
-          // a closed stderr must not keep us from exiting
-        }
-        process.exit(code)
+    return onInterrupt((_signal, code) => {
+      try {
+        cleanup?.()
+      } catch {
+        // exiting anyway
       }
-      process.once(signal as NodeJS.Signals, handler)
-      return [signal as NodeJS.Signals, handler] as const
+      try {
+        process.stderr.write(`\n${this.jsonEnabled() ? 'Interrupted.' : errorLine('Interrupted.', process.stderr)}\n`)
+      } catch {
+        // a closed stderr must not keep us from exiting
+      }
+      process.exit(code)
     })
-    return () => {
-      for (const [signal, handler] of handlers) process.removeListener(signal, handler)
-    }
   }
 
   #tokenWarned = false

@@ -14,6 +14,7 @@ import {existsSync, readFileSync} from 'node:fs'
 import {dirname, join, resolve} from 'node:path'
 
 import {UsageError, messageOf} from '../lib/errors.js'
+import {isJsonObject} from '../lib/json-object.js'
 
 /** The parts of an oclif flag definition this module reads. */
 export interface FlagDefinition {
@@ -117,10 +118,10 @@ export async function readPackageConfig(
       'Fix the file (bot reads its "bot" section), or run bot from another folder.',
     )
   }
-  const bot = (pkg as {bot?: unknown})?.bot
+  const bot = isJsonObject(pkg) ? pkg.bot : undefined
   if (bot === undefined) return undefined
   const where = (key?: string) => `"bot"${key ? `.${key}` : ''} in ${path}`
-  if (bot === null || typeof bot !== 'object' || Array.isArray(bot))
+  if (!isJsonObject(bot))
     throw new UsageError(
       `${where()} must be an object like {"dev": {...}}, not ${kind(bot)}.`,
       'See the README ("Config in package.json").',
@@ -131,9 +132,9 @@ export async function readPackageConfig(
       `Unknown key${unknownSections.length > 1 ? 's' : ''} ${unknownSections.map((k) => `"${k}"`).join(', ')} in ${where()}.`,
       `The "bot" section holds ${[...SECTIONS].map((s) => `"${s}"`).join(', ')}.`,
     )
-  const section = (bot as Record<string, unknown>)[command]
+  const section = bot[command]
   if (section === undefined) return undefined
-  if (section === null || typeof section !== 'object' || Array.isArray(section))
+  if (!isJsonObject(section))
     throw new UsageError(
       `${where(command)} must be an object of flag defaults, not ${kind(section)}.`,
       `E.g. {"${command}": {"command": "node bot.mjs"}}.`,
@@ -142,7 +143,7 @@ export async function readPackageConfig(
   const byKey = new Map<string, string>()
   for (const [name, flag] of Object.entries(flags))
     if (!flag.hidden && name !== 'json' && name !== 'help') byKey.set(camel(name), name)
-  const entries = Object.entries(section as Record<string, unknown>)
+  const entries = Object.entries(section)
   const never = entries.map(([k]) => k).filter((k) => NEVER.has(byKey.get(k) ?? k))
   if (never.length > 0)
     throw new UsageError(
@@ -173,7 +174,7 @@ export async function readPackageConfig(
             'Quote as in a shell, e.g. "node \'my bot.mjs\'".',
           )
         }
-      } else if (Array.isArray(value) && value.every((w) => typeof w === 'string')) commandWords = value as string[]
+      } else if (Array.isArray(value) && value.every((w) => typeof w === 'string')) commandWords = value
       else
         throw new UsageError(
           `${at} must be a string or an array of strings, not ${kind(value)}.`,
@@ -206,7 +207,7 @@ export async function readPackageConfig(
     if (typeof value === 'string') text = value
     else if (typeof value === 'number' && Number.isFinite(value)) text = String(value)
     else if (LISTS.has(name) && Array.isArray(value) && value.every((v) => typeof v === 'string'))
-      text = (value as string[]).join(',')
+      text = value.join(',')
     else
       throw new UsageError(
         `${at} must be ${LISTS.has(name) ? 'an array of strings or a string' : 'a string or a number'}, not ${kind(value)}.`,

@@ -5,6 +5,7 @@ import {resolve} from 'node:path'
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../cli/base-command.js'
+import {onInterrupt} from '../lib/interrupts.js'
 
 export default class Test extends BaseCommand<typeof Test> {
   static summary =
@@ -133,14 +134,9 @@ Exit codes: 0 every script passed (or was updated), 1 a script failed or the bot
     }
     // Ctrl-C or a CI's SIGTERM: the scripts stop, the bot is stopped, then the exit (130, 143, 129)
     const controller = new AbortController()
-    const codes = {SIGINT: 130, SIGTERM: 143, SIGHUP: 129} as const
-    const handlers = Object.entries(codes).map(([signal, code]) => {
-      const handler = () => {
-        interrupted = code
-        controller.abort(new Error(`${signal}: stopping`))
-      }
-      process.once(signal as NodeJS.Signals, handler)
-      return () => process.removeListener(signal as NodeJS.Signals, handler)
+    const removeHandlers = onInterrupt((signal, code) => {
+      interrupted = code
+      controller.abort(new Error(`${signal}: stopping`))
     })
     let interrupted = 0
     const run = await testing
@@ -161,7 +157,7 @@ Exit codes: 0 every script passed (or was updated), 1 a script failed or the bot
         },
       })
       .finally(() => {
-        for (const remove of handlers) remove()
+        removeHandlers()
       })
     if (interrupted) {
       process.stderr.write('Interrupted.\n')

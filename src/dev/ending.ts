@@ -24,7 +24,7 @@ export const SIGNAL_EXIT: Record<string, number> = {SIGINT: 130, SIGTERM: 143, S
 
 export function signalExitCode(signal: string | null): number {
   if (!signal) return 1
-  const n = (osConstants.signals as Record<string, number>)[signal]
+  const n = Object.entries(osConstants.signals).find(([name]) => name === signal)?.[1]
   return n ? 128 + n : 1
 }
 

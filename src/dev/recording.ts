@@ -24,6 +24,7 @@ import {isUpdateObject, peekUpdateId, withContent, type UpdateDescription} from 
 import type {CallRow} from '../control/protocol.js'
 import type {DevEvent, DevEventSink} from './events.js'
 import type {Relay} from './relay/relay.js'
+import {isJsonObject} from '../lib/json-object.js'
 
 export interface SessionRecordingOptions {
   token: string
@@ -378,7 +379,9 @@ export function webhookReply(answer: {
   )
     return undefined
   try {
-    const {method, ...params} = JSON.parse(answer.body) as Record<string, unknown>
+    const parsed: unknown = JSON.parse(answer.body)
+    if (!isJsonObject(parsed)) return undefined
+    const {method, ...params} = parsed
     return typeof method === 'string' && /^[A-Za-z]{1,64}$/.test(method) ? {method, params} : undefined
   } catch {
     return undefined

@@ -19,7 +19,7 @@ import {formatRendered, renderCall} from '../offline/render.js'
 import type {ChatScriptFailure, ChatScriptResult} from '../emulator/index.js'
 import {failureLines, scriptLines} from '../testing/report.js'
 import type {ScriptOutcome} from '../testing/run.js'
-import {type JsonObject as Json, isJsonObject} from '../lib/json-object.js'
+import {type JsonObject as Json, isJsonObject, objectOf} from '../lib/json-object.js'
 
 function short(text: string, max = 200): string {
   const one = text.replace(/\s+/g, ' ').trim()
@@ -44,7 +44,7 @@ export function callLines(call: ApiCall): string[] {
 export function userLine(update: unknown): string {
   if (!isJsonObject(update)) return 'you › (an update)'
   const type = Object.keys(update).find((k) => k !== 'update_id') ?? 'update'
-  const body = isJsonObject(update[type]) ? (update[type] as Json) : {}
+  const body = objectOf(update[type])
   const id = typeof body.message_id === 'number' ? ` #${body.message_id}` : ''
   if (type === 'message' || type === 'edited_message' || type === 'business_message') {
     const edited = type === 'edited_message' ? '(edited) ' : ''

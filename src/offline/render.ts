@@ -4,6 +4,7 @@
  * Pure: no I/O, no emulator import, so it is unit-tested on plain objects.
  */
 import {styleIf} from '../lib/color.js'
+import {isJsonObject, objectOf} from '../lib/json-object.js'
 
 /** The part of an emulator's recorded call the renderer reads. */
 export interface CallLike {
@@ -100,8 +101,8 @@ function fileName(value: unknown): string | undefined {
     }
     return undefined // a file_id says nothing to a person
   }
-  if (v && typeof v === 'object') {
-    const o = v as Record<string, unknown>
+  if (isJsonObject(v)) {
+    const o = v
     return str(o.filename) ?? str(o.fileName) ?? str(o.file_name) ?? str(o.name)
   }
   return undefined
@@ -114,7 +115,7 @@ function buttonsOf(raw: unknown, type: 'inline' | 'reply'): ButtonView[][] {
     .map((row) =>
       row.map((b): ButtonView => {
         if (typeof b === 'string') return {text: b, kind: 'reply'}
-        const o = (b ?? {}) as Record<string, unknown>
+        const o = objectOf(b)
         const text = str(o.text) ?? '?'
         if (type === 'reply') return {text, kind: 'reply'}
         if (o.callback_data !== undefined) return {text, kind: 'callback', data: str(o.callback_data) ?? ''}
@@ -128,8 +129,8 @@ function buttonsOf(raw: unknown, type: 'inline' | 'reply'): ButtonView[][] {
 /** The keyboard (or note) a reply_markup parameter describes. */
 export function keyboardOf(replyMarkup: unknown): {keyboard?: KeyboardView; note?: string} {
   const m = parseMaybeJson(replyMarkup)
-  if (!m || typeof m !== 'object') return {}
-  const o = m as Record<string, unknown>
+  if (!isJsonObject(m)) return {}
+  const o = m
   if (o.inline_keyboard !== undefined) {
     const rows = buttonsOf(o.inline_keyboard, 'inline')
     return rows.length ? {keyboard: {type: 'inline', rows}} : {note: '(buttons removed)'}

@@ -76,18 +76,18 @@ function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
   })
 }
 
+/** The server's answer is used when its id, url, port and max_conn_count are what a tunnel needs. */
+function isLocaltunnelInfo(body: unknown): body is LocaltunnelInfo {
+  if (!body || typeof body !== 'object') return false
+  const b: Partial<Record<keyof LocaltunnelInfo, unknown>> = body
+  if (typeof b.id !== 'string' || typeof b.url !== 'string') return false
+  if (typeof b.port !== 'number' || !Number.isInteger(b.port) || b.port < 1 || b.port > 65535) return false
+  if (b.max_conn_count !== undefined && (typeof b.max_conn_count !== 'number' || b.max_conn_count < 1)) return false
+  return URL.canParse(b.url)
+}
+
 function parseInfo(body: unknown): LocaltunnelInfo | undefined {
-  if (!body || typeof body !== 'object') return undefined
-  const b = body as Record<string, unknown>
-  if (typeof b.id !== 'string' || typeof b.url !== 'string') return undefined
-  if (typeof b.port !== 'number' || !Number.isInteger(b.port) || b.port < 1 || b.port > 65535) return undefined
-  if (b.max_conn_count !== undefined && (typeof b.max_conn_count !== 'number' || b.max_conn_count < 1)) return undefined
-  try {
-    new URL(b.url)
-  } catch {
-    return undefined
-  }
-  return b as unknown as LocaltunnelInfo
+  return isLocaltunnelInfo(body) ? body : undefined
 }
 
 /** Network errors of the tunnel request that waiting does not change: it fails at once (and `--tunnel auto` falls back). */

@@ -41,7 +41,7 @@ interface PackageJson {
 
 interface Manifest {
   version?: string
-  commands: Record<string, ManifestCommand>
+  commands: Record<string, ManifestCommandFull>
 }
 
 /** oclif settings this renderer reproduces; any other key sends the call to oclif. */
@@ -84,8 +84,8 @@ function readJson<T>(path: string): T {
  * oclif.manifest.json (installed next to us in node_modules); undefined when any plugin
  * could load differently in oclif (not found there, no manifest, a stale one, hooks, topics…).
  */
-function pluginCommands(root: string, plugins: string[]): ManifestCommand[] | undefined {
-  const out: ManifestCommand[] = []
+function pluginCommands(root: string, plugins: string[]): ManifestCommandFull[] | undefined {
+  const out: ManifestCommandFull[] = []
   for (const name of plugins) {
     if (typeof name !== 'string' || name.startsWith('.') || name.includes('..')) return undefined
     const dir = join(root, 'node_modules', name)
@@ -253,7 +253,7 @@ export function fastStart(
     if (!fromPlugins) return false
     if (isCommandHelp) {
       if (!commandHelp) return false
-      const own = Object.values(manifest.commands) as ManifestCommandFull[]
+      const own = Object.values(manifest.commands)
       const id = words.join(':')
       const command = own.find((c) => c.id === id)
       if (fromPlugins.some((c) => c.id === id || c.id.startsWith(`${id}:`))) return false
@@ -274,7 +274,7 @@ export function fastStart(
       }
       if (boldHeaders() !== false) return false
       const bin = oclif.bin ?? pjson.name
-      const text = commandHelp(command, [...own, ...(fromPlugins as ManifestCommandFull[])], {
+      const text = commandHelp(command, [...own, ...fromPlugins], {
         bin,
         separator: oclif.topicSeparator ?? ':',
         width: termWidth(),

@@ -26,6 +26,13 @@ const KEEP_MAX = 32 * 1024 * 1024
 
 type LogLine = UpdateEntry & {session?: string}
 
+/** A line of the log is taken as an entry when it has its update id and sequence number (the session wrote it). */
+function isLogLine(value: unknown): value is LogLine {
+  if (!value || typeof value !== 'object') return false
+  const line: Partial<Record<keyof LogLine, unknown>> = value
+  return typeof line.updateId === 'number' && typeof line.seq === 'number'
+}
+
 /** The entries of a log file, oldest first, the newest version of each; [] when missing or unreadable. */
 export function readLogFile(file: string): UpdateEntry[] {
   return [...readVersions(file).values()].map(({entry}) => entry)
@@ -41,14 +48,13 @@ function readVersions(file: string): Map<string, {entry: UpdateEntry; line: stri
   }
   for (const line of text.split('\n')) {
     if (!line.startsWith('{')) continue
-    let parsed: LogLine
+    let parsed: unknown
     try {
-      parsed = JSON.parse(line) as LogLine
+      parsed = JSON.parse(line)
     } catch {
       continue // a line cut by a crash
     }
-    if (!parsed || typeof parsed !== 'object' || typeof parsed.updateId !== 'number' || typeof parsed.seq !== 'number')
-      continue
+    if (!isLogLine(parsed)) continue
     const {session, ...entry} = parsed
     const key = `${session ?? ''}:${entry.seq}`
     const known = versions.get(key)

@@ -46,6 +46,7 @@ import {ChatScriptError, chatScriptFromHistory} from '../chat-script.js'
 import type {ActionFailure, HistoryView, UpdateEntry} from '../types.js'
 import {messageOf} from '../../lib/errors.js'
 import {listeningPort} from '../../lib/server-port.js'
+import {isJsonObject, objectOf, type JsonObject} from '../../lib/json-object.js'
 
 export interface InspectorServerOptions {
   history: HistoryView
@@ -54,7 +55,7 @@ export interface InspectorServerOptions {
      * Deliver a recorded update again (optionally edited); rejects with an ActionFailure when it
      * cannot, a 400 one when the edited update is not an Update (the session's check).
      */
-    replay(updateId: number, edited?: Record<string, unknown>): Promise<UpdateEntry>
+    replay(updateId: number, edited?: JsonObject): Promise<UpdateEntry>
   }
   key: string
   host?: string
@@ -397,7 +398,7 @@ async function replay(ctx: Context, req: IncomingMessage, res: ServerResponse, u
     }
     throw err
   }
-  let edited: Record<string, unknown> | undefined
+  let edited: JsonObject | undefined
   if (text.trim() !== '') {
     let parsed: unknown
     try {
@@ -412,7 +413,7 @@ async function replay(ctx: Context, req: IncomingMessage, res: ServerResponse, u
       )
       return
     }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    if (!isJsonObject(parsed)) {
       sendError(
         res,
         400,
@@ -434,7 +435,7 @@ async function replay(ctx: Context, req: IncomingMessage, res: ServerResponse, u
       )
       return
     }
-    edited = parsed as Record<string, unknown>
+    edited = parsed
   }
   let entry: UpdateEntry
   const timeoutMs = ctx.o.actionTimeoutMs ?? 60_000
@@ -487,12 +488,13 @@ async function chatScript(ctx: Context, req: IncomingMessage, res: ServerRespons
     sendError(res, 400, `the request is not valid JSON: ${messageOf(err)}`, fix, secrets)
     return
   }
-  const b = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>
+  const b = objectOf(body)
   const seqOf = (value: unknown) =>
     typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined
   const first = seqOf(b.first)
   const last = seqOf(b.last ?? b.first)
-  const chat = b.chat === undefined ? undefined : Number.isSafeInteger(b.chat) ? (b.chat as number) : Number.NaN
+  const chat =
+    b.chat === undefined ? undefined : typeof b.chat === 'number' && Number.isSafeInteger(b.chat) ? b.chat : Number.NaN
   const unknown = Object.keys(b).filter((k) => !['first', 'last', 'chat', 'name'].includes(k))
   if (
     first === undefined ||

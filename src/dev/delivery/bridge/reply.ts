@@ -6,6 +6,7 @@
  */
 import type {BotApi} from '../../../telegram/client.js'
 import {isBotApiError} from '../../../telegram/errors.js'
+import {isJsonObject} from '../../../lib/json-object.js'
 
 export interface ReplyOutcome {
   method: string
@@ -22,9 +23,9 @@ export async function parseReply(
   let params: Record<string, unknown> = {}
   try {
     if (type === 'application/json') {
-      const parsed = JSON.parse(body.toString('utf8')) as unknown
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined
-      params = {...(parsed as Record<string, unknown>)}
+      const parsed: unknown = JSON.parse(body.toString('utf8'))
+      if (!isJsonObject(parsed)) return undefined
+      params = {...parsed}
     } else if (type === 'application/x-www-form-urlencoded') {
       params = Object.fromEntries(new URLSearchParams(body.toString('utf8')))
     } else if (type === 'multipart/form-data') {
