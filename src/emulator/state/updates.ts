@@ -4,6 +4,7 @@ import {detectEntities, entitiesJson} from '../format/index.js'
 import type {TgObject} from '../types.js'
 import {type Chat, isChat, isObject} from '../telegram.js'
 import {parseJsonBounded} from '../json.js'
+import {sharedQueueOf} from '../webhook-queue.js'
 
 /** Names recognized in allowed_updates, in the server's order. */
 export const UPDATE_TYPES = [
@@ -83,62 +84,15 @@ export function updateTypeOf(update: TgObject): string | undefined {
   return undefined
 }
 
-const chatIdOf = (o: unknown): number | undefined => {
-  const chat = (o as {chat?: {id?: unknown}} | undefined)?.chat
-  return typeof chat?.id === 'number' ? chat.id : undefined
-}
-const userIdOf = (o: unknown): number | undefined => {
-  const from = (o as {from?: {id?: unknown}} | undefined)?.from
-  return typeof from?.id === 'number' ? from.id : undefined
-}
-
 let uniqueQueue = 0
 
 /**
- * The webhook queue an update belongs to: one update in flight per queue. Messages by chat, callback and inline
- * queries by sender user, polls by poll id; anything else gets its own queue.
+ * The webhook queue an update belongs to: one update in flight per queue (the rule is webhook-queue.ts's, which `bot
+ * dev`'s bridge follows too); an update that shares none gets a queue of its own.
  */
 export function webhookQueueOf(update: TgObject): string {
-  const type = updateTypeOf(update) ?? ''
-  const body = update[type]
-  switch (type) {
-    case 'message':
-    case 'edited_message':
-    case 'channel_post':
-    case 'edited_channel_post':
-    case 'business_message':
-    case 'edited_business_message':
-    case 'my_chat_member':
-    case 'chat_member':
-    case 'chat_join_request':
-    case 'chat_boost':
-    case 'removed_chat_boost':
-    case 'message_reaction':
-    case 'message_reaction_count':
-    case 'stopped_message_generation': {
-      const chat = chatIdOf(body)
-      if (chat !== undefined) return `chat:${chat}`
-      break
-    }
-    case 'inline_query':
-    case 'chosen_inline_result':
-    case 'callback_query':
-    case 'shipping_query':
-    case 'pre_checkout_query':
-    case 'poll_answer':
-    case 'subscription':
-    case 'widget_query':
-    case 'shared_widget_query': {
-      const user = userIdOf(body) ?? (body as {user?: {id?: number}} | undefined)?.user?.id
-      if (user !== undefined) return `user:${user}`
-      break
-    }
-    case 'poll': {
-      const id = (body as {id?: unknown} | undefined)?.id
-      if (id !== undefined) return `poll:${String(id)}`
-      break
-    }
-  }
+  const shared = sharedQueueOf(update)
+  if (shared !== undefined) return shared
   uniqueQueue += 1
   return `unique:${uniqueQueue}`
 }
