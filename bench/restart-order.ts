@@ -14,9 +14,9 @@
  * For each save a chat line is sent once `bot dev` says it restarts (the relay holds it) and the time
  * runs until the bot's reply. The two sessions work in two copies of the project (node_modules shared
  * through a symbolic link), so a save restarts one of them only. Each step starts once the bots of the
- * step before are gone, their whole process group (the template's `dev:bot` runs through `sh -c`: the
- * shell goes at once, the bot's shutdown takes a second). It prints the own start-up (the baseline),
- * both orders, start-first − own start-up (the target's figure), the stages of each restart, and the
+ * step before are gone, their whole process group (the template's shutdown takes a second; its
+ * command, package.json's "bot".dev.command, runs without a shell, but a `dev:bot` script's `sh -c`
+ * would go at once). It prints the own start-up (the baseline), both orders, start-first − own start-up (the target's figure), the stages of each restart, and the
  * machine's load average while it ran. The save-and-wait round is bench/restart-support.ts's.
  *
  *   npm run build && npx tsx bench/restart-order.ts [--rounds 8] [--dir scaffolded-grammy-project] [--vs other-checkout]
@@ -165,8 +165,8 @@ async function main(): Promise<void> {
       for (const way of round % 2 ? [...WAYS].reverse() : WAYS) {
         const r = await devRestart(devs[way], join(dirs[way], 'src', 'bot.ts'), (text) => text, /is running \(webhook/)
         if (!warmup) record(ways[way], r)
-        // The next step starts once the old bot is gone, its whole process group (the template's
-        // command runs through `sh -c`: the shell goes at once, the bot's shutdown takes a second).
+        // The next step starts once the old bot is gone, its whole process group (a wrapper such as
+        // a dev:bot script's `sh -c` goes at once; the bot's shutdown takes a second).
         await groupGone(oldPid[way])
         oldPid[way] = r.pid
       }
