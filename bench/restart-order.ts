@@ -14,14 +14,16 @@
  * For each save a chat line is sent once `bot dev` says it restarts (the relay holds it) and the time
  * runs until the bot's reply. The two sessions work in two copies of the project (node_modules shared
  * through a symbolic link), so a save restarts one of them only. Each step starts once the bots of the
- * step before are gone, their whole process group (the template's `dev:bot` runs through `sh -c`: the
- * shell goes at once, the bot's shutdown takes a second). It prints the own start-up (the baseline),
- * both orders, start-first − own start-up (the target's figure), the stages of each restart, and the
+ * step before are gone, their whole process group (the template's shutdown takes a second; its
+ * command, package.json's "bot".dev.command, runs without a shell, but a `dev:bot` script's `sh -c`
+ * would go at once). It prints the own start-up (the baseline), both orders, start-first − own start-up (the target's figure), the stages of each restart, and the
  * machine's load average while it ran. The save-and-wait round is bench/restart-support.ts's.
  *
- *   npm run build && npx tsx bench/restart-order.ts [--rounds 8] [--dir scaffolded-grammy-project]
+ *   npm run build && npx tsx bench/restart-order.ts [--rounds 8] [--dir scaffolded-grammy-project] [--vs other-checkout]
  *
- * Without --dir it scaffolds the template with `bot init` (npm install, prefer-offline).
+ * Without --dir it scaffolds the template with `bot init` (npm install, prefer-offline). --vs: a
+ * third session, start-first, run by another build of bot (that checkout's bin/run.js, built), in
+ * the same rounds: a before/after under the same load.
  * Target: start-first ≤ own start-up + 100 ms.
  */
 import {cpSync, existsSync, mkdirSync, rmSync, symlinkSync} from 'node:fs'
@@ -85,7 +87,10 @@ function copyProject(from: string, to: string): void {
   symlinkSync(join(from, 'node_modules'), join(to, 'node_modules'))
 }
 
-type Way = 'startFirst' | 'stopFirst'
+type Way = 'startFirst' | 'stopFirst' | 'vs'
+const NAMES: Record<Way, string> = {startFirst: 'start-first', stopFirst: 'stop-first', vs: 'start-first (--vs)'}
+const vs = arg('vs', '')
+const WAYS: Way[] = vs ? ['startFirst', 'stopFirst', 'vs'] : ['startFirst', 'stopFirst']
 
 async function main(): Promise<void> {
   const {dir, cleanup} = await prepare()
@@ -94,22 +99,22 @@ async function main(): Promise<void> {
   const {token} = emu.createBot({username: 'restart_order_bench_bot'})
   const children: Child[] = []
   const own = {total: [] as number[], listen: [] as number[], answer: [] as number[]}
-  const ways: Record<Way, Stages> = {startFirst: stages(), stopFirst: stages()}
+  const ways: Record<Way, Stages> = {startFirst: stages(), stopFirst: stages(), vs: stages()}
   const loads: number[] = [loadavg()[0]]
   try {
-    const dirs = {startFirst: join(work, 'start-first'), stopFirst: join(work, 'stop-first')}
-    copyProject(dir, dirs.startFirst)
-    copyProject(dir, dirs.stopFirst)
+    const dirs = {startFirst: join(work, 'start-first'), stopFirst: join(work, 'stop-first'), vs: join(work, 'vs')}
+    for (const way of WAYS) copyProject(dir, dirs[way])
     const devs = {} as Record<Way, Child>
-    const oldPid: Record<Way, number> = {startFirst: 0, stopFirst: 0}
-    for (const way of ['startFirst', 'stopFirst'] as const) {
+    const oldPid: Record<Way, number> = {startFirst: 0, stopFirst: 0, vs: 0}
+    for (const way of WAYS) {
       const env = {
         ...cliEnv(),
         NO_COLOR: '1',
         BOT_STATE_DIR: join(work, `state-${way}`),
         ...(way === 'stopFirst' ? {BOT_DEV_RESTART: 'stop-first'} : {}),
       }
-      const child = new Child(process.execPath, [RUN, 'dev', '--offline', '--json'], {cwd: dirs[way], env})
+      const run = way === 'vs' ? join(vs, 'bin/run.js') : RUN
+      const child = new Child(process.execPath, [run, 'dev', '--offline', '--json'], {cwd: dirs[way], env})
       children.push(child)
       const started = child.next(
         devEvent('bot-start', (e) => {
@@ -157,11 +162,11 @@ async function main(): Promise<void> {
         await groupGone(child.proc.pid!)
       }
       // bot dev, each way (the order alternating between rounds)
-      for (const way of round % 2 ? (['stopFirst', 'startFirst'] as const) : (['startFirst', 'stopFirst'] as const)) {
+      for (const way of round % 2 ? [...WAYS].reverse() : WAYS) {
         const r = await devRestart(devs[way], join(dirs[way], 'src', 'bot.ts'), (text) => text, /is running \(webhook/)
         if (!warmup) record(ways[way], r)
-        // The next step starts once the old bot is gone, its whole process group (the template's
-        // command runs through `sh -c`: the shell goes at once, the bot's shutdown takes a second).
+        // The next step starts once the old bot is gone, its whole process group (a wrapper such as
+        // a dev:bot script's `sh -c` goes at once; the bot's shutdown takes a second).
         await groupGone(oldPid[way])
         oldPid[way] = r.pid
       }
@@ -189,15 +194,19 @@ async function main(): Promise<void> {
   console.log(
     `  own start-up stages: spawn → "is running" ${f(median(own.listen))}; → answered ${f(median(own.answer))}`,
   )
-  for (const way of ['startFirst', 'stopFirst'] as const) {
-    const st = ways[way]
+  if (vs) {
+    const other = median(ways.vs.total)
     console.log(
-      `  ${way === 'startFirst' ? 'start-first' : 'stop-first'} stages (medians; bot dev's own spawn → listening ${f(median(st.listenMs))}):`,
+      `  bot dev, start-first, --vs ${vs}  ${f(other)}   (− own start-up ${f(other - ownMs)}; this build − it ${f(startFirst - other)})`,
     )
+  }
+  for (const way of WAYS) {
+    const st = ways[way]
+    console.log(`  ${NAMES[way]} stages (medians; bot dev's own spawn → listening ${f(median(st.listenMs))}):`)
     for (const line of stageLines(st)) console.log(line)
   }
   console.log(
-    `  per round (ms): own ${own.total.map((x) => x.toFixed(0)).join(' ')}; start-first ${ways.startFirst.total.map((x) => x.toFixed(0)).join(' ')}; stop-first ${ways.stopFirst.total.map((x) => x.toFixed(0)).join(' ')}`,
+    `  per round (ms): own ${own.total.map((x) => x.toFixed(0)).join(' ')}; ${WAYS.map((way) => `${NAMES[way]} ${ways[way].total.map((x) => x.toFixed(0)).join(' ')}`).join('; ')}`,
   )
 }
 

@@ -13,9 +13,11 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {resolveBotCommand} from '../../src/dev/bot/command.js'
 import {BotRunner} from '../../src/dev/bot/runner.js'
 import type {DevEvent} from '../../src/dev/events.js'
+import {ImportLog} from '../../src/dev/imports/imports.js'
 import {Relay} from '../../src/dev/relay/relay.js'
 import {freePort} from '../../src/lib/free-port.js'
 import {fixture} from './helpers.js'
+import {PROJECT_ROOT} from '../support/cli.js'
 import {waitFor} from '../support/wait.js'
 
 const SECRET = 'restart_runner_secret'
@@ -43,8 +45,18 @@ afterEach(async () => {
   current = undefined
 })
 
-async function world(overlapTimeoutMs = 10_000, restartOrder?: 'stop-first'): Promise<World> {
+/**
+ * `imports`: the bot runs with bot dev's preload (dist's) and reports the modules it loads to an
+ * ImportLog of the world's folder; `env`: more of the bot's environment.
+ */
+async function world(
+  overlapTimeoutMs = 10_000,
+  restartOrder?: 'stop-first',
+  more: {imports?: boolean; env?: (dir: string) => Record<string, string>} = {},
+): Promise<World> {
   const dir = mkdtempSync(join(tmpdir(), 'bot-restart-runner-'))
+  const imports = more.imports ? new ImportLog(dir) : undefined
+  const preload = join(PROJECT_ROOT, 'dist', 'dev', 'imports', 'preload.cjs')
   const files = {events: join(dir, 'events.txt'), record: join(dir, 'record.txt')}
   const gate = join(dir, 'gate')
   const stopGate = join(dir, 'stop-gate')
@@ -78,7 +90,10 @@ async function world(overlapTimeoutMs = 10_000, restartOrder?: 'stop-first'): Pr
     webhookUrl: () => undefined,
     onUp: () => {},
     onExit: () => exits++,
+    loads: imports,
     env: {
+      ...imports?.env(process.env, preload),
+      ...more.env?.(dir),
       FIXTURE_EVENTS: files.events,
       FIXTURE_RECORD: files.record,
       FIXTURE_GATE: gate,
@@ -105,6 +120,7 @@ async function world(overlapTimeoutMs = 10_000, restartOrder?: 'stop-first'): Pr
       runner.close()
       await runner.stop()
       await relay.close()
+      imports?.close()
       rmSync(dir, {recursive: true, force: true})
     },
   }
@@ -309,6 +325,50 @@ describe('restart for a save seen at its first file event (watch.ts): more files
     expect(started(w)).toHaveLength(2)
     expect(of(w, 'restart').map((e) => [e.files, e.order])).toEqual([[['a.ts'], 'stop-first']])
     expect(w.runner.restarts).toBe(1)
+    expect(of(w, 'bot-exit')).toEqual([])
+  })
+})
+
+describe('more files of the same save that the new bot has not loaded yet (its preload reports what it loads)', () => {
+  it('need no second start: the new bot loads them as they are now', async () => {
+    const w = await world(10_000, undefined, {
+      imports: true,
+      env: (dir) => {
+        writeFileSync(join(dir, 'handlers.mjs'), 'export const x = 1\n')
+        writeFileSync(join(dir, 'early.mjs'), 'export const y = 1\n')
+        return {FIXTURE_IMPORT: join(dir, 'handlers.mjs'), FIXTURE_IMPORT_FIRST: join(dir, 'early.mjs')}
+      },
+    })
+    rmSync(w.gate)
+    const first = w.runner.restart(['handlers.mjs'])
+    // The new bot has loaded early.mjs (at its start), and waits at the gate before it loads handlers.mjs.
+    await waitFor(() => started(w).length === 2, {what: 'the new bot starting'})
+    const newBot = pidOf(started(w)[1])
+    const same = w.runner.restart(['handlers.mjs'], undefined, true)
+    writeFileSync(w.gate, '')
+    await Promise.all([first, same])
+    expect(w.runner.bot?.pid).toBe(newBot)
+    expect(started(w)).toHaveLength(2)
+    expect(w.lines()).toContain(`listening ${newBot} ${w.runner.port}`)
+    expect(of(w, 'restart').map((e) => e.files)).toEqual([['handlers.mjs']])
+    expect(w.runner.restarts).toBe(1)
+    expect(recordedBy(w)).toEqual([])
+    expect((await w.relay.inject(update(31), {source: 'trigger'})).status).toBe(200)
+    expect(recordedBy(w)).toEqual([[31, newBot]])
+
+    // A file the new bot loaded since it started: it is replaced, as before.
+    rmSync(w.gate)
+    const next = w.runner.restart(['handlers.mjs'])
+    await waitFor(() => started(w).length === 3, {what: 'the next new bot starting'})
+    const replaced = pidOf(started(w)[2])
+    const more = w.runner.restart(['early.mjs'], undefined, true)
+    await waitFor(() => started(w).length === 4, {what: 'its replacement starting'})
+    const newest = pidOf(started(w)[3])
+    writeFileSync(w.gate, '')
+    await Promise.all([next, more])
+    expect(w.lines().some((l) => l.startsWith(`listening ${replaced} `))).toBe(false)
+    expect(w.runner.bot?.pid).toBe(newest)
+    expect(w.runner.restarts).toBe(2)
     expect(of(w, 'bot-exit')).toEqual([])
   })
 })

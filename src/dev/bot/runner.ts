@@ -18,8 +18,10 @@ import {linked} from '../../lib/deadline.js'
 import {maskPath} from '../../lib/mask-url.js'
 import {BotProcess, botEnv, type BotExit, type BotMode} from './process.js'
 import {otherPortText, watchOtherPort} from './other-port.js'
+import {ownListener} from './own-listener.js'
 import {StartFirst, type Queued, type Retiring, type RestartWay} from './start-first.js'
 import type {BotCommand} from './command.js'
+import type {LoadReports} from '../imports/imports.js'
 import type {ListenSignals} from '../imports/listens.js'
 import type {DevEventSink} from '../events.js'
 import {commandOf, listenerOwner} from '../../session-store/proc-net.js'
@@ -50,6 +52,12 @@ export interface BotRunnerOptions {
    * the wait for PORT ends at the report instead of the next connect poll. Without: polls only.
    */
   listenSignals?: ListenSignals
+  /**
+   * Which project files each bot process loaded since its start (imports/imports.ts, through its
+   * preload): more files of the same save that the newest bot has not loaded yet need no restart
+   * (it reads them as they are now). Without: such files replace it, as any change.
+   */
+  loads?: LoadReports
   /**
    * How a restart in webhook mode goes: 'start-first' (the new bot on a fresh PORT, then the old one
    * stopped) unless the port is fixed (--port) or this is 'stop-first'. Default 'start-first'.
@@ -119,6 +127,8 @@ export class BotRunner {
   /** The newest bot started (its output lines are the ones kept), and when each was started. */
   #newest: BotProcess | undefined
   readonly #spawnedAt = new WeakMap<BotProcess, number>()
+  /** Where the report of loaded files stood when each bot was started (LoadReports.mark). */
+  readonly #loadMarks = new WeakMap<BotProcess, number>()
   /** Bots whose exit was handled (a restart started first may come to one's exit after it was told). */
   readonly #reported = new WeakSet<BotProcess>()
   /** How long the current bot took from spawn to listening (the new bot's deadline scales with it). */
@@ -244,6 +254,8 @@ export class BotRunner {
       ...o.env,
     }
     let self: BotProcess | undefined
+    // Before the spawn: whatever is reported from now on may come from this bot.
+    const mark = o.loads?.mark()
     const bot = new BotProcess({
       command: o.command,
       cwd: o.cwd,
@@ -264,6 +276,7 @@ export class BotRunner {
     self = bot
     this.#newest = bot
     this.#spawnedAt.set(bot, performance.now())
+    if (mark !== undefined) this.#loadMarks.set(bot, mark)
     this.#lastLines.length = 0
     this.#running.add(bot)
     this.#recordRunning()
@@ -382,6 +395,8 @@ export class BotRunner {
           }),
       })
       if (!host || !bot.alive || bot.stopping || signal.aborted) return undefined
+      // The bot's own socket, found among the port's rows only (own-listener.ts); else the whole look.
+      if (ownListener(port, bot.pid, [...reporters]).length > 0) return host
       const {owner, pids} = listenerOwner(port, bot.pid, [...reporters])
       if (owner !== 'foreign') return host
       if (!warnedForeign) {
@@ -467,6 +482,8 @@ export class BotRunner {
    */
   async restart(files: string[], why?: string, sameSave = false): Promise<void> {
     if (this.#closed) return
+    // More files of the same save that the newest bot has not loaded yet: it reads them as they are now.
+    if (sameSave && this.#notLoadedYet(files)) return this.#restarting
     if (this.#restarting) {
       const queued = this.#queued
       this.#queued = {
@@ -492,6 +509,18 @@ export class BotRunner {
     this.#queued = undefined
     const next = queued && !this.#closed ? this.restart(queued.files, queued.why, queued.sameSave) : undefined
     await Promise.all([retiring, next])
+  }
+
+  /**
+   * Whether the newest bot (started, not stopping) has loaded none of `files` since its start, each
+   * a module of the bot (reported before): a file it loads later it reads as it is then.
+   */
+  #notLoadedYet(files: string[]): boolean {
+    const loads = this.#options.loads
+    const bot = this.#newest
+    const mark = bot && this.#loadMarks.get(bot)
+    if (!loads || !bot || mark === undefined || !bot.alive || bot.stopping || files.length === 0) return false
+    return files.every((file) => !loads.loadedSince(mark, file))
   }
 
   /** What was asked for while a restart ran, taken (to be done by the restart under way). */

@@ -6,7 +6,7 @@
  * hooks) reports nothing, and the watcher goes by extension. The same folder holds the socket
  * where the preload says when the bot's servers listen (listens.ts).
  */
-import {closeSync, existsSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync} from 'node:fs'
+import {closeSync, existsSync, mkdtempSync, openSync, readSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join, relative, sep} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -15,6 +15,20 @@ import {ListenReports} from './listens.js'
 
 /** The most of the report read (a bot loading more project files than this is watched by what was read). */
 const MAX_REPORT_BYTES = 8 * 1024 * 1024
+
+/**
+ * Which project files a bot process loaded since it was started, as far as its reports tell
+ * (ImportLog): `mark()` at its spawn, then `loadedSince(mark, rel)`.
+ */
+export interface LoadReports {
+  /** Where the report stands now: what is reported after this comes from processes started since. */
+  mark(): number
+  /**
+   * Whether `rel` (relative to the project folder, with `/`) may have been loaded since `mark`:
+   * false only when it is a module the bot loads (reported before) and no report of it came since.
+   */
+  loadedSince(mark: number, rel: string): boolean
+}
 
 /** The preload's path in this build (dist/dev/imports/preload.cjs; from the sources under tsx, none). */
 function preloadPath(): string {
@@ -26,12 +40,12 @@ function quoted(path: string): string {
   return `"${path.replace(/[\\"]/g, '\\$&')}"`
 }
 
-export class ImportLog {
+export class ImportLog implements LoadReports {
   readonly #dir: string
   readonly #file: string
   readonly #root: string
-  /** Project-relative paths (with `/`) the bot loaded, across its restarts. */
-  readonly #loaded = new Set<string>()
+  /** Project-relative paths (with `/`) the bot loaded, across its restarts: where in the report each came last. */
+  readonly #loaded = new Map<string, number>()
   #offset = 0
   #partial = ''
   #closed = false
@@ -50,9 +64,9 @@ export class ImportLog {
   /**
    * What the bot's env gets: the report file, the project folder, and the preload in NODE_OPTIONS
    * (after the user's own); nothing when this build has no preload (run from the sources).
+   * `preload`: another build's (tests running from the sources name dist's).
    */
-  env(base: NodeJS.ProcessEnv): Record<string, string> {
-    const preload = preloadPath()
+  env(base: NodeJS.ProcessEnv, preload = preloadPath()): Record<string, string> {
     if (!existsSync(preload)) return {}
     const own = base.NODE_OPTIONS?.trim()
     return {
@@ -75,6 +89,22 @@ export class ImportLog {
     return this.#loaded.has(rel)
   }
 
+  mark(): number {
+    try {
+      return statSync(this.#file).size
+    } catch {
+      return this.#offset
+    }
+  }
+
+  loadedSince(mark: number, rel: string): boolean {
+    this.#read()
+    // Past the bound (or closed) the report is not read on: anything may have been loaded.
+    if (this.#closed || this.#offset >= MAX_REPORT_BYTES) return true
+    const at = this.#loaded.get(rel)
+    return at === undefined || at >= mark
+  }
+
   /** The new lines of the report since the last read (bounded). */
   #read(): void {
     if (this.#closed || this.#offset >= MAX_REPORT_BYTES) return
@@ -89,13 +119,16 @@ export class ImportLog {
       for (;;) {
         const n = readSync(fd, buf, 0, Math.min(buf.length, MAX_REPORT_BYTES - this.#offset), this.#offset)
         if (n <= 0) break
+        // Where the first line of this read starts in the report (a partial line left over began before).
+        let at = this.#offset - Buffer.byteLength(this.#partial)
         this.#offset += n
         const text = this.#partial + buf.toString('utf8', 0, n)
         const lines = text.split('\n')
         this.#partial = lines.pop() ?? ''
         for (const line of lines) {
           const rel = relative(this.#root, line)
-          if (line && rel && !rel.startsWith('..')) this.#loaded.add(rel.split(sep).join('/'))
+          if (line && rel && !rel.startsWith('..')) this.#loaded.set(rel.split(sep).join('/'), at)
+          at += Buffer.byteLength(line) + 1
         }
         if (this.#offset >= MAX_REPORT_BYTES) break
       }

@@ -36,6 +36,8 @@ export function botPart(): SessionPart {
         port: ctx.botPort,
         // The preload says when the bot's server listens (imports/listens.ts): the wait for PORT ends then.
         listenSignals: imports?.listens,
+        // More files of a save the new bot has not loaded yet need no second restart.
+        loads: imports,
         restartOrder: o.restartOrder,
         portFixed: o.port !== undefined,
         overlapTimeoutMs: o.overlapTimeoutMs,
