@@ -83,17 +83,32 @@ function parseProcAddress(text: string): Endpoint {
   return {address: normalizeIp(groups.join(':')), port}
 }
 
-function listeningInodes(port: number): Set<string> {
+/**
+ * Inodes of the sockets listening on `port`. Only the rows of that port are parsed (a busy machine's tables have
+ * hundreds of rows, and this is on the way of every restart); tcp6 first, since Node listens on `::` (both families)
+ * unless told a host and that table is the short one.
+ */
+export function listeningInodes(port: number, files = ['/proc/net/tcp6', '/proc/net/tcp']): Set<string> {
+  // The local address is `<hex address>:<4 hex digits of the port>`, then a space.
+  const needle = `:${port.toString(16).toUpperCase().padStart(4, '0')} `
   const inodes = new Set<string>()
-  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+  for (const file of files) {
     let text: string
     try {
       text = readFileSync(file, 'utf8')
     } catch {
       continue
     }
-    for (const row of tcpRows(text))
-      if (row.state === LISTEN && row.local.port === port && row.inode !== '0') inodes.add(row.inode)
+    for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) {
+      const start = text.lastIndexOf('\n', at) + 1
+      const end = text.indexOf('\n', at)
+      const f = text
+        .slice(start, end === -1 ? undefined : end)
+        .trim()
+        .split(/\s+/)
+      // The needle may be the remote address's (field 2): only the local one (field 1) counts.
+      if (f.length >= 10 && f[1].endsWith(needle.trimEnd()) && f[3] === LISTEN && f[9] !== '0') inodes.add(f[9])
+    }
   }
   return inodes
 }

@@ -18,7 +18,6 @@ import {linked} from '../../lib/deadline.js'
 import {maskPath} from '../../lib/mask-url.js'
 import {BotProcess, botEnv, type BotExit, type BotMode} from './process.js'
 import {otherPortText, watchOtherPort} from './other-port.js'
-import {ownListener} from './own-listener.js'
 import {StartFirst, type Queued, type Retiring, type RestartWay} from './start-first.js'
 import type {BotCommand} from './command.js'
 import type {LoadReports} from '../imports/imports.js'
@@ -395,8 +394,6 @@ export class BotRunner {
           }),
       })
       if (!host || !bot.alive || bot.stopping || signal.aborted) return undefined
-      // The bot's own socket, found among the port's rows only (own-listener.ts); else the whole look.
-      if (ownListener(port, bot.pid, [...reporters]).length > 0) return host
       const {owner, pids} = listenerOwner(port, bot.pid, [...reporters])
       if (owner !== 'foreign') return host
       if (!warnedForeign) {
