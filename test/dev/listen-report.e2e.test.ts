@@ -136,7 +136,8 @@ describe('the bot says when its server listens (preload → listens.ts)', () => 
       bot.waitListening(port, {intervalMs: 600_000, signals: r}),
       bot.exited.then(() => 'exited'),
     ])
-    expect(host).toBe('127.0.0.1')
+    // The server listens on `::` (both families): whichever of the two connects first after the report answers.
+    expect(['127.0.0.1', '::1']).toContain(host)
   })
 
   it('a report makes the session hear them: later waits poll only now and then, and still end at the report', async () => {
@@ -172,6 +173,7 @@ describe('the bot says when its server listens (preload → listens.ts)', () => 
       bot.waitListening(port, {reportedIntervalMs: 600_000, signals: r}),
       bot.exited.then(() => 'exited'),
     ])
-    expect(host).toBe('127.0.0.1')
+    // The server listens on `::` (both families): whichever of the two connects first after the report answers.
+    expect(['127.0.0.1', '::1']).toContain(host)
   })
 })
