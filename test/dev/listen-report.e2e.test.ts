@@ -28,6 +28,34 @@ afterEach(() => {
   for (const c of cleanups.splice(0)) c()
 })
 
+/** Writes `text` to the report socket at `path` and resolves once the connection is closed (or refused). */
+function sendRaw(path: string, text: string): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const s = createConnection(path)
+    s.on('error', () => resolve())
+    s.on('close', () => resolve())
+    s.end(text)
+  })
+}
+
+/**
+ * Starts SERVER as a bot with the preload reporting to `r`, and waits for its PORT with `wait` (polls set ten minutes
+ * apart, so only the report can end the wait in time): the host that answered, or 'exited'.
+ */
+async function reportedBotHost(
+  r: ListenReports,
+  wait: {intervalMs?: number; reportedIntervalMs?: number},
+): Promise<string | undefined> {
+  const port = await freePort()
+  const bot = new BotProcess({
+    command: resolveBotCommand([process.execPath, '-e', SERVER], tmpdir()),
+    cwd: tmpdir(),
+    env: {...process.env, ...r.env(), PORT: String(port), NODE_OPTIONS: `--require "${PRELOAD}"`},
+  })
+  cleanups.push(() => bot.kill())
+  return Promise.race([bot.waitListening(port, {...wait, signals: r}), bot.exited.then(() => 'exited')])
+}
+
 function reports(): ListenReports {
   const dir = mkdtempSync(join(tmpdir(), 'bot-listen-report-'))
   const r = new ListenReports(dir)
@@ -107,13 +135,7 @@ describe('the bot says when its server listens (preload → listens.ts)', () => 
     const port = await freePort()
     const heard: number[] = []
     r.on(port, (pid) => heard.push(pid))
-    const send = (text: string) =>
-      new Promise<void>((resolve) => {
-        const s = createConnection(r.path!)
-        s.on('error', () => resolve())
-        s.on('close', () => resolve())
-        s.end(text)
-      })
+    const send = (text: string) => sendRaw(r.path!, text)
     await send('hello\n')
     await send(`${'9'.repeat(100)} ${port}\n`)
     await send(`12 ${port}`) // no end of line
@@ -125,19 +147,8 @@ describe('the bot says when its server listens (preload → listens.ts)', () => 
 
   it("the bot process's wait for PORT ends at the report, not at its next poll (here 10 minutes away)", async () => {
     const r = reports()
-    const port = await freePort()
-    const bot = new BotProcess({
-      command: resolveBotCommand([process.execPath, '-e', SERVER], tmpdir()),
-      cwd: tmpdir(),
-      env: {...process.env, ...r.env(), PORT: String(port), NODE_OPTIONS: `--require "${PRELOAD}"`},
-    })
-    cleanups.push(() => bot.kill())
-    const host = await Promise.race([
-      bot.waitListening(port, {intervalMs: 600_000, signals: r}),
-      bot.exited.then(() => 'exited'),
-    ])
     // The server listens on `::` (both families): whichever of the two connects first after the report answers.
-    expect(['127.0.0.1', '::1']).toContain(host)
+    expect(['127.0.0.1', '::1']).toContain(await reportedBotHost(r, {intervalMs: 600_000}))
   })
 
   it('a report makes the session hear them: later waits poll only now and then, and still end at the report', async () => {
@@ -145,12 +156,7 @@ describe('the bot says when its server listens (preload → listens.ts)', () => 
     expect(r.heard).toBe(false)
     expect(pollPause({signals: r})).toBe(20)
     // Garbage is no report.
-    await new Promise<void>((resolve) => {
-      const s = createConnection(r.path!)
-      s.on('error', () => resolve())
-      s.on('close', () => resolve())
-      s.end('hello\n')
-    })
+    await sendRaw(r.path!, 'hello\n')
     expect(r.heard).toBe(false)
     const first = await freePort()
     const heard: number[] = []
@@ -162,18 +168,6 @@ describe('the bot says when its server listens (preload → listens.ts)', () => 
     expect(pollPause({signals: r, intervalMs: 500})).toBe(500)
     expect(pollPause({intervalMs: 20})).toBe(20)
     // The next bot's wait: its polls ten minutes apart, it ends at the report.
-    const port = await freePort()
-    const bot = new BotProcess({
-      command: resolveBotCommand([process.execPath, '-e', SERVER], tmpdir()),
-      cwd: tmpdir(),
-      env: {...process.env, ...r.env(), PORT: String(port), NODE_OPTIONS: `--require "${PRELOAD}"`},
-    })
-    cleanups.push(() => bot.kill())
-    const host = await Promise.race([
-      bot.waitListening(port, {reportedIntervalMs: 600_000, signals: r}),
-      bot.exited.then(() => 'exited'),
-    ])
-    // The server listens on `::` (both families): whichever of the two connects first after the report answers.
-    expect(['127.0.0.1', '::1']).toContain(host)
+    expect(['127.0.0.1', '::1']).toContain(await reportedBotHost(r, {reportedIntervalMs: 600_000}))
   })
 })
