@@ -29,6 +29,7 @@ import net from 'node:net'
 
 import {requestUpstream, upgradeUpstream} from '../../lib/dev-server-forward.js'
 import {messageOf} from '../../lib/errors.js'
+import {listeningPort} from '../../lib/server-port.js'
 
 /** Where the app is served on the public URL. */
 export const APP_PATH = '/app/'
@@ -141,7 +142,7 @@ export class AppForward {
       })
     })
     this.#server.on('error', () => {})
-    this.#port = (this.#server.address() as net.AddressInfo).port
+    this.#port = listeningPort(this.#server)
   }
 
   /**

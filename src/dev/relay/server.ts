@@ -8,6 +8,7 @@
  */
 import net from 'node:net'
 
+import {listeningPort} from '../../lib/server-port.js'
 import {Conn, type ConnDeadlines, type ConnHandler, type ConnHost} from './connection.js'
 import {BodyBudget} from './intake.js'
 
@@ -57,7 +58,7 @@ export class RelayServer implements ConnHost {
     this.#server.on('error', () => {}) // after listen: nothing the server reports may crash the process
     const every = Math.max(50, Math.min(1000, Math.floor(this.#options.headersTimeoutMs / 4)))
     this.#sweeper = setInterval(() => this.#sweep(), every).unref()
-    return (this.#server.address() as net.AddressInfo).port
+    return listeningPort(this.#server)
   }
 
   /** Stop accepting; idle connections close now, requests under way once answered, all within graceMs. */
