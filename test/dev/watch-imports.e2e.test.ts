@@ -1,8 +1,8 @@
 /**
  * Issue 31 item 13, the rest: for a Node bot the watcher restarts for the files the bot loaded (as
  * `tsx watch` does), reported by the preload bot dev puts in its NODE_OPTIONS
- * (src/dev/imports/preload.cts). A real grammY bot under `bot dev`, in TypeScript under tsx (ES
- * modules and a CommonJS `require`) and as plain ES modules under node, writes for each update a
+ * (src/dev/imports/preload.cts). A real grammY bot under `bot dev`, in TypeScript under tsx (its CLI,
+ * and `node --import tsx` as the templates run it; ES modules and a CommonJS `require`) and as plain ES modules under node, writes for each update a
  * file session (sessions/<chat>.json) and `.ts`/`.js` files it never imports: none restarts it.
  * Editing a module it imports restarts it once, naming that file. A bot that is not Node reports
  * nothing and is watched by extension.
@@ -66,6 +66,16 @@ const cases: Array<{name: string; bot: string[]; files: Record<string, string>; 
   {
     name: 'TypeScript under tsx',
     bot: ['./node_modules/.bin/tsx', 'bot.ts'],
+    files: {
+      'bot.ts': grammyBot('lib/handlers.js', 'ts'),
+      'lib/handlers.ts': 'export const reply = (text: string): string => `echo: ${text}`\n',
+    },
+    edit: 'lib/handlers.ts',
+  },
+  {
+    // The templates' way: tsx's loader registers its module hooks first, the preload's follow them.
+    name: 'TypeScript under node --import tsx',
+    bot: ['node', '--import', 'tsx', 'bot.ts'],
     files: {
       'bot.ts': grammyBot('lib/handlers.js', 'ts'),
       'lib/handlers.ts': 'export const reply = (text: string): string => `echo: ${text}`\n',
