@@ -124,8 +124,8 @@ export class SessionContext {
   chatUrl: string | undefined
   /** inspector: a one-time address of the chat page for a browser `bot dev` starts (`w`, `:w`). */
   chatOpenUrl: (() => string) | undefined
-  /** poller-check: another program long-polling this bot, looked for while the session starts. */
-  pollers: Promise<PollerFound | undefined> | undefined
+  /** poller-check: another program long-polling this bot, looked for while the session starts until the answer is asked for. */
+  pollers: {answer(): Promise<PollerFound | undefined>} | undefined
   /** relay: the relay and the bot's PORT. */
   relay: Relay | undefined
   botPort = 0
@@ -250,7 +250,7 @@ export class SessionContext {
       botPolls: () => this.botPolls,
       // The early check for another poller is read once (a swapped-in bridge does not warn again).
       pollers: () => {
-        const found = this.pollers ?? Promise.resolve(undefined)
+        const found = this.pollers?.answer() ?? Promise.resolve(undefined)
         this.pollers = undefined
         return found
       },

@@ -5,6 +5,9 @@
  * classification, holder-kind.ts): a shell, an editor or `bot emulator` that merely holds
  * BOT_TOKEN never is. Taking over cuts such a poller off; the session says so plainly.
  */
+import {once} from 'node:events'
+import {setTimeout as delay} from 'node:timers/promises'
+
 import {linked} from '../lib/deadline.js'
 import type {BotApi} from '../telegram/index.js'
 import {isSessionBot} from '../session-store/processes.js'
@@ -18,7 +21,14 @@ export interface PollerFound {
 
 export interface PollerCheckOptions {
   signal: AbortSignal
+  /** The probe's window, at most (default 2 s). */
   seconds?: number
+  /**
+   * The window closes once `signal` aborts (the session wants the answer), but not before
+   * `minSeconds`: the check uses the time the session's start takes anyway, so a poller that comes
+   * back slowly after its 409 (a loaded machine, a far server) is still heard.
+   */
+  until?: {signal: AbortSignal; minSeconds: number}
   /** The marker of our own bot (BOT_DEV_SESSION), left out. */
   excludeMarker?: string
   /** Where a proxy to the Bot API is named (default process.env). */
@@ -56,7 +66,7 @@ export async function findRunningPoller(
     outcome = await probePollers(api, {
       seconds: options.seconds ?? 2,
       signal: signal.signal,
-      quick: {heldAfterMs: HELD_AFTER_MS},
+      quick: {heldAfterMs: HELD_AFTER_MS, closes: options.until && windowCloses(options.until, signal.signal)},
     })
   } catch {
     return undefined
@@ -76,6 +86,13 @@ export async function findRunningPoller(
     else if (holder.kind === 'unknown' || holder.kind === 'dev-bot') unsure.push(name)
   }
   return {local, ...(unsure.length ? {unsure} : {})}
+}
+
+/** Resolves once `until.signal` aborted and `until.minSeconds` passed (or `stop` aborts: no timer outlives the check). */
+async function windowCloses(until: {signal: AbortSignal; minSeconds: number}, stop: AbortSignal): Promise<void> {
+  await delay(until.minSeconds * 1000, undefined, {signal: stop}).catch(() => undefined)
+  if (stop.aborted || until.signal.aborted) return
+  await once(until.signal, 'abort', {signal: stop}).catch(() => undefined)
 }
 
 export function pollerCutOffText(found: PollerFound, how: 'webhook' | 'bridge'): {text: string; fix: string} {

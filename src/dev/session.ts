@@ -249,7 +249,7 @@ export class DevSession {
         const next = part?.pollingSuccessor?.()
         if (!part || !next || this.#stopReason) return
         // The poller check must be over: its getUpdates would cut off the bot's.
-        await ctx.pollers
+        await ctx.pollers?.answer()
         await this.#swap(part, next)
         if (this.#stopReason) return
         this.#mode = 'polling'

@@ -32,9 +32,10 @@ export interface ProbeOptions {
    * displaced, and a short window learns nothing more); its displaced first poll not back `heldAfterMs`
    * after the second is taken as held back (a 'held-409' conflict) instead of waited for; and a poll
    * still waiting when the window closes is not waited for (the Bot API may hold one up to 3 s).
-   * The caller aborts what is left once it has the outcome.
+   * The caller aborts what is left once it has the outcome. `closes`: the window closes when it
+   * settles instead (`seconds` then bounds it, and each poll's timeout).
    */
-  quick?: {heldAfterMs: number}
+  quick?: {heldAfterMs: number; closes?: Promise<void>}
 }
 
 export type ProbeOutcome =
@@ -72,10 +73,15 @@ export async function probePollers(api: BotApi, options: ProbeOptions): Promise<
   let updatesPending = false
   let held: number | undefined
 
+  // A quick check's poll outwaits the wait for a held 409: a poll that timed out first (a window of
+  // 0.5 s made it 1 s, as long as that wait) came back [] and ended the check before a 409 held back
+  // for a displaced poller was taken as one, at load 8. The caller cuts what is left.
+  const minPollSeconds = options.quick ? Math.ceil(options.quick.heldAfterMs / 1000) + 1 : 1
   const poll = (): Promise<PollAnswer> => {
     polls++
     const sentAt = now()
-    return api.getUpdates({limit: 1, timeout: secondsLeft()}, {signal: options.signal, timeoutMs: 10_000}).then(
+    const timeout = Math.max(minPollSeconds, secondsLeft())
+    return api.getUpdates({limit: 1, timeout}, {signal: options.signal, timeoutMs: 10_000}).then(
       (updates) => ({sentAt, at: now(), updates}),
       (error: unknown) => ({sentAt, at: now(), error}),
     )
@@ -129,17 +135,20 @@ export async function probePollers(api: BotApi, options: ProbeOptions): Promise<
   }
 
   // 2. Keep one poll waiting until the window closes; any 409 on it now comes from someone else.
+  let closed = false
+  const closes = options.quick
+    ? Promise.race([options.quick.closes ?? Promise.race([]), sleep(Math.max(0, deadline - now()), options.signal)])
+    : undefined
+  void closes?.then(() => (closed = true))
   for (;;) {
-    const answer = options.quick
-      ? await Promise.race([current, sleep(Math.max(0, deadline - now()), options.signal).then(() => undefined)])
-      : await current
+    const answer = closes ? await Promise.race([current, closes.then(() => undefined)]) : await current
     // (quick: the window closed with a poll still waiting, or the caller aborted)
     if (!answer) break
     const done = end(answer)
     if (done) return held !== undefined && done.kind === 'clear' ? heldOutcome() : done
-    if (now() >= deadline - 250 || polls >= MAX_POLLS || options.signal?.aborted) break
+    if (closed || now() >= deadline - 250 || polls >= MAX_POLLS || options.signal?.aborted) break
     if (answer.updates && answer.updates.length > 0) await sleep(UPDATES_PAUSE_MS, options.signal)
-    if (now() >= deadline - 250) break
+    if (closed || now() >= deadline - 250) break
     current = poll()
   }
   return held !== undefined ? heldOutcome() : {kind: 'clear', polls, updatesPending, ms: elapsed()}

@@ -23,9 +23,9 @@ afterEach(async () => {
   await emu.stop()
 })
 
-function check(token: string, seconds = 0.5, apiRoot = emu.apiRoot) {
+function check(token: string, seconds = 0.5, apiRoot = emu.apiRoot, until?: {signal: AbortSignal; minSeconds: number}) {
   const api = new BotApi({token, apiRoot})
-  return findRunningPoller(api, token, {signal: new AbortController().signal, seconds})
+  return findRunningPoller(api, token, {signal: new AbortController().signal, seconds, until})
 }
 
 /**
@@ -118,6 +118,67 @@ describe('the poller check of bot dev', () => {
     } finally {
       stop.abort()
       await poller
+    }
+  })
+
+  // A flake at load 8 (test/dev/hardening.e2e.test.ts, "a poller already running"): with a 0.5 s window the check's
+  // second poll had a 1 s long-poll timeout, as long as its wait for a held 409; when that poll's [] came back first,
+  // the check ended 'clear' and the session said nothing of the poller. Its polls now outwait that wait.
+  it("each poll's long-poll timeout outlasts the wait for a held 409, whatever the window", async () => {
+    const {token} = emu.createBot()
+    expect(await check(token, 0.5)).toBeUndefined()
+    const timeouts = emu
+      .calls(token)
+      .filter((c) => c.method === 'getUpdates')
+      .map((c) => Number(c.params.timeout))
+    // (the emulator records a call once answered: the first poll, displaced by the second, which was cut)
+    expect(timeouts.length).toBeGreaterThanOrEqual(1)
+    // HELD_AFTER_MS (src/dev/poller-check.ts) is 1 s: a poll must not be able to come back [] within it.
+    for (const t of timeouts) expect(t).toBeGreaterThanOrEqual(2)
+  })
+
+  // bot dev's check stays open until the session asks for its answer (it is about to take the updates), so it uses
+  // the time the start takes anyway.
+  it('with `until`: a poller between two polls that polls again only later is still found, while the window is open', async () => {
+    const {token} = emu.createBot()
+    const api = new BotApi({token, apiRoot: emu.apiRoot})
+    let again: () => void = () => {}
+    const released = new Promise<void>((resolve) => (again = resolve))
+    const wanted = new AbortController()
+    const stop = new AbortController()
+    try {
+      // Another program between two polls (no 409 sent to it, so none is held back): the check's polls wait.
+      const found = check(token, 5, emu.apiRoot, {signal: wanted.signal, minSeconds: 0})
+      // Its first poll answered (409: displaced by its second), the second waiting.
+      await waitFor(() => emu.calls(token).some((c) => c.method === 'getUpdates') && emu.isLongPolling(token), {
+        what: "the check's second poll waiting",
+      })
+      // Only now does the other program poll again: it displaces the check's waiting poll.
+      void released.then(() => api.getUpdates({timeout: 5}, {signal: stop.signal}).catch(() => {}))
+      again()
+      expect(await found).toBeDefined()
+    } finally {
+      wanted.abort()
+      stop.abort()
+    }
+  })
+
+  it('with `until`: asking for the answer closes the window (its waiting poll is cut, not waited out)', async () => {
+    const api = await holdingBotApi(5000)
+    const wanted = new AbortController()
+    try {
+      const found = check('123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1', 8, api.apiRoot, {
+        signal: wanted.signal,
+        minSeconds: 0,
+      })
+      // The probe's first poll, displaced by its second, which waits: then the session asks.
+      await waitFor(() => api.seen.polls >= 2, {what: "the check's second poll"})
+      wanted.abort()
+      expect(await found).toBeUndefined()
+      expect(api.seen.answered).toBe(0)
+      await waitFor(() => api.seen.cut === 1, {what: 'the waiting poll closed by the check'})
+    } finally {
+      await api.close()
     }
   })
 })
