@@ -137,7 +137,10 @@ export async function probePollers(api: BotApi, options: ProbeOptions): Promise<
   // 2. Keep one poll waiting until the window closes; any 409 on it now comes from someone else.
   let closed = false
   const closes = options.quick
-    ? Promise.race([options.quick.closes ?? Promise.race([]), sleep(Math.max(0, deadline - now()), options.signal)])
+    ? Promise.race([
+        sleep(Math.max(0, deadline - now()), options.signal),
+        ...(options.quick.closes ? [options.quick.closes] : []),
+      ])
     : undefined
   void closes?.then(() => (closed = true))
   for (;;) {

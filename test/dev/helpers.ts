@@ -1,7 +1,7 @@
 /** Shared set-up for the `bot dev` integration tests: emulator, loopback localtunnel server, a CLI run. */
-import {mkdtempSync, readFileSync, existsSync} from 'node:fs'
+import {mkdtempSync, readFileSync, existsSync, mkdirSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
-import {join, resolve} from 'node:path'
+import {dirname, join, resolve} from 'node:path'
 
 import type {ChildProcess} from 'node:child_process'
 
@@ -118,3 +118,18 @@ export function assertNoToken(result: Pick<CliResult, 'stdout' | 'stderr'>, toke
 }
 
 export type {RunningCli, CliResult}
+
+/**
+ * A Node project of ES modules in `dir` (package.json `"type": "module"`, named `name`), with this
+ * repository's node_modules linked in (grammY, tsx) and `files` written (folders made as needed).
+ */
+export function esmProject(dir: string, name: string, files: Record<string, string>): string {
+  mkdirSync(dir, {recursive: true})
+  symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(dir, 'node_modules'))
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({name, type: 'module'}))
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, file)), {recursive: true})
+    writeFileSync(join(dir, file), text)
+  }
+  return dir
+}

@@ -8,7 +8,7 @@
  * the files the bot loaded.
  */
 import {execFile} from 'node:child_process'
-import {mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {promisify} from 'node:util'
@@ -16,6 +16,7 @@ import {promisify} from 'node:util'
 import {afterEach, describe, expect, it} from 'vitest'
 
 import {PROJECT_ROOT} from '../support/cli.js'
+import {esmProject} from './helpers.js'
 
 const PRELOAD = join(PROJECT_ROOT, 'dist', 'dev', 'imports', 'preload.cjs')
 const run = promisify(execFile)
@@ -40,12 +41,7 @@ afterEach(() => {
 function project(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'bot-imports-preload-'))
   dirs.push(dir)
-  mkdirSync(join(dir, 'lib'))
-  symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(dir, 'node_modules'))
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({name: 'preload-order', type: 'module'}))
-  writeFileSync(join(dir, 'spy.cjs'), SPY)
-  for (const [file, text] of Object.entries(files)) writeFileSync(join(dir, file), text)
-  return dir
+  return esmProject(dir, 'preload-order', {'spy.cjs': SPY, ...files})
 }
 
 /** Runs `args` in `dir` as bot dev runs a bot: the preload after the spy in NODE_OPTIONS, the report file set. */

@@ -7,14 +7,13 @@
  * Editing a module it imports restarts it once, naming that file. A bot that is not Node reports
  * nothing and is watched by extension.
  */
-import {appendFileSync, mkdirSync, symlinkSync, writeFileSync} from 'node:fs'
+import {appendFileSync, mkdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {PROJECT_ROOT} from '../support/cli.js'
 import {waitFor} from '../support/wait.js'
-import {devWorld, startDev, type DevWorld} from './helpers.js'
+import {devWorld, esmProject, startDev, type DevWorld} from './helpers.js'
 
 let world: DevWorld
 beforeEach(async () => {
@@ -53,13 +52,7 @@ http
 }
 
 function project(name: string, files: Record<string, string>): string {
-  const dir = join(world.dir, name)
-  mkdirSync(join(dir, 'lib'), {recursive: true})
-  symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(dir, 'node_modules'))
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({name, type: 'module'}))
-  writeFileSync(join(dir, 'lib', 'prefix.cjs'), "module.exports = {prefix: '» '}\n")
-  for (const [file, text] of Object.entries(files)) writeFileSync(join(dir, file), text)
-  return dir
+  return esmProject(join(world.dir, name), name, {'lib/prefix.cjs': "module.exports = {prefix: '» '}\n", ...files})
 }
 
 const cases: Array<{name: string; bot: string[]; files: Record<string, string>; edit: string}> = [
