@@ -6,19 +6,37 @@
  * tunnel's BOT_DEV_TUNNEL) is touched: a pid reused by another process is left alone. SIGTERM to
  * its group, SIGKILL after the grace period, and a report of what is actually true afterwards.
  */
-import {readFileSync} from 'node:fs'
+import {readdirSync, readFileSync} from 'node:fs'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {codeOf} from '../lib/errors.js'
 
-/** True when a process with this pid exists (EPERM means it exists but is not ours). */
+/**
+ * True when a process with this pid runs (EPERM means it exists but is not ours). A zombie does
+ * not run: it has exited and waits for its parent to collect it, and an orphan's new parent may
+ * take seconds to (this machine's init collects every ~2 s; test/dev/orphan-zombie.e2e.test.ts).
+ */
 export function isPidAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false
   try {
     process.kill(pid, 0)
-    return true
   } catch (error) {
-    return codeOf(error) === 'EPERM'
+    if (codeOf(error) !== 'EPERM') return false
   }
+  return statOf(pid)?.state !== 'Z'
+}
+
+/** Linux: a process's state letter and process group, from /proc/<pid>/stat (world-readable); undefined elsewhere or when gone. */
+function statOf(pid: number): {state: string; pgrp: number} | undefined {
+  if (process.platform !== 'linux') return undefined
+  let text: string
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  } catch {
+    return undefined
+  }
+  // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses, so read after the last ')'.
+  const [state, , pgrp] = text.slice(text.lastIndexOf(')') + 2).split(' ')
+  return {state: state ?? '', pgrp: Number(pgrp)}
 }
 
 export type OrphanOutcome = 'none' | 'stopped' | 'killed' | 'survived'
@@ -31,15 +49,28 @@ export interface MarkedProcess {
 
 export const BOT_MARKER_ENV = 'BOT_DEV_SESSION'
 
-/** Is any process of the group `pgid` alive (EPERM: alive, another user's)? */
+/** Is any process of the group `pgid` alive (EPERM: alive, another user's)? Zombies do not count (see isPidAlive). */
 export function groupAlive(pgid: number): boolean {
   if (process.platform === 'win32') return false
   try {
     process.kill(-pgid, 0)
-    return true
   } catch (error) {
-    return codeOf(error) === 'EPERM'
+    if (codeOf(error) !== 'EPERM') return false
   }
+  if (process.platform !== 'linux') return true
+  // The leader usually answers; only when it is a zombie or gone are the others looked for.
+  const leader = statOf(pgid)
+  if (leader && leader.state !== 'Z') return true
+  let pids: string[]
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name))
+  } catch {
+    return true
+  }
+  return pids.some((name) => {
+    const stat = statOf(Number(name))
+    return stat !== undefined && stat.pgrp === pgid && stat.state !== 'Z'
+  })
 }
 
 async function gone(pgid: number, ms: number): Promise<boolean> {
