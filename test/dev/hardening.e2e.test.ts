@@ -214,32 +214,6 @@ describe('bot dev hardening', () => {
     await dev.exited
   })
 
-  it('a poller already running is named and said to be cut off', async () => {
-    const poller = spawn(process.execPath, [join(PROJECT_ROOT, 'test', 'fixtures', 'pollers', 'poller.mjs'), 'retry'], {
-      env: {
-        ...process.env,
-        BOT_TOKEN: world.token,
-        BOT_API_ROOT: world.emu.apiRoot,
-        POLL_TIMEOUT: '30',
-        FIXTURE_LIFETIME_MS: '90000', // outlives a loaded machine's session start (killed below)
-      },
-      stdio: 'ignore',
-    })
-    try {
-      await waitFor(() => world.emu.isLongPolling(world.token), {what: 'the poller polling'})
-      const dev = startDev(world)
-      await dev.waitForOutput(/Ready/, {timeoutMs: 45_000})
-      expect(dev.stderr()).toMatch(
-        new RegExp(`Another program was long-polling this bot, on this machine: pid ${poller.pid} \\(`),
-      )
-      expect(dev.stderr()).toMatch(/cut it off/)
-      dev.kill('SIGINT')
-      assertNoToken(await dev.exited, world.token)
-    } finally {
-      poller.kill('SIGKILL')
-    }
-  })
-
   it('a closed stdout/stderr (| head) runs the teardown: webhook deleted, bot stopped', async () => {
     const {emu, token} = world
     const child = spawn(

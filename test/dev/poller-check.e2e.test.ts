@@ -1,8 +1,14 @@
 /**
  * `bot dev`'s start-up check for another poller names only a local process connected to the Bot
  * API: a shell that carries BOT_TOKEN, a `sleep` that inherited it and `bot emulator` are never
- * "the other poller". Real processes: `bot dev`, a real poller, a bash, a sleep and `bot emulator`,
- * all with the token in their environment, against the emulator.
+ * "the other poller". A poller slow to poll again after its 409 is found all the same. Real
+ * processes: `bot dev`, a real poller, a bash, a sleep and `bot emulator`, all with the token in
+ * their environment, against the emulator.
+ *
+ * The emulator runs in real time: the check relies on the Bot API's 3-second hold between two 409s
+ * (src/doctor/probe.ts) to see a poller that has not polled again yet. Scaled down (the 0.01 other
+ * `bot dev` tests use), that hold is 30 ms, and a poller that took longer than the session's start
+ * to come back went unseen in a clean-clone run at load 8.
  */
 import {spawn} from 'node:child_process'
 import net from 'node:net'
@@ -18,7 +24,7 @@ import {waitFor} from '../support/wait.js'
 let world: DevWorld
 const stops: Array<() => Promise<void> | void> = []
 beforeEach(async () => {
-  world = await devWorld()
+  world = await devWorld({timeScale: 1})
 })
 afterEach(async () => {
   for (const s of stops.splice(0).reverse()) await s()
@@ -38,6 +44,16 @@ async function holder(command: string, args: string[], env: Record<string, strin
     c.once('error', reject)
   })
   return c.pid!
+}
+
+/** test/fixtures/pollers/poller.mjs, polling again after each 409 (after `retryAfterMs`); resolves with its pid. */
+function retryingPoller(retryAfterMs = 0): Promise<number> {
+  return holder(process.execPath, [join(PROJECT_ROOT, 'test', 'fixtures', 'pollers', 'poller.mjs'), 'retry'], {
+    BOT_API_ROOT: world.emu.apiRoot,
+    POLL_TIMEOUT: '30',
+    FIXTURE_LIFETIME_MS: '60000',
+    RETRY_AFTER_MS: String(retryAfterMs),
+  })
 }
 
 /** `bot emulator` as a real process with BOT_TOKEN inherited (as from a shell). */
@@ -63,15 +79,7 @@ describe('bot dev: the check for another poller', () => {
     const shell = await holder('bash', ['-c', 'sleep 300; :'])
     const sleeper = await holder('sleep', ['300'])
     const emulator = await emulatorProcess()
-    const poller = await holder(
-      process.execPath,
-      [join(PROJECT_ROOT, 'test', 'fixtures', 'pollers', 'poller.mjs'), 'retry'],
-      {
-        BOT_API_ROOT: world.emu.apiRoot,
-        POLL_TIMEOUT: '30',
-        FIXTURE_LIFETIME_MS: '60000',
-      },
-    )
+    const poller = await retryingPoller()
     await waitFor(() => world.emu.isLongPolling(world.token), {what: 'the poller polling'})
 
     const dev = startDev(world, {timeoutMs: 90_000})
@@ -84,6 +92,23 @@ describe('bot dev: the check for another poller', () => {
       ),
     )
     for (const pid of [shell, sleeper, emulator]) expect(line).not.toContain(`pid ${pid} `)
+    dev.kill('SIGINT')
+    assertNoToken(await dev.exited, world.token)
+  }, 120_000)
+
+  it('a poller that polls again only 3 s after its 409 is named all the same (before Ready), and said to be cut off', async () => {
+    // python-telegram-bot backs off after a Conflict; on a loaded machine any poller is slow to come back.
+    const poller = await retryingPoller(3000)
+    await waitFor(() => world.emu.isLongPolling(world.token), {what: 'the poller polling'})
+
+    const dev = startDev(world, {timeoutMs: 90_000})
+    await dev.waitForOutput(/Ready/, {timeoutMs: 25_000})
+    // Said before Ready: the webhook is set once the check has its answer.
+    expect(pollerLine(dev.stderr())).toMatch(
+      new RegExp(
+        `Another program was long-polling this bot, on this machine: pid ${poller} \\([^)]*poller\\.mjs retry\\); the webhook set by \`bot dev\` has cut it off`,
+      ),
+    )
     dev.kill('SIGINT')
     assertNoToken(await dev.exited, world.token)
   }, 120_000)
