@@ -55,7 +55,8 @@ export function groupAlive(pgid: number): boolean {
   try {
     process.kill(-pgid, 0)
   } catch (error) {
-    if (codeOf(error) !== 'EPERM') return false
+    // EPERM: a member is another user's, whose processes /proc may hide (hidepid): alive, as it cannot be told.
+    return codeOf(error) === 'EPERM'
   }
   if (process.platform !== 'linux') return true
   // The leader usually answers; only when it is a zombie or gone are the others looked for.
