@@ -9,14 +9,15 @@
  *   start-first    `bot dev` as it restarts now: the new bot on a fresh PORT beside the old one, the
  *                  relay switched once it listens, the old one stopped after
  *   stop-first     `bot dev` with BOT_DEV_RESTART=stop-first: the order before (the old bot stopped,
- *                  ~1.1 s of the template's clean shutdown, then the new one started)
+ *                  30-60 ms of the template's clean shutdown, then the new one started; until
+ *                  session-store/processes.ts left zombies out, also the 1-2 s this machine's init
+ *                  takes to collect tsx's orphaned esbuild child)
  *
  * For each save a chat line is sent once `bot dev` says it restarts (the relay holds it) and the time
  * runs until the bot's reply. The two sessions work in two copies of the project (node_modules shared
  * through a symbolic link), so a save restarts one of them only. Each step starts once the bots of the
- * step before are gone, their whole process group (the template's shutdown takes a second; its
- * command, package.json's "bot".dev.command, runs without a shell, but a `dev:bot` script's `sh -c`
- * would go at once). It prints the own start-up (the baseline), both orders, start-first − own start-up (the target's figure), the stages of each restart, and the
+ * step before are gone, their whole process group (its command, package.json's "bot".dev.command,
+ * runs without a shell, but a `dev:bot` script's `sh -c` would go at once). It prints the own start-up (the baseline), both orders, start-first − own start-up (the target's figure), the stages of each restart, and the
  * machine's load average while it ran. The save-and-wait round is bench/restart-support.ts's.
  *
  *   npm run build && npx tsx bench/restart-order.ts [--rounds 8] [--dir scaffolded-grammy-project] [--vs other-checkout]
@@ -166,7 +167,7 @@ async function main(): Promise<void> {
         const r = await devRestart(devs[way], join(dirs[way], 'src', 'bot.ts'), (text) => text, /is running \(webhook/)
         if (!warmup) record(ways[way], r)
         // The next step starts once the old bot is gone, its whole process group (a wrapper such as
-        // a dev:bot script's `sh -c` goes at once; the bot's shutdown takes a second).
+        // a dev:bot script's `sh -c` goes before the bot).
         await groupGone(oldPid[way])
         oldPid[way] = r.pid
       }

@@ -10,6 +10,8 @@ import http from 'node:http'
 import {createInterface} from 'node:readline'
 import {setTimeout as sleep} from 'node:timers/promises'
 
+import {groupAlive} from '../src/session-store/processes.js'
+
 /** How long any one step may take before the bench gives up. */
 export const STEP_DEADLINE_MS = 60_000
 
@@ -148,17 +150,13 @@ export function median(xs: number[]): number {
 }
 
 /**
- * Resolves once no process of the group `pgid` is left (polled; bounded): a bot run through
- * `sh -c` has the shell as its group leader, which is gone long before the bot's own shutdown ends.
+ * Resolves once no process of the group `pgid` runs (polled; bounded): a bot run through `sh -c` has
+ * the shell as its group leader, which is gone long before the bot itself. A zombie does not count:
+ * tsx's esbuild child, orphaned when the bot exits, waits up to ~2 s for init to collect it here.
  */
 export async function groupGone(pgid: number): Promise<void> {
   const deadline = performance.now() + STEP_DEADLINE_MS
-  for (;;) {
-    try {
-      process.kill(-pgid, 0)
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ESRCH') return
-    }
+  while (groupAlive(pgid)) {
     if (performance.now() > deadline) throw new Error(`process group ${pgid} still runs after ${STEP_DEADLINE_MS} ms`)
     await sleep(20)
   }
