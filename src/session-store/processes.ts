@@ -26,7 +26,7 @@ export function isPidAlive(pid: number): boolean {
 }
 
 /** Linux: a process's state letter and process group, from /proc/<pid>/stat (world-readable); undefined elsewhere or when gone. */
-function statOf(pid: number): {state: string; pgrp: number} | undefined {
+export function statOf(pid: number): {state: string; pgrp: number} | undefined {
   if (process.platform !== 'linux') return undefined
   let text: string
   try {

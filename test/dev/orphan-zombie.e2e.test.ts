@@ -7,11 +7,10 @@
  * for as long as the test needs it (session-store/processes.ts).
  */
 import {spawn, type ChildProcess} from 'node:child_process'
-import {readFileSync} from 'node:fs'
 
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {BOT_MARKER_ENV, groupAlive, isPidAlive, stopOrphan} from '../../src/session-store/processes.js'
+import {BOT_MARKER_ENV, groupAlive, isPidAlive, statOf as stat, stopOrphan} from '../../src/session-store/processes.js'
 import {waitFor} from '../support/wait.js'
 
 const parents: ChildProcess[] = []
@@ -19,17 +18,6 @@ afterEach(() => {
   // Without its parent, a zombie goes to init, which collects it.
   for (const p of parents.splice(0)) p.kill('SIGKILL')
 })
-
-/** `pid`'s state letter and process group, or undefined when it is gone. */
-function stat(pid: number): {state: string; pgrp: number} | undefined {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const [state, , pgrp] = text.slice(text.lastIndexOf(')') + 2).split(' ')
-    return {state: state!, pgrp: Number(pgrp)}
-  } catch {
-    return undefined
-  }
-}
 
 /**
  * Under a `sleep` that never collects it: a Node process leading its own session and process group
