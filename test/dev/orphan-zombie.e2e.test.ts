@@ -21,10 +21,11 @@ afterEach(() => {
 
 /**
  * Under a `sleep` that never collects it: a Node process leading its own session and process group
- * that runs `script` (after printing its pid), with the marker in its environment.
+ * that runs `script`, then prints its pid (so a SIGTERM handler in `script` is in place once the pid
+ * is known), with the marker in its environment.
  */
 async function underSleep(marker: string, script: string): Promise<number> {
-  const program = `console.log(process.pid); ${script}`
+  const program = `${script}\nconsole.log(process.pid)`
   const parent = spawn('sh', ['-c', 'setsid "$0" -e "$1" & exec sleep 600', process.execPath, program], {
     env: {...process.env, [BOT_MARKER_ENV]: marker},
     stdio: ['ignore', 'pipe', 'inherit'],
