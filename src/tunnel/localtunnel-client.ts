@@ -2,8 +2,10 @@
  * The glue to the installed `@n8n/localtunnel` client (v3): the parts of its Tunnel class this
  * provider relies on, loaded lazily (so `bot --help` never loads it).
  */
+import {subscribe, unsubscribe} from 'node:diagnostics_channel'
 import type {EventEmitter} from 'node:events'
 import {createRequire} from 'node:module'
+import type {Socket} from 'node:net'
 import {TunnelError} from './errors.js'
 import type {LocaltunnelInfo} from './localtunnel-request.js'
 
@@ -67,4 +69,29 @@ export function keepHostHeader(client: Client, info: ClientInfo, localHost: stri
       info.local_host = undefined
     }
   }
+}
+
+/**
+ * The local connection the cluster opens for a remote socket, handed over while it still connects.
+ *
+ * The client shows its local connection only once it is connected (it pipes it into the remote). In
+ * between, closing the tunnel cannot reach it: it connects on, and if the local server has gone by
+ * then, the client's error handler schedules a 1 s reconnect timer (TunnelCluster.js, `connLocal`)
+ * that keeps the process alive after close. The cluster opens that connection with `net.connect`
+ * right after it emits 'open' for the remote, in the same synchronous run, and Node announces every
+ * `net.connect` socket on the `net.client.socket` channel
+ * (https://nodejs.org/api/diagnostics_channel.html#built-in-channels). Called from an 'open' listener,
+ * this listens until that run ends: the first socket announced is the local one. Nothing announced
+ * (the remote was already destroyed, or a Node without the channel) just means no socket; the 'pipe'
+ * event still shows it once connected.
+ */
+export function onLocalConnect(cb: (socket: Socket) => void): void {
+  const onMessage = (message: unknown) => {
+    stop()
+    const socket = (message as {socket?: Socket} | undefined)?.socket
+    if (socket) cb(socket)
+  }
+  const stop = () => unsubscribe('net.client.socket', onMessage)
+  subscribe('net.client.socket', onMessage)
+  queueMicrotask(stop)
 }

@@ -6,7 +6,7 @@ import {EventEmitter} from 'node:events'
 import {Socket} from 'node:net'
 import {waitAtMost} from '../lib/deadline.js'
 import type {Tunnel} from './types.js'
-import type {Client} from './localtunnel-client.js'
+import {onLocalConnect, type Client} from './localtunnel-client.js'
 
 /** A tunnel through localtunnel; `sockets` is how many sockets to the server are connected now. */
 export class LocaltunnelTunnel implements Tunnel {
@@ -55,11 +55,13 @@ export class LocaltunnelTunnel implements Tunnel {
         this.remotes.delete(remote)
         this.checkDown()
       })
-      // The client pipes its local connection into the remote socket: that is how we learn of it.
+      // The client opens the remote's local connection right after this event: known from its first
+      // moment, it is closed with the tunnel even if it has not connected yet.
+      onLocalConnect((local) => this.trackLocal(local))
+      // The client pipes its local connection into the remote socket once connected (and again after a
+      // reconnect, which no 'open' announces).
       remote.on('pipe', (src) => {
-        if (!(src instanceof Socket) || this.locals.has(src)) return
-        this.locals.add(src)
-        src.once('close', () => this.locals.delete(src))
+        if (src instanceof Socket) this.trackLocal(src)
       })
     })
     this.client.on('error', (err: Error) => {
@@ -69,6 +71,16 @@ export class LocaltunnelTunnel implements Tunnel {
       this.checkDown()
     })
     this.checkDown()
+  }
+
+  private trackLocal(local: Socket): void {
+    if (this.locals.has(local)) return
+    if (this.closed || this.isDown) {
+      local.destroy()
+      return
+    }
+    this.locals.add(local)
+    local.once('close', () => this.locals.delete(local))
   }
 
   /** A socket that has stayed connected this long means the tunnel works (a server that accepts and drops at once does not). */
@@ -149,17 +161,16 @@ export class LocaltunnelTunnel implements Tunnel {
   private async doClose(): Promise<void> {
     this.closed = true
     this.clearDownWindow()
-    const pending = [...this.locals, ...this.remotes.keys()].filter((s) => !s.closed)
+    // Every socket in these sets has not emitted 'close' yet (each leaves its set on 'close'). A
+    // destroyed net.Socket reads `closed` at once, but emits 'close' only when its handle is closed
+    // (lib/net.js, Socket.prototype._destroy): that event is what "really closed" means here.
+    const pending = [...this.locals, ...this.remotes.keys()]
+    const allClosed = Promise.all(pending.map((s) => new Promise<void>((resolve) => s.once('close', () => resolve()))))
     this.releaseLocals()
     // The client destroys its sockets to the server; wait (bounded) until everything is really closed.
     this.client.close()
     for (const s of pending) s.destroy()
-    await waitAtMost(
-      Promise.all(
-        pending.map((s) => new Promise<void>((resolve) => (s.closed ? resolve() : s.once('close', () => resolve())))),
-      ),
-      2000,
-    )
+    await waitAtMost(allClosed, 2000)
     this.remotes.clear()
     this.locals.clear()
     this.events.removeAllListeners()

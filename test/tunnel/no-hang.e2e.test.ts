@@ -76,6 +76,13 @@ describe('a closed tunnel leaves nothing that keeps the process alive', () => {
     expect(keptAlive(r.out)).toEqual([])
   })
 
+  it('after a close while its local connections were still connecting (the local server then went away)', async () => {
+    const r = await run('connecting')
+    expect(r.out).toContain('tunnel closed')
+    expect(r.code).toBe(0)
+    expect(keptAlive(r.out)).toEqual([])
+  })
+
   it('after a cloudflared quick tunnel (the stand-in) was proved, used and closed', async () => {
     const r = await run('cloudflared-ok')
     expect(r.out).toMatch(/proved after \d+ attempts\nanswer: pong\nclosed/)
