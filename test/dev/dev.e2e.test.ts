@@ -4,6 +4,7 @@
  */
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
+import {isPidAlive} from '../../src/session-store/processes.js'
 import {readState} from '../../src/session-store/state.js'
 import {assertNoToken, devWorld, startDev, type DevWorld} from './helpers.js'
 import {freePort} from '../../src/lib/free-port.js'
@@ -151,17 +152,7 @@ describe('bot dev (webhook mode)', () => {
     expect(result.stderr).toMatch(/SIGINT again: exiting now/)
     expect(result.stderr).not.toMatch(/timed out after/)
     expect(emu.webhook(token)).toBeUndefined()
-    await waitFor(
-      () => {
-        try {
-          process.kill(botPid, 0)
-          return false
-        } catch {
-          return true
-        }
-      },
-      {what: 'the bot to be killed'},
-    )
+    await waitFor(() => !isPidAlive(botPid), {what: 'the bot to be killed'})
   })
 
   it('--json prints one JSON event per line and nothing else on stdout', async () => {
@@ -328,17 +319,7 @@ describe('bot dev (webhook mode)', () => {
     expect(result.code).toBe(0)
     expect(emu.webhook(token)).toBeUndefined()
     expect(readState(world.botId, world.stateDir)).toBeUndefined()
-    await waitFor(
-      () => {
-        try {
-          process.kill(orphan!, 0)
-          return false
-        } catch {
-          return true
-        }
-      },
-      {what: 'the orphaned bot to be gone'},
-    )
+    await waitFor(() => !isPidAlive(orphan!), {what: 'the orphaned bot to be gone'})
   })
 
   it('after SIGKILL of a --force session, the next run restores the production webhook it had replaced', async () => {

@@ -14,6 +14,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {devWorld, fixture, startDev, type DevWorld} from './helpers.js'
 import {readState} from '../../src/session-store/state.js'
+import {isPidAlive} from '../../src/session-store/processes.js'
 import {runCli} from '../support/cli.js'
 import {waitFor} from '../support/wait.js'
 
@@ -152,16 +153,8 @@ describe('bot dev: the order of a restart', () => {
 
     first.kill('SIGKILL')
     await first.exited
-    const alive = (pid: number) => {
-      try {
-        process.kill(pid, 0)
-        return true
-      } catch {
-        return false
-      }
-    }
-    expect(alive(oldPid), 'the old bot left running').toBe(true)
-    expect(alive(newPid), 'the new bot left running').toBe(true)
+    expect(isPidAlive(oldPid), 'the old bot left running').toBe(true)
+    expect(isPidAlive(newPid), 'the new bot left running').toBe(true)
 
     const second = startDev(world, {
       cwd: dir,
@@ -176,7 +169,7 @@ describe('bot dev: the order of a restart', () => {
     // The old one shut down as asked (SIGTERM); the held one is gone too.
     expect(lines()).toContain(`stopped ${oldPid}`)
     expect(lines().some((l) => l.startsWith(`listening ${newPid} `))).toBe(false)
-    await waitFor(() => !alive(oldPid) && !alive(newPid), {what: 'both orphaned bots gone'})
+    await waitFor(() => !isPidAlive(oldPid) && !isPidAlive(newPid), {what: 'both orphaned bots gone'})
     expect(readState(world.botId, world.stateDir)?.others).toBeUndefined()
 
     second.kill('SIGINT')

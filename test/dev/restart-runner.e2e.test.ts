@@ -15,6 +15,7 @@ import {BotRunner} from '../../src/dev/bot/runner.js'
 import type {DevEvent} from '../../src/dev/events.js'
 import {ImportLog} from '../../src/dev/imports/imports.js'
 import {Relay} from '../../src/dev/relay/relay.js'
+import {isPidAlive} from '../../src/session-store/processes.js'
 import {freePort} from '../../src/lib/free-port.js'
 import {fixture} from './helpers.js'
 import {PROJECT_ROOT} from '../support/cli.js'
@@ -211,16 +212,8 @@ describe('restart, the new bot started first', () => {
     const second = w.runner.restart(['b.ts'])
     await waitFor(() => started(w).length === 3, {what: 'the next new bot starting'})
     // It started while the old bot was still shutting down: that shutdown is not part of the next restart.
-    const alive = (pid: number) => {
-      try {
-        process.kill(pid, 0)
-        return true
-      } catch {
-        return false
-      }
-    }
     expect(w.lines()).not.toContain(`stopped ${oldPid}`)
-    expect(alive(oldPid), 'the old bot still shutting down').toBe(true)
+    expect(isPidAlive(oldPid), 'the old bot still shutting down').toBe(true)
     expect(of(w, 'restart').map((e) => [e.files, e.order])).toEqual([
       [['a.ts'], 'start-first'],
       [['b.ts'], 'start-first'],
