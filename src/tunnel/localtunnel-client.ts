@@ -89,7 +89,11 @@ export function onLocalConnect(cb: (socket: Socket) => void): void {
   const onMessage = (message: unknown) => {
     stop()
     const socket = (message as {socket?: Socket} | undefined)?.socket
-    if (socket) cb(socket)
+    try {
+      if (socket) cb(socket)
+    } catch {
+      // A throw here would reach the process as an uncaught exception (Channel.publish).
+    }
   }
   const stop = () => unsubscribe('net.client.socket', onMessage)
   subscribe('net.client.socket', onMessage)
