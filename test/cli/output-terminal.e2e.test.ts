@@ -86,9 +86,9 @@ describe.skipIf(!hasPty)('output on a terminal', () => {
   it('bot dev: spinners end with ✓, the update log is dim, a failed update red; NO_COLOR: plain text, the same words', async () => {
     const runs: Record<string, PtyResult> = {}
     for (const color of [true, false]) {
-      // Telegram's 60 s read timeout, not the scaled 600 ms a loaded machine can outlast: a "Read timeout expired"
-      // warning in one run only would tell the two runs apart.
-      const world: DevWorld = await devWorld({webhookReadTimeoutMs: 6_000_000})
+      // devWorld keeps Telegram's 60 s read timeout, not the scaled 600 ms a loaded machine can outlast: a "Read timeout
+      // expired" warning in one run only would tell the two runs apart.
+      const world: DevWorld = await devWorld()
       closers.push(() => world.close())
       const {emu, token} = world
       const env = {BOT_TOKEN: token, BOT_API_ROOT: emu.apiRoot, BOT_STATE_DIR: world.stateDir}
